@@ -1,0 +1,3 @@
+module agentrun.dev/computerd
+
+go 1.24

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# computerd for Linux amd64 and arm64: static (CGO_ENABLED=0), into dist/, with the version
+# of package.json, so the library and the daemon it carries agree.
+# Exit 10: both binaries already newer than every daemon source.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out="$ROOT/dist"
+version="$(node -p 'require(process.argv[1]).version' "$ROOT/package.json")"
+stamp="$out/computerd.version"
+newest_src="$(find "$ROOT/daemon" -name '*.go' -o -name go.mod | xargs ls -t | head -n1)"
+if [ -f "$out/computerd-linux-amd64" ] && [ -f "$out/computerd-linux-arm64" ] \
+   && [ "$(cat "$stamp" 2>/dev/null)" = "$version" ] \
+   && [ "$out/computerd-linux-amd64" -nt "$newest_src" ] && [ "$out/computerd-linux-arm64" -nt "$newest_src" ]; then
+  exit 10
+fi
+mkdir -p "$out"
+for arch in amd64 arm64; do
+  say "building computerd $version for linux/$arch"
+  (cd "$ROOT/daemon" && CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath \
+    -ldflags "-s -w -X agentrun.dev/computerd/internal/version.Version=$version" \
+    -o "$out/computerd-linux-$arch.partial" ./cmd/computerd)
+  mv "$out/computerd-linux-$arch.partial" "$out/computerd-linux-$arch"
+done
+echo "$version" > "$stamp"

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Everything the main job and the tests need, made once and reused: node modules, a Docker
+# engine, computerd, the Pulumi CLI (built from Go modules), the base image, the TypeScript build.
+# Quiet when all is there; says what it does while it builds; every failure names the next step.
+# Writes dist/toolchain.env (for shells) and dist/toolchain.json (for tests).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+t_all=$SECONDS
+
+node_modules() {
+  local want have
+  want="$(sha256sum package-lock.json | cut -c1-16)"
+  have="$(cat node_modules/.agentrun-lock 2>/dev/null || true)"
+  [ "$want" = "$have" ] && return 10
+  command -v npm >/dev/null || die "npm is not installed; install Node.js 20 and run this again"
+  say "installing node modules (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error >&2 || die "npm ci failed; check that the npm registry answers"
+  echo "$want" > node_modules/.agentrun-lock
+}
+
+typescript() {
+  local newest
+  newest="$(find src provider -name '*.ts' -newer dist/.tsc-stamp 2>/dev/null | head -n1 || true)"
+  [ -f dist/.tsc-stamp ] && [ -z "$newest" ] && [ tsconfig.json -ot dist/.tsc-stamp ] && return 10
+  say "compiling the TypeScript (tsc)"
+  rm -rf dist/src dist/provider
+  npx tsc -p tsconfig.json || die "tsc failed; fix the errors above"
+  touch dist/.tsc-stamp
+}
+
+# capture NAME VAR SCRIPT: runs a script that prints its result, timing it when it did work.
+capture() {
+  local name="$1" var="$2" script="$3" t0=$SECONDS rc=0 out
+  out="$(bash "$script")" || rc=$?
+  [ "$rc" = 0 ] || [ "$rc" = 10 ] || die "$name failed (exit $rc); the lines above say why"
+  [ "$rc" = 10 ] || say "$name ready in $((SECONDS - t0)) s"
+  printf -v "$var" '%s' "$out"
+}
+
+step "node modules" node_modules
+step "Docker engine" bash scripts/setup-docker.sh
+step "computerd (dist/computerd-linux-amd64, -arm64)" bash scripts/build-daemon.sh
+capture "Pulumi CLI" PULUMI_BIN scripts/setup-pulumi.sh
+capture "base image" BASE_IMAGE scripts/base-image.sh
+step "TypeScript build" typescript
+
+mkdir -p dist
+cat > dist/toolchain.env <<ENV
+export PATH="$PULUMI_BIN:\$PATH"
+export AGENTRUN_PULUMI_BIN="$PULUMI_BIN"
+export AGENTRUN_BASE_IMAGE="$BASE_IMAGE"
+export PULUMI_SKIP_UPDATE_CHECK=true
+export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
+ENV
+node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({
+  pulumiBin: process.argv[2], baseImage: process.argv[3], root: process.argv[4],
+  daemon: { amd64: process.argv[4] + "/dist/computerd-linux-amd64", arm64: process.argv[4] + "/dist/computerd-linux-arm64" },
+}, null, 2) + "\n")' dist/toolchain.json "$PULUMI_BIN" "$BASE_IMAGE" "$ROOT"
+if [ $((SECONDS - t_all)) -gt 2 ]; then say "set-up done in $((SECONDS - t_all)) s"; fi

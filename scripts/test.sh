@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The README's test command: set-up, then the daemon's Go tests and every vitest suite
+# (unit, integration against the real Docker engine, end to end through the real Pulumi engine).
+# Fails when a suite fails or ran no test; ends with one "N passed, N failed" line.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+bash scripts/setup.sh
+. dist/toolchain.env
+out="$(mktemp -d /tmp/agentrun-test.XXXXXX)"
+trap 'rm -rf "$out"' EXIT
+
+say "go vet and go test (daemon/)"
+(cd daemon && go vet ./...)
+set +e
+(cd daemon && go test -json ./... >"$out/go.json"); go_rc=$?
+set -e
+node scripts/go-test-summary.mjs "$out/go.json" >"$out/go.counts" || go_rc=1
+read -r go_pass go_fail <"$out/go.counts"
+
+say "vitest"
+set +e
+npx vitest run --reporter=default --reporter=json --outputFile.json="$out/vitest.json" "$@"; vt_rc=$?
+set -e
+read -r vt_pass vt_fail < <(node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(r.numPassedTests, r.numFailedTests + (r.numTotalTests === 0 ? 1 : 0));' "$out/vitest.json" 2>/dev/null || echo "0 1")
+
+echo "go: $go_pass passed, $go_fail failed; vitest: $vt_pass passed, $vt_fail failed"
+[ "$go_pass" -gt 0 ] || { say "go test ran no test"; go_rc=1; }
+[ "$vt_pass" -gt 0 ] || { say "vitest ran no test"; vt_rc=1; }
+echo "tests: $((go_pass + vt_pass)) passed, $((go_fail + vt_fail)) failed"
+[ "$go_rc" = 0 ] && [ "$vt_rc" = 0 ]
