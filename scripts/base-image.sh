@@ -19,6 +19,12 @@ tag="agentrun-base:$(printf '%s' "$recipe" | sha256sum | cut -c1-12)"
 
 if docker image inspect "$tag" >/dev/null 2>&1; then echo "$tag"; exit 10; fi
 
+# Set-ups running at once share one build: the others wait for it.
+mkdir -p "$AGENTRUN_CACHE"
+exec 9>"$AGENTRUN_CACHE/base-image.lock"
+flock 9
+if docker image inspect "$tag" >/dev/null 2>&1; then echo "$tag"; exit 10; fi
+
 if ! command -v debootstrap >/dev/null; then
   [ "$(id -u)" = 0 ] || die "debootstrap is missing; run as root: apt-get install debootstrap"
   say "installing debootstrap (apt-get)"

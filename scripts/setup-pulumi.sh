@@ -13,13 +13,23 @@ TOOLS="$ROOT/scripts/toolchain"
 key="$(cat "$TOOLS"/pulumi-cli/go.sum "$TOOLS"/pulumi-yaml/go.sum | sha256sum | cut -c1-12)"
 BIN="$AGENTRUN_CACHE/pulumi-$PULUMI_VERSION-yaml-$YAML_VERSION-$key/bin"
 
-if [ -x "$BIN/pulumi" ] && [ -x "$BIN/pulumi-language-yaml" ] \
-   && [ "$("$BIN/pulumi" version 2>/dev/null)" = "$PULUMI_VERSION" ]; then
-  echo "$BIN"; exit 10
+built() {
+  [ -x "$BIN/pulumi" ] && [ -x "$BIN/pulumi-language-yaml" ] \
+    && [ "$("$BIN/pulumi" version 2>/dev/null)" = "$PULUMI_VERSION" ]
+}
+built && { echo "$BIN"; exit 10; }
+
+# Set-ups running at once (several work trees, CI) share one build: the others wait for it.
+mkdir -p "$(dirname "$BIN")"
+exec 9>"$(dirname "$BIN")/.lock"
+if ! flock -n 9; then
+  say "another set-up is building the Pulumi CLI; waiting for it"
+  flock 9
+  built && { echo "$BIN"; exit 10; }
 fi
 
 command -v go >/dev/null || die "Go is not installed; install Go 1.25 or later and run this again"
-mkdir -p "$BIN.partial"
+rm -rf "$BIN.partial" && mkdir -p "$BIN.partial"
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 say "building the Pulumi CLI $PULUMI_VERSION from Go modules (several minutes the first time)"
 (cd "$TOOLS/pulumi-cli" && go build -trimpath -o "$BIN.partial/pulumi" \

@@ -1,0 +1,30 @@
+// The Pulumi provider: dispatches the engine's calls to the resource modules by type token.
+import type { Provider } from "@pulumi/pulumi/provider/index.js";
+import type { Settings } from "./config.js";
+import { resources, typeOf, type ResourceHandler } from "./resource.js";
+import type { Props } from "./secrets.js";
+
+export function makeProvider(opts: { version: string; schema: string; settings: { ok: true; value: Settings } | { ok: false; message: string } }): Provider {
+  const ctx = { settings: opts.settings.ok ? opts.settings.value : {} };
+  const handler = async (urn: string): Promise<ResourceHandler> => {
+    // Bad config is refused where the user sees it: at the first resource that needs it.
+    if (!opts.settings.ok) throw new Error(opts.settings.message);
+    const type = typeOf(urn);
+    const load = resources[type];
+    if (!load) throw new Error(`agentrun has no resource type ${type}; it has ${Object.keys(resources).join(", ")}`);
+    return load();
+  };
+  return {
+    version: opts.version,
+    getSchema: async () => opts.schema,
+    check: async (urn, olds: Props, news: Props) => {
+      if (!opts.settings.ok) return { failures: [{ property: "", reason: opts.settings.message }] };
+      return (await handler(urn)).check(ctx, olds ?? {}, news ?? {});
+    },
+    diff: async (id, urn, olds: Props, news: Props) => (await handler(urn)).diff(ctx, id, olds ?? {}, news ?? {}),
+    create: async (urn, inputs: Props) => (await handler(urn)).create(ctx, inputs ?? {}),
+    read: async (id, urn, props?: Props) => (await handler(urn)).read(ctx, id, props ?? {}),
+    update: async (id, urn, olds: Props, news: Props) => (await handler(urn)).update(ctx, id, olds ?? {}, news ?? {}),
+    delete: async (id, urn, props: Props) => (await handler(urn)).delete(ctx, id, props ?? {}),
+  };
+}

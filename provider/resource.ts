@@ -1,0 +1,37 @@
+// What each resource module gives the plugin, and the lazy table of them: the plugin loads a
+// resource's module (and the library behind it) only when the engine first asks for that type.
+import type { CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
+import type { Settings } from "./config.js";
+import type { Props } from "./secrets.js";
+
+export interface Context {
+  settings: Settings;
+}
+
+export interface ResourceHandler {
+  /** The input fields the resource takes (held to schema.json by a test). */
+  inputs: readonly string[];
+  check(ctx: Context, olds: Props, news: Props): Promise<CheckResult>;
+  diff(ctx: Context, id: string, olds: Props, news: Props): Promise<DiffResult>;
+  create(ctx: Context, inputs: Props): Promise<CreateResult>;
+  read(ctx: Context, id: string, props: Props): Promise<ReadResult>;
+  update(ctx: Context, id: string, olds: Props, news: Props): Promise<UpdateResult>;
+  delete(ctx: Context, id: string, props: Props): Promise<void>;
+}
+
+export const resources: Record<string, () => Promise<ResourceHandler>> = {
+  "agentrun:index:Mount": async () => (await import("./resources/mount.js")).mount,
+};
+
+/** A URN's type token: the part after the last `$` of its type (a child's type names its parent's). */
+export function typeOf(urn: string): string {
+  const type = urn.split("::")[2] ?? "";
+  return type.slice(type.lastIndexOf("$") + 1);
+}
+
+/** Input fields not in `known`, as check failures: an unknown field is refused, never ignored. */
+export function unknownFields(news: Props, known: readonly string[], type: string) {
+  return Object.keys(news)
+    .filter((k) => !known.includes(k))
+    .map((k) => ({ property: k, reason: `${type} has no field "${k}"; it takes ${known.join(", ")}` }));
+}

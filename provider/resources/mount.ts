@@ -1,0 +1,140 @@
+// agentrun:index:Mount, the run's folder a Computer mounts at /workspace.
+// kind "bind": a folder on this host, made when missing, owned by the computer's user, mode
+// 0700, canonical; read back on refresh (gone: no id; owner or mode changed: drift, with the
+// inputs read back so preview shows it field by field); removed on delete unless retained.
+import { createHash } from "node:crypto";
+import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
+import { defaultUser } from "../defaults.js";
+import type { Context, ResourceHandler } from "../resource.js";
+import { unknownFields } from "../resource.js";
+import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import {
+  FOLDER_MODE, folderDrift, healFolder, makeFolder, modeText, ownerOf, ownerText, pathProblem, readFolder, removeFolder,
+  type Owner,
+} from "../run-folder.js";
+
+const TYPE = "agentrun:index:Mount";
+const INPUTS = ["kind", "path", "user", "retainOnDelete"] as const;
+const MODE = modeText(FOLDER_MODE);
+// Outputs derived from inputs of other names, so a secret input keeps them secret.
+const DERIVED = { mount: ["kind", "path"], drift: ["path", "user"], owner: ["user"], made: [] } as const;
+
+type Inputs = { kind: "bind"; path: string; user: string; mode: string; retainOnDelete: boolean };
+
+async function check(ctx: Context, _olds: Props, news: Props) {
+  const { plain, secretKeys } = unwrap(news);
+  const failures: CheckFailure[] = [];
+  // check writes `mode`, and an import's inputs carry it back: it is ours, and only 0700.
+  const { mode, ...given } = plain;
+  if (mode !== undefined && mode !== MODE) failures.push({ property: "mode", reason: `${TYPE} has no field "mode"; a run folder's mode is always ${MODE}` });
+  failures.push(...unknownFields(given, INPUTS, TYPE));
+
+  const kind = given.kind ?? "bind";
+  if (kind === "archil") failures.push({ property: "kind", reason: "a Mount of kind archil is not built yet; this plugin makes bind mounts (a folder on this host)" });
+  else if (kind !== "bind" && kind !== UNKNOWN) failures.push({ property: "kind", reason: 'kind must be "bind" (a folder on this host)' });
+
+  const path = given.path;
+  if (typeof path !== "string" || path === "") failures.push({ property: "path", reason: "path is required: the run folder's absolute path on this host" });
+  else if (path !== UNKNOWN) {
+    const problem = await pathProblem(path);
+    if (problem) failures.push({ property: "path", reason: secretKeys.has("path") ? "the run folder's path (a secret) is refused: it must be absolute, canonical, with no link, NUL, comma, double quote or line break" : problem });
+  }
+
+  let user = given.user ?? defaultUser(ctx.settings);
+  if (typeof user !== "string") failures.push({ property: "user", reason: "user must be a string: a uid or uid:gid in numbers" });
+  else if (user !== UNKNOWN) {
+    const owner = ownerOf(user);
+    if (typeof owner === "string") failures.push({ property: "user", reason: owner });
+    else user = ownerText(owner);
+  }
+
+  const retain = given.retainOnDelete ?? false;
+  if (typeof retain !== "boolean") failures.push({ property: "retainOnDelete", reason: "retainOnDelete must be true or false" });
+
+  if (failures.length) return { failures };
+  const inputs = { kind, path, user, mode: MODE, retainOnDelete: retain };
+  return { inputs: wrapDerived(inputs, secretKeys) };
+}
+
+/** The outputs: `user` as declared, `owner` and `mode` as read from the folder, and the drift. */
+function outputsOf(inputs: Inputs, state: { owner: Owner; mode: number }, made: boolean) {
+  return {
+    kind: inputs.kind,
+    path: inputs.path,
+    user: inputs.user,
+    owner: ownerText(state.owner),
+    mode: modeText(state.mode),
+    retainOnDelete: inputs.retainOnDelete,
+    made,
+    mount: { kind: inputs.kind, path: inputs.path },
+    drift: folderDrift(inputs.path, ownerOf(inputs.user) as Owner, state),
+  };
+}
+
+// An id is stored in clear, so a secret path is named by its hash; read finds the path in the
+// (decrypted) outputs. Otherwise the id is the path, which is what `pulumi import` takes.
+function idOf(path: string, secretKeys: Set<string>): string {
+  return secretKeys.has("path") ? `mount-${createHash("sha256").update(path).digest("hex").slice(0, 16)}` : path;
+}
+
+async function create(_ctx: Context, raw: Props) {
+  const { plain, secretKeys } = unwrap(raw);
+  const inputs = plain as Inputs;
+  const owner = ownerOf(inputs.user) as Owner;
+  const made = await makeFolder(inputs.path, owner);
+  if (!made.ok) throw new Error(made.error.message);
+  const state = await readFolder(inputs.path);
+  if (!state) throw new Error(`the run folder ${inputs.path} was made but is gone again`);
+  return { id: idOf(inputs.path, secretKeys), outs: wrapDerived(outputsOf(inputs, state, made.value.made), secretKeys, DERIVED) };
+}
+
+// The Node provider server hands read the stored outputs only, so what was declared comes
+// from them (`user`); an import has none, and then what is there is what was declared.
+async function read(_ctx: Context, id: string, props: Props) {
+  const secretKeys = secretFieldsOf(props);
+  const old = unwrap(props).plain;
+  const path = typeof old.path === "string" ? old.path : id;
+  const state = await readFolder(path);
+  if (!state) return {}; // gone: no id, and refresh drops it
+  const owner = ownerText(state.owner);
+  const declared = typeof old.user === "string" && typeof ownerOf(old.user) !== "string" ? old.user : owner;
+  const retainOnDelete = old.retainOnDelete === true;
+  // The inputs as read back, so preview --refresh shows the owner and mode that changed.
+  const inputs: Inputs = { kind: "bind", path, user: owner, mode: modeText(state.mode), retainOnDelete };
+  const outs = outputsOf({ ...inputs, user: declared }, state, old.made === true);
+  return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
+}
+
+async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
+  const o = unwrap(olds).plain;
+  const n = unwrap(news).plain;
+  const replaces = ["kind", "path"].filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
+  // The owner and mode are compared as read back (owner, mode), not as once declared.
+  const updates = [
+    ["owner", "user"],
+    ["mode", "mode"],
+    ["retainOnDelete", "retainOnDelete"],
+  ].filter(([out, inp]) => n[inp!] !== UNKNOWN && o[out!] !== n[inp!]);
+  const drifted = Array.isArray(o.drift) && o.drift.length > 0;
+  return { changes: replaces.length + updates.length > 0 || drifted, replaces, deleteBeforeReplace: false };
+}
+
+async function update(_ctx: Context, _id: string, olds: Props, news: Props) {
+  const { plain, secretKeys } = unwrap(news);
+  const inputs = plain as Inputs;
+  const healed = await healFolder(inputs.path, ownerOf(inputs.user) as Owner);
+  if (!healed.ok) throw new Error(healed.error.message);
+  const state = await readFolder(inputs.path);
+  if (!state) throw new Error(`the run folder ${inputs.path} is gone`);
+  return { outs: wrapDerived(outputsOf(inputs, state, unwrap(olds).plain.made === true), secretKeys, DERIVED) };
+}
+
+async function remove(_ctx: Context, id: string, props: Props) {
+  const old = unwrap(props).plain;
+  // A folder this resource did not make, or one declared retained, stays.
+  if (old.retainOnDelete === true || old.made !== true) return;
+  const removed = await removeFolder(typeof old.path === "string" ? old.path : id);
+  if (!removed.ok) throw new Error(removed.error.message);
+}
+
+export const mount: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };

@@ -1,0 +1,14 @@
+// What the set-up made (dist/toolchain.json): the Pulumi CLI's folder, the base image, the daemons.
+import { readFileSync } from "node:fs";
+
+export type Toolchain = { pulumiBin: string; baseImage: string; root: string; daemon: { amd64: string; arm64: string } };
+
+export const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+
+export function toolchain(): Toolchain {
+  try {
+    return JSON.parse(readFileSync(`${ROOT}/dist/toolchain.json`, "utf8"));
+  } catch {
+    throw new Error("dist/toolchain.json is missing: run `npm run setup` (or `npm test`, which runs it) first");
+  }
+}

@@ -1,0 +1,24 @@
+// The plugin's settings: the stack's agentrun config as the engine hands it (PULUMI_CONFIG).
+import { describe, expect, test } from "vitest";
+import { settingsFrom } from "../../provider/config.js";
+
+describe("settingsFrom", () => {
+  test("no config at all (the plugin started for its schema) is no error", () => {
+    expect(settingsFrom(undefined)).toEqual({ ok: true, value: {} });
+  });
+  test("reads agentrun:docker as an object given as JSON text, namespaced or bare", () => {
+    expect(settingsFrom(JSON.stringify({ "agentrun:docker": '{"user":"1000:1000"}' }))).toEqual({ ok: true, value: { docker: { user: "1000:1000" } } });
+    expect(settingsFrom(JSON.stringify({ docker: '{"image":"x"}' }))).toEqual({ ok: true, value: { docker: { image: "x" } } });
+  });
+  test("ignores other packages' config", () => {
+    expect(settingsFrom(JSON.stringify({ "aws:region": "x" }))).toEqual({ ok: true, value: {} });
+  });
+  test("refuses a setting it does not take, naming the key and never the value", () => {
+    const r = settingsFrom(JSON.stringify({ "agentrun:docker": '{"apiKey":"sk-secret-value"}' }));
+    expect(r).toEqual({ ok: false, message: expect.stringContaining("agentrun:docker") });
+    expect(JSON.stringify(r)).not.toContain("sk-secret-value");
+  });
+  test("refuses text that is not JSON", () => {
+    expect(settingsFrom("{")).toEqual({ ok: false, message: "the stack's agentrun config could not be read (PULUMI_CONFIG is not JSON)" });
+  });
+});

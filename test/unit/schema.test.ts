@@ -1,0 +1,33 @@
+// schema/schema.json is the contract: the plugin serves a resource for each one it declares, with
+// the same input fields, and its config holds the settings the plugin reads.
+import { readFileSync } from "node:fs";
+import { describe, expect, test } from "vitest";
+import { DockerSettings } from "../../provider/config.js";
+import { resources } from "../../provider/resource.js";
+import { ROOT } from "../support/toolchain.js";
+
+const schema = JSON.parse(readFileSync(`${ROOT}/schema/schema.json`, "utf8"));
+const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, "utf8"));
+
+describe("schema.json", () => {
+  test("declares exactly the resources the plugin serves", () => {
+    expect(Object.keys(schema.resources).sort()).toEqual(Object.keys(resources).sort());
+  });
+
+  test.each(Object.keys(schema.resources))("%s: the plugin takes the schema's inputs, and every field is described", async (type) => {
+    const handler = await resources[type]!();
+    const declared = schema.resources[type];
+    expect(Object.keys(declared.inputProperties).sort()).toEqual([...handler.inputs].sort());
+    for (const [name, p] of Object.entries({ ...declared.inputProperties, ...declared.properties })) {
+      expect((p as { description?: string }).description, `${type}.${name}`).toBeTruthy();
+    }
+  });
+
+  test("its docker settings are the ones the plugin reads", () => {
+    expect(Object.keys(schema.types["agentrun:index:DockerSettings"].properties).sort()).toEqual(Object.keys(DockerSettings.shape).sort());
+  });
+
+  test("has the package's version", () => {
+    expect(schema.version).toBe(pkg.version);
+  });
+});
