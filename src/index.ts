@@ -1,0 +1,7 @@
+// The library's public surface. Providers are reached through the registry (providers.ts),
+// which loads each lazily; nothing here loads a provider or a vendor SDK.
+export * from "./protocol.js";
+export * from "./client.js";
+export * from "./result.js";
+export * from "./provider.js";
+export * from "./mount.js";

@@ -1,0 +1,196 @@
+// The one interface every vendor sits behind, and the spec and ref types it takes and gives.
+import type { CallOptions, ComputerClient } from "./client.js";
+import type { MountKind, MountReadBack, MountSpec } from "./mount.js";
+import type { Action, Group, Hello, InputActionsResult, MachineKind, Point } from "./protocol.js";
+import type { Result } from "./result.js";
+
+export type { Result, ResultCode, ResultError, Refusal } from "./result.js";
+
+
+// --- What a computer is asked to be ---
+
+/** none: no network; open: the default route out; allow: names and CIDRs through an egress proxy. */
+export type NetworkPolicy = "none" | "open" | { allow: string[] };
+/** A network as read back: a policy, or words for anything that is not one. */
+export type NetworkReadBack = NetworkPolicy | { other: string };
+export const NETWORK_KINDS = ["none", "open", "allow"] as const;
+export type NetworkKind = (typeof NETWORK_KINDS)[number];
+
+export interface ComputerSpec {
+  /** The image (or the vendor's template, snapshot) the computer starts from. */
+  image: string;
+  /** How long the computer lives, in whole milliseconds (checkLifetime). */
+  lifetimeMs: number;
+  network: NetworkPolicy;
+  /** The caller's labels (runLabels among them); the provider's own namespace is agentrun.computer. */
+  labels?: Record<string, string>;
+  /** The run's folder, at /workspace. */
+  mount?: MountSpec;
+  cpus?: number;
+  memoryMb?: number;
+  pids?: number;
+  /** A uid or uid:gid in numbers; "0" asks for root. */
+  user?: string;
+  workdir?: string;
+  /** The machine kind asked for, when a provider offers more than one. */
+  kind?: MachineKind;
+}
+
+/** The spec as the provider read it back from the computer itself. */
+export interface SpecReadBack {
+  image: string;
+  /** uid:gid ("0:0" for root). */
+  user: string;
+  network: NetworkReadBack;
+  cpus?: number;
+  memoryMb?: number;
+  pids?: number;
+  workdir?: string;
+  /** The deadline, an ISO time. */
+  deadline?: string;
+  mount?: MountReadBack;
+  kind?: MachineKind;
+}
+
+/** A computer at a vendor: enough to find it again. */
+export interface ComputerRef {
+  /** The vendor's id (Docker: the container id). */
+  id: string;
+  /** The computer's name (Docker: computer-<12 hex digits>). */
+  name: string;
+  /** The registry id of the provider that made or found it. */
+  provider: string;
+  /** What attach (and create) read back. */
+  spec?: SpecReadBack;
+  /** Words on what was read back and kept (a probe target that accepted and sent nothing back). */
+  notes?: string[];
+}
+
+export type ComputerState = "running" | "stopped";
+
+/** One computer as list() reports it. */
+export interface ComputerInfo {
+  ref: ComputerRef;
+  labels: Record<string, string>;
+  /** The deadline, or undefined when its label is missing or not the time the provider writes. */
+  deadline: Date | undefined;
+  state: ComputerState;
+  network: NetworkReadBack;
+  mount?: MountReadBack;
+}
+
+export type AttachBy = { id: string } | { labels: Record<string, string> };
+export type ReleaseHow = "stop" | "delete";
+
+/** An open connection to a computer's daemon (or the provider's in-process client). */
+export interface Connection {
+  client: ComputerClient;
+  hello: Hello;
+  /** A browser's CDP target: a secret, never logged. */
+  cdp?: { url: string };
+  close(): Promise<void>;
+}
+
+// --- What a provider declares ---
+
+export type DaemonMode = "pid1" | "child" | "none";
+export type Lifetime = "janitor" | "vendor";
+export type UserKind = "root" | "uid";
+
+export interface Capabilities {
+  kind: MachineKind;
+  os: "linux" | "android" | "ios" | "windows" | "macos";
+  daemon: DaemonMode;
+  groups: Group[];
+  /** janitor: the library's sweep deletes computers past their deadline; vendor: the vendor ends them. */
+  lifetime: Lifetime;
+  /** The vendor's hard cap on a computer's lifetime. */
+  maxLifetimeMs: number;
+  network: NetworkKind[];
+  /** The vendor reads a computer's network policy back (else the daemon's probe stands for one). */
+  networkReadBack?: boolean;
+  release: ReleaseHow[];
+  /** A stop deletes: the computer is then neither listed nor attachable. */
+  stopDeletes?: boolean;
+  /** Which users a spec may ask for; absent: none. */
+  user?: UserKind[];
+  /** The mount kinds its computers take; absent: none. */
+  mount?: MountKind[];
+  /** TCP ports of the vendor's own agent inside the computer. */
+  vendorAgentPorts?: number[];
+  isolation?: string;
+}
+
+// --- The optional hooks' shapes ---
+
+export interface ScreenFrame {
+  seq: number;
+  format: "jpeg" | "png";
+  bytes: Uint8Array;
+  width: number;
+  height: number;
+  frameWidth: number;
+  frameHeight: number;
+  cursor?: Point;
+}
+
+export interface WatchHandlers {
+  frame(frame: ScreenFrame, ack: () => void): void;
+  ended(error: { code: "gone" | "unreachable" | "refused" | "unsupported"; message: string }): void;
+}
+
+export interface ScreenWatch {
+  input(actions: Action[]): Promise<Result<InputActionsResult>>;
+  close(): Promise<void>;
+}
+
+export interface SweepOptions extends CallOptions {
+  labels?: Record<string, string>;
+  now?: Date;
+}
+
+// --- The interface ---
+
+export interface ComputerProvider {
+  /** The registry id ("docker"). */
+  readonly id: string;
+  /** The provider's version, which its daemon's hello must report. */
+  readonly version: string;
+  capabilities(): Capabilities;
+  /** Every refusal of a spec in words, with no vendor call. */
+  check(spec: ComputerSpec): Result<undefined>;
+  create(spec: ComputerSpec, options?: CallOptions): Promise<Result<ComputerRef>>;
+  /** Finds a computer and runs the drift check on it; a drifted one is refused and left as it is. */
+  attach(by: AttachBy, options?: CallOptions): Promise<Result<ComputerRef>>;
+  list(labels?: Record<string, string>, options?: CallOptions): Promise<Result<ComputerInfo[]>>;
+  /** Reads the network back; with a policy, moves the computer to it or refuses with it unchanged. */
+  network(ref: ComputerRef, policy?: NetworkPolicy, options?: CallOptions): Promise<Result<NetworkReadBack>>;
+  connect(ref: ComputerRef, options?: CallOptions): Promise<Result<Connection>>;
+  /** A computer already gone is ok. */
+  release(ref: ComputerRef, how: ReleaseHow, options?: CallOptions): Promise<Result<undefined>>;
+  /** Sets the deadline to now + ttlMs, never earlier and never past create + maxLifetimeMs. */
+  extend?(ref: ComputerRef, ttlMs: number, options?: CallOptions): Promise<Result<{ deadline: string }>>;
+  /** The vendor's live screen URL. */
+  stream?(ref: ComputerRef, options?: CallOptions): Promise<Result<{ url: string }>>;
+  watch?(
+    ref: ComputerRef,
+    handlers: WatchHandlers,
+    options?: CallOptions & { maxWidth?: number; quality?: number },
+  ): Promise<Result<ScreenWatch>>;
+  /** The janitor's hook for what a provider leaves beside its computers (Docker's egress leftovers). */
+  sweep?(options?: SweepOptions): Promise<Result<{ removed: string[] }>>;
+  /** One account-level read that makes nothing: Settings' test of a provider's keys. */
+  testConnection?(options?: CallOptions): Promise<Result<{ detail: string }>>;
+}
+
+/** What a provider file exports: the registry's contract. */
+export interface ProviderModule<Options = unknown> {
+  /** The mount kinds its computers take. */
+  MOUNT: readonly MountKind[];
+  /** Its capabilities as declared, per configuration. */
+  CAPABILITIES?: Capabilities | Record<string, Capabilities>;
+  /** The provider built from its options alone; a missing or wrong option throws in words. */
+  create(options: Options): ComputerProvider;
+  /** Its conformance module (reads its COMPUTER_<ID>_* names). */
+  conformance?: () => Promise<unknown>;
+}

@@ -1,0 +1,66 @@
+// Results: an expected failure is a value, { ok: false, error: { code, message } }, never a throw.
+
+/** Every code a provider's result or a library check may carry. */
+export const RESULT_CODES = [
+  /** The input is wrong: a refusal in words naming the field. */
+  "invalid",
+  /** No such computer (or other thing) at the vendor. */
+  "not_found",
+  /** The vendor or the computer is not what was declared (drift, fenced, a daemon of another version). */
+  "refused",
+  /** The provider cannot do this at all (a stop it does not declare, a network it cannot change). */
+  "unsupported",
+  /** The bound ran out. */
+  "timeout",
+  /** The caller's signal aborted it. */
+  "aborted",
+  /** The computer went away (ended, deleted) while it was in use. */
+  "gone",
+  /** The vendor did not answer in time, or could not be reached. */
+  "unreachable",
+  /** The vendor refused the key. */
+  "unauthorized",
+  /** The daemon or the vendor denied it (permissions). */
+  "denied",
+  /** A bound of the protocol or the vendor was passed. */
+  "limit",
+  /** It is there already. */
+  "exists",
+  /** A vendor call failed otherwise; the message says how. */
+  "failed",
+] as const;
+export type ResultCode = (typeof RESULT_CODES)[number];
+
+/** One refused field, in words that never hold the field's value. */
+export interface Refusal {
+  field: string;
+  message: string;
+}
+
+export interface ResultError {
+  code: ResultCode;
+  message: string;
+  /** The field a check refused (the first, when there are several). */
+  field?: string;
+  /** Every refused field, when a check refused more than one. */
+  refusals?: Refusal[];
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ResultError };
+
+export function ok<T>(value: T): { ok: true; value: T };
+export function ok(): { ok: true; value: undefined };
+export function ok<T>(value?: T): { ok: true; value: T | undefined } {
+  return { ok: true, value };
+}
+
+export function fail(code: ResultCode, message: string, extra: Omit<ResultError, "code" | "message"> = {}): { ok: false; error: ResultError } {
+  return { ok: false, error: { code, message, ...extra } };
+}
+
+/** Refusals as one invalid result naming each field, or ok when there are none. */
+export function refuse(refusals: Refusal[]): Result<undefined> {
+  if (refusals.length === 0) return ok();
+  const [first] = refusals as [Refusal, ...Refusal[]];
+  return fail("invalid", refusals.map((r) => r.message).join("; "), { field: first.field, refusals });
+}
