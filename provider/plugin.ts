@@ -1,11 +1,14 @@
 // The Pulumi provider: dispatches the engine's calls to the resource modules by type token.
 import type { Provider } from "@pulumi/pulumi/provider/index.js";
 import type { Settings } from "./config.js";
-import { resources, typeOf, type ResourceHandler } from "./resource.js";
+import { resources, typeOf, type Context, type ResourceHandler } from "./resource.js";
+import { vendors } from "./vendors.js";
 import type { Props } from "./secrets.js";
 
 export function makeProvider(opts: { version: string; schema: string; settings: { ok: true; value: Settings } | { ok: false; message: string } }): Provider {
-  const ctx = { settings: opts.settings.ok ? opts.settings.value : {} };
+  const settings = opts.settings.ok ? opts.settings.value : {};
+  const cancel = new AbortController();
+  const ctx: Context = { settings, vendor: vendors(settings), signal: cancel.signal };
   const handler = async (urn: string): Promise<ResourceHandler> => {
     // Bad config is refused where the user sees it: at the first resource that needs it.
     if (!opts.settings.ok) throw new Error(opts.settings.message);
@@ -26,5 +29,7 @@ export function makeProvider(opts: { version: string; schema: string; settings: 
     read: async (id, urn, props?: Props) => (await handler(urn)).read(ctx, id, props ?? {}),
     update: async (id, urn, olds: Props, news: Props) => (await handler(urn)).update(ctx, id, olds ?? {}, news ?? {}),
     delete: async (id, urn, props: Props) => (await handler(urn)).delete(ctx, id, props ?? {}),
+    // The engine's cancel (a second Ctrl-C) ends every vendor call in flight.
+    cancel: async () => cancel.abort(new Error("the Pulumi engine cancelled the operation")),
   };
 }

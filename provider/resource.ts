@@ -3,9 +3,14 @@
 import type { CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
 import type { Settings } from "./config.js";
 import type { Props } from "./secrets.js";
+import type { Vendors } from "./vendors.js";
 
 export interface Context {
   settings: Settings;
+  /** The library's provider of an id, built once from the settings. */
+  vendor: Vendors;
+  /** Aborted when the engine cancels the operation (Ctrl-C): every vendor call takes it. */
+  signal: AbortSignal;
 }
 
 export interface ResourceHandler {
@@ -21,6 +26,8 @@ export interface ResourceHandler {
 
 export const resources: Record<string, () => Promise<ResourceHandler>> = {
   "agentrun:index:Mount": async () => (await import("./resources/mount.js")).mount,
+  "agentrun:index:Computer": async () => (await import("./resources/computer.js")).computer,
+  "agentrun:index:RunEpoch": async () => (await import("./resources/run-epoch.js")).runEpoch,
 };
 
 /** A URN's type token: the part after the last `$` of its type (a child's type names its parent's). */

@@ -1,0 +1,273 @@
+// agentrun:index:Computer, one computer at a vendor (local Docker first), made exactly as declared.
+// create: the library's create, which ends with the drift check (a refusal fails the step in its
+// words, with nothing left). read: the computer read back; gone → no id; drifted → the outputs
+// and inputs as read back, and `drift` naming each mismatch. diff: what the vendor fixes at
+// create is a replace, and so is a stopped or drifted computer. delete: release "delete".
+import { z } from "zod";
+import type { ComputerProvider, ComputerRef, ComputerSpec, SpecReadBack } from "../../src/provider.js";
+import type { Hello } from "../../src/protocol.js";
+import { defaultUser } from "../defaults.js";
+import type { Context, ResourceHandler } from "../resource.js";
+import { unknownFields } from "../resource.js";
+import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+
+const TYPE = "agentrun:index:Computer";
+export const INPUTS = [
+  "provider", "image", "lifetimeMs", "network", "allow", "mount", "labels", "cpus", "memoryMb", "pids", "user", "workdir", "kind",
+] as const;
+// Everything a Docker computer is made with is fixed at create: a change is a replace.
+const FIXED = INPUTS;
+// Serve's sizes, the spec's defaults, filled in at check so what is read back compares equal.
+const DEFAULTS = { provider: "docker", network: "none", labels: {}, cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", kind: "linux" } as const;
+// How long one step may wait on the vendor (an image built at create is the longest).
+const CREATE_MS = 15 * 60_000;
+const STEP_MS = 2 * 60_000;
+
+const Given = z.strictObject({
+  provider: z.string().min(1).optional(),
+  image: z.string().min(1).optional(),
+  lifetimeMs: z.number().optional(),
+  network: z.enum(["none", "open", "allow"]).optional(),
+  allow: z.array(z.string()).optional(),
+  mount: z.strictObject({ kind: z.string(), path: z.string() }).optional(),
+  labels: z.record(z.string(), z.string()).optional(),
+  cpus: z.number().positive().optional(),
+  memoryMb: z.number().int().positive().optional(),
+  pids: z.number().int().positive().optional(),
+  user: z.string().min(1).optional(),
+  workdir: z.string().min(1).optional(),
+  kind: z.enum(["linux", "desktop"]).optional(),
+});
+export type Inputs = Required<Omit<z.infer<typeof Given>, "allow" | "mount" | "image">> & {
+  image: string;
+  allow?: string[];
+  mount?: { kind: string; path: string };
+};
+
+const hasUnknown = (v: unknown): boolean =>
+  v === UNKNOWN || (Array.isArray(v) ? v.some(hasUnknown) : typeof v === "object" && v !== null && Object.values(v).some(hasUnknown));
+
+/** The library's spec from the resource's inputs. */
+export function specOf(inputs: Inputs): ComputerSpec {
+  const spec: ComputerSpec = {
+    image: inputs.image,
+    lifetimeMs: inputs.lifetimeMs,
+    network: inputs.network === "allow" ? { allow: inputs.allow ?? [] } : inputs.network,
+    labels: inputs.labels,
+    cpus: inputs.cpus,
+    memoryMb: inputs.memoryMb,
+    pids: inputs.pids,
+    user: inputs.user,
+    workdir: inputs.workdir,
+    kind: inputs.kind,
+  };
+  if (inputs.mount) spec.mount = inputs.mount as ComputerSpec["mount"];
+  return spec;
+}
+
+async function check(ctx: Context, _olds: Props, news: Props) {
+  const { plain, secretKeys } = unwrap(news);
+  const failures = unknownFields(plain, INPUTS, TYPE);
+  const known = Object.fromEntries(Object.entries(plain).filter(([k]) => (INPUTS as readonly string[]).includes(k)));
+  const parsed = Given.safeParse(Object.fromEntries(Object.entries(known).filter(([, v]) => !hasUnknown(v))));
+  if (!parsed.success) {
+    // The field and what it must be; never the value, which could be a secret put in the wrong place.
+    for (const issue of parsed.error.issues) failures.push({ property: String(issue.path[0] ?? ""), reason: `${issue.path.join(".")}: ${issue.message}` });
+  }
+  if (failures.length || !parsed.success) return { failures };
+
+  const given = parsed.data;
+  const image = known.image ?? ctx.settings.docker?.image;
+  if (image === undefined) {
+    return { failures: [{ property: "image", reason: "image is required: name the image the computer starts from, or set agentrun:docker.image for every computer of this stack" }] };
+  }
+  const inputs = {
+    ...DEFAULTS,
+    ...known,
+    image,
+    user: normalUser(known.user ?? defaultUser(ctx.settings)),
+  } as Props;
+  if (given.network === "allow" && given.allow === undefined) failures.push({ property: "allow", reason: 'network "allow" needs allow: the names and CIDRs the computer may reach' });
+  if (given.network !== "allow" && given.allow !== undefined) failures.push({ property: "allow", reason: 'allow is the list of network "allow"; set network: allow, or leave allow out' });
+  if (failures.length) return { failures };
+
+  // With every value known, the provider's own check: every refusal, with no vendor call.
+  if (!hasUnknown(inputs)) {
+    const provider = await ctx.vendor(inputs.provider as string);
+    if (!provider.ok) return { failures: [{ property: "provider", reason: provider.error.message }] };
+    const checked = provider.value.check(specOf(inputs as Inputs));
+    if (!checked.ok) {
+      const refusals = checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }];
+      for (const r of refusals) {
+        const property = r.field.split(".")[0] ?? "";
+        // A secret field's refusal is named, never shown: the words could quote it.
+        failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });
+      }
+      return { failures };
+    }
+  }
+  return { inputs: wrapDerived(inputs, secretKeys) };
+}
+
+/** "1000" is "1000:1000"; anything else is left for the provider's check to judge in words. */
+function normalUser(user: unknown): unknown {
+  return typeof user === "string" && /^\d+$/.test(user) ? `${user}:${user}` : user;
+}
+
+type Observed = { ref: ComputerRef; state: "running" | "stopped"; hello?: Hello; drift: string[]; labels?: Record<string, string> };
+
+/**
+ * The computer as it is now: attach runs the provider's drift check. A drifted computer is
+ * refused by attach and left as it is; it is then observed with every mismatch as its drift.
+ */
+async function observe(provider: ComputerProvider, name: string, signal: AbortSignal): Promise<Observed | "gone"> {
+  const listed = await provider.list({}, { signal });
+  if (!listed.ok) throw new Error(listed.error.message);
+  const info = listed.value.find((i) => i.ref.name === name || i.ref.id === name);
+  if (!info) return "gone";
+  const attached = await provider.attach({ id: info.ref.name }, { signal });
+  if (!attached.ok) {
+    if (attached.error.code === "not_found") return "gone";
+    if (attached.error.code !== "refused") throw new Error(attached.error.message);
+    return { ref: info.ref, state: info.state, drift: splitDrift(attached.error.message), labels: info.labels };
+  }
+  let hello: Hello | undefined;
+  if (info.state === "running") {
+    const conn = await provider.connect(attached.value, { signal });
+    if (!conn.ok) return { ref: attached.value, state: info.state, drift: [conn.error.message], labels: info.labels };
+    hello = conn.value.hello;
+    await conn.value.close();
+  }
+  return { ref: attached.value, state: info.state, hello, drift: [], labels: info.labels };
+}
+
+/** attach's refusal lists its mismatches after a colon, joined by "; ". */
+function splitDrift(message: string): string[] {
+  const at = message.indexOf(": ");
+  const list = at >= 0 ? message.slice(at + 2) : message;
+  return list.split("; ").map((s) => s.trim()).filter(Boolean);
+}
+
+/** The inputs as read back: what the computer is now, in the resource's own fields. */
+function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello: Hello | undefined, labels: Record<string, string> | undefined): Props {
+  if (!spec) return { ...declared };
+  const network = spec.network;
+  const read: Props = {
+    provider: declared.provider,
+    image: spec.image,
+    lifetimeMs: declared.lifetimeMs,
+    network: typeof network === "string" ? network : "allow" in network ? "allow" : `other: ${network.other}`,
+    labels: labels ?? declared.labels,
+    cpus: spec.cpus ?? declared.cpus,
+    memoryMb: spec.memoryMb ?? declared.memoryMb,
+    pids: spec.pids ?? declared.pids,
+    user: spec.user,
+    workdir: spec.workdir ?? declared.workdir,
+    kind: hello?.kind ?? spec.kind ?? declared.kind,
+  };
+  if (typeof network === "object" && "allow" in network) read.allow = network.allow;
+  if (spec.mount) read.mount = "other" in spec.mount ? { kind: "other", path: spec.mount.other } : { kind: spec.mount.kind, path: "path" in spec.mount ? spec.mount.path : "" };
+  return read;
+}
+
+/** The caller's own labels: the provider's namespace (agentrun.computer…) is its own business. */
+function ownLabels(labels: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels).filter(([k]) => k !== "agentrun.computer" && !k.startsWith("agentrun.computer.")));
+}
+
+function outputsOf(declared: Inputs, o: Observed, labels: Record<string, string> | undefined): Props {
+  const outs: Props = {
+    ...inputsReadBack(declared, o.ref.spec, o.hello, labels),
+    name: o.ref.name,
+    containerId: o.ref.id,
+    state: o.state,
+    notes: o.ref.notes ?? [],
+    drift: o.drift,
+  };
+  if (o.ref.spec) outs.spec = JSON.parse(JSON.stringify(o.ref.spec));
+  if (o.ref.spec?.deadline) outs.deadline = o.ref.spec.deadline;
+  if (o.hello) outs.hello = { version: o.hello.version, arch: o.hello.arch, kind: o.hello.kind, groups: o.hello.groups };
+  return outs;
+}
+
+// Outputs that come from inputs of other names, so a secret input keeps them secret.
+const DERIVED: Record<string, readonly string[]> = {
+  spec: ["image", "mount", "user", "workdir", "allow"],
+  drift: [...INPUTS],
+  notes: [...INPUTS],
+  name: [], containerId: [], state: [], deadline: [], hello: [],
+};
+
+function bounded(ctx: Context, ms: number): AbortSignal {
+  return AbortSignal.any([ctx.signal, AbortSignal.timeout(ms)]);
+}
+
+async function vendorOf(ctx: Context, id: string): Promise<ComputerProvider> {
+  const v = await ctx.vendor(id);
+  if (!v.ok) throw new Error(v.error.message);
+  return v.value;
+}
+
+async function create(ctx: Context, raw: Props) {
+  const { plain, secretKeys } = unwrap(raw);
+  const inputs = plain as Inputs;
+  const provider = await vendorOf(ctx, inputs.provider);
+  const made = await provider.create(specOf(inputs), { signal: bounded(ctx, CREATE_MS) });
+  if (!made.ok) throw new Error(made.error.message);
+  // The hello is read once more for the outputs; a computer that cannot answer is not kept.
+  const conn = await provider.connect(made.value, { signal: bounded(ctx, STEP_MS) });
+  if (!conn.ok) {
+    await provider.release(made.value, "delete", { signal: bounded(ctx, STEP_MS) });
+    throw new Error(`the computer ${made.value.name} was made but its daemon did not answer, so it was deleted: ${conn.error.message}`);
+  }
+  const hello = conn.value.hello;
+  await conn.value.close();
+  const outs = outputsOf(inputs, { ref: made.value, state: "running", hello, drift: [] }, inputs.labels);
+  return { id: made.value.name, outs: wrapDerived(outs, secretKeys, DERIVED) };
+}
+
+async function read(ctx: Context, id: string, props: Props) {
+  const secretKeys = secretFieldsOf(props);
+  const old = unwrap(props).plain as Inputs & Props;
+  const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULTS.provider);
+  const o = await observe(provider, id, bounded(ctx, STEP_MS));
+  if (o === "gone") return {}; // refresh drops it; the next up makes it again
+  const labels = o.labels ? ownLabels(o.labels) : undefined;
+  // An import has no outputs: what is there is what was declared.
+  const declared = { ...DEFAULTS, ...old } as Inputs;
+  const outs = outputsOf(declared, o, labels);
+  const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);
+  return { id: o.ref.name, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+function sorted(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sorted);
+  if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sorted(x)]));
+  return v;
+}
+
+async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
+  const o = unwrap(olds).plain;
+  const n = unwrap(news).plain;
+  const replaces: string[] = FIXED.filter((k) => !same(o[k], n[k]));
+  // A stopped computer (past its deadline) and a drifted one are made again.
+  if (o.state === "stopped") replaces.push("state");
+  if (Array.isArray(o.drift) && o.drift.length > 0) replaces.push("drift");
+  return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
+}
+
+async function update(): Promise<never> {
+  // diff never asks for an update: every field is fixed at create.
+  throw new Error("a Docker computer cannot be changed in place; every change makes it again");
+}
+
+async function remove(ctx: Context, id: string, props: Props) {
+  const old = unwrap(props).plain;
+  const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULTS.provider);
+  const ref: ComputerRef = { id: typeof old.containerId === "string" ? old.containerId : id, name: id, provider: provider.id };
+  const released = await provider.release(ref, "delete", { signal: bounded(ctx, STEP_MS) });
+  if (!released.ok) throw new Error(released.error.message);
+}
+
+export const computer: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };

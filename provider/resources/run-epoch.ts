@@ -1,0 +1,116 @@
+// agentrun:index:RunEpoch, a claim on a run. create: releaseOlder(provider, run, epoch), refused
+// when fenced; its outputs are the run and epoch labels for the run's computers. read: a computer
+// of the run at a higher epoch is drift ("fenced: a later claim holds run r1"). Raising the epoch
+// replaces the claim, and the new claim releases the older computers first. delete releases the
+// computers of its epoch that are still there, so a destroy leaves none behind.
+import { releaseOlder } from "../../src/janitor.js";
+import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } from "../../src/labels.js";
+import type { ComputerProvider } from "../../src/provider.js";
+import type { Context, ResourceHandler } from "../resource.js";
+import { unknownFields } from "../resource.js";
+import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+
+const TYPE = "agentrun:index:RunEpoch";
+const INPUTS = ["provider", "run", "epoch"] as const;
+const STEP_MS = 5 * 60_000;
+const DERIVED = { labels: ["run", "epoch"], released: ["run"], drift: ["run"] } as const;
+
+type Inputs = { provider: string; run: string; epoch: number };
+
+async function check(ctx: Context, _olds: Props, news: Props) {
+  const { plain, secretKeys } = unwrap(news);
+  const failures = unknownFields(plain, INPUTS, TYPE);
+  const provider = plain.provider ?? "docker";
+  if (typeof provider !== "string" || provider === "") failures.push({ property: "provider", reason: "provider is a registry id, such as docker" });
+  else if (provider !== UNKNOWN) {
+    const v = await ctx.vendor(provider);
+    if (!v.ok) failures.push({ property: "provider", reason: v.error.message });
+  }
+  if (plain.run !== UNKNOWN) {
+    const p = plain.run === undefined ? "run is required: the run's id" : runProblem(plain.run);
+    if (p) failures.push({ property: "run", reason: p });
+  }
+  if (plain.epoch !== UNKNOWN) {
+    const p = plain.epoch === undefined ? "epoch is required: the claim's epoch, a whole number" : epochProblem(plain.epoch);
+    if (p) failures.push({ property: "epoch", reason: p });
+  }
+  if (failures.length) return { failures };
+  return { inputs: wrapDerived({ provider, run: plain.run, epoch: plain.epoch }, secretKeys) };
+}
+
+async function vendorOf(ctx: Context, id: string): Promise<ComputerProvider> {
+  const v = await ctx.vendor(id);
+  if (!v.ok) throw new Error(v.error.message);
+  return v.value;
+}
+
+const bounded = (ctx: Context) => AbortSignal.any([ctx.signal, AbortSignal.timeout(STEP_MS)]);
+
+async function create(ctx: Context, raw: Props) {
+  const { plain, secretKeys } = unwrap(raw);
+  const inputs = plain as Inputs;
+  const provider = await vendorOf(ctx, inputs.provider);
+  const claimed = await releaseOlder(provider, inputs.run, inputs.epoch, { signal: bounded(ctx) });
+  if (!claimed.ok) throw new Error(claimed.error.message);
+  const outs = { ...inputs, labels: runLabels(inputs.run, inputs.epoch), released: claimed.value.released, drift: [] as string[] };
+  return { id: `${inputs.run}@${inputs.epoch}`, outs: wrapDerived(outs, secretKeys, DERIVED) };
+}
+
+/** The run's computers at a higher epoch than this claim's: each a drift sentence. */
+async function fencedBy(provider: ComputerProvider, inputs: Inputs, signal: AbortSignal): Promise<string[]> {
+  const listed = await provider.list({ [RUN_LABEL]: inputs.run }, { signal });
+  if (!listed.ok) throw new Error(listed.error.message);
+  const later = listed.value.filter((i) => {
+    const e = epochOf(i.labels);
+    return i.labels[RUN_LABEL] === inputs.run && e.ok && e.value > inputs.epoch;
+  });
+  if (later.length === 0) return [];
+  const at = later.map((i) => `${i.ref.name} at epoch ${i.labels[EPOCH_LABEL]}`).join(", ");
+  return [`fenced: a later claim holds run ${inputs.run} (${at}), above this claim's epoch ${inputs.epoch}`];
+}
+
+async function read(ctx: Context, id: string, props: Props) {
+  const secretKeys = secretFieldsOf(props);
+  const old = unwrap(props).plain;
+  const at = id.lastIndexOf("@");
+  const inputs: Inputs = {
+    provider: typeof old.provider === "string" ? old.provider : "docker",
+    run: typeof old.run === "string" ? old.run : id.slice(0, at),
+    epoch: typeof old.epoch === "number" ? old.epoch : Number(id.slice(at + 1)),
+  };
+  const provider = await vendorOf(ctx, inputs.provider);
+  const drift = await fencedBy(provider, inputs, bounded(ctx));
+  const outs = { ...inputs, labels: runLabels(inputs.run, inputs.epoch), released: Array.isArray(old.released) ? old.released : [], drift };
+  return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
+}
+
+async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
+  const o = unwrap(olds).plain;
+  const n = unwrap(news).plain;
+  const replaces = INPUTS.filter((k) => o[k] !== n[k]);
+  // A fenced claim is no claim: the next up claims again, and is refused in words if still fenced.
+  if (Array.isArray(o.drift) && o.drift.length > 0) replaces.push("drift" as never);
+  return { changes: replaces.length > 0, replaces: [...replaces], deleteBeforeReplace: false };
+}
+
+async function update(): Promise<never> {
+  throw new Error("a run claim is never changed in place; a new epoch is a new claim");
+}
+
+async function remove(ctx: Context, _id: string, props: Props) {
+  const old = unwrap(props).plain as Inputs;
+  const provider = await vendorOf(ctx, old.provider);
+  const signal = bounded(ctx);
+  // The claim's own computers still there; a later claim's are never touched.
+  const listed = await provider.list({ [RUN_LABEL]: old.run, [EPOCH_LABEL]: String(old.epoch) }, { signal });
+  if (!listed.ok) throw new Error(listed.error.message);
+  const left: string[] = [];
+  for (const info of listed.value) {
+    if (info.labels[RUN_LABEL] !== old.run || info.labels[EPOCH_LABEL] !== String(old.epoch)) continue;
+    const released = await provider.release(info.ref, "delete", { signal });
+    if (!released.ok) left.push(`${info.ref.name} (${released.error.message})`);
+  }
+  if (left.length) throw new Error(`the claim on run ${old.run} at epoch ${old.epoch} could not release ${left.join("; ")}`);
+}
+
+export const runEpoch: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };
