@@ -12,6 +12,7 @@ import {
   type ResultOf,
   RpcErrorObject,
 } from "./protocol.js";
+import { fail, type ResultError } from "./result.js";
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -255,3 +256,9 @@ export function issuesInWords(error: z.ZodError): string {
     .join("; ");
 }
 
+
+/** A call's failure as a result: a CallError keeps its kind; anything else is failed, in its words. */
+export function asFailure(error: unknown): { ok: false; error: ResultError } {
+  if (error instanceof CallError) return fail(error.kind, error.message);
+  return fail("failed", error instanceof Error ? error.message : String(error));
+}

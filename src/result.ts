@@ -1,31 +1,21 @@
 // Results: an expected failure is a value, { ok: false, error: { code, message } }, never a throw.
 
-/** Every code a provider's result or a library check may carry. */
+import { CLIENT_ERROR_KINDS } from "./protocol.js";
+
+/**
+ * Every code a provider's result or a library check may carry: the protocol's error kinds
+ * (so a daemon's failure keeps its kind through a helper), and the vendor side's own.
+ */
 export const RESULT_CODES = [
-  /** The input is wrong: a refusal in words naming the field. */
-  "invalid",
-  /** No such computer (or other thing) at the vendor. */
-  "not_found",
-  /** The vendor or the computer is not what was declared (drift, fenced, a daemon of another version). */
+  ...CLIENT_ERROR_KINDS,
+  /** The computer or the vendor is not what was declared (drift, fenced, a daemon of another version). */
   "refused",
-  /** The provider cannot do this at all (a stop it does not declare, a network it cannot change). */
-  "unsupported",
-  /** The bound ran out. */
-  "timeout",
-  /** The caller's signal aborted it. */
-  "aborted",
   /** The computer went away (ended, deleted) while it was in use. */
   "gone",
   /** The vendor did not answer in time, or could not be reached. */
   "unreachable",
   /** The vendor refused the key. */
   "unauthorized",
-  /** The daemon or the vendor denied it (permissions). */
-  "denied",
-  /** A bound of the protocol or the vendor was passed. */
-  "limit",
-  /** It is there already. */
-  "exists",
   /** A vendor call failed otherwise; the message says how. */
   "failed",
 ] as const;
