@@ -1,0 +1,44 @@
+// The names and numbers a Docker computer is made with, in one place: the run flags, the drift
+// check and the read-back all take them from here.
+
+/** Every computer carries agentrun.computer=1; only such containers count as computers. */
+export const COMPUTER_LABEL = "agentrun.computer";
+/** The ISO time the computer's lifetime ends; init gets the same time. */
+export const DEADLINE_LABEL = "agentrun.computer.deadline";
+/** A computer's name: computer-<12 hex digits>. */
+export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
+/** A container id, short or whole. */
+export const ID_PATTERN = /^[0-9a-f]{12,64}$/;
+
+/** Where the daemon copy is bound read-only, and the computer's entrypoint. */
+export const DAEMON_TARGET = "/opt/agentrun/computerd";
+/** Init's socket directory: a tmpfs of 1 MiB owned by the computer's user. */
+export const RUN_DIR = "/run/agentrun";
+/** The computer's home and default workdir: a tmpfs of half its memory. */
+export const HOME = "/work";
+
+export const DEFAULT_CPUS = 2;
+export const DEFAULT_MEMORY_MB = 4096;
+export const DEFAULT_PIDS = 1024;
+export const CPU_PERIOD = 100_000;
+/** Docker's hard cap for this provider: 30 days. */
+export const MAX_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+/** hello's own limit, inside create's signal. */
+export const HELLO_TIMEOUT_MS = 30_000;
+/** list inspects this many containers a call. */
+export const INSPECT_BATCH = 50;
+
+/** Docker's own masked and read-only paths since 20.10; a newer Docker may mask more. */
+export const MASKED_PATHS = [
+  "/proc/acpi",
+  "/proc/asound",
+  "/proc/kcore",
+  "/proc/keys",
+  "/proc/latency_stats",
+  "/proc/sched_debug",
+  "/proc/scsi",
+  "/proc/timer_list",
+  "/proc/timer_stats",
+  "/sys/firmware",
+];
+export const READONLY_PATHS = ["/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"];

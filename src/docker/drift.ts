@@ -1,0 +1,219 @@
+// The drift check: what docker inspect and the daemon's hello say a computer is, against what
+// create asked for. Closed: every HostConfig and Config field is one create sets, one with a
+// stated default, one that widens nothing, or it must be empty, so a field a later Docker adds
+// is drift until it is named here. One sentence per mismatch.
+import { WORKSPACE } from "../mount.js";
+import type { Hello, MachineKind } from "../protocol.js";
+import type { ComputerSpec } from "../provider.js";
+import {
+  COMPUTER_LABEL,
+  CPU_PERIOD,
+  DAEMON_TARGET,
+  DEADLINE_LABEL,
+  DEFAULT_CPUS,
+  DEFAULT_MEMORY_MB,
+  DEFAULT_PIDS,
+  HOME,
+  MASKED_PATHS,
+  READONLY_PATHS,
+} from "./constants.js";
+import { cpuQuota } from "./plan.js";
+import { type Inspected, networkOf } from "./readback.js";
+import { tmpfsOptions } from "./run-args.js";
+
+/** What the provider knows that the spec does not say. */
+export interface DriftExpected {
+  /** uid:gid: the spec's, the provider's, or the default. */
+  user: string;
+  /** The daemon copy's path on the host. */
+  daemon: string;
+  /** The deadline label's value, as create wrote it. */
+  deadline: string;
+  /** The provider's version, which hello must report. */
+  version: string;
+  groups: readonly string[];
+  kind: MachineKind;
+  /** The Docker host's architecture, as Go names it (amd64, arm64). */
+  arch: string;
+  host: { apparmor: boolean; selinux: boolean };
+}
+
+const MIB = 1024 * 1024;
+
+/** Read or checked by name below. */
+const HOST_CHECKED = new Set([
+  "NetworkMode", "CapDrop", "CapAdd", "Privileged", "SecurityOpt", "IpcMode", "CgroupnsMode", "Runtime",
+  "MaskedPaths", "ReadonlyPaths", "PidsLimit", "Memory", "MemorySwap", "CpuPeriod", "CpuQuota", "Tmpfs", "Mounts",
+  "RestartPolicy", "Isolation", "MemorySwappiness",
+]);
+/** The host's settings, or ones that act only inside the computer: not checked. */
+const HOST_IRRELEVANT = new Set(["LogConfig", "ConsoleSize", "ContainerIDFile", "ShmSize", "Ulimits"]);
+const CONFIG_CHECKED = new Set(["User", "Image", "WorkingDir", "Env", "Entrypoint", "Cmd", "Labels"]);
+const CONFIG_IRRELEVANT = new Set([
+  "Hostname", "Domainname", "AttachStdin", "AttachStdout", "AttachStderr", "Tty", "OpenStdin", "StdinOnce",
+  "ExposedPorts", "Healthcheck", "ArgsEscaped", "OnBuild", "StopSignal", "StopTimeout", "Shell", "MacAddress",
+  "NetworkDisabled",
+]);
+
+/** absent, null, "", 0, false, [] or {} */
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null || value === "" || value === 0 || value === false) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === "object") return Object.keys(value).length === 0;
+  return false;
+}
+
+function show(value: unknown): string {
+  return JSON.stringify(value) ?? "absent";
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && [...a].sort().join("\0") === [...b].sort().join("\0");
+}
+
+/** The inspect half of the check. */
+export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftExpected): string[] {
+  const out: string[] = [];
+  const host = inspected.HostConfig ?? {};
+  const config = inspected.Config ?? {};
+  const cpus = spec.cpus ?? DEFAULT_CPUS;
+  const memoryMb = spec.memoryMb ?? DEFAULT_MEMORY_MB;
+  const pids = spec.pids ?? DEFAULT_PIDS;
+  const [uid = "", gid = ""] = expected.user.split(":");
+
+  const network = networkOf(inspected);
+  if (typeof network === "object" && "other" in network) out.push(`the network reads back as other (${network.other}), not ${show(spec.network)}`);
+  else if (network !== spec.network) out.push(`the network reads back as ${network}, not ${show(spec.network)}`);
+
+  if (!(Array.isArray(host.CapDrop) && host.CapDrop.length === 1 && String(host.CapDrop[0]).toUpperCase() === "ALL")) {
+    out.push(`HostConfig.CapDrop is ${show(host.CapDrop)}, not ["ALL"]`);
+  }
+  if (!isEmpty(host.CapAdd)) out.push(`HostConfig.CapAdd is ${show(host.CapAdd)}: no capability may be added`);
+  if (host.Privileged !== false) out.push(`HostConfig.Privileged is ${show(host.Privileged)}, not false`);
+  if (!(Array.isArray(host.SecurityOpt) && host.SecurityOpt.length === 1 && host.SecurityOpt[0] === "no-new-privileges")) {
+    out.push(`HostConfig.SecurityOpt is ${show(host.SecurityOpt)}, not exactly ["no-new-privileges"]`);
+  }
+  if (host.IpcMode !== "private") out.push(`HostConfig.IpcMode is ${show(host.IpcMode)}, not "private"`);
+  if (host.CgroupnsMode !== "private") out.push(`HostConfig.CgroupnsMode is ${show(host.CgroupnsMode)}, not "private"`);
+  if (host.Runtime !== "runc") out.push(`HostConfig.Runtime is ${show(host.Runtime)}, not "runc"`);
+  for (const [field, want] of [["MaskedPaths", MASKED_PATHS], ["ReadonlyPaths", READONLY_PATHS]] as const) {
+    const have = new Set(Array.isArray(host[field]) ? (host[field] as string[]) : []);
+    const missing = want.filter((p) => !have.has(p));
+    if (missing.length) out.push(`HostConfig.${field} lacks ${missing.join(", ")}, which Docker holds for every container`);
+  }
+  if (host.PidsLimit !== pids) out.push(`HostConfig.PidsLimit is ${show(host.PidsLimit)}, not ${pids}`);
+  for (const field of ["Memory", "MemorySwap"] as const) {
+    if (host[field] !== memoryMb * MIB) out.push(`HostConfig.${field} is ${show(host[field])} bytes, not ${memoryMb * MIB} (${memoryMb} MiB)`);
+  }
+  if (host.CpuPeriod !== CPU_PERIOD) out.push(`HostConfig.CpuPeriod is ${show(host.CpuPeriod)}, not ${CPU_PERIOD}`);
+  if (host.CpuQuota !== cpuQuota(cpus)) out.push(`HostConfig.CpuQuota is ${show(host.CpuQuota)}, not ${cpuQuota(cpus)} (${cpus} CPUs)`);
+  out.push(...tmpfsDrift(host.Tmpfs, { uid: Number(uid), gid: Number(gid), memoryMb }));
+  out.push(...mountsDrift(spec, inspected, expected));
+  const restart = host.RestartPolicy as { Name?: string; MaximumRetryCount?: number } | undefined;
+  if (!(restart === undefined || restart === null || ((restart.Name === "no" || restart.Name === "") && !restart.MaximumRetryCount))) {
+    out.push(`HostConfig.RestartPolicy is ${show(restart)}, not {"Name":"no"}: a restart policy would bring a computer back after its deadline`);
+  }
+  if (!(isEmpty(host.Isolation) || host.Isolation === "default")) out.push(`HostConfig.Isolation is ${show(host.Isolation)}, not empty or "default"`);
+  if (!(host.MemorySwappiness === null || host.MemorySwappiness === undefined || host.MemorySwappiness === -1)) {
+    out.push(`HostConfig.MemorySwappiness is ${show(host.MemorySwappiness)}, not null or -1`);
+  }
+  for (const [field, value] of Object.entries(host)) {
+    if (HOST_CHECKED.has(field) || HOST_IRRELEVANT.has(field) || isEmpty(value)) continue;
+    out.push(`HostConfig.${field} is ${show(value)}, and must be empty`);
+  }
+
+  if (config.User !== expected.user) out.push(`Config.User is ${show(config.User)}, not ${show(expected.user)}`);
+  if (config.Image !== spec.image) out.push(`Config.Image is ${show(config.Image)}, not ${show(spec.image)}`);
+  const workdir = spec.workdir ?? HOME;
+  if (config.WorkingDir !== workdir) out.push(`Config.WorkingDir is ${show(config.WorkingDir)}, not ${show(workdir)}`);
+  const homes = (Array.isArray(config.Env) ? (config.Env as string[]) : []).filter((e) => e.startsWith("HOME="));
+  if (!(homes.length === 1 && homes[0] === `HOME=${HOME}`)) out.push(`Config.Env holds ${show(homes)}, not one HOME=${HOME}`);
+  if (show(config.Entrypoint) !== show([DAEMON_TARGET])) out.push(`Config.Entrypoint is ${show(config.Entrypoint)}, not ${show([DAEMON_TARGET])}`);
+  const cmd = ["init", "--deadline", expected.deadline];
+  if (show(config.Cmd) !== show(cmd)) out.push(`Config.Cmd is ${show(config.Cmd)}, not ${show(cmd)}`);
+  out.push(...labelsDrift(spec, config.Labels, expected));
+  for (const [field, value] of Object.entries(config)) {
+    if (CONFIG_CHECKED.has(field) || CONFIG_IRRELEVANT.has(field) || isEmpty(value)) continue;
+    out.push(`Config.${field} is ${show(value)}, and must be empty`);
+  }
+
+  const apparmor = expected.host.apparmor ? "docker-default" : "";
+  if ((inspected.AppArmorProfile ?? "") !== apparmor) out.push(`AppArmorProfile is ${show(inspected.AppArmorProfile)}, not ${show(apparmor)}`);
+  const label = String(inspected.ProcessLabel ?? "");
+  if (expected.host.selinux ? !label.split(":").includes("container_t") : label !== "") {
+    out.push(`ProcessLabel is ${show(label)}, not ${expected.host.selinux ? "of type container_t" : "empty"}`);
+  }
+  return out;
+}
+
+function tmpfsDrift(tmpfs: unknown, want: { uid: number; gid: number; memoryMb: number }): string[] {
+  const out: string[] = [];
+  const have = (tmpfs && typeof tmpfs === "object" ? tmpfs : {}) as Record<string, string>;
+  const expected = tmpfsOptions(want);
+  for (const [target, options] of Object.entries(expected)) {
+    if (!(target in have)) out.push(`HostConfig.Tmpfs has no ${target}`);
+    else if (!sameSet(String(have[target]).split(",").filter(Boolean), options)) {
+      out.push(`HostConfig.Tmpfs ${target} is ${show(have[target])}, not ${show(options.join(","))} (in any order)`);
+    }
+  }
+  for (const target of Object.keys(have)) if (!(target in expected)) out.push(`HostConfig.Tmpfs has another tmpfs at ${target}`);
+  return out;
+}
+
+function mountsDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftExpected): string[] {
+  const out: string[] = [];
+  const want = [{ source: expected.daemon, target: DAEMON_TARGET, readOnly: true }];
+  if (spec.mount?.kind === "bind") want.push({ source: spec.mount.path, target: WORKSPACE, readOnly: false });
+
+  const asked = Array.isArray(inspected.HostConfig?.Mounts) ? (inspected.HostConfig.Mounts as Array<Record<string, unknown>>) : [];
+  const given = Array.isArray(inspected.Mounts) ? inspected.Mounts : [];
+  for (const w of want) {
+    const a = asked.filter((m) => m.Target === w.target);
+    const g = given.filter((m) => m.Destination === w.target);
+    const what = `the ${w.target === DAEMON_TARGET ? "daemon" : "run folder"} at ${w.target}`;
+    const rw = w.readOnly ? "read-only" : "read-write";
+    const propagation = (a[0]?.BindOptions as { Propagation?: string } | undefined)?.Propagation;
+    if (a.length !== 1 || a[0]?.Type !== "bind" || a[0]?.Source !== w.source || Boolean(a[0]?.ReadOnly) !== w.readOnly
+      || !(propagation === undefined || propagation === "rprivate")) {
+      out.push(`HostConfig.Mounts does not hold ${what} as one ${rw} bind of ${w.source} (rprivate): it holds ${show(a)}`);
+    }
+    if (g.length !== 1 || g[0]?.Type !== "bind" || g[0]?.Source !== w.source || g[0]?.RW !== !w.readOnly || g[0]?.Propagation !== "rprivate") {
+      out.push(`Mounts does not hold ${what} as one ${rw} bind of ${w.source} (rprivate): it holds ${show(g)}`);
+    }
+  }
+  const targets = new Set(want.map((w) => w.target));
+  for (const m of asked) if (!targets.has(String(m.Target))) out.push(`HostConfig.Mounts holds another mount: a ${String(m.Type)} at ${String(m.Target)}`);
+  for (const m of given) {
+    if (!targets.has(String(m.Destination))) out.push(`Mounts holds another mount: a ${String(m.Type)} at ${String(m.Destination)}${m.Type === "volume" ? " (an image's VOLUME is drift too)" : ""}`);
+  }
+  return out;
+}
+
+function labelsDrift(spec: ComputerSpec, labels: unknown, expected: DriftExpected): string[] {
+  const out: string[] = [];
+  const have = (labels && typeof labels === "object" ? labels : {}) as Record<string, string>;
+  const want: Record<string, string> = { ...(spec.labels ?? {}), [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: expected.deadline };
+  for (const [key, value] of Object.entries(want)) {
+    if (have[key] !== value) out.push(`Config.Labels ${key} is ${show(have[key])}, not ${show(value)}`);
+  }
+  for (const key of Object.keys(have)) {
+    if (!(key in want) && (key === COMPUTER_LABEL || key.startsWith(`${COMPUTER_LABEL}.`))) out.push(`Config.Labels holds ${key}, which the provider never writes`);
+  }
+  return out;
+}
+
+/** The hello half: version, os, kind, groups and arch as the provider declares them. */
+export function helloDrift(hello: Hello, expected: DriftExpected): string[] {
+  const out: string[] = [];
+  if (hello.version !== expected.version) out.push(`the daemon is version ${hello.version}, not the provider's ${expected.version}`);
+  if (hello.os !== "linux") out.push(`the daemon's os is ${hello.os}, not linux`);
+  if (hello.kind !== expected.kind) out.push(`the daemon's kind is ${hello.kind}, not ${expected.kind}`);
+  if (!sameSet(hello.groups, expected.groups)) out.push(`the daemon's groups are ${show(hello.groups)}, not ${show(expected.groups)}`);
+  if (hello.arch !== expected.arch) out.push(`the daemon's arch is ${hello.arch}, not the Docker host's ${expected.arch}`);
+  return out;
+}
+
+/** Every mismatch, one sentence each; hello is undefined for a stopped computer (inspect alone). */
+export function drift(spec: ComputerSpec, inspected: Inspected, hello: Hello | undefined, expected: DriftExpected): string[] {
+  return [...inspectDrift(spec, inspected, expected), ...(hello ? helloDrift(hello, expected) : [])];
+}

@@ -1,0 +1,65 @@
+// A spec made concrete: every size, the user, the workdir and the deadline a computer is made
+// with. The run flags and the drift check both read a Plan, so they cannot disagree.
+import type { ComputerSpec } from "../provider.js";
+import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME } from "./constants.js";
+
+export interface Plan {
+  name: string;
+  image: string;
+  uid: number;
+  gid: number;
+  network: "none" | "open";
+  cpus: number;
+  memoryMb: number;
+  pids: number;
+  workdir: string;
+  /** The ISO time the lifetime ends: the deadline label and init's --deadline. */
+  deadline: string;
+  labels: Record<string, string>;
+  /** The daemon copy's path on the host, bound at /opt/agentrun/computerd. */
+  daemon: string;
+  mount?: { kind: "bind"; path: string };
+}
+
+/** "1000" is 1000:1000; "1000:50" is itself. The caller has checked the shape. */
+export function parseUser(user: string): { uid: number; gid: number } {
+  const [uid, gid = uid] = user.split(":");
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+/**
+ * The spec with every default filled in. userDefault is the provider's user (its option, or
+ * this process's uid:gid); the spec's own user wins.
+ */
+export function planOf(
+  spec: ComputerSpec,
+  at: { name: string; deadline: string; daemon: string; userDefault: string },
+): Plan {
+  const { uid, gid } = parseUser(spec.user ?? at.userDefault);
+  const plan: Plan = {
+    name: at.name,
+    image: spec.image,
+    uid,
+    gid,
+    network: spec.network === "open" ? "open" : "none",
+    cpus: spec.cpus ?? DEFAULT_CPUS,
+    memoryMb: spec.memoryMb ?? DEFAULT_MEMORY_MB,
+    pids: spec.pids ?? DEFAULT_PIDS,
+    workdir: spec.workdir ?? HOME,
+    deadline: at.deadline,
+    labels: { ...(spec.labels ?? {}) },
+    daemon: at.daemon,
+  };
+  if (spec.mount?.kind === "bind") plan.mount = { kind: "bind", path: spec.mount.path };
+  return plan;
+}
+
+/** The CPU quota for a number of CPUs, per 100 ms period. */
+export function cpuQuota(cpus: number): number {
+  return Math.round(cpus * 100_000);
+}
+
+/** /work holds at most half of the memory, in whole MiB. */
+export function workSizeMb(memoryMb: number): number {
+  return Math.floor(memoryMb / 2);
+}

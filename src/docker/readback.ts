@@ -1,0 +1,93 @@
+// What docker inspect says a computer is: its network, its run folder, its spec. list, attach,
+// network and the drift check all read a computer through these, so they agree.
+import { type MountReadBack, WORKSPACE } from "../mount.js";
+import type { NetworkReadBack, SpecReadBack } from "../provider.js";
+import { COMPUTER_LABEL, CPU_PERIOD, DEADLINE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
+
+/** One container as docker inspect reports it; only the fields read here are typed. */
+export interface Inspected {
+  Id: string;
+  Name: string;
+  State?: { Status?: string; Running?: boolean; ExitCode?: number; FinishedAt?: string; StartedAt?: string };
+  HostConfig?: Record<string, unknown>;
+  Config?: Record<string, unknown>;
+  Mounts?: Array<Record<string, unknown>>;
+  NetworkSettings?: { Networks?: Record<string, unknown> | null };
+  [field: string]: unknown;
+}
+
+const MIB = 1024 * 1024;
+const SKEW_MS = 60_000;
+
+/** The computer's name, without Docker's leading slash. */
+export function nameOf(inspected: Inspected): string {
+  return inspected.Name.replace(/^\//, "");
+}
+
+export function labelsOf(inspected: Inspected): Record<string, string> {
+  return { ...((inspected.Config?.Labels as Record<string, string> | null | undefined) ?? {}) };
+}
+
+/** A container counts as a computer only with the label and a computer's name. */
+export function isComputer(inspected: Inspected): boolean {
+  return labelsOf(inspected)[COMPUTER_LABEL] === "1" && NAME_PATTERN.test(nameOf(inspected));
+}
+
+export function stateOf(inspected: Inspected): "running" | "stopped" {
+  return inspected.State?.Running ? "running" : "stopped";
+}
+
+/**
+ * The deadline label as a Date, only when it is the ISO time create writes and no further away
+ * than a computer may live (and a minute of clock skew); else undefined.
+ */
+export function deadlineOf(value: string | undefined, now = Date.now()): Date | undefined {
+  if (value === undefined) return undefined;
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime()) || at.toISOString() !== value) return undefined;
+  if (at.getTime() > now + MAX_LIFETIME_MS + SKEW_MS) return undefined;
+  return at;
+}
+
+/** none: network mode none on Docker's none alone; open: the default bridge alone; else words. */
+export function networkOf(inspected: Inspected): NetworkReadBack {
+  const mode = String(inspected.HostConfig?.NetworkMode ?? "");
+  const networks = Object.keys(inspected.NetworkSettings?.Networks ?? {}).sort();
+  const on = networks.length ? networks.join(", ") : "no network";
+  if (mode === "none") return networks.length === 1 && networks[0] === "none" ? "none" : { other: `network mode none, but on ${on}` };
+  if (mode === "bridge" || mode === "default") {
+    return networks.length === 1 && networks[0] === "bridge" ? "open" : { other: `network mode ${mode}, but on ${on}` };
+  }
+  return { other: `network mode ${mode || "(empty)"} on ${on}` };
+}
+
+/** The run's folder: a read-write bind at /workspace; anything else there is words. */
+export function mountOf(inspected: Inspected): MountReadBack | undefined {
+  const there = (inspected.Mounts ?? []).filter((m) => m.Destination === WORKSPACE);
+  if (there.length === 0) return undefined;
+  if (there.length > 1) return { other: `${there.length} mounts at ${WORKSPACE}` };
+  const [m] = there as [Record<string, unknown>];
+  if (m.Type !== "bind") return { other: `a ${String(m.Type)} mounted at ${WORKSPACE}, not a bind` };
+  if (m.RW !== true) return { other: `a read-only bind of ${String(m.Source)} at ${WORKSPACE}` };
+  return { kind: "bind", path: String(m.Source) };
+}
+
+/** The spec as the computer reports it: image, user, network, sizes, workdir, deadline, mount. */
+export function specOf(inspected: Inspected): SpecReadBack {
+  const host = inspected.HostConfig ?? {};
+  const config = inspected.Config ?? {};
+  const spec: SpecReadBack = {
+    image: String(config.Image ?? ""),
+    user: String(config.User ?? ""),
+    network: networkOf(inspected),
+    cpus: Number(host.CpuQuota ?? 0) / Number(host.CpuPeriod || CPU_PERIOD),
+    memoryMb: Number(host.Memory ?? 0) / MIB,
+    pids: Number(host.PidsLimit ?? 0),
+    workdir: String(config.WorkingDir ?? ""),
+  };
+  const deadline = labelsOf(inspected)[DEADLINE_LABEL];
+  if (deadline !== undefined) spec.deadline = deadline;
+  const mount = mountOf(inspected);
+  if (mount) spec.mount = mount;
+  return spec;
+}

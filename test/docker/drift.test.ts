@@ -1,0 +1,152 @@
+// The drift check on docker inspect of computers made on this engine (test/fixtures/docker,
+// recorded by record.mjs with the provider's own run flags), field by field.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { drift, type DriftExpected, helloDrift, inspectDrift } from "../../src/docker/drift.js";
+import type { Inspected } from "../../src/docker/readback.js";
+import type { Hello } from "../../src/protocol.js";
+import type { ComputerSpec } from "../../src/provider.js";
+
+interface Fixture {
+  spec: ComputerSpec;
+  daemon: string;
+  deadline: string;
+  inspected: Inspected;
+}
+
+function fixture(name: string): Fixture {
+  return JSON.parse(readFileSync(new URL(`../fixtures/docker/${name}.json`, import.meta.url), "utf8")) as Fixture;
+}
+
+function expectedOf(f: Fixture, user = "1000:1000"): DriftExpected {
+  return {
+    user,
+    daemon: f.daemon,
+    deadline: f.deadline,
+    version: "0.1.0",
+    groups: ["exec", "files", "processes"],
+    kind: "linux",
+    arch: "amd64",
+    host: { apparmor: false, selinux: false },
+  };
+}
+
+const hello: Hello = { version: "0.1.0", os: "linux", kind: "linux", arch: "amd64", groups: ["files", "exec", "processes"] };
+
+/** A deep copy with one change made by hand, as a later Docker or an operator might. */
+function changed(f: Fixture, edit: (i: Inspected & { HostConfig: Record<string, unknown>; Config: Record<string, unknown> }) => void): Inspected {
+  const copy = structuredClone(f.inspected) as Inspected & { HostConfig: Record<string, unknown>; Config: Record<string, unknown> };
+  edit(copy);
+  return copy;
+}
+
+describe("drift on computers made here", () => {
+  it("finds nothing on a computer with network none and every default", () => {
+    const f = fixture("inspect-none");
+    expect(drift(f.spec, f.inspected, hello, expectedOf(f))).toEqual([]);
+  });
+
+  it("finds nothing on an open computer with its own sizes, root, a workdir, labels and a bind", () => {
+    const f = fixture("inspect-open-bind");
+    expect(drift(f.spec, f.inspected, hello, expectedOf(f, "0:0"))).toEqual([]);
+  });
+
+  it("names the memory and swap a docker update changed, and the /work size they no longer match", () => {
+    const f = fixture("inspect-hand-memory");
+    expect(inspectDrift(f.spec, f.inspected, expectedOf(f))).toEqual([
+      "HostConfig.Memory is 1073741824 bytes, not 4294967296 (4096 MiB)",
+      "HostConfig.MemorySwap is 1073741824 bytes, not 4294967296 (4096 MiB)",
+    ]);
+    // attach reads the sizes back from the computer: then /work's size is what no longer matches
+    const readBack = { ...f.spec, memoryMb: 1024 };
+    expect(inspectDrift(readBack, f.inspected, expectedOf(f))).toEqual([
+      'HostConfig.Tmpfs /work is "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=2048m", not "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=512m" (in any order)',
+    ]);
+  });
+
+  it("names a restart policy added by hand", () => {
+    const f = fixture("inspect-hand-restart");
+    expect(inspectDrift(f.spec, f.inspected, expectedOf(f))).toEqual([
+      'HostConfig.RestartPolicy is {"Name":"always","MaximumRetryCount":0}, not {"Name":"no"}: a restart policy would bring a computer back after its deadline',
+    ]);
+  });
+
+  it("names a none computer that is also on the bridge", () => {
+    const f = fixture("inspect-none");
+    const bridged = changed(f, (i) => {
+      i.NetworkSettings = { Networks: { ...(i.NetworkSettings?.Networks ?? {}), bridge: {} } };
+    });
+    expect(inspectDrift(f.spec, bridged, expectedOf(f))).toEqual([
+      'the network reads back as other (network mode none, but on bridge, none), not "none"',
+    ]);
+  });
+
+  const f = fixture("inspect-none");
+  const cases: Array<[string, (i: Inspected & { HostConfig: Record<string, unknown>; Config: Record<string, unknown> }) => void, string]> = [
+    ["a capability added", (i) => (i.HostConfig.CapAdd = ["NET_RAW"]), 'HostConfig.CapAdd is ["NET_RAW"]: no capability may be added'],
+    ["capabilities kept", (i) => (i.HostConfig.CapDrop = ["NET_RAW"]), 'HostConfig.CapDrop is ["NET_RAW"], not ["ALL"]'],
+    ["privileged", (i) => (i.HostConfig.Privileged = true), "HostConfig.Privileged is true, not false"],
+    ["seccomp off", (i) => (i.HostConfig.SecurityOpt = ["no-new-privileges", "seccomp=unconfined"]), 'HostConfig.SecurityOpt is ["no-new-privileges","seccomp=unconfined"], not exactly ["no-new-privileges"]'],
+    ["IPC shared", (i) => (i.HostConfig.IpcMode = "shareable"), 'HostConfig.IpcMode is "shareable", not "private"'],
+    ["the host's cgroup namespace", (i) => (i.HostConfig.CgroupnsMode = "host"), 'HostConfig.CgroupnsMode is "host", not "private"'],
+    ["another runtime", (i) => (i.HostConfig.Runtime = "runsc"), 'HostConfig.Runtime is "runsc", not "runc"'],
+    ["a masked path unmasked", (i) => (i.HostConfig.MaskedPaths = (i.HostConfig.MaskedPaths as string[]).filter((p) => p !== "/proc/kcore")), "HostConfig.MaskedPaths lacks /proc/kcore, which Docker holds for every container"],
+    ["pids", (i) => (i.HostConfig.PidsLimit = 0), "HostConfig.PidsLimit is 0, not 1024"],
+    ["CPU quota", (i) => (i.HostConfig.CpuQuota = 400000), "HostConfig.CpuQuota is 400000, not 200000 (2 CPUs)"],
+    ["CPU period", (i) => (i.HostConfig.CpuPeriod = 50000), "HostConfig.CpuPeriod is 50000, not 100000"],
+    ["a tmpfs option", (i) => ((i.HostConfig.Tmpfs as Record<string, string>)["/run/agentrun"] = "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=1m"), 'HostConfig.Tmpfs /run/agentrun is "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=1m", not "uid=1000,gid=1000,mode=0700,noexec,nosuid,nodev,size=1m" (in any order)'],
+    ["another tmpfs", (i) => ((i.HostConfig.Tmpfs as Record<string, string>)["/tmp"] = "size=1m"), "HostConfig.Tmpfs has another tmpfs at /tmp"],
+    ["a bind of the docker socket", (i) => (i.HostConfig.Binds = ["/var/run/docker.sock:/var/run/docker.sock"]), 'HostConfig.Binds is ["/var/run/docker.sock:/var/run/docker.sock"], and must be empty'],
+    ["the host's pid namespace", (i) => (i.HostConfig.PidMode = "host"), 'HostConfig.PidMode is "host", and must be empty'],
+    ["a device", (i) => (i.HostConfig.Devices = [{ PathOnHost: "/dev/kvm" }]), 'HostConfig.Devices is [{"PathOnHost":"/dev/kvm"}], and must be empty'],
+    ["a field a later Docker adds", (i) => (i.HostConfig.HostGPU = "all"), 'HostConfig.HostGPU is "all", and must be empty'],
+    ["root", (i) => (i.Config.User = "0:0"), 'Config.User is "0:0", not "1000:1000"'],
+    ["another image", (i) => (i.Config.Image = "alpine"), 'Config.Image is "alpine", not "agentrun-base:f46053ab1cd8"'],
+    ["another home", (i) => (i.Config.Env = ["HOME=/root", "HOME=/work"]), 'Config.Env holds ["HOME=/root","HOME=/work"], not one HOME=/work'],
+    ["another entrypoint", (i) => (i.Config.Entrypoint = ["/bin/sh"]), 'Config.Entrypoint is ["/bin/sh"], not ["/opt/agentrun/computerd"]'],
+    ["another deadline", (i) => (i.Config.Cmd = ["init", "--deadline", "2030-01-01T00:00:00.000Z"]), 'Config.Cmd is ["init","--deadline","2030-01-01T00:00:00.000Z"], not ["init","--deadline","2026-11-29T21:00:00.000Z"]'],
+    ["an image VOLUME", (i) => (i.Config.Volumes = { "/data": {} }), 'Config.Volumes is {"/data":{}}, and must be empty'],
+    ["a label of the provider's namespace", (i) => ((i.Config.Labels as Record<string, string>)["agentrun.computer.egress"] = "x"), "Config.Labels holds agentrun.computer.egress, which the provider never writes"],
+    ["an AppArmor profile off", (i) => (i.AppArmorProfile = "unconfined"), 'AppArmorProfile is "unconfined", not ""'],
+  ];
+  it.each(cases)("names %s", (_what, edit, sentence) => {
+    expect(inspectDrift(f.spec, changed(f, edit), expectedOf(f))).toEqual([sentence]);
+  });
+
+  it("names a second mount and an image's volume in both halves of the report", () => {
+    const out = inspectDrift(f.spec, changed(f, (i) => {
+      i.Mounts = [...(i.Mounts ?? []), { Type: "volume", Name: "v", Source: "/var/lib/docker/volumes/v/_data", Destination: "/data", RW: true, Propagation: "" }];
+    }), expectedOf(f));
+    expect(out).toEqual(["Mounts holds another mount: a volume at /data (an image's VOLUME is drift too)"]);
+  });
+
+  it("names a daemon bound from another copy, and a run folder bound read-only", () => {
+    const g = fixture("inspect-open-bind");
+    const out = inspectDrift(g.spec, g.inspected, { ...expectedOf(g, "0:0"), daemon: "/elsewhere/computerd" });
+    expect(out).toHaveLength(2);
+    expect(out[0]).toMatch(/^HostConfig.Mounts does not hold the daemon at \/opt\/agentrun\/computerd as one read-only bind of \/elsewhere\/computerd/);
+    const ro = changed(g, (i) => {
+      for (const m of i.Mounts ?? []) if (m.Destination === "/workspace") m.RW = false;
+    });
+    expect(inspectDrift(g.spec, ro, expectedOf(g, "0:0"))[0]).toMatch(/^Mounts does not hold the run folder at \/workspace as one read-write bind/);
+  });
+
+  it("expects docker-default and container_t where the host has AppArmor and SELinux", () => {
+    const out = inspectDrift(f.spec, f.inspected, { ...expectedOf(f), host: { apparmor: true, selinux: true } });
+    expect(out).toEqual(['AppArmorProfile is "", not "docker-default"', 'ProcessLabel is "", not of type container_t']);
+  });
+});
+
+describe("the hello half", () => {
+  const e = expectedOf(fixture("inspect-none"));
+  it.each([
+    ["another version", { ...hello, version: "0.0.9" }, "the daemon is version 0.0.9, not the provider's 0.1.0"],
+    ["another kind", { ...hello, kind: "desktop" as const }, "the daemon's kind is desktop, not linux"],
+    ["one group more", { ...hello, groups: ["exec", "files", "processes", "screen"] }, 'the daemon\'s groups are ["exec","files","processes","screen"], not ["exec","files","processes"]'],
+    ["one group fewer", { ...hello, groups: ["exec", "files"] }, 'the daemon\'s groups are ["exec","files"], not ["exec","files","processes"]'],
+    ["another arch", { ...hello, arch: "arm64" }, "the daemon's arch is arm64, not the Docker host's amd64"],
+    ["another os", { ...hello, os: "windows" }, "the daemon's os is windows, not linux"],
+  ])("names %s", (_what, h, sentence) => {
+    expect(helloDrift(h, e)).toEqual([sentence]);
+  });
+});
