@@ -31,6 +31,17 @@ export function daemonCopyPath(cache: string, bytes: Buffer): string {
  */
 async function trustedDir(dir: string): Promise<void> {
   const uid = process.getuid?.() ?? 0;
+  for (let above = path.dirname(dir); ; above = path.dirname(above)) {
+    const a = await fs.stat(above).catch(() => undefined);
+    if (!a) continue; // made below, 0700
+    const othersOwn = a.uid !== uid && a.uid !== 0;
+    // A sticky directory (/tmp) lets nobody else rename or remove what is ours in it.
+    const othersWrite = (a.mode & 0o022) !== 0 && (a.mode & STICKY) === 0;
+    if (othersOwn || othersWrite) {
+      throw new DaemonCacheError(`the daemon cache ${dir} is below ${above}, which another user may write; give daemonCache a directory only this user and root may change`);
+    }
+    if (above === path.dirname(above)) break;
+  }
   let stat = await fs.lstat(dir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return undefined;
     throw error;
@@ -44,16 +55,6 @@ async function trustedDir(dir: string): Promise<void> {
   if (stat.uid !== uid) throw new DaemonCacheError(`the daemon cache ${dir} is owned by uid ${stat.uid}, not this process's ${uid}; give daemonCache a directory of this user's`);
   if ((stat.mode & 0o777) !== 0o700) {
     throw new DaemonCacheError(`the daemon cache ${dir} has mode ${(stat.mode & 0o777).toString(8).padStart(4, "0")}, not 0700; the provider does not change it: chmod 0700 it or give daemonCache another directory`);
-  }
-  for (let above = path.dirname(dir); ; above = path.dirname(above)) {
-    const a = await fs.stat(above);
-    const othersOwn = a.uid !== uid && a.uid !== 0;
-    // A sticky directory (/tmp) lets nobody else rename or remove what is ours in it.
-    const othersWrite = (a.mode & 0o022) !== 0 && (a.mode & STICKY) === 0;
-    if (othersOwn || othersWrite) {
-      throw new DaemonCacheError(`the daemon cache ${dir} is below ${above}, which another user may write; give daemonCache a directory only this user and root may change`);
-    }
-    if (above === path.dirname(above)) break;
   }
 }
 

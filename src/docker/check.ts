@@ -1,0 +1,124 @@
+// check(spec) for Docker: every refusal together, each naming its field, with no Docker call.
+// Once the host has been read, its missing enforcement and what it cannot give join them.
+import { checkLifetime } from "../lifetime.js";
+import { checkMount } from "../mount.js";
+import type { Capabilities, ComputerSpec } from "../provider.js";
+import type { Refusal } from "../result.js";
+import { remapProblem } from "./bind.js";
+import { COMPUTER_LABEL } from "./constants.js";
+import { engineMajor, type Host } from "./host.js";
+
+const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind"]);
+const MAX_ID = 2 ** 31 - 1;
+const USER = /^(0|[1-9][0-9]*)(?::(0|[1-9][0-9]*))?$/;
+
+export interface CheckContext {
+  capabilities: Capabilities;
+  /** The host as docker info read it, once it has been. */
+  host?: Host;
+  /** The volume option's root, when the provider runs in a container. */
+  volumeRoot?: string;
+}
+
+function hasNul(value: string): boolean {
+  return value.includes("\0");
+}
+
+/** A uid or uid:gid in numbers, or why not. */
+export function userProblem(user: unknown): string | undefined {
+  if (typeof user !== "string" || !USER.test(user)) {
+    return "user is a uid or uid:gid in numbers (a name is refused: the image may not have it)";
+  }
+  if (user.split(":").some((n) => Number(n) > MAX_ID)) return `user's ids are at most ${MAX_ID}`;
+  return undefined;
+}
+
+export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] {
+  const out: Refusal[] = [];
+  if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
+  const fields = spec as unknown as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    if (!FIELDS.has(key)) out.push({ field: key, message: `${key} is not a field Docker supports (it takes ${[...FIELDS].join(", ")})` });
+  }
+  if (typeof spec.image !== "string" || spec.image.length === 0) out.push({ field: "image", message: "image is required: the image a computer starts from" });
+  else if (hasNul(spec.image)) out.push({ field: "image", message: "image has a NUL byte" });
+
+  const lifetime = checkLifetime(spec.lifetimeMs, context.capabilities);
+  if (lifetime) out.push(lifetime);
+
+  if (spec.network === undefined) out.push({ field: "network", message: "network is required: none or open" });
+  else if (typeof spec.network === "object" && spec.network !== null && "allow" in spec.network) {
+    out.push({ field: "network", message: "an allowlist needs the egress proxy, which is not built yet on Docker; ask for none or open" });
+  } else if (spec.network !== "none" && spec.network !== "open") {
+    out.push({ field: "network", message: "network is none or open (an allowlist is not built yet on Docker)" });
+  }
+
+  if (spec.kind === "desktop") out.push({ field: "kind", message: "desktop computers on Docker are not built yet; ask for kind linux" });
+  else if (spec.kind !== undefined && spec.kind !== "linux") out.push({ field: "kind", message: `Docker makes linux computers, not ${String(spec.kind)}; ask for kind linux` });
+
+  if (spec.labels !== undefined) {
+    if (typeof spec.labels !== "object" || spec.labels === null || Array.isArray(spec.labels)) {
+      out.push({ field: "labels", message: "labels is an object of strings" });
+    } else {
+      for (const [key, value] of Object.entries(spec.labels)) {
+        if (key.length === 0 || hasNul(key) || key.includes("=") || /\s/.test(key)) {
+          out.push({ field: "labels", message: "a label's key is a non-empty string with no NUL, = or space" });
+        } else if (key === COMPUTER_LABEL || key.startsWith(`${COMPUTER_LABEL}.`)) {
+          out.push({ field: "labels", message: `the label ${key} is in the provider's own namespace (${COMPUTER_LABEL}); choose another key` });
+        }
+        if (typeof value !== "string" || hasNul(value)) out.push({ field: "labels", message: `the label ${key.replace(/\0/g, "")} is a string with no NUL` });
+      }
+    }
+  }
+
+  if (spec.mount !== undefined) {
+    const refusals = checkMount(spec.mount, context.capabilities.mount);
+    out.push(...refusals);
+    const path = (spec.mount as { path?: unknown }).path;
+    if (refusals.length === 0 && typeof path === "string") {
+      if (/[,"\n\r]/.test(path)) out.push({ field: "mount.path", message: `the run folder ${JSON.stringify(path)} has a comma, a double quote or a line break, which Docker's --mount cannot hold` });
+      const root = context.volumeRoot;
+      if (root !== undefined && !(path.startsWith(`${root}/`) && path !== root)) {
+        out.push({ field: "mount.path", message: `the run folder ${path} is not below the volume's root ${root}; with the volume option a run folder must be inside the volume` });
+      }
+    }
+  }
+
+  if (spec.cpus !== undefined && !(typeof spec.cpus === "number" && spec.cpus > 0 && Number.isInteger(spec.cpus * 100_000) && spec.cpus * 100_000 >= 1_000 && spec.cpus <= 1024)) {
+    out.push({ field: "cpus", message: "cpus is a number of CPUs from 0.01 to 1024, in steps of 0.00001" });
+  }
+  if (spec.memoryMb !== undefined && !(Number.isInteger(spec.memoryMb) && spec.memoryMb >= 6 && spec.memoryMb <= 1 << 24)) {
+    out.push({ field: "memoryMb", message: "memoryMb is a whole number of MiB from 6 (Docker's least) up" });
+  }
+  if (spec.pids !== undefined && !(Number.isInteger(spec.pids) && spec.pids >= 1 && spec.pids <= 4_194_304)) {
+    out.push({ field: "pids", message: "pids is a whole number from 1 to 4194304 (0 or less would be no limit)" });
+  }
+  if (spec.user !== undefined) {
+    const problem = userProblem(spec.user);
+    if (problem) out.push({ field: "user", message: problem });
+  }
+  if (spec.workdir !== undefined) {
+    if (typeof spec.workdir !== "string" || !spec.workdir.startsWith("/") || hasNul(spec.workdir)) {
+      out.push({ field: "workdir", message: "workdir is an absolute path with no NUL" });
+    }
+  }
+
+  const host = context.host;
+  if (host) {
+    for (const lack of host.lacks) out.push({ field: "host", message: lack });
+    if (spec.mount !== undefined) {
+      const remap = remapProblem(host);
+      if (remap) out.push({ field: "host", message: remap });
+    }
+    if (context.volumeRoot !== undefined) {
+      const major = engineMajor(host);
+      if (major === undefined || major < 26) {
+        out.push({
+          field: "host",
+          message: `the volume option mounts subpaths of a volume (volume-subpath), which needs Docker Engine 26 or later; this Docker host runs ${host.engine ? `Engine ${host.engine}` : "an engine that reports no version"}: upgrade it, or run the provider on the Docker host itself without the volume option`,
+        });
+      }
+    }
+  }
+  return out;
+}

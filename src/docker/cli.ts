@@ -1,0 +1,75 @@
+// The docker CLI, the provider's one way to Docker: every call bounded in time and ended by the
+// caller's signal. A call's outcome is a value; what it means is the caller's to say.
+import { execa } from "execa";
+import type { ResultCode } from "../result.js";
+
+/** A call not given its own bound. */
+export const DOCKER_CALL_MS = 60_000;
+
+export interface CallBound {
+  signal?: AbortSignal;
+  /** Past it the CLI is killed and the outcome is timedOut. */
+  timeoutMs?: number;
+  /** Written to the CLI's stdin. */
+  input?: string;
+}
+
+export interface Outcome {
+  ok: boolean;
+  exitCode: number | undefined;
+  stdout: string;
+  stderr: string;
+  aborted: boolean;
+  timedOut: boolean;
+  /** The docker CLI is not there to run. */
+  missing: boolean;
+}
+
+/** The docker CLI at a path; onCall sees every argument list (the list benchmark counts calls). */
+export class DockerCli {
+  constructor(
+    readonly path = "docker",
+    private readonly onCall?: (args: readonly string[]) => void,
+  ) {}
+
+  async run(args: readonly string[], bound: CallBound = {}): Promise<Outcome> {
+    this.onCall?.(args);
+    if (bound.signal?.aborted) return { ok: false, exitCode: undefined, stdout: "", stderr: "", aborted: true, timedOut: false, missing: false };
+    const result = await execa(this.path, [...args], {
+      reject: false,
+      timeout: bound.timeoutMs ?? DOCKER_CALL_MS,
+      forceKillAfterDelay: 2_000,
+      ...(bound.signal ? { cancelSignal: bound.signal } : {}),
+      ...(bound.input !== undefined ? { input: bound.input } : { stdin: "ignore" as const }),
+      stripFinalNewline: true,
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    return {
+      ok: !result.failed,
+      exitCode: result.exitCode,
+      stdout: String(result.stdout ?? ""),
+      stderr: String(result.stderr ?? ""),
+      aborted: result.isCanceled,
+      timedOut: result.timedOut,
+      missing: (result as { code?: string }).code === "ENOENT",
+    };
+  }
+}
+
+/** Docker's own words when its daemon was not reached. */
+const UNREACHABLE = /Cannot connect to the Docker daemon|Is the docker daemon running|permission denied while trying to connect|error during connect/i;
+
+/**
+ * A failed call as a result's code and words: what was asked, and the next step. Docker's output
+ * is summed up, never passed on whole: its last line alone, which names what Docker refused.
+ */
+export function failureOf(what: string, outcome: Outcome, docker: string): { code: ResultCode; message: string } {
+  if (outcome.aborted) return { code: "aborted", message: `${what} was aborted` };
+  if (outcome.timedOut) return { code: "timeout", message: `${what} did not finish in time; is the Docker host overloaded?` };
+  if (outcome.missing) return { code: "unreachable", message: `${what} could not run: there is no docker CLI at ${docker}; install it or give the docker option` };
+  if (UNREACHABLE.test(outcome.stderr)) {
+    return { code: "unreachable", message: `${what}: Docker is not answering (is it running, and may this user reach it?)` };
+  }
+  const last = outcome.stderr.trim().split("\n").pop()?.replace(/^Error( response from daemon)?:\s*/i, "") ?? "";
+  return { code: "failed", message: `${what} failed (exit ${outcome.exitCode ?? "?"})${last ? `: ${last}` : ""}` };
+}

@@ -1,0 +1,30 @@
+// The Docker provider's module, as the registry loads it: the provider class, create(options),
+// MOUNT and CAPABILITIES, and what a caller or the conformance module needs beside them.
+import type { MountKind } from "../mount.js";
+import { DockerProvider, type DockerProviderOptions } from "./provider.js";
+
+export { CAPABILITIES, DockerProvider, type DockerProviderOptions } from "./provider.js";
+export { DockerCli } from "./cli.js";
+export { drift, type DriftExpected, helloDrift, inspectDrift } from "./drift.js";
+export { type DockerInfo, type Host, hostOf } from "./host.js";
+export {
+  DOCKER_RECIPE_HAS,
+  dockerRecipe,
+  ensureImage,
+  type EnsureOptions,
+  IMAGE_TIMEOUT_MS,
+  type ImageSource,
+  RECIPE_LABEL,
+  recipeHash,
+  recipeTag,
+} from "./image.js";
+export { deadlineOf, type Inspected, mountOf, networkOf, specOf } from "./readback.js";
+export { COMPUTER_LABEL, DEADLINE_LABEL } from "./constants.js";
+
+/** The mount kinds a Docker computer takes: a host folder bound at /workspace. */
+export const MOUNT: readonly MountKind[] = ["bind"];
+
+/** The provider from its options alone; a missing or wrong option throws in words. */
+export function create(options: DockerProviderOptions): DockerProvider {
+  return new DockerProvider(options);
+}

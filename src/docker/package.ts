@@ -1,0 +1,17 @@
+// The package this module ships in: its root (where dist/ and package.json are) and version.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The nearest directory above this module that holds a package.json. */
+export function packageRoot(): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "package.json"))) return dir;
+    if (dir === path.dirname(dir)) throw new Error("this module is not inside a package: no package.json above it");
+  }
+}
+
+/** The package's version, which the daemon it carries reports in hello. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
+}

@@ -1,0 +1,466 @@
+// DockerProvider: the ComputerProvider interface mapped onto the docker CLI. The run flags, the
+// drift check, the host's enforcement and the read-back live in their own files; this one wires
+// them into create, connect, attach, list, network and release.
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { CallOptions } from "../client.js";
+import type { Hello } from "../protocol.js";
+import type {
+  AttachBy,
+  Capabilities,
+  ComputerInfo,
+  ComputerProvider,
+  ComputerRef,
+  ComputerSpec,
+  Connection,
+  NetworkPolicy,
+  NetworkReadBack,
+  ReleaseHow,
+  SpecReadBack,
+} from "../provider.js";
+import { fail, ok, refuse, type Result } from "../result.js";
+import { bindWritableProblem } from "./bind.js";
+import { checkSpec, userProblem } from "./check.js";
+import { DockerCli, failureOf } from "./cli.js";
+import { COMPUTER_LABEL, DEADLINE_LABEL, ID_PATTERN, INSPECT_BATCH, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
+import { DaemonCacheError, daemonCopy, daemonCopyPath, DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
+import { drift, type DriftExpected } from "./drift.js";
+import { type Host, hostOf } from "./host.js";
+import { dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
+import { openConnection } from "./connect.js";
+import { packageVersion } from "./package.js";
+import { planOf } from "./plan.js";
+import { deadlineOf, type Inspected, isComputer, labelsOf, mountOf, nameOf, networkOf, specOf, stateOf } from "./readback.js";
+import { runArgs } from "./run-args.js";
+
+export interface DockerProviderOptions {
+  /** computerd for the Docker host's architecture; the provider binds its own copy of it. */
+  daemonPath: string;
+  /** Where the copy lives (default ~/.cache/agentrun-computer): 0700, this user's. */
+  daemonCache?: string;
+  /** The computer's user when a spec names none: uid:gid, never root or root's group. */
+  user?: string;
+  /** The image docker.image() makes ready; default the provider's recipe on the set-up's base. */
+  image?: ImageSource;
+  /** The docker CLI: its path (default docker), or a DockerCli. */
+  docker?: string | DockerCli;
+  /** For a provider in a container of the Docker it drives: the named volume its files are on. */
+  volume?: { name: string; root: string };
+}
+
+export const CAPABILITIES: Capabilities = {
+  kind: "linux",
+  os: "linux",
+  daemon: "pid1",
+  groups: ["exec", "files", "processes"],
+  lifetime: "janitor",
+  maxLifetimeMs: MAX_LIFETIME_MS,
+  network: ["none", "open"],
+  networkReadBack: true,
+  release: ["stop", "delete"],
+  stopDeletes: false,
+  user: ["root", "uid"],
+  mount: ["bind"],
+};
+
+/** docker inspect's fields that list reads, and no more. */
+const LIST_FORMAT =
+  '{"Id":{{json .Id}},"Name":{{json .Name}},"State":{"Running":{{json .State.Running}}},"Config":{"Labels":{{json .Config.Labels}}},' +
+  '"HostConfig":{"NetworkMode":{{json .HostConfig.NetworkMode}}},"NetworkSettings":{"Networks":{{json .NetworkSettings.Networks}}},"Mounts":{{json .Mounts}}}';
+
+const RELEASE_MS = 60_000;
+const RUN_MS = 120_000;
+
+function defaultUser(): string {
+  const uid = process.getuid?.() ?? 1000;
+  const gid = process.getgid?.() ?? 1000;
+  return uid === 0 || gid === 0 ? "1000:1000" : `${uid}:${gid}`;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+export class DockerProvider implements ComputerProvider {
+  readonly id = "docker";
+  readonly version: string;
+  readonly cli: DockerCli;
+  readonly #daemonPath: string;
+  readonly #daemonCache: string;
+  readonly #user: string;
+  readonly #image: ImageSource | undefined;
+  readonly #volume: { name: string; root: string } | undefined;
+  #host: Host | undefined;
+  #hostRead: Promise<Result<Host>> | undefined;
+
+  constructor(options: DockerProviderOptions) {
+    if (typeof options?.daemonPath !== "string" || options.daemonPath.length === 0) {
+      throw new TypeError("DockerProvider needs daemonPath: computerd for the Docker host's architecture (dist/computerd-linux-amd64)");
+    }
+    this.#daemonPath = options.daemonPath;
+    this.#daemonCache = path.resolve(options.daemonCache ?? DEFAULT_DAEMON_CACHE);
+    if (options.user !== undefined) {
+      const problem = userProblem(options.user);
+      if (problem) throw new TypeError(`DockerProvider's user option: ${problem}`);
+      const [uid, gid = uid] = options.user.split(":");
+      if (Number(uid) === 0 || Number(gid) === 0) {
+        throw new TypeError(`DockerProvider's user option ${options.user} is root or in root's group; only a spec may ask for that (user "0", or a gid of 0)`);
+      }
+    }
+    this.#user = options.user ? (options.user.includes(":") ? options.user : `${options.user}:${options.user}`) : defaultUser();
+    if (options.image !== undefined) {
+      const problem = sourceProblem(options.image);
+      if (problem) throw new TypeError(`DockerProvider's image option: ${problem}`);
+      this.#image = options.image;
+    } else {
+      const base = toolchainBase();
+      this.#image = base ? { recipe: dockerRecipe(base) } : undefined;
+    }
+    if (options.volume !== undefined) {
+      const { name, root } = options.volume;
+      if (typeof name !== "string" || !name || typeof root !== "string" || !path.isAbsolute(root)) {
+        throw new TypeError("DockerProvider's volume option is { name, root }: the named volume, and where this process has it mounted (an absolute path)");
+      }
+      const rel = path.relative(root, this.#daemonCache);
+      if (rel.startsWith("..") || path.isAbsolute(rel)) {
+        throw new TypeError(`DockerProvider's daemonCache ${this.#daemonCache} is not at or below the volume's root ${root}; with the volume option the daemon must be on the volume`);
+      }
+      this.#volume = { name, root: path.resolve(root) };
+    }
+    this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker");
+    this.version = packageVersion();
+  }
+
+  capabilities(): Capabilities {
+    return structuredClone(CAPABILITIES);
+  }
+
+  check(spec: ComputerSpec): Result<undefined> {
+    return refuse(checkSpec(spec, { capabilities: CAPABILITIES, ...(this.#host ? { host: this.#host } : {}), ...(this.#volume ? { volumeRoot: this.#volume.root } : {}) }));
+  }
+
+  /** The host's enforcement, from docker info once per provider; a failed read is not kept. */
+  async host(options: CallOptions = {}): Promise<Result<Host>> {
+    if (this.#host) return ok(this.#host);
+    this.#hostRead ??= (async () => {
+      const read = await this.cli.run(["info", "--format", "{{json .}}"], { signal: options.signal, timeoutMs: 30_000 });
+      if (!read.ok) {
+        const failure = failureOf("docker info", read, this.cli.path);
+        return fail(failure.code, failure.message);
+      }
+      try {
+        this.#host = hostOf(JSON.parse(read.stdout));
+        return ok(this.#host);
+      } catch {
+        return fail("failed", "docker info did not answer JSON; is the docker CLI at its path Docker's?");
+      }
+    })().finally(() => (this.#hostRead = undefined));
+    return this.#hostRead;
+  }
+
+  /** The host read, then refused in words when it lacks any enforcement. */
+  async #enforcingHost(options: CallOptions): Promise<Result<Host>> {
+    const host = await this.host(options);
+    if (!host.ok) return host;
+    if (host.value.lacks.length > 0) {
+      return fail("refused", `${host.value.lacks.join("; ")}. Nothing was made: run computers on a Docker host that enforces every limit and has seccomp`, { field: "host" });
+    }
+    return host;
+  }
+
+  /** ensureImage of the provider's image option, with its docker CLI. */
+  image(options: Omit<EnsureOptions, "docker"> = {}): Promise<Result<string>> {
+    if (!this.#image) {
+      return Promise.resolve(fail("invalid", "no image to make: dist/toolchain.json names no base image (run bash scripts/setup.sh, which makes it), and no image option was given"));
+    }
+    return ensureImage(this.#image, { ...options, docker: this.cli });
+  }
+
+  async create(spec: ComputerSpec, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+    const { signal } = options;
+    const checked = this.check(spec);
+    if (!checked.ok) return checked;
+    if (signal?.aborted) return fail("aborted", "create was aborted before anything was made");
+    const host = await this.#enforcingHost(options);
+    if (!host.ok) return host;
+    const withHost = this.check(spec); // now with the host: a remap with a bind, an old engine with the volume option
+    if (!withHost.ok) return fail("refused", `${withHost.error.message}. Nothing was made`, { field: withHost.error.field ?? "host" });
+
+    const name = `computer-${randomBytes(6).toString("hex")}`;
+    let daemon: string;
+    try {
+      daemon = await daemonCopy(this.#daemonPath, this.#daemonCache);
+    } catch (error) {
+      if (error instanceof DaemonCacheError) return fail("invalid", error.message, { field: "daemonCache" });
+      return fail("failed", `the daemon at ${this.#daemonPath} could not be copied into ${this.#daemonCache}: ${(error as Error).message}`);
+    }
+    // The lifetime counts from here, just before docker run.
+    const started = Date.now();
+    const deadline = new Date(started + spec.lifetimeMs).toISOString();
+    const plan = planOf(spec, { name, deadline, daemon, userDefault: this.#user });
+    if (plan.mount) {
+      const problem = await bindWritableProblem(plan.mount.path, plan.uid, plan.gid);
+      if (problem) return fail("refused", problem, { field: "mount" });
+    }
+    if (signal?.aborted) return fail("aborted", "create was aborted before docker run; nothing was made");
+
+    const ran = await this.cli.run(runArgs(plan), { signal, timeoutMs: RUN_MS });
+    if (!ran.ok) {
+      await this.#removeLate(name);
+      if (ran.aborted) return fail("aborted", `create was aborted during docker run; ${name} was removed`);
+      const failure = failureOf(`docker run of ${name}`, ran, this.cli.path);
+      return fail(failure.code, `${failure.message}; nothing was left`);
+    }
+    const refused = async (code: "refused" | "aborted" | "timeout" | "failed" | "unreachable" | "gone", words: string) => {
+      await this.#remove(name);
+      return fail(code, words);
+    };
+    if (signal?.aborted) return refused("aborted", `create was aborted after docker run; ${name} was deleted`);
+
+    const inspected = await this.#inspect(name, { signal });
+    if (!inspected.ok) {
+      return refused(signal?.aborted ? "aborted" : inspected.error.code === "not_found" ? "gone" : "failed", `${inspected.error.message}; ${name} was deleted`);
+    }
+    const state = inspected.value.State;
+    if (!state?.Running) {
+      const took = Date.now() - started;
+      if (state?.ExitCode === 0 && Date.now() >= Date.parse(deadline)) {
+        return refused("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs)} ended before docker run finished (it took ${seconds(took)}); ask for a longer lifetime`);
+      }
+      const logs = await this.cli.run(["logs", "--tail", "5", name], { timeoutMs: 10_000 });
+      const words = `${logs.stdout}\n${logs.stderr}`.trim().split("\n").filter(Boolean).pop();
+      return refused("failed", `${name} was not running after its start (exit code ${state?.ExitCode ?? "?"}${words ? `: ${words}` : ""}); it was removed`);
+    }
+
+    const connection = await openConnection(this.cli.path, name, undefined, signal);
+    if (!connection.ok) {
+      if (signal?.aborted) return refused("aborted", `create was aborted while saying hello; ${name} was deleted`);
+      return refused(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
+    }
+    const hello = connection.value.hello;
+    await connection.value.close();
+    const mismatches = drift(spec, inspected.value, hello, this.#expected(host.value, plan.uid, plan.gid, deadline, daemon));
+    if (mismatches.length > 0) {
+      return refused("refused", `${name} is not what was declared, so it was deleted: ${mismatches.join("; ")}`);
+    }
+    if (signal?.aborted) return refused("aborted", `create was aborted after its checks; ${name} was deleted`);
+    return ok(this.#refOf(inspected.value, hello));
+  }
+
+  #expected(host: Host, uid: number, gid: number, deadline: string, daemon: string): DriftExpected {
+    return {
+      user: `${uid}:${gid}`,
+      daemon,
+      deadline,
+      version: this.version,
+      groups: CAPABILITIES.groups,
+      kind: CAPABILITIES.kind,
+      arch: host.arch,
+      host: { apparmor: host.apparmor, selinux: host.selinux },
+    };
+  }
+
+  #refOf(inspected: Inspected, hello?: Hello): ComputerRef {
+    const spec: SpecReadBack = specOf(inspected);
+    if (hello) spec.kind = hello.kind;
+    return { id: inspected.Id, name: nameOf(inspected), provider: this.id, spec };
+  }
+
+  /** docker rm --force --volumes by exact name, bounded, ignoring the caller's signal. */
+  async #remove(name: string): Promise<Result<undefined>> {
+    const removed = await this.cli.run(["rm", "--force", "--volumes", name], { timeoutMs: RELEASE_MS });
+    if (removed.ok || /No such container/i.test(removed.stderr)) return ok();
+    const failure = failureOf(`docker rm of ${name}`, removed, this.cli.path);
+    return fail(failure.code, failure.message);
+  }
+
+  /**
+   * After a docker run that was killed: the Docker daemon may still make the container after the
+   * CLI is gone, so it is removed, then looked for again for a while and removed if it came.
+   */
+  async #removeLate(name: string): Promise<void> {
+    await this.#remove(name);
+    for (let i = 0; i < 6; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const seen = await this.cli.run(["ps", "--all", "--quiet", "--filter", `name=^/${name}$`], { timeoutMs: 10_000 });
+      if (seen.ok && seen.stdout.trim()) await this.#remove(name);
+    }
+  }
+
+  /** One container, whole; not_found when Docker has none or it is not a computer. */
+  async #inspect(target: string, options: CallOptions): Promise<Result<Inspected>> {
+    const read = await this.cli.run(["inspect", "--type", "container", target], { signal: options.signal, timeoutMs: 30_000 });
+    if (!read.ok) {
+      if (/No such (object|container)/i.test(read.stderr)) return fail("not_found", `no computer ${target} on this Docker host`);
+      const failure = failureOf(`docker inspect ${target}`, read, this.cli.path);
+      return fail(failure.code, failure.message);
+    }
+    const [inspected] = JSON.parse(read.stdout) as Inspected[];
+    if (!inspected || !isComputer(inspected)) return fail("not_found", `no computer ${target} on this Docker host (a container that is not a computer does not count)`);
+    return ok(inspected);
+  }
+
+  #target(ref: ComputerRef): Result<string> {
+    if (typeof ref?.name === "string" && NAME_PATTERN.test(ref.name)) return ok(ref.name);
+    return fail("invalid", "a Docker computer's ref has its name, computer-<12 hex digits>", { field: "name" });
+  }
+
+  async connect(ref: ComputerRef, options: CallOptions = {}): Promise<Result<Connection>> {
+    const target = this.#target(ref);
+    if (!target.ok) return target;
+    return openConnection(this.cli.path, target.value, { version: this.version, kind: CAPABILITIES.kind, groups: CAPABILITIES.groups }, options.signal);
+  }
+
+  async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+    let target: string;
+    if (by && "id" in by) {
+      if (typeof by.id !== "string" || !(NAME_PATTERN.test(by.id) || ID_PATTERN.test(by.id))) {
+        return fail("invalid", "attach by id takes a computer's name (computer-<12 hex digits>) or its container id (12 to 64 hex digits)", { field: "id" });
+      }
+      target = by.id;
+    } else if (by && "labels" in by && typeof by.labels === "object" && by.labels !== null && Object.keys(by.labels).length > 0) {
+      const found = await this.#names(by.labels, options);
+      if (!found.ok) return found;
+      const shown = Object.entries(by.labels).map(([k, v]) => `${k}=${v}`).join(", ");
+      if (found.value.length === 0) return fail("not_found", `no computer matches the labels ${shown}`);
+      if (found.value.length > 1) return fail("invalid", `${found.value.length} computers match the labels ${shown} (${found.value.map((f) => f.name).join(", ")}); attach takes labels that match one`);
+      target = found.value[0]!.name;
+    } else {
+      return fail("invalid", "attach takes { id } or { labels } with at least one label", { field: "by" });
+    }
+    const host = await this.#enforcingHost(options);
+    if (!host.ok) return host;
+    const inspected = await this.#inspect(target, options);
+    if (!inspected.ok) return inspected;
+    const name = nameOf(inspected.value);
+    const readBack = specOf(inspected.value);
+    const mismatches: string[] = [];
+
+    // The spec as read back, held to what check allows.
+    const asSpec: ComputerSpec = {
+      image: readBack.image,
+      lifetimeMs: 1,
+      network: typeof readBack.network === "string" ? readBack.network : "none",
+      labels: Object.fromEntries(Object.entries(labelsOf(inspected.value)).filter(([k]) => k !== COMPUTER_LABEL && !k.startsWith(`${COMPUTER_LABEL}.`))),
+      cpus: readBack.cpus,
+      memoryMb: readBack.memoryMb,
+      pids: readBack.pids,
+      user: readBack.user,
+      workdir: readBack.workdir,
+    };
+    if (readBack.mount && "kind" in readBack.mount && readBack.mount.kind === "bind") asSpec.mount = { kind: "bind", path: readBack.mount.path };
+    else if (readBack.mount && "other" in readBack.mount) mismatches.push(`the run folder reads back as other: ${readBack.mount.other}`);
+    for (const refusal of checkSpec({ ...asSpec, labels: {} }, { capabilities: CAPABILITIES })) {
+      if (refusal.field !== "mount.path" && refusal.field !== "mount") mismatches.push(`read back, ${refusal.message}`);
+    }
+    const deadline = readBack.deadline;
+    if (deadlineOf(deadline) === undefined) {
+      mismatches.push(`the ${DEADLINE_LABEL} label ${deadline === undefined ? "is missing" : `reads ${JSON.stringify(deadline)}`}, not the ISO time create writes, at most 30 days away`);
+    }
+    if (!/^\d+:\d+$/.test(readBack.user)) mismatches.push(`Config.User is ${JSON.stringify(readBack.user)}, not uid:gid as create writes it`);
+    const { uid, gid } = { uid: Number(readBack.user.split(":")[0]), gid: Number(readBack.user.split(":")[1]) };
+
+    let hello: Hello | undefined;
+    if (stateOf(inspected.value) === "running") {
+      const connection = await openConnection(this.cli.path, name, undefined, options.signal);
+      if (!connection.ok) {
+        if (connection.error.code === "aborted") return connection;
+        mismatches.push(connection.error.message);
+      } else {
+        hello = connection.value.hello;
+        await connection.value.close();
+      }
+    }
+    const daemon = daemonCopyPath(this.#daemonCache, await fs.readFile(this.#daemonPath));
+    mismatches.push(...drift(asSpec, inspected.value, hello, this.#expected(host.value, uid, gid, deadline ?? "", daemon)));
+    if (mismatches.length > 0) return fail("refused", `${name} is not what was declared (left as it is): ${mismatches.join("; ")}`);
+    return ok(this.#refOf(inspected.value, hello));
+  }
+
+  /** The computers docker ps lists with these labels: ids and names, one call. */
+  async #names(labels: Record<string, string>, options: CallOptions): Promise<Result<Array<{ id: string; name: string }>>> {
+    const filters = [`label=${COMPUTER_LABEL}=1`, ...Object.entries(labels).map(([k, v]) => `label=${k}=${v}`)].flatMap((f) => ["--filter", f]);
+    const listed = await this.cli.run(["ps", "--all", "--no-trunc", ...filters, "--format", "{{.ID}}\t{{.Names}}"], { signal: options.signal, timeoutMs: 30_000 });
+    if (!listed.ok) {
+      const failure = failureOf("docker ps", listed, this.cli.path);
+      return fail(failure.code, failure.message);
+    }
+    return ok(
+      listed.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => {
+          const [id = "", name = ""] = line.split("\t");
+          return { id, name };
+        })
+        .filter((c) => NAME_PATTERN.test(c.name)),
+    );
+  }
+
+  async list(labels: Record<string, string> = {}, options: CallOptions = {}): Promise<Result<ComputerInfo[]>> {
+    for (const [key, value] of Object.entries(labels)) {
+      if (!key || key.includes("=") || key.includes("\0") || typeof value !== "string" || value.includes("\0")) {
+        return fail("invalid", "list takes labels whose keys have no = or NUL and whose values are strings with no NUL", { field: "labels" });
+      }
+    }
+    const found = await this.#names(labels, options);
+    if (!found.ok) return found;
+    const out: ComputerInfo[] = [];
+    for (let i = 0; i < found.value.length; i += INSPECT_BATCH) {
+      const ids = found.value.slice(i, i + INSPECT_BATCH).map((c) => c.id);
+      const read = await this.cli.run(["inspect", "--type", "container", "--format", LIST_FORMAT, ...ids], { signal: options.signal, timeoutMs: 60_000 });
+      // A computer gone between ps and inspect is left out: Docker says so and lists the rest.
+      const onlyGone = read.stderr.split("\n").filter(Boolean).every((l) => /No such (object|container)/i.test(l));
+      if (!read.ok && !(read.exitCode === 1 && onlyGone)) {
+        const failure = failureOf("docker inspect", read, this.cli.path);
+        return fail(failure.code, failure.message);
+      }
+      for (const line of read.stdout.split("\n").filter(Boolean)) {
+        const inspected = JSON.parse(line) as Inspected;
+        if (!isComputer(inspected)) continue;
+        const labelsRead = labelsOf(inspected);
+        const info: ComputerInfo = {
+          ref: { id: inspected.Id, name: nameOf(inspected), provider: this.id },
+          labels: labelsRead,
+          deadline: deadlineOf(labelsRead[DEADLINE_LABEL]),
+          state: stateOf(inspected),
+          network: networkOf(inspected),
+        };
+        const mount = mountOf(inspected);
+        if (mount) info.mount = mount;
+        out.push(info);
+      }
+    }
+    return ok(out);
+  }
+
+  async network(ref: ComputerRef, policy?: NetworkPolicy, options: CallOptions = {}): Promise<Result<NetworkReadBack>> {
+    const target = this.#target(ref);
+    if (!target.ok) return target;
+    const inspected = await this.#inspect(target.value, options);
+    if (!inspected.ok) return inspected;
+    const now = networkOf(inspected.value);
+    if (policy === undefined || (typeof policy === "string" && policy === now)) return ok(now);
+    return fail("unsupported", `a Docker computer's network is fixed at create (Docker cannot move a container with no network onto one); ${target.value} stays ${typeof now === "string" ? now : `other (${"other" in now ? now.other : "an allowlist"})`}: make a new computer with the network you want`, { field: "network" });
+  }
+
+  async release(ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {
+    const target = this.#target(ref);
+    if (!target.ok) return target;
+    if (how !== "stop" && how !== "delete") return fail("invalid", 'release takes "stop" or "delete"', { field: "how" });
+    if (options.signal?.aborted) return fail("aborted", `release of ${target.value} was aborted before Docker was asked`);
+    const args = how === "stop" ? ["stop", "--time", "10", target.value] : ["rm", "--force", "--volumes", target.value];
+    const done = await this.cli.run(args, { signal: options.signal, timeoutMs: RELEASE_MS });
+    if (done.ok || /No such container/i.test(done.stderr)) return ok();
+    const failure = failureOf(`docker ${args[0]} of ${target.value}`, done, this.cli.path);
+    return fail(failure.code, failure.message);
+  }
+
+  /** One docker ps: Docker answers, and how many computers this provider has there. */
+  async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
+    const found = await this.#names({}, options);
+    if (!found.ok) return found;
+    return ok({ detail: `Docker answers; ${found.value.length} computer${found.value.length === 1 ? "" : "s"} of this provider` });
+  }
+}

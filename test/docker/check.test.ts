@@ -1,0 +1,126 @@
+// check(spec) on Docker: every refusal the spec lists, together, with no Docker call (the
+// provider's docker CLI is a path that does not exist, so any call would fail the test).
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { checkSpec } from "../../src/docker/check.js";
+import { hostOf, type DockerInfo } from "../../src/docker/host.js";
+import { CAPABILITIES, DockerProvider } from "../../src/docker/provider.js";
+import type { ComputerSpec } from "../../src/provider.js";
+
+const folder = mkdtempSync(path.join(tmpdir(), "agentrun-check-"));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+const docker = new DockerProvider({ daemonPath: "/nonexistent/computerd", docker: "/nonexistent/docker" });
+const good: ComputerSpec = { image: "agentrun-base:x", lifetimeMs: 600_000, network: "none" };
+const info = JSON.parse(readFileSync(new URL("../fixtures/docker/info-20.10.24.json", import.meta.url), "utf8")) as DockerInfo;
+
+function refusals(spec: unknown): Array<[string, string]> {
+  const checked = docker.check(spec as ComputerSpec);
+  if (checked.ok) return [];
+  return (checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }]).map((r) => [r.field, r.message]);
+}
+
+describe("DockerProvider.check", () => {
+  it("takes a plain spec, and one with every field", () => {
+    expect(docker.check(good)).toEqual({ ok: true, value: undefined });
+    expect(
+      docker.check({ ...good, network: "open", cpus: 0.5, memoryMb: 512, pids: 64, user: "0", workdir: "/workspace", labels: { "agentrun.run": "r1" }, mount: { kind: "bind", path: folder }, kind: "linux" }),
+    ).toEqual({ ok: true, value: undefined });
+  });
+
+  it.each<[string, unknown, string, RegExp]>([
+    ["no image", { ...good, image: "" }, "image", /image is required/],
+    ["a NUL in the image", { ...good, image: "a\0b" }, "image", /NUL/],
+    ["no lifetime", { ...good, lifetimeMs: undefined }, "lifetimeMs", /lifetimeMs is required/],
+    ["a lifetime past 30 days", { ...good, lifetimeMs: 30 * 86_400_000 + 1 }, "lifetimeMs", /past this provider's cap of 2592000000 ms \(30 days\)/],
+    ["a fractional lifetime", { ...good, lifetimeMs: 1.5 }, "lifetimeMs", /whole number/],
+    ["an allowlist", { ...good, network: { allow: ["pypi.org"] } }, "network", /an allowlist needs the egress proxy, which is not built yet on Docker; ask for none or open/],
+    ["another network", { ...good, network: "host" }, "network", /network is none or open/],
+    ["a desktop", { ...good, kind: "desktop" }, "kind", /desktop computers on Docker are not built yet; ask for kind linux/],
+    ["a phone", { ...good, kind: "android" }, "kind", /Docker makes linux computers, not android/],
+    ["a field Docker does not support", { ...good, gpu: true }, "gpu", /gpu is not a field Docker supports/],
+    ["a user by name", { ...good, user: "agent" }, "user", /a name is refused: the image may not have it/],
+    ["cpus of zero", { ...good, cpus: 0 }, "cpus", /cpus is a number of CPUs/],
+    ["memory below Docker's least", { ...good, memoryMb: 4 }, "memoryMb", /from 6/],
+    ["no pids limit", { ...good, pids: 0 }, "pids", /0 or less would be no limit/],
+    ["a relative workdir", { ...good, workdir: "work" }, "workdir", /absolute path/],
+    ["a label of the provider's namespace", { ...good, labels: { "agentrun.computer.deadline": "x" } }, "labels", /provider's own namespace/],
+    ["a label key with =", { ...good, labels: { "a=b": "c" } }, "labels", /no NUL, = or space/],
+    ["a label with a NUL", { ...good, labels: { a: "b\0" } }, "labels", /no NUL/],
+    ["an Archil mount", { ...good, mount: { kind: "archil", disk: "d", region: "r", folder: "f", token: "secret-token" } }, "mount", /does not take a mount of kind archil; it takes bind/],
+    ["a folder that is not there", { ...good, mount: { kind: "bind", path: `${folder}/missing` } }, "mount.path", /does not exist/],
+    ["a folder that is not canonical", { ...good, mount: { kind: "bind", path: `${folder}/../${path.basename(folder)}` } }, "mount.path", /not canonical/],
+  ])("refuses %s", (_what, spec, field, words) => {
+    const got = refusals(spec);
+    expect(got).toHaveLength(1);
+    expect(got[0]![0]).toBe(field);
+    expect(got[0]![1]).toMatch(words);
+    expect(got[0]![1]).not.toContain("secret-token");
+  });
+
+  it("refuses a folder Docker's --mount cannot hold", () => {
+    const odd = mkdtempSync(path.join(folder, "a,b"));
+    expect(refusals({ ...good, mount: { kind: "bind", path: odd } })).toEqual([
+      ["mount.path", `the run folder ${JSON.stringify(odd)} has a comma, a double quote or a line break, which Docker's --mount cannot hold`],
+    ]);
+  });
+
+  it("names every bad field together", () => {
+    expect(refusals({ image: "", lifetimeMs: 0, network: "wide", user: "root" }).map(([f]) => f)).toEqual(["image", "lifetimeMs", "network", "user"]);
+  });
+
+  it("once the host is read, refuses with field host for each enforcement it lacks, a bind on a remapping host and the volume option on Engine 20", () => {
+    const lacking = hostOf({ ...info, SwapLimit: false, SecurityOptions: ["name=seccomp,profile=default", "name=rootless"] });
+    const got = checkSpec({ ...good, mount: { kind: "bind", path: folder } }, { capabilities: CAPABILITIES, host: lacking });
+    expect(got.map((r) => r.field)).toEqual(["host", "host"]);
+    expect(got[0]!.message).toBe("this Docker host does not enforce swap limits, so a computer could swap past its memory size");
+    expect(got[1]!.message).toMatch(/^this Docker host remaps user ids \(rootless Docker\), so the run folder's owner on the host is not the computer's user/);
+    expect(checkSpec(good, { capabilities: CAPABILITIES, host: lacking }).map((r) => r.field)).toEqual(["host"]);
+
+    const old = checkSpec(good, { capabilities: CAPABILITIES, host: hostOf(info), volumeRoot: "/data" });
+    expect(old).toEqual([
+      {
+        field: "host",
+        message: "the volume option mounts subpaths of a volume (volume-subpath), which needs Docker Engine 26 or later; this Docker host runs Engine 20.10.24+dfsg1: upgrade it, or run the provider on the Docker host itself without the volume option",
+      },
+    ]);
+    const { ServerVersion: _v, ...unversioned } = info;
+    expect(checkSpec(good, { capabilities: CAPABILITIES, host: hostOf(unversioned), volumeRoot: "/data" })[0]!.message).toMatch(/runs an engine that reports no version/);
+  });
+});
+
+describe("DockerProvider's options", () => {
+  it("refuses root and root's group for the provider's user, and a name", () => {
+    expect(() => new DockerProvider({ daemonPath: "x", user: "1000:0" })).toThrow(/root or in root's group; only a spec may ask for that/);
+    expect(() => new DockerProvider({ daemonPath: "x", user: "0" })).toThrow(/root/);
+    expect(() => new DockerProvider({ daemonPath: "x", user: "agent" })).toThrow(/uid or uid:gid in numbers/);
+    expect(() => new DockerProvider({ daemonPath: "" })).toThrow(/needs daemonPath/);
+  });
+
+  it("refuses an image source that is neither a recipe nor an image name", () => {
+    expect(() => new DockerProvider({ daemonPath: "x", image: { recipe: "RUN true" } })).toThrow(/a recipe is a Dockerfile with a FROM line/);
+    expect(() => new DockerProvider({ daemonPath: "x", image: { image: "Not An Image" } })).toThrow(/is not an image name/);
+  });
+
+  it("refuses a daemon cache outside the volume's root", () => {
+    expect(() => new DockerProvider({ daemonPath: "x", daemonCache: "/elsewhere", volume: { name: "v", root: "/data" } })).toThrow(
+      /daemonCache \/elsewhere is not at or below the volume's root \/data/,
+    );
+    expect(() => new DockerProvider({ daemonPath: "x", daemonCache: "/data/cache", volume: { name: "v", root: "/data" } })).not.toThrow();
+  });
+
+  it("declares linux, pid1, the three groups, 30 days, the janitor, stop and delete, and bind", () => {
+    expect(docker.capabilities()).toMatchObject({
+      kind: "linux", daemon: "pid1", groups: ["exec", "files", "processes"], maxLifetimeMs: 2_592_000_000,
+      lifetime: "janitor", release: ["stop", "delete"], stopDeletes: false, mount: ["bind"],
+    });
+    expect("extend" in docker).toBe(false);
+    expect("stream" in docker).toBe(false);
+  });
+
+  it("create refuses what check refuses, before any Docker call", async () => {
+    const made = await docker.create({ ...good, network: { allow: ["pypi.org"] } });
+    expect(made).toMatchObject({ ok: false, error: { code: "invalid", field: "network" } });
+  });
+});
