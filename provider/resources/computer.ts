@@ -5,6 +5,7 @@
 // create is a replace, and so is a stopped or drifted computer. delete: release "delete".
 import { z } from "zod";
 import type { ComputerProvider, ComputerRef, ComputerSpec, SpecReadBack } from "../../src/provider.js";
+import type { Result } from "../../src/result.js";
 import type { Hello } from "../../src/protocol.js";
 import { defaultUser } from "../defaults.js";
 import type { Context, ResourceHandler } from "../resource.js";
@@ -39,7 +40,7 @@ const Given = z.strictObject({
   kind: z.enum(["linux", "desktop"]).optional(),
 });
 export type Inputs = Required<Omit<z.infer<typeof Given>, "allow" | "mount" | "image">> & {
-  image: string;
+  image?: string;
   allow?: string[];
   mount?: { kind: string; path: string };
 };
@@ -50,7 +51,7 @@ const hasUnknown = (v: unknown): boolean =>
 /** The library's spec from the resource's inputs. */
 export function specOf(inputs: Inputs): ComputerSpec {
   const spec: ComputerSpec = {
-    image: inputs.image,
+    image: inputs.image ?? "",
     lifetimeMs: inputs.lifetimeMs,
     network: inputs.network === "allow" ? { allow: inputs.allow ?? [] } : inputs.network,
     labels: inputs.labels,
@@ -77,14 +78,12 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   if (failures.length || !parsed.success) return { failures };
 
   const given = parsed.data;
+  // No image: the provider's own (on Docker, its recipe, made ready at create), read back then.
   const image = known.image ?? ctx.settings.docker?.image;
-  if (image === undefined) {
-    return { failures: [{ property: "image", reason: "image is required: name the image the computer starts from, or set agentrun:docker.image for every computer of this stack" }] };
-  }
   const inputs = {
     ...DEFAULTS,
     ...known,
-    image,
+    ...(image === undefined ? {} : { image }),
     user: normalUser(known.user ?? defaultUser(ctx.settings)),
   } as Props;
   if (given.network === "allow" && given.allow === undefined) failures.push({ property: "allow", reason: 'network "allow" needs allow: the names and CIDRs the computer may reach' });
@@ -95,15 +94,16 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   if (!hasUnknown(inputs)) {
     const provider = await ctx.vendor(inputs.provider as string);
     if (!provider.ok) return { failures: [{ property: "provider", reason: provider.error.message }] };
-    const checked = provider.value.check(specOf(inputs as Inputs));
+    const checked = provider.value.check(specOf({ image: "", ...inputs } as Inputs));
     if (!checked.ok) {
-      const refusals = checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }];
+      const all = checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }];
+      const refusals = all.filter((r) => !(image === undefined && r.field === "image"));
       for (const r of refusals) {
         const property = r.field.split(".")[0] ?? "";
         // A secret field's refusal is named, never shown: the words could quote it.
         failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });
       }
-      return { failures };
+      if (failures.length) return { failures };
     }
   }
   return { inputs: wrapDerived(inputs, secretKeys) };
@@ -198,6 +198,13 @@ const DERIVED: Record<string, readonly string[]> = {
   name: [], containerId: [], state: [], deadline: [], hello: [],
 };
 
+/** The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). */
+async function defaultImage(provider: ComputerProvider, signal: AbortSignal): Promise<Result<string>> {
+  const withImage = provider as ComputerProvider & { image?(o: { signal: AbortSignal }): Promise<Result<string>> };
+  if (typeof withImage.image !== "function") return { ok: false, error: { code: "invalid", message: `the ${provider.id} provider has no image of its own: declare image` } };
+  return withImage.image({ signal });
+}
+
 function bounded(ctx: Context, ms: number): AbortSignal {
   return AbortSignal.any([ctx.signal, AbortSignal.timeout(ms)]);
 }
@@ -212,7 +219,13 @@ async function create(ctx: Context, raw: Props) {
   const { plain, secretKeys } = unwrap(raw);
   const inputs = plain as Inputs;
   const provider = await vendorOf(ctx, inputs.provider);
-  const made = await provider.create(specOf(inputs), { signal: bounded(ctx, CREATE_MS) });
+  const signal = bounded(ctx, CREATE_MS);
+  if (inputs.image === undefined) {
+    const image = await defaultImage(provider, signal);
+    if (!image.ok) throw new Error(image.error.message);
+    inputs.image = image.value;
+  }
+  const made = await provider.create(specOf(inputs), { signal });
   if (!made.ok) throw new Error(made.error.message);
   // The hello is read once more for the outputs; a computer that cannot answer is not kept.
   const conn = await provider.connect(made.value, { signal: bounded(ctx, STEP_MS) });
@@ -250,7 +263,8 @@ function sorted(v: unknown): unknown {
 async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
   const o = unwrap(olds).plain;
   const n = unwrap(news).plain;
-  const replaces: string[] = FIXED.filter((k) => !same(o[k], n[k]));
+  // An image left to the provider is whatever it made ready: compared only when declared.
+  const replaces: string[] = FIXED.filter((k) => !(k === "image" && n.image === undefined) && !same(o[k], n[k]));
   // A stopped computer (past its deadline) and a drifted one are made again.
   if (o.state === "stopped") replaces.push("state");
   if (Array.isArray(o.drift) && o.drift.length > 0) replaces.push("drift");
