@@ -1,6 +1,7 @@
 // What each resource module gives the plugin, and the lazy table of them: the plugin loads a
 // resource's module (and the library behind it) only when the engine first asks for that type.
 import type { CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
+import type { ComputerProvider } from "../src/provider.js";
 import type { Settings } from "./config.js";
 import type { Props } from "./secrets.js";
 import type { Vendors } from "./vendors.js";
@@ -41,4 +42,16 @@ export function unknownFields(news: Props, known: readonly string[], type: strin
   return Object.keys(news)
     .filter((k) => !known.includes(k))
     .map((k) => ({ property: k, reason: `${type} has no field "${k}"; it takes ${known.join(", ")}` }));
+}
+
+/** The provider of an id, or a throw in its words (a step's failure). */
+export async function vendorOf(ctx: Context, id: string): Promise<ComputerProvider> {
+  const v = await ctx.vendor(id);
+  if (!v.ok) throw new Error(v.error.message);
+  return v.value;
+}
+
+/** A vendor call's signal: the engine's cancel, or the step's own bound. */
+export function bounded(ctx: Context, ms: number): AbortSignal {
+  return AbortSignal.any([ctx.signal, AbortSignal.timeout(ms)]);
 }

@@ -9,7 +9,7 @@ import type { Result } from "../../src/result.js";
 import type { Hello } from "../../src/protocol.js";
 import { defaultUser } from "../defaults.js";
 import type { Context, ResourceHandler } from "../resource.js";
-import { unknownFields } from "../resource.js";
+import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
@@ -203,16 +203,6 @@ async function defaultImage(provider: ComputerProvider, signal: AbortSignal): Pr
   const withImage = provider as ComputerProvider & { image?(o: { signal: AbortSignal }): Promise<Result<string>> };
   if (typeof withImage.image !== "function") return { ok: false, error: { code: "invalid", message: `the ${provider.id} provider has no image of its own: declare image` } };
   return withImage.image({ signal });
-}
-
-function bounded(ctx: Context, ms: number): AbortSignal {
-  return AbortSignal.any([ctx.signal, AbortSignal.timeout(ms)]);
-}
-
-async function vendorOf(ctx: Context, id: string): Promise<ComputerProvider> {
-  const v = await ctx.vendor(id);
-  if (!v.ok) throw new Error(v.error.message);
-  return v.value;
 }
 
 async function create(ctx: Context, raw: Props) {

@@ -7,7 +7,7 @@ import { releaseOlder } from "../../src/janitor.js";
 import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } from "../../src/labels.js";
 import type { ComputerProvider } from "../../src/provider.js";
 import type { Context, ResourceHandler } from "../resource.js";
-import { unknownFields } from "../resource.js";
+import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:RunEpoch";
@@ -38,19 +38,12 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   return { inputs: wrapDerived({ provider, run: plain.run, epoch: plain.epoch }, secretKeys) };
 }
 
-async function vendorOf(ctx: Context, id: string): Promise<ComputerProvider> {
-  const v = await ctx.vendor(id);
-  if (!v.ok) throw new Error(v.error.message);
-  return v.value;
-}
-
-const bounded = (ctx: Context) => AbortSignal.any([ctx.signal, AbortSignal.timeout(STEP_MS)]);
 
 async function create(ctx: Context, raw: Props) {
   const { plain, secretKeys } = unwrap(raw);
   const inputs = plain as Inputs;
   const provider = await vendorOf(ctx, inputs.provider);
-  const claimed = await releaseOlder(provider, inputs.run, inputs.epoch, { signal: bounded(ctx) });
+  const claimed = await releaseOlder(provider, inputs.run, inputs.epoch, { signal: bounded(ctx, STEP_MS) });
   if (!claimed.ok) throw new Error(claimed.error.message);
   const outs = { ...inputs, labels: runLabels(inputs.run, inputs.epoch), released: claimed.value.released, drift: [] as string[] };
   return { id: `${inputs.run}@${inputs.epoch}`, outs: wrapDerived(outs, secretKeys, DERIVED) };
@@ -79,7 +72,7 @@ async function read(ctx: Context, id: string, props: Props) {
     epoch: typeof old.epoch === "number" ? old.epoch : Number(id.slice(at + 1)),
   };
   const provider = await vendorOf(ctx, inputs.provider);
-  const drift = await fencedBy(provider, inputs, bounded(ctx));
+  const drift = await fencedBy(provider, inputs, bounded(ctx, STEP_MS));
   const outs = { ...inputs, labels: runLabels(inputs.run, inputs.epoch), released: Array.isArray(old.released) ? old.released : [], drift };
   return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
@@ -100,7 +93,7 @@ async function update(): Promise<never> {
 async function remove(ctx: Context, _id: string, props: Props) {
   const old = unwrap(props).plain as Inputs;
   const provider = await vendorOf(ctx, old.provider);
-  const signal = bounded(ctx);
+  const signal = bounded(ctx, STEP_MS);
   // The claim's own computers still there; a later claim's are never touched.
   const listed = await provider.list({ [RUN_LABEL]: old.run, [EPOCH_LABEL]: String(old.epoch) }, { signal });
   if (!listed.ok) throw new Error(listed.error.message);

@@ -6,8 +6,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { mount } from "../../provider/resources/mount.js";
 import { isSecret, secret } from "../../provider/secrets.js";
+import { testContext } from "../support/context.js";
 
-const ctx = { settings: {} };
+const ctx = testContext();
 let base: string;
 beforeEach(async () => { base = await mkdtemp(join(tmpdir(), "agentrun-unit-mount-")); });
 afterEach(async () => { await rm(base, { recursive: true, force: true }); });
@@ -54,7 +55,7 @@ describe("Mount check", () => {
   });
 
   test("normalizes the user and fills the defaults", async () => {
-    const r = await mount.check({ settings: { docker: { user: "1234" } } }, {}, { path: join(base, "w") });
+    const r = await mount.check(testContext({ docker: { user: "1234" } }), {}, { path: join(base, "w") });
     expect(r.inputs).toEqual({ kind: "bind", path: join(base, "w"), user: "1234:1234", mode: "0700", retainOnDelete: false });
   });
 
