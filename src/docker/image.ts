@@ -172,8 +172,9 @@ async function present(cli: DockerCli, source: ImageSource, tag: string, bound: 
   return fail(failure.code, failure.message);
 }
 
+/** Docker's output with its terminal colours taken out. */
 function output(outcome: Outcome): string {
-  return `${outcome.stdout}\n${outcome.stderr}`;
+  return `${outcome.stdout}\n${outcome.stderr}`.replace(/\x1b\[[0-9;]*m/g, "");
 }
 
 /** What went wrong in a build, in words that hold none of Docker's output but the recipe's own. */

@@ -23,9 +23,10 @@ import { fail, ok, refuse, type Result } from "../result.js";
 import { bindWritableProblem } from "./bind.js";
 import { checkSpec, userProblem } from "./check.js";
 import { DockerCli, failureOf } from "./cli.js";
-import { COMPUTER_LABEL, DEADLINE_LABEL, ID_PATTERN, INSPECT_BATCH, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
+import { COMPUTER_LABEL, DEADLINE_LABEL, HOME, ID_PATTERN, INSPECT_BATCH, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
 import { DaemonCacheError, daemonCopy, daemonCopyPath, DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
 import { drift, type DriftExpected } from "./drift.js";
+import { homeDrift, narrowHome } from "./home.js";
 import { type Host, hostOf } from "./host.js";
 import { dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
 import { openConnection } from "./connect.js";
@@ -78,8 +79,9 @@ function defaultUser(): string {
   return uid === 0 || gid === 0 ? "1000:1000" : `${uid}:${gid}`;
 }
 
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
+/** 45000 is "45 s", 101234 is "101.2 s"; exact when asked (a lifetime), else to a tenth. */
+function seconds(ms: number, exact = false): string {
+  return `${exact ? ms / 1000 : Math.round(ms / 100) / 10} s`;
 }
 
 export class DockerProvider implements ComputerProvider {
@@ -226,7 +228,7 @@ export class DockerProvider implements ComputerProvider {
     if (!state?.Running) {
       const took = Date.now() - started;
       if (state?.ExitCode === 0 && Date.now() >= Date.parse(deadline)) {
-        return refused("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs)} ended before docker run finished (it took ${seconds(took)}); ask for a longer lifetime`);
+        return refused("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(took)}); ask for a longer lifetime`);
       }
       const logs = await this.cli.run(["logs", "--tail", "5", name], { timeoutMs: 10_000 });
       const words = `${logs.stdout}\n${logs.stderr}`.trim().split("\n").filter(Boolean).pop();
@@ -239,8 +241,11 @@ export class DockerProvider implements ComputerProvider {
       return refused(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
     }
     const hello = connection.value.hello;
+    const home = await narrowHome(connection.value.client, signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
     await connection.value.close();
+    if (signal?.aborted) return refused("aborted", `create was aborted while reading the computer; ${name} was deleted`);
     const mismatches = drift(spec, inspected.value, hello, this.#expected(host.value, plan.uid, plan.gid, deadline, daemon));
+    if (home) mismatches.push(home);
     if (mismatches.length > 0) {
       return refused("refused", `${name} is not what was declared, so it was deleted: ${mismatches.join("; ")}`);
     }
@@ -369,6 +374,8 @@ export class DockerProvider implements ComputerProvider {
         mismatches.push(connection.error.message);
       } else {
         hello = connection.value.hello;
+        const home = await homeDrift(connection.value.client, options.signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
+        if (home) mismatches.push(home);
         await connection.value.close();
       }
     }

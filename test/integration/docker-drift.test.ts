@@ -1,0 +1,83 @@
+// Drift on the real engine: computers changed by hand are refused by attach, naming each
+// mismatch, and left as they are; a daemon of another version is refused at create, and the
+// computer is gone.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanup, docker, provider, spec, testLabel, toolchain, withLabel } from "./docker-helpers.js";
+
+const made = cleanup();
+
+async function running(labels: Record<string, string>) {
+  const docker_ = provider();
+  const result = await docker_.create(spec({ labels }));
+  if (!result.ok) throw new Error(result.error.message);
+  made.track(result.value.name);
+  return { docker_, ref: result.value };
+}
+
+describe("a computer changed by hand", () => {
+  it("with its memory updated is refused by attach, naming each mismatch, and left running", async () => {
+    const { docker_, ref } = await running(testLabel());
+    docker("update", "--memory", "1g", "--memory-swap", "1g", ref.name);
+    const attached = await docker_.attach({ id: ref.name });
+    expect(attached).toMatchObject({ ok: false, error: { code: "refused" } });
+    if (attached.ok) return;
+    expect(attached.error.message).toMatch(new RegExp(`^${ref.name} is not what was declared \\(left as it is\\): `));
+    expect(attached.error.message).toContain('HostConfig.Tmpfs /work is "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=2048m", not "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=512m" (in any order)');
+    expect(docker("inspect", "--format", "{{.State.Running}}", ref.name)).toBe("true");
+  });
+
+  it("with a restart policy added is refused by attach and left running", async () => {
+    const { docker_, ref } = await running(testLabel());
+    docker("update", "--restart", "always", ref.name);
+    const attached = await docker_.attach({ id: ref.name });
+    expect(attached).toMatchObject({ ok: false, error: { code: "refused" } });
+    if (!attached.ok) {
+      expect(attached.error.message).toContain('HostConfig.RestartPolicy is {"Name":"always","MaximumRetryCount":0}, not {"Name":"no"}');
+    }
+    expect(docker("inspect", "--format", "{{.State.Running}}", ref.name)).toBe("true");
+  });
+
+  it("with network none cannot be put on the bridge by hand on this engine, and still reads back none", async () => {
+    // Engine 20.10 refuses the connect outright; the drift check's sentence for a none computer on
+    // the bridge is held in test/docker/drift.test.ts on a recorded inspect.
+    const { docker_, ref } = await running(testLabel());
+    expect(() => execFileSync("docker", ["network", "connect", "bridge", ref.name], { stdio: "pipe" })).toThrow(/private \(none\) mode/);
+    expect(await docker_.network(ref)).toEqual({ ok: true, value: "none" });
+    expect((await docker_.attach({ id: ref.name })).ok).toBe(true);
+  });
+
+  it("whose /work was opened to others is refused by attach, read from inside", async () => {
+    const { docker_, ref } = await running(testLabel());
+    docker("exec", ref.name, "chmod", "0755", "/work");
+    const attached = await docker_.attach({ id: ref.name });
+    expect(attached).toMatchObject({ ok: false, error: { code: "refused" } });
+    if (!attached.ok) expect(attached.error.message).toContain("/work reads mode 0755 from inside, not 0700: it is the user's alone");
+  });
+});
+
+describe("a daemon of another version (the drifted provider)", () => {
+  let dir: string;
+  let drifted: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "agentrun-drifted-"));
+    drifted = path.join(dir, "computerd-drifted");
+    execFileSync("go", ["build", "-trimpath", "-ldflags", "-s -w -X agentrun.dev/computerd/internal/version.Version=0.0.0-drifted", "-o", drifted, "./cmd/computerd"], {
+      cwd: path.join(toolchain.root, "daemon"),
+      env: { ...process.env, CGO_ENABLED: "0", GOOS: "linux", GOARCH: "amd64" },
+      stdio: "pipe",
+    });
+  }, 180_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("is refused at create, and the computer is gone", async () => {
+    const labels = testLabel();
+    const result = await provider({ daemonPath: drifted }).create(spec({ labels }));
+    expect(result).toMatchObject({ ok: false, error: { code: "refused" } });
+    if (!result.ok) expect(result.error.message).toMatch(/is not what was declared, so it was deleted: the daemon is version 0\.0\.0-drifted, not the provider's 0\.1\.0/);
+    expect(withLabel(labels)).toEqual([]);
+  });
+});

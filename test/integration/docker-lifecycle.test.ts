@@ -1,0 +1,156 @@
+// Abort, lifetime, the janitor, run epochs and the run folder on the real engine.
+import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { DockerCli } from "../../src/docker/cli.js";
+import { releaseOlder, sweep } from "../../src/janitor.js";
+import { runLabels } from "../../src/labels.js";
+import type { ComputerRef } from "../../src/provider.js";
+import { cleanup, docker, provider, spec, testLabel, withLabel } from "./docker-helpers.js";
+
+const made = cleanup();
+
+function track(result: { ok: boolean; value?: ComputerRef }): ComputerRef {
+  if (!result.ok || !result.value) throw new Error(JSON.stringify(result));
+  made.track(result.value.name);
+  return result.value;
+}
+
+describe("create aborted at each step leaves nothing", () => {
+  it("before docker run: aborted, nothing made, Docker asked nothing but docker info", async () => {
+    const labels = testLabel();
+    const calls: string[] = [];
+    const docker_ = provider({ docker: new DockerCli("docker", (args) => calls.push(args[0]!)) });
+    const result = await docker_.create(spec({ labels }), { signal: AbortSignal.abort() });
+    expect(result).toMatchObject({ ok: false, error: { code: "aborted" } });
+    expect(calls).toEqual([]);
+    expect(withLabel(labels)).toEqual([]);
+  });
+
+  it.each([
+    ["during docker run", "run", 150],
+    ["after docker run, during inspect", "inspect", 0],
+    ["after docker run, during hello", "exec", 0],
+  ])("%s: aborted, and the computer is removed", async (_when, step, delay) => {
+    const labels = testLabel();
+    const controller = new AbortController();
+    const docker_ = provider({
+      docker: new DockerCli("docker", (args) => {
+        if (args[0] === step) setTimeout(() => controller.abort(), delay);
+      }),
+    });
+    const result = await docker_.create(spec({ labels }), { signal: controller.signal });
+    expect(result).toMatchObject({ ok: false, error: { code: "aborted" } });
+    expect(withLabel(labels)).toEqual([]);
+  }, 30_000);
+});
+
+describe("lifetime and the janitor", () => {
+  it("a computer of 10 s stops itself, list shows it stopped, and sweep deletes it", async () => {
+    const docker_ = provider();
+    const labels = testLabel();
+    const ref = track(await docker_.create(spec({ labels, lifetimeMs: 10_000 })));
+    const kept = await sweep(docker_, { labels });
+    expect(kept).toEqual({ ok: true, value: { deleted: [], kept: 1 } });
+    const deadline = Date.parse(ref.spec!.deadline!);
+    let state = "running";
+    while (Date.now() < deadline + 15_000) {
+      const listed = await docker_.list(labels);
+      state = listed.ok ? (listed.value[0]?.state ?? "gone") : "error";
+      if (state === "stopped") break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(state).toBe("stopped");
+    expect(Date.now()).toBeGreaterThanOrEqual(deadline);
+    expect(docker("inspect", "--format", "{{.State.ExitCode}}", ref.name)).toBe("0");
+    expect(await sweep(docker_, { labels })).toEqual({ ok: true, value: { deleted: [ref.name], kept: 0 } });
+    expect(withLabel(labels)).toEqual([]);
+  }, 60_000);
+
+  it("a lifetime that ends before docker run finished fails create as timeout, with nothing left", async () => {
+    const labels = testLabel();
+    const result = await provider().create(spec({ labels, lifetimeMs: 1 }));
+    expect(result).toMatchObject({ ok: false });
+    if (!result.ok) {
+      expect(result.error.code).toBe("timeout");
+      expect(result.error.message).toMatch(/its lifetime of 0.001 s ended before docker run finished \(it took \d+(\.\d)? s\)/);
+    }
+    expect(withLabel(labels)).toEqual([]);
+  }, 30_000);
+});
+
+describe("releaseOlder on Docker", () => {
+  it("deletes epochs 1 and 2 of a run, keeps 3 and another run's, then is fenced at epoch 2", async () => {
+    const docker_ = provider();
+    const mark = testLabel();
+    const run = `r-${mark["agentrun.test"]}`;
+    const other = `o-${mark["agentrun.test"]}`;
+    const [e1, e2, e3, o1] = (await Promise.all([
+      docker_.create(spec({ labels: { ...mark, ...runLabels(run, 1) } })),
+      docker_.create(spec({ labels: { ...mark, ...runLabels(run, 2) } })),
+      docker_.create(spec({ labels: { ...mark, ...runLabels(run, 3) } })),
+      docker_.create(spec({ labels: { ...mark, ...runLabels(other, 1) } })),
+    ])).map(track) as [ComputerRef, ComputerRef, ComputerRef, ComputerRef];
+
+    const listed = await docker_.list({ "agentrun.run": run });
+    expect(listed.ok && listed.value.map((i) => i.labels["agentrun.epoch"]).sort()).toEqual(["1", "2", "3"]);
+
+    const older = await releaseOlder(docker_, run, 3);
+    expect(older.ok).toBe(true);
+    if (older.ok) {
+      expect(older.value.released.sort()).toEqual([e1.name, e2.name].sort());
+      expect(older.value.kept).toEqual([e3.name]);
+      expect(older.value.unproven).toEqual([]);
+    }
+    expect(withLabel(mark).sort()).toEqual([e3.name, o1.name].sort());
+    expect((await docker_.attach({ labels: runLabels(run, 3) })).ok).toBe(true);
+
+    const fenced = await releaseOlder(docker_, run, 2);
+    expect(fenced).toMatchObject({ ok: false, error: { code: "refused" } });
+    if (!fenced.ok) expect(fenced.error.message).toContain(`fenced: run "${run}" has ${e3.name} at epoch 3, above this claim's epoch 2`);
+    expect(withLabel(mark).sort()).toEqual([e3.name, o1.name].sort());
+  }, 60_000);
+});
+
+describe("the run folder, bound at /workspace", () => {
+  const root = mkdtempSync(path.join(tmpdir(), "agentrun-run-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("round-trips a file: written outside, read inside at /workspace, and back; attach and list read it back", async () => {
+    const folder = path.join(root, "work");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(folder, { mode: 0o700 });
+    chownSync(folder, 1000, 1000);
+    writeFileSync(path.join(folder, "outside.txt"), "from the host\n");
+    const docker_ = provider();
+    const labels = testLabel();
+    const ref = track(await docker_.create(spec({ labels, mount: { kind: "bind", path: folder } })));
+    expect(ref.spec?.mount).toEqual({ kind: "bind", path: folder });
+    const connected = await docker_.connect(ref);
+    if (!connected.ok) throw new Error(connected.error.message);
+    try {
+      const ran = await connected.value.client.call("exec.run", { argv: ["cat", "outside.txt"], cwd: "/workspace", timeoutMs: 10_000 });
+      expect(Buffer.from(ran.stdout, "base64").toString()).toBe("from the host\n");
+      await connected.value.client.call("exec.run", { argv: ["sh", "-c", "echo from the computer > /workspace/inside.txt"], timeoutMs: 10_000 });
+    } finally {
+      await connected.value.close();
+    }
+    expect(readFileSync(path.join(folder, "inside.txt"), "utf8")).toBe("from the computer\n");
+    const attached = await docker_.attach({ id: ref.name });
+    expect(attached.ok && attached.value.spec?.mount).toEqual({ kind: "bind", path: folder });
+    const listed = await docker_.list(labels);
+    expect(listed.ok && listed.value[0]?.mount).toEqual({ kind: "bind", path: folder });
+  });
+
+  it("refuses a folder the computer's user cannot write, before docker run", async () => {
+    const folder = mkdtempSync(path.join(root, "roots-"));
+    const labels = testLabel();
+    const calls: string[] = [];
+    const result = await provider({ docker: new DockerCli("docker", (args) => calls.push(args[0]!)) }).create(spec({ labels, mount: { kind: "bind", path: folder } }));
+    expect(result).toMatchObject({ ok: false, error: { code: "refused", field: "mount" } });
+    if (!result.ok) expect(result.error.message).toBe(`the run folder ${folder} is not writable by the computer's user 1000:1000: it is owned by 0:0 with mode 0700; give it to that user (chown 1000:1000, mode 0700) or ask for the user that owns it`);
+    expect(calls).not.toContain("run");
+    expect(withLabel(labels)).toEqual([]);
+  });
+});
