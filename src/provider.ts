@@ -80,6 +80,16 @@ export interface ComputerInfo {
 }
 
 export type AttachBy = { id: string } | { labels: Record<string, string> };
+
+/** A computer as attach reads it, with every mismatch of its drift check rather than a refusal. */
+export interface ReadBack {
+  ref: ComputerRef;
+  state: ComputerState;
+  labels: Record<string, string>;
+  hello?: Hello;
+  /** One sentence per mismatch; empty when the computer is what was declared. */
+  drift: string[];
+}
 export type ReleaseHow = "stop" | "delete";
 
 /** An open connection to a computer's daemon (or the provider's in-process client). */
@@ -162,6 +172,8 @@ export interface ComputerProvider {
   create(spec: ComputerSpec, options?: CallOptions): Promise<Result<ComputerRef>>;
   /** Finds a computer and runs the drift check on it; a drifted one is refused and left as it is. */
   attach(by: AttachBy, options?: CallOptions): Promise<Result<ComputerRef>>;
+  /** attach without the refusal: what a drifted computer is, for a caller that shows drift (refresh). */
+  readBack?(by: AttachBy, options?: CallOptions): Promise<Result<ReadBack>>;
   list(labels?: Record<string, string>, options?: CallOptions): Promise<Result<ComputerInfo[]>>;
   /** Reads the network back; with a policy, moves the computer to it or refuses with it unchanged. */
   network(ref: ComputerRef, policy?: NetworkPolicy, options?: CallOptions): Promise<Result<NetworkReadBack>>;

@@ -4,7 +4,7 @@
 // and inputs as read back, and `drift` naming each mismatch. diff: what the vendor fixes at
 // create is a replace, and so is a stopped or drifted computer. delete: release "delete".
 import { z } from "zod";
-import type { ComputerProvider, ComputerRef, ComputerSpec, SpecReadBack } from "../../src/provider.js";
+import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/provider.js";
 import type { Result } from "../../src/result.js";
 import type { Hello } from "../../src/protocol.js";
 import { defaultUser } from "../defaults.js";
@@ -114,38 +114,36 @@ function normalUser(user: unknown): unknown {
   return typeof user === "string" && /^\d+$/.test(user) ? `${user}:${user}` : user;
 }
 
-type Observed = { ref: ComputerRef; state: "running" | "stopped"; hello?: Hello; drift: string[]; labels?: Record<string, string> };
-
 /**
- * The computer as it is now: attach runs the provider's drift check. A drifted computer is
- * refused by attach and left as it is; it is then observed with every mismatch as its drift.
+ * The computer as it is now, with every mismatch of the provider's drift check. A provider with
+ * readBack gives the spec even of a drifted computer, so refresh shows each field that changed;
+ * otherwise attach's refusal gives the mismatches alone.
  */
-async function observe(provider: ComputerProvider, name: string, signal: AbortSignal): Promise<Observed | "gone"> {
+async function observe(provider: ComputerProvider, name: string, signal: AbortSignal): Promise<ReadBack | "gone"> {
+  if (provider.readBack) {
+    const read = await provider.readBack({ id: name }, { signal });
+    if (!read.ok) {
+      if (read.error.code === "not_found") return "gone";
+      throw new Error(read.error.message);
+    }
+    return read.value;
+  }
   const listed = await provider.list({}, { signal });
   if (!listed.ok) throw new Error(listed.error.message);
-  const info = listed.value.find((i) => i.ref.name === name || i.ref.id === name);
+  const info = listed.value.find((i) => i.ref.name === name);
   if (!info) return "gone";
-  const attached = await provider.attach({ id: info.ref.name }, { signal });
+  const attached = await provider.attach({ id: name }, { signal });
   if (!attached.ok) {
     if (attached.error.code === "not_found") return "gone";
     if (attached.error.code !== "refused") throw new Error(attached.error.message);
-    return { ref: info.ref, state: info.state, drift: splitDrift(attached.error.message), labels: info.labels };
+    return { ref: info.ref, state: info.state, labels: info.labels, drift: [attached.error.message] };
   }
-  let hello: Hello | undefined;
-  if (info.state === "running") {
-    const conn = await provider.connect(attached.value, { signal });
-    if (!conn.ok) return { ref: attached.value, state: info.state, drift: [conn.error.message], labels: info.labels };
-    hello = conn.value.hello;
-    await conn.value.close();
-  }
-  return { ref: attached.value, state: info.state, hello, drift: [], labels: info.labels };
+  return { ref: attached.value, state: info.state, labels: info.labels, drift: [] };
 }
 
-/** attach's refusal lists its mismatches after a colon, joined by "; ". */
-function splitDrift(message: string): string[] {
-  const at = message.indexOf(": ");
-  const list = at >= 0 ? message.slice(at + 2) : message;
-  return list.split("; ").map((s) => s.trim()).filter(Boolean);
+/** An imported computer's labels: all but its provider's own namespace. */
+function callerLabels(labels: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels).filter(([k]) => k !== "agentrun.computer" && !k.startsWith("agentrun.computer.")));
 }
 
 /** The inputs as read back: what the computer is now, in the resource's own fields. */
@@ -170,12 +168,15 @@ function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello:
   return read;
 }
 
-/** The caller's own labels: the provider's namespace (agentrun.computer…) is its own business. */
-function ownLabels(labels: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(labels).filter(([k]) => k !== "agentrun.computer" && !k.startsWith("agentrun.computer.")));
+/**
+ * The declared labels as read back. A container's labels also hold its image's and the
+ * provider's own, which no one declared, so only the declared keys are compared.
+ */
+function declaredLabels(declared: Record<string, string>, read: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.keys(declared).filter((k) => k in read).map((k) => [k, read[k]!]));
 }
 
-function outputsOf(declared: Inputs, o: Observed, labels: Record<string, string> | undefined): Props {
+function outputsOf(declared: Inputs, o: ReadBack, labels: Record<string, string> | undefined): Props {
   const outs: Props = {
     ...inputsReadBack(declared, o.ref.spec, o.hello, labels),
     name: o.ref.name,
@@ -225,7 +226,7 @@ async function create(ctx: Context, raw: Props) {
   }
   const hello = conn.value.hello;
   await conn.value.close();
-  const outs = outputsOf(inputs, { ref: made.value, state: "running", hello, drift: [] }, inputs.labels);
+  const outs = outputsOf(inputs, { ref: made.value, state: "running", labels: inputs.labels, hello, drift: [] }, inputs.labels);
   return { id: made.value.name, outs: wrapDerived(outs, secretKeys, DERIVED) };
 }
 
@@ -235,9 +236,9 @@ async function read(ctx: Context, id: string, props: Props) {
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULTS.provider);
   const o = await observe(provider, id, bounded(ctx, STEP_MS));
   if (o === "gone") return {}; // refresh drops it; the next up makes it again
-  const labels = o.labels ? ownLabels(o.labels) : undefined;
-  // An import has no outputs: what is there is what was declared.
+  // An import has no outputs: what is there is what was declared (its labels, the caller's own).
   const declared = { ...DEFAULTS, ...old } as Inputs;
+  const labels = typeof old.labels === "object" && old.labels !== null ? declaredLabels(declared.labels, o.labels) : callerLabels(o.labels);
   const outs = outputsOf(declared, o, labels);
   const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);
   return { id: o.ref.name, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };

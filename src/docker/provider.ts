@@ -16,6 +16,7 @@ import type {
   Connection,
   NetworkPolicy,
   NetworkReadBack,
+  ReadBack,
   ReleaseHow,
   SpecReadBack,
 } from "../provider.js";
@@ -318,6 +319,15 @@ export class DockerProvider implements ComputerProvider {
   }
 
   async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+    const read = await this.readBack(by, options);
+    if (!read.ok) return read;
+    const { ref, drift: mismatches } = read.value;
+    if (mismatches.length > 0) return fail("refused", `${ref.name} is not what was declared (left as it is): ${mismatches.join("; ")}`);
+    return ok(ref);
+  }
+
+  /** attach's reads and drift check, with every mismatch returned instead of refused. */
+  async readBack(by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {
     let target: string;
     if (by && "id" in by) {
       if (typeof by.id !== "string" || !(NAME_PATTERN.test(by.id) || ID_PATTERN.test(by.id))) {
@@ -381,8 +391,13 @@ export class DockerProvider implements ComputerProvider {
     }
     const daemon = daemonCopyPath(this.#daemonCache, await fs.readFile(this.#daemonPath));
     mismatches.push(...drift(asSpec, inspected.value, hello, this.#expected(host.value, uid, gid, deadline ?? "", daemon)));
-    if (mismatches.length > 0) return fail("refused", `${name} is not what was declared (left as it is): ${mismatches.join("; ")}`);
-    return ok(this.#refOf(inspected.value, hello));
+    return ok({
+      ref: this.#refOf(inspected.value, hello),
+      state: stateOf(inspected.value),
+      labels: labelsOf(inspected.value),
+      ...(hello ? { hello } : {}),
+      drift: mismatches,
+    });
   }
 
   /** The computers docker ps lists with these labels: ids and names, one call. */
