@@ -1,0 +1,90 @@
+package methods
+
+import (
+	"context"
+	"io"
+
+	"agentrun.dev/computerd/internal/deadline"
+	"agentrun.dev/computerd/internal/execrun"
+	"agentrun.dev/computerd/internal/files"
+	"agentrun.dev/computerd/internal/proc"
+	"agentrun.dev/computerd/internal/rpc"
+	"agentrun.dev/computerd/internal/runs"
+)
+
+// Daemon is what every connection shares: one set of guards, one deadline.
+type Daemon struct {
+	Runs     *runs.Registry
+	Deadline *deadline.Clock // nil outside init: deadline.extend is then unsupported
+}
+
+// Session is one connection's own state: its pulls and pushes.
+type Session struct {
+	transfers *files.Transfers
+}
+
+// NewSession starts a connection's state.
+func (d *Daemon) NewSession() *Session { return &Session{transfers: files.NewTransfers()} }
+
+// Close ends what the connection held.
+func (s *Session) Close() { s.transfers.Close() }
+
+// Table maps each method to its handler for one connection.
+func (d *Daemon) Table(s *Session) map[string]rpc.Entry {
+	t := map[string]rpc.Entry{
+		"hello":    rpc.Def(hello),
+		"ping":     rpc.Def(ping),
+		"exec.run": rpc.Def(execrun.Handler(d.Runs)),
+	}
+	// Declared now so the method table is whole; each is replaced by its handler as it lands.
+	for name, e := range map[string]rpc.Entry{
+		"files.read":     rpc.Def(files.Read),
+		"files.write":    rpc.Def(files.Write),
+		"files.stat":     rpc.Def(files.StatPath),
+		"files.list":     rpc.Def(files.List),
+		"files.mkdir":    rpc.Def(files.Mkdir),
+		"files.move":     rpc.Def(files.Move),
+		"files.remove":   rpc.Def(files.Remove),
+		"tar.pull.begin": rpc.Def(s.transfers.PullBegin),
+		"tar.pull.read":  rpc.Def(s.transfers.PullRead),
+		"tar.pull.end":   rpc.Def(s.transfers.PullEnd),
+		"tar.push.begin": rpc.Def(s.transfers.PushBegin),
+		"tar.push.write": rpc.Def(s.transfers.PushWrite),
+		"tar.push.end":   rpc.Def(s.transfers.PushEnd),
+		"process.start":  pending[proc.StartParams, proc.StartResult](),
+		"process.read":   pending[proc.ReadParams, proc.ReadResult](),
+		"process.write":  pending[proc.WriteParams, proc.Empty](),
+		"process.signal": pending[proc.SignalParams, proc.SignalResult](),
+		"process.resize": pending[proc.ResizeParams, proc.Empty](),
+		"process.list":   pending[proc.ListParams, proc.ListResult](),
+		"process.wait":   pending[proc.WaitParams, proc.WaitResult](),
+	} {
+		t[name] = e
+	}
+	if d.Deadline != nil {
+		t["deadline.extend"] = rpc.Def(d.Deadline.Extend)
+	} else {
+		t["deadline.extend"] = rpc.Def(func(context.Context, deadline.ExtendParams) (deadline.ExtendResult, error) {
+			return deadline.ExtendResult{}, rpc.Errorf(rpc.Unsupported, "this daemon has no deadline to move: it was not started by init")
+		})
+	}
+	return t
+}
+
+func pending[P, R any]() rpc.Entry {
+	return rpc.Def(func(context.Context, P) (R, error) {
+		var r R
+		return r, rpc.Errorf(rpc.Unsupported, "not in this build yet")
+	})
+}
+
+// Serve answers one connection until its input ends, then ends what the connection held.
+func (d *Daemon) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	s := d.NewSession()
+	defer s.Close()
+	table := d.Table(s)
+	return rpc.Serve(ctx, r, w, func(m string) (rpc.Handler, bool) {
+		e, ok := table[m]
+		return e.Handler, ok
+	})
+}
