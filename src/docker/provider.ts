@@ -214,6 +214,10 @@ export class DockerProvider implements ComputerProvider {
       const failure = failureOf(`docker run of ${name}`, ran, this.cli.path);
       return fail(failure.code, `${failure.message}; nothing was left`);
     }
+    if (Date.now() >= Date.parse(deadline)) {
+      await this.#remove(name);
+      return fail("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(Date.now() - started)}); ask for a longer lifetime; it was removed`);
+    }
     const refused = async (code: "refused" | "aborted" | "timeout" | "failed" | "unreachable" | "gone", words: string) => {
       await this.#remove(name);
       return fail(code, words);
@@ -235,7 +239,7 @@ export class DockerProvider implements ComputerProvider {
       return refused("failed", `${name} was not running after its start (exit code ${state?.ExitCode ?? "?"}${words ? `: ${words}` : ""}); it was removed`);
     }
 
-    const connection = await openConnection(this.cli.path, name, undefined, signal);
+    const connection = await openConnection(this.cli, name, undefined, signal);
     if (!connection.ok) {
       if (signal?.aborted) return refused("aborted", `create was aborted while saying hello; ${name} was deleted`);
       return refused(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
@@ -314,7 +318,7 @@ export class DockerProvider implements ComputerProvider {
   async connect(ref: ComputerRef, options: CallOptions = {}): Promise<Result<Connection>> {
     const target = this.#target(ref);
     if (!target.ok) return target;
-    return openConnection(this.cli.path, target.value, { version: this.version, kind: CAPABILITIES.kind, groups: CAPABILITIES.groups }, options.signal);
+    return openConnection(this.cli, target.value, { version: this.version, kind: CAPABILITIES.kind, groups: CAPABILITIES.groups }, options.signal);
   }
 
   async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
@@ -368,7 +372,7 @@ export class DockerProvider implements ComputerProvider {
 
     let hello: Hello | undefined;
     if (stateOf(inspected.value) === "running") {
-      const connection = await openConnection(this.cli.path, name, undefined, options.signal);
+      const connection = await openConnection(this.cli, name, undefined, options.signal);
       if (!connection.ok) {
         if (connection.error.code === "aborted") return connection;
         mismatches.push(connection.error.message);

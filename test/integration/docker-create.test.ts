@@ -69,7 +69,7 @@ describe("a Docker computer, made here", () => {
       // /work and /run/agentrun, each the user's alone (create narrows /work: see src/docker/home.ts)
       expect(lines.filter((l) => l === "700 1000:1000")).toHaveLength(2);
       expect(lines).toContain("/work");
-      expect(lines.at(-1)).toBe(`/opt/agentrun/computerd init --deadline ${ref.spec!.deadline} `);
+      expect(lines.at(-1)).toBe(`/opt/agentrun/computerd init --deadline ${ref.spec!.deadline}`);
       // The daemon cannot be written, and / is not the user's.
       const denied = await connected.value.client.call("exec.run", { argv: ["sh", "-c", "echo x > /opt/agentrun/computerd; echo x > /etc/x"], timeoutMs: 10_000 });
       expect(text(denied.stderr)).toMatch(/Read-only file system|Permission denied/);
