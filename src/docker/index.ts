@@ -3,7 +3,7 @@
 import type { MountKind } from "../mount.js";
 import { DockerProvider, type DockerProviderOptions } from "./provider.js";
 
-export { CAPABILITIES, DockerProvider, type DockerProviderOptions } from "./provider.js";
+export { CAPABILITIES, DockerProvider, type DockerProviderOptions, type ReadBack } from "./provider.js";
 export { DockerCli } from "./cli.js";
 export { drift, type DriftExpected, helloDrift, inspectDrift } from "./drift.js";
 export { type DockerInfo, type Host, hostOf } from "./host.js";

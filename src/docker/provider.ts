@@ -50,6 +50,14 @@ export interface DockerProviderOptions {
   volume?: { name: string; root: string };
 }
 
+/** What read() found: the computer as read back, and every way it is not what was declared. */
+export interface ReadBack {
+  ref: ComputerRef;
+  state: "running" | "stopped";
+  /** One sentence per mismatch; empty when the computer is as declared. */
+  drift: string[];
+}
+
 export const CAPABILITIES: Capabilities = {
   kind: "linux",
   os: "linux",
@@ -321,11 +329,16 @@ export class DockerProvider implements ComputerProvider {
     return openConnection(this.cli, target.value, { version: this.version, kind: CAPABILITIES.kind, groups: CAPABILITIES.groups }, options.signal);
   }
 
-  async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+  /**
+   * Finds a computer and runs the drift check, as attach does, but hands back what it read
+   * whether or not it drifted: the ref with the spec read back, its state, and every mismatch.
+   * A Pulumi refresh shows a drifted computer field by field from this; attach refuses it.
+   */
+  async read(by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {
     let target: string;
     if (by && "id" in by) {
       if (typeof by.id !== "string" || !(NAME_PATTERN.test(by.id) || ID_PATTERN.test(by.id))) {
-        return fail("invalid", "attach by id takes a computer's name (computer-<12 hex digits>) or its container id (12 to 64 hex digits)", { field: "id" });
+        return fail("invalid", "attach and read by id take a computer's name (computer-<12 hex digits>) or its container id (12 to 64 hex digits)", { field: "id" });
       }
       target = by.id;
     } else if (by && "labels" in by && typeof by.labels === "object" && by.labels !== null && Object.keys(by.labels).length > 0) {
@@ -333,10 +346,10 @@ export class DockerProvider implements ComputerProvider {
       if (!found.ok) return found;
       const shown = Object.entries(by.labels).map(([k, v]) => `${k}=${v}`).join(", ");
       if (found.value.length === 0) return fail("not_found", `no computer matches the labels ${shown}`);
-      if (found.value.length > 1) return fail("invalid", `${found.value.length} computers match the labels ${shown} (${found.value.map((f) => f.name).join(", ")}); attach takes labels that match one`);
+      if (found.value.length > 1) return fail("invalid", `${found.value.length} computers match the labels ${shown} (${found.value.map((f) => f.name).join(", ")}); attach and read take labels that match one`);
       target = found.value[0]!.name;
     } else {
-      return fail("invalid", "attach takes { id } or { labels } with at least one label", { field: "by" });
+      return fail("invalid", "attach and read take { id } or { labels } with at least one label", { field: "by" });
     }
     const host = await this.#enforcingHost(options);
     if (!host.ok) return host;
@@ -385,8 +398,16 @@ export class DockerProvider implements ComputerProvider {
     }
     const daemon = daemonCopyPath(this.#daemonCache, await fs.readFile(this.#daemonPath));
     mismatches.push(...drift(asSpec, inspected.value, hello, this.#expected(host.value, uid, gid, deadline ?? "", daemon)));
-    if (mismatches.length > 0) return fail("refused", `${name} is not what was declared (left as it is): ${mismatches.join("; ")}`);
-    return ok(this.#refOf(inspected.value, hello));
+    return ok({ ref: this.#refOf(inspected.value, hello), state: stateOf(inspected.value), drift: mismatches });
+  }
+
+  /** A computer by name, id or labels, drift-checked; one that drifted is refused and left as it is. */
+  async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+    const read = await this.read(by, options);
+    if (!read.ok) return read;
+    const { ref, drift: mismatches } = read.value;
+    if (mismatches.length > 0) return fail("refused", `${ref.name} is not what was declared (left as it is): ${mismatches.join("; ")}`);
+    return ok(ref);
   }
 
   /** The computers docker ps lists with these labels: ids and names, one call. */

@@ -28,6 +28,13 @@ describe("a computer changed by hand", () => {
     expect(attached.error.message).toMatch(new RegExp(`^${ref.name} is not what was declared \\(left as it is\\): `));
     expect(attached.error.message).toContain('HostConfig.Tmpfs /work is "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=2048m", not "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=512m" (in any order)');
     expect(docker("inspect", "--format", "{{.State.Running}}", ref.name)).toBe("true");
+    // read() hands back what attach refused: the spec as read back, field by field, and each mismatch.
+    const read = await docker_.read({ id: ref.name });
+    expect(read.ok).toBe(true);
+    if (!read.ok) return;
+    expect(read.value.ref.spec).toMatchObject({ memoryMb: 1024, cpus: 2, pids: 1024, network: "none", user: "1000:1000" });
+    expect(read.value.state).toBe("running");
+    expect(attached.error.message).toBe(`${ref.name} is not what was declared (left as it is): ${read.value.drift.join("; ")}`);
   });
 
   it("with a restart policy added is refused by attach and left running", async () => {
