@@ -46,6 +46,11 @@ export interface DockerProviderOptions {
   image?: ImageSource;
   /** The docker CLI: its path (default docker), or a DockerCli. */
   docker?: string | DockerCli;
+  /**
+   * The version the daemon must report in hello (default: this package's, which its daemon
+   * carries). Only the conformance suite's drifted provider sets another.
+   */
+  version?: string;
   /** For a provider in a container of the Docker it drives: the named volume its files are on. */
   volume?: { name: string; root: string };
 }
@@ -139,7 +144,7 @@ export class DockerProvider implements ComputerProvider {
       this.#volume = { name, root: path.resolve(root) };
     }
     this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker");
-    this.version = packageVersion();
+    this.version = options.version ?? packageVersion();
   }
 
   capabilities(): Capabilities {

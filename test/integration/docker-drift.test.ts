@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, docker, provider, spec, testLabel, toolchain, withLabel } from "./docker-helpers.js";
+import { driftedProvider } from "../../src/docker/index.js";
+import { cleanup, DAEMON, docker, provider, spec, testLabel, toolchain, withLabel } from "./docker-helpers.js";
 
 const made = cleanup();
 
@@ -86,5 +87,21 @@ describe("a daemon of another version (the drifted provider)", () => {
     expect(result).toMatchObject({ ok: false, error: { code: "refused" } });
     if (!result.ok) expect(result.error.message).toMatch(/is not what was declared, so it was deleted: the daemon is version 0\.0\.0-drifted, not the provider's 0\.1\.0/);
     expect(withLabel(labels)).toEqual([]);
+  });
+});
+
+describe("driftedProvider, as the conformance module builds it", () => {
+  it("has every computer refused and deleted at create, and connect refuses a computer of the provider's daemon", async () => {
+    const labels = testLabel();
+    const drifted = driftedProvider({ daemonPath: DAEMON });
+    const made = await drifted.create(spec({ labels }));
+    expect(made).toMatchObject({ ok: false, error: { code: "refused" } });
+    if (!made.ok) expect(made.error.message).toMatch(/the daemon is version 0\.1\.0, not the provider's 0\.1\.0-drifted/);
+    expect(withLabel(labels)).toEqual([]);
+
+    const { ref } = await running(labels);
+    const connected = await drifted.connect(ref);
+    expect(connected).toMatchObject({ ok: false, error: { code: "refused" } });
+    if (!connected.ok) expect(connected.error.message).toBe(`the daemon in ${ref.name} is not the provider's: version 0.1.0, not the provider's 0.1.0-drifted; make a new computer with this provider`);
   });
 });
