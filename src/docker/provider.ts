@@ -401,7 +401,9 @@ export class DockerProvider implements ComputerProvider {
         await connection.value.close();
       }
     }
-    const daemon = daemonCopyPath(this.#daemonCache, await fs.readFile(this.#daemonPath));
+    const bytes = await fs.readFile(this.#daemonPath).catch(() => undefined);
+    if (!bytes) return fail("failed", `the daemon at ${this.#daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
+    const daemon = daemonCopyPath(this.#daemonCache, bytes);
     mismatches.push(...drift(asSpec, inspected.value, hello, this.#expected(host.value, uid, gid, deadline ?? "", daemon)));
     return ok({ ref: this.#refOf(inspected.value, hello), state: stateOf(inspected.value), drift: mismatches });
   }
