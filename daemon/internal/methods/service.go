@@ -18,11 +18,16 @@ type Daemon struct {
 	Deadline *deadline.Clock // nil outside init: deadline.extend is then unsupported
 }
 
-// Session is one connection's own state.
-type Session struct{}
+// Session is one connection's own state: its pulls and pushes.
+type Session struct {
+	transfers *files.Transfers
+}
 
 // NewSession starts a connection's state.
-func (d *Daemon) NewSession() *Session { return &Session{} }
+func (d *Daemon) NewSession() *Session { return &Session{transfers: files.NewTransfers()} }
+
+// Close ends what the connection held.
+func (s *Session) Close() { s.transfers.Close() }
 
 // Table maps each method to its handler for one connection.
 func (d *Daemon) Table(s *Session) map[string]rpc.Entry {
@@ -33,19 +38,19 @@ func (d *Daemon) Table(s *Session) map[string]rpc.Entry {
 	}
 	// Declared now so the method table is whole; each is replaced by its handler as it lands.
 	for name, e := range map[string]rpc.Entry{
-		"files.read":     pending[files.ReadParams, files.ReadResult](),
-		"files.write":    pending[files.WriteParams, files.WriteResult](),
-		"files.stat":     pending[files.StatParams, files.Stat](),
-		"files.list":     pending[files.ListParams, files.ListResult](),
-		"files.mkdir":    pending[files.MkdirParams, files.Empty](),
-		"files.move":     pending[files.MoveParams, files.Empty](),
-		"files.remove":   pending[files.RemoveParams, files.Empty](),
-		"tar.pull.begin": pending[files.PathParams, files.IDResult](),
-		"tar.pull.read":  pending[files.PullReadParams, files.PullReadResult](),
-		"tar.pull.end":   pending[files.IDParams, files.Empty](),
-		"tar.push.begin": pending[files.PathParams, files.IDResult](),
-		"tar.push.write": pending[files.PushWriteParams, files.Empty](),
-		"tar.push.end":   pending[files.IDParams, files.PushEndResult](),
+		"files.read":     rpc.Def(files.Read),
+		"files.write":    rpc.Def(files.Write),
+		"files.stat":     rpc.Def(files.StatPath),
+		"files.list":     rpc.Def(files.List),
+		"files.mkdir":    rpc.Def(files.Mkdir),
+		"files.move":     rpc.Def(files.Move),
+		"files.remove":   rpc.Def(files.Remove),
+		"tar.pull.begin": rpc.Def(s.transfers.PullBegin),
+		"tar.pull.read":  rpc.Def(s.transfers.PullRead),
+		"tar.pull.end":   rpc.Def(s.transfers.PullEnd),
+		"tar.push.begin": rpc.Def(s.transfers.PushBegin),
+		"tar.push.write": rpc.Def(s.transfers.PushWrite),
+		"tar.push.end":   rpc.Def(s.transfers.PushEnd),
 		"process.start":  pending[proc.StartParams, proc.StartResult](),
 		"process.read":   pending[proc.ReadParams, proc.ReadResult](),
 		"process.write":  pending[proc.WriteParams, proc.Empty](),
@@ -76,6 +81,7 @@ func pending[P, R any]() rpc.Entry {
 // Serve answers one connection until its input ends, then ends what the connection held.
 func (d *Daemon) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s := d.NewSession()
+	defer s.Close()
 	table := d.Table(s)
 	return rpc.Serve(ctx, r, w, func(m string) (rpc.Handler, bool) {
 		e, ok := table[m]

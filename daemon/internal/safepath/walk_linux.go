@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"agentrun.dev/computerd/internal/rpc"
+	"agentrun.dev/computerd/internal/sysx"
 )
 
 // Names splits a clean absolute path into its names ("/" has none).
@@ -71,10 +72,9 @@ func EnterDir(dirfd int, name string, mkdir bool, mode uint32) (int, error) {
 	return fd, err
 }
 
-// IsLink reports whether name under dirfd is a symbolic link (read through the descriptor's
-// /proc path, which is the same directory whatever its name is now).
+// IsLink reports whether name under dirfd is a symbolic link.
 func IsLink(dirfd int, name string) bool {
 	var st syscall.Stat_t
-	err := syscall.Lstat(fmt.Sprintf("/proc/self/fd/%d/%s", dirfd, name), &st)
+	err := sysx.Lstatat(dirfd, name, &st)
 	return err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFLNK
 }
