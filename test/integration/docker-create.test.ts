@@ -15,10 +15,10 @@ describe("a Docker computer, made here", () => {
     const docker_ = provider();
     const labels = testLabel();
     const result = await docker_.create(spec({ labels }));
+    if (result.ok) made.track(result.value.name);
     expect(result.ok, JSON.stringify(result)).toBe(true);
     if (!result.ok) return;
     const ref = result.value;
-    made.track(ref.name);
     expect(ref.name).toMatch(/^computer-[0-9a-f]{12}$/);
     expect(ref.spec).toMatchObject({ image: IMAGE, user: "1000:1000", network: "none", cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", kind: "linux" });
 
