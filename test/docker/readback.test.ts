@@ -10,10 +10,10 @@ const open = load("inspect-open-bind");
 
 describe("the read-back", () => {
   it("reads the spec of computers made here", () => {
-    expect(specOf(none)).toEqual({ image: "agentrun-base:f46053ab1cd8", user: "1000:1000", network: "none", cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", deadline: "2026-11-29T21:00:00.000Z" });
+    expect(specOf(none)).toEqual({ image: "agentrun-base:f46053ab1cd8", user: "1000:1000", network: "none", cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", deadline: "2026-11-29T21:15:00.000Z" });
     expect(specOf(open)).toEqual({
       image: "agentrun-base:f46053ab1cd8", user: "0:0", network: "open", cpus: 0.5, memoryMb: 512, pids: 64, workdir: "/workspace",
-      deadline: "2026-11-29T21:00:00.000Z", mount: { kind: "bind", path: "/tmp/runfolder" },
+      deadline: "2026-11-29T21:15:00.000Z", mount: { kind: "bind", path: "/tmp/runfolder" },
     });
     expect(isComputer(none)).toBe(true);
     expect(isComputer({ ...none, Name: "/other" })).toBe(false);
