@@ -173,7 +173,7 @@ export interface ComputerProvider {
   /** Finds a computer and runs the drift check on it; a drifted one is refused and left as it is. */
   attach(by: AttachBy, options?: CallOptions): Promise<Result<ComputerRef>>;
   /** attach without the refusal: what a drifted computer is, for a caller that shows drift (refresh). */
-  readBack?(by: AttachBy, options?: CallOptions): Promise<Result<ReadBack>>;
+  read?(by: AttachBy, options?: CallOptions): Promise<Result<ReadBack>>;
   list(labels?: Record<string, string>, options?: CallOptions): Promise<Result<ComputerInfo[]>>;
   /** Reads the network back; with a policy, moves the computer to it or refuses with it unchanged. */
   network(ref: ComputerRef, policy?: NetworkPolicy, options?: CallOptions): Promise<Result<NetworkReadBack>>;

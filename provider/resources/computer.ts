@@ -116,12 +116,12 @@ function normalUser(user: unknown): unknown {
 
 /**
  * The computer as it is now, with every mismatch of the provider's drift check. A provider with
- * readBack gives the spec even of a drifted computer, so refresh shows each field that changed;
+ * read gives the spec even of a drifted computer, so refresh shows each field that changed;
  * otherwise attach's refusal gives the mismatches alone.
  */
 async function observe(provider: ComputerProvider, name: string, signal: AbortSignal): Promise<ReadBack | "gone"> {
-  if (provider.readBack) {
-    const read = await provider.readBack({ id: name }, { signal });
+  if (provider.read) {
+    const read = await provider.read({ id: name }, { signal });
     if (!read.ok) {
       if (read.error.code === "not_found") return "gone";
       throw new Error(read.error.message);

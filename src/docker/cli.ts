@@ -1,5 +1,6 @@
 // The docker CLI, the provider's one way to Docker: every call bounded in time and ended by the
 // caller's signal. A call's outcome is a value; what it means is the caller's to say.
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { execa } from "execa";
 import type { ResultCode } from "../result.js";
 
@@ -31,6 +32,12 @@ export class DockerCli {
     readonly path = "docker",
     private readonly onCall?: (args: readonly string[]) => void,
   ) {}
+
+  /** A long-lived call whose stdio is the caller's (docker exec -i ... stdio, the daemon's bridge). */
+  spawn(args: readonly string[]): ChildProcessWithoutNullStreams {
+    this.onCall?.(args);
+    return spawn(this.path, [...args], { stdio: ["pipe", "pipe", "pipe"] });
+  }
 
   async run(args: readonly string[], bound: CallBound = {}): Promise<Outcome> {
     this.onCall?.(args);

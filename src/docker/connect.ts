@@ -1,10 +1,10 @@
 // A connection to a computer's daemon: docker exec -i <name> /opt/agentrun/computerd stdio, the
 // bridge to init's socket, and a hello held to what the provider declares.
-import { spawn } from "node:child_process";
 import { CallError, DaemonClient } from "../client.js";
 import type { Hello } from "../protocol.js";
 import type { Connection } from "../provider.js";
 import { fail, ok, type Result } from "../result.js";
+import type { DockerCli } from "./cli.js";
 import { DAEMON_TARGET, HELLO_TIMEOUT_MS } from "./constants.js";
 
 export interface HelloWant {
@@ -14,9 +14,9 @@ export interface HelloWant {
 }
 
 /** Opens the bridge and says hello within HELLO_TIMEOUT_MS and the caller's signal. */
-export async function openConnection(docker: string, name: string, want: HelloWant | undefined, signal?: AbortSignal): Promise<Result<Connection>> {
+export async function openConnection(cli: DockerCli, name: string, want: HelloWant | undefined, signal?: AbortSignal): Promise<Result<Connection>> {
   if (signal?.aborted) return fail("aborted", `connecting to ${name} was aborted`);
-  const child = spawn(docker, ["exec", "-i", name, DAEMON_TARGET, "stdio"], { stdio: ["pipe", "pipe", "pipe"] });
+  const child = cli.spawn(["exec", "-i", name, DAEMON_TARGET, "stdio"]);
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     if (stderr.length < 4096) stderr += chunk.toString("utf8");
@@ -26,7 +26,7 @@ export async function openConnection(docker: string, name: string, want: HelloWa
     child.once("error", resolve);
   });
   const spawnError = await spawned;
-  if (spawnError) return fail("unreachable", `connecting to ${name}: the docker CLI at ${docker} could not run (${spawnError.message})`);
+  if (spawnError) return fail("unreachable", `connecting to ${name}: the docker CLI at ${cli.path} could not run (${spawnError.message})`);
   const client = new DaemonClient({ readable: child.stdout, writable: child.stdin });
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
   const close = async () => {

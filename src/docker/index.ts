@@ -24,6 +24,16 @@ export { COMPUTER_LABEL, DEADLINE_LABEL } from "./constants.js";
 /** The mount kinds a Docker computer takes: a host folder bound at /workspace. */
 export const MOUNT: readonly MountKind[] = ["bind"];
 
+/**
+ * The conformance suite's drifted provider: the same provider, holding its daemon to another
+ * version than the one the daemon reports, so every computer it makes is refused and deleted
+ * at create, and connect refuses every computer.
+ */
+export function driftedProvider(options: DockerProviderOptions): DockerProvider {
+  const probe = new DockerProvider(options);
+  return new DockerProvider({ ...options, version: `${probe.version}-drifted` });
+}
+
 /** The provider from its options alone; a missing or wrong option throws in words. */
 export function create(options: DockerProviderOptions): DockerProvider {
   return new DockerProvider(options);

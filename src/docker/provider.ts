@@ -47,6 +47,11 @@ export interface DockerProviderOptions {
   image?: ImageSource;
   /** The docker CLI: its path (default docker), or a DockerCli. */
   docker?: string | DockerCli;
+  /**
+   * The version the daemon must report in hello (default: this package's, which its daemon
+   * carries). Only the conformance suite's drifted provider sets another.
+   */
+  version?: string;
   /** For a provider in a container of the Docker it drives: the named volume its files are on. */
   volume?: { name: string; root: string };
 }
@@ -132,7 +137,7 @@ export class DockerProvider implements ComputerProvider {
       this.#volume = { name, root: path.resolve(root) };
     }
     this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker");
-    this.version = packageVersion();
+    this.version = options.version ?? packageVersion();
   }
 
   capabilities(): Capabilities {
@@ -215,6 +220,10 @@ export class DockerProvider implements ComputerProvider {
       const failure = failureOf(`docker run of ${name}`, ran, this.cli.path);
       return fail(failure.code, `${failure.message}; nothing was left`);
     }
+    if (Date.now() >= Date.parse(deadline)) {
+      await this.#remove(name);
+      return fail("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(Date.now() - started)}); ask for a longer lifetime; it was removed`);
+    }
     const refused = async (code: "refused" | "aborted" | "timeout" | "failed" | "unreachable" | "gone", words: string) => {
       await this.#remove(name);
       return fail(code, words);
@@ -236,7 +245,7 @@ export class DockerProvider implements ComputerProvider {
       return refused("failed", `${name} was not running after its start (exit code ${state?.ExitCode ?? "?"}${words ? `: ${words}` : ""}); it was removed`);
     }
 
-    const connection = await openConnection(this.cli.path, name, undefined, signal);
+    const connection = await openConnection(this.cli, name, undefined, signal);
     if (!connection.ok) {
       if (signal?.aborted) return refused("aborted", `create was aborted while saying hello; ${name} was deleted`);
       return refused(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
@@ -315,23 +324,19 @@ export class DockerProvider implements ComputerProvider {
   async connect(ref: ComputerRef, options: CallOptions = {}): Promise<Result<Connection>> {
     const target = this.#target(ref);
     if (!target.ok) return target;
-    return openConnection(this.cli.path, target.value, { version: this.version, kind: CAPABILITIES.kind, groups: CAPABILITIES.groups }, options.signal);
+    return openConnection(this.cli, target.value, { version: this.version, kind: CAPABILITIES.kind, groups: CAPABILITIES.groups }, options.signal);
   }
 
-  async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
-    const read = await this.readBack(by, options);
-    if (!read.ok) return read;
-    const { ref, drift: mismatches } = read.value;
-    if (mismatches.length > 0) return fail("refused", `${ref.name} is not what was declared (left as it is): ${mismatches.join("; ")}`);
-    return ok(ref);
-  }
-
-  /** attach's reads and drift check, with every mismatch returned instead of refused. */
-  async readBack(by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {
+  /**
+   * Finds a computer and runs the drift check, as attach does, but hands back what it read
+   * whether or not it drifted: the ref with the spec read back, its state, and every mismatch.
+   * A Pulumi refresh shows a drifted computer field by field from this; attach refuses it.
+   */
+  async read(by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {
     let target: string;
     if (by && "id" in by) {
       if (typeof by.id !== "string" || !(NAME_PATTERN.test(by.id) || ID_PATTERN.test(by.id))) {
-        return fail("invalid", "attach by id takes a computer's name (computer-<12 hex digits>) or its container id (12 to 64 hex digits)", { field: "id" });
+        return fail("invalid", "attach and read by id take a computer's name (computer-<12 hex digits>) or its container id (12 to 64 hex digits)", { field: "id" });
       }
       target = by.id;
     } else if (by && "labels" in by && typeof by.labels === "object" && by.labels !== null && Object.keys(by.labels).length > 0) {
@@ -339,10 +344,10 @@ export class DockerProvider implements ComputerProvider {
       if (!found.ok) return found;
       const shown = Object.entries(by.labels).map(([k, v]) => `${k}=${v}`).join(", ");
       if (found.value.length === 0) return fail("not_found", `no computer matches the labels ${shown}`);
-      if (found.value.length > 1) return fail("invalid", `${found.value.length} computers match the labels ${shown} (${found.value.map((f) => f.name).join(", ")}); attach takes labels that match one`);
+      if (found.value.length > 1) return fail("invalid", `${found.value.length} computers match the labels ${shown} (${found.value.map((f) => f.name).join(", ")}); attach and read take labels that match one`);
       target = found.value[0]!.name;
     } else {
-      return fail("invalid", "attach takes { id } or { labels } with at least one label", { field: "by" });
+      return fail("invalid", "attach and read take { id } or { labels } with at least one label", { field: "by" });
     }
     const host = await this.#enforcingHost(options);
     if (!host.ok) return host;
@@ -378,7 +383,7 @@ export class DockerProvider implements ComputerProvider {
 
     let hello: Hello | undefined;
     if (stateOf(inspected.value) === "running") {
-      const connection = await openConnection(this.cli.path, name, undefined, options.signal);
+      const connection = await openConnection(this.cli, name, undefined, options.signal);
       if (!connection.ok) {
         if (connection.error.code === "aborted") return connection;
         mismatches.push(connection.error.message);
@@ -389,7 +394,9 @@ export class DockerProvider implements ComputerProvider {
         await connection.value.close();
       }
     }
-    const daemon = daemonCopyPath(this.#daemonCache, await fs.readFile(this.#daemonPath));
+    const bytes = await fs.readFile(this.#daemonPath).catch(() => undefined);
+    if (!bytes) return fail("failed", `the daemon at ${this.#daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
+    const daemon = daemonCopyPath(this.#daemonCache, bytes);
     mismatches.push(...drift(asSpec, inspected.value, hello, this.#expected(host.value, uid, gid, deadline ?? "", daemon)));
     return ok({
       ref: this.#refOf(inspected.value, hello),
@@ -398,6 +405,15 @@ export class DockerProvider implements ComputerProvider {
       ...(hello ? { hello } : {}),
       drift: mismatches,
     });
+  }
+
+  /** A computer by name, id or labels, drift-checked; one that drifted is refused and left as it is. */
+  async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+    const read = await this.read(by, options);
+    if (!read.ok) return read;
+    const { ref, drift: mismatches } = read.value;
+    if (mismatches.length > 0) return fail("refused", `${ref.name} is not what was declared (left as it is): ${mismatches.join("; ")}`);
+    return ok(ref);
   }
 
   /** The computers docker ps lists with these labels: ids and names, one call. */

@@ -104,7 +104,7 @@ describe("drift on computers made here", () => {
     ["another image", (i) => (i.Config.Image = "alpine"), 'Config.Image is "alpine", not "agentrun-base:f46053ab1cd8"'],
     ["another home", (i) => (i.Config.Env = ["HOME=/root", "HOME=/work"]), 'Config.Env holds ["HOME=/root","HOME=/work"], not one HOME=/work'],
     ["another entrypoint", (i) => (i.Config.Entrypoint = ["/bin/sh"]), 'Config.Entrypoint is ["/bin/sh"], not ["/opt/agentrun/computerd"]'],
-    ["another deadline", (i) => (i.Config.Cmd = ["init", "--deadline", "2030-01-01T00:00:00.000Z"]), 'Config.Cmd is ["init","--deadline","2030-01-01T00:00:00.000Z"], not ["init","--deadline","2026-11-29T21:00:00.000Z"]'],
+    ["another deadline", (i) => (i.Config.Cmd = ["init", "--deadline", "2030-01-01T00:00:00.000Z"]), 'Config.Cmd is ["init","--deadline","2030-01-01T00:00:00.000Z"], not ["init","--deadline","2026-11-29T21:15:00.000Z"]'],
     ["an image VOLUME", (i) => (i.Config.Volumes = { "/data": {} }), 'Config.Volumes is {"/data":{}}, and must be empty'],
     ["a label of the provider's namespace", (i) => ((i.Config.Labels as Record<string, string>)["agentrun.computer.egress"] = "x"), "Config.Labels holds agentrun.computer.egress, which the provider never writes"],
     ["an AppArmor profile off", (i) => (i.AppArmorProfile = "unconfined"), 'AppArmorProfile is "unconfined", not ""'],

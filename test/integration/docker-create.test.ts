@@ -15,10 +15,10 @@ describe("a Docker computer, made here", () => {
     const docker_ = provider();
     const labels = testLabel();
     const result = await docker_.create(spec({ labels }));
+    if (result.ok) made.track(result.value.name);
     expect(result.ok, JSON.stringify(result)).toBe(true);
     if (!result.ok) return;
     const ref = result.value;
-    made.track(ref.name);
     expect(ref.name).toMatch(/^computer-[0-9a-f]{12}$/);
     expect(ref.spec).toMatchObject({ image: IMAGE, user: "1000:1000", network: "none", cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", kind: "linux" });
 
@@ -69,7 +69,7 @@ describe("a Docker computer, made here", () => {
       // /work and /run/agentrun, each the user's alone (create narrows /work: see src/docker/home.ts)
       expect(lines.filter((l) => l === "700 1000:1000")).toHaveLength(2);
       expect(lines).toContain("/work");
-      expect(lines.at(-1)).toBe(`/opt/agentrun/computerd init --deadline ${ref.spec!.deadline} `);
+      expect(lines.at(-1)).toBe(`/opt/agentrun/computerd init --deadline ${ref.spec!.deadline}`);
       // The daemon cannot be written, and / is not the user's.
       const denied = await connected.value.client.call("exec.run", { argv: ["sh", "-c", "echo x > /opt/agentrun/computerd; echo x > /etc/x"], timeoutMs: 10_000 });
       expect(text(denied.stderr)).toMatch(/Read-only file system|Permission denied/);

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, docker, provider, spec, testLabel, toolchain, withLabel } from "./docker-helpers.js";
+import { driftedProvider } from "../../src/docker/index.js";
+import { cleanup, DAEMON, docker, provider, spec, testLabel, toolchain, withLabel } from "./docker-helpers.js";
 
 const made = cleanup();
 
@@ -28,6 +29,13 @@ describe("a computer changed by hand", () => {
     expect(attached.error.message).toMatch(new RegExp(`^${ref.name} is not what was declared \\(left as it is\\): `));
     expect(attached.error.message).toContain('HostConfig.Tmpfs /work is "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=2048m", not "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=512m" (in any order)');
     expect(docker("inspect", "--format", "{{.State.Running}}", ref.name)).toBe("true");
+    // read() hands back what attach refused: the spec as read back, field by field, and each mismatch.
+    const read = await docker_.read({ id: ref.name });
+    expect(read.ok).toBe(true);
+    if (!read.ok) return;
+    expect(read.value.ref.spec).toMatchObject({ memoryMb: 1024, cpus: 2, pids: 1024, network: "none", user: "1000:1000" });
+    expect(read.value.state).toBe("running");
+    expect(attached.error.message).toBe(`${ref.name} is not what was declared (left as it is): ${read.value.drift.join("; ")}`);
   });
 
   it("with a restart policy added is refused by attach and left running", async () => {
@@ -76,8 +84,26 @@ describe("a daemon of another version (the drifted provider)", () => {
   it("is refused at create, and the computer is gone", async () => {
     const labels = testLabel();
     const result = await provider({ daemonPath: drifted }).create(spec({ labels }));
+    if (result.ok) made.track(result.value.name);
     expect(result).toMatchObject({ ok: false, error: { code: "refused" } });
     if (!result.ok) expect(result.error.message).toMatch(/is not what was declared, so it was deleted: the daemon is version 0\.0\.0-drifted, not the provider's 0\.1\.0/);
     expect(withLabel(labels)).toEqual([]);
+  });
+});
+
+describe("driftedProvider, as the conformance module builds it", () => {
+  it("has every computer refused and deleted at create, and connect refuses a computer of the provider's daemon", async () => {
+    const labels = testLabel();
+    const drifted = driftedProvider({ daemonPath: DAEMON });
+    const made_ = await drifted.create(spec({ labels }));
+    if (made_.ok) made.track(made_.value.name);
+    expect(made_).toMatchObject({ ok: false, error: { code: "refused" } });
+    if (!made_.ok) expect(made_.error.message).toMatch(/the daemon is version 0\.1\.0, not the provider's 0\.1\.0-drifted/);
+    expect(withLabel(labels)).toEqual([]);
+
+    const { ref } = await running(labels);
+    const connected = await drifted.connect(ref);
+    expect(connected).toMatchObject({ ok: false, error: { code: "refused" } });
+    if (!connected.ok) expect(connected.error.message).toBe(`the daemon in ${ref.name} is not the provider's: version 0.1.0, not the provider's 0.1.0-drifted; make a new computer with this provider`);
   });
 });

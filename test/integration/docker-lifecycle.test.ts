@@ -23,6 +23,7 @@ describe("create aborted at each step leaves nothing", () => {
     const calls: string[] = [];
     const docker_ = provider({ docker: new DockerCli("docker", (args) => calls.push(args[0]!)) });
     const result = await docker_.create(spec({ labels }), { signal: AbortSignal.abort() });
+    if (result.ok) made.track(result.value.name);
     expect(result).toMatchObject({ ok: false, error: { code: "aborted" } });
     expect(calls).toEqual([]);
     expect(withLabel(labels)).toEqual([]);
@@ -41,6 +42,7 @@ describe("create aborted at each step leaves nothing", () => {
       }),
     });
     const result = await docker_.create(spec({ labels }), { signal: controller.signal });
+    if (result.ok) made.track(result.value.name);
     expect(result).toMatchObject({ ok: false, error: { code: "aborted" } });
     expect(withLabel(labels)).toEqual([]);
   }, 30_000);
@@ -71,6 +73,7 @@ describe("lifetime and the janitor", () => {
   it("a lifetime that ends before docker run finished fails create as timeout, with nothing left", async () => {
     const labels = testLabel();
     const result = await provider().create(spec({ labels, lifetimeMs: 1 }));
+    if (result.ok) made.track(result.value.name);
     expect(result).toMatchObject({ ok: false });
     if (!result.ok) {
       expect(result.error.code).toBe("timeout");

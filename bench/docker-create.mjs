@@ -1,0 +1,45 @@
+// create-to-ready on the real engine: DockerProvider.create (docker info once, docker run,
+// inspect, hello over the bridge, the drift check) beside its anchor, a bare `docker run -d` +
+// `docker inspect` + one `docker exec` of the same image, in the same run, interleaved.
+// Run after `npm run build`: node bench/docker-create.mjs [rounds]
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { DockerProvider } from "../dist/src/docker/index.js";
+
+const rounds = Number(process.argv[2] ?? 7);
+const toolchain = JSON.parse(readFileSync(new URL("../dist/toolchain.json", import.meta.url), "utf8"));
+const image = toolchain.baseImage;
+const docker = new DockerProvider({ daemonPath: toolchain.daemon.amd64 });
+const sh = (...args) => execFileSync("docker", args, { encoding: "utf8" }).trim();
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+// One create first: the host read and the daemon copy are once per provider and process.
+const warm = await docker.create({ image, lifetimeMs: 600_000, network: "none" });
+if (!warm.ok) throw new Error(warm.error.message);
+await docker.release(warm.value, "delete");
+
+const create = [];
+const bare = [];
+for (let i = 0; i < rounds; i += 1) {
+  let t0 = performance.now();
+  const made = await docker.create({ image, lifetimeMs: 600_000, network: "none" });
+  create.push(performance.now() - t0);
+  if (!made.ok) throw new Error(made.error.message);
+  await docker.release(made.value, "delete");
+
+  const name = `bench-bare-${process.pid}-${i}`;
+  t0 = performance.now();
+  try {
+    sh("run", "-d", "--name", name, "--network", "none", image, "sleep", "600");
+    sh("inspect", name);
+    sh("exec", name, "sh", "-c", ":");
+    bare.push(performance.now() - t0);
+  } finally {
+    sh("rm", "--force", name);
+  }
+}
+const c = median(create);
+const b = median(bare);
+console.log(`create-to-ready (create with drift check and hello), median of ${rounds}: ${c.toFixed(0)} ms`);
+console.log(`anchor: docker run -d + docker inspect + docker exec, median of ${rounds}: ${b.toFixed(0)} ms`);
+console.log(`ratio: ${(c / b).toFixed(2)}x (goal <= 1.3x)`);
