@@ -5,14 +5,42 @@ import (
 	"fmt"
 	"os"
 
+	"agentrun.dev/computerd/internal/bridge"
+	"agentrun.dev/computerd/internal/guard"
+	"agentrun.dev/computerd/internal/initd"
 	"agentrun.dev/computerd/internal/version"
 )
 
+const usage = `usage:
+  computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid]
+  computerd stdio
+  computerd --version`
+
 func main() {
-	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "version") {
-		fmt.Println(version.Version)
-		return
+	os.Exit(dispatch(os.Args[1:]))
+}
+
+func dispatch(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, usage)
+		return 2
 	}
-	fmt.Fprintln(os.Stderr, "usage: computerd --version")
-	os.Exit(2)
+	switch args[0] {
+	case "--version", "version":
+		fmt.Println(version.Version)
+		return 0
+	case "init":
+		return initd.Main(args[1:])
+	case "stdio":
+		if len(args) != 1 {
+			fmt.Fprintln(os.Stderr, usage)
+			return 2
+		}
+		return bridge.Run(initd.SocketPath(), os.Stdin, os.Stdout, os.Stderr)
+	case "guard":
+		// Started by the daemon itself, with its pipes on fds 3 and 4.
+		return guard.Main()
+	}
+	fmt.Fprintf(os.Stderr, "computerd: unknown command %q\n%s\n", args[0], usage)
+	return 2
 }

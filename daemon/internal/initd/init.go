@@ -1,0 +1,162 @@
+package initd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"agentrun.dev/computerd/internal/deadline"
+	"agentrun.dev/computerd/internal/methods"
+	"agentrun.dev/computerd/internal/ptree"
+	"agentrun.dev/computerd/internal/reaper"
+	"agentrun.dev/computerd/internal/runs"
+)
+
+const prSetChildSubreaper = 36
+
+// Options are init's flags.
+type Options struct {
+	Deadline    time.Time
+	MaxDeadline time.Time // zero: none
+	User        string    // "uid:gid", or empty
+}
+
+// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid]`.
+func ParseArgs(args []string) (Options, error) {
+	fs := flag.NewFlagSet("computerd init", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dl := fs.String("deadline", "", "")
+	max := fs.String("max-deadline", "", "")
+	user := fs.String("user", "", "")
+	if err := fs.Parse(args); err != nil {
+		return Options{}, fmt.Errorf("%v; usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid]", err)
+	}
+	if fs.NArg() > 0 {
+		return Options{}, fmt.Errorf("unexpected argument %q; usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid]", fs.Arg(0))
+	}
+	if *dl == "" {
+		return Options{}, fmt.Errorf("--deadline <time> is required (an ISO time such as 2026-01-02T15:04:05Z)")
+	}
+	var o Options
+	var err error
+	if o.Deadline, err = time.Parse(time.RFC3339Nano, *dl); err != nil {
+		return Options{}, fmt.Errorf("--deadline %q is not an ISO time such as 2026-01-02T15:04:05Z", *dl)
+	}
+	if *max != "" {
+		if o.MaxDeadline, err = time.Parse(time.RFC3339Nano, *max); err != nil {
+			return Options{}, fmt.Errorf("--max-deadline %q is not an ISO time such as 2026-01-02T15:04:05Z", *max)
+		}
+	}
+	o.User = *user
+	return o, nil
+}
+
+// Main runs init to its end and returns its exit code: 0 after a shutdown, 1 when it refuses
+// to start (the reason on stderr).
+func Main(args []string) int {
+	o, err := ParseArgs(args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "computerd init:", err)
+		return 1
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "computerd init:", err)
+		return 1
+	}
+	return 0
+}
+
+func run(o Options) error {
+	clock, err := deadline.New(o.Deadline, o.MaxDeadline)
+	if err != nil {
+		return err
+	}
+	if err := dropPrivileges(o.User, SocketPath()); err != nil {
+		return err
+	}
+	l, err := listen(SocketPath())
+	if err != nil {
+		return err
+	}
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
+		return fmt.Errorf("becoming a child subreaper: %v", e)
+	}
+	reaper.ReapAll(sweep)
+
+	d := &methods.Daemon{Runs: runs.New(), Deadline: clock}
+	stop := make(chan os.Signal, 2)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var conns sync.WaitGroup
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			conns.Add(1)
+			go func() {
+				defer conns.Done()
+				defer c.Close()
+				d.Serve(ctx, c, c)
+			}()
+		}
+	}()
+
+	select {
+	case <-stop:
+	case <-clock.Fired():
+	}
+	// Connections stay open until init exits, so reads, waits and lists still answer.
+	d.Runs.Shutdown()
+	killAllUnder(os.Getpid())
+	l.Close()
+	os.Remove(SocketPath())
+	return nil
+}
+
+// sweep kills every child of init that is not one of its guards: an orphan whose guard died,
+// or one left by something run with docker exec. Everything under it goes with it.
+func sweep() {
+	reaper.Unwatched(func(watched func(int) bool) {
+		all := ptree.All()
+		for _, c := range ptree.Children(all, os.Getpid()) {
+			if watched(c.Pid) || c.State == 'Z' {
+				continue
+			}
+			under := ptree.Descendants(all, c.Pid)
+			syscall.Kill(c.Pid, syscall.SIGKILL)
+			for _, s := range under {
+				syscall.Kill(s.Pid, syscall.SIGKILL)
+			}
+		}
+	})
+}
+
+// killAllUnder is init's last step: nothing it started outlives it.
+func killAllUnder(pid int) {
+	for i := 0; i < 100; i++ {
+		left := ptree.Descendants(ptree.All(), pid)
+		if len(left) == 0 {
+			return
+		}
+		for _, s := range left {
+			syscall.Kill(s.Pid, syscall.SIGKILL)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

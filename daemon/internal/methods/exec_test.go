@@ -1,0 +1,181 @@
+package methods
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"agentrun.dev/computerd/internal/execrun"
+	"agentrun.dev/computerd/internal/guard"
+)
+
+type execResult struct {
+	ExitCode  *int    `json:"exitCode"`
+	Signal    *string `json:"signal"`
+	Stdout    []byte  `json:"stdout"`
+	Stderr    []byte  `json:"stderr"`
+	TimedOut  bool    `json:"timedOut"`
+	Truncated bool    `json:"truncated"`
+}
+
+func TestExecRunKeepsStdoutAndStderrApartWithTheExitCode(t *testing.T) {
+	c := connect(t)
+	var r execResult
+	c.Must(t, "exec.run", map[string]any{"argv": []string{"sh", "-c", "echo out; echo err >&2; exit 3"}}, &r)
+	if r.ExitCode == nil || *r.ExitCode != 3 || r.Signal != nil || string(r.Stdout) != "out\n" || string(r.Stderr) != "err\n" || r.TimedOut || r.Truncated {
+		t.Fatalf("got %+v (stdout %q, stderr %q)", r, r.Stdout, r.Stderr)
+	}
+}
+
+func TestExecRunEndsChildrenThatSetsidOrDoubleFork(t *testing.T) {
+	c := connect(t)
+	m := marker()
+	var r execResult
+	c.Must(t, "exec.run", map[string]any{"argv": []string{"sh", "-c", "setsid sleep " + m + " & (sleep " + m + " &) ; echo started"}}, &r)
+	if string(r.Stdout) != "started\n" {
+		t.Fatalf("stdout %q", r.Stdout)
+	}
+	if left := running("sleep\x00" + m); len(left) != 0 {
+		t.Fatalf("the run returned with its children still running: %v", left)
+	}
+}
+
+func TestExecRunTimeoutSendsTermThenKillTwoSecondsLater(t *testing.T) {
+	c := connect(t)
+	var r execResult
+	start := time.Now()
+	c.Must(t, "exec.run", map[string]any{"argv": []string{"sleep", "30"}, "timeoutMs": 200}, &r)
+	if !r.TimedOut || r.Signal == nil || *r.Signal != "TERM" || time.Since(start) > 1500*time.Millisecond {
+		t.Fatalf("a program that ends on TERM: %+v after %v", r, time.Since(start))
+	}
+	start = time.Now()
+	c.Must(t, "exec.run", map[string]any{"argv": []string{"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.05; done"}, "timeoutMs": 300}, &r)
+	took := time.Since(start)
+	if !r.TimedOut || r.Signal == nil || *r.Signal != "KILL" || took < 2200*time.Millisecond || took > 4*time.Second {
+		t.Fatalf("a program that ignores TERM: %+v after %v, want KILL about 2.3 s in", r, took)
+	}
+	if string(r.Stdout) != "ready\n" {
+		t.Fatalf("output before the timeout was lost: %q", r.Stdout)
+	}
+}
+
+// A guard that never reports its program's start (an exec stalled on a filesystem) is killed
+// and the run times out: timeoutMs counts from the call, the start included.
+func TestExecRunTimeoutCountsTheStart(t *testing.T) {
+	m := marker()
+	exe, args := guard.Exe, guard.Args
+	guard.Exe, guard.Args = "/bin/sh", []string{"sh", "-c", "sleep " + m}
+	t.Cleanup(func() { guard.Exe, guard.Args = exe, args })
+	c := connect(t)
+	var r execResult
+	start := time.Now()
+	c.Must(t, "exec.run", map[string]any{"argv": []string{"true"}, "timeoutMs": 300}, &r)
+	if !r.TimedOut || time.Since(start) > 2*time.Second {
+		t.Fatalf("a stalled start: %+v after %v", r, time.Since(start))
+	}
+	gone(t, "sleep\x00"+m, 2*time.Second)
+}
+
+func TestExecRunCancelIsAbortedAndEndsTheProgram(t *testing.T) {
+	c := connect(t)
+	m := marker()
+	id, ch := c.Start("exec.run", map[string]any{"argv": []string{"sleep", m}})
+	waitFor(t, func() bool { return len(running("sleep\x00"+m)) > 0 })
+	c.Send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":` + jsonInt(id) + `}}`)
+	rep := <-ch
+	if rep.Error == nil || rep.Error.Data.Kind != "aborted" {
+		t.Fatalf("a cancelled run replied %+v", rep)
+	}
+	gone(t, "sleep\x00"+m, 3*time.Second)
+}
+
+func TestEndOfInputCancelsExecRuns(t *testing.T) {
+	c := connect(t)
+	m := marker()
+	_, ch := c.Start("exec.run", map[string]any{"argv": []string{"sleep", m}})
+	waitFor(t, func() bool { return len(running("sleep\x00"+m)) > 0 })
+	c.Close()
+	rep := <-ch
+	if rep.Error == nil || rep.Error.Data.Kind != "aborted" {
+		t.Fatalf("a run at the end of input replied %+v", rep)
+	}
+	gone(t, "sleep\x00"+m, 3*time.Second)
+}
+
+func TestExecRunKeeps360KiBPerStream(t *testing.T) {
+	c := connect(t)
+	var r execResult
+	c.Must(t, "exec.run", map[string]any{"argv": []string{"sh", "-c", "head -c 500000 /dev/zero; head -c 1000 /dev/zero >&2"}}, &r)
+	if len(r.Stdout) != execrun.MaxOutput || len(r.Stderr) != 1000 || !r.Truncated || *r.ExitCode != 0 {
+		t.Fatalf("stdout %d bytes, stderr %d, truncated %v", len(r.Stdout), len(r.Stderr), r.Truncated)
+	}
+	c.Must(t, "exec.run", map[string]any{"argv": []string{"sh", "-c", "head -c 100 /dev/zero"}, "maxOutput": 10}, &r)
+	if len(r.Stdout) != 10 || !r.Truncated {
+		t.Fatalf("maxOutput 10: stdout %d bytes, truncated %v", len(r.Stdout), r.Truncated)
+	}
+	if e := c.Fails(t, "exec.run", map[string]any{"argv": []string{"true"}, "maxOutput": execrun.MaxOutput + 1}); e.Data.Kind != "limit" {
+		t.Fatalf("maxOutput past 360 KiB: %v", e)
+	}
+}
+
+func TestExecRunEnvironmentIsPathHomeUserLognameThenEnv(t *testing.T) {
+	t.Setenv("COMPUTERD_TEST_SECRET", "never-passed")
+	c := connect(t)
+	var r execResult
+	c.Must(t, "exec.run", map[string]any{"argv": []string{"env"}, "env": map[string]string{"EXTRA": "1", "HOME": "/elsewhere"}}, &r)
+	got := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(r.Stdout)), "\n") {
+		k, v, _ := strings.Cut(l, "=")
+		got[k] = v
+	}
+	if got["PATH"] != os.Getenv("PATH") || got["HOME"] != "/elsewhere" || got["EXTRA"] != "1" || got["USER"] == "" || got["LOGNAME"] != got["USER"] || len(got) != 5 {
+		t.Fatalf("environment: %v", got)
+	}
+}
+
+func TestExecRunRefusesBadArgvAndMissingPrograms(t *testing.T) {
+	c := connect(t)
+	for _, tc := range []struct {
+		params map[string]any
+		kind   string
+	}{
+		{map[string]any{"argv": []string{}}, "invalid"},
+		{map[string]any{"argv": "echo hi"}, "invalid"},
+		{map[string]any{"argv": []string{"true"}, "shell": true}, "invalid"},
+		{map[string]any{"argv": []string{"no-such-program-anywhere"}}, "not_found"},
+		{map[string]any{"argv": []string{"true"}, "cwd": "relative/dir"}, "invalid"},
+		{map[string]any{"argv": []string{"true"}, "cwd": "/no/such/dir"}, "not_found"},
+		{map[string]any{"argv": []string{"true"}, "timeoutMs": -1}, "invalid"},
+		{map[string]any{"argv": []string{"true"}, "user": "no-such-user-here"}, "not_found"},
+	} {
+		if e := c.Fails(t, "exec.run", tc.params); e.Data.Kind != tc.kind {
+			t.Errorf("exec.run(%v): %v, want kind %s", tc.params, e, tc.kind)
+		}
+	}
+}
+
+func TestExecRunPassesStdin(t *testing.T) {
+	c := connect(t)
+	var r execResult
+	c.Must(t, "exec.run", map[string]any{"argv": []string{"cat"}, "stdin": []byte("hello\n")}, &r)
+	if string(r.Stdout) != "hello\n" {
+		t.Fatalf("stdout %q", r.Stdout)
+	}
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for !ok() {
+		if ctx.Err() != nil {
+			t.Fatal("the condition never held within 5 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }

@@ -1,0 +1,189 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Handler serves one method: params in (raw JSON, nil when absent), a result or an error out.
+type Handler func(ctx context.Context, params json.RawMessage) (any, error)
+
+// Lookup finds the handler of a method; false answers "no such method".
+type Lookup func(method string) (Handler, bool)
+
+// CancelMethod is the notification that cancels a request in flight by its id.
+const CancelMethod = "$/cancelRequest"
+
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+type reply struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *wireError      `json:"error,omitempty"`
+}
+
+var nullID = json.RawMessage("null")
+
+// Serve answers requests read from r on w until r ends. Each request runs at once on its own
+// goroutine and replies when done, so replies come in any order. When r ends, every request
+// still in flight is cancelled (its context), and Serve returns once all have replied.
+func Serve(ctx context.Context, r io.Reader, w io.Writer, lookup Lookup) error {
+	ctx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	c := &conn{w: w, inflight: map[string]context.CancelFunc{}}
+	lines := NewLineReader(r, MaxLine)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		line, err := lines.Next()
+		if err == ErrLineTooLong {
+			c.send(reply{ID: nullID, Error: toWire(Wrap(Limit, err))})
+			continue
+		}
+		if err != nil {
+			cancelAll()
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var req request
+		if err := json.Unmarshal(line, &req); err != nil {
+			c.send(reply{ID: nullID, Error: &wireError{Code: codeParse, Message: "the line is not a JSON object: " + err.Error(), Data: errorData{Kind: Invalid}}})
+			continue
+		}
+		id := req.ID
+		if len(id) == 0 {
+			id = nil
+		}
+		if req.JSONRPC != "2.0" || req.Method == nil || !validID(id) {
+			c.send(reply{ID: orNull(id), Error: &wireError{Code: codeInvalidRequest, Message: `a request needs "jsonrpc": "2.0", a method and a string, number or no id`, Data: errorData{Kind: Invalid}}})
+			continue
+		}
+		method := *req.Method
+		if method == CancelMethod {
+			c.cancel(req.Params)
+			if id != nil {
+				c.send(reply{ID: id, Result: struct{}{}})
+			}
+			continue
+		}
+		h, ok := lookup(method)
+		if !ok {
+			if id != nil {
+				c.send(reply{ID: id, Error: &wireError{Code: codeNoMethod, Message: fmt.Sprintf("no method %q", method), Data: errorData{Kind: Unsupported}}})
+			}
+			continue
+		}
+		rctx, cancel := context.WithCancel(ctx)
+		key := string(canonicalID(id))
+		if id != nil {
+			c.mu.Lock()
+			if _, dup := c.inflight[key]; dup {
+				c.mu.Unlock()
+				cancel()
+				c.send(reply{ID: id, Error: toWire(Errorf(Invalid, "request id %s is already in flight on this connection", key))})
+				continue
+			}
+			c.inflight[key] = cancel
+			c.mu.Unlock()
+		}
+		params := append(json.RawMessage(nil), req.Params...)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer cancel()
+			res, err := h(rctx, params)
+			if id == nil {
+				return
+			}
+			c.mu.Lock()
+			delete(c.inflight, key)
+			c.mu.Unlock()
+			if err != nil {
+				c.send(reply{ID: id, Error: toWire(err)})
+				return
+			}
+			if res == nil {
+				res = struct{}{}
+			}
+			c.send(reply{ID: id, Result: res})
+		}()
+	}
+}
+
+type conn struct {
+	wmu      sync.Mutex
+	w        io.Writer
+	mu       sync.Mutex
+	inflight map[string]context.CancelFunc
+}
+
+func (c *conn) send(r reply) {
+	r.JSONRPC = "2.0"
+	b, err := json.Marshal(r)
+	if err != nil {
+		b, _ = json.Marshal(reply{JSONRPC: "2.0", ID: r.ID, Error: toWire(fmt.Errorf("the reply could not be encoded: %v", err))})
+	}
+	b = append(b, '\n')
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	// A reader that went away loses its replies; the requests still end as they would.
+	_, _ = c.w.Write(b)
+}
+
+func (c *conn) cancel(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.ID) == 0 {
+		return
+	}
+	c.mu.Lock()
+	cancel := c.inflight[string(canonicalID(p.ID))]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func validID(id json.RawMessage) bool {
+	if id == nil {
+		return true
+	}
+	switch id[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return true
+	}
+	return false
+}
+
+// canonicalID re-encodes an id so that 7 and 7 with spaces around match.
+func canonicalID(id json.RawMessage) json.RawMessage {
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return id
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func orNull(id json.RawMessage) json.RawMessage {
+	if id == nil {
+		return nullID
+	}
+	return id
+}
