@@ -4,6 +4,7 @@
 // environment); a plugin started just for its schema has none.
 import { readFileSync } from "node:fs";
 import { main } from "@pulumi/pulumi/provider/index.js";
+import "./read-request.js";
 import { settingsFrom } from "./config.js";
 import { makeProvider } from "./plugin.js";
 

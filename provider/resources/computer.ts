@@ -141,6 +141,11 @@ async function observe(provider: ComputerProvider, name: string, signal: AbortSi
   return { ref: attached.value, state: info.state, labels: info.labels, drift: [] };
 }
 
+function remainingMs(deadline: string | undefined): number {
+  const left = deadline ? Date.parse(deadline) - Date.now() : NaN;
+  return Number.isFinite(left) && left > 0 ? Math.ceil(left / 1000) * 1000 : 1000;
+}
+
 /** An imported computer's labels: all but its provider's own namespace. */
 function callerLabels(labels: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(labels).filter(([k]) => k !== "agentrun.computer" && !k.startsWith("agentrun.computer.")));
@@ -236,8 +241,10 @@ async function read(ctx: Context, id: string, props: Props) {
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULTS.provider);
   const o = await observe(provider, id, bounded(ctx, STEP_MS));
   if (o === "gone") return {}; // refresh drops it; the next up makes it again
-  // An import has no outputs: what is there is what was declared (its labels, the caller's own).
+  // An import has no outputs: what is there is what was declared (its labels, the caller's own),
+  // and its lifetime is what is left of it, to the second.
   const declared = { ...DEFAULTS, ...old } as Inputs;
+  if (typeof declared.lifetimeMs !== "number") declared.lifetimeMs = remainingMs(o.ref.spec?.deadline);
   const labels = typeof old.labels === "object" && old.labels !== null ? declaredLabels(declared.labels, o.labels) : callerLabels(o.labels);
   const outs = outputsOf(declared, o, labels);
   const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);
