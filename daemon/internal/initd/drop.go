@@ -1,4 +1,79 @@
 package initd
 
-// dropPrivileges is filled in by the privilege drop; until then init runs as it was started.
-func dropPrivileges(user, socket string) error { return nil }
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"agentrun.dev/computerd/internal/privdrop"
+	"agentrun.dev/computerd/internal/safepath"
+)
+
+// dropPrivileges leaves init no capability in any set before it listens. With --user (root
+// only) it first makes $HOME and the socket's directory that user's alone, then becomes it.
+func dropPrivileges(user, socket string) error {
+	uid, gid := -1, -1
+	if user != "" {
+		var err error
+		if uid, gid, err = parseUIDGID(user); err != nil {
+			return err
+		}
+		if os.Getuid() != 0 {
+			return fmt.Errorf("--user %s needs init to start as root, and it runs as uid %d: a computer given its user by its vendor (docker run --user) passes no --user", user, os.Getuid())
+		}
+		home := homeOf(uid)
+		for _, dir := range []string{home, filepath.Dir(socket)} {
+			if err := makeOwned(dir, uid, gid); err != nil {
+				return err
+			}
+		}
+		os.Setenv("HOME", home)
+	}
+	return privdrop.Drop(uid, gid)
+}
+
+func parseUIDGID(s string) (int, int, error) {
+	u, g, ok := strings.Cut(s, ":")
+	uid, err1 := strconv.Atoi(u)
+	gid, err2 := strconv.Atoi(g)
+	if !ok || err1 != nil || err2 != nil || uid < 0 || gid < 0 {
+		return 0, 0, fmt.Errorf("--user %q is not uid:gid, such as 1000:1000", s)
+	}
+	return uid, gid, nil
+}
+
+// homeOf is the user's home from /etc/passwd, else init's own $HOME, else /home/<uid>.
+func homeOf(uid int) string {
+	if b, err := os.ReadFile("/etc/passwd"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			f := strings.Split(l, ":")
+			if len(f) >= 7 && f[2] == strconv.Itoa(uid) && filepath.IsAbs(f[5]) {
+				return f[5]
+			}
+		}
+	}
+	if h := os.Getenv("HOME"); filepath.IsAbs(h) && h != "/" {
+		return h
+	}
+	return "/home/" + strconv.Itoa(uid)
+}
+
+// makeOwned makes dir (and what is missing above it) and gives it to uid:gid, mode 0700,
+// through a descriptor reached without following any link.
+func makeOwned(dir string, uid, gid int) error {
+	fd, err := safepath.OpenDir(dir, true, 0o755)
+	if err != nil {
+		return fmt.Errorf("making %s the user's: %w", dir, err)
+	}
+	defer syscall.Close(fd)
+	if err := syscall.Fchown(fd, uid, gid); err != nil {
+		return fmt.Errorf("giving %s to %d:%d: %w", dir, uid, gid, err)
+	}
+	if err := syscall.Fchmod(fd, 0o700); err != nil {
+		return fmt.Errorf("making %s mode 0700: %w", dir, err)
+	}
+	return nil
+}

@@ -12,17 +12,29 @@ import (
 	"agentrun.dev/computerd/internal/runs"
 )
 
-// Daemon is what every connection shares: one set of guards, one deadline.
+// Daemon is what every connection shares: one set of guards, one process table, one deadline.
 type Daemon struct {
 	Runs     *runs.Registry
+	Procs    *proc.Table
 	Deadline *deadline.Clock // nil outside init: deadline.extend is then unsupported
 }
 
-// Session is one connection's own state.
-type Session struct{}
+// New makes a daemon; clock is nil outside init.
+func New(clock *deadline.Clock) *Daemon {
+	reg := runs.New()
+	return &Daemon{Runs: reg, Procs: proc.New(reg), Deadline: clock}
+}
+
+// Session is one connection's own state: its pulls and pushes.
+type Session struct {
+	transfers *files.Transfers
+}
 
 // NewSession starts a connection's state.
-func (d *Daemon) NewSession() *Session { return &Session{} }
+func (d *Daemon) NewSession() *Session { return &Session{transfers: files.NewTransfers()} }
+
+// Close ends what the connection held.
+func (s *Session) Close() { s.transfers.Close() }
 
 // Table maps each method to its handler for one connection.
 func (d *Daemon) Table(s *Session) map[string]rpc.Entry {
@@ -31,28 +43,27 @@ func (d *Daemon) Table(s *Session) map[string]rpc.Entry {
 		"ping":     rpc.Def(ping),
 		"exec.run": rpc.Def(execrun.Handler(d.Runs)),
 	}
-	// Declared now so the method table is whole; each is replaced by its handler as it lands.
 	for name, e := range map[string]rpc.Entry{
-		"files.read":     pending[files.ReadParams, files.ReadResult](),
-		"files.write":    pending[files.WriteParams, files.WriteResult](),
-		"files.stat":     pending[files.StatParams, files.Stat](),
-		"files.list":     pending[files.ListParams, files.ListResult](),
-		"files.mkdir":    pending[files.MkdirParams, files.Empty](),
-		"files.move":     pending[files.MoveParams, files.Empty](),
-		"files.remove":   pending[files.RemoveParams, files.Empty](),
-		"tar.pull.begin": pending[files.PathParams, files.IDResult](),
-		"tar.pull.read":  pending[files.PullReadParams, files.PullReadResult](),
-		"tar.pull.end":   pending[files.IDParams, files.Empty](),
-		"tar.push.begin": pending[files.PathParams, files.IDResult](),
-		"tar.push.write": pending[files.PushWriteParams, files.Empty](),
-		"tar.push.end":   pending[files.IDParams, files.PushEndResult](),
-		"process.start":  pending[proc.StartParams, proc.StartResult](),
-		"process.read":   pending[proc.ReadParams, proc.ReadResult](),
-		"process.write":  pending[proc.WriteParams, proc.Empty](),
-		"process.signal": pending[proc.SignalParams, proc.SignalResult](),
-		"process.resize": pending[proc.ResizeParams, proc.Empty](),
-		"process.list":   pending[proc.ListParams, proc.ListResult](),
-		"process.wait":   pending[proc.WaitParams, proc.WaitResult](),
+		"files.read":     rpc.Def(files.Read),
+		"files.write":    rpc.Def(files.Write),
+		"files.stat":     rpc.Def(files.StatPath),
+		"files.list":     rpc.Def(files.List),
+		"files.mkdir":    rpc.Def(files.Mkdir),
+		"files.move":     rpc.Def(files.Move),
+		"files.remove":   rpc.Def(files.Remove),
+		"tar.pull.begin": rpc.Def(s.transfers.PullBegin),
+		"tar.pull.read":  rpc.Def(s.transfers.PullRead),
+		"tar.pull.end":   rpc.Def(s.transfers.PullEnd),
+		"tar.push.begin": rpc.Def(s.transfers.PushBegin),
+		"tar.push.write": rpc.Def(s.transfers.PushWrite),
+		"tar.push.end":   rpc.Def(s.transfers.PushEnd),
+		"process.start":  rpc.Def(d.Procs.Start),
+		"process.read":   rpc.Def(d.Procs.Read),
+		"process.write":  rpc.Def(d.Procs.Write),
+		"process.signal": rpc.Def(d.Procs.Signal),
+		"process.resize": rpc.Def(d.Procs.Resize),
+		"process.list":   rpc.Def(d.Procs.List),
+		"process.wait":   rpc.Def(d.Procs.Wait),
 	} {
 		t[name] = e
 	}
@@ -66,16 +77,10 @@ func (d *Daemon) Table(s *Session) map[string]rpc.Entry {
 	return t
 }
 
-func pending[P, R any]() rpc.Entry {
-	return rpc.Def(func(context.Context, P) (R, error) {
-		var r R
-		return r, rpc.Errorf(rpc.Unsupported, "not in this build yet")
-	})
-}
-
 // Serve answers one connection until its input ends, then ends what the connection held.
 func (d *Daemon) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s := d.NewSession()
+	defer s.Close()
 	table := d.Table(s)
 	return rpc.Serve(ctx, r, w, func(m string) (rpc.Handler, bool) {
 		e, ok := table[m]

@@ -75,6 +75,10 @@ func describeFields(t reflect.Type, params bool) []fieldDoc {
 		if name == "-" || !f.IsExported() {
 			continue
 		}
+		if f.Anonymous && name == "" {
+			out = append(out, describeFields(f.Type, params)...)
+			continue
+		}
 		if name == "" {
 			name = f.Name
 		}

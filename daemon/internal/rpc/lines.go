@@ -43,11 +43,7 @@ func (l *LineReader) Next() ([]byte, error) {
 			if over {
 				return nil, ErrLineTooLong
 			}
-			line := l.buf[:len(l.buf)-1]
-			if n := len(line); n > 0 && line[n-1] == '\r' {
-				line = line[:n-1]
-			}
-			return line, nil
+			return trimCR(l.buf[:len(l.buf)-1]), nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
@@ -55,11 +51,18 @@ func (l *LineReader) Next() ([]byte, error) {
 				return nil, ErrLineTooLong
 			}
 			if len(l.buf) > 0 {
-				return l.buf, nil
+				return trimCR(l.buf), nil
 			}
 			return nil, io.EOF
 		default:
 			return nil, err
 		}
 	}
+}
+
+func trimCR(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		return line[:n-1]
+	}
+	return line
 }

@@ -23,7 +23,6 @@ func Method[P any, R any](fn func(ctx context.Context, p P) (R, error)) Handler 
 	}
 }
 
-
 // Entry is one method: its handler and the zero values of its param and result types.
 type Entry struct {
 	Handler Handler

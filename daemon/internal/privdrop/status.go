@@ -1,0 +1,114 @@
+package privdrop
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Status is what the read-back needs of /proc/<pid>/task/<tid>/status.
+type Status struct {
+	CapInh, CapPrm, CapEff, CapBnd, CapAmb uint64
+	NoNewPrivs                             int
+	UIDs, GIDs                             [4]int // real, effective, saved, filesystem
+	Groups                                 []int
+	seen                                   map[string]bool
+}
+
+var required = []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Uid", "Gid"}
+
+// ParseStatus reads a status file; a field the read-back needs that is missing is an error.
+func ParseStatus(r io.Reader) (Status, error) {
+	s := Status{seen: map[string]bool{}}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		key, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		var err error
+		switch key {
+		case "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb":
+			var v uint64
+			v, err = strconv.ParseUint(val, 16, 64)
+			caps := map[string]*uint64{"CapInh": &s.CapInh, "CapPrm": &s.CapPrm, "CapEff": &s.CapEff, "CapBnd": &s.CapBnd, "CapAmb": &s.CapAmb}
+			*caps[key] = v
+		case "NoNewPrivs":
+			s.NoNewPrivs, err = strconv.Atoi(val)
+		case "Uid", "Gid":
+			f := strings.Fields(val)
+			if len(f) != 4 {
+				err = fmt.Errorf("%d ids", len(f))
+				break
+			}
+			dst := &s.UIDs
+			if key == "Gid" {
+				dst = &s.GIDs
+			}
+			for i := range f {
+				if dst[i], err = strconv.Atoi(f[i]); err != nil {
+					break
+				}
+			}
+		case "Groups":
+			for _, g := range strings.Fields(val) {
+				n, e := strconv.Atoi(g)
+				if e != nil {
+					err = e
+					break
+				}
+				s.Groups = append(s.Groups, n)
+			}
+		default:
+			continue
+		}
+		if err != nil {
+			return Status{}, fmt.Errorf("status field %s %q: %v", key, val, err)
+		}
+		s.seen[key] = true
+	}
+	for _, k := range required {
+		if !s.seen[k] {
+			return Status{}, fmt.Errorf("status has no %s field", k)
+		}
+	}
+	return s, nil
+}
+
+// Check names every way the status falls short of no capability in any set and NoNewPrivs 1,
+// and, when uid is not -1, of being uid:gid with no supplementary group.
+func (s Status) Check(uid, gid int) []string {
+	var short []string
+	for _, f := range []struct {
+		name string
+		v    uint64
+	}{{"CapInh", s.CapInh}, {"CapPrm", s.CapPrm}, {"CapEff", s.CapEff}, {"CapBnd", s.CapBnd}, {"CapAmb", s.CapAmb}} {
+		if f.v != 0 {
+			short = append(short, fmt.Sprintf("%s is %016x", f.name, f.v))
+		}
+	}
+	if s.NoNewPrivs != 1 {
+		short = append(short, fmt.Sprintf("NoNewPrivs is %d", s.NoNewPrivs))
+	}
+	if uid >= 0 {
+		for _, id := range s.UIDs {
+			if id != uid {
+				short = append(short, fmt.Sprintf("a uid is %d, not %d", id, uid))
+				break
+			}
+		}
+		for _, id := range s.GIDs {
+			if id != gid {
+				short = append(short, fmt.Sprintf("a gid is %d, not %d", id, gid))
+				break
+			}
+		}
+		if len(s.Groups) > 0 {
+			short = append(short, fmt.Sprintf("supplementary groups %v remain", s.Groups))
+		}
+	}
+	return short
+}

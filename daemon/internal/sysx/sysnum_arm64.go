@@ -1,0 +1,6 @@
+package sysx
+
+const (
+	sysRenameat2 = 276
+	sysFstatat   = 79
+)
