@@ -117,7 +117,7 @@ export async function pushTar(
   const { signal } = options;
   const iterator = source instanceof Uint8Array ? once(source) : source[Symbol.asyncIterator]();
   let sourceDone = false;
-  let id: string | number | undefined;
+  let id: string | undefined;
   let ended = false;
   try {
     ({ id } = await client.call("tar.push.begin", { path: dir }, { signal }));
@@ -173,7 +173,7 @@ export function pullTarStream(client: ComputerClient, path: string, options: Cal
   const { signal } = options;
   let settle!: (result: Result<{ bytes: number }>) => void;
   const done = new Promise<Result<{ bytes: number }>>((resolve) => (settle = resolve));
-  let id: string | number | undefined;
+  let id: string | undefined;
   let bytes = 0;
   let finished = false;
   let inFlight: Promise<unknown> = Promise.resolve();
@@ -235,7 +235,7 @@ export async function pullTar(client: ComputerClient, path: string, options: Cal
 }
 
 /** Ends a push or pull after a failure: bounded on its own, since the caller's signal may be the reason. */
-async function endQuietly(client: ComputerClient, method: "tar.push.end" | "tar.pull.end", id: string | number): Promise<void> {
+async function endQuietly(client: ComputerClient, method: "tar.push.end" | "tar.pull.end", id: string): Promise<void> {
   await client.call(method, { id }, { signal: AbortSignal.timeout(END_BOUND_MS) }).catch(() => {});
 }
 

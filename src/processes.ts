@@ -48,11 +48,11 @@ export async function listProcesses(client: ComputerClient, options: CallOptions
   const { signal } = options;
   const processes: ProcessInfo[] = [];
   try {
-    let from: string | number | undefined;
+    let from: string | undefined;
     for (;;) {
       const page = await client.call("process.list", from === undefined ? {} : { from }, { signal });
       processes.push(...page.processes);
-      if (!page.truncated || page.next === undefined || page.next === null) break;
+      if (!page.truncated || page.next === undefined) break;
       from = page.next;
     }
     return ok(processes);

@@ -96,7 +96,7 @@ export type Group = (typeof GROUPS)[number];
 const Int = z.number().int();
 const Count = z.number().int().min(0);
 /** Base64 bytes, as every data field carries them. */
-const Base64 = z.string();
+const Base64 = z.string().describe("base64");
 /** An absolute path; the daemon cleans it. */
 const AbsPath = z.string().min(1).refine((p) => p.startsWith("/"), "a path must be absolute");
 /** A signal named without SIG ("TERM"), or its number when it has no name ("63"). */
@@ -136,7 +136,7 @@ export const ExecRunParams = z.object({
 });
 export const ExecRunResult = z.object({
   exitCode: Int.nullable(),
-  signal: SignalName.nullish(),
+  signal: SignalName.nullable(),
   stdout: Base64,
   stderr: Base64,
   timedOut: z.boolean(),
@@ -154,7 +154,7 @@ export const FileStat = z.object({
   mtimeMs: z.number(),
   uid: Count,
   gid: Count,
-  target: z.string().nullish(),
+  target: z.string().optional(),
 });
 export type FileStat = z.infer<typeof FileStat>;
 
@@ -197,7 +197,7 @@ export const FilesRemoveParams = z.object({ path: AbsPath, recursive: z.boolean(
 
 // --- tar ---
 
-const TarId = z.union([z.string(), z.number()]);
+const TarId = z.string();
 export const TarBeginParams = z.object({ path: AbsPath });
 export const TarBeginResult = z.object({ id: TarId });
 export const TarPullReadParams = z.object({ id: TarId, maxBytes: Int.min(1).max(MAX_CHUNK_BYTES).optional() });
@@ -239,17 +239,18 @@ export const ProcessReadResult = z.object({
   dropped: Count,
   exited: z.boolean(),
   size: Count,
-  capped: z.boolean().nullish(),
-  logError: z.string().nullish(),
+  capped: z.boolean().optional(),
+  logError: z.string().optional(),
 });
 export type ProcessReadResult = z.infer<typeof ProcessReadResult>;
 
 export const ProcessWriteParams = z.object({ id: z.string(), data: Base64.optional(), close: z.boolean().optional() });
 export const ProcessSignalParams = z.object({ id: z.string(), signal: z.enum(PROCESS_SIGNALS) });
-export const ProcessSignalResult = z.object({ note: z.string().nullish() });
+export const ProcessSignalResult = z.object({ note: z.string().optional() });
 export const ProcessResizeParams = z.object({ id: z.string(), cols: Int.min(1), rows: Int.min(1) });
 
-const ListCursor = z.union([z.string(), z.number()]);
+/** Where the next page of process.list starts. */
+const ListCursor = z.string();
 export const ProcessListParams = z.object({ from: ListCursor.optional() });
 export const ProcessInfo = z.object({
   id: z.string(),
@@ -259,22 +260,22 @@ export const ProcessInfo = z.object({
   pty: z.boolean(),
   running: z.boolean(),
   exitCode: Int.nullable(),
-  signal: SignalName.nullish(),
+  signal: SignalName.nullable(),
   startedAt: z.number(),
-  endedAt: z.number().nullish(),
+  endedAt: z.number().nullable(),
 });
 export type ProcessInfo = z.infer<typeof ProcessInfo>;
 export const ProcessListResult = z.object({
   processes: z.array(ProcessInfo),
   truncated: z.boolean(),
-  next: ListCursor.nullish(),
+  next: ListCursor.optional(),
 });
 
 export const ProcessWaitParams = z.object({ id: z.string(), timeoutMs: Int.min(0).max(MAX_PROCESS_WAIT_MS) });
 export const ProcessWaitResult = z.object({
   running: z.boolean(),
   exitCode: Int.nullable(),
-  signal: SignalName.nullish(),
+  signal: SignalName.nullable(),
 });
 
 // --- screen (the extension) ---

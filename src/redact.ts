@@ -7,12 +7,12 @@ const RULES: Array<[RegExp, string]> = [
   [/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, "<url>"],
   // A login in user:password@host form outside a URL.
   [/\b[^\s:@/]+:[^\s:@/]+@[a-z0-9.-]+/gi, "<login>"],
-  [/\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 <redacted>"],
   // A parameter whose name says secret, in key=value, key: value or "key": "value" form.
   [
-    /(["']?)\b([a-z0-9_-]*(?:api[_-]?key|apikey|token|secret|password|passwd|pwd|credential|authorization|cookie|signature|session[_-]?id|access[_-]?key|private[_-]?key)[a-z0-9_-]*)\1(\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s,;&)}\]]+)/gi,
+    /(["']?)\b([a-z0-9_-]*(?:api[_-]?key|apikey|token|secret|password|passwd|pwd|credential|authorization|cookie|signature|session[_-]?id|access[_-]?key|private[_-]?key)[a-z0-9_-]*)\1(\s*[:=]\s*)((?:bearer|basic)\s+[^\s,;&)}\]]+|"[^"]*"|'[^']*'|[^\s,;&)}\]]+)/gi,
     "$1$2$1$3<redacted>",
   ],
+  [/\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 <redacted>"],
   // Known key shapes: vendor prefixes, AWS access keys, JWTs.
   [/\b(?:sk|pk|rk|ak|as|e2b|dtn|kernel|bb|ghp|gho|ghs|ghu|github_pat|xox[abpr]|glpat)[-_][A-Za-z0-9_-]{12,}/g, "<redacted>"],
   [/\bAKIA[0-9A-Z]{16}\b/g, "<redacted>"],

@@ -1,0 +1,47 @@
+// The provider registry: one lazy line per vendor. Loading this module loads no provider and
+// no vendor SDK; a provider's file is imported only when its id is asked for.
+import type { ComputerProvider, ProviderModule } from "./provider.js";
+import { redactWords } from "./redact.js";
+import { fail, ok, type Result } from "./result.js";
+
+export const providers = {
+  docker: () => import("./docker/index.js"),
+} satisfies Record<string, () => Promise<ProviderModule<never>>>;
+
+export type ProviderId = keyof typeof providers;
+export type ProviderModuleOf<I extends ProviderId> = Awaited<ReturnType<(typeof providers)[I]>>;
+export type ProviderOptions<I extends ProviderId> = Parameters<ProviderModuleOf<I>["create"]>[0];
+
+/** Every id the registry holds. */
+export const PROVIDER_IDS = Object.keys(providers) as ProviderId[];
+
+export function isProviderId(id: unknown): id is ProviderId {
+  return typeof id === "string" && Object.hasOwn(providers, id);
+}
+
+function unknownId(id: unknown): string {
+  const shown = typeof id === "string" && id.length <= 40 && /^[\w.-]*$/.test(id) ? `"${id}"` : "that id";
+  return `there is no provider ${shown}: the registry holds ${PROVIDER_IDS.join(", ")}`;
+}
+
+/** A provider's module by id (its MOUNT, CAPABILITIES, create). Throws in words for an id it does not hold. */
+export async function providerModule<I extends ProviderId>(id: I): Promise<ProviderModuleOf<I>>;
+export async function providerModule(id: string): Promise<ProviderModule<never>>;
+export async function providerModule(id: string): Promise<ProviderModule<never>> {
+  if (!isProviderId(id)) throw new TypeError(unknownId(id));
+  return providers[id]();
+}
+
+/** A provider built by id from its options; an unknown id, or options its create refuses, is invalid in words. */
+export async function providerFor<I extends ProviderId>(id: I, options: ProviderOptions<I>): Promise<Result<ComputerProvider>>;
+export async function providerFor(id: string, options: unknown): Promise<Result<ComputerProvider>>;
+export async function providerFor(id: string, options: unknown): Promise<Result<ComputerProvider>> {
+  if (!isProviderId(id)) return fail("invalid", unknownId(id), { field: "provider" });
+  const module = (await providers[id]()) as ProviderModule<unknown>;
+  try {
+    return ok(module.create(options));
+  } catch (error) {
+    // A provider's words never hold a key; redacted all the same, since they cross into results.
+    return fail("invalid", `${id}: ${redactWords(error instanceof Error ? error.message : String(error))}`);
+  }
+}

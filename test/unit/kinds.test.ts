@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import { PROVIDERS, SETTING_KINDS, coreGroups, defaultImage, kindOf, kindRefusals, serves, servingRefusals } from "../../src/kinds.js";
+import type { Capabilities } from "../../src/provider.js";
+
+const sandbox = { kind: "linux", groups: ["exec", "files", "processes"] } as const;
+const desktop = { kind: "desktop", groups: ["exec", "files", "processes", "screen", "input.pointer", "input.keys"] } as const;
+const phone = { kind: "android", groups: ["screen", "input.touch", "apps", "input.keys"] } as const;
+const ios = { kind: "ios", groups: ["screen", "input.touch", "apps"] } as const;
+const browser = { kind: "browser", groups: ["cdp", "stream"] } as const;
+
+describe("serves and servingRefusals, for every setting kind", () => {
+  it.each([
+    [sandbox, "sandbox"],
+    [desktop, "desktop"],
+    [phone, "phone"],
+    [ios, "phone"],
+    [browser, "browser"],
+  ] as const)("%j serves %s and no other kind", (caps, kind) => {
+    for (const other of Object.keys(SETTING_KINDS) as Array<keyof typeof SETTING_KINDS>) {
+      expect(serves({ ...caps, groups: [...caps.groups] }, other)).toBe(other === kind);
+    }
+    expect(kindOf({ ...caps, groups: [...caps.groups] })).toBe(kind);
+    expect(servingRefusals({ ...caps, groups: [...caps.groups] }, kind)).toEqual([]);
+  });
+
+  it("stops serving a kind when a required group is dropped, and says why", () => {
+    expect(servingRefusals({ kind: "linux", groups: ["exec", "files"] }, "sandbox")).toEqual(["a sandbox needs the group processes, not declared"]);
+    expect(servingRefusals({ kind: "desktop", groups: ["screen"] }, "desktop")).toEqual([
+      "a desktop needs the groups input.pointer, input.keys, not declared",
+    ]);
+    expect(servingRefusals({ kind: "android", groups: ["screen", "input.touch"] }, "phone")).toEqual(["a phone needs the group apps, not declared"]);
+    expect(servingRefusals({ kind: "browser", groups: [] }, "browser")).toEqual(["a browser needs the group cdp, not declared"]);
+    expect(kindOf({ kind: "linux", groups: ["exec"] })).toBeUndefined();
+  });
+
+  it("names a machine kind that is not the setting kind's", () => {
+    expect(servingRefusals({ ...desktop, groups: [...desktop.groups] }, "sandbox")).toEqual([
+      "a sandbox is a computer of kind linux, and this one is desktop",
+    ]);
+    expect(servingRefusals({ ...sandbox, groups: [...sandbox.groups] }, "phone")).toEqual([
+      "a phone is a computer of kind android or ios, and this one is linux",
+      "a phone needs the groups screen, input.touch, apps, not declared",
+    ]);
+  });
+
+  it("serves none with no computer", () => {
+    expect(serves({ ...sandbox, groups: [...sandbox.groups] }, "none")).toBe(false);
+    expect(servingRefusals({ ...sandbox, groups: [...sandbox.groups] }, "none")).toEqual([
+      "the setting kind none is no computer: no provider serves it",
+    ]);
+  });
+});
+
+describe("kindRefusals and coreGroups", () => {
+  const docker: Capabilities = {
+    kind: "linux",
+    os: "linux",
+    daemon: "pid1",
+    groups: ["exec", "files", "processes"],
+    lifetime: "janitor",
+    maxLifetimeMs: 30 * 86_400_000,
+    network: ["none", "open", "allow"],
+    release: ["stop", "delete"],
+    mount: ["bind"],
+  };
+
+  it("takes the valid pairs", () => {
+    expect(kindRefusals(docker)).toEqual([]);
+    expect(kindRefusals({ ...docker, kind: "desktop", groups: [...docker.groups, "screen", "input.pointer", "input.keys"] })).toEqual([]);
+    expect(kindRefusals({ ...docker, kind: "android", os: "android", daemon: "none", groups: ["screen", "input.touch"], network: [] })).toEqual([]);
+    expect(kindRefusals({ ...docker, kind: "browser", daemon: "none", groups: ["cdp"], network: ["open"] })).toEqual([]);
+  });
+
+  it("names every way a pair breaks the table", () => {
+    expect(kindRefusals({ ...docker, os: "android", daemon: "none", groups: ["exec"], network: ["open"] })).toEqual([
+      "a linux computer runs os linux, not android",
+      "a linux computer has daemon pid1, child, not none",
+      "a linux computer must declare the group files",
+      "a linux computer must declare the group processes",
+      "a linux computer with computerd must offer network none",
+    ]);
+    expect(kindRefusals({ ...docker, daemon: "child" })).toEqual([
+      "a linux computer with daemon child must declare its vendor agent's ports (vendorAgentPorts)",
+    ]);
+    expect(kindRefusals({ ...docker, kind: "ios", os: "ios", daemon: "none", groups: ["screen"] })).toEqual([
+      "a ios computer must declare the group input.touch",
+    ]);
+  });
+
+  it("gives each kind's Core groups by daemon", () => {
+    expect(coreGroups("linux", "pid1")).toEqual(["exec", "files", "processes", "network:none"]);
+    expect(coreGroups("linux", "child")).toEqual(["exec", "files", "processes", "network:none", "vendor-agent"]);
+    expect(coreGroups("desktop", "none")).toEqual(["screen", "input.pointer", "input.keys"]);
+    expect(coreGroups("desktop", "pid1")).toEqual(["exec", "files", "processes", "network:none", "screen", "input.pointer", "input.keys"]);
+    expect(coreGroups("android", "none")).toEqual(["screen", "input.touch"]);
+    expect(coreGroups("browser", "none")).toEqual(["cdp"]);
+  });
+});
+
+describe("PROVIDERS", () => {
+  it("derives each entry's kinds from its capabilities", () => {
+    const kinds = Object.fromEntries(PROVIDERS.map((p) => [p.id, p.kinds]));
+    expect(kinds).toEqual({
+      docker: ["sandbox", "desktop"],
+      daytona: ["sandbox"],
+      modal: ["sandbox"],
+      e2b: ["sandbox", "desktop"],
+      orgo: ["desktop"],
+      "phone-harness": ["phone"],
+      browserbase: ["browser"],
+      kernel: ["browser"],
+    });
+    for (const p of PROVIDERS) for (const kind of p.kinds) expect(p.capabilities.some((c) => serves(c, kind))).toBe(true);
+  });
+
+  it("holds the spec's default images, and none for Docker", () => {
+    expect(defaultImage("docker", "sandbox")).toBeUndefined();
+    expect(defaultImage("daytona", "sandbox")).toBe("default");
+    expect(defaultImage("modal", "sandbox")).toBe("debian:bookworm-slim");
+    expect(defaultImage("e2b", "sandbox")).toBe("base");
+    expect(defaultImage("e2b", "desktop")).toBe("desktop");
+    expect(defaultImage("orgo", "desktop")).toBe("linux");
+    expect(defaultImage("phone-harness", "phone")).toBe("android");
+    expect(defaultImage("kernel", "browser")).toBe("chromium");
+    expect(defaultImage("modal", "desktop")).toBeUndefined();
+  });
+
+  it("lists keys by name and mounts as the spec's table, never a value", () => {
+    const daytona = PROVIDERS.find((p) => p.id === "daytona")!;
+    expect(daytona.keys).toEqual([
+      { name: "DAYTONA_API_KEY", required: true },
+      { name: "DAYTONA_API_URL", required: false },
+      { name: "DAYTONA_TARGET", required: false },
+    ]);
+    expect(Object.fromEntries(PROVIDERS.map((p) => [p.id, [p.mounts, p.metered]]))).toMatchObject({
+      docker: [["bind"], false],
+      modal: [["archil"], true],
+      orgo: [[], true],
+    });
+  });
+});
