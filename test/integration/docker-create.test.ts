@@ -94,6 +94,9 @@ describe("a Docker computer, made here", () => {
       { ref: { id: ref.id, name: ref.name, provider: "docker" }, labels: expect.objectContaining(labels), deadline: new Date(ref.spec!.deadline!), state: "running", network: "none" },
     ]);
 
+    const tested = await docker_.testConnection();
+    expect(tested.ok && tested.value.detail).toMatch(/^Docker answers; \d+ computers? of this provider$/);
+
     expect(await docker_.release(ref, "stop")).toEqual({ ok: true, value: undefined });
     const stopped = await docker_.list(labels);
     expect(stopped.ok && stopped.value[0]?.state).toBe("stopped");
