@@ -222,8 +222,13 @@ export class DockerProvider implements ComputerProvider {
 
     const ran = await this.cli.run(runArgs(plan), { signal, timeoutMs: RUN_MS });
     if (!ran.ok) {
-      await this.#removeLate(name);
+      // A killed CLI may leave Docker making the container still; one that exited has said all.
+      if (ran.aborted || ran.timedOut) await this.#removeLate(name);
+      else await this.#remove(name);
       if (ran.aborted) return fail("aborted", `create was aborted during docker run; ${name} was removed`);
+      if (/No such image/i.test(ran.stderr)) {
+        return fail("not_found", `the image ${spec.image} is not on this Docker host, and create pulls nothing: make it ready first (docker.image(), or ensureImage({ image }) on a host with a registry); nothing was made`, { field: "image" });
+      }
       const failure = failureOf(`docker run of ${name}`, ran, this.cli.path);
       return fail(failure.code, `${failure.message}; nothing was left`);
     }

@@ -138,6 +138,15 @@ describe("a Docker computer, made here", () => {
     if (!both.ok) expect(both.error.message).toMatch(/^2 computers match the labels agentrun\.test=/);
   });
 
+  it("refuses an image the host does not have, pulling nothing and leaving nothing", async () => {
+    const labels = testLabel();
+    const result = await provider().create(spec({ labels, image: "agentrun-no-such-image:1" }));
+    if (result.ok) made.track(result.value.name);
+    expect(result).toMatchObject({ ok: false, error: { code: "not_found", field: "image" } });
+    if (!result.ok) expect(result.error.message).toMatch(/^the image agentrun-no-such-image:1 is not on this Docker host, and create pulls nothing/);
+    expect(withLabel(labels)).toEqual([]);
+  });
+
   it("does not count a container that is not a computer", async () => {
     const docker_ = provider();
     const name = made.track(`computer-${Math.random().toString(16).slice(2, 14).padEnd(12, "0")}`);
