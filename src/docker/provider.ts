@@ -494,6 +494,14 @@ export class DockerProvider implements ComputerProvider {
     if (!target.ok) return target;
     if (how !== "stop" && how !== "delete") return fail("invalid", 'release takes "stop" or "delete"', { field: "how" });
     if (options.signal?.aborted) return fail("aborted", `release of ${target.value} was aborted before Docker was asked`);
+    // Only a computer is released: a container of another's that took a computer's name is not one.
+    const label = await this.cli.run(["inspect", "--type", "container", "--format", `{{index .Config.Labels "${COMPUTER_LABEL}"}}`, target.value], { signal: options.signal, timeoutMs: 30_000 });
+    if (!label.ok && /No such (object|container)/i.test(label.stderr)) return ok();
+    if (!label.ok) {
+      const failure = failureOf(`docker inspect ${target.value}`, label, this.cli.path);
+      return fail(failure.code, failure.message);
+    }
+    if (label.stdout.trim() !== "1") return fail("not_found", `${target.value} is not a computer (it has no ${COMPUTER_LABEL}=1 label), so it was not released`);
     const args = how === "stop" ? ["stop", "--time", "10", target.value] : ["rm", "--force", "--volumes", target.value];
     const done = await this.cli.run(args, { signal: options.signal, timeoutMs: RELEASE_MS });
     if (done.ok || /No such container/i.test(done.stderr)) return ok();

@@ -153,5 +153,7 @@ describe("a Docker computer, made here", () => {
     docker("create", "--name", name, IMAGE, "true");
     expect(await docker_.attach({ id: name })).toMatchObject({ ok: false, error: { code: "not_found" } });
     expect(await docker_.network({ id: name, name, provider: "docker" })).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(await docker_.release({ id: name, name, provider: "docker" }, "delete")).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(docker("inspect", "--format", "{{.Name}}", name)).toBe(`/${name}`);
   });
 });
