@@ -16,6 +16,7 @@ import {
   HOME,
   MASKED_PATHS,
   READONLY_PATHS,
+  RECIPE_LABEL,
 } from "./constants.js";
 import { cpuQuota } from "./plan.js";
 import { type Inspected, networkOf } from "./readback.js";
@@ -197,7 +198,8 @@ function labelsDrift(spec: ComputerSpec, labels: unknown, expected: DriftExpecte
     if (have[key] !== value) out.push(`Config.Labels ${key} is ${show(have[key])}, not ${show(value)}`);
   }
   for (const key of Object.keys(have)) {
-    if (!(key in want) && (key === COMPUTER_LABEL || key.startsWith(`${COMPUTER_LABEL}.`))) out.push(`Config.Labels holds ${key}, which the provider never writes`);
+    const providers = key === COMPUTER_LABEL || key.startsWith(`${COMPUTER_LABEL}.`);
+    if (!(key in want) && providers && key !== RECIPE_LABEL) out.push(`Config.Labels holds ${key}, which the provider never writes`);
   }
   return out;
 }

@@ -6,7 +6,10 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fail, ok, type Result } from "../result.js";
 import { type CallBound, DockerCli, failureOf, type Outcome } from "./cli.js";
+import { RECIPE_LABEL } from "./constants.js";
 import { packageRoot } from "./package.js";
+
+export { RECIPE_LABEL };
 
 export type ImageSource = { recipe: string } | { image: string };
 export type Making = "build" | "pull";
@@ -21,8 +24,6 @@ export interface EnsureOptions {
   onWait?: (making: Making, tag: string) => void;
 }
 
-/** The label a recipe's image carries: the recipe's whole sha256. */
-export const RECIPE_LABEL = "agentrun.computer.recipe";
 export const IMAGE_TIMEOUT_MS = 10 * 60_000;
 /** The default image's contents, in words, for a caller's "preparing" row. */
 export const DOCKER_RECIPE_HAS = "python3, git, curl, nodejs, npm, ripgrep and socat on Debian bookworm";

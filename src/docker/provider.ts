@@ -215,8 +215,13 @@ export class DockerProvider implements ComputerProvider {
 
     const ran = await this.cli.run(runArgs(plan), { signal, timeoutMs: RUN_MS });
     if (!ran.ok) {
-      await this.#removeLate(name);
+      // A killed CLI may leave Docker making the container still; one that exited has said all.
+      if (ran.aborted || ran.timedOut) await this.#removeLate(name);
+      else await this.#remove(name);
       if (ran.aborted) return fail("aborted", `create was aborted during docker run; ${name} was removed`);
+      if (/No such image/i.test(ran.stderr)) {
+        return fail("not_found", `the image ${spec.image} is not on this Docker host, and create pulls nothing: make it ready first (docker.image(), or ensureImage({ image }) on a host with a registry); nothing was made`, { field: "image" });
+      }
       const failure = failureOf(`docker run of ${name}`, ran, this.cli.path);
       return fail(failure.code, `${failure.message}; nothing was left`);
     }
@@ -488,6 +493,14 @@ export class DockerProvider implements ComputerProvider {
     if (!target.ok) return target;
     if (how !== "stop" && how !== "delete") return fail("invalid", 'release takes "stop" or "delete"', { field: "how" });
     if (options.signal?.aborted) return fail("aborted", `release of ${target.value} was aborted before Docker was asked`);
+    // Only a computer is released: a container of another's that took a computer's name is not one.
+    const label = await this.cli.run(["inspect", "--type", "container", "--format", `{{index .Config.Labels "${COMPUTER_LABEL}"}}`, target.value], { signal: options.signal, timeoutMs: 30_000 });
+    if (!label.ok && /No such (object|container)/i.test(label.stderr)) return ok();
+    if (!label.ok) {
+      const failure = failureOf(`docker inspect ${target.value}`, label, this.cli.path);
+      return fail(failure.code, failure.message);
+    }
+    if (label.stdout.trim() !== "1") return fail("not_found", `${target.value} is not a computer (it has no ${COMPUTER_LABEL}=1 label), so it was not released`);
     const args = how === "stop" ? ["stop", "--time", "10", target.value] : ["rm", "--force", "--volumes", target.value];
     const done = await this.cli.run(args, { signal: options.signal, timeoutMs: RELEASE_MS });
     if (done.ok || /No such container/i.test(done.stderr)) return ok();

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkSpec } from "../../src/docker/check.js";
 import { hostOf, type DockerInfo } from "../../src/docker/host.js";
 import { CAPABILITIES, DockerProvider } from "../../src/docker/provider.js";
+import { kindOf, kindRefusals, PROVIDERS } from "../../src/kinds.js";
 import type { ComputerSpec } from "../../src/provider.js";
 
 const folder = mkdtempSync(path.join(tmpdir(), "agentrun-check-"));
@@ -115,6 +116,11 @@ describe("DockerProvider's options", () => {
       kind: "linux", daemon: "pid1", groups: ["exec", "files", "processes"], maxLifetimeMs: 2_592_000_000,
       lifetime: "janitor", release: ["stop", "delete"], stopDeletes: false, mount: ["bind"],
     });
+    expect(kindRefusals(docker.capabilities())).toEqual([]);
+    expect(kindOf(docker.capabilities())).toBe("sandbox");
+    const entry = PROVIDERS.find((p) => p.id === "docker");
+    expect(entry?.capabilities).toContainEqual({ kind: CAPABILITIES.kind, groups: CAPABILITIES.groups });
+    expect(entry?.mounts).toEqual(CAPABILITIES.mount);
     expect("extend" in docker).toBe(false);
     expect("stream" in docker).toBe(false);
   });

@@ -113,6 +113,11 @@ describe("drift on computers made here", () => {
     expect(inspectDrift(f.spec, changed(f, edit), expectedOf(f))).toEqual([sentence]);
   });
 
+  it("takes the recipe label an image built by ensureImage carries as the image's own", () => {
+    const built = changed(f, (i) => ((i.Config.Labels as Record<string, string>)["agentrun.computer.recipe"] = "0".repeat(64)));
+    expect(inspectDrift(f.spec, built, expectedOf(f))).toEqual([]);
+  });
+
   it("names a second mount and an image's volume in both halves of the report", () => {
     const out = inspectDrift(f.spec, changed(f, (i) => {
       i.Mounts = [...(i.Mounts ?? []), { Type: "volume", Name: "v", Source: "/var/lib/docker/volumes/v/_data", Destination: "/data", RW: true, Propagation: "" }];

@@ -94,6 +94,9 @@ describe("a Docker computer, made here", () => {
       { ref: { id: ref.id, name: ref.name, provider: "docker" }, labels: expect.objectContaining(labels), deadline: new Date(ref.spec!.deadline!), state: "running", network: "none" },
     ]);
 
+    const tested = await docker_.testConnection();
+    expect(tested.ok && tested.value.detail).toMatch(/^Docker answers; \d+ computers? of this provider$/);
+
     expect(await docker_.release(ref, "stop")).toEqual({ ok: true, value: undefined });
     const stopped = await docker_.list(labels);
     expect(stopped.ok && stopped.value[0]?.state).toBe("stopped");
@@ -135,11 +138,22 @@ describe("a Docker computer, made here", () => {
     if (!both.ok) expect(both.error.message).toMatch(/^2 computers match the labels agentrun\.test=/);
   });
 
+  it("refuses an image the host does not have, pulling nothing and leaving nothing", async () => {
+    const labels = testLabel();
+    const result = await provider().create(spec({ labels, image: "agentrun-no-such-image:1" }));
+    if (result.ok) made.track(result.value.name);
+    expect(result).toMatchObject({ ok: false, error: { code: "not_found", field: "image" } });
+    if (!result.ok) expect(result.error.message).toMatch(/^the image agentrun-no-such-image:1 is not on this Docker host, and create pulls nothing/);
+    expect(withLabel(labels)).toEqual([]);
+  });
+
   it("does not count a container that is not a computer", async () => {
     const docker_ = provider();
     const name = made.track(`computer-${Math.random().toString(16).slice(2, 14).padEnd(12, "0")}`);
     docker("create", "--name", name, IMAGE, "true");
     expect(await docker_.attach({ id: name })).toMatchObject({ ok: false, error: { code: "not_found" } });
     expect(await docker_.network({ id: name, name, provider: "docker" })).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(await docker_.release({ id: name, name, provider: "docker" }, "delete")).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(docker("inspect", "--format", "{{.Name}}", name)).toBe(`/${name}`);
   });
 });

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { driftedProvider } from "../../src/docker/index.js";
-import { cleanup, DAEMON, docker, provider, spec, testLabel, toolchain, withLabel } from "./docker-helpers.js";
+import { driftedProvider, ensureImage, recipeTag } from "../../src/docker/index.js";
+import { cleanup, DAEMON, docker, IMAGE, provider, spec, testLabel, toolchain, withLabel } from "./docker-helpers.js";
 
 const made = cleanup();
 
@@ -106,4 +106,50 @@ describe("driftedProvider, as the conformance module builds it", () => {
     expect(connected).toMatchObject({ ok: false, error: { code: "refused" } });
     if (!connected.ok) expect(connected.error.message).toBe(`the daemon in ${ref.name} is not the provider's: version 0.1.0, not the provider's 0.1.0-drifted; make a new computer with this provider`);
   });
+});
+
+describe("images that would make a computer wider than declared", () => {
+  const recipes = [
+    `FROM ${IMAGE}\nVOLUME /data\n`,
+    `FROM ${IMAGE}\nRUN mkdir -m 0755 /work\n`,
+  ];
+  afterAll(() => {
+    for (const recipe of recipes) execFileSync("docker", ["rmi", "--force", recipeTag(recipe)], { stdio: "ignore" });
+  });
+
+  it("the provider's own image (its default recipe) makes a computer that attaches as declared", async () => {
+    const docker_ = provider();
+    const image = await docker_.image();
+    if (!image.ok) throw new Error(image.error.message);
+    const result = await docker_.create(spec({ image: image.value }));
+    if (result.ok) made.track(result.value.name);
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    if (result.ok) expect(await docker_.attach({ id: result.value.name })).toEqual({ ok: true, value: result.value });
+  }, 600_000);
+
+  it("an image that declares a VOLUME is refused at create, and nothing is left", async () => {
+    const image = await ensureImage({ recipe: recipes[0]! });
+    if (!image.ok) throw new Error(image.error.message);
+    const labels = testLabel();
+    const result = await provider().create(spec({ labels, image: image.value }));
+    if (result.ok) made.track(result.value.name);
+    expect(result).toMatchObject({ ok: false, error: { code: "refused" } });
+    if (!result.ok) {
+      expect(result.error.message).toContain("Mounts holds another mount: a volume at /data (an image's VOLUME is drift too)");
+      expect(result.error.message).toContain('Config.Volumes is {"/data":{}}, and must be empty');
+    }
+    expect(withLabel(labels)).toEqual([]);
+  }, 60_000);
+
+  it("an image with its own 0755 /work still gives a home of 0700, read from inside", async () => {
+    const image = await ensureImage({ recipe: recipes[1]! });
+    if (!image.ok) throw new Error(image.error.message);
+    const docker_ = provider();
+    const result = await docker_.create(spec({ image: image.value }));
+    if (result.ok) made.track(result.value.name);
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    if (!result.ok) return;
+    expect(docker("exec", result.value.name, "stat", "-c", "%a %u:%g", "/work")).toBe("700 1000:1000");
+    expect((await docker_.attach({ id: result.value.name })).ok).toBe(true);
+  }, 60_000);
 });

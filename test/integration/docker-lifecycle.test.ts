@@ -133,9 +133,12 @@ describe("the run folder, bound at /workspace", () => {
     const connected = await docker_.connect(ref);
     if (!connected.ok) throw new Error(connected.error.message);
     try {
-      const ran = await connected.value.client.call("exec.run", { argv: ["cat", "outside.txt"], cwd: "/workspace", timeoutMs: 10_000 });
+      const client = connected.value.client;
+      const read = await client.call("files.read", { path: "/workspace/outside.txt" });
+      expect(Buffer.from(read.data, "base64").toString()).toBe("from the host\n");
+      const ran = await client.call("exec.run", { argv: ["cat", "outside.txt"], cwd: "/workspace", timeoutMs: 10_000 });
       expect(Buffer.from(ran.stdout, "base64").toString()).toBe("from the host\n");
-      await connected.value.client.call("exec.run", { argv: ["sh", "-c", "echo from the computer > /workspace/inside.txt"], timeoutMs: 10_000 });
+      await client.call("files.write", { path: "/workspace/inside.txt", data: Buffer.from("from the computer\n").toString("base64") });
     } finally {
       await connected.value.close();
     }
