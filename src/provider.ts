@@ -64,6 +64,8 @@ export interface ComputerRef {
   spec?: SpecReadBack;
   /** Words on what was read back and kept (a probe target that accepted and sent nothing back). */
   notes?: string[];
+  /** The daemon's hello, when the provider read it while making or reading the computer. */
+  hello?: Hello;
 }
 
 export type ComputerState = "running" | "stopped";

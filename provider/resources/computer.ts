@@ -223,16 +223,20 @@ async function create(ctx: Context, raw: Props) {
   }
   const made = await provider.create(specOf(inputs), { signal });
   if (!made.ok) throw new Error(made.error.message);
-  // The hello is read once more for the outputs; a computer that cannot answer is not kept.
-  const conn = await provider.connect(made.value, { signal: bounded(ctx, STEP_MS) });
-  if (!conn.ok) {
-    await provider.release(made.value, "delete", { signal: bounded(ctx, STEP_MS) });
-    throw new Error(`the computer ${made.value.name} was made but its daemon did not answer, so it was deleted: ${conn.error.message}`);
-  }
-  const hello = conn.value.hello;
-  await conn.value.close();
+  const hello = made.value.hello ?? (await helloOf(ctx, provider, made.value));
   const outs = outputsOf(inputs, { ref: made.value, state: "running", labels: inputs.labels, hello, drift: [] }, inputs.labels);
   return { id: made.value.name, outs: wrapDerived(outs, secretKeys, DERIVED) };
+}
+
+/** The daemon's hello for a provider whose create did not keep it; one that cannot answer is not kept. */
+async function helloOf(ctx: Context, provider: ComputerProvider, ref: ComputerRef): Promise<Hello> {
+  const conn = await provider.connect(ref, { signal: bounded(ctx, STEP_MS) });
+  if (!conn.ok) {
+    await provider.release(ref, "delete", { signal: bounded(ctx, STEP_MS) });
+    throw new Error(`the computer ${ref.name} was made but its daemon did not answer, so it was deleted: ${conn.error.message}`);
+  }
+  await conn.value.close();
+  return conn.value.hello;
 }
 
 async function read(ctx: Context, id: string, props: Props) {

@@ -284,7 +284,7 @@ export class DockerProvider implements ComputerProvider {
   #refOf(inspected: Inspected, hello?: Hello): ComputerRef {
     const spec: SpecReadBack = specOf(inspected);
     if (hello) spec.kind = hello.kind;
-    return { id: inspected.Id, name: nameOf(inspected), provider: this.id, spec };
+    return { id: inspected.Id, name: nameOf(inspected), provider: this.id, spec, ...(hello ? { hello } : {}) };
   }
 
   /** docker rm --force --volumes by exact name, bounded, ignoring the caller's signal. */
