@@ -158,8 +158,10 @@ export class DockerProvider implements ComputerProvider {
   /** The host's enforcement, from docker info once per provider; a failed read is not kept. */
   async host(options: CallOptions = {}): Promise<Result<Host>> {
     if (this.#host) return ok(this.#host);
+    if (options.signal?.aborted) return fail("aborted", "reading the Docker host was aborted before docker info");
+    // One read for every caller at once; a caller's abort ends its own wait, not the others'.
     this.#hostRead ??= (async () => {
-      const read = await this.cli.run(["info", "--format", "{{json .}}"], { signal: options.signal, timeoutMs: 30_000 });
+      const read = await this.cli.run(["info", "--format", "{{json .}}"], { timeoutMs: 30_000 });
       if (!read.ok) {
         const failure = failureOf("docker info", read, this.cli.path);
         return fail(failure.code, failure.message);
@@ -171,7 +173,17 @@ export class DockerProvider implements ComputerProvider {
         return fail("failed", "docker info did not answer JSON; is the docker CLI at its path Docker's?");
       }
     })().finally(() => (this.#hostRead = undefined));
-    return this.#hostRead;
+    const signal = options.signal;
+    if (!signal) return this.#hostRead;
+    const read = this.#hostRead;
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(fail("aborted", "reading the Docker host (docker info) was aborted; nothing was made"));
+      signal.addEventListener("abort", onAbort, { once: true });
+      void read.then((result) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(result);
+      });
+    });
   }
 
   /** The host read, then refused in words when it lacks any enforcement. */
