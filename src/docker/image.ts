@@ -166,7 +166,12 @@ async function present(cli: DockerCli, source: ImageSource, tag: string, bound: 
   const inspected = await cli.run(["image", "inspect", "--format", "{{json .Config.Labels}}", tag], bound);
   if (inspected.ok) {
     if (!("recipe" in source)) return ok(true);
-    const labels = JSON.parse(inspected.stdout || "null") as Record<string, string> | null;
+    let labels: Record<string, string> | null = null;
+    try {
+      labels = JSON.parse(inspected.stdout || "null") as Record<string, string> | null;
+    } catch {
+      // not Docker's JSON: treated as no image of this recipe, so it is built
+    }
     return ok(labels?.[RECIPE_LABEL] === recipeHash(source.recipe));
   }
   if (/No such image/i.test(inspected.stderr)) return ok(false);

@@ -86,6 +86,15 @@ const LIST_FORMAT =
 const RELEASE_MS = 60_000;
 const RUN_MS = 120_000;
 
+/** Docker's JSON, or undefined for anything else (a CLI that is not Docker's). */
+function parseJson<T>(text: string): T | undefined {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 function defaultUser(): string {
   const uid = process.getuid?.() ?? 1000;
   const gid = process.getgid?.() ?? 1000;
@@ -335,7 +344,7 @@ export class DockerProvider implements ComputerProvider {
       const failure = failureOf(`docker inspect ${target}`, read, this.cli.path);
       return fail(failure.code, failure.message);
     }
-    const [inspected] = JSON.parse(read.stdout) as Inspected[];
+    const [inspected] = parseJson<Inspected[]>(read.stdout) ?? [];
     if (!inspected || !isComputer(inspected)) return fail("not_found", `no computer ${target} on this Docker host (a container that is not a computer does not count)`);
     return ok(inspected);
   }
@@ -473,8 +482,8 @@ export class DockerProvider implements ComputerProvider {
         return fail(failure.code, failure.message);
       }
       for (const line of read.stdout.split("\n").filter(Boolean)) {
-        const inspected = JSON.parse(line) as Inspected;
-        if (!isComputer(inspected)) continue;
+        const inspected = parseJson<Inspected>(line);
+        if (!inspected || !isComputer(inspected)) continue;
         const labelsRead = labelsOf(inspected);
         const info: ComputerInfo = {
           ref: { id: inspected.Id, name: nameOf(inspected), provider: this.id },
