@@ -22,7 +22,7 @@ func kindOf(t *testing.T, err error) rpc.Kind {
 	return rpc.KindOf(err)
 }
 
-func i64(v int64) *int64 { return &v }
+func i64(v int64) *int64   { return &v }
 func u32(v uint32) *uint32 { return &v }
 
 func TestReadReturnsAChunkWithEOFAndSize(t *testing.T) {

@@ -17,7 +17,6 @@ import (
 	"agentrun.dev/computerd/internal/methods"
 	"agentrun.dev/computerd/internal/ptree"
 	"agentrun.dev/computerd/internal/reaper"
-	"agentrun.dev/computerd/internal/runs"
 )
 
 const prSetChildSubreaper = 36
@@ -91,7 +90,7 @@ func run(o Options) error {
 	}
 	reaper.ReapAll(sweep)
 
-	d := &methods.Daemon{Runs: runs.New(), Deadline: clock}
+	d := methods.New(clock)
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 

@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"agentrun.dev/computerd/internal/rpctest"
-	"agentrun.dev/computerd/internal/runs"
 )
 
-func newDaemon() *Daemon { return &Daemon{Runs: runs.New()} }
+func newDaemon() *Daemon { return New(nil) }
 
 func connect(t *testing.T) *rpctest.Client {
 	return rpctest.Connect(t, newDaemon())

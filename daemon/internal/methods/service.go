@@ -12,10 +12,17 @@ import (
 	"agentrun.dev/computerd/internal/runs"
 )
 
-// Daemon is what every connection shares: one set of guards, one deadline.
+// Daemon is what every connection shares: one set of guards, one process table, one deadline.
 type Daemon struct {
 	Runs     *runs.Registry
+	Procs    *proc.Table
 	Deadline *deadline.Clock // nil outside init: deadline.extend is then unsupported
+}
+
+// New makes a daemon; clock is nil outside init.
+func New(clock *deadline.Clock) *Daemon {
+	reg := runs.New()
+	return &Daemon{Runs: reg, Procs: proc.New(reg), Deadline: clock}
 }
 
 // Session is one connection's own state: its pulls and pushes.
@@ -36,7 +43,6 @@ func (d *Daemon) Table(s *Session) map[string]rpc.Entry {
 		"ping":     rpc.Def(ping),
 		"exec.run": rpc.Def(execrun.Handler(d.Runs)),
 	}
-	// Declared now so the method table is whole; each is replaced by its handler as it lands.
 	for name, e := range map[string]rpc.Entry{
 		"files.read":     rpc.Def(files.Read),
 		"files.write":    rpc.Def(files.Write),
@@ -51,13 +57,13 @@ func (d *Daemon) Table(s *Session) map[string]rpc.Entry {
 		"tar.push.begin": rpc.Def(s.transfers.PushBegin),
 		"tar.push.write": rpc.Def(s.transfers.PushWrite),
 		"tar.push.end":   rpc.Def(s.transfers.PushEnd),
-		"process.start":  pending[proc.StartParams, proc.StartResult](),
-		"process.read":   pending[proc.ReadParams, proc.ReadResult](),
-		"process.write":  pending[proc.WriteParams, proc.Empty](),
-		"process.signal": pending[proc.SignalParams, proc.SignalResult](),
-		"process.resize": pending[proc.ResizeParams, proc.Empty](),
-		"process.list":   pending[proc.ListParams, proc.ListResult](),
-		"process.wait":   pending[proc.WaitParams, proc.WaitResult](),
+		"process.start":  rpc.Def(d.Procs.Start),
+		"process.read":   rpc.Def(d.Procs.Read),
+		"process.write":  rpc.Def(d.Procs.Write),
+		"process.signal": rpc.Def(d.Procs.Signal),
+		"process.resize": rpc.Def(d.Procs.Resize),
+		"process.list":   rpc.Def(d.Procs.List),
+		"process.wait":   rpc.Def(d.Procs.Wait),
 	} {
 		t[name] = e
 	}
@@ -69,13 +75,6 @@ func (d *Daemon) Table(s *Session) map[string]rpc.Entry {
 		})
 	}
 	return t
-}
-
-func pending[P, R any]() rpc.Entry {
-	return rpc.Def(func(context.Context, P) (R, error) {
-		var r R
-		return r, rpc.Errorf(rpc.Unsupported, "not in this build yet")
-	})
 }
 
 // Serve answers one connection until its input ends, then ends what the connection held.
