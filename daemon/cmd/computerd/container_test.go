@@ -265,4 +265,3 @@ func TestInitRefusesWhatItCannotDrop(t *testing.T) {
 		})
 	}
 }
-
