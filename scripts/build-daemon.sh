@@ -8,10 +8,12 @@ set -euo pipefail
 out="$ROOT/dist"
 version="$(node -p 'require(process.argv[1]).version' "$ROOT/package.json")"
 stamp="$out/computerd.version"
-newest_src="$(find "$ROOT/daemon" -name '*.go' -o -name go.mod | xargs ls -t | head -n1)"
+# Rebuilt when a daemon source is newer than the older of the two binaries (amd64, built first).
+changed() {
+  [ -n "$(find "$ROOT/daemon" \( -name '*.go' -o -name go.mod -o -name go.sum \) -newer "$out/computerd-linux-amd64" -print -quit)" ]
+}
 if [ -f "$out/computerd-linux-amd64" ] && [ -f "$out/computerd-linux-arm64" ] \
-   && [ "$(cat "$stamp" 2>/dev/null)" = "$version" ] \
-   && [ "$out/computerd-linux-amd64" -nt "$newest_src" ] && [ "$out/computerd-linux-arm64" -nt "$newest_src" ]; then
+   && [ "$(cat "$stamp" 2>/dev/null)" = "$version" ] && ! changed; then
   exit 10
 fi
 mkdir -p "$out"
