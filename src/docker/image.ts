@@ -145,8 +145,9 @@ async function fly(cli: DockerCli, source: ImageSource, tag: string, bound: numb
 
     flight.making = "recipe" in source ? "build" : "pull";
     for (const tell of flight.told.splice(0)) tell(flight.making);
+    // --force-rm: a failed step's container is removed too, so a build leaves nothing behind.
     const made = "recipe" in source
-      ? await cli.run(["build", "--quiet", "--label", `${RECIPE_LABEL}=${recipeHash(source.recipe)}`, "--tag", tag, "-"], call({ input: source.recipe }))
+      ? await cli.run(["build", "--quiet", "--force-rm", "--label", `${RECIPE_LABEL}=${recipeHash(source.recipe)}`, "--tag", tag, "-"], call({ input: source.recipe }))
       : await cli.run(["pull", "--quiet", tag], call());
     if (made.ok) return ok(tag);
     if (timedOut() || made.timedOut) return fail("timeout", `making the image ${tag} did not finish within ${bound} ms; the ${flight.making} was stopped`);
@@ -165,7 +166,12 @@ async function present(cli: DockerCli, source: ImageSource, tag: string, bound: 
   const inspected = await cli.run(["image", "inspect", "--format", "{{json .Config.Labels}}", tag], bound);
   if (inspected.ok) {
     if (!("recipe" in source)) return ok(true);
-    const labels = JSON.parse(inspected.stdout || "null") as Record<string, string> | null;
+    let labels: Record<string, string> | null = null;
+    try {
+      labels = JSON.parse(inspected.stdout || "null") as Record<string, string> | null;
+    } catch {
+      // not Docker's JSON: treated as no image of this recipe, so it is built
+    }
     return ok(labels?.[RECIPE_LABEL] === recipeHash(source.recipe));
   }
   if (/No such image/i.test(inspected.stderr)) return ok(false);

@@ -79,6 +79,15 @@ const LIST_FORMAT =
 const RELEASE_MS = 60_000;
 const RUN_MS = 120_000;
 
+/** Docker's JSON, or undefined for anything else (a CLI that is not Docker's). */
+function parseJson<T>(text: string): T | undefined {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 function defaultUser(): string {
   const uid = process.getuid?.() ?? 1000;
   const gid = process.getgid?.() ?? 1000;
@@ -151,8 +160,10 @@ export class DockerProvider implements ComputerProvider {
   /** The host's enforcement, from docker info once per provider; a failed read is not kept. */
   async host(options: CallOptions = {}): Promise<Result<Host>> {
     if (this.#host) return ok(this.#host);
+    if (options.signal?.aborted) return fail("aborted", "reading the Docker host was aborted before docker info");
+    // One read for every caller at once; a caller's abort ends its own wait, not the others'.
     this.#hostRead ??= (async () => {
-      const read = await this.cli.run(["info", "--format", "{{json .}}"], { signal: options.signal, timeoutMs: 30_000 });
+      const read = await this.cli.run(["info", "--format", "{{json .}}"], { timeoutMs: 30_000 });
       if (!read.ok) {
         const failure = failureOf("docker info", read, this.cli.path);
         return fail(failure.code, failure.message);
@@ -164,7 +175,17 @@ export class DockerProvider implements ComputerProvider {
         return fail("failed", "docker info did not answer JSON; is the docker CLI at its path Docker's?");
       }
     })().finally(() => (this.#hostRead = undefined));
-    return this.#hostRead;
+    const signal = options.signal;
+    if (!signal) return this.#hostRead;
+    const read = this.#hostRead;
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(fail("aborted", "reading the Docker host (docker info) was aborted; nothing was made"));
+      signal.addEventListener("abort", onAbort, { once: true });
+      void read.then((result) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(result);
+      });
+    });
   }
 
   /** The host read, then refused in words when it lacks any enforcement. */
@@ -316,7 +337,7 @@ export class DockerProvider implements ComputerProvider {
       const failure = failureOf(`docker inspect ${target}`, read, this.cli.path);
       return fail(failure.code, failure.message);
     }
-    const [inspected] = JSON.parse(read.stdout) as Inspected[];
+    const [inspected] = parseJson<Inspected[]>(read.stdout) ?? [];
     if (!inspected || !isComputer(inspected)) return fail("not_found", `no computer ${target} on this Docker host (a container that is not a computer does not count)`);
     return ok(inspected);
   }
@@ -460,8 +481,8 @@ export class DockerProvider implements ComputerProvider {
         return fail(failure.code, failure.message);
       }
       for (const line of read.stdout.split("\n").filter(Boolean)) {
-        const inspected = JSON.parse(line) as Inspected;
-        if (!isComputer(inspected)) continue;
+        const inspected = parseJson<Inspected>(line);
+        if (!inspected || !isComputer(inspected)) continue;
         const labelsRead = labelsOf(inspected);
         const info: ComputerInfo = {
           ref: { id: inspected.Id, name: nameOf(inspected), provider: this.id },

@@ -65,11 +65,12 @@ describe("ensureImage on this engine", () => {
     for (const out of outs) expect(JSON.parse(out.stdout)).toEqual({ ok: true, value: recipeTag(recipe) });
   }, 120_000);
 
+  const marker = `agentrun-${randomBytes(4).toString("hex")}`;
   it.each([
-    ["a step that fails", "RUN exit 2", /^the recipe for agentrun-computer:[0-9a-f]{12} did not build: it failed at the step `RUN exit 2` with exit code 2; fix that step$/],
+    ["a step that fails", `RUN test ${marker} = x`, new RegExp(`^the recipe for agentrun-computer:[0-9a-f]{12} did not build: it failed at the step \`RUN test ${marker} = x\` with exit code 1; fix that step$`)],
     ["a recipe Docker cannot parse", "NOTANINSTRUCTION x", /did not build: Docker could not parse the recipe \(at line 3\); fix that line$/],
-    ["a package apt cannot find", "RUN apt-get update -qq && apt-get install -y -qq no-such-package-agentrun", /did not build: it could not install a package \(no-such-package-agentrun\)/],
-  ])("refuses %s in words that hold none of Docker's output", async (_what, body, words) => {
+    ["a package apt cannot find", `RUN apt-get update -qq && apt-get install -y -qq ${marker}-no-such-package`, new RegExp(`did not build: it could not install a package \\(${marker}-no-such-package\\)`)],
+  ])("refuses %s in words that hold none of Docker's output, and leaves no container", async (_what, body, words) => {
     const result = await ensureImage({ recipe: fresh(body) });
     expect(result.ok).toBe(false);
     if (!result.ok) {
@@ -77,6 +78,7 @@ describe("ensureImage on this engine", () => {
       expect(result.error.message).toMatch(words);
       expect(result.error.message).not.toMatch(/Sending build context|Step \d/);
     }
+    expect(docker("ps", "--all", "--no-trunc", "--format", "{{.Command}}")).not.toContain(marker);
   }, 120_000);
 
   it("refuses a recipe whose base cannot be pulled (no registry here)", async () => {
@@ -125,6 +127,8 @@ describe("ensureImage on this engine", () => {
     const t0 = Date.now();
     while (building() && Date.now() - t0 < 15_000) await new Promise((r) => setTimeout(r, 250));
     expect(building()).toBe(false);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(docker("ps", "--all", "--no-trunc", "--format", "{{.Command}}")).not.toContain(sleep); // removed, not only stopped
   }, 60_000);
 
   it("times a build out at the first caller's bound", async () => {

@@ -30,6 +30,7 @@ describe("create aborted at each step leaves nothing", () => {
   });
 
   it.each([
+    ["during docker info, before docker run", "info", 0],
     ["during docker run", "run", 150],
     ["after docker run, during inspect", "inspect", 0],
     ["after docker run, during hello", "exec", 0],

@@ -150,14 +150,15 @@ func (g *guard) loop(lines *bufio.Reader, sigch chan os.Signal) int {
 	defer poll.Stop()
 	var killAt <-chan time.Time
 	for {
-		g.reap()
+		// With no child left there is nothing under the guard: no /proc walk is needed.
+		none := g.reap()
 		if g.status != nil && !g.reported && !(g.spec.WaitGroup && g.groupAlive()) {
-			if !g.spec.KeepOrphans {
+			if !g.spec.KeepOrphans && !none {
 				g.killAll()
 			}
 			g.sendExit()
 		}
-		if g.reported && len(ptree.Children(ptree.All(), os.Getpid())) == 0 {
+		if g.reported && (none || len(ptree.Children(ptree.All(), os.Getpid())) == 0) {
 			return 0
 		}
 		select {
@@ -190,16 +191,20 @@ func (g *guard) loop(lines *bufio.Reader, sigch chan os.Signal) int {
 	}
 }
 
-// reap collects every ended child, the program's status among them.
-func (g *guard) reap() {
+// reap collects every ended child, the program's status among them; it reports when the
+// guard has no child left at all (ECHILD).
+func (g *guard) reap() bool {
 	for {
 		var st syscall.WaitStatus
 		pid, err := syscall.Wait4(-1, &st, syscall.WNOHANG, nil)
 		if err == syscall.EINTR {
 			continue
 		}
+		if err == syscall.ECHILD {
+			return true
+		}
 		if pid <= 0 || err != nil {
-			return
+			return false
 		}
 		if pid == g.pid {
 			g.status = &st

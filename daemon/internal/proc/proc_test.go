@@ -399,3 +399,22 @@ func TestStartCancelledWhileWaitingForItsTurnIsAborted(t *testing.T) {
 		t.Fatal("a cancelled start left a process")
 	}
 }
+
+func TestLogKeepsTheFirst16MiBAndSaysItWasCapped(t *testing.T) {
+	tb := newTable(t)
+	log := filepath.Join(t.TempDir(), "big.log")
+	r := start(t, tb, StartParams{Argv: []string{"head", "-c", "17000000", "/dev/zero"}, Log: log})
+	wait(t, tb, r.ID)
+	readAll(t, tb, r.ID, "stdout")
+	res, err := tb.Read(bg, ReadParams{ID: r.ID, Stream: "log", Offset: MaxLog - 10})
+	if err != nil || res.Size != MaxLog || !res.Capped || len(res.Data) != 10 || !res.Exited || res.Dropped != 0 {
+		t.Fatalf("the log's end: size %d capped %v data %d exited %v (%v)", res.Size, res.Capped, len(res.Data), res.Exited, err)
+	}
+	if st, _ := os.Stat(log); st.Size() != MaxLog {
+		t.Fatalf("the file holds %d bytes", st.Size())
+	}
+	out, _ := tb.Read(bg, ReadParams{ID: r.ID, Stream: "stdout", Offset: 0})
+	if out.Dropped != 17000000-RingBytes || out.Size != 17000000 {
+		t.Fatalf("the ring kept the last 8 MiB: dropped %d of %d", out.Dropped, out.Size)
+	}
+}

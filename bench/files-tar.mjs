@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// Throughput of the file helpers through a real computerd, each beside `docker cp` of the same
+// data into and out of the same container, measured in the same run: writeFile and readFile of
+// 100 MiB, and a 100 MiB tree of 1,000 files through pushTar and pullTarStream.
+//
+// Usage: npm run build && node bench/files-tar.mjs [--runs N]   (needs bash scripts/setup.sh once)
+import { execFile, spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const ROOT = join(import.meta.dirname, "..");
+const { DaemonClient, pullTarStream, pushTar, readFile, writeFile } = await import(join(ROOT, "dist", "src", "index.js"));
+const run = promisify(execFile);
+const MiB = 1 << 20;
+const SIZE = 100 * MiB;
+const FILES = 1000;
+const runsArg = process.argv.indexOf("--runs");
+const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
+
+const toolchain = JSON.parse(readFileSync(join(ROOT, "dist", "toolchain.json"), "utf8"));
+const daemonPath = toolchain.daemon[process.arch === "arm64" ? "arm64" : "amd64"];
+const name = `agentrun-lib-bench-${randomBytes(4).toString("hex")}`;
+const host = mkdtempSync(join(tmpdir(), "agentrun-bench-"));
+const docker = (...args) => run("docker", args, { maxBuffer: 64 * MiB, timeout: 300_000 });
+
+/** Runs fn RUNS times and gives the median seconds. */
+async function median(fn, before) {
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    if (before) await before();
+    const t0 = process.hrtime.bigint();
+    await fn();
+    times.push(Number(process.hrtime.bigint() - t0) / 1e9);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+function must(result, what) {
+  if (!result.ok) throw new Error(`${what}: ${result.error.code}: ${result.error.message}`);
+  return result.value;
+}
+
+async function sh(client, script) {
+  const ran = await client.call("exec.run", { argv: ["sh", "-c", script], timeoutMs: 120_000 });
+  if (ran.exitCode !== 0) throw new Error(`${script}: ${Buffer.from(ran.stderr, "base64")}`);
+  return Buffer.from(ran.stdout, "base64").toString();
+}
+
+let bridge;
+try {
+  await docker(
+    "run", "--detach", "--name", name, "--user", "1000:1000", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+    "--network", "none", "--tmpfs", "/run/agentrun:uid=1000,gid=1000,mode=0700,noexec,nosuid,nodev,size=1m",
+    "--tmpfs", "/work:uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=1200m", "--env", "HOME=/work",
+    "--mount", `type=bind,src=${daemonPath},dst=/opt/agentrun/computerd,readonly`, "--entrypoint", "/opt/agentrun/computerd",
+    toolchain.baseImage, "init", "--deadline", new Date(Date.now() + 3_600_000).toISOString(),
+  );
+  bridge = spawn("docker", ["exec", "-i", name, "/opt/agentrun/computerd", "stdio"], { stdio: ["pipe", "pipe", "inherit"] });
+  const client = new DaemonClient({ readable: bridge.stdout, writable: bridge.stdin });
+  const hello = await client.call("hello", { client: "bench" });
+
+  // One file of 100 MiB.
+  const bytes = randomBytes(SIZE);
+  const sha = createHash("sha256").update(bytes).digest("hex");
+  writeFileSync(join(host, "file.bin"), bytes);
+  const wf = await median(async () => must(await writeFile(client, "/work/file.bin", bytes), "writeFile"));
+  if ((await sh(client, "sha256sum /work/file.bin")).slice(0, 64) !== sha) throw new Error("writeFile wrote other bytes");
+  const cpIn = await median(() => docker("cp", join(host, "file.bin"), `${name}:/work/cp.bin`));
+  let read;
+  const rf = await median(async () => (read = must(await readFile(client, "/work/file.bin"), "readFile")));
+  if (createHash("sha256").update(read).digest("hex") !== sha) throw new Error("readFile read other bytes");
+  const cpOut = await median(() => docker("cp", `${name}:/work/cp.bin`, join(host, "out.bin")), () => rmSync(join(host, "out.bin"), { force: true }));
+  await sh(client, "rm -f /work/file.bin /work/cp.bin");
+
+  // A tree of 1,000 files, 100 MiB in all, in 10 directories.
+  const tree = join(host, "tree");
+  for (let i = 0; i < FILES; i++) {
+    mkdirSync(join(tree, `d${i % 10}`), { recursive: true });
+    writeFileSync(join(tree, `d${i % 10}`, `f${i}`), bytes.subarray(i * (SIZE / FILES), (i + 1) * (SIZE / FILES)));
+  }
+  const hostTar = () => {
+    const tar = spawn("tar", ["-C", tree, "-cf", "-", "."], { stdio: ["ignore", "pipe", "inherit"] });
+    return tar.stdout;
+  };
+  const push = await median(
+    async () => must(await pushTar(client, "/work/tree", hostTar()), "pushTar"),
+    () => sh(client, "rm -rf /work/tree"),
+  );
+  const treeSum = "cd /work/tree && find . -type f -exec sha256sum {} + | sort | sha256sum";
+  const pushedSum = await sh(client, treeSum);
+  const cpTreeIn = await median(() => docker("cp", `${tree}/.`, `${name}:/work/tree-cp`), () => sh(client, "rm -rf /work/tree-cp"));
+  const pull = await median(
+    async () => {
+      const out = join(host, "pulled");
+      rmSync(out, { recursive: true, force: true });
+      mkdirSync(out);
+      const tar = spawn("tar", ["-C", out, "-xf", "-"], { stdio: ["pipe", "ignore", "inherit"] });
+      const exited = new Promise((resolve) => tar.on("close", resolve));
+      const { chunks, done } = pullTarStream(client, "/work/tree");
+      for await (const chunk of chunks) if (!tar.stdin.write(chunk)) await new Promise((r) => tar.stdin.once("drain", r));
+      tar.stdin.end();
+      must(await done, "pullTarStream");
+      if ((await exited) !== 0) throw new Error("tar -x failed on the pulled archive");
+    },
+  );
+  const cpTreeOut = await median(
+    () => docker("cp", `${name}:/work/tree-cp`, join(host, "tree-cp-out")),
+    () => rmSync(join(host, "tree-cp-out"), { recursive: true, force: true }),
+  );
+  const pulledSum = (await run("sh", ["-c", `cd ${join(host, "pulled")} && find . -type f -exec sha256sum {} + | sort | sha256sum`])).stdout;
+  if (pulledSum !== pushedSum) throw new Error("the pulled tree is not the pushed one");
+
+  const rate = (s) => `${(SIZE / MiB / s).toFixed(0).padStart(5)} MiB/s`;
+  const row = (what, s, anchor, anchorS) =>
+    `${what.padEnd(34)} ${s.toFixed(2).padStart(6)} s ${rate(s)}   ${anchor.padEnd(22)} ${anchorS.toFixed(2).padStart(6)} s ${rate(anchorS)}   ${(anchorS / s).toFixed(2)}x`;
+  console.log(`computerd ${hello.version} ${hello.arch}, docker exec -i stdio bridge; median of ${RUNS} runs; 100 MiB each`);
+  console.log(row("writeFile 100 MiB", wf, "docker cp in", cpIn));
+  console.log(row("readFile 100 MiB", rf, "docker cp out", cpOut));
+  console.log(row("pushTar tree (1,000 files)", push, "docker cp tree in", cpTreeIn));
+  console.log(row("pullTarStream tree (1,000 files)", pull, "docker cp tree out", cpTreeOut));
+  console.log("last column: the helper's throughput as a share of docker cp's (goal: 0.50x or more)");
+  await client.close();
+} finally {
+  bridge?.kill();
+  await docker("rm", "--force", name).catch(() => {});
+  rmSync(host, { recursive: true, force: true });
+}
