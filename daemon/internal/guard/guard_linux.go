@@ -79,15 +79,12 @@ func startProgram(spec Spec) (int, error) {
 	if spec.Pty {
 		sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	}
-	p, err := os.StartProcess(path, spec.Argv, &os.ProcAttr{
-		Dir: spec.Dir, Env: spec.Env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}, Sys: sys,
-	})
+	// syscall.ForkExec, not os.StartProcess: the os package's first start in a process probes
+	// clone(CLONE_PIDFD) with a fork of its own, and every guard is a new process.
+	pid, err := syscall.ForkExec(path, spec.Argv, &syscall.ProcAttr{Dir: spec.Dir, Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: sys})
 	if err != nil {
-		return 0, err
+		return 0, &os.PathError{Op: "start", Path: path, Err: err}
 	}
-	// The guard reaps with wait4(-1), so the handle is not needed.
-	pid := p.Pid
-	p.Release()
 	return pid, nil
 }
 
