@@ -247,9 +247,10 @@ func (g *guard) signalAll(sig syscall.Signal) {
 }
 
 // killAll kills and reaps everything under the guard. A process may fork while it is being
-// killed, so it repeats until nothing is left.
+// killed, so it repeats until nothing is left, or 10 s have passed (a process stuck in the
+// kernel cannot die sooner, and the program's end is reported all the same).
 func (g *guard) killAll() {
-	for {
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
 		ds := ptree.Descendants(ptree.All(), os.Getpid())
 		if len(ds) == 0 {
 			return
