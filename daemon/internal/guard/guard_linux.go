@@ -51,9 +51,8 @@ func Main() int {
 		rep.send(report{Error: err.Error(), Kind: string(rpc.KindOf(err))})
 		return 1
 	}
-	rep.send(report{Started: pid})
-	// Keep no copy of the program's pipes, so its closing them is seen; a terminal stays
-	// open until the program ends.
+	// Keep no copy of the program's pipes, so its closing them is seen from the moment its
+	// start is reported; a terminal stays open until the program ends.
 	if null, err := syscall.Open("/dev/null", syscall.O_RDWR|syscall.O_CLOEXEC, 0); err == nil {
 		if !spec.Pty {
 			syscall.Dup3(null, 0, 0)
@@ -62,6 +61,7 @@ func Main() int {
 		syscall.Dup3(null, 2, 0)
 		syscall.Close(null)
 	}
+	rep.send(report{Started: pid})
 	g := &guard{spec: spec, pid: pid, rep: rep}
 	return g.loop(lines, sigch)
 }

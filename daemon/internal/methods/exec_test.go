@@ -10,6 +10,7 @@ import (
 
 	"agentrun.dev/computerd/internal/execrun"
 	"agentrun.dev/computerd/internal/guard"
+	"agentrun.dev/computerd/internal/rpctest"
 )
 
 type execResult struct {
@@ -66,17 +67,21 @@ func TestExecRunTimeoutSendsTermThenKillTwoSecondsLater(t *testing.T) {
 // and the run times out: timeoutMs counts from the call, the start included.
 func TestExecRunTimeoutCountsTheStart(t *testing.T) {
 	m := marker()
+	// A daemon reads the guard's binary once, when it is made: this one's guards only sleep.
 	exe, args := guard.Exe, guard.Args
 	guard.Exe, guard.Args = "/bin/sh", []string{"sh", "-c", "sleep " + m}
-	t.Cleanup(func() { guard.Exe, guard.Args = exe, args })
-	c := connect(t)
+	d := newDaemon()
+	guard.Exe, guard.Args = exe, args
+	c := rpctest.Connect(t, d)
 	var r execResult
 	start := time.Now()
 	c.Must(t, "exec.run", map[string]any{"argv": []string{"true"}, "timeoutMs": 300}, &r)
 	if !r.TimedOut || time.Since(start) > 2*time.Second {
 		t.Fatalf("a stalled start: %+v after %v", r, time.Since(start))
 	}
-	gone(t, "sleep\x00"+m, 2*time.Second)
+	// The next warm guard is as stalled; the shutdown ends it too.
+	d.Runs.Shutdown()
+	gone(t, "sleep\x00"+m, 3*time.Second)
 }
 
 func TestExecRunCancelIsAbortedAndEndsTheProgram(t *testing.T) {
