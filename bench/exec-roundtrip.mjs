@@ -62,6 +62,12 @@ try {
     rpc.push(performance.now() - t0);
     if (r.exitCode !== 0) throw new Error(`exec.run(["true"]) exited ${r.exitCode}`);
   }
+  const pings = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await call("ping", {});
+    pings.push(performance.now() - t0);
+  }
   const dockerRuns = Math.min(30, runs);
   const dex = [];
   for (let i = 0; i < dockerRuns; i++) {
@@ -79,6 +85,7 @@ try {
   const dmed = quantile(dex, 0.5);
   console.log(`computerd ${hello.version} ${hello.arch}, image ${image}`);
   console.log(`exec.run(["true"]) over the bridge: median ${ms(med)}, p99 ${ms(quantile(rpc, 0.99))} (${runs} runs)`);
+  console.log(`ping over the bridge (the transport alone): median ${ms(quantile(pings, 0.5))}, p99 ${ms(quantile(pings, 0.99))}`);
   console.log(`docker exec <c> true:               median ${ms(dmed)}, p99 ${ms(quantile(dex, 0.99))} (${dockerRuns} runs)`);
   console.log(`speed-up at the median: ${(dmed / med).toFixed(1)}x (goal: 40x)`);
   console.log(`binary dist/computerd-linux-${arch}: ${size} bytes (${(size / 1e6).toFixed(2)} MB; the spec's amd64 is 4.2 MB)`);

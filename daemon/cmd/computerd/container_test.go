@@ -81,13 +81,19 @@ type container struct {
 // removed by its exact name when the test ends, pass or fail.
 func run(t *testing.T, dockerArgs []string, daemonArgs ...string) container {
 	t.Helper()
+	return runCommand(t, dockerArgs, append([]string{"/opt/agentrun/computerd"}, daemonArgs...)...)
+}
+
+// runCommand starts a container running command, with computerd at /opt/agentrun/computerd.
+func runCommand(t *testing.T, dockerArgs []string, command ...string) container {
+	t.Helper()
 	img := baseImage(t)
 	bin := daemonBinary(t)
 	c := container{name: fmt.Sprintf("computerd-test-%d-%06d", os.Getpid(), rand.IntN(1e6))}
 	t.Cleanup(func() { exec.Command("docker", "rm", "-f", c.name).Run() })
 	args := append([]string{"run", "-d", "--name", c.name, "-v", bin + ":/opt/agentrun/computerd:ro"}, dockerArgs...)
-	args = append(args, img, "/opt/agentrun/computerd")
-	args = append(args, daemonArgs...)
+	args = append(args, img)
+	args = append(args, command...)
 	if out, err := exec.Command("docker", args...).CombinedOutput(); err != nil {
 		t.Fatalf("docker run: %v: %s", err, out)
 	}
@@ -288,5 +294,18 @@ func TestInitRefusesWhatItCannotDrop(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// --user makes the socket's directory the user's through descriptors that never follow a
+// link: a symbolic link planted there is refused, and what it points at is left alone.
+func TestBecomeUserNeverGoesThroughALink(t *testing.T) {
+	c := runCommand(t, nil, "sh", "-c", "mkdir -p /srv/victim && ln -s /srv/victim /run/agentrun && /opt/agentrun/computerd init --deadline "+iso(time.Minute)+" --user 1000:1000; echo exit=$?; stat -c '%u %a' /srv/victim")
+	if code := c.wait(t, 20*time.Second); code != 0 {
+		t.Fatalf("the shell exited %d: %s", code, c.logs(t))
+	}
+	logs := c.logs(t)
+	if !strings.Contains(logs, "a symbolic link is on the way") || !strings.Contains(logs, "exit=1") || !strings.Contains(logs, "\n0 755") {
+		t.Fatalf("a link at the socket's directory: %q", logs)
 	}
 }

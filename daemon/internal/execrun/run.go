@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"agentrun.dev/computerd/internal/guard"
@@ -67,50 +68,20 @@ func Run(ctx context.Context, reg *runs.Registry, p Params) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	outR, outW, err := os.Pipe()
+	run, inW, outR, errR, err := start(runCtx, reg, spec, cred)
 	if err != nil {
-		return Result{}, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return Result{}, err
-	}
-	var inR, inW *os.File
-	if p.Stdin != nil {
-		if inR, inW, err = os.Pipe(); err != nil {
-			outR.Close()
-			outW.Close()
-			errR.Close()
-			errW.Close()
-			return Result{}, err
-		}
-	}
-	run, err := reg.Start(runCtx, guard.Options{Spec: spec, Stdin: inR, Stdout: outW, Stderr: errW, Cred: cred})
-	outW.Close()
-	errW.Close()
-	if inR != nil {
-		inR.Close()
-	}
-	if err != nil {
-		outR.Close()
-		errR.Close()
-		if inW != nil {
-			inW.Close()
-		}
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return Result{Stdout: rpc.Bytes{}, Stderr: rpc.Bytes{}, TimedOut: true}, nil
 		}
 		return Result{}, err
 	}
-	if inW != nil {
-		go func() {
-			// A program that never reads its stdin ends the write with EPIPE; that is its choice.
+	go func() {
+		// A program that never reads its stdin ends the write with EPIPE; that is its choice.
+		if p.Stdin != nil {
 			inW.Write(*p.Stdin)
-			inW.Close()
-		}()
-	}
+		}
+		inW.Close()
+	}()
 	var out, errb capped
 	out.limit, errb.limit = limit, limit
 	var wg sync.WaitGroup
@@ -138,6 +109,47 @@ func Run(ctx context.Context, reg *runs.Registry, p Params) (Result, error) {
 }
 
 func strp(s string) *string { return &s }
+
+// start runs spec under a guard and returns the daemon's ends of its stdin, stdout and stderr.
+// A run as the daemon's own user takes a guard that already runs; a run as another user
+// starts its own, with that user's credential.
+func start(ctx context.Context, reg *runs.Registry, spec guard.Spec, cred *syscall.Credential) (*guard.Run, *os.File, *os.File, *os.File, error) {
+	if cred == nil {
+		run, w, err := reg.StartWarm(ctx, spec)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		return run, w.Stdin, w.Stdout, w.Stderr, nil
+	}
+	var ours, theirs [3]*os.File
+	for i := range 3 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			for _, f := range append(ours[:], theirs[:]...) {
+				if f != nil {
+					f.Close()
+				}
+			}
+			return nil, nil, nil, nil, err
+		}
+		if i == 0 {
+			theirs[i], ours[i] = r, w
+		} else {
+			theirs[i], ours[i] = w, r
+		}
+	}
+	run, err := reg.Start(ctx, guard.Options{Spec: spec, Stdin: theirs[0], Stdout: theirs[1], Stderr: theirs[2], Cred: cred})
+	for _, f := range theirs {
+		f.Close()
+	}
+	if err != nil {
+		for _, f := range ours {
+			f.Close()
+		}
+		return nil, nil, nil, nil, err
+	}
+	return run, ours[0], ours[1], ours[2], nil
+}
 
 // capped keeps the first limit bytes of a stream and reads the rest to drop it.
 type capped struct {

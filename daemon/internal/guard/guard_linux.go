@@ -51,9 +51,8 @@ func Main() int {
 		rep.send(report{Error: err.Error(), Kind: string(rpc.KindOf(err))})
 		return 1
 	}
-	rep.send(report{Started: pid})
-	// Keep no copy of the program's pipes, so its closing them is seen; a terminal stays
-	// open until the program ends.
+	// Keep no copy of the program's pipes, so its closing them is seen from the moment its
+	// start is reported; a terminal stays open until the program ends.
 	if null, err := syscall.Open("/dev/null", syscall.O_RDWR|syscall.O_CLOEXEC, 0); err == nil {
 		if !spec.Pty {
 			syscall.Dup3(null, 0, 0)
@@ -62,6 +61,7 @@ func Main() int {
 		syscall.Dup3(null, 2, 0)
 		syscall.Close(null)
 	}
+	rep.send(report{Started: pid})
 	g := &guard{spec: spec, pid: pid, rep: rep}
 	return g.loop(lines, sigch)
 }
@@ -79,15 +79,12 @@ func startProgram(spec Spec) (int, error) {
 	if spec.Pty {
 		sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	}
-	p, err := os.StartProcess(path, spec.Argv, &os.ProcAttr{
-		Dir: spec.Dir, Env: spec.Env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}, Sys: sys,
-	})
+	// syscall.ForkExec, not os.StartProcess: the os package's first start in a process probes
+	// clone(CLONE_PIDFD) with a fork of its own, and every guard is a new process.
+	pid, err := syscall.ForkExec(path, spec.Argv, &syscall.ProcAttr{Dir: spec.Dir, Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: sys})
 	if err != nil {
-		return 0, err
+		return 0, &os.PathError{Op: "start", Path: path, Err: err}
 	}
-	// The guard reaps with wait4(-1), so the handle is not needed.
-	pid := p.Pid
-	p.Release()
 	return pid, nil
 }
 
@@ -250,9 +247,10 @@ func (g *guard) signalAll(sig syscall.Signal) {
 }
 
 // killAll kills and reaps everything under the guard. A process may fork while it is being
-// killed, so it repeats until nothing is left.
+// killed, so it repeats until nothing is left, or 10 s have passed (a process stuck in the
+// kernel cannot die sooner, and the program's end is reported all the same).
 func (g *guard) killAll() {
-	for {
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
 		ds := ptree.Descendants(ptree.All(), os.Getpid())
 		if len(ds) == 0 {
 			return

@@ -44,9 +44,39 @@ type Run struct {
 	ended  chan struct{} // the guard itself is gone
 }
 
+// Launcher starts guards with one binary and arguments, read once, so a test may point a new
+// daemon at another binary without racing the guards of the last.
+type Launcher struct {
+	Exe  string
+	Args []string
+}
+
+// Default is the launcher of Exe and Args as they are now.
+func Default() Launcher { return Launcher{Exe: Exe, Args: Args} }
+
 // Start starts a guard and its program, and returns once the program runs. When ctx ends
 // first, the guard is killed with everything under it and ctx's error returned.
-func Start(ctx context.Context, o Options) (*Run, error) {
+func (l Launcher) Start(ctx context.Context, o Options) (*Run, error) {
+	null, err := os.OpenFile("/dev/null", os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer null.Close()
+	s, err := l.spawn([3]*os.File{orNull(o.Stdin, null), orNull(o.Stdout, null), orNull(o.Stderr, null)}, o.Cred)
+	if err != nil {
+		return nil, err
+	}
+	return s.begin(ctx, o.Spec)
+}
+
+// spawned is a guard that runs and waits for its spec on the control pipe.
+type spawned struct {
+	pid      int
+	guardEnd <-chan syscall.WaitStatus
+	ctl, rep *os.File
+}
+
+func (l Launcher) spawn(stdio [3]*os.File, cred *syscall.Credential) (*spawned, error) {
 	ctlR, ctlW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("the guard's control pipe: %w", err)
@@ -57,18 +87,11 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 		ctlW.Close()
 		return nil, fmt.Errorf("the guard's report pipe: %w", err)
 	}
-	null, err := os.OpenFile("/dev/null", os.O_RDWR, 0)
-	if err != nil {
-		ctlR.Close()
-		ctlW.Close()
-		repR.Close()
-		repW.Close()
-		return nil, err
-	}
-	defer null.Close()
-	files := []*os.File{orNull(o.Stdin, null), orNull(o.Stdout, null), orNull(o.Stderr, null), ctlR, repW}
+	files := []*os.File{stdio[0], stdio[1], stdio[2], ctlR, repW}
 	pid, guardEnd, err := reaper.Spawn(func() (int, error) {
-		p, err := os.StartProcess(Exe, Args, &os.ProcAttr{Env: []string{}, Files: files, Sys: &syscall.SysProcAttr{Credential: o.Cred}})
+		// GOMAXPROCS given spares the runtime some start-up work; the guard needs one
+		// processor. Its program gets spec.Env alone.
+		p, err := os.StartProcess(l.Exe, l.Args, &os.ProcAttr{Env: []string{"GOMAXPROCS=1"}, Files: files, Sys: &syscall.SysProcAttr{Credential: cred}})
 		if err != nil {
 			return 0, err
 		}
@@ -85,12 +108,16 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 		repR.Close()
 		return nil, fmt.Errorf("starting the guard: %w", err)
 	}
-	r := &Run{GuardPid: pid, ctl: ctlW, exited: make(chan struct{}), notes: make(chan string, 1), ended: make(chan struct{})}
-	spec, _ := json.Marshal(o.Spec)
-	ctlW.Write(append(spec, '\n'))
+	return &spawned{pid: pid, guardEnd: guardEnd, ctl: ctlW, rep: repR}, nil
+}
 
+// begin hands the guard its spec and waits for the program's start.
+func (s *spawned) begin(ctx context.Context, spec Spec) (*Run, error) {
+	r := &Run{GuardPid: s.pid, ctl: s.ctl, exited: make(chan struct{}), notes: make(chan string, 1), ended: make(chan struct{})}
+	line, _ := json.Marshal(spec)
+	s.ctl.Write(append(line, '\n'))
 	started := make(chan error, 1)
-	go r.read(repR, guardEnd, started)
+	go r.read(s.rep, s.guardEnd, started)
 	select {
 	case err := <-started:
 		if err != nil {
@@ -100,10 +127,68 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 		return r, nil
 	case <-ctx.Done():
 		// The program has not started (its exec may be stalled): end the guard and all under it.
-		killTree(pid)
+		killTree(s.pid)
 		<-r.ended
 		return nil, ctx.Err()
 	}
+}
+
+// Warm is a guard started ahead of its run with the program's stdio pipes made, so exec.run
+// takes a guard that already runs and its start is off the run's path.
+type Warm struct {
+	s *spawned
+	// The daemon's ends of the program's stdin, stdout and stderr.
+	Stdin          *os.File
+	Stdout, Stderr *os.File
+}
+
+// SpawnWarm starts a guard that waits for its spec, as the daemon's own user.
+func (l Launcher) SpawnWarm() (*Warm, error) {
+	var ours, theirs [3]*os.File
+	closeAll := func() {
+		for _, f := range append(ours[:], theirs[:]...) {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	for i := range 3 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		if i == 0 {
+			theirs[i], ours[i] = r, w
+		} else {
+			theirs[i], ours[i] = w, r
+		}
+	}
+	s, err := l.spawn(theirs, nil)
+	for _, f := range theirs {
+		f.Close()
+	}
+	if err != nil {
+		for _, f := range ours {
+			f.Close()
+		}
+		return nil, err
+	}
+	return &Warm{s: s, Stdin: ours[0], Stdout: ours[1], Stderr: ours[2]}, nil
+}
+
+// Begin runs spec on the warm guard; on an error the caller closes the stdio ends.
+func (w *Warm) Begin(ctx context.Context, spec Spec) (*Run, error) { return w.s.begin(ctx, spec) }
+
+// Discard ends a warm guard never used: with its control pipe closed before a spec it exits,
+// and it is killed in case it is stuck before reading it.
+func (w *Warm) Discard() {
+	killTree(w.s.pid)
+	w.s.ctl.Close()
+	w.s.rep.Close()
+	w.Stdin.Close()
+	w.Stdout.Close()
+	w.Stderr.Close()
 }
 
 func orNull(f, null *os.File) *os.File {

@@ -10,6 +10,7 @@ import (
 
 	"agentrun.dev/computerd/internal/execrun"
 	"agentrun.dev/computerd/internal/guard"
+	"agentrun.dev/computerd/internal/rpctest"
 )
 
 type execResult struct {
@@ -66,17 +67,21 @@ func TestExecRunTimeoutSendsTermThenKillTwoSecondsLater(t *testing.T) {
 // and the run times out: timeoutMs counts from the call, the start included.
 func TestExecRunTimeoutCountsTheStart(t *testing.T) {
 	m := marker()
+	// A daemon reads the guard's binary once, when it is made: this one's guards only sleep.
 	exe, args := guard.Exe, guard.Args
 	guard.Exe, guard.Args = "/bin/sh", []string{"sh", "-c", "sleep " + m}
-	t.Cleanup(func() { guard.Exe, guard.Args = exe, args })
-	c := connect(t)
+	d := newDaemon()
+	guard.Exe, guard.Args = exe, args
+	c := rpctest.Connect(t, d)
 	var r execResult
 	start := time.Now()
 	c.Must(t, "exec.run", map[string]any{"argv": []string{"true"}, "timeoutMs": 300}, &r)
 	if !r.TimedOut || time.Since(start) > 2*time.Second {
 		t.Fatalf("a stalled start: %+v after %v", r, time.Since(start))
 	}
-	gone(t, "sleep\x00"+m, 2*time.Second)
+	// The next warm guard is as stalled; the shutdown ends it too.
+	d.Runs.Shutdown()
+	gone(t, "sleep\x00"+m, 3*time.Second)
 }
 
 func TestExecRunCancelIsAbortedAndEndsTheProgram(t *testing.T) {
@@ -179,3 +184,19 @@ func waitFor(t *testing.T, ok func() bool) {
 }
 
 func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// A daemon holding CAP_SETUID and CAP_SETGID runs a program as the user asked, by name or uid:gid.
+func TestExecRunAsAnotherUserWithTheCapabilities(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root with CAP_SETUID and CAP_SETGID; the denial without them is in the container tests")
+	}
+	c := connect(t)
+	for user, want := range map[string]string{"nobody": "65534", "4321:4322": "4321 4322"} {
+		var r execResult
+		c.Must(t, "exec.run", map[string]any{"argv": []string{"sh", "-c", "id -u; id -g; echo $USER"}, "user": user, "cwd": "/"}, &r)
+		got := strings.Fields(string(r.Stdout))
+		if len(got) < 2 || !strings.HasPrefix(strings.Join(got, " "), want) {
+			t.Errorf("as %s: %q (stderr %q)", user, r.Stdout, r.Stderr)
+		}
+	}
+}

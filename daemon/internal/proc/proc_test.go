@@ -207,7 +207,7 @@ func TestWriteTimesOutAfterTenSecondsSayingHowMuchWasWritten(t *testing.T) {
 
 func TestPtyRunsInItsOwnSessionResizesAndTakesINT(t *testing.T) {
 	tb := newTable(t)
-	r := start(t, tb, StartParams{Argv: []string{"sh", "-c", "stty size; read line; echo got $line; trap 'stty size' WINCH; while :; do sleep 0.1; done"}, Pty: &Size{Cols: 100, Rows: 30}})
+	r := start(t, tb, StartParams{Argv: []string{"sh", "-c", "stty size; read line; echo got $line; trap 'stty size' WINCH; echo armed; while :; do sleep 0.1; done"}, Pty: &Size{Cols: 100, Rows: 30}})
 	off := int64(0)
 	var seen strings.Builder
 	next := func(want string) {
@@ -230,7 +230,7 @@ func TestPtyRunsInItsOwnSessionResizesAndTakesINT(t *testing.T) {
 	if _, err := tb.Write(bg, WriteParams{ID: r.ID, Data: &d}); err != nil {
 		t.Fatal(err)
 	}
-	next("got hi")
+	next("armed")
 	if _, err := tb.Resize(bg, ResizeParams{ID: r.ID, Cols: 50, Rows: 20}); err != nil {
 		t.Fatal(err)
 	}

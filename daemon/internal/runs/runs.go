@@ -18,14 +18,16 @@ const (
 
 // Registry is the daemon's one set of guards.
 type Registry struct {
+	launch   guard.Launcher
 	mu       sync.Mutex
 	closing  bool
 	starting sync.WaitGroup
 	live     map[*guard.Run]struct{}
+	warm     *guard.Warm // the next exec.run's guard, already running
 }
 
-// New makes an empty registry.
-func New() *Registry { return &Registry{live: map[*guard.Run]struct{}{}} }
+// New makes an empty registry starting guards as guard.Exe and guard.Args say now.
+func New() *Registry { return &Registry{launch: guard.Default(), live: map[*guard.Run]struct{}{}} }
 
 // ErrShuttingDown is the refusal of a start during shutdown.
 var ErrShuttingDown = rpc.Errorf(rpc.Unsupported, "the computer is shutting down")
@@ -40,10 +42,61 @@ func (r *Registry) Start(ctx context.Context, o guard.Options) (*guard.Run, erro
 	r.starting.Add(1)
 	r.mu.Unlock()
 	defer r.starting.Done()
-	run, err := guard.Start(ctx, o)
+	run, err := r.launch.Start(ctx, o)
 	if err != nil {
 		return nil, err
 	}
+	r.add(run)
+	return run, nil
+}
+
+// StartWarm starts spec on a guard that already runs, as the daemon's own user, and returns
+// the program's stdio ends with it; the next such guard is started in the background.
+func (r *Registry) StartWarm(ctx context.Context, spec guard.Spec) (*guard.Run, *guard.Warm, error) {
+	r.mu.Lock()
+	if r.closing {
+		r.mu.Unlock()
+		return nil, nil, ErrShuttingDown
+	}
+	r.starting.Add(1)
+	w := r.warm
+	r.warm = nil
+	r.mu.Unlock()
+	defer r.starting.Done()
+	var err error
+	if w == nil {
+		if w, err = r.launch.SpawnWarm(); err != nil {
+			return nil, nil, err
+		}
+	}
+	go r.refill()
+	run, err := w.Begin(ctx, spec)
+	if err != nil {
+		w.Stdin.Close()
+		w.Stdout.Close()
+		w.Stderr.Close()
+		return nil, nil, err
+	}
+	r.add(run)
+	return run, w, nil
+}
+
+func (r *Registry) refill() {
+	w, err := r.launch.SpawnWarm()
+	if err != nil {
+		return // the next run starts its guard itself
+	}
+	r.mu.Lock()
+	if r.closing || r.warm != nil {
+		r.mu.Unlock()
+		w.Discard()
+		return
+	}
+	r.warm = w
+	r.mu.Unlock()
+}
+
+func (r *Registry) add(run *guard.Run) {
 	r.mu.Lock()
 	r.live[run] = struct{}{}
 	r.mu.Unlock()
@@ -53,7 +106,6 @@ func (r *Registry) Start(ctx context.Context, o guard.Options) (*guard.Run, erro
 		delete(r.live, run)
 		r.mu.Unlock()
 	}()
-	return run, nil
 }
 
 // Closing reports whether shutdown has begun.
@@ -69,6 +121,10 @@ func (r *Registry) Closing() bool {
 func (r *Registry) Shutdown() {
 	r.mu.Lock()
 	r.closing = true
+	if r.warm != nil {
+		r.warm.Discard()
+		r.warm = nil
+	}
 	r.mu.Unlock()
 	started := make(chan struct{})
 	go func() { r.starting.Wait(); close(started) }()
