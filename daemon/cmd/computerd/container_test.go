@@ -202,6 +202,31 @@ func TestHardenedContainerEndToEnd(t *testing.T) {
 	if got := sh(t, cl, "cat /work/a.txt"); got != "hello" || w.Size != 5 {
 		t.Fatalf("files.write then cat: %q", got)
 	}
+	var started struct{ ID string }
+	cl.Must(t, "process.start", map[string]any{"argv": []string{"sh", "-c", "tty; echo done"}, "pty": map[string]int{"cols": 80, "rows": 24}}, &started)
+	var wait struct{ ExitCode *int }
+	cl.Must(t, "process.wait", map[string]any{"id": started.ID, "timeoutMs": 10000}, &wait)
+	var out struct{ Data []byte }
+	cl.Must(t, "process.read", map[string]any{"id": started.ID, "stream": "pty", "offset": 0, "waitMs": 2000}, &out)
+	if wait.ExitCode == nil || *wait.ExitCode != 0 || !strings.Contains(string(out.Data), "/dev/pts/") {
+		t.Fatalf("a process on a terminal: %+v %q", wait, out.Data)
+	}
+	var pull struct{ ID string }
+	cl.Must(t, "tar.pull.begin", map[string]any{"path": "/work"}, &pull)
+	var chunk struct {
+		Data []byte
+		EOF  bool
+	}
+	cl.Must(t, "tar.pull.read", map[string]any{"id": pull.ID}, &chunk)
+	cl.Must(t, "tar.pull.end", map[string]any{"id": pull.ID}, nil)
+	var push struct{ ID string }
+	cl.Must(t, "tar.push.begin", map[string]any{"path": "/work/copy"}, &push)
+	cl.Must(t, "tar.push.write", map[string]any{"id": push.ID, "data": chunk.Data}, nil)
+	var ended struct{ Entries int }
+	cl.Must(t, "tar.push.end", map[string]any{"id": push.ID}, &ended)
+	if got := sh(t, cl, "cat /work/copy/a.txt"); !chunk.EOF || ended.Entries != 1 || got != "hello" {
+		t.Fatalf("a tree pulled and pushed back: eof %v, %d entries, %q", chunk.EOF, ended.Entries, got)
+	}
 	if e := cl.Fails(t, "exec.run", map[string]any{"argv": []string{"true"}, "user": "0"}); e.Data.Kind != "denied" {
 		t.Fatalf("exec.run as another user without the capabilities: %+v", e)
 	}
@@ -265,4 +290,3 @@ func TestInitRefusesWhatItCannotDrop(t *testing.T) {
 		})
 	}
 }
-

@@ -24,3 +24,25 @@ func TestVersionFlagPrintsTheBuildVersion(t *testing.T) {
 		t.Fatalf("computerd --version printed %q, want 9.9.9-test", got)
 	}
 }
+
+// A computerd that links cgo cannot drop its privileges on every thread with one call, so
+// init refuses to start, in words, and exits 1.
+func TestInitRefusesToStartWhenLinkedWithCgo(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler here to build a cgo computerd")
+	}
+	bin := filepath.Join(t.TempDir(), "computerd-cgo")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	os.Chmod(dir, 0o700)
+	cmd := exec.Command(bin, "init", "--deadline", "2099-01-01T00:00:00Z")
+	cmd.Env = append(os.Environ(), "AGENTRUN_COMPUTERD_SOCKET="+filepath.Join(dir, "c.sock"))
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "links cgo") || !strings.Contains(string(out), "ENOTSUP") {
+		t.Fatalf("a cgo init: exit %d, %q", cmd.ProcessState.ExitCode(), out)
+	}
+}

@@ -79,15 +79,12 @@ func startProgram(spec Spec) (int, error) {
 	if spec.Pty {
 		sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	}
-	p, err := os.StartProcess(path, spec.Argv, &os.ProcAttr{
-		Dir: spec.Dir, Env: spec.Env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}, Sys: sys,
-	})
+	// syscall.ForkExec, not os.StartProcess: the os package's first start in a process probes
+	// clone(CLONE_PIDFD) with a fork of its own, and every guard is a new process.
+	pid, err := syscall.ForkExec(path, spec.Argv, &syscall.ProcAttr{Dir: spec.Dir, Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: sys})
 	if err != nil {
-		return 0, err
+		return 0, &os.PathError{Op: "start", Path: path, Err: err}
 	}
-	// The guard reaps with wait4(-1), so the handle is not needed.
-	pid := p.Pid
-	p.Release()
 	return pid, nil
 }
 
@@ -150,14 +147,15 @@ func (g *guard) loop(lines *bufio.Reader, sigch chan os.Signal) int {
 	defer poll.Stop()
 	var killAt <-chan time.Time
 	for {
-		g.reap()
+		// With no child left there is nothing under the guard: no /proc walk is needed.
+		none := g.reap()
 		if g.status != nil && !g.reported && !(g.spec.WaitGroup && g.groupAlive()) {
-			if !g.spec.KeepOrphans {
+			if !g.spec.KeepOrphans && !none {
 				g.killAll()
 			}
 			g.sendExit()
 		}
-		if g.reported && len(ptree.Children(ptree.All(), os.Getpid())) == 0 {
+		if g.reported && (none || len(ptree.Children(ptree.All(), os.Getpid())) == 0) {
 			return 0
 		}
 		select {
@@ -190,16 +188,20 @@ func (g *guard) loop(lines *bufio.Reader, sigch chan os.Signal) int {
 	}
 }
 
-// reap collects every ended child, the program's status among them.
-func (g *guard) reap() {
+// reap collects every ended child, the program's status among them; it reports when the
+// guard has no child left at all (ECHILD).
+func (g *guard) reap() bool {
 	for {
 		var st syscall.WaitStatus
 		pid, err := syscall.Wait4(-1, &st, syscall.WNOHANG, nil)
 		if err == syscall.EINTR {
 			continue
 		}
+		if err == syscall.ECHILD {
+			return true
+		}
 		if pid <= 0 || err != nil {
-			return
+			return false
 		}
 		if pid == g.pid {
 			g.status = &st
@@ -245,9 +247,10 @@ func (g *guard) signalAll(sig syscall.Signal) {
 }
 
 // killAll kills and reaps everything under the guard. A process may fork while it is being
-// killed, so it repeats until nothing is left.
+// killed, so it repeats until nothing is left, or 10 s have passed (a process stuck in the
+// kernel cannot die sooner, and the program's end is reported all the same).
 func (g *guard) killAll() {
-	for {
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
 		ds := ptree.Descendants(ptree.All(), os.Getpid())
 		if len(ds) == 0 {
 			return

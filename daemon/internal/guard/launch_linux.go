@@ -68,7 +68,9 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 	defer null.Close()
 	files := []*os.File{orNull(o.Stdin, null), orNull(o.Stdout, null), orNull(o.Stderr, null), ctlR, repW}
 	pid, guardEnd, err := reaper.Spawn(func() (int, error) {
-		p, err := os.StartProcess(Exe, Args, &os.ProcAttr{Env: []string{}, Files: files, Sys: &syscall.SysProcAttr{Credential: o.Cred}})
+		// GOMAXPROCS given spares each guard the runtime's read of its cgroup limits and
+		// mountinfo at start; the guard needs one processor. Its program gets spec.Env alone.
+		p, err := os.StartProcess(Exe, Args, &os.ProcAttr{Env: []string{"GOMAXPROCS=1"}, Files: files, Sys: &syscall.SysProcAttr{Credential: o.Cred}})
 		if err != nil {
 			return 0, err
 		}

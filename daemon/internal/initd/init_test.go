@@ -273,3 +273,25 @@ func sockDir(t *testing.T) string {
 	}
 	return d
 }
+
+// A guard ends its program when its control pipe from the daemon closes: no program outlives
+// the daemon, even one killed outright.
+func TestNoProgramOutlivesAKilledDaemon(t *testing.T) {
+	p := startInit(t, "", "--deadline", iso(time.Now().Add(time.Hour)))
+	c := p.dial(t)
+	m := "778.1234"
+	c.Start("exec.run", map[string]any{"argv": []string{"sleep", m}})
+	deadline := time.Now().Add(3 * time.Second)
+	for !anyProcess("sleep\x00"+m) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	deadline = time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if !anyProcess("sleep\x00" + m) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the program outlived its daemon")
+}

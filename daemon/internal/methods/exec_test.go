@@ -179,3 +179,19 @@ func waitFor(t *testing.T, ok func() bool) {
 }
 
 func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// A daemon holding CAP_SETUID and CAP_SETGID runs a program as the user asked, by name or uid:gid.
+func TestExecRunAsAnotherUserWithTheCapabilities(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root with CAP_SETUID and CAP_SETGID; the denial without them is in the container tests")
+	}
+	c := connect(t)
+	for user, want := range map[string]string{"nobody": "65534", "4321:4322": "4321 4322"} {
+		var r execResult
+		c.Must(t, "exec.run", map[string]any{"argv": []string{"sh", "-c", "id -u; id -g; echo $USER"}, "user": user, "cwd": "/"}, &r)
+		got := strings.Fields(string(r.Stdout))
+		if len(got) < 2 || !strings.HasPrefix(strings.Join(got, " "), want) {
+			t.Errorf("as %s: %q (stderr %q)", user, r.Stdout, r.Stderr)
+		}
+	}
+}

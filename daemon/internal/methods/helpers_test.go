@@ -17,6 +17,10 @@ func connect(t *testing.T) *rpctest.Client {
 	return rpctest.Connect(t, newDaemon())
 }
 
+func connectB(b *testing.B) *rpctest.Client {
+	return rpctest.Connect(b, newDaemon())
+}
+
 // marker is an argument no other process carries, to find a test's programs in /proc.
 func marker() string { return fmt.Sprintf("%d.%06d", 500+rand.IntN(400), rand.IntN(1e6)) }
 

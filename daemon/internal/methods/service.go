@@ -39,11 +39,9 @@ func (s *Session) Close() { s.transfers.Close() }
 // Table maps each method to its handler for one connection.
 func (d *Daemon) Table(s *Session) map[string]rpc.Entry {
 	t := map[string]rpc.Entry{
-		"hello":    rpc.Def(hello),
-		"ping":     rpc.Def(ping),
-		"exec.run": rpc.Def(execrun.Handler(d.Runs)),
-	}
-	for name, e := range map[string]rpc.Entry{
+		"hello":          rpc.Def(hello),
+		"ping":           rpc.Def(ping),
+		"exec.run":       rpc.Def(execrun.Handler(d.Runs)),
 		"files.read":     rpc.Def(files.Read),
 		"files.write":    rpc.Def(files.Write),
 		"files.stat":     rpc.Def(files.StatPath),
@@ -64,8 +62,6 @@ func (d *Daemon) Table(s *Session) map[string]rpc.Entry {
 		"process.resize": rpc.Def(d.Procs.Resize),
 		"process.list":   rpc.Def(d.Procs.List),
 		"process.wait":   rpc.Def(d.Procs.Wait),
-	} {
-		t[name] = e
 	}
 	if d.Deadline != nil {
 		t["deadline.extend"] = rpc.Def(d.Deadline.Extend)

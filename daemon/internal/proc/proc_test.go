@@ -207,7 +207,7 @@ func TestWriteTimesOutAfterTenSecondsSayingHowMuchWasWritten(t *testing.T) {
 
 func TestPtyRunsInItsOwnSessionResizesAndTakesINT(t *testing.T) {
 	tb := newTable(t)
-	r := start(t, tb, StartParams{Argv: []string{"sh", "-c", "stty size; read line; echo got $line; trap 'stty size' WINCH; while :; do sleep 0.1; done"}, Pty: &Size{Cols: 100, Rows: 30}})
+	r := start(t, tb, StartParams{Argv: []string{"sh", "-c", "stty size; read line; echo got $line; trap 'stty size' WINCH; echo armed; while :; do sleep 0.1; done"}, Pty: &Size{Cols: 100, Rows: 30}})
 	off := int64(0)
 	var seen strings.Builder
 	next := func(want string) {
@@ -230,7 +230,7 @@ func TestPtyRunsInItsOwnSessionResizesAndTakesINT(t *testing.T) {
 	if _, err := tb.Write(bg, WriteParams{ID: r.ID, Data: &d}); err != nil {
 		t.Fatal(err)
 	}
-	next("got hi")
+	next("armed")
 	if _, err := tb.Resize(bg, ResizeParams{ID: r.ID, Cols: 50, Rows: 20}); err != nil {
 		t.Fatal(err)
 	}
@@ -397,5 +397,24 @@ func TestStartCancelledWhileWaitingForItsTurnIsAborted(t *testing.T) {
 	}
 	if l, _ := tb.List(bg, ListParams{}); len(l.Processes) != 0 {
 		t.Fatal("a cancelled start left a process")
+	}
+}
+
+func TestLogKeepsTheFirst16MiBAndSaysItWasCapped(t *testing.T) {
+	tb := newTable(t)
+	log := filepath.Join(t.TempDir(), "big.log")
+	r := start(t, tb, StartParams{Argv: []string{"head", "-c", "17000000", "/dev/zero"}, Log: log})
+	wait(t, tb, r.ID)
+	readAll(t, tb, r.ID, "stdout")
+	res, err := tb.Read(bg, ReadParams{ID: r.ID, Stream: "log", Offset: MaxLog - 10})
+	if err != nil || res.Size != MaxLog || !res.Capped || len(res.Data) != 10 || !res.Exited || res.Dropped != 0 {
+		t.Fatalf("the log's end: size %d capped %v data %d exited %v (%v)", res.Size, res.Capped, len(res.Data), res.Exited, err)
+	}
+	if st, _ := os.Stat(log); st.Size() != MaxLog {
+		t.Fatalf("the file holds %d bytes", st.Size())
+	}
+	out, _ := tb.Read(bg, ReadParams{ID: r.ID, Stream: "stdout", Offset: 0})
+	if out.Dropped != 17000000-RingBytes || out.Size != 17000000 {
+		t.Fatalf("the ring kept the last 8 MiB: dropped %d of %d", out.Dropped, out.Size)
 	}
 }

@@ -1,0 +1,49 @@
+package privdrop
+
+import (
+	"strings"
+	"testing"
+)
+
+const dropped = `Name:	computerd
+Uid:	1000	1000	1000	1000
+Gid:	1000	1000	1000	1000
+Groups:	
+NoNewPrivs:	1
+CapInh:	0000000000000000
+CapPrm:	0000000000000000
+CapEff:	0000000000000000
+CapBnd:	0000000000000000
+CapAmb:	0000000000000000
+`
+
+func TestStatusReadBackNamesEveryShortfall(t *testing.T) {
+	st, err := ParseStatus(strings.NewReader(dropped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if short := st.Check(1000, 1000); len(short) != 0 {
+		t.Fatalf("a dropped status fell short: %v", short)
+	}
+	held := strings.NewReplacer("CapBnd:\t0000000000000000", "CapBnd:\t000001ffffffffff", "NoNewPrivs:\t1", "NoNewPrivs:\t0", "Groups:\t", "Groups:\t27").Replace(dropped)
+	st, _ = ParseStatus(strings.NewReader(held))
+	short := strings.Join(st.Check(1000, 1000), "; ")
+	for _, want := range []string{"CapBnd is 000001ffffffffff", "NoNewPrivs is 0", "supplementary groups [27]"} {
+		if !strings.Contains(short, want) {
+			t.Errorf("the read-back %q does not name %q", short, want)
+		}
+	}
+	if short := st.Check(0, 0); !strings.Contains(strings.Join(short, ";"), "a uid is 1000, not 0") {
+		t.Errorf("the uid check: %v", short)
+	}
+	// A field not reported fails the read-back rather than passing it.
+	if _, err := ParseStatus(strings.NewReader(strings.Replace(dropped, "CapAmb:\t0000000000000000\n", "", 1))); err == nil {
+		t.Fatal("a status without CapAmb was read back as fine")
+	}
+}
+
+func TestCapName(t *testing.T) {
+	if CapName(21) != "CAP_SYS_ADMIN" || CapName(8) != "CAP_SETPCAP" || CapName(63) != "capability 63" {
+		t.Fatal(CapName(21), CapName(8), CapName(63))
+	}
+}
