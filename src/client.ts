@@ -135,17 +135,18 @@ export class DaemonClient implements ComputerClient {
     } catch (error) {
       return Promise.reject(new CallError("invalid", `${method}: its params are not JSON`, method, undefined, { cause: error }));
     }
-    // Refused here rather than by the daemon, so an oversized line never crosses the stream.
-    const bytes = Buffer.byteLength(line) + 1;
-    if (bytes > MAX_LINE_BYTES) {
+    // Encoded once: its length is checked and the same bytes are written. Refused here rather
+    // than by the daemon, so an oversized line never crosses the stream.
+    const bytes = Buffer.from(`${line}\n`);
+    if (bytes.length > MAX_LINE_BYTES) {
       return Promise.reject(
-        new CallError("limit", `${method}: the request is ${bytes} bytes, over the protocol's 1 MiB line; send it in smaller parts`, method),
+        new CallError("limit", `${method}: the request is ${bytes.length} bytes, over the protocol's 1 MiB line; send it in smaller parts`, method),
       );
     }
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         if (!this.#pending.delete(id)) return;
-        this.#write(JSON.stringify({ jsonrpc: "2.0", method: CANCEL_METHOD, params: { id } }));
+        this.#write(Buffer.from(`${JSON.stringify({ jsonrpc: "2.0", method: CANCEL_METHOD, params: { id } })}\n`));
         reject(new CallError("aborted", `${method} was aborted`, method));
       };
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -156,13 +157,13 @@ export class DaemonClient implements ComputerClient {
         reject,
         cleanup: () => signal?.removeEventListener("abort", onAbort),
       });
-      this.#write(line);
+      this.#write(bytes);
     });
   }
 
-  #write(line: string): void {
+  #write(line: Buffer): void {
     if (this.#closedReason !== undefined || this.#writable.destroyed || this.#writable.writableEnded) return;
-    this.#writable.write(line + "\n");
+    this.#writable.write(line);
   }
 
   #onData = (chunk: Buffer | string): void => {

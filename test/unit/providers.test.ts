@@ -1,4 +1,5 @@
 // The registry: lazy, one line per provider, an unknown id refused naming the known ones.
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 const loaded = vi.hoisted(() => ({ docker: 0 }));
@@ -45,8 +46,12 @@ describe("the provider registry", () => {
 
   it("builds a provider by id, and turns options its create refuses into a result in words", async () => {
     const { providerFor } = await import("../../src/providers.js");
-    const refused = await providerFor("docker", {} as never);
-    expect(refused.ok).toBe(false);
-    if (!refused.ok) expect(refused.error.message).toMatch(/^docker: /);
+    const daemonPath = join(import.meta.dirname, "..", "..", "dist", "computerd-linux-amd64");
+    const built = await providerFor("docker", { daemonPath });
+    expect(built.ok && built.value.id).toBe("docker");
+    // The spec's own case: the provider option refuses root's group.
+    const refused = await providerFor("docker", { daemonPath, user: "1000:0" });
+    expect(refused).toMatchObject({ ok: false, error: { code: "invalid" } });
+    if (!refused.ok) expect(refused.error.message).toMatch(/^docker: .*root's group/);
   });
 });
