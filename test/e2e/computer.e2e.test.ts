@@ -80,3 +80,49 @@ describe("pulumi import of a computer this provider made", () => {
     expect(imported.stdout).toContain("memoryMb: 256");
   }, 120_000);
 });
+
+describe("a computer past its deadline", () => {
+  let s: TestStack;
+  const made = new Set<string>();
+
+  beforeAll(async () => {
+    s = await testStack("computer-deadline", {
+      brief: { type: "agentrun:index:Computer", properties: { image: toolchain().baseImage, lifetimeMs: 8_000, memoryMb: 256 } },
+    }, { name: "${brief.name}" });
+  }, 120_000);
+
+  afterAll(async () => {
+    try {
+      await s?.dispose();
+    } finally {
+      await removeContainers(made);
+    }
+  }, 300_000);
+
+  test("stops itself; preview --refresh shows it stopped and replaced; up --refresh makes a new one", async () => {
+    await s.stack.up({ color: "never" });
+    const first = String((await s.stack.outputs()).name?.value);
+    made.add(first);
+    await waitFor(async () => (await docker("inspect", "--format", "{{.State.Running}}", first)).stdout === "false", 30_000);
+    const preview = await s.cli("preview", "--refresh", "--expect-no-changes", "--diff");
+    expect(preview.exitCode).toBe(7);
+    expect(preview.stdout).toMatch(/state\s*:\s*"running" => "stopped"/);
+    expect(preview.stdout).toMatch(/\+-\s*agentrun:index:Computer: \(replace\)/);
+    const up = await s.stack.up({ color: "never", refresh: true });
+    expect(up.summary.resourceChanges).toMatchObject({ replace: 1 });
+    const second = String(up.outputs.name?.value);
+    made.add(second);
+    expect(second).not.toBe(first);
+    expect((await docker("inspect", "--format", "{{.State.Running}}", second)).stdout).toBe("true");
+    // The stopped one was released with the replace: the janitor has nothing left to do.
+    expect((await docker("inspect", first)).exitCode).not.toBe(0);
+  }, 300_000);
+});
+
+async function waitFor(predicate: () => Promise<boolean>, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await predicate())) {
+    if (Date.now() > until) throw new Error(`not so within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
