@@ -21,6 +21,7 @@ import type {
   SpecReadBack,
 } from "../provider.js";
 import { fail, ok, refuse, type Result } from "../result.js";
+import { processUser } from "../user.js";
 import { bindWritableProblem } from "./bind.js";
 import { checkSpec, userProblem } from "./check.js";
 import { DockerCli, failureOf } from "./cli.js";
@@ -88,12 +89,6 @@ function parseJson<T>(text: string): T | undefined {
   }
 }
 
-function defaultUser(): string {
-  const uid = process.getuid?.() ?? 1000;
-  const gid = process.getgid?.() ?? 1000;
-  return uid === 0 || gid === 0 ? "1000:1000" : `${uid}:${gid}`;
-}
-
 /** 45000 is "45 s", 101234 is "101.2 s"; exact when asked (a lifetime), else to a tenth. */
 function seconds(ms: number, exact = false): string {
   return `${exact ? ms / 1000 : Math.round(ms / 100) / 10} s`;
@@ -125,7 +120,7 @@ export class DockerProvider implements ComputerProvider {
         throw new TypeError(`DockerProvider's user option ${options.user} is root or in root's group; only a spec may ask for that (user "0", or a gid of 0)`);
       }
     }
-    this.#user = options.user ? (options.user.includes(":") ? options.user : `${options.user}:${options.user}`) : defaultUser();
+    this.#user = options.user ? (options.user.includes(":") ? options.user : `${options.user}:${options.user}`) : processUser();
     if (options.image !== undefined) {
       const problem = sourceProblem(options.image);
       if (problem) throw new TypeError(`DockerProvider's image option: ${problem}`);
