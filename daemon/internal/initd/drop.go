@@ -45,17 +45,26 @@ func parseUIDGID(s string) (int, int, error) {
 	return uid, gid, nil
 }
 
-// homeOf is the user's home from /etc/passwd, else init's own $HOME, else /home/<uid>.
+// homeOf is the user's home from /etc/passwd, else init's own $HOME (the provider's choice),
+// else /home/<uid>. Root's own home is never handed to another user.
 func homeOf(uid int) string {
+	rootHome := ""
 	if b, err := os.ReadFile("/etc/passwd"); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
 			f := strings.Split(l, ":")
-			if len(f) >= 7 && f[2] == strconv.Itoa(uid) && filepath.IsAbs(f[5]) {
+			if len(f) < 7 || !filepath.IsAbs(f[5]) {
+				continue
+			}
+			if f[2] == strconv.Itoa(uid) {
 				return f[5]
+			}
+			if f[2] == "0" {
+				rootHome = f[5]
 			}
 		}
 	}
-	if h := os.Getenv("HOME"); filepath.IsAbs(h) && h != "/" {
+	h := filepath.Clean(os.Getenv("HOME"))
+	if filepath.IsAbs(h) && h != "/" && (uid == 0 || (h != rootHome && h != "/root")) {
 		return h
 	}
 	return "/home/" + strconv.Itoa(uid)

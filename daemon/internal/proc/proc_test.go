@@ -418,3 +418,27 @@ func TestLogKeepsTheFirst16MiBAndSaysItWasCapped(t *testing.T) {
 		t.Fatalf("the ring kept the last 8 MiB: dropped %d of %d", out.Dropped, out.Size)
 	}
 }
+
+// With no ended ring left to let go, each running ring keeps an equal share of the budget.
+func TestRunningRingsShareTheBudget(t *testing.T) {
+	tb := newTable(t)
+	tb.budget = 256 << 10
+	var ids []string
+	for i := 0; i < 2; i++ {
+		ids = append(ids, start(t, tb, StartParams{Argv: []string{"sh", "-c", "head -c 300000 /dev/zero; echo; sleep 30"}}).ID)
+	}
+	for _, id := range ids {
+		eventually(t, "all the output came", func() bool {
+			r, _ := tb.Read(bg, ReadParams{ID: id, Stream: "stdout", Offset: 0, MaxBytes: ip(1)})
+			return r.Size == 300001
+		})
+	}
+	for _, id := range ids {
+		r, err := tb.Read(bg, ReadParams{ID: id, Stream: "stdout", Offset: 0})
+		// Two rings of stdout and two of stderr share 256 KiB: 64 KiB each, the least a ring keeps.
+		if err != nil || r.Dropped != 300001-MinShare || len(r.Data) != MinShare || r.Exited {
+			t.Fatalf("%s kept %d bytes, dropped %d (%v)", id, len(r.Data), r.Dropped, err)
+		}
+		tb.Signal(bg, SignalParams{ID: id, Signal: "KILL"})
+	}
+}
