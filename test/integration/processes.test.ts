@@ -43,6 +43,9 @@ describe("processes helpers against computerd", () => {
     const other = computer.connect();
     const started = await other.call("process.start", { argv: ["sh", "-c", "echo abcdef; sleep 1; echo ghi"] });
     await other.close();
+    // An offset past what the stream holds is invalid, so wait for the first line's bytes first.
+    const first = await client.call("process.read", { id: started.id, stream: "stdout", offset: 0, waitMs: 5000 });
+    expect(Buffer.from(first.data, "base64").toString()).toBe("abcdef\n");
     const rest = await readAll(client, started.id, "stdout", { offset: 3 });
     expect(rest.ok && Buffer.from(rest.value.data).toString()).toBe("def\nghi\n");
   });
