@@ -1,5 +1,6 @@
-// The library's public surface. Providers are reached through the registry (providers.ts),
-// which loads each lazily; nothing here loads a provider or a vendor SDK.
+// The library's public surface. Vendor providers are reached through the registry
+// (providers.ts), which loads each lazily, so no vendor SDK is loaded here; the Docker provider,
+// which drives the docker CLI and needs no SDK, is exported as the spec's examples import it.
 export * from "./protocol.js";
 export * from "./client.js";
 export * from "./result.js";
@@ -15,3 +16,4 @@ export * from "./wait.js";
 export * from "./redact.js";
 export * from "./janitor.js";
 export * from "./providers.js";
+export { DockerProvider, type DockerProviderOptions, ensureImage, type ImageSource } from "./docker/index.js";
