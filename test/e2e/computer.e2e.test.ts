@@ -11,7 +11,6 @@ import { ROOT, toolchain } from "../support/toolchain.js";
 
 describe("a computer's settings and secrets through the real engine", () => {
   let s: TestStack;
-  const made = new Set<string>();
   const secretLabel = `team-${randomBytes(6).toString("hex")}`;
 
   beforeAll(async () => {
@@ -25,17 +24,13 @@ describe("a computer's settings and secrets through the real engine", () => {
   }, 120_000);
 
   afterAll(async () => {
-    try {
-      await s?.dispose();
-    } finally {
-      await removeContainers(made);
-    }
+    await s?.dispose();
   }, 300_000);
 
   test("agentrun:docker's user and image are the computer's when it declares none", async () => {
     const up = await s.stack.up({ color: "never" });
     const name = String(up.outputs.name?.value);
-    made.add(name);
+    s.made.add(name);
     const read = await docker("inspect", "--format", "{{.Config.User}} {{.Config.Image}}", name);
     expect(read.stdout).toBe(`1234:1234 ${toolchain().baseImage}`);
   }, 300_000);
@@ -83,7 +78,6 @@ describe("pulumi import of a computer this provider made", () => {
 
 describe("a computer past its deadline", () => {
   let s: TestStack;
-  const made = new Set<string>();
 
   beforeAll(async () => {
     s = await testStack("computer-deadline", {
@@ -92,17 +86,13 @@ describe("a computer past its deadline", () => {
   }, 120_000);
 
   afterAll(async () => {
-    try {
-      await s?.dispose();
-    } finally {
-      await removeContainers(made);
-    }
+    await s?.dispose();
   }, 300_000);
 
   test("stops itself; preview --refresh shows it stopped and replaced; up --refresh makes a new one", async () => {
     await s.stack.up({ color: "never" });
     const first = String((await s.stack.outputs()).name?.value);
-    made.add(first);
+    s.made.add(first);
     await waitFor(async () => (await docker("inspect", "--format", "{{.State.Running}}", first)).stdout === "false", 30_000);
     const preview = await s.cli("preview", "--refresh", "--expect-no-changes", "--diff");
     expect(preview.exitCode).toBe(7);
@@ -111,7 +101,7 @@ describe("a computer past its deadline", () => {
     const up = await s.stack.up({ color: "never", refresh: true });
     expect(up.summary.resourceChanges).toMatchObject({ replace: 1 });
     const second = String(up.outputs.name?.value);
-    made.add(second);
+    s.made.add(second);
     expect(second).not.toBe(first);
     expect((await docker("inspect", "--format", "{{.State.Running}}", second)).stdout).toBe("true");
     // The stopped one was released with the replace: the janitor has nothing left to do.

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { docker, exists, isRunning, removeContainers } from "../support/docker.js";
+import { docker, exists, isRunning } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";
 
@@ -35,11 +35,10 @@ describe("a fleet of three computers through the real engine", () => {
   let base: string;
   let s: TestStack;
   const run = `e2e-${randomBytes(4).toString("hex")}`;
-  const made = new Set<string>();
   const names = async (): Promise<Record<string, string>> => {
     const outs = await s.stack.outputs();
     const now = Object.fromEntries(NAMES.map((n) => [n, String(outs[n]?.value)]));
-    for (const name of Object.values(now)) made.add(name);
+    for (const name of Object.values(now)) s.made.add(name);
     return now;
   };
 
@@ -53,7 +52,6 @@ describe("a fleet of three computers through the real engine", () => {
     try {
       await s?.dispose();
     } finally {
-      await removeContainers(made);
       await rm(base, { recursive: true, force: true });
     }
   }, 300_000);

@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { execa } from "execa";
 import { stringify } from "yaml";
+import { removeContainers } from "./docker.js";
 import { ROOT, toolchain } from "./toolchain.js";
 
 export type TestStack = {
@@ -15,6 +16,8 @@ export type TestStack = {
   env: Record<string, string>;
   /** Rewrites the program's resources and outputs (Pulumi.yaml) in place. */
   program(resources: Record<string, unknown>, outputs?: Record<string, unknown>): Promise<void>;
+  /** Containers a step made, removed by exact name after the stack's destroy, pass or fail. */
+  made: Set<string>;
   /** Runs the CLI in the stack's folder; resolves with its exit code and output, never throws. */
   cli(...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }>;
   dispose(): Promise<void>;
@@ -51,12 +54,14 @@ export async function testStack(name: string, resources: Record<string, unknown>
     });
     return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
   };
+  const made = new Set<string>();
   const dispose = async () => {
     try {
       await stack.destroy({ color: "never" });
     } finally {
+      await removeContainers(made);
       await rm(dir, { recursive: true, force: true });
     }
   };
-  return { dir, stack, env, program, cli, dispose };
+  return { dir, stack, env, made, program, cli, dispose };
 }
