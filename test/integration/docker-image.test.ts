@@ -13,13 +13,21 @@ import { DockerProvider } from "../../src/docker/provider.js";
 const toolchain = JSON.parse(readFileSync(new URL("../../dist/toolchain.json", import.meta.url), "utf8")) as { baseImage: string; root: string };
 const base = toolchain.baseImage;
 const made: string[] = [];
+const nonces: string[] = [];
 afterAll(() => {
   for (const tag of made) execFileSync("docker", ["rmi", "--force", tag], { stdio: "ignore" });
+  // A build that failed leaves the image of its last good step, untagged: found by its nonce.
+  for (const nonce of nonces) {
+    const left = execFileSync("docker", ["images", "--quiet", "--filter", `label=nonce=${nonce}`], { encoding: "utf8" }).split("\n").filter(Boolean);
+    if (left.length) execFileSync("docker", ["rmi", "--force", ...left], { stdio: "ignore" });
+  }
 });
 
 /** A recipe no one has built: the nonce makes its hash new. */
 function fresh(body = "RUN true"): string {
-  const recipe = `FROM ${base}\nLABEL nonce=${randomBytes(8).toString("hex")}\n${body}\n`;
+  const nonce = randomBytes(8).toString("hex");
+  nonces.push(nonce);
+  const recipe = `FROM ${base}\nLABEL nonce=${nonce}\n${body}\n`;
   made.push(recipeTag(recipe));
   return recipe;
 }
