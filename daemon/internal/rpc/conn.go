@@ -18,13 +18,6 @@ type Lookup func(method string) (Handler, bool)
 // CancelMethod is the notification that cancels a request in flight by its id.
 const CancelMethod = "$/cancelRequest"
 
-type request struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params"`
-}
-
 type reply struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
@@ -60,8 +53,8 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, lookup Lookup) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var req request
-		if err := json.Unmarshal(line, &req); err != nil {
+		req, err := parseRequest(line)
+		if err != nil {
 			c.send(reply{ID: nullID, Error: &wireError{Code: codeParse, Message: "the line is not a JSON object: " + err.Error(), Data: errorData{Kind: Invalid}}})
 			continue
 		}
