@@ -1,7 +1,9 @@
 package methods
 
 import (
+	"archive/tar"
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -91,5 +93,30 @@ func BenchmarkFilesRead(b *testing.B) {
 	b.SetBytes(benchChunks * files.MaxChunk)
 	for b.Loop() {
 		serveLines(b, lines)
+	}
+}
+
+// BenchmarkTarPush is a tree of 200 files of 80 KiB pushed in 512 KiB chunks, each write
+// waiting for its reply as pushTar does.
+func BenchmarkTarPush(b *testing.B) {
+	var archive bytes.Buffer
+	tw := tar.NewWriter(&archive)
+	body := make([]byte, 80<<10)
+	for i := 0; i < 200; i++ {
+		tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("d%d/f%d", i%10, i), Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		tw.Write(body)
+	}
+	tw.Close()
+	c := connectB(b)
+	b.SetBytes(int64(archive.Len()))
+	for b.Loop() {
+		var id struct{ ID string }
+		c.Must(b, "tar.push.begin", map[string]any{"path": filepath.Join(b.TempDir(), "t")}, &id)
+		for data := archive.Bytes(); len(data) > 0; {
+			n := min(len(data), files.MaxChunk)
+			c.Must(b, "tar.push.write", map[string]any{"id": id.ID, "data": data[:n]}, nil)
+			data = data[n:]
+		}
+		c.Must(b, "tar.push.end", map[string]any{"id": id.ID}, nil)
 	}
 }
