@@ -127,6 +127,7 @@ type conn struct {
 
 func (c *conn) send(r reply) {
 	r.JSONRPC = "2.0"
+	r.Result = withEmptyBytes(r.Result)
 	buf := replyBuffers.Get().(*bytes.Buffer)
 	defer putReplyBuffer(buf)
 	buf.Reset()

@@ -20,8 +20,6 @@ const quickParamsMin = 16 << 10
 // quickCutMin is how long a data string must be to be cut out.
 const quickCutMin = 1 << 10
 
-var bytesType = reflect.TypeFor[Bytes]()
-
 // bytesFieldsOf caches, per params type, its Bytes and *Bytes fields by JSON name; nil when
 // the type has a shape where cutting could change what the decoder does (embedded fields,
 // ",string", other decoders of their own, names the decoder would fold).
