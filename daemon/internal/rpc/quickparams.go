@@ -108,9 +108,16 @@ func quickParams(raw []byte, p any, strict func(raw []byte, p any) error) (handl
 			}
 		}
 		keys = append(keys, k)
-		if f, ok := fields[string(k)]; ok && end-start >= quickCutMin && raw[start] == '"' && bytes.IndexByte(raw[start:end], '\\') < 0 {
-			cuts = append(cuts, cut{f, start, end})
+		f, ok := fields[string(k)]
+		if !ok {
+			return true
 		}
+		// Every data member is cut or none: the decoder stops at the first bad one, and
+		// which comes first is its to say.
+		if end-start < quickCutMin || raw[start] != '"' || bytes.IndexByte(raw[start:end], '\\') >= 0 {
+			return false
+		}
+		cuts = append(cuts, cut{f, start, end})
 		return true
 	})
 	if !ok || skipSpace(raw, end) != len(raw) || len(cuts) == 0 {

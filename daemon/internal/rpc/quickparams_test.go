@@ -45,6 +45,9 @@ func FuzzQuickParams(f *testing.F) {
 		{`{"stdin":`, `,"data":"QUJD"}`},
 		{`{"data":`, `,"stdin":` + `"` + long + `!"}`},
 		{` { "data" : `, ` , "env" : {"A":"b"} } `},
+		{`{"stdin":7,"data":`, `}`},
+		{`{"stdin":"` + long + `","data":`, `}`},
+		{`{"stdin":"` + long + `!","data":`, `}`},
 		{`{"data":`, `,}`},
 		{`{"data":`, `} x`},
 	} {
