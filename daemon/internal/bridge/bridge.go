@@ -29,7 +29,10 @@ func Run(socket string, in io.Reader, out, errOut io.Writer) int {
 	}
 	defer c.Close()
 	go func() {
-		io.Copy(c, in)
+		// Requests in 256 KiB reads, not io.Copy's 32 KiB: a chunk's line is ~700 KB. (The
+		// wrappers keep io.CopyBuffer from handing the copy to WriteTo/ReadFrom, which for a
+		// pipe into a socket fall back to their own small buffer.) Replies below go by splice.
+		io.CopyBuffer(struct{ io.Writer }{c}, struct{ io.Reader }{in}, make([]byte, 256<<10))
 		c.CloseWrite()
 	}()
 	if _, err := io.Copy(out, c); err != nil {

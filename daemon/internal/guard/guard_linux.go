@@ -33,19 +33,23 @@ func Main() int {
 		rep.send(report{Error: "the guard could not become a subreaper: " + e.Error(), Kind: string(rpc.Unsupported)})
 		return 1
 	}
+	// What the start needs is made ready while the guard waits for its spec (a warm guard waits
+	// ahead of its run): SIGCHLD watched, so no end is missed; /dev/null open; the decoder of
+	// a spec built.
+	sigch := make(chan os.Signal, 64)
+	signal.Notify(sigch, syscall.SIGCHLD)
+	null, nullErr := syscall.Open("/dev/null", syscall.O_RDWR|syscall.O_CLOEXEC, 0)
+	var warm, spec Spec
+	json.Unmarshal([]byte(`{"argv":[],"env":[]}`), &warm)
 	lines := bufio.NewReader(ctl)
 	first, err := lines.ReadBytes('\n')
 	if err != nil {
 		return 1
 	}
-	var spec Spec
 	if err := json.Unmarshal(first, &spec); err != nil || len(spec.Argv) == 0 {
 		rep.send(report{Error: "the guard got no program to run", Kind: string(rpc.Invalid)})
 		return 1
 	}
-	// SIGCHLD is watched before the start so no end is missed.
-	sigch := make(chan os.Signal, 64)
-	signal.Notify(sigch, syscall.SIGCHLD)
 	pid, err := startProgram(spec)
 	if err != nil {
 		rep.send(report{Error: err.Error(), Kind: string(rpc.KindOf(err))})
@@ -53,7 +57,7 @@ func Main() int {
 	}
 	// Keep no copy of the program's pipes, so its closing them is seen from the moment its
 	// start is reported; a terminal stays open until the program ends.
-	if null, err := syscall.Open("/dev/null", syscall.O_RDWR|syscall.O_CLOEXEC, 0); err == nil {
+	if nullErr == nil {
 		if !spec.Pty {
 			syscall.Dup3(null, 0, 0)
 		}

@@ -18,13 +18,6 @@ type Lookup func(method string) (Handler, bool)
 // CancelMethod is the notification that cancels a request in flight by its id.
 const CancelMethod = "$/cancelRequest"
 
-type request struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params"`
-}
-
 type reply struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
@@ -60,8 +53,8 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, lookup Lookup) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var req request
-		if err := json.Unmarshal(line, &req); err != nil {
+		req, err := parseRequest(line)
+		if err != nil {
 			c.send(reply{ID: nullID, Error: &wireError{Code: codeParse, Message: "the line is not a JSON object: " + err.Error(), Data: errorData{Kind: Invalid}}})
 			continue
 		}
@@ -134,15 +127,28 @@ type conn struct {
 
 func (c *conn) send(r reply) {
 	r.JSONRPC = "2.0"
-	b, err := json.Marshal(r)
-	if err != nil {
-		b, _ = json.Marshal(reply{JSONRPC: "2.0", ID: r.ID, Error: toWire(fmt.Errorf("the reply could not be encoded: %v", err))})
+	r.Result = withEmptyBytes(r.Result)
+	buf := replyBuffers.Get().(*bytes.Buffer)
+	defer putReplyBuffer(buf)
+	buf.Reset()
+	// One encode into a reused buffer; Encode ends the line itself, so nothing is copied again.
+	if err := json.NewEncoder(buf).Encode(r); err != nil {
+		buf.Reset()
+		json.NewEncoder(buf).Encode(reply{JSONRPC: "2.0", ID: r.ID, Error: toWire(fmt.Errorf("the reply could not be encoded: %v", err))})
 	}
-	b = append(b, '\n')
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	// A reader that went away loses its replies; the requests still end as they would.
-	_, _ = c.w.Write(b)
+	_, _ = c.w.Write(buf.Bytes())
+}
+
+var replyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putReplyBuffer keeps buffers up to a chunk's reply; a rare bigger one is let go.
+func putReplyBuffer(b *bytes.Buffer) {
+	if b.Cap() <= 2*MaxLine {
+		replyBuffers.Put(b)
+	}
 }
 
 func (c *conn) cancel(params json.RawMessage) {

@@ -13,14 +13,25 @@ func Method[P any, R any](fn func(ctx context.Context, p P) (R, error)) Handler 
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var p P
 		if len(raw) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&p); err != nil {
+			handled, err := false, error(nil)
+			if len(raw) >= quickParamsMin {
+				handled, err = quickParams(raw, &p, decodeStrict)
+			}
+			if !handled {
+				err = decodeStrict(raw, &p)
+			}
+			if err != nil {
 				return nil, Errorf(Invalid, "invalid params: %v", err)
 			}
 		}
 		return fn(ctx, p)
 	}
+}
+
+func decodeStrict(raw []byte, p any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(p)
 }
 
 // Entry is one method: its handler and the zero values of its param and result types.
