@@ -1,8 +1,8 @@
 // /work's mode, read from inside. runc copies the mode of a directory already at a tmpfs's mount
 // point onto the tmpfs, and Docker makes the workdir (/work) before runc mounts it, so /work comes
 // up 0755 whatever mode= says, and docker inspect cannot see it (measured on Engine 20.10.24 with
-// runc 1.1.5). create narrows it back through the daemon (the user owns /work) and reads it
-// again; attach and the drift check read it.
+// runc 1.1.5). computerd init narrows the home its user owns as it starts; create, attach and the
+// drift check read the mode back, so a home left wider is drift.
 import type { ComputerClient } from "../client.js";
 import { HOME } from "./constants.js";
 
@@ -20,11 +20,4 @@ function sentence(mode: number): string {
 export async function homeDrift(client: ComputerClient, signal?: AbortSignal): Promise<string | undefined> {
   const mode = await modeOf(client, signal);
   return mode === 0o700 ? undefined : sentence(mode);
-}
-
-/** Narrows /work to 0700 when it came up wider, then reads it again. */
-export async function narrowHome(client: ComputerClient, signal?: AbortSignal): Promise<string | undefined> {
-  if ((await modeOf(client, signal)) === 0o700) return undefined;
-  await client.call("exec.run", { argv: ["chmod", "0700", HOME], timeoutMs: 10_000 }, { signal });
-  return homeDrift(client, signal);
 }

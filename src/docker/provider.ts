@@ -28,7 +28,7 @@ import { DockerCli, failureOf } from "./cli.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, HOME, ID_PATTERN, INSPECT_BATCH, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
 import { DaemonCacheError, daemonCopy, daemonCopyPath, DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
 import { drift, type DriftExpected } from "./drift.js";
-import { homeDrift, narrowHome } from "./home.js";
+import { homeDrift } from "./home.js";
 import { type Host, hostOf } from "./host.js";
 import { dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
 import { openConnection } from "./connect.js";
@@ -272,7 +272,7 @@ export class DockerProvider implements ComputerProvider {
       return refused(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
     }
     const hello = connection.value.hello;
-    const home = await narrowHome(connection.value.client, signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
+    const home = await homeDrift(connection.value.client, signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
     await connection.value.close();
     if (signal?.aborted) return refused("aborted", `create was aborted while reading the computer; ${name} was deleted`);
     const mismatches = drift(spec, inspected.value, hello, this.#expected(host.value, plan.uid, plan.gid, deadline, daemon));

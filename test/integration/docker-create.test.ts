@@ -66,7 +66,7 @@ describe("a Docker computer, made here", () => {
       expect(lines.slice(0, 2)).toEqual(["1000", "1000"]);
       for (const set of ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"]) expect(lines).toContain(`${set}:\t0000000000000000`);
       expect(lines).toContain("NoNewPrivs:\t1");
-      // /work and /run/agentrun, each the user's alone (create narrows /work: see src/docker/home.ts)
+      // /work and /run/agentrun, each the user's alone (init narrows /work: see src/docker/home.ts)
       expect(lines.filter((l) => l === "700 1000:1000")).toHaveLength(2);
       expect(lines).toContain("/work");
       expect(lines.at(-1)).toBe(`/opt/agentrun/computerd init --deadline ${ref.spec!.deadline}`);

@@ -32,7 +32,35 @@ func dropPrivileges(user, socket string) error {
 		}
 		os.Setenv("HOME", home)
 	}
-	return privdrop.Drop(uid, gid)
+	if err := privdrop.Drop(uid, gid); err != nil {
+		return err
+	}
+	if user == "" {
+		narrowOwnHome()
+	}
+	return nil
+}
+
+// narrowOwnHome makes init's $HOME its user's alone when that user already owns it (a vendor
+// that gave the computer its user, as docker run --user does). Docker makes the workdir before it
+// mounts the home's tmpfs there, and the tmpfs then takes that directory's 0755 whatever its
+// mode= option says. Best effort, never through a link: a home it cannot narrow is left as it is,
+// and the provider reads the mode back from outside.
+func narrowOwnHome() {
+	home := filepath.Clean(os.Getenv("HOME"))
+	if !filepath.IsAbs(home) || home == "/" {
+		return
+	}
+	fd, err := safepath.OpenDir(home, false, 0)
+	if err != nil {
+		return
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if syscall.Fstat(fd, &st) != nil || int(st.Uid) != os.Geteuid() || st.Mode&0o077 == 0 {
+		return
+	}
+	_ = syscall.Fchmod(fd, 0o700)
 }
 
 func parseUIDGID(s string) (int, int, error) {

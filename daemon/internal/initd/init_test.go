@@ -18,6 +18,7 @@ import (
 type initProc struct {
 	cmd    *exec.Cmd
 	socket string
+	home   string
 	stderr *bytes.Buffer
 	done   chan struct{}
 }
@@ -33,9 +34,16 @@ func startInit(t *testing.T, socket string, args ...string) *initProc {
 	if socket == "" {
 		socket = filepath.Join(sockDir(t), "computerd.sock")
 	}
-	p := &initProc{socket: socket, stderr: &bytes.Buffer{}, done: make(chan struct{})}
+	// A home of its own, made 0755 as Docker leaves a workdir: init narrows the home it owns, and
+	// the tester's own home is never touched.
+	home := filepath.Join(t.TempDir(), "home")
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(home, 0o755)
+	p := &initProc{socket: socket, home: home, stderr: &bytes.Buffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(os.Args[0], append([]string{"init"}, args...)...)
-	p.cmd.Env = append(os.Environ(), "AGENTRUN_COMPUTERD_SOCKET="+socket)
+	p.cmd.Env = append(os.Environ(), "AGENTRUN_COMPUTERD_SOCKET="+socket, "HOME="+home)
 	p.cmd.Stderr = p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -161,6 +169,18 @@ func TestInitAtItsDeadlineTermsEveryProgramThenExitsZero(t *testing.T) {
 		t.Fatalf("the program never got TERM before its KILL (%q)", b)
 	}
 	_ = r
+}
+
+func TestInitNarrowsTheHomeItsUserOwnsTo0700(t *testing.T) {
+	p := startInit(t, "", "--deadline", iso(time.Now().Add(time.Hour)))
+	p.dial(t).Must(t, "ping", nil, nil)
+	st, err := os.Stat(p.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mode := st.Mode().Perm(); mode != 0o700 {
+		t.Fatalf("init's home reads %04o, not 0700", mode)
+	}
 }
 
 func TestInitOnSIGTERMExitsZero(t *testing.T) {
