@@ -176,6 +176,8 @@ export interface ComputerProvider {
   attach(by: AttachBy, options?: CallOptions): Promise<Result<ComputerRef>>;
   /** attach without the refusal: what a drifted computer is, for a caller that shows drift (refresh). */
   read?(by: AttachBy, options?: CallOptions): Promise<Result<ReadBack>>;
+  /** The provider's own image made ready, for a spec that names none (Docker: its recipe). */
+  image?(options?: CallOptions): Promise<Result<string>>;
   list(labels?: Record<string, string>, options?: CallOptions): Promise<Result<ComputerInfo[]>>;
   /** Reads the network back; with a policy, moves the computer to it or refuses with it unchanged. */
   network(ref: ComputerRef, policy?: NetworkPolicy, options?: CallOptions): Promise<Result<NetworkReadBack>>;

@@ -5,7 +5,6 @@
 // create is a replace, and so is a stopped or drifted computer. delete: release "delete".
 import { z } from "zod";
 import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/provider.js";
-import type { Result } from "../../src/result.js";
 import type { Hello } from "../../src/protocol.js";
 import { defaultUser } from "../defaults.js";
 import type { Context, ResourceHandler } from "../resource.js";
@@ -115,30 +114,15 @@ function normalUser(user: unknown): unknown {
 }
 
 /**
- * The computer as it is now, with every mismatch of the provider's drift check. A provider with
- * read gives the spec even of a drifted computer, so refresh shows each field that changed;
- * otherwise attach's refusal gives the mismatches alone.
+ * The computer as it is now, with every mismatch of the provider's drift check: read gives the
+ * spec even of a drifted computer, so refresh shows each field that changed.
  */
 async function observe(provider: ComputerProvider, name: string, signal: AbortSignal): Promise<ReadBack | "gone"> {
-  if (provider.read) {
-    const read = await provider.read({ id: name }, { signal });
-    if (!read.ok) {
-      if (read.error.code === "not_found") return "gone";
-      throw new Error(read.error.message);
-    }
-    return read.value;
-  }
-  const listed = await provider.list({}, { signal });
-  if (!listed.ok) throw new Error(listed.error.message);
-  const info = listed.value.find((i) => i.ref.name === name);
-  if (!info) return "gone";
-  const attached = await provider.attach({ id: name }, { signal });
-  if (!attached.ok) {
-    if (attached.error.code === "not_found") return "gone";
-    if (attached.error.code !== "refused") throw new Error(attached.error.message);
-    return { ref: info.ref, state: info.state, labels: info.labels, drift: [attached.error.message] };
-  }
-  return { ref: attached.value, state: info.state, labels: info.labels, drift: [] };
+  if (!provider.read) throw new Error(`the ${provider.id} provider cannot read a computer back, so refresh cannot tell its drift`);
+  const read = await provider.read({ id: name }, { signal });
+  if (read.ok) return read.value;
+  if (read.error.code === "not_found") return "gone";
+  throw new Error(read.error.message);
 }
 
 function remainingMs(deadline: string | undefined): number {
@@ -205,10 +189,11 @@ const DERIVED: Record<string, readonly string[]> = {
 };
 
 /** The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). */
-async function defaultImage(provider: ComputerProvider, signal: AbortSignal): Promise<Result<string>> {
-  const withImage = provider as ComputerProvider & { image?(o: { signal: AbortSignal }): Promise<Result<string>> };
-  if (typeof withImage.image !== "function") return { ok: false, error: { code: "invalid", message: `the ${provider.id} provider has no image of its own: declare image` } };
-  return withImage.image({ signal });
+async function defaultImage(provider: ComputerProvider, signal: AbortSignal): Promise<string> {
+  if (!provider.image) throw new Error(`the ${provider.id} provider has no image of its own: declare image`);
+  const image = await provider.image({ signal });
+  if (!image.ok) throw new Error(image.error.message);
+  return image.value;
 }
 
 async function create(ctx: Context, raw: Props) {
@@ -216,27 +201,12 @@ async function create(ctx: Context, raw: Props) {
   const inputs = plain as Inputs;
   const provider = await vendorOf(ctx, inputs.provider);
   const signal = bounded(ctx, CREATE_MS);
-  if (inputs.image === undefined) {
-    const image = await defaultImage(provider, signal);
-    if (!image.ok) throw new Error(image.error.message);
-    inputs.image = image.value;
-  }
+  inputs.image ??= await defaultImage(provider, signal);
   const made = await provider.create(specOf(inputs), { signal });
   if (!made.ok) throw new Error(made.error.message);
-  const hello = made.value.hello ?? (await helloOf(ctx, provider, made.value));
-  const outs = outputsOf(inputs, { ref: made.value, state: "running", labels: inputs.labels, hello, drift: [] }, inputs.labels);
+  // create ends with the drift check, hello included: what it made is what was declared.
+  const outs = outputsOf(inputs, { ref: made.value, state: "running", labels: inputs.labels, hello: made.value.hello, drift: [] }, inputs.labels);
   return { id: made.value.name, outs: wrapDerived(outs, secretKeys, DERIVED) };
-}
-
-/** The daemon's hello for a provider whose create did not keep it; one that cannot answer is not kept. */
-async function helloOf(ctx: Context, provider: ComputerProvider, ref: ComputerRef): Promise<Hello> {
-  const conn = await provider.connect(ref, { signal: bounded(ctx, STEP_MS) });
-  if (!conn.ok) {
-    await provider.release(ref, "delete", { signal: bounded(ctx, STEP_MS) });
-    throw new Error(`the computer ${ref.name} was made but its daemon did not answer, so it was deleted: ${conn.error.message}`);
-  }
-  await conn.value.close();
-  return conn.value.hello;
 }
 
 async function read(ctx: Context, id: string, props: Props) {
