@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { parse, stringify } from "yaml";
 import { describe, expect, test } from "vitest";
+import { pulumiEnv } from "../support/stack.js";
 import { ROOT, toolchain } from "../support/toolchain.js";
 
 const examples = (await readdir(`${ROOT}/examples`, { withFileTypes: true }))
@@ -32,15 +33,7 @@ describe("the YAML examples and the root stack", async () => {
       // A YAML program is its Pulumi.yaml alone.
       await mkdir(join(work, "project"));
       await writeFile(join(work, "project/Pulumi.yaml"), stringify(doc));
-      const env = {
-        ...process.env,
-        PATH: `${tools.pulumiBin}:${process.env.PATH}`,
-        PULUMI_BACKEND_URL: `file://${work}`,
-        PULUMI_CONFIG_PASSPHRASE: "example",
-        PULUMI_HOME: join(work, "home"),
-        PULUMI_SKIP_UPDATE_CHECK: "true",
-        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-      };
+      const env = pulumiEnv(work, join(work, "home"));
       const pulumi = (...args: string[]) => execa(`${tools.pulumiBin}/pulumi`, [...args, "--non-interactive"], { cwd: join(work, "project"), env, reject: false });
       expect((await pulumi("stack", "init", "example")).exitCode).toBe(0);
       const preview = await pulumi("preview", "--stack", "example");

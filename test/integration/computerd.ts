@@ -3,23 +3,13 @@
 // computerd init as PID 1, reached through `docker exec -i <c> computerd stdio`.
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { promisify } from "node:util";
 import { DaemonClient } from "../../src/client.js";
+import { toolchain } from "../support/toolchain.js";
 
 const run = promisify(execFile);
-export const ROOT = join(import.meta.dirname, "..", "..");
+export { ROOT } from "../support/toolchain.js";
 export const DAEMON_IN_COMPUTER = "/opt/agentrun/computerd";
-
-interface Toolchain {
-  baseImage: string;
-  daemon: { amd64: string; arm64: string };
-}
-
-export function toolchain(): Toolchain {
-  return JSON.parse(readFileSync(join(ROOT, "dist", "toolchain.json"), "utf8")) as Toolchain;
-}
 
 export async function docker(args: string[], options: { timeout?: number } = {}): Promise<string> {
   const { stdout } = await run("docker", args, { timeout: options.timeout ?? 60_000, maxBuffer: 64 << 20 });

@@ -2,16 +2,12 @@
 // a tracker that removes every computer a test made by its exact name, pass or fail.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { afterEach } from "vitest";
 import { DockerProvider, type DockerProviderOptions } from "../../src/docker/provider.js";
 import type { ComputerSpec } from "../../src/provider.js";
+import { toolchain as readToolchain } from "../support/toolchain.js";
 
-export const toolchain = JSON.parse(readFileSync(new URL("../../dist/toolchain.json", import.meta.url), "utf8")) as {
-  baseImage: string;
-  root: string;
-  daemon: { amd64: string; arm64: string };
-};
+export const toolchain = readToolchain();
 export const IMAGE = toolchain.baseImage;
 export const DAEMON = toolchain.daemon.amd64;
 

@@ -3,15 +3,14 @@
 // words when broken. Every tag a test makes is removed by its exact name.
 import { execFile, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { DockerCli } from "../../src/docker/cli.js";
 import { ensureImage, RECIPE_LABEL, recipeHash, recipeTag } from "../../src/docker/image.js";
 import { DockerProvider } from "../../src/docker/provider.js";
+import { toolchain } from "../support/toolchain.js";
 
-const toolchain = JSON.parse(readFileSync(new URL("../../dist/toolchain.json", import.meta.url), "utf8")) as { baseImage: string; root: string };
-const base = toolchain.baseImage;
+const base = toolchain().baseImage;
 const made: string[] = [];
 const nonces: string[] = [];
 afterAll(() => {
@@ -145,7 +144,7 @@ describe("ensureImage on this engine", () => {
   }, 60_000);
 
   it("builds the provider's default recipe FROM the base image, with the spec's tools", async () => {
-    const docker = new DockerProvider({ daemonPath: `${toolchain.root}/dist/computerd-linux-amd64` });
+    const docker = new DockerProvider({ daemonPath: toolchain().daemon.amd64 });
     const image = await docker.image({ onWait: () => undefined });
     expect(image.ok).toBe(true);
     if (!image.ok) return;

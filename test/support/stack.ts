@@ -23,18 +23,23 @@ export type TestStack = {
   dispose(): Promise<void>;
 };
 
-export async function testStack(name: string, resources: Record<string, unknown>, outputs: Record<string, unknown> = {}): Promise<TestStack> {
-  const tools = toolchain();
-  const dir = await mkdtemp(join(tmpdir(), `agentrun-e2e-${name}-`));
-  const env = {
-    PATH: `${tools.pulumiBin}:${process.env.PATH}`,
-    PULUMI_BACKEND_URL: `file://${dir}/state`,
+/** The CLI the set-up built, with a local backend and a home of its own, never prompting. */
+export function pulumiEnv(backend: string, home: string): Record<string, string> {
+  return {
+    PATH: `${toolchain().pulumiBin}:${process.env.PATH}`,
+    PULUMI_BACKEND_URL: `file://${backend}`,
     PULUMI_CONFIG_PASSPHRASE: "agentrun-test",
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    PULUMI_HOME: join(dir, "home"),
+    PULUMI_HOME: home,
   };
-  await execa("mkdir", ["-p", `${dir}/state`, env.PULUMI_HOME]);
+}
+
+export async function testStack(name: string, resources: Record<string, unknown>, outputs: Record<string, unknown> = {}): Promise<TestStack> {
+  const tools = toolchain();
+  const dir = await mkdtemp(join(tmpdir(), `agentrun-e2e-${name}-`));
+  const env = pulumiEnv(`${dir}/state`, join(dir, "home"));
+  await execa("mkdir", ["-p", `${dir}/state`, join(dir, "home")]);
   const program = async (res: Record<string, unknown>, outs: Record<string, unknown> = {}) => {
     const doc = {
       name: `agentrun-${name}`,
