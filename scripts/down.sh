@@ -4,7 +4,5 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 [ -f dist/toolchain.env ] || die "nothing was set up here yet; there is nothing to tear down"
-. dist/toolchain.env
-export PULUMI_BACKEND_URL="file://$ROOT/.pulumi"
-export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE-agentrun-local}"
+local_backend
 pulumi destroy --yes --non-interactive --stack "${AGENTRUN_STACK:-dev}" "$@"

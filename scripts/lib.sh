@@ -8,13 +8,25 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 say() { printf '[setup] %s\n' "$*" >&2; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
-# step NAME CMD...: runs CMD, saying how long it took only when it did real work
-# (CMD returns 0 after work, 10 when everything was already there).
+# step [--into VAR] NAME CMD...: runs CMD, saying how long it took only when it did real work
+# (CMD returns 0 after work, 10 when everything was already there). With --into, CMD's stdout is
+# its result, kept in VAR.
 step() {
+  local into=""
+  if [ "$1" = --into ]; then into="$2"; shift 2; fi
   local name="$1"; shift
-  local t0=$SECONDS rc=0
-  "$@" || rc=$?
-  if [ "$rc" = 10 ]; then return 0; fi
-  if [ "$rc" != 0 ]; then die "$name failed (exit $rc); the lines above say why"; fi
-  say "$name ready in $((SECONDS - t0)) s"
+  local t0=$SECONDS rc=0 result=""
+  if [ -n "$into" ]; then result="$("$@")" || rc=$?; else "$@" || rc=$?; fi
+  if [ "$rc" != 0 ] && [ "$rc" != 10 ]; then die "$name failed (exit $rc); the lines above say why"; fi
+  if [ -n "$into" ]; then printf -v "$into" '%s' "$result"; fi
+  if [ "$rc" = 0 ]; then say "$name ready in $((SECONDS - t0)) s"; fi
+}
+
+# local_backend: the root stack's state, for the commands that run it (up, down): the CLI the
+# set-up built, a file backend in .pulumi/, and a default passphrase unless one is set.
+local_backend() {
+  . "$ROOT/dist/toolchain.env"
+  mkdir -p "$ROOT/.pulumi"
+  export PULUMI_BACKEND_URL="file://$ROOT/.pulumi"
+  export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE-agentrun-local}"
 }

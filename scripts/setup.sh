@@ -29,20 +29,11 @@ typescript() {
   touch dist/.tsc-stamp
 }
 
-# capture NAME VAR SCRIPT: runs a script that prints its result, timing it when it did work.
-capture() {
-  local name="$1" var="$2" script="$3" t0=$SECONDS rc=0 out
-  out="$(bash "$script")" || rc=$?
-  [ "$rc" = 0 ] || [ "$rc" = 10 ] || die "$name failed (exit $rc); the lines above say why"
-  [ "$rc" = 10 ] || say "$name ready in $((SECONDS - t0)) s"
-  printf -v "$var" '%s' "$out"
-}
-
 step "node modules" node_modules
 step "Docker engine" bash scripts/setup-docker.sh
 step "computerd (dist/computerd-linux-amd64, -arm64)" bash scripts/build-daemon.sh
-capture "Pulumi CLI" PULUMI_BIN scripts/setup-pulumi.sh
-capture "base image" BASE_IMAGE scripts/base-image.sh
+step --into PULUMI_BIN "Pulumi CLI" bash scripts/setup-pulumi.sh
+step --into BASE_IMAGE "base image" bash scripts/base-image.sh
 step "TypeScript build" typescript
 
 mkdir -p dist

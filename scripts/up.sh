@@ -7,10 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 bash scripts/setup.sh
-. dist/toolchain.env
-mkdir -p .pulumi
-export PULUMI_BACKEND_URL="file://$ROOT/.pulumi"
-export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE-agentrun-local}"
+local_backend
 stack="${AGENTRUN_STACK:-dev}"
 pulumi stack select --create --non-interactive "$stack" >/dev/null
 pulumi up --yes --non-interactive --refresh --stack "$stack" "$@"
