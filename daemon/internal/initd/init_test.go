@@ -233,24 +233,12 @@ func TestInitSweepsTheOrphansOfAKilledGuard(t *testing.T) {
 	}
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
-		if !anyProcess("sleep\x00" + m) {
+		if !rpctest.Running("sleep\x00" + m) {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("the orphan of a killed guard still runs")
-}
-
-func anyProcess(arg string) bool {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err == nil && strings.Contains(string(b), arg) && !strings.Contains(string(st), ") Z ") {
-			return true
-		}
-	}
-	return false
 }
 
 func TestBridgeWithNoDaemonSaysSoAndExitsOne(t *testing.T) {
@@ -302,13 +290,13 @@ func TestNoProgramOutlivesAKilledDaemon(t *testing.T) {
 	m := "778.1234"
 	c.Start("exec.run", map[string]any{"argv": []string{"sleep", m}})
 	deadline := time.Now().Add(3 * time.Second)
-	for !anyProcess("sleep\x00"+m) && time.Now().Before(deadline) {
+	for !rpctest.Running("sleep\x00"+m) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	deadline = time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if !anyProcess("sleep\x00" + m) {
+		if !rpctest.Running("sleep\x00" + m) {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"agentrun.dev/computerd/internal/rpc"
+	"agentrun.dev/computerd/internal/rpctest"
 	"agentrun.dev/computerd/internal/runs"
 )
 
@@ -70,18 +71,6 @@ func kind(err error) rpc.Kind {
 }
 
 func marker() string { return fmt.Sprintf("%d.%06d", 600+rand.IntN(300), rand.IntN(1e6)) }
-
-func alive(arg string) bool {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err == nil && strings.Contains(string(b), arg) && !strings.Contains(string(st), ") Z ") {
-			return true
-		}
-	}
-	return false
-}
 
 func eventually(t *testing.T, what string, ok func() bool) {
 	t.Helper()
@@ -255,12 +244,12 @@ func TestOrphansAreEndedUnlessKept(t *testing.T) {
 	m := marker()
 	r := start(t, tb, StartParams{Argv: []string{"sh", "-c", "setsid sleep " + m + " >/dev/null 2>&1 &"}})
 	wait(t, tb, r.ID)
-	eventually(t, "the orphan ended", func() bool { return !alive("sleep\x00" + m) })
+	eventually(t, "the orphan ended", func() bool { return !rpctest.Running("sleep\x00" + m) })
 	k := marker()
 	r = start(t, tb, StartParams{Argv: []string{"sh", "-c", "setsid sleep " + k + " >/dev/null 2>&1 &"}, Orphans: "keep"})
 	wait(t, tb, r.ID)
 	time.Sleep(200 * time.Millisecond)
-	if !alive("sleep\x00" + k) {
+	if !rpctest.Running("sleep\x00" + k) {
 		t.Fatal(`orphans "keep" ended the orphan`)
 	}
 	if _, err := tb.Start(bg, StartParams{Argv: []string{"true"}, Orphans: "forget"}); kind(err) != rpc.Invalid {
