@@ -1,15 +1,12 @@
 package guard
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -24,26 +21,26 @@ const prSetChildSubreaper = 36
 
 // Main is `computerd guard`: fd 3 is the control pipe, fd 4 the report pipe, 0-2 the
 // program's stdio. It returns the guard's exit code.
+//
+// The guard is one thread of work: it blocks in ppoll on its control pipe and on the
+// program's pidfd, with no signal handler and no reader goroutine, since a guard starts for
+// every run and each thread and handler is start-up time on the run's path.
 func Main() int {
 	syscall.CloseOnExec(3)
 	syscall.CloseOnExec(4)
-	ctl := os.NewFile(3, "control")
-	rep := &reporter{f: os.NewFile(4, "report")}
+	rep := &reporter{fd: 4}
 	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
 		rep.send(report{Error: "the guard could not become a subreaper: " + e.Error(), Kind: string(rpc.Unsupported)})
 		return 1
 	}
 	// What the start needs is made ready while the guard waits for its spec (a warm guard waits
-	// ahead of its run): SIGCHLD watched, so no end is missed; /dev/null open; the decoder of
-	// a spec built.
-	sigch := make(chan os.Signal, 64)
-	signal.Notify(sigch, syscall.SIGCHLD)
+	// ahead of its run): /dev/null open, the decoder of a spec built.
 	null, nullErr := syscall.Open("/dev/null", syscall.O_RDWR|syscall.O_CLOEXEC, 0)
 	var warm, spec Spec
 	json.Unmarshal([]byte(`{"argv":[],"env":[]}`), &warm)
-	lines := bufio.NewReader(ctl)
-	first, err := lines.ReadBytes('\n')
-	if err != nil {
+	ctl := &lineReader{fd: 3}
+	first, ok := ctl.first()
+	if !ok {
 		return 1
 	}
 	if err := json.Unmarshal(first, &spec); err != nil || len(spec.Argv) == 0 {
@@ -66,8 +63,8 @@ func Main() int {
 		syscall.Close(null)
 	}
 	rep.send(report{Started: pid})
-	g := &guard{spec: spec, pid: pid, rep: rep}
-	return g.loop(lines, sigch)
+	g := &guard{spec: spec, pid: pid, pidfd: pidfdOpen(pid), rep: rep}
+	return g.loop(ctl)
 }
 
 func startProgram(spec Spec) (int, error) {
@@ -114,42 +111,35 @@ func envValue(env []string, key string) string {
 	return ""
 }
 
-type reporter struct {
-	mu sync.Mutex
-	f  *os.File
-}
+// reporter writes report lines on the guard's one thread; a line is far under PIPE_BUF, so
+// it is written whole.
+type reporter struct{ fd int }
 
 func (r *reporter) send(m report) {
 	b, _ := json.Marshal(m)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.f.Write(append(b, '\n'))
+	for {
+		if _, err := syscall.Write(r.fd, append(b, '\n')); err != syscall.EINTR {
+			return
+		}
+	}
 }
 
 type guard struct {
 	spec     Spec
 	pid      int
+	pidfd    int // -1 where the kernel has no pidfd_open: the tick finds the program's end
 	rep      *reporter
 	status   *syscall.WaitStatus
 	reported bool
 }
 
-func (g *guard) loop(lines *bufio.Reader, sigch chan os.Signal) int {
-	cmds := make(chan string, 8)
-	go func() {
-		for {
-			l, err := lines.ReadString('\n')
-			if err != nil {
-				cmds <- cmdStop
-				close(cmds)
-				return
-			}
-			cmds <- strings.TrimSpace(l)
-		}
-	}()
-	poll := time.NewTicker(100 * time.Millisecond)
-	defer poll.Stop()
-	var killAt <-chan time.Time
+// tick bounds every wait: it finds what ended without waking the guard (an orphan's end, a
+// group emptied after the program), as the spec's sweeps do.
+const tick = 100 * time.Millisecond
+
+func (g *guard) loop(ctl *lineReader) int {
+	var killAt time.Time
+	open := true
 	for {
 		// With no child left there is nothing under the guard: no /proc walk is needed.
 		none := g.reap()
@@ -162,23 +152,41 @@ func (g *guard) loop(lines *bufio.Reader, sigch chan os.Signal) int {
 		if g.reported && (none || len(ptree.Children(ptree.All(), os.Getpid())) == 0) {
 			return 0
 		}
-		select {
-		case <-sigch:
-		case <-poll.C:
-		case <-killAt:
-			killAt = nil
+		wait := tick
+		if !killAt.IsZero() {
+			wait = min(wait, max(time.Until(killAt), 0))
+		}
+		fds := make([]pollFd, 0, 2)
+		if open {
+			fds = append(fds, pollFd{fd: int32(ctl.fd), events: pollIn})
+		}
+		if g.status == nil && g.pidfd >= 0 {
+			fds = append(fds, pollFd{fd: int32(g.pidfd), events: pollIn})
+		}
+		poll(fds, wait)
+		if !killAt.IsZero() && !time.Now().Before(killAt) {
+			killAt = time.Time{}
 			g.killAll()
-		case c, ok := <-cmds:
-			if !ok {
-				cmds = nil
-				continue
+		}
+		if !open || fds[0].revents == 0 {
+			continue
+		}
+		ctl.fill()
+		for {
+			line := ctl.line()
+			if line == nil && ctl.eof {
+				// End of the pipe: the daemon is gone, and no program outlives it.
+				open = false
+				line = []byte(cmdStop)
+			} else if line == nil {
+				break
 			}
-			verb, arg, _ := strings.Cut(c, " ")
+			verb, arg, _ := strings.Cut(strings.TrimSpace(string(line)), " ")
 			switch verb {
 			case cmdStop:
-				if killAt == nil {
+				if killAt.IsZero() {
 					g.signalAll(syscall.SIGTERM)
-					killAt = time.After(KillDelay)
+					killAt = time.Now().Add(KillDelay)
 				}
 			case cmdSignal:
 				if s, ok := Sendable[arg]; ok {
@@ -187,6 +195,9 @@ func (g *guard) loop(lines *bufio.Reader, sigch chan os.Signal) int {
 			case cmdIntFG:
 				pgid, _ := strconv.Atoi(arg)
 				g.intForeground(pgid)
+			}
+			if !open {
+				break
 			}
 		}
 	}
