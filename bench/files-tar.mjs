@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // Throughput of the file helpers through a real computerd, each beside `docker cp` of the same
 // data into and out of the same container, measured in the same run: writeFile and readFile of
-// 100 MiB, and a 100 MiB tree of 1,000 files through pushTar and pullTarStream.
+// 100 MiB, and a 100 MiB tree of 1,000 files through pushTar and pullTarStream. Beside them, the
+// floor the bridge sets: the same 100 MiB as base64 (what the protocol carries) streamed raw
+// through docker exec -i, in and out, with no JSON and no daemon, and one 512 KiB chunk's line
+// sent through it to a program that answers its length (a push's round trip, with no daemon).
 //
 // Usage: npm run build && node bench/files-tar.mjs [--runs N]   (needs bash scripts/setup.sh once)
 import { execFile, spawn } from "node:child_process";
@@ -12,7 +15,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 
 const ROOT = join(import.meta.dirname, "..");
-const { DaemonClient, pullTarStream, pushTar, readFile, writeFile } = await import(join(ROOT, "dist", "src", "index.js"));
+const { DaemonClient, MAX_CHUNK_BYTES, pullTarStream, pushTar, readFile, writeFile } = await import(join(ROOT, "dist", "src", "index.js"));
 const run = promisify(execFile);
 const MiB = 1 << 20;
 const SIZE = 100 * MiB;
@@ -42,6 +45,47 @@ async function median(fn, before) {
 function must(result, what) {
   if (!result.ok) throw new Error(`${what}: ${result.error.code}: ${result.error.message}`);
   return result.value;
+}
+
+/** Streams bytes into a program through docker exec -i and waits for it to exit. */
+function streamInto(argv, bytes) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("docker", ["exec", "-i", name, ...argv], { stdio: ["pipe", "ignore", "inherit"] });
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`${argv.join(" ")} exited ${code}`))));
+    child.stdin.end(bytes);
+  });
+}
+
+/**
+ * The median time for one line of the given bytes to cross docker exec -i into a program that
+ * answers with its length (head -c and wc -c per line: no daemon and no JSON), until its input ends.
+ */
+async function lineRoundTrip(line) {
+  const script = `while n=$(head -c ${line.length + 1} | wc -c) && [ "$n" -gt 0 ]; do echo "$n"; done`;
+  const child = spawn("docker", ["exec", "-i", name, "sh", "-c", script], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const answers = [];
+  let wake;
+  child.stdout.setEncoding("utf8").on("data", (text) => {
+    answers.push(...text.split("\n").filter(Boolean));
+    wake?.();
+  });
+  const trip = async () => {
+    const t0 = process.hrtime.bigint();
+    const before = answers.length;
+    child.stdin.write(Buffer.concat([line, Buffer.from("\n")]));
+    while (answers.length === before) await new Promise((resolve) => (wake = resolve));
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  await trip();
+  const times = [];
+  for (let i = 0; i < 20; i++) times.push(await trip());
+  child.stdin.end();
+  child.kill();
+  times.sort((a, b) => a - b);
+  return times[times.length >> 1];
 }
 
 async function sh(client, script) {
@@ -74,6 +118,11 @@ try {
   const rf = await median(async () => (read = must(await readFile(client, "/work/file.bin"), "readFile")));
   if (createHash("sha256").update(read).digest("hex") !== sha) throw new Error("readFile read other bytes");
   const cpOut = await median(() => docker("cp", `${name}:/work/cp.bin`, join(host, "out.bin")), () => rmSync(join(host, "out.bin"), { force: true }));
+  // The bridge's floor: base64 of the same bytes, raw through docker exec both ways.
+  const b64 = Buffer.from(bytes.toString("base64"));
+  const rawIn = await median(() => streamInto(["sh", "-c", "cat > /dev/null"], b64));
+  const rawOut = await median(() => run("docker", ["exec", name, "base64", "-w0", "/work/file.bin"], { maxBuffer: 2 * b64.length }));
+  const chunkTrip = await lineRoundTrip(b64.subarray(0, (MAX_CHUNK_BYTES / 3) * 4));
   await sh(client, "rm -f /work/file.bin /work/cp.bin");
 
   // A tree of 1,000 files, 100 MiB in all, in 10 directories.
@@ -123,6 +172,8 @@ try {
   console.log(row("pushTar tree (1,000 files)", push, "docker cp tree in", cpTreeIn));
   console.log(row("pullTarStream tree (1,000 files)", pull, "docker cp tree out", cpTreeOut));
   console.log("last column: the helper's throughput as a share of docker cp's (goal: 0.50x or more)");
+  console.log(`the bridge's floor, 133 MiB of base64 raw through docker exec: in ${rawIn.toFixed(2)} s (${(rawIn / cpIn).toFixed(1)}x docker cp in's time), out ${rawOut.toFixed(2)} s (${(rawOut / cpOut).toFixed(1)}x docker cp out's)`);
+  console.log(`one 512 KiB chunk's line (${((MAX_CHUNK_BYTES / 3) * 4 / 1024).toFixed(0)} KiB) into docker exec -i and its length back: median ${chunkTrip.toFixed(1)} ms; a push or pull waits one such trip per chunk (200 for 100 MiB)`);
   await client.close();
 } finally {
   bridge?.kill();

@@ -13,6 +13,7 @@ import {
   RpcErrorObject,
 } from "./protocol.js";
 import { fail, type ResultError } from "./result.js";
+import { parseLine, requestLine } from "./wire.js";
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -129,15 +130,14 @@ export class DaemonClient implements ComputerClient {
     }
     if (signal?.aborted) return Promise.reject(new CallError("aborted", `${method} was aborted before it was sent`, method));
     const id = this.#nextId++;
-    let line: string;
+    // Encoded once: its length is checked and the same bytes are written. Refused here rather
+    // than by the daemon, so an oversized line never crosses the stream.
+    let bytes: Buffer;
     try {
-      line = JSON.stringify({ jsonrpc: "2.0", id, method, params });
+      bytes = requestLine(id, method, params);
     } catch (error) {
       return Promise.reject(new CallError("invalid", `${method}: its params are not JSON`, method, undefined, { cause: error }));
     }
-    // Encoded once: its length is checked and the same bytes are written. Refused here rather
-    // than by the daemon, so an oversized line never crosses the stream.
-    const bytes = Buffer.from(`${line}\n`);
     if (bytes.length > MAX_LINE_BYTES) {
       return Promise.reject(
         new CallError("limit", `${method}: the request is ${bytes.length} bytes, over the protocol's 1 MiB line; send it in smaller parts`, method),
@@ -190,7 +190,7 @@ export class DaemonClient implements ComputerClient {
     if (line.length === 0) return;
     let message: unknown;
     try {
-      message = JSON.parse(line.toString("utf8"));
+      message = parseLine(line);
     } catch {
       return; // not a reply: nothing to match it to, and the calls in flight still wait for theirs
     }

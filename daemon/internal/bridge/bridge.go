@@ -28,6 +28,8 @@ func Run(socket string, in io.Reader, out, errOut io.Writer) int {
 		return 1
 	}
 	defer c.Close()
+	growPipe(in)
+	growPipe(out)
 	go func() {
 		// Requests in 256 KiB reads, not io.Copy's 32 KiB: a chunk's line is ~700 KB. (The
 		// wrappers keep io.CopyBuffer from handing the copy to WriteTo/ReadFrom, which for a
