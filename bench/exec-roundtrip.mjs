@@ -4,7 +4,8 @@
 //
 //   node bench/exec-roundtrip.mjs [runs]     (default 200; needs dist/ from scripts/build-daemon.sh)
 import { spawn, spawnSync, execFileSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { randomBytes } from "node:crypto";
@@ -24,6 +25,12 @@ const quantile = (xs, q) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
 const ms = (x) => `${x.toFixed(2)} ms`;
+// The whole machine's busy CPU time in ms (/proc/stat: user, nice, system, irq, softirq), so a
+// figure can be read against what the run costs every process on the path, not the daemon alone.
+const busyMs = () => {
+  const [user, nice, system, , , irq, softirq] = readFileSync("/proc/stat", "utf8").split("\n")[0].split(/\s+/).slice(1).map(Number);
+  return (user + nice + system + irq + softirq) * 10;
+};
 
 function docker(...args) {
   return execFileSync("docker", args, { encoding: "utf8" });
@@ -56,18 +63,27 @@ try {
   const hello = await call("hello", { client: "bench" });
   for (let i = 0; i < 20; i++) await call("exec.run", { argv: ["true"] });
   const rpc = [];
+  let busy = busyMs();
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
     const r = await call("exec.run", { argv: ["true"] });
     rpc.push(performance.now() - t0);
     if (r.exitCode !== 0) throw new Error(`exec.run(["true"]) exited ${r.exitCode}`);
   }
+  const runCpu = (busyMs() - busy) / runs;
   const pings = [];
+  busy = busyMs();
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
     await call("ping", {});
     pings.push(performance.now() - t0);
   }
+  const pingCpu = (busyMs() - busy) / runs;
+  // What one start of this binary costs (a guard is one per run): a run of `computerd --version`
+  // less a run of true.
+  busy = busyMs();
+  for (let i = 0; i < runs; i++) await call("exec.run", { argv: ["/opt/agentrun/computerd", "--version"] });
+  const versionCpu = (busyMs() - busy) / runs;
   const dockerRuns = Math.min(30, runs);
   const dex = [];
   for (let i = 0; i < dockerRuns; i++) {
@@ -88,6 +104,11 @@ try {
   console.log(`ping over the bridge (the transport alone): median ${ms(quantile(pings, 0.5))}, p99 ${ms(quantile(pings, 0.99))}`);
   console.log(`docker exec <c> true:               median ${ms(dmed)}, p99 ${ms(quantile(dex, 0.99))} (${dockerRuns} runs)`);
   console.log(`speed-up at the median: ${(dmed / med).toFixed(1)}x (goal: 40x)`);
+  console.log(
+    `machine CPU per call, every process on the path: exec.run ${ms(runCpu)}, ping ${ms(pingCpu)}; ` +
+      `with ${availableParallelism()} CPUs, back-to-back runs take at least ${ms(runCpu / availableParallelism())} each`,
+  );
+  console.log(`one start of computerd (as each run's guard is) costs ${ms(versionCpu - runCpu)} of CPU more than one of true`);
   console.log(`binary dist/computerd-linux-${arch}: ${size} bytes (${(size / 1e6).toFixed(2)} MB; the spec's amd64 is 4.2 MB)`);
   console.log(`init's RSS, idle after ${runs + 21} runs: ${rss} kB`);
 } finally {
