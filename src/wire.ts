@@ -24,7 +24,7 @@ export function isPlainBase64(s: string): boolean {
 /** A request line, newline included. Throws what JSON.stringify throws (a cycle, a BigInt). */
 export function requestLine(id: number, method: string, params: unknown): Buffer {
   const data = (params as { data?: unknown } | null)?.data;
-  if (typeof data !== "string" || data.length < LONG_FIELD || !isPlainBase64(data)) {
+  if (typeof data !== "string" || data.length < LONG_FIELD || !isPlainObject(params) || !isPlainBase64(data)) {
     return Buffer.from(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
   }
   const { data: _, ...rest } = params as { data: string };
@@ -35,6 +35,13 @@ export function requestLine(id: number, method: string, params: unknown): Buffer
   line.write(data, head.length, "latin1");
   line.write('"}}\n', head.length + data.length, "latin1");
   return line;
+}
+
+/** An object JSON.stringify writes member by member: no prototype of its own, no toJSON. */
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || "toJSON" in value) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 // A reply whose result opens with its data, as computerd writes files.read, tar.pull.read and

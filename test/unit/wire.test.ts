@@ -33,9 +33,13 @@ describe("requestLine", () => {
     expect(JSON.parse(line.toString())).toEqual({ jsonrpc: "2.0", id: 1, method: "tar.push.write", params: { data: long } });
   });
 
-  it("puts anything else through JSON: short data, data that needs escapes, no data", () => {
+  it("puts anything else through JSON: short data, data that needs escapes, no data, an object that is not plain", () => {
     const needsEscape = `${long.slice(0, 20000)}"\\\n${long.slice(0, 20000)}`;
-    for (const params of [{ data: "QUJD" }, { data: needsEscape }, { argv: ["true"] }, {}, null]) {
+    class Chunk {
+      constructor(readonly data: string) {}
+    }
+    const withToJson = { data: long, toJSON: () => ({ data: "QUJD" }) };
+    for (const params of [{ data: "QUJD" }, { data: needsEscape }, { argv: ["true"] }, {}, null, new Chunk(long), withToJson]) {
       expect(requestLine(3, "m", params).equals(viaJson(3, "m", params))).toBe(true);
     }
   });
