@@ -9,8 +9,6 @@ import (
 	"testing"
 )
 
-const fGetPipeSz = 1032
-
 // The bridge carries bytes both ways, and grows its stdin and stdout pipes to PipeSize.
 func TestRunCarriesBytesThroughGrownPipes(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "d.sock")
@@ -39,7 +37,7 @@ func TestRunCarriesBytesThroughGrownPipes(t *testing.T) {
 		t.Fatalf("Run gave %d and %q", code, got)
 	}
 	for _, f := range []*os.File{inR, outW} {
-		size, _, e := syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), fGetPipeSz, 0)
+		size, _, e := syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), syscall.F_GETPIPE_SZ, 0)
 		if e != 0 || size != PipeSize {
 			t.Errorf("pipe size %d (%v), want %d", size, e, PipeSize)
 		}

@@ -10,8 +10,6 @@ import (
 // 64 KiB pipe it takes a dozen wake-ups of the bridge and of the vendor's exec stream each.
 const PipeSize = 1 << 20
 
-const fSetPipeSz = 1031
-
 // growPipe asks for a larger pipe where f is one; anything else, or a refusal, leaves it as
 // it is: the bytes cross either way.
 func growPipe(f any) {
@@ -21,6 +19,6 @@ func growPipe(f any) {
 	}
 	// Through the raw descriptor, which Fd() would also switch to blocking.
 	if rc, err := file.SyscallConn(); err == nil {
-		rc.Control(func(fd uintptr) { syscall.Syscall(syscall.SYS_FCNTL, fd, fSetPipeSz, PipeSize) })
+		rc.Control(func(fd uintptr) { syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETPIPE_SZ, PipeSize) })
 	}
 }
