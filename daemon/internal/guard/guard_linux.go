@@ -117,8 +117,9 @@ type reporter struct{ fd int }
 
 func (r *reporter) send(m report) {
 	b, _ := json.Marshal(m)
+	line := append(b, '\n')
 	for {
-		if _, err := syscall.Write(r.fd, append(b, '\n')); err != syscall.EINTR {
+		if _, err := syscall.Write(r.fd, line); err != syscall.EINTR {
 			return
 		}
 	}
@@ -131,6 +132,7 @@ type guard struct {
 	rep      *reporter
 	status   *syscall.WaitStatus
 	reported bool
+	killAt   time.Time // when a stop's KILL is due; zero when no stop is under way
 }
 
 // tick bounds every wait: it finds what ended without waking the guard (an orphan's end, a
@@ -138,8 +140,6 @@ type guard struct {
 const tick = 100 * time.Millisecond
 
 func (g *guard) loop(ctl *lineReader) int {
-	var killAt time.Time
-	open := true
 	for {
 		// With no child left there is nothing under the guard: no /proc walk is needed.
 		none := g.reap()
@@ -153,53 +153,51 @@ func (g *guard) loop(ctl *lineReader) int {
 			return 0
 		}
 		wait := tick
-		if !killAt.IsZero() {
-			wait = min(wait, max(time.Until(killAt), 0))
+		if !g.killAt.IsZero() {
+			wait = min(wait, max(time.Until(g.killAt), 0))
 		}
 		fds := make([]pollFd, 0, 2)
-		if open {
+		if !ctl.eof {
 			fds = append(fds, pollFd{fd: int32(ctl.fd), events: pollIn})
 		}
 		if g.status == nil && g.pidfd >= 0 {
 			fds = append(fds, pollFd{fd: int32(g.pidfd), events: pollIn})
 		}
 		poll(fds, wait)
-		if !killAt.IsZero() && !time.Now().Before(killAt) {
-			killAt = time.Time{}
+		if !g.killAt.IsZero() && !time.Now().Before(g.killAt) {
+			g.killAt = time.Time{}
 			g.killAll()
 		}
-		if !open || fds[0].revents == 0 {
+		if ctl.eof || fds[0].revents == 0 {
 			continue
 		}
 		ctl.fill()
-		for {
-			line := ctl.line()
-			if line == nil && ctl.eof {
-				// End of the pipe: the daemon is gone, and no program outlives it.
-				open = false
-				line = []byte(cmdStop)
-			} else if line == nil {
-				break
-			}
-			verb, arg, _ := strings.Cut(strings.TrimSpace(string(line)), " ")
-			switch verb {
-			case cmdStop:
-				if killAt.IsZero() {
-					g.signalAll(syscall.SIGTERM)
-					killAt = time.Now().Add(KillDelay)
-				}
-			case cmdSignal:
-				if s, ok := Sendable[arg]; ok {
-					g.signalGroups(s)
-				}
-			case cmdIntFG:
-				pgid, _ := strconv.Atoi(arg)
-				g.intForeground(pgid)
-			}
-			if !open {
-				break
-			}
+		for line := ctl.line(); line != nil; line = ctl.line() {
+			g.command(string(line))
 		}
+		if ctl.eof {
+			// End of the pipe: the daemon is gone, and no program outlives it.
+			g.command(cmdStop)
+		}
+	}
+}
+
+// command carries out one line from the daemon.
+func (g *guard) command(line string) {
+	verb, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	switch verb {
+	case cmdStop:
+		if g.killAt.IsZero() {
+			g.signalAll(syscall.SIGTERM)
+			g.killAt = time.Now().Add(KillDelay)
+		}
+	case cmdSignal:
+		if s, ok := Sendable[arg]; ok {
+			g.signalGroups(s)
+		}
+	case cmdIntFG:
+		pgid, _ := strconv.Atoi(arg)
+		g.intForeground(pgid)
 	}
 }
 
