@@ -1,16 +1,9 @@
 package methods
 
 import (
-	"os"
 	"testing"
 
-	"agentrun.dev/computerd/internal/guard"
+	"agentrun.dev/computerd/internal/rpctest"
 )
 
-// The daemon starts its guards as this same binary with the argument "guard".
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "guard" {
-		os.Exit(guard.Main())
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { rpctest.RunWithGuards(m) }
