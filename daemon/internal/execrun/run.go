@@ -73,6 +73,12 @@ func Run(ctx context.Context, reg *runs.Registry, p Params) (Result, error) {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return Result{Stdout: rpc.Bytes{}, Stderr: rpc.Bytes{}, TimedOut: true}, nil
 		}
+		// A run whose guard was killed reports the guard's end, even when the guard had not
+		// yet reported the start (a program that kills its guard at once).
+		var early *guard.KilledEarly
+		if errors.As(err, &early) {
+			return Result{Signal: strp(early.Signal), Stdout: rpc.Bytes{}, Stderr: rpc.Bytes{}}, nil
+		}
 		return Result{}, err
 	}
 	go func() {

@@ -227,7 +227,11 @@ func (r *Run) read(rep *os.File, guardEnd <-chan syscall.WaitStatus, started cha
 	}
 	st := <-guardEnd
 	if first {
-		started <- fmt.Errorf("the guard ended before its program started (%s)", describe(st))
+		if st.Signaled() {
+			started <- &KilledEarly{Signal: SignalName(st.Signal())}
+		} else {
+			started <- fmt.Errorf("the guard ended before its program started (%s)", describe(st))
+		}
 	}
 	select {
 	case <-r.exited:
@@ -245,6 +249,15 @@ func (r *Run) read(rep *os.File, guardEnd <-chan syscall.WaitStatus, started cha
 	r.ctl.Close()
 	r.ctlMu.Unlock()
 	close(r.ended)
+}
+
+// KilledEarly is a guard killed by a signal before it reported its program's start. The
+// program may well have started: it runs as the guard's user and can kill its guard at once,
+// before the guard's report is written.
+type KilledEarly struct{ Signal string }
+
+func (e *KilledEarly) Error() string {
+	return fmt.Sprintf("the guard was killed (%s) before it reported its program's start", e.Signal)
 }
 
 func describe(st syscall.WaitStatus) string {

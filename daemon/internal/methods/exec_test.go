@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -82,6 +83,36 @@ func TestExecRunTimeoutCountsTheStart(t *testing.T) {
 	// The next warm guard is as stalled; the shutdown ends it too.
 	d.Runs.Shutdown()
 	gone(t, "sleep\x00"+m, 3*time.Second)
+}
+
+// A guard killed before it reports its program's start (a program can kill its guard at
+// once) is the run's end, as any killed guard is; a guard that exits first is a refusal.
+func TestExecRunReportsAGuardKilledBeforeItsStartReport(t *testing.T) {
+	for _, tc := range []struct{ guard, want string }{
+		{"kill -9 $$", "signal KILL"},
+		{"exit 3", "the guard ended before its program started (exit 3)"},
+	} {
+		exe, args := guard.Exe, guard.Args
+		guard.Exe, guard.Args = "/bin/sh", []string{"sh", "-c", tc.guard}
+		d := newDaemon()
+		guard.Exe, guard.Args = exe, args
+		c := rpctest.Connect(t, d)
+		var r execResult
+		err := c.Call(t.Context(), "exec.run", map[string]any{"argv": []string{"true"}}, &r)
+		var got string
+		switch {
+		case err != nil:
+			got = err.Error()
+		case r.Signal != nil:
+			got = "signal " + *r.Signal
+		default:
+			got = fmt.Sprintf("a result with no signal: %+v", r)
+		}
+		if got != tc.want && !strings.HasSuffix(got, ": "+tc.want) {
+			t.Errorf("guard %q: exec.run gave %q, want %q", tc.guard, got, tc.want)
+		}
+		d.Runs.Shutdown()
+	}
 }
 
 func TestExecRunCancelIsAbortedAndEndsTheProgram(t *testing.T) {
