@@ -38,3 +38,6 @@ export function driftedProvider(options: DockerProviderOptions): DockerProvider 
 export function create(options: DockerProviderOptions): DockerProvider {
   return new DockerProvider(options);
 }
+
+/** Docker's conformance module: its settings, provider, drifted provider, run folder and image. */
+export const conformance = () => import("../conformance/docker.js");
