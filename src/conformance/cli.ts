@@ -8,6 +8,7 @@ import type { ComputerProvider } from "../provider.js";
 import { isProviderId, PROVIDER_IDS, providerModule } from "../providers.js";
 import type { MountFor } from "./case.js";
 import { formatReport } from "./format.js";
+import type { ConformanceReport } from "./report.js";
 import { casesOfRun, type Progress, runConformance } from "./runner.js";
 
 export const EXIT = { pass: 0, fail: 1, usage: 2, partial: 3 } as const;
@@ -167,6 +168,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     ...(io.progress && !values.json ? { onProgress: (event: Progress) => io.stderr(`${progressLine(event)}\n`) } : {}),
   });
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return exitCodeOf(report);
+}
+
+/** 0 when Core passes (with a kind, when the kind passes), 1 when it fails, 3 for a partial run. */
+export function exitCodeOf(report: ConformanceReport): number {
   if (report.kindVerdict) return report.kindVerdict.verdict === "pass" ? EXIT.pass : EXIT.fail;
   return report.core === "pass" ? EXIT.pass : report.core === "partial" ? EXIT.partial : EXIT.fail;
 }
