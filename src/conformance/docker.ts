@@ -77,7 +77,7 @@ export async function mountFor(kind: MountKind, settings: DockerSettings = setti
   return {
     mount: { kind: "bind", path: folder },
     read: async (name) => new Uint8Array(await fs.readFile(inside(name))),
-    write: (name, data) => fs.writeFile(inside(name), data),
+    write: async (name, data) => fs.writeFile(inside(name), data),
     close: () => fs.rm(folder, { recursive: true, force: true }),
   };
 }

@@ -122,3 +122,43 @@ describe("the suite's helpers", () => {
     expect(entries[3]!.linkname).toBe("a.txt");
   });
 });
+
+describe("Docker's conformance module", () => {
+  it("reads its own COMPUTER_DOCKER_* names and nothing else", async () => {
+    const { ENV, settingsFromEnv } = await import("../../src/conformance/docker.js");
+    expect(ENV).toEqual(["COMPUTER_DOCKER_DAEMON", "COMPUTER_DOCKER_DAEMON_CACHE", "COMPUTER_DOCKER_USER"]);
+    expect(settingsFromEnv({ COMPUTER_DOCKER_DAEMON: "/d", COMPUTER_DOCKER_USER: "1234:1234", AGENTRUN_DOCKER_IMAGE: "x", COMPUTER_DOCKER_IMAGE: "y" })).toEqual({ daemonPath: "/d", user: "1234:1234" });
+  });
+
+  it("takes the package's daemon for Docker's architecture, and names docker version when it fails", async () => {
+    const { packagedDaemon } = await import("../../src/conformance/docker.js");
+    const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+    const dir = mkdtempSync("/tmp/agentrun-conformance-test-");
+    try {
+      writeFileSync(`${dir}/arm`, "#!/bin/sh\necho aarch64\n", { mode: 0o755 });
+      writeFileSync(`${dir}/broken`, "#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2; exit 1\n", { mode: 0o755 });
+      expect(await packagedDaemon(`${dir}/arm`)).toMatch(/\/dist\/computerd-linux-arm64$/);
+      await expect(packagedDaemon(`${dir}/broken`)).rejects.toThrow(/^docker version failed \(Cannot connect to the Docker daemon\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("gives a bind run folder owned by the provider's user, mode 0700, canonical, and removes it on close", async () => {
+    const { mountFor } = await import("../../src/conformance/docker.js");
+    const { statSync, existsSync, realpathSync } = await import("node:fs");
+    expect(await mountFor("archil", {})).toBeUndefined();
+    const folder = await mountFor("bind", { user: "4321:4322" });
+    expect(folder?.mount.kind).toBe("bind");
+    const path = (folder!.mount as { path: string }).path;
+    expect(realpathSync(path)).toBe(path);
+    const stat = statSync(path);
+    expect(stat.mode & 0o777).toBe(0o700);
+    if (process.getuid?.() === 0) expect([stat.uid, stat.gid]).toEqual([4321, 4322]);
+    await folder!.write("a.txt", Buffer.from("hi"));
+    expect(Buffer.from(await folder!.read("a.txt")).toString()).toBe("hi");
+    await expect(folder!.write("../escape", Buffer.from("x"))).rejects.toThrow(/a name in it/);
+    await folder!.close();
+    expect(existsSync(path)).toBe(false);
+  });
+});
