@@ -135,8 +135,10 @@ export interface Capabilities {
   defaults?: SpecDefaults;
 }
 
-/** The sizes, workdir and user a provider gives a spec that does not name them. */
+/** The image, sizes, workdir and user a provider gives a spec that does not name them. */
 export interface SpecDefaults {
+  /** Only when known without a vendor call (Docker's image option by name); else image() makes one ready. */
+  image?: string;
   cpus?: number;
   memoryMb?: number;
   pids?: number;

@@ -67,8 +67,8 @@ export function specOf(inputs: Inputs): ComputerSpec {
 
 /**
  * The inputs a declaration that names none gets, filled in at check so what is read back
- * compares equal: network none and no labels, and the provider's own kind, sizes, workdir and
- * user (capabilities().defaults), which this resource never writes itself.
+ * compares equal: network none and no labels, and the provider's own kind, image (when it names
+ * one), sizes, workdir and user (capabilities().defaults), which this resource never writes itself.
  */
 export function defaultsOf(provider: ComputerProvider): Props {
   const { kind, defaults = {} } = provider.capabilities();
@@ -107,9 +107,10 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     if (v.ok) provider = v.value;
     else failures.push({ property: "provider", reason: v.error.message });
   }
-  // No image: the provider's own (on Docker, its recipe, made ready at create), read back then.
-  const image = known.image ?? ctx.settings.docker?.image;
   const defaults = provider ? defaultsOf(provider) : { provider: id };
+  // No image: the provider's default when it names one, else its own made ready at create
+  // (on Docker, its recipe), read back then.
+  const image = known.image ?? defaults.image;
   const inputs = withoutUndefined({
     ...defaults,
     ...known,

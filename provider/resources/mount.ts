@@ -4,13 +4,13 @@
 // inputs read back so preview shows it field by field); removed on delete unless retained.
 import { createHash } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
-import { defaultUser } from "../defaults.js";
-import { orThrow } from "../../src/result.js";
+import { fail, ok, orThrow, type Result } from "../../src/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { unknownFields } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { bindPathProblem } from "../../src/mount.js";
-import { parseUser, userText, type User } from "../../src/user.js";
+import { DEFAULT_PROVIDER } from "../../src/providers.js";
+import { parseUser, processUser, userText, type User } from "../../src/user.js";
 import { FOLDER_MODE, folderDrift, healFolder, makeFolder, modeText, readFolder, removeFolder } from "../run-folder.js";
 
 const TYPE = "agentrun:index:Mount";
@@ -40,8 +40,10 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     if (problem) failures.push({ property: "path", reason: secretKeys.has("path") ? "the run folder's path (a secret) is refused: it must be absolute, canonical, with no link, NUL, comma, double quote or line break" : problem });
   }
 
-  let user = given.user ?? defaultUser(ctx.settings);
-  if (user !== UNKNOWN) {
+  const local = given.user === undefined ? await localUser(ctx) : ok(given.user);
+  let user = local.ok ? local.value : undefined;
+  if (!local.ok) failures.push({ property: "user", reason: local.error.message });
+  else if (user !== UNKNOWN) {
     const owner = parseUser(user);
     if (!owner.ok) failures.push({ property: "user", reason: owner.error.message });
     else user = userText(owner.value);
@@ -53,6 +55,16 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   if (failures.length) return { failures };
   const inputs = { kind, path, user, mode: MODE, retainOnDelete: retain };
   return { inputs: wrapDerived(inputs, secretKeys) };
+}
+
+/**
+ * The user a folder is given when none is declared: the local provider's computer user (on
+ * Docker, its user setting, else this process's rule), known through the registry alone.
+ */
+async function localUser(ctx: Context): Promise<Result<unknown>> {
+  const local = await ctx.vendor(DEFAULT_PROVIDER);
+  if (!local.ok) return fail(local.error.code, `no user was declared, and the local provider's cannot be read: ${local.error.message}`);
+  return ok(local.value.capabilities().defaults?.user ?? processUser());
 }
 
 /** A checked input's owner (check wrote it as uid:gid). */

@@ -148,7 +148,9 @@ export class DockerProvider implements ComputerProvider {
 
   capabilities(): Capabilities {
     const capabilities = structuredClone(CAPABILITIES);
-    capabilities.defaults = { ...capabilities.defaults, user: this.#user };
+    // The image option by name is the image a spec that names none gets; a recipe's is made at create.
+    const image = this.#image && "image" in this.#image ? { image: this.#image.image } : {};
+    capabilities.defaults = { ...capabilities.defaults, user: this.#user, ...image };
     return capabilities;
   }
 

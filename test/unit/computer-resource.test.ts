@@ -43,6 +43,13 @@ describe("Computer check", () => {
     expect((await computer.check(ctx, {}, { ...good, user: "77" })).inputs?.user).toBe("77:77");
   });
 
+  it("fills the image the provider names (Docker's image setting), and leaves it out when the provider makes its own", async () => {
+    const named = testContext({ docker: { image: "agentrun-base:named" } });
+    expect((await computer.check(named, {}, { lifetimeMs: 600_000 })).inputs?.image).toBe("agentrun-base:named");
+    expect((await computer.check(named, {}, good)).inputs?.image).toBe(good.image);
+    expect((await computer.check(ctx, {}, { lifetimeMs: 600_000 })).inputs).not.toHaveProperty("image");
+  });
+
   it("takes another provider's defaults, and leaves out one it does not name", async () => {
     const provider = readingProvider(() => fail("not_found", "none"), { kind: "linux", defaults: { cpus: 1, workdir: "/home/agent" } });
     const r = await computer.check(contextOf(provider), {}, { ...good, provider: "reading" });

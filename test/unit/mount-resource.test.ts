@@ -59,6 +59,14 @@ describe("Mount check", () => {
     expect(r.inputs).toEqual({ kind: "bind", path: join(base, "w"), user: "1234:1234", mode: "0700", retainOnDelete: false });
   });
 
+  test("takes its default user from the local provider, through the registry, and says so when that provider cannot be built", async () => {
+    const r = await mount.check(testContext({ docker: { user: "0" } }), {}, { path: join(base, "w") });
+    expect(r.failures).toEqual([
+      { property: "user", reason: expect.stringMatching(/^no user was declared, and the local provider's cannot be read: docker: .*root/) },
+    ]);
+    expect((await mount.check(testContext({ docker: { user: "0" } }), {}, { path: join(base, "w"), user: "0" })).inputs?.user).toBe("0:0");
+  });
+
   test("a refused spec makes nothing", async () => {
     await mount.check(ctx, {}, { path: join(base, "a/b"), user: "nobody" });
     await expect(lstat(join(base, "a"))).rejects.toThrow();
