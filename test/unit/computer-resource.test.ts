@@ -170,6 +170,18 @@ describe("Computer read", () => {
     expect((await computer.diff(ctx, "c", r.props as Props, declared)).replaces).toEqual(["cpus", "user", "drift"]);
   });
 
+  it("reads back a run folder, an allowlist and a network that is no policy in the resource's own fields", async () => {
+    const bound = readBack();
+    bound.ref.spec = { ...bound.ref.spec!, mount: { kind: "bind", path: "/var/tmp/runs/r1" }, network: { allow: ["pypi.org"] } };
+    const r1 = await computer.read(contextOf(readingProvider(() => ok(bound))), "computer-0123456789ab", declared);
+    expect(r1.inputs).toMatchObject({ network: "allow", allow: ["pypi.org"], mount: { kind: "bind", path: "/var/tmp/runs/r1" } });
+    const odd = readBack();
+    odd.ref.spec = { ...odd.ref.spec!, mount: { other: "a volume at /workspace" }, network: { other: "on a user-defined network" } };
+    const r2 = await computer.read(contextOf(readingProvider(() => ok(odd))), "computer-0123456789ab", declared);
+    expect(r2.inputs).toMatchObject({ network: "other: on a user-defined network", mount: { kind: "other", path: "a volume at /workspace" } });
+    expect((await computer.diff(ctx, "c", r2.props as Props, declared)).replaces).toEqual(expect.arrayContaining(["network", "mount"]));
+  });
+
   it("imports a computer with no outputs: the provider's defaults, the caller's labels, and what is left of its lifetime", async () => {
     const provider = readingProvider(() => ok(readBack()), { defaults: { cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work" } });
     const r = await computer.read(contextOf(provider), "computer-0123456789ab", {});
