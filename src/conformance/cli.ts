@@ -34,6 +34,7 @@ interface ConformanceModule {
   conformanceImage?: () => string | undefined;
   conformanceNotes?: string[];
   create?: (options: unknown) => ComputerProvider;
+  optionsFromSettings?: (settings: Record<string, unknown>) => unknown;
   conformance?: () => Promise<unknown>;
 }
 
@@ -132,7 +133,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   let provider: ComputerProvider;
   let drifted: ComputerProvider | undefined;
   try {
-    provider = conformance.createProvider ? await conformance.createProvider() : conformance.create!({});
+    // A provider file with no conformance module: create() with the CLI's options, which are none.
+    provider = conformance.createProvider ? await conformance.createProvider() : conformance.create!(conformance.optionsFromSettings?.({}) ?? {});
     if (conformance.createProvider && conformance.createDriftedProvider) drifted = await conformance.createDriftedProvider();
   } catch (error) {
     io.stderr(`the provider could not be made: ${(error as Error).message}\n`);

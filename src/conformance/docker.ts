@@ -4,9 +4,11 @@ import { promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
-import { create, driftedProvider, type DockerProvider, type DockerProviderOptions } from "../docker/index.js";
+import { create, driftedProvider } from "../docker/create.js";
 import { toolchainBase } from "../docker/image.js";
 import { packageRoot } from "../docker/package.js";
+import type { DockerProvider, DockerProviderOptions } from "../docker/provider.js";
+import { type DockerSettings, optionsFromSettings } from "../docker/settings.js";
 import type { MountKind } from "../mount.js";
 import { processUser } from "../user.js";
 import type { RunFolder } from "./case.js";
@@ -14,15 +16,10 @@ import type { RunFolder } from "./case.js";
 /** Every name this module reads. */
 export const ENV = ["COMPUTER_DOCKER_DAEMON", "COMPUTER_DOCKER_DAEMON_CACHE", "COMPUTER_DOCKER_USER"] as const;
 
-export interface DockerSettings {
-  daemonPath?: string;
-  daemonCache?: string;
-  user?: string;
-}
-
 /** How long docker version may take before it is killed and the run fails. */
 export const DOCKER_VERSION_MS = 30_000;
 
+/** The run's settings from this module's own names; an image named in the environment is ignored. */
 export function settingsFromEnv(env: Record<string, string | undefined>): DockerSettings {
   const settings: DockerSettings = {};
   if (env.COMPUTER_DOCKER_DAEMON) settings.daemonPath = env.COMPUTER_DOCKER_DAEMON;
@@ -34,7 +31,7 @@ export function settingsFromEnv(env: Record<string, string | undefined>): Docker
 const ARCHES: Record<string, string> = { amd64: "amd64", x86_64: "amd64", arm64: "arm64", aarch64: "arm64" };
 
 /** This package's daemon for the Docker server's architecture, from docker version (killed past 30 s). */
-export async function packagedDaemon(docker = "docker"): Promise<string> {
+export async function daemonForDocker(docker = "docker"): Promise<string> {
   const ran = await execa(docker, ["version", "--format", "{{.Server.Arch}}"], { reject: false, timeout: DOCKER_VERSION_MS, forceKillAfterDelay: 2_000, stdin: "ignore" });
   if (ran.timedOut) throw new Error(`docker version did not answer within ${DOCKER_VERSION_MS / 1000} s and was killed; is Docker running, and may this user reach it?`);
   const reported = String(ran.stdout).trim();
@@ -44,12 +41,12 @@ export async function packagedDaemon(docker = "docker"): Promise<string> {
   return path.join(packageRoot(), "dist", `computerd-linux-${arch}`);
 }
 
-let resolved: Promise<DockerProviderOptions> | undefined;
+let found: Promise<string> | undefined;
 
-/** The provider's options from the settings, the daemon found once per process when unset. */
+/** The provider's options from the settings, the daemon asked of docker version once per process when unset. */
 async function options(settings: DockerSettings): Promise<DockerProviderOptions> {
-  const daemonPath = settings.daemonPath ?? (await (resolved ??= packagedDaemon().then((p) => ({ daemonPath: p })))).daemonPath;
-  return { daemonPath, ...(settings.daemonCache ? { daemonCache: settings.daemonCache } : {}), ...(settings.user ? { user: settings.user } : {}) };
+  const { image: _ignored, ...rest } = settings;
+  return optionsFromSettings({ ...rest, daemonPath: rest.daemonPath ?? (await (found ??= daemonForDocker())) });
 }
 
 export async function createProvider(settings: DockerSettings = settingsFromEnv(process.env)): Promise<DockerProvider> {

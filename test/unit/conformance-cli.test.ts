@@ -131,14 +131,14 @@ describe("Docker's conformance module", () => {
   });
 
   it("takes the package's daemon for Docker's architecture, and names docker version when it fails", async () => {
-    const { packagedDaemon } = await import("../../src/conformance/docker.js");
+    const { daemonForDocker } = await import("../../src/conformance/docker.js");
     const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
     const dir = mkdtempSync("/tmp/agentrun-conformance-test-");
     try {
       writeFileSync(`${dir}/arm`, "#!/bin/sh\necho aarch64\n", { mode: 0o755 });
       writeFileSync(`${dir}/broken`, "#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2; exit 1\n", { mode: 0o755 });
-      expect(await packagedDaemon(`${dir}/arm`)).toMatch(/\/dist\/computerd-linux-arm64$/);
-      await expect(packagedDaemon(`${dir}/broken`)).rejects.toThrow(/^docker version failed \(Cannot connect to the Docker daemon\)/);
+      expect(await daemonForDocker(`${dir}/arm`)).toMatch(/\/dist\/computerd-linux-arm64$/);
+      await expect(daemonForDocker(`${dir}/broken`)).rejects.toThrow(/^docker version failed \(Cannot connect to the Docker daemon\)/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
