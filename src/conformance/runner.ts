@@ -3,22 +3,22 @@
 // nothing is left. Returns the report; never throws for what a provider does.
 import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../client.js";
-import { asFailure } from "../client.js";
 import { sweep } from "../janitor.js";
 import type { MountKind } from "../mount.js";
 import type { Hello } from "../protocol.js";
-import type { Capabilities, ComputerProvider, ComputerRef, ComputerSpec, Connection } from "../provider.js";
+import type { Capabilities, ComputerProvider, ComputerSpec } from "../provider.js";
 import { fail, type Result } from "../result.js";
-import { CaseFailure, shown } from "./assert.js";
-import { type CaseContext, type CaseGroup, type ConformanceCase, type MountFor, type RunFolder, Skip } from "./case.js";
+import { CaseFailure } from "./assert.js";
+import { type CaseContext, type CaseGroup, type ConformanceCase, type MountFor, Skip } from "./case.js";
+import { CaseRun } from "./case-run.js";
 import { casesFor, kindCases, kindProblem, kindVerdict } from "./kind.js";
+import { CASE_LABEL, CONFORMANCE_LABEL, Ledger, settle, TIMED_OUT, within } from "./ledger.js";
 import { needsVerdict } from "./needs.js";
-import { type CaseResult, type Cleanup, type ConformanceReport, coreVerdict } from "./report.js";
+import { type CaseResult, type ConformanceReport, coreVerdict } from "./report.js";
+import { makeDir, makeShared, type Shared } from "./shared.js";
 
-/** Every computer of a run carries this label, with the run's id. */
-export const CONFORMANCE_LABEL = "agentrun.conformance";
-/** And this one, with the case that made it ("shared" for the shared computer). */
-export const CASE_LABEL = "agentrun.conformance.case";
+export { CASE_LABEL, CONFORMANCE_LABEL } from "./ledger.js";
+
 export const LIFETIME_MS = 30 * 60_000;
 export const CASE_TIMEOUT_MS = 3 * 60_000;
 export const CLEANUP_TIMEOUT_MS = 60_000;
@@ -61,163 +61,6 @@ export function selectCases(cases: readonly ConformanceCase[], only: readonly st
   return { selected, unknown };
 }
 
-const TIMED_OUT = Symbol("timed out");
-
-/** The promise's value, or TIMED_OUT once ms pass; the promise runs on. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)));
-  return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
-}
-
-/** A provider call's result, or a failure once it throws. */
-async function settle<T>(call: () => Promise<Result<T>>): Promise<Result<T>> {
-  try {
-    return await call();
-  } catch (error) {
-    return asFailure(error);
-  }
-}
-
-interface Made {
-  ref: ComputerRef;
-  by: ComputerProvider;
-  owner: string;
-}
-
-/** What the run made, what is still coming, and what cleanup found. */
-class Ledger {
-  readonly cleanup: Cleanup = { left: [], errors: [], late: [] };
-  readonly computerNotes: Array<{ computer: string; note: string }> = [];
-  readonly pending = new Map<Promise<unknown>, string>();
-
-  constructor(private readonly boundMs: number) {}
-
-  track<T>(promise: Promise<T>, what: string): Promise<T> {
-    this.pending.set(promise, what);
-    void promise.then(
-      () => this.pending.delete(promise),
-      () => this.pending.delete(promise),
-    );
-    return promise;
-  }
-
-  notesOf(ref: ComputerRef): void {
-    for (const note of ref.notes ?? []) this.computerNotes.push({ computer: ref.name, note });
-  }
-
-  async release(made: Made): Promise<void> {
-    const released = await within(settle(() => made.by.release(made.ref, "delete", { signal: AbortSignal.timeout(this.boundMs) })), this.boundMs);
-    if (released === TIMED_OUT) this.cleanup.errors.push(`the release of ${made.ref.name} (${made.owner}) did not answer within ${this.boundMs / 1000} s`);
-    else if (!released.ok) this.cleanup.errors.push(`the release of ${made.ref.name} (${made.owner}) failed (${released.error.code}): ${released.error.message}`);
-  }
-
-  async close(connection: Connection, owner: string): Promise<void> {
-    const closed = await within(connection.close().catch(() => {}), this.boundMs);
-    if (closed === TIMED_OUT) this.cleanup.errors.push(`a connection of ${owner} did not close within ${this.boundMs / 1000} s`);
-  }
-}
-
-/** One case's run: its context, what it made, and its end. */
-class CaseRun {
-  readonly controller = new AbortController();
-  readonly made: Made[] = [];
-  readonly connections: Connection[] = [];
-  readonly folders: RunFolder[] = [];
-  open = true;
-
-  constructor(
-    readonly c: ConformanceCase,
-    private readonly ledger: Ledger,
-    private readonly base: ComputerSpec,
-  ) {}
-
-  get labels(): Record<string, string> {
-    return { ...this.base.labels!, [CASE_LABEL]: this.c.id };
-  }
-
-  spec(extra: Partial<ComputerSpec> = {}): ComputerSpec {
-    return { ...this.base, labels: this.labels, ...extra };
-  }
-
-  /** The promise, or a CaseFailure once the case is aborted; what it brings later is the ledger's. */
-  async untilEnd<T>(promise: Promise<T>, what: string): Promise<T> {
-    const signal = this.controller.signal;
-    if (signal.aborted) throw new CaseFailure(`${what} was not started: the case had ended`);
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(new CaseFailure(`${what} had not answered when the case ended`));
-      signal.addEventListener("abort", onAbort, { once: true });
-      promise.then(
-        (value) => (signal.removeEventListener("abort", onAbort), resolve(value)),
-        (error) => (signal.removeEventListener("abort", onAbort), reject(error)),
-      );
-    });
-  }
-
-  attempt(spec: ComputerSpec, by: ComputerProvider): Promise<Result<ComputerRef>> {
-    const created = settle(() => by.create(spec, { signal: this.controller.signal }));
-    this.ledger.track(created, `a create started by ${this.c.id}`);
-    void created.then((result) => {
-      if (!result.ok) return;
-      this.ledger.notesOf(result.value);
-      const made = { ref: result.value, by, owner: this.c.id };
-      if (this.open) this.made.push(made);
-      else {
-        this.ledger.cleanup.late.push(`${result.value.name}, made for ${this.c.id} after it ended, deleted as it came`);
-        void this.ledger.track(this.ledger.release(made), `the release of the late ${result.value.name}`);
-      }
-    });
-    return this.untilEnd(created, `the create for ${this.c.id}`);
-  }
-
-  async connect(ref: ComputerRef, by: ComputerProvider): Promise<Connection> {
-    const opened = settle(() => by.connect(ref, { signal: this.controller.signal }));
-    this.ledger.track(opened, `a connect started by ${this.c.id}`);
-    void opened.then((result) => {
-      if (!result.ok) return;
-      if (this.open) this.connections.push(result.value);
-      else {
-        this.ledger.cleanup.late.push(`a connection to ${ref.name} for ${this.c.id}, which came after it ended, closed as it came`);
-        void this.ledger.track(this.ledger.close(result.value, this.c.id), "a late connection's close");
-      }
-    });
-    const result = await this.untilEnd(opened, `the connect to ${ref.name}`);
-    if (!result.ok) throw new CaseFailure(`connect to ${ref.name} failed (${result.error.code}): ${result.error.message}`);
-    return result.value;
-  }
-
-  /** Ends the case: closes its connections and folders, deletes its computers. */
-  async end(): Promise<void> {
-    this.open = false;
-    this.controller.abort();
-    await Promise.all(this.connections.map((c) => this.ledger.close(c, this.c.id)));
-    await Promise.all(this.made.map((m) => this.ledger.release(m)));
-    await Promise.all(this.folders.map((f) => f.close().catch((error: Error) => this.ledger.cleanup.errors.push(`the run folder of ${this.c.id} could not be closed: ${error.message}`))));
-  }
-}
-
-interface Shared {
-  ref: ComputerRef;
-  connection: Connection;
-  home: string;
-  base: string;
-}
-
-/** HOME, read from inside through exec; the base directory made under it. */
-async function prepareShared(connection: Connection, caps: Capabilities, runId: string, signal: AbortSignal): Promise<{ home: string; base: string }> {
-  const ran = await connection.client.call("exec.run", { argv: ["printenv", "HOME"], timeoutMs: 30_000 }, { signal });
-  const home = Buffer.from(ran.stdout, "base64").toString("utf8").trim();
-  if (ran.exitCode !== 0 || !home.startsWith("/")) throw new Error(`the shared computer's HOME could not be read (printenv HOME printed ${shown(home)})`);
-  const base = `${home === "/" ? "" : home}/agentrun-conformance-${runId}`;
-  if (caps.groups.includes("files")) await connection.client.call("files.mkdir", { path: base, parents: true }, { signal });
-  else await connection.client.call("exec.run", { argv: ["mkdir", "-p", base], timeoutMs: 30_000 }, { signal });
-  return { home, base };
-}
-
-async function makeDir(shared: Shared, caps: Capabilities, path: string, signal: AbortSignal): Promise<void> {
-  if (caps.groups.includes("files")) await shared.connection.client.call("files.mkdir", { path, parents: true }, { signal });
-  else await shared.connection.client.call("exec.run", { argv: ["mkdir", "-p", path], timeoutMs: 30_000 }, { signal });
-}
 
 /** The cases a run takes, or why the options cannot be run. */
 export function casesOfRun(caps: Pick<Capabilities, "kind">, options: Pick<ConformanceOptions, "cases" | "kind" | "only">): Result<{ all: readonly ConformanceCase[]; selected: readonly ConformanceCase[] }> {
@@ -257,49 +100,12 @@ export async function runConformance(provider: ComputerProvider, options: Confor
   let hello: Hello | undefined;
   if (selected.some((c) => c.shared)) {
     progress({ type: "shared", state: "making" });
-    const controller = new AbortController();
-    const onRunAbort = () => controller.abort();
-    runSignal?.addEventListener("abort", onRunAbort, { once: true });
     const spec = { ...base, labels: { ...runLabel, [CASE_LABEL]: "shared" } };
-    const sharedMade: Made[] = [];
-    const sharedConnection: Connection[] = [];
-    const making = (async (): Promise<Shared | string> => {
-      const created = await settle(() => provider.create(spec, { signal: controller.signal }));
-      if (!created.ok) return `its create failed (${created.error.code}): ${created.error.message}`;
-      ledger.notesOf(created.value);
-      const made: Made = { ref: created.value, by: provider, owner: "the shared computer" };
-      sharedMade.push(made);
-      const connected = await settle(() => provider.connect(created.value, { signal: controller.signal }));
-      if (!connected.ok) return `its connect failed (${connected.error.code}): ${connected.error.message}`;
-      sharedConnection.push(connected.value);
-      try {
-        const dirs = await prepareShared(connected.value, caps, runId, controller.signal);
-        return { ref: created.value, connection: connected.value, ...dirs };
-      } catch (error) {
-        return `its HOME could not be prepared: ${(error as Error).message}`;
-      }
-    })();
-    ledger.track(making, "the shared computer's create");
-    const got = await within(making, sharedTimeoutMs);
-    runSignal?.removeEventListener("abort", onRunAbort);
-    if (got === TIMED_OUT) {
-      controller.abort();
-      sharedProblem = `the shared computer was not made and connected within ${sharedTimeoutMs / 1000} s`;
-      // Whatever it brings later is deleted as it comes.
-      void making.then(() => {
-        for (const made of sharedMade) {
-          ledger.cleanup.late.push(`${made.ref.name}, the shared computer, made after its bound, deleted as it came`);
-          void ledger.track(ledger.release(made), "the late shared computer's release");
-        }
-        for (const connection of sharedConnection) void ledger.close(connection, "the shared computer");
-      });
-    } else if (typeof got === "string") {
-      sharedProblem = `the shared computer could not be made: ${got}`;
-      for (const connection of sharedConnection) await ledger.close(connection, "the shared computer");
-      for (const made of sharedMade) await ledger.release(made);
-    } else {
-      shared = got;
-      hello = got.connection.hello;
+    const made = await makeShared(provider, caps, spec, { runId, ledger, boundMs: sharedTimeoutMs, ...(runSignal ? { signal: runSignal } : {}) });
+    if ("problem" in made) sharedProblem = made.problem;
+    else {
+      shared = made;
+      hello = made.connection.hello;
     }
     progress(shared ? { type: "shared", state: "ready" } : { type: "shared", state: "failed", words: sharedProblem! });
   }
@@ -430,10 +236,10 @@ export async function runConformance(provider: ComputerProvider, options: Confor
     await ledger.close(shared.connection, "the shared computer");
     await ledger.release({ ref: shared.ref, by: provider, owner: "the shared computer" });
   }
-  if (ledger.pending.size > 0) {
-    await within(Promise.allSettled([...ledger.pending.keys()]), cleanupTimeoutMs);
-    for (const what of ledger.pending.values()) ledger.cleanup.errors.push(`${what} had not answered ${cleanupTimeoutMs / 1000} s after the cases ended: what it makes may be left`);
-  }
+  // What settles may start more (a late computer's release), so wait until none is left or the bound.
+  const waitEnd = Date.now() + cleanupTimeoutMs;
+  while (ledger.pending.size > 0 && Date.now() < waitEnd) await within(Promise.allSettled([...ledger.pending.keys()]), waitEnd - Date.now());
+  for (const what of ledger.pending.values()) ledger.cleanup.errors.push(`${what} had not answered ${cleanupTimeoutMs / 1000} s after the cases ended: what it makes may be left`);
   if (caps.lifetime === "janitor") {
     const swept = await within(settle(() => sweep(provider, { labels: runLabel, signal: AbortSignal.timeout(cleanupTimeoutMs) })), cleanupTimeoutMs);
     if (swept === TIMED_OUT) ledger.cleanup.errors.push(`the sweep of ${CONFORMANCE_LABEL}=${runId} did not answer within ${cleanupTimeoutMs / 1000} s`);

@@ -189,6 +189,16 @@ describe("runConformance on the in-memory vendor", () => {
     expect(report.daemon).toBeNull();
   });
 
+  it("fails the shared computer's cases past its bound, and deletes the computer it brings later", async () => {
+    const { provider } = vendor({ createMs: 300 });
+    const real = provider.create.bind(provider);
+    provider.create = (spec) => real(spec); // a vendor that does not hear the abort
+    const report = await run(provider, { cases: MEMORY_CASES.filter((c) => c.group === "health"), sharedTimeoutMs: 100 });
+    expect(result(report, "health.ping")).toMatchObject({ status: "fail", reason: "the shared computer was not made and connected within 0.1 s" });
+    expect(report.cleanup.late).toEqual([expect.stringMatching(/^computer-\S+, the shared computer, made after its bound, deleted as it came$/)]);
+    expect(provider.store.size).toBe(0);
+  });
+
   it("carries every note a create returned, naming its computer, above the verdict", async () => {
     const { provider, drifted } = vendor();
     const real = provider.create.bind(provider);

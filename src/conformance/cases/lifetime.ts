@@ -7,7 +7,7 @@ import { call, check, must, mustFail, shown, until } from "../assert.js";
 import { conformanceCase, type CaseContext, Skip } from "../case.js";
 
 /** Short enough to wait out, long enough for a busy host's create. */
-const SHORT_LIFETIME_MS = 20_000;
+const SHORT_LIFETIME_MS = 30_000;
 /** How long past its deadline a computer may take to stop. */
 const STOP_GRACE_MS = 45_000;
 
