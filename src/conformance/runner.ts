@@ -113,7 +113,7 @@ export async function runConformance(provider: ComputerProvider, options: Confor
   // Each case: its needs, then its run, bounded; groups reported as they start and end.
   const groupTotals = new Map<CaseGroup, number>();
   for (const c of selected) groupTotals.set(c.group, (groupTotals.get(c.group) ?? 0) + 1);
-  const groupState = new Map<CaseGroup, { started: number; done: number; at: number }>();
+  const groupState = new Map<CaseGroup, { done: number; at: number }>();
   const record = (c: ConformanceCase, result: CaseResult) => {
     results.set(c.id, result);
     const state = groupState.get(c.group)!;
@@ -133,7 +133,7 @@ export async function runConformance(provider: ComputerProvider, options: Confor
 
   const runCase = async (c: ConformanceCase): Promise<void> => {
     if (!groupState.has(c.group)) {
-      groupState.set(c.group, { started: 0, done: 0, at: Date.now() });
+      groupState.set(c.group, { done: 0, at: Date.now() });
       progress({ type: "group-start", group: c.group, cases: groupTotals.get(c.group)! });
     }
     const verdict = needsVerdict(c, provider, caps, hello);
@@ -185,9 +185,14 @@ export async function runConformance(provider: ComputerProvider, options: Confor
       connect: (ref, by) => run.connect(ref, by ?? provider),
       runFolder: async (kind: MountKind) => {
         if (!options.mountFor) return undefined;
-        const folder = await run.untilEnd(Promise.resolve(options.mountFor(kind)), `the run folder of kind ${kind}`);
-        if (folder) run.folders.push(folder);
-        return folder;
+        const given = Promise.resolve(options.mountFor(kind));
+        // A folder that comes after the case ended is closed as it comes.
+        void given.then((folder) => {
+          if (!folder) return;
+          if (run.open) run.folders.push(folder);
+          else void ledger.track(folder.close().catch(() => {}), `the late run folder of ${c.id}`);
+        }, () => {});
+        return run.untilEnd(given, `the run folder of kind ${kind}`);
       },
       sleep: (ms) =>
         new Promise((resolve) => {
