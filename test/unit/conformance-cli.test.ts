@@ -151,14 +151,17 @@ describe("Docker's conformance module", () => {
     const folder = await mountFor("bind", { user: "4321:4322" });
     expect(folder?.mount.kind).toBe("bind");
     const path = (folder!.mount as { path: string }).path;
-    expect(realpathSync(path)).toBe(path);
-    const stat = statSync(path);
-    expect(stat.mode & 0o777).toBe(0o700);
-    if (process.getuid?.() === 0) expect([stat.uid, stat.gid]).toEqual([4321, 4322]);
-    await folder!.write("a.txt", Buffer.from("hi"));
-    expect(Buffer.from(await folder!.read("a.txt")).toString()).toBe("hi");
-    await expect(folder!.write("../escape", Buffer.from("x"))).rejects.toThrow(/a name in it/);
-    await folder!.close();
+    try {
+      expect(realpathSync(path)).toBe(path);
+      const stat = statSync(path);
+      expect(stat.mode & 0o777).toBe(0o700);
+      if (process.getuid?.() === 0) expect([stat.uid, stat.gid]).toEqual([4321, 4322]);
+      await folder!.write("a.txt", Buffer.from("hi"));
+      expect(Buffer.from(await folder!.read("a.txt")).toString()).toBe("hi");
+      await expect(folder!.write("../escape", Buffer.from("x"))).rejects.toThrow(/a name in it/);
+    } finally {
+      await folder!.close();
+    }
     expect(existsSync(path)).toBe(false);
   });
 });
