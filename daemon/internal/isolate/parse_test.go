@@ -95,7 +95,7 @@ func TestCheckUserNamesEveryHolder(t *testing.T) {
 		"1":   {"1": status("computerd", "0\t0\t0\t0")},
 		"7":   {"7": status("envd", "0\t0\t0\t0")},
 		"30":  {"30": status("bash", "2510\t2510\t2510\t2510")},
-		"31":  {"31": status("sudo", "0\t2510\t0\t2510")},                                            // effective alone
+		"31":  {"31": status("sudo", "0\t2510\t0\t2510")},                                             // effective alone
 		"44":  {"44": status("agent", "0\t0\t0\t0"), "45": status("agent", "2510\t2510\t2510\t2510")}, // one thread of it
 		"50":  {"50": status("kworker/0:1", "2510\t2510\t2510\t2510")},                                // no command line
 		"900": {"900": status("computerd", "2510\t2510\t2510\t2510")},                                 // self
