@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Holder is a process holding the programs' uid.
@@ -41,7 +42,8 @@ func CheckUser(procRoot string, uid, self int) error {
 }
 
 // Holders lists every process other than self with a thread holding uid (real, effective,
-// saved or filesystem), by pid. A process that ends while it is read is left out.
+// saved or filesystem), by pid. A process that ends while it is read is left out; a status
+// that cannot be read otherwise is an error, never a process passed over.
 func Holders(procRoot string, uid, self int) ([]Holder, error) {
 	tasks, err := filepath.Glob(filepath.Join(procRoot, "[0-9]*", "task", "[0-9]*", "status"))
 	if err != nil {
@@ -59,16 +61,16 @@ func Holders(procRoot string, uid, self int) ([]Holder, error) {
 		if _, ok := found[pid]; ok {
 			continue
 		}
-		f, err := os.Open(p)
+		st, err := readStatus(p)
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+			continue
+		}
 		if err != nil {
-			continue
+			return nil, fmt.Errorf("reading who holds uid %d: %w", uid, err)
 		}
-		t, err := ParseTask(f)
-		f.Close()
-		if err != nil || !t.Holds(uid) {
-			continue
+		if holds(st, uid) {
+			found[pid] = Holder{Pid: pid, Command: command(procRoot, pid, st.Name)}
 		}
-		found[pid] = Holder{Pid: pid, Command: command(procRoot, pid, t.Name)}
 	}
 	out := make([]Holder, 0, len(found))
 	for _, h := range found {

@@ -137,12 +137,10 @@ func canIsolate(t *testing.T) {
 	if nocgo.Linked() {
 		t.Skip("this test binary links cgo (a -race build): the move needs one call on every thread")
 	}
-	f, err := os.Open("/proc/self/status")
+	task, err := readStatus("/proc/self/status")
 	if err != nil {
 		t.Skip(err)
 	}
-	task, _ := ParseTask(f)
-	f.Close()
 	if task.CapEff&(1<<capSysAdmin) == 0 || task.CapEff&(1<<capNetAdmin) == 0 {
 		t.Skip("needs root with CAP_SYS_ADMIN and CAP_NET_ADMIN (docker run --cap-add SYS_ADMIN --cap-add NET_ADMIN)")
 	}

@@ -73,12 +73,7 @@ func EnterOwnNetwork() (Network, error) {
 
 // checkCaps names what is missing before anything is tried.
 func checkCaps() error {
-	f, err := os.Open("/proc/thread-self/status")
-	if err != nil {
-		return fmt.Errorf("reading init's capabilities: %w", err)
-	}
-	t, err := ParseTask(f)
-	f.Close()
+	t, err := readStatus("/proc/thread-self/status")
 	if err != nil {
 		return fmt.Errorf("reading init's capabilities: %w", err)
 	}

@@ -5,61 +5,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"agentrun.dev/computerd/internal/privdrop"
 )
-
-const taskStatus = `Name:	sleep
-Umask:	0022
-State:	S (sleeping)
-Tgid:	42
-Pid:	42
-Uid:	1000	1000	1000	1000
-Gid:	1000	1000	1000	1000
-CapEff:	0000000000201000
-NoNewPrivs:	1
-Seccomp:	2
-Seccomp_filters:	1
-`
-
-func TestParseTask(t *testing.T) {
-	task, err := ParseTask(strings.NewReader(taskStatus))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if task.Name != "sleep" || task.UIDs != [4]int{1000, 1000, 1000, 1000} || task.Seccomp != 2 || task.Filters != 1 || task.CapEff != 0x201000 {
-		t.Fatalf("%+v", task)
-	}
-	if !task.Holds(1000) || task.Holds(0) {
-		t.Fatal("Holds")
-	}
-	// A kernel before 5.9 says nothing of the filters' count.
-	old, err := ParseTask(strings.NewReader(strings.Replace(taskStatus, "Seccomp_filters:\t1\n", "", 1)))
-	if err != nil || old.Filters != -1 {
-		t.Fatalf("no Seccomp_filters: %+v %v", old, err)
-	}
-	for name, text := range map[string]string{
-		"no Uid":          strings.Replace(taskStatus, "Uid:\t1000\t1000\t1000\t1000\n", "", 1),
-		"three uids":      strings.Replace(taskStatus, "Uid:\t1000\t1000\t1000\t1000", "Uid:\t1000\t1000\t1000", 1),
-		"a uid no number": strings.Replace(taskStatus, "Uid:\t1000\t1000\t1000\t1000", "Uid:\t1000\tx\t1000\t1000", 1),
-		"no Name":         strings.Replace(taskStatus, "Name:\tsleep\n", "", 1),
-		"Seccomp a word":  strings.Replace(taskStatus, "Seccomp:\t2", "Seccomp:\tfilter", 1),
-	} {
-		if _, err := ParseTask(strings.NewReader(text)); err == nil {
-			t.Errorf("%s: read as fine", name)
-		}
-	}
-}
 
 func TestCheckFiltered(t *testing.T) {
 	for _, tc := range []struct {
-		task   Task
+		task   privdrop.Status
 		before int
 		bad    string
 	}{
-		{Task{Seccomp: 2, Filters: 1}, 0, ""},
-		{Task{Seccomp: 2, Filters: 2}, 1, ""}, // under a vendor's filter of its own
-		{Task{Seccomp: 2, Filters: -1}, -1, ""},
-		{Task{Seccomp: 0, Filters: 0}, 0, "Seccomp is 0"},
-		{Task{Seccomp: 2, Filters: 1}, 1, "Seccomp_filters is 1, not 2"},
+		{privdrop.Status{Seccomp: 2, SeccompFilters: 1}, 0, ""},
+		{privdrop.Status{Seccomp: 2, SeccompFilters: 2}, 1, ""}, // under a vendor's filter of its own
+		{privdrop.Status{Seccomp: 2, SeccompFilters: -1}, -1, ""},
+		{privdrop.Status{Seccomp: 0, SeccompFilters: 0}, 0, "Seccomp is 0"},
+		{privdrop.Status{Seccomp: 2, SeccompFilters: 1}, 1, "Seccomp_filters is 1, not 2"},
 	} {
 		err := CheckFiltered(tc.task, tc.before)
 		if (tc.bad == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.bad)) {
@@ -86,8 +46,10 @@ func fakeProc(t *testing.T, procs map[string]map[string]string, cmdlines map[str
 	return root
 }
 
+// status is a task's whole status file, as the kernel writes it, with its name and uids.
 func status(name string, uids string) string {
-	return "Name:\t" + name + "\nUid:\t" + uids + "\n"
+	return "Name:\t" + name + "\nUid:\t" + uids + "\nGid:\t0\t0\t0\t0\nNoNewPrivs:\t0\nCapInh:\t0000000000000000\n" +
+		"CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t000001ffffffffff\nCapAmb:\t0000000000000000\nSeccomp:\t0\n"
 }
 
 func TestCheckUserNamesEveryHolder(t *testing.T) {
@@ -116,6 +78,11 @@ func TestCheckUserNamesEveryHolder(t *testing.T) {
 	}
 	if err := CheckUser(t.TempDir(), 1000, 1); err == nil {
 		t.Fatal("a /proc with no process read as no holder")
+	}
+	// A status that cannot be read is an error, never a process passed over.
+	torn := fakeProc(t, map[string]map[string]string{"30": {"30": "Name:\tbash\nUid:\t2510\t2510\n"}}, nil)
+	if err := CheckUser(torn, 2510, 1); err == nil || !strings.Contains(err.Error(), "reading who holds uid 2510") {
+		t.Fatalf("a torn status: %v", err)
 	}
 }
 

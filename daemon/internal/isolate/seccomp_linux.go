@@ -21,7 +21,7 @@ const (
 // needs no_new_privs, which the privilege drop has set, so it comes after the drop; every
 // process init starts inherits it.
 func InstallFilter() error {
-	before, err := readTask("/proc/thread-self/status")
+	before, err := readStatus("/proc/thread-self/status")
 	if err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func InstallFilter() error {
 	if r != 0 {
 		return fmt.Errorf("installing the seccomp filter: thread %d could not take it", r)
 	}
-	return checkFilterOnAllThreads(before.Filters)
+	return checkFilterOnAllThreads(before.SeccompFilters)
 }
 
 func checkFilterOnAllThreads(before int) error {
@@ -47,7 +47,7 @@ func checkFilterOnAllThreads(before int) error {
 		return fmt.Errorf("the seccomp read-back found no thread in /proc/self/task")
 	}
 	for _, p := range paths {
-		t, err := readTask(p)
+		t, err := readStatus(p)
 		if os.IsNotExist(err) {
 			continue
 		}
@@ -59,17 +59,4 @@ func checkFilterOnAllThreads(before int) error {
 		}
 	}
 	return nil
-}
-
-func readTask(path string) (Task, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Task{}, err
-	}
-	defer f.Close()
-	t, err := ParseTask(f)
-	if err != nil {
-		return Task{}, fmt.Errorf("reading %s: %w", path, err)
-	}
-	return t, nil
 }
