@@ -78,6 +78,9 @@ func hasFlag(args []string, name string) bool {
 		if a == "--" {
 			return false
 		}
+		if !strings.HasPrefix(a, "-") {
+			continue // a flag's value
+		}
 		a = strings.TrimLeft(a, "-")
 		if a == name || strings.HasPrefix(a, name+"=") {
 			return true

@@ -16,6 +16,10 @@ func TestOwnNetworkFlags(t *testing.T) {
 	if err != nil || !o.OwnNetwork || o.User != "2510:2510" {
 		t.Fatalf("--own-network: %+v %v", o, err)
 	}
+	// A flag's value that reads "egress" is no --egress.
+	if _, err := ParseArgs([]string{"--deadline", dl, "--user", "2510:2510", "--own-network", "--max-deadline", "egress"}); err == nil || strings.Contains(err.Error(), "takes no --egress") {
+		t.Fatalf("a value named egress: %v", err)
+	}
 	for name, tc := range map[string]struct {
 		args  []string
 		words string
