@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+		if mode := os.Getenv(standInsEnv); mode != "" {
+			os.Exit(standInsChild(mode))
+		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(nocgo.Main(m))

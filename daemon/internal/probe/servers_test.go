@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/binary"
+	"encoding/pem"
 	"io"
 	"math/big"
 	"net"
@@ -115,8 +116,8 @@ func readDNSTCP(c net.Conn) []byte {
 	return q
 }
 
-// tlsConfig is a server's, with a fresh self-signed P-256 certificate for localhost.
-func tlsConfig(t *testing.T) *tls.Config {
+// keyPair is a fresh self-signed P-256 certificate for localhost and its key, in PEM.
+func keyPair(t *testing.T) (certPEM, keyPEM []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -127,5 +128,28 @@ func tlsConfig(t *testing.T) *tls.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	k, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: k})
+}
+
+// serverConfig is a TLS server's, with that pair.
+func serverConfig(certPEM, keyPEM []byte) (*tls.Config, error) {
+	c, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{Certificates: []tls.Certificate{c}}, nil
+}
+
+// tlsConfig is a server's, with a fresh pair.
+func tlsConfig(t *testing.T) *tls.Config {
+	t.Helper()
+	cfg, err := serverConfig(keyPair(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
