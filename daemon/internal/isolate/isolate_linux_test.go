@@ -120,9 +120,14 @@ func runSys32(bin string) string {
 	return fmt.Sprintf("did not run (%v)", cmd.ProcessState)
 }
 
-// build386 builds testdata/sys32 for GOARCH=386, static; "" when the toolchain cannot.
+// build386 builds testdata/sys32 for GOARCH=386, static; "" where there is no Go toolchain
+// (the test binary run by hand in a container).
 func build386(t *testing.T) string {
 	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Log("no go here to build the 386 program: its run under the filter is left to the container tests")
+		return ""
+	}
 	bin := filepath.Join(t.TempDir(), "sys32")
 	cmd := exec.Command("go", "build", "-o", bin, "./testdata/sys32")
 	cmd.Env = append(os.Environ(), "GOARCH=386", "CGO_ENABLED=0")
@@ -179,7 +184,10 @@ func TestEnterOwnNetworkAndFilter(t *testing.T) {
 	}
 	serve(ul)
 	sys32 := build386(t)
-	control := runSys32(sys32)
+	control := "not built"
+	if sys32 != "" {
+		control = runSys32(sys32)
+	}
 
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), childEnv+"=1", "ISOLATE_TCP="+tl.Addr().String(), "ISOLATE_ABSTRACT="+abstract, "ISOLATE_SYS32="+sys32)
