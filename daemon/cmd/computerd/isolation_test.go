@@ -259,7 +259,7 @@ func TestOwnNetworkRefusals(t *testing.T) {
 		words  []string
 	}{
 		{"uid 0", caps, "", "0:0", []string{"refuses uid 0"}},
-		{"a uid another process holds", caps, "/opt/agentrun/standin hold 1000 & sleep 0.5; ", "1000:1000",
+		{"a uid another process holds", caps, "/opt/agentrun/standin hold 1000 & until grep -q '^Uid:.1000' /proc/$!/status; do sleep 0.05; done; ", "1000:1000",
 			[]string{"refuses to start while another process holds uid 1000", "(/opt/agentrun/standin hold 1000)"}},
 		{"no CAP_NET_ADMIN", []string{"--cap-add", "SYS_ADMIN"}, "", "1000:1000", []string{"needs root holding CAP_SYS_ADMIN and CAP_NET_ADMIN", "holds no CAP_NET_ADMIN"}},
 		{"Docker's default capabilities", nil, "", "1000:1000", []string{"holds no CAP_SYS_ADMIN and no CAP_NET_ADMIN", "fails closed"}},
