@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -52,15 +53,7 @@ func serveStandIns(answer bool, cfg *tls.Config) error {
 		if err != nil {
 			return err
 		}
-		go func() {
-			for {
-				c, err := l.Accept()
-				if err != nil {
-					return
-				}
-				go func() { defer c.Close(); handle(c) }()
-			}
-		}()
+		go acceptLoop(l, handle, new(atomic.Int32))
 		return nil
 	}
 	silent := func(c net.Conn) { c.Read(make([]byte, 512)) }
@@ -82,16 +75,7 @@ func serveStandIns(answer bool, cfg *tls.Config) error {
 	if err != nil {
 		return err
 	}
-	go func() {
-		buf := make([]byte, 512)
-		for {
-			n, from, err := u.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			u.WriteTo(dnsAnswer(buf[:n]), from)
-		}
-	}()
+	go answerLoop(u, dnsAnswer)
 	return nil
 }
 

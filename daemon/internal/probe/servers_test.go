@@ -37,17 +37,34 @@ func tcpServer(t *testing.T, handle func(net.Conn)) (Target, *atomic.Int32) {
 	}
 	t.Cleanup(func() { l.Close() })
 	var n atomic.Int32
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			n.Add(1)
-			go func() { defer c.Close(); handle(c) }()
-		}
-	}()
+	go acceptLoop(l, handle, &n)
 	return target(t, l.Addr(), false), &n
+}
+
+// acceptLoop serves each connection to l with handle until l closes, counting them.
+func acceptLoop(l net.Listener, handle func(net.Conn), n *atomic.Int32) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		n.Add(1)
+		go func() { defer c.Close(); handle(c) }()
+	}
+}
+
+// answerLoop answers each datagram to c with reply(query), unless it is nil, until c closes.
+func answerLoop(c net.PacketConn, reply func([]byte) []byte) {
+	buf := make([]byte, 2048)
+	for {
+		n, from, err := c.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		if out := reply(append([]byte(nil), buf[:n]...)); out != nil {
+			c.WriteTo(out, from)
+		}
+	}
 }
 
 // closedPort is a loopback TCP or UDP port nothing listens on.
@@ -79,18 +96,7 @@ func udpServer(t *testing.T, reply func([]byte) []byte) Target {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, from, err := c.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if out := reply(append([]byte(nil), buf[:n]...)); out != nil {
-				c.WriteTo(out, from)
-			}
-		}
-	}()
+	go answerLoop(c, reply)
 	return target(t, c.LocalAddr(), true)
 }
 
