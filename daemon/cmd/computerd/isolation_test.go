@@ -144,6 +144,30 @@ func TestOwnNetworkReachesNothingOfTheVendorsAgent(t *testing.T) {
 			t.Fatalf("init's words on its network: %q", logs)
 		}
 	})
+	t.Run("every thread of init is in one namespace of its own, under the filter, holding nothing", func(t *testing.T) {
+		// Read from outside, as root: init's pid is the one whose command line is computerd init.
+		out := c.root(t, "sh", "-c", `for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^/opt/agentrun/computerd init' && pid=${p#/proc/}; done
+			readlink /proc/1/ns/net; for task in /proc/$pid/task/*; do echo "task $(readlink $task/ns/net)"; cat $task/status; done`)
+		lines := strings.Split(out, "\n")
+		outside, tasks := lines[0], strings.Split(strings.Join(lines[1:], "\n"), "task ")[1:]
+		if len(tasks) < 2 {
+			t.Fatalf("init's threads: %q", out)
+		}
+		var ns string
+		for _, task := range tasks {
+			link, status, _ := strings.Cut(task, "\n")
+			if ns == "" {
+				ns = link
+			}
+			if link != ns || link == outside {
+				t.Errorf("a thread of init is in %s (another in %s; the container's own is %s)", link, ns, outside)
+			}
+			f := holdsNothing(t, "init's thread", status)
+			if f["Seccomp"] != "2" {
+				t.Errorf("a thread of init has Seccomp %q", f["Seccomp"])
+			}
+		}
+	})
 	t.Run("the probe reads lo alone and no agent port on either loopback or the bridge", func(t *testing.T) {
 		var args []string
 		for _, host := range []string{"127.0.0.1", "[::1]", bridge} {
