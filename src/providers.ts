@@ -9,6 +9,9 @@ export const providers = {
 } satisfies Record<string, () => Promise<ProviderModule<never>>>;
 
 export type ProviderId = keyof typeof providers;
+
+/** The provider a caller that names none gets: the local Docker engine. */
+export const DEFAULT_PROVIDER: ProviderId = "docker";
 export type ProviderModuleOf<I extends ProviderId> = Awaited<ReturnType<(typeof providers)[I]>>;
 export type ProviderOptions<I extends ProviderId> = Parameters<ProviderModuleOf<I>["create"]>[0];
 
@@ -44,4 +47,11 @@ export async function providerFor(id: string, options: unknown): Promise<Result<
     // A provider's words never hold a key; redacted all the same, since they cross into results.
     return fail("invalid", `${id}: ${redactWords(error instanceof Error ? error.message : String(error))}`);
   }
+}
+
+/** A provider built by id from a host's plain settings: its module maps them onto its options, or they are its options. */
+export async function providerFromSettings(id: string, settings: Record<string, unknown> = {}): Promise<Result<ComputerProvider>> {
+  if (!isProviderId(id)) return fail("invalid", unknownId(id), { field: "provider" });
+  const module = (await providers[id]()) as ProviderModule<unknown>;
+  return providerFor(id, module.optionsFromSettings ? module.optionsFromSettings(settings) : settings);
 }

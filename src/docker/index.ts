@@ -18,6 +18,7 @@ export {
   recipeHash,
   recipeTag,
 } from "./image.js";
+export { type DockerSettings, optionsFromSettings, packagedDaemon } from "./settings.js";
 export { deadlineOf, type Inspected, mountOf, networkOf, specOf } from "./readback.js";
 export { COMPUTER_LABEL, DEADLINE_LABEL } from "./constants.js";
 

@@ -21,11 +21,13 @@ import type {
   SpecReadBack,
 } from "../provider.js";
 import { fail, ok, refuse, type Result } from "../result.js";
-import { processUser } from "../user.js";
+import { isRootOrRootGroup, parseUser, processUser, userText } from "../user.js";
 import { bindWritableProblem } from "./bind.js";
-import { checkSpec, userProblem } from "./check.js";
+import { checkSpec } from "./check.js";
 import { DockerCli, failureOf } from "./cli.js";
-import { COMPUTER_LABEL, DEADLINE_LABEL, HOME, ID_PATTERN, INSPECT_BATCH, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
+import {
+  COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, ID_PATTERN, INSPECT_BATCH, MAX_LIFETIME_MS, NAME_PATTERN,
+} from "./constants.js";
 import { DaemonCacheError, daemonCopy, daemonCopyPath, DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
 import { drift, type DriftExpected } from "./drift.js";
 import { homeDrift } from "./home.js";
@@ -70,6 +72,7 @@ export const CAPABILITIES: Capabilities = {
   stopDeletes: false,
   user: ["root", "uid"],
   mount: ["bind"],
+  defaults: { cpus: DEFAULT_CPUS, memoryMb: DEFAULT_MEMORY_MB, pids: DEFAULT_PIDS, workdir: HOME },
 };
 
 /** docker inspect's fields that list reads, and no more. */
@@ -113,14 +116,13 @@ export class DockerProvider implements ComputerProvider {
     this.#daemonPath = options.daemonPath;
     this.#daemonCache = path.resolve(options.daemonCache ?? DEFAULT_DAEMON_CACHE);
     if (options.user !== undefined) {
-      const problem = userProblem(options.user);
-      if (problem) throw new TypeError(`DockerProvider's user option: ${problem}`);
-      const [uid, gid = uid] = options.user.split(":");
-      if (Number(uid) === 0 || Number(gid) === 0) {
-        throw new TypeError(`DockerProvider's user option ${options.user} is root or in root's group; only a spec may ask for that (user "0", or a gid of 0)`);
+      const user = parseUser(options.user);
+      if (!user.ok) throw new TypeError(`DockerProvider's user option: ${user.error.message}`);
+      if (isRootOrRootGroup(user.value)) {
+        throw new TypeError(`DockerProvider's user option ${userText(user.value)} is root or in root's group; only a spec may ask for that (user "0", or a gid of 0)`);
       }
-    }
-    this.#user = options.user ? (options.user.includes(":") ? options.user : `${options.user}:${options.user}`) : processUser();
+      this.#user = userText(user.value);
+    } else this.#user = processUser();
     if (options.image !== undefined) {
       const problem = sourceProblem(options.image);
       if (problem) throw new TypeError(`DockerProvider's image option: ${problem}`);
@@ -145,7 +147,11 @@ export class DockerProvider implements ComputerProvider {
   }
 
   capabilities(): Capabilities {
-    return structuredClone(CAPABILITIES);
+    const capabilities = structuredClone(CAPABILITIES);
+    // The image option by name is the image a spec that names none gets; a recipe's is made at create.
+    const image = this.#image && "image" in this.#image ? { image: this.#image.image } : {};
+    capabilities.defaults = { ...capabilities.defaults, user: this.#user, ...image };
+    return capabilities;
   }
 
   check(spec: ComputerSpec): Result<undefined> {
@@ -399,8 +405,9 @@ export class DockerProvider implements ComputerProvider {
     if (deadlineOf(deadline) === undefined) {
       mismatches.push(`the ${DEADLINE_LABEL} label ${deadline === undefined ? "is missing" : `reads ${JSON.stringify(deadline)}`}, not the ISO time create writes, at most 30 days away`);
     }
-    if (!/^\d+:\d+$/.test(readBack.user)) mismatches.push(`Config.User is ${JSON.stringify(readBack.user)}, not uid:gid as create writes it`);
-    const { uid, gid } = { uid: Number(readBack.user.split(":")[0]), gid: Number(readBack.user.split(":")[1]) };
+    const user = parseUser(readBack.user);
+    if (!user.ok || userText(user.value) !== readBack.user) mismatches.push(`Config.User is ${JSON.stringify(readBack.user)}, not uid:gid as create writes it`);
+    const { uid, gid } = user.ok ? user.value : { uid: NaN, gid: NaN };
 
     let hello: Hello | undefined;
     if (stateOf(inspected.value) === "running") {
