@@ -3,7 +3,7 @@
 // holds only when no target answers within the probe's window. A target that accepted a TCP
 // connection and sent nothing back is kept, and named in the read-back's notes.
 import { z } from "zod";
-import { CallError, type ComputerClient } from "./client.js";
+import { CallError, asFailure, issuesInWords, type ComputerClient } from "./client.js";
 import { fail, ok, type Result } from "./result.js";
 
 /** Modal's and E2B's targets: TCP to three resolvers on 443, and DNS over UDP. */
@@ -58,7 +58,7 @@ export function parseProbeLine(stdout: string): Result<ProbeLine> {
   }
   const line = ProbeLine.safeParse(value);
   if (!line.success) {
-    return fail("protocol", `computerd probe's line is not a probe report: ${line.error.issues.map((i) => `${i.path.join(".") || "the line"}: ${i.message}`).join("; ")}`);
+    return fail("protocol", `computerd probe's line is not a probe report: ${issuesInWords(line.error)}`);
   }
   return ok(line.data);
 }
@@ -103,11 +103,11 @@ export async function readNetworkNone(client: ComputerClient, options: ProbeOpti
       { signal },
     );
   } catch (error) {
-    if (!(error instanceof CallError)) throw error;
-    if (error.kind === "aborted" && bound.aborted && !options.signal?.aborted) {
+    if (error instanceof CallError && error.kind === "aborted" && bound.aborted && !options.signal?.aborted) {
       return fail("timeout", `computerd probe gave no answer within ${PROBE_TIMEOUT_MS / 1000} s, so network none is not read back`);
     }
-    return fail(error.kind, `computerd probe could not run, so network none is not read back: ${error.message}`);
+    const { code, message } = asFailure(error).error;
+    return fail(code, `computerd probe could not run, so network none is not read back: ${message}`);
   }
   const stdout = Buffer.from(run.stdout, "base64").toString("utf8").trim();
   const stderr = Buffer.from(run.stderr, "base64").toString("utf8").trim();
