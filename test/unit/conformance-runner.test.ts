@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { check } from "../../src/conformance/assert.js";
 import { conformanceCase, type ConformanceCase } from "../../src/conformance/case.js";
 import { conformanceCases } from "../../src/conformance/cases/index.js";
-import { vendorAgentTargets } from "../../src/conformance/cases/isolation.js";
+import { probeProblems, vendorAgentTargets } from "../../src/conformance/cases/isolation.js";
+import vectors from "../vectors/probe-lines.json" with { type: "json" };
 import { exitCodeOf } from "../../src/conformance/cli.js";
 import { formatReport } from "../../src/conformance/format.js";
 import { ConformanceReport } from "../../src/conformance/report.js";
@@ -284,7 +285,7 @@ describe("isolation.vendor-agent through computerd probe", () => {
 
   it("fails when the probe prints no JSON line, or leaves a target out", async () => {
     const garbled = childVendor(probe("computerd: unknown command probe"));
-    expect(result(await run(garbled.provider, { drifted: garbled.drifted, cases: only }), "isolation.vendor-agent")?.reason).toMatch(/not its JSON line/);
+    expect(result(await run(garbled.provider, { drifted: garbled.drifted, cases: only }), "isolation.vendor-agent")?.reason).toMatch(/computerd probe printed no JSON line/);
     const short = childVendor(probe(probeLine(targets.slice(1))));
     expect(result(await run(short.provider, { drifted: short.drifted, cases: only }), "isolation.vendor-agent")?.reason).toMatch(/127\.0\.0\.1:2280 has no result/);
   });
@@ -300,6 +301,39 @@ describe("isolation.vendor-agent through computerd probe", () => {
     const report = await run(provider, { drifted, cases: only });
     expect(result(report, "isolation.vendor-agent")).toMatchObject({ level: "core", status: "fail" });
     expect(result(report, "isolation.vendor-agent")?.reason).toMatch(/^a linux computer with daemon child must declare vendor-agent/);
+  });
+});
+
+describe("the vendor-agent rule on lines computerd probe printed (test/vectors/probe-lines.json)", () => {
+  const recorded = (name: string) => {
+    const found = vectors.lines.find((l) => l.name === name);
+    if (!found) throw new Error(`no recorded probe line ${name}`);
+    return { line: found.line, targets: found.args.filter((_, i) => found.args[i - 1] === "--connect") };
+  };
+
+  it("holds a line where both loopbacks refuse the agent's ports and lo alone is there", () => {
+    const { line, targets } = recorded("own network: the vendor agent's ports on both loopbacks");
+    expect(targets).toEqual(["127.0.0.1:2280", "[::1]:2280", "127.0.0.1:49983", "[::1]:49983"]);
+    expect(probeProblems(line, targets)).toEqual([]);
+  });
+
+  it("names an answer, what it reached, and every interface past lo", () => {
+    const { line, targets } = recorded("loopback: an HTTP answer and a DNS answer");
+    const problems = probeProblems(line, targets);
+    expect(problems[0]).toBe("the probe sees the interfaces docker0, eth0, lo, not lo alone");
+    expect(problems).toContain(`${targets[0]} answered (an HTTP status line: HTTP/1.1 403 Forbidden)`);
+    expect(problems.at(-1)).toMatch(/^reached: /);
+  });
+
+  it("refuses a target that only accepted, which network none's read-back keeps as a note", () => {
+    const { line, targets } = recorded("loopback: accepted and closed with nothing back");
+    expect(probeProblems(line, targets)).toContain(`accepted with no answer: ${targets[0]}`);
+  });
+
+  it("names a target the line has no result for", () => {
+    const { line, targets } = recorded("own network: the vendor agent's ports on both loopbacks");
+    expect(probeProblems(line, vendorAgentTargets([2280]))).toEqual(["1.1.1.1:443 has no result", "example.com:443 has no result"]);
+    expect(targets).toHaveLength(4);
   });
 });
 

@@ -1,6 +1,6 @@
 // isolation: what a program in the computer can reach and hold: no network with network none,
 // not the vendor's agent nor the outside (through computerd probe), and no capability for any user.
-import { z } from "zod";
+import { parseProbeLine } from "../../probe.js";
 import { check, idsOf, must, output, privilegeProblems, shown } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";
 
@@ -9,15 +9,6 @@ export const DAEMON_IN_COMPUTER = "/opt/agentrun/computerd";
 /** A public IP literal and a DNS name: the outside a computer with network none must not reach. */
 export const OUTSIDE_TARGETS = ["1.1.1.1:443", "example.com:443"] as const;
 
-/** The probe's one JSON line, as much of it as the case reads. */
-export const ProbeLine = z.object({
-  interfaces: z.array(z.string()),
-  reached: z.array(z.string()),
-  accepted: z.array(z.string()),
-  results: z.array(z.object({ target: z.string(), outcome: z.enum(["refused", "accepted", "answered"]), detail: z.string().optional() }).passthrough()),
-}).passthrough();
-export type ProbeLine = z.infer<typeof ProbeLine>;
-
 /** The targets the vendor-agent case probes: each agent port on both loopbacks, then the outside. */
 export function vendorAgentTargets(ports: readonly number[]): string[] {
   return [...ports.flatMap((port) => [`127.0.0.1:${port}`, `[::1]:${port}`]), ...OUTSIDE_TARGETS];
@@ -25,12 +16,9 @@ export function vendorAgentTargets(ports: readonly number[]): string[] {
 
 /** Every way a probe's line breaks the rule: a target not refused, not probed, or an interface past lo. */
 export function probeProblems(line: string, targets: readonly string[]): string[] {
-  let parsed: ProbeLine;
-  try {
-    parsed = ProbeLine.parse(JSON.parse(line));
-  } catch {
-    return [`computerd probe printed ${shown(line)}, not its JSON line`];
-  }
+  const read = parseProbeLine(line);
+  if (!read.ok) return [read.error.message];
+  const parsed = read.value;
   const problems: string[] = [];
   if (shown(parsed.interfaces) !== shown(["lo"])) problems.push(`the probe sees the interfaces ${parsed.interfaces.join(", ") || "none"}, not lo alone`);
   for (const target of targets) {
