@@ -1,0 +1,101 @@
+// The Daytona provider against the fake (test/fakes/daytona.ts): a real HTTP server on the
+// loopback whose sandboxes are real root containers with a stand-in toolbox on 2280, so the
+// provider's HTTP, upload, install, session bridge and drift checks run unchanged.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { create } from "../../src/daytona/create.js";
+import type { DaytonaProvider } from "../../src/daytona/provider.js";
+import { orThrow } from "../../src/result.js";
+import { type Fake, startFake } from "../fakes/daytona.js";
+import { standinBinary } from "../support/standin.js";
+import { toolchain } from "../support/toolchain.js";
+
+const KEY = `fake-key-${process.pid}`;
+let fake: Fake;
+let provider: DaytonaProvider;
+
+beforeAll(async () => {
+  const tc = toolchain();
+  fake = await startFake({ image: tc.baseImage, standin: await standinBinary(), apiKey: KEY });
+  provider = create({ apiKey: KEY, apiUrl: fake.apiUrl, daemonPath: tc.daemon.amd64, pollMs: 100 });
+}, 120_000);
+
+afterAll(async () => {
+  const left = fake ? await fake.containers() : [];
+  await fake?.close();
+  expect(left).toEqual([]);
+}, 60_000);
+
+const spec = { image: "default", lifetimeMs: 600_000, network: "none" as const, labels: { "agentrun.test": "daytona-fake" } };
+
+describe("Daytona against the fake", () => {
+  it("create, connect, exec, files and release; nothing is left", async () => {
+    const ref = orThrow(await provider.create(spec));
+    try {
+      expect(ref.name).toMatch(/^computer-[0-9a-f]{12}$/);
+      expect(ref.spec).toMatchObject({ image: "default", network: "none", user: "2510:2510", workdir: "/work" });
+      const conn = orThrow(await provider.connect(ref));
+      try {
+        const run = await conn.client.call("exec.run", { argv: ["sh", "-c", "id -u; pwd"], timeoutMs: 10_000 });
+        expect(Buffer.from(run.stdout, "base64").toString()).toBe("2510\n/work\n");
+        await conn.client.call("files.write", { path: "/work/hello.txt", data: Buffer.from("hi from daytona").toString("base64") });
+        const read = await conn.client.call("files.read", { path: "/work/hello.txt" });
+        expect(Buffer.from(read.data, "base64").toString()).toBe("hi from daytona");
+        // A second connection at once is served by the same daemon.
+        const other = orThrow(await provider.connect(ref));
+        expect((await other.client.call("ping", {})) ).toBeDefined();
+        await other.close();
+      } finally {
+        await conn.close();
+      }
+      const attached = orThrow(await provider.attach({ id: ref.name }));
+      expect(attached.id).toBe(ref.id);
+      const listed = orThrow(await provider.list({ "agentrun.test": "daytona-fake" }));
+      expect(listed.map((c) => c.ref.id)).toEqual([ref.id]);
+      expect(listed[0]!.state).toBe("running");
+      expect(orThrow(await provider.network(ref))).toBe("none");
+      const open = await provider.network(ref, "open");
+      expect(open.ok).toBe(false);
+    } finally {
+      expect(await provider.release(ref, "delete")).toEqual({ ok: true, value: undefined });
+    }
+    expect(fake.sandboxes.size).toBe(0);
+    expect((await provider.attach({ id: ref.id })).ok).toBe(false);
+  }, 180_000);
+
+  it("a program of the computer's user reaches the stand-in toolbox on neither loopback, nor the container's address", async () => {
+    const ref = orThrow(await provider.create(spec));
+    try {
+      const s = fake.sandboxes.get(ref.id)!;
+      const { execFileSync } = await import("node:child_process");
+      const address = execFileSync("docker", ["exec", s.container, "sh", "-c", "hostname -I | cut -d' ' -f1"]).toString().trim();
+      expect(address).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+      // Control: root outside init's namespace does reach the stand-in.
+      const control = execFileSync("docker", ["exec", s.container, "/opt/agentrun/computerd", "probe", "--connect", "127.0.0.1:2280"]).toString();
+      expect(JSON.parse(control).reached).toEqual(["127.0.0.1:2280"]);
+      const conn = orThrow(await provider.connect(ref));
+      try {
+        const targets = ["127.0.0.1:2280", "[::1]:2280", `${address}:2280`];
+        const run = await conn.client.call("exec.run", { argv: ["/opt/agentrun/computerd", "probe", ...targets.flatMap((t) => ["--connect", t])], timeoutMs: 30_000 });
+        const line = JSON.parse(Buffer.from(run.stdout, "base64").toString());
+        expect(line.interfaces).toEqual(["lo"]);
+        expect(line.reached).toEqual([]);
+        expect(line.results.map((r: { outcome: string }) => r.outcome)).toEqual(["refused", "refused", "refused"]);
+      } finally {
+        await conn.close();
+      }
+    } finally {
+      orThrow(await provider.release(ref, "delete"));
+    }
+  }, 180_000);
+
+  it("the toolbox killed mid-create leaves nothing", async () => {
+    let killed = false;
+    fake.once("upload", (id: string) => void fake.killAgent(id).then(() => (killed = true)));
+    const made = await provider.create(spec);
+    expect(killed).toBe(true);
+    expect(made.ok).toBe(false);
+    if (!made.ok) expect(made.error.message).toMatch(/was deleted/);
+    expect(fake.sandboxes.size).toBe(0);
+    expect(await fake.containers()).toEqual([]);
+  }, 180_000);
+});

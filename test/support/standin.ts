@@ -1,0 +1,20 @@
+// The stand-in vendor agent (daemon/cmd/computerd/testdata/standin), built once, static, for the
+// fakes' containers: it listens on 2280 and 49983 on every address and answers anything.
+import { execFile } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const OUT = path.join(ROOT, "dist", "test", "standin-linux-amd64");
+const SRC = path.join(ROOT, "daemon", "cmd", "computerd", "testdata", "standin", "main.go");
+
+export async function standinBinary(): Promise<string> {
+  if (existsSync(OUT) && statSync(OUT).mtimeMs >= statSync(SRC).mtimeMs) return OUT;
+  await run("go", ["build", "-o", OUT, "./cmd/computerd/testdata/standin"], {
+    cwd: path.join(ROOT, "daemon"),
+    env: { ...process.env, CGO_ENABLED: "0", GOOS: "linux", GOARCH: "amd64" },
+  });
+  return OUT;
+}
