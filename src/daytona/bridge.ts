@@ -87,13 +87,19 @@ export async function openBridge(toolbox: Toolbox, signal?: AbortSignal): Promis
     return cmd;
   }
   const socket = toolbox.followLogs(session, cmd.value);
+  const onAbort = () => socket.emit("error", new Error("connecting was aborted while the bridge's log opened"));
+  signal?.addEventListener("abort", onAbort, { once: true });
   const opened = await new Promise<Result<undefined>>((resolve) => {
-    const onAbort = () => resolve(fail("aborted", "connecting was aborted while the bridge's log opened"));
-    signal?.addEventListener("abort", onAbort, { once: true });
     socket.once("open", () => resolve(ok()));
     socket.once("error", (error: Error) => resolve(fail("unreachable", `the bridge's log could not be followed: ${error.message}`)));
     socket.once("unexpected-response", (_req: unknown, res: { statusCode?: number }) => resolve(fail("unreachable", `the bridge's log answered ${res.statusCode ?? "?"}, not a WebSocket`)));
   });
+  signal?.removeEventListener("abort", onAbort);
+  if (signal?.aborted && opened.ok) {
+    socket.terminate();
+    await drop();
+    return fail("aborted", "connecting was aborted while the bridge's log opened");
+  }
   if (!opened.ok) {
     socket.terminate();
     await drop();

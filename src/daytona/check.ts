@@ -2,6 +2,7 @@
 // snapshot gives the sandbox its size, the daemon works in /work as the provider's daemon user,
 // and the network is none alone until a proxy carries traffic out of the daemon's own network.
 import { checkLifetime } from "../lifetime.js";
+import { checkMount } from "../mount.js";
 import type { Capabilities, ComputerSpec } from "../provider.js";
 import type { Refusal } from "../result.js";
 import { COMPUTER_LABEL } from "./constants.js";
@@ -19,7 +20,7 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refus
     if (SIZED.has(key)) out.push({ field: key, message: `${key} is refused: a Daytona sandbox's size is its snapshot's own` });
     else if (key === "user") out.push({ field: key, message: "user is refused: a Daytona computer's daemon runs as the provider's daemonUser, which a spec cannot name" });
     else if (key === "workdir") out.push({ field: key, message: "workdir is refused: a Daytona computer's daemon works in /work" });
-    else if (key === "mount") out.push({ field: key, message: "mount is refused: a Daytona computer takes no run folder" });
+    else if (key === "mount") out.push(...checkMount(spec.mount, []));
     else if (!FIELDS.has(key)) out.push({ field: key, message: `${key} is not a field Daytona supports (it takes ${[...FIELDS].join(", ")})` });
   }
   if (typeof spec.image !== "string" || spec.image.length === 0 || spec.image.includes("\0")) {
