@@ -10,8 +10,17 @@ export const DockerSettings = z.strictObject({
   daemonCache: z.string().optional(),
 });
 
+/** agentrun:daytona: the key (a secret), the API's URL, the runner region and the sandbox class. */
+export const DaytonaSettings = z.strictObject({
+  apiKey: z.string().min(1).optional(),
+  apiUrl: z.string().optional(),
+  target: z.string().optional(),
+  class: z.enum(["container", "linux-vm"]).optional(),
+});
+
 const Settings = z.strictObject({
   docker: DockerSettings.optional(),
+  daytona: DaytonaSettings.optional(),
 });
 
 export type Settings = z.infer<typeof Settings>;

@@ -2,43 +2,48 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-const loaded = vi.hoisted(() => ({ docker: 0 }));
+const loaded = vi.hoisted(() => ({ docker: 0, daytona: 0 }));
 vi.mock("../../src/docker/index.js", async (importOriginal) => {
   loaded.docker++;
+  return importOriginal();
+});
+vi.mock("../../src/daytona/index.js", async (importOriginal) => {
+  loaded.daytona++;
   return importOriginal();
 });
 
 afterEach(() => {
   vi.resetModules();
   loaded.docker = 0;
+  loaded.daytona = 0;
 });
 
 describe("the provider registry", () => {
   it("loads no provider when it is loaded", async () => {
     const registry = await import("../../src/providers.js");
-    expect(registry.PROVIDER_IDS).toEqual(["docker"]);
-    expect(loaded.docker).toBe(0);
+    expect(registry.PROVIDER_IDS).toEqual(["docker", "daytona"]);
+    expect(loaded).toEqual({ docker: 0, daytona: 0 });
   });
 
   it("loads a provider's module when its id is asked for, with MOUNT and create", async () => {
     const { providerModule } = await import("../../src/providers.js");
     const docker = await providerModule("docker");
-    expect(loaded.docker).toBe(1);
+    expect(loaded).toEqual({ docker: 1, daytona: 0 });
     expect(docker.MOUNT).toEqual(["bind"]);
     expect(typeof docker.create).toBe("function");
   });
 
   it("refuses an unknown id, naming the ones it holds", async () => {
     const { providerFor, providerModule } = await import("../../src/providers.js");
-    await expect(providerModule("fly")).rejects.toThrow('there is no provider "fly": the registry holds docker');
+    await expect(providerModule("fly")).rejects.toThrow('there is no provider "fly": the registry holds docker, daytona');
     expect(await providerFor("fly", {})).toEqual({
       ok: false,
-      error: { code: "invalid", field: "provider", message: 'there is no provider "fly": the registry holds docker' },
+      error: { code: "invalid", field: "provider", message: 'there is no provider "fly": the registry holds docker, daytona' },
     });
     // An id that could hold anything is not echoed.
     expect(await providerFor("sk-live-0123456789abcdef0123456789abcdef/../x", {})).toMatchObject({
       ok: false,
-      error: { message: "there is no provider that id: the registry holds docker" },
+      error: { message: "there is no provider that id: the registry holds docker, daytona" },
     });
     await expect(providerModule("toString")).rejects.toThrow("there is no provider");
     expect(loaded.docker).toBe(0);
