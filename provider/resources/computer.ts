@@ -176,6 +176,8 @@ function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello:
     kind: hello?.kind ?? spec.kind ?? declared.kind,
   };
   if (typeof network === "object" && "allow" in network) read.allow = network.allow;
+  // A size the vendor does not read back (Daytona's pids) is left out: undefined is no struct value.
+  for (const key of Object.keys(read)) if (read[key] === undefined) delete read[key];
   if (spec.mount) read.mount = "other" in spec.mount ? { kind: "other", path: spec.mount.other } : { kind: spec.mount.kind, path: "path" in spec.mount ? spec.mount.path : "" };
   return read;
 }
@@ -255,8 +257,10 @@ function sorted(v: unknown): unknown {
 async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
   const o = unwrap(olds).plain;
   const n = unwrap(news).plain;
-  // An image left to the provider is whatever it made ready: compared only when declared.
-  const replaces: string[] = FIXED.filter((k) => !(k === "image" && n.image === undefined) && !same(o[k], n[k]));
+  // An image left to the provider is whatever it made ready, and a size left to it is its own
+  // (a Daytona snapshot's): each compared only when declared.
+  const leftToProvider = (k: string) => (k === "image" || k === "cpus" || k === "memoryMb" || k === "pids") && n[k] === undefined;
+  const replaces: string[] = FIXED.filter((k) => !leftToProvider(k) && !same(o[k], n[k]));
   // A stopped computer (past its deadline) and a drifted one are made again.
   if (o.state === "stopped") replaces.push("state");
   if (Array.isArray(o.drift) && o.drift.length > 0) replaces.push("drift");

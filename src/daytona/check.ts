@@ -3,6 +3,7 @@
 // and the network is none alone until a proxy carries traffic out of the daemon's own network.
 import { checkLifetime } from "../lifetime.js";
 import { checkMount } from "../mount.js";
+import { normalUser } from "../user.js";
 import type { Capabilities, ComputerSpec } from "../provider.js";
 import type { Refusal } from "../result.js";
 import { COMPUTER_LABEL } from "./constants.js";
@@ -13,11 +14,19 @@ const SIZED = new Set(["cpus", "memoryMb", "pids"]);
 export const NETWORK_GAP =
   "a Daytona computer's network is none alone for now: its daemon's programs run in a network of their own, and open and allowlists wait for a proxy out of it (known gap; a computer that needs pip, npm or git from the internet cannot be made on Daytona yet)";
 
+/**
+ * A user or workdir is refused unless it is the daemon's own (capabilities().defaults), which a
+ * host that fills in a provider's defaults (the Pulumi resource) passes back.
+ */
 export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refusal[] {
+  const own = capabilities.defaults ?? {};
   if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
   const out: Refusal[] = [];
-  for (const key of Object.keys(spec)) {
+  // A field given as undefined is not given (a host that passes every input, set or not).
+  for (const key of Object.keys(spec).filter((k) => (spec as unknown as Record<string, unknown>)[k] !== undefined)) {
     if (SIZED.has(key)) out.push({ field: key, message: `${key} is refused: a Daytona sandbox's size is its snapshot's own` });
+    else if (key === "user" && normalUser(spec.user) === own.user) continue;
+    else if (key === "workdir" && spec.workdir === own.workdir) continue;
     else if (key === "user") out.push({ field: key, message: "user is refused: a Daytona computer's daemon runs as the provider's daemonUser, which a spec cannot name" });
     else if (key === "workdir") out.push({ field: key, message: "workdir is refused: a Daytona computer's daemon works in /work" });
     else if (key === "mount") out.push(...checkMount(spec.mount, []));

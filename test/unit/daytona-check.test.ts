@@ -20,6 +20,8 @@ describe("DaytonaProvider.check", () => {
   it("takes a snapshot, a lifetime and network none", () => {
     expect(provider.check(good)).toEqual({ ok: true, value: undefined });
     expect(provider.check({ ...good, image: "my-snapshot", labels: { "agentrun.run": "r" }, kind: "linux" })).toEqual({ ok: true, value: undefined });
+    // The daemon's own user and workdir, as a host that fills in the defaults passes them back.
+    expect(provider.check({ ...good, user: "2510", workdir: "/work", cpus: undefined })).toEqual({ ok: true, value: undefined });
   });
 
   it.each([
