@@ -56,7 +56,7 @@ interface Cmd {
   pidFile: string;
 }
 
-interface FakeSandbox {
+export interface FakeSandbox {
   id: string;
   name: string;
   snapshot: string;
@@ -80,6 +80,10 @@ export interface Fake extends EventEmitter {
   apiUrl: string;
   run: string;
   sandboxes: Map<string, FakeSandbox>;
+  /** A test's hook, awaited at each upload before the bytes land (a change made by hand inside). */
+  onUpload?: ((sandbox: FakeSandbox) => Promise<void>) | undefined;
+  /** A test's hook, awaited as a delete starts, before the container goes (to read what is inside). */
+  onDelete?: ((sandbox: FakeSandbox) => Promise<void>) | undefined;
   /** Kills the stand-in agent, the sandbox's first process: the sandbox ends. */
   killAgent(id: string): Promise<void>;
   /** Every container the fake holds, by its label (running or not). */
@@ -122,7 +126,8 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     s.state = "destroying";
     clearTimeout(s.ttl);
     for (const cmds of s.sessions.values()) for (const c of cmds.values()) c.proc.kill("SIGKILL");
-    void run("docker", ["rm", "--force", "--volumes", s.container]).catch(() => undefined).then(() => {
+    void Promise.resolve(fake.onDelete?.(s)).catch(() => undefined)
+      .then(() => run("docker", ["rm", "--force", "--volumes", s.container])).catch(() => undefined).then(() => {
       s.state = "destroyed";
       sandboxes.delete(s.id);
     });
@@ -231,6 +236,7 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
       const file = form.get("file");
       if (!(file instanceof Blob)) return json(res, 400, { message: "no file field" });
       emitter.emit("upload", s.id);
+      await fake.onUpload?.(s);
       const wrote = await dockerExec(s, ["sh", "-c", 'cat > "$1"', "sh", target], Buffer.from(await file.arrayBuffer()));
       return wrote.code === 0 ? json(res, 200, {}) : json(res, 500, { message: wrote.stderr.toString() });
     }
@@ -365,7 +371,7 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     const ps = await run("docker", ["ps", "--all", "--quiet", "--filter", `label=${FAKE_LABEL}=${runId}`]);
     return ps.stdout.split("\n").filter(Boolean);
   };
-  return Object.assign(emitter, {
+  const fake: Fake = Object.assign(emitter, {
     url: base,
     apiUrl: `${base}/api`,
     run: runId,
@@ -385,4 +391,5 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
       await run("docker", ["network", "rm", network]).catch(() => undefined);
     },
   });
+  return fake;
 }

@@ -88,6 +88,28 @@ describe("Daytona against the fake", () => {
     }
   }, 180_000);
 
+  it("a daemon path another user could write (/opt group-writable) is refused in words, with nothing installed or left", async () => {
+    const { execFileSync } = await import("node:child_process");
+    let installed = "";
+    fake.onUpload = async (s) => {
+      execFileSync("docker", ["exec", s.container, "chmod", "775", "/opt"]);
+      fake.onUpload = undefined;
+    };
+    fake.onDelete = async (s) => {
+      fake.onDelete = undefined;
+      installed = execFileSync("docker", ["exec", s.container, "sh", "-c", "ls -A /opt/agentrun; ls -A /tmp; echo read-before-delete"]).toString();
+    };
+    const made = await provider.create(spec);
+    expect(made.ok).toBe(false);
+    if (!made.ok) {
+      expect(made.error.code).toBe("refused");
+      expect(made.error.message).toMatch(/the daemon was not installed: \/opt reads drwxrwxr-x/);
+    }
+    expect(installed).toMatch(/read-before-delete/);
+    expect(installed).not.toMatch(/computerd/);
+    expect(fake.sandboxes.size).toBe(0);
+  }, 180_000);
+
   it("the toolbox killed mid-create leaves nothing", async () => {
     let killed = false;
     fake.once("upload", (id: string) => void fake.killAgent(id).then(() => (killed = true)));
