@@ -1,10 +1,15 @@
-// A real computerd in a real container, for the library's integration tests and benchmarks:
-// the base image, hardened as a Docker computer is (non-root, no capability, no network),
-// computerd init as PID 1, reached through `docker exec -i <c> computerd stdio`.
+// A real computerd in a real container, for the library's integration tests: the base image,
+// made by the provider's own create request (hardened as every Docker computer is: non-root, no
+// capability, no network), computerd init as PID 1, reached through `docker exec -i <c> computerd
+// stdio`.
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { promisify } from "node:util";
 import { DaemonClient } from "../../src/client.js";
+import { DockerEngine } from "../../src/docker/api.js";
+import { create, start } from "../../src/docker/containers.js";
+import { createRequest } from "../../src/docker/create-request.js";
+import { planOf } from "../../src/docker/plan.js";
 import { toolchain } from "../support/toolchain.js";
 
 const run = promisify(execFile);
@@ -35,21 +40,19 @@ export async function startComputer(what: string, options: { workMb?: number } =
     await Promise.allSettled(clients.map((c) => c.close()));
     await docker(["rm", "--force", "--volumes", name]).catch(() => {});
   };
+  // /work holds half the memory, so the memory is twice the /work asked for.
+  const spec = { image: baseImage, lifetimeMs: 30 * 60_000, network: "none" as const, memoryMb: 2 * (options.workMb ?? 512) };
+  const engine = new DockerEngine();
   try {
-    await docker([
-      "run", "--detach", "--name", name,
-      "--user", "1000:1000", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-      "--network", "none", "--pids-limit", "1024",
-      "--tmpfs", "/run/agentrun:uid=1000,gid=1000,mode=0700,noexec,nosuid,nodev,size=1m",
-      "--tmpfs", `/work:uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=${options.workMb ?? 512}m`,
-      "--env", "HOME=/work", "--workdir", "/work",
-      "--mount", `type=bind,src=${daemon[arch]},dst=${DAEMON_IN_COMPUTER},readonly`,
-      "--entrypoint", DAEMON_IN_COMPUTER,
-      baseImage, "init", "--deadline", deadline,
-    ]);
+    const made = await create(engine, createRequest(planOf(spec, { name, deadline, daemon: daemon[arch], userDefault: "1000:1000" })));
+    if (!made.ok || !made.value) throw new Error(`creating ${name}: ${made.message}`);
+    const started = await start(engine, made.value.Id);
+    if (!started.ok) throw new Error(`starting ${name}: ${started.message}`);
   } catch (error) {
     await remove();
     throw error;
+  } finally {
+    await engine.close();
   }
   return {
     name,
