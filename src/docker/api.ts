@@ -87,15 +87,18 @@ export class DockerEngine {
   /** The API version to speak: the engine's (from /_ping, once), capped; a failed read is not kept. */
   #apiVersion(bound: EngineBound): Promise<Reply<string>> {
     this.#version ??= (async () => {
-      const pinged = await this.#send<string>("GET", "/_ping", { timeoutMs: 30_000 }, true);
-      if (!pinged.ok) return pinged;
-      const theirs = versionOf(pinged.value);
-      if (!theirs) return failed<string>(pinged.status, "the engine did not say which API version it speaks (no API-Version header on /_ping); is the socket Docker's?");
+      const pinged = await this.#request("GET", "/_ping", { timeoutMs: 30_000 });
+      if (!("bytes" in pinged)) return pinged as Reply<string>;
+      const header = pinged.headers["api-version"];
+      const theirs = versionOf(Array.isArray(header) ? header[0] : header);
+      if (pinged.status !== 200 || !theirs) {
+        return failed<string>(pinged.status, "the engine did not say which API version it speaks (no API-Version on /_ping); is the socket Docker's?");
+      }
       if (below(theirs, OLDEST_API)) {
         return failed<string>(pinged.status, `this Docker engine speaks API ${theirs.join(".")}; the provider needs ${OLDEST_API.join(".")} (Engine 20.10) or later`);
       }
       const speak = below(NEWEST_API, theirs) ? NEWEST_API : theirs;
-      return { ...pinged, value: `v${speak.join(".")}` };
+      return { ok: true, status: pinged.status, value: `v${speak.join(".")}`, message: "", aborted: false, timedOut: false, unreachable: false };
     })().then((reply) => {
       if (!reply.ok) this.#version = undefined;
       return reply;
@@ -130,10 +133,29 @@ export class DockerEngine {
     if (call.signal?.aborted) return failed<T>(0, "aborted", { aborted: true });
     const version = await this.#apiVersion(call);
     if (!version.ok) return version as unknown as Reply<T>;
-    return this.#send<T>(method, `/${version.value}${path}`, call, raw);
+    const answered = await this.#request(method, `/${version.value}${path}`, call);
+    if (!("bytes" in answered)) return answered as Reply<T>;
+    const { status, bytes } = answered;
+    if (status < 200 || status >= 300) {
+      let message = bytes.toString("utf8").trim();
+      try {
+        message = String((JSON.parse(message) as { message?: unknown }).message ?? message);
+      } catch {
+        // not JSON: the text as it came
+      }
+      return failed<T>(status, message);
+    }
+    if (raw) return { ok: true, status, value: bytes as T, message: "", aborted: false, timedOut: false, unreachable: false };
+    try {
+      const value = bytes.length ? (JSON.parse(bytes.toString("utf8")) as T) : undefined;
+      return { ok: true, status, value, message: "", aborted: false, timedOut: false, unreachable: false };
+    } catch {
+      return failed<T>(status, "the engine's reply is not JSON; is the socket Docker's?");
+    }
   }
 
-  async #send<T>(method: string, path: string, call: EngineCall, raw: boolean): Promise<Reply<T>> {
+  /** The request sent and its reply read whole, bounded; or why there is none. */
+  async #request(method: string, path: string, call: EngineCall): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: Buffer } | Reply<never>> {
     const timeout = AbortSignal.timeout(call.timeoutMs ?? ENGINE_CALL_MS);
     const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
     const query = call.query ? `?${new URLSearchParams(Object.entries(call.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : "";
@@ -145,32 +167,11 @@ export class DockerEngine {
         signal,
         ...(body === undefined ? {} : { body, headers: { "content-type": "application/json" } }),
       });
-      const bytes = Buffer.from(await reply.body.arrayBuffer());
-      if (path === "/_ping") {
-        const version = reply.headers["api-version"];
-        return { ok: reply.statusCode === 200, status: reply.statusCode, value: (Array.isArray(version) ? version[0] : version) as T, message: bytes.toString("utf8"), aborted: false, timedOut: false, unreachable: false };
-      }
-      if (reply.statusCode >= 200 && reply.statusCode < 300) {
-        if (raw) return { ok: true, status: reply.statusCode, value: bytes as T, message: "", aborted: false, timedOut: false, unreachable: false };
-        let value: T | undefined;
-        try {
-          value = bytes.length ? (JSON.parse(bytes.toString("utf8")) as T) : undefined;
-        } catch {
-          return failed<T>(reply.statusCode, "the engine's reply is not JSON; is the socket Docker's?");
-        }
-        return { ok: true, status: reply.statusCode, value, message: "", aborted: false, timedOut: false, unreachable: false };
-      }
-      let message = bytes.toString("utf8").trim();
-      try {
-        message = String((JSON.parse(message) as { message?: unknown }).message ?? message);
-      } catch {
-        // not JSON: the text as it came
-      }
-      return failed<T>(reply.statusCode, message);
+      return { status: reply.statusCode, headers: reply.headers, bytes: Buffer.from(await reply.body.arrayBuffer()) };
     } catch (error) {
-      if (call.signal?.aborted) return failed<T>(0, "aborted", { aborted: true });
-      if (timeout.aborted) return failed<T>(0, "timed out", { timedOut: true });
-      return failed<T>(0, (error as Error).message, { unreachable: true });
+      if (call.signal?.aborted) return failed<never>(0, "aborted", { aborted: true });
+      if (timeout.aborted) return failed<never>(0, "timed out", { timedOut: true });
+      return failed<never>(0, (error as Error).message, { unreachable: true });
     }
   }
 

@@ -35,6 +35,7 @@ import { DaemonCacheError, daemonCopy, daemonCopyPath, DEFAULT_DAEMON_CACHE } fr
 import { drift, type DriftExpected, readBackDrift } from "./drift.js";
 import { homeDrift } from "./home.js";
 import { type Host, hostOf } from "./host.js";
+import type { EngineAddress } from "./engine.js";
 import { dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
 import { packageVersion } from "./package.js";
 import { planOf } from "./plan.js";
@@ -50,10 +51,11 @@ export interface DockerProviderOptions {
   /** The image docker.image() makes ready; default the provider's recipe on the set-up's base. */
   image?: ImageSource;
   /**
-   * The Docker engine: its unix socket (default unix:///var/run/docker.sock), or a DockerEngine.
-   * resolveEngine({ env, home }) finds it as the docker CLI does; the provider reads no environment.
+   * The Docker engine: its unix socket (default unix:///var/run/docker.sock), the address
+   * resolveEngine({ env, home }) found as the docker CLI does, or a DockerEngine. The provider
+   * reads no environment.
    */
-  engine?: string | DockerEngine;
+  engine?: string | EngineAddress | DockerEngine;
   /** The docker CLI, for an image's build or pull only: its path (default docker), or a DockerCli. */
   docker?: string | DockerCli;
   /**

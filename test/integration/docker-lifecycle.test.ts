@@ -129,6 +129,30 @@ describe("releaseOlder on Docker", () => {
   }, 60_000);
 });
 
+describe("a computer renamed by hand is still found by its labels", () => {
+  it("releaseOlder releases one of an older epoch, and the janitor sweeps one past its deadline, whatever their names", async () => {
+    const docker_ = provider();
+    const mark = testLabel();
+    const run = `renamed-${mark["agentrun.test"]}`;
+    const [older, current] = (await Promise.all([
+      docker_.create(spec({ labels: { ...mark, ...runLabels(run, 1) } })),
+      docker_.create(spec({ labels: { ...mark, ...runLabels(run, 2) } })),
+    ])).map(track) as [ComputerRef, ComputerRef];
+    const renamedOlder = made.track(`renamed-by-hand-${older.name}`);
+    const renamedCurrent = made.track(`renamed-by-hand-${current.name}`);
+    docker("rename", older.name, renamedOlder);
+    docker("rename", current.name, renamedCurrent);
+
+    const released = await releaseOlder(docker_, run, 2);
+    expect(released).toEqual({ ok: true, value: { released: [renamedOlder], kept: [renamedCurrent], unproven: [] } });
+    expect(withLabel(mark)).toEqual([renamedCurrent]);
+    // An hour on, its deadline has passed: the sweep finds it by its label and deletes it by its id.
+    const swept = await sweep(docker_, { labels: mark, now: new Date(Date.now() + 3_600_000) });
+    expect(swept).toEqual({ ok: true, value: { deleted: [renamedCurrent], kept: 0 } });
+    expect(withLabel(mark)).toEqual([]);
+  }, 60_000);
+});
+
 describe("the run folder, bound at /workspace", () => {
   const root = mkdtempSync(path.join(tmpdir(), "agentrun-run-"));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
