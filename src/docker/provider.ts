@@ -99,6 +99,7 @@ export class DockerProvider implements ComputerProvider {
   readonly #volume: { name: string; root: string } | undefined;
   #host: Host | undefined;
   #hostRead: Promise<Result<Host>> | undefined;
+  #copying: Promise<string> | undefined;
 
   constructor(options: DockerProviderOptions) {
     if (typeof options?.daemonPath !== "string" || options.daemonPath.length === 0) {
@@ -203,7 +204,9 @@ export class DockerProvider implements ComputerProvider {
     const name = `computer-${randomBytes(6).toString("hex")}`;
     let daemon: string;
     try {
-      daemon = await daemonCopy(this.#daemonPath, this.#daemonCache);
+      // Creates asking at the same moment share one copy and its check (a fleet hashes it once).
+      this.#copying ??= daemonCopy(this.#daemonPath, this.#daemonCache).finally(() => (this.#copying = undefined));
+      daemon = await this.#copying;
     } catch (error) {
       if (error instanceof DaemonCacheError) return fail("invalid", error.message, { field: "daemonCache" });
       return fail("failed", `the daemon at ${this.#daemonPath} could not be copied into ${this.#daemonCache}: ${(error as Error).message}`);
@@ -246,12 +249,18 @@ export class DockerProvider implements ComputerProvider {
     }
     if (signal?.aborted) return refused("aborted", `create was aborted after ${name} started; it was deleted`);
 
-    const inspected = await inspect(this.engine, id, { signal });
+    // The report and the daemon's hello are read side by side: the drift check needs both.
+    const [inspected, connection] = await Promise.all([inspect(this.engine, id, { signal }), openConnection(this.engine, { id, name }, undefined, signal)]);
+    const closed = async () => {
+      if (connection.ok) await connection.value.close();
+    };
     if (!inspected.ok) {
+      await closed();
       return refused(signal?.aborted ? "aborted" : inspected.error.code === "not_found" ? "gone" : "failed", `${inspected.error.message}; ${name} was deleted`);
     }
     const state = inspected.value.State;
     if (!state?.Running) {
+      await closed();
       const took = Date.now() - started;
       if (state?.ExitCode === 0 && Date.now() >= Date.parse(deadline)) {
         return refused("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(took)}); ask for a longer lifetime`);
@@ -259,8 +268,6 @@ export class DockerProvider implements ComputerProvider {
       const words = await lastWords(this.engine, id);
       return refused("failed", `${name} was not running after its start (exit code ${state?.ExitCode ?? "?"}${words ? `: ${words}` : ""}); it was removed`);
     }
-
-    const connection = await openConnection(this.engine, { id, name }, undefined, signal);
     if (!connection.ok) {
       if (signal?.aborted) return refused("aborted", `create was aborted while saying hello; ${name} was deleted`);
       return refused(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
