@@ -1,9 +1,19 @@
 // The Pulumi provider: dispatches the engine's calls to the resource modules by type token.
 import type { Provider } from "@pulumi/pulumi/provider/index.js";
 import type { Settings } from "./config.js";
-import { resources, typeOf, type Context, type ResourceHandler } from "./resource.js";
+import { typeOf, type Context, type ResourceHandler } from "./resource.js";
 import { vendors } from "./vendors.js";
 import type { Props } from "./secrets.js";
+
+/**
+ * Every resource type and its module, loaded lazily: the plugin loads a resource's module (and
+ * the library behind it) only when the engine first asks for that type.
+ */
+export const resources: Record<string, () => Promise<ResourceHandler>> = {
+  "agentrun:index:Mount": async () => (await import("./resources/mount.js")).mount,
+  "agentrun:index:Computer": async () => (await import("./resources/computer.js")).computer,
+  "agentrun:index:RunEpoch": async () => (await import("./resources/run-epoch.js")).runEpoch,
+};
 
 export function makeProvider(opts: { version: string; schema: string; settings: { ok: true; value: Settings } | { ok: false; message: string } }): Provider {
   const settings = opts.settings.ok ? opts.settings.value : {};

@@ -1,7 +1,9 @@
-// What each resource module gives the plugin, and the lazy table of them: the plugin loads a
-// resource's module (and the library behind it) only when the engine first asks for that type.
+// What each resource module gives the plugin (the handler contract and the context it is called
+// with), and the helpers every handler shares. The table of resources is the plugin's (plugin.ts),
+// so this contract imports no handler.
 import type { CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
 import type { ComputerProvider } from "../src/provider.js";
+import { orThrow } from "../src/result.js";
 import type { Settings } from "./config.js";
 import type { Props } from "./secrets.js";
 import type { Vendors } from "./vendors.js";
@@ -25,12 +27,6 @@ export interface ResourceHandler {
   delete(ctx: Context, id: string, props: Props): Promise<void>;
 }
 
-export const resources: Record<string, () => Promise<ResourceHandler>> = {
-  "agentrun:index:Mount": async () => (await import("./resources/mount.js")).mount,
-  "agentrun:index:Computer": async () => (await import("./resources/computer.js")).computer,
-  "agentrun:index:RunEpoch": async () => (await import("./resources/run-epoch.js")).runEpoch,
-};
-
 /** A URN's type token: the part after the last `$` of its type (a child's type names its parent's). */
 export function typeOf(urn: string): string {
   const type = urn.split("::")[2] ?? "";
@@ -46,9 +42,7 @@ export function unknownFields(news: Props, known: readonly string[], type: strin
 
 /** The provider of an id, or a throw in its words (a step's failure). */
 export async function vendorOf(ctx: Context, id: string): Promise<ComputerProvider> {
-  const v = await ctx.vendor(id);
-  if (!v.ok) throw new Error(v.error.message);
-  return v.value;
+  return orThrow(await ctx.vendor(id));
 }
 
 /** A vendor call's signal: the engine's cancel, or the step's own bound. */

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import {
   CANCEL_METHOD,
   type ClientErrorKind,
+  isLimitIssue,
   MAX_LINE_BYTES,
   METHODS,
   type Method,
@@ -100,7 +101,9 @@ export class DaemonClient implements ComputerClient {
     if (!spec) return Promise.reject(new CallError("invalid", `${String(method)} is not a method of the protocol`, method));
     const checked = spec.params.safeParse(params ?? {});
     if (!checked.success) {
-      return Promise.reject(new CallError("invalid", `${method}: ${issuesInWords(checked.error)}`, method));
+      // A bound the daemon answers as limit is limit here too; anything else wrong is invalid.
+      const kind = checked.error.issues.every(isLimitIssue) ? "limit" : "invalid";
+      return Promise.reject(new CallError(kind, `${method}: ${issuesInWords(checked.error)}`, method));
     }
     return this.#send(method, checked.data, spec.result, options) as Promise<ResultOf<M>>;
   }

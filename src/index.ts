@@ -6,6 +6,7 @@ export * from "./client.js";
 export * from "./result.js";
 export * from "./provider.js";
 export * from "./mount.js";
+export * from "./user.js";
 export * from "./files.js";
 export * from "./processes.js";
 export * from "./labels.js";

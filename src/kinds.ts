@@ -151,7 +151,8 @@ const DESKTOP: OfferedCapabilities = {
   kind: "desktop",
   groups: ["exec", "files", "processes", "screen", "input.pointer", "input.keys"],
 };
-const BROWSER: OfferedCapabilities = { kind: "browser", groups: ["cdp", "stream", "downloads"] };
+// Neither browser vendor declares downloads: the protocol has no method that reads them yet.
+const BROWSER: OfferedCapabilities = { kind: "browser", groups: ["cdp", "stream"] };
 
 function entry(fields: Omit<ProviderEntry, "kinds">): ProviderEntry {
   const kinds = SETTING_KIND_NAMES.filter((kind) => fields.capabilities.some((c) => serves(c, kind)));
@@ -163,7 +164,9 @@ const optional = (...names: string[]) => names.map((name) => ({ name, required: 
 
 /** What Settings offers. */
 export const PROVIDERS: readonly ProviderEntry[] = [
-  entry({ id: "docker", label: "Docker", keys: [], mounts: ["bind"], metered: false, capabilities: [LINUX, DESKTOP], defaultImage: {} }),
+  // Docker's desktop (its desktop option) is not built: its check refuses kind desktop, so its
+  // row offers the linux computer alone until the option joins it.
+  entry({ id: "docker", label: "Docker", keys: [], mounts: ["bind"], metered: false, capabilities: [LINUX], defaultImage: {} }),
   entry({
     id: "daytona",
     label: "Daytona",
@@ -206,7 +209,8 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     keys: required("PHONE_HARNESS_API_KEY"),
     mounts: [],
     metered: true,
-    capabilities: [{ kind: "android", groups: ["screen", "input.touch", "input.keys", "apps", "apps.install", "apps.ui_tree"] }],
+    // No apps.install: the phone harness refuses it, as it refuses exec and files.
+    capabilities: [{ kind: "android", groups: ["screen", "input.touch", "input.keys", "apps", "apps.ui_tree"] }],
     defaultImage: { phone: PHONE_IMAGE },
   }),
   entry({

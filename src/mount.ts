@@ -1,7 +1,7 @@
 // The run's folder: one spec field, mount, and one path in every computer, /workspace.
 // This module loads nothing else of the library: a caller imports the mount rule alone.
-import { realpathSync, statSync } from "node:fs";
-import { isAbsolute } from "node:path";
+import { lstatSync, realpathSync } from "node:fs";
+import { posix } from "node:path";
 
 /** Where every computer has the run's folder. */
 export const WORKSPACE = "/workspace";
@@ -71,21 +71,47 @@ function textProblem(value: unknown): string | undefined {
 }
 
 function bindRefusals(path: unknown): MountRefusal[] {
-  const problem = textProblem(path);
-  if (problem) return [{ field: "mount.path", message: `mount.path ${problem}` }];
-  const p = path as string;
-  if (!isAbsolute(p)) return [{ field: "mount.path", message: "mount.path is an absolute path on the host" }];
-  let real: string;
-  try {
-    real = realpathSync(p);
-  } catch {
-    return [{ field: "mount.path", message: `the run folder ${p} does not exist on the host; make it first` }];
+  const problem = bindPathProblem(path);
+  return problem ? [{ field: "mount.path", message: problem }] : [];
+}
+
+/**
+ * The one rule of a bind's path, read from the host without changing it: a non-empty string,
+ * absolute, canonical (no `.`, `..`, doubled or trailing slash, and no symlink in any part, so
+ * what is read back is what is bound), with no NUL and nothing a bind's options cannot hold
+ * (Docker's --mount is comma-separated and quoted), every existing part a directory. The folder
+ * itself must be there unless mayBeMissing (a Mount makes it). Undefined when the path is fine.
+ */
+export function bindPathProblem(path: unknown, options: { mayBeMissing?: boolean } = {}): string | undefined {
+  if (typeof path !== "string" || path.length === 0) return "the run folder's path is a non-empty string";
+  if (path.includes("\0")) return "the run folder's path has a NUL byte";
+  if (!path.startsWith("/")) return `the run folder's path must be absolute (it is "${path}"); give the whole path from /`;
+  if (path === "/") return "the run folder cannot be / itself; give a folder of its own, such as /var/tmp/agentrun/runs/r1/work";
+  const normal = posix.normalize(path).replace(/\/+$/, "");
+  if (normal !== path) return `the run folder's path is not canonical: write it as ${normal}`;
+  if (/[,"\n\r]/.test(path)) return "the run folder's path has a comma, a double quote or a line break, which a bind's options (Docker's --mount) cannot hold";
+  let prefix = "";
+  for (const part of path.split("/").slice(1)) {
+    prefix += `/${part}`;
+    let st;
+    try {
+      st = lstatSync(prefix);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") return `the run folder's path cannot be read at ${prefix}: ${(e as Error).message}`;
+      return options.mayBeMissing ? undefined : `the run folder ${path} does not exist on the host; make it first`;
+    }
+    if (st.isSymbolicLink()) {
+      let target = "a place that does not exist";
+      try {
+        target = realpathSync(prefix);
+      } catch {
+        // a dangling link: named as such
+      }
+      return `the run folder's path passes through a symlink at ${prefix} (to ${target}); give its canonical path, without links`;
+    }
+    if (!st.isDirectory()) return prefix === path ? `the run folder ${path} is not a directory` : `the run folder's path passes through ${prefix}, which is not a directory`;
   }
-  if (real !== p) {
-    return [{ field: "mount.path", message: `mount.path ${p} is not canonical: give its real path, ${real}` }];
-  }
-  if (!statSync(real).isDirectory()) return [{ field: "mount.path", message: `the run folder ${p} is not a directory` }];
-  return [];
+  return undefined;
 }
 
 /**

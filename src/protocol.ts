@@ -95,6 +95,22 @@ export type Group = (typeof GROUPS)[number];
 
 const Int = z.number().int();
 const Count = z.number().int().min(0);
+
+/**
+ * A bound the daemon answers as limit, not invalid: the most bytes one call carries. The
+ * client's own check of it says limit too (isLimitIssue), so a caller sees one kind either way.
+ */
+function atMostChunk(schema: z.ZodNumber, field: string) {
+  return schema.refine((n) => n <= MAX_CHUNK_BYTES, {
+    params: { kind: "limit" },
+    message: `${field} is past the most one call carries, ${MAX_CHUNK_BYTES} bytes (512 KiB): read in chunks`,
+  });
+}
+
+/** An issue of a bound the daemon answers as limit (atMostChunk's). */
+export function isLimitIssue(issue: z.core.$ZodIssue): boolean {
+  return issue.code === "custom" && (issue.params as { kind?: unknown } | undefined)?.kind === "limit";
+}
 /** Base64 bytes, as every data field carries them. */
 const Base64 = z.string().describe("base64");
 /** An absolute path; the daemon cleans it. */
@@ -161,7 +177,7 @@ export type FileStat = z.infer<typeof FileStat>;
 export const FilesReadParams = z.object({
   path: AbsPath,
   offset: Count.optional(),
-  length: Count.max(MAX_CHUNK_BYTES).optional(),
+  length: atMostChunk(Count, "length").optional(),
 });
 export const FilesReadResult = z.object({ data: Base64, eof: z.boolean(), size: Count });
 
@@ -200,7 +216,7 @@ export const FilesRemoveParams = z.object({ path: AbsPath, recursive: z.boolean(
 const TarId = z.string();
 export const TarBeginParams = z.object({ path: AbsPath });
 export const TarBeginResult = z.object({ id: TarId });
-export const TarPullReadParams = z.object({ id: TarId, maxBytes: Int.min(1).max(MAX_CHUNK_BYTES).optional() });
+export const TarPullReadParams = z.object({ id: TarId, maxBytes: atMostChunk(Int.min(1), "maxBytes").optional() });
 export const TarPullReadResult = z.object({ data: Base64, eof: z.boolean() });
 export const TarIdParams = z.object({ id: TarId });
 export const TarPushWriteParams = z.object({ id: TarId, data: Base64 });
@@ -230,7 +246,7 @@ export const ProcessReadParams = z.object({
   id: z.string(),
   stream: z.enum(PROCESS_STREAMS),
   offset: Count,
-  maxBytes: Int.min(1).max(MAX_CHUNK_BYTES).optional(),
+  maxBytes: atMostChunk(Int.min(1), "maxBytes").optional(),
   waitMs: Int.min(0).max(MAX_READ_WAIT_MS).optional(),
 });
 export const ProcessReadResult = z.object({

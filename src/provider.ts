@@ -131,6 +131,20 @@ export interface Capabilities {
   /** TCP ports of the vendor's own agent inside the computer. */
   vendorAgentPorts?: number[];
   isolation?: string;
+  /** What a spec that names none of these gets, so a caller can show them before create and compare them after. */
+  defaults?: SpecDefaults;
+}
+
+/** The image, sizes, workdir and user a provider gives a spec that does not name them. */
+export interface SpecDefaults {
+  /** Only when known without a vendor call (Docker's image option by name); else image() makes one ready. */
+  image?: string;
+  cpus?: number;
+  memoryMb?: number;
+  pids?: number;
+  workdir?: string;
+  /** uid:gid. */
+  user?: string;
 }
 
 // --- The optional hooks' shapes ---
@@ -199,6 +213,15 @@ export interface ComputerProvider {
   testConnection?(options?: CallOptions): Promise<Result<{ detail: string }>>;
 }
 
+/**
+ * A host's environment, handed in by a host that lets its vendors' own variables count (the
+ * Pulumi plugin, for DOCKER_HOST): the library reads none itself.
+ */
+export interface HostEnvironment {
+  env: Record<string, string | undefined>;
+  home: string;
+}
+
 /** What a provider file exports: the registry's contract. */
 export interface ProviderModule<Options = unknown> {
   /** The mount kinds its computers take. */
@@ -207,6 +230,14 @@ export interface ProviderModule<Options = unknown> {
   CAPABILITIES?: Capabilities | Record<string, Capabilities>;
   /** The provider built from its options alone; a missing or wrong option throws in words. */
   create(options: Options): ComputerProvider;
+  /**
+   * Its options from a host's plain settings object (a Pulumi stack's agentrun:<id> config), for
+   * a provider whose options hold what a host should not know (Docker: the daemon this package
+   * carries), as create takes them; host, when the host gives it, is its environment, for a
+   * setting that defaults as the vendor's own CLI finds it. Without it the settings are the
+   * options. A setting it cannot take throws in words.
+   */
+  optionsFromSettings?(settings: Record<string, unknown>, host?: HostEnvironment): unknown;
   /** Its conformance module (reads its COMPUTER_<ID>_* names). */
   conformance?: () => Promise<unknown>;
 }

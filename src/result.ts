@@ -54,3 +54,27 @@ export function refuse(refusals: Refusal[]): Result<undefined> {
   const [first] = refusals as [Refusal, ...Refusal[]];
   return fail("invalid", refusals.map((r) => r.message).join("; "), { field: first.field, refusals });
 }
+
+/**
+ * A failed result thrown, for a caller whose failures are throws (a Pulumi step): its words as
+ * the message, its code, field and refusals on the error, and the whole failure as its cause.
+ */
+export class ResultFailure extends Error {
+  readonly code: ResultCode;
+  readonly field: string | undefined;
+  readonly refusals: Refusal[] | undefined;
+
+  constructor(error: ResultError) {
+    super(error.message, { cause: error });
+    this.name = "ResultFailure";
+    this.code = error.code;
+    this.field = error.field;
+    this.refusals = error.refusals;
+  }
+}
+
+/** A result's value, or its failure thrown as a ResultFailure. */
+export function orThrow<T>(result: Result<T>): T {
+  if (!result.ok) throw new ResultFailure(result.error);
+  return result.value;
+}

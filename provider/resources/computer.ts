@@ -7,7 +7,9 @@
 import { z } from "zod";
 import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/provider.js";
 import type { Hello } from "../../src/protocol.js";
-import { defaultUser } from "../defaults.js";
+import { DEFAULT_PROVIDER } from "../../src/providers.js";
+import { ResultFailure, orThrow } from "../../src/result.js";
+import { normalUser } from "../../src/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
@@ -18,8 +20,6 @@ export const INPUTS = [
 ] as const;
 // Everything a Docker computer is made with is fixed at create: a change is a replace.
 const FIXED = INPUTS;
-// Serve's sizes, the spec's defaults, filled in at check so what is read back compares equal.
-const DEFAULTS = { provider: "docker", network: "none", labels: {}, cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", kind: "linux" } as const;
 // How long one step may wait on the vendor (an image built at create is the longest).
 const CREATE_MS = 15 * 60_000;
 const STEP_MS = 2 * 60_000;
@@ -66,52 +66,75 @@ export function specOf(inputs: Inputs): ComputerSpec {
   return spec;
 }
 
+/**
+ * The inputs a declaration that names none gets, filled in at check so what is read back
+ * compares equal: network none and no labels, and the provider's own kind, image (when it names
+ * one), sizes, workdir and user (capabilities().defaults), which this resource never writes itself.
+ */
+export function defaultsOf(provider: ComputerProvider): Props {
+  const { kind, defaults = {} } = provider.capabilities();
+  return withoutUndefined({ provider: provider.id, network: "none", labels: {}, kind, ...defaults });
+}
+
+const withoutUndefined = (props: Props): Props => Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined));
+
+/**
+ * Every refusal together, each naming its field: an unknown field, a value of the wrong shape,
+ * and the provider's own check (with no vendor call) of every field that has the right shape.
+ */
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
   const failures = unknownFields(plain, INPUTS, TYPE);
   const known = Object.fromEntries(Object.entries(plain).filter(([k]) => (INPUTS as readonly string[]).includes(k)));
   const parsed = Given.safeParse(Object.fromEntries(Object.entries(known).filter(([, v]) => !hasUnknown(v))));
+  // Fields already refused: the provider's check of them would say it twice.
+  const refused = new Set<string>();
   if (!parsed.success) {
     // The field and what it must be; never the value, which could be a secret put in the wrong place.
-    for (const issue of parsed.error.issues) failures.push({ property: String(issue.path[0] ?? ""), reason: `${issue.path.join(".")}: ${issue.message}` });
+    for (const issue of parsed.error.issues) {
+      const property = String(issue.path[0] ?? "");
+      failures.push({ property, reason: `${issue.path.join(".")}: ${issue.message}` });
+      refused.add(property);
+    }
   }
-  if (failures.length || !parsed.success) return { failures };
-
-  const given = parsed.data;
-  // No image: the provider's own (on Docker, its recipe, made ready at create), read back then.
-  const image = known.image ?? ctx.settings.docker?.image;
-  const inputs = {
-    ...DEFAULTS,
-    ...known,
-    ...(image === undefined ? {} : { image }),
-    user: normalUser(known.user ?? defaultUser(ctx.settings)),
-  } as Props;
+  const given = (parsed.success ? parsed.data : Object.fromEntries(Object.entries(known).filter(([k]) => !refused.has(k)))) as z.infer<typeof Given>;
   if (given.network === "allow" && given.allow === undefined) failures.push({ property: "allow", reason: 'network "allow" needs allow: the names and CIDRs the computer may reach' });
   if (given.network !== "allow" && given.allow !== undefined) failures.push({ property: "allow", reason: 'allow is the list of network "allow"; set network: allow, or leave allow out' });
-  if (failures.length) return { failures };
 
-  // With every value known, the provider's own check: every refusal, with no vendor call.
-  if (!hasUnknown(inputs)) {
-    const provider = await ctx.vendor(inputs.provider as string);
-    if (!provider.ok) return { failures: [{ property: "provider", reason: provider.error.message }] };
-    const checked = provider.value.check(specOf({ image: "", ...inputs } as Inputs));
+  const id = known.provider ?? DEFAULT_PROVIDER;
+  let provider: ComputerProvider | undefined;
+  if (id !== UNKNOWN && !refused.has("provider")) {
+    const v = await ctx.vendor(id as string);
+    if (v.ok) provider = v.value;
+    else failures.push({ property: "provider", reason: v.error.message });
+  }
+  const defaults = provider ? defaultsOf(provider) : { provider: id };
+  // No image: the provider's default when it names one, else its own made ready at create
+  // (on Docker, its recipe), read back then.
+  const image = known.image ?? defaults.image;
+  const inputs = withoutUndefined({
+    ...defaults,
+    ...known,
+    ...(image === undefined ? {} : { image }),
+    user: normalUser(known.user ?? defaults.user),
+  });
+
+  // With every value known, the provider's own check of the fields not refused already.
+  if (provider && !hasUnknown(inputs)) {
+    const shaped = Object.fromEntries(Object.entries(inputs).filter(([k]) => !refused.has(k)));
+    const checked = provider.check(specOf({ image: "", ...shaped } as Inputs));
     if (!checked.ok) {
       const all = checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }];
-      const refusals = all.filter((r) => !(image === undefined && r.field === "image"));
-      for (const r of refusals) {
+      for (const r of all) {
         const property = r.field.split(".")[0] ?? "";
+        if (refused.has(property) || (image === undefined && property === "image")) continue;
         // A secret field's refusal is named, never shown: the words could quote it.
         failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });
       }
-      if (failures.length) return { failures };
     }
   }
+  if (failures.length) return { failures };
   return { inputs: wrapDerived(inputs, secretKeys) };
-}
-
-/** "1000" is "1000:1000"; anything else is left for the provider's check to judge in words. */
-function normalUser(user: unknown): unknown {
-  return typeof user === "string" && /^\d+$/.test(user) ? `${user}:${user}` : user;
 }
 
 /**
@@ -123,7 +146,7 @@ async function observe(provider: ComputerProvider, id: string, signal: AbortSign
   const read = await provider.read({ id }, { signal });
   if (read.ok) return read.value;
   if (read.error.code === "not_found") return "gone";
-  throw new Error(read.error.message);
+  throw new ResultFailure(read.error);
 }
 
 function remainingMs(deadline: string | undefined): number {
@@ -192,9 +215,7 @@ const DERIVED: Record<string, readonly string[]> = {
 /** The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). */
 async function defaultImage(provider: ComputerProvider, signal: AbortSignal): Promise<string> {
   if (!provider.image) throw new Error(`the ${provider.id} provider has no image of its own: declare image`);
-  const image = await provider.image({ signal });
-  if (!image.ok) throw new Error(image.error.message);
-  return image.value;
+  return orThrow(await provider.image({ signal }));
 }
 
 async function create(ctx: Context, raw: Props) {
@@ -203,11 +224,10 @@ async function create(ctx: Context, raw: Props) {
   const provider = await vendorOf(ctx, inputs.provider);
   const signal = bounded(ctx, CREATE_MS);
   inputs.image ??= await defaultImage(provider, signal);
-  const made = await provider.create(specOf(inputs), { signal });
-  if (!made.ok) throw new Error(made.error.message);
+  const made = orThrow(await provider.create(specOf(inputs), { signal }));
   // create ends with the drift check, hello included: what it made is what was declared.
-  const outs = outputsOf(inputs, { ref: made.value, state: "running", labels: inputs.labels, hello: made.value.hello, drift: [] }, inputs.labels);
-  return { id: made.value.name, outs: wrapDerived(outs, secretKeys, DERIVED) };
+  const outs = outputsOf(inputs, { ref: made, state: "running", labels: inputs.labels, hello: made.hello, drift: [] }, inputs.labels);
+  return { id: made.name, outs: wrapDerived(outs, secretKeys, DERIVED) };
 }
 
 /** The computer a resource's state names: its vendor id, or (an import) the id it was given. */
@@ -218,7 +238,7 @@ function vendorIdOf(id: string, old: Props): string {
 async function read(ctx: Context, id: string, props: Props) {
   const secretKeys = secretFieldsOf(props);
   const old = unwrap(props).plain as Inputs & Props;
-  const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULTS.provider);
+  const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
   const o = await observe(provider, vendorIdOf(id, old), bounded(ctx, STEP_MS));
   if (o === "gone") return {}; // refresh drops it; the next up makes it again
   // Found by its vendor id under another name: renamed by hand, which a replace removes.
@@ -226,7 +246,7 @@ async function read(ctx: Context, id: string, props: Props) {
   if (made !== undefined && o.ref.name !== made) o.drift = [`renamed by hand to ${o.ref.name} (it was made as ${made})`, ...o.drift];
   // An import has no outputs: what is there is what was declared (its labels, the caller's own),
   // and its lifetime is what is left of it, to the second.
-  const declared = { ...DEFAULTS, ...old } as Inputs;
+  const declared = { ...defaultsOf(provider), ...old } as Inputs;
   if (typeof declared.lifetimeMs !== "number") declared.lifetimeMs = remainingMs(o.ref.spec?.deadline);
   const labels = typeof old.labels === "object" && old.labels !== null ? declaredLabels(declared.labels, o.labels) : callerLabels(o.labels);
   const outs = outputsOf(declared, o, labels);
@@ -262,11 +282,10 @@ async function update(): Promise<never> {
 
 async function remove(ctx: Context, id: string, props: Props) {
   const old = unwrap(props).plain;
-  const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULTS.provider);
+  const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
   // By its vendor id: a computer renamed by hand is still found, and removed.
   const ref: ComputerRef = { id: vendorIdOf(id, old), name: typeof old.name === "string" ? old.name : id, provider: provider.id };
-  const released = await provider.release(ref, "delete", { signal: bounded(ctx, STEP_MS) });
-  if (!released.ok) throw new Error(released.error.message);
+  orThrow(await provider.release(ref, "delete", { signal: bounded(ctx, STEP_MS) }));
 }
 
 export const computer: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };

@@ -4,14 +4,14 @@
 // inputs read back so preview shows it field by field); removed on delete unless retained.
 import { createHash } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
-import { defaultUser } from "../defaults.js";
+import { fail, ok, orThrow, type Result } from "../../src/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { unknownFields } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
-import {
-  FOLDER_MODE, folderDrift, healFolder, makeFolder, modeText, ownerOf, ownerText, pathProblem, readFolder, removeFolder,
-  type Owner,
-} from "../run-folder.js";
+import { bindPathProblem } from "../../src/mount.js";
+import { DEFAULT_PROVIDER } from "../../src/providers.js";
+import { parseUser, processUser, userText, type User } from "../../src/user.js";
+import { FOLDER_MODE, folderDrift, healFolder, makeFolder, modeText, readFolder, removeFolder } from "../run-folder.js";
 
 const TYPE = "agentrun:index:Mount";
 const INPUTS = ["kind", "path", "user", "retainOnDelete"] as const;
@@ -36,16 +36,17 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   const path = given.path;
   if (typeof path !== "string" || path === "") failures.push({ property: "path", reason: "path is required: the run folder's absolute path on this host" });
   else if (path !== UNKNOWN) {
-    const problem = await pathProblem(path);
+    const problem = bindPathProblem(path, { mayBeMissing: true });
     if (problem) failures.push({ property: "path", reason: secretKeys.has("path") ? "the run folder's path (a secret) is refused: it must be absolute, canonical, with no link, NUL, comma, double quote or line break" : problem });
   }
 
-  let user = given.user ?? defaultUser(ctx.settings);
-  if (typeof user !== "string") failures.push({ property: "user", reason: "user must be a string: a uid or uid:gid in numbers" });
+  const local = given.user === undefined ? await localUser(ctx) : ok(given.user);
+  let user = local.ok ? local.value : undefined;
+  if (!local.ok) failures.push({ property: "user", reason: local.error.message });
   else if (user !== UNKNOWN) {
-    const owner = ownerOf(user);
-    if (typeof owner === "string") failures.push({ property: "user", reason: owner });
-    else user = ownerText(owner);
+    const owner = parseUser(user);
+    if (!owner.ok) failures.push({ property: "user", reason: owner.error.message });
+    else user = userText(owner.value);
   }
 
   const retain = given.retainOnDelete ?? false;
@@ -56,18 +57,35 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   return { inputs: wrapDerived(inputs, secretKeys) };
 }
 
+/**
+ * The user a folder is given when none is declared: the local provider's computer user (on
+ * Docker, its user setting, else this process's rule), known through the registry alone.
+ */
+async function localUser(ctx: Context): Promise<Result<unknown>> {
+  const local = await ctx.vendor(DEFAULT_PROVIDER);
+  if (!local.ok) return fail(local.error.code, `no user was declared, and the local provider's cannot be read: ${local.error.message}`);
+  return ok(local.value.capabilities().defaults?.user ?? processUser());
+}
+
+/** A checked input's owner (check wrote it as uid:gid). */
+function ownerOf(user: string): User {
+  const owner = parseUser(user);
+  if (!owner.ok) throw new Error(`the Mount's user was not checked: ${owner.error.message}`);
+  return owner.value;
+}
+
 /** The outputs: `user` as declared, `owner` and `mode` as read from the folder, and the drift. */
-function outputsOf(inputs: Inputs, state: { owner: Owner; mode: number }, made: boolean) {
+function outputsOf(inputs: Inputs, state: { owner: User; mode: number }, made: boolean) {
   return {
     kind: inputs.kind,
     path: inputs.path,
     user: inputs.user,
-    owner: ownerText(state.owner),
+    owner: userText(state.owner),
     mode: modeText(state.mode),
     retainOnDelete: inputs.retainOnDelete,
     made,
     mount: { kind: inputs.kind, path: inputs.path },
-    drift: folderDrift(inputs.path, ownerOf(inputs.user) as Owner, state),
+    drift: folderDrift(inputs.path, ownerOf(inputs.user), state),
   };
 }
 
@@ -80,12 +98,11 @@ function idOf(path: string, secretKeys: Set<string>): string {
 async function create(_ctx: Context, raw: Props) {
   const { plain, secretKeys } = unwrap(raw);
   const inputs = plain as Inputs;
-  const owner = ownerOf(inputs.user) as Owner;
-  const made = await makeFolder(inputs.path, owner);
-  if (!made.ok) throw new Error(made.error.message);
+  const owner = ownerOf(inputs.user);
+  const made = orThrow(await makeFolder(inputs.path, owner));
   const state = await readFolder(inputs.path);
   if (!state) throw new Error(`the run folder ${inputs.path} was made but is gone again`);
-  return { id: idOf(inputs.path, secretKeys), outs: wrapDerived(outputsOf(inputs, state, made.value.made), secretKeys, DERIVED) };
+  return { id: idOf(inputs.path, secretKeys), outs: wrapDerived(outputsOf(inputs, state, made.made), secretKeys, DERIVED) };
 }
 
 // The Node provider server hands read the stored outputs only, so what was declared comes
@@ -96,8 +113,8 @@ async function read(_ctx: Context, id: string, props: Props) {
   const path = typeof old.path === "string" ? old.path : id;
   const state = await readFolder(path);
   if (!state) return {}; // gone: no id, and refresh drops it
-  const owner = ownerText(state.owner);
-  const declared = typeof old.user === "string" && typeof ownerOf(old.user) !== "string" ? old.user : owner;
+  const owner = userText(state.owner);
+  const declared = parseUser(old.user).ok ? (old.user as string) : owner;
   const retainOnDelete = old.retainOnDelete === true;
   // The inputs as read back, so preview --refresh shows the owner and mode that changed.
   const inputs: Inputs = { kind: "bind", path, user: owner, mode: modeText(state.mode), retainOnDelete };
@@ -122,8 +139,7 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
 async function update(_ctx: Context, _id: string, olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
   const inputs = plain as Inputs;
-  const healed = await healFolder(inputs.path, ownerOf(inputs.user) as Owner);
-  if (!healed.ok) throw new Error(healed.error.message);
+  orThrow(await healFolder(inputs.path, ownerOf(inputs.user)));
   const state = await readFolder(inputs.path);
   if (!state) throw new Error(`the run folder ${inputs.path} is gone`);
   return { outs: wrapDerived(outputsOf(inputs, state, unwrap(olds).plain.made === true), secretKeys, DERIVED) };
@@ -133,8 +149,7 @@ async function remove(_ctx: Context, id: string, props: Props) {
   const old = unwrap(props).plain;
   // A folder this resource did not make, or one declared retained, stays.
   if (old.retainOnDelete === true || old.made !== true) return;
-  const removed = await removeFolder(typeof old.path === "string" ? old.path : id);
-  if (!removed.ok) throw new Error(removed.error.message);
+  orThrow(await removeFolder(typeof old.path === "string" ? old.path : id));
 }
 
 export const mount: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };

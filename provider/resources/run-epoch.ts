@@ -6,6 +6,8 @@
 import { releaseOlder } from "../../src/janitor.js";
 import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } from "../../src/labels.js";
 import type { ComputerProvider } from "../../src/provider.js";
+import { DEFAULT_PROVIDER } from "../../src/providers.js";
+import { orThrow } from "../../src/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
@@ -20,7 +22,7 @@ type Inputs = { provider: string; run: string; epoch: number };
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
   const failures = unknownFields(plain, INPUTS, TYPE);
-  const provider = plain.provider ?? "docker";
+  const provider = plain.provider ?? DEFAULT_PROVIDER;
   if (typeof provider !== "string" || provider === "") failures.push({ property: "provider", reason: "provider is a registry id, such as docker" });
   else if (provider !== UNKNOWN) {
     const v = await ctx.vendor(provider);
@@ -43,17 +45,15 @@ async function create(ctx: Context, raw: Props) {
   const { plain, secretKeys } = unwrap(raw);
   const inputs = plain as Inputs;
   const provider = await vendorOf(ctx, inputs.provider);
-  const claimed = await releaseOlder(provider, inputs.run, inputs.epoch, { signal: bounded(ctx, STEP_MS) });
-  if (!claimed.ok) throw new Error(claimed.error.message);
-  const outs = { ...inputs, labels: runLabels(inputs.run, inputs.epoch), released: claimed.value.released, drift: [] as string[] };
+  const claimed = orThrow(await releaseOlder(provider, inputs.run, inputs.epoch, { signal: bounded(ctx, STEP_MS) }));
+  const outs = { ...inputs, labels: runLabels(inputs.run, inputs.epoch), released: claimed.released, drift: [] as string[] };
   return { id: `${inputs.run}@${inputs.epoch}`, outs: wrapDerived(outs, secretKeys, DERIVED) };
 }
 
 /** The run's computers at a higher epoch than this claim's: each a drift sentence. */
 async function fencedBy(provider: ComputerProvider, inputs: Inputs, signal: AbortSignal): Promise<string[]> {
-  const listed = await provider.list({ [RUN_LABEL]: inputs.run }, { signal });
-  if (!listed.ok) throw new Error(listed.error.message);
-  const later = listed.value.filter((i) => {
+  const listed = orThrow(await provider.list({ [RUN_LABEL]: inputs.run }, { signal }));
+  const later = listed.filter((i) => {
     const e = epochOf(i.labels);
     return i.labels[RUN_LABEL] === inputs.run && e.ok && e.value > inputs.epoch;
   });
@@ -67,7 +67,7 @@ async function read(ctx: Context, id: string, props: Props) {
   const old = unwrap(props).plain;
   const at = id.lastIndexOf("@");
   const inputs: Inputs = {
-    provider: typeof old.provider === "string" ? old.provider : "docker",
+    provider: typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER,
     run: typeof old.run === "string" ? old.run : id.slice(0, at),
     epoch: typeof old.epoch === "number" ? old.epoch : Number(id.slice(at + 1)),
   };
@@ -95,10 +95,9 @@ async function remove(ctx: Context, _id: string, props: Props) {
   const provider = await vendorOf(ctx, old.provider);
   const signal = bounded(ctx, STEP_MS);
   // The claim's own computers still there; a later claim's are never touched.
-  const listed = await provider.list({ [RUN_LABEL]: old.run, [EPOCH_LABEL]: String(old.epoch) }, { signal });
-  if (!listed.ok) throw new Error(listed.error.message);
+  const listed = orThrow(await provider.list({ [RUN_LABEL]: old.run, [EPOCH_LABEL]: String(old.epoch) }, { signal }));
   const left: string[] = [];
-  for (const info of listed.value) {
+  for (const info of listed) {
     if (info.labels[RUN_LABEL] !== old.run || info.labels[EPOCH_LABEL] !== String(old.epoch)) continue;
     const released = await provider.release(info.ref, "delete", { signal });
     if (!released.ok) left.push(`${info.ref.name} (${released.error.message})`);

@@ -4,13 +4,12 @@ import { checkLifetime } from "../lifetime.js";
 import { checkMount } from "../mount.js";
 import type { Capabilities, ComputerSpec } from "../provider.js";
 import type { Refusal } from "../result.js";
+import { userProblem } from "../user.js";
 import { remapProblem } from "./bind.js";
 import { COMPUTER_LABEL } from "./constants.js";
 import { engineMajor, type Host } from "./host.js";
 
 const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind"]);
-const MAX_ID = 2 ** 31 - 1;
-const USER = /^(0|[1-9][0-9]*)(?::(0|[1-9][0-9]*))?$/;
 
 export interface CheckContext {
   capabilities: Capabilities;
@@ -22,15 +21,6 @@ export interface CheckContext {
 
 function hasNul(value: string): boolean {
   return value.includes("\0");
-}
-
-/** A uid or uid:gid in numbers, or why not. */
-export function userProblem(user: unknown): string | undefined {
-  if (typeof user !== "string" || !USER.test(user)) {
-    return "user is a uid or uid:gid in numbers (a name is refused: the image may not have it)";
-  }
-  if (user.split(":").some((n) => Number(n) > MAX_ID)) return `user's ids are at most ${MAX_ID}`;
-  return undefined;
 }
 
 export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] {
@@ -76,7 +66,6 @@ export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] 
     out.push(...refusals);
     const path = (spec.mount as { path?: unknown }).path;
     if (refusals.length === 0 && typeof path === "string") {
-      if (/[,"\n\r]/.test(path)) out.push({ field: "mount.path", message: `the run folder ${JSON.stringify(path)} has a comma, a double quote or a line break, which Docker's --mount cannot hold` });
       const root = context.volumeRoot;
       if (root !== undefined && !(path.startsWith(`${root}/`) && path !== root)) {
         out.push({ field: "mount.path", message: `the run folder ${path} is not below the volume's root ${root}; with the volume option a run folder must be inside the volume` });

@@ -5,6 +5,7 @@
 import { WORKSPACE } from "../mount.js";
 import type { Hello, MachineKind } from "../protocol.js";
 import type { Capabilities, ComputerSpec } from "../provider.js";
+import { parseUser, userText } from "../user.js";
 import { checkSpec } from "./check.js";
 import {
   COMPUTER_LABEL,
@@ -264,7 +265,8 @@ export function readBackDrift(inspected: Inspected, capabilities: Capabilities):
   if (deadlineOf(deadline) === undefined) {
     mismatches.push(`the ${DEADLINE_LABEL} label ${deadline === undefined ? "is missing" : `reads ${JSON.stringify(deadline)}`}, not the ISO time create writes, at most 30 days away`);
   }
-  if (!/^\d+:\d+$/.test(readBack.user)) mismatches.push(`Config.User is ${JSON.stringify(readBack.user)}, not uid:gid as create writes it`);
-  const [uid = NaN, gid = NaN] = readBack.user.split(":").map(Number);
+  const user = parseUser(readBack.user);
+  if (!user.ok || userText(user.value) !== readBack.user) mismatches.push(`Config.User is ${JSON.stringify(readBack.user)}, not uid:gid as create writes it`);
+  const { uid, gid } = user.ok ? user.value : { uid: NaN, gid: NaN };
   return { spec, uid, gid, deadline: deadline ?? "", mismatches };
 }

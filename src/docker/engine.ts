@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { HostEnvironment } from "../provider.js";
 import { fail, ok, type Result } from "../result.js";
 
 /** The engine the CLI talks to when nothing names another. */
@@ -47,13 +48,6 @@ export function engineAt(address: string, from = "the engine option"): Result<En
   );
 }
 
-export interface EngineLookup {
-  /** The caller's environment: DOCKER_HOST, DOCKER_CONTEXT and DOCKER_CONFIG are read from it. */
-  env: Record<string, string | undefined>;
-  /** The user's home, for ~/.docker when DOCKER_CONFIG is unset. */
-  home: string;
-}
-
 /** The CLI config's currentContext, or undefined when the file or the key is not there. */
 function currentContext(configDir: string): Result<string | undefined> {
   let text: string;
@@ -71,12 +65,13 @@ function currentContext(configDir: string): Result<string | undefined> {
 }
 
 /**
- * The engine as the docker CLI resolves it from this environment and config: DOCKER_HOST wins;
+ * The engine as the docker CLI resolves it from this environment (DOCKER_HOST, DOCKER_CONTEXT,
+ * DOCKER_CONFIG) and config (under DOCKER_CONFIG, else home's .docker): DOCKER_HOST wins;
  * else the context DOCKER_CONTEXT names, else the config's currentContext; the context "default"
  * (or none) is unix:///var/run/docker.sock. A context's address is its meta.json's
  * Endpoints.docker.Host, under contexts/meta/<sha256 of its name>/.
  */
-export function resolveEngine(lookup: EngineLookup): Result<EngineAddress> {
+export function resolveEngine(lookup: HostEnvironment): Result<EngineAddress> {
   const { env } = lookup;
   if (env.DOCKER_HOST) return engineAt(env.DOCKER_HOST, "DOCKER_HOST");
   const configDir = env.DOCKER_CONFIG || path.join(lookup.home, ".docker");

@@ -8,7 +8,7 @@ export { type Asked, DockerEngine, type Reply } from "./api.js";
 export { DockerCli } from "./cli.js";
 export { openConnection } from "./connect.js";
 export { createRequest, type CreateRequest } from "./create-request.js";
-export { DEFAULT_ENGINE, type EngineAddress, engineAt, type EngineLookup, resolveEngine } from "./engine.js";
+export { DEFAULT_ENGINE, type EngineAddress, engineAt, resolveEngine } from "./engine.js";
 export { type Plan, planOf } from "./plan.js";
 export { drift, type DriftExpected, helloDrift, inspectDrift } from "./drift.js";
 export { type DockerInfo, type Host, hostOf } from "./host.js";
@@ -23,6 +23,7 @@ export {
   recipeHash,
   recipeTag,
 } from "./image.js";
+export { type DockerSettings, optionsFromSettings, packagedDaemon } from "./settings.js";
 export { deadlineOf, type Inspected, mountOf, networkOf, specOf } from "./readback.js";
 export { COMPUTER_LABEL, DEADLINE_LABEL } from "./constants.js";
 

@@ -1,6 +1,7 @@
 // A spec made concrete: every size, the user, the workdir and the deadline a computer is made
 // with. The run flags and the drift check both read a Plan, so they cannot disagree.
 import type { ComputerSpec } from "../provider.js";
+import { parseUser } from "../user.js";
 import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME } from "./constants.js";
 
 export interface Plan {
@@ -21,12 +22,6 @@ export interface Plan {
   mount?: { kind: "bind"; path: string };
 }
 
-/** "1000" is 1000:1000; "1000:50" is itself. The caller has checked the shape. */
-export function parseUser(user: string): { uid: number; gid: number } {
-  const [uid, gid = uid] = user.split(":");
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
 /**
  * The spec with every default filled in. userDefault is the provider's user (its option, or
  * this process's uid:gid); the spec's own user wins.
@@ -35,7 +30,10 @@ export function planOf(
   spec: ComputerSpec,
   at: { name: string; deadline: string; daemon: string; userDefault: string },
 ): Plan {
-  const { uid, gid } = parseUser(spec.user ?? at.userDefault);
+  // The spec's user was checked, and the provider's at its construction.
+  const user = parseUser(spec.user ?? at.userDefault);
+  if (!user.ok) throw new TypeError(`planOf takes a checked spec: ${user.error.message}`);
+  const { uid, gid } = user.value;
   const plan: Plan = {
     name: at.name,
     image: spec.image,

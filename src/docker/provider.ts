@@ -22,13 +22,15 @@ import type {
   SpecReadBack,
 } from "../provider.js";
 import { fail, ok, refuse, type Result } from "../result.js";
-import { processUser } from "../user.js";
+import { isRootOrRootGroup, parseUser, processUser, userText } from "../user.js";
 import { DockerEngine } from "./api.js";
 import { bindWritableProblem } from "./bind.js";
-import { checkSpec, userProblem } from "./check.js";
+import { checkSpec } from "./check.js";
 import { DockerCli } from "./cli.js";
 import { openConnection } from "./connect.js";
-import { COMPUTER_LABEL, DEADLINE_LABEL, HOME, ID_PATTERN, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
+import {
+  COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, ID_PATTERN, MAX_LIFETIME_MS, NAME_PATTERN,
+} from "./constants.js";
 import { create as createContainer, failure, inspect, lastWords, listByLabels, remove, removeLate, start, stop } from "./containers.js";
 import { createRequest } from "./create-request.js";
 import { DaemonCacheError, daemonCopy, daemonCopyPath, DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
@@ -80,6 +82,7 @@ export const CAPABILITIES: Capabilities = {
   stopDeletes: false,
   user: ["root", "uid"],
   mount: ["bind"],
+  defaults: { cpus: DEFAULT_CPUS, memoryMb: DEFAULT_MEMORY_MB, pids: DEFAULT_PIDS, workdir: HOME },
 };
 
 /** 45000 is "45 s", 101234 is "101.2 s"; exact when asked (a lifetime), else to a tenth. */
@@ -108,14 +111,13 @@ export class DockerProvider implements ComputerProvider {
     this.#daemonPath = options.daemonPath;
     this.#daemonCache = path.resolve(options.daemonCache ?? DEFAULT_DAEMON_CACHE);
     if (options.user !== undefined) {
-      const problem = userProblem(options.user);
-      if (problem) throw new TypeError(`DockerProvider's user option: ${problem}`);
-      const [uid, gid = uid] = options.user.split(":");
-      if (Number(uid) === 0 || Number(gid) === 0) {
-        throw new TypeError(`DockerProvider's user option ${options.user} is root or in root's group; only a spec may ask for that (user "0", or a gid of 0)`);
+      const user = parseUser(options.user);
+      if (!user.ok) throw new TypeError(`DockerProvider's user option: ${user.error.message}`);
+      if (isRootOrRootGroup(user.value)) {
+        throw new TypeError(`DockerProvider's user option ${userText(user.value)} is root or in root's group; only a spec may ask for that (user "0", or a gid of 0)`);
       }
-    }
-    this.#user = options.user ? (options.user.includes(":") ? options.user : `${options.user}:${options.user}`) : processUser();
+      this.#user = userText(user.value);
+    } else this.#user = processUser();
     if (options.image !== undefined) {
       const problem = sourceProblem(options.image);
       if (problem) throw new TypeError(`DockerProvider's image option: ${problem}`);
@@ -142,7 +144,11 @@ export class DockerProvider implements ComputerProvider {
   }
 
   capabilities(): Capabilities {
-    return structuredClone(CAPABILITIES);
+    const capabilities = structuredClone(CAPABILITIES);
+    // The image option by name is the image a spec that names none gets; a recipe's is made at create.
+    const image = this.#image && "image" in this.#image ? { image: this.#image.image } : {};
+    capabilities.defaults = { ...capabilities.defaults, user: this.#user, ...image };
+    return capabilities;
   }
 
   check(spec: ComputerSpec): Result<undefined> {

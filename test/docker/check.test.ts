@@ -41,7 +41,7 @@ describe("DockerProvider.check", () => {
     ["a desktop", { ...good, kind: "desktop" }, "kind", /desktop computers on Docker are not built yet; ask for kind linux/],
     ["a phone", { ...good, kind: "android" }, "kind", /Docker makes linux computers, not android/],
     ["a field Docker does not support", { ...good, gpu: true }, "gpu", /gpu is not a field Docker supports/],
-    ["a user by name", { ...good, user: "agent" }, "user", /a name is refused: the image may not have it/],
+    ["a user by name", { ...good, user: "agent" }, "user", /a name is refused: the computer's image may not have it/],
     ["cpus of zero", { ...good, cpus: 0 }, "cpus", /cpus is a number of CPUs/],
     ["memory below Docker's least", { ...good, memoryMb: 4 }, "memoryMb", /from 6/],
     ["no pids limit", { ...good, pids: 0 }, "pids", /0 or less would be no limit/],
@@ -63,7 +63,7 @@ describe("DockerProvider.check", () => {
   it("refuses a folder Docker's --mount cannot hold", () => {
     const odd = mkdtempSync(path.join(folder, "a,b"));
     expect(refusals({ ...good, mount: { kind: "bind", path: odd } })).toEqual([
-      ["mount.path", `the run folder ${JSON.stringify(odd)} has a comma, a double quote or a line break, which Docker's --mount cannot hold`],
+      ["mount.path", "the run folder's path has a comma, a double quote or a line break, which a bind's options (Docker's --mount) cannot hold"],
     ]);
   });
 

@@ -180,7 +180,7 @@ describe("the read-back half (attach and read)", () => {
     ]);
     const byName = changed(f, (i) => (i.Config.User = "agent"));
     expect(readBackDrift(byName, CAPABILITIES).mismatches).toEqual([
-      "read back, user is a uid or uid:gid in numbers (a name is refused: the image may not have it)",
+      "read back, user is a uid or uid:gid in numbers, such as 1000:1000 (a name is refused: the computer's image may not have it)",
       'Config.User is "agent", not uid:gid as create writes it',
     ]);
   });

@@ -103,7 +103,7 @@ describe("Mount check refusals through the real engine", () => {
   test("a relative path", () => refused({ path: "runs/r1/work" }, `the run folder's path must be absolute (it is "runs/r1/work")`));
   test("a path through a symlink", () =>
     refused({ path: `${base}/link/work` }, `the run folder's path passes through a symlink at ${base}/link`));
-  test("a user that is not uid:gid", () => refused({ path: `${base}/real/w`, user: "agent" }, "user must be a uid or uid:gid in numbers"));
+  test("a user that is not uid:gid", () => refused({ path: `${base}/real/w`, user: "agent" }, "user is a uid or uid:gid in numbers"));
   test("an unknown field", () => refused({ path: `${base}/real/w`, colour: "blue" }, 'colour'));
   test("nothing was made", async () => {
     expect(await exists(`${base}/real/w`)).toBe(false);

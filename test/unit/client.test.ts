@@ -4,7 +4,7 @@ import { PassThrough } from "node:stream";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { CallError, DaemonClient } from "../../src/client.js";
-import { MAX_LINE_BYTES } from "../../src/protocol.js";
+import { MAX_CHUNK_BYTES, MAX_LINE_BYTES } from "../../src/protocol.js";
 
 interface Request {
   id?: number;
@@ -95,6 +95,28 @@ describe("DaemonClient", () => {
     expect(error).toMatchObject({ kind: "invalid" });
     expect(error.message).toBe("files.read: path: a path must be absolute");
     expect(received).toHaveLength(0);
+  });
+
+  it.each([
+    ["files.read", { path: "/work/big", length: MAX_CHUNK_BYTES + 1 }, "length"],
+    ["process.read", { id: "p1", stream: "stdout", offset: 0, maxBytes: MAX_CHUNK_BYTES + 1 }, "maxBytes"],
+    ["tar.pull.read", { id: "t1", maxBytes: MAX_CHUNK_BYTES + 1 }, "maxBytes"],
+  ] as const)("refuses %s past 512 KiB as limit, the daemon's kind, before sending", async (method, params, field) => {
+    const { client, received } = pair();
+    const error = (await client.call(method, params as never).catch((e: unknown) => e)) as CallError;
+    expect(error).toMatchObject({ kind: "limit" });
+    expect(error.message).toBe(`${method}: ${field}: ${field} is past the most one call carries, 524288 bytes (512 KiB): read in chunks`);
+    expect(received).toHaveLength(0);
+  });
+
+  it("takes a read of exactly 512 KiB, and calls a bad value beside a limit invalid", async () => {
+    const { client, nextRequests, reply } = pair();
+    const call = client.call("files.read", { path: "/work/big", length: MAX_CHUNK_BYTES });
+    const [r] = await nextRequests(1);
+    reply({ jsonrpc: "2.0", id: r!.id, result: { data: "", eof: true, size: 0 } });
+    await expect(call).resolves.toEqual({ data: "", eof: true, size: 0 });
+    const error = (await client.call("files.read", { path: "relative", length: MAX_CHUNK_BYTES + 1 }).catch((e: unknown) => e)) as CallError;
+    expect(error.kind).toBe("invalid");
   });
 
   it("refuses a line over 1 MiB before it is sent", async () => {

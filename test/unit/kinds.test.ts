@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PROVIDER_IDS, providerFromSettings, providerModule } from "../../src/providers.js";
 import { PROVIDERS, SETTING_KINDS, coreGroups, defaultImage, kindOf, kindRefusals, serves, servingRefusals } from "../../src/kinds.js";
 import type { Capabilities } from "../../src/provider.js";
 
@@ -101,7 +102,7 @@ describe("PROVIDERS", () => {
   it("derives each entry's kinds from its capabilities", () => {
     const kinds = Object.fromEntries(PROVIDERS.map((p) => [p.id, p.kinds]));
     expect(kinds).toEqual({
-      docker: ["sandbox", "desktop"],
+      docker: ["sandbox"],
       daytona: ["sandbox"],
       modal: ["sandbox"],
       e2b: ["sandbox", "desktop"],
@@ -137,5 +138,37 @@ describe("PROVIDERS", () => {
       modal: [["archil"], true],
       orgo: [[], true],
     });
+  });
+});
+
+describe("each registry row against its provider", () => {
+  it.each(PROVIDER_IDS)("holds %s's capabilities(), CAPABILITIES and MOUNT to its row", async (id) => {
+    const row = PROVIDERS.find((p) => p.id === id)!;
+    const module = await providerModule(id);
+    const built = await providerFromSettings(id, {});
+    if (!built.ok) throw new Error(built.error.message);
+    const capabilities = built.value.capabilities();
+    expect(row.capabilities).toEqual([{ kind: capabilities.kind, groups: capabilities.groups }]);
+    const declared = module.CAPABILITIES && "kind" in module.CAPABILITIES ? [module.CAPABILITIES] : Object.values(module.CAPABILITIES ?? {});
+    expect(declared.map((c) => ({ kind: c.kind, groups: c.groups }))).toEqual(row.capabilities);
+    expect(row.mounts).toEqual([...module.MOUNT]);
+    expect(capabilities.mount ?? []).toEqual(row.mounts);
+  });
+
+  it.each(PROVIDER_IDS)("has %s's check take a computer of every kind its row offers", async (id) => {
+    const row = PROVIDERS.find((p) => p.id === id)!;
+    const built = await providerFromSettings(id, {});
+    if (!built.ok) throw new Error(built.error.message);
+    for (const offered of row.capabilities) {
+      const checked = built.value.check({ image: "agentrun-base:x", lifetimeMs: 60_000, network: "none", kind: offered.kind });
+      expect(checked.ok ? [] : (checked.error.refusals ?? [checked.error]).filter((r) => r.field === "kind")).toEqual([]);
+    }
+  });
+
+  it("holds the rows of vendors not in the registry yet to the spec's groups", () => {
+    const groups = Object.fromEntries(PROVIDERS.map((p) => [p.id, p.capabilities.map((c) => c.groups)]));
+    expect(groups.browserbase).toEqual([["cdp", "stream"]]);
+    expect(groups.kernel).toEqual([["cdp", "stream"]]);
+    expect(groups["phone-harness"]).toEqual([["screen", "input.touch", "input.keys", "apps", "apps.ui_tree"]]);
   });
 });

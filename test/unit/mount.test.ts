@@ -29,13 +29,16 @@ describe("checkMount", () => {
   });
 
   it.each([
-    ["a relative path", "runs/r1", "mount.path is an absolute path on the host"],
+    ["a relative path", "runs/r1", `the run folder's path must be absolute (it is "runs/r1"); give the whole path from /`],
     ["a missing folder", join(base, "missing"), `the run folder ${join(base, "missing")} does not exist on the host; make it first`],
-    ["a symlink", join(base, "link"), `mount.path ${join(base, "link")} is not canonical: give its real path, ${folder}`],
-    ["a path with ..", `${folder}/../work`, `mount.path ${folder}/../work is not canonical: give its real path, ${folder}`],
+    ["a symlink", join(base, "link"), `the run folder's path passes through a symlink at ${join(base, "link")} (to ${folder}); give its canonical path, without links`],
+    ["a path with ..", `${folder}/../work`, `the run folder's path is not canonical: write it as ${folder}`],
     ["a file", join(base, "file"), `the run folder ${join(base, "file")} is not a directory`],
-    ["a NUL byte", "/tmp/a\0b", "mount.path has a NUL byte"],
-    ["an empty path", "", "mount.path is a non-empty string"],
+    ["a path through a file", join(base, "file", "w"), `the run folder's path passes through ${join(base, "file")}, which is not a directory`],
+    ["a NUL byte", "/tmp/a\0b", "the run folder's path has a NUL byte"],
+    ["an empty path", "", "the run folder's path is a non-empty string"],
+    ["a comma", "/tmp/a,b", "the run folder's path has a comma, a double quote or a line break, which a bind's options (Docker's --mount) cannot hold"],
+    ["a trailing slash", "/tmp/", "the run folder's path is not canonical: write it as /tmp"],
   ])("refuses a bind of %s", (_, path, message) => {
     expect(checkMount({ kind: "bind", path }, ["bind"])).toEqual([{ field: "mount.path", message }]);
   });

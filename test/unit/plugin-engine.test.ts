@@ -27,7 +27,8 @@ describe("the plugin's Docker engine", () => {
   test("refuses an engine over TCP in words, for every resource that asks for Docker", async () => {
     process.env.DOCKER_HOST = "tcp://127.0.0.1:2376";
     const docker = await vendors({})("docker");
-    expect(docker).toMatchObject({ ok: false, error: { code: "unsupported", field: "engine" } });
-    if (!docker.ok) expect(docker.error.message).toMatch(/^DOCKER_HOST names tcp:\/\/…: a Docker engine over TCP \(with or without TLS\) is not supported/);
+    expect(docker).toMatchObject({ ok: false, error: { code: "invalid" } });
+    // The address itself is redacted (a URL could hold a key), the refusal is not.
+    if (!docker.ok) expect(docker.error.message).toMatch(/^docker: DOCKER_HOST names .*a Docker engine over TCP \(with or without TLS\) is not supported/);
   });
 });

@@ -54,4 +54,17 @@ describe("the provider registry", () => {
     expect(refused).toMatchObject({ ok: false, error: { code: "invalid" } });
     if (!refused.ok) expect(refused.error.message).toMatch(/^docker: .*root's group/);
   });
+
+  it("builds a provider from a host's plain settings through its module's own map (Docker: the daemon it carries)", async () => {
+    const { providerFromSettings } = await import("../../src/providers.js");
+    const { optionsFromSettings, packagedDaemon } = await import("../../src/docker/settings.js");
+    expect(packagedDaemon()).toBe(join(import.meta.dirname, "..", "..", "dist", `computerd-linux-${process.arch === "arm64" ? "arm64" : "amd64"}`));
+    expect(optionsFromSettings({ user: "1234", image: "agentrun-base:x" })).toEqual({ daemonPath: packagedDaemon(), user: "1234", image: { image: "agentrun-base:x" } });
+    expect(optionsFromSettings({ daemonPath: "/opt/computerd" }).daemonPath).toBe("/opt/computerd");
+    const built = await providerFromSettings("docker", { user: "1234" });
+    expect(built.ok && built.value.capabilities().defaults?.user).toBe("1234:1234");
+    expect(await providerFromSettings("fly", {})).toMatchObject({ ok: false, error: { code: "invalid", field: "provider" } });
+    const refused = await providerFromSettings("docker", { user: "0" });
+    expect(refused).toMatchObject({ ok: false, error: { code: "invalid" } });
+  });
 });

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { DockerSettings } from "../../provider/config.js";
-import { resources } from "../../provider/resource.js";
+import { resources } from "../../provider/plugin.js";
 import { ROOT } from "../support/toolchain.js";
 
 const schema = JSON.parse(readFileSync(`${ROOT}/schema/schema.json`, "utf8"));

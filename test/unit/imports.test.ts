@@ -1,0 +1,55 @@
+// No import loop among the library's and the plugin's modules, static or lazy: a contract
+// (provider/resource.ts) never imports what implements it.
+import { readFileSync, readdirSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") && !e.name.endsWith(".d.ts") ? [join(dir, e.name)] : [],
+  );
+}
+
+/** Each module's relative imports (import ... from, export ... from, and import()), as files. */
+function graph(files: string[]): Map<string, string[]> {
+  const edges = new Map<string, string[]>();
+  for (const file of files) {
+    const text = readFileSync(file, "utf8");
+    const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*)["'](\.[^"']+)["']/g)].map((m) => m[1]!);
+    edges.set(file, specs.map((s) => resolve(dirname(file), s).replace(/\.js$/, ".ts")).filter((t) => files.includes(t)));
+  }
+  return edges;
+}
+
+/** Every cycle, each as the files around it. */
+function cycles(edges: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, "open");
+    path.push(file);
+    for (const next of edges.get(file) ?? []) {
+      if (state.get(next) === "open") found.push([...path.slice(path.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    path.pop();
+    state.set(file, "done");
+  };
+  for (const file of edges.keys()) if (!state.has(file)) visit(file);
+  return found;
+}
+
+describe("the modules' imports", () => {
+  it("have no loop in src/ and provider/", () => {
+    const edges = graph([...sources(join(ROOT, "src")), ...sources(join(ROOT, "provider"))]);
+    expect(cycles(edges).map((c) => c.map((f) => relative(ROOT, f)).join(" → "))).toEqual([]);
+  });
+
+  it("finds a loop where there is one", () => {
+    const edges = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]]]);
+    expect(cycles(edges)).toEqual([["a", "b", "c", "a"]]);
+  });
+});
