@@ -6,7 +6,7 @@ import { CallError, DaemonClient } from "../client.js";
 import type { Hello } from "../protocol.js";
 import type { Connection } from "../provider.js";
 import { fail, ok, type Result } from "../result.js";
-import { type DockerEngine, engineFailure } from "./api.js";
+import { type DockerEngine, engineFailure, type Reply } from "./api.js";
 import { DAEMON_TARGET, HELLO_TIMEOUT_MS } from "./constants.js";
 import { Frames } from "./frames.js";
 
@@ -34,11 +34,11 @@ export async function openConnection(
     signal: helloSignal,
     body: { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, Cmd: [DAEMON_TARGET, "stdio"] },
   });
-  const refused = (reply: { aborted: boolean; timedOut: boolean; status: number; message: string }, what: string) => {
+  const refused = (reply: Reply, what: string) => {
     if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);
     if (bound.aborted) return fail("timeout", `the daemon in ${target} did not say hello within ${HELLO_TIMEOUT_MS / 1000} s`);
     if (reply.status === 404 || reply.status === 409 || GONE.test(reply.message)) return fail("gone", `the daemon in ${target} did not answer hello: ${reply.message}`);
-    const failure = engineFailure(what, reply as Parameters<typeof engineFailure>[1], engine.address);
+    const failure = engineFailure(what, reply, engine.address);
     return fail(failure.code === "failed" ? "unreachable" : failure.code, `the daemon in ${target} did not answer hello: ${failure.message}`);
   };
   if (!made.ok || !made.value?.Id) return refused(made, `making the bridge's exec in ${target}`);
