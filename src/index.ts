@@ -16,5 +16,6 @@ export * from "./actions.js";
 export * from "./wait.js";
 export * from "./redact.js";
 export * from "./janitor.js";
+export * from "./probe.js";
 export * from "./providers.js";
 export { DockerProvider, type DockerProviderOptions, ensureImage, type ImageSource } from "./docker/index.js";

@@ -8,12 +8,14 @@ import (
 	"agentrun.dev/computerd/internal/bridge"
 	"agentrun.dev/computerd/internal/guard"
 	"agentrun.dev/computerd/internal/initd"
+	"agentrun.dev/computerd/internal/probe"
 	"agentrun.dev/computerd/internal/version"
 )
 
 const usage = `usage:
-  computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid]
+  computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]]
   computerd stdio
+  ` + probe.Usage + `
   computerd --version`
 
 func main() {
@@ -26,6 +28,9 @@ func dispatch(args []string) int {
 		return 2
 	}
 	switch args[0] {
+	case "--help", "-h", "help":
+		fmt.Println(usage)
+		return 0
 	case "--version", "version":
 		fmt.Println(version.Version)
 		return 0
@@ -37,6 +42,8 @@ func dispatch(args []string) int {
 			return 2
 		}
 		return bridge.Run(initd.SocketPath(), os.Stdin, os.Stdout, os.Stderr)
+	case "probe":
+		return probe.Main(args[1:], os.Stdout, os.Stderr)
 	case "guard":
 		// Started by the daemon itself, with its pipes on fds 3 and 4.
 		return guard.Main()

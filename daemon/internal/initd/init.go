@@ -9,11 +9,13 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"agentrun.dev/computerd/internal/deadline"
+	"agentrun.dev/computerd/internal/isolate"
 	"agentrun.dev/computerd/internal/methods"
 	"agentrun.dev/computerd/internal/ptree"
 	"agentrun.dev/computerd/internal/reaper"
@@ -26,20 +28,29 @@ type Options struct {
 	Deadline    time.Time
 	MaxDeadline time.Time // zero: none
 	User        string    // "uid:gid", or empty
+	// OwnNetwork puts init and its programs in a network namespace of their own, under the
+	// seccomp filter (package isolate).
+	OwnNetwork bool
 }
 
-// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid]`.
+const initUsage = "usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]]"
+
+// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]]`.
 func ParseArgs(args []string) (Options, error) {
+	if hasFlag(args, "own-network") && hasFlag(args, "egress") {
+		return Options{}, fmt.Errorf("--own-network takes no --egress: such a computer's network is none (open and allowlists wait for a proxy out of its namespace)")
+	}
 	fs := flag.NewFlagSet("computerd init", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	dl := fs.String("deadline", "", "")
 	max := fs.String("max-deadline", "", "")
 	user := fs.String("user", "", "")
+	own := fs.Bool("own-network", false, "")
 	if err := fs.Parse(args); err != nil {
-		return Options{}, fmt.Errorf("%v; usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid]", err)
+		return Options{}, fmt.Errorf("%v; %s", err, initUsage)
 	}
 	if fs.NArg() > 0 {
-		return Options{}, fmt.Errorf("unexpected argument %q; usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid]", fs.Arg(0))
+		return Options{}, fmt.Errorf("unexpected argument %q; %s", fs.Arg(0), initUsage)
 	}
 	if *dl == "" {
 		return Options{}, fmt.Errorf("--deadline <time> is required (an ISO time such as 2026-01-02T15:04:05Z)")
@@ -54,8 +65,28 @@ func ParseArgs(args []string) (Options, error) {
 			return Options{}, fmt.Errorf("--max-deadline %q is not an ISO time such as 2026-01-02T15:04:05Z", *max)
 		}
 	}
-	o.User = *user
+	o.User, o.OwnNetwork = *user, *own
+	if o.OwnNetwork && o.User == "" {
+		return Options{}, fmt.Errorf("--own-network needs --user <uid:gid>, the computer's programs' own uid (not 0); %s", initUsage)
+	}
 	return o, nil
+}
+
+// hasFlag says whether args name the flag, as -name, --name or --name=value.
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue // a flag's value
+		}
+		a = strings.TrimLeft(a, "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // Main runs init to its end and returns its exit code: 0 after a shutdown, 1 when it refuses
@@ -78,8 +109,18 @@ func run(o Options) error {
 	if err != nil {
 		return err
 	}
+	if o.OwnNetwork {
+		if err := enterOwnNetwork(o.User); err != nil {
+			return err
+		}
+	}
 	if err := dropPrivileges(o.User, SocketPath()); err != nil {
 		return err
+	}
+	if o.OwnNetwork {
+		if err := isolate.InstallFilter(); err != nil {
+			return err
+		}
 	}
 	l, err := listen(SocketPath())
 	if err != nil {
