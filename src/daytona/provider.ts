@@ -472,6 +472,19 @@ export class DaytonaProvider implements ComputerProvider {
     return ok();
   }
 
+  /** The ids of every sandbox with agentrun.computer=1, whatever its name or state (the sweep's). */
+  async labelled(options: CallOptions = {}): Promise<Result<string[]>> {
+    const all = await this.#listAll(options.signal);
+    return all.ok ? ok(all.value.map((s) => s.id)) : all;
+  }
+
+  /** True once GET /sandbox/{id} answers 404. */
+  async gone(id: string, options: CallOptions = {}): Promise<Result<boolean>> {
+    const read = await this.#get(id, options.signal);
+    if (read.ok) return ok(false);
+    return read.error.code === "not_found" ? ok(true) : read;
+  }
+
   /** One listing: Daytona answers the key. */
   async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
     const all = await this.#listAll(options.signal);
