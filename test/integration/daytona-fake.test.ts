@@ -1,29 +1,20 @@
 // The Daytona provider against the fake (test/fakes/daytona.ts): a real HTTP server on the
 // loopback whose sandboxes are real root containers with a stand-in toolbox on 2280, so the
 // provider's HTTP, upload, install, session bridge and drift checks run unchanged.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { create } from "../../src/daytona/create.js";
 import type { DaytonaProvider } from "../../src/daytona/provider.js";
 import { orThrow } from "../../src/result.js";
-import { type Fake, startFake } from "../fakes/daytona.js";
-import { standinBinary } from "../support/standin.js";
+import { useDaytonaFake } from "../support/daytona-fake.js";
 import { toolchain } from "../support/toolchain.js";
 
 const KEY = `fake-key-${process.pid}`;
-let fake: Fake;
+const held = useDaytonaFake(KEY);
 let provider: DaytonaProvider;
 
-beforeAll(async () => {
-  const tc = toolchain();
-  fake = await startFake({ image: tc.baseImage, standin: await standinBinary(), apiKey: KEY });
-  provider = create({ apiKey: KEY, apiUrl: fake.apiUrl, daemonPath: tc.daemon.amd64, pollMs: 100 });
-}, 120_000);
-
-afterAll(async () => {
-  const left = fake ? await fake.containers() : [];
-  await fake?.close();
-  expect(left).toEqual([]);
-}, 60_000);
+beforeAll(() => {
+  provider = create({ apiKey: KEY, apiUrl: held.fake.apiUrl, daemonPath: toolchain().daemon.amd64, pollMs: 100 });
+});
 
 const spec = { image: "default", lifetimeMs: 600_000, network: "none" as const, labels: { "agentrun.test": "daytona-fake" } };
 
@@ -58,14 +49,14 @@ describe("Daytona against the fake", () => {
     } finally {
       expect(await provider.release(ref, "delete")).toEqual({ ok: true, value: undefined });
     }
-    expect(fake.sandboxes.size).toBe(0);
+    expect(held.fake.sandboxes.size).toBe(0);
     expect((await provider.attach({ id: ref.id })).ok).toBe(false);
   }, 180_000);
 
   it("a program of the computer's user reaches the stand-in toolbox on neither loopback, nor the container's address", async () => {
     const ref = orThrow(await provider.create(spec));
     try {
-      const s = fake.sandboxes.get(ref.id)!;
+      const s = held.fake.sandboxes.get(ref.id)!;
       const { execFileSync } = await import("node:child_process");
       const address = execFileSync("docker", ["exec", s.container, "sh", "-c", "hostname -I | cut -d' ' -f1"]).toString().trim();
       expect(address).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
@@ -91,12 +82,12 @@ describe("Daytona against the fake", () => {
   it("a daemon path another user could write (/opt group-writable) is refused in words, with nothing installed or left", async () => {
     const { execFileSync } = await import("node:child_process");
     let installed = "";
-    fake.onUpload = async (s) => {
+    held.fake.onUpload = async (s) => {
       execFileSync("docker", ["exec", s.container, "chmod", "775", "/opt"]);
-      fake.onUpload = undefined;
+      held.fake.onUpload = undefined;
     };
-    fake.onDelete = async (s) => {
-      fake.onDelete = undefined;
+    held.fake.onDelete = async (s) => {
+      held.fake.onDelete = undefined;
       installed = execFileSync("docker", ["exec", s.container, "sh", "-c", "ls -A /opt/agentrun; ls -A /tmp; echo read-before-delete"]).toString();
     };
     const made = await provider.create(spec);
@@ -107,17 +98,17 @@ describe("Daytona against the fake", () => {
     }
     expect(installed).toMatch(/read-before-delete/);
     expect(installed).not.toMatch(/computerd/);
-    expect(fake.sandboxes.size).toBe(0);
+    expect(held.fake.sandboxes.size).toBe(0);
   }, 180_000);
 
   it("the toolbox killed mid-create leaves nothing", async () => {
     let killed = false;
-    fake.once("upload", (id: string) => void fake.killAgent(id).then(() => (killed = true)));
+    held.fake.once("upload", (id: string) => void held.fake.killAgent(id).then(() => (killed = true)));
     const made = await provider.create(spec);
     expect(killed).toBe(true);
     expect(made.ok).toBe(false);
     if (!made.ok) expect(made.error.message).toMatch(/was deleted/);
-    expect(fake.sandboxes.size).toBe(0);
-    expect(await fake.containers()).toEqual([]);
+    expect(held.fake.sandboxes.size).toBe(0);
+    expect(await held.fake.containers()).toEqual([]);
   }, 180_000);
 });

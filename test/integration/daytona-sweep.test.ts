@@ -5,28 +5,18 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { create } from "../../src/daytona/create.js";
 import { orThrow } from "../../src/result.js";
-import { type Fake, startFake } from "../fakes/daytona.js";
-import { standinBinary } from "../support/standin.js";
+import { useDaytonaFake } from "../support/daytona-fake.js";
 import { ROOT, toolchain } from "../support/toolchain.js";
 
 const run = promisify(execFile);
 const KEY = `fake-key-sweep-${process.pid}`;
-let fake: Fake;
-
-beforeAll(async () => {
-  fake = await startFake({ image: toolchain().baseImage, standin: await standinBinary(), apiKey: KEY });
-}, 120_000);
-
-afterAll(async () => {
-  await fake?.close();
-  expect(fake ? await fake.containers() : []).toEqual([]);
-}, 60_000);
+const held = useDaytonaFake(KEY);
 
 async function sweep(...args: string[]) {
-  const env = { ...process.env, COMPUTER_DAYTONA_API_KEY: KEY, COMPUTER_DAYTONA_API_URL: fake.apiUrl };
+  const env = { ...process.env, COMPUTER_DAYTONA_API_KEY: KEY, COMPUTER_DAYTONA_API_URL: held.fake.apiUrl };
   return run("node", [path.join(ROOT, "dist/src/conformance/daytona-sweep.js"), ...args], { env }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
@@ -34,7 +24,7 @@ async function sweep(...args: string[]) {
 }
 
 const raw = (name: string) =>
-  fetch(`${fake.apiUrl}/sandbox`, {
+  fetch(`${held.fake.apiUrl}/sandbox`, {
     method: "POST",
     headers: { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" },
     body: JSON.stringify({ name, labels: { "agentrun.computer": "1" }, networkBlockAll: true, ttlMinutes: 10 }),
@@ -44,13 +34,18 @@ it("deletes the computers made since --before, reports another's sandbox still t
   const file = path.join(mkdtempSync(path.join(tmpdir(), "daytona-sweep-")), "before.json");
   const older = await raw("older-sandbox");
   expect(await sweep("--before", file)).toMatchObject({ code: 0 });
-  const provider = create({ apiKey: KEY, apiUrl: fake.apiUrl, daemonPath: toolchain().daemon.amd64, pollMs: 100 });
+  const provider = create({ apiKey: KEY, apiUrl: held.fake.apiUrl, daemonPath: toolchain().daemon.amd64, pollMs: 100 });
   const computer = orThrow(await provider.create({ image: "default", lifetimeMs: 600_000, network: "none" }));
   const other = await raw("not-a-computer");
   const after = await sweep("--after", file);
   expect(after.code).toBe(1);
   expect(JSON.parse(after.stdout)).toEqual({ swept: 2, notFound: 1, stillThere: [other.id] });
-  expect(fake.sandboxes.has(computer.id)).toBe(false);
-  expect(fake.sandboxes.has(older.id)).toBe(true);
+  expect(held.fake.sandboxes.has(computer.id)).toBe(false);
+  expect(held.fake.sandboxes.has(older.id)).toBe(true);
   expect((await sweep("--after")).code).toBe(2);
+  // What the sweep rightly left, removed by its exact id.
+  for (const { id } of [older, other]) {
+    await fetch(`${held.fake.apiUrl}/sandbox/${id}`, { method: "DELETE", headers: { Authorization: `Bearer ${KEY}` } });
+    for (let i = 0; i < 100 && held.fake.sandboxes.has(id); i += 1) await new Promise((r) => setTimeout(r, 100));
+  }
 }, 240_000);
