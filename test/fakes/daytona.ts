@@ -80,6 +80,8 @@ export interface Fake extends EventEmitter {
   apiUrl: string;
   run: string;
   sandboxes: Map<string, FakeSandbox>;
+  /** The next sandbox runs with Docker's default capabilities, as on a runner that is not privileged. */
+  unprivilegedNext?: boolean;
   /** A test's hook, awaited at each upload before the bytes land (a change made by hand inside). */
   onUpload?: ((sandbox: FakeSandbox) => Promise<void>) | undefined;
   /** A test's hook, awaited as a delete starts, before the container goes (to read what is inside). */
@@ -165,11 +167,14 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
       s.ttl.unref();
     }
     json(res, 200, view(s));
-    // Daytona answers first and starts the sandbox after.
+    // Daytona answers first and starts the sandbox after. A runner that is not privileged gives
+    // Docker's default capabilities: no CAP_SYS_ADMIN, so no network namespace for init.
+    const caps = fake.unprivilegedNext ? [] : ["--cap-add", "ALL", ...capsLacking().flatMap((c) => ["--cap-drop", c])];
+    fake.unprivilegedNext = false;
     try {
       await run("docker", [
         "run", "--detach", "--name", s.container, "--label", `${FAKE_LABEL}=${runId}`, "--network", network,
-        "--cap-add", "ALL", ...capsLacking().flatMap((c) => ["--cap-drop", c]), "--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
+        ...caps, "--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
         "-v", `${path.resolve(options.standin)}:${STANDIN_IN}:ro`, image, STANDIN_IN, "agent", "/run/daytona-toolbox.log",
       ]);
       // Started once the agent listens.

@@ -101,6 +101,19 @@ describe("Daytona against the fake", () => {
     expect(held.fake.sandboxes.size).toBe(0);
   }, 180_000);
 
+  it("a runner whose root may not make a network namespace fails closed: init refuses in words, and create deletes the sandbox", async () => {
+    held.fake.unprivilegedNext = true;
+    const made = await provider.create(spec);
+    expect(made.ok).toBe(false);
+    if (!made.ok) {
+      expect(made.error.code).toBe("refused");
+      expect(made.error.message).toMatch(/init said: .*own-network/);
+      expect(made.error.message).toMatch(/was deleted/);
+    }
+    expect(held.fake.sandboxes.size).toBe(0);
+    expect(await held.fake.containers()).toEqual([]);
+  }, 180_000);
+
   it("the toolbox killed mid-create leaves nothing", async () => {
     let killed = false;
     held.fake.once("upload", (id: string) => void held.fake.killAgent(id).then(() => (killed = true)));
