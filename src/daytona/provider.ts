@@ -383,7 +383,19 @@ export class DaytonaProvider implements ComputerProvider {
     const read = networkOf(after.value);
     if (read === "none") return ok(read);
     const words = asked.ok ? expectDone(asked, what) : asked;
-    return fail("refused", `${found.value.name}'s network reads back ${JSON.stringify(read)} after the change to none${!words.ok ? `: ${words.error.message}` : ""}`, { field: "network" });
+    const daytona = words.ok ? "Daytona answered and changed nothing" : words.error.message;
+    const name = found.value.name;
+    if (JSON.stringify(read) === JSON.stringify(now)) {
+      return fail("refused", `${name}'s network stays ${JSON.stringify(now)}: the change to none was refused (${daytona})`, { field: "network" });
+    }
+    // Neither as asked nor as it was: put back, or, when that fails, blocked; never left wider.
+    const before = found.value;
+    const back = { networkBlockAll: before.networkBlockAll ?? false, networkAllowList: before.networkAllowList ?? "", domainAllowList: before.domainAllowList ?? "" };
+    await this.#call(`/sandbox/${encodeURIComponent(before.id)}/network-settings`, `putting ${name}'s network back`, { method: "POST", body: back });
+    const again = await this.#get(before.id);
+    const putBack = again.ok && JSON.stringify(networkOf(again.value)) === JSON.stringify(now);
+    if (!putBack) await this.#call(`/sandbox/${encodeURIComponent(before.id)}/network-settings`, `blocking ${name}'s network`, { method: "POST", body: { networkBlockAll: true } });
+    return fail("refused", `${name}'s network read back ${JSON.stringify(read)} after the change to none (${daytona}); it was ${putBack ? "put back" : "blocked"}, and the change is refused`, { field: "network" });
   }
 
   // --- connect ---

@@ -80,6 +80,8 @@ export interface Fake extends EventEmitter {
   apiUrl: string;
   run: string;
   sandboxes: Map<string, FakeSandbox>;
+  /** Network changes are refused, as Daytona refuses them on its lower tiers. */
+  networkFrozen?: boolean;
   /** The next sandbox runs with Docker's default capabilities, as on a runner that is not privileged. */
   unprivilegedNext?: boolean;
   /** A test's hook, awaited at each upload before the bytes land (a change made by hand inside). */
@@ -151,12 +153,14 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     const snapshot = typeof body.snapshot === "string" ? body.snapshot : undefined;
     const image = snapshot === undefined ? options.image : options.snapshots?.[snapshot];
     if (!image) return json(res, 400, { message: `snapshot ${snapshot} not found` });
-    if (body.networkBlockAll !== true) return json(res, 400, { message: "this fake makes block-all sandboxes alone" });
+    // An open sandbox (a computer made before the loopback block) still sits on the fake's
+    // internal network: its read-back is what differs, never a route out.
+    if (body.networkBlockAll !== true && body.networkBlockAll !== false) return json(res, 400, { message: "networkBlockAll is a boolean" });
     const ttl = Number(body.ttlMinutes ?? 0);
     const id = randomUUID();
     const s: FakeSandbox = {
       id, name, image, snapshot: snapshot ?? options.defaultSnapshot ?? "daytonaio/sandbox:fake",
-      labels: (body.labels as Record<string, string>) ?? {}, networkBlockAll: true, networkAllowList: null,
+      labels: (body.labels as Record<string, string>) ?? {}, networkBlockAll: body.networkBlockAll === true, networkAllowList: null,
       state: "creating", desiredState: "started", errorReason: null,
       autoStopInterval: Number(body.autoStopInterval ?? 15), autoDeleteInterval: Number(body.autoDeleteInterval ?? -1),
       autoDestroyAt: new Date(Date.now() + ttl * 60_000).toISOString(), container: `fake-daytona-${runId}-${id.slice(0, 8)}`, sessions: new Map(),
@@ -340,6 +344,7 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
       if (method === "GET" && sub === "/toolbox-proxy-url") return json(res, 200, { url: `${base}/toolbox` });
       if (method === "POST" && sub === "/network-settings") {
         const body = JSON.parse((await readBody(req)).toString() || "{}") as { networkBlockAll?: boolean };
+        if (fake.networkFrozen) return json(res, 400, { message: "Tier 1 and 2 cannot override the network per sandbox" });
         if (body.networkBlockAll === true) {
           s.networkBlockAll = true;
           s.networkAllowList = null;

@@ -114,6 +114,28 @@ describe("Daytona against the fake", () => {
     expect(await held.fake.containers()).toEqual([]);
   }, 180_000);
 
+  it("network(ref, none) narrows a computer made open before the loopback block, and a change Daytona refuses is refused in its words", async () => {
+    const made = await fetch(`${held.fake.apiUrl}/sandbox`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "computer-0000000000aa", labels: { "agentrun.computer": "1" }, networkBlockAll: false, ttlMinutes: 10 }),
+    }).then((r) => r.json() as Promise<{ id: string; name: string }>);
+    const ref = { id: made.id, name: made.name, provider: "daytona" };
+    try {
+      expect(orThrow(await provider.network(ref))).toBe("open");
+      held.fake.networkFrozen = true;
+      const refused = await provider.network(ref, "none");
+      expect(refused).toMatchObject({ ok: false, error: { code: "refused", field: "network" } });
+      if (!refused.ok) expect(refused.error.message).toMatch(/stays "open": the change to none was refused \(.*Tier 1 and 2 cannot override/);
+      held.fake.networkFrozen = false;
+      expect(orThrow(await provider.network(ref, "none"))).toBe("none");
+      expect(orThrow(await provider.network(ref))).toBe("none");
+    } finally {
+      held.fake.networkFrozen = false;
+      orThrow(await provider.release(ref, "delete"));
+    }
+  }, 180_000);
+
   it("the toolbox killed mid-create leaves nothing", async () => {
     let killed = false;
     held.fake.once("upload", (id: string) => void held.fake.killAgent(id).then(() => (killed = true)));
