@@ -80,6 +80,8 @@ export interface Fake extends EventEmitter {
   apiUrl: string;
   run: string;
   sandboxes: Map<string, FakeSandbox>;
+  /** The next change to block-all lands as block-all with a list (drift), once. */
+  networkSkewOnce?: boolean;
   /** Network changes are refused, as Daytona refuses them on its lower tiers. */
   networkFrozen?: boolean;
   /** The next sandbox runs with Docker's default capabilities, as on a runner that is not privileged. */
@@ -345,7 +347,18 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
       if (method === "POST" && sub === "/network-settings") {
         const body = JSON.parse((await readBody(req)).toString() || "{}") as { networkBlockAll?: boolean };
         if (fake.networkFrozen) return json(res, 400, { message: "Tier 1 and 2 cannot override the network per sandbox" });
-        if (body.networkBlockAll === true) {
+        const settings = body as { networkBlockAll?: boolean; networkAllowList?: string };
+        if (fake.networkSkewOnce && settings.networkBlockAll === true) {
+          // A change that lands as neither what was asked nor what was there.
+          fake.networkSkewOnce = false;
+          s.networkBlockAll = true;
+          s.networkAllowList = "10.0.0.0/8";
+          return json(res, 200, view(s));
+        }
+        if (settings.networkBlockAll === false) {
+          s.networkBlockAll = false;
+          s.networkAllowList = settings.networkAllowList || null;
+        } else if (body.networkBlockAll === true) {
           s.networkBlockAll = true;
           s.networkAllowList = null;
         }

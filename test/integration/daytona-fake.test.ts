@@ -128,6 +128,11 @@ describe("Daytona against the fake", () => {
       expect(refused).toMatchObject({ ok: false, error: { code: "refused", field: "network" } });
       if (!refused.ok) expect(refused.error.message).toMatch(/stays "open": the change to none was refused \(.*Tier 1 and 2 cannot override/);
       held.fake.networkFrozen = false;
+      held.fake.networkSkewOnce = true;
+      const skewed = await provider.network(ref, "none");
+      if (skewed.ok) throw new Error("a skewed change was taken");
+      expect(skewed.error.message).toMatch(/read back \{"other":"block-all with an allowlist"\} after the change to none .*it was put back, and the change is refused/);
+      expect(orThrow(await provider.network(ref))).toBe("open");
       expect(orThrow(await provider.network(ref, "none"))).toBe("none");
       expect(orThrow(await provider.network(ref))).toBe("none");
     } finally {
