@@ -29,6 +29,30 @@ export interface DockerSettingsArgs {
   engine?: pulumi.Input<string>;
 }
 
+/** Settings for computers on Daytona (`provider: daytona`): sandboxes made through Daytona's v0 REST API, with computerd a child of Daytona's toolbox. */
+export interface DaytonaSettings {
+  /** The Daytona API key. Required for a Daytona computer; a secret, never in a message, label or log. */
+  readonly apiKey?: string;
+  /** Daytona's API. Unset: https://app.daytona.io/api. https, or http to this machine's loopback alone. */
+  readonly apiUrl?: string;
+  /** The runner region. Unset: the organization's. */
+  readonly target?: string;
+  /** The sandbox class the snapshot must read back: container or linux-vm. Unset: whichever Daytona reports. */
+  readonly class?: string;
+}
+
+/** Settings for computers on Daytona (`provider: daytona`): sandboxes made through Daytona's v0 REST API, with computerd a child of Daytona's toolbox. */
+export interface DaytonaSettingsArgs {
+  /** The Daytona API key. Required for a Daytona computer; a secret, never in a message, label or log. */
+  apiKey?: pulumi.Input<string>;
+  /** Daytona's API. Unset: https://app.daytona.io/api. https, or http to this machine's loopback alone. */
+  apiUrl?: pulumi.Input<string>;
+  /** The runner region. Unset: the organization's. */
+  target?: pulumi.Input<string>;
+  /** The sandbox class the snapshot must read back: container or linux-vm. Unset: whichever Daytona reports. */
+  class?: pulumi.Input<string>;
+}
+
 /** A run folder as a Computer takes it: its kind and where it is. */
 export interface MountValue {
   /** The mount's kind: `bind`, a folder on the computer's host. */
@@ -153,7 +177,7 @@ export class Mount extends pulumi.CustomResource {
 }
 
 export interface ComputerArgs {
-  /** The vendor, by registry id. Default: `docker`, the local Docker engine. */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default) or `daytona` (set `agentrun:daytona.apiKey`). */
   provider?: pulumi.Input<string>;
   /** The image the computer starts from. Default: the `agentrun:docker` image setting. On a host with no registry, an image made here (see the README). */
   image?: pulumi.Input<string>;
