@@ -6,14 +6,16 @@ import (
 	"os"
 
 	"agentrun.dev/computerd/internal/bridge"
+	"agentrun.dev/computerd/internal/egress"
 	"agentrun.dev/computerd/internal/guard"
 	"agentrun.dev/computerd/internal/initd"
 	"agentrun.dev/computerd/internal/version"
 )
 
 const usage = `usage:
-  computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid]
+  computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid] [--egress <sock>]
   computerd stdio
+  ` + egress.Usage + `
   computerd --version`
 
 func main() {
@@ -37,6 +39,8 @@ func dispatch(args []string) int {
 			return 2
 		}
 		return bridge.Run(initd.SocketPath(), os.Stdin, os.Stdout, os.Stderr)
+	case "egress":
+		return egress.Main(args[1:], os.Stdout, os.Stderr)
 	case "guard":
 		// Started by the daemon itself, with its pipes on fds 3 and 4.
 		return guard.Main()

@@ -9,11 +9,14 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
 
 	"agentrun.dev/computerd/internal/deadline"
+	"agentrun.dev/computerd/internal/egress/relay"
+	"agentrun.dev/computerd/internal/launch"
 	"agentrun.dev/computerd/internal/methods"
 	"agentrun.dev/computerd/internal/ptree"
 	"agentrun.dev/computerd/internal/reaper"
@@ -26,20 +29,23 @@ type Options struct {
 	Deadline    time.Time
 	MaxDeadline time.Time // zero: none
 	User        string    // "uid:gid", or empty
+	// Egress is the egress proxy's socket: init relays 127.0.0.1:3128 to it (package relay).
+	Egress string
 }
 
-// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid]`.
+// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid] [--egress <sock>]`.
 func ParseArgs(args []string) (Options, error) {
 	fs := flag.NewFlagSet("computerd init", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	dl := fs.String("deadline", "", "")
 	max := fs.String("max-deadline", "", "")
 	user := fs.String("user", "", "")
+	egress := fs.String("egress", "", "")
 	if err := fs.Parse(args); err != nil {
-		return Options{}, fmt.Errorf("%v; usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid]", err)
+		return Options{}, fmt.Errorf("%v; usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid] [--egress <sock>]", err)
 	}
 	if fs.NArg() > 0 {
-		return Options{}, fmt.Errorf("unexpected argument %q; usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid]", fs.Arg(0))
+		return Options{}, fmt.Errorf("unexpected argument %q; usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid] [--egress <sock>]", fs.Arg(0))
 	}
 	if *dl == "" {
 		return Options{}, fmt.Errorf("--deadline <time> is required (an ISO time such as 2026-01-02T15:04:05Z)")
@@ -55,6 +61,10 @@ func ParseArgs(args []string) (Options, error) {
 		}
 	}
 	o.User = *user
+	if *egress != "" && !filepath.IsAbs(*egress) {
+		return Options{}, fmt.Errorf("--egress %q is not an absolute path: give the egress proxy's socket, such as /opt/agentrun/egress/egress.sock", *egress)
+	}
+	o.Egress = *egress
 	return o, nil
 }
 
@@ -84,6 +94,16 @@ func run(o Options) error {
 	l, err := listen(SocketPath())
 	if err != nil {
 		return err
+	}
+	if o.Egress != "" {
+		rl, err := net.Listen("tcp", relay.Addr)
+		if err != nil {
+			l.Close()
+			return fmt.Errorf("--egress: cannot listen on %s for the computer's programs, so none could reach the egress proxy: %w", relay.Addr, err)
+		}
+		defer rl.Close()
+		launch.UseRelay(relay.Env(relay.Addr))
+		go relay.Serve(rl, o.Egress)
 	}
 	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
 		return fmt.Errorf("becoming a child subreaper: %v", e)
