@@ -54,14 +54,24 @@ func Embedded(a netip.Addr) (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-// Overlap is the first row of the table, in its order, that shares an address with p: a
-// listed range must share none.
+// Overlap is the row of the table that shares an address with p, which a listed range must
+// not: the longest row holding p whole, else the first row, in the table's order, inside p.
 func Overlap(p netip.Prefix) (Range, bool) {
 	p = p.Masked()
+	var holder, inside Range
 	for _, r := range Table {
-		if r.Prefix.Overlaps(p) {
-			return r, true
+		switch {
+		case !r.Prefix.Overlaps(p):
+		case r.Prefix.Bits() <= p.Bits():
+			if !holder.Prefix.IsValid() || r.Prefix.Bits() > holder.Prefix.Bits() {
+				holder = r
+			}
+		case !inside.Prefix.IsValid():
+			inside = r
 		}
 	}
-	return Range{}, false
+	if holder.Prefix.IsValid() {
+		return holder, true
+	}
+	return inside, inside.Prefix.IsValid()
 }

@@ -111,6 +111,9 @@ func entry(e string, reachable netip.Prefix) (parsed, bool) {
 	case strings.Contains(e, "://") || strings.HasPrefix(e, "//"):
 		return refuse(e, URL, "is a URL: list its host name alone (the proxy takes ports 80 and 443)")
 	case strings.Contains(e, "/"):
+		if h, err := addr.ParseHost(e[:strings.IndexByte(e, '/')]); !strings.Contains(e, ":") && (err != nil || !h.Addr.IsValid()) {
+			return refuse(e, URL, "is a URL or a path: list its host name alone (the proxy takes ports 80 and 443)")
+		}
 		return cidr(e, reachable)
 	}
 	if strings.HasPrefix(e, "[") || strings.Count(e, ":") == 1 {
