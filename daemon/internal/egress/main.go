@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -16,6 +15,7 @@ import (
 
 	"agentrun.dev/computerd/internal/egress/allow"
 	"agentrun.dev/computerd/internal/egress/proxy"
+	"agentrun.dev/computerd/internal/sockfile"
 )
 
 // Usage is the subcommand's line in computerd's usage.
@@ -106,7 +106,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "computerd egress: its deadline %s has passed\n", o.Deadline.Format(time.RFC3339))
 		return 1
 	}
-	l, err := Listen(o.Socket)
+	l, err := sockfile.Listen(o.Socket, "another proxy is listening on %s")
 	if err != nil {
 		fmt.Fprintln(stderr, "computerd egress:", err)
 		return 1
@@ -122,29 +122,4 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "computerd egress: ready on %s until %s (%d entries)\n", o.Socket, o.Deadline.UTC().Format(time.RFC3339), len(o.List.Entries()))
 	p.Serve(l)
 	return 0
-}
-
-// Listen makes the socket, mode 0600 from the start. A socket left by a proxy that is gone
-// (one replaced on the same volume) is replaced; a live one is refused.
-func Listen(path string) (net.Listener, error) {
-	if st, err := os.Lstat(path); err == nil {
-		if st.Mode().Type() != os.ModeSocket {
-			return nil, fmt.Errorf("%s is there and is not a socket", path)
-		}
-		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
-			c.Close()
-			return nil, fmt.Errorf("another proxy is listening on %s", path)
-		}
-		if err := os.Remove(path); err != nil {
-			return nil, fmt.Errorf("the stale socket %s cannot be replaced: %w", path, err)
-		}
-	}
-	old := syscall.Umask(0o177)
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
-	syscall.Umask(old)
-	if err != nil {
-		return nil, fmt.Errorf("listening on %s: %w", path, err)
-	}
-	l.SetUnlinkOnClose(false)
-	return l, nil
 }

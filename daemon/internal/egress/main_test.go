@@ -125,19 +125,3 @@ func TestMainRefusesToStart(t *testing.T) {
 		}
 	}
 }
-
-// A socket left by a proxy that is gone is replaced: the proxy is replaced on the same volume.
-func TestAStaleSocketIsReplaced(t *testing.T) {
-	socket := filepath.Join(t.TempDir(), "egress.sock")
-	l, err := net.Listen("unix", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.(*net.UnixListener).SetUnlinkOnClose(false)
-	l.Close()
-	l2, err := Listen(socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l2.Close()
-}
