@@ -9,12 +9,14 @@ import (
 	"agentrun.dev/computerd/internal/egress"
 	"agentrun.dev/computerd/internal/guard"
 	"agentrun.dev/computerd/internal/initd"
+	"agentrun.dev/computerd/internal/probe"
 	"agentrun.dev/computerd/internal/version"
 )
 
 const usage = `usage:
-  computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid] [--egress <sock>]
+  computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>]
   computerd stdio
+  ` + probe.Usage + `
   ` + egress.Usage + `
   computerd --version`
 
@@ -28,6 +30,9 @@ func dispatch(args []string) int {
 		return 2
 	}
 	switch args[0] {
+	case "--help", "-h", "help":
+		fmt.Println(usage)
+		return 0
 	case "--version", "version":
 		fmt.Println(version.Version)
 		return 0
@@ -39,6 +44,8 @@ func dispatch(args []string) int {
 			return 2
 		}
 		return bridge.Run(initd.SocketPath(), os.Stdin, os.Stdout, os.Stderr)
+	case "probe":
+		return probe.Main(args[1:], os.Stdout, os.Stderr)
 	case "egress":
 		return egress.Main(args[1:], os.Stdout, os.Stderr)
 	case "guard":

@@ -46,3 +46,22 @@ func TestInitRefusesToStartWhenLinkedWithCgo(t *testing.T) {
 		t.Fatalf("a cgo init: exit %d, %q", cmd.ProcessState.ExitCode(), out)
 	}
 }
+
+// The usage lists probe, and init's line names --own-network; --help prints it and exits 0.
+func TestHelpListsProbeAndOwnNetwork(t *testing.T) {
+	bin := daemonBinary(t)
+	out, err := exec.Command(bin, "--help").Output()
+	if err != nil {
+		t.Fatalf("computerd --help: %v", err)
+	}
+	for _, want := range []string{"computerd probe [--connect <host:port>[/udp]]...", "--diagnose", "[--user uid:gid [--own-network]]"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the usage %q does not name %q", out, want)
+		}
+	}
+	cmd := exec.Command(bin, "probe", "--connect", "127.0.0.1:0")
+	errOut, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(errOut), "out of range") {
+		t.Errorf("a probe of port 0: exit %d, %q", cmd.ProcessState.ExitCode(), errOut)
+	}
+}

@@ -10,12 +10,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"agentrun.dev/computerd/internal/deadline"
 	"agentrun.dev/computerd/internal/egress/relay"
+	"agentrun.dev/computerd/internal/isolate"
 	"agentrun.dev/computerd/internal/launch"
 	"agentrun.dev/computerd/internal/methods"
 	"agentrun.dev/computerd/internal/ptree"
@@ -29,23 +31,32 @@ type Options struct {
 	Deadline    time.Time
 	MaxDeadline time.Time // zero: none
 	User        string    // "uid:gid", or empty
+	// OwnNetwork puts init and its programs in a network namespace of their own, under the
+	// seccomp filter (package isolate).
+	OwnNetwork bool
 	// Egress is the egress proxy's socket: init relays 127.0.0.1:3128 to it (package relay).
 	Egress string
 }
 
-// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid] [--egress <sock>]`.
+const initUsage = "usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>]"
+
+// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>]`.
 func ParseArgs(args []string) (Options, error) {
+	if hasFlag(args, "own-network") && hasFlag(args, "egress") {
+		return Options{}, fmt.Errorf("--own-network takes no --egress: such a computer's network is none (open and allowlists wait for a proxy out of its namespace)")
+	}
 	fs := flag.NewFlagSet("computerd init", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	dl := fs.String("deadline", "", "")
 	max := fs.String("max-deadline", "", "")
 	user := fs.String("user", "", "")
+	own := fs.Bool("own-network", false, "")
 	egress := fs.String("egress", "", "")
 	if err := fs.Parse(args); err != nil {
-		return Options{}, fmt.Errorf("%v; usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid] [--egress <sock>]", err)
+		return Options{}, fmt.Errorf("%v; %s", err, initUsage)
 	}
 	if fs.NArg() > 0 {
-		return Options{}, fmt.Errorf("unexpected argument %q; usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid] [--egress <sock>]", fs.Arg(0))
+		return Options{}, fmt.Errorf("unexpected argument %q; %s", fs.Arg(0), initUsage)
 	}
 	if *dl == "" {
 		return Options{}, fmt.Errorf("--deadline <time> is required (an ISO time such as 2026-01-02T15:04:05Z)")
@@ -60,12 +71,32 @@ func ParseArgs(args []string) (Options, error) {
 			return Options{}, fmt.Errorf("--max-deadline %q is not an ISO time such as 2026-01-02T15:04:05Z", *max)
 		}
 	}
-	o.User = *user
+	o.User, o.OwnNetwork = *user, *own
+	if o.OwnNetwork && o.User == "" {
+		return Options{}, fmt.Errorf("--own-network needs --user <uid:gid>, the computer's programs' own uid (not 0); %s", initUsage)
+	}
 	if *egress != "" && !filepath.IsAbs(*egress) {
 		return Options{}, fmt.Errorf("--egress %q is not an absolute path: give the egress proxy's socket, such as /opt/agentrun/egress/egress.sock", *egress)
 	}
 	o.Egress = *egress
 	return o, nil
+}
+
+// hasFlag says whether args name the flag, as -name, --name or --name=value.
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue // a flag's value
+		}
+		a = strings.TrimLeft(a, "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // Main runs init to its end and returns its exit code: 0 after a shutdown, 1 when it refuses
@@ -88,8 +119,18 @@ func run(o Options) error {
 	if err != nil {
 		return err
 	}
+	if o.OwnNetwork {
+		if err := enterOwnNetwork(o.User); err != nil {
+			return err
+		}
+	}
 	if err := dropPrivileges(o.User, SocketPath()); err != nil {
 		return err
+	}
+	if o.OwnNetwork {
+		if err := isolate.InstallFilter(); err != nil {
+			return err
+		}
 	}
 	l, err := listen(SocketPath())
 	if err != nil {

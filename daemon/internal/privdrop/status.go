@@ -8,20 +8,25 @@ import (
 	"strings"
 )
 
-// Status is what the read-back needs of /proc/<pid>/task/<tid>/status.
+// Status is what the read-backs need of /proc/<pid>/task/<tid>/status: this package's, and
+// package isolate's (the uid's holders, the seccomp filter).
 type Status struct {
+	Name                                   string
 	CapInh, CapPrm, CapEff, CapBnd, CapAmb uint64
 	NoNewPrivs                             int
 	UIDs, GIDs                             [4]int // real, effective, saved, filesystem
 	Groups                                 []int
-	seen                                   map[string]bool
+	// Seccomp is the mode (2: filter); SeccompFilters how many are installed, -1 where the
+	// kernel does not say (before 5.9).
+	Seccomp, SeccompFilters int
+	seen                    map[string]bool
 }
 
 var required = []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Uid", "Gid"}
 
 // ParseStatus reads a status file; a field the read-back needs that is missing is an error.
 func ParseStatus(r io.Reader) (Status, error) {
-	s := Status{seen: map[string]bool{}}
+	s := Status{Seccomp: -1, SeccompFilters: -1, seen: map[string]bool{}}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
@@ -31,6 +36,12 @@ func ParseStatus(r io.Reader) (Status, error) {
 		val = strings.TrimSpace(val)
 		var err error
 		switch key {
+		case "Name":
+			s.Name = val
+		case "Seccomp":
+			s.Seccomp, err = strconv.Atoi(val)
+		case "Seccomp_filters":
+			s.SeccompFilters, err = strconv.Atoi(val)
 		case "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb":
 			var v uint64
 			v, err = strconv.ParseUint(val, 16, 64)

@@ -42,6 +42,22 @@ func TestStatusReadBackNamesEveryShortfall(t *testing.T) {
 	}
 }
 
+// The fields package isolate reads: the name, and the seccomp mode and filter count (-1 on a
+// kernel before 5.9, which does not count them).
+func TestStatusNameAndSeccomp(t *testing.T) {
+	st, err := ParseStatus(strings.NewReader(dropped + "Seccomp:\t2\nSeccomp_filters:\t1\n"))
+	if err != nil || st.Name != "computerd" || st.Seccomp != 2 || st.SeccompFilters != 1 {
+		t.Fatalf("%+v %v", st, err)
+	}
+	st, err = ParseStatus(strings.NewReader(dropped + "Seccomp:\t0\n"))
+	if err != nil || st.Seccomp != 0 || st.SeccompFilters != -1 {
+		t.Fatalf("no Seccomp_filters: %+v %v", st, err)
+	}
+	if _, err := ParseStatus(strings.NewReader(dropped + "Seccomp:\tfilter\n")); err == nil {
+		t.Fatal("a Seccomp of words read as fine")
+	}
+}
+
 func TestCapName(t *testing.T) {
 	if CapName(21) != "CAP_SYS_ADMIN" || CapName(8) != "CAP_SETPCAP" || CapName(63) != "capability 63" {
 		t.Fatal(CapName(21), CapName(8), CapName(63))
