@@ -144,3 +144,16 @@ export function checkTestNetwork(range: unknown, options: TestNetworkOptions = {
   if (!holder || !testable(holder.class)) return `the test network's range ${range as string} is not a private or loopback range: a test never reaches a public address`;
   return undefined;
 }
+
+/** What a refusal adds when the provider gives no hint of its own (the proxy's own default). */
+export const DEFAULT_HINT = "only the hosts and ranges on this computer's network allowlist are reached, on ports 80 and 443";
+/** The most bytes a hint holds. */
+export const MAX_HINT = 512;
+
+/** Why a hint cannot go into every refusal the proxy answers, or undefined: printable ASCII, at most MAX_HINT bytes. */
+export function hintProblem(hint: unknown): string | undefined {
+  if (typeof hint !== "string") return "egress.hint is a string: the words every refusal adds";
+  if (hint.length > MAX_HINT) return `egress.hint is ${hint.length} characters, more than ${MAX_HINT}`;
+  if (!/^[\x20-\x7e]*$/.test(hint)) return "egress.hint is printable ASCII alone (it goes into every refusal the proxy answers)";
+  return undefined;
+}

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ADDRESS_CLASSES, ADDRESS_TABLE, classify, parseAddress, parseHost, formatAddress } from "../../src/egress/address.js";
-import { ALLOW_REFUSAL_KINDS, checkAllowlist, checkTestNetwork, EGRESS_PORTS, MAX_EACH } from "../../src/egress/list.js";
+import { ALLOW_REFUSAL_KINDS, checkAllowlist, checkTestNetwork, DEFAULT_HINT, EGRESS_PORTS, hintProblem, MAX_EACH, MAX_HINT } from "../../src/egress/list.js";
 
 interface Vectors {
   ports: number[];
@@ -17,6 +17,7 @@ interface Vectors {
   entries: Array<{ entry: string; reachable?: string; ok: boolean; as?: string; kind?: string; class?: string }>;
   lists: Array<{ entries: string[]; ok: boolean; as?: string[]; kinds?: string[] }>;
   reachable: Array<{ range: string; ok: boolean }>;
+  hint: { default: string; max: number };
 }
 
 const vectors = JSON.parse(readFileSync(join(import.meta.dirname, "..", "vectors", "egress.json"), "utf8")) as Vectors;
@@ -27,6 +28,7 @@ describe("the egress table, held to computerd's", () => {
     expect([...ADDRESS_CLASSES]).toEqual(vectors.classes);
     expect([...EGRESS_PORTS]).toEqual(vectors.ports);
     expect(MAX_EACH).toBe(vectors.maxEach);
+    expect({ default: DEFAULT_HINT, max: MAX_HINT }).toEqual(vectors.hint);
   });
 
   it.each(vectors.written)("reads $written as $address", ({ written, address }) => {
@@ -95,6 +97,14 @@ describe("check's words", () => {
       '"10.0.0.0/8" is over 10.0.0.0/8, a private range the proxy never reaches',
       '"93.184.215.14" is an address with no prefix: write it as a CIDR, such as 93.184.215.14/32',
     ]);
+  });
+
+  it("takes a hint of printable ASCII up to its bound, and nothing else", () => {
+    expect(hintProblem(DEFAULT_HINT)).toBeUndefined();
+    expect(hintProblem("x".repeat(MAX_HINT))).toBeUndefined();
+    expect(hintProblem("x".repeat(MAX_HINT + 1))).toMatch(/more than 512/);
+    expect(hintProblem("ask\nme")).toMatch(/printable ASCII/);
+    expect(hintProblem("café")).toMatch(/printable ASCII/);
   });
 
   it("refuses an empty list, pointing at none", () => {

@@ -21,9 +21,6 @@ import (
 // Usage is the subcommand's line in computerd's usage.
 const Usage = "computerd egress --socket <path> --deadline <time> --allow <entry>... [--host-address <ip>]... [--hint <words>]"
 
-// MaxHint bounds the hint, the words every refusal adds.
-const MaxHint = 512
-
 // Options are the proxy's argv, checked.
 type Options struct {
 	Socket    string
@@ -84,8 +81,8 @@ func ParseArgs(args []string) (Options, error) {
 		}
 		o.HostAddrs = append(o.HostAddrs, a.Unmap())
 	}
-	if len(*hint) > MaxHint || strings.IndexFunc(*hint, func(r rune) bool { return r < 0x20 || r > 0x7e }) >= 0 {
-		problems = append(problems, fmt.Sprintf("--hint is printable ASCII of at most %d bytes", MaxHint))
+	if err := allow.HintProblem(*hint); err != nil {
+		problems = append(problems, fmt.Sprintf("--hint: %v (printable ASCII of at most %d bytes)", err, allow.MaxHint))
 	}
 	o.Hint = *hint
 	if len(problems) > 0 {

@@ -20,7 +20,7 @@ func TestParseArgsRefusesEverythingTogether(t *testing.T) {
 	if err == nil {
 		t.Fatal("taken")
 	}
-	for _, words := range []string{"--socket is the absolute path", `--deadline "soon"`, `"10.0.0.0/8" is over 10.0.0.0/8, a private range`, `"pypi.org:443" has a port`, `--host-address "nope"`, "--hint is printable ASCII", "8.8.8.0/24 is not a private or loopback range"} {
+	for _, words := range []string{"--socket is the absolute path", `--deadline "soon"`, `"10.0.0.0/8" is over 10.0.0.0/8, a private range`, `"pypi.org:443" has a port`, `--host-address "nope"`, "--hint: the hint is printable ASCII alone", "8.8.8.0/24 is not a private or loopback range"} {
 		if !strings.Contains(err.Error(), words) {
 			t.Errorf("missing %q in %v", words, err)
 		}

@@ -111,6 +111,12 @@ type vectors struct {
 	Entries   []entryVerdict     `json:"entries"`
 	Lists     []listVerdict      `json:"lists"`
 	Reachable []reachableVerdict `json:"reachable"`
+	Hint      hintRule           `json:"hint"`
+}
+
+type hintRule struct {
+	Default string `json:"default"`
+	Max     int    `json:"max"`
 }
 
 type tableRow struct {
@@ -123,6 +129,7 @@ func makeVectors(t *testing.T) vectors {
 		Comment: "Written by daemon/internal/egress/allow (UPDATE_VECTORS=1 go test ./internal/egress/allow): the egress address table and the allowlist's verdicts, which src/egress/ is held to by test/unit/egress-vectors.test.ts.",
 		Ports:   Ports, MaxEach: MaxEach, Classes: addr.Classes,
 		Written: addr.WrittenForms, Addresses: addr.ClassifiedAddresses,
+		Hint: hintRule{DefaultHint, MaxHint},
 	}
 	for _, r := range addr.Table {
 		v.Table = append(v.Table, tableRow{r.Prefix.String(), r.Class})

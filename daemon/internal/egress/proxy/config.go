@@ -17,7 +17,6 @@ const (
 	HeadTimeout  = 10 * time.Second
 	LookupBound  = 5 * time.Second
 	DialBound    = 10 * time.Second
-	DefaultHint  = "only the hosts and ranges on this computer's network allowlist are reached, on ports 80 and 443"
 	maxHostInLog = 255
 )
 
@@ -42,7 +41,7 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.Hint == "" {
-		c.Hint = DefaultHint
+		c.Hint = allow.DefaultHint
 	}
 	if c.Ports == nil {
 		c.Ports = allow.Ports

@@ -22,6 +22,7 @@ type Proxy struct {
 	total int
 	conns map[net.Conn]struct{}
 	ended bool
+	l     net.Listener
 
 	logMu sync.Mutex
 }
@@ -39,10 +40,13 @@ func (p *Proxy) Serve(l net.Listener) {
 		t := time.AfterFunc(time.Until(p.cfg.Deadline), p.Close)
 		defer t.Stop()
 	}
-	go func() {
-		<-p.ctx.Done()
+	p.mu.Lock()
+	p.l = l
+	ended := p.ended
+	p.mu.Unlock()
+	if ended {
 		l.Close()
-	}()
+	}
 	for {
 		c, err := l.Accept()
 		if err != nil {
@@ -57,10 +61,13 @@ func (p *Proxy) Serve(l net.Listener) {
 	}
 }
 
-// Close stops forwarding: the listener and every connection, client or upstream, close.
+// Close stops forwarding: the listener first, then every connection, client or upstream.
 func (p *Proxy) Close() {
 	p.mu.Lock()
 	p.ended = true
+	if p.l != nil {
+		p.l.Close()
+	}
 	for c := range p.conns {
 		c.Close()
 	}
