@@ -60,7 +60,9 @@ function problemOf(proxy: Loose, want: EgressExpected): string | undefined {
   if (host.PidsLimit !== EGRESS_BOUNDS.pids) return `is not bounded to ${EGRESS_BOUNDS.pids} pids`;
   if (host.CpuPeriod !== EGRESS_BOUNDS.cpuPeriod || host.CpuQuota !== EGRESS_BOUNDS.cpuQuota) return "is not bounded to half a CPU";
   if (!same(host.Ulimits, [{ Name: "nofile", Hard: EGRESS_BOUNDS.openFiles, Soft: EGRESS_BOUNDS.openFiles }])) return `is not bounded to ${EGRESS_BOUNDS.openFiles} open files`;
-  if (!same(host.LogConfig, EGRESS_BOUNDS.log)) return "does not have a json-file log of 1m and 2 files";
+  const log = obj(host.LogConfig);
+  const logOptions = obj(log.Config);
+  if (log.Type !== "json-file" || Object.keys(logOptions).length !== 2 || logOptions["max-size"] !== "1m" || logOptions["max-file"] !== "2") return "does not have a json-file log of 1m and 2 files";
   if (obj(host.RestartPolicy).Name !== "no") return "has a restart policy";
   const mounts = Array.isArray(proxy.Mounts) ? proxy.Mounts.map(obj) : [];
   const volume = egressName(want.computer);

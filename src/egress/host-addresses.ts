@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { fail, ok, type Result } from "../result.js";
-import { formatAddress, parseAddress, unmap } from "./address.js";
+import { classify, formatAddress, parseAddress, unmap } from "./address.js";
 
 export interface HostAddressOptions {
   /** The host's addresses as the caller knows them (IP addresses), beside this machine's own. */
@@ -39,8 +39,8 @@ export function containerSign(hostRoot = "/"): string | undefined {
 }
 
 /**
- * The addresses a proxy refuses as this host's: every interface address of this machine that
- * is not loopback, then the caller's. In a container the caller's are required; an entry that is
+ * The addresses a proxy refuses as this host's: every public interface address of this machine,
+ * then the caller's. In a container the caller's are required; an entry that is
  * not an IP address is refused in words.
  */
 export function hostAddresses(options: HostAddressOptions = {}): Result<string[]> {
@@ -64,7 +64,9 @@ export function hostAddresses(options: HostAddressOptions = {}): Result<string[]
   for (const list of Object.values(options.interfaces ?? networkInterfaces())) {
     for (const i of list ?? []) {
       const a = parseAddress(i.address.split("%")[0]!);
-      if (!i.internal && a) own.push(formatAddress(unmap(a)));
+      // Only a public address needs naming: every other class is refused by the table already,
+      // and the host's veths come and go with its containers.
+      if (!i.internal && a && classify(a) === "public") own.push(formatAddress(unmap(a)));
     }
   }
   return ok([...new Set([...own, ...given])].sort());

@@ -113,6 +113,23 @@ export function checkAllowlist(allow: unknown, options: AllowlistOptions = {}): 
   return { ok: true, entries: [...sorted(names), ...sorted(cidrs)] };
 }
 
+/**
+ * A list written as checkAllowlist writes an accepted one (lower case, CIDRs canonical, names
+ * then CIDRs, sorted, no duplicates), judging nothing: two lists are the same policy when their
+ * normal forms are equal.
+ */
+export function normalAllowlist(allow: readonly string[]): string[] {
+  const names = new Set<string>();
+  const cidrs = new Set<string>();
+  for (const e of allow) {
+    const p = e.includes("/") ? parsePrefix(e) : undefined;
+    if (p) cidrs.add(formatPrefix(masked(p)));
+    else names.add(e.toLowerCase());
+  }
+  const sorted = (s: Set<string>) => [...s].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return [...sorted(names), ...sorted(cidrs)];
+}
+
 export interface TestNetworkOptions {
   /** The test-only setting: without it every test network is refused. */
   testOnly?: boolean;

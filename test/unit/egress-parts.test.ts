@@ -161,9 +161,14 @@ describe("the Docker host's addresses", () => {
   const lo = { lo: [{ address: "127.0.0.1", netmask: "255.0.0.0", family: "IPv4" as const, mac: "00:00:00:00:00:00", internal: true, cidr: "127.0.0.1/8" }] };
   const eth = { eth0: [{ address: "203.0.113.7", netmask: "255.255.255.0", family: "IPv4" as const, mac: "02:00:00:00:00:01", internal: false, cidr: "203.0.113.7/24" }] };
 
-  it("are this machine's interface addresses on a plain host, loopback left out", () => {
+  it("are this machine's public interface addresses on a plain host: loopback, private and link-local left to the table", () => {
     const root = mkdtempSync(join(tmpdir(), "host-"));
-    expect(hostAddresses({ hostRoot: root, interfaces: { ...lo, ...eth } })).toEqual({ ok: true, value: ["203.0.113.7"] });
+    const more = {
+      eth1: [{ address: "8.8.4.4", netmask: "255.255.255.0", family: "IPv4" as const, mac: "02:00:00:00:00:02", internal: false, cidr: "8.8.4.4/24" }],
+      veth: [{ address: "fe80::1", netmask: "ffff:ffff:ffff:ffff::", family: "IPv6" as const, mac: "02:00:00:00:00:03", internal: false, cidr: "fe80::1/64", scopeid: 5 }],
+      docker0: [{ address: "172.17.0.1", netmask: "255.255.0.0", family: "IPv4" as const, mac: "02:00:00:00:00:04", internal: false, cidr: "172.17.0.1/16" }],
+    };
+    expect(hostAddresses({ hostRoot: root, interfaces: { ...lo, ...eth, ...more } })).toEqual({ ok: true, value: ["8.8.4.4"] });
   });
 
   it("are refused in words in a container, unless the caller names them", () => {
@@ -172,7 +177,7 @@ describe("the Docker host's addresses", () => {
     expect(containerSign(root)).toBe("/.dockerenv is there");
     const got = hostAddresses({ hostRoot: root, interfaces: eth });
     expect(got).toMatchObject({ ok: false, error: { code: "unsupported", message: expect.stringMatching(/runs in a container \(\/.dockerenv is there\).*give egress.hostAddresses/) } });
-    expect(hostAddresses({ hostRoot: root, interfaces: eth, hostAddresses: ["198.51.100.1", "::ffff:198.51.100.2"] })).toEqual({ ok: true, value: ["198.51.100.1", "198.51.100.2", "203.0.113.7"] });
+    expect(hostAddresses({ hostRoot: root, interfaces: eth, hostAddresses: ["198.51.100.1", "::ffff:198.51.100.2"] })).toEqual({ ok: true, value: ["198.51.100.1", "198.51.100.2"] });
   });
 
   it("reads a container's cgroup as a sign", () => {
