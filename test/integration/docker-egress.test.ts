@@ -99,4 +99,26 @@ describe("an allowlisted Docker computer", () => {
     expect(egressOf(labels)).toEqual({ containers: [], volumes: [] });
     expect(docker("ps", "--all", "--format", "{{.Names}}", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`)).toBe("");
   }, 60_000);
+
+  it("leaves nothing when its computer is removed by hand: release by its name, and the sweep past its deadline", async () => {
+    const docker_ = testProvider();
+    for (const how of ["release", "sweep"] as const) {
+      const labels = testLabel();
+      const created = await docker_.create({ image: IMAGE, lifetimeMs: 600_000, network: { allow: [`${upIP}/32`] }, labels });
+      if (created.ok) made.track(created.value.name);
+      expect(created.ok, JSON.stringify(created)).toBe(true);
+      if (!created.ok) return;
+      docker("rm", "--force", created.value.name);
+      expect(egressOf(labels).containers).toEqual([`${created.value.name}-egress`]);
+      if (how === "release") {
+        expect(await docker_.release({ id: "", name: created.value.name, provider: "docker" }, "delete")).toEqual({ ok: true, value: undefined });
+      } else {
+        // Not yet: the computer is gone but its parts are younger than a create could take.
+        expect(await docker_.sweep({ labels })).toEqual({ ok: true, value: { removed: [] } });
+        const past = new Date(Date.parse(created.value.spec!.deadline!) + 1);
+        expect(await docker_.sweep({ labels, now: past })).toEqual({ ok: true, value: { removed: [`${created.value.name}-egress`] } });
+      }
+      expect(egressOf(labels)).toEqual({ containers: [], volumes: [] });
+    }
+  }, 120_000);
 });
