@@ -25,22 +25,30 @@ interface ListedPart {
 
 const labelFilter = (labels: string[]) => JSON.stringify({ label: labels });
 
+const undone = async (engine: DockerEngine, plan: EgressPlan, code: Parameters<typeof fail>[0], words: string) => {
+  await removeEgress(engine, plan.computer);
+  return fail(code, `${words}; the proxy and its volume were removed and the computer was never run`);
+};
+
 /**
- * Makes the volume and the proxy and waits for the proxy's ready line. Any failure removes what
- * it made and says why in words; a caller runs its computer only after ok.
+ * Makes the egress volume, first: the computer's container names it, and Docker would make a
+ * plain volume of that name for a container that names one not there.
+ */
+export async function makeEgressVolume(engine: DockerEngine, plan: EgressPlan, options: CallOptions = {}): Promise<Result<undefined>> {
+  const volume = await engine.call("POST", "/volumes/create", { body: egressVolumeRequest(plan), signal: options.signal, timeoutMs: CALL_MS });
+  if (volume.ok) return ok();
+  const f = failure(engine, `making the egress volume ${egressName(plan.computer)}`, volume);
+  return undone(engine, plan, f.error.code, f.error.message);
+}
+
+/**
+ * Makes and starts the proxy on its volume and waits for its ready line. Any failure removes
+ * the proxy and the volume and says why in words; a caller runs its computer only after ok.
  */
 export async function makeEgress(engine: DockerEngine, plan: EgressPlan, options: CallOptions & { readyMs?: number } = {}): Promise<Result<{ proxy: string }>> {
   const { signal } = options;
   const name = egressName(plan.computer);
-  const undo = async (code: Parameters<typeof fail>[0], words: string) => {
-    await removeEgress(engine, plan.computer);
-    return fail(code, `${words}; the proxy and its volume were removed and the computer was never run`);
-  };
-  const volume = await engine.call("POST", "/volumes/create", { body: egressVolumeRequest(plan), signal, timeoutMs: CALL_MS });
-  if (!volume.ok) {
-    const f = failure(engine, `making the egress volume ${name}`, volume);
-    return undo(f.error.code, f.error.message);
-  }
+  const undo = (code: Parameters<typeof fail>[0], words: string) => undone(engine, plan, code, words);
   const request = egressProxyRequest(plan);
   const made = await engine.call<{ Id: string }>("POST", "/containers/create", { query: { name }, body: request.body, signal, timeoutMs: CALL_MS });
   if (!made.ok || !made.value?.Id) {
@@ -67,7 +75,7 @@ export async function makeEgress(engine: DockerEngine, plan: EgressPlan, options
       return undo("failed", `the egress proxy ${name} ended before it was ready (exit code ${state.value.State?.ExitCode ?? "?"}${last ? `: ${last}` : ""})`);
     }
     if (Date.now() >= until) return undo("timeout", `the egress proxy ${name} was not ready within ${readyMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

@@ -38,9 +38,9 @@ import { create as createContainer, failure, inspect, lastWords, listByLabels, r
 import { createRequest } from "./create-request.js";
 import { DaemonCacheError, daemonCopy, daemonCopyPath, DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
 import { drift, type DriftExpected, readBackDrift, sameNetwork } from "./drift.js";
-import { EGRESS_READY_MS, inspectEgress, makeEgress, removeEgress, sweepEgress } from "./egress.js";
+import { EGRESS_READY_MS, inspectEgress, makeEgress, makeEgressVolume, removeEgress, sweepEgress } from "./egress.js";
 import { egressImageTag, ensureEgressImage } from "./egress-image.js";
-import { proxyReadBack } from "./egress-readback.js";
+import { type EgressExpected, proxyReadBack } from "./egress-readback.js";
 import type { EgressPlan } from "./egress-request.js";
 import { homeDrift } from "./home.js";
 import { type Host, hostOf } from "./host.js";
@@ -129,6 +129,7 @@ export class DockerProvider implements ComputerProvider {
   #host: Host | undefined;
   #hostRead: Promise<Result<Host>> | undefined;
   #copying: Promise<string> | undefined;
+  #egressImage: Promise<Result<string>> | undefined;
   readonly #egress: Required<Pick<EgressOptions, "hint" | "readyMs">> & Omit<EgressOptions, "hint" | "readyMs">;
 
   constructor(options: DockerProviderOptions) {
@@ -259,7 +260,12 @@ export class DockerProvider implements ComputerProvider {
     if (typeof spec.network === "object" && "allow" in spec.network) {
       const addresses = hostAddresses(this.#egress);
       if (!addresses.ok) return fail(addresses.error.code, `${addresses.error.message}. Nothing was made`, { field: addresses.error.field ?? "network" });
-      const image = await ensureEgressImage(this.cli, this.#daemonPath, { signal });
+      // The proxy's image is made once per provider (its tag is the daemon's hash).
+      this.#egressImage ??= ensureEgressImage(this.cli, this.#daemonPath, { signal }).then((r) => {
+        if (!r.ok) this.#egressImage = undefined;
+        return r;
+      });
+      const image = await this.#egressImage;
       if (!image.ok) return fail(image.error.code, `${image.error.message}. Nothing was made`, { field: "network" });
       egress = { hostAddresses: addresses.value, image: image.value };
     }
@@ -283,15 +289,26 @@ export class DockerProvider implements ComputerProvider {
     if (signal?.aborted) return fail("aborted", "create was aborted before the container was made; nothing was made");
     const egressPlan = egress && plan.allow ? this.#egressPlan(plan, egress) : undefined;
     if (egressPlan) {
-      // The volume, the proxy and its ready line before the computer: a failure runs nothing.
-      const proxy = await makeEgress(this.engine, egressPlan, { signal, readyMs: this.#egress.readyMs });
-      if (!proxy.ok) return proxy;
+      const volume = await makeEgressVolume(this.engine, egressPlan, { signal });
+      if (!volume.ok) return volume;
     }
     const dropEgress = async () => {
       if (egressPlan) await removeEgress(this.engine, name);
     };
 
-    const made = await createContainer(this.engine, createRequest(plan), { signal });
+    // The proxy is made, started and ready before the computer starts, so a failure runs
+    // nothing; the computer's container is made (not started) meanwhile.
+    const [proxyMade, made] = await Promise.all([
+      egressPlan ? makeEgress(this.engine, egressPlan, { signal, readyMs: this.#egress.readyMs }) : Promise.resolve(ok()),
+      createContainer(this.engine, createRequest(plan), { signal }),
+    ]);
+    if (!proxyMade.ok) {
+      if (made.ok && made.value?.Id) await remove(this.engine, made.value.Id);
+      else await removeLate(this.engine, name);
+      // The volume again: the computer's container held it while the proxy's removal ran.
+      await dropEgress();
+      return proxyMade;
+    }
     if (!made.ok || !made.value?.Id) {
       // A request cut off may leave the engine making the container still; one answered has said all.
       if (made.aborted || made.timedOut || made.unreachable) await removeLate(this.engine, name);
@@ -322,7 +339,11 @@ export class DockerProvider implements ComputerProvider {
     if (signal?.aborted) return refused("aborted", `create was aborted after ${name} started; it was deleted`);
 
     // The report and the daemon's hello are read side by side: the drift check needs both.
-    const [inspected, connection] = await Promise.all([inspect(this.engine, id, { signal }), openConnection(this.engine, { id, name }, undefined, signal)]);
+    const [inspected, connection, proxyFound] = await Promise.all([
+      inspect(this.engine, id, { signal }),
+      openConnection(this.engine, { id, name }, undefined, signal),
+      egressPlan ? inspectEgress(this.engine, name, { signal }) : Promise.resolve(ok(undefined)),
+    ]);
     const closed = async () => {
       if (connection.ok) await connection.value.close();
     };
@@ -348,15 +369,20 @@ export class DockerProvider implements ComputerProvider {
     const home = await homeDrift(connection.value.client, signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
     await connection.value.close();
     if (signal?.aborted) return refused("aborted", `create was aborted while reading the computer; ${name} was deleted`);
-    const proxy = egressPlan ? await this.#proxyReadBack(inspected.value, { signal }) : undefined;
-    if (proxy && !proxy.ok) return refused(signal?.aborted ? "aborted" : "failed", `${proxy.error.message}; ${name} was deleted`);
-    const mismatches = drift(spec, inspected.value, hello, { ...this.#expected(host.value, plan.uid, plan.gid, deadline, daemon), ...(proxy ? { proxy: proxy.value } : {}) });
+    if (!proxyFound.ok) return refused(signal?.aborted ? "aborted" : "failed", `${proxyFound.error.message}; ${name} was deleted`);
+    // The proxy held to what it must be, as every later read-back holds it.
+    const proxy = egressPlan ? proxyReadBack(proxyFound.value, this.#proxyExpected(name, plan.uid, plan.gid, deadline, egressPlan.image, egressPlan.hostAddresses)) : undefined;
+    const mismatches = drift(spec, inspected.value, hello, { ...this.#expected(host.value, plan.uid, plan.gid, deadline, daemon), ...(proxy ? { proxy } : {}) });
     if (home) mismatches.push(home);
     if (mismatches.length > 0) {
       return refused("refused", `${name} is not what was declared, so it was deleted: ${mismatches.join("; ")}`);
     }
     if (signal?.aborted) return refused("aborted", `create was aborted after its checks; ${name} was deleted`);
-    return ok(this.#refOf(inspected.value, hello, proxy?.value));
+    return ok(this.#refOf(inspected.value, hello, proxy));
+  }
+
+  #proxyExpected(computer: string, uid: number, gid: number, deadline: string, image: string, addresses: readonly string[]): EgressExpected {
+    return { computer, uid, gid, deadline, image, hostAddresses: addresses, ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork } : {}) };
   }
 
   /** The proxy's part of an allowlisted computer's plan. */
@@ -390,17 +416,8 @@ export class DockerProvider implements ComputerProvider {
     if (!addresses.ok) return ok({ other: `network allow, but its egress proxy cannot be held to the Docker host's addresses: ${addresses.error.message}` });
     const bytes = await fs.readFile(this.#daemonPath).catch(() => undefined);
     if (!bytes) return fail("failed", `the daemon at ${this.#daemonPath} could not be read, so ${name}'s egress proxy cannot be checked against it`);
-    return ok(
-      proxyReadBack(found.value, {
-        computer: name,
-        uid: user.ok ? user.value.uid : NaN,
-        gid: user.ok ? user.value.gid : NaN,
-        deadline: labelsOf(inspected)[DEADLINE_LABEL] ?? "",
-        image: egressImageTag(bytes),
-        hostAddresses: addresses.value,
-        ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork } : {}),
-      }),
-    );
+    const [uid, gid] = user.ok ? [user.value.uid, user.value.gid] : [NaN, NaN];
+    return ok(proxyReadBack(found.value, this.#proxyExpected(name, uid, gid, labelsOf(inspected)[DEADLINE_LABEL] ?? "", egressImageTag(bytes), addresses.value)));
   }
 
   #expected(host: Host, uid: number, gid: number, deadline: string, daemon: string): DriftExpected {
