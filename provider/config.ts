@@ -2,6 +2,7 @@
 // engine hands them to the plugin as JSON in PULUMI_CONFIG (decrypted; keys as "agentrun:docker"
 // or bare); a plugin started just for its schema gets none, which is no error.
 import { z } from "zod";
+import { unknownSettings } from "./words.js";
 
 export const DockerSettings = z.strictObject({
   user: z.string().optional(),
@@ -36,10 +37,15 @@ export function settingsFrom(configJson: string | undefined): { ok: true; value:
   const parsed = Settings.safeParse(ours);
   if (!parsed.success) {
     // Names the keys only: a value could be a secret put in the wrong place.
-    const where = parsed.error.issues.map((i) => `agentrun:${i.path.join(".")}`).join(", ");
-    return { ok: false, message: `the stack's agentrun config has settings this plugin does not take or cannot read: ${where}` };
+    const keys = parsed.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys.map((k) => [...i.path, k].join(".")) : [i.path.join(".")]));
+    return { ok: false, message: unknownSettings(keys, settingsTaken()) };
   }
   return { ok: true, value: parsed.data };
+}
+
+/** Each provider's settings keys, as the stack's user writes them (agentrun:<provider>.<key>). */
+function settingsTaken(): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(Settings.shape).map(([provider, schema]) => [provider, Object.keys(schema.unwrap().shape)]));
 }
 
 function safeJson(text: string): unknown {

@@ -3,6 +3,7 @@ import type { Provider } from "@pulumi/pulumi/provider/index.js";
 import type { Settings } from "./config.js";
 import { typeOf, type Context, type ResourceHandler } from "./resource.js";
 import { vendors } from "./vendors.js";
+import { inStackWords } from "./words.js";
 import type { Props } from "./secrets.js";
 
 /**
@@ -34,11 +35,17 @@ export function makeProvider(opts: { version: string; schema: string; settings: 
       if (!opts.settings.ok) return { failures: [{ property: "", reason: opts.settings.message }] };
       return (await handler(urn)).check(ctx, olds ?? {}, news ?? {});
     },
-    diff: async (id, urn, olds: Props, news: Props) => (await handler(urn)).diff(ctx, id, olds ?? {}, news ?? {}),
-    create: async (urn, inputs: Props) => (await handler(urn)).create(ctx, inputs ?? {}),
-    read: async (id, urn, props?: Props) => (await handler(urn)).read(ctx, id, props ?? {}),
-    update: async (id, urn, olds: Props, news: Props) => (await handler(urn)).update(ctx, id, olds ?? {}, news ?? {}),
-    delete: async (id, urn, props: Props) => (await handler(urn)).delete(ctx, id, props ?? {}),
+    // A library refusal a stack's user meets is said in their terms (words.ts).
+    diff: async (id, urn, olds: Props, news: Props) =>
+      inStackWords(settings, async () => (await handler(urn)).diff(ctx, id, olds ?? {}, news ?? {})),
+    create: async (urn, inputs: Props) =>
+      inStackWords(settings, async () => (await handler(urn)).create(ctx, inputs ?? {})),
+    read: async (id, urn, props?: Props) =>
+      inStackWords(settings, async () => (await handler(urn)).read(ctx, id, props ?? {})),
+    update: async (id, urn, olds: Props, news: Props) =>
+      inStackWords(settings, async () => (await handler(urn)).update(ctx, id, olds ?? {}, news ?? {})),
+    delete: async (id, urn, props: Props) =>
+      inStackWords(settings, async () => (await handler(urn)).delete(ctx, id, props ?? {})),
     // The engine's cancel (a second Ctrl-C) ends every vendor call in flight.
     cancel: async () => cancel.abort(new Error("the Pulumi engine cancelled the operation")),
   };

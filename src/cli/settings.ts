@@ -51,6 +51,11 @@ export async function providerOf(flags: ProviderFlags, command: string, signal: 
   }
   settings = { ...settings, ...pairs(flags.set, "--set", command) };
   const made = await providerFromSettings(id, settings);
-  if (!made.ok) throw new CliError(EXIT.usage, `the ${id} provider could not be made from its settings: ${made.error.message}`);
+  if (!made.ok) {
+    throw new CliError(
+      EXIT.usage,
+      `the ${id} provider could not be made from its settings: ${made.error.message}; change one with --set <key>=<value>, or in the stack with \`pulumi config set --path agentrun:${id}.<key> <value>\``,
+    );
+  }
   return made.value;
 }

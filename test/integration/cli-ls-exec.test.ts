@@ -106,3 +106,12 @@ describe("bad input", () => {
     expect(conformance.stdout).toMatch(/^usage: npm run conformance -- --provider/);
   });
 });
+
+describe("settings refused", () => {
+  it("a setting the provider refuses exits 2, naming the flag and the stack's line that change it", async () => {
+    const run = await agentrun(["ls", "--set", "user=0"]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/^agentrun: the docker provider could not be made from its settings: docker: .*user option 0:0 is root/);
+    expect(run.stderr).toContain("change one with --set <key>=<value>, or in the stack with `pulumi config set --path agentrun:docker.<key> <value>`");
+  });
+});
