@@ -6,10 +6,12 @@ import { readFileSync } from "node:fs";
 import { main } from "@pulumi/pulumi/provider/index.js";
 import "./read-request.js";
 import { settingsFrom } from "./config.js";
+import { engineAddress, engineLog } from "./engine-log.js";
 import { makeProvider } from "./plugin.js";
 
 const root = new URL("../../", import.meta.url);
 const schema = readFileSync(new URL("schema/schema.json", root), "utf8");
 const { version } = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string };
 
-await main(makeProvider({ version, schema, settings: settingsFrom(process.env.PULUMI_CONFIG) }), process.argv.slice(2));
+const args = process.argv.slice(2);
+await main(makeProvider({ version, schema, settings: settingsFrom(process.env.PULUMI_CONFIG), log: engineLog(engineAddress(args)) }), args);

@@ -3,7 +3,9 @@
 // docker and pulumi commands, so where the two differ the plugin says what they can run. Each rule
 // matches the library's own words, and test/unit/stack-words.test.ts holds both sides to them.
 import { ResultFailure, type ResultError } from "../src/result.js";
-import type { Settings } from "./config.js";
+
+/** The one setting these rules read: the stack's image for Docker's computers (no import of config.ts, which uses this file). */
+type StackSettings = { docker?: { image?: string | undefined } | undefined };
 
 /** `pulumi config set` for one of a provider's settings. */
 export const configSet = (provider: string, key: string, value = `<${key}>`) => `pulumi config set --path agentrun:${provider}.${key} ${value}`;
@@ -31,7 +33,7 @@ function missingSetting(tag: string, why: string): string {
 }
 
 /** A refusal as a stack's user reads it (settings: the stack's, to tell its image from a Computer's); anything no rule knows keeps the library's words. */
-export function forStack(error: ResultError, settings: Settings = {}): ResultError {
+export function forStack(error: ResultError, settings: StackSettings = {}): ResultError {
   const fromSetting = (tag: string) => tag === settings.docker?.image;
   const missing = MISSING_AT_CREATE.exec(error.message);
   if (missing && error.field === "image") {
@@ -46,10 +48,13 @@ export function forStack(error: ResultError, settings: Settings = {}): ResultErr
 // The library names an option as its class's (DockerProvider's user option); the stack names it agentrun:docker.user.
 const OPTION = /\b\w+Provider's (\w+)(?: option)?/g;
 
-/** A provider's settings refused by the registry, with the config lines that set or unset them. */
+/**
+ * A provider's settings refused by the registry, with the config lines that set or unset the one
+ * it names; a refusal that names no setting (the host's DOCKER_HOST) keeps the library's words.
+ */
 export function settingsRefused(provider: string, error: ResultError): ResultError {
-  const keys = [...error.message.matchAll(OPTION)].map((m) => m[1]!);
-  const key = keys[0] ?? "<key>";
+  const key = [...error.message.matchAll(OPTION)].map((m) => m[1]!)[0];
+  if (key === undefined) return error;
   const words = error.message.replace(new RegExp(`^${provider}: `), "").replace(OPTION, (_, name: string) => `agentrun:${provider}.${name}`);
   return {
     ...error,
@@ -69,7 +74,7 @@ export function unknownSettings(keys: string[], takes: Record<string, readonly s
 }
 
 /** Runs a step; a library refusal it throws is thrown again in the stack's terms, its code, field and cause kept. */
-export async function inStackWords<T>(settings: Settings, step: () => Promise<T>): Promise<T> {
+export async function inStackWords<T>(settings: StackSettings, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {

@@ -12,6 +12,7 @@ import { ResultFailure, orThrow } from "../../src/result.js";
 import { normalUser } from "../../src/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
+import { type Say, ticker, whileWaiting } from "../progress.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
@@ -213,9 +214,18 @@ const DERIVED: Record<string, readonly string[]> = {
 };
 
 /** The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). */
-async function defaultImage(provider: ComputerProvider, signal: AbortSignal): Promise<string> {
+async function defaultImage(provider: ComputerProvider, signal: AbortSignal, say: Say | undefined): Promise<string> {
   if (!provider.image) throw new Error(`the ${provider.id} provider has no image of its own: declare image`);
-  return orThrow(await provider.image({ signal }));
+  // Said only when the provider builds or pulls: an image already there takes no time worth saying.
+  let stop: (() => void) | undefined;
+  const onWait = (making: "build" | "pull", tag: string) => {
+    if (say) stop = ticker(say, `${making === "build" ? "building" : "pulling"} the computers' image ${tag} (once; later computers reuse it)`);
+  };
+  try {
+    return orThrow(await provider.image({ signal, onWait }));
+  } finally {
+    stop?.();
+  }
 }
 
 async function create(ctx: Context, raw: Props) {
@@ -223,8 +233,8 @@ async function create(ctx: Context, raw: Props) {
   const inputs = plain as Inputs;
   const provider = await vendorOf(ctx, inputs.provider);
   const signal = bounded(ctx, CREATE_MS);
-  inputs.image ??= await defaultImage(provider, signal);
-  const made = orThrow(await provider.create(specOf(inputs), { signal }));
+  inputs.image ??= await defaultImage(provider, signal, ctx.say);
+  const made = orThrow(await whileWaiting(ctx.say, `waiting for the ${provider.id} computer to start and its daemon to answer`, () => provider.create(specOf(inputs), { signal })));
   // create ends with the drift check, hello included: what it made is what was declared.
   const outs = outputsOf(inputs, { ref: made, state: "running", labels: inputs.labels, hello: made.hello, drift: [] }, inputs.labels);
   return { id: made.name, outs: wrapDerived(outs, secretKeys, DERIVED) };

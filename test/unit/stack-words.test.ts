@@ -38,6 +38,8 @@ describe("settings the provider refuses", () => {
   it("a refusal no rule knows keeps the library's words", () => {
     const error = { code: "failed" as const, message: "the Docker engine did not answer" };
     expect(forStack(error)).toBe(error);
-    expect(settingsRefused("docker", { code: "invalid", message: "docker: something else" }).message).toContain("agentrun:docker settings were refused: something else");
+    // One that names no setting (the host's DOCKER_HOST) is no setting's fault: the library's words stand.
+    const host = { code: "invalid" as const, message: "docker: DOCKER_HOST names tcp://127.0.0.1:2375, a Docker engine over TCP" };
+    expect(settingsRefused("docker", host)).toBe(host);
   });
 });
