@@ -6,6 +6,7 @@ import engineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb.js";
 import engineProto from "@pulumi/pulumi/proto/engine_pb.js";
 
 /** Says one line about the resource at urn; never throws, never waits (a lost line is no failure). */
+/** ephemeral: a status line the display shows while the step runs and does not keep (the event log still holds it). */
 export type EngineLog = (urn: string, message: string, ephemeral?: boolean) => void;
 
 /** The engine's address among the plugin's arguments: the first that is not a flag, as Pulumi's own parser reads them. */
