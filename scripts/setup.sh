@@ -26,6 +26,7 @@ typescript() {
   say "compiling the TypeScript (tsc)"
   rm -rf dist/src dist/provider
   npx tsc -p tsconfig.json || die "tsc failed; fix the errors above"
+  chmod +x dist/src/cli/program.js # the agentrun bin: npx runs it as a program
   touch dist/.tsc-stamp
 }
 

@@ -30,10 +30,10 @@ const lines = [];
 if (names.length > 0) lines.push(`made ${names.length} computer${names.length === 1 ? "" : "s"}: ${names.join(", ")}`);
 if (o.runFolder) lines.push(`their run folder (at /workspace in each): ${o.runFolder}`);
 if (o.deadline) lines.push(`they run until ${o.deadline}`);
-lines.push("next:");
-lines.push("  npx agentrun ls                      # the computers, their state and drift");
-if (names[0]) lines.push(`  npx agentrun shell ${names[0]}   # a terminal in one`);
-if (names[0]) lines.push(`  npx agentrun exec ${names[0]} -- uname -a`);
-lines.push("  npm run down                         # tear them down");
+const next = [["npx agentrun ls", "the computers, their state and drift"]];
+if (names[0]) next.push([`npx agentrun shell ${names[0]}`, "a terminal in one"], [`npx agentrun exec ${names[0]} -- uname -a`, "one program, its exit code yours"]);
+next.push(["npm run down", "tear them down"]);
+const width = Math.max(...next.map(([command]) => command.length));
+lines.push("next:", ...next.map(([command, why]) => `  ${command.padEnd(width)}   # ${why}`));
 process.stdout.write(lines.join("\n") + "\n");
 ' "$outputs"

@@ -1,6 +1,8 @@
 // agentrun ls and exec against a real Docker computer, and the refusals a person meets first.
+import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RUN_LABEL, EPOCH_LABEL } from "../../src/labels.js";
+import { ROOT } from "../support/toolchain.js";
 import { agentrun, computers, labelFlags } from "./cli-helpers.js";
 
 const fleet = computers();
@@ -113,5 +115,13 @@ describe("settings refused", () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/^agentrun: the docker provider could not be made from its settings: docker: .*user option 0:0 is root/);
     expect(run.stderr).toContain("change one with --set <key>=<value>, or in the stack with `pulumi config set --path agentrun:docker.<key> <value>`");
+  });
+});
+
+describe("the bin", () => {
+  it("npx agentrun runs it from the project, as the set-up leaves it", async () => {
+    const run = await execa("npx", ["--no-install", "agentrun", "--help"], { cwd: ROOT, reject: false });
+    expect(run.exitCode, String(run.stderr)).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: agentrun /);
   });
 });
