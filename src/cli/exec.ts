@@ -6,7 +6,7 @@ import { withConnection } from "./computer.js";
 import type { Context } from "./context.js";
 import { EXIT } from "./errors.js";
 import { exitOf, follow } from "./follow.js";
-import { pairs, providerOf, type ProviderFlags, withProviderOptions } from "./settings.js";
+import { collect, pairs, providerOf, type ProviderFlags, withProviderOptions } from "./settings.js";
 
 interface ExecFlags extends ProviderFlags {
   user?: string;
@@ -30,7 +30,7 @@ export function execCommand(program: Command, context: Context): Command {
     .argument("<argv...>", "the program and its arguments (after --)")
     .option("--user <uid[:gid]>", "run as this user (default: the computer's)")
     .option("--cwd <path>", "the working directory (default: the computer's)")
-    .option("--env <K=V>", "an environment variable (repeatable)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--env <K=V>", "an environment variable (repeatable)", collect)
     .option("--timeout <seconds>", "kill the program after this long and exit 124", seconds)
     .addHelpText("after", "\nExample:\n  agentrun exec computer-0123456789ab -- sh -c 'echo hi; exit 3'   # prints hi, exits 3");
   withProviderOptions(command);

@@ -6,7 +6,7 @@ import type { ComputerInfo, ComputerProvider } from "../provider.js";
 import { bounded } from "./bounds.js";
 import type { Context } from "./context.js";
 import { failed } from "./errors.js";
-import { pairs, providerOf, type ProviderFlags, withProviderOptions } from "./settings.js";
+import { collect, pairs, providerOf, type ProviderFlags, withProviderOptions } from "./settings.js";
 import { table } from "./table.js";
 
 /** Drift checks at once: each connects to a daemon, so a large fleet is read a few at a time. */
@@ -68,7 +68,7 @@ export function lsCommand(program: Command, context: Context): Command {
   const command = program
     .command("ls")
     .description("list the computers: name, kind, state, deadline, run, epoch and drift")
-    .option("--label <k=v>", "only computers with this label (repeatable)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--label <k=v>", "only computers with this label (repeatable)", collect)
     .option("--json", "the list as JSON on stdout");
   withProviderOptions(command);
   return command.action(async (flags: ProviderFlags & { label?: string[]; json?: boolean }) => {

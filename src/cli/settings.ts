@@ -14,7 +14,8 @@ export interface ProviderFlags {
   backend?: string;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+/** A repeatable flag's values, in order. */
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** The flags every subcommand that reaches computers takes. */
 export function withProviderOptions(command: Command): Command {

@@ -5,7 +5,7 @@ import { sweep, sweepPlan } from "../janitor.js";
 import { bounded } from "./bounds.js";
 import type { Context } from "./context.js";
 import { failed } from "./errors.js";
-import { pairs, providerOf, type ProviderFlags, withProviderOptions } from "./settings.js";
+import { collect, pairs, providerOf, type ProviderFlags, withProviderOptions } from "./settings.js";
 
 /** A sweep deletes one computer after another; a large fleet of due ones takes a while. */
 const SWEEP_BOUND_MS = 10 * 60_000;
@@ -15,7 +15,7 @@ export function sweepCommand(program: Command, context: Context): Command {
     .command("sweep")
     .description("release the computers past their deadline (the janitor's sweep)")
     .option("--dry-run", "say what would be released, and release nothing")
-    .option("--label <k=v>", "only computers with this label (repeatable)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--label <k=v>", "only computers with this label (repeatable)", collect)
     .option("--json", "what was (or would be) released, as JSON on stdout");
   withProviderOptions(command);
   return command.action(async (flags: ProviderFlags & { dryRun?: boolean; label?: string[]; json?: boolean }) => {
