@@ -5,7 +5,7 @@ import { InvalidArgumentError } from "commander";
 import { withConnection } from "./computer.js";
 import type { Context } from "./context.js";
 import { EXIT } from "./errors.js";
-import { exitOf, follow } from "./follow.js";
+import { exitOf, feed, follow } from "./follow.js";
 import { collect, pairs, providerOf, type ProviderFlags, withProviderOptions } from "./settings.js";
 
 interface ExecFlags extends ProviderFlags {
@@ -37,11 +37,14 @@ export function execCommand(program: Command, context: Context): Command {
   return command.action(async (name: string, argv: string[], flags: ExecFlags) => {
     const env = pairs(flags.env, "--env", "exec");
     const provider = await providerOf(flags, "exec", signal);
+    // A pipe or a file on stdin is the program's stdin; a terminal is not read (use shell for that).
+    const piped = process.stdin.isTTY !== true;
     process.exitCode = await withConnection(provider, name, signal, async ({ client }) => {
       const started = await client.call(
         "process.start",
         {
           argv,
+          stdin: piped,
           ...(flags.cwd ? { cwd: flags.cwd } : {}),
           ...(flags.user ? { user: flags.user } : {}),
           ...(Object.keys(env).length > 0 ? { env } : {}),
@@ -58,6 +61,7 @@ export function execCommand(program: Command, context: Context): Command {
             }, flags.timeout * 1000);
       // ^C here is ^C there: the program gets INT and the command exits as it does.
       const release = context.onInterrupt(() => void client.call("process.signal", { id: started.id, signal: "INT" }).catch(() => undefined));
+      if (piped) void feed(client, started.id, process.stdin, signal);
       try {
         await Promise.all([
           follow(client, started.id, "stdout", process.stdout, signal),
@@ -68,6 +72,8 @@ export function execCommand(program: Command, context: Context): Command {
       } finally {
         clearTimeout(timer);
         release();
+        // The program has ended: what is still coming on stdin has nowhere to go.
+        if (piped) process.stdin.destroy();
       }
     });
   });

@@ -30,3 +30,18 @@ export async function exitOf(client: ComputerClient, id: string, signal: AbortSi
     return 128 + (number ?? 0);
   }
 }
+
+/**
+ * Sends a local stream to the process's stdin, one write after the other, and closes it at the
+ * stream's end. Stops quietly when the program no longer takes input (it closed its stdin, or ended).
+ */
+export async function feed(client: ComputerClient, id: string, input: NodeJS.ReadableStream, signal: AbortSignal): Promise<void> {
+  try {
+    for await (const chunk of input) {
+      await client.call("process.write", { id, data: Buffer.from(chunk as Buffer).toString("base64") }, { signal });
+    }
+    await client.call("process.write", { id, close: true }, { signal });
+  } catch {
+    // The program's stdin is gone (closed, or the program ended): what it did not read is dropped, as a pipe drops it.
+  }
+}

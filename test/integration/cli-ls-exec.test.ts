@@ -62,6 +62,11 @@ describe("agentrun exec", () => {
     expect({ code: run.exitCode, out: run.stdout }).toEqual({ code: 0, out: "hi /tmp 1000" });
   });
 
+  it("gives a piped stdin to the program, and closes it at its end", async () => {
+    const run = await agentrun(["exec", name, "--", "sh", "-c", "wc -l; cat"], { input: "one\ntwo\nthree\n" });
+    expect({ code: run.exitCode, out: run.stdout }).toEqual({ code: 0, out: "3" });
+  });
+
   it("streams output as it comes, before the program ends", async () => {
     const run = agentrun(["exec", name, "--", "sh", "-c", "echo first; sleep 4; echo second"]);
     const first = await new Promise<number>((resolve) => run.stdout!.once("data", () => resolve(Date.now())));
