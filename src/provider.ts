@@ -173,6 +173,8 @@ export interface ScreenWatch {
 export interface ImageOptions extends CallOptions {
   /** Told once when the provider starts to build or pull the image (a wait worth saying), with its tag. */
   onWait?: (making: "build" | "pull", tag: string) => void;
+  /** Told each step of a build as it starts, where the vendor numbers them. */
+  onStep?: (step: { step: number; of: number; line: string }) => void;
 }
 
 export interface SweepOptions extends CallOptions {

@@ -12,7 +12,7 @@ import { ResultFailure, orThrow } from "../../src/result.js";
 import { normalUser } from "../../src/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
-import { type Say, ticker, whileWaiting } from "../progress.js";
+import { type Say, type Ticker, ticker, whileWaiting } from "../progress.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
@@ -217,14 +217,15 @@ const DERIVED: Record<string, readonly string[]> = {
 async function defaultImage(provider: ComputerProvider, signal: AbortSignal, say: Say | undefined): Promise<string> {
   if (!provider.image) throw new Error(`the ${provider.id} provider has no image of its own: declare image`);
   // Said only when the provider builds or pulls: an image already there takes no time worth saying.
-  let stop: (() => void) | undefined;
+  let waiting: Ticker | undefined;
   const onWait = (making: "build" | "pull", tag: string) => {
-    if (say) stop = ticker(say, `${making === "build" ? "building" : "pulling"} the computers' image ${tag} (once; later computers reuse it)`);
+    if (say) waiting = ticker(say, `${making === "build" ? "building" : "pulling"} the computers' image ${tag} (once; later computers reuse it)`);
   };
+  const onStep = ({ step, of, line }: { step: number; of: number; line: string }) => waiting?.now(`step ${step} of ${of} (${line})`);
   try {
-    return orThrow(await provider.image({ signal, onWait }));
+    return orThrow(await provider.image({ signal, onWait, onStep }));
   } finally {
-    stop?.();
+    waiting?.stop();
   }
 }
 

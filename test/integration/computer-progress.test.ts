@@ -18,7 +18,7 @@ afterAll(() => {
 });
 
 describe("progress while the computers' image is built", () => {
-  it("says the build on the Computer's line when it starts, and when it is done, then the computer's wait", async () => {
+  it("says the build on the Computer's line when it starts, each step as it starts, and when it is done, then the computer's wait", async () => {
     const docker = provider({ image: { recipe: `FROM ${IMAGE}\nLABEL agentrun.test.progress=${randomBytes(6).toString("hex")}\n` } });
     const said: string[] = [];
     const ctx: Context = { settings: {}, vendor: async () => ok(docker), signal: new AbortController().signal, say: (line) => said.push(line) };
@@ -30,6 +30,9 @@ describe("progress while the computers' image is built", () => {
     tags.push(tag);
     const building = `building the computers' image ${tag} (once; later computers reuse it)`;
     expect(said[0]).toBe(building);
+    // The recipe's two lines and the provider's --label, as Docker numbers the steps, each said as it starts.
+    expect(said).toContain(`${building}: step 1 of 3 (FROM ${IMAGE})`);
+    expect(said).toContainEqual(expect.stringMatching(new RegExp(`^${building.replace(/[().;/:]/g, "\\$&")}: step 2 of 3 \\(LABEL agentrun\\.test\\.progress=[0-9a-f]{12}\\)$`)));
     expect(said).toContainEqual(expect.stringMatching(new RegExp(`^${building.replace(/[().;/:]/g, "\\$&")}: done in \\d+ s$`)));
     expect(said).toContain("waiting for the docker computer to start and its daemon to answer");
   }, 300_000);
