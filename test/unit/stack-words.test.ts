@@ -1,7 +1,7 @@
 // The words a stack's user meets: the library's refusals of their settings, said as the
 // `pulumi config` lines that change them. The refusals are the library's own, made here.
 import { describe, expect, it } from "vitest";
-import { settingsFrom } from "../../provider/config.js";
+import { DockerSettings, settingsFrom } from "../../provider/config.js";
 import { vendors } from "../../provider/vendors.js";
 import { forStack, settingsRefused } from "../../provider/words.js";
 import { providerFromSettings } from "../../src/providers.js";
@@ -14,7 +14,7 @@ describe("settings the plugin does not take", () => {
       message:
         "the stack's agentrun config has settings this plugin does not take or cannot read: agentrun:docker.imag, agentrun:dockr; " +
         "remove each (`pulumi config rm --path agentrun:docker.imag`, `pulumi config rm --path agentrun:dockr`), " +
-        "or set one it takes (agentrun:docker.{user,image,daemonPath,daemonCache,engine}) with `pulumi config set --path agentrun:<provider>.<key> <value>`",
+        `or set one it takes (agentrun:docker.{${Object.keys(DockerSettings.shape).join(",")}}) with \`pulumi config set --path agentrun:<provider>.<key> <value>\``,
     });
   });
 });
