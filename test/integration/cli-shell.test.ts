@@ -1,15 +1,18 @@
 // agentrun shell driven through a real terminal: tmux holds the pty the command runs in, types
 // into it, resizes it and reads its screen, as a person at a terminal would.
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, computers } from "./cli-helpers.js";
 
 const fleet = computers();
-// A tmux server of this file's own, on its own socket, ended by that socket alone.
-const socket = `agentrun-cli-test-${randomBytes(4).toString("hex")}`;
+// A tmux server of this file's own, on a socket in a folder of its own, ended by that socket alone.
+const folder = mkdtempSync(path.join(tmpdir(), "agentrun-cli-tmux-"));
+const socket = path.join(folder, "socket");
 const session = "shell";
-const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+const tmux = (...args: string[]) => execFileSync("tmux", ["-S", socket, ...args], { encoding: "utf8" });
 const screen = () => tmux("capture-pane", "-p", "-t", session, "-S", "-200");
 const type = (text: string) => tmux("send-keys", "-t", session, "-l", text);
 const enter = () => tmux("send-keys", "-t", session, "Enter");
@@ -35,6 +38,7 @@ afterAll(() => {
   try {
     tmux("kill-server");
   } catch {}
+  rmSync(folder, { recursive: true, force: true });
 });
 
 describe("agentrun shell", () => {
