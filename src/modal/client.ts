@@ -7,7 +7,6 @@ import type { ModalClient } from "modal";
 import type { ModalSdk } from "./sdk.js";
 
 export const DEFAULT_SERVER_URL = "https://api.modal.com:443";
-const SERVER_VAR = "MODAL_SERVER_URL";
 
 export interface ClientOptions {
   tokenId: string;
@@ -24,12 +23,12 @@ export function modalClient(options: ClientOptions): ModalSdk {
   const server = options.serverUrl ?? DEFAULT_SERVER_URL;
   if (!/^https:\/\/[^\s/]+(:\d+)?\/?$/.test(server)) throw new TypeError("the Modal provider's serverUrl is an https:// address with no path");
   // The library's one touch of Modal's environment: an ambient server is refused, never used.
-  if (process.env[SERVER_VAR] !== undefined) throw new TypeError(`MODAL_SERVER_URL is set in this process; the Modal provider refuses to build a client that could send the token there: unset it, and give serverUrl`);
+  if (process.env.MODAL_SERVER_URL !== undefined) throw new TypeError(`MODAL_SERVER_URL is set in this process; the Modal provider refuses to build a client that could send the token there: unset it, and give serverUrl`);
   const { ModalClient: Client } = createRequire(import.meta.url)("modal") as { ModalClient: new (params: object) => ModalClient };
-  process.env[SERVER_VAR] = server;
+  process.env.MODAL_SERVER_URL = server;
   try {
     return new Client({ tokenId: options.tokenId, tokenSecret: options.tokenSecret, ...(options.environment ? { environment: options.environment } : {}) });
   } finally {
-    delete process.env[SERVER_VAR];
+    delete process.env.MODAL_SERVER_URL;
   }
 }

@@ -19,6 +19,7 @@ import type {
   ReleaseHow,
   SpecReadBack,
 } from "../provider.js";
+import { MODAL_DEFAULT_IMAGE } from "../kinds.js";
 import { MAX_PROBE_TARGETS } from "../probe.js";
 import { fail, ok, refuse, type Result, type ResultCode } from "../result.js";
 import { parseUser, userText } from "../user.js";
@@ -72,7 +73,7 @@ export const CAPABILITIES: Capabilities = {
   mount: [],
   vendorAgentPorts: [],
   isolation: "vm",
-  defaults: { workdir: HOME, user: DEFAULT_USER },
+  defaults: { image: MODAL_DEFAULT_IMAGE, workdir: HOME, user: DEFAULT_USER },
 };
 
 const DIGEST = /@sha256:[0-9a-f]{64}$/;

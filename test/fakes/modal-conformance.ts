@@ -4,9 +4,9 @@
 // the run's end removes them by it, so nothing is left.
 import { randomBytes } from "node:crypto";
 import { toolchainBase } from "../../src/docker/image.js";
-import { create } from "../../src/modal/index.js";
+import { create } from "../../src/modal/create.js";
 import type { ModalProvider } from "../../src/modal/provider.js";
-import { CONFORMANCE_MAX_LIFETIME_MS } from "../../src/modal/conformance.js";
+import { CONFORMANCE_MAX_LIFETIME_MS } from "../../src/conformance/modal.js";
 import { ModalDockerFake } from "./modal-docker.js";
 
 export const ENV = ["AGENTRUN_MODAL_FAKE_RUN"] as const;

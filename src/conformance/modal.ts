@@ -2,8 +2,8 @@
 // names, never MODAL_TOKEN_ID or MODAL_TOKEN_SECRET (a host may hold a production token under
 // them), and a provider only with AGENTRUN_COMPUTER_LIVE_MODAL=1, checked before anything else.
 import { toolchainBase } from "../docker/image.js";
-import { create, driftedProvider, type ModalOptions } from "./index.js";
-import type { ModalProvider } from "./provider.js";
+import { create, driftedProvider, type ModalOptions } from "../modal/create.js";
+import type { ModalProvider } from "../modal/provider.js";
 
 /** Every name this module reads. */
 export const ENV = [
