@@ -209,8 +209,18 @@ class FakeSandbox implements ModalSandbox {
           if (fake.options.killAfterUploadBytes !== undefined && sent >= fake.options.killAfterUploadBytes) {
             void fake.docker(["kill", "--signal", "KILL", id]);
           }
-          if (!child.stdin.write(out)) child.stdin.once("drain", () => done());
-          else done();
+          if (child.stdin.destroyed || child.stdin.writableEnded) return done(new Error(`Sandbox ${id}: the exec's stdin is closed`));
+          if (child.stdin.write(out)) return done();
+          // A sandbox killed under the write ends the exec: its stdin closes, with no drain.
+          const settle = (error?: Error) => {
+            child.stdin.off("drain", onDrain);
+            child.stdin.off("close", onClose);
+            done(error);
+          };
+          const onDrain = () => settle();
+          const onClose = () => settle(new Error(`Sandbox ${id}: the exec ended while its stdin was written`));
+          child.stdin.once("drain", onDrain);
+          child.stdin.once("close", onClose);
         },
         final(done) {
           child.stdin.end(done);
@@ -298,8 +308,10 @@ export class ModalDockerFake implements ModalSdk {
         "--label", `${APP_LABEL}=${app.appId}`,
         "--label", `${END_LABEL}=${Date.now() + timeoutMs}`,
         ...Object.entries(tags).flatMap(([k, v]) => ["--label", `${TAG_PREFIX}${k}=${v}`]),
-        // A Modal VM's root: every capability, no seccomp profile of Docker's.
-        "--user", "0:0", ...everyCapability(), "--security-opt", "seccomp=unconfined",
+        // A Modal VM's root: every capability, no seccomp profile of Docker's. The command runs
+        // under Docker's init, so exec joins the sandbox's namespaces (docker exec enters PID 1's),
+        // never those init --own-network makes for the daemon.
+        "--init", "--user", "0:0", ...everyCapability(), "--security-opt", "seccomp=unconfined",
         "--network", params.blockNetwork ? "none" : "bridge",
         ...(params.workdir ? ["--workdir", params.workdir] : []),
         ...(params.cpuLimit !== undefined ? ["--cpus", String(params.cpuLimit * 2)] : []),
