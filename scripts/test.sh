@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The README's test command: set-up, then the daemon's Go tests and every vitest suite
-# (unit, integration against the real Docker engine, end to end through the real Pulumi engine).
+# The README's test command: set-up, then the daemon's Go tests, the conformance suite on Docker
+# (it must print core PASS and exit 0), and every vitest suite (unit, integration against the real
+# Docker engine, end to end through the real Pulumi engine).
 # Fails when a suite fails or ran no test; ends with one "N passed, N failed" line.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +19,25 @@ set -e
 node scripts/go-test-summary.mjs "$out/go.json" >"$out/go.counts" || go_rc=1
 read -r go_pass go_fail <"$out/go.counts"
 
+say "conformance on Docker: the whole suite, and --kind desktop beside it (which must fail in words)"
+set +e
+node dist/src/conformance/cli.js --provider docker >"$out/conformance.txt" 2>&1 &
+conf_pid=$!
+node dist/src/conformance/cli.js --provider docker --kind desktop >"$out/conformance-desktop.txt" 2>&1 &
+desk_pid=$!
+wait "$conf_pid"; conf_rc=$?
+wait "$desk_pid"; desk_rc=$?
+set -e
+cat "$out/conformance.txt"
+conf_ok=0
+if [ "$conf_rc" != 0 ] || ! grep -q '^core PASS ' "$out/conformance.txt"; then
+  say "conformance on Docker did not print core PASS and exit 0 (it exited $conf_rc)"; conf_ok=1
+fi
+tail -n1 "$out/conformance-desktop.txt"
+if [ "$desk_rc" != 1 ] || ! grep -q '^kind desktop FAIL: the provider does not serve desktop' "$out/conformance-desktop.txt"; then
+  say "conformance --kind desktop on Docker did not fail in words with exit 1 (it exited $desk_rc)"; cat "$out/conformance-desktop.txt"; conf_ok=1
+fi
+
 say "vitest"
 set +e
 npx vitest run --reporter=default --reporter=json --outputFile.json="$out/vitest.json" "$@"; vt_rc=$?
@@ -29,5 +49,6 @@ read -r vt_pass vt_fail < <(node -e '
 echo "go: $go_pass passed, $go_fail failed; vitest: $vt_pass passed, $vt_fail failed"
 [ "$go_pass" -gt 0 ] || { say "go test ran no test"; go_rc=1; }
 [ "$vt_pass" -gt 0 ] || { say "vitest ran no test"; vt_rc=1; }
+echo "conformance on Docker: $(grep '^core ' "$out/conformance.txt" | tail -n1 || echo 'no verdict')"
 echo "tests: $((go_pass + vt_pass)) passed, $((go_fail + vt_fail)) failed"
-[ "$go_rc" = 0 ] && [ "$vt_rc" = 0 ]
+[ "$go_rc" = 0 ] && [ "$vt_rc" = 0 ] && [ "$conf_ok" = 0 ]

@@ -1,8 +1,8 @@
 // The Docker provider's module, as the registry loads it: the provider class, create(options),
 // MOUNT and CAPABILITIES, and what a caller or the conformance module needs beside them.
 import type { MountKind } from "../mount.js";
-import { DockerProvider, type DockerProviderOptions } from "./provider.js";
 
+export { create, driftedProvider } from "./create.js";
 export { CAPABILITIES, DockerProvider, type DockerProviderOptions } from "./provider.js";
 export { DockerCli } from "./cli.js";
 export { drift, type DriftExpected, helloDrift, inspectDrift } from "./drift.js";
@@ -25,17 +25,5 @@ export { COMPUTER_LABEL, DEADLINE_LABEL } from "./constants.js";
 /** The mount kinds a Docker computer takes: a host folder bound at /workspace. */
 export const MOUNT: readonly MountKind[] = ["bind"];
 
-/**
- * The conformance suite's drifted provider: the same provider, holding its daemon to another
- * version than the one the daemon reports, so every computer it makes is refused and deleted
- * at create, and connect refuses every computer.
- */
-export function driftedProvider(options: DockerProviderOptions): DockerProvider {
-  const probe = new DockerProvider(options);
-  return new DockerProvider({ ...options, version: `${probe.version}-drifted` });
-}
-
-/** The provider from its options alone; a missing or wrong option throws in words. */
-export function create(options: DockerProviderOptions): DockerProvider {
-  return new DockerProvider(options);
-}
+/** Docker's conformance module: its settings, provider, drifted provider, run folder and image. */
+export const conformance = () => import("../conformance/docker.js");

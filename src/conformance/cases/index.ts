@@ -1,0 +1,27 @@
+// The suite's cases, in the report's group order.
+import type { ConformanceCase } from "../case.js";
+import { driftCases } from "./drift.js";
+import { execCases } from "./exec.js";
+import { filesCases } from "./files.js";
+import { healthCases } from "./health.js";
+import { isolationCases } from "./isolation.js";
+import { lifetimeCases } from "./lifetime.js";
+import { mountCases } from "./mount.js";
+import { processCases } from "./process.js";
+import { providerCases } from "./provider.js";
+
+/** Every case of the suite for a computer that runs computerd or answers its methods. */
+export const conformanceCases: readonly ConformanceCase[] = [
+  ...healthCases,
+  ...execCases,
+  ...filesCases,
+  ...processCases,
+  ...providerCases,
+  ...driftCases,
+  ...isolationCases,
+  ...mountCases,
+  ...lifetimeCases,
+];
+
+/** A browser's own cases: none are written yet, as no browser provider exists. */
+export const browserCases: readonly ConformanceCase[] = [];

@@ -1,0 +1,205 @@
+// The conformance CLI: npm run conformance -- --provider <registry id | ./module.js> [--image <image>]
+// [--only a,b] [--kind k] [--fixture <path>] [--json]. Exits 0 when Core passes (or the kind, with
+// --kind), 1 when it fails, 2 on a usage error, 3 on a partial run.
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import type { ComputerProvider } from "../provider.js";
+import { isProviderId, PROVIDER_IDS, providerModule } from "../providers.js";
+import type { MountFor } from "./case.js";
+import { formatReport } from "./format.js";
+import type { ConformanceReport } from "./report.js";
+import { casesOfRun, type Progress, runConformance } from "./runner.js";
+
+export const EXIT = { pass: 0, fail: 1, usage: 2, partial: 3 } as const;
+
+export function usage(): string {
+  return [
+    "usage: npm run conformance -- --provider <id | ./module.js> [--image <image>] [--only <group or case>,...] [--kind <kind>] [--fixture <path>] [--json]",
+    `  --provider  a registry id (${PROVIDER_IDS.join(", ")}), or a module path from where npm was run`,
+    "  --image     the image every computer starts from (default: the provider's conformance image)",
+    "  --only      groups or case ids: a run that leaves a Core case out is partial (exit 3)",
+    "  --kind      sandbox, desktop, phone or browser (or linux, android, ios): that kind's cases and verdict; never with --only",
+    "  --fixture   the input fixture for a desktop or phone",
+    "  --json      the report as JSON on stdout",
+    "exit codes: 0 Core passes (with --kind, the kind passes), 1 it fails, 2 usage, 3 a partial run",
+  ].join("\n");
+}
+
+/** What a conformance module (or a provider file) given to --provider exports. */
+interface ConformanceModule {
+  createProvider?: () => ComputerProvider | Promise<ComputerProvider>;
+  createDriftedProvider?: () => ComputerProvider | Promise<ComputerProvider>;
+  mountFor?: MountFor;
+  conformanceImage?: () => string | undefined;
+  conformanceNotes?: string[];
+  create?: (options: unknown) => ComputerProvider;
+  optionsFromSettings?: (settings: Record<string, unknown>) => unknown;
+  conformance?: () => Promise<unknown>;
+}
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Where npm was run (INIT_CWD), for a module path. */
+  cwd: string;
+  /** Progress lines on stderr (a terminal, and no --json). */
+  progress: boolean;
+  signal?: AbortSignal;
+}
+
+class UsageError extends Error {}
+
+async function resolveModule(given: string, cwd: string): Promise<{ conformance: ConformanceModule; fromRegistry: boolean }> {
+  if (isProviderId(given)) {
+    const module = (await providerModule(given)) as ConformanceModule;
+    return { conformance: module.conformance ? ((await module.conformance()) as ConformanceModule) : module, fromRegistry: true };
+  }
+  if (!/^(\.{1,2}\/|\/)/.test(given) && !/\.[cm]?js$/.test(given)) {
+    throw new UsageError(`--provider ${JSON.stringify(given.slice(0, 60))} is neither a registry id (${PROVIDER_IDS.join(", ")}) nor a module path`);
+  }
+  const file = path.resolve(cwd, given);
+  let module: ConformanceModule;
+  try {
+    module = (await import(pathToFileURL(file).href)) as ConformanceModule;
+  } catch (error) {
+    throw new UsageError(`--provider ${file} could not be loaded: ${(error as Error).message}`);
+  }
+  if (typeof module.createProvider !== "function" && typeof module.create !== "function") {
+    throw new UsageError(`--provider ${file} exports neither createProvider() (a conformance module) nor create(options) (a provider file)`);
+  }
+  return { conformance: module, fromRegistry: false };
+}
+
+function progressLine(event: Progress): string {
+  switch (event.type) {
+    case "shared":
+      return event.state === "making" ? "… making the shared computer" : event.state === "ready" ? "✓ the shared computer is up" : `✗ the shared computer: ${event.words}`;
+    case "group-start":
+      return `… ${event.group} (${event.cases} case${event.cases === 1 ? "" : "s"})`;
+    case "group-end":
+      return `${event.failed > 0 ? "✗" : "✓"} ${event.group}: ${event.passed} passed, ${event.failed} failed, ${event.skipped} skipped in ${(event.ms / 1000).toFixed(1)} s`;
+    case "cleanup":
+      return "… releasing what the run made";
+  }
+}
+
+/** Runs the CLI with argv (after the node and script); the exit code. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        provider: { type: "string" },
+        image: { type: "string" },
+        only: { type: "string" },
+        kind: { type: "string" },
+        fixture: { type: "string" },
+        json: { type: "boolean" },
+        help: { type: "boolean" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    io.stderr(`${(error as Error).message}\n${usage()}\n`);
+    return EXIT.usage;
+  }
+  if (values.help) {
+    io.stdout(`${usage()}\n`);
+    return EXIT.pass;
+  }
+  if (!values.provider) {
+    io.stderr(`--provider is required\n${usage()}\n`);
+    return EXIT.usage;
+  }
+  const only = values.only?.split(",").map((s) => s.trim()).filter(Boolean);
+  if (values.only !== undefined && only!.length === 0) {
+    io.stderr(`--only names no group or case\n${usage()}\n`);
+    return EXIT.usage;
+  }
+  let loaded;
+  try {
+    loaded = await resolveModule(values.provider, io.cwd);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`${error.message}\n${usage()}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+  const { conformance } = loaded;
+  let provider: ComputerProvider;
+  let drifted: ComputerProvider | undefined;
+  try {
+    // A provider file with no conformance module: create() with the CLI's options, which are none.
+    provider = conformance.createProvider ? await conformance.createProvider() : conformance.create!(conformance.optionsFromSettings?.({}) ?? {});
+    if (conformance.createProvider && conformance.createDriftedProvider) drifted = await conformance.createDriftedProvider();
+  } catch (error) {
+    io.stderr(`the provider could not be made: ${(error as Error).message}\n`);
+    return EXIT.fail;
+  }
+  const chosen = casesOfRun(provider.capabilities(), { ...(only ? { only } : {}), ...(values.kind !== undefined ? { kind: values.kind } : {}) });
+  if (!chosen.ok) {
+    io.stderr(`${chosen.error.message}\n${usage()}\n`);
+    return EXIT.usage;
+  }
+  let image = values.image ?? conformance.conformanceImage?.();
+  if (!image && provider.image) {
+    const made = await provider.image({ ...(io.signal ? { signal: io.signal } : {}) });
+    if (!made.ok) {
+      io.stderr(`the provider's image could not be made ready (${made.error.code}): ${made.error.message}\n`);
+      return EXIT.fail;
+    }
+    image = made.value;
+  }
+  if (!image) {
+    io.stderr(`no image to run: give --image\n${usage()}\n`);
+    return EXIT.usage;
+  }
+  const report = await runConformance(provider, {
+    image,
+    ...(only ? { only } : {}),
+    ...(values.kind !== undefined ? { kind: values.kind } : {}),
+    ...(drifted ? { drifted } : {}),
+    ...(conformance.createProvider && conformance.mountFor ? { mountFor: conformance.mountFor } : {}),
+    ...(values.fixture ? { fixture: path.resolve(io.cwd, values.fixture) } : {}),
+    ...(conformance.conformanceNotes?.length ? { notes: conformance.conformanceNotes } : {}),
+    ...(io.signal ? { signal: io.signal } : {}),
+    ...(io.progress && !values.json ? { onProgress: (event: Progress) => io.stderr(`${progressLine(event)}\n`) } : {}),
+  });
+  io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return exitCodeOf(report);
+}
+
+/** 0 when Core passes (with a kind, when the kind passes), 1 when it fails, 3 for a partial run. */
+export function exitCodeOf(report: ConformanceReport): number {
+  if (report.kindVerdict) return report.kindVerdict.verdict === "pass" ? EXIT.pass : EXIT.fail;
+  return report.core === "pass" ? EXIT.pass : report.core === "partial" ? EXIT.partial : EXIT.fail;
+}
+
+/** The command: argv from the process, the report on stdout, then the exit. */
+async function command(): Promise<void> {
+  const controller = new AbortController();
+  // A first ^C ends the cases and still releases what the run made; a second one exits at once.
+  process.once("SIGINT", () => {
+    process.stderr.write("interrupted: ending the cases and releasing what the run made (^C again to exit now)\n");
+    controller.abort();
+    process.once("SIGINT", () => process.exit(130));
+  });
+  const code = await main(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    cwd: process.env.INIT_CWD ?? process.cwd(),
+    progress: Boolean(process.stderr.isTTY),
+    signal: controller.signal,
+  }).catch((error: Error) => {
+    process.stderr.write(`conformance: ${error.stack ?? error.message}\n`);
+    return EXIT.fail;
+  });
+  // The CLI exits once the report is out, whatever still holds the event loop.
+  process.stdout.write("", () => process.exit(code));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) void command();

@@ -1,0 +1,246 @@
+// An in-memory vendor for the conformance runner's own tests: computers are entries in a map, a
+// connection's client answers hello, ping, files.mkdir and the exec.run lines the cases send from
+// recorded outputs (a status with no capability, /proc/net/dev with lo alone, a probe line), and
+// every fault a test needs is one option. Nothing here reaches a network.
+import { CallError, type CallOptions, type ComputerClient } from "../../src/client.js";
+import { checkLifetime } from "../../src/lifetime.js";
+import type { Hello } from "../../src/protocol.js";
+import type {
+  AttachBy,
+  Capabilities,
+  ComputerInfo,
+  ComputerProvider,
+  ComputerRef,
+  ComputerSpec,
+  Connection,
+  NetworkPolicy,
+  NetworkReadBack,
+  ReleaseHow,
+} from "../../src/provider.js";
+import { fail, ok, type Result } from "../../src/result.js";
+
+export const STATUS_UNPRIVILEGED = [
+  "Name:\tcat",
+  "Uid:\t1000\t1000\t1000\t1000",
+  "Gid:\t1000\t1000\t1000\t1000",
+  "CapInh:\t0000000000000000",
+  "CapPrm:\t0000000000000000",
+  "CapEff:\t0000000000000000",
+  "CapBnd:\t0000000000000000",
+  "CapAmb:\t0000000000000000",
+  "NoNewPrivs:\t1",
+  "",
+].join("\n");
+
+export const NET_DEV_LO = [
+  "Inter-|   Receive                                                |  Transmit",
+  " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed",
+  "    lo:       0       0    0    0    0     0          0         0        0       0    0    0    0     0       0          0",
+  "",
+].join("\n");
+
+/** A probe line for the targets: each refused, unless given another outcome. */
+export function probeLine(targets: string[], outcomes: Record<string, "refused" | "accepted" | "answered"> = {}, interfaces = ["lo"]): string {
+  const results = targets.map((target) => ({ target, protocol: "tcp", outcome: outcomes[target] ?? "refused", bytes: 0, detail: "connection refused" }));
+  return JSON.stringify({
+    uid: 1000,
+    gid: 1000,
+    kernel: "6.1.0",
+    interfaces,
+    reached: results.filter((r) => r.outcome === "answered").map((r) => r.target),
+    accepted: results.filter((r) => r.outcome === "accepted").map((r) => r.target),
+    results,
+  });
+}
+
+export type ExecAnswer = { exitCode?: number; stdout?: string; stderr?: string };
+
+interface Computer {
+  ref: ComputerRef;
+  labels: Record<string, string>;
+  deadline: Date;
+  state: "running" | "stopped";
+  network: NetworkReadBack;
+}
+
+export interface MemoryOptions {
+  id?: string;
+  version?: string;
+  /** What the daemons report in hello (default: version). */
+  daemonVersion?: string;
+  /** Check the daemon's hello at create and connect, as a real provider does (default true). */
+  checksDaemon?: boolean;
+  groups?: Capabilities["groups"];
+  daemon?: Capabilities["daemon"];
+  vendorAgentPorts?: number[];
+  /** What network() reads back for every computer, whatever it was made with. */
+  networkReadBack?: NetworkReadBack;
+  /** Release answers ok and deletes nothing. */
+  keepOnRelease?: boolean;
+  /** How long a create takes. */
+  createMs?: number;
+  /** An answer for an exec.run, by its argv; undefined falls through to the recorded ones. */
+  exec?: (argv: string[]) => ExecAnswer | undefined;
+  /** The vendor's store, shared by a provider and its drifted twin. */
+  store?: Map<string, Computer>;
+}
+
+class MemoryClient implements ComputerClient {
+  constructor(
+    private readonly hello: Hello,
+    private readonly exec: (argv: string[]) => ExecAnswer | undefined,
+    readonly sent: Array<{ method: string; params: unknown }>,
+  ) {}
+
+  call(method: string, params: unknown, options?: CallOptions): Promise<never> {
+    return this.request(method, params, options) as Promise<never>;
+  }
+
+  async request(method: string, params: unknown, options: CallOptions = {}): Promise<unknown> {
+    this.sent.push({ method, params });
+    if (options.signal?.aborted) throw new CallError("aborted", `${method} was aborted`, method);
+    switch (method) {
+      case "hello":
+        return this.hello;
+      case "ping":
+        return {};
+      case "files.mkdir":
+        return {};
+      case "exec.run": {
+        const argv = (params as { argv: string[] }).argv;
+        const answer = this.exec(argv) ?? recorded(argv);
+        return {
+          exitCode: answer.exitCode ?? 0,
+          signal: null,
+          stdout: Buffer.from(answer.stdout ?? "").toString("base64"),
+          stderr: Buffer.from(answer.stderr ?? "").toString("base64"),
+          timedOut: false,
+          truncated: false,
+        };
+      }
+      default:
+        throw new CallError("unsupported", `${method} is not a method of this daemon`, method, -32601);
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+function recorded(argv: string[]): ExecAnswer {
+  const line = argv.join(" ");
+  if (line === "printenv HOME") return { stdout: "/home/agent\n" };
+  if (line === "cat /proc/self/status") return { stdout: STATUS_UNPRIVILEGED };
+  if (line === "cat /proc/net/dev") return { stdout: NET_DEV_LO };
+  if (argv[1] === "probe") return { stdout: `${probeLine(argv.filter((_, i) => argv[i - 1] === "--connect"))}\n` };
+  return { exitCode: 127, stderr: `${argv[0]}: not found\n` };
+}
+
+export class MemoryComputers implements ComputerProvider {
+  readonly id: string;
+  readonly version: string;
+  readonly store: Map<string, Computer>;
+  /** Every request any connection sent. */
+  readonly sent: Array<{ method: string; params: unknown }> = [];
+  readonly released: string[] = [];
+  #next = 1;
+
+  constructor(readonly options: MemoryOptions = {}) {
+    this.id = options.id ?? "memory";
+    this.version = options.version ?? "1.0.0";
+    this.store = options.store ?? new Map();
+  }
+
+  capabilities(): Capabilities {
+    const caps: Capabilities = {
+      kind: "linux",
+      os: "linux",
+      daemon: this.options.daemon ?? "pid1",
+      groups: this.options.groups ?? ["exec", "files", "processes"],
+      lifetime: "vendor",
+      maxLifetimeMs: 86_400_000,
+      network: ["none"],
+      release: ["delete"],
+    };
+    if (this.options.vendorAgentPorts) caps.vendorAgentPorts = this.options.vendorAgentPorts;
+    return caps;
+  }
+
+  #hello(): Hello {
+    const groups = (this.options.groups ?? ["exec", "files", "processes"]).filter((g) => !["cdp", "stream", "downloads"].includes(g));
+    return { version: this.options.daemonVersion ?? this.version, os: "linux", kind: "linux", arch: "amd64", groups };
+  }
+
+  check(spec: ComputerSpec): Result<undefined> {
+    if (typeof spec.image !== "string" || spec.image.length === 0) return fail("invalid", "image is required", { field: "image" });
+    const lifetime = checkLifetime(spec.lifetimeMs, this.capabilities());
+    if (lifetime) return fail("invalid", lifetime.message, { field: lifetime.field });
+    if (spec.network !== "none") return fail("invalid", "this vendor makes computers with network none only", { field: "network" });
+    return ok();
+  }
+
+  async create(spec: ComputerSpec, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+    const checked = this.check(spec);
+    if (!checked.ok) return checked;
+    if (this.options.createMs) await new Promise((resolve) => setTimeout(resolve, this.options.createMs));
+    const name = `computer-${String(this.#next++).padStart(12, "0")}-${this.version}`;
+    const ref: ComputerRef = { id: name, name, provider: this.id, spec: { image: spec.image, user: "1000:1000", network: spec.network } };
+    this.store.set(name, { ref, labels: { ...spec.labels }, deadline: new Date(Date.now() + spec.lifetimeMs), state: "running", network: spec.network });
+    if (this.#drifted()) {
+      this.store.delete(name);
+      return fail("refused", `${name}'s daemon reports ${this.#hello().version}, not ${this.version}; it was deleted`);
+    }
+    if (options.signal?.aborted) {
+      this.store.delete(name);
+      return fail("aborted", "create was aborted");
+    }
+    return ok(ref);
+  }
+
+  #drifted(): boolean {
+    return (this.options.checksDaemon ?? true) && this.#hello().version !== this.version;
+  }
+
+  #find(by: AttachBy): Computer | undefined {
+    if ("id" in by) return this.store.get(by.id);
+    const matches = [...this.store.values()].filter((c) => Object.entries(by.labels).every(([k, v]) => c.labels[k] === v));
+    return matches.length === 1 ? matches[0] : undefined;
+  }
+
+  async attach(by: AttachBy): Promise<Result<ComputerRef>> {
+    const found = this.#find(by);
+    if (!found) return fail("not_found", "no such computer");
+    if (this.#drifted()) return fail("refused", `${found.ref.name}'s daemon is not ${this.version}`);
+    return ok(found.ref);
+  }
+
+  async list(labels: Record<string, string> = {}): Promise<Result<ComputerInfo[]>> {
+    return ok(
+      [...this.store.values()]
+        .filter((c) => Object.entries(labels).every(([k, v]) => c.labels[k] === v))
+        .map((c) => ({ ref: c.ref, labels: c.labels, deadline: c.deadline, state: c.state, network: c.network })),
+    );
+  }
+
+  async network(ref: ComputerRef, policy?: NetworkPolicy): Promise<Result<NetworkReadBack>> {
+    const found = this.store.get(ref.name);
+    if (!found) return fail("not_found", `no computer ${ref.name}`);
+    const now = this.options.networkReadBack ?? found.network;
+    if (policy === undefined || policy === now) return ok(now);
+    return fail("unsupported", `a computer's network is fixed at create; ${ref.name} stays ${JSON.stringify(now)}`);
+  }
+
+  async connect(ref: ComputerRef): Promise<Result<Connection>> {
+    if (!this.store.has(ref.name)) return fail("not_found", `no computer ${ref.name}`);
+    if (this.#drifted()) return fail("refused", `${ref.name}'s daemon reports ${this.#hello().version}, not ${this.version}`);
+    const hello = this.#hello();
+    const client = new MemoryClient(hello, this.options.exec ?? (() => undefined), this.sent);
+    return ok({ client, hello, close: async () => {} });
+  }
+
+  async release(ref: ComputerRef, how: ReleaseHow): Promise<Result<undefined>> {
+    if (how === "stop") return fail("unsupported", "this vendor deletes; it does not stop");
+    this.released.push(ref.name);
+    if (!this.options.keepOnRelease) this.store.delete(ref.name);
+    return ok();
+  }
+}
