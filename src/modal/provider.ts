@@ -172,10 +172,15 @@ export class ModalProvider implements ComputerProvider {
     });
     const read = this.#appRead;
     if (!signal) return read;
-    return Promise.race([read, new Promise<Result<ModalApp>>((resolve) => {
-      if (signal.aborted) resolve(fail("aborted", "reading the Modal app was aborted; nothing was made"));
-      signal.addEventListener("abort", () => resolve(fail("aborted", "reading the Modal app was aborted; nothing was made")), { once: true });
-    })]);
+    if (signal.aborted) return Promise.resolve(fail("aborted", "reading the Modal app was aborted"));
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(fail("aborted", "reading the Modal app was aborted"));
+      signal.addEventListener("abort", onAbort, { once: true });
+      void read.then((result) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(result);
+      });
+    });
   }
 
   async #daemonBytes(): Promise<Result<{ bytes: Uint8Array; sha256: string }>> {
