@@ -39,8 +39,8 @@ import { packageVersion } from "../docker/package.js";
 import { packagedDaemon } from "./settings.js";
 
 export interface ModalProviderOptions {
-  /** The host's own client (new ModalClient(...)), or a fake of the slice. */
-  sdk: ModalSdk;
+  /** The host's own client (new ModalClient(...)), a fake of the slice, or a loader of one (made at the first call). */
+  sdk: ModalSdk | (() => Promise<ModalSdk>);
   /** The app every sandbox is made in and listed from. */
   app: string;
   environment?: string;
@@ -85,7 +85,7 @@ const finishedWords = (s: Finished) => ("gone" in s ? "Modal no longer knows it"
 export class ModalProvider implements ComputerProvider {
   readonly id = "modal";
   readonly version: string;
-  readonly #sdk: ModalSdk;
+  readonly #sdk: () => Promise<ModalSdk>;
   readonly #app: string;
   readonly #environment: string | undefined;
   readonly #daemonPath: string | undefined;
@@ -99,7 +99,7 @@ export class ModalProvider implements ComputerProvider {
 
   constructor(options: ModalProviderOptions) {
     const sdk = options?.sdk as Partial<ModalSdk> | undefined;
-    if (!sdk || typeof sdk.sandboxes?.create !== "function" || typeof sdk.apps?.fromName !== "function" || typeof sdk.images?.fromRegistry !== "function") {
+    if (typeof sdk !== "function" && (!sdk || typeof sdk.sandboxes?.create !== "function" || typeof sdk.apps?.fromName !== "function" || typeof sdk.images?.fromRegistry !== "function")) {
       throw new TypeError("ModalProvider needs sdk: the host's ModalClient (new ModalClient({ tokenId, tokenSecret })), or a fake of the ModalSdk slice");
     }
     if (typeof options.app !== "string" || options.app.length === 0 || options.app.length > 64) {
@@ -133,7 +133,9 @@ export class ModalProvider implements ComputerProvider {
         throw new TypeError(`ModalProvider's timeouts.${key} is not a bound it takes (${Object.keys(TIMEOUTS).join(", ")}, each a whole number of ms)`);
       }
     }
-    this.#sdk = options.sdk;
+    const given = options.sdk;
+    let loaded: Promise<ModalSdk> | undefined;
+    this.#sdk = typeof given === "function" ? () => (loaded ??= given().catch((error: unknown) => ((loaded = undefined), Promise.reject(error)))) : () => Promise.resolve(given);
     this.#app = options.app;
     this.#environment = options.environment;
     this.#daemonPath = options.daemonPath;
@@ -164,7 +166,7 @@ export class ModalProvider implements ComputerProvider {
   /** The provider's app, made if missing, read once; a failed read is not kept. */
   #appOf(signal: AbortSignal | undefined): Promise<Result<ModalApp>> {
     this.#appRead ??= bounded(
-      () => this.#sdk.apps.fromName(this.#app, { createIfMissing: true, ...(this.#environment ? { environment: this.#environment } : {}) }),
+      async () => (await this.#sdk()).apps.fromName(this.#app, { createIfMissing: true, ...(this.#environment ? { environment: this.#environment } : {}) }),
       { what: `apps.fromName of ${this.#app}`, ms: this.#t.callMs },
     ).then((r) => {
       if (!r.ok) this.#appRead = undefined;
@@ -255,7 +257,6 @@ export class ModalProvider implements ComputerProvider {
     const tags = tagsOf(name, deadline, recorded, spec.labels);
     const sha256 = daemon?.value.sha256 ?? "";
     const commands = modalCommands({ deadline, user: userWords, waitSeconds: (this.#t.uploadMs + this.#t.callMs) / 1000, sha256 });
-    const image = this.#sdk.images.fromRegistry(spec.image).dockerfileCommands(imageLayer(workdir, this.#daemonImage));
     const params: SandboxCreateParams = {
       runtime: "vm",
       command: this.#daemonImage ? imageEntrypoint(deadline, userWords) : commands.entrypoint,
@@ -266,7 +267,11 @@ export class ModalProvider implements ComputerProvider {
       ...(spec.cpus === undefined ? {} : { cpuLimit: spec.cpus / 2, cpu: Math.min(CPU_REQUEST_CORES, spec.cpus / 2) }),
       ...(spec.memoryMb === undefined ? {} : { memoryLimitMiB: spec.memoryMb, memoryMiB: Math.min(MEMORY_REQUEST_MIB, spec.memoryMb) }),
     };
-    const made = await bounded(() => this.#sdk.sandboxes.create(app.value, image, params), {
+    const made = await bounded(async () => {
+      const sdk = await this.#sdk();
+      const image = sdk.images.fromRegistry(spec.image).dockerfileCommands(imageLayer(workdir, this.#daemonImage));
+      return sdk.sandboxes.create(app.value, image, params);
+    }, {
       what: `sandboxes.create of ${name}`,
       ms: this.#t.createMs,
       signal,
@@ -354,7 +359,7 @@ export class ModalProvider implements ComputerProvider {
   async #find(by: AttachBy, signal: AbortSignal | undefined): Promise<Result<ModalSandbox>> {
     if ("id" in by) {
       if (typeof by.id !== "string" || by.id.length === 0) return fail("invalid", "attach takes an id: the sandbox's id or the computer's name", { field: "id" });
-      if (!NAME_PATTERN.test(by.id)) return bounded(() => this.#sdk.sandboxes.fromId(by.id), { what: `sandboxes.fromId of ${by.id}`, ms: this.#t.callMs, signal });
+      if (!NAME_PATTERN.test(by.id)) return bounded(async () => (await this.#sdk()).sandboxes.fromId(by.id), { what: `sandboxes.fromId of ${by.id}`, ms: this.#t.callMs, signal });
       return this.#one({ [NAME_TAG]: by.id }, by.id, signal);
     }
     return this.#one(by.labels, "those labels", signal);
@@ -393,7 +398,7 @@ export class ModalProvider implements ComputerProvider {
     const listed = await bounded(
       async () => {
         const out: ModalSandbox[] = [];
-        for await (const sandbox of this.#sdk.sandboxes.list({ appId: app.value.appId, tags: { ...tags, [COMPUTER_TAG]: "1" } })) {
+        for await (const sandbox of (await this.#sdk()).sandboxes.list({ appId: app.value.appId, tags: { ...tags, [COMPUTER_TAG]: "1" } })) {
           out.push(sandbox);
           if (whole.aborted) break;
         }
@@ -445,7 +450,7 @@ export class ModalProvider implements ComputerProvider {
     }
     const sandbox = NAME_PATTERN.test(ref.id)
       ? await this.#one({ [NAME_TAG]: ref.id }, ref.id, signal)
-      : await bounded(() => this.#sdk.sandboxes.fromId(ref.id), { what: `sandboxes.fromId of ${ref.id}`, ms: this.#t.callMs, signal });
+      : await bounded(async () => (await this.#sdk()).sandboxes.fromId(ref.id), { what: `sandboxes.fromId of ${ref.id}`, ms: this.#t.callMs, signal });
     if (!sandbox.ok) return sandbox;
     const tags = await bounded(() => sandbox.value.getTags(), { what: `getTags of ${ref.id}`, ms: this.#t.callMs, signal });
     if (!tags.ok) return tags;
@@ -505,7 +510,7 @@ export class ModalProvider implements ComputerProvider {
 
   /** One read of the app, making nothing: Settings' test of the token. */
   async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
-    const read = await bounded(() => this.#sdk.apps.fromName(this.#app, { createIfMissing: false, ...(this.#environment ? { environment: this.#environment } : {}) }), {
+    const read = await bounded(async () => (await this.#sdk()).apps.fromName(this.#app, { createIfMissing: false, ...(this.#environment ? { environment: this.#environment } : {}) }), {
       what: `apps.fromName of ${this.#app}`,
       ms: this.#t.callMs,
       signal: options.signal,

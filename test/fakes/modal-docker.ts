@@ -353,3 +353,10 @@ export class ModalDockerFake implements ModalSdk {
     return listed.stdout.split("\n").filter(Boolean);
   }
 }
+
+/** The fake for a Pulumi plugin told to use it (agentrun:modal testSdk): its run label from AGENTRUN_MODAL_FAKE_RUN. */
+export function createSdk(): ModalSdk {
+  const run = process.env.AGENTRUN_MODAL_FAKE_RUN;
+  if (!run) throw new Error("the Modal fake needs AGENTRUN_MODAL_FAKE_RUN: the run label its sandboxes carry");
+  return new ModalDockerFake({ run });
+}
