@@ -190,7 +190,8 @@ function declaredLabels(declared: Record<string, string>, read: Record<string, s
 
 function outputsOf(declared: Inputs, o: ReadBack, labels: Record<string, string> | undefined): Props {
   const outs: Props = {
-    ...inputsReadBack(declared, o.ref.spec, o.hello, labels),
+    // A size neither declared nor read back (a provider with no default for it) is no output.
+    ...withoutUndefined(inputsReadBack(declared, o.ref.spec, o.hello, labels)),
     name: o.ref.name,
     containerId: o.ref.id,
     state: o.state,
@@ -241,7 +242,7 @@ async function read(ctx: Context, id: string, props: Props) {
   if (typeof declared.lifetimeMs !== "number") declared.lifetimeMs = remainingMs(o.ref.spec?.deadline);
   const labels = typeof old.labels === "object" && old.labels !== null ? declaredLabels(declared.labels, o.labels) : callerLabels(o.labels);
   const outs = outputsOf(declared, o, labels);
-  const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);
+  const inputs = withoutUndefined(inputsReadBack(declared, o.ref.spec, o.hello, labels));
   return { id: o.ref.name, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
 
