@@ -1,16 +1,16 @@
-// list of many computers on the real engine: the docker calls it makes (goal: 1 docker ps + 2
-// docker inspect for 100) and its time, beside one `docker ps` as the anchor. The computers are
+// list of many computers on the real engine: the Engine API calls it makes (one, whatever the
+// count) and its time, beside one `docker ps` as the anchor. The computers are
 // made by the provider with a label of this run and removed by exact name at the end.
 // Run after `npm run build`: node bench/docker-list.mjs [count]
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { DockerCli, DockerProvider } from "../dist/src/docker/index.js";
+import { DockerEngine, DockerProvider } from "../dist/src/docker/index.js";
 
 const count = Number(process.argv[2] ?? 100);
 const toolchain = JSON.parse(readFileSync(new URL("../dist/toolchain.json", import.meta.url), "utf8"));
 const calls = [];
-const docker = new DockerProvider({ daemonPath: toolchain.daemon.amd64, docker: new DockerCli("docker", (args) => calls.push(args[0])) });
+const docker = new DockerProvider({ daemonPath: toolchain.daemon.amd64, engine: new DockerEngine(undefined, (asked) => calls.push(`${asked.method} ${asked.path}`)) });
 const labels = { "agentrun.bench": randomBytes(6).toString("hex") };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const names = [];
@@ -47,8 +47,9 @@ try {
     anchor.push(performance.now() - t);
   }
   const tally = listedCalls.reduce((acc, c) => ({ ...acc, [c]: (acc[c] ?? 0) + 1 }), {});
-  console.log(`list of ${count} computers: docker calls ${JSON.stringify(tally)}; median of 5: ${median(times).toFixed(0)} ms`);
+  console.log(`list of ${count} computers: Engine API calls ${JSON.stringify(tally)}; median of 5: ${median(times).toFixed(0)} ms`);
   console.log(`anchor: one docker ps of the same computers, median of 5: ${median(anchor).toFixed(0)} ms`);
 } finally {
   for (let i = 0; i < names.length; i += 50) execFileSync("docker", ["rm", "--force", "--volumes", ...names.slice(i, i + 50)], { stdio: "ignore" });
+  await docker.engine.close();
 }

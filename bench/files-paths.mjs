@@ -1,31 +1,29 @@
 #!/usr/bin/env node
 // Where a file's bytes spend their time: writeFile and readFile of 100 MiB through the same
 // computerd over three paths, each adding one hop: its unix socket directly (the daemon and
-// this process alone), the `computerd stdio` bridge, and `docker exec -i` of that bridge (as a
-// Docker computer is reached). Beside them, raw `docker exec -i` pipes of the same bytes.
+// this process alone), the `computerd stdio` bridge, and that bridge in a computer the provider
+// made, reached as every Docker computer is (an exec attached over the Engine API). Beside them,
+// the same bytes raw through an exec attached the same way.
 //
 // Usage: npm run build && node bench/files-paths.mjs
 // The host path runs `computerd init` on this host with its socket in a temporary directory:
 // it needs a user that can drop every capability (root, or one with an empty bounding set).
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 
 const ROOT = join(import.meta.dirname, "..");
 const { DaemonClient, readFile, writeFile } = await import(join(ROOT, "dist", "src", "index.js"));
-const run = promisify(execFile);
+const { daemonPath: daemon, makeComputer, rawExec } = await import(join(ROOT, "bench", "computer.mjs"));
 const MiB = 1 << 20;
 const SIZE = 100 * MiB;
-const toolchain = JSON.parse(readFileSync(join(ROOT, "dist", "toolchain.json"), "utf8"));
-const daemon = toolchain.daemon[process.arch === "arm64" ? "arm64" : "amd64"];
 const dir = mkdtempSync(join(tmpdir(), "agentrun-paths-"));
 chmodSync(dir, 0o700);
 const socket = join(dir, "computerd.sock");
-const name = `agentrun-lib-paths-${randomBytes(4).toString("hex")}`;
+let computer;
 const bytes = randomBytes(SIZE);
 const rows = [];
 
@@ -67,27 +65,17 @@ try {
   const bridge = spawn(daemon, ["stdio"], { env: { AGENTRUN_COMPUTERD_SOCKET: socket }, stdio: ["pipe", "pipe", "inherit"] });
   await measure("host: computerd stdio", new DaemonClient({ readable: bridge.stdout, writable: bridge.stdin }), dir);
 
-  await run("docker", [
-    "run", "--detach", "--name", name, "--user", "1000:1000", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-    "--network", "none", "--tmpfs", "/run/agentrun:uid=1000,gid=1000,mode=0700,noexec,nosuid,nodev,size=1m",
-    "--tmpfs", "/work:uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=600m", "--env", "HOME=/work",
-    "--mount", `type=bind,src=${daemon},dst=/opt/agentrun/computerd,readonly`, "--entrypoint", "/opt/agentrun/computerd",
-    toolchain.baseImage, "init", "--deadline", new Date(Date.now() + 600_000).toISOString(),
-  ]);
-  const exec = spawn("docker", ["exec", "-i", name, "/opt/agentrun/computerd", "stdio"], { stdio: ["pipe", "pipe", "inherit"] });
-  await measure("container: docker exec -i", new DaemonClient({ readable: exec.stdout, writable: exec.stdin }), "/work");
+  computer = await makeComputer({ memoryMb: 1200 });
+  await measure("container: attached exec", computer.client, "/work");
 
-  // The same bytes as base64 (what a file's chunks carry) through a bare docker exec pipe.
-  const b64 = join(dir, "b64");
-  writeFileSync(b64, bytes.toString("base64"));
-  await timed("raw docker exec -i in (100 MiB as base64)", () => run("sh", ["-c", `docker exec -i ${name} sh -c 'cat > /dev/null' < ${b64}`]));
-  await timed("raw docker exec out (100 MiB as base64)", () =>
-    run("sh", ["-c", `docker exec ${name} sh -c 'head -c ${Math.ceil(SIZE / 3) * 4} /dev/zero' > /dev/null`]),
-  );
+  // The same bytes as base64 (what a file's chunks carry) through a bare attached exec.
+  const b64 = Buffer.from(bytes.toString("base64"));
+  await timed("raw attached exec in (100 MiB as base64)", () => rawExec(computer, ["sh", "-c", "cat > /dev/null"], { input: b64 }));
+  await timed("raw attached exec out (100 MiB as base64)", () => rawExec(computer, ["sh", "-c", `head -c ${Math.ceil(SIZE / 3) * 4} /dev/zero`], { onStdout: () => {} }));
   console.log(`computerd at ${daemon}; one run each; 100 MiB of random bytes`);
   for (const row of rows) console.log(row);
 } finally {
   init.kill("SIGTERM");
-  await run("docker", ["rm", "--force", name]).catch(() => {});
+  await computer?.remove().catch(() => {});
   rmSync(dir, { recursive: true, force: true });
 }

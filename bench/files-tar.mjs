@@ -1,21 +1,23 @@
 #!/usr/bin/env node
 // Throughput of the file helpers through a real computerd, each beside `docker cp` of the same
 // data into and out of the same container, measured in the same run: writeFile and readFile of
-// 100 MiB, and a 100 MiB tree of 1,000 files through pushTar and pullTarStream. Beside them, the
-// floor the bridge sets: the same 100 MiB as base64 (what the protocol carries) streamed raw
-// through docker exec -i, in and out, with no JSON and no daemon, and one 512 KiB chunk's line
-// sent through it to a program that answers its length (a push's round trip, with no daemon).
+// 100 MiB, and a 100 MiB tree of 1,000 files through pushTar and pullTarStream. The computer is
+// the provider's own (create, then its bridge: an exec attached over the Engine API). Beside them,
+// the floor the bridge sets: the same 100 MiB as base64 (what the protocol carries) streamed raw
+// through an exec attached the same way, in and out, with no JSON and no daemon, and one 512 KiB
+// chunk's line sent through it to a program that answers its length (a push's round trip).
 //
 // Usage: npm run build && node bench/files-tar.mjs [--runs N]   (needs bash scripts/setup.sh once)
 import { execFile, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 
 const ROOT = join(import.meta.dirname, "..");
-const { DaemonClient, MAX_CHUNK_BYTES, pullTarStream, pushTar, readFile, writeFile } = await import(join(ROOT, "dist", "src", "index.js"));
+const { MAX_CHUNK_BYTES, pullTarStream, pushTar, readFile, writeFile } = await import(join(ROOT, "dist", "src", "index.js"));
+const { makeComputer, rawExec } = await import(join(ROOT, "bench", "computer.mjs"));
 const run = promisify(execFile);
 const MiB = 1 << 20;
 const SIZE = 100 * MiB;
@@ -23,9 +25,8 @@ const FILES = 1000;
 const runsArg = process.argv.indexOf("--runs");
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
 
-const toolchain = JSON.parse(readFileSync(join(ROOT, "dist", "toolchain.json"), "utf8"));
-const daemonPath = toolchain.daemon[process.arch === "arm64" ? "arm64" : "amd64"];
-const name = `agentrun-lib-bench-${randomBytes(4).toString("hex")}`;
+let computer;
+let name;
 const host = mkdtempSync(join(tmpdir(), "agentrun-bench-"));
 const docker = (...args) => run("docker", args, { maxBuffer: 64 * MiB, timeout: 300_000 });
 
@@ -47,43 +48,39 @@ function must(result, what) {
   return result.value;
 }
 
-/** Streams bytes into a program through docker exec -i and waits for it to exit. */
-function streamInto(argv, bytes) {
-  return new Promise((resolve, reject) => {
-    const child = spawn("docker", ["exec", "-i", name, ...argv], { stdio: ["pipe", "ignore", "inherit"] });
-    child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`${argv.join(" ")} exited ${code}`))));
-    child.stdin.end(bytes);
-  });
-}
-
 /**
- * The median time for one line of the given bytes to cross docker exec -i into a program that
+ * The median time for one line of the given bytes to cross the attached exec into a program that
  * answers with its length (head -c and wc -c per line: no daemon and no JSON), until its input ends.
  */
 async function lineRoundTrip(line) {
   const script = `while n=$(head -c ${line.length + 1} | wc -c) && [ "$n" -gt 0 ]; do echo "$n"; done`;
-  const child = spawn("docker", ["exec", "-i", name, "sh", "-c", script], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
   const answers = [];
   let wake;
-  child.stdout.setEncoding("utf8").on("data", (text) => {
-    answers.push(...text.split("\n").filter(Boolean));
-    wake?.();
+  let stdin;
+  const stdinReady = new Promise((resolve) => (wake = resolve));
+  const done = rawExec(computer, ["sh", "-c", script], {
+    input: (socket) => {
+      stdin = socket;
+      wake();
+    },
+    onStdout: (chunk) => {
+      answers.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+      wake?.();
+    },
   });
+  await stdinReady;
   const trip = async () => {
     const t0 = process.hrtime.bigint();
     const before = answers.length;
-    child.stdin.write(Buffer.concat([line, Buffer.from("\n")]));
+    stdin.write(Buffer.concat([line, Buffer.from("\n")]));
     while (answers.length === before) await new Promise((resolve) => (wake = resolve));
     return Number(process.hrtime.bigint() - t0) / 1e6;
   };
   await trip();
   const times = [];
   for (let i = 0; i < 20; i++) times.push(await trip());
-  child.stdin.end();
-  child.kill();
+  stdin.end();
+  await done;
   times.sort((a, b) => a - b);
   return times[times.length >> 1];
 }
@@ -94,18 +91,11 @@ async function sh(client, script) {
   return Buffer.from(ran.stdout, "base64").toString();
 }
 
-let bridge;
 try {
-  await docker(
-    "run", "--detach", "--name", name, "--user", "1000:1000", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-    "--network", "none", "--tmpfs", "/run/agentrun:uid=1000,gid=1000,mode=0700,noexec,nosuid,nodev,size=1m",
-    "--tmpfs", "/work:uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=1200m", "--env", "HOME=/work",
-    "--mount", `type=bind,src=${daemonPath},dst=/opt/agentrun/computerd,readonly`, "--entrypoint", "/opt/agentrun/computerd",
-    toolchain.baseImage, "init", "--deadline", new Date(Date.now() + 3_600_000).toISOString(),
-  );
-  bridge = spawn("docker", ["exec", "-i", name, "/opt/agentrun/computerd", "stdio"], { stdio: ["pipe", "pipe", "inherit"] });
-  const client = new DaemonClient({ readable: bridge.stdout, writable: bridge.stdin });
-  const hello = await client.call("hello", { client: "bench" });
+  // /work (a tmpfs of half the memory) holds the file, the tree and docker cp's copies of both.
+  computer = await makeComputer({ memoryMb: 2400 });
+  name = computer.ref.name;
+  const { client, hello } = computer;
 
   // One file of 100 MiB.
   const bytes = randomBytes(SIZE);
@@ -118,10 +108,12 @@ try {
   const rf = await median(async () => (read = must(await readFile(client, "/work/file.bin"), "readFile")));
   if (createHash("sha256").update(read).digest("hex") !== sha) throw new Error("readFile read other bytes");
   const cpOut = await median(() => docker("cp", `${name}:/work/cp.bin`, join(host, "out.bin")), () => rmSync(join(host, "out.bin"), { force: true }));
-  // The bridge's floor: base64 of the same bytes, raw through docker exec both ways.
+  // The bridge's floor: base64 of the same bytes, raw through an attached exec both ways.
   const b64 = Buffer.from(bytes.toString("base64"));
-  const rawIn = await median(() => streamInto(["sh", "-c", "cat > /dev/null"], b64));
-  const rawOut = await median(() => run("docker", ["exec", name, "base64", "-w0", "/work/file.bin"], { maxBuffer: 2 * b64.length }));
+  const rawIn = await median(() => rawExec(computer, ["sh", "-c", "cat > /dev/null"], { input: b64 }));
+  let outBytes = 0;
+  const rawOut = await median(() => rawExec(computer, ["base64", "-w0", "/work/file.bin"], { onStdout: (chunk) => (outBytes += chunk.length) }), () => (outBytes = 0));
+  if (outBytes !== b64.length) throw new Error(`the raw read gave ${outBytes} bytes of base64, not ${b64.length}`);
   const chunkTrip = await lineRoundTrip(b64.subarray(0, (MAX_CHUNK_BYTES / 3) * 4));
   await sh(client, "rm -f /work/file.bin /work/cp.bin");
 
@@ -164,19 +156,17 @@ try {
   if (pulledSum !== pushedSum) throw new Error("the pulled tree is not the pushed one");
 
   const rate = (s) => `${(SIZE / MiB / s).toFixed(0).padStart(5)} MiB/s`;
-  const row = (what, s, anchor, anchorS) =>
-    `${what.padEnd(34)} ${s.toFixed(2).padStart(6)} s ${rate(s)}   ${anchor.padEnd(22)} ${anchorS.toFixed(2).padStart(6)} s ${rate(anchorS)}   ${(anchorS / s).toFixed(2)}x`;
-  console.log(`computerd ${hello.version} ${hello.arch}, docker exec -i stdio bridge; median of ${RUNS} runs; 100 MiB each`);
-  console.log(row("writeFile 100 MiB", wf, "docker cp in", cpIn));
-  console.log(row("readFile 100 MiB", rf, "docker cp out", cpOut));
-  console.log(row("pushTar tree (1,000 files)", push, "docker cp tree in", cpTreeIn));
-  console.log(row("pullTarStream tree (1,000 files)", pull, "docker cp tree out", cpTreeOut));
-  console.log("last column: the helper's throughput as a share of docker cp's (goal: 0.50x or more)");
-  console.log(`the bridge's floor, 133 MiB of base64 raw through docker exec: in ${rawIn.toFixed(2)} s (${(rawIn / cpIn).toFixed(1)}x docker cp in's time), out ${rawOut.toFixed(2)} s (${(rawOut / cpOut).toFixed(1)}x docker cp out's)`);
-  console.log(`one 512 KiB chunk's line (${((MAX_CHUNK_BYTES / 3) * 4 / 1024).toFixed(0)} KiB) into docker exec -i and its length back: median ${chunkTrip.toFixed(1)} ms; a push or pull waits one such trip per chunk (200 for 100 MiB)`);
-  await client.close();
+  const row = (what, s, anchor, anchorS, floorS) =>
+    `${what.padEnd(34)} ${s.toFixed(2).padStart(6)} s ${rate(s)}   ${anchor.padEnd(20)} ${anchorS.toFixed(2).padStart(6)} s ${(anchorS / s).toFixed(2).padStart(5)}x   floor ${floorS.toFixed(2).padStart(5)} s ${(floorS / s).toFixed(2).padStart(5)}x`;
+  console.log(`computerd ${hello.version} ${hello.arch}, the provider's bridge (an exec attached over the Engine API); median of ${RUNS} runs; 100 MiB each`);
+  console.log(row("writeFile 100 MiB", wf, "docker cp in", cpIn, rawIn));
+  console.log(row("readFile 100 MiB", rf, "docker cp out", cpOut, rawOut));
+  console.log(row("pushTar tree (1,000 files)", push, "docker cp tree in", cpTreeIn, rawIn));
+  console.log(row("pullTarStream tree (1,000 files)", pull, "docker cp tree out", cpTreeOut, rawOut));
+  console.log("the columns: the helper's throughput as a share of docker cp's (goal for writeFile: 0.35x or more), and of the bridge's raw floor (goal: 0.8x or more)");
+  console.log(`the bridge's floor: 133 MiB of base64 raw through an exec attached over the Engine API, in ${rawIn.toFixed(2)} s, out ${rawOut.toFixed(2)} s`);
+  console.log(`one 512 KiB chunk's line (${((MAX_CHUNK_BYTES / 3) * 4 / 1024).toFixed(0)} KiB) into an attached exec and its length back: median ${chunkTrip.toFixed(1)} ms; a push or pull waits one such trip per chunk (200 for 100 MiB)`);
 } finally {
-  bridge?.kill();
-  await docker("rm", "--force", name).catch(() => {});
+  await computer?.remove().catch(() => {});
   rmSync(host, { recursive: true, force: true });
 }

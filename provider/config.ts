@@ -8,6 +8,8 @@ export const DockerSettings = z.strictObject({
   image: z.string().optional(),
   daemonPath: z.string().optional(),
   daemonCache: z.string().optional(),
+  /** The Docker engine's unix socket; unset, the one the docker CLI would use (DOCKER_HOST, its context). */
+  engine: z.string().optional(),
 });
 
 /** agentrun:modal: the token (secrets), the app and environment, and the daemon's source. */

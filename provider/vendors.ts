@@ -2,6 +2,7 @@
 // registry (src/providers.ts), once per plugin process, so a provider's reads of its host are
 // shared by every resource. A resource knows a vendor only through here, and this file knows
 // none: each provider's module maps its own settings onto its options.
+import { homedir } from "node:os";
 import type { ComputerProvider } from "../src/provider.js";
 import type { Result } from "../src/result.js";
 import type { Settings } from "./config.js";
@@ -14,7 +15,9 @@ export function vendors(settings: Settings): Vendors {
   return (id) => {
     let p = made.get(id);
     if (!p) {
-      p = import("../src/providers.js").then(({ providerFromSettings }) => providerFromSettings(id, byId[id] ?? {}));
+      // The plugin's environment is the user's shell's (the Pulumi engine passes it on): a setting a
+      // vendor's own CLI reads from there defaults the same way (Docker's engine: DOCKER_HOST).
+      p = import("../src/providers.js").then(({ providerFromSettings }) => providerFromSettings(id, byId[id] ?? {}, { env: process.env, home: homedir() }));
       made.set(id, p);
     }
     return p;

@@ -213,6 +213,15 @@ export interface ComputerProvider {
   testConnection?(options?: CallOptions): Promise<Result<{ detail: string }>>;
 }
 
+/**
+ * A host's environment, handed in by a host that lets its vendors' own variables count (the
+ * Pulumi plugin, for DOCKER_HOST): the library reads none itself.
+ */
+export interface HostEnvironment {
+  env: Record<string, string | undefined>;
+  home: string;
+}
+
 /** What a provider file exports: the registry's contract. */
 export interface ProviderModule<Options = unknown> {
   /** The mount kinds its computers take. */
@@ -224,9 +233,11 @@ export interface ProviderModule<Options = unknown> {
   /**
    * Its options from a host's plain settings object (a Pulumi stack's agentrun:<id> config), for
    * a provider whose options hold what a host should not know (Docker: the daemon this package
-   * carries), as create takes them. Without it the settings are the options.
+   * carries), as create takes them; host, when the host gives it, is its environment, for a
+   * setting that defaults as the vendor's own CLI finds it. Without it the settings are the
+   * options. A setting it cannot take throws in words.
    */
-  optionsFromSettings?(settings: Record<string, unknown>): unknown;
+  optionsFromSettings?(settings: Record<string, unknown>, host?: HostEnvironment): unknown;
   /** Its conformance module (reads its COMPUTER_<ID>_* names). */
   conformance?: () => Promise<unknown>;
 }

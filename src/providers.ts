@@ -1,6 +1,6 @@
 // The provider registry: one lazy line per vendor. Loading this module loads no provider and
 // no vendor SDK; a provider's file is imported only when its id is asked for.
-import type { ComputerProvider, ProviderModule } from "./provider.js";
+import type { ComputerProvider, HostEnvironment, ProviderModule } from "./provider.js";
 import { redactWords } from "./redact.js";
 import { fail, ok, type Result } from "./result.js";
 
@@ -45,14 +45,29 @@ export async function providerFor(id: string, options: unknown): Promise<Result<
   try {
     return ok(module.create(options));
   } catch (error) {
-    // A provider's words never hold a key; redacted all the same, since they cross into results.
-    return fail("invalid", `${id}: ${redactWords(error instanceof Error ? error.message : String(error))}`);
+    return refusedBy(id, error);
   }
 }
 
-/** A provider built by id from a host's plain settings: its module maps them onto its options, or they are its options. */
-export async function providerFromSettings(id: string, settings: Record<string, unknown> = {}): Promise<Result<ComputerProvider>> {
+/** A provider's refusal of its options, in its words. */
+function refusedBy(id: string, error: unknown): Result<never> {
+  // A provider's words never hold a key; redacted all the same, since they cross into results.
+  return fail("invalid", `${id}: ${redactWords(error instanceof Error ? error.message : String(error))}`);
+}
+
+/**
+ * A provider built by id from a host's plain settings: its module maps them onto its options, or
+ * they are its options. host is the host's environment, for a setting that defaults as the
+ * vendor's own CLI finds it (Docker's engine: DOCKER_HOST, then the CLI's context).
+ */
+export async function providerFromSettings(id: string, settings: Record<string, unknown> = {}, host?: HostEnvironment): Promise<Result<ComputerProvider>> {
   if (!isProviderId(id)) return fail("invalid", unknownId(id), { field: "provider" });
   const module = (await providers[id]()) as ProviderModule<unknown>;
-  return providerFor(id, module.optionsFromSettings ? module.optionsFromSettings(settings) : settings);
+  let options: unknown;
+  try {
+    options = module.optionsFromSettings ? module.optionsFromSettings(settings, host) : settings;
+  } catch (error) {
+    return refusedBy(id, error);
+  }
+  return providerFor(id, options);
 }

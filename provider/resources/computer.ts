@@ -1,8 +1,9 @@
 // agentrun:index:Computer, one computer at a vendor (local Docker first), made exactly as declared.
 // create: the library's create, which ends with the drift check (a refusal fails the step in its
-// words, with nothing left). read: the computer read back; gone → no id; drifted → the outputs
-// and inputs as read back, and `drift` naming each mismatch. diff: what the vendor fixes at
-// create is a replace, and so is a stopped or drifted computer. delete: release "delete".
+// words, with nothing left). read: the computer found by its vendor id (kept in state), never by
+// its name alone; gone → no id; drifted (renamed by hand included) → the outputs and inputs as
+// read back, and `drift` naming each mismatch. diff: what the vendor fixes at create is a
+// replace, and so is a stopped or drifted computer. delete: release "delete" by the vendor id.
 import { z } from "zod";
 import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/provider.js";
 import type { Hello } from "../../src/protocol.js";
@@ -140,9 +141,9 @@ async function check(ctx: Context, _olds: Props, news: Props) {
  * The computer as it is now, with every mismatch of the provider's drift check: read gives the
  * spec even of a drifted computer, so refresh shows each field that changed.
  */
-async function observe(provider: ComputerProvider, name: string, signal: AbortSignal): Promise<ReadBack | "gone"> {
+async function observe(provider: ComputerProvider, id: string, signal: AbortSignal): Promise<ReadBack | "gone"> {
   if (!provider.read) throw new Error(`the ${provider.id} provider cannot read a computer back, so refresh cannot tell its drift`);
-  const read = await provider.read({ id: name }, { signal });
+  const read = await provider.read({ id }, { signal });
   if (read.ok) return read.value;
   if (read.error.code === "not_found") return "gone";
   throw new ResultFailure(read.error);
@@ -193,7 +194,7 @@ function outputsOf(declared: Inputs, o: ReadBack, labels: Record<string, string>
     // A size neither declared nor read back (a provider with no default for it) is no output.
     ...withoutUndefined(inputsReadBack(declared, o.ref.spec, o.hello, labels)),
     name: o.ref.name,
-    containerId: o.ref.id,
+    vendorId: o.ref.id,
     state: o.state,
     notes: o.ref.notes ?? [],
     drift: o.drift,
@@ -209,7 +210,7 @@ const DERIVED: Record<string, readonly string[]> = {
   spec: ["image", "mount", "user", "workdir", "allow"],
   drift: [...INPUTS],
   notes: [...INPUTS],
-  name: [], containerId: [], state: [], deadline: [], hello: [],
+  name: [], vendorId: [], state: [], deadline: [], hello: [],
 };
 
 /** The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). */
@@ -230,20 +231,31 @@ async function create(ctx: Context, raw: Props) {
   return { id: made.name, outs: wrapDerived(outs, secretKeys, DERIVED) };
 }
 
+/** The computer a resource's state names: its vendor id, or (an import) the id it was given. */
+function vendorIdOf(id: string, old: Props): string {
+  return typeof old.vendorId === "string" && old.vendorId ? old.vendorId : id;
+}
+
 async function read(ctx: Context, id: string, props: Props) {
   const secretKeys = secretFieldsOf(props);
   const old = unwrap(props).plain as Inputs & Props;
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
-  const o = await observe(provider, id, bounded(ctx, STEP_MS));
+  const o = await observe(provider, vendorIdOf(id, old), bounded(ctx, STEP_MS));
   if (o === "gone") return {}; // refresh drops it; the next up makes it again
+  // Found by its vendor id under another name: renamed by hand, which a replace removes.
+  const made = typeof old.name === "string" ? old.name : undefined;
+  if (made !== undefined && o.ref.name !== made) o.drift = [`renamed by hand to ${o.ref.name} (it was made as ${made})`, ...o.drift];
   // An import has no outputs: what is there is what was declared (its labels, the caller's own),
   // and its lifetime is what is left of it, to the second.
   const declared = { ...defaultsOf(provider), ...old } as Inputs;
   if (typeof declared.lifetimeMs !== "number") declared.lifetimeMs = remainingMs(o.ref.spec?.deadline);
   const labels = typeof old.labels === "object" && old.labels !== null ? declaredLabels(declared.labels, o.labels) : callerLabels(o.labels);
   const outs = outputsOf(declared, o, labels);
+  // The name stays the one it was made as, so the rename stays drift on every refresh until replaced.
+  if (made !== undefined) outs.name = made;
   const inputs = withoutUndefined(inputsReadBack(declared, o.ref.spec, o.hello, labels));
-  return { id: o.ref.name, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
+  // A resource keeps its id whatever the computer is called now; an import takes the name read.
+  return { id: made === undefined ? o.ref.name : id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
@@ -272,7 +284,8 @@ async function update(): Promise<never> {
 async function remove(ctx: Context, id: string, props: Props) {
   const old = unwrap(props).plain;
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
-  const ref: ComputerRef = { id: typeof old.containerId === "string" ? old.containerId : id, name: id, provider: provider.id };
+  // By its vendor id: a computer renamed by hand is still found, and removed.
+  const ref: ComputerRef = { id: vendorIdOf(id, old), name: typeof old.name === "string" ? old.name : id, provider: provider.id };
   orThrow(await provider.release(ref, "delete", { signal: bounded(ctx, STEP_MS) }));
 }
 

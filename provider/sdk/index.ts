@@ -11,6 +11,8 @@ export interface DockerSettings {
   readonly daemonPath?: string;
   /** The folder the daemon's copies are kept in (made 0700). Unset: ~/.cache/agentrun-computer. */
   readonly daemonCache?: string;
+  /** The Docker engine's unix socket, unix:///path. Unset: the one the docker CLI would use (DOCKER_HOST, else its current context, else unix:///var/run/docker.sock). TCP, TLS and ssh engines are refused in words: reach one through a local socket. */
+  readonly engine?: string;
 }
 
 /** Settings for computers on the local Docker engine. */
@@ -23,6 +25,8 @@ export interface DockerSettingsArgs {
   daemonPath?: pulumi.Input<string>;
   /** The folder the daemon's copies are kept in (made 0700). Unset: ~/.cache/agentrun-computer. */
   daemonCache?: pulumi.Input<string>;
+  /** The Docker engine's unix socket, unix:///path. Unset: the one the docker CLI would use (DOCKER_HOST, else its current context, else unix:///var/run/docker.sock). TCP, TLS and ssh engines are refused in words: reach one through a local socket. */
+  engine?: pulumi.Input<string>;
 }
 
 /** A run folder as a Computer takes it: its kind and where it is. */
@@ -251,10 +255,10 @@ export class Computer extends pulumi.CustomResource {
   declare readonly workdir: pulumi.Output<string>;
   /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
   declare readonly kind: pulumi.Output<string>;
-  /** The computer's name at the vendor (Docker: computer-<12 hex digits>); also its resource id. */
+  /** The computer's name at the vendor as it was made (Docker: computer-<12 hex digits>); also its resource id. A computer renamed by hand is drift. */
   declare readonly name: pulumi.Output<string>;
-  /** The vendor's id for the computer (Docker: the container id). */
-  declare readonly containerId: pulumi.Output<string>;
+  /** The computer's own id at its vendor (Docker: the container id). Refresh and delete find the computer by it, never by its name alone, so one renamed by hand is still found, shown as drift, and removed. */
+  declare readonly vendorId: pulumi.Output<string>;
   /** The spec as read back from the computer. */
   declare readonly spec: pulumi.Output<SpecReadBack | undefined>;
   /** When the computer stops itself, an ISO time. */
@@ -269,7 +273,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly drift: pulumi.Output<string[]>;
 
   constructor(name: string, args: ComputerArgs, opts?: pulumi.CustomResourceOptions) {
-    super(Computer.__pulumiType, name, { ...args, name: undefined, containerId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined }, opts);
+    super(Computer.__pulumiType, name, { ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined }, opts);
   }
 }
 

@@ -1,6 +1,8 @@
-// The docker CLI, the provider's one way to Docker: every call bounded in time and ended by the
-// caller's signal. A call's outcome is a value; what it means is the caller's to say.
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+// The docker CLI, for what the Engine API leaves to its clients: an image's build (BuildKit or
+// the classic builder, as the CLI picks) and pull (the registry's credentials, from the CLI's own
+// config and helpers), and the image inspect that decides whether either is needed. Every call is
+// bounded in time and ended by the caller's signal. A call's outcome is a value; what it means is
+// the caller's to say.
 import { execa } from "execa";
 import type { ResultCode } from "../result.js";
 
@@ -26,23 +28,21 @@ export interface Outcome {
   missing: boolean;
 }
 
-/** The docker CLI at a path; onCall sees every argument list (the list benchmark counts calls). */
+/**
+ * The docker CLI at a path, talking to the engine at host (unix:///...) when given, else to the
+ * one it resolves itself; onCall sees every argument list (the image tests count calls).
+ */
 export class DockerCli {
   constructor(
     readonly path = "docker",
     private readonly onCall?: (args: readonly string[]) => void,
+    readonly host?: string,
   ) {}
-
-  /** A long-lived call whose stdio is the caller's (docker exec -i ... stdio, the daemon's bridge). */
-  spawn(args: readonly string[]): ChildProcessWithoutNullStreams {
-    this.onCall?.(args);
-    return spawn(this.path, [...args], { stdio: ["pipe", "pipe", "pipe"] });
-  }
 
   async run(args: readonly string[], bound: CallBound = {}): Promise<Outcome> {
     this.onCall?.(args);
     if (bound.signal?.aborted) return { ok: false, exitCode: undefined, stdout: "", stderr: "", aborted: true, timedOut: false, missing: false };
-    const result = await execa(this.path, [...args], {
+    const result = await execa(this.path, [...(this.host ? ["--host", this.host] : []), ...args], {
       reject: false,
       timeout: bound.timeoutMs ?? DOCKER_CALL_MS,
       forceKillAfterDelay: 2_000,

@@ -1,11 +1,14 @@
-// A connection to a computer's daemon: docker exec -i <name> /opt/agentrun/computerd stdio, the
-// bridge to init's socket, and a hello held to what the provider declares.
+// A connection to a computer's daemon: an exec of /opt/agentrun/computerd stdio (the bridge to
+// init's socket) attached over the Engine API, its stdout taken out of Docker's frames, and a
+// hello held to what the provider declares.
+import type { Duplex } from "node:stream";
 import { CallError, DaemonClient } from "../client.js";
 import type { Hello } from "../protocol.js";
 import type { Connection } from "../provider.js";
 import { fail, ok, type Result } from "../result.js";
-import type { DockerCli } from "./cli.js";
+import { type DockerEngine, engineFailure, type Reply } from "./api.js";
 import { DAEMON_TARGET, HELLO_TIMEOUT_MS } from "./constants.js";
+import { Frames } from "./frames.js";
 
 export interface HelloWant {
   version: string;
@@ -13,41 +16,60 @@ export interface HelloWant {
   groups: readonly string[];
 }
 
-/** Opens the bridge and says hello within HELLO_TIMEOUT_MS and the caller's signal. */
-export async function openConnection(cli: DockerCli, name: string, want: HelloWant | undefined, signal?: AbortSignal): Promise<Result<Connection>> {
-  if (signal?.aborted) return fail("aborted", `connecting to ${name} was aborted`);
-  const child = cli.spawn(["exec", "-i", name, DAEMON_TARGET, "stdio"]);
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    if (stderr.length < 4096) stderr += chunk.toString("utf8");
-  });
-  const spawned = new Promise<Error | undefined>((resolve) => {
-    child.once("spawn", () => resolve(undefined));
-    child.once("error", resolve);
-  });
-  const spawnError = await spawned;
-  if (spawnError) return fail("unreachable", `connecting to ${name}: the docker CLI at ${cli.path} could not run (${spawnError.message})`);
-  const client = new DaemonClient({ readable: child.stdout, writable: child.stdin });
-  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
-  const close = async () => {
-    await client.close();
-    child.kill("SIGTERM");
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 2_000))]);
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  };
+/** Docker's words for a container that is not there, or not running. */
+const GONE = /No such container|is not running|is paused|is restarting/i;
 
+/** Opens the bridge to the container (by its id; its name is for words) and says hello within HELLO_TIMEOUT_MS and the caller's signal. */
+export async function openConnection(
+  engine: DockerEngine,
+  container: { id: string; name: string },
+  want: HelloWant | undefined,
+  signal?: AbortSignal,
+): Promise<Result<Connection>> {
+  const target = container.name;
+  if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);
   const bound = AbortSignal.timeout(HELLO_TIMEOUT_MS);
   const helloSignal = signal ? AbortSignal.any([signal, bound]) : bound;
+  const made = await engine.call<{ Id: string }>("POST", `/containers/${encodeURIComponent(container.id)}/exec`, {
+    signal: helloSignal,
+    body: { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, Cmd: [DAEMON_TARGET, "stdio"] },
+  });
+  const refused = (reply: Reply, what: string) => {
+    if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);
+    if (bound.aborted) return fail("timeout", `the daemon in ${target} did not say hello within ${HELLO_TIMEOUT_MS / 1000} s`);
+    if (reply.status === 404 || reply.status === 409 || GONE.test(reply.message)) return fail("gone", `the daemon in ${target} did not answer hello: ${reply.message}`);
+    const failure = engineFailure(what, reply, engine.address);
+    return fail(failure.code === "failed" ? "unreachable" : failure.code, `the daemon in ${target} did not answer hello: ${failure.message}`);
+  };
+  if (!made.ok || !made.value?.Id) return refused(made, `making the bridge's exec in ${target}`);
+  const attached = await engine.hijack(made.value.Id, { signal: helloSignal });
+  if (!attached.ok || !attached.value) return refused(attached, `attaching to the bridge in ${target}`);
+  const socket: Duplex = attached.value;
+
+  let stderr = "";
+  const frames = new Frames((chunk) => {
+    if (stderr.length < 4096) stderr += chunk.toString("utf8");
+  });
+  socket.on("error", () => frames.destroy());
+  socket.pipe(frames);
+  const client = new DaemonClient({ readable: frames, writable: socket });
+  const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  const close = async () => {
+    // Ending stdin ends the bridge in the computer; the engine then closes the stream.
+    await client.close();
+    await Promise.race([ended, new Promise((r) => setTimeout(r, 2_000).unref())]);
+    socket.destroy();
+  };
+
   let hello: Hello;
   try {
     hello = await client.call("hello", { client: "agentrun-docker" }, { signal: helloSignal });
   } catch (error) {
     await close();
-    if (signal?.aborted) return fail("aborted", `connecting to ${name} was aborted`);
-    if (bound.aborted) return fail("timeout", `the daemon in ${name} did not say hello within ${HELLO_TIMEOUT_MS / 1000} s`);
+    if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);
+    if (bound.aborted) return fail("timeout", `the daemon in ${target} did not say hello within ${HELLO_TIMEOUT_MS / 1000} s`);
     const why = stderr.trim().split("\n").pop() || (error instanceof CallError ? error.message : String(error));
-    const gone = /No such container|is not running/i.test(stderr);
-    return fail(gone ? "gone" : "unreachable", `the daemon in ${name} did not answer hello: ${why}`);
+    return fail(GONE.test(why) ? "gone" : "unreachable", `the daemon in ${target} did not answer hello: ${why}`);
   }
   if (want) {
     const wrong: string[] = [];
@@ -57,7 +79,7 @@ export async function openConnection(cli: DockerCli, name: string, want: HelloWa
     if (sorted(hello.groups) !== sorted(want.groups)) wrong.push(`groups ${hello.groups.join(", ")}, not ${want.groups.join(", ")}`);
     if (wrong.length) {
       await close();
-      return fail("refused", `the daemon in ${name} is not the provider's: ${wrong.join("; ")}; make a new computer with this provider`);
+      return fail("refused", `the daemon in ${target} is not the provider's: ${wrong.join("; ")}; make a new computer with this provider`);
     }
   }
   return ok({ client, hello, close });

@@ -27,8 +27,6 @@ export const CPU_PERIOD = 100_000;
 export const MAX_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 /** hello's own limit, inside create's signal. */
 export const HELLO_TIMEOUT_MS = 30_000;
-/** list inspects this many containers a call. */
-export const INSPECT_BATCH = 50;
 
 /** Docker's own masked and read-only paths since 20.10; a newer Docker may mask more. */
 export const MASKED_PATHS = [

@@ -4,7 +4,9 @@
 // is drift until it is named here. One sentence per mismatch.
 import { WORKSPACE } from "../mount.js";
 import type { Hello, MachineKind } from "../protocol.js";
-import type { ComputerSpec } from "../provider.js";
+import type { Capabilities, ComputerSpec } from "../provider.js";
+import { parseUser, userText } from "../user.js";
+import { checkSpec } from "./check.js";
 import {
   COMPUTER_LABEL,
   CPU_PERIOD,
@@ -19,8 +21,8 @@ import {
   RECIPE_LABEL,
 } from "./constants.js";
 import { cpuQuota } from "./plan.js";
-import { type Inspected, networkOf } from "./readback.js";
-import { tmpfsOptions } from "./run-args.js";
+import { deadlineOf, hasComputerName, type Inspected, labelsOf, nameOf, networkOf, specOf } from "./readback.js";
+import { tmpfsOptions } from "./create-request.js";
 
 /** What the provider knows that the spec does not say. */
 export interface DriftExpected {
@@ -218,4 +220,53 @@ export function helloDrift(hello: Hello, expected: DriftExpected): string[] {
 /** Every mismatch, one sentence each; hello is undefined for a stopped computer (inspect alone). */
 export function drift(spec: ComputerSpec, inspected: Inspected, hello: Hello | undefined, expected: DriftExpected): string[] {
   return [...inspectDrift(spec, inspected, expected), ...(hello ? helloDrift(hello, expected) : [])];
+}
+
+/** What a computer found (not made) is held to before its inspect and hello are checked. */
+export interface ReadBackHeld {
+  /** The spec as read back: what the drift check then holds the computer to. */
+  spec: ComputerSpec;
+  /** uid:gid as Config.User holds it (NaN when it does not). */
+  uid: number;
+  gid: number;
+  /** The deadline label's value, or "" when there is none. */
+  deadline: string;
+  mismatches: string[];
+}
+
+/**
+ * The read-back half of attach and read: the spec read from the computer's own report (image,
+ * network, sizes, user, workdir, deadline, run folder), held to what check allows, its deadline
+ * to the ISO time create writes, and its name to one create gives.
+ */
+export function readBackDrift(inspected: Inspected, capabilities: Capabilities): ReadBackHeld {
+  const readBack = specOf(inspected);
+  const mismatches: string[] = [];
+  if (!hasComputerName(inspected)) {
+    mismatches.push(`its name ${nameOf(inspected)} is not one create gives (computer-<12 hex digits>)`);
+  }
+  const spec: ComputerSpec = {
+    image: readBack.image,
+    lifetimeMs: 1,
+    network: typeof readBack.network === "string" ? readBack.network : "none",
+    labels: Object.fromEntries(Object.entries(labelsOf(inspected)).filter(([k]) => k !== COMPUTER_LABEL && !k.startsWith(`${COMPUTER_LABEL}.`))),
+    cpus: readBack.cpus,
+    memoryMb: readBack.memoryMb,
+    pids: readBack.pids,
+    user: readBack.user,
+    workdir: readBack.workdir,
+  };
+  if (readBack.mount && "kind" in readBack.mount && readBack.mount.kind === "bind") spec.mount = { kind: "bind", path: readBack.mount.path };
+  else if (readBack.mount && "other" in readBack.mount) mismatches.push(`the run folder reads back as other: ${readBack.mount.other}`);
+  for (const refusal of checkSpec({ ...spec, labels: {} }, { capabilities })) {
+    if (refusal.field !== "mount.path" && refusal.field !== "mount") mismatches.push(`read back, ${refusal.message}`);
+  }
+  const deadline = readBack.deadline;
+  if (deadlineOf(deadline) === undefined) {
+    mismatches.push(`the ${DEADLINE_LABEL} label ${deadline === undefined ? "is missing" : `reads ${JSON.stringify(deadline)}`}, not the ISO time create writes, at most 30 days away`);
+  }
+  const user = parseUser(readBack.user);
+  if (!user.ok || userText(user.value) !== readBack.user) mismatches.push(`Config.User is ${JSON.stringify(readBack.user)}, not uid:gid as create writes it`);
+  const { uid, gid } = user.ok ? user.value : { uid: NaN, gid: NaN };
+  return { spec, uid, gid, deadline: deadline ?? "", mismatches };
 }

@@ -86,7 +86,7 @@ interface Flight {
   done: Promise<Result<string>>;
 }
 
-/** One flight per docker CLI and source, forgotten once it settles. */
+/** One flight per docker CLI, engine and source, forgotten once it settles. */
 const flights = new Map<string, Flight>();
 
 export async function ensureImage(source: ImageSource, options: EnsureOptions = {}): Promise<Result<string>> {
@@ -97,7 +97,7 @@ export async function ensureImage(source: ImageSource, options: EnsureOptions = 
   if (options.signal?.aborted) return fail("aborted", "making the image ready was aborted before Docker was asked");
   const cli = typeof options.docker === "string" ? new DockerCli(options.docker) : (options.docker ?? new DockerCli());
   const tag = "recipe" in source ? recipeTag(source.recipe) : source.image;
-  const key = `${cli.path}\0${"recipe" in source ? `recipe:${recipeHash(source.recipe)}` : `image:${source.image}`}`;
+  const key = `${cli.path}\0${cli.host ?? ""}\0${"recipe" in source ? `recipe:${recipeHash(source.recipe)}` : `image:${source.image}`}`;
 
   let flight = flights.get(key);
   if (!flight) {

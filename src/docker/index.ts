@@ -4,7 +4,12 @@ import type { MountKind } from "../mount.js";
 
 export { create, driftedProvider } from "./create.js";
 export { CAPABILITIES, DockerProvider, type DockerProviderOptions } from "./provider.js";
+export { type Asked, DockerEngine, type Reply } from "./api.js";
 export { DockerCli } from "./cli.js";
+export { openConnection } from "./connect.js";
+export { createRequest, type CreateRequest } from "./create-request.js";
+export { DEFAULT_ENGINE, type EngineAddress, engineAt, resolveEngine } from "./engine.js";
+export { type Plan, planOf } from "./plan.js";
 export { drift, type DriftExpected, helloDrift, inspectDrift } from "./drift.js";
 export { type DockerInfo, type Host, hostOf } from "./host.js";
 export {

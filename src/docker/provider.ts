@@ -1,6 +1,7 @@
-// DockerProvider: the ComputerProvider interface mapped onto the docker CLI. The run flags, the
-// drift check, the host's enforcement and the read-back live in their own files; this one wires
-// them into create, connect, attach, list, network and release.
+// DockerProvider: the ComputerProvider interface mapped onto the Docker Engine API. The create
+// request, the drift check, the read-back, the host's enforcement and the container calls live in
+// their own files; this one wires them into create, connect, attach, read, list, network and
+// release. Only an image's build or pull goes through the docker CLI (cli.ts, image.ts).
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -22,22 +23,25 @@ import type {
 } from "../provider.js";
 import { fail, ok, refuse, type Result } from "../result.js";
 import { isRootOrRootGroup, parseUser, processUser, userText } from "../user.js";
+import { DockerEngine } from "./api.js";
 import { bindWritableProblem } from "./bind.js";
 import { checkSpec } from "./check.js";
-import { DockerCli, failureOf } from "./cli.js";
+import { DockerCli } from "./cli.js";
+import { openConnection } from "./connect.js";
 import {
-  COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, ID_PATTERN, INSPECT_BATCH, MAX_LIFETIME_MS, NAME_PATTERN,
+  COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, ID_PATTERN, MAX_LIFETIME_MS, NAME_PATTERN,
 } from "./constants.js";
+import { create as createContainer, failure, inspect, lastWords, listByLabels, remove, removeLate, start, stop } from "./containers.js";
+import { createRequest } from "./create-request.js";
 import { DaemonCacheError, daemonCopy, daemonCopyPath, DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
-import { drift, type DriftExpected } from "./drift.js";
+import { drift, type DriftExpected, readBackDrift } from "./drift.js";
 import { homeDrift } from "./home.js";
 import { type Host, hostOf } from "./host.js";
+import type { EngineAddress } from "./engine.js";
 import { dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
-import { openConnection } from "./connect.js";
 import { packageVersion } from "./package.js";
 import { planOf } from "./plan.js";
-import { deadlineOf, type Inspected, isComputer, labelsOf, mountOf, nameOf, networkOf, specOf, stateOf } from "./readback.js";
-import { runArgs } from "./run-args.js";
+import { deadlineOf, type Inspected, labelsOf, mountOf, nameOf, networkOf, specOf, stateOf } from "./readback.js";
 
 export interface DockerProviderOptions {
   /** computerd for the Docker host's architecture; the provider binds its own copy of it. */
@@ -48,7 +52,13 @@ export interface DockerProviderOptions {
   user?: string;
   /** The image docker.image() makes ready; default the provider's recipe on the set-up's base. */
   image?: ImageSource;
-  /** The docker CLI: its path (default docker), or a DockerCli. */
+  /**
+   * The Docker engine: its unix socket (default unix:///var/run/docker.sock), the address
+   * resolveEngine({ env, home }) found as the docker CLI does, or a DockerEngine. The provider
+   * reads no environment.
+   */
+  engine?: string | EngineAddress | DockerEngine;
+  /** The docker CLI, for an image's build or pull only: its path (default docker), or a DockerCli. */
   docker?: string | DockerCli;
   /**
    * The version the daemon must report in hello (default: this package's, which its daemon
@@ -75,23 +85,6 @@ export const CAPABILITIES: Capabilities = {
   defaults: { cpus: DEFAULT_CPUS, memoryMb: DEFAULT_MEMORY_MB, pids: DEFAULT_PIDS, workdir: HOME },
 };
 
-/** docker inspect's fields that list reads, and no more. */
-const LIST_FORMAT =
-  '{"Id":{{json .Id}},"Name":{{json .Name}},"State":{"Running":{{json .State.Running}}},"Config":{"Labels":{{json .Config.Labels}}},' +
-  '"HostConfig":{"NetworkMode":{{json .HostConfig.NetworkMode}}},"NetworkSettings":{"Networks":{{json .NetworkSettings.Networks}}},"Mounts":{{json .Mounts}}}';
-
-const RELEASE_MS = 60_000;
-const RUN_MS = 120_000;
-
-/** Docker's JSON, or undefined for anything else (a CLI that is not Docker's). */
-function parseJson<T>(text: string): T | undefined {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return undefined;
-  }
-}
-
 /** 45000 is "45 s", 101234 is "101.2 s"; exact when asked (a lifetime), else to a tenth. */
 function seconds(ms: number, exact = false): string {
   return `${exact ? ms / 1000 : Math.round(ms / 100) / 10} s`;
@@ -100,6 +93,7 @@ function seconds(ms: number, exact = false): string {
 export class DockerProvider implements ComputerProvider {
   readonly id = "docker";
   readonly version: string;
+  readonly engine: DockerEngine;
   readonly cli: DockerCli;
   readonly #daemonPath: string;
   readonly #daemonCache: string;
@@ -108,6 +102,7 @@ export class DockerProvider implements ComputerProvider {
   readonly #volume: { name: string; root: string } | undefined;
   #host: Host | undefined;
   #hostRead: Promise<Result<Host>> | undefined;
+  #copying: Promise<string> | undefined;
 
   constructor(options: DockerProviderOptions) {
     if (typeof options?.daemonPath !== "string" || options.daemonPath.length === 0) {
@@ -142,7 +137,9 @@ export class DockerProvider implements ComputerProvider {
       }
       this.#volume = { name, root: path.resolve(root) };
     }
-    this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker");
+    this.engine = options.engine instanceof DockerEngine ? options.engine : new DockerEngine(options.engine);
+    // A build or pull goes to the same engine as every other call.
+    this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker", undefined, this.engine.address.address);
     this.version = options.version ?? packageVersion();
   }
 
@@ -158,29 +155,22 @@ export class DockerProvider implements ComputerProvider {
     return refuse(checkSpec(spec, { capabilities: CAPABILITIES, ...(this.#host ? { host: this.#host } : {}), ...(this.#volume ? { volumeRoot: this.#volume.root } : {}) }));
   }
 
-  /** The host's enforcement, from docker info once per provider; a failed read is not kept. */
+  /** The host's enforcement, from GET /info once per provider; a failed read is not kept. */
   async host(options: CallOptions = {}): Promise<Result<Host>> {
     if (this.#host) return ok(this.#host);
-    if (options.signal?.aborted) return fail("aborted", "reading the Docker host was aborted before docker info");
+    if (options.signal?.aborted) return fail("aborted", "reading the Docker host was aborted before it was asked");
     // One read for every caller at once; a caller's abort ends its own wait, not the others'.
     this.#hostRead ??= (async () => {
-      const read = await this.cli.run(["info", "--format", "{{json .}}"], { timeoutMs: 30_000 });
-      if (!read.ok) {
-        const failure = failureOf("docker info", read, this.cli.path);
-        return fail(failure.code, failure.message);
-      }
-      try {
-        this.#host = hostOf(JSON.parse(read.stdout));
-        return ok(this.#host);
-      } catch {
-        return fail("failed", "docker info did not answer JSON; is the docker CLI at its path Docker's?");
-      }
+      const read = await this.engine.call<Record<string, unknown>>("GET", "/info", { timeoutMs: 30_000 });
+      if (!read.ok || typeof read.value !== "object" || read.value === null) return failure(this.engine, "reading the Docker host (GET /info)", read);
+      this.#host = hostOf(read.value);
+      return ok(this.#host);
     })().finally(() => (this.#hostRead = undefined));
     const signal = options.signal;
     if (!signal) return this.#hostRead;
     const read = this.#hostRead;
     return new Promise((resolve) => {
-      const onAbort = () => resolve(fail("aborted", "reading the Docker host (docker info) was aborted; nothing was made"));
+      const onAbort = () => resolve(fail("aborted", "reading the Docker host (GET /info) was aborted; nothing was made"));
       signal.addEventListener("abort", onAbort, { once: true });
       void read.then((result) => {
         signal.removeEventListener("abort", onAbort);
@@ -220,12 +210,14 @@ export class DockerProvider implements ComputerProvider {
     const name = `computer-${randomBytes(6).toString("hex")}`;
     let daemon: string;
     try {
-      daemon = await daemonCopy(this.#daemonPath, this.#daemonCache);
+      // Creates asking at the same moment share one copy and its check (a fleet hashes it once).
+      this.#copying ??= daemonCopy(this.#daemonPath, this.#daemonCache).finally(() => (this.#copying = undefined));
+      daemon = await this.#copying;
     } catch (error) {
       if (error instanceof DaemonCacheError) return fail("invalid", error.message, { field: "daemonCache" });
       return fail("failed", `the daemon at ${this.#daemonPath} could not be copied into ${this.#daemonCache}: ${(error as Error).message}`);
     }
-    // The lifetime counts from here, just before docker run.
+    // The lifetime counts from here, just before the container is made.
     const started = Date.now();
     const deadline = new Date(started + spec.lifetimeMs).toISOString();
     const plan = planOf(spec, { name, deadline, daemon, userDefault: this.#user });
@@ -233,46 +225,55 @@ export class DockerProvider implements ComputerProvider {
       const problem = await bindWritableProblem(plan.mount.path, plan.uid, plan.gid);
       if (problem) return fail("refused", problem, { field: "mount" });
     }
-    if (signal?.aborted) return fail("aborted", "create was aborted before docker run; nothing was made");
+    if (signal?.aborted) return fail("aborted", "create was aborted before the container was made; nothing was made");
 
-    const ran = await this.cli.run(runArgs(plan), { signal, timeoutMs: RUN_MS });
-    if (!ran.ok) {
-      // A killed CLI may leave Docker making the container still; one that exited has said all.
-      if (ran.aborted || ran.timedOut) await this.#removeLate(name);
-      else await this.#remove(name);
-      if (ran.aborted) return fail("aborted", `create was aborted during docker run; ${name} was removed`);
-      if (/No such image/i.test(ran.stderr)) {
+    const made = await createContainer(this.engine, createRequest(plan), { signal });
+    if (!made.ok || !made.value?.Id) {
+      // A request cut off may leave the engine making the container still; one answered has said all.
+      if (made.aborted || made.timedOut || made.unreachable) await removeLate(this.engine, name);
+      if (made.aborted) return fail("aborted", `create was aborted while the container was made; ${name} was removed`);
+      if (made.status === 404 && /No such image/i.test(made.message)) {
         return fail("not_found", `the image ${spec.image} is not on this Docker host, and create pulls nothing: make it ready first (docker.image(), or ensureImage({ image }) on a host with a registry); nothing was made`, { field: "image" });
       }
-      const failure = failureOf(`docker run of ${name}`, ran, this.cli.path);
-      return fail(failure.code, `${failure.message}; nothing was left`);
+      const failed = failure(this.engine, `making the container ${name}`, made);
+      return fail(failed.error.code, `${failed.error.message}; nothing was left`);
     }
-    if (Date.now() >= Date.parse(deadline)) {
-      await this.#remove(name);
-      return fail("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(Date.now() - started)}); ask for a longer lifetime; it was removed`);
-    }
+    const id = made.value.Id;
     const refused = async (code: "refused" | "aborted" | "timeout" | "failed" | "unreachable" | "gone", words: string) => {
-      await this.#remove(name);
+      await remove(this.engine, id);
       return fail(code, words);
     };
-    if (signal?.aborted) return refused("aborted", `create was aborted after docker run; ${name} was deleted`);
+    const begun = await start(this.engine, id, { signal });
+    if (!begun.ok) {
+      if (begun.aborted) return refused("aborted", `create was aborted while ${name} started; it was removed`);
+      const failed = failure(this.engine, `starting ${name}`, begun);
+      return refused(failed.error.code === "timeout" || failed.error.code === "unreachable" ? failed.error.code : "failed", `${failed.error.message}; it was removed`);
+    }
+    // The spec's words: the container's create and start are its docker run.
+    if (Date.now() >= Date.parse(deadline)) {
+      return refused("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(Date.now() - started)}); ask for a longer lifetime; it was removed`);
+    }
+    if (signal?.aborted) return refused("aborted", `create was aborted after ${name} started; it was deleted`);
 
-    const inspected = await this.#inspect(name, { signal });
+    // The report and the daemon's hello are read side by side: the drift check needs both.
+    const [inspected, connection] = await Promise.all([inspect(this.engine, id, { signal }), openConnection(this.engine, { id, name }, undefined, signal)]);
+    const closed = async () => {
+      if (connection.ok) await connection.value.close();
+    };
     if (!inspected.ok) {
+      await closed();
       return refused(signal?.aborted ? "aborted" : inspected.error.code === "not_found" ? "gone" : "failed", `${inspected.error.message}; ${name} was deleted`);
     }
     const state = inspected.value.State;
     if (!state?.Running) {
+      await closed();
       const took = Date.now() - started;
       if (state?.ExitCode === 0 && Date.now() >= Date.parse(deadline)) {
         return refused("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(took)}); ask for a longer lifetime`);
       }
-      const logs = await this.cli.run(["logs", "--tail", "5", name], { timeoutMs: 10_000 });
-      const words = `${logs.stdout}\n${logs.stderr}`.trim().split("\n").filter(Boolean).pop();
+      const words = await lastWords(this.engine, id);
       return refused("failed", `${name} was not running after its start (exit code ${state?.ExitCode ?? "?"}${words ? `: ${words}` : ""}); it was removed`);
     }
-
-    const connection = await openConnection(this.cli, name, undefined, signal);
     if (!connection.ok) {
       if (signal?.aborted) return refused("aborted", `create was aborted while saying hello; ${name} was deleted`);
       return refused(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
@@ -309,49 +310,22 @@ export class DockerProvider implements ComputerProvider {
     return { id: inspected.Id, name: nameOf(inspected), provider: this.id, spec, ...(hello ? { hello } : {}) };
   }
 
-  /** docker rm --force --volumes by exact name, bounded, ignoring the caller's signal. */
-  async #remove(name: string): Promise<Result<undefined>> {
-    const removed = await this.cli.run(["rm", "--force", "--volumes", name], { timeoutMs: RELEASE_MS });
-    if (removed.ok || /No such container/i.test(removed.stderr)) return ok();
-    const failure = failureOf(`docker rm of ${name}`, removed, this.cli.path);
-    return fail(failure.code, failure.message);
-  }
-
-  /**
-   * After a docker run that was killed: the Docker daemon may still make the container after the
-   * CLI is gone, so it is removed, then looked for again for a while and removed if it came.
-   */
-  async #removeLate(name: string): Promise<void> {
-    await this.#remove(name);
-    for (let i = 0; i < 6; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const seen = await this.cli.run(["ps", "--all", "--quiet", "--filter", `name=^/${name}$`], { timeoutMs: 10_000 });
-      if (seen.ok && seen.stdout.trim()) await this.#remove(name);
-    }
-  }
-
-  /** One container, whole; not_found when Docker has none or it is not a computer. */
-  async #inspect(target: string, options: CallOptions): Promise<Result<Inspected>> {
-    const read = await this.cli.run(["inspect", "--type", "container", target], { signal: options.signal, timeoutMs: 30_000 });
-    if (!read.ok) {
-      if (/No such (object|container)/i.test(read.stderr)) return fail("not_found", `no computer ${target} on this Docker host`);
-      const failure = failureOf(`docker inspect ${target}`, read, this.cli.path);
-      return fail(failure.code, failure.message);
-    }
-    const [inspected] = parseJson<Inspected[]>(read.stdout) ?? [];
-    if (!inspected || !isComputer(inspected)) return fail("not_found", `no computer ${target} on this Docker host (a container that is not a computer does not count)`);
-    return ok(inspected);
-  }
-
+  /** The container a ref names: its id when it has one (a computer renamed by hand keeps it), else its name. */
   #target(ref: ComputerRef): Result<string> {
+    if (typeof ref?.id === "string" && ID_PATTERN.test(ref.id)) return ok(ref.id);
     if (typeof ref?.name === "string" && NAME_PATTERN.test(ref.name)) return ok(ref.name);
-    return fail("invalid", "a Docker computer's ref has its name, computer-<12 hex digits>", { field: "name" });
+    return fail("invalid", "a Docker computer's ref has its container id (12 to 64 hex digits) or its name, computer-<12 hex digits>", { field: "id" });
   }
 
   async connect(ref: ComputerRef, options: CallOptions = {}): Promise<Result<Connection>> {
     const target = this.#target(ref);
     if (!target.ok) return target;
-    return openConnection(this.cli, target.value, { version: this.version, kind: CAPABILITIES.kind, groups: CAPABILITIES.groups }, options.signal);
+    return openConnection(
+      this.engine,
+      { id: target.value, name: typeof ref.name === "string" ? ref.name : target.value },
+      { version: this.version, kind: CAPABILITIES.kind, groups: CAPABILITIES.groups },
+      options.signal,
+    );
   }
 
   /**
@@ -360,58 +334,37 @@ export class DockerProvider implements ComputerProvider {
    * A Pulumi refresh shows a drifted computer field by field from this; attach refuses it.
    */
   async read(by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {
-    let target: string;
-    if (by && "id" in by) {
-      if (typeof by.id !== "string" || !(NAME_PATTERN.test(by.id) || ID_PATTERN.test(by.id))) {
-        return fail("invalid", "attach and read by id take a computer's name (computer-<12 hex digits>) or its container id (12 to 64 hex digits)", { field: "id" });
-      }
-      target = by.id;
-    } else if (by && "labels" in by && typeof by.labels === "object" && by.labels !== null && Object.keys(by.labels).length > 0) {
-      const found = await this.#names(by.labels, options);
-      if (!found.ok) return found;
-      const shown = Object.entries(by.labels).map(([k, v]) => `${k}=${v}`).join(", ");
-      if (found.value.length === 0) return fail("not_found", `no computer matches the labels ${shown}`);
-      if (found.value.length > 1) return fail("invalid", `${found.value.length} computers match the labels ${shown} (${found.value.map((f) => f.name).join(", ")}); attach and read take labels that match one`);
-      target = found.value[0]!.name;
-    } else {
-      return fail("invalid", "attach and read take { id } or { labels } with at least one label", { field: "by" });
+    const byId = by && "id" in by;
+    const byLabels = by && "labels" in by && typeof by.labels === "object" && by.labels !== null && Object.keys(by.labels).length > 0;
+    if (byId && (typeof by.id !== "string" || !(NAME_PATTERN.test(by.id) || ID_PATTERN.test(by.id)))) {
+      return fail("invalid", "attach and read by id take a computer's name (computer-<12 hex digits>) or its container id (12 to 64 hex digits)", { field: "id" });
     }
+    if (!byId && !byLabels) return fail("invalid", "attach and read take { id } or { labels } with at least one label", { field: "by" });
+    // The host's enforcement first: a host that lacks any is refused before any other Docker call.
     const host = await this.#enforcingHost(options);
     if (!host.ok) return host;
-    const inspected = await this.#inspect(target, options);
+    let target: string;
+    if (byId) {
+      target = by.id;
+    } else {
+      const labels = (by as { labels: Record<string, string> }).labels;
+      const found = await listByLabels(this.engine, labels, options);
+      if (!found.ok) return found;
+      const shown = Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(", ");
+      if (found.value.length === 0) return fail("not_found", `no computer matches the labels ${shown}`);
+      if (found.value.length > 1) return fail("invalid", `${found.value.length} computers match the labels ${shown} (${found.value.map(nameOf).join(", ")}); attach and read take labels that match one`);
+      target = found.value[0]!.Id;
+    }
+    const inspected = await inspect(this.engine, target, options);
     if (!inspected.ok) return inspected;
+    const id = inspected.value.Id;
     const name = nameOf(inspected.value);
-    const readBack = specOf(inspected.value);
-    const mismatches: string[] = [];
-
-    // The spec as read back, held to what check allows.
-    const asSpec: ComputerSpec = {
-      image: readBack.image,
-      lifetimeMs: 1,
-      network: typeof readBack.network === "string" ? readBack.network : "none",
-      labels: Object.fromEntries(Object.entries(labelsOf(inspected.value)).filter(([k]) => k !== COMPUTER_LABEL && !k.startsWith(`${COMPUTER_LABEL}.`))),
-      cpus: readBack.cpus,
-      memoryMb: readBack.memoryMb,
-      pids: readBack.pids,
-      user: readBack.user,
-      workdir: readBack.workdir,
-    };
-    if (readBack.mount && "kind" in readBack.mount && readBack.mount.kind === "bind") asSpec.mount = { kind: "bind", path: readBack.mount.path };
-    else if (readBack.mount && "other" in readBack.mount) mismatches.push(`the run folder reads back as other: ${readBack.mount.other}`);
-    for (const refusal of checkSpec({ ...asSpec, labels: {} }, { capabilities: CAPABILITIES })) {
-      if (refusal.field !== "mount.path" && refusal.field !== "mount") mismatches.push(`read back, ${refusal.message}`);
-    }
-    const deadline = readBack.deadline;
-    if (deadlineOf(deadline) === undefined) {
-      mismatches.push(`the ${DEADLINE_LABEL} label ${deadline === undefined ? "is missing" : `reads ${JSON.stringify(deadline)}`}, not the ISO time create writes, at most 30 days away`);
-    }
-    const user = parseUser(readBack.user);
-    if (!user.ok || userText(user.value) !== readBack.user) mismatches.push(`Config.User is ${JSON.stringify(readBack.user)}, not uid:gid as create writes it`);
-    const { uid, gid } = user.ok ? user.value : { uid: NaN, gid: NaN };
+    const held = readBackDrift(inspected.value, CAPABILITIES);
+    const mismatches = [...held.mismatches];
 
     let hello: Hello | undefined;
     if (stateOf(inspected.value) === "running") {
-      const connection = await openConnection(this.cli, name, undefined, options.signal);
+      const connection = await openConnection(this.engine, { id, name }, undefined, options.signal);
       if (!connection.ok) {
         if (connection.error.code === "aborted") return connection;
         mismatches.push(connection.error.message);
@@ -425,7 +378,7 @@ export class DockerProvider implements ComputerProvider {
     const bytes = await fs.readFile(this.#daemonPath).catch(() => undefined);
     if (!bytes) return fail("failed", `the daemon at ${this.#daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
     const daemon = daemonCopyPath(this.#daemonCache, bytes);
-    mismatches.push(...drift(asSpec, inspected.value, hello, this.#expected(host.value, uid, gid, deadline ?? "", daemon)));
+    mismatches.push(...drift(held.spec, inspected.value, hello, this.#expected(host.value, held.uid, held.gid, held.deadline, daemon)));
     return ok({
       ref: this.#refOf(inspected.value, hello),
       state: stateOf(inspected.value),
@@ -444,47 +397,17 @@ export class DockerProvider implements ComputerProvider {
     return ok(ref);
   }
 
-  /** The computers docker ps lists with these labels: ids and names, one call. */
-  async #names(labels: Record<string, string>, options: CallOptions): Promise<Result<Array<{ id: string; name: string }>>> {
-    const filters = [`label=${COMPUTER_LABEL}=1`, ...Object.entries(labels).map(([k, v]) => `label=${k}=${v}`)].flatMap((f) => ["--filter", f]);
-    const listed = await this.cli.run(["ps", "--all", "--no-trunc", ...filters, "--format", "{{.ID}}\t{{.Names}}"], { signal: options.signal, timeoutMs: 30_000 });
-    if (!listed.ok) {
-      const failure = failureOf("docker ps", listed, this.cli.path);
-      return fail(failure.code, failure.message);
-    }
-    return ok(
-      listed.stdout
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => {
-          const [id = "", name = ""] = line.split("\t");
-          return { id, name };
-        })
-        .filter((c) => NAME_PATTERN.test(c.name)),
-    );
-  }
-
+  /** The computers with these labels, whatever their names: one call to the engine. */
   async list(labels: Record<string, string> = {}, options: CallOptions = {}): Promise<Result<ComputerInfo[]>> {
     for (const [key, value] of Object.entries(labels)) {
       if (!key || key.includes("=") || key.includes("\0") || typeof value !== "string" || value.includes("\0")) {
         return fail("invalid", "list takes labels whose keys have no = or NUL and whose values are strings with no NUL", { field: "labels" });
       }
     }
-    const found = await this.#names(labels, options);
+    const found = await listByLabels(this.engine, labels, options);
     if (!found.ok) return found;
-    const out: ComputerInfo[] = [];
-    for (let i = 0; i < found.value.length; i += INSPECT_BATCH) {
-      const ids = found.value.slice(i, i + INSPECT_BATCH).map((c) => c.id);
-      const read = await this.cli.run(["inspect", "--type", "container", "--format", LIST_FORMAT, ...ids], { signal: options.signal, timeoutMs: 60_000 });
-      // A computer gone between ps and inspect is left out: Docker says so and lists the rest.
-      const onlyGone = read.stderr.split("\n").filter(Boolean).every((l) => /No such (object|container)/i.test(l));
-      if (!read.ok && !(read.exitCode === 1 && onlyGone)) {
-        const failure = failureOf("docker inspect", read, this.cli.path);
-        return fail(failure.code, failure.message);
-      }
-      for (const line of read.stdout.split("\n").filter(Boolean)) {
-        const inspected = parseJson<Inspected>(line);
-        if (!inspected || !isComputer(inspected)) continue;
+    return ok(
+      found.value.map((inspected) => {
         const labelsRead = labelsOf(inspected);
         const info: ComputerInfo = {
           ref: { id: inspected.Id, name: nameOf(inspected), provider: this.id },
@@ -495,45 +418,39 @@ export class DockerProvider implements ComputerProvider {
         };
         const mount = mountOf(inspected);
         if (mount) info.mount = mount;
-        out.push(info);
-      }
-    }
-    return ok(out);
+        return info;
+      }),
+    );
   }
 
   async network(ref: ComputerRef, policy?: NetworkPolicy, options: CallOptions = {}): Promise<Result<NetworkReadBack>> {
     const target = this.#target(ref);
     if (!target.ok) return target;
-    const inspected = await this.#inspect(target.value, options);
+    const inspected = await inspect(this.engine, target.value, options);
     if (!inspected.ok) return inspected;
     const now = networkOf(inspected.value);
     if (policy === undefined || (typeof policy === "string" && policy === now)) return ok(now);
-    return fail("unsupported", `a Docker computer's network is fixed at create (Docker cannot move a container with no network onto one); ${target.value} stays ${typeof now === "string" ? now : `other (${"other" in now ? now.other : "an allowlist"})`}: make a new computer with the network you want`, { field: "network" });
+    return fail("unsupported", `a Docker computer's network is fixed at create (Docker cannot move a container with no network onto one); ${nameOf(inspected.value)} stays ${typeof now === "string" ? now : `other (${"other" in now ? now.other : "an allowlist"})`}: make a new computer with the network you want`, { field: "network" });
   }
 
+  /** Stopped or removed by its container id; only a computer (the provider's label), whatever its name. */
   async release(ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {
     const target = this.#target(ref);
     if (!target.ok) return target;
     if (how !== "stop" && how !== "delete") return fail("invalid", 'release takes "stop" or "delete"', { field: "how" });
     if (options.signal?.aborted) return fail("aborted", `release of ${target.value} was aborted before Docker was asked`);
     // Only a computer is released: a container of another's that took a computer's name is not one.
-    const label = await this.cli.run(["inspect", "--type", "container", "--format", `{{index .Config.Labels "${COMPUTER_LABEL}"}}`, target.value], { signal: options.signal, timeoutMs: 30_000 });
-    if (!label.ok && /No such (object|container)/i.test(label.stderr)) return ok();
-    if (!label.ok) {
-      const failure = failureOf(`docker inspect ${target.value}`, label, this.cli.path);
-      return fail(failure.code, failure.message);
-    }
-    if (label.stdout.trim() !== "1") return fail("not_found", `${target.value} is not a computer (it has no ${COMPUTER_LABEL}=1 label), so it was not released`);
-    const args = how === "stop" ? ["stop", "--time", "10", target.value] : ["rm", "--force", "--volumes", target.value];
-    const done = await this.cli.run(args, { signal: options.signal, timeoutMs: RELEASE_MS });
-    if (done.ok || /No such container/i.test(done.stderr)) return ok();
-    const failure = failureOf(`docker ${args[0]} of ${target.value}`, done, this.cli.path);
-    return fail(failure.code, failure.message);
+    const found = await this.engine.call<Inspected>("GET", `/containers/${encodeURIComponent(target.value)}/json`, { signal: options.signal, timeoutMs: 30_000 });
+    if (found.status === 404) return ok();
+    if (!found.ok || !found.value) return failure(this.engine, `inspecting ${target.value}`, found);
+    if (labelsOf(found.value)[COMPUTER_LABEL] !== "1") return fail("not_found", `${target.value} is not a computer (it has no ${COMPUTER_LABEL}=1 label), so it was not released`);
+    const id = found.value.Id;
+    return how === "stop" ? stop(this.engine, id, options) : remove(this.engine, id, options);
   }
 
-  /** One docker ps: Docker answers, and how many computers this provider has there. */
+  /** One list call: Docker answers, and how many computers this provider has there. */
   async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
-    const found = await this.#names({}, options);
+    const found = await listByLabels(this.engine, {}, options);
     if (!found.ok) return found;
     return ok({ detail: `Docker answers; ${found.value.length} computer${found.value.length === 1 ? "" : "s"} of this provider` });
   }

@@ -28,9 +28,17 @@ export function labelsOf(inspected: Inspected): Record<string, string> {
   return { ...((inspected.Config?.Labels as Record<string, string> | null | undefined) ?? {}) };
 }
 
-/** A container counts as a computer only with the label and a computer's name. */
+/**
+ * A container counts as a computer by the provider's label, whatever its name: a computer renamed
+ * by hand is still one (its name is drift), so it is found, listed and released by its label.
+ */
 export function isComputer(inspected: Inspected): boolean {
-  return labelsOf(inspected)[COMPUTER_LABEL] === "1" && NAME_PATTERN.test(nameOf(inspected));
+  return labelsOf(inspected)[COMPUTER_LABEL] === "1";
+}
+
+/** Its name is one create gives (computer-<12 hex digits>). */
+export function hasComputerName(inspected: Inspected): boolean {
+  return NAME_PATTERN.test(nameOf(inspected));
 }
 
 export function stateOf(inspected: Inspected): "running" | "stopped" {

@@ -1,8 +1,12 @@
 // Docker's options from a host's plain settings (the Pulumi plugin's agentrun:docker config):
-// the daemon this package carries for this machine's architecture unless one is named, and an
-// image named by its tag. The registry (providerFromSettings) calls it, so no host knows Docker.
+// the daemon this package carries for this machine's architecture unless one is named, an image
+// named by its tag, and the engine: the one named, else (when the host hands its environment in)
+// the one the docker CLI would use there. The registry (providerFromSettings) calls it, so no host
+// knows Docker.
 import { arch } from "node:os";
 import path from "node:path";
+import type { HostEnvironment } from "../provider.js";
+import { resolveEngine } from "./engine.js";
 import { packageRoot } from "./package.js";
 import type { DockerProviderOptions } from "./provider.js";
 
@@ -12,6 +16,8 @@ export interface DockerSettings {
   image?: string;
   daemonPath?: string;
   daemonCache?: string;
+  /** The engine's unix socket (unix:///path); unset, the docker CLI's choice in the host's environment. */
+  engine?: string;
 }
 
 // The daemons this package carries, by the architecture Go names.
@@ -22,7 +28,13 @@ export function packagedDaemon(): string {
   return path.join(packageRoot(), "dist", `computerd-linux-${GOARCH[arch()] ?? arch()}`);
 }
 
-export function optionsFromSettings(settings: DockerSettings): DockerProviderOptions {
-  const { image, ...rest } = settings;
-  return { daemonPath: packagedDaemon(), ...rest, ...(image ? { image: { image } } : {}) };
+/** The options; an engine the CLI's choice names but the provider cannot reach (ssh, TCP) throws in words. */
+export function optionsFromSettings(settings: DockerSettings, host?: HostEnvironment): DockerProviderOptions {
+  const { image, engine, ...rest } = settings;
+  const options: DockerProviderOptions = { daemonPath: packagedDaemon(), ...rest, ...(image ? { image: { image } } : {}) };
+  if (engine !== undefined) return { ...options, engine };
+  if (!host) return options;
+  const found = resolveEngine(host);
+  if (!found.ok) throw new TypeError(found.error.message);
+  return { ...options, engine: found.value };
 }

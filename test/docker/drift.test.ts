@@ -2,7 +2,8 @@
 // recorded by record.mjs with the provider's own run flags), field by field.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { drift, type DriftExpected, helloDrift, inspectDrift } from "../../src/docker/drift.js";
+import { drift, type DriftExpected, helloDrift, inspectDrift, readBackDrift } from "../../src/docker/drift.js";
+import { CAPABILITIES } from "../../src/docker/provider.js";
 import type { Inspected } from "../../src/docker/readback.js";
 import type { Hello } from "../../src/protocol.js";
 import type { ComputerSpec } from "../../src/provider.js";
@@ -153,5 +154,34 @@ describe("the hello half", () => {
     ["another os", { ...hello, os: "windows" }, "the daemon's os is windows, not linux"],
   ])("names %s", (_what, h, sentence) => {
     expect(helloDrift(h, e)).toEqual([sentence]);
+  });
+});
+
+describe("the read-back half (attach and read)", () => {
+  const f = fixture("inspect-none");
+
+  it("reads the spec back from a computer as made, with nothing to say", () => {
+    const held = readBackDrift(f.inspected, CAPABILITIES);
+    expect(held).toMatchObject({ uid: 1000, gid: 1000, deadline: f.deadline, mismatches: [] });
+    expect(held.spec).toMatchObject({ image: f.spec.image, network: "none", cpus: 2, memoryMb: 4096, pids: 1024, user: "1000:1000", workdir: "/work" });
+    // What it read back is what it was made as: the inspect half then finds nothing either.
+    expect(inspectDrift(held.spec, f.inspected, expectedOf(f))).toEqual([]);
+  });
+
+  it("names a computer renamed by hand", () => {
+    const renamed = changed(f, (i) => (i.Name = "/mine-now"));
+    expect(readBackDrift(renamed, CAPABILITIES).mismatches).toEqual(["its name mine-now is not one create gives (computer-<12 hex digits>)"]);
+  });
+
+  it("names a deadline label missing, or not the time create writes, and a user that is not uid:gid", () => {
+    const noDeadline = changed(f, (i) => (i.Config.Labels = { "agentrun.computer": "1" }));
+    expect(readBackDrift(noDeadline, CAPABILITIES).mismatches).toEqual([
+      "the agentrun.computer.deadline label is missing, not the ISO time create writes, at most 30 days away",
+    ]);
+    const byName = changed(f, (i) => (i.Config.User = "agent"));
+    expect(readBackDrift(byName, CAPABILITIES).mismatches).toEqual([
+      "read back, user is a uid or uid:gid in numbers, such as 1000:1000 (a name is refused: the computer's image may not have it)",
+      'Config.User is "agent", not uid:gid as create writes it',
+    ]);
   });
 });

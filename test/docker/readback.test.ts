@@ -2,7 +2,7 @@
 // computers and copies of them changed as Docker could report them.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { deadlineOf, type Inspected, isComputer, mountOf, networkOf, specOf } from "../../src/docker/readback.js";
+import { deadlineOf, hasComputerName, type Inspected, isComputer, mountOf, networkOf, specOf } from "../../src/docker/readback.js";
 
 const load = (name: string) => (JSON.parse(readFileSync(new URL(`../fixtures/docker/${name}.json`, import.meta.url), "utf8")) as { inspected: Inspected }).inspected;
 const none = load("inspect-none");
@@ -16,8 +16,13 @@ describe("the read-back", () => {
       deadline: "2026-11-29T21:15:00.000Z", mount: { kind: "bind", path: "/tmp/runfolder" },
     });
     expect(isComputer(none)).toBe(true);
-    expect(isComputer({ ...none, Name: "/other" })).toBe(false);
     expect(isComputer({ ...none, Config: { ...none.Config, Labels: {} } })).toBe(false);
+  });
+
+  it("counts a computer by its label whatever its name; a name create does not give is told apart", () => {
+    expect(isComputer({ ...none, Name: "/renamed-by-hand" })).toBe(true);
+    expect(hasComputerName(none)).toBe(true);
+    expect(hasComputerName({ ...none, Name: "/renamed-by-hand" })).toBe(false);
   });
 
   it("reads a network as none, open, or words for anything else", () => {

@@ -1,9 +1,11 @@
 // A fleet is a stack: three computers, their run folder (a Mount) and their run claim (a
 // RunEpoch), through the real Pulumi engine on the real Docker engine. The story: up; a second
 // up with no changes; a computer removed by hand, shown by preview --refresh and made again; one
-// changed by hand (docker update --memory), shown as a replace naming the memory and healed; the
-// epoch raised, the older computers released; destroy leaves nothing. Every container any step
-// made is removed by its exact name at the end, pass or fail.
+// changed by hand (docker update --memory), shown as a replace naming the memory and healed; one
+// renamed by hand (docker rename), shown as drift and replaced, the renamed one removed; the epoch
+// raised, the older computers released; destroy, with one renamed just before, leaves nothing
+// carrying the stack's labels, whatever its name. Every container any step made is removed by its
+// exact name at the end, pass or fail.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -101,6 +103,24 @@ describe("a fleet of three computers through the real engine", () => {
     expect((await s.cli("preview", "--refresh", "--expect-no-changes")).exitCode).toBe(0);
   }, 300_000);
 
+  test("a container renamed by hand (docker rename): preview --refresh shows the rename as drift and a replace; up removes the renamed one", async () => {
+    const { c0 } = await names();
+    const renamed = `renamed-by-hand-${randomBytes(4).toString("hex")}`;
+    s.made.add(renamed);
+    expect((await docker("rename", c0!, renamed)).exitCode).toBe(0);
+    const preview = await s.cli("preview", "--refresh", "--expect-no-changes", "--diff");
+    expect(preview.exitCode).toBe(7);
+    expect(preview.stdout).toContain(`renamed by hand to ${renamed} (it was made as ${c0})`);
+    expect(preview.stdout).toMatch(/\+-\s*agentrun:index:Computer: \(replace\)/);
+    const up = await s.stack.up({ color: "never", refresh: true });
+    expect(up.summary.resourceChanges).toMatchObject({ replace: 1 });
+    expect(await exists(renamed)).toBe(false);
+    const after = await names();
+    expect(after.c0).not.toBe(c0);
+    expect(await isRunning(after.c0!)).toBe(true);
+    expect((await s.cli("preview", "--refresh", "--expect-no-changes")).exitCode).toBe(0);
+  }, 300_000);
+
   test("the epoch raised: the older computers are released and new ones made", async () => {
     const before = await names();
     const f = fleet(base, run, 2);
@@ -116,9 +136,13 @@ describe("a fleet of three computers through the real engine", () => {
     }
   }, 300_000);
 
-  test("destroy leaves nothing of the stack", async () => {
+  test("destroy, with a computer renamed by hand just before, leaves nothing carrying the stack's labels, whatever its name", async () => {
+    const { c1 } = await names();
+    const renamed = `renamed-before-destroy-${randomBytes(4).toString("hex")}`;
+    s.made.add(renamed);
+    expect((await docker("rename", c1!, renamed)).exitCode).toBe(0);
     await s.stack.destroy({ color: "never" });
-    const left = await docker("ps", "-a", "--filter", "label=agentrun.computer=1", "--filter", `label=agentrun.run=${run}`, "--format", "{{.Names}}");
+    const left = await docker("ps", "-a", "--filter", `label=agentrun.run=${run}`, "--format", "{{.Names}}");
     expect(left.stdout).toBe("");
   }, 300_000);
 });

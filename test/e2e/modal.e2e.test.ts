@@ -22,7 +22,7 @@ describe("two Modal computers through the real engine, on the Docker-backed fake
   let s: TestStack;
 
   beforeAll(async () => {
-    s = await testStack("modal", { a: computer, b: structuredClone(computer) }, { a: "${a.name}", b: "${b.name}", aId: "${a.containerId}" });
+    s = await testStack("modal", { a: computer, b: structuredClone(computer) }, { a: "${a.name}", b: "${b.name}", aId: "${a.vendorId}" });
     await s.cli("config", "set", "--path", "agentrun:modal.app", "agentrun-e2e");
     await s.cli("config", "set", "--path", "agentrun:modal.testSdk", `${ROOT}/dist/test/fakes/modal-docker.js`);
     await s.cli("config", "set", "--path", "--secret", "agentrun:modal.tokenId", `ak-${randomBytes(12).toString("hex")}`);

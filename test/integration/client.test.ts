@@ -3,17 +3,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CallError, type DaemonClient } from "../../src/client.js";
+import { CallError, type ComputerClient } from "../../src/client.js";
 import { ROOT, sh, startComputer, type TestComputer } from "./computerd.js";
 
 const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 
 let computer: TestComputer;
-let client: DaemonClient;
+let client: ComputerClient;
 
 beforeAll(async () => {
   computer = await startComputer("client", { workMb: 64 });
-  client = computer.connect();
+  client = await computer.connect();
 });
 afterAll(async () => {
   await computer?.remove();

@@ -3,7 +3,7 @@ import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DockerCli } from "../../src/docker/cli.js";
+import { DockerEngine } from "../../src/docker/api.js";
 import { releaseOlder, sweep } from "../../src/janitor.js";
 import { runLabels } from "../../src/labels.js";
 import type { ComputerRef } from "../../src/provider.js";
@@ -18,10 +18,10 @@ function track(result: { ok: boolean; value?: ComputerRef }): ComputerRef {
 }
 
 describe("create aborted at each step leaves nothing", () => {
-  it("before docker run: aborted, nothing made, Docker asked nothing but docker info", async () => {
+  it("before anything is made: aborted, nothing made, Docker asked nothing", async () => {
     const labels = testLabel();
     const calls: string[] = [];
-    const docker_ = provider({ docker: new DockerCli("docker", (args) => calls.push(args[0]!)) });
+    const docker_ = provider({ engine: new DockerEngine(undefined, (asked) => calls.push(asked.path)) });
     const result = await docker_.create(spec({ labels }), { signal: AbortSignal.abort() });
     if (result.ok) made.track(result.value.name);
     expect(result).toMatchObject({ ok: false, error: { code: "aborted" } });
@@ -29,17 +29,29 @@ describe("create aborted at each step leaves nothing", () => {
     expect(withLabel(labels)).toEqual([]);
   });
 
+  // Each step by the Engine API call that begins it.
+  const steps: Record<string, (path: string) => boolean> = {
+    info: (path) => path === "/info",
+    create: (path) => path === "/containers/create",
+    start: (path) => /^\/containers\/[0-9a-f]{64}\/start$/.test(path),
+    inspect: (path) => /^\/containers\/[0-9a-f]{64}\/json$/.test(path),
+    exec: (path) => path.endsWith("/exec"),
+    attach: (path) => /^\/exec\/[0-9a-f]+\/start$/.test(path),
+  };
   it.each([
-    ["during docker info, before docker run", "info", 0],
-    ["during docker run", "run", 150],
-    ["after docker run, during inspect", "inspect", 0],
-    ["after docker run, during hello", "exec", 0],
+    ["during the host's read, before anything is made", "info", 0],
+    ["while the container is made", "create", 0],
+    ["while the container is made, a moment in", "create", 30],
+    ["while it starts", "start", 0],
+    ["after its start, during inspect", "inspect", 0],
+    ["while the bridge is made, before hello", "exec", 0],
+    ["while the bridge attaches, before hello", "attach", 0],
   ])("%s: aborted, and the computer is removed", async (_when, step, delay) => {
     const labels = testLabel();
     const controller = new AbortController();
     const docker_ = provider({
-      docker: new DockerCli("docker", (args) => {
-        if (args[0] === step) setTimeout(() => controller.abort(), delay);
+      engine: new DockerEngine(undefined, (asked) => {
+        if (steps[step]!(asked.path)) setTimeout(() => controller.abort(), delay);
       }),
     });
     const result = await docker_.create(spec({ labels }), { signal: controller.signal });
@@ -117,6 +129,30 @@ describe("releaseOlder on Docker", () => {
   }, 60_000);
 });
 
+describe("a computer renamed by hand is still found by its labels", () => {
+  it("releaseOlder releases one of an older epoch, and the janitor sweeps one past its deadline, whatever their names", async () => {
+    const docker_ = provider();
+    const mark = testLabel();
+    const run = `renamed-${mark["agentrun.test"]}`;
+    const [older, current] = (await Promise.all([
+      docker_.create(spec({ labels: { ...mark, ...runLabels(run, 1) } })),
+      docker_.create(spec({ labels: { ...mark, ...runLabels(run, 2) } })),
+    ])).map(track) as [ComputerRef, ComputerRef];
+    const renamedOlder = made.track(`renamed-by-hand-${older.name}`);
+    const renamedCurrent = made.track(`renamed-by-hand-${current.name}`);
+    docker("rename", older.name, renamedOlder);
+    docker("rename", current.name, renamedCurrent);
+
+    const released = await releaseOlder(docker_, run, 2);
+    expect(released).toEqual({ ok: true, value: { released: [renamedOlder], kept: [renamedCurrent], unproven: [] } });
+    expect(withLabel(mark)).toEqual([renamedCurrent]);
+    // An hour on, its deadline has passed: the sweep finds it by its label and deletes it by its id.
+    const swept = await sweep(docker_, { labels: mark, now: new Date(Date.now() + 3_600_000) });
+    expect(swept).toEqual({ ok: true, value: { deleted: [renamedCurrent], kept: 0 } });
+    expect(withLabel(mark)).toEqual([]);
+  }, 60_000);
+});
+
 describe("the run folder, bound at /workspace", () => {
   const root = mkdtempSync(path.join(tmpdir(), "agentrun-run-"));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -150,14 +186,14 @@ describe("the run folder, bound at /workspace", () => {
     expect(listed.ok && listed.value[0]?.mount).toEqual({ kind: "bind", path: folder });
   });
 
-  it("refuses a folder the computer's user cannot write, before docker run", async () => {
+  it("refuses a folder the computer's user cannot write, before the container is made", async () => {
     const folder = mkdtempSync(path.join(root, "roots-"));
     const labels = testLabel();
     const calls: string[] = [];
-    const result = await provider({ docker: new DockerCli("docker", (args) => calls.push(args[0]!)) }).create(spec({ labels, mount: { kind: "bind", path: folder } }));
+    const result = await provider({ engine: new DockerEngine(undefined, (asked) => calls.push(asked.path)) }).create(spec({ labels, mount: { kind: "bind", path: folder } }));
     expect(result).toMatchObject({ ok: false, error: { code: "refused", field: "mount" } });
     if (!result.ok) expect(result.error.message).toBe(`the run folder ${folder} is not writable by the computer's user 1000:1000: it is owned by 0:0 with mode 0700; give it to that user (chown 1000:1000, mode 0700) or ask for the user that owns it`);
-    expect(calls).not.toContain("run");
+    expect(calls).toEqual(["/info"]);
     expect(withLabel(labels)).toEqual([]);
   });
 });

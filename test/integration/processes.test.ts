@@ -1,16 +1,16 @@
 // The process helpers against a real computerd: a process followed with waitMs to its end, and
 // the table listed page by page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DaemonClient } from "../../src/client.js";
+import type { ComputerClient } from "../../src/client.js";
 import { listProcesses, readAll } from "../../src/processes.js";
 import { sh, startComputer, type TestComputer } from "./computerd.js";
 
 let computer: TestComputer;
-let client: DaemonClient;
+let client: ComputerClient;
 
 beforeAll(async () => {
   computer = await startComputer("processes", { workMb: 64 });
-  client = computer.connect();
+  client = await computer.connect();
 });
 afterAll(async () => {
   await computer?.remove();
@@ -40,7 +40,7 @@ describe("processes helpers against computerd", () => {
   });
 
   it("reads from an offset, and a process outlives the connection that started it", async () => {
-    const other = computer.connect();
+    const other = await computer.connect();
     const started = await other.call("process.start", { argv: ["sh", "-c", "echo abcdef; sleep 1; echo ghi"] });
     await other.close();
     // An offset past what the stream holds is invalid, so wait for the first line's bytes first.

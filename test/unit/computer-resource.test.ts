@@ -157,7 +157,7 @@ describe("Computer read", () => {
     const r = await computer.read(contextOf(readingProvider(() => ok(readBack()))), "computer-0123456789ab", declared);
     expect(r.id).toBe("computer-0123456789ab");
     expect(r.inputs).toEqual(declared);
-    expect(r.props).toMatchObject({ name: "computer-0123456789ab", containerId: "f".repeat(64), state: "running", drift: [], deadline, labels: { "agentrun.run": "r1" } });
+    expect(r.props).toMatchObject({ name: "computer-0123456789ab", vendorId: "f".repeat(64), state: "running", drift: [], deadline, labels: { "agentrun.run": "r1" } });
     expect((r.props as Props).hello).toEqual({ version: "0.0.0", arch: "amd64", kind: "linux", groups: ["exec", "files", "processes"] });
   });
 

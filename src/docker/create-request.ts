@@ -1,0 +1,65 @@
+// A computer's create request for the Engine API (POST /containers/create), exactly as the spec's
+// Docker section gives its docker run flags: one place turns a plan into the container asked for.
+import { WORKSPACE } from "../mount.js";
+import { COMPUTER_LABEL, CPU_PERIOD, DAEMON_TARGET, DEADLINE_LABEL, HOME, RUN_DIR } from "./constants.js";
+import { cpuQuota, type Plan, workSizeMb } from "./plan.js";
+
+const MIB = 1024 * 1024;
+
+/** The tmpfs options create gives /run/agentrun and /work, which the drift check holds it to. */
+export function tmpfsOptions(plan: Pick<Plan, "uid" | "gid" | "memoryMb">): Record<string, string[]> {
+  const owner = [`uid=${plan.uid}`, `gid=${plan.gid}`, "mode=0700"];
+  return {
+    [RUN_DIR]: [...owner, "noexec", "nosuid", "nodev", "size=1m"],
+    [HOME]: [...owner, "exec", "nosuid", "nodev", `size=${workSizeMb(plan.memoryMb)}m`],
+  };
+}
+
+/** The container's name (the create call's query) and its body: a computer as the plan says. */
+export interface CreateRequest {
+  name: string;
+  body: {
+    Image: string;
+    User: string;
+    Labels: Record<string, string>;
+    Env: string[];
+    WorkingDir: string;
+    Entrypoint: string[];
+    Cmd: string[];
+    HostConfig: Record<string, unknown>;
+  };
+}
+
+export function createRequest(plan: Plan): CreateRequest {
+  const mounts: Array<Record<string, unknown>> = [
+    { Type: "bind", Source: plan.daemon, Target: DAEMON_TARGET, ReadOnly: true, BindOptions: { Propagation: "rprivate" } },
+  ];
+  if (plan.mount) mounts.push({ Type: "bind", Source: plan.mount.path, Target: WORKSPACE, ReadOnly: false, BindOptions: { Propagation: "rprivate" } });
+  return {
+    name: plan.name,
+    body: {
+      Image: plan.image,
+      User: `${plan.uid}:${plan.gid}`,
+      Labels: { [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: plan.deadline, ...plan.labels },
+      Env: [`HOME=${HOME}`],
+      WorkingDir: plan.workdir,
+      Entrypoint: [DAEMON_TARGET],
+      Cmd: ["init", "--deadline", plan.deadline],
+      HostConfig: {
+        CapDrop: ["ALL"],
+        SecurityOpt: ["no-new-privileges"],
+        IpcMode: "private",
+        CgroupnsMode: "private",
+        NetworkMode: plan.network === "open" ? "bridge" : "none",
+        CpuPeriod: CPU_PERIOD,
+        CpuQuota: cpuQuota(plan.cpus),
+        Memory: plan.memoryMb * MIB,
+        MemorySwap: plan.memoryMb * MIB,
+        PidsLimit: plan.pids,
+        RestartPolicy: { Name: "no" },
+        Tmpfs: Object.fromEntries(Object.entries(tmpfsOptions(plan)).map(([target, options]) => [target, options.join(",")])),
+        Mounts: mounts,
+      },
+    },
+  };
+}
