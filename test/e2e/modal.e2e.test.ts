@@ -1,7 +1,8 @@
 // Two Modal computers in a YAML stack through the real engine, the plugin told to use the
 // Docker-backed fake by its one test-only setting (agentrun:modal testSdk, taken only with the
 // plugin's test flag). up, a preview with no change, one sandbox terminated by hand (a refreshed
-// preview then exits 7), refresh, destroy; the token never in clear in the state. Every sandbox
+// preview then exits 7), refresh, one whose tags were changed by hand (drift: exit 7), destroy;
+// the token never in clear in the state. Every sandbox
 // carries this file's own run label, and goes by it, pass or fail.
 import { randomBytes } from "node:crypto";
 import { execa } from "execa";
@@ -16,13 +17,13 @@ const tokenSecret = `as-${randomBytes(12).toString("hex")}`;
 process.env.AGENTRUN_COMPUTER_TEST = "1";
 process.env.AGENTRUN_MODAL_FAKE_RUN = run;
 const fake = new ModalDockerFake({ run });
-const computer = { type: "agentrun:index:Computer", properties: { provider: "modal", image: toolchain().baseImage, lifetimeMs: 600_000, network: "none" } };
+const computer = { type: "agentrun:index:Computer", properties: { provider: "modal", image: toolchain().baseImage, lifetimeMs: 600_000, network: "none", labels: { team: "e2e" } } };
 
 describe("two Modal computers through the real engine, on the Docker-backed fake", () => {
   let s: TestStack;
 
   beforeAll(async () => {
-    s = await testStack("modal", { a: computer, b: structuredClone(computer) }, { a: "${a.name}", b: "${b.name}", aId: "${a.vendorId}" });
+    s = await testStack("modal", { a: computer, b: structuredClone(computer) }, { a: "${a.name}", b: "${b.name}", aId: "${a.vendorId}", bId: "${b.vendorId}" });
     await s.cli("config", "set", "--path", "agentrun:modal.app", "agentrun-e2e");
     await s.cli("config", "set", "--path", "agentrun:modal.testSdk", `${ROOT}/dist/test/fakes/modal-docker.js`);
     await s.cli("config", "set", "--path", "--secret", "agentrun:modal.tokenId", `ak-${randomBytes(12).toString("hex")}`);
@@ -58,6 +59,15 @@ describe("two Modal computers through the real engine, on the Docker-backed fake
     const resources = (await s.stack.exportStack()).deployment.resources.map((r: { urn: string }) => r.urn.split("::").pop());
     expect(resources).not.toContain("a");
     expect(resources).toContain("b");
+  }, 300_000);
+
+  test("a sandbox whose tags were changed by hand shows as drift to a refreshed preview (exit 7)", async () => {
+    const id = String((await s.stack.outputs()).bId?.value);
+    const sandbox = (await fake.sandboxes.fromId(id)) as unknown as { getTags(): Promise<Record<string, string>>; setTags(t: Record<string, string>): Promise<void> };
+    await sandbox.setTags({ ...(await sandbox.getTags()), team: "someone-else" });
+    const preview = await s.cli("preview", "--refresh", "--expect-no-changes", "--diff");
+    expect(preview.exitCode, preview.stdout.slice(-2000)).toBe(7);
+    expect(preview.stdout).toMatch(/team.*someone-else|someone-else/);
   }, 300_000);
 
   test("destroy releases what is left, and nothing runs after", async () => {

@@ -6,7 +6,9 @@
 // Every container carries the fake's own run label, so a test removes exactly what it made.
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { Readable, Transform, Writable } from "node:stream";
 import { execa } from "execa";
 import type { ModalApp, ModalImage, ModalProcess, ModalSandbox, ModalSdk, SandboxCreateParams, SandboxListParams } from "../../src/modal/sdk.js";
@@ -151,7 +153,15 @@ class FakeSandbox implements ModalSandbox {
 
   async getTags(): Promise<Record<string, string>> {
     const labels = (await this.#inspect()).Config.Labels ?? {};
+    const set = this.fake.tagsSet(this.sandboxId);
+    if (set) return set;
     return Object.fromEntries(Object.entries(labels).filter(([k]) => k.startsWith(TAG_PREFIX)).map(([k, v]) => [k.slice(TAG_PREFIX.length), v]));
+  }
+
+  /** Modal's setTags (not in the provider's slice): replaces every tag, as the SDK does. */
+  async setTags(tags: Record<string, string>): Promise<void> {
+    await this.#inspect();
+    this.fake.setTagsOf(this.sandboxId, tags);
   }
 
   async poll(): Promise<number | null> {
@@ -339,11 +349,34 @@ export class ModalDockerFake implements ModalSdk {
     for (const name of listed.stdout.split("\n").filter(Boolean)) yield new FakeSandbox(name, this);
   }
 
-  /** Every container this fake's run made, removed by its run label; returns their names. */
+  /**
+   * Tags set after create live in a file of this run's (Docker's labels are fixed), so every
+   * process with a fake of the same run reads them: a test that changes a tag by hand, and the
+   * Pulumi plugin that refreshes.
+   */
+  #tagsFile(sandboxId: string): string {
+    return path.join(tmpdir(), `agentrun-modal-fake-${this.run}`, `${sandboxId}.tags.json`);
+  }
+
+  tagsSet(sandboxId: string): Record<string, string> | undefined {
+    try {
+      return JSON.parse(readFileSync(this.#tagsFile(sandboxId), "utf8")) as Record<string, string>;
+    } catch {
+      return undefined;
+    }
+  }
+
+  setTagsOf(sandboxId: string, tags: Record<string, string>): void {
+    mkdirSync(path.dirname(this.#tagsFile(sandboxId)), { recursive: true, mode: 0o700 });
+    writeFileSync(this.#tagsFile(sandboxId), JSON.stringify(tags));
+  }
+
+  /** Every container this fake's run made, removed by its run label, and its tags' files; returns their names. */
   async remove(): Promise<string[]> {
     const listed = await this.docker(["ps", "--all", "--format", "{{.Names}}", "--filter", `label=${FAKE_LABEL}=${this.run}`]);
     const names = listed.stdout.split("\n").filter(Boolean);
     if (names.length) await this.docker(["rm", "--force", ...names]);
+    rmSync(path.join(tmpdir(), `agentrun-modal-fake-${this.run}`), { recursive: true, force: true });
     return names;
   }
 

@@ -17,6 +17,7 @@ import type { ModalProcess, ModalSandbox, ModalSdk } from "../../src/modal/sdk.j
 import { labelsOf, ownTagsOf, tagDrift, tagsOf } from "../../src/modal/tags.js";
 import { upload } from "../../src/modal/upload.js";
 import { MODAL_DEFAULT_IMAGE } from "../../src/kinds.js";
+import { sweep } from "../../src/janitor.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "modal-provider-"));
 const daemonPath = path.join(dir, "computerd");
@@ -105,6 +106,11 @@ describe("check", () => {
     const c = new ModalProvider({ sdk: sdkWith({}), app: "a", daemonPath, maxLifetimeMs: 3_600_000 }).capabilities();
     expect(c).toMatchObject({ kind: "linux", daemon: "pid1", groups: ["exec", "files", "processes"], lifetime: "vendor", maxLifetimeMs: 3_600_000, network: ["none"], networkReadBack: false, release: ["delete"], user: ["uid"], mount: [], vendorAgentPorts: [] });
     expect(c.defaults).toEqual({ image: MODAL_DEFAULT_IMAGE, workdir: "/work", user: "2510:2510" });
+  });
+
+  it("is refused by the janitor's sweep: Modal ends its sandboxes itself", async () => {
+    const swept = await sweep(new ModalProvider({ sdk: sdkWith({}), app: "a", daemonPath }));
+    expect(swept).toMatchObject({ ok: false, error: { code: "unsupported", message: expect.stringMatching(/declares lifetime "vendor": its vendor ends its computers/) } });
   });
 
   it("refuses options in words: no app, root, a daemonImage by tag, both daemon sources, no token", () => {
