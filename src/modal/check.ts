@@ -1,4 +1,5 @@
 // check(spec) for Modal: every refusal together, each naming its field, before any Modal call.
+import { labelRefusals } from "../labels.js";
 import { checkLifetime } from "../lifetime.js";
 import { checkMount } from "../mount.js";
 import type { Capabilities, ComputerSpec } from "../provider.js";
@@ -47,20 +48,9 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refus
   if (spec.kind !== undefined && spec.kind !== "linux") out.push({ field: "kind", message: `Modal makes linux computers, not ${String(spec.kind)}; ask for kind linux` });
 
   if (spec.labels !== undefined) {
-    if (typeof spec.labels !== "object" || spec.labels === null || Array.isArray(spec.labels)) {
-      out.push({ field: "labels", message: "labels is an object of strings" });
-    } else {
-      const entries = Object.entries(spec.labels);
-      if (entries.length > MAX_LABELS) out.push({ field: "labels", message: `a Modal computer takes at most ${MAX_LABELS} labels of its own (a sandbox keeps 10 tags, 4 of them the provider's); this spec has ${entries.length}` });
-      for (const [key, value] of entries) {
-        if (key.length === 0 || hasNul(key) || key.includes("=") || /\s/.test(key)) {
-          out.push({ field: "labels", message: "a label's key is a non-empty string with no NUL, = or space" });
-        } else if (key === COMPUTER_TAG || key.startsWith(`${COMPUTER_TAG}.`)) {
-          out.push({ field: "labels", message: `the label ${key} is in the provider's own namespace (${COMPUTER_TAG}); choose another key` });
-        }
-        if (typeof value !== "string" || hasNul(value)) out.push({ field: "labels", message: `the label ${key.replace(/\0/g, "")} is a string with no NUL` });
-      }
-    }
+    out.push(...labelRefusals(spec.labels, COMPUTER_TAG));
+    const count = typeof spec.labels === "object" && spec.labels !== null ? Object.keys(spec.labels).length : 0;
+    if (count > MAX_LABELS) out.push({ field: "labels", message: `a Modal computer takes at most ${MAX_LABELS} labels of its own (a sandbox keeps 10 tags, 4 of them the provider's); this spec has ${count}` });
   }
 
   if (spec.mount !== undefined) out.push(...checkMount(spec.mount, capabilities.mount));
