@@ -37,3 +37,20 @@ describe("agentrun:modal", () => {
     expect(await providerFromSettings("modal", token)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/needs app/) } });
   });
 });
+
+describe("the Modal client", () => {
+  it("refuses an ambient MODAL_SERVER_URL, and leaves none behind after it builds one", async () => {
+    const { modalClient } = await import("../../src/modal/client.js");
+    process.env.MODAL_SERVER_URL = "https://elsewhere.example:443";
+    try {
+      expect(() => modalClient({ ...token })).toThrow(/MODAL_SERVER_URL is set in this process; the Modal provider refuses/);
+    } finally {
+      delete process.env.MODAL_SERVER_URL;
+    }
+    const client = modalClient({ ...token, serverUrl: "https://api.modal.com:443" }) as unknown as { profile: { serverUrl: string; tokenId: string } };
+    expect(client.profile.serverUrl).toBe("https://api.modal.com:443");
+    expect(client.profile.tokenId).toBe(token.tokenId);
+    expect(process.env.MODAL_SERVER_URL).toBeUndefined();
+    expect(() => modalClient({ ...token, serverUrl: "http://plain.example" })).toThrow(/https:\/\/ address with no path/);
+  });
+});
