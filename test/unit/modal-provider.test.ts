@@ -108,6 +108,23 @@ describe("check", () => {
     expect(c.defaults).toEqual({ image: MODAL_DEFAULT_IMAGE, workdir: "/work", user: "2510:2510" });
   });
 
+  it("tests its token with one read of the app that makes nothing: a missing app is still a connection", async () => {
+    const asked: Array<boolean | undefined> = [];
+    const sdk = (found: boolean): ModalSdk => ({
+      ...sdkWith({}),
+      apps: {
+        fromName: async (_name, params) => {
+          asked.push(params?.createIfMissing);
+          if (!found) throw new NotFoundError("App 'a' not found");
+          return { appId: "ap-1" };
+        },
+      },
+    });
+    expect(await new ModalProvider({ sdk: sdk(true), app: "a", daemonPath }).testConnection()).toEqual({ ok: true, value: { detail: "Modal answers; the app a is there" } });
+    expect(await new ModalProvider({ sdk: sdk(false), app: "a", daemonPath }).testConnection()).toEqual({ ok: true, value: { detail: "Modal answers; the app a is not made yet (its first computer makes it)" } });
+    expect(asked).toEqual([false, false]);
+  });
+
   it("is refused by the janitor's sweep: Modal ends its sandboxes itself", async () => {
     const swept = await sweep(new ModalProvider({ sdk: sdkWith({}), app: "a", daemonPath }));
     expect(swept).toMatchObject({ ok: false, error: { code: "unsupported", message: expect.stringMatching(/declares lifetime "vendor": its vendor ends its computers/) } });
