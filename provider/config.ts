@@ -10,6 +10,8 @@ export const DockerSettings = z.strictObject({
   daemonCache: z.string().optional(),
   /** The Docker engine's unix socket; unset, the one the docker CLI would use (DOCKER_HOST, its context). */
   engine: z.string().optional(),
+  /** An allowlist's egress proxy: the Docker host's own addresses (required in a container) and the refusals' hint. */
+  egress: z.strictObject({ hostAddresses: z.array(z.string()).optional(), hint: z.string().optional() }).optional(),
 });
 
 /** agentrun:modal: the token (secrets), the app and environment, and the daemon's source. */

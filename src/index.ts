@@ -16,6 +16,7 @@ export * from "./actions.js";
 export * from "./wait.js";
 export * from "./redact.js";
 export * from "./janitor.js";
+export { checkAllowlist, checkTestNetwork, DEFAULT_HINT, EGRESS_PORTS, hintProblem, MAX_HINT, MAX_EACH as ALLOWLIST_MAX_EACH, ALLOW_REFUSAL_KINDS, type AllowRefusal, type AllowRefusalKind, type AllowlistCheck } from "./egress/list.js";
 export * from "./probe.js";
 export * from "./providers.js";
-export { DockerProvider, type DockerProviderOptions, ensureImage, type ImageSource } from "./docker/index.js";
+export { DockerProvider, type DockerProviderOptions, type EgressOptions, ensureImage, type ImageSource } from "./docker/index.js";

@@ -5,6 +5,7 @@
 // read back, and `drift` naming each mismatch. diff: what the vendor fixes at create is a
 // replace, and so is a stopped or drifted computer. delete: release "delete" by the vendor id.
 import { z } from "zod";
+import { normalAllowlist } from "../../src/egress/list.js";
 import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/provider.js";
 import type { Hello } from "../../src/protocol.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
@@ -176,7 +177,11 @@ function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello:
     workdir: spec.workdir ?? declared.workdir,
     kind: hello?.kind ?? spec.kind ?? declared.kind,
   };
-  if (typeof network === "object" && "allow" in network) read.allow = network.allow;
+  if (typeof network === "object" && "allow" in network) {
+    // The same list in another order or case is the declared list: kept as declared.
+    const same = declared.allow !== undefined && normalAllowlist(declared.allow).join("\0") === normalAllowlist(network.allow).join("\0");
+    read.allow = same ? declared.allow : network.allow;
+  }
   if (spec.mount) read.mount = "other" in spec.mount ? { kind: "other", path: spec.mount.other } : { kind: spec.mount.kind, path: "path" in spec.mount ? spec.mount.path : "" };
   return read;
 }

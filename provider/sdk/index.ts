@@ -13,6 +13,8 @@ export interface DockerSettings {
   readonly daemonCache?: string;
   /** The Docker engine's unix socket, unix:///path. Unset: the one the docker CLI would use (DOCKER_HOST, else its current context, else unix:///var/run/docker.sock). TCP, TLS and ssh engines are refused in words: reach one through a local socket. */
   readonly engine?: string;
+  /** An allowlist's egress proxy. */
+  readonly egress?: EgressSettings;
 }
 
 /** Settings for computers on the local Docker engine. */
@@ -27,6 +29,24 @@ export interface DockerSettingsArgs {
   daemonCache?: pulumi.Input<string>;
   /** The Docker engine's unix socket, unix:///path. Unset: the one the docker CLI would use (DOCKER_HOST, else its current context, else unix:///var/run/docker.sock). TCP, TLS and ssh engines are refused in words: reach one through a local socket. */
   engine?: pulumi.Input<string>;
+  /** An allowlist's egress proxy. */
+  egress?: pulumi.Input<EgressSettingsArgs>;
+}
+
+/** What every allowlisted computer's egress proxy is given beside its list. */
+export interface EgressSettings {
+  /** The Docker host's own IP addresses, refused as this-host beside this machine's public interface addresses. Required when the plugin runs in a container; add a cloud machine's NAT'd public address here. */
+  readonly hostAddresses?: string[];
+  /** The words every refusal adds (printable ASCII, at most 512 bytes). */
+  readonly hint?: string;
+}
+
+/** What every allowlisted computer's egress proxy is given beside its list. */
+export interface EgressSettingsArgs {
+  /** The Docker host's own IP addresses, refused as this-host beside this machine's public interface addresses. Required when the plugin runs in a container; add a cloud machine's NAT'd public address here. */
+  hostAddresses?: pulumi.Input<pulumi.Input<string>[]>;
+  /** The words every refusal adds (printable ASCII, at most 512 bytes). */
+  hint?: pulumi.Input<string>;
 }
 
 /** A run folder as a Computer takes it: its kind and where it is. */
@@ -203,7 +223,7 @@ export interface ComputerArgs {
   image?: pulumi.Input<string>;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   lifetimeMs: pulumi.Input<number>;
-  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through an egress proxy; not built yet). */
+  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy). */
   network?: pulumi.Input<string>;
   /** With network `allow`: the names (exact or *.suffix) and CIDRs the computer may reach, on ports 80 and 443. */
   allow?: pulumi.Input<pulumi.Input<string>[]>;
@@ -235,7 +255,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly image: pulumi.Output<string>;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   declare readonly lifetimeMs: pulumi.Output<number>;
-  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through an egress proxy; not built yet). */
+  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy). */
   declare readonly network: pulumi.Output<string>;
   /** With network `allow`: the names (exact or *.suffix) and CIDRs the computer may reach, on ports 80 and 443. */
   declare readonly allow: pulumi.Output<string[] | undefined>;

@@ -2,6 +2,7 @@
 // Once the host has been read, its missing enforcement and what it cannot give join them.
 import { labelRefusals } from "../labels.js";
 import { checkLifetime } from "../lifetime.js";
+import { checkAllowlist } from "../egress/list.js";
 import { checkMount } from "../mount.js";
 import type { Capabilities, ComputerSpec } from "../provider.js";
 import type { Refusal } from "../result.js";
@@ -18,6 +19,8 @@ export interface CheckContext {
   host?: Host;
   /** The volume option's root, when the provider runs in a container. */
   volumeRoot?: string;
+  /** The test-only seam's range (the egress option's testNetwork), which a listed CIDR may be in. */
+  testNetwork?: string;
 }
 
 function hasNul(value: string): boolean {
@@ -37,11 +40,13 @@ export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] 
   const lifetime = checkLifetime(spec.lifetimeMs, context.capabilities);
   if (lifetime) out.push(lifetime);
 
-  if (spec.network === undefined) out.push({ field: "network", message: "network is required: none or open" });
+  if (spec.network === undefined) out.push({ field: "network", message: "network is required: none, open or { allow: [...] }" });
   else if (typeof spec.network === "object" && spec.network !== null && "allow" in spec.network) {
-    out.push({ field: "network", message: "an allowlist needs the egress proxy, which is not built yet on Docker; ask for none or open" });
+    const list = checkAllowlist(spec.network.allow, context.testNetwork === undefined ? {} : { testNetwork: context.testNetwork });
+    if (!list.ok) for (const r of list.refusals) out.push({ field: "network", message: `network.allow: ${r.message}` });
+    if (Object.keys(spec.network).some((k) => k !== "allow")) out.push({ field: "network", message: "an allowlist is { allow: [...] } and nothing else" });
   } else if (spec.network !== "none" && spec.network !== "open") {
-    out.push({ field: "network", message: "network is none or open (an allowlist is not built yet on Docker)" });
+    out.push({ field: "network", message: "network is none, open or an allowlist ({ allow: [...] })" });
   }
 
   if (spec.kind === "desktop") out.push({ field: "kind", message: "desktop computers on Docker are not built yet; ask for kind linux" });
@@ -88,6 +93,12 @@ export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] 
     if (spec.mount !== undefined) {
       const remap = remapProblem(host);
       if (remap) out.push({ field: "host", message: remap });
+    }
+    if (typeof spec.network === "object" && spec.network !== null && host.remap) {
+      out.push({
+        field: "host",
+        message: `this Docker host remaps user ids (${host.remap}), so the egress volume's owner and the proxy's user are host ids the computer's user does not map to; an allowlist is refused here, and the provider does not guess the mapping: ask for none or open, or use a host without remapping`,
+      });
     }
     if (context.volumeRoot !== undefined) {
       const major = engineMajor(host);

@@ -2,6 +2,7 @@
 // Docker section gives its docker run flags: one place turns a plan into the container asked for.
 import { WORKSPACE } from "../mount.js";
 import { COMPUTER_LABEL, CPU_PERIOD, DAEMON_TARGET, DEADLINE_LABEL, HOME, RUN_DIR } from "./constants.js";
+import { EGRESS_MOUNT, EGRESS_SOCKET, egressName } from "./egress-request.js";
 import { cpuQuota, type Plan, workSizeMb } from "./plan.js";
 
 const MIB = 1024 * 1024;
@@ -30,11 +31,18 @@ export interface CreateRequest {
   };
 }
 
+/** Init's command: its deadline, and for an allowlist its relay to the egress proxy. */
+export function initCommand(deadline: string, allow: boolean): string[] {
+  return ["init", "--deadline", deadline, ...(allow ? ["--egress", EGRESS_SOCKET] : [])];
+}
+
 export function createRequest(plan: Plan): CreateRequest {
   const mounts: Array<Record<string, unknown>> = [
     { Type: "bind", Source: plan.daemon, Target: DAEMON_TARGET, ReadOnly: true, BindOptions: { Propagation: "rprivate" } },
   ];
   if (plan.mount) mounts.push({ Type: "bind", Source: plan.mount.path, Target: WORKSPACE, ReadOnly: false, BindOptions: { Propagation: "rprivate" } });
+  // An allowlist: the egress volume read-only, and init relays port 3128 to the proxy's socket.
+  if (plan.allow) mounts.push({ Type: "volume", Source: egressName(plan.name), Target: EGRESS_MOUNT, ReadOnly: true });
   return {
     name: plan.name,
     body: {
@@ -44,7 +52,7 @@ export function createRequest(plan: Plan): CreateRequest {
       Env: [`HOME=${HOME}`],
       WorkingDir: plan.workdir,
       Entrypoint: [DAEMON_TARGET],
-      Cmd: ["init", "--deadline", plan.deadline],
+      Cmd: initCommand(plan.deadline, plan.allow !== undefined),
       HostConfig: {
         CapDrop: ["ALL"],
         SecurityOpt: ["no-new-privileges"],

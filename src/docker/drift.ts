@@ -4,7 +4,8 @@
 // is drift until it is named here. One sentence per mismatch.
 import { WORKSPACE } from "../mount.js";
 import type { Hello, MachineKind } from "../protocol.js";
-import type { Capabilities, ComputerSpec } from "../provider.js";
+import { normalAllowlist } from "../egress/list.js";
+import type { Capabilities, ComputerSpec, NetworkPolicy, NetworkReadBack } from "../provider.js";
 import { parseUser, userText } from "../user.js";
 import { checkSpec } from "./check.js";
 import {
@@ -22,7 +23,8 @@ import {
 } from "./constants.js";
 import { cpuQuota } from "./plan.js";
 import { deadlineOf, hasComputerName, type Inspected, labelsOf, nameOf, networkOf, specOf } from "./readback.js";
-import { tmpfsOptions } from "./create-request.js";
+import { initCommand, tmpfsOptions } from "./create-request.js";
+import { EGRESS_MOUNT, egressName } from "./egress-request.js";
 
 /** What the provider knows that the spec does not say. */
 export interface DriftExpected {
@@ -39,6 +41,8 @@ export interface DriftExpected {
   /** The Docker host's architecture, as Go names it (amd64, arm64). */
   arch: string;
   host: { apparmor: boolean; selinux: boolean };
+  /** An allowlist's proxy as read back (egress.ts, egress-readback.ts); the network is then held to it. */
+  proxy?: NetworkReadBack;
 }
 
 const MIB = 1024 * 1024;
@@ -66,6 +70,15 @@ function isEmpty(value: unknown): boolean {
   return false;
 }
 
+const isAllow = (network: unknown): network is { allow: string[] } => typeof network === "object" && network !== null && "allow" in network;
+
+/** Two networks alike: the same policy, an allowlist's entries compared normalized and in any order. */
+export function sameNetwork(a: NetworkReadBack, b: NetworkPolicy): boolean {
+  if (typeof a === "string" || typeof b === "string") return a === b;
+  if (!("allow" in a)) return false;
+  return normalAllowlist(a.allow).join("\0") === normalAllowlist(b.allow).join("\0");
+}
+
 function show(value: unknown): string {
   return JSON.stringify(value) ?? "absent";
 }
@@ -84,9 +97,9 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
   const pids = spec.pids ?? DEFAULT_PIDS;
   const [uid = "", gid = ""] = expected.user.split(":");
 
-  const network = networkOf(inspected);
+  const network = networkOf(inspected, expected.proxy);
   if (typeof network === "object" && "other" in network) out.push(`the network reads back as other (${network.other}), not ${show(spec.network)}`);
-  else if (network !== spec.network) out.push(`the network reads back as ${network}, not ${show(spec.network)}`);
+  else if (!sameNetwork(network, spec.network)) out.push(`the network reads back as ${show(network)}, not ${show(spec.network)}`);
 
   if (!(Array.isArray(host.CapDrop) && host.CapDrop.length === 1 && String(host.CapDrop[0]).toUpperCase() === "ALL")) {
     out.push(`HostConfig.CapDrop is ${show(host.CapDrop)}, not ["ALL"]`);
@@ -132,7 +145,7 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
   const homes = (Array.isArray(config.Env) ? (config.Env as string[]) : []).filter((e) => e.startsWith("HOME="));
   if (!(homes.length === 1 && homes[0] === `HOME=${HOME}`)) out.push(`Config.Env holds ${show(homes)}, not one HOME=${HOME}`);
   if (show(config.Entrypoint) !== show([DAEMON_TARGET])) out.push(`Config.Entrypoint is ${show(config.Entrypoint)}, not ${show([DAEMON_TARGET])}`);
-  const cmd = ["init", "--deadline", expected.deadline];
+  const cmd = initCommand(expected.deadline, isAllow(spec.network));
   if (show(config.Cmd) !== show(cmd)) out.push(`Config.Cmd is ${show(config.Cmd)}, not ${show(cmd)}`);
   out.push(...labelsDrift(spec, config.Labels, expected));
   for (const [field, value] of Object.entries(config)) {
@@ -167,6 +180,18 @@ function mountsDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftEx
   const out: string[] = [];
   const want = [{ source: expected.daemon, target: DAEMON_TARGET, readOnly: true }];
   if (spec.mount?.kind === "bind") want.push({ source: spec.mount.path, target: WORKSPACE, readOnly: false });
+  if (isAllow(spec.network)) {
+    // The egress volume, read-only: its own check, as it is a volume and not a bind.
+    const volume = egressName(nameOf(inspected));
+    const asked = (Array.isArray(inspected.HostConfig?.Mounts) ? (inspected.HostConfig.Mounts as Array<Record<string, unknown>>) : []).filter((m) => m.Target === EGRESS_MOUNT);
+    const given = (inspected.Mounts ?? []).filter((m) => m.Destination === EGRESS_MOUNT);
+    if (asked.length !== 1 || asked[0]!.Type !== "volume" || asked[0]!.Source !== volume || asked[0]!.ReadOnly !== true) {
+      out.push(`HostConfig.Mounts does not hold the egress volume ${volume} read-only at ${EGRESS_MOUNT}: it holds ${show(asked)}`);
+    }
+    if (given.length !== 1 || given[0]!.Type !== "volume" || given[0]!.Name !== volume || given[0]!.RW !== false) {
+      out.push(`Mounts does not hold the egress volume ${volume} read-only at ${EGRESS_MOUNT}: it holds ${show(given)}`);
+    }
+  }
 
   const asked = Array.isArray(inspected.HostConfig?.Mounts) ? (inspected.HostConfig.Mounts as Array<Record<string, unknown>>) : [];
   const given = Array.isArray(inspected.Mounts) ? inspected.Mounts : [];
@@ -184,7 +209,7 @@ function mountsDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftEx
       out.push(`Mounts does not hold ${what} as one ${rw} bind of ${w.source} (rprivate): it holds ${show(g)}`);
     }
   }
-  const targets = new Set(want.map((w) => w.target));
+  const targets = new Set([...want.map((w) => w.target), ...(isAllow(spec.network) ? [EGRESS_MOUNT] : [])]);
   for (const m of asked) if (!targets.has(String(m.Target))) out.push(`HostConfig.Mounts holds another mount: a ${String(m.Type)} at ${String(m.Target)}`);
   for (const m of given) {
     if (!targets.has(String(m.Destination))) out.push(`Mounts holds another mount: a ${String(m.Type)} at ${String(m.Destination)}${m.Type === "volume" ? " (an image's VOLUME is drift too)" : ""}`);
@@ -239,8 +264,8 @@ export interface ReadBackHeld {
  * network, sizes, user, workdir, deadline, run folder), held to what check allows, its deadline
  * to the ISO time create writes, and its name to one create gives.
  */
-export function readBackDrift(inspected: Inspected, capabilities: Capabilities): ReadBackHeld {
-  const readBack = specOf(inspected);
+export function readBackDrift(inspected: Inspected, capabilities: Capabilities, proxy?: NetworkReadBack, testNetwork?: string): ReadBackHeld {
+  const readBack = specOf(inspected, proxy);
   const mismatches: string[] = [];
   if (!hasComputerName(inspected)) {
     mismatches.push(`its name ${nameOf(inspected)} is not one create gives (computer-<12 hex digits>)`);
@@ -248,7 +273,7 @@ export function readBackDrift(inspected: Inspected, capabilities: Capabilities):
   const spec: ComputerSpec = {
     image: readBack.image,
     lifetimeMs: 1,
-    network: typeof readBack.network === "string" ? readBack.network : "none",
+    network: typeof readBack.network === "string" || "allow" in readBack.network ? readBack.network : "none",
     labels: Object.fromEntries(Object.entries(labelsOf(inspected)).filter(([k]) => k !== COMPUTER_LABEL && !k.startsWith(`${COMPUTER_LABEL}.`))),
     cpus: readBack.cpus,
     memoryMb: readBack.memoryMb,
@@ -258,7 +283,7 @@ export function readBackDrift(inspected: Inspected, capabilities: Capabilities):
   };
   if (readBack.mount && "kind" in readBack.mount && readBack.mount.kind === "bind") spec.mount = { kind: "bind", path: readBack.mount.path };
   else if (readBack.mount && "other" in readBack.mount) mismatches.push(`the run folder reads back as other: ${readBack.mount.other}`);
-  for (const refusal of checkSpec({ ...spec, labels: {} }, { capabilities })) {
+  for (const refusal of checkSpec({ ...spec, labels: {} }, { capabilities, ...(testNetwork === undefined ? {} : { testNetwork }) })) {
     if (refusal.field !== "mount.path" && refusal.field !== "mount") mismatches.push(`read back, ${refusal.message}`);
   }
   const deadline = readBack.deadline;

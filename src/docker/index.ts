@@ -3,7 +3,7 @@
 import type { MountKind } from "../mount.js";
 
 export { create, driftedProvider } from "./create.js";
-export { CAPABILITIES, DockerProvider, type DockerProviderOptions } from "./provider.js";
+export { CAPABILITIES, DockerProvider, type DockerProviderOptions, type EgressOptions } from "./provider.js";
 export { type Asked, DockerEngine, type Reply } from "./api.js";
 export { DockerCli } from "./cli.js";
 export { openConnection } from "./connect.js";

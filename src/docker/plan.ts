@@ -1,6 +1,7 @@
 // A spec made concrete: every size, the user, the workdir and the deadline a computer is made
 // with. The run flags and the drift check both read a Plan, so they cannot disagree.
 import type { ComputerSpec } from "../provider.js";
+import { checkAllowlist } from "../egress/list.js";
 import { parseUser } from "../user.js";
 import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME } from "./constants.js";
 
@@ -20,6 +21,8 @@ export interface Plan {
   /** The daemon copy's path on the host, bound at /opt/agentrun/computerd. */
   daemon: string;
   mount?: { kind: "bind"; path: string };
+  /** An allowlist, normalized: the computer stays at network none and reaches it through its egress proxy. */
+  allow?: string[];
 }
 
 /**
@@ -28,7 +31,7 @@ export interface Plan {
  */
 export function planOf(
   spec: ComputerSpec,
-  at: { name: string; deadline: string; daemon: string; userDefault: string },
+  at: { name: string; deadline: string; daemon: string; userDefault: string; testNetwork?: string },
 ): Plan {
   // The spec's user was checked, and the provider's at its construction.
   const user = parseUser(spec.user ?? at.userDefault);
@@ -49,6 +52,12 @@ export function planOf(
     daemon: at.daemon,
   };
   if (spec.mount?.kind === "bind") plan.mount = { kind: "bind", path: spec.mount.path };
+  if (typeof spec.network === "object" && "allow" in spec.network) {
+    // A checked spec: its list is one checkAllowlist takes.
+    const list = checkAllowlist(spec.network.allow, at.testNetwork === undefined ? {} : { testNetwork: at.testNetwork });
+    if (!list.ok) throw new TypeError(`planOf takes a checked spec: ${list.refusals[0]!.message}`);
+    plan.allow = list.entries;
+  }
   return plan;
 }
 

@@ -20,7 +20,10 @@ import type {
   ReadBack,
   ReleaseHow,
   SpecReadBack,
+  SweepOptions,
 } from "../provider.js";
+import { checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
+import { hostAddresses } from "../egress/host-addresses.js";
 import { fail, ok, refuse, type Result } from "../result.js";
 import { isRootOrRootGroup, parseUser, processUser, userText } from "../user.js";
 import { DockerEngine } from "./api.js";
@@ -34,14 +37,18 @@ import {
 import { create as createContainer, failure, inspect, lastWords, listByLabels, remove, removeLate, start, stop } from "./containers.js";
 import { createRequest } from "./create-request.js";
 import { DaemonCacheError, daemonCopy, daemonCopyPath, DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
-import { drift, type DriftExpected, readBackDrift } from "./drift.js";
+import { drift, type DriftExpected, readBackDrift, sameNetwork } from "./drift.js";
+import { EGRESS_READY_MS, inspectEgress, makeEgress, makeEgressVolume, removeEgress, sweepEgress } from "./egress.js";
+import { egressImageTag, ensureEgressImage } from "./egress-image.js";
+import { type EgressExpected, proxyReadBack } from "./egress-readback.js";
+import type { EgressPlan } from "./egress-request.js";
 import { homeDrift } from "./home.js";
 import { type Host, hostOf } from "./host.js";
 import type { EngineAddress } from "./engine.js";
 import { dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
 import { packageVersion } from "./package.js";
-import { planOf } from "./plan.js";
-import { deadlineOf, type Inspected, labelsOf, mountOf, nameOf, networkOf, specOf, stateOf } from "./readback.js";
+import { type Plan, planOf } from "./plan.js";
+import { deadlineOf, hasEgress, type Inspected, labelsOf, mountOf, nameOf, networkOf, specOf, stateOf } from "./readback.js";
 
 export interface DockerProviderOptions {
   /** computerd for the Docker host's architecture; the provider binds its own copy of it. */
@@ -67,6 +74,25 @@ export interface DockerProviderOptions {
   version?: string;
   /** For a provider in a container of the Docker it drives: the named volume its files are on. */
   volume?: { name: string; root: string };
+  /** An allowlist's egress proxy. */
+  egress?: EgressOptions;
+}
+
+export interface EgressOptions {
+  /** The Docker host's own addresses (IP addresses), refused as this-host beside this machine's; required in a container. */
+  hostAddresses?: string[];
+  /** The root the container signs are read under (default /), for tests and embedders. */
+  hostRoot?: string;
+  /** The words every refusal adds (printable ASCII; default DEFAULT_HINT). */
+  hint?: string;
+  /** How long create waits for the proxy's ready line (default 10 s). */
+  readyMs?: number;
+  /**
+   * The test-only seam: the test's own Docker network, which the proxy joins instead of the
+   * default bridge, and its range, which it reaches as if public. Refused unless testOnly.
+   */
+  testNetwork?: { name: string; range: string };
+  testOnly?: boolean;
 }
 
 export const CAPABILITIES: Capabilities = {
@@ -76,7 +102,7 @@ export const CAPABILITIES: Capabilities = {
   groups: ["exec", "files", "processes"],
   lifetime: "janitor",
   maxLifetimeMs: MAX_LIFETIME_MS,
-  network: ["none", "open"],
+  network: ["none", "open", "allow"],
   networkReadBack: true,
   release: ["stop", "delete"],
   stopDeletes: false,
@@ -103,6 +129,8 @@ export class DockerProvider implements ComputerProvider {
   #host: Host | undefined;
   #hostRead: Promise<Result<Host>> | undefined;
   #copying: Promise<string> | undefined;
+  #egressImage: Promise<Result<string>> | undefined;
+  readonly #egress: Required<Pick<EgressOptions, "hint" | "readyMs">> & Omit<EgressOptions, "hint" | "readyMs">;
 
   constructor(options: DockerProviderOptions) {
     if (typeof options?.daemonPath !== "string" || options.daemonPath.length === 0) {
@@ -137,6 +165,18 @@ export class DockerProvider implements ComputerProvider {
       }
       this.#volume = { name, root: path.resolve(root) };
     }
+    const egress = options.egress ?? {};
+    const hint = egress.hint ?? DEFAULT_HINT;
+    const hintWords = hintProblem(hint);
+    if (hintWords) throw new TypeError(`DockerProvider's egress option: ${hintWords}`);
+    if (egress.testNetwork !== undefined) {
+      const words = checkTestNetwork(egress.testNetwork?.range, { testOnly: egress.testOnly === true });
+      if (words) throw new TypeError(`DockerProvider's egress option: ${words}`);
+      if (typeof egress.testNetwork.name !== "string" || !egress.testNetwork.name) throw new TypeError("DockerProvider's egress option: testNetwork.name is the test's own Docker network");
+    }
+    const readyMs = egress.readyMs ?? EGRESS_READY_MS;
+    if (!(Number.isInteger(readyMs) && readyMs > 0)) throw new TypeError("DockerProvider's egress option: readyMs is a whole number of milliseconds above 0");
+    this.#egress = { ...egress, hint, readyMs };
     this.engine = options.engine instanceof DockerEngine ? options.engine : new DockerEngine(options.engine);
     // A build or pull goes to the same engine as every other call.
     this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker", undefined, this.engine.address.address);
@@ -152,7 +192,14 @@ export class DockerProvider implements ComputerProvider {
   }
 
   check(spec: ComputerSpec): Result<undefined> {
-    return refuse(checkSpec(spec, { capabilities: CAPABILITIES, ...(this.#host ? { host: this.#host } : {}), ...(this.#volume ? { volumeRoot: this.#volume.root } : {}) }));
+    return refuse(
+      checkSpec(spec, {
+        capabilities: CAPABILITIES,
+        ...(this.#host ? { host: this.#host } : {}),
+        ...(this.#volume ? { volumeRoot: this.#volume.root } : {}),
+        ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork.range } : {}),
+      }),
+    );
   }
 
   /** The host's enforcement, from GET /info once per provider; a failed read is not kept. */
@@ -208,6 +255,20 @@ export class DockerProvider implements ComputerProvider {
     if (!withHost.ok) return fail("refused", `${withHost.error.message}. Nothing was made`, { field: withHost.error.field ?? "host" });
 
     const name = `computer-${randomBytes(6).toString("hex")}`;
+    // An allowlist: the host's addresses and the proxy's image first, so a refusal makes nothing.
+    let egress: { hostAddresses: string[]; image: string } | undefined;
+    if (typeof spec.network === "object" && "allow" in spec.network) {
+      const addresses = hostAddresses(this.#egress);
+      if (!addresses.ok) return fail(addresses.error.code, `${addresses.error.message}. Nothing was made`, { field: addresses.error.field ?? "network" });
+      // The proxy's image is made once per provider (its tag is the daemon's hash).
+      this.#egressImage ??= ensureEgressImage(this.cli, this.#daemonPath, { signal }).then((r) => {
+        if (!r.ok) this.#egressImage = undefined;
+        return r;
+      });
+      const image = await this.#egressImage;
+      if (!image.ok) return fail(image.error.code, `${image.error.message}. Nothing was made`, { field: "network" });
+      egress = { hostAddresses: addresses.value, image: image.value };
+    }
     let daemon: string;
     try {
       // Creates asking at the same moment share one copy and its check (a fleet hashes it once).
@@ -220,17 +281,38 @@ export class DockerProvider implements ComputerProvider {
     // The lifetime counts from here, just before the container is made.
     const started = Date.now();
     const deadline = new Date(started + spec.lifetimeMs).toISOString();
-    const plan = planOf(spec, { name, deadline, daemon, userDefault: this.#user });
+    const plan = planOf(spec, { name, deadline, daemon, userDefault: this.#user, ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork.range } : {}) });
     if (plan.mount) {
       const problem = await bindWritableProblem(plan.mount.path, plan.uid, plan.gid);
       if (problem) return fail("refused", problem, { field: "mount" });
     }
     if (signal?.aborted) return fail("aborted", "create was aborted before the container was made; nothing was made");
+    const egressPlan = egress && plan.allow ? this.#egressPlan(plan, egress) : undefined;
+    if (egressPlan) {
+      const volume = await makeEgressVolume(this.engine, egressPlan, { signal });
+      if (!volume.ok) return volume;
+    }
+    const dropEgress = async () => {
+      if (egressPlan) await removeEgress(this.engine, name);
+    };
 
-    const made = await createContainer(this.engine, createRequest(plan), { signal });
+    // The proxy is made, started and ready before the computer starts, so a failure runs
+    // nothing; the computer's container is made (not started) meanwhile.
+    const [proxyMade, made] = await Promise.all([
+      egressPlan ? makeEgress(this.engine, egressPlan, { signal, readyMs: this.#egress.readyMs }) : Promise.resolve(ok()),
+      createContainer(this.engine, createRequest(plan), { signal }),
+    ]);
+    if (!proxyMade.ok) {
+      if (made.ok && made.value?.Id) await remove(this.engine, made.value.Id);
+      else await removeLate(this.engine, name);
+      // The volume again: the computer's container held it while the proxy's removal ran.
+      await dropEgress();
+      return proxyMade;
+    }
     if (!made.ok || !made.value?.Id) {
       // A request cut off may leave the engine making the container still; one answered has said all.
       if (made.aborted || made.timedOut || made.unreachable) await removeLate(this.engine, name);
+      await dropEgress();
       if (made.aborted) return fail("aborted", `create was aborted while the container was made; ${name} was removed`);
       if (made.status === 404 && /No such image/i.test(made.message)) {
         return fail("not_found", `the image ${spec.image} is not on this Docker host, and create pulls nothing: make it ready first (docker.image(), or ensureImage({ image }) on a host with a registry); nothing was made`, { field: "image" });
@@ -241,6 +323,7 @@ export class DockerProvider implements ComputerProvider {
     const id = made.value.Id;
     const refused = async (code: "refused" | "aborted" | "timeout" | "failed" | "unreachable" | "gone", words: string) => {
       await remove(this.engine, id);
+      await dropEgress();
       return fail(code, words);
     };
     const begun = await start(this.engine, id, { signal });
@@ -256,7 +339,11 @@ export class DockerProvider implements ComputerProvider {
     if (signal?.aborted) return refused("aborted", `create was aborted after ${name} started; it was deleted`);
 
     // The report and the daemon's hello are read side by side: the drift check needs both.
-    const [inspected, connection] = await Promise.all([inspect(this.engine, id, { signal }), openConnection(this.engine, { id, name }, undefined, signal)]);
+    const [inspected, connection, proxyFound] = await Promise.all([
+      inspect(this.engine, id, { signal }),
+      openConnection(this.engine, { id, name }, undefined, signal),
+      egressPlan ? inspectEgress(this.engine, name, { signal }) : Promise.resolve(ok(undefined)),
+    ]);
     const closed = async () => {
       if (connection.ok) await connection.value.close();
     };
@@ -282,13 +369,55 @@ export class DockerProvider implements ComputerProvider {
     const home = await homeDrift(connection.value.client, signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
     await connection.value.close();
     if (signal?.aborted) return refused("aborted", `create was aborted while reading the computer; ${name} was deleted`);
-    const mismatches = drift(spec, inspected.value, hello, this.#expected(host.value, plan.uid, plan.gid, deadline, daemon));
+    if (!proxyFound.ok) return refused(signal?.aborted ? "aborted" : "failed", `${proxyFound.error.message}; ${name} was deleted`);
+    // The proxy held to what it must be, as every later read-back holds it.
+    const proxy = egressPlan ? proxyReadBack(proxyFound.value, this.#proxyExpected(name, plan.uid, plan.gid, deadline, egressPlan.image, egressPlan.hostAddresses)) : undefined;
+    const mismatches = drift(spec, inspected.value, hello, { ...this.#expected(host.value, plan.uid, plan.gid, deadline, daemon), ...(proxy ? { proxy } : {}) });
     if (home) mismatches.push(home);
     if (mismatches.length > 0) {
       return refused("refused", `${name} is not what was declared, so it was deleted: ${mismatches.join("; ")}`);
     }
     if (signal?.aborted) return refused("aborted", `create was aborted after its checks; ${name} was deleted`);
-    return ok(this.#refOf(inspected.value, hello));
+    return ok(this.#refOf(inspected.value, hello, proxy));
+  }
+
+  #proxyExpected(computer: string, uid: number, gid: number, deadline: string, image: string, addresses: readonly string[]): EgressExpected {
+    return { computer, uid, gid, deadline, image, hostAddresses: addresses, ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork } : {}) };
+  }
+
+  /** The proxy's part of an allowlisted computer's plan. */
+  #egressPlan(plan: Plan, egress: { hostAddresses: string[]; image: string }): EgressPlan {
+    return {
+      computer: plan.name,
+      uid: plan.uid,
+      gid: plan.gid,
+      deadline: plan.deadline,
+      allow: plan.allow ?? [],
+      hostAddresses: egress.hostAddresses,
+      hint: this.#egress.hint,
+      labels: plan.labels,
+      image: egress.image,
+      ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork } : {}),
+    };
+  }
+
+  /**
+   * An allowlisted computer's proxy read back and held to what it must be now: hardened and
+   * bounded, its volume, the provider's proxy image, and today's host addresses. A computer with
+   * no egress part reads undefined.
+   */
+  async #proxyReadBack(inspected: Inspected, options: CallOptions = {}): Promise<Result<NetworkReadBack | undefined>> {
+    if (!hasEgress(inspected)) return ok(undefined);
+    const name = nameOf(inspected);
+    const found = await inspectEgress(this.engine, name, options);
+    if (!found.ok) return found;
+    const user = parseUser(String(inspected.Config?.User ?? ""));
+    const addresses = hostAddresses(this.#egress);
+    if (!addresses.ok) return ok({ other: `network allow, but its egress proxy cannot be held to the Docker host's addresses: ${addresses.error.message}` });
+    const bytes = await fs.readFile(this.#daemonPath).catch(() => undefined);
+    if (!bytes) return fail("failed", `the daemon at ${this.#daemonPath} could not be read, so ${name}'s egress proxy cannot be checked against it`);
+    const [uid, gid] = user.ok ? [user.value.uid, user.value.gid] : [NaN, NaN];
+    return ok(proxyReadBack(found.value, this.#proxyExpected(name, uid, gid, labelsOf(inspected)[DEADLINE_LABEL] ?? "", egressImageTag(bytes), addresses.value)));
   }
 
   #expected(host: Host, uid: number, gid: number, deadline: string, daemon: string): DriftExpected {
@@ -304,8 +433,8 @@ export class DockerProvider implements ComputerProvider {
     };
   }
 
-  #refOf(inspected: Inspected, hello?: Hello): ComputerRef {
-    const spec: SpecReadBack = specOf(inspected);
+  #refOf(inspected: Inspected, hello?: Hello, proxy?: NetworkReadBack): ComputerRef {
+    const spec: SpecReadBack = specOf(inspected, proxy);
     if (hello) spec.kind = hello.kind;
     return { id: inspected.Id, name: nameOf(inspected), provider: this.id, spec, ...(hello ? { hello } : {}) };
   }
@@ -359,7 +488,9 @@ export class DockerProvider implements ComputerProvider {
     if (!inspected.ok) return inspected;
     const id = inspected.value.Id;
     const name = nameOf(inspected.value);
-    const held = readBackDrift(inspected.value, CAPABILITIES);
+    const proxy = await this.#proxyReadBack(inspected.value, options);
+    if (!proxy.ok) return proxy;
+    const held = readBackDrift(inspected.value, CAPABILITIES, proxy.value, this.#egress.testNetwork?.range);
     const mismatches = [...held.mismatches];
 
     let hello: Hello | undefined;
@@ -378,9 +509,9 @@ export class DockerProvider implements ComputerProvider {
     const bytes = await fs.readFile(this.#daemonPath).catch(() => undefined);
     if (!bytes) return fail("failed", `the daemon at ${this.#daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
     const daemon = daemonCopyPath(this.#daemonCache, bytes);
-    mismatches.push(...drift(held.spec, inspected.value, hello, this.#expected(host.value, held.uid, held.gid, held.deadline, daemon)));
+    mismatches.push(...drift(held.spec, inspected.value, hello, { ...this.#expected(host.value, held.uid, held.gid, held.deadline, daemon), ...(proxy.value ? { proxy: proxy.value } : {}) }));
     return ok({
-      ref: this.#refOf(inspected.value, hello),
+      ref: this.#refOf(inspected.value, hello, proxy.value),
       state: stateOf(inspected.value),
       labels: labelsOf(inspected.value),
       ...(hello ? { hello } : {}),
@@ -406,21 +537,31 @@ export class DockerProvider implements ComputerProvider {
     }
     const found = await listByLabels(this.engine, labels, options);
     if (!found.ok) return found;
-    return ok(
-      found.value.map((inspected) => {
-        const labelsRead = labelsOf(inspected);
-        const info: ComputerInfo = {
-          ref: { id: inspected.Id, name: nameOf(inspected), provider: this.id },
-          labels: labelsRead,
-          deadline: deadlineOf(labelsRead[DEADLINE_LABEL]),
-          state: stateOf(inspected),
-          network: networkOf(inspected),
-        };
-        const mount = mountOf(inspected);
-        if (mount) info.mount = mount;
-        return info;
-      }),
-    );
+    const infos: ComputerInfo[] = [];
+    for (const listed of found.value) {
+      // An allowlisted computer's network is its proxy's: one more inspect of each, and of its proxy.
+      let network = networkOf(listed);
+      if (hasEgress(listed)) {
+        const whole = await inspect(this.engine, listed.Id, options);
+        if (!whole.ok && whole.error.code !== "not_found") return whole;
+        if (!whole.ok) continue; // removed meanwhile
+        const proxy = await this.#proxyReadBack(whole.value, options);
+        if (!proxy.ok) return proxy;
+        network = networkOf(whole.value, proxy.value);
+      }
+      const labelsRead = labelsOf(listed);
+      const info: ComputerInfo = {
+        ref: { id: listed.Id, name: nameOf(listed), provider: this.id },
+        labels: labelsRead,
+        deadline: deadlineOf(labelsRead[DEADLINE_LABEL]),
+        state: stateOf(listed),
+        network,
+      };
+      const mount = mountOf(listed);
+      if (mount) info.mount = mount;
+      infos.push(info);
+    }
+    return ok(infos);
   }
 
   async network(ref: ComputerRef, policy?: NetworkPolicy, options: CallOptions = {}): Promise<Result<NetworkReadBack>> {
@@ -428,8 +569,10 @@ export class DockerProvider implements ComputerProvider {
     if (!target.ok) return target;
     const inspected = await inspect(this.engine, target.value, options);
     if (!inspected.ok) return inspected;
-    const now = networkOf(inspected.value);
-    if (policy === undefined || (typeof policy === "string" && policy === now)) return ok(now);
+    const proxy = await this.#proxyReadBack(inspected.value, options);
+    if (!proxy.ok) return proxy;
+    const now = networkOf(inspected.value, proxy.value);
+    if (policy === undefined || sameNetwork(now, policy)) return ok(now);
     return fail("unsupported", `a Docker computer's network is fixed at create (Docker cannot move a container with no network onto one); ${nameOf(inspected.value)} stays ${typeof now === "string" ? now : `other (${"other" in now ? now.other : "an allowlist"})`}: make a new computer with the network you want`, { field: "network" });
   }
 
@@ -441,11 +584,31 @@ export class DockerProvider implements ComputerProvider {
     if (options.signal?.aborted) return fail("aborted", `release of ${target.value} was aborted before Docker was asked`);
     // Only a computer is released: a container of another's that took a computer's name is not one.
     const found = await this.engine.call<Inspected>("GET", `/containers/${encodeURIComponent(target.value)}/json`, { signal: options.signal, timeoutMs: 30_000 });
-    if (found.status === 404) return ok();
+    // A computer already gone may have left its egress parts: they go too, by its label.
+    if (found.status === 404) return NAME_PATTERN.test(String(ref.name)) ? removeEgress(this.engine, ref.name, how) : ok();
     if (!found.ok || !found.value) return failure(this.engine, `inspecting ${target.value}`, found);
     if (labelsOf(found.value)[COMPUTER_LABEL] !== "1") return fail("not_found", `${target.value} is not a computer (it has no ${COMPUTER_LABEL}=1 label), so it was not released`);
     const id = found.value.Id;
-    return how === "stop" ? stop(this.engine, id, options) : remove(this.engine, id, options);
+    const released = how === "stop" ? await stop(this.engine, id, options) : await remove(this.engine, id, options);
+    if (!released.ok) return released;
+    // After the computer: its proxy stopped, or the proxy and its volume removed, found by the egress label.
+    return removeEgress(this.engine, nameOf(found.value), how);
+  }
+
+  /**
+   * The janitor's part beside the computers: egress parts whose deadline has passed, or whose
+   * computer is gone and that are older than a create could take.
+   */
+  async sweep(options: SweepOptions = {}): Promise<Result<{ removed: string[] }>> {
+    const swept = await sweepEgress(
+      this.engine,
+      async (computer) => {
+        const there = await this.engine.call("GET", `/containers/${encodeURIComponent(computer)}/json`, { timeoutMs: 30_000 });
+        return there.status !== 404;
+      },
+      { ...(options.now ? { now: options.now.getTime() } : {}), ...(options.labels ? { labels: options.labels } : {}), readyMs: this.#egress.readyMs },
+    );
+    return swept.ok ? ok({ removed: swept.value }) : swept;
   }
 
   /** One list call: Docker answers, and how many computers this provider has there. */

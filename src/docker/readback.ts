@@ -3,6 +3,7 @@
 import { type MountReadBack, WORKSPACE } from "../mount.js";
 import type { NetworkReadBack, SpecReadBack } from "../provider.js";
 import { COMPUTER_LABEL, CPU_PERIOD, DEADLINE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
+import { EGRESS_MOUNT, EGRESS_SOCKET, egressName } from "./egress-request.js";
 
 /** One container as docker inspect reports it; only the fields read here are typed. */
 export interface Inspected {
@@ -57,11 +58,43 @@ export function deadlineOf(value: string | undefined, now = Date.now()): Date | 
   return at;
 }
 
-/** none: network mode none on Docker's none alone; open: the default bridge alone; else words. */
-export function networkOf(inspected: Inspected): NetworkReadBack {
+/**
+ * Whether a computer has any part of an allowlist: a mount at the egress volume's path, or init's
+ * relay in its command. Such a computer's network is its proxy's read-back, never none.
+ */
+export function hasEgress(inspected: Inspected): boolean {
+  const cmd = Array.isArray(inspected.Config?.Cmd) ? (inspected.Config.Cmd as unknown[]) : [];
+  return cmd.includes("--egress") || (inspected.Mounts ?? []).some((m) => m.Destination === EGRESS_MOUNT);
+}
+
+/** Why a computer's own side of an allowlist is not as create makes it, or undefined. */
+function egressSideProblem(inspected: Inspected): string | undefined {
+  const cmd = Array.isArray(inspected.Config?.Cmd) ? (inspected.Config.Cmd as unknown[]) : [];
+  const at = cmd.indexOf("--egress");
+  if (at < 0 || cmd[at + 1] !== EGRESS_SOCKET) return `init does not relay to ${EGRESS_SOCKET}`;
+  const volume = egressName(nameOf(inspected));
+  const there = (inspected.Mounts ?? []).filter((m) => m.Destination === EGRESS_MOUNT);
+  if (there.length !== 1 || there[0]!.Type !== "volume" || there[0]!.Name !== volume || there[0]!.RW !== false) {
+    return `the computer does not mount its egress volume ${volume} read-only at ${EGRESS_MOUNT}`;
+  }
+  return undefined;
+}
+
+/**
+ * none: network mode none on Docker's none alone; open: the default bridge alone; an allowlist:
+ * network mode none, the egress volume and init's relay, and the proxy's read-back (proxy, which
+ * the caller reads: egress.ts); else words.
+ */
+export function networkOf(inspected: Inspected, proxy?: NetworkReadBack): NetworkReadBack {
   const mode = String(inspected.HostConfig?.NetworkMode ?? "");
   const networks = Object.keys(inspected.NetworkSettings?.Networks ?? {}).sort();
   const on = networks.length ? networks.join(", ") : "no network";
+  if (mode === "none" && hasEgress(inspected)) {
+    if (!(networks.length === 1 && networks[0] === "none")) return { other: `network allow, but the computer is on ${on}` };
+    const problem = egressSideProblem(inspected);
+    if (problem) return { other: `network allow, but ${problem}` };
+    return proxy ?? { other: "network allow, but its egress proxy was not read" };
+  }
   if (mode === "none") return networks.length === 1 && networks[0] === "none" ? "none" : { other: `network mode none, but on ${on}` };
   if (mode === "bridge" || mode === "default") {
     return networks.length === 1 && networks[0] === "bridge" ? "open" : { other: `network mode ${mode}, but on ${on}` };
@@ -80,14 +113,14 @@ export function mountOf(inspected: Inspected): MountReadBack | undefined {
   return { kind: "bind", path: String(m.Source) };
 }
 
-/** The spec as the computer reports it: image, user, network, sizes, workdir, deadline, mount. */
-export function specOf(inspected: Inspected): SpecReadBack {
+/** The spec as the computer reports it: image, user, network (an allowlist's from its proxy), sizes, workdir, deadline, mount. */
+export function specOf(inspected: Inspected, proxy?: NetworkReadBack): SpecReadBack {
   const host = inspected.HostConfig ?? {};
   const config = inspected.Config ?? {};
   const spec: SpecReadBack = {
     image: String(config.Image ?? ""),
     user: String(config.User ?? ""),
-    network: networkOf(inspected),
+    network: networkOf(inspected, proxy),
     cpus: Number(host.CpuQuota ?? 0) / Number(host.CpuPeriod || CPU_PERIOD),
     memoryMb: Number(host.Memory ?? 0) / MIB,
     pids: Number(host.PidsLimit ?? 0),

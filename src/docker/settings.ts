@@ -18,6 +18,8 @@ export interface DockerSettings {
   daemonCache?: string;
   /** The engine's unix socket (unix:///path); unset, the docker CLI's choice in the host's environment. */
   engine?: string;
+  /** An allowlist's egress proxy: the Docker host's own addresses (required in a container) and the refusals' hint. */
+  egress?: { hostAddresses?: string[]; hint?: string };
 }
 
 // The daemons this package carries, by the architecture Go names.

@@ -36,8 +36,10 @@ describe("DockerProvider.check", () => {
     ["no lifetime", { ...good, lifetimeMs: undefined }, "lifetimeMs", /lifetimeMs is required/],
     ["a lifetime past 30 days", { ...good, lifetimeMs: 30 * 86_400_000 + 1 }, "lifetimeMs", /past this provider's cap of 2592000000 ms \(30 days\)/],
     ["a fractional lifetime", { ...good, lifetimeMs: 1.5 }, "lifetimeMs", /whole number/],
-    ["an allowlist", { ...good, network: { allow: ["pypi.org"] } }, "network", /an allowlist needs the egress proxy, which is not built yet on Docker; ask for none or open/],
-    ["another network", { ...good, network: "host" }, "network", /network is none or open/],
+    ["an allowlist check refuses", { ...good, network: { allow: ["pypi.org:443"] } }, "network", /network.allow: "pypi.org:443" has a port/],
+    ["an empty allowlist", { ...good, network: { allow: [] } }, "network", /network.allow: an allowlist names at least one host or range; for no network, ask for none/],
+    ["an allowlist with another field", { ...good, network: { allow: ["pypi.org"], ports: [22] } as never }, "network", /an allowlist is \{ allow: \[\.\.\.\] \} and nothing else/],
+    ["another network", { ...good, network: "host" }, "network", /network is none, open or an allowlist/],
     ["a desktop", { ...good, kind: "desktop" }, "kind", /desktop computers on Docker are not built yet; ask for kind linux/],
     ["a phone", { ...good, kind: "android" }, "kind", /Docker makes linux computers, not android/],
     ["a field Docker does not support", { ...good, gpu: true }, "gpu", /gpu is not a field Docker supports/],
@@ -92,6 +94,22 @@ describe("DockerProvider.check", () => {
 });
 
 describe("DockerProvider's options", () => {
+  it("once the host is read, refuses an allowlist on a host that remaps user ids", () => {
+    const remapping = hostOf({ ...info, SecurityOptions: ["name=seccomp,profile=default", "name=userns"] });
+    const got = checkSpec({ ...good, network: { allow: ["pypi.org"] } }, { capabilities: CAPABILITIES, host: remapping });
+    expect(got).toEqual([{ field: "host", message: expect.stringMatching(/^this Docker host remaps user ids \(userns\), so the egress volume's owner and the proxy's user are host ids/) }]);
+    expect(checkSpec({ ...good, network: { allow: ["pypi.org"] } }, { capabilities: CAPABILITIES, host: hostOf(info) })).toEqual([]);
+  });
+
+  it("takes a listed CIDR in the test network's range only with the test-only seam", () => {
+    const spec = { ...good, network: { allow: ["10.213.0.0/24"] } };
+    expect(checkSpec(spec, { capabilities: CAPABILITIES })).toEqual([{ field: "network", message: expect.stringMatching(/is over 10\.0\.0\.0\/8, a private range/) }]);
+    expect(checkSpec(spec, { capabilities: CAPABILITIES, testNetwork: "10.213.0.0/24" })).toEqual([]);
+    expect(() => new DockerProvider({ daemonPath: "/x", egress: { testNetwork: { name: "n", range: "10.213.0.0/24" } } })).toThrow(/a test network is a test-only setting/);
+    expect(() => new DockerProvider({ daemonPath: "/x", egress: { testNetwork: { name: "n", range: "8.8.8.0/24" }, testOnly: true } })).toThrow(/not a private or loopback range/);
+    expect(() => new DockerProvider({ daemonPath: "/x", egress: { hint: "bad\n" } })).toThrow(/printable ASCII/);
+  });
+
   it("refuses root and root's group for the provider's user, and a name", () => {
     expect(() => new DockerProvider({ daemonPath: "x", user: "1000:0" })).toThrow(/root or in root's group; only a spec may ask for that/);
     expect(() => new DockerProvider({ daemonPath: "x", user: "0" })).toThrow(/root/);
@@ -126,7 +144,7 @@ describe("DockerProvider's options", () => {
   });
 
   it("create refuses what check refuses, before any Docker call", async () => {
-    const made = await docker.create({ ...good, network: { allow: ["pypi.org"] } });
+    const made = await docker.create({ ...good, network: { allow: ["pypi.org/simple"] } });
     expect(made).toMatchObject({ ok: false, error: { code: "invalid", field: "network" } });
   });
 });

@@ -185,3 +185,47 @@ describe("the read-back half (attach and read)", () => {
     ]);
   });
 });
+
+describe("an allowlisted computer", () => {
+  const f = fixture("inspect-none");
+  const name = f.inspected.Name.replace(/^\//, "");
+  const spec: ComputerSpec = { ...f.spec, network: { allow: ["pypi.org", "93.184.215.0/24"] } };
+  const proxy = { allow: ["pypi.org", "93.184.215.0/24"] };
+  /** The none fixture with what create adds for an allowlist: the egress volume read-only and init's relay. */
+  const allowlisted = (edit: (i: Inspected & { HostConfig: Record<string, unknown>; Config: Record<string, unknown> }) => void = () => {}) =>
+    changed(f, (i) => {
+      (i.HostConfig.Mounts as unknown[]).push({ Type: "volume", Source: `${name}-egress`, Target: "/opt/agentrun/egress", ReadOnly: true });
+      i.Mounts!.push({ Type: "volume", Name: `${name}-egress`, Source: "/var/lib/docker/volumes/x/_data", Destination: "/opt/agentrun/egress", Driver: "local", Mode: "", RW: false, Propagation: "" });
+      i.Config.Cmd = [...(i.Config.Cmd as string[]), "--egress", "/opt/agentrun/egress/egress.sock"];
+      edit(i);
+    });
+
+  it("finds nothing when its volume, relay and proxy are as create makes them, the list in any order and case", () => {
+    expect(drift({ ...spec, network: { allow: ["93.184.215.0/24", "PyPI.org"] } }, allowlisted(), hello, { ...expectedOf(f), proxy })).toEqual([]);
+  });
+
+  it("names a proxy that reads back as other, or with another list", () => {
+    const other = { other: "network allow, but its egress proxy x is not running (a crashed proxy is not restarted: make a new computer)" };
+    expect(drift(spec, allowlisted(), hello, { ...expectedOf(f), proxy: other })).toEqual([`the network reads back as other (${other.other}), not {"allow":["pypi.org","93.184.215.0/24"]}`]);
+    expect(drift(spec, allowlisted(), hello, { ...expectedOf(f), proxy: { allow: ["pypi.org", "evil.example"] } })).toEqual([
+      'the network reads back as {"allow":["pypi.org","evil.example"]}, not {"allow":["pypi.org","93.184.215.0/24"]}',
+    ]);
+  });
+
+  it("names an egress volume made writable, and a relay taken out of init's command", () => {
+    const writable = allowlisted((i) => (i.Mounts!.find((m) => m.Destination === "/opt/agentrun/egress")!.RW = true));
+    expect(drift(spec, writable, hello, { ...expectedOf(f), proxy })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/network allow, but the computer does not mount its egress volume .* read-only/), expect.stringMatching(/^Mounts does not hold the egress volume/)]),
+    );
+    const unrelayed = allowlisted((i) => (i.Config.Cmd = ["init", "--deadline", f.deadline]));
+    expect(drift(spec, unrelayed, hello, { ...expectedOf(f), proxy })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/network allow, but init does not relay to \/opt\/agentrun\/egress\/egress.sock/), expect.stringMatching(/^Config.Cmd is/)]),
+    );
+  });
+
+  it("never reads a none computer with an egress volume as none", () => {
+    expect(drift(f.spec, allowlisted(), hello, expectedOf(f))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/the network reads back as other \(network allow, but its egress proxy was not read\), not "none"/)]),
+    );
+  });
+});

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"agentrun.dev/computerd/internal/bridge"
+	"agentrun.dev/computerd/internal/egress"
 	"agentrun.dev/computerd/internal/guard"
 	"agentrun.dev/computerd/internal/initd"
 	"agentrun.dev/computerd/internal/probe"
@@ -13,9 +14,10 @@ import (
 )
 
 const usage = `usage:
-  computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]]
+  computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>]
   computerd stdio
   ` + probe.Usage + `
+  ` + egress.Usage + `
   computerd --version`
 
 func main() {
@@ -44,6 +46,8 @@ func dispatch(args []string) int {
 		return bridge.Run(initd.SocketPath(), os.Stdin, os.Stdout, os.Stderr)
 	case "probe":
 		return probe.Main(args[1:], os.Stdout, os.Stderr)
+	case "egress":
+		return egress.Main(args[1:], os.Stdout, os.Stderr)
 	case "guard":
 		// Started by the daemon itself, with its pipes on fds 3 and 4.
 		return guard.Main()

@@ -9,13 +9,16 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"agentrun.dev/computerd/internal/deadline"
+	"agentrun.dev/computerd/internal/egress/relay"
 	"agentrun.dev/computerd/internal/isolate"
+	"agentrun.dev/computerd/internal/launch"
 	"agentrun.dev/computerd/internal/methods"
 	"agentrun.dev/computerd/internal/ptree"
 	"agentrun.dev/computerd/internal/reaper"
@@ -31,11 +34,13 @@ type Options struct {
 	// OwnNetwork puts init and its programs in a network namespace of their own, under the
 	// seccomp filter (package isolate).
 	OwnNetwork bool
+	// Egress is the egress proxy's socket: init relays 127.0.0.1:3128 to it (package relay).
+	Egress string
 }
 
-const initUsage = "usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]]"
+const initUsage = "usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>]"
 
-// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]]`.
+// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>]`.
 func ParseArgs(args []string) (Options, error) {
 	if hasFlag(args, "own-network") && hasFlag(args, "egress") {
 		return Options{}, fmt.Errorf("--own-network takes no --egress: such a computer's network is none (open and allowlists wait for a proxy out of its namespace)")
@@ -46,6 +51,7 @@ func ParseArgs(args []string) (Options, error) {
 	max := fs.String("max-deadline", "", "")
 	user := fs.String("user", "", "")
 	own := fs.Bool("own-network", false, "")
+	egress := fs.String("egress", "", "")
 	if err := fs.Parse(args); err != nil {
 		return Options{}, fmt.Errorf("%v; %s", err, initUsage)
 	}
@@ -69,6 +75,10 @@ func ParseArgs(args []string) (Options, error) {
 	if o.OwnNetwork && o.User == "" {
 		return Options{}, fmt.Errorf("--own-network needs --user <uid:gid>, the computer's programs' own uid (not 0); %s", initUsage)
 	}
+	if *egress != "" && !filepath.IsAbs(*egress) {
+		return Options{}, fmt.Errorf("--egress %q is not an absolute path: give the egress proxy's socket, such as /opt/agentrun/egress/egress.sock", *egress)
+	}
+	o.Egress = *egress
 	return o, nil
 }
 
@@ -125,6 +135,16 @@ func run(o Options) error {
 	l, err := listen(SocketPath())
 	if err != nil {
 		return err
+	}
+	if o.Egress != "" {
+		rl, err := net.Listen("tcp", relay.Addr)
+		if err != nil {
+			l.Close()
+			return fmt.Errorf("--egress: cannot listen on %s for the computer's programs, so none could reach the egress proxy: %w", relay.Addr, err)
+		}
+		defer rl.Close()
+		launch.UseRelay(relay.Env(relay.Addr))
+		go relay.Serve(rl, o.Egress)
 	}
 	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
 		return fmt.Errorf("becoming a child subreaper: %v", e)

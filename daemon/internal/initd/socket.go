@@ -7,7 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-	"time"
+
+	"agentrun.dev/computerd/internal/sockfile"
 )
 
 // DefaultSocket is where init listens unless AGENTRUN_COMPUTERD_SOCKET says otherwise.
@@ -44,36 +45,11 @@ func checkDir(dir string) error {
 	return nil
 }
 
-// listen makes the socket, mode 0600. A socket left by an init that is gone is replaced; a
-// live one is refused.
+// listen makes the socket, mode 0600, in a directory that is the daemon's user's alone. A
+// socket left by an init that is gone is replaced; a live one is refused.
 func listen(path string) (*net.UnixListener, error) {
 	if err := checkDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	if st, err := os.Lstat(path); err == nil {
-		if st.Mode().Type() != os.ModeSocket {
-			return nil, fmt.Errorf("%s is there and is not a socket: remove it, or give AGENTRUN_COMPUTERD_SOCKET another path", path)
-		}
-		c, err := net.DialTimeout("unix", path, time.Second)
-		if err == nil {
-			c.Close()
-			return nil, fmt.Errorf("another computerd is listening on %s: one init per computer", path)
-		}
-		if err := os.Remove(path); err != nil {
-			return nil, fmt.Errorf("the stale socket %s cannot be replaced: %w", path, err)
-		}
-	}
-	// The socket is made 0600 from the start, never wider for a moment.
-	old := syscall.Umask(0o177)
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
-	syscall.Umask(old)
-	if err != nil {
-		return nil, fmt.Errorf("listening on %s: %w", path, err)
-	}
-	l.SetUnlinkOnClose(false)
-	if err := os.Chmod(path, 0o600); err != nil {
-		l.Close()
-		return nil, fmt.Errorf("making %s mode 0600: %w", path, err)
-	}
-	return l, nil
+	return sockfile.Listen(path, "another computerd is listening on %s: one init per computer")
 }

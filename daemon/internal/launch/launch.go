@@ -61,14 +61,25 @@ type account struct {
 	home string
 }
 
-// environment is PATH (the daemon's), HOME, USER and LOGNAME for the user, then env over them.
-// Nothing else of the daemon's environment is passed on.
+// relayEnv are the egress relay's variables, set once by init before it serves (UseRelay).
+var relayEnv map[string]string
+
+// UseRelay gives every program started from now on the egress relay's variables. Init calls
+// it once, before it takes any connection.
+func UseRelay(env map[string]string) { relayEnv = env }
+
+// environment is PATH (the daemon's), HOME, USER and LOGNAME for the user, then the egress
+// relay's variables when init relays, then env over them. Nothing else of the daemon's
+// environment is passed on.
 func environment(u account, extra map[string]string) []string {
 	path := os.Getenv("PATH")
 	if path == "" {
 		path = DefaultPath
 	}
 	vars := map[string]string{"PATH": path, "HOME": u.home, "USER": u.name, "LOGNAME": u.name}
+	for k, v := range relayEnv {
+		vars[k] = v
+	}
 	for k, v := range extra {
 		vars[k] = v
 	}

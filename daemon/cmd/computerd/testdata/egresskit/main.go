@@ -1,0 +1,98 @@
+// Command egresskit is the egress container test's own upstream server and clients, built
+// static and mounted into the containers the test makes (test data, not part of computerd):
+//
+//	egresskit serve              HTTP on :80 and TLS on :443, one "accepted" line per connection
+//	egresskit get <url>          a GET through the proxy variables; prints the status and body
+//	egresskit direct <host:port> a dial that ignores the proxy variables
+//	egresskit socket <path> <request>  the request written to a Unix socket; prints the answer
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case "serve":
+		serve()
+	case "get":
+		get(os.Args[2])
+	case "direct":
+		c, err := net.DialTimeout("tcp", os.Args[2], 3*time.Second)
+		if err != nil {
+			fmt.Println("no route:", err)
+			os.Exit(1)
+		}
+		c.Close()
+		fmt.Println("connected")
+	case "socket":
+		c, err := net.Dial("unix", os.Args[2])
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, strings.ReplaceAll(os.Args[3], `\r\n`, "\r\n"))
+		b, _ := io.ReadAll(c)
+		os.Stdout.Write(b)
+	}
+}
+
+type counted struct{ net.Listener }
+
+func (l counted) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		fmt.Println("accepted", l.Addr())
+	}
+	return c, err
+}
+
+func serve() {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello from upstream %s", r.URL.Path)
+	})
+	l80, err := net.Listen("tcp", ":80")
+	if err != nil {
+		panic(err)
+	}
+	l443, err := net.Listen("tcp", ":443")
+	if err != nil {
+		panic(err)
+	}
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "upstream"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, _ := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	cfg := &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	fmt.Println("serving")
+	go http.Serve(tls.NewListener(counted{l443}, cfg), h)
+	http.Serve(counted{l80}, h)
+}
+
+func get(url string) {
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	c := &http.Client{Transport: tr, Timeout: 15 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	r, err := c.Get(url)
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	b, _ := io.ReadAll(r.Body)
+	fmt.Printf("%d %s", r.StatusCode, b)
+}

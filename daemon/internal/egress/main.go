@@ -1,0 +1,122 @@
+package egress
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"agentrun.dev/computerd/internal/egress/allow"
+	"agentrun.dev/computerd/internal/egress/proxy"
+	"agentrun.dev/computerd/internal/sockfile"
+)
+
+// Usage is the subcommand's line in computerd's usage.
+const Usage = "computerd egress --socket <path> --deadline <time> --allow <entry>... [--host-address <ip>]... [--hint <words>]"
+
+// Options are the proxy's argv, checked.
+type Options struct {
+	Socket    string
+	Deadline  time.Time
+	List      allow.List
+	HostAddrs []netip.Addr
+	Hint      string
+	Reachable netip.Prefix
+}
+
+type many []string
+
+func (m *many) String() string     { return strings.Join(*m, ",") }
+func (m *many) Set(s string) error { *m = append(*m, s); return nil }
+
+// ParseArgs reads the argv and refuses, all together, what it cannot hold.
+func ParseArgs(args []string) (Options, error) {
+	fs := flag.NewFlagSet("computerd egress", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var entries, hosts many
+	socket := fs.String("socket", "", "")
+	dl := fs.String("deadline", "", "")
+	hint := fs.String("hint", "", "")
+	reach := fs.String("reachable-for-tests", "", "")
+	fs.Var(&entries, "allow", "")
+	fs.Var(&hosts, "host-address", "")
+	if err := fs.Parse(args); err != nil {
+		return Options{}, fmt.Errorf("%v; usage: %s", err, Usage)
+	}
+	if fs.NArg() > 0 {
+		return Options{}, fmt.Errorf("unexpected argument %q; usage: %s", fs.Arg(0), Usage)
+	}
+	var o Options
+	var problems []string
+	if !filepath.IsAbs(*socket) {
+		problems = append(problems, "--socket is the absolute path of the Unix socket the computer reaches the proxy on")
+	}
+	o.Socket = *socket
+	var err error
+	if o.Deadline, err = time.Parse(time.RFC3339Nano, *dl); err != nil {
+		problems = append(problems, fmt.Sprintf("--deadline %q is not an ISO time such as 2026-01-02T15:04:05Z: the proxy stops forwarding then", *dl))
+	}
+	if *reach != "" {
+		if o.Reachable, err = allow.ParseReachable(*reach); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	list, refusals := allow.Parse(entries, o.Reachable)
+	for _, r := range refusals {
+		problems = append(problems, "--allow: "+r.Message)
+	}
+	o.List = list
+	for _, h := range hosts {
+		a, err := netip.ParseAddr(h)
+		if err != nil || a.Zone() != "" {
+			problems = append(problems, fmt.Sprintf("--host-address %q is not an IP address", h))
+			continue
+		}
+		o.HostAddrs = append(o.HostAddrs, a.Unmap())
+	}
+	if err := allow.HintProblem(*hint); err != nil {
+		problems = append(problems, fmt.Sprintf("--hint: %v (printable ASCII of at most %d bytes)", err, allow.MaxHint))
+	}
+	o.Hint = *hint
+	if len(problems) > 0 {
+		return Options{}, errors.New(strings.Join(problems, "; "))
+	}
+	return o, nil
+}
+
+// Main runs the proxy to its deadline or SIGTERM and returns its exit code: 0 then, 1 when it
+// refuses to start (the reason on stderr).
+func Main(args []string, stdout, stderr io.Writer) int {
+	o, err := ParseArgs(args)
+	if err != nil {
+		fmt.Fprintln(stderr, "computerd egress:", err)
+		return 1
+	}
+	if !time.Now().Before(o.Deadline) {
+		fmt.Fprintf(stderr, "computerd egress: its deadline %s has passed\n", o.Deadline.Format(time.RFC3339))
+		return 1
+	}
+	l, err := sockfile.Listen(o.Socket, "another proxy is listening on %s")
+	if err != nil {
+		fmt.Fprintln(stderr, "computerd egress:", err)
+		return 1
+	}
+	defer os.Remove(o.Socket)
+	p := proxy.New(proxy.Config{List: o.List, HostAddrs: o.HostAddrs, Hint: o.Hint, Deadline: o.Deadline, Reachable: o.Reachable, Log: stdout})
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		<-stop
+		p.Close()
+	}()
+	fmt.Fprintf(stdout, "computerd egress: ready on %s until %s (%d entries)\n", o.Socket, o.Deadline.UTC().Format(time.RFC3339), len(o.List.Entries()))
+	p.Serve(l)
+	return 0
+}

@@ -1,0 +1,93 @@
+package proxy
+
+import (
+	"context"
+	"net/netip"
+	"slices"
+
+	"agentrun.dev/computerd/internal/egress/addr"
+)
+
+// Refusal classes beside the address table's own.
+const (
+	OffList   = "off-list"  // a name or address the list does not hold
+	WrongPort = "port"      // any port but 80 and 443
+	Malformed = "malformed" // a request or host the proxy cannot read
+	HostClash = "host"      // a Host header naming another host than the target
+	Command   = "command"   // SOCKS5 BIND or UDP ASSOCIATE, or a method the proxy does not speak
+	Upgrade   = "upgrade"   // an HTTP upgrade
+	Limit     = "limit"     // past MaxOpen open or MaxTotal in all
+	NoAnswer  = "no-answer" // a listed name that resolved to nothing
+	Unreached = "unreached" // every checked address refused the dial
+	Allowed   = "allowed"   // forwarded
+	Ended     = "deadline"  // the proxy's deadline passed
+)
+
+// decision is what the check made of one target: the addresses to dial, or the class it
+// was refused for.
+type decision struct {
+	host  string
+	port  uint16
+	addrs []netip.Addr
+	class string
+	at    netip.Addr // the address the class is about, for the log
+}
+
+// classOf is an address's class for this proxy: the host's own first, then the test seam,
+// then the table.
+func (c *Config) classOf(a netip.Addr) addr.Class {
+	a = a.Unmap()
+	if slices.Contains(c.HostAddrs, a) {
+		return addr.ThisHost
+	}
+	if c.Reachable.IsValid() && c.Reachable.Contains(a) {
+		return addr.Public
+	}
+	return addr.Classify(a)
+}
+
+// check decides one target. Every refusal here comes before any socket opens: a name off the
+// list before any lookup; an address by its class and the list; a listed name's answers each
+// by its class, so that a name that answers one refused address is refused whole.
+func (c *Config) check(ctx context.Context, host string, port uint16) decision {
+	d := decision{host: host, port: port}
+	if !slices.Contains(c.Ports, port) {
+		d.class = WrongPort
+		return d
+	}
+	h, err := addr.ParseHost(host)
+	if err != nil {
+		d.class = Malformed
+		return d
+	}
+	if h.Addr.IsValid() {
+		a := h.Addr.Unmap()
+		d.addrs, d.at = []netip.Addr{a}, a
+		if cl := c.classOf(a); cl != addr.Public {
+			d.class = string(cl)
+		} else if !c.List.HasAddr(a) {
+			d.class = OffList
+		}
+		return d
+	}
+	d.host = h.Name
+	if !c.List.HasName(h.Name) {
+		d.class = OffList
+		return d
+	}
+	lctx, cancel := context.WithTimeout(ctx, LookupBound)
+	defer cancel()
+	answers, err := c.Lookup(lctx, h.Name)
+	if err != nil || len(answers) == 0 {
+		d.class = NoAnswer
+		return d
+	}
+	for _, a := range answers {
+		a = a.Unmap()
+		d.addrs = append(d.addrs, a)
+		if cl := c.classOf(a); cl != addr.Public && d.class == "" {
+			d.class, d.at = string(cl), a
+		}
+	}
+	return d
+}

@@ -1,0 +1,81 @@
+// The egress proxy's image: computerd alone, made with docker import from a tar that holds the
+// binary and nothing else, tagged by the binary's sha256. No registry and no build step: the
+// provider's own daemon is the proxy (computerd egress), so the image is a few MB and always
+// the same code as the computers it serves.
+import { createHash } from "node:crypto";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fail, ok, type Result } from "../result.js";
+import { type CallBound, type DockerCli, failureOf } from "./cli.js";
+import { EGRESS_ENTRYPOINT } from "./egress-request.js";
+
+export const EGRESS_REPO = "agentrun-egress";
+const IMPORT_MS = 120_000;
+
+/** The image's tag for a daemon's bytes. */
+export function egressImageTag(daemon: Uint8Array): string {
+  return `${EGRESS_REPO}:${createHash("sha256").update(daemon).digest("hex").slice(0, 16)}`;
+}
+
+/** A ustar archive of one file, /computerd, mode 0755, owned by 0:0, dated at the epoch. */
+export function daemonTar(daemon: Uint8Array): Buffer {
+  const header = Buffer.alloc(512);
+  const put = (text: string, at: number) => header.write(text, at, "ascii");
+  const octal = (n: number, width: number) => `${n.toString(8).padStart(width - 1, "0")}\0`;
+  put(EGRESS_ENTRYPOINT.slice(1), 0);
+  put(octal(0o755, 8), 100);
+  put(octal(0, 8), 108);
+  put(octal(0, 8), 116);
+  put(octal(daemon.length, 12), 124);
+  put(octal(0, 12), 136);
+  put("        ", 148); // the checksum counts its own field as spaces
+  put("0", 156);
+  put("ustar\0", 257);
+  put("00", 263);
+  const sum = header.reduce((a, b) => a + b, 0);
+  put(`${sum.toString(8).padStart(6, "0")}\0 `, 148);
+  const pad = Buffer.alloc((512 - (daemon.length % 512)) % 512);
+  return Buffer.concat([header, Buffer.from(daemon), pad, Buffer.alloc(1024)]);
+}
+
+const making = new Map<string, Promise<Result<string>>>();
+
+/**
+ * The proxy's image for the daemon at daemonPath: there already (docker image inspect), or made
+ * now by docker import. Creates at the same moment share one import.
+ */
+export async function ensureEgressImage(cli: DockerCli, daemonPath: string, bound: CallBound = {}): Promise<Result<string>> {
+  let daemon: Buffer;
+  try {
+    daemon = await readFile(daemonPath);
+  } catch (error) {
+    return fail("invalid", `the daemon ${daemonPath} cannot be read for the egress proxy's image: ${(error as Error).message}`);
+  }
+  const tag = egressImageTag(daemon);
+  const there = await cli.run(["image", "inspect", "--format", "{{.Id}}", tag], { ...bound, timeoutMs: 30_000 });
+  if (there.ok) return ok(tag);
+  if (bound.signal?.aborted) return fail("aborted", "making the egress proxy's image was aborted");
+  let flight = making.get(tag);
+  if (!flight) {
+    flight = importImage(cli, daemon, tag).finally(() => making.delete(tag));
+    making.set(tag, flight);
+  }
+  return flight;
+}
+
+async function importImage(cli: DockerCli, daemon: Buffer, tag: string): Promise<Result<string>> {
+  const dir = await mkdtemp(join(tmpdir(), "agentrun-egress-"));
+  try {
+    const tar = join(dir, "computerd.tar");
+    await writeFile(tar, daemonTar(daemon));
+    const made = await cli.run(["import", "--change", `ENTRYPOINT ["${EGRESS_ENTRYPOINT}"]`, tar, tag], { timeoutMs: IMPORT_MS });
+    if (!made.ok) {
+      const f = failureOf(`docker import of the egress proxy's image ${tag}`, made, cli.path);
+      return fail(f.code, f.message);
+    }
+    return ok(tag);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

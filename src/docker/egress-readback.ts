@@ -1,0 +1,95 @@
+// An allowlisted computer's proxy read back from Docker: running, hardened and bounded as
+// egress-request.ts makes it, with exactly its volume and image, and an argv that holds the list
+// and refuses every one of the Docker host's addresses the provider requires now. Anything less
+// is { other: "network allow, but its egress proxy ... <why>" }: never reported as a policy.
+import { checkAllowlist } from "../egress/list.js";
+import type { NetworkReadBack } from "../provider.js";
+import { DEADLINE_LABEL } from "./constants.js";
+import { EGRESS_BOUNDS, EGRESS_ENTRYPOINT, EGRESS_LABEL, EGRESS_MOUNT, EGRESS_SOCKET, egressName } from "./egress-request.js";
+
+/** What a proxy must be, from the computer it serves and the provider now. */
+export interface EgressExpected {
+  computer: string;
+  uid: number;
+  gid: number;
+  deadline: string;
+  image: string;
+  /** The host's addresses the provider requires now: the proxy must refuse each (more is fine). */
+  hostAddresses: readonly string[];
+  testNetwork?: { name: string; range: string };
+}
+
+// The inspect JSON's fields the read-back looks at; any other shape reads as other.
+type Loose = Record<string, unknown>;
+const obj = (v: unknown): Loose => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Loose) : {});
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The flags of the proxy's argv: each flag's values in order, or undefined when it is not egress's argv. */
+function flagsOf(cmd: unknown): Map<string, string[]> | undefined {
+  if (!Array.isArray(cmd) || cmd[0] !== "egress" || cmd.some((a) => typeof a !== "string")) return undefined;
+  const flags = new Map<string, string[]>();
+  for (let i = 1; i < cmd.length; i += 2) {
+    const name = cmd[i] as string;
+    if (!name.startsWith("--") || i + 1 >= cmd.length) return undefined;
+    flags.set(name, [...(flags.get(name) ?? []), cmd[i + 1] as string]);
+  }
+  return flags;
+}
+
+/** Why a proxy is not as made, in words, or undefined when it is. */
+function problemOf(proxy: Loose, want: EgressExpected): string | undefined {
+  const state = obj(proxy.State);
+  const config = obj(proxy.Config);
+  const host = obj(proxy.HostConfig);
+  const labels = obj(config.Labels);
+  if (state.Running !== true) return "is not running (a crashed proxy is not restarted: make a new computer)";
+  if (labels[EGRESS_LABEL] !== want.computer) return `does not carry ${EGRESS_LABEL}=${want.computer}`;
+  if (labels[DEADLINE_LABEL] !== want.deadline) return `carries another deadline (${String(labels[DEADLINE_LABEL])}) than its computer's ${want.deadline}`;
+  if (config.Image !== want.image) return `runs ${String(config.Image)}, not the provider's proxy image ${want.image}`;
+  if (config.User !== `${want.uid}:${want.gid}`) return `runs as ${String(config.User)}, not the computer's ${want.uid}:${want.gid}`;
+  if (!same(config.Entrypoint, [EGRESS_ENTRYPOINT])) return "has another entrypoint than the proxy's";
+  const network = want.testNetwork?.name ?? "bridge";
+  const networks = Object.keys(obj(obj(proxy.NetworkSettings).Networks));
+  if (host.NetworkMode !== network || !same(networks, [network])) return `is not on the ${network === "bridge" ? "default bridge" : `test network ${network}`} alone (${networks.join(", ") || "no network"})`;
+  if (Object.keys(obj(host.PortBindings)).length > 0 || host.PublishAllPorts === true) return "publishes a port";
+  if (host.ReadonlyRootfs !== true) return "has a writable root";
+  if (!same(host.CapDrop, ["ALL"]) || (Array.isArray(host.CapAdd) && host.CapAdd.length > 0) || host.Privileged === true) return "holds a capability (CapDrop ALL, nothing added, not privileged)";
+  if (!same(host.SecurityOpt, ["no-new-privileges"])) return "is not exactly no-new-privileges in its security options";
+  if (host.IpcMode !== "private" || host.CgroupnsMode !== "private") return "does not have private IPC and cgroup namespaces";
+  if (host.Memory !== EGRESS_BOUNDS.memory || host.MemorySwap !== EGRESS_BOUNDS.memory) return "is not bounded to 256 MiB with swap the same";
+  if (host.PidsLimit !== EGRESS_BOUNDS.pids) return `is not bounded to ${EGRESS_BOUNDS.pids} pids`;
+  if (host.CpuPeriod !== EGRESS_BOUNDS.cpuPeriod || host.CpuQuota !== EGRESS_BOUNDS.cpuQuota) return "is not bounded to half a CPU";
+  if (!same(host.Ulimits, [{ Name: "nofile", Hard: EGRESS_BOUNDS.openFiles, Soft: EGRESS_BOUNDS.openFiles }])) return `is not bounded to ${EGRESS_BOUNDS.openFiles} open files`;
+  const log = obj(host.LogConfig);
+  const logOptions = obj(log.Config);
+  if (log.Type !== "json-file" || Object.keys(logOptions).length !== 2 || logOptions["max-size"] !== "1m" || logOptions["max-file"] !== "2") return "does not have a json-file log of 1m and 2 files";
+  if (obj(host.RestartPolicy).Name !== "no") return "has a restart policy";
+  const mounts = Array.isArray(proxy.Mounts) ? proxy.Mounts.map(obj) : [];
+  const volume = egressName(want.computer);
+  if (mounts.length !== 1 || mounts[0]!.Type !== "volume" || mounts[0]!.Name !== volume || mounts[0]!.Destination !== EGRESS_MOUNT) return `does not mount exactly its volume ${volume} at ${EGRESS_MOUNT}`;
+  return undefined;
+}
+
+/** The proxy's list as read back, or why there is none. */
+export function proxyReadBack(proxy: unknown, want: EgressExpected): NetworkReadBack {
+  const other = (why: string) => ({ other: `network allow, but its egress proxy ${egressName(want.computer)} ${why}` });
+  if (proxy === undefined) return other("is gone");
+  const p = obj(proxy);
+  const problem = problemOf(p, want);
+  if (problem) return other(problem);
+  const flags = flagsOf(obj(p.Config).Cmd);
+  if (!flags) return other("runs another command than computerd egress");
+  const known = new Set(["--socket", "--deadline", "--allow", "--host-address", "--hint", "--reachable-for-tests"]);
+  const unknown = [...flags.keys()].find((k) => !known.has(k));
+  if (unknown) return other(`runs with ${unknown}, which the provider never gives`);
+  if (!same(flags.get("--socket"), [EGRESS_SOCKET])) return other(`does not listen on ${EGRESS_SOCKET}`);
+  if (!same(flags.get("--deadline"), [want.deadline])) return other("ends at another time than its computer");
+  const reach = flags.get("--reachable-for-tests");
+  if (reach && !(want.testNetwork && same(reach, [want.testNetwork.range]))) return other(`marks ${reach.join(", ")} reachable, a test-only setting this provider does not have`);
+  const refused = new Set(flags.get("--host-address") ?? []);
+  const missing = want.hostAddresses.filter((a) => !refused.has(a));
+  if (missing.length > 0) return other(`does not refuse the Docker host's addresses ${missing.join(", ")} (the host gained them after the proxy was made)`);
+  const list = checkAllowlist(flags.get("--allow") ?? [], want.testNetwork ? { testNetwork: want.testNetwork.range } : {});
+  if (!list.ok) return other(`holds a list check refuses: ${list.refusals.map((r) => r.message).join("; ")}`);
+  return { allow: list.entries };
+}

@@ -1,0 +1,108 @@
+// An allowlisted computer's egress parts as Engine API requests: the volume its proxy's socket
+// lives in, and the proxy container, hardened and bounded exactly as the spec lists. The
+// read-back (egress-readback.ts) holds a proxy to the same numbers.
+import { DEADLINE_LABEL } from "./constants.js";
+
+/** Every egress part carries the computer's name under this label: release and sweep find them by it. */
+export const EGRESS_LABEL = "agentrun.computer.egress";
+/** Where the egress volume is, in the proxy and (read-only) in the computer. */
+export const EGRESS_MOUNT = "/opt/agentrun/egress";
+/** The proxy's socket, which init --egress relays port 3128 to. */
+export const EGRESS_SOCKET = `${EGRESS_MOUNT}/egress.sock`;
+/** The proxy's binary inside its image (the image holds it alone). */
+export const EGRESS_ENTRYPOINT = "/computerd";
+
+const MIB = 1024 * 1024;
+/** The proxy's bounds: 256 MiB with swap the same, 64 pids, half a CPU, 1024 open files, a bounded log. */
+export const EGRESS_BOUNDS = {
+  memory: 256 * MIB,
+  pids: 64,
+  cpuPeriod: 100_000,
+  cpuQuota: 50_000,
+  openFiles: 1024,
+  log: { Type: "json-file", Config: { "max-size": "1m", "max-file": "2" } },
+} as const;
+
+export interface EgressPlan {
+  /** The computer's name; the parts are named <computer>-egress. */
+  computer: string;
+  uid: number;
+  gid: number;
+  /** The computer's deadline: the proxy ends then. */
+  deadline: string;
+  /** The list, normalized (checkAllowlist). */
+  allow: readonly string[];
+  /** The Docker host's own addresses, refused as this-host. */
+  hostAddresses: readonly string[];
+  /** The words every refusal adds (printable ASCII). */
+  hint: string;
+  /** The spec's labels (a run's among them), so releaseOlder and the sweep find the parts too. */
+  labels: Record<string, string>;
+  /** The proxy's image: the daemon alone, tagged by its hash (egress-image.ts). */
+  image: string;
+  /** The test-only seam: the test's own Docker network and its range (checkTestNetwork). */
+  testNetwork?: { name: string; range: string };
+}
+
+export const egressName = (computer: string) => `${computer}-egress`;
+
+export function egressLabels(plan: Pick<EgressPlan, "computer" | "deadline" | "labels">): Record<string, string> {
+  return { ...plan.labels, [EGRESS_LABEL]: plan.computer, [DEADLINE_LABEL]: plan.deadline };
+}
+
+/** POST /volumes/create: a tmpfs of 1 MiB, mode 0700, owned by the computer's uid:gid. */
+export function egressVolumeRequest(plan: EgressPlan) {
+  return {
+    Name: egressName(plan.computer),
+    Driver: "local",
+    DriverOpts: { type: "tmpfs", device: "tmpfs", o: `size=1m,uid=${plan.uid},gid=${plan.gid},mode=0700` },
+    Labels: egressLabels(plan),
+  };
+}
+
+/** The proxy's argv after its entrypoint: the list, the deadline, the host's addresses and the hint. */
+export function egressArgs(plan: EgressPlan): string[] {
+  return [
+    "egress",
+    "--socket",
+    EGRESS_SOCKET,
+    "--deadline",
+    plan.deadline,
+    ...plan.allow.flatMap((a) => ["--allow", a]),
+    ...plan.hostAddresses.flatMap((a) => ["--host-address", a]),
+    "--hint",
+    plan.hint,
+    ...(plan.testNetwork ? ["--reachable-for-tests", plan.testNetwork.range] : []),
+  ];
+}
+
+/** POST /containers/create: on the default bridge alone, no port published, as the computer's user, read-only and bounded. */
+export function egressProxyRequest(plan: EgressPlan) {
+  return {
+    name: egressName(plan.computer),
+    body: {
+      Image: plan.image,
+      User: `${plan.uid}:${plan.gid}`,
+      Labels: egressLabels(plan),
+      Entrypoint: [EGRESS_ENTRYPOINT],
+      Cmd: egressArgs(plan),
+      HostConfig: {
+        NetworkMode: plan.testNetwork?.name ?? "bridge",
+        ReadonlyRootfs: true,
+        CapDrop: ["ALL"],
+        SecurityOpt: ["no-new-privileges"],
+        IpcMode: "private",
+        CgroupnsMode: "private",
+        Memory: EGRESS_BOUNDS.memory,
+        MemorySwap: EGRESS_BOUNDS.memory,
+        PidsLimit: EGRESS_BOUNDS.pids,
+        CpuPeriod: EGRESS_BOUNDS.cpuPeriod,
+        CpuQuota: EGRESS_BOUNDS.cpuQuota,
+        Ulimits: [{ Name: "nofile", Soft: EGRESS_BOUNDS.openFiles, Hard: EGRESS_BOUNDS.openFiles }],
+        LogConfig: EGRESS_BOUNDS.log,
+        RestartPolicy: { Name: "no" },
+        Mounts: [{ Type: "volume", Source: egressName(plan.computer), Target: EGRESS_MOUNT, ReadOnly: false }],
+      },
+    },
+  };
+}

@@ -1,0 +1,73 @@
+// The Docker host's own addresses, which every egress proxy refuses as this-host. Docker does
+// not report them: the provider passes this machine's interface addresses, which are the Docker
+// host's only when the provider runs on it. In a container (its signs read under hostRoot) an
+// allowlist needs egress.hostAddresses; and an address on no interface (a cloud's NAT'd public
+// IP) is never seen, so it belongs in egress.hostAddresses too.
+import { readFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
+import { join } from "node:path";
+import { fail, ok, type Result } from "../result.js";
+import { classify, formatAddress, parseAddress, unmap } from "./address.js";
+
+export interface HostAddressOptions {
+  /** The host's addresses as the caller knows them (IP addresses), beside this machine's own. */
+  hostAddresses?: readonly string[];
+  /** The root the container signs are read under (default /), for tests and embedders. */
+  hostRoot?: string;
+  /** This machine's interfaces (default os.networkInterfaces()), for tests. */
+  interfaces?: ReturnType<typeof networkInterfaces>;
+}
+
+/** The sign that this process runs in a container, in words, or undefined on a plain host. */
+export function containerSign(hostRoot = "/"): string | undefined {
+  for (const file of ["/.dockerenv", "/run/.containerenv"]) {
+    try {
+      readFileSync(join(hostRoot, file));
+      return `${file} is there`;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EISDIR") return `${file} is there`;
+    }
+  }
+  let cgroup = "";
+  try {
+    cgroup = readFileSync(join(hostRoot, "/proc/self/cgroup"), "utf8");
+  } catch {
+    return undefined;
+  }
+  const line = cgroup.split("\n").find((l) => /\/(docker|containerd|kubepods|libpod|lxc)[/-]/.test(l));
+  return line ? `its cgroup (/proc/self/cgroup) is a container's: ${line.trim()}` : undefined;
+}
+
+/**
+ * The addresses a proxy refuses as this host's: every public interface address of this machine,
+ * then the caller's. In a container the caller's are required; an entry that is
+ * not an IP address is refused in words.
+ */
+export function hostAddresses(options: HostAddressOptions = {}): Result<string[]> {
+  const given: string[] = [];
+  for (const text of options.hostAddresses ?? []) {
+    const a = typeof text === "string" ? parseAddress(text) : undefined;
+    if (!a) return fail("invalid", `egress.hostAddresses holds ${JSON.stringify(text)}, which is not an IP address`, { field: "egress.hostAddresses" });
+    given.push(formatAddress(unmap(a)));
+  }
+  if (given.length === 0) {
+    const sign = containerSign(options.hostRoot);
+    if (sign) {
+      return fail(
+        "unsupported",
+        `an allowlist needs the Docker host's own addresses, and this provider runs in a container (${sign}), so its interfaces are not the host's: give egress.hostAddresses (the host's IP addresses, its public and NAT'd ones too)`,
+        { field: "network" },
+      );
+    }
+  }
+  const own: string[] = [];
+  for (const list of Object.values(options.interfaces ?? networkInterfaces())) {
+    for (const i of list ?? []) {
+      const a = parseAddress(i.address.split("%")[0]!);
+      // Only a public address needs naming: every other class is refused by the table already,
+      // and the host's veths come and go with its containers.
+      if (!i.internal && a && classify(a) === "public") own.push(formatAddress(unmap(a)));
+    }
+  }
+  return ok([...new Set([...own, ...given])].sort());
+}
