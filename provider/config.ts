@@ -15,14 +15,37 @@ export const DockerSettings = z.strictObject({
   egress: z.strictObject({ hostAddresses: z.array(z.string()).optional(), hint: z.string().optional() }).optional(),
 });
 
+/** agentrun:modal: the token (secrets), the app and environment, and the daemon's source. */
+export const ModalSettings = z.strictObject({
+  tokenId: z.string().min(1).optional(),
+  tokenSecret: z.string().min(1).optional(),
+  app: z.string().min(1).optional(),
+  environment: z.string().min(1).optional(),
+  serverUrl: z.string().optional(),
+  daemonPath: z.string().optional(),
+  daemonImage: z.string().optional(),
+  user: z.string().optional(),
+  /** Tests only: the Docker-backed fake's module; refused unless the plugin's test flag is on. */
+  testSdk: z.string().optional(),
+});
+
 const Settings = z.strictObject({
   docker: DockerSettings.optional(),
+  modal: ModalSettings.optional(),
 });
+
+/** The keys the plugin treats as secrets: they never reach a message or a log. */
+export const SECRET_SETTINGS = ["modal.tokenId", "modal.tokenSecret"] as const;
+
+export interface SettingsOptions {
+  /** The plugin's test flag (AGENTRUN_COMPUTER_TEST=1): only then may a setting point a provider at a fake. */
+  test?: boolean;
+}
 
 export type Settings = z.infer<typeof Settings>;
 
 /** Parses PULUMI_CONFIG's text. A config value is a string: objects arrive as JSON text. */
-export function settingsFrom(configJson: string | undefined): { ok: true; value: Settings } | { ok: false; message: string } {
+export function settingsFrom(configJson: string | undefined, options: SettingsOptions = {}): { ok: true; value: Settings } | { ok: false; message: string } {
   if (!configJson) return { ok: true, value: {} };
   let raw: Record<string, unknown>;
   try {
@@ -41,6 +64,9 @@ export function settingsFrom(configJson: string | undefined): { ok: true; value:
     // Names the keys only: a value could be a secret put in the wrong place.
     const keys = parsed.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys.map((k) => [...i.path, k].join(".")) : [i.path.join(".")]));
     return { ok: false, message: unknownSettings(keys, settingsTaken()) };
+  }
+  if (parsed.data.modal?.testSdk !== undefined && !options.test) {
+    return { ok: false, message: "agentrun:modal.testSdk points the plugin at a fake of Modal, for tests only: it is refused unless the plugin's test flag (AGENTRUN_COMPUTER_TEST=1) is on" };
   }
   return { ok: true, value: parsed.data };
 }

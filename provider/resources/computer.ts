@@ -197,7 +197,8 @@ function declaredLabels(declared: Record<string, string>, read: Record<string, s
 
 function outputsOf(declared: Inputs, o: ReadBack, labels: Record<string, string> | undefined): Props {
   const outs: Props = {
-    ...inputsReadBack(declared, o.ref.spec, o.hello, labels),
+    // A size neither declared nor read back (a provider with no default for it) is no output.
+    ...withoutUndefined(inputsReadBack(declared, o.ref.spec, o.hello, labels)),
     name: o.ref.name,
     vendorId: o.ref.id,
     state: o.state,
@@ -268,7 +269,7 @@ async function read(ctx: Context, id: string, props: Props) {
   const outs = outputsOf(declared, o, labels);
   // The name stays the one it was made as, so the rename stays drift on every refresh until replaced.
   if (made !== undefined) outs.name = made;
-  const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);
+  const inputs = withoutUndefined(inputsReadBack(declared, o.ref.spec, o.hello, labels));
   // A resource keeps its id whatever the computer is called now; an import takes the name read.
   return { id: made === undefined ? o.ref.name : id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }

@@ -36,6 +36,10 @@ describe("the YAML examples and the root stack", async () => {
       const env = pulumiEnv(work, join(work, "home"));
       const pulumi = (...args: string[]) => execa(`${tools.pulumiBin}/pulumi`, [...args, "--non-interactive"], { cwd: join(work, "project"), env, reject: false });
       expect((await pulumi("stack", "init", "example")).exitCode).toBe(0);
+      // A Modal example previews with a stand-in token: preview's checks make no vendor call.
+      for (const [key, value, secret] of [["tokenId", "ak-example", true], ["tokenSecret", "as-example", true], ["app", "agentrun-example", false]] as const) {
+        expect((await pulumi("config", "set", "--stack", "example", "--path", ...(secret ? ["--secret"] : []), `agentrun:modal.${key}`, value)).exitCode).toBe(0);
+      }
       const preview = await pulumi("preview", "--stack", "example");
       expect(preview.stderr + preview.stdout).not.toMatch(/error:/);
       expect(preview.exitCode).toBe(0);
