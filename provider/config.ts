@@ -71,9 +71,17 @@ export function settingsFrom(configJson: string | undefined, options: SettingsOp
   return { ok: true, value: parsed.data };
 }
 
+/** Keys for tests alone, never offered to a stack's user. */
+const TEST_SETTINGS = new Set(["modal.testSdk"]);
+
 /** Each provider's settings keys, as the stack's user writes them (agentrun:<provider>.<key>). */
-function settingsTaken(): Record<string, string[]> {
-  return Object.fromEntries(Object.entries(Settings.shape).map(([provider, schema]) => [provider, Object.keys(schema.unwrap().shape)]));
+export function settingsTaken(): Record<string, string[]> {
+  return Object.fromEntries(
+    Object.entries(Settings.shape).map(([provider, schema]) => [
+      provider,
+      Object.keys(schema.unwrap().shape).filter((key) => !TEST_SETTINGS.has(`${provider}.${key}`)),
+    ]),
+  );
 }
 
 function safeJson(text: string): unknown {

@@ -1,21 +1,24 @@
 // The words a stack's user meets: the library's refusals of their settings, said as the
 // `pulumi config` lines that change them. The refusals are the library's own, made here.
 import { describe, expect, it } from "vitest";
-import { DockerSettings, settingsFrom } from "../../provider/config.js";
+import { settingsFrom, settingsTaken } from "../../provider/config.js";
 import { vendors } from "../../provider/vendors.js";
 import { forStack, settingsRefused } from "../../provider/words.js";
-import { providerFromSettings } from "../../src/providers.js";
+import { PROVIDER_IDS, providerFromSettings } from "../../src/providers.js";
 
 describe("settings the plugin does not take", () => {
-  it("names each key with the line that removes it, and the keys it takes", () => {
+  it("names each key with the line that removes it, and the keys it takes (never a test-only one)", () => {
     const read = settingsFrom(JSON.stringify({ "agentrun:docker": JSON.stringify({ imag: "x" }), "agentrun:dockr": "{}" }));
     expect(read).toEqual({
       ok: false,
       message:
         "the stack's agentrun config has settings this plugin does not take or cannot read: agentrun:docker.imag, agentrun:dockr; " +
         "remove each (`pulumi config rm --path agentrun:docker.imag`, `pulumi config rm --path agentrun:dockr`), " +
-        `or set one it takes (agentrun:docker.{${Object.keys(DockerSettings.shape).join(",")}}) with \`pulumi config set --path agentrun:<provider>.<key> <value>\``,
+        `or set one it takes (${Object.entries(settingsTaken()).map(([p, keys]) => `agentrun:${p}.{${keys.join(",")}}`).join(", ")}) ` +
+        "with `pulumi config set --path agentrun:<provider>.<key> <value>`",
     });
+    expect(read.ok || read.message).toContain("agentrun:modal.{tokenId,tokenSecret,");
+    expect(read.ok || read.message).not.toContain("testSdk");
   });
 });
 
@@ -32,7 +35,7 @@ describe("settings the provider refuses", () => {
 
   it("an unknown provider id keeps the registry's words: it is a Computer's input, not a setting", async () => {
     const plugin = await vendors({})("nimbus");
-    expect(plugin.ok || plugin.error.message).toBe('there is no provider "nimbus": the registry holds docker');
+    expect(plugin.ok || plugin.error.message).toBe(`there is no provider "nimbus": the registry holds ${PROVIDER_IDS.join(", ")}`);
   });
 
   it("a refusal no rule knows keeps the library's words", () => {
