@@ -2,6 +2,7 @@
 // engine hands them to the plugin as JSON in PULUMI_CONFIG (decrypted; keys as "agentrun:docker"
 // or bare); a plugin started just for its schema gets none, which is no error.
 import { z } from "zod";
+import { unknownSettings } from "./words.js";
 
 export const DockerSettings = z.strictObject({
   user: z.string().optional(),
@@ -14,6 +15,20 @@ export const DockerSettings = z.strictObject({
   egress: z.strictObject({ hostAddresses: z.array(z.string()).optional(), hint: z.string().optional() }).optional(),
 });
 
+/** agentrun:modal: the token (secrets), the app and environment, and the daemon's source. */
+export const ModalSettings = z.strictObject({
+  tokenId: z.string().min(1).optional(),
+  tokenSecret: z.string().min(1).optional(),
+  app: z.string().min(1).optional(),
+  environment: z.string().min(1).optional(),
+  serverUrl: z.string().optional(),
+  daemonPath: z.string().optional(),
+  daemonImage: z.string().optional(),
+  user: z.string().optional(),
+  /** Tests only: the Docker-backed fake's module; refused unless the plugin's test flag is on. */
+  testSdk: z.string().optional(),
+});
+
 /** agentrun:daytona: the key (a secret), the API's URL, the runner region and the sandbox class. */
 export const DaytonaSettings = z.strictObject({
   apiKey: z.string().min(1).optional(),
@@ -24,13 +39,22 @@ export const DaytonaSettings = z.strictObject({
 
 const Settings = z.strictObject({
   docker: DockerSettings.optional(),
+  modal: ModalSettings.optional(),
   daytona: DaytonaSettings.optional(),
 });
+
+/** The keys the plugin treats as secrets: they never reach a message or a log. */
+export const SECRET_SETTINGS = ["modal.tokenId", "modal.tokenSecret"] as const;
+
+export interface SettingsOptions {
+  /** The plugin's test flag (AGENTRUN_COMPUTER_TEST=1): only then may a setting point a provider at a fake. */
+  test?: boolean;
+}
 
 export type Settings = z.infer<typeof Settings>;
 
 /** Parses PULUMI_CONFIG's text. A config value is a string: objects arrive as JSON text. */
-export function settingsFrom(configJson: string | undefined): { ok: true; value: Settings } | { ok: false; message: string } {
+export function settingsFrom(configJson: string | undefined, options: SettingsOptions = {}): { ok: true; value: Settings } | { ok: false; message: string } {
   if (!configJson) return { ok: true, value: {} };
   let raw: Record<string, unknown>;
   try {
@@ -47,10 +71,26 @@ export function settingsFrom(configJson: string | undefined): { ok: true; value:
   const parsed = Settings.safeParse(ours);
   if (!parsed.success) {
     // Names the keys only: a value could be a secret put in the wrong place.
-    const where = parsed.error.issues.map((i) => `agentrun:${i.path.join(".")}`).join(", ");
-    return { ok: false, message: `the stack's agentrun config has settings this plugin does not take or cannot read: ${where}` };
+    const keys = parsed.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys.map((k) => [...i.path, k].join(".")) : [i.path.join(".")]));
+    return { ok: false, message: unknownSettings(keys, settingsTaken()) };
+  }
+  if (parsed.data.modal?.testSdk !== undefined && !options.test) {
+    return { ok: false, message: "agentrun:modal.testSdk points the plugin at a fake of Modal, for tests only: it is refused unless the plugin's test flag (AGENTRUN_COMPUTER_TEST=1) is on" };
   }
   return { ok: true, value: parsed.data };
+}
+
+/** Keys for tests alone, never offered to a stack's user. */
+const TEST_SETTINGS = new Set(["modal.testSdk"]);
+
+/** Each provider's settings keys, as the stack's user writes them (agentrun:<provider>.<key>). */
+export function settingsTaken(): Record<string, string[]> {
+  return Object.fromEntries(
+    Object.entries(Settings.shape).map(([provider, schema]) => [
+      provider,
+      Object.keys(schema.unwrap().shape).filter((key) => !TEST_SETTINGS.has(`${provider}.${key}`)),
+    ]),
+  );
 }
 
 function safeJson(text: string): unknown {

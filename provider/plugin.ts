@@ -3,6 +3,8 @@ import type { Provider } from "@pulumi/pulumi/provider/index.js";
 import type { Settings } from "./config.js";
 import { typeOf, type Context, type ResourceHandler } from "./resource.js";
 import { vendors } from "./vendors.js";
+import { inStackWords } from "./words.js";
+import type { EngineLog } from "./engine-log.js";
 import type { Props } from "./secrets.js";
 
 /**
@@ -15,10 +17,18 @@ export const resources: Record<string, () => Promise<ResourceHandler>> = {
   "agentrun:index:RunEpoch": async () => (await import("./resources/run-epoch.js")).runEpoch,
 };
 
-export function makeProvider(opts: { version: string; schema: string; settings: { ok: true; value: Settings } | { ok: false; message: string } }): Provider {
+export function makeProvider(opts: {
+  version: string;
+  schema: string;
+  settings: { ok: true; value: Settings } | { ok: false; message: string };
+  /** Lines to the engine against a URN (progress on a resource's line); absent, none are said. */
+  log?: EngineLog;
+}): Provider {
   const settings = opts.settings.ok ? opts.settings.value : {};
   const cancel = new AbortController();
   const ctx: Context = { settings, vendor: vendors(settings), signal: cancel.signal };
+  // A step's context: what it says goes on its resource's line.
+  const at = (urn: string): Context => (opts.log ? { ...ctx, say: (message) => opts.log!(urn, message, true) } : ctx);
   const handler = async (urn: string): Promise<ResourceHandler> => {
     // Bad config is refused where the user sees it: at the first resource that needs it.
     if (!opts.settings.ok) throw new Error(opts.settings.message);
@@ -34,11 +44,17 @@ export function makeProvider(opts: { version: string; schema: string; settings: 
       if (!opts.settings.ok) return { failures: [{ property: "", reason: opts.settings.message }] };
       return (await handler(urn)).check(ctx, olds ?? {}, news ?? {});
     },
-    diff: async (id, urn, olds: Props, news: Props) => (await handler(urn)).diff(ctx, id, olds ?? {}, news ?? {}),
-    create: async (urn, inputs: Props) => (await handler(urn)).create(ctx, inputs ?? {}),
-    read: async (id, urn, props?: Props) => (await handler(urn)).read(ctx, id, props ?? {}),
-    update: async (id, urn, olds: Props, news: Props) => (await handler(urn)).update(ctx, id, olds ?? {}, news ?? {}),
-    delete: async (id, urn, props: Props) => (await handler(urn)).delete(ctx, id, props ?? {}),
+    // A library refusal a stack's user meets is said in their terms (words.ts).
+    diff: async (id, urn, olds: Props, news: Props) =>
+      inStackWords(settings, async () => (await handler(urn)).diff(ctx, id, olds ?? {}, news ?? {})),
+    create: async (urn, inputs: Props) =>
+      inStackWords(settings, async () => (await handler(urn)).create(at(urn), inputs ?? {})),
+    read: async (id, urn, props?: Props) =>
+      inStackWords(settings, async () => (await handler(urn)).read(at(urn), id, props ?? {})),
+    update: async (id, urn, olds: Props, news: Props) =>
+      inStackWords(settings, async () => (await handler(urn)).update(at(urn), id, olds ?? {}, news ?? {})),
+    delete: async (id, urn, props: Props) =>
+      inStackWords(settings, async () => (await handler(urn)).delete(at(urn), id, props ?? {})),
     // The engine's cancel (a second Ctrl-C) ends every vendor call in flight.
     cancel: async () => cancel.abort(new Error("the Pulumi engine cancelled the operation")),
   };

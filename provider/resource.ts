@@ -5,6 +5,7 @@ import type { CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult } 
 import type { ComputerProvider } from "../src/provider.js";
 import { orThrow } from "../src/result.js";
 import type { Settings } from "./config.js";
+import type { Say } from "./progress.js";
 import type { Props } from "./secrets.js";
 import type { Vendors } from "./vendors.js";
 
@@ -14,6 +15,8 @@ export interface Context {
   vendor: Vendors;
   /** Aborted when the engine cancels the operation (Ctrl-C): every vendor call takes it. */
   signal: AbortSignal;
+  /** Says a line on this resource's line in the engine (a long wait's reason); absent outside a step. */
+  say?: Say;
 }
 
 export interface ResourceHandler {

@@ -6,6 +6,7 @@ import { homedir } from "node:os";
 import type { ComputerProvider } from "../src/provider.js";
 import type { Result } from "../src/result.js";
 import type { Settings } from "./config.js";
+import { settingsRefused } from "./words.js";
 
 export type Vendors = (id: string) => Promise<Result<ComputerProvider>>;
 
@@ -17,7 +18,9 @@ export function vendors(settings: Settings): Vendors {
     if (!p) {
       // The plugin's environment is the user's shell's (the Pulumi engine passes it on): a setting a
       // vendor's own CLI reads from there defaults the same way (Docker's engine: DOCKER_HOST).
-      p = import("../src/providers.js").then(({ providerFromSettings }) => providerFromSettings(id, byId[id] ?? {}, { env: process.env, home: homedir() }));
+      p = import("../src/providers.js").then(({ providerFromSettings }) => providerFromSettings(id, byId[id] ?? {}, { env: process.env, home: homedir() }))
+        // Refused settings come from the stack's config: say so in the lines that change it.
+        .then((made) => (made.ok || made.error.field === "provider" ? made : { ok: false as const, error: settingsRefused(id, made.error) }));
       made.set(id, p);
     }
     return p;

@@ -14,7 +14,7 @@ import ts from "typescript";
 
 /** The two allowed uses: [file, function, variable]. */
 export const ALLOWED = [
-  ["src/modal.ts", "modalClient", "MODAL_SERVER_URL"],
+  ["src/modal/client.ts", "modalClient", "MODAL_SERVER_URL"],
   ["src/e2b.ts", "ambientProblem", "E2B_SANDBOX_URL"],
 ];
 

@@ -10,12 +10,26 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
 # step [--into VAR] NAME CMD...: runs CMD, saying how long it took only when it did real work
 # (CMD returns 0 after work, 10 when everything was already there). With --into, CMD's stdout is
-# its result, kept in VAR.
+# its result, kept in VAR. With AGENTRUN_SETUP_LOG set (npm run up), every step says one line with
+# its time, and CMD's own output (Go module downloads, compilers, apt) goes to that log instead.
 step() {
   local into=""
   if [ "$1" = --into ]; then into="$2"; shift 2; fi
   local name="$1"; shift
   local t0=$SECONDS rc=0 result=""
+  if [ -n "${AGENTRUN_SETUP_LOG:-}" ]; then
+    printf '[setup] %s … ' "$name" >&2
+    printf '\n== %s (%s)\n' "$name" "$(date -u +%H:%M:%S)" >>"$AGENTRUN_SETUP_LOG"
+    if [ -n "$into" ]; then result="$("$@" 2>>"$AGENTRUN_SETUP_LOG")" || rc=$?; else "$@" >>"$AGENTRUN_SETUP_LOG" 2>&1 || rc=$?; fi
+    if [ "$rc" != 0 ] && [ "$rc" != 10 ]; then
+      printf 'failed (exit %s) after %s s\n' "$rc" "$((SECONDS - t0))" >&2
+      tail -n 15 "$AGENTRUN_SETUP_LOG" | sed 's/^/  | /' >&2
+      die "$name failed; the lines above are the end of $AGENTRUN_SETUP_LOG"
+    fi
+    if [ "$rc" = 0 ]; then printf 'ready in %s s\n' "$((SECONDS - t0))" >&2; else printf 'already there (%s s)\n' "$((SECONDS - t0))" >&2; fi
+    if [ -n "$into" ]; then printf -v "$into" '%s' "$result"; fi
+    return 0
+  fi
   if [ -n "$into" ]; then result="$("$@")" || rc=$?; else "$@" || rc=$?; fi
   if [ "$rc" != 0 ] && [ "$rc" != 10 ]; then die "$name failed (exit $rc); the lines above say why"; fi
   if [ -n "$into" ]; then printf -v "$into" '%s' "$result"; fi

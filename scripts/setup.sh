@@ -26,10 +26,22 @@ typescript() {
   say "compiling the TypeScript (tsc)"
   rm -rf dist/src dist/provider
   npx tsc -p tsconfig.json || die "tsc failed; fix the errors above"
+  chmod +x dist/src/cli/program.js # the agentrun bin: npx runs it as a program
   touch dist/.tsc-stamp
 }
 
+# tmux: the tests drive `agentrun shell` through a real terminal it holds (and resize it).
+tmux_tool() {
+  command -v tmux >/dev/null && return 10
+  [ "$(id -u)" = 0 ] || die "tmux is missing; run as root: apt-get install tmux"
+  say "installing tmux (apt-get)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null \
+    || { apt-get update -qq >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null; } \
+    || die "apt-get install tmux failed"
+}
+
 step "node modules" node_modules
+step "tmux (for the shell tests)" tmux_tool
 step "Docker engine" bash scripts/setup-docker.sh
 step "computerd (dist/computerd-linux-amd64, -arm64)" bash scripts/build-daemon.sh
 step --into PULUMI_BIN "Pulumi CLI" bash scripts/setup-pulumi.sh

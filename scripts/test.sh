@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's test command: set-up, then the daemon's Go tests, the conformance suite on Docker
-# and on the Daytona fake (each must print core PASS and exit 0), and every vitest suite (unit, integration against the real
+# and on Modal's Docker-backed fake and the Daytona fake (each must print core PASS and exit 0), and every vitest suite (unit, integration against the real
 # Docker engine, end to end through the real Pulumi engine).
 # Fails when a suite fails or ran no test; ends with one "N passed, N failed" line.
 set -euo pipefail
@@ -31,6 +31,12 @@ desk_pid=$!
 wait "$conf_pid"; conf_rc=$?
 wait "$desk_pid"; desk_rc=$?
 wait "$day_pid"; day_rc=$?
+# Modal on the Docker-backed fake: its sandboxes carry a run label only this run's do, and go by it.
+modal_run="ci-$(date +%s)-$$"
+AGENTRUN_MODAL_FAKE_RUN="$modal_run" node dist/src/conformance/cli.js --provider ./dist/test/fakes/modal-conformance.js >"$out/conformance-modal.txt" 2>&1
+modal_rc=$?
+left="$(docker ps -aq --filter "label=agentrun.test.modal-fake=$modal_run")"
+[ -z "$left" ] || docker rm --force $left >/dev/null
 set -e
 cat "$out/conformance.txt"
 conf_ok=0
@@ -46,6 +52,11 @@ if [ "$day_rc" != 0 ] || ! grep -q '^core PASS ' "$out/conformance-daytona.txt" 
   say "conformance on the Daytona fake did not print core PASS and exit 0 (it exited $day_rc)"; tail -n 30 "$out/daytona-vitest.txt"; conf_ok=1
 fi
 
+cat "$out/conformance-modal.txt"
+if [ "$modal_rc" != 0 ] || ! grep -q '^core PASS ' "$out/conformance-modal.txt"; then
+  say "conformance on Modal's Docker-backed fake did not print core PASS and exit 0 (it exited $modal_rc)"; conf_ok=1
+fi
+
 say "vitest"
 set +e
 npx vitest run --exclude test/integration/daytona-conformance.test.ts --reporter=default --reporter=json --outputFile.json="$out/vitest.json" "$@"; vt_rc=$?
@@ -59,5 +70,6 @@ echo "go: $go_pass passed, $go_fail failed; vitest: $vt_pass passed, $vt_fail fa
 [ "$vt_pass" -gt 0 ] || { say "vitest ran no test"; vt_rc=1; }
 echo "conformance on Docker: $(grep '^core ' "$out/conformance.txt" | tail -n1 || echo 'no verdict')"
 echo "conformance on the Daytona fake: $(grep '^core ' "$out/conformance-daytona.txt" 2>/dev/null | tail -n1 || echo 'no verdict')"
+echo "conformance on Modal's fake: $(grep '^core ' "$out/conformance-modal.txt" | tail -n1 || echo 'no verdict')"
 echo "tests: $((go_pass + vt_pass)) passed, $((go_fail + vt_fail)) failed"
 [ "$go_rc" = 0 ] && [ "$vt_rc" = 0 ] && [ "$conf_ok" = 0 ]

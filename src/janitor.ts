@@ -17,13 +17,15 @@ export interface Swept {
 
 const named = (names: string[]) => (names.length > 0 ? names.join(", ") : "none");
 
-/**
- * Deletes every computer the provider lists (with labels, all by default) whose deadline is at or
- * before now, or missing, or unreadable (more than maxLifetimeMs and a minute ahead: no computer
- * the provider made carries one), running or stopped. Refuses a provider whose vendor ends its
- * computers itself.
- */
-export async function sweep(provider: ComputerProvider, options: SweepOptions = {}): Promise<Result<Swept>> {
+/** What a sweep would delete and how many it would keep, by the same rule, deleting nothing (a dry run). */
+export interface SweepPlan {
+  /** The computers due: past their deadline, or with none that could be read. */
+  due: ComputerInfo[];
+  kept: number;
+}
+
+/** The sweep's list and rule alone: what sweep(provider, options) would delete now, and nothing deleted. */
+export async function sweepPlan(provider: ComputerProvider, options: SweepOptions = {}): Promise<Result<SweepPlan>> {
   const { labels, signal } = options;
   const now = options.now ?? new Date();
   const capabilities = provider.capabilities();
@@ -36,12 +38,26 @@ export async function sweep(provider: ComputerProvider, options: SweepOptions = 
   const listed = await provider.list(labels, { signal });
   if (!listed.ok) return listed;
   const latest = now.getTime() + capabilities.maxLifetimeMs + CLOCK_SKEW_MS;
-  const due = (info: ComputerInfo) => {
+  const isDue = (info: ComputerInfo) => {
     const at = info.deadline?.getTime();
     return at === undefined || Number.isNaN(at) || at <= now.getTime() || at > latest;
   };
-  const doomed = listed.value.filter(due);
-  const kept = listed.value.length - doomed.length;
+  const due = listed.value.filter(isDue);
+  return ok({ due, kept: listed.value.length - due.length });
+}
+
+/**
+ * Deletes every computer the provider lists (with labels, all by default) whose deadline is at or
+ * before now, or missing, or unreadable (more than maxLifetimeMs and a minute ahead: no computer
+ * the provider made carries one), running or stopped. Refuses a provider whose vendor ends its
+ * computers itself.
+ */
+export async function sweep(provider: ComputerProvider, options: SweepOptions = {}): Promise<Result<Swept>> {
+  const { signal } = options;
+  const now = options.now ?? new Date();
+  const planned = await sweepPlan(provider, { ...options, now });
+  if (!planned.ok) return planned;
+  const { due: doomed, kept } = planned.value;
   const deleted: string[] = [];
   const left: string[] = [];
   for (const info of doomed) {

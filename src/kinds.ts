@@ -180,7 +180,8 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     id: "modal",
     label: "Modal",
     keys: required("MODAL_TOKEN_ID", "MODAL_TOKEN_SECRET"),
-    mounts: ["archil"],
+    // An Archil mount is not built on Modal yet: its computers take none.
+    mounts: [],
     metered: true,
     capabilities: [LINUX],
     defaultImage: { sandbox: MODAL_DEFAULT_IMAGE },

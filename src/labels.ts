@@ -1,5 +1,5 @@
 // The run and epoch labels: the one fence for runs and computers, set in this one place.
-import { fail, ok, type Result } from "./result.js";
+import { fail, ok, type Refusal, type Result } from "./result.js";
 
 /** The run's id. */
 export const RUN_LABEL = "agentrun.run";
@@ -42,4 +42,22 @@ export function epochOf(labels: Record<string, string | undefined>): Result<numb
   const epoch = Number(value);
   if (epoch > MAX_EPOCH) return fail("invalid", `the ${EPOCH_LABEL} label reads ${shown}, past the largest epoch, 2^53 - 1`);
   return ok(epoch);
+}
+
+/**
+ * A spec's labels, each refused in words: an object of strings, keys non-empty with no NUL, = or
+ * space, none in the provider's own namespace (agentrun.computer and below).
+ */
+export function labelRefusals(labels: unknown, namespace: string): Refusal[] {
+  if (typeof labels !== "object" || labels === null || Array.isArray(labels)) return [{ field: "labels", message: "labels is an object of strings" }];
+  const out: Refusal[] = [];
+  for (const [key, value] of Object.entries(labels)) {
+    if (key.length === 0 || key.includes("\0") || key.includes("=") || /\s/.test(key)) {
+      out.push({ field: "labels", message: "a label's key is a non-empty string with no NUL, = or space" });
+    } else if (key === namespace || key.startsWith(`${namespace}.`)) {
+      out.push({ field: "labels", message: `the label ${key} is in the provider's own namespace (${namespace}); choose another key` });
+    }
+    if (typeof value !== "string" || value.includes("\0")) out.push({ field: "labels", message: `the label ${key.replace(/\0/g, "")} is a string with no NUL` });
+  }
+  return out;
 }

@@ -170,6 +170,13 @@ export interface ScreenWatch {
   close(): Promise<void>;
 }
 
+export interface ImageOptions extends CallOptions {
+  /** Told once when the provider starts to build or pull the image (a wait worth saying), with its tag. */
+  onWait?: (making: "build" | "pull", tag: string) => void;
+  /** Told each step of a build as it starts, where the vendor numbers them. */
+  onStep?: (step: { step: number; of: number; line: string }) => void;
+}
+
 export interface SweepOptions extends CallOptions {
   labels?: Record<string, string>;
   now?: Date;
@@ -191,7 +198,7 @@ export interface ComputerProvider {
   /** attach without the refusal: what a drifted computer is, for a caller that shows drift (refresh). */
   read?(by: AttachBy, options?: CallOptions): Promise<Result<ReadBack>>;
   /** The provider's own image made ready, for a spec that names none (Docker: its recipe). */
-  image?(options?: CallOptions): Promise<Result<string>>;
+  image?(options?: ImageOptions): Promise<Result<string>>;
   list(labels?: Record<string, string>, options?: CallOptions): Promise<Result<ComputerInfo[]>>;
   /** Reads the network back; with a policy, moves the computer to it or refuses with it unchanged. */
   network(ref: ComputerRef, policy?: NetworkPolicy, options?: CallOptions): Promise<Result<NetworkReadBack>>;

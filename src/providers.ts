@@ -6,6 +6,7 @@ import { fail, ok, type Result } from "./result.js";
 
 export const providers = {
   docker: () => import("./docker/index.js"),
+  modal: () => import("./modal/index.js"),
   daytona: () => import("./daytona/index.js"),
 } satisfies Record<string, () => Promise<ProviderModule<never>>>;
 

@@ -13,6 +13,7 @@ import { ResultFailure, orThrow } from "../../src/result.js";
 import { normalUser } from "../../src/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
+import { type Say, type Ticker, ticker, whileWaiting } from "../progress.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
@@ -198,7 +199,8 @@ function declaredLabels(declared: Record<string, string>, read: Record<string, s
 
 function outputsOf(declared: Inputs, o: ReadBack, labels: Record<string, string> | undefined): Props {
   const outs: Props = {
-    ...inputsReadBack(declared, o.ref.spec, o.hello, labels),
+    // A size neither declared nor read back (a provider with no default for it) is no output.
+    ...withoutUndefined(inputsReadBack(declared, o.ref.spec, o.hello, labels)),
     name: o.ref.name,
     vendorId: o.ref.id,
     state: o.state,
@@ -220,9 +222,19 @@ const DERIVED: Record<string, readonly string[]> = {
 };
 
 /** The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). */
-async function defaultImage(provider: ComputerProvider, signal: AbortSignal): Promise<string> {
+async function defaultImage(provider: ComputerProvider, signal: AbortSignal, say: Say | undefined): Promise<string> {
   if (!provider.image) throw new Error(`the ${provider.id} provider has no image of its own: declare image`);
-  return orThrow(await provider.image({ signal }));
+  // Said only when the provider builds or pulls: an image already there takes no time worth saying.
+  let waiting: Ticker | undefined;
+  const onWait = (making: "build" | "pull", tag: string) => {
+    if (say) waiting = ticker(say, `${making === "build" ? "building" : "pulling"} the computers' image ${tag} (once; later computers reuse it)`);
+  };
+  const onStep = ({ step, of, line }: { step: number; of: number; line: string }) => waiting?.now(`step ${step} of ${of} (${line})`);
+  try {
+    return orThrow(await provider.image({ signal, onWait, onStep }));
+  } finally {
+    waiting?.stop();
+  }
 }
 
 async function create(ctx: Context, raw: Props) {
@@ -230,8 +242,8 @@ async function create(ctx: Context, raw: Props) {
   const inputs = plain as Inputs;
   const provider = await vendorOf(ctx, inputs.provider);
   const signal = bounded(ctx, CREATE_MS);
-  inputs.image ??= await defaultImage(provider, signal);
-  const made = orThrow(await provider.create(specOf(inputs), { signal }));
+  inputs.image ??= await defaultImage(provider, signal, ctx.say);
+  const made = orThrow(await whileWaiting(ctx.say, `waiting for the ${provider.id} computer to start and its daemon to answer`, () => provider.create(specOf(inputs), { signal })));
   // create ends with the drift check, hello included: what it made is what was declared.
   const outs = outputsOf(inputs, { ref: made, state: "running", labels: inputs.labels, hello: made.hello, drift: [] }, inputs.labels);
   return { id: made.name, outs: wrapDerived(outs, secretKeys, DERIVED) };
@@ -259,7 +271,7 @@ async function read(ctx: Context, id: string, props: Props) {
   const outs = outputsOf(declared, o, labels);
   // The name stays the one it was made as, so the rename stays drift on every refresh until replaced.
   if (made !== undefined) outs.name = made;
-  const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);
+  const inputs = withoutUndefined(inputsReadBack(declared, o.ref.spec, o.hello, labels));
   // A resource keeps its id whatever the computer is called now; an import takes the name read.
   return { id: made === undefined ? o.ref.name : id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }

@@ -157,6 +157,50 @@ export interface SpecReadBackArgs {
   mount?: any;
 }
 
+/** Settings for computers on Modal's VM sandboxes. The plugin builds its Modal client from tokenId and tokenSecret and from nothing else: MODAL_TOKEN_ID, MODAL_TOKEN_SECRET and ~/.modal.toml are never read. */
+export interface ModalSettings {
+  /** The Modal token's id (a secret: set it with --secret). */
+  readonly tokenId?: string;
+  /** The Modal token's secret (a secret: set it with --secret). */
+  readonly tokenSecret?: string;
+  /** The Modal app every computer is made in and listed from; made if missing. */
+  readonly app?: string;
+  /** The Modal environment of the app. Unset: the token's default. */
+  readonly environment?: string;
+  /** Where the token goes. Unset: https://api.modal.com:443. */
+  readonly serverUrl?: string;
+  /** The computerd for linux/amd64 uploaded into each sandbox. Unset: the one this package carries. */
+  readonly daemonPath?: string;
+  /** A registry image holding this version's daemon at /computerd, pinned by digest; then nothing is uploaded. */
+  readonly daemonImage?: string;
+  /** The computers' user when a resource declares none, as uid:gid in numbers, never root. Unset: 2510:2510. */
+  readonly user?: string;
+  /** Tests only: a module whose createSdk() makes a fake Modal client. Refused unless the plugin runs with AGENTRUN_COMPUTER_TEST=1. */
+  readonly testSdk?: string;
+}
+
+/** Settings for computers on Modal's VM sandboxes. The plugin builds its Modal client from tokenId and tokenSecret and from nothing else: MODAL_TOKEN_ID, MODAL_TOKEN_SECRET and ~/.modal.toml are never read. */
+export interface ModalSettingsArgs {
+  /** The Modal token's id (a secret: set it with --secret). */
+  tokenId?: pulumi.Input<string>;
+  /** The Modal token's secret (a secret: set it with --secret). */
+  tokenSecret?: pulumi.Input<string>;
+  /** The Modal app every computer is made in and listed from; made if missing. */
+  app?: pulumi.Input<string>;
+  /** The Modal environment of the app. Unset: the token's default. */
+  environment?: pulumi.Input<string>;
+  /** Where the token goes. Unset: https://api.modal.com:443. */
+  serverUrl?: pulumi.Input<string>;
+  /** The computerd for linux/amd64 uploaded into each sandbox. Unset: the one this package carries. */
+  daemonPath?: pulumi.Input<string>;
+  /** A registry image holding this version's daemon at /computerd, pinned by digest; then nothing is uploaded. */
+  daemonImage?: pulumi.Input<string>;
+  /** The computers' user when a resource declares none, as uid:gid in numbers, never root. Unset: 2510:2510. */
+  user?: pulumi.Input<string>;
+  /** Tests only: a module whose createSdk() makes a fake Modal client. Refused unless the plugin runs with AGENTRUN_COMPUTER_TEST=1. */
+  testSdk?: pulumi.Input<string>;
+}
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<string>;
@@ -197,7 +241,7 @@ export class Mount extends pulumi.CustomResource {
 }
 
 export interface ComputerArgs {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default) or `daytona` (set `agentrun:daytona.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token) or `daytona` (set `agentrun:daytona.apiKey`). */
   provider?: pulumi.Input<string>;
   /** The image the computer starts from. Default: the `agentrun:docker` image setting. On a host with no registry, an image made here (see the README). */
   image?: pulumi.Input<string>;

@@ -179,8 +179,8 @@ export function exitCodeOf(report: ConformanceReport): number {
   return report.core === "pass" ? EXIT.pass : report.core === "partial" ? EXIT.partial : EXIT.fail;
 }
 
-/** The command: argv from the process, the report on stdout, then the exit. */
-async function command(): Promise<void> {
+/** The command: argv (default the process's), the report on stdout, then the exit. `agentrun conformance` runs this too. */
+export async function command(argv: string[] = process.argv.slice(2)): Promise<void> {
   const controller = new AbortController();
   // A first ^C ends the cases and still releases what the run made; a second one exits at once.
   process.once("SIGINT", () => {
@@ -188,7 +188,7 @@ async function command(): Promise<void> {
     controller.abort();
     process.once("SIGINT", () => process.exit(130));
   });
-  const code = await main(process.argv.slice(2), {
+  const code = await main(argv, {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     cwd: process.env.INIT_CWD ?? process.cwd(),

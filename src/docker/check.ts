@@ -1,5 +1,6 @@
 // check(spec) for Docker: every refusal together, each naming its field, with no Docker call.
 // Once the host has been read, its missing enforcement and what it cannot give join them.
+import { labelRefusals } from "../labels.js";
 import { checkLifetime } from "../lifetime.js";
 import { checkAllowlist } from "../egress/list.js";
 import { checkMount } from "../mount.js";
@@ -52,18 +53,7 @@ export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] 
   else if (spec.kind !== undefined && spec.kind !== "linux") out.push({ field: "kind", message: `Docker makes linux computers, not ${String(spec.kind)}; ask for kind linux` });
 
   if (spec.labels !== undefined) {
-    if (typeof spec.labels !== "object" || spec.labels === null || Array.isArray(spec.labels)) {
-      out.push({ field: "labels", message: "labels is an object of strings" });
-    } else {
-      for (const [key, value] of Object.entries(spec.labels)) {
-        if (key.length === 0 || hasNul(key) || key.includes("=") || /\s/.test(key)) {
-          out.push({ field: "labels", message: "a label's key is a non-empty string with no NUL, = or space" });
-        } else if (key === COMPUTER_LABEL || key.startsWith(`${COMPUTER_LABEL}.`)) {
-          out.push({ field: "labels", message: `the label ${key} is in the provider's own namespace (${COMPUTER_LABEL}); choose another key` });
-        }
-        if (typeof value !== "string" || hasNul(value)) out.push({ field: "labels", message: `the label ${key.replace(/\0/g, "")} is a string with no NUL` });
-      }
-    }
+    out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));
   }
 
   if (spec.mount !== undefined) {

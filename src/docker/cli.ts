@@ -15,6 +15,8 @@ export interface CallBound {
   timeoutMs?: number;
   /** Written to the CLI's stdin. */
   input?: string;
+  /** Told each line of stdout as it comes (a build's progress); the outcome still holds it all. */
+  onLine?: (line: string) => void;
 }
 
 export interface Outcome {
@@ -42,7 +44,7 @@ export class DockerCli {
   async run(args: readonly string[], bound: CallBound = {}): Promise<Outcome> {
     this.onCall?.(args);
     if (bound.signal?.aborted) return { ok: false, exitCode: undefined, stdout: "", stderr: "", aborted: true, timedOut: false, missing: false };
-    const result = await execa(this.path, [...(this.host ? ["--host", this.host] : []), ...args], {
+    const running = execa(this.path, [...(this.host ? ["--host", this.host] : []), ...args], {
       reject: false,
       timeout: bound.timeoutMs ?? DOCKER_CALL_MS,
       forceKillAfterDelay: 2_000,
@@ -51,6 +53,16 @@ export class DockerCli {
       stripFinalNewline: true,
       maxBuffer: 256 * 1024 * 1024,
     });
+    if (bound.onLine) {
+      const onLine = bound.onLine;
+      let rest = "";
+      running.stdout?.on("data", (chunk: Buffer) => {
+        const lines = (rest + chunk.toString("utf8")).split("\n");
+        rest = lines.pop() ?? "";
+        for (const line of lines) onLine(line);
+      });
+    }
+    const result = await running;
     return {
       ok: !result.failed,
       exitCode: result.exitCode,

@@ -22,7 +22,19 @@ export interface EnsureOptions {
   timeoutMs?: number;
   /** Told once, before this caller waits on a build or pull; never when Docker has the image. */
   onWait?: (making: Making, tag: string) => void;
+  /** Told each step of a build as it starts (Docker's "Step 3/7 : RUN ..."), after onWait. */
+  onStep?: (step: BuildStep) => void;
 }
+
+/** A build's step as Docker numbers it, and the recipe's line it runs. */
+export interface BuildStep {
+  step: number;
+  of: number;
+  line: string;
+}
+
+/** Docker's classic builder's line for a step it starts. */
+const STEP_LINE = /^Step (\d+)\/(\d+) : (.*)$/;
 
 export const IMAGE_TIMEOUT_MS = 10 * 60_000;
 /** The default image's contents, in words, for a caller's "preparing" row. */
@@ -82,6 +94,8 @@ interface Flight {
   /** Callers waiting; when the last one aborts, the build or pull is killed. */
   waiting: number;
   told: Array<(making: Making) => void>;
+  /** Every waiting caller's onStep: a build's steps go to each. */
+  steps: Array<(step: BuildStep) => void>;
   controller: AbortController;
   done: Promise<Result<string>>;
 }
@@ -102,7 +116,7 @@ export async function ensureImage(source: ImageSource, options: EnsureOptions = 
   let flight = flights.get(key);
   if (!flight) {
     const controller = new AbortController();
-    const started: Flight = { waiting: 0, told: [], controller, done: Promise.resolve(fail("failed", "")) };
+    const started: Flight = { waiting: 0, told: [], steps: [], controller, done: Promise.resolve(fail("failed", "")) };
     started.done = fly(cli, source, tag, bound, started).finally(() => flights.delete(key));
     flights.set(key, started);
     flight = started;
@@ -117,6 +131,7 @@ export async function ensureImage(source: ImageSource, options: EnsureOptions = 
   };
   if (f.making) tell(f.making);
   else f.told.push(tell);
+  if (options.onStep) f.steps.push(options.onStep);
 
   const signal = options.signal;
   if (!signal) return f.done;
@@ -147,7 +162,7 @@ async function fly(cli: DockerCli, source: ImageSource, tag: string, bound: numb
     for (const tell of flight.told.splice(0)) tell(flight.making);
     // --force-rm: a failed step's container is removed too, so a build leaves nothing behind.
     const made = "recipe" in source
-      ? await cli.run(["build", "--quiet", "--force-rm", "--label", `${RECIPE_LABEL}=${recipeHash(source.recipe)}`, "--tag", tag, "-"], call({ input: source.recipe }))
+      ? await cli.run(["build", "--force-rm", "--label", `${RECIPE_LABEL}=${recipeHash(source.recipe)}`, "--tag", tag, "-"], call({ input: source.recipe, onLine: (line) => stepOf(line, flight) }))
       : await cli.run(["pull", "--quiet", tag], call());
     if (made.ok) return ok(tag);
     if (timedOut() || made.timedOut) return fail("timeout", `making the image ${tag} did not finish within ${bound} ms; the ${flight.making} was stopped`);
@@ -159,6 +174,14 @@ async function fly(cli: DockerCli, source: ImageSource, tag: string, bound: numb
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A build's output line: when it starts a step, every waiting caller is told. */
+function stepOf(line: string, flight: Flight): void {
+  const m = STEP_LINE.exec(line.replace(/\x1b\[[0-9;]*m/g, ""));
+  if (!m) return;
+  const step = { step: Number(m[1]), of: Number(m[2]), line: m[3]!.slice(0, 120) };
+  for (const told of flight.steps) told(step);
 }
 
 /** Whether Docker has the image: for a recipe, under its tag with this recipe's label. */

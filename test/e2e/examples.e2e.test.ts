@@ -36,6 +36,10 @@ describe("the YAML examples and the root stack", async () => {
       const env = pulumiEnv(work, join(work, "home"));
       const pulumi = (...args: string[]) => execa(`${tools.pulumiBin}/pulumi`, [...args, "--non-interactive"], { cwd: join(work, "project"), env, reject: false });
       expect((await pulumi("stack", "init", "example")).exitCode).toBe(0);
+      // A Modal example previews with a stand-in token: preview's checks make no vendor call.
+      for (const [key, value, secret] of [["tokenId", "ak-example", true], ["tokenSecret", "as-example", true], ["app", "agentrun-example", false]] as const) {
+        expect((await pulumi("config", "set", "--stack", "example", "--path", ...(secret ? ["--secret"] : []), `agentrun:modal.${key}`, value)).exitCode).toBe(0);
+      }
       // A vendor's example needs its key to pass check; preview makes nothing and calls no vendor.
       if (dir === "examples/daytona") {
         const set = await pulumi("config", "set", "--secret", "--path", "agentrun:daytona.apiKey", "preview-only", "--stack", "example");

@@ -1,11 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { releaseOlder, sweep } from "../../src/janitor.js";
+import { releaseOlder, sweep, sweepPlan } from "../../src/janitor.js";
 import { runLabels } from "../../src/labels.js";
 import { MemoryProvider } from "./memory-provider.js";
 
 const now = new Date("2026-11-29T12:00:00Z");
 const at = (ms: number) => new Date(now.getTime() + ms);
 const DAY = 86_400_000;
+
+describe("sweepPlan (sweep --dry-run)", () => {
+  it("names what sweep would delete by the same rule, and deletes nothing", async () => {
+    const p = new MemoryProvider();
+    const past = p.add({}, at(-1), "stopped");
+    const missing = p.add({}, null);
+    p.add({}, at(1000));
+    const planned = await sweepPlan(p, { now });
+    expect(planned.ok && planned.value.due.map((info) => info.ref.name)).toEqual([past, missing]);
+    expect(planned.ok && planned.value.kept).toBe(1);
+    expect(p.computers.size).toBe(3);
+  });
+});
 
 describe("sweep", () => {
   it("deletes computers past, at, missing or unreadable deadlines, keeps the rest", async () => {

@@ -135,14 +135,17 @@ describe("PROVIDERS", () => {
     ]);
     expect(Object.fromEntries(PROVIDERS.map((p) => [p.id, [p.mounts, p.metered]]))).toMatchObject({
       docker: [["bind"], false],
-      modal: [["archil"], true],
+      modal: [[], true],
       orgo: [[], true],
     });
   });
 });
 
-// A vendor's key is its settings' to give; building makes no call, so a placeholder does.
-const SETTINGS: Record<string, Record<string, unknown>> = { daytona: { apiKey: "kinds-test-placeholder" } };
+// A provider whose create needs settings gets test ones: no call is made with them.
+const SETTINGS: Record<string, Record<string, unknown>> = {
+  modal: { app: "agentrun-test", tokenId: "ak-test", tokenSecret: "as-test" },
+  daytona: { apiKey: "kinds-test-placeholder" },
+};
 
 describe("each registry row against its provider", () => {
   it.each(PROVIDER_IDS)("holds %s's capabilities(), CAPABILITIES and MOUNT to its row", async (id) => {

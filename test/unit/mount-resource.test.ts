@@ -62,7 +62,7 @@ describe("Mount check", () => {
   test("takes its default user from the local provider, through the registry, and says so when that provider cannot be built", async () => {
     const r = await mount.check(testContext({ docker: { user: "0" } }), {}, { path: join(base, "w") });
     expect(r.failures).toEqual([
-      { property: "user", reason: expect.stringMatching(/^no user was declared, and the local provider's cannot be read: docker: .*root/) },
+      { property: "user", reason: expect.stringMatching(/^no user was declared, and the local provider's cannot be read: the stack's agentrun:docker settings were refused: agentrun:docker\.user 0:0 is root.*`pulumi config rm --path agentrun:docker\.user`$/) },
     ]);
     expect((await mount.check(testContext({ docker: { user: "0" } }), {}, { path: join(base, "w"), user: "0" })).inputs?.user).toBe("0:0");
   });

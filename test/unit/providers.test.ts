@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-const loaded = vi.hoisted(() => ({ docker: 0, daytona: 0 }));
+const loaded = vi.hoisted(() => ({ docker: 0, modal: 0, sdk: 0, daytona: 0 }));
 vi.mock("../../src/docker/index.js", async (importOriginal) => {
   loaded.docker++;
   return importOriginal();
@@ -11,18 +11,31 @@ vi.mock("../../src/daytona/index.js", async (importOriginal) => {
   loaded.daytona++;
   return importOriginal();
 });
+vi.mock("../../src/modal/index.js", async (importOriginal) => {
+  loaded.modal++;
+  return importOriginal();
+});
+vi.mock("modal", async (importOriginal) => {
+  loaded.sdk++;
+  return importOriginal();
+});
 
 afterEach(() => {
   vi.resetModules();
   loaded.docker = 0;
+  loaded.modal = 0;
+  loaded.sdk = 0;
   loaded.daytona = 0;
 });
 
 describe("the provider registry", () => {
   it("loads no provider when it is loaded", async () => {
     const registry = await import("../../src/providers.js");
-    expect(registry.PROVIDER_IDS).toEqual(["docker", "daytona"]);
-    expect(loaded).toEqual({ docker: 0, daytona: 0 });
+    expect(registry.PROVIDER_IDS).toEqual(["docker", "modal", "daytona"]);
+    expect(loaded.docker).toBe(0);
+    expect(loaded.modal).toBe(0);
+    expect(loaded.sdk).toBe(0);
+    expect(loaded.daytona).toBe(0);
   });
 
   it("loads a provider's module when its id is asked for, with MOUNT and create", async () => {
@@ -35,15 +48,15 @@ describe("the provider registry", () => {
 
   it("refuses an unknown id, naming the ones it holds", async () => {
     const { providerFor, providerModule } = await import("../../src/providers.js");
-    await expect(providerModule("fly")).rejects.toThrow('there is no provider "fly": the registry holds docker, daytona');
+    await expect(providerModule("fly")).rejects.toThrow('there is no provider "fly": the registry holds docker, modal, daytona');
     expect(await providerFor("fly", {})).toEqual({
       ok: false,
-      error: { code: "invalid", field: "provider", message: 'there is no provider "fly": the registry holds docker, daytona' },
+      error: { code: "invalid", field: "provider", message: 'there is no provider "fly": the registry holds docker, modal, daytona' },
     });
     // An id that could hold anything is not echoed.
     expect(await providerFor("sk-live-0123456789abcdef0123456789abcdef/../x", {})).toMatchObject({
       ok: false,
-      error: { message: "there is no provider that id: the registry holds docker, daytona" },
+      error: { message: "there is no provider that id: the registry holds docker, modal, daytona" },
     });
     await expect(providerModule("toString")).rejects.toThrow("there is no provider");
     expect(loaded.docker).toBe(0);

@@ -1,0 +1,62 @@
+// Which provider the command talks to, and its settings: from flags, or from a stack's
+// `agentrun:` config (--stack), never from the environment (the Settings rule).
+import type { Command } from "commander";
+import type { ComputerProvider } from "../provider.js";
+import { DEFAULT_PROVIDER, PROVIDER_IDS, isProviderId, providerFromSettings } from "../providers.js";
+import { bounded } from "./bounds.js";
+import { CliError, EXIT, usageError } from "./errors.js";
+import { agentrunConfig } from "./stack-config.js";
+
+export interface ProviderFlags {
+  provider?: string;
+  set?: string[];
+  stack?: string;
+  backend?: string;
+}
+
+/** A repeatable flag's values, in order. */
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The flags every subcommand that reaches computers takes. */
+export function withProviderOptions(command: Command): Command {
+  return command
+    .option("--provider <id>", `the provider (${PROVIDER_IDS.join(", ")})`, DEFAULT_PROVIDER)
+    .option("--set <key=value>", "a provider setting, as the stack's agentrun:<provider>.<key> (repeatable)", collect)
+    .option("--stack <name>", "read the provider's settings from this stack's agentrun: config (in the current project)")
+    .option("--backend <url>", "the stack's state backend (default: file://<project>/.pulumi, as npm run up keeps it)");
+}
+
+/** key=value pairs, each key once; a bad pair is a usage refusal naming the flag. */
+export function pairs(given: string[] | undefined, flag: string, command: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of given ?? []) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw usageError(`${flag} takes key=value; "${pair.slice(0, 40)}" has no key`, command);
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
+}
+
+/** The provider the flags name, built from the stack's settings with the --set ones on top. */
+export async function providerOf(flags: ProviderFlags, command: string, signal: AbortSignal): Promise<ComputerProvider> {
+  const id = flags.provider ?? DEFAULT_PROVIDER;
+  if (!isProviderId(id)) throw usageError(`there is no provider "${id.slice(0, 40)}": the registry holds ${PROVIDER_IDS.join(", ")}`, command);
+  let settings: Record<string, unknown> = {};
+  if (flags.stack) {
+    const config = await agentrunConfig({ stack: flags.stack, cwd: process.cwd(), ...(flags.backend ? { backend: flags.backend } : {}) }, bounded(signal));
+    const stackSettings = config[id];
+    if (stackSettings !== undefined && (typeof stackSettings !== "object" || stackSettings === null)) {
+      throw new CliError(EXIT.usage, `the stack's agentrun:${id} is not an object of settings; set one with \`pulumi config set --path agentrun:${id}.<key> <value>\``);
+    }
+    settings = { ...(stackSettings as Record<string, unknown> | undefined) };
+  }
+  settings = { ...settings, ...pairs(flags.set, "--set", command) };
+  const made = await providerFromSettings(id, settings);
+  if (!made.ok) {
+    throw new CliError(
+      EXIT.usage,
+      `the ${id} provider could not be made from its settings: ${made.error.message}; change one with --set <key>=<value>, or in the stack with \`pulumi config set --path agentrun:${id}.<key> <value>\``,
+    );
+  }
+  return made.value;
+}

@@ -1,0 +1,77 @@
+// A stack's `agentrun:` config, read through the Pulumi CLI as `npm run up` keeps it: the local
+// backend in the project's .pulumi/ folder, and the local passphrase unless the caller set one.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { CliError, EXIT } from "./errors.js";
+
+/** The passphrase scripts/up.sh gives local state when the caller sets none. */
+const LOCAL_PASSPHRASE = "agentrun-local";
+/** A config read is one local file read by the CLI; far less than this. */
+const CONFIG_BOUND_MS = 60_000;
+
+export interface StackSource {
+  stack: string;
+  /** The Pulumi project's folder (its Pulumi.yaml). */
+  cwd: string;
+  /** The state backend: default the project's own .pulumi/ folder, as scripts/up.sh sets it. */
+  backend?: string;
+}
+
+/** The Pulumi CLI the set-up built (dist/toolchain.json beside this package), else the one on PATH. */
+function pulumiBinary(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(path.join(dir, "package.json"))) break;
+    const up = path.dirname(dir);
+    if (up === dir) return "pulumi";
+    dir = up;
+  }
+  try {
+    const { pulumiBin } = JSON.parse(readFileSync(path.join(dir, "dist", "toolchain.json"), "utf8")) as { pulumiBin?: string };
+    return pulumiBin ? path.join(pulumiBin, "pulumi") : "pulumi";
+  } catch {
+    return "pulumi";
+  }
+}
+
+/** Every `agentrun:<key>` of the stack, objects as objects (`pulumi config set --path agentrun:docker.image x`). */
+export async function agentrunConfig(source: StackSource, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const backend = source.backend ?? `file://${path.resolve(source.cwd, ".pulumi")}`;
+  // A passphrase file only stands in when PULUMI_CONFIG_PASSPHRASE is unset: the CLI prefers that one.
+  const dir = mkdtempSync(path.join(tmpdir(), "agentrun-cli-"));
+  const passphraseFile = path.join(dir, "passphrase");
+  writeFileSync(passphraseFile, LOCAL_PASSPHRASE, { mode: 0o600 });
+  try {
+    const run = await execa(pulumiBinary(), ["config", "--json", "--show-secrets", "--stack", source.stack], {
+      cwd: source.cwd,
+      env: {
+        PULUMI_BACKEND_URL: backend,
+        PULUMI_CONFIG_PASSPHRASE_FILE: passphraseFile,
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      },
+      cancelSignal: AbortSignal.any([signal, AbortSignal.timeout(CONFIG_BOUND_MS)]),
+      reject: false,
+    });
+    if (run.failed) {
+      const said = String(run.stderr || run.stdout || run.shortMessage).trim().split("\n").slice(-3).join(" ");
+      throw new CliError(
+        EXIT.usage,
+        `the stack "${source.stack}" could not be read from ${backend} in ${source.cwd}: ${said}\n` +
+          "(`npm run up` makes the project's stack; `pulumi stack ls` lists the stacks there)",
+      );
+    }
+    const config = JSON.parse(String(run.stdout)) as Record<string, { value?: unknown; objectValue?: unknown }>;
+    const ours: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(config)) {
+      if (!key.startsWith("agentrun:")) continue;
+      ours[key.slice("agentrun:".length)] = entry.objectValue ?? entry.value;
+    }
+    return ours;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,92 @@
+// The daemon's upload: one root exec of the upload script, the daemon streamed into its stdin in
+// the SDK's 256 KiB chunks, then closed; the sha256 the script prints must be the provider's.
+import { fail, ok, type Result } from "../result.js";
+import { bounded, codeOf, wordsOf } from "./calls.js";
+import { UPLOAD_CHUNK } from "./constants.js";
+import type { ModalSandbox } from "./sdk.js";
+
+export interface UploadOptions {
+  argv: string[];
+  bytes: Uint8Array;
+  sha256: string;
+  /** The whole upload's bound. */
+  uploadMs: number;
+  /** The exec's own bound within it. */
+  callMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** All of a stream's bytes (stdout, stderr), up to a cap; the rest is read and dropped. */
+export async function readAll(stream: ReadableStream<Uint8Array>, cap = 64 * 1024): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size < cap) parts.push(value.subarray(0, cap - size));
+    size += value.byteLength;
+  }
+  return Buffer.concat(parts);
+}
+
+/** The sha256 line the upload prints, or undefined. */
+export function printedSha256(stdout: string): string | undefined {
+  return /^sha256 ([0-9a-f]{64})$/m.exec(stdout)?.[1];
+}
+
+export async function upload(sandbox: ModalSandbox, options: UploadOptions): Promise<Result<undefined>> {
+  const bound = AbortSignal.timeout(options.uploadMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, bound]) : bound;
+  const what = `the daemon's upload into ${sandbox.sandboxId}`;
+  const started = await bounded(() => sandbox.exec(options.argv, { mode: "binary" }), {
+    what: `${what} (its exec)`,
+    ms: Math.min(options.callMs, options.uploadMs),
+    signal,
+    // An exec that lands after is given an empty stdin, so the script fails its sha256 and ends.
+    late: (process) => void process.stdin.close().catch(() => undefined),
+  });
+  if (!started.ok) return started;
+  const process = started.value;
+  const stdout = readAll(process.stdout);
+  const stderr = readAll(process.stderr);
+  const ended = (async () => {
+    const writer = process.stdin.getWriter();
+    try {
+      for (let at = 0; at < options.bytes.byteLength; at += UPLOAD_CHUNK) {
+        if (signal.aborted) throw signal.reason;
+        await writer.write(options.bytes.subarray(at, at + UPLOAD_CHUNK));
+      }
+      await writer.close();
+    } catch (error) {
+      await writer.abort(error).catch(() => undefined);
+      throw error;
+    }
+    const [code, out, err] = await Promise.all([process.wait(), stdout, stderr]);
+    return { code, out: Buffer.from(out).toString("utf8"), err: Buffer.from(err).toString("utf8") };
+  })();
+  ended.catch(() => undefined);
+  const stopped = new Promise<"stopped">((resolve) => {
+    if (signal.aborted) resolve("stopped");
+    signal.addEventListener("abort", () => resolve("stopped"), { once: true });
+  });
+  let outcome;
+  try {
+    outcome = await Promise.race([ended, stopped]);
+  } catch (error) {
+    return fail(codeOf(error) === "failed" ? "failed" : codeOf(error), `${what} failed while streaming the daemon: ${wordsOf(error)}`);
+  }
+  if (outcome === "stopped") {
+    void process.stdin.abort().catch(() => undefined);
+    if (options.signal?.aborted) return fail("aborted", `${what} was aborted`);
+    return fail("timeout", `${what} did not finish within ${options.uploadMs / 1000} s`);
+  }
+  const last = outcome.err.trim().split("\n").pop() ?? "";
+  const got = printedSha256(outcome.out);
+  if (got !== undefined && got !== options.sha256) {
+    return fail("refused", `${what} read back sha256 ${got}, not the provider's ${options.sha256}: the daemon that arrived is not the one sent`);
+  }
+  if (outcome.code !== 0) return fail("failed", `${what} exited ${outcome.code}${last ? `: ${wordsOf(last)}` : ""}`);
+  if (got === undefined) return fail("failed", `${what} printed no sha256 line, so the daemon is not known to be the provider's`);
+  return ok();
+}

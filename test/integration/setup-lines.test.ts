@@ -1,0 +1,48 @@
+// What `npm run up` shows of the set-up: one line per step with its time, the steps' own output
+// in the log it names, and a failed step's last log lines with the log's path. The set-up runs
+// for real (warm here, so each step finds its work done).
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { execa } from "execa";
+import { afterAll, describe, expect, it } from "vitest";
+import { ROOT } from "../support/toolchain.js";
+
+const dir = mkdtempSync(path.join(tmpdir(), "agentrun-setup-lines-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const STEP = /^\[setup\] (.+) … (ready in \d+ s|already there \(\d+ s\))$/;
+
+describe("the set-up's lines under npm run up", () => {
+  it("says one line per step with its time, and nothing else but the total", async () => {
+    const log = path.join(dir, "setup.log");
+    const run = await execa("bash", ["scripts/setup.sh"], { cwd: ROOT, env: { AGENTRUN_SETUP_LOG: log }, reject: false });
+    expect(run.exitCode, String(run.stderr)).toBe(0);
+    const lines = String(run.stderr).split("\n").filter((line) => !/^\[setup\] set-up done in \d+ s$/.test(line));
+    expect(lines.map((line) => STEP.exec(line)?.[1] ?? `not a step line: ${line}`)).toEqual([
+      "node modules",
+      "tmux (for the shell tests)",
+      "Docker engine",
+      "computerd (dist/computerd-linux-amd64, -arm64)",
+      "Pulumi CLI",
+      "base image",
+      "TypeScript build",
+    ]);
+    expect(readFileSync(log, "utf8")).toContain("== Pulumi CLI (");
+  }, 600_000);
+
+  it("a failed step shows the end of the log and names it", async () => {
+    const log = path.join(dir, "failed.log");
+    const script = `. scripts/lib.sh; step "a failing step" sh -c 'echo chatter; echo the reason >&2; exit 3'`;
+    const run = await execa("bash", ["-c", script], { cwd: ROOT, env: { AGENTRUN_SETUP_LOG: log }, reject: false });
+    expect(run.exitCode).toBe(1);
+    expect(String(run.stderr).split("\n")).toEqual([
+      "[setup] a failing step … failed (exit 3) after 0 s",
+      "  | ",
+      expect.stringMatching(/^ {2}\| == a failing step \(\d\d:\d\d:\d\d\)$/),
+      "  | chatter",
+      "  | the reason",
+      `[setup] error: a failing step failed; the lines above are the end of ${log}`,
+    ]);
+  });
+});

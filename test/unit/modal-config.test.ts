@@ -1,0 +1,56 @@
+// The stack's agentrun:modal config: the token, app and environment taken; the fake's setting
+// refused unless the plugin's test flag is on; no message holds the token.
+import { describe, expect, it } from "vitest";
+import { settingsFrom } from "../../provider/config.js";
+import { providerFromSettings } from "../../src/providers.js";
+
+const token = { tokenId: "ak-0123456789abcdefghij", tokenSecret: "as-abcdefghij0123456789zz" };
+
+describe("agentrun:modal", () => {
+  it("takes the token, app and environment", () => {
+    const config = JSON.stringify({ "agentrun:modal": JSON.stringify({ ...token, app: "computers", environment: "main" }) });
+    expect(settingsFrom(config)).toEqual({ ok: true, value: { modal: { ...token, app: "computers", environment: "main" } } });
+  });
+
+  it("refuses testSdk unless the test flag is on, and then takes it", () => {
+    const config = JSON.stringify({ "agentrun:modal": JSON.stringify({ app: "computers", testSdk: "/x/fake.js" }) });
+    const refused = settingsFrom(config);
+    expect(refused).toMatchObject({ ok: false });
+    expect(refused.ok ? "" : refused.message).toMatch(/testSdk .* refused unless the plugin's test flag \(AGENTRUN_COMPUTER_TEST=1\) is on/);
+    expect(settingsFrom(config, { test: true })).toEqual({ ok: true, value: { modal: { app: "computers", testSdk: "/x/fake.js" } } });
+  });
+
+  it("names a key it refuses, never its value", () => {
+    const config = JSON.stringify({ "agentrun:modal": JSON.stringify({ ...token, tokenSecretTypo: token.tokenSecret }) });
+    const refused = settingsFrom(config);
+    expect(refused.ok ? "" : refused.message).toContain("agentrun:modal");
+    expect(JSON.stringify(refused)).not.toContain(token.tokenSecret);
+  });
+
+  it("builds the provider through the registry from the token and app alone, or refuses in words without the token", async () => {
+    const built = await providerFromSettings("modal", { ...token, app: "computers" });
+    expect(built.ok && built.value.id).toBe("modal");
+    const missing = await providerFromSettings("modal", { app: "computers", tokenSecret: token.tokenSecret });
+    expect(missing).toMatchObject({ ok: false, error: { code: "invalid" } });
+    expect(missing.ok ? "" : missing.error.message).toMatch(/needs tokenId/);
+    expect(JSON.stringify(missing)).not.toContain(token.tokenSecret);
+    expect(await providerFromSettings("modal", token)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/needs app/) } });
+  });
+});
+
+describe("the Modal client", () => {
+  it("refuses an ambient MODAL_SERVER_URL, and leaves none behind after it builds one", async () => {
+    const { modalClient } = await import("../../src/modal/client.js");
+    process.env.MODAL_SERVER_URL = "https://elsewhere.example:443";
+    try {
+      expect(() => modalClient({ ...token })).toThrow(/MODAL_SERVER_URL is set in this process; the Modal provider refuses/);
+    } finally {
+      delete process.env.MODAL_SERVER_URL;
+    }
+    const client = modalClient({ ...token, serverUrl: "https://api.modal.com:443" }) as unknown as { profile: { serverUrl: string; tokenId: string } };
+    expect(client.profile.serverUrl).toBe("https://api.modal.com:443");
+    expect(client.profile.tokenId).toBe(token.tokenId);
+    expect(process.env.MODAL_SERVER_URL).toBeUndefined();
+    expect(() => modalClient({ ...token, serverUrl: "http://plain.example" })).toThrow(/https:\/\/ address with no path/);
+  });
+});
