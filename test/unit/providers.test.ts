@@ -41,7 +41,7 @@ describe("the provider registry", () => {
   it("loads a provider's module when its id is asked for, with MOUNT and create", async () => {
     const { providerModule } = await import("../../src/providers.js");
     const docker = await providerModule("docker");
-    expect(loaded).toEqual({ docker: 1, daytona: 0 });
+    expect(loaded).toEqual({ docker: 1, modal: 0, sdk: 0, daytona: 0 });
     expect(docker.MOUNT).toEqual(["bind"]);
     expect(typeof docker.create).toBe("function");
   });
