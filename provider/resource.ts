@@ -3,6 +3,7 @@
 // so this contract imports no handler.
 import type { CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
 import type { ComputerProvider } from "../src/provider.js";
+import { boundedBy } from "../src/bound.js";
 import { orThrow } from "../src/result.js";
 import type { Settings } from "./config.js";
 import type { Say } from "./progress.js";
@@ -50,5 +51,5 @@ export async function vendorOf(ctx: Context, id: string): Promise<ComputerProvid
 
 /** A vendor call's signal: the engine's cancel, or the step's own bound. */
 export function bounded(ctx: Context, ms: number): AbortSignal {
-  return AbortSignal.any([ctx.signal, AbortSignal.timeout(ms)]);
+  return boundedBy(ms, ctx.signal).signal;
 }

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { CallError, asFailure, issuesInWords, type ComputerClient } from "./client.js";
 import { fail, ok, type Result } from "./result.js";
+import { boundedBy } from "./bound.js";
 
 /** Modal's and E2B's targets: TCP to three resolvers on 443, and DNS over UDP. */
 export const DEFAULT_PROBE_TARGETS: readonly string[] = [
@@ -93,8 +94,7 @@ export async function readNetworkNone(client: ComputerClient, options: ProbeOpti
     return fail("invalid", `probeTargets holds ${targets.length} targets; computerd probe takes at most ${MAX_PROBE_TARGETS}`);
   }
   const argv = [options.daemonPath, "probe", ...targets.flatMap((t) => ["--connect", t])];
-  const bound = AbortSignal.timeout(PROBE_TIMEOUT_MS);
-  const signal = options.signal ? AbortSignal.any([options.signal, bound]) : bound;
+  const { bound, signal } = boundedBy(PROBE_TIMEOUT_MS, options.signal);
   let run;
   try {
     run = await client.call(

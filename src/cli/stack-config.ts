@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
+import { bounded } from "./bounds.js";
 import { CliError, EXIT } from "./errors.js";
 
 /** The passphrase scripts/up.sh gives local state when the caller sets none. */
@@ -53,7 +54,7 @@ export async function agentrunConfig(source: StackSource, signal: AbortSignal): 
         PULUMI_SKIP_UPDATE_CHECK: "true",
         PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
       },
-      cancelSignal: AbortSignal.any([signal, AbortSignal.timeout(CONFIG_BOUND_MS)]),
+      cancelSignal: bounded(signal, CONFIG_BOUND_MS),
       reject: false,
     });
     if (run.failed) {

@@ -7,6 +7,7 @@ import { redactWords } from "../redact.js";
 import { fail, ok, type Result, type ResultCode } from "../result.js";
 import { BACKOFF_MS, TIMEOUTS, TRIES } from "./constants.js";
 import { ErrorBody } from "./schemas.js";
+import { boundedBy } from "../bound.js";
 
 export type Fetch = typeof fetch;
 
@@ -77,8 +78,7 @@ export class DaytonaApi {
   async #once(base: string, path: string, what: string, options: RequestOptions): Promise<Result<Answer>> {
     const url = new URL(base.replace(/\/+$/, "") + path);
     for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, v);
-    const bound = AbortSignal.timeout(options.timeoutMs ?? TIMEOUTS.requestMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, bound]) : bound;
+    const { bound, signal } = boundedBy(options.timeoutMs ?? TIMEOUTS.requestMs, options.signal);
     const form = options.body instanceof FormData;
     const headers: Record<string, string> = { Authorization: `Bearer ${this.#key}`, ...options.headers };
     if (options.body !== undefined && !form) headers["Content-Type"] = "application/json";

@@ -22,6 +22,7 @@ import { type DaytonaProviderOptions, settle, type Settled } from "./options.js"
 import { deadlineOf, isComputer, isGoing, networkOf, stateOf } from "./readback.js";
 import { type CreateSandbox, Sandbox, SandboxPage, ToolboxProxyUrl } from "./schemas.js";
 import { defaultWebSocket, Toolbox, type WebSocketFactory } from "./toolbox.js";
+import { boundedBy } from "../bound.js";
 
 const GROUPS = ["exec", "files", "processes"] as const;
 
@@ -242,10 +243,10 @@ export class DaytonaProvider implements ComputerProvider {
       await client.close();
       await bridge.value.close();
     };
-    const bound = AbortSignal.timeout(TIMEOUTS.helloMs);
+    const { bound, signal: helloSignal } = boundedBy(TIMEOUTS.helloMs, signal);
     let hello: Hello;
     try {
-      hello = await client.call("hello", { client: "agentrun-daytona" }, { signal: signal ? AbortSignal.any([signal, bound]) : bound });
+      hello = await client.call("hello", { client: "agentrun-daytona" }, { signal: helloSignal });
     } catch (error) {
       await close();
       if (signal?.aborted) return fail("aborted", `connecting to ${name} was aborted`);

@@ -7,6 +7,7 @@ import type { Duplex } from "node:stream";
 import { Pool } from "undici";
 import type { ResultCode } from "../result.js";
 import { DEFAULT_ENGINE, type EngineAddress, engineAt } from "./engine.js";
+import { boundedBy } from "../bound.js";
 
 /** A call not given its own bound. */
 export const ENGINE_CALL_MS = 60_000;
@@ -156,8 +157,7 @@ export class DockerEngine {
 
   /** The request sent and its reply read whole, bounded; or why there is none. */
   async #request(method: string, path: string, call: EngineCall): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: Buffer } | Reply<never>> {
-    const timeout = AbortSignal.timeout(call.timeoutMs ?? ENGINE_CALL_MS);
-    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+    const { bound: timeout, signal } = boundedBy(call.timeoutMs ?? ENGINE_CALL_MS, call.signal);
     const query = call.query ? `?${new URLSearchParams(Object.entries(call.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : "";
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     try {
@@ -185,8 +185,7 @@ export class DockerEngine {
     if (bound.signal?.aborted) return failed<Duplex>(0, "aborted", { aborted: true });
     const version = await this.#apiVersion(bound);
     if (!version.ok) return version as unknown as Reply<Duplex>;
-    const timeout = AbortSignal.timeout(bound.timeoutMs ?? ENGINE_CALL_MS);
-    const signal = bound.signal ? AbortSignal.any([bound.signal, timeout]) : timeout;
+    const { bound: timeout, signal } = boundedBy(bound.timeoutMs ?? ENGINE_CALL_MS, bound.signal);
     try {
       // undici's upgrade sends a request body as any request does (its types omit it).
       const upgraded = await this.#connections.upgrade({

@@ -9,6 +9,7 @@ import { fail, ok, type Result } from "../result.js";
 import { type DockerEngine, engineFailure, type Reply } from "./api.js";
 import { DAEMON_TARGET, HELLO_TIMEOUT_MS } from "./constants.js";
 import { Frames } from "./frames.js";
+import { boundedBy } from "../bound.js";
 
 export interface HelloWant {
   version: string;
@@ -28,8 +29,7 @@ export async function openConnection(
 ): Promise<Result<Connection>> {
   const target = container.name;
   if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);
-  const bound = AbortSignal.timeout(HELLO_TIMEOUT_MS);
-  const helloSignal = signal ? AbortSignal.any([signal, bound]) : bound;
+  const { bound, signal: helloSignal } = boundedBy(HELLO_TIMEOUT_MS, signal);
   const made = await engine.call<{ Id: string }>("POST", `/containers/${encodeURIComponent(container.id)}/exec`, {
     signal: helloSignal,
     body: { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, Cmd: [DAEMON_TARGET, "stdio"] },

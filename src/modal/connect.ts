@@ -10,6 +10,7 @@ import type { Connection } from "../provider.js";
 import { fail, ok, type Result } from "../result.js";
 import { bounded, wordsOf } from "./calls.js";
 import type { ModalProcess, ModalSandbox } from "./sdk.js";
+import { boundedBy } from "../bound.js";
 
 export const CLOSE_WAIT_MS = 5_000;
 /** Between tries while init comes up (computerd stdio itself waits 3 s for the socket). */
@@ -78,8 +79,7 @@ async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
 
 /** Opens the bridge and says hello within helloMs and the caller's signal. */
 export async function openBridge(sandbox: ModalSandbox, options: BridgeOptions): Promise<Result<Connection>> {
-  const bound = AbortSignal.timeout(options.helloMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, bound]) : bound;
+  const { bound, signal } = boundedBy(options.helloMs, options.signal);
   const deadline = Date.now() + options.helloMs;
   for (;;) {
     const tried = await once(sandbox, options, signal, deadline - Date.now());

@@ -37,6 +37,7 @@ import type { ModalApp, ModalSandbox, ModalSdk, SandboxCreateParams } from "./sd
 import { labelsOf, ownTagsOf, type OwnTags, type RecordedSpec, tagDrift, tagsOf } from "./tags.js";
 import { packageVersion } from "../docker/package.js";
 import { packagedDaemon } from "./settings.js";
+import { boundedBy } from "../bound.js";
 
 export interface ModalProviderOptions {
   /** The host's own client (new ModalClient(...)), a fake of the slice, or a loader of one (made at the first call). */
@@ -393,8 +394,7 @@ export class ModalProvider implements ComputerProvider {
   async #running(tags: Record<string, string>, signal: AbortSignal | undefined): Promise<Result<Array<{ sandbox: ModalSandbox; tags: Record<string, string>; own: OwnTags }>>> {
     const app = await this.#appOf(signal);
     if (!app.ok) return app;
-    const bound = AbortSignal.timeout(this.#t.listMs);
-    const whole = signal ? AbortSignal.any([signal, bound]) : bound;
+    const { signal: whole } = boundedBy(this.#t.listMs, signal);
     const listed = await bounded(
       async () => {
         const out: ModalSandbox[] = [];

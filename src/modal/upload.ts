@@ -4,6 +4,7 @@ import { fail, ok, type Result } from "../result.js";
 import { bounded, codeOf, wordsOf } from "./calls.js";
 import { UPLOAD_CHUNK } from "./constants.js";
 import type { ModalSandbox } from "./sdk.js";
+import { boundedBy } from "../bound.js";
 
 export interface UploadOptions {
   argv: string[];
@@ -36,8 +37,7 @@ export function printedSha256(stdout: string): string | undefined {
 }
 
 export async function upload(sandbox: ModalSandbox, options: UploadOptions): Promise<Result<undefined>> {
-  const bound = AbortSignal.timeout(options.uploadMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, bound]) : bound;
+  const { signal } = boundedBy(options.uploadMs, options.signal);
   const what = `the daemon's upload into ${sandbox.sandboxId}`;
   const started = await bounded(() => sandbox.exec(options.argv, { mode: "binary" }), {
     what: `${what} (its exec)`,
