@@ -162,8 +162,9 @@ function callerLabels(labels: Record<string, string>): Record<string, string> {
 }
 
 /** The inputs as read back: what the computer is now, in the resource's own fields. */
+/** The inputs as read back. A size neither declared nor read back (Daytona's pids, Modal's sizes) is left out: undefined is no struct value. */
 function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello: Hello | undefined, labels: Record<string, string> | undefined): Props {
-  if (!spec) return { ...declared };
+  if (!spec) return withoutUndefined({ ...declared });
   const network = spec.network;
   const read: Props = {
     provider: declared.provider,
@@ -183,10 +184,8 @@ function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello:
     const same = declared.allow !== undefined && normalAllowlist(declared.allow).join("\0") === normalAllowlist(network.allow).join("\0");
     read.allow = same ? declared.allow : network.allow;
   }
-  // A size the vendor does not read back (Daytona's pids) is left out: undefined is no struct value.
-  for (const key of Object.keys(read)) if (read[key] === undefined) delete read[key];
   if (spec.mount) read.mount = "other" in spec.mount ? { kind: "other", path: spec.mount.other } : { kind: spec.mount.kind, path: "path" in spec.mount ? spec.mount.path : "" };
-  return read;
+  return withoutUndefined(read);
 }
 
 /**
@@ -199,8 +198,7 @@ function declaredLabels(declared: Record<string, string>, read: Record<string, s
 
 function outputsOf(declared: Inputs, o: ReadBack, labels: Record<string, string> | undefined): Props {
   const outs: Props = {
-    // A size neither declared nor read back (a provider with no default for it) is no output.
-    ...withoutUndefined(inputsReadBack(declared, o.ref.spec, o.hello, labels)),
+    ...inputsReadBack(declared, o.ref.spec, o.hello, labels),
     name: o.ref.name,
     vendorId: o.ref.id,
     state: o.state,
@@ -271,7 +269,7 @@ async function read(ctx: Context, id: string, props: Props) {
   const outs = outputsOf(declared, o, labels);
   // The name stays the one it was made as, so the rename stays drift on every refresh until replaced.
   if (made !== undefined) outs.name = made;
-  const inputs = withoutUndefined(inputsReadBack(declared, o.ref.spec, o.hello, labels));
+  const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);
   // A resource keeps its id whatever the computer is called now; an import takes the name read.
   return { id: made === undefined ? o.ref.name : id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
