@@ -49,6 +49,21 @@ for (const [token, r] of Object.entries(schema.resources)) {
   ts += `\n  constructor(name: string, args: ${n}Args${(r.requiredInputs ?? []).length ? "" : " = {}"}, opts?: pulumi.CustomResourceOptions) {\n`;
   ts += `    super(${n}.__pulumiType, name, { ...args, ${outputsOnly.map((k) => `${k}: undefined`).join(", ")} }, opts);\n  }\n}\n\n`;
 }
+// Each function two ways, as Pulumi's own SDKs give them: a promise of plain arguments, and an
+// Output of arguments that may be Outputs themselves.
+for (const [token, f] of Object.entries(schema.functions ?? {})) {
+  const n = nameOf(token);
+  const N = n[0].toUpperCase() + n.slice(1);
+  const ins = f.inputs?.properties ?? {};
+  const optional = (f.inputs?.required ?? []).length ? "" : " = {}";
+  ts += `export interface ${N}Args {\n${fields(ins, f.inputs?.required ?? [], false)}}\n\n`;
+  ts += `export interface ${N}OutputArgs {\n${fields(ins, f.inputs?.required ?? [], true)}}\n\n`;
+  ts += `export interface ${N}Result {\n${fields(f.outputs.properties, f.outputs.required ?? [], false)}}\n\n`;
+  ts += doc(f.description) + `export function ${n}(args: ${N}Args${optional}, opts?: pulumi.InvokeOptions): Promise<${N}Result> {\n`;
+  ts += `  return pulumi.runtime.invoke(${JSON.stringify(token)}, { ...args }, opts);\n}\n\n`;
+  ts += doc(f.description) + `export function ${n}Output(args: ${N}OutputArgs${optional}, opts?: pulumi.InvokeOutputOptions): pulumi.Output<${N}Result> {\n`;
+  ts += `  return pulumi.runtime.invokeOutput(${JSON.stringify(token)}, { ...args }, opts);\n}\n\n`;
+}
 // No Provider class: the plugin reads its settings from the stack's agentrun: config alone
 // (the Node provider server ignores Configure), so an explicit provider could not set them.
 if (process.argv.includes("--check")) {
