@@ -39,6 +39,9 @@ for (const [token, t] of Object.entries(schema.types)) {
 for (const [token, r] of Object.entries(schema.resources)) {
   const n = nameOf(token);
   const outputsOnly = Object.keys(r.properties).filter((k) => !(k in r.inputProperties));
+  // Every output is a key of the resource's props, an optional input left out included: the SDK makes an
+  // Output only for the keys it is given, so one left out would never resolve (a Computer's kind).
+  const inputsAlsoOutputs = Object.keys(r.inputProperties).filter((k) => k in r.properties && !(r.requiredInputs ?? []).includes(k));
   ts += `export interface ${n}Args {\n${fields(r.inputProperties, r.requiredInputs ?? [], true)}}\n\n`;
   ts += doc(r.description) + `export class ${n} extends pulumi.CustomResource {\n`;
   ts += `  static readonly __pulumiType = ${JSON.stringify(token)};\n\n`;
@@ -47,7 +50,9 @@ for (const [token, r] of Object.entries(schema.resources)) {
     ts += (p.description ? doc(p.description, "  ") : "") + `  declare readonly ${k}: pulumi.Output<${(r.required ?? []).includes(k) ? type : `${type} | undefined`}>;\n`;
   }
   ts += `\n  constructor(name: string, args: ${n}Args${(r.requiredInputs ?? []).length ? "" : " = {}"}, opts?: pulumi.CustomResourceOptions) {\n`;
-  ts += `    super(${n}.__pulumiType, name, { ...args, ${outputsOnly.map((k) => `${k}: undefined`).join(", ")} }, opts);\n  }\n}\n\n`;
+  const unset = (keys) => keys.map((k) => `${k}: undefined`).join(", ");
+  const leftOut = inputsAlsoOutputs.length ? `${unset(inputsAlsoOutputs)}, ` : "";
+  ts += `    super(${n}.__pulumiType, name, { ${leftOut}...args, ${unset(outputsOnly)} }, opts);\n  }\n}\n\n`;
 }
 // Each function two ways, as Pulumi's own SDKs give them: a promise of plain arguments, and an
 // Output of arguments that may be Outputs themselves.

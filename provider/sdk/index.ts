@@ -284,7 +284,7 @@ export class Mount extends pulumi.CustomResource {
   declare readonly drift: pulumi.Output<string[]>;
 
   constructor(name: string, args: MountArgs, opts?: pulumi.CustomResourceOptions) {
-    super(Mount.__pulumiType, name, { ...args, owner: undefined, mode: undefined, made: undefined, mount: undefined, drift: undefined }, opts);
+    super(Mount.__pulumiType, name, { kind: undefined, user: undefined, retainOnDelete: undefined, ...args, owner: undefined, mode: undefined, made: undefined, mount: undefined, drift: undefined }, opts);
   }
 }
 
@@ -365,7 +365,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly drift: pulumi.Output<string[]>;
 
   constructor(name: string, args: ComputerArgs, opts?: pulumi.CustomResourceOptions) {
-    super(Computer.__pulumiType, name, { ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined }, opts);
+    super(Computer.__pulumiType, name, { provider: undefined, image: undefined, network: undefined, allow: undefined, mount: undefined, labels: undefined, cpus: undefined, memoryMb: undefined, pids: undefined, user: undefined, workdir: undefined, kind: undefined, ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined }, opts);
   }
 }
 
@@ -396,7 +396,7 @@ export class RunEpoch extends pulumi.CustomResource {
   declare readonly drift: pulumi.Output<string[]>;
 
   constructor(name: string, args: RunEpochArgs, opts?: pulumi.CustomResourceOptions) {
-    super(RunEpoch.__pulumiType, name, { ...args, labels: undefined, released: undefined, drift: undefined }, opts);
+    super(RunEpoch.__pulumiType, name, { provider: undefined, ...args, labels: undefined, released: undefined, drift: undefined }, opts);
   }
 }
 
