@@ -40,14 +40,16 @@ for (const [token, r] of Object.entries(schema.resources)) {
   const n = nameOf(token);
   const outputsOnly = Object.keys(r.properties).filter((k) => !(k in r.inputProperties));
   ts += `export interface ${n}Args {\n${fields(r.inputProperties, r.requiredInputs ?? [], true)}}\n\n`;
-  ts += doc(r.description) + `export class ${n} extends pulumi.CustomResource {\n`;
+  // A component (isComponent) is made by the plugin's construct: a remote ComponentResource.
+  const base = r.isComponent ? "ComponentResource" : "CustomResource";
+  ts += doc(r.description) + `export class ${n} extends pulumi.${base} {\n`;
   ts += `  static readonly __pulumiType = ${JSON.stringify(token)};\n\n`;
   for (const [k, p] of Object.entries(r.properties)) {
     const type = typeOf(p, false);
     ts += (p.description ? doc(p.description, "  ") : "") + `  declare readonly ${k}: pulumi.Output<${(r.required ?? []).includes(k) ? type : `${type} | undefined`}>;\n`;
   }
-  ts += `\n  constructor(name: string, args: ${n}Args${(r.requiredInputs ?? []).length ? "" : " = {}"}, opts?: pulumi.CustomResourceOptions) {\n`;
-  ts += `    super(${n}.__pulumiType, name, { ...args, ${outputsOnly.map((k) => `${k}: undefined`).join(", ")} }, opts);\n  }\n}\n\n`;
+  ts += `\n  constructor(name: string, args: ${n}Args${(r.requiredInputs ?? []).length ? "" : " = {}"}, opts?: pulumi.${base}Options) {\n`;
+  ts += `    super(${n}.__pulumiType, name, { ...args, ${outputsOnly.map((k) => `${k}: undefined`).join(", ")} }, opts${r.isComponent ? ", true" : ""});\n  }\n}\n\n`;
 }
 // No Provider class: the plugin reads its settings from the stack's agentrun: config alone
 // (the Node provider server ignores Configure), so an explicit provider could not set them.
