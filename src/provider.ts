@@ -188,8 +188,12 @@ export interface PoolHooks {
   ready(ref: ComputerRef, options?: CallOptions): Promise<Result<ComputerRef>>;
   /** The pool's ready computers. */
   members(pool: string, options?: CallOptions): Promise<Result<ComputerRef[]>>;
-  /** One ready computer taken atomically (never the same one twice) with labels; not_found when none is ready. */
-  take(pool: string, labels: Record<string, string>, options?: CallOptions): Promise<Result<ComputerRef>>;
+  /**
+   * One ready computer taken atomically (never the same one twice) with labels; not_found when
+   * none is ready. prefer: ready computers to try first, before the pool is listed (those a
+   * caller already holds a connection to).
+   */
+  take(pool: string, labels: Record<string, string>, options?: CallOptions & { prefer?: ComputerRef[] }): Promise<Result<ComputerRef>>;
 }
 
 // --- The interface ---

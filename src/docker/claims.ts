@@ -110,32 +110,51 @@ export async function readyMembers(engine: DockerEngine, pool: string, options: 
   );
 }
 
+/** Renames a ready computer to its computer name: ok when this call took it, undefined when another claim did. */
+async function renameTaken(engine: DockerEngine, member: { id: string; name: string }, options: CallOptions): Promise<Result<string | undefined>> {
+  const to = claimedName(member.name);
+  const renamed = await engine.call("POST", `/containers/${encodeURIComponent(member.name)}/rename`, { query: { name: to }, signal: options.signal, timeoutMs: CALL_MS });
+  // Another claim took it first. 404: its ready name is gone; 409: its computer name is taken;
+  // 400 "same name": the engine found it by its ready name just before the other rename ended.
+  if (renamed.status === 404 || renamed.status === 409 || (renamed.status === 400 && /same name/i.test(renamed.message))) return ok(undefined);
+  return renamed.ok ? ok(to) : failure(engine, `claiming ${member.name}`, renamed);
+}
+
 /**
  * Takes one of the pool's ready computers for a run: renamed back to its computer name (the
  * compare-and-swap: a rename of a name another claim took first finds nothing, and the next is
- * tried), then its claim record made with the run's labels. not_found when none is ready.
+ * tried), then its claim record made with the run's labels. The preferred ones are tried first,
+ * with no list; then the pool's ready ones from a random start, so claims at once try different
+ * computers first. not_found when none is ready.
  */
-export async function take(engine: DockerEngine, pool: string, labels: Record<string, string>, options: CallOptions = {}): Promise<Result<{ id: string; name: string }>> {
+export async function take(
+  engine: DockerEngine,
+  pool: string,
+  labels: Record<string, string>,
+  options: CallOptions & { prefer?: Array<{ id: string; name: string }> } = {},
+): Promise<Result<{ id: string; name: string }>> {
+  const tried = new Set<string>();
+  const attempt = async (member: { id: string; name: string }): Promise<Result<{ id: string; name: string } | undefined>> => {
+    tried.add(member.name);
+    const taken = await renameTaken(engine, member, options);
+    if (!taken.ok || taken.value === undefined) return taken as Result<undefined>;
+    const recorded = await recordClaim(engine, member.id, labels, options);
+    return recorded.ok ? ok({ id: member.id, name: taken.value }) : recorded;
+  };
+  for (const member of (options.prefer ?? []).filter((m) => isReadyName(m.name))) {
+    const got = await attempt(member);
+    if (!got.ok || got.value) return got as Result<{ id: string; name: string }>;
+  }
   const ready = await readyMembers(engine, pool, options);
   if (!ready.ok) return ready;
-  // A random start, so claims at once try different computers first.
-  const members = ready.value;
+  const members = ready.value.filter((m) => !tried.has(m.name));
   const start = members.length ? randomBytes(2).readUInt16BE(0) % members.length : 0;
   for (let i = 0; i < members.length; i += 1) {
-    const member = members[(start + i) % members.length]!;
-    const to = claimedName(member.name);
-    const renamed = await engine.call("POST", `/containers/${encodeURIComponent(member.name)}/rename`, { query: { name: to }, signal: options.signal, timeoutMs: CALL_MS });
-    // Another claim took it first. 404: its ready name is gone; 409: its computer name is taken;
-    // 400 "same name": the engine found it by its ready name just before the other rename ended.
-    const lost = renamed.status === 404 || renamed.status === 409 || (renamed.status === 400 && /same name/i.test(renamed.message));
-    if (lost) continue;
-    if (!renamed.ok) return failure(engine, `claiming ${member.name}`, renamed);
-    const recorded = await recordClaim(engine, member.id, labels, options);
-    if (!recorded.ok) return recorded;
-    return ok({ id: member.id, name: to });
+    const got = await attempt(members[(start + i) % members.length]!);
+    if (!got.ok || got.value) return got as Result<{ id: string; name: string }>;
   }
   if (options.signal?.aborted) return fail("aborted", `the claim on pool ${pool} was aborted`);
-  return fail("not_found", `pool ${pool} has no ready computer${members.length ? ` (${members.length} were claimed by others at the same moment)` : ""}: the next pulumi up refills it, or raise its size`);
+  return fail("not_found", `pool ${pool} has no ready computer${tried.size ? ` (${tried.size} were claimed by others at the same moment)` : ""}: the next pulumi up refills it, or raise its size`);
 }
 
 /** The janitor's part: claim records whose container is gone (removed by hand, not released). */

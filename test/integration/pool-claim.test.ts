@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { releaseOlder, sweep } from "../../src/janitor.js";
 import { RUN_LABEL, runLabels } from "../../src/labels.js";
-import { claim, drainPool, fillPool, POOL_LABEL, poolReady, type Claimed } from "../../src/pool.js";
+import { DockerEngine, type Asked } from "../../src/docker/api.js";
+import { claim, drainPool, fillPool, POOL_LABEL, poolReady, PoolWatch, type Claimed } from "../../src/pool.js";
 import { docker, provider, spec, withLabel } from "./docker-helpers.js";
 
 const SIZE = 10;
@@ -94,4 +95,57 @@ describe("a warm pool of ten on Docker", () => {
     expect(drained.ok && drained.value).toHaveLength(2);
     expect(withLabel({ [POOL_LABEL]: pool.id })).toEqual([]);
   }, 300_000);
+});
+
+describe("a PoolWatch: a service's own bridges to a pool's ready computers", () => {
+  const asked: Asked[] = [];
+  const docker_ = provider({ engine: new DockerEngine(undefined, (a) => asked.push(a)) });
+  const pool = { provider: docker_, id: `pool-${randomBytes(8).toString("hex")}` };
+  const run = `pool-watch-${randomBytes(4).toString("hex")}`;
+  const watch = new PoolWatch(pool, { connections: 3, everyMs: 60_000 });
+  const claimed: Claimed[] = [];
+
+  beforeAll(async () => {
+    const filled = await fillPool(pool, spec({ memoryMb: 128, cpus: 0.5, pids: 128 }), 3);
+    expect(filled.ok ? filled.value : filled.error).toHaveLength(3);
+    await watch.look();
+  }, 300_000);
+
+  afterAll(async () => {
+    await watch.close();
+    for (const c of claimed) await c.close().catch(() => {});
+    const names = withLabel({ [POOL_LABEL]: pool.id });
+    const ids = names.map((name) => docker("inspect", "--format", "{{.Id}}", name));
+    if (names.length) docker("rm", "--force", "--volumes", ...names);
+    for (const id of ids) docker("volume", "rm", "--force", `agentrun-claim-${id}`);
+    await docker_.engine.close();
+  }, 300_000);
+
+  test("holds a bridge to each ready computer", () => {
+    expect(watch.held().map((r) => r.name).every((n) => /^pool-[0-9a-f]{12}$/.test(n))).toBe(true);
+    expect(watch.held()).toHaveLength(3);
+  });
+
+  test("a claim through it takes a held computer with no connect: a rename and a record, then the bridge works", async () => {
+    asked.length = 0;
+    const c = await claim(watch, { run, epoch: 1 });
+    expect(c.ok).toBe(true);
+    if (!c.ok) return;
+    claimed.push(c.value);
+    const calls = asked.map((a) => `${a.method} ${a.path.replace(/[0-9a-f]{64}|(pool|computer)-[0-9a-f]{12}/g, "<c>")}`);
+    expect(calls.slice(0, 2)).toEqual(["POST /containers/<c>/rename", "POST /volumes/create"]);
+    expect(calls.filter((x) => x.endsWith("/exec"))).toEqual([]);
+    const ran = await c.value.client.call("exec.run", { argv: ["sh", "-c", "echo warm"] });
+    expect(Buffer.from(ran.stdout, "base64").toString()).toBe("warm\n");
+  }, 60_000);
+
+  test("a computer another claimer took is dropped at the next look, its bridge closed", async () => {
+    const other = await claim(pool, { run, epoch: 1 });
+    expect(other.ok).toBe(true);
+    if (other.ok) claimed.push(other.value);
+    await watch.look();
+    const held = watch.held().map((r) => r.id);
+    expect(held).toHaveLength(1);
+    expect(held).not.toContain(other.ok ? other.value.ref.id : "");
+  }, 60_000);
 });
