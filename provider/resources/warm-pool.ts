@@ -60,6 +60,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   const template = (checked.inputs ? unwrap(checked.inputs).plain : {}) as Props;
   failures.push(...poolTemplateProblems(template));
   if (failures.length) return { failures };
+  if (template.provider === UNKNOWN) return { inputs: wrapDerived({ size: plain.size, template }, secretKeys) };
   const provider = await vendorOf(ctx, String(template.provider));
   if (!provider.pool) return { failures: [{ property: "template", reason: `template.provider: the ${provider.id} provider has no warm pools (it gives no atomic claim); use a Fleet` }] };
   return { inputs: wrapDerived({ size: plain.size, template }, secretKeys) };

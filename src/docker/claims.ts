@@ -3,8 +3,8 @@
 // Docker renames a name that exists once, so of two claims of one ready computer the second finds
 // no such name and takes another. A container's labels are fixed at create, so the run labels a
 // claim gives are kept in a claim record beside it (a volume named for the container, carrying
-// them as its labels), and every list reads the records in: releaseOlder, the sweep and attach
-// by labels see a claimed computer as one of its run's.
+// them as its labels), and the provider's list reads the records in: releaseOlder and the sweep
+// see a claimed computer as one of its run's.
 import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../client.js";
 import { POOL_LABEL } from "../pool.js";

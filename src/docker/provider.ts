@@ -541,10 +541,10 @@ export class DockerProvider implements ComputerProvider {
         return fail("invalid", "list takes labels whose keys have no = or NUL and whose values are strings with no NUL", { field: "labels" });
       }
     }
-    const listed = await listByLabels(this.engine, labels, options);
-    if (!listed.ok) return listed;
+    const byOwnLabels = await listByLabels(this.engine, labels, options);
+    if (!byOwnLabels.ok) return byOwnLabels;
     // A claimed pool computer's run labels are in its claim record.
-    const found = await withClaims(this.engine, labels, listed.value, options);
+    const found = await withClaims(this.engine, labels, byOwnLabels.value, options);
     if (!found.ok) return found;
     const infos: ComputerInfo[] = [];
     for (const listed of found.value) {

@@ -98,3 +98,28 @@ describe("a WarmPool through the real engine", () => {
     expect(left.stdout).toBe("");
   }, 300_000);
 });
+
+describe("a WarmPool the plugin refuses fails preview in words and makes nothing", () => {
+  let s: TestStack;
+
+  beforeAll(async () => {
+    s = await testStack("warm-pool-refuse", {});
+  }, 120_000);
+
+  afterAll(async () => {
+    await s?.dispose();
+  }, 120_000);
+
+  const refused = async (properties: Record<string, unknown>, words: RegExp) => {
+    await s.program({ pool: { type: "agentrun:index:WarmPool", properties } });
+    const preview = await s.cli("preview");
+    expect(preview.exitCode).not.toBe(0);
+    expect(preview.stdout + preview.stderr).toMatch(words);
+  };
+
+  test("an allowlist template", () =>
+    refused({ size: 1, template: { lifetimeMs: 60_000, network: "allow", allow: ["pypi.org"] } }, /a warm pool takes network none or open/));
+  test("a template with a run's label", () =>
+    refused({ size: 1, template: { lifetimeMs: 60_000, labels: { "agentrun.run": "r1" } } }, /template.labels has agentrun.run, which a claim gives/));
+  test("a size past the bound", () => refused({ size: 101, template: { lifetimeMs: 60_000 } }, /size is a whole number from 0 to 100/));
+});
