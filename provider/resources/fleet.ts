@@ -55,11 +55,11 @@ class FleetComponent extends pulumi.ComponentResource {
 
 export const fleet: Construct = async (name, inputs, options) => {
   const size = await valueOf(inputs.size);
-  const problem = sizeProblem(size === pulumi.unknown ? 0 : size);
-  if (problem) throw new pulumi.InputPropertyError({ propertyPath: "size", reason: problem });
   if (size === pulumi.unknown) {
     throw new pulumi.InputPropertyError({ propertyPath: "size", reason: "size must be known at preview: the children are named by it" });
   }
+  const problem = sizeProblem(size);
+  if (problem) throw new pulumi.InputPropertyError({ propertyPath: "size", reason: problem });
   const unknownInputs = Object.keys(inputs).filter((k) => !(FLEET_INPUTS as readonly string[]).includes(k));
   if (unknownInputs.length) {
     throw new pulumi.InputPropertyError({ propertyPath: unknownInputs[0]!, reason: `${TYPE} has no field "${unknownInputs[0]}"; it takes ${FLEET_INPUTS.join(", ")}` });
@@ -69,7 +69,8 @@ export const fleet: Construct = async (name, inputs, options) => {
   if (bad) throw new pulumi.InputPropertyError({ propertyPath: "template", reason: bad });
 
   const component = new FleetComponent(name, options);
-  // Each field apart, so a secret or a dependency in one (a Mount's mount) stays with it.
+  // The template arrives as one value (an Output when any part of it is a secret or depends on a
+  // resource); each field is taken from it and carries its secrecy and dependencies to the children.
   const template = pulumi.output(inputs.template ?? {}) as pulumi.Output<Record<string, unknown>>;
   const field = (k: string) => template.apply((t) => t?.[k]);
   const labels = pulumi

@@ -1,7 +1,7 @@
 // The Fleet from the generated TypeScript SDK through the real engine: an Automation API inline
-// program (no Node language host is needed) declares a RunEpoch and a Fleet of two; up makes
-// fleet-0 and fleet-1 with the claim's labels, its outputs typed; destroy leaves nothing with the
-// run's label. Containers are removed by their exact names at the end, pass or fail.
+// program (no Node language host is needed) declares a RunEpoch and a Fleet of two whose template
+// holds the claim's labels; up makes fleet-0 and fleet-1 with them, its outputs typed; preview
+// with refresh finds nothing to change; destroy leaves nothing with the run's label. Containers are removed by their exact names at the end, pass or fail.
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -27,8 +27,8 @@ describe("a Fleet declared in TypeScript runs through the real engine", () => {
       const claim = new RunEpoch("claim", { run, epoch: 1 });
       const fleet = new Fleet("fleet", {
         size: 2,
-        template: { image: toolchain().baseImage, lifetimeMs: 3_600_000, network: "none", memoryMb: 128, cpus: 0.5 },
-        labels: claim.labels,
+        // The claim's labels inside the template: a template that depends on a resource.
+        template: { image: toolchain().baseImage, lifetimeMs: 3_600_000, network: "none", memoryMb: 128, cpus: 0.5, labels: claim.labels },
       });
       return { names: fleet.names, drift: fleet.drift };
     };
