@@ -25,9 +25,9 @@ interface ListedPart {
 
 const labelFilter = (labels: string[]) => JSON.stringify({ label: labels });
 
-const undone = async (engine: DockerEngine, plan: EgressPlan, code: Parameters<typeof fail>[0], words: string) => {
-  await removeEgress(engine, plan.computer);
-  return fail(code, `${words}; the proxy and its volume were removed and the computer was never run`);
+const undone = async (engine: DockerEngine, plan: EgressPlan, code: Parameters<typeof fail>[0], words: string, keepVolume = false) => {
+  await removeEgress(engine, plan.key, keepVolume ? "proxy" : "delete");
+  return fail(code, keepVolume ? `${words}; the proxy was removed, and its computers reach nothing until it is made again` : `${words}; the proxy and its volume were removed and the computer was never run`);
 };
 
 /**
@@ -37,18 +37,19 @@ const undone = async (engine: DockerEngine, plan: EgressPlan, code: Parameters<t
 export async function makeEgressVolume(engine: DockerEngine, plan: EgressPlan, options: CallOptions = {}): Promise<Result<undefined>> {
   const volume = await engine.call("POST", "/volumes/create", { body: egressVolumeRequest(plan), signal: options.signal, timeoutMs: CALL_MS });
   if (volume.ok) return ok();
-  const f = failure(engine, `making the egress volume ${egressName(plan.computer)}`, volume);
+  const f = failure(engine, `making the egress volume ${egressName(plan.key)}`, volume);
   return undone(engine, plan, f.error.code, f.error.message);
 }
 
 /**
  * Makes and starts the proxy on its volume and waits for its ready line. Any failure removes
- * the proxy and the volume and says why in words; a caller runs its computer only after ok.
+ * the proxy and the volume (the proxy alone with keepVolume: a shared proxy made again on the
+ * volume its computers mount) and says why in words; a caller runs its computer only after ok.
  */
-export async function makeEgress(engine: DockerEngine, plan: EgressPlan, options: CallOptions & { readyMs?: number } = {}): Promise<Result<{ proxy: string }>> {
+export async function makeEgress(engine: DockerEngine, plan: EgressPlan, options: CallOptions & { readyMs?: number; keepVolume?: boolean } = {}): Promise<Result<{ proxy: string }>> {
   const { signal } = options;
-  const name = egressName(plan.computer);
-  const undo = (code: Parameters<typeof fail>[0], words: string) => undone(engine, plan, code, words);
+  const name = egressName(plan.key);
+  const undo = (code: Parameters<typeof fail>[0], words: string) => undone(engine, plan, code, words, options.keepVolume);
   const request = egressProxyRequest(plan);
   const made = await engine.call<{ Id: string }>("POST", "/containers/create", { query: { name }, body: request.body, signal, timeoutMs: CALL_MS });
   if (!made.ok || !made.value?.Id) {
@@ -90,11 +91,11 @@ async function partsOf(engine: DockerEngine, labels: string[]) {
 }
 
 /**
- * Stops the proxy, or (delete) removes the proxy and its volume, each found by the label
- * agentrun.computer.egress=<computer>. Parts already gone are fine. It runs whatever the
- * caller's signal says: a removal after a failure must finish.
+ * Stops the proxy, or (delete) removes the proxy and its volume, or (proxy) the proxy alone,
+ * each found by the label agentrun.computer.egress=<key>. Parts already gone are fine. It runs
+ * whatever the caller's signal says: a removal after a failure must finish.
  */
-export async function removeEgress(engine: DockerEngine, computer: string, how: "stop" | "delete" = "delete"): Promise<Result<undefined>> {
+export async function removeEgress(engine: DockerEngine, computer: string, how: "stop" | "delete" | "proxy" = "delete"): Promise<Result<undefined>> {
   const { containers, volumes } = await partsOf(engine, [`${EGRESS_LABEL}=${computer}`]);
   if (!containers.ok) return failure(engine, `finding ${computer}'s egress proxy`, containers);
   for (const c of containers.value ?? []) {
@@ -106,7 +107,7 @@ export async function removeEgress(engine: DockerEngine, computer: string, how: 
       return failure(engine, `removing ${computer}'s egress proxy`, done);
     }
   }
-  if (how === "stop") return ok();
+  if (how !== "delete") return ok();
   if (!volumes.ok) return failure(engine, `finding ${computer}'s egress volume`, volumes);
   for (const v of volumes.value?.Volumes ?? []) {
     const done = await engine.call("DELETE", `/volumes/${encodeURIComponent(v.Name)}`, { query: { force: true }, timeoutMs: CALL_MS });
