@@ -6,6 +6,10 @@
 // read back. diff: a new list or hint, or drift, is an update (the proxy made again on the same
 // volume, so its computers keep running); a new provider, user or lifetime, or a deadline
 // passed, is a replace. delete: the proxy and its volume, after the computers behind it.
+// check chooses the proxy's name and writes it, with the `egress` value, into the inputs: a
+// preview knows an updated resource's inputs alone, so the computers behind a proxy whose list
+// changes see the same `egress` and are not shown as made again.
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { normalAllowlist } from "../../src/egress/list.js";
 import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../../src/egress/proxies.js";
@@ -20,6 +24,9 @@ import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../sec
 
 const TYPE = "agentrun:index:EgressProxy";
 export const INPUTS = ["provider", "allow", "lifetimeMs", "user", "hint"] as const;
+// What a change of makes a new proxy (a new volume, so new computers behind it).
+const REPLACING = ["provider", "user", "lifetimeMs"] as const;
+const NAME = /^proxy-[0-9a-f]{12}$/;
 const STEP_MS = 2 * 60_000;
 // Outputs derived from inputs of other names, so a secret input keeps them secret.
 const DERIVED: Record<string, readonly string[]> = {
@@ -33,7 +40,10 @@ const Given = z.strictObject({
   user: z.string().min(1).optional(),
   hint: z.string().optional(),
 });
-type Inputs = { provider: string; allow: string[]; lifetimeMs: number; user: string; hint?: string };
+type Inputs = { provider: string; allow: string[]; lifetimeMs: number; user: string; hint?: string; name: string };
+
+/** The fields of REPLACING that differ between what was and what is asked now. */
+const replacedBy = (olds: Props, news: Props) => REPLACING.filter((k) => news[k] !== undefined && JSON.stringify(olds[k]) !== JSON.stringify(news[k]));
 
 const hasUnknown = (v: unknown): boolean =>
   v === UNKNOWN || (Array.isArray(v) ? v.some(hasUnknown) : typeof v === "object" && v !== null && Object.values(v).some(hasUnknown));
@@ -45,6 +55,7 @@ function proxiesOf(provider: ComputerProvider): EgressProxies {
 }
 
 const specOf = (inputs: Inputs): ProxySpec => ({
+  ...(inputs.name === undefined ? {} : { name: inputs.name }),
   allow: inputs.allow,
   lifetimeMs: inputs.lifetimeMs,
   user: inputs.user,
@@ -52,9 +63,14 @@ const specOf = (inputs: Inputs): ProxySpec => ({
 });
 
 /** Every refusal together, each naming its field, with no vendor call. */
-async function check(ctx: Context, _olds: Props, news: Props) {
-  const { plain, secretKeys } = unwrap(news);
+async function check(ctx: Context, olds: Props, news: Props) {
+  const { plain: given, secretKeys } = unwrap(news);
+  const old = unwrap(olds).plain;
+  // check's own fields come back from an import's inputs: taken when they are the ones it wrote.
+  const { name: givenName, egress: givenEgress, ...plain } = given;
   const failures = unknownFields(plain, INPUTS, TYPE);
+  if (givenName !== undefined && givenName !== old.name) failures.push({ property: "name", reason: `${TYPE}'s name is chosen at its create (proxy-<12 hex digits>); it takes no name` });
+  if (givenEgress !== undefined && JSON.stringify(givenEgress) !== JSON.stringify(old.egress)) failures.push({ property: "egress", reason: `${TYPE}'s egress is an output, for its computers; it takes no egress` });
   const known = Object.fromEntries(Object.entries(plain).filter(([k, v]) => (INPUTS as readonly string[]).includes(k) && !hasUnknown(v)));
   const parsed = Given.safeParse(known);
   const refused = new Set<string>();
@@ -97,7 +113,11 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     }
   }
   if (failures.length) return { failures };
-  return { inputs: wrapDerived(inputs, secretKeys) };
+  // The name stays while the proxy does; a change that makes a new proxy chooses a new one.
+  const keep = typeof old.name === "string" && NAME.test(old.name) && replacedBy(old, inputs).length === 0;
+  inputs.name = keep ? old.name : `proxy-${randomBytes(6).toString("hex")}`;
+  inputs.egress = { proxy: inputs.name, user: inputs.user };
+  return { inputs: wrapDerived(inputs, secretKeys, { egress: ["user"], name: [] }) };
 }
 
 /** The declared list, kept as declared when the read-back is the same list in normal form. */
@@ -128,7 +148,13 @@ async function create(ctx: Context, raw: Props) {
   const inputs = plain as Inputs;
   const proxies = proxiesOf(await vendorOf(ctx, inputs.provider));
   const signal = bounded(ctx, STEP_MS);
-  const made = orThrow(await whileWaiting(ctx.say, "waiting for the egress proxy's ready line", () => proxies.make(specOf(inputs), { signal })));
+  const make = async () => {
+    const first = await proxies.make(specOf(inputs), { signal });
+    // The name check chose is still held (a replacement made before the old proxy goes): a fresh one.
+    if (!first.ok && first.error.code === "exists") return proxies.make({ ...specOf(inputs), name: undefined }, { signal });
+    return first;
+  };
+  const made = orThrow(await whileWaiting(ctx.say, "waiting for the egress proxy's ready line", make));
   return { id: made.name, outs: wrapDerived(outputsOf(inputs, made, "running", []), secretKeys, DERIVED) };
 }
 
@@ -147,6 +173,7 @@ async function read(ctx: Context, id: string, props: Props) {
   if (o === "gone") return {}; // its volume is gone: refresh drops it, and the next up makes a new one
   // An import has no outputs: what is there is what was declared, and its lifetime what is left.
   const declared: Inputs = {
+    name: id,
     provider: provider.id,
     allow: Array.isArray(old.allow) ? (old.allow as string[]) : o.ref.allow,
     lifetimeMs: typeof old.lifetimeMs === "number" ? old.lifetimeMs : Math.max(1000, Math.ceil((Date.parse(o.ref.deadline) - Date.now()) / 1000) * 1000),
@@ -155,7 +182,7 @@ async function read(ctx: Context, id: string, props: Props) {
   };
   const outs = outputsOf(declared, o.ref, o.state, o.drift);
   // The inputs as read back, so preview --refresh shows the list that changed (none when the proxy is gone).
-  const inputs: Props = { provider: declared.provider, allow: outs.allow, lifetimeMs: declared.lifetimeMs, user: o.ref.user };
+  const inputs: Props = { provider: declared.provider, allow: outs.allow, lifetimeMs: declared.lifetimeMs, user: o.ref.user, name: id, egress: { proxy: id, user: o.ref.user } };
   if (declared.hint !== undefined) inputs.hint = o.ref.hint === declared.hint || o.ref.hint === "" ? declared.hint : o.ref.hint;
   return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
@@ -166,7 +193,8 @@ const sameList = (a: unknown, b: unknown) =>
 async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
   const o = unwrap(olds).plain;
   const n = unwrap(news).plain;
-  const replaces = ["provider", "user", "lifetimeMs"].filter((k) => n[k] !== undefined && JSON.stringify(o[k]) !== JSON.stringify(n[k]));
+  const replaces: string[] = replacedBy(o, n);
+  if (typeof n.name === "string" && n.name !== o.name) replaces.push("name");
   // Past its deadline the volume's time is spent: a new proxy (and so new computers).
   if (typeof o.deadline === "string" && Date.parse(o.deadline) <= Date.now()) replaces.push("deadline");
   const updates = [

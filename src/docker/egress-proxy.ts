@@ -68,7 +68,7 @@ export class DockerEgressProxies implements EgressProxies {
   #refusals(spec: ProxySpec): Refusal[] {
     const out: Refusal[] = [];
     if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a proxy's spec is an object with allow and lifetimeMs" }];
-    const known = new Set(["allow", "lifetimeMs", "user", "hint", "labels"]);
+    const known = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels"]);
     for (const key of Object.keys(spec)) if (!known.has(key)) out.push({ field: key, message: `${key} is not a field of an egress proxy (it takes ${[...known].join(", ")})` });
     const range = this.#deps.testNetwork?.range;
     const list = checkAllowlist(spec.allow, range === undefined ? {} : { testNetwork: range });
@@ -84,6 +84,7 @@ export class DockerEgressProxies implements EgressProxies {
       if (words) out.push({ field: "hint", message: words.replace(/^egress\.hint/, "hint") });
     }
     if (spec.labels !== undefined) out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));
+    if (spec.name !== undefined && !(typeof spec.name === "string" && PROXY_PATTERN.test(spec.name))) out.push({ field: "name", message: "an egress proxy's name is proxy-<12 hex digits>" });
     return out;
   }
 
@@ -117,8 +118,15 @@ export class DockerEgressProxies implements EgressProxies {
     const list = checkAllowlist(spec.allow, range === undefined ? {} : { testNetwork: range });
     if (!list.ok) return fail("invalid", list.refusals[0]!.message, { field: "allow" });
     if (signal?.aborted) return fail("aborted", "making the egress proxy was aborted before anything was made");
+    const key = spec.name ?? `proxy-${randomBytes(6).toString("hex")}`;
+    // Docker answers a volume create for a name taken with the volume there: asked first.
+    if (spec.name !== undefined) {
+      const taken = await this.#volume(key, options);
+      if (!taken.ok) return taken;
+      if (taken.value) return fail("exists", `the egress proxy name ${key} is taken (its volume ${egressName(key)} is there); nothing was made`, { field: "name" });
+    }
     const plan: EgressPlan = {
-      key: `proxy-${randomBytes(6).toString("hex")}`,
+      key,
       uid: user.value.uid,
       gid: user.value.gid,
       deadline: new Date(Date.now() + spec.lifetimeMs).toISOString(),

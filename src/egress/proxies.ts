@@ -5,6 +5,11 @@ import type { CallOptions } from "../client.js";
 import type { Result } from "../result.js";
 
 export interface ProxySpec {
+  /**
+   * The name to make it under (Docker: proxy-<12 hex digits>); default a fresh one. A name
+   * already taken is refused (exists), so a caller that chose one ahead can choose again.
+   */
+  name?: string;
   /** The names (exact or *.suffix) and CIDRs the proxy forwards to, on ports 80 and 443. */
   allow: string[];
   /** How long the proxy forwards, in whole milliseconds: its computers must end before it. */
