@@ -289,11 +289,12 @@ export class DockerEgressProxies implements EgressProxies {
    * What a computer joining the proxy meets: the proxy held to the computer's user and
    * deadline, read as its network. Create refuses a computer whose read is not an allowlist.
    */
-  async joined(name: string, computer: { uid: number; gid: number; deadline?: string }, options: CallOptions = {}): Promise<Result<ProxyNetwork>> {
+  async joined(name: string, computer: { uid: number; gid: number; deadline?: string }, options: CallOptions = {}, read?: { proxy: Inspected | undefined }): Promise<Result<ProxyNetwork>> {
     const volume = await this.#volume(name, options);
     if (!volume.ok) return volume;
     if (!volume.value) return ok({ other: `network allow, but its egress proxy ${egressName(name)} is gone (no volume)` });
-    const proxy = await inspectEgress(this.#deps.engine, name, options);
+    // A caller that read the proxy already (list, for many computers at once) hands it in.
+    const proxy = read ? ok(read.proxy) : await inspectEgress(this.#deps.engine, name, options);
     if (!proxy.ok) return proxy;
     const addresses = this.#deps.addresses();
     if (!addresses.ok) return ok({ other: `network allow, but its egress proxy cannot be held to the Docker host's addresses: ${addresses.error.message}` });

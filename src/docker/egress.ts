@@ -129,6 +129,33 @@ export async function inspectEgress(engine: DockerEngine, computer: string, opti
 }
 
 /**
+ * The proxies of many keys at once (list reads every listed computer's): one list of every
+ * egress proxy, then one inspect of each proxy asked for, side by side. A key with no proxy, or
+ * more than one, reads undefined, as inspectEgress reads it.
+ */
+export async function inspectEgressOf(engine: DockerEngine, keys: readonly string[], options: CallOptions = {}): Promise<Result<Map<string, Inspected | undefined>>> {
+  const wanted = [...new Set(keys)];
+  const out = new Map<string, Inspected | undefined>();
+  if (wanted.length === 0) return ok(out);
+  const listed = await engine.call<ListedPart[]>("GET", "/containers/json", { query: { all: true, filters: labelFilter([EGRESS_LABEL]) }, signal: options.signal, timeoutMs: CALL_MS });
+  if (!listed.ok) return failure(engine, "finding the egress proxies", listed);
+  const reads = await Promise.all(
+    wanted.map(async (key) => {
+      const found = (listed.value ?? []).filter((c) => c.Labels?.[EGRESS_LABEL] === key);
+      if (found.length !== 1) return { key, read: ok(undefined) };
+      const read = await engine.call<Inspected>("GET", `/containers/${found[0]!.Id}/json`, { signal: options.signal, timeoutMs: CALL_MS });
+      if (read.status === 404) return { key, read: ok(undefined) };
+      return { key, read: read.ok && read.value ? ok(read.value) : failure(engine, `inspecting the egress proxy of ${key}`, read) };
+    }),
+  );
+  for (const { key, read } of reads) {
+    if (!read.ok) return read;
+    out.set(key, read.value);
+  }
+  return ok(out);
+}
+
+/**
  * The sweep's part: egress parts with no computer, or past their deadline. A part whose
  * deadline label has passed, or whose computer is gone and that is older than a create could
  * take (its ready wait and two minutes), is removed by what its label found.

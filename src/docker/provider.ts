@@ -38,7 +38,7 @@ import { create as createContainer, failure, inspect, lastWords, listByLabels, r
 import { createRequest } from "./create-request.js";
 import { DaemonCacheError, daemonCopy, daemonCopyPath, DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
 import { drift, type DriftExpected, readBackDrift, sameNetwork } from "./drift.js";
-import { EGRESS_READY_MS, inspectEgress, makeEgress, makeEgressVolume, removeEgress, sweepEgress } from "./egress.js";
+import { EGRESS_READY_MS, inspectEgress, inspectEgressOf, makeEgress, makeEgressVolume, removeEgress, sweepEgress } from "./egress.js";
 import { egressImageTag, ensureEgressImage } from "./egress-image.js";
 import { type EgressExpected, proxyReadBack } from "./egress-readback.js";
 import { type EgressPlan, PROXY_PATTERN } from "./egress-request.js";
@@ -49,7 +49,7 @@ import type { EngineAddress } from "./engine.js";
 import { dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
 import { packageVersion } from "./package.js";
 import { type Plan, planOf } from "./plan.js";
-import { deadlineOf, hasEgress, type Inspected, labelsOf, mountOf, nameOf, networkOf, sharedProxyOf, specOf, stateOf } from "./readback.js";
+import { deadlineOf, egressKey, hasEgress, type Inspected, labelsOf, mountOf, nameOf, networkOf, sharedProxyOf, specOf, stateOf } from "./readback.js";
 
 export interface DockerProviderOptions {
   /** computerd for the Docker host's architecture; the provider binds its own copy of it. */
@@ -451,16 +451,16 @@ export class DockerProvider implements ComputerProvider {
    * bounded, its volume, the provider's proxy image, and today's host addresses. A computer with
    * no egress part reads undefined.
    */
-  async #proxyReadBack(inspected: Inspected, options: CallOptions = {}): Promise<Result<NetworkReadBack | undefined>> {
+  async #proxyReadBack(inspected: Inspected, options: CallOptions = {}, read?: { proxy: Inspected | undefined }): Promise<Result<NetworkReadBack | undefined>> {
     if (!hasEgress(inspected)) return ok(undefined);
     const name = nameOf(inspected);
     const user = parseUser(String(inspected.Config?.User ?? ""));
     // A computer that joined a shared proxy reads that proxy, held to its user and deadline.
     const shared = sharedProxyOf(inspected);
     if (shared !== undefined) {
-      return this.proxies.joined(shared, { uid: user.ok ? user.value.uid : NaN, gid: user.ok ? user.value.gid : NaN, deadline: labelsOf(inspected)[DEADLINE_LABEL] ?? "" }, options);
+      return this.proxies.joined(shared, { uid: user.ok ? user.value.uid : NaN, gid: user.ok ? user.value.gid : NaN, deadline: labelsOf(inspected)[DEADLINE_LABEL] ?? "" }, options, read);
     }
-    const found = await inspectEgress(this.engine, name, options);
+    const found = read ? ok(read.proxy) : await inspectEgress(this.engine, name, options);
     if (!found.ok) return found;
     const addresses = hostAddresses(this.#egress);
     if (!addresses.ok) return ok({ other: `network allow, but its egress proxy cannot be held to the Docker host's addresses: ${addresses.error.message}` });
@@ -587,18 +587,26 @@ export class DockerProvider implements ComputerProvider {
     }
     const found = await listByLabels(this.engine, labels, options);
     if (!found.ok) return found;
+    // An allowlisted computer's network is its proxy's: an inspect of each such computer beside
+    // one list of every proxy, then one inspect of each proxy they mount, all at once.
+    const wholes = await Promise.all(found.value.filter(hasEgress).map((c) => inspect(this.engine, c.Id, options)));
+    const whole = new Map<string, Inspected>();
+    for (const w of wholes) {
+      if (!w.ok && w.error.code !== "not_found") return w;
+      if (w.ok) whole.set(w.value.Id, w.value); // else removed meanwhile
+    }
+    const proxies = await inspectEgressOf(this.engine, [...whole.values()].map((w) => egressKey(w) ?? nameOf(w)), options);
+    if (!proxies.ok) return proxies;
+    const networks = new Map<string, NetworkReadBack>();
+    const read = await Promise.all([...whole.values()].map(async (w) => ({ w, proxy: await this.#proxyReadBack(w, options, { proxy: proxies.value.get(egressKey(w) ?? nameOf(w)) }) })));
+    for (const { w, proxy } of read) {
+      if (!proxy.ok) return proxy;
+      networks.set(w.Id, networkOf(w, proxy.value));
+    }
     const infos: ComputerInfo[] = [];
     for (const listed of found.value) {
-      // An allowlisted computer's network is its proxy's: one more inspect of each, and of its proxy.
-      let network = networkOf(listed);
-      if (hasEgress(listed)) {
-        const whole = await inspect(this.engine, listed.Id, options);
-        if (!whole.ok && whole.error.code !== "not_found") return whole;
-        if (!whole.ok) continue; // removed meanwhile
-        const proxy = await this.#proxyReadBack(whole.value, options);
-        if (!proxy.ok) return proxy;
-        network = networkOf(whole.value, proxy.value);
-      }
+      if (hasEgress(listed) && !whole.has(listed.Id)) continue; // removed meanwhile
+      const network = networks.get(listed.Id) ?? networkOf(listed);
       const labelsRead = labelsOf(listed);
       const info: ComputerInfo = {
         ref: { id: listed.Id, name: nameOf(listed), provider: this.id },

@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DockerEngine, type Asked } from "../../src/docker/api.js";
 import type { DockerProvider } from "../../src/docker/index.js";
 import { writeFile } from "../../src/files.js";
 import type { ComputerRef } from "../../src/provider.js";
@@ -24,6 +25,7 @@ const names = new Set<string>();
 let kit = "";
 let upIP = "";
 let p: DockerProvider;
+let egressOptions: NonNullable<Parameters<typeof provider>[0]>["egress"];
 let proxy = "";
 let user = "";
 const computers: ComputerRef[] = [];
@@ -55,7 +57,8 @@ beforeAll(async () => {
   const subnet = docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Subnet}}{{end}}", net);
   docker("run", "-d", "--name", upstream, "--network", net, "-v", `${kit}:/opt/egresskit:ro`, IMAGE, "/opt/egresskit", "serve");
   upIP = docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", upstream);
-  p = provider({ egress: { hostAddresses: ["203.0.113.7"], hint: "ask the test", testNetwork: { name: net, range: subnet }, testOnly: true } });
+  egressOptions = { hostAddresses: ["203.0.113.7"], hint: "ask the test", testNetwork: { name: net, range: subnet }, testOnly: true };
+  p = provider({ egress: egressOptions });
   user = p.capabilities().defaults!.user!;
 }, 120_000);
 
@@ -92,10 +95,19 @@ describe("a shared egress proxy", () => {
       computers.push(created.value);
     }
     for (const c of computers) expect(await get(c, `http://${upIP}/a`)).toBe("200 hello from upstream /a");
-    const listed = await p.list(labels);
-    expect(listed.ok && listed.value.map((i) => i.network)).toEqual([{ allow: [`${upIP}/32`] }, { allow: [`${upIP}/32`] }]);
     expect((await p.attach({ id: computers[0]!.name })).ok).toBe(true);
   }, 300_000);
+
+  it("is read by list once for all its computers: one list of every proxy, one inspect of it", async () => {
+    const asked: Asked[] = [];
+    const counted = provider({ engine: new DockerEngine(undefined, (a) => asked.push(a)), egress: egressOptions });
+    const listed = await counted.list(labels);
+    expect(listed.ok && listed.value.map((i) => i.network)).toEqual([{ allow: [`${upIP}/32`] }, { allow: [`${upIP}/32`] }]);
+    const proxyId = docker("inspect", "-f", "{{.Id}}", `${proxy}-egress`);
+    // The computers' list and the proxies' list, whatever the number of computers.
+    expect(asked.filter((a) => a.method === "GET" && a.path === "/containers/json")).toHaveLength(2);
+    expect(asked.filter((a) => a.path === `/containers/${proxyId}/json`)).toHaveLength(1);
+  }, 120_000);
 
   it("takes a new list as an update on the same volume: the computers keep running and meet it", async () => {
     const started = computers.map((c) => docker("inspect", "-f", "{{.State.StartedAt}}", c.id));
