@@ -5,7 +5,7 @@
 // read back, and `drift` naming each mismatch. diff: what the vendor fixes at create is a
 // replace, and so is a stopped or drifted computer. delete: release "delete" by the vendor id.
 import { z } from "zod";
-import { normalAllowlist } from "../../src/egress/list.js";
+import { sameAllowlist } from "../../src/egress/list.js";
 import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/provider.js";
 import type { Hello } from "../../src/protocol.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
@@ -14,7 +14,7 @@ import { normalUser } from "../../src/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { type Say, type Ticker, ticker, whileWaiting } from "../progress.js";
-import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
 export const INPUTS = [
@@ -49,9 +49,6 @@ export type Inputs = Required<Omit<z.infer<typeof Given>, "allow" | "mount" | "i
   /** A shared EgressProxy's `egress` output: the computer joins it and takes its list. */
   egress?: { proxy: string; user: string };
 };
-
-const hasUnknown = (v: unknown): boolean =>
-  v === UNKNOWN || (Array.isArray(v) ? v.some(hasUnknown) : typeof v === "object" && v !== null && Object.values(v).some(hasUnknown));
 
 /** The library's spec from the resource's inputs. */
 export function specOf(inputs: Inputs): ComputerSpec {
@@ -204,7 +201,7 @@ function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello:
   if (declared.egress && spec.egress) read.egress = { proxy: spec.egress, user: spec.user };
   else if (typeof network === "object" && "allow" in network) {
     // The same list in another order or case is the declared list: kept as declared.
-    const same = declared.allow !== undefined && normalAllowlist(declared.allow).join("\0") === normalAllowlist(network.allow).join("\0");
+    const same = sameAllowlist(declared.allow, network.allow);
     read.allow = same ? declared.allow : network.allow;
   }
   if (spec.mount) read.mount = "other" in spec.mount ? { kind: "other", path: spec.mount.other } : { kind: spec.mount.kind, path: "path" in spec.mount ? spec.mount.path : "" };

@@ -9,9 +9,8 @@
 // check chooses the proxy's name and writes it, with the `egress` value, into the inputs: a
 // preview knows an updated resource's inputs alone, so the computers behind a proxy whose list
 // changes see the same `egress` and are not shown as made again.
-import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { normalAllowlist } from "../../src/egress/list.js";
+import { sameAllowlist } from "../../src/egress/list.js";
 import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../../src/egress/proxies.js";
 import type { ComputerProvider } from "../../src/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
@@ -20,13 +19,12 @@ import { normalUser } from "../../src/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { whileWaiting } from "../progress.js";
-import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:EgressProxy";
 export const INPUTS = ["provider", "allow", "lifetimeMs", "user", "hint"] as const;
 // What a change of makes a new proxy (a new volume, so new computers behind it).
 const REPLACING = ["provider", "user", "lifetimeMs"] as const;
-const NAME = /^proxy-[0-9a-f]{12}$/;
 const STEP_MS = 2 * 60_000;
 // Outputs derived from inputs of other names, so a secret input keeps them secret.
 const DERIVED: Record<string, readonly string[]> = {
@@ -44,9 +42,6 @@ type Inputs = { provider: string; allow: string[]; lifetimeMs: number; user: str
 
 /** The fields of REPLACING that differ between what was and what is asked now. */
 const replacedBy = (olds: Props, news: Props) => REPLACING.filter((k) => news[k] !== undefined && JSON.stringify(olds[k]) !== JSON.stringify(news[k]));
-
-const hasUnknown = (v: unknown): boolean =>
-  v === UNKNOWN || (Array.isArray(v) ? v.some(hasUnknown) : typeof v === "object" && v !== null && Object.values(v).some(hasUnknown));
 
 /** The provider's shared proxies, or a throw in words when the vendor has none. */
 function proxiesOf(provider: ComputerProvider): EgressProxies {
@@ -114,16 +109,15 @@ async function check(ctx: Context, olds: Props, news: Props) {
   }
   if (failures.length) return { failures };
   // The name stays while the proxy does; a change that makes a new proxy chooses a new one.
-  const keep = typeof old.name === "string" && NAME.test(old.name) && replacedBy(old, inputs).length === 0;
-  inputs.name = keep ? old.name : `proxy-${randomBytes(6).toString("hex")}`;
+  const keep = typeof old.name === "string" && replacedBy(old, inputs).length === 0;
+  inputs.name = keep ? old.name : (provider?.proxies?.freshName() ?? UNKNOWN);
   inputs.egress = { proxy: inputs.name, user: inputs.user };
   return { inputs: wrapDerived(inputs, secretKeys, { egress: ["user"], name: [] }) };
 }
 
 /** The declared list, kept as declared when the read-back is the same list in normal form. */
 function listAsDeclared(declared: unknown, read: string[]): string[] {
-  const same = Array.isArray(declared) && normalAllowlist(declared as string[]).join("\0") === normalAllowlist(read).join("\0");
-  return same ? (declared as string[]) : read;
+  return sameAllowlist(declared, read) ? (declared as string[]) : read;
 }
 
 function outputsOf(declared: Inputs, ref: ProxyRef, state: "running" | "stopped", drift: string[]): Props {
@@ -187,9 +181,6 @@ async function read(ctx: Context, id: string, props: Props) {
   return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
 
-const sameList = (a: unknown, b: unknown) =>
-  Array.isArray(a) && Array.isArray(b) && normalAllowlist(a as string[]).join("\0") === normalAllowlist(b as string[]).join("\0");
-
 async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
   const o = unwrap(olds).plain;
   const n = unwrap(news).plain;
@@ -198,7 +189,7 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
   // Past its deadline the volume's time is spent: a new proxy (and so new computers).
   if (typeof o.deadline === "string" && Date.parse(o.deadline) <= Date.now()) replaces.push("deadline");
   const updates = [
-    ...(n.allow === UNKNOWN || !sameList(o.allow, n.allow) ? ["allow"] : []),
+    ...(n.allow === UNKNOWN || !sameAllowlist(o.allow, n.allow) ? ["allow"] : []),
     ...(n.hint !== undefined && o.hint !== n.hint ? ["hint"] : []),
     // Stopped, removed or widened by hand: made again on the same volume.
     ...(Array.isArray(o.drift) && o.drift.length > 0 ? ["drift"] : []),

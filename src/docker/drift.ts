@@ -4,7 +4,7 @@
 // is drift until it is named here. One sentence per mismatch.
 import { WORKSPACE } from "../mount.js";
 import type { Hello, MachineKind } from "../protocol.js";
-import { normalAllowlist } from "../egress/list.js";
+import { sameAllowlist } from "../egress/list.js";
 import type { Capabilities, ComputerSpec, NetworkPolicy, NetworkReadBack } from "../provider.js";
 import { parseUser, userText } from "../user.js";
 import { checkSpec } from "./check.js";
@@ -76,7 +76,7 @@ const isAllow = (network: unknown): network is { allow: string[] } => typeof net
 export function sameNetwork(a: NetworkReadBack, b: NetworkPolicy): boolean {
   if (typeof a === "string" || typeof b === "string") return a === b;
   if (!("allow" in a)) return false;
-  return normalAllowlist(a.allow).join("\0") === normalAllowlist(b.allow).join("\0");
+  return sameAllowlist(a.allow, b.allow);
 }
 
 /** A computer that joined a shared proxy with { allow: [] } takes its list, whatever it is. */

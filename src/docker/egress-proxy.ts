@@ -88,6 +88,10 @@ export class DockerEgressProxies implements EgressProxies {
     return out;
   }
 
+  freshName(): string {
+    return `proxy-${randomBytes(6).toString("hex")}`;
+  }
+
   check(spec: ProxySpec): Result<undefined> {
     return refuse(this.#refusals(spec));
   }
@@ -118,7 +122,7 @@ export class DockerEgressProxies implements EgressProxies {
     const list = checkAllowlist(spec.allow, range === undefined ? {} : { testNetwork: range });
     if (!list.ok) return fail("invalid", list.refusals[0]!.message, { field: "allow" });
     if (signal?.aborted) return fail("aborted", "making the egress proxy was aborted before anything was made");
-    const key = spec.name ?? `proxy-${randomBytes(6).toString("hex")}`;
+    const key = spec.name ?? this.freshName();
     // Docker answers a volume create for a name taken with the volume there: asked first.
     if (spec.name !== undefined) {
       const taken = await this.#volume(key, options);

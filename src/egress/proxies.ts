@@ -51,6 +51,8 @@ export interface ProxyReadBack {
 }
 
 export interface EgressProxies {
+  /** A fresh name to make a proxy under, chosen ahead (a Pulumi check does). */
+  freshName(): string;
   /** Every refusal of a spec together, in words, with no vendor call. */
   check(spec: ProxySpec): Result<undefined>;
   /** The volume, then the proxy, then its ready line; a failure leaves nothing. */
