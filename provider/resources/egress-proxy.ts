@@ -174,7 +174,10 @@ async function read(ctx: Context, id: string, props: Props) {
     user: typeof old.user === "string" ? old.user : o.ref.user,
     ...(typeof old.hint === "string" ? { hint: old.hint } : {}),
   };
-  const outs = outputsOf(declared, o.ref, o.state, o.drift);
+  // A proxy re-run by hand with another list reads back as made, but not as declared.
+  const drift = [...o.drift];
+  if (o.network && "allow" in o.network && !sameAllowlist(declared.allow, o.ref.allow)) drift.push(`the egress proxy ${id} holds ${o.ref.allow.join(", ")}, not the declared ${declared.allow.join(", ")}`);
+  const outs = outputsOf(declared, o.ref, o.state, drift);
   // The inputs as read back, so preview --refresh shows the list that changed (none when the proxy is gone).
   const inputs: Props = { provider: declared.provider, allow: outs.allow, lifetimeMs: declared.lifetimeMs, user: o.ref.user, name: id, egress: { proxy: id, user: o.ref.user } };
   if (declared.hint !== undefined) inputs.hint = o.ref.hint === declared.hint || o.ref.hint === "" ? declared.hint : o.ref.hint;

@@ -9,6 +9,7 @@ import { computer } from "../../provider/resources/computer.js";
 import { egressProxy } from "../../provider/resources/egress-proxy.js";
 import type { Context } from "../../provider/resource.js";
 import { UNKNOWN, type Props } from "../../provider/secrets.js";
+import type { ProxyReadBack } from "../../src/egress/proxies.js";
 import type { ComputerProvider } from "../../src/provider.js";
 import { ok } from "../../src/result.js";
 import { testContext } from "../support/context.js";
@@ -84,6 +85,29 @@ describe("EgressProxy diff", () => {
     expect((await egressProxy.diff(ctx, "p", olds, { ...news, user: "77:77", lifetimeMs: 1 })).replaces).toEqual(["user", "lifetimeMs"]);
     expect((await egressProxy.diff(ctx, "p", olds, { ...news, name: "proxy-ffffffffffff" })).replaces).toEqual(["name"]);
     expect((await egressProxy.diff(ctx, "p", { ...olds, deadline: "2000-01-01T00:00:00.000Z" }, news)).replaces).toEqual(["deadline"]);
+  });
+});
+
+describe("EgressProxy read", () => {
+  const declared = { provider: "docker", allow: ["pypi.org"], lifetimeMs: 7_200_000, user: "1234:1234", name: "proxy-0123456789ab", deadline: "2999-01-01T00:00:00.000Z", drift: [] };
+  const reading = (answer: ProxyReadBack | undefined): Context => {
+    const proxies = { read: async () => (answer ? ok(answer) : { ok: false as const, error: { code: "not_found" as const, message: "gone" } }) };
+    const p = { id: "docker", capabilities: () => ({ defaults: {} }), proxies } as unknown as ComputerProvider;
+    return { settings: {}, vendor: async () => ok(p), signal: new AbortController().signal };
+  };
+  const ref = { name: "proxy-0123456789ab", user: "1234:1234", deadline: declared.deadline, allow: ["pypi.org"], hint: "h", hostAddresses: ["192.0.2.1"], labels: {} };
+
+  it("reads a proxy re-run by hand with a wider list as drift, the list as read back", async () => {
+    const wider = { ...ref, allow: ["pypi.org", "github.com"] };
+    const r = await egressProxy.read(reading({ ref: wider, state: "running", network: { allow: wider.allow }, drift: [] }), "proxy-0123456789ab", declared);
+    expect(r.props).toMatchObject({ allow: ["pypi.org", "github.com"], drift: ["the egress proxy proxy-0123456789ab holds pypi.org, github.com, not the declared pypi.org"] });
+    expect(r.inputs).toMatchObject({ allow: ["pypi.org", "github.com"], name: "proxy-0123456789ab" });
+  });
+
+  it("keeps a proxy as made as declared, and drops one whose volume is gone", async () => {
+    const same = await egressProxy.read(reading({ ref, state: "running", network: { allow: ref.allow }, drift: [] }), "proxy-0123456789ab", declared);
+    expect(same.props).toMatchObject({ drift: [], state: "running", egress: { proxy: "proxy-0123456789ab", user: "1234:1234" } });
+    expect(await egressProxy.read(reading(undefined), "proxy-0123456789ab", declared)).toEqual({});
   });
 });
 
