@@ -198,7 +198,8 @@ function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello:
     workdir: spec.workdir ?? declared.workdir,
     kind: hello?.kind ?? spec.kind ?? declared.kind,
   };
-  if (declared.egress && spec.egress) read.egress = { proxy: spec.egress, user: spec.user };
+  // Behind a shared proxy: which proxy, not its list (a new list changes nothing here).
+  if (spec.egress) read.egress = { proxy: spec.egress, user: spec.user };
   else if (typeof network === "object" && "allow" in network) {
     // The same list in another order or case is the declared list: kept as declared.
     const same = sameAllowlist(declared.allow, network.allow);

@@ -135,6 +135,22 @@ describe("a Computer's egress input", () => {
     expect((await computer.check(ctx, {}, { ...base, egress: UNKNOWN })).failures).toBeUndefined();
   });
 
+  it("reads back which proxy it joined, never its list, so a new list on the proxy changes nothing here", async () => {
+    const spec = { image: "agentrun-base:x", user: "1234:1234", network: { allow: ["pypi.org"] }, egress: egress.proxy, cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", deadline: "2999-01-01T00:00:00.000Z" };
+    const p = {
+      id: "docker",
+      capabilities: () => ({ kind: "linux", defaults: {} }),
+      read: async () => ok({ ref: { id: "abc", name: "computer-0123456789ab", provider: "docker", spec }, state: "running", labels: {}, drift: [] }),
+    } as unknown as ComputerProvider;
+    const c: Context = { settings: {}, vendor: async () => ok(p), signal: new AbortController().signal };
+    const olds = { ...base, provider: "docker", network: "allow", egress, labels: {}, kind: "linux", user: "1234:1234", name: "computer-0123456789ab", vendorId: "abc" };
+    const r = await computer.read(c, "computer-0123456789ab", olds);
+    expect(r.inputs).toMatchObject({ network: "allow", egress });
+    expect(r.inputs).not.toHaveProperty("allow");
+    // An import, with nothing declared, takes the proxy too.
+    expect((await computer.read(c, "computer-0123456789ab", {})).inputs).toMatchObject({ network: "allow", egress });
+  });
+
   it("is made again for another proxy", async () => {
     const olds = { ...base, provider: "docker", network: "allow", egress, labels: {}, kind: "linux", user: "1234:1234", state: "running", drift: [] };
     expect((await computer.diff(ctx, "c", olds, { ...olds, egress: { ...egress, proxy: "proxy-ffffffffffff" } })).replaces).toEqual(["egress"]);
