@@ -309,7 +309,8 @@ export class DockerProvider implements ComputerProvider {
     }
     if (signal?.aborted) return fail("aborted", "create was aborted before the container was made; nothing was made");
     const egressPlan = egress && plan.allow && plan.egress === undefined ? this.#egressPlan(plan, egress) : undefined;
-    // A shared proxy is joined only when it reads back as an allowlist for this computer.
+    // A shared proxy is joined only when it reads back as an allowlist for this computer, and
+    // before the container is made: Docker would make a plain volume for a name not there.
     const joined = plan.egress === undefined ? undefined : await this.#joinable(plan, spec, { signal });
     if (joined && !joined.ok) return joined;
     if (egressPlan) {
