@@ -2,6 +2,7 @@
 import type { CallOptions, ComputerClient } from "./client.js";
 import type { MountKind, MountReadBack, MountSpec } from "./mount.js";
 import type { Action, Group, Hello, InputActionsResult, MachineKind, Point } from "./protocol.js";
+import type { EgressProxies } from "./egress/proxies.js";
 import type { Result } from "./result.js";
 
 export type { Result, ResultCode, ResultError, Refusal } from "./result.js";
@@ -22,6 +23,11 @@ export interface ComputerSpec {
   /** How long the computer lives, in whole milliseconds (checkLifetime). */
   lifetimeMs: number;
   network: NetworkPolicy;
+  /**
+   * A shared egress proxy to join, by its name (proxies.make's): network is then { allow: [] },
+   * the proxy's list whatever it is now, or that list itself, which create holds the proxy to.
+   */
+  egress?: string;
   /** The caller's labels (runLabels among them); the provider's own namespace is agentrun.computer. */
   labels?: Record<string, string>;
   /** The run's folder, at /workspace. */
@@ -42,6 +48,8 @@ export interface SpecReadBack {
   /** uid:gid ("0:0" for root). */
   user: string;
   network: NetworkReadBack;
+  /** The shared egress proxy it joined, by name. */
+  egress?: string;
   cpus?: number;
   memoryMb?: number;
   pids?: number;
@@ -203,6 +211,8 @@ export interface ComputerProvider {
   readonly id: string;
   /** The provider's version, which its daemon's hello must report. */
   readonly version: string;
+  /** Shared egress proxies, when the vendor has them (Docker). */
+  readonly proxies?: EgressProxies;
   capabilities(): Capabilities;
   /** Every refusal of a spec in words, with no vendor call. */
   check(spec: ComputerSpec): Result<undefined>;
