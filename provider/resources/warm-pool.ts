@@ -32,8 +32,8 @@ export function poolSizeProblem(size: unknown): string | undefined {
 /** Why a checked template cannot be a pool's, or undefined. */
 export function poolTemplateProblems(template: Props): Array<{ property: string; reason: string }> {
   const out: Array<{ property: string; reason: string }> = [];
-  if (template.network === "allow") {
-    out.push({ property: "template", reason: "a warm pool takes network none or open: an allowlist's proxy is made for one computer by its name, which a claim changes" });
+  if (template.network === "allow" || template.egress !== undefined) {
+    out.push({ property: "template", reason: "a warm pool takes network none or open: an allowlist's proxy is made for one computer by its name, which a claim changes, and a pool does not join a shared proxy" });
   }
   const labels = (template.labels ?? {}) as Record<string, string>;
   for (const k of CLAIM_LABELS) {

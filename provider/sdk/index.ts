@@ -257,7 +257,7 @@ export interface ComputerTemplate {
   readonly image?: string;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   readonly lifetimeMs?: number;
-  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy). */
+  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy, or those of the EgressProxy named by `egress`). */
   readonly network?: string;
   /** With network `allow`: the names (exact or *.suffix) and CIDRs the computer may reach, on ports 80 and 443. */
   readonly allow?: string[];
@@ -277,6 +277,8 @@ export interface ComputerTemplate {
   readonly workdir?: string;
   /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
   readonly kind?: string;
+  /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
+  readonly egress?: EgressValue;
 }
 
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
@@ -287,7 +289,7 @@ export interface ComputerTemplateArgs {
   image?: pulumi.Input<string>;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   lifetimeMs?: pulumi.Input<number>;
-  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy). */
+  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy, or those of the EgressProxy named by `egress`). */
   network?: pulumi.Input<string>;
   /** With network `allow`: the names (exact or *.suffix) and CIDRs the computer may reach, on ports 80 and 443. */
   allow?: pulumi.Input<pulumi.Input<string>[]>;
@@ -307,6 +309,8 @@ export interface ComputerTemplateArgs {
   workdir?: pulumi.Input<string>;
   /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
   kind?: pulumi.Input<string>;
+  /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
+  egress?: pulumi.Input<EgressValueArgs>;
 }
 
 /** How many of a fleet's computers drifted, and which. */

@@ -81,6 +81,9 @@ describe("a WarmPool's rules", () => {
   test("a template with network allow is refused: the proxy is made for a name a claim changes", () => {
     expect(poolTemplateProblems({ network: "allow", allow: ["pypi.org"] })).toEqual([{ property: "template", reason: expect.stringMatching(/a warm pool takes network none or open/) }]);
   });
+  test("a template joining a shared egress proxy is refused", () => {
+    expect(poolTemplateProblems({ egress: { name: "proxy-0123456789ab" } })).toEqual([{ property: "template", reason: expect.stringMatching(/does not join a shared proxy/) }]);
+  });
   test("a template with a run's labels or the pool's is refused, naming each", () => {
     const reasons = poolTemplateProblems({ network: "none", labels: { "agentrun.run": "r1", "agentrun.epoch": "1", "agentrun.pool": "x", team: "a" } }).map((p) => p.reason);
     expect(reasons).toHaveLength(3);
