@@ -15,6 +15,7 @@ import type {
   ComputerRef,
   ComputerSpec,
   Connection,
+  CreateOptions,
   NetworkPolicy,
   NetworkReadBack,
   ReadBack,
@@ -26,6 +27,8 @@ import { checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
 import { hostAddresses } from "../egress/host-addresses.js";
 import { fail, ok, refuse, type Result } from "../result.js";
 import { isRootOrRootGroup, parseUser, processUser, userText } from "../user.js";
+import { claimLabels } from "../labels.js";
+import { adoptOrClear, removeEarlier } from "./adopt.js";
 import { DockerEngine } from "./api.js";
 import { bindWritableProblem } from "./bind.js";
 import { checkSpec } from "./check.js";
@@ -47,6 +50,7 @@ import { type Host, hostOf } from "./host.js";
 import type { EngineAddress } from "./engine.js";
 import { dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
 import { packageVersion } from "./package.js";
+import type { CreateStep } from "./pause.js";
 import { type Plan, planOf } from "./plan.js";
 import { deadlineOf, hasEgress, type Inspected, labelsOf, mountOf, nameOf, networkOf, specOf, stateOf } from "./readback.js";
 
@@ -76,6 +80,8 @@ export interface DockerProviderOptions {
   volume?: { name: string; root: string };
   /** An allowlist's egress proxy. */
   egress?: EgressOptions;
+  /** The fault tests' seam: called at each step of a create (pause.ts), to hold it there. */
+  pause?: (step: CreateStep) => Promise<void>;
 }
 
 export interface EgressOptions {
@@ -126,6 +132,7 @@ export class DockerProvider implements ComputerProvider {
   readonly #user: string;
   readonly #image: ImageSource | undefined;
   readonly #volume: { name: string; root: string } | undefined;
+  readonly #pause: ((step: CreateStep) => Promise<void>) | undefined;
   #host: Host | undefined;
   #hostRead: Promise<Result<Host>> | undefined;
   #copying: Promise<string> | undefined;
@@ -181,6 +188,7 @@ export class DockerProvider implements ComputerProvider {
     // A build or pull goes to the same engine as every other call.
     this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker", undefined, this.engine.address.address);
     this.version = options.version ?? packageVersion();
+    this.#pause = options.pause;
   }
 
   capabilities(): Capabilities {
@@ -244,7 +252,7 @@ export class DockerProvider implements ComputerProvider {
     return ensureImage(this.#image, { ...options, docker: this.cli });
   }
 
-  async create(spec: ComputerSpec, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+  async create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
     const { signal } = options;
     const checked = this.check(spec);
     if (!checked.ok) return checked;
@@ -253,6 +261,12 @@ export class DockerProvider implements ComputerProvider {
     if (!host.ok) return host;
     const withHost = this.check(spec); // now with the host: a remap with a bind, an old engine with the volume option
     if (!withHost.ok) return fail("refused", `${withHost.error.message}. Nothing was made`, { field: withHost.error.field ?? "host" });
+    // A computer an interrupted create of the same owner and spec left: adopted when whole, else removed.
+    if (options.owner !== undefined) {
+      const adopted = await adoptOrClear(this, spec, options.owner, this.#user, options);
+      if (!adopted.ok) return adopted;
+      if (adopted.value) return ok(adopted.value);
+    }
 
     const name = `computer-${randomBytes(6).toString("hex")}`;
     // An allowlist: the host's addresses and the proxy's image first, so a refusal makes nothing.
@@ -281,7 +295,9 @@ export class DockerProvider implements ComputerProvider {
     // The lifetime counts from here, just before the container is made.
     const started = Date.now();
     const deadline = new Date(started + spec.lifetimeMs).toISOString();
-    const plan = planOf(spec, { name, deadline, daemon, userDefault: this.#user, ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork.range } : {}) });
+    // The owner's labels are in the create request itself: no moment exists when the container is unlabelled.
+    const labelled = options.owner === undefined ? spec : { ...spec, labels: { ...spec.labels, ...claimLabels(options.owner, spec) } };
+    const plan = planOf(labelled, { name, deadline, daemon, userDefault: this.#user, ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork.range } : {}) });
     if (plan.mount) {
       const problem = await bindWritableProblem(plan.mount.path, plan.uid, plan.gid);
       if (problem) return fail("refused", problem, { field: "mount" });
@@ -296,6 +312,7 @@ export class DockerProvider implements ComputerProvider {
       if (egressPlan) await removeEgress(this.engine, name);
     };
 
+    await this.#pause?.("before-run");
     // The proxy is made, started and ready before the computer starts, so a failure runs
     // nothing; the computer's container is made (not started) meanwhile.
     const [proxyMade, made] = await Promise.all([
@@ -337,6 +354,7 @@ export class DockerProvider implements ComputerProvider {
       return refused("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(Date.now() - started)}); ask for a longer lifetime; it was removed`);
     }
     if (signal?.aborted) return refused("aborted", `create was aborted after ${name} started; it was deleted`);
+    await this.#pause?.("after-run");
 
     // The report and the daemon's hello are read side by side: the drift check needs both.
     const [inspected, connection, proxyFound] = await Promise.all([
@@ -366,6 +384,7 @@ export class DockerProvider implements ComputerProvider {
       return refused(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
     }
     const hello = connection.value.hello;
+    await this.#pause?.("hello");
     const home = await homeDrift(connection.value.client, signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
     await connection.value.close();
     if (signal?.aborted) return refused("aborted", `create was aborted while reading the computer; ${name} was deleted`);
@@ -591,6 +610,10 @@ export class DockerProvider implements ComputerProvider {
     const id = found.value.Id;
     const released = how === "stop" ? await stop(this.engine, id, options) : await remove(this.engine, id, options);
     if (!released.ok) return released;
+    if (how === "delete") {
+      const earlier = await removeEarlier(this.engine, found.value);
+      if (!earlier.ok) return earlier;
+    }
     // After the computer: its proxy stopped, or the proxy and its volume removed, found by the egress label.
     return removeEgress(this.engine, nameOf(found.value), how);
   }
