@@ -38,7 +38,7 @@ export interface ResourceHandler {
  * directory, the program's) and the resource's URN, so stacks of the same project and stack name
  * in other folders never share one. Undefined outside a step.
  */
-export function ownerOf(ctx: Context): string | undefined {
+export function resourceOwner(ctx: Context): string | undefined {
   return ctx.urn === undefined ? undefined : `${process.cwd()}\0${ctx.urn}`;
 }
 

@@ -13,7 +13,7 @@ import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/result.js";
 import { normalUser } from "../../src/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
-import { bounded, ownerOf, unknownFields, vendorOf } from "../resource.js";
+import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { type Say, type Ticker, ticker, whileWaiting } from "../progress.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
@@ -243,7 +243,7 @@ async function create(ctx: Context, raw: Props) {
   const signal = bounded(ctx, CREATE_MS);
   inputs.image ??= await defaultImage(provider, signal, ctx.say);
   // The owner: a computer an interrupted create of this resource left is adopted or removed first.
-  const owner = ownerOf(ctx);
+  const owner = resourceOwner(ctx);
   const made = orThrow(await whileWaiting(ctx.say, `waiting for the ${provider.id} computer to start and its daemon to answer`, () => provider.create(specOf(inputs), { signal, ...(owner === undefined ? {} : { owner }) })));
   // create ends with the drift check, hello included: what it made is what was declared.
   const outs = outputsOf(inputs, { ref: made, state: "running", labels: inputs.labels, hello: made.hello, drift: [] }, inputs.labels);
@@ -284,7 +284,7 @@ async function read(ctx: Context, id: string, props: Props) {
 
 /** The one computer carrying this resource's owner label, by its vendor id; undefined when none or more than one. */
 async function ownedComputer(ctx: Context, provider: ComputerProvider, signal: AbortSignal): Promise<string | undefined> {
-  const owner = ownerOf(ctx);
+  const owner = resourceOwner(ctx);
   if (owner === undefined) return undefined;
   const found = orThrow(await provider.list(ownerLabel(owner), { signal }));
   return found.length === 1 ? found[0]!.ref.id : undefined;
