@@ -81,7 +81,7 @@ export interface DockerProviderOptions {
   /** An allowlist's egress proxy. */
   egress?: EgressOptions;
   /** The fault tests' seam: called at each step of a create (pause.ts), to hold it there. */
-  pause?: (step: CreateStep) => Promise<void>;
+  pause?: (step: CreateStep, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface EgressOptions {
@@ -132,7 +132,7 @@ export class DockerProvider implements ComputerProvider {
   readonly #user: string;
   readonly #image: ImageSource | undefined;
   readonly #volume: { name: string; root: string } | undefined;
-  readonly #pause: ((step: CreateStep) => Promise<void>) | undefined;
+  readonly #pause: ((step: CreateStep, signal?: AbortSignal) => Promise<void>) | undefined;
   #host: Host | undefined;
   #hostRead: Promise<Result<Host>> | undefined;
   #copying: Promise<string> | undefined;
@@ -312,7 +312,7 @@ export class DockerProvider implements ComputerProvider {
       if (egressPlan) await removeEgress(this.engine, name);
     };
 
-    await this.#pause?.("before-run");
+    await this.#pause?.("before-run", signal);
     // The proxy is made, started and ready before the computer starts, so a failure runs
     // nothing; the computer's container is made (not started) meanwhile.
     const [proxyMade, made] = await Promise.all([
@@ -354,7 +354,7 @@ export class DockerProvider implements ComputerProvider {
       return refused("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(Date.now() - started)}); ask for a longer lifetime; it was removed`);
     }
     if (signal?.aborted) return refused("aborted", `create was aborted after ${name} started; it was deleted`);
-    await this.#pause?.("after-run");
+    await this.#pause?.("after-run", signal);
 
     // The report and the daemon's hello are read side by side: the drift check needs both.
     const [inspected, connection, proxyFound] = await Promise.all([
@@ -384,7 +384,7 @@ export class DockerProvider implements ComputerProvider {
       return refused(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
     }
     const hello = connection.value.hello;
-    await this.#pause?.("hello");
+    await this.#pause?.("hello", signal);
     const home = await homeDrift(connection.value.client, signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
     await connection.value.close();
     if (signal?.aborted) return refused("aborted", `create was aborted while reading the computer; ${name} was deleted`);

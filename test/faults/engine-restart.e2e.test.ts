@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { testStack, type TestStack } from "../support/stack.js";
+import { labelled } from "./helpers.js";
 import { leaks, plant } from "./secrets.js";
 import { type SecondEngine, startSecondEngine } from "./second-engine.js";
 
@@ -21,10 +22,7 @@ describe("the Docker engine restarted in the middle of an up of ten", () => {
   let s: TestStack;
   const texts: Record<string, string> = {};
 
-  const ours = async () => {
-    const r = await engine.docker("ps", "--all", "--no-trunc", "--filter", `label=agentrun.test=${run}`, "--format", "{{.Names}} {{.State}}");
-    return r.stdout.split("\n").filter(Boolean).map((line) => ({ name: line.split(" ")[0]!, running: line.split(" ")[1] === "running" }));
-  };
+  const ours = () => labelled(run, engine.docker);
 
   beforeAll(async () => {
     engine = await startSecondEngine();

@@ -12,6 +12,7 @@ import { CREATE_STEPS } from "../../src/docker/pause.js";
 import { docker } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";
+import { labelled, until } from "./helpers.js";
 import { leaks, plant } from "./secrets.js";
 
 // The plugin inherits the test flag from this process through the engine.
@@ -21,24 +22,7 @@ process.env.PULUMI_DEBUG_COMMANDS = "true";
 const run = `faults-${randomBytes(6).toString("hex")}`;
 const planted = plant();
 
-/** Containers carrying this file's label, any state. */
-async function ours(): Promise<Array<{ name: string; id: string; running: boolean }>> {
-  const r = await docker("ps", "--all", "--no-trunc", "--filter", `label=agentrun.test=${run}`, "--format", "{{.Names}} {{.ID}} {{.State}}");
-  return r.stdout.split("\n").filter(Boolean).map((line) => {
-    const [name = "", id = "", state = ""] = line.split(" ");
-    return { name, id, running: state === "running" };
-  });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 240_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > end) throw new Error(`waited ${ms / 1000} s for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+const ours = () => labelled(run);
 
 describe("the plugin killed at each step of a create", () => {
   let s: TestStack;
