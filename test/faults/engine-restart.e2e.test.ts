@@ -6,6 +6,7 @@
 // are found nowhere in clear.
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { testStack, type TestStack } from "../support/stack.js";
 import { labelled } from "./helpers.js";
@@ -24,7 +25,12 @@ describe("the Docker engine restarted in the middle of an up of ten", () => {
 
   const ours = () => labelled(run, engine.docker);
 
+  // The shared engine's bridge, which a second dockerd must never touch.
+  const docker0 = () => execa("ip", ["link", "show", "docker0"], { reject: false }).then((r) => r.exitCode === 0);
+  let hadDocker0 = false;
+
   beforeAll(async () => {
+    hadDocker0 = await docker0();
     engine = await startSecondEngine();
     const resources: Record<string, unknown> = {};
     for (let i = 0; i < N; i += 1) {
@@ -58,6 +64,7 @@ describe("the Docker engine restarted in the middle of an up of ten", () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     await engine.restart();
+    expect(await docker0()).toBe(hadDocker0);
     const failed = await up;
     texts["up under the restart"] = failed.stdout + failed.stderr;
     expect(failed.exitCode, failed.stdout.slice(-3000)).not.toBe(0);
@@ -79,5 +86,6 @@ describe("the Docker engine restarted in the middle of an up of ten", () => {
     expect((await engine.docker("ps", "--all", "--quiet")).stdout).toBe("");
     const found = await leaks(planted, { files: ["state", "events-up.json", "events-again.json", "events-destroy.json"].map((f) => join(s.dir, f)), texts, containers: [] });
     expect([...inside, ...found]).toEqual([]);
+    expect(await docker0()).toBe(hadDocker0);
   }, 900_000);
 });

@@ -1,7 +1,8 @@
-// A Docker engine of the test's own, beside the shared one: its own socket, data root, exec root
-// and pidfile, no bridge and no iptables, so restarting it touches nothing of anyone else's. Its
-// one image is empty (a computer needs nothing but the daemon the provider binds in). Needs root,
-// as the set-up's engine does.
+// A Docker engine of the test's own, beside the shared one: its own socket, data root, exec root,
+// pidfile and bridge, and no iptables, so restarting it touches nothing of anyone else's. Never
+// --bridge=none: dockerd then deletes the host's docker0, the shared engine's bridge. Its one
+// image is empty (a computer needs nothing but the daemon the provider binds in). Needs root and
+// `ip`, as the set-up's engine does.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
@@ -28,6 +29,14 @@ export async function startSecondEngine(): Promise<SecondEngine> {
   const run = `/run/agentrun-f${tag}`;
   const socket = `${run}/docker.sock`;
   const pidfile = `${run}/docker.pid`;
+  // Its own bridge, in a private /24 no route on this host uses.
+  const bridge = `agf${tag}`;
+  const routes = (await execa("ip", ["-4", "route"])).stdout;
+  const third = Array.from({ length: 200 }, (_, i) => (Number.parseInt(tag.slice(0, 2), 16) + i) % 200 + 20).find((x) => !routes.includes(`10.251.${x}.`));
+  if (third === undefined) throw new Error("no free 10.251.x.0/24 for the second engine's bridge");
+  await execa("ip", ["link", "add", "name", bridge, "type", "bridge"]);
+  await execa("ip", ["addr", "add", `10.251.${third}.1/24`, "dev", bridge]);
+  await execa("ip", ["link", "set", bridge, "up"]);
   await mkdir(data, { recursive: true });
   await mkdir(run, { recursive: true });
   const address = `unix://${socket}`;
@@ -41,7 +50,7 @@ export async function startSecondEngine(): Promise<SecondEngine> {
     const child = spawn(
       "dockerd",
       [`--host=${address}`, `--data-root=${data}/root`, `--exec-root=${run}/exec`, `--pidfile=${pidfile}`,
-        "--bridge=none", "--iptables=false", "--ip-masq=false", "--ip-forward=false", "--userland-proxy=false"],
+        `--bridge=${bridge}`, "--iptables=false", "--ip-masq=false", "--ip-forward=false", "--userland-proxy=false"],
       { stdio: ["ignore", log.fd, log.fd], detached: true },
     );
     exited = new Promise((resolve) => child.once("exit", () => resolve()));
@@ -78,6 +87,7 @@ export async function startSecondEngine(): Promise<SecondEngine> {
       await stop();
       await rm(data, { recursive: true, force: true });
       await rm(run, { recursive: true, force: true });
+      await execa("ip", ["link", "delete", bridge], { reject: false });
     },
   };
 }
