@@ -192,6 +192,20 @@ export interface SweepOptions extends CallOptions {
   now?: Date;
 }
 
+/** A warm pool's part, where the vendor gives an atomic claim (Docker: a rename); src/pool.ts uses it. */
+export interface PoolHooks {
+  /** A computer just made with the pool's label, made ready for a claim. */
+  ready(ref: ComputerRef, options?: CallOptions): Promise<Result<ComputerRef>>;
+  /** The pool's ready computers. */
+  members(pool: string, options?: CallOptions): Promise<Result<ComputerRef[]>>;
+  /**
+   * One ready computer taken atomically (never the same one twice) with labels; not_found when
+   * none is ready. prefer: ready computers to try first, before the pool is listed (those a
+   * caller already holds a connection to).
+   */
+  take(pool: string, labels: Record<string, string>, options?: CallOptions & { prefer?: ComputerRef[] }): Promise<Result<ComputerRef>>;
+}
+
 // --- The interface ---
 
 export interface ComputerProvider {
@@ -226,6 +240,8 @@ export interface ComputerProvider {
   ): Promise<Result<ScreenWatch>>;
   /** The janitor's hook for what a provider leaves beside its computers (Docker's egress leftovers). */
   sweep?(options?: SweepOptions): Promise<Result<{ removed: string[] }>>;
+  /** A warm pool's hooks: absent where the vendor gives no atomic claim. */
+  readonly pool?: PoolHooks;
   /** One account-level read that makes nothing: Settings' test of a provider's keys. */
   testConnection?(options?: CallOptions): Promise<Result<{ detail: string }>>;
 }

@@ -221,7 +221,7 @@ const DERIVED: Record<string, readonly string[]> = {
 };
 
 /** The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). */
-async function defaultImage(provider: ComputerProvider, signal: AbortSignal, say: Say | undefined): Promise<string> {
+export async function defaultImage(provider: ComputerProvider, signal: AbortSignal, say: Say | undefined): Promise<string> {
   if (!provider.image) throw new Error(`the ${provider.id} provider has no image of its own: declare image`);
   // Said only when the provider builds or pulls: an image already there takes no time worth saying.
   let waiting: Ticker | undefined;

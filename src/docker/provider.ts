@@ -18,6 +18,7 @@ import type {
   CreateOptions,
   NetworkPolicy,
   NetworkReadBack,
+  PoolHooks,
   ReadBack,
   ReleaseHow,
   SpecReadBack,
@@ -32,6 +33,8 @@ import { adoptOrClear, removeEarlier } from "./adopt.js";
 import { DockerEngine } from "./api.js";
 import { bindWritableProblem } from "./bind.js";
 import { checkSpec } from "./check.js";
+import { dockerPool, removeClaim, sweepClaims, withClaims } from "./claims.js";
+import { POOL_LABEL } from "../pool.js";
 import { DockerCli } from "./cli.js";
 import { openConnection } from "./connect.js";
 import {
@@ -127,6 +130,8 @@ export class DockerProvider implements ComputerProvider {
   readonly version: string;
   readonly engine: DockerEngine;
   readonly cli: DockerCli;
+  /** Warm pools: a claim is a rename (claims.ts). */
+  readonly pool: PoolHooks;
   readonly #daemonPath: string;
   readonly #daemonCache: string;
   readonly #user: string;
@@ -185,6 +190,7 @@ export class DockerProvider implements ComputerProvider {
     if (!(Number.isInteger(readyMs) && readyMs > 0)) throw new TypeError("DockerProvider's egress option: readyMs is a whole number of milliseconds above 0");
     this.#egress = { ...egress, hint, readyMs };
     this.engine = options.engine instanceof DockerEngine ? options.engine : new DockerEngine(options.engine);
+    this.pool = dockerPool(this.engine, this.id);
     // A build or pull goes to the same engine as every other call.
     this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker", undefined, this.engine.address.address);
     this.version = options.version ?? packageVersion();
@@ -554,7 +560,10 @@ export class DockerProvider implements ComputerProvider {
         return fail("invalid", "list takes labels whose keys have no = or NUL and whose values are strings with no NUL", { field: "labels" });
       }
     }
-    const found = await listByLabels(this.engine, labels, options);
+    const byOwnLabels = await listByLabels(this.engine, labels, options);
+    if (!byOwnLabels.ok) return byOwnLabels;
+    // A claimed pool computer's run labels are in its claim record.
+    const found = await withClaims(this.engine, labels, byOwnLabels.value, options);
     if (!found.ok) return found;
     const infos: ComputerInfo[] = [];
     for (const listed of found.value) {
@@ -614,6 +623,10 @@ export class DockerProvider implements ComputerProvider {
       const earlier = await removeEarlier(this.engine, found.value);
       if (!earlier.ok) return earlier;
     }
+    if (how === "delete" && labelsOf(found.value)[POOL_LABEL] !== undefined) {
+      const record = await removeClaim(this.engine, id);
+      if (!record.ok) return record;
+    }
     // After the computer: its proxy stopped, or the proxy and its volume removed, found by the egress label.
     return removeEgress(this.engine, nameOf(found.value), how);
   }
@@ -631,7 +644,9 @@ export class DockerProvider implements ComputerProvider {
       },
       { ...(options.now ? { now: options.now.getTime() } : {}), ...(options.labels ? { labels: options.labels } : {}), readyMs: this.#egress.readyMs },
     );
-    return swept.ok ? ok({ removed: swept.value }) : swept;
+    if (!swept.ok) return swept;
+    const claims = await sweepClaims(this.engine, options);
+    return claims.ok ? ok({ removed: [...swept.value, ...claims.value] }) : claims;
   }
 
   /** One list call: Docker answers, and how many computers this provider has there. */
