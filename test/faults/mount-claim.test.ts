@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { readClaim, writeClaim } from "../../provider/folder-claim.js";
+import { dropClaim, readClaim, writeClaim } from "../../provider/folder-claim.js";
 import { resourceOwner } from "../../provider/resource.js";
 import { mount } from "../../provider/resources/mount.js";
 import { testContext } from "../support/context.js";
@@ -53,6 +53,7 @@ describe("a Mount whose create was cut off after its mkdir", () => {
     const path = join(base, `secret-${randomBytes(6).toString("hex")}`);
     await writeClaim(resourceOwner(ctx)!, path, true, true);
     const claim = await readClaim(resourceOwner(ctx)!);
+    await dropClaim(resourceOwner(ctx)!);
     expect(JSON.stringify(claim)).not.toContain(path);
     expect(claim?.made).toBe(true);
   });
