@@ -41,8 +41,8 @@ export function makeProvider(opts: {
   const settings = opts.settings.ok ? opts.settings.value : {};
   const cancel = new AbortController();
   const ctx: Context = { settings, vendor: vendors(settings), signal: cancel.signal };
-  // A step's context: what it says goes on its resource's line.
-  const at = (urn: string): Context => (opts.log ? { ...ctx, say: (message) => opts.log!(urn, message, true) } : ctx);
+  // A step's context: its URN, and what it says goes on its resource's line.
+  const at = (urn: string): Context => ({ ...ctx, urn, ...(opts.log ? { say: (message: string) => opts.log!(urn, message, true) } : {}) });
   const handler = async (urn: string): Promise<ResourceHandler> => {
     // Bad config is refused where the user sees it: at the first resource that needs it.
     if (!opts.settings.ok) throw new Error(opts.settings.message);

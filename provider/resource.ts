@@ -19,6 +19,8 @@ export interface Context {
   signal: AbortSignal;
   /** Says a line on this resource's line in the engine (a long wait's reason); absent outside a step. */
   say?: Say;
+  /** The resource's URN; absent outside a step. */
+  urn?: string;
 }
 
 export interface ResourceHandler {
@@ -30,6 +32,15 @@ export interface ResourceHandler {
   read(ctx: Context, id: string, props: Props): Promise<ReadResult>;
   update(ctx: Context, id: string, olds: Props, news: Props): Promise<UpdateResult>;
   delete(ctx: Context, id: string, props: Props): Promise<void>;
+}
+
+/**
+ * Who a step's computer or folder is made for: the stack's folder (the plugin's working
+ * directory, the program's) and the resource's URN, so stacks of the same project and stack name
+ * in other folders never share one. Undefined outside a step.
+ */
+export function resourceOwner(ctx: Context): string | undefined {
+  return ctx.urn === undefined ? undefined : `${process.cwd()}\0${ctx.urn}`;
 }
 
 /** A component's construct (Fleet): registers its children with the engine's monitor, gives its URN and outputs. */

@@ -185,6 +185,16 @@ export interface ImageOptions extends CallOptions {
   onStep?: (step: { step: number; of: number; line: string }) => void;
 }
 
+export interface CreateOptions extends CallOptions {
+  /**
+   * Who the computer is made for (the Pulumi plugin: the stack's folder and the resource's URN).
+   * A provider that keeps it (Docker) labels the computer with its hash at create, and first
+   * adopts a whole computer of the same owner and spec left by an interrupted create, or removes
+   * one that is not whole.
+   */
+  owner?: string;
+}
+
 export interface SweepOptions extends CallOptions {
   labels?: Record<string, string>;
   now?: Date;
@@ -216,7 +226,7 @@ export interface ComputerProvider {
   capabilities(): Capabilities;
   /** Every refusal of a spec in words, with no vendor call. */
   check(spec: ComputerSpec): Result<undefined>;
-  create(spec: ComputerSpec, options?: CallOptions): Promise<Result<ComputerRef>>;
+  create(spec: ComputerSpec, options?: CreateOptions): Promise<Result<ComputerRef>>;
   /** Finds a computer and runs the drift check on it; a drifted one is refused and left as it is. */
   attach(by: AttachBy, options?: CallOptions): Promise<Result<ComputerRef>>;
   /** attach without the refusal: what a drifted computer is, for a caller that shows drift (refresh). */

@@ -8,11 +8,12 @@ import { z } from "zod";
 import { sameAllowlist } from "../../src/egress/list.js";
 import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/provider.js";
 import type { Hello } from "../../src/protocol.js";
+import { ownerLabel, withoutClaim } from "../../src/labels.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/result.js";
 import { normalUser } from "../../src/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
-import { bounded, unknownFields, vendorOf } from "../resource.js";
+import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { type Say, type Ticker, ticker, whileWaiting } from "../progress.js";
 import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
@@ -177,7 +178,7 @@ function remainingMs(deadline: string | undefined): number {
 
 /** An imported computer's labels: all but its provider's own namespace. */
 function callerLabels(labels: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(labels).filter(([k]) => k !== "agentrun.computer" && !k.startsWith("agentrun.computer.")));
+  return withoutClaim(Object.fromEntries(Object.entries(labels).filter(([k]) => k !== "agentrun.computer" && !k.startsWith("agentrun.computer."))));
 }
 
 /** The inputs as read back: what the computer is now, in the resource's own fields. */
@@ -262,7 +263,9 @@ async function create(ctx: Context, raw: Props) {
   const provider = await vendorOf(ctx, inputs.provider);
   const signal = bounded(ctx, CREATE_MS);
   inputs.image ??= await defaultImage(provider, signal, ctx.say);
-  const made = orThrow(await whileWaiting(ctx.say, `waiting for the ${provider.id} computer to start and its daemon to answer`, () => provider.create(specOf(inputs), { signal })));
+  // The owner: a computer an interrupted create of this resource left is adopted or removed first.
+  const owner = resourceOwner(ctx);
+  const made = orThrow(await whileWaiting(ctx.say, `waiting for the ${provider.id} computer to start and its daemon to answer`, () => provider.create(specOf(inputs), { signal, ...(owner === undefined ? {} : { owner }) })));
   // create ends with the drift check, hello included: what it made is what was declared.
   const outs = outputsOf(inputs, { ref: made, state: "running", labels: inputs.labels, hello: made.hello, drift: [] }, inputs.labels);
   return { id: made.name, outs: wrapDerived(outs, secretKeys, DERIVED) };
@@ -277,10 +280,15 @@ async function read(ctx: Context, id: string, props: Props) {
   const secretKeys = secretFieldsOf(props);
   const old = unwrap(props).plain as Inputs & Props;
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
-  const o = await observe(provider, vendorIdOf(id, old), bounded(ctx, STEP_MS));
+  const signal = bounded(ctx, STEP_MS);
+  let o = await observe(provider, vendorIdOf(id, old), signal);
+  // Gone by its id, but a computer of this resource is there (a create cut off after it made one,
+  // whose answer state never took): refresh shows that one, so it is never invisible to the stack.
+  const owned = o === "gone" ? await ownedComputer(ctx, provider, signal) : undefined;
+  if (owned) o = await observe(provider, owned, signal);
   if (o === "gone") return {}; // refresh drops it; the next up makes it again
   // Found by its vendor id under another name: renamed by hand, which a replace removes.
-  const made = typeof old.name === "string" ? old.name : undefined;
+  const made = owned ? o.ref.name : typeof old.name === "string" ? old.name : undefined;
   if (made !== undefined && o.ref.name !== made) o.drift = [`renamed by hand to ${o.ref.name} (it was made as ${made})`, ...o.drift];
   // An import has no outputs: what is there is what was declared (its labels, the caller's own),
   // and its lifetime is what is left of it, to the second.
@@ -292,7 +300,15 @@ async function read(ctx: Context, id: string, props: Props) {
   if (made !== undefined) outs.name = made;
   const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);
   // A resource keeps its id whatever the computer is called now; an import takes the name read.
-  return { id: made === undefined ? o.ref.name : id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
+  return { id: made === undefined || owned ? o.ref.name : id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
+}
+
+/** The one computer carrying this resource's owner label, by its vendor id; undefined when none or more than one. */
+async function ownedComputer(ctx: Context, provider: ComputerProvider, signal: AbortSignal): Promise<string | undefined> {
+  const owner = resourceOwner(ctx);
+  if (owner === undefined) return undefined;
+  const found = orThrow(await provider.list(ownerLabel(owner), { signal }));
+  return found.length === 1 ? found[0]!.ref.id : undefined;
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));

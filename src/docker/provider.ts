@@ -15,6 +15,7 @@ import type {
   ComputerRef,
   ComputerSpec,
   Connection,
+  CreateOptions,
   NetworkPolicy,
   NetworkReadBack,
   PoolHooks,
@@ -27,6 +28,8 @@ import { checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
 import { hostAddresses } from "../egress/host-addresses.js";
 import { fail, ok, refuse, type Result } from "../result.js";
 import { isRootOrRootGroup, parseUser, processUser, userText } from "../user.js";
+import { claimLabels } from "../labels.js";
+import { adoptOrClear, removeEarlier } from "./adopt.js";
 import { DockerEngine } from "./api.js";
 import { bindWritableProblem } from "./bind.js";
 import { checkSpec } from "./check.js";
@@ -51,6 +54,7 @@ import { type Host, hostOf } from "./host.js";
 import type { EngineAddress } from "./engine.js";
 import { dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
 import { packageVersion } from "./package.js";
+import type { CreateStep } from "./pause.js";
 import { type Plan, planOf } from "./plan.js";
 import { deadlineOf, egressKey, hasEgress, type Inspected, labelsOf, mountOf, nameOf, networkOf, sharedProxyOf, specOf, stateOf } from "./readback.js";
 
@@ -80,6 +84,8 @@ export interface DockerProviderOptions {
   volume?: { name: string; root: string };
   /** An allowlist's egress proxy. */
   egress?: EgressOptions;
+  /** The fault tests' seam: called at each step of a create (pause.ts), to hold it there. */
+  pause?: (step: CreateStep, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface EgressOptions {
@@ -134,6 +140,7 @@ export class DockerProvider implements ComputerProvider {
   readonly #user: string;
   readonly #image: ImageSource | undefined;
   readonly #volume: { name: string; root: string } | undefined;
+  readonly #pause: ((step: CreateStep, signal?: AbortSignal) => Promise<void>) | undefined;
   #host: Host | undefined;
   #hostRead: Promise<Result<Host>> | undefined;
   #copying: Promise<string> | undefined;
@@ -204,6 +211,7 @@ export class DockerProvider implements ComputerProvider {
       readyMs: this.#egress.readyMs,
       ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork } : {}),
     });
+    this.#pause = options.pause;
   }
 
   /** The proxy's image, made once per provider (its tag is the daemon's hash); a failure is not kept. */
@@ -276,7 +284,7 @@ export class DockerProvider implements ComputerProvider {
     return ensureImage(this.#image, { ...options, docker: this.cli });
   }
 
-  async create(spec: ComputerSpec, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+  async create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
     const { signal } = options;
     const checked = this.check(spec);
     if (!checked.ok) return checked;
@@ -285,6 +293,12 @@ export class DockerProvider implements ComputerProvider {
     if (!host.ok) return host;
     const withHost = this.check(spec); // now with the host: a remap with a bind, an old engine with the volume option
     if (!withHost.ok) return fail("refused", `${withHost.error.message}. Nothing was made`, { field: withHost.error.field ?? "host" });
+    // A computer an interrupted create of the same owner and spec left: adopted when whole, else removed.
+    if (options.owner !== undefined) {
+      const adopted = await adoptOrClear(this, spec, options.owner, this.#user, options);
+      if (!adopted.ok) return adopted;
+      if (adopted.value) return ok(adopted.value);
+    }
 
     const name = `computer-${randomBytes(6).toString("hex")}`;
     // An allowlist: the host's addresses and the proxy's image first, so a refusal makes nothing.
@@ -308,7 +322,9 @@ export class DockerProvider implements ComputerProvider {
     // The lifetime counts from here, just before the container is made.
     const started = Date.now();
     const deadline = new Date(started + spec.lifetimeMs).toISOString();
-    const plan = planOf(spec, { name, deadline, daemon, userDefault: this.#user, ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork.range } : {}) });
+    // The owner's labels are in the create request itself: no moment exists when the container is unlabelled.
+    const labelled = options.owner === undefined ? spec : { ...spec, labels: { ...spec.labels, ...claimLabels(options.owner, spec) } };
+    const plan = planOf(labelled, { name, deadline, daemon, userDefault: this.#user, ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork.range } : {}) });
     if (plan.mount) {
       const problem = await bindWritableProblem(plan.mount.path, plan.uid, plan.gid);
       if (problem) return fail("refused", problem, { field: "mount" });
@@ -327,6 +343,7 @@ export class DockerProvider implements ComputerProvider {
       if (egressPlan) await removeEgress(this.engine, name);
     };
 
+    await this.#pause?.("before-run", signal);
     // The proxy is made, started and ready before the computer starts, so a failure runs
     // nothing; the computer's container is made (not started) meanwhile.
     const [proxyMade, made] = await Promise.all([
@@ -368,6 +385,7 @@ export class DockerProvider implements ComputerProvider {
       return refused("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(Date.now() - started)}); ask for a longer lifetime; it was removed`);
     }
     if (signal?.aborted) return refused("aborted", `create was aborted after ${name} started; it was deleted`);
+    await this.#pause?.("after-run", signal);
 
     // The report and the daemon's hello are read side by side: the drift check needs both.
     const [inspected, connection, proxyFound, joinedNow] = await Promise.all([
@@ -398,6 +416,7 @@ export class DockerProvider implements ComputerProvider {
       return refused(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
     }
     const hello = connection.value.hello;
+    await this.#pause?.("hello", signal);
     const home = await homeDrift(connection.value.client, signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
     await connection.value.close();
     if (signal?.aborted) return refused("aborted", `create was aborted while reading the computer; ${name} was deleted`);
@@ -659,6 +678,10 @@ export class DockerProvider implements ComputerProvider {
     const id = found.value.Id;
     const released = how === "stop" ? await stop(this.engine, id, options) : await remove(this.engine, id, options);
     if (!released.ok) return released;
+    if (how === "delete") {
+      const earlier = await removeEarlier(this.engine, found.value);
+      if (!earlier.ok) return earlier;
+    }
     if (how === "delete" && labelsOf(found.value)[POOL_LABEL] !== undefined) {
       const record = await removeClaim(this.engine, id);
       if (!record.ok) return record;
