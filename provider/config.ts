@@ -37,10 +37,19 @@ export const DaytonaSettings = z.strictObject({
   class: z.enum(["container", "linux-vm"]).optional(),
 });
 
+/** agentrun:e2b: the key (a secret) and the domain; testSdk for the plugin's tests alone. */
+export const E2BSettings = z.strictObject({
+  apiKey: z.string().min(1).optional(),
+  domain: z.string().optional(),
+  /** Tests only: the Docker-backed fake's module; refused unless the plugin's test flag is on. */
+  testSdk: z.string().optional(),
+});
+
 const Settings = z.strictObject({
   docker: DockerSettings.optional(),
   modal: ModalSettings.optional(),
   daytona: DaytonaSettings.optional(),
+  e2b: E2BSettings.optional(),
 });
 
 /** The keys the plugin treats as secrets: they never reach a message or a log. */
@@ -77,11 +86,14 @@ export function settingsFrom(configJson: string | undefined, options: SettingsOp
   if (parsed.data.modal?.testSdk !== undefined && !options.test) {
     return { ok: false, message: "agentrun:modal.testSdk points the plugin at a fake of Modal, for tests only: it is refused unless the plugin's test flag (AGENTRUN_COMPUTER_TEST=1) is on" };
   }
+  if (parsed.data.e2b?.testSdk !== undefined && !options.test) {
+    return { ok: false, message: "agentrun:e2b.testSdk points the plugin at a fake of E2B, for tests only: it is refused unless the plugin's test flag (AGENTRUN_COMPUTER_TEST=1) is on" };
+  }
   return { ok: true, value: parsed.data };
 }
 
 /** Keys for tests alone, never offered to a stack's user. */
-const TEST_SETTINGS = new Set(["modal.testSdk"]);
+const TEST_SETTINGS = new Set(["modal.testSdk", "e2b.testSdk"]);
 
 /** Each provider's settings keys, as the stack's user writes them (agentrun:<provider>.<key>). */
 export function settingsTaken(): Record<string, string[]> {
