@@ -2,7 +2,7 @@
 // raced against it too, so a call that ignores the signal still ends; a value that lands after
 // the call was given up on is handed to late() (a sandbox to kill).
 import { boundedBy } from "../bound.js";
-import { redactWords } from "../redact.js";
+import { errorWords } from "../redact.js";
 import { fail, ok, type Result, type ResultCode } from "../result.js";
 
 /** An SDK error as a result's code, by the error's name (no SDK class is loaded). */
@@ -18,10 +18,7 @@ export function codeOf(error: unknown): ResultCode {
 }
 
 /** An SDK error in words with anything key-shaped taken out. */
-export function wordsOf(error: unknown): string {
-  const text = error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error);
-  return redactWords(text.replace(/\s+/g, " ").trim()).slice(0, 400);
-}
+export const wordsOf = errorWords;
 
 export interface Bound<T> {
   /** The call in words ("Sandbox.getInfo of <id>"). */
