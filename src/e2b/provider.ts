@@ -169,17 +169,8 @@ export class E2BProvider implements ComputerProvider {
       ...(spec.labels ?? {}),
       [COMPUTER_KEY]: "1", [NAME_KEY]: name, [DEADLINE_KEY]: deadline, [IMAGE_KEY]: spec.image, [TIMEOUT_KEY]: String(timeoutS), [MAX_KEY]: max,
     };
-    // Raced against the caller's signal and the bound, never cancelled: one that lands after is killed by its id.
-    const made = await this.#e2b(`Sandbox.create of ${name}`, (sdk, { signal: _s, ...opts }) => sdk.create(spec.image, {
-      ...opts, metadata, timeoutMs: timeoutS * 1000, allowInternetAccess: false, network: { allowPublicTraffic: false }, lifecycle: { onTimeout: "kill", autoResume: false },
-    }), signal, this.#o.t.createMs);
-    if (!made.ok) {
-      if (["invalid", "unauthorized", "not_found", "limit"].includes(made.error.code)) return fail(made.error.code, `${made.error.message}; nothing was made`);
-      // No answer: the sandbox may be there all the same, under its name.
-      const left = await this.#killByName(name);
-      const code: ResultCode = signal?.aborted ? "aborted" : made.error.code;
-      return fail(code, `${made.error.message}; ${left}`);
-    }
+    const made = await this.#make(spec.image, name, metadata, timeoutS, signal);
+    if (!made.ok) return made;
     const sandbox = made.value;
     const id = sandbox.sandboxId;
     const refused = async (code: ResultCode, words: string): Promise<Result<ComputerRef>> => {
@@ -192,14 +183,7 @@ export class E2BProvider implements ComputerProvider {
     const drift = infoDrift(info.value, { template: spec.image, metadata, timeoutS });
     if (drift.length) return refused("refused", `${name} is not what was declared: ${drift.join("; ")}`);
 
-    const uploaded = uploadPath();
-    const up = await call((s, ms) => sandbox.files.write(uploaded, new Blob([daemon.bytes]), { user: "root", requestTimeoutMs: ms, signal: s }), {
-      what: `uploading the daemon to ${name}`, ms: this.#o.t.uploadMs, signal,
-    });
-    if (!up.ok) return refused(up.error.code, up.error.message);
-    const install = await this.#run(sandbox, installCommand(uploaded), "installing the daemon", signal);
-    if (!install.ok) return refused(install.error.code, install.error.message);
-    const installed = readInstall(install.value.exitCode, `${install.value.stdout}${install.value.stderr}`, daemon.sha256);
+    const installed = await this.#install(sandbox, name, daemon, signal);
     if (!installed.ok) return refused(installed.error.code, installed.error.message);
 
     // init, in the background with no command timeout (envd ends a command at its timeout).
@@ -236,6 +220,84 @@ export class E2BProvider implements ComputerProvider {
     const own = ownKeysOf(metadata);
     if (!own.ok) return refused("failed", own.why);
     return ok(this.#refOf(info.value, own.value, read.value.hello, read.value.notes));
+  }
+
+  /**
+   * Sandbox.create as every computer is made: the metadata, the timeout, no internet, no public
+   * traffic in, killed at its timeout. Raced against the caller's signal and the bound, never
+   * cancelled: one that lands after is killed by its id, one whose answer never came by its name.
+   */
+  async #make(template: string, name: string, metadata: Record<string, string>, timeoutS: number, signal?: AbortSignal): Promise<Result<E2BSandbox>> {
+    const made = await this.#e2b(`Sandbox.create of ${name}`, (sdk, { signal: _s, ...opts }) => sdk.create(template, {
+      ...opts, metadata, timeoutMs: timeoutS * 1000, allowInternetAccess: false, network: { allowPublicTraffic: false }, lifecycle: { onTimeout: "kill", autoResume: false },
+    }), signal, this.#o.t.createMs);
+    if (made.ok) return made;
+    if (["invalid", "unauthorized", "not_found", "limit"].includes(made.error.code)) return fail(made.error.code, `${made.error.message}; nothing was made`);
+    // No answer: the sandbox may be there all the same, under its name.
+    const left = await this.#killByName(name);
+    return fail(signal?.aborted ? "aborted" : made.error.code, `${made.error.message}; ${left}`);
+  }
+
+  /** The daemon uploaded as root and installed root-owned at /opt/agentrun/computerd, its sha256 read back. */
+  async #install(sandbox: E2BSandbox, name: string, daemon: { bytes: Buffer; sha256: string }, signal?: AbortSignal): Promise<Result<{ sha256: string }>> {
+    const uploaded = uploadPath();
+    const up = await call((s, ms) => sandbox.files.write(uploaded, new Blob([daemon.bytes]), { user: "root", requestTimeoutMs: ms, signal: s }), {
+      what: `uploading the daemon to ${name}`, ms: this.#o.t.uploadMs, signal,
+    });
+    if (!up.ok) return up;
+    const install = await this.#run(sandbox, installCommand(uploaded), "installing the daemon", signal);
+    if (!install.ok) return install;
+    return readInstall(install.value.exitCode, `${install.value.stdout}${install.value.stderr}`, daemon.sha256);
+  }
+
+  /**
+   * The live network diagnostic (e2b-diagnose.js): one sandbox made as create makes one for network
+   * none, with E2B's timeout diagnoseMs; its read-back and the provider's check of it (passed, or
+   * its refusal in words); computerd probe --diagnose run in it as root, outside any namespace of
+   * the daemon's, so it reads what E2B's firewall does; then the sandbox killed and read back gone,
+   * whatever came before.
+   */
+  async diagnose(template: string, options: CallOptions & { diagnoseMs?: number } = {}): Promise<Result<{ sandbox: string; readBack: unknown; check: string; diagnosis: unknown; gone: boolean; goneWords?: string }>> {
+    const { signal } = options;
+    let daemon: { bytes: Buffer; sha256: string };
+    try {
+      daemon = await this.#readDaemon();
+    } catch (error) {
+      return fail("invalid", `the daemon at ${this.#o.daemonPath} could not be read: ${(error as Error).message}; nothing was made`, { field: "daemonPath" });
+    }
+    const name = `computer-${randomBytes(6).toString("hex")}`;
+    const now = Date.now();
+    const timeoutS = Math.ceil((options.diagnoseMs ?? 600_000) / 1000);
+    const at = (ms: number) => new Date(now + ms).toISOString();
+    const metadata = { [COMPUTER_KEY]: "1", [NAME_KEY]: name, [DEADLINE_KEY]: at(timeoutS * 1000), [IMAGE_KEY]: template, [TIMEOUT_KEY]: String(timeoutS), [MAX_KEY]: at(timeoutS * 1000), "agentrun.diagnose": "1" };
+    const made = await this.#make(template, name, metadata, timeoutS, signal);
+    if (!made.ok) return made;
+    const id = made.value.sandboxId;
+    let readBack: unknown;
+    let check = "not read";
+    let diagnosis: unknown;
+    let failure: string | undefined;
+    const info = await this.#getInfo(id, signal);
+    if (info.ok) {
+      readBack = { ...info.value, metadata: labelsOf(info.value.metadata) };
+      const drift = infoDrift(info.value, { template, metadata, timeoutS });
+      check = drift.length ? `refused: ${drift.join("; ")}` : "passed";
+      const installed = await this.#install(made.value, name, daemon, signal);
+      if (installed.ok) {
+        const ran = await this.#run(made.value, `${CHILD_DAEMON} probe --diagnose`, "computerd probe --diagnose", signal);
+        if (ran.ok) {
+          try {
+            diagnosis = JSON.parse(ran.value.stdout.trim().split("\n").pop() ?? "");
+          } catch {
+            failure = `computerd probe --diagnose printed no JSON line (exit ${ran.value.exitCode}): ${ran.value.stderr.trim().slice(0, 400)}`;
+          }
+        } else failure = ran.error.message;
+      } else failure = installed.error.message;
+    } else failure = info.error.message;
+    const gone = await this.#killAndWait(id);
+    const out = { sandbox: id, readBack, check, diagnosis, gone: gone.ok, ...(gone.ok ? {} : { goneWords: gone.error.message }) };
+    if (failure || diagnosis === undefined) return fail(signal?.aborted ? "aborted" : "failed", `${failure ?? "no diagnosis"}; ${gone.ok ? `${name} was killed` : `killing ${name} failed: ${gone.error.message}`}`);
+    return ok(out);
   }
 
   /** A sandbox whose create never answered, found by its name label and killed; words on what was left. */
