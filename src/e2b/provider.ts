@@ -85,14 +85,20 @@ export class E2BProvider implements ComputerProvider {
 
   // --- E2B's calls, each bounded and signalled ---
 
-  async #e2b<T>(what: string, run: (sdk: E2BSandboxClass, opts: E2BConnection & { requestTimeoutMs: number; signal: AbortSignal }) => Promise<T>, signal?: AbortSignal, ms = this.#o.t.requestMs): Promise<Result<T>> {
+  async #e2b<T>(
+    what: string,
+    run: (sdk: E2BSandboxClass, opts: E2BConnection & { requestTimeoutMs: number; signal: AbortSignal }) => Promise<T>,
+    signal?: AbortSignal,
+    ms = this.#o.t.requestMs,
+    late?: (value: T) => void,
+  ): Promise<Result<T>> {
     let sdk: E2BSandboxClass;
     try {
       sdk = await this.#sdk();
     } catch (error) {
       return fail("failed", `the e2b package could not be loaded (install it beside this one: npm install e2b): ${wordsOf(error)}`);
     }
-    return call((s, bound) => run(sdk, { ...this.#conn, requestTimeoutMs: bound, signal: s }), { what, ms, signal });
+    return call((s, bound) => run(sdk, { ...this.#conn, requestTimeoutMs: bound, signal: s }), { what, ms, signal, ...(late ? { late } : {}) });
   }
 
   #getInfo(id: string, signal?: AbortSignal): Promise<Result<E2BSandboxInfo>> {
@@ -229,8 +235,9 @@ export class E2BProvider implements ComputerProvider {
    */
   async #make(template: string, name: string, metadata: Record<string, string>, timeoutS: number, signal?: AbortSignal): Promise<Result<E2BSandbox>> {
     const made = await this.#e2b(`Sandbox.create of ${name}`, (sdk, { signal: _s, ...opts }) => sdk.create(template, {
-      ...opts, metadata, timeoutMs: timeoutS * 1000, allowInternetAccess: false, network: { allowPublicTraffic: false }, lifecycle: { onTimeout: "kill", autoResume: false },
-    }), signal, this.#o.t.createMs);
+      // The SDK's own bound is past the race's, so a create given up on still answers, and is killed.
+      ...opts, requestTimeoutMs: this.#o.t.createMs * 2, metadata, timeoutMs: timeoutS * 1000, allowInternetAccess: false, network: { allowPublicTraffic: false }, lifecycle: { onTimeout: "kill", autoResume: false },
+    }), signal, this.#o.t.createMs, (landed) => void this.#killAndWait(landed.sandboxId));
     if (made.ok) return made;
     if (["invalid", "unauthorized", "not_found", "limit"].includes(made.error.code)) return fail(made.error.code, `${made.error.message}; nothing was made`);
     // No answer: the sandbox may be there all the same, under its name.

@@ -69,6 +69,8 @@ export class E2BDockerFake implements E2BSandboxClass {
   readonly network: string;
   readonly #commands = new Map<number, Running>();
   #nextPid = 1000;
+  /** E2B answers a create this much after the sandbox runs (a create the provider gives up on). */
+  createDelayMs = 0;
   /** A test's hook, awaited at each files.write before the bytes land (an agent killed mid-create). */
   onUpload: ((sandboxId: string) => Promise<void>) | undefined;
 
@@ -179,6 +181,7 @@ export class E2BDockerFake implements E2BSandboxClass {
       if ((await this.docker(["exec", id, "test", "-e", "/run/envd.log.ready"])).exitCode === 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    if (this.createDelayMs) await new Promise((r) => setTimeout(r, this.createDelayMs));
     return this.#sandbox(id);
   }
 

@@ -95,6 +95,19 @@ describe("E2B against the Docker-backed fake", () => {
     expect(await fake.containers()).toEqual([]);
   }, 240_000);
 
+  it("a create whose answer comes after its bound is given up on, and the sandbox it made is killed", async () => {
+    const p = create({ sdk: fake, apiKey: KEY, daemonPath: toolchain().daemon.amd64, timeouts: { pollMs: 100, createMs: 1_000 } });
+    fake.createDelayMs = 8_000;
+    try {
+      const made = await p.create(spec);
+      expect(made).toMatchObject({ ok: false, error: { code: "timeout" } });
+      expect(made.ok ? "" : made.error.message).toMatch(/was killed/);
+    } finally {
+      fake.createDelayMs = 0;
+    }
+    expect(await fake.containers()).toEqual([]);
+  }, 240_000);
+
   it("a paused computer is refused by connect without resuming it", async () => {
     const p = provider();
     const ref = orThrow(await p.create(spec));
