@@ -131,6 +131,15 @@ export class E2BProvider implements ComputerProvider {
     return this.#daemon;
   }
 
+  /** The daemon's bytes, or why they could not be read, before anything is made. */
+  async #daemonBytes(): Promise<Result<{ bytes: Buffer; sha256: string }>> {
+    try {
+      return ok(await this.#readDaemon());
+    } catch (error) {
+      return fail("invalid", `the daemon at ${this.#o.daemonPath} could not be read: ${(error as Error).message}; nothing was made`, { field: "daemonPath" });
+    }
+  }
+
   #daemonWant(sha256: string): DaemonExpected {
     return { version: this.version, arch: "amd64", kind: "linux", groups: GROUPS, user: this.#o.daemonUser, sha256 };
   }
@@ -160,12 +169,9 @@ export class E2BProvider implements ComputerProvider {
     const checked = this.check(spec);
     if (!checked.ok) return checked;
     if (signal?.aborted) return fail("aborted", "create was aborted before anything was made");
-    let daemon: { bytes: Buffer; sha256: string };
-    try {
-      daemon = await this.#readDaemon();
-    } catch (error) {
-      return fail("invalid", `the daemon at ${this.#o.daemonPath} could not be read: ${(error as Error).message}; nothing was made`, { field: "daemonPath" });
-    }
+    const bytes = await this.#daemonBytes();
+    if (!bytes.ok) return bytes;
+    const daemon = bytes.value;
     const name = `computer-${randomBytes(6).toString("hex")}`;
     const now = Date.now();
     const timeoutS = Math.ceil(spec.lifetimeMs / 1000);
@@ -266,12 +272,9 @@ export class E2BProvider implements ComputerProvider {
    */
   async diagnose(template: string, options: CallOptions & { diagnoseMs?: number } = {}): Promise<Result<{ sandbox: string; readBack: unknown; check: string; diagnosis: unknown; gone: boolean; goneWords?: string }>> {
     const { signal } = options;
-    let daemon: { bytes: Buffer; sha256: string };
-    try {
-      daemon = await this.#readDaemon();
-    } catch (error) {
-      return fail("invalid", `the daemon at ${this.#o.daemonPath} could not be read: ${(error as Error).message}; nothing was made`, { field: "daemonPath" });
-    }
+    const bytes = await this.#daemonBytes();
+    if (!bytes.ok) return bytes;
+    const daemon = bytes.value;
     const name = `computer-${randomBytes(6).toString("hex")}`;
     const now = Date.now();
     const timeoutS = Math.ceil((options.diagnoseMs ?? 600_000) / 1000);
