@@ -15,6 +15,7 @@ export const resources: Record<string, () => Promise<ResourceHandler>> = {
   "agentrun:index:Mount": async () => (await import("./resources/mount.js")).mount,
   "agentrun:index:Computer": async () => (await import("./resources/computer.js")).computer,
   "agentrun:index:RunEpoch": async () => (await import("./resources/run-epoch.js")).runEpoch,
+  "agentrun:index:ComputerFiles": async () => (await import("./resources/computer-files.js")).computerFiles,
 };
 
 export function makeProvider(opts: {

@@ -201,6 +201,22 @@ export interface ModalSettingsArgs {
   testSdk?: pulumi.Input<string>;
 }
 
+/** A file as read back from inside the computer. */
+export interface FileReadBack {
+  /** The file's sha256, in hex, as `sha256sum` reads it inside the computer. */
+  readonly sha256: string;
+  /** The file's permission bits in octal (`644`), as `stat` reads them inside the computer. */
+  readonly mode: string;
+}
+
+/** A file as read back from inside the computer. */
+export interface FileReadBackArgs {
+  /** The file's sha256, in hex, as `sha256sum` reads it inside the computer. */
+  sha256: pulumi.Input<string>;
+  /** The file's permission bits in octal (`644`), as `stat` reads them inside the computer. */
+  mode: pulumi.Input<string>;
+}
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<string>;
@@ -349,6 +365,39 @@ export class RunEpoch extends pulumi.CustomResource {
 
   constructor(name: string, args: RunEpochArgs, opts?: pulumi.CustomResourceOptions) {
     super(RunEpoch.__pulumiType, name, { ...args, labels: undefined, released: undefined, drift: undefined }, opts);
+  }
+}
+
+export interface ComputerFilesArgs {
+  /** The name of the computer to act inside: a Computer's `name` output (so this resource is made after it and goes with it). */
+  computer: pulumi.Input<string>;
+  /** The registry id of the computer's provider. Default: `docker`. */
+  provider?: pulumi.Input<string>;
+  /** The files: a map of paths relative to `destination` to content: a string asset, a local file asset (its mode goes with it), or a local folder (a file archive, or an asset archive of named assets), whose files land under the path. An absolute path, one that leaves the home, or a NUL is refused at check, naming the path; remote assets and tar or zip archives are refused. */
+  files: pulumi.Input<Record<string, pulumi.Input<pulumi.asset.Asset | pulumi.asset.Archive>>>;
+  /** The folder, relative to the computer's user's home, the files land under. Default: `Downloads`. */
+  destination?: pulumi.Input<string>;
+}
+
+/** Files loaded into a computer's home: each home-relative path under `destination` gets a string, a local file, or a local folder's files. They are sent in batches of at most 64 MiB (a bigger file goes alone) as tar pushes, each file written beside its name and renamed into place, so a connection cut mid-batch leaves no half file and the next `up` writes every file whole. Each batch is read back from inside (one `sha256sum` run per batch). Refresh reads every file back: one changed or removed inside the computer is drift, which the next `up` writes again. Delete removes the files it wrote, never others; a missing folder on the way is made owner-only (0700). */
+export class ComputerFiles extends pulumi.CustomResource {
+  static readonly __pulumiType = "agentrun:index:ComputerFiles";
+
+  /** The computer the files are in. */
+  declare readonly computer: pulumi.Output<string>;
+  /** The computer's provider. */
+  declare readonly provider: pulumi.Output<string>;
+  /** The home-relative folder the files are under. */
+  declare readonly destination: pulumi.Output<string>;
+  /** The engine's hash of each entry of `files` when it was loaded: a change of content shows here, since a diff is given hashes, not contents. */
+  declare readonly sources: pulumi.Output<Record<string, string>>;
+  /** Each file written, by its home-relative path, with its sha256 and mode as read back from inside when it was written. */
+  declare readonly written: pulumi.Output<Record<string, FileReadBack>>;
+  /** One sentence for each file changed or removed inside the computer since it was written; empty when every file is as written. */
+  declare readonly drift: pulumi.Output<string[]>;
+
+  constructor(name: string, args: ComputerFilesArgs, opts?: pulumi.CustomResourceOptions) {
+    super(ComputerFiles.__pulumiType, name, { ...args, sources: undefined, written: undefined, drift: undefined }, opts);
   }
 }
 
