@@ -16,6 +16,7 @@ export const resources: Record<string, () => Promise<ResourceHandler>> = {
   "agentrun:index:Computer": async () => (await import("./resources/computer.js")).computer,
   "agentrun:index:RunEpoch": async () => (await import("./resources/run-epoch.js")).runEpoch,
   "agentrun:index:ComputerFiles": async () => (await import("./resources/computer-files.js")).computerFiles,
+  "agentrun:index:ComputerCommand": async () => (await import("./resources/computer-command.js")).computerCommand,
 };
 
 export function makeProvider(opts: {
@@ -29,7 +30,7 @@ export function makeProvider(opts: {
   const cancel = new AbortController();
   const ctx: Context = { settings, vendor: vendors(settings), signal: cancel.signal };
   // A step's context: what it says goes on its resource's line.
-  const at = (urn: string): Context => (opts.log ? { ...ctx, say: (message) => opts.log!(urn, message, true) } : ctx);
+  const at = (urn: string): Context => (opts.log ? { ...ctx, urn, say: (message) => opts.log!(urn, message, true) } : { ...ctx, urn });
   const handler = async (urn: string): Promise<ResourceHandler> => {
     // Bad config is refused where the user sees it: at the first resource that needs it.
     if (!opts.settings.ok) throw new Error(opts.settings.message);

@@ -7,13 +7,12 @@
 import { randomBytes } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { loadFiles, readBack, removeFiles, type FileReadBack, type FileToLoad } from "../../src/inside/load.js";
-import { withSession } from "../../src/inside/session.js";
-import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ok, orThrow, type Result } from "../../src/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
-import { bounded, unknownFields, vendorOf } from "../resource.js";
+import { unknownFields } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { destinationOf, plan, toLoad } from "./computer-files-assets.js";
+import { checkComputer, hasUnknown, inComputer } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerFiles";
 const INPUTS = ["computer", "provider", "files", "destination"] as const;
@@ -26,23 +25,6 @@ const DERIVED = { written: ["files"], drift: ["files"], sources: ["files"] } as 
 
 type Written = Record<string, FileReadBack>;
 type Inputs = { computer: string; provider: string; files: Props; destination: string };
-
-export const hasUnknown = (v: unknown): boolean =>
-  v === UNKNOWN || (Array.isArray(v) ? v.some(hasUnknown) : typeof v === "object" && v !== null && Object.values(v).some(hasUnknown));
-
-/** The computer and provider fields every in-computer resource takes, checked alike. */
-export async function checkComputer(ctx: Context, given: Props, failures: CheckFailure[]): Promise<{ computer: unknown; provider: unknown }> {
-  const computer = given.computer;
-  if (computer !== UNKNOWN && (typeof computer !== "string" || computer === "")) {
-    failures.push({ property: "computer", reason: "computer is required: the name of the Computer to act inside (a Computer's `name` output)" });
-  }
-  const provider = given.provider ?? DEFAULT_PROVIDER;
-  if (provider !== UNKNOWN) {
-    const made = typeof provider === "string" ? await ctx.vendor(provider) : undefined;
-    if (!made?.ok) failures.push({ property: "provider", reason: made ? made.error.message : "provider is a provider's registry id, such as docker" });
-  }
-  return { computer, provider };
-}
 
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
@@ -100,10 +82,8 @@ function outputsOf(inputs: Inputs, written: Written, drift: string[], sources: R
 /** The files loaded in batches, the ones already there as wanted left as they are. */
 async function put(ctx: Context, inputs: Inputs, remove: readonly string[]): Promise<Written> {
   const files = await wanted(inputs);
-  const provider = await vendorOf(ctx, inputs.provider);
-  const signal = bounded(ctx, LOAD_MS);
   const say = ctx.say;
-  return orThrow(await withSession(provider, inputs.computer, { signal }, async (session): Promise<Result<Written>> => {
+  return orThrow(await inComputer(ctx, inputs, LOAD_MS, async (session, signal): Promise<Result<Written>> => {
     const there = await readBack(session, files.map((f) => f.name), { signal });
     if (!there.ok) return there;
     const want = manifest(files);
@@ -131,9 +111,7 @@ async function read(ctx: Context, id: string, props: Props) {
   const secretKeys = secretFieldsOf(props);
   const old = unwrap(props).plain as Inputs & { written?: Written; sources?: Record<string, string> };
   const written = old.written ?? {};
-  const provider = await vendorOf(ctx, old.provider ?? DEFAULT_PROVIDER);
-  const signal = bounded(ctx, STEP_MS);
-  const read = await withSession(provider, old.computer, { signal }, (s) => readBack(s, Object.keys(written), { signal }));
+  const read = await inComputer(ctx, old, STEP_MS, (s, signal) => readBack(s, Object.keys(written), { signal }));
   if (!read.ok && read.error.code === "gone") return {}; // the computer is gone, and its files with it
   const drift = driftOf(written, orThrow(read));
   return { id, props: wrapDerived(outputsOf(old, written, drift, old.sources ?? {}), secretKeys, DERIVED) };
@@ -161,9 +139,7 @@ async function update(ctx: Context, _id: string, olds: Props, news: Props) {
 
 async function remove(ctx: Context, _id: string, props: Props) {
   const old = unwrap(props).plain as Inputs & { written?: Written };
-  const provider = await vendorOf(ctx, old.provider ?? DEFAULT_PROVIDER);
-  const signal = bounded(ctx, STEP_MS);
-  const removed = await withSession(provider, old.computer, { signal }, (s) => removeFiles(s, Object.keys(old.written ?? {}), { signal }));
+  const removed = await inComputer(ctx, old, STEP_MS, (s, signal) => removeFiles(s, Object.keys(old.written ?? {}), { signal }));
   if (!removed.ok && removed.error.code === "gone") return; // gone with its computer
   orThrow(removed);
 }

@@ -401,3 +401,58 @@ export class ComputerFiles extends pulumi.CustomResource {
   }
 }
 
+export interface ComputerCommandArgs {
+  /** The name of the computer to run inside: a Computer's `name` output (so this resource is made after it). */
+  computer: pulumi.Input<string>;
+  /** The registry id of the computer's provider. Default: `docker`. */
+  provider?: pulumi.Input<string>;
+  /** What to run: a script (text, run by `sh` from the home) or an argv (a list of strings), as the computer's user, from the home, with the daemon's environment (PATH, HOME, USER, LOGNAME) and `env` over it. */
+  command: any;
+  /** Text given to the command's standard input (else it reads none). */
+  stdin?: pulumi.Input<string>;
+  /** Variables set for the command. `AGENTRUN_RUN` and `AGENTRUN_RUN_ID` are the runner's own. */
+  env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** How long the command may run, in whole seconds, 1 to 3590 (the daemon's bound on a run is 3600 s and the runner keeps 10 s of it). Past it the command and everything it started are stopped (TERM, then KILL 2 s later) and the step fails as timed out. Default: 300. */
+  timeoutSeconds?: pulumi.Input<number>;
+  /** Values whose change runs the command again, as pulumi-command's `triggers`. */
+  triggers?: pulumi.Input<any[]>;
+  /** Files, relative to the home, read back after the run as `results` (each at most 50 MiB, as UTF-8 text). A change is kept for the next run and runs nothing. */
+  resultPaths?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** A command run inside a computer exactly once. It is staged under `~/.agentrun/run/<hash of its URN>/`, run as the computer's user by a runner that stops it at `timeoutSeconds`, its `resultPaths` read back, and the folder removed. Each run is sent once, with a fresh run id: a run whose connection to the daemon breaks fails naming the computer, the call and the cause, and is never sent again; staging first ends whatever still runs from its folder, so the next `up` runs it once. A non-zero exit or a timeout fails the step. Refresh never runs it (a computer that is gone drops it, so the next `up` runs it on the new one); a change of `command`, `stdin`, `env` or `triggers` runs it again. */
+export class ComputerCommand extends pulumi.CustomResource {
+  static readonly __pulumiType = "agentrun:index:ComputerCommand";
+
+  /** The name of the computer to run inside: a Computer's `name` output (so this resource is made after it). */
+  declare readonly computer: pulumi.Output<string>;
+  /** The registry id of the computer's provider. Default: `docker`. */
+  declare readonly provider: pulumi.Output<string>;
+  /** What to run: a script (text, run by `sh` from the home) or an argv (a list of strings), as the computer's user, from the home, with the daemon's environment (PATH, HOME, USER, LOGNAME) and `env` over it. */
+  declare readonly command: pulumi.Output<any>;
+  /** Text given to the command's standard input (else it reads none). */
+  declare readonly stdin: pulumi.Output<string | undefined>;
+  /** Variables set for the command. `AGENTRUN_RUN` and `AGENTRUN_RUN_ID` are the runner's own. */
+  declare readonly env: pulumi.Output<Record<string, string> | undefined>;
+  /** How long the command may run, in whole seconds, 1 to 3590 (the daemon's bound on a run is 3600 s and the runner keeps 10 s of it). Past it the command and everything it started are stopped (TERM, then KILL 2 s later) and the step fails as timed out. Default: 300. */
+  declare readonly timeoutSeconds: pulumi.Output<number>;
+  /** Values whose change runs the command again, as pulumi-command's `triggers`. */
+  declare readonly triggers: pulumi.Output<any[] | undefined>;
+  /** Files, relative to the home, read back after the run as `results` (each at most 50 MiB, as UTF-8 text). A change is kept for the next run and runs nothing. */
+  declare readonly resultPaths: pulumi.Output<string[]>;
+  /** The run's own id, fresh each time it is sent (the command sees it as AGENTRUN_RUN_ID). */
+  declare readonly runId: pulumi.Output<string>;
+  /** The command's exit code (a run that exits otherwise fails the step). */
+  declare readonly exitCode: pulumi.Output<number>;
+  /** The tail of the command's standard output (its last 16 KiB); a secret when any input is one. */
+  declare readonly stdout: pulumi.Output<string>;
+  /** The tail of the command's standard error (its last 16 KiB); a secret when any input is one. */
+  declare readonly stderr: pulumi.Output<string>;
+  /** Each of `resultPaths` with its content as read back after the run; a secret when any input is one. */
+  declare readonly results: pulumi.Output<Record<string, string>>;
+
+  constructor(name: string, args: ComputerCommandArgs, opts?: pulumi.CustomResourceOptions) {
+    super(ComputerCommand.__pulumiType, name, { ...args, runId: undefined, exitCode: undefined, stdout: undefined, stderr: undefined, results: undefined }, opts);
+  }
+}
+

@@ -1,7 +1,7 @@
 // An open connection to a named computer's daemon, with its user's home read from inside: what
 // every in-computer step starts from. A computer that is gone is a result (gone), never a throw.
 import { asFailure, type CallOptions, type ComputerClient } from "../client.js";
-import type { ComputerProvider } from "../provider.js";
+import type { ComputerInfo, ComputerProvider } from "../provider.js";
 import { fail, ok, type Result } from "../result.js";
 
 export interface Session {
@@ -13,14 +13,21 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/** The running computer of that name (or vendor id) at the provider: listed, connected, its home read. */
-export async function openSession(provider: ComputerProvider, name: string, options: CallOptions = {}): Promise<Result<Session>> {
+/** The running computer of that name (or vendor id) at the provider; gone when it is not there or not running. */
+export async function findRunning(provider: ComputerProvider, name: string, options: CallOptions = {}): Promise<Result<ComputerInfo>> {
   const listed = await provider.list(undefined, options);
   if (!listed.ok) return listed;
   const found = listed.value.find((info) => info.ref.name === name || info.ref.id === name);
   if (!found) return fail("gone", `there is no computer ${name} at ${provider.id}`);
   if (found.state !== "running") return fail("gone", `the computer ${name} is ${found.state}`);
-  const connected = await provider.connect(found.ref, options);
+  return ok(found);
+}
+
+/** The running computer of that name (or vendor id) at the provider: listed, connected, its home read. */
+export async function openSession(provider: ComputerProvider, name: string, options: CallOptions = {}): Promise<Result<Session>> {
+  const found = await findRunning(provider, name, options);
+  if (!found.ok) return found;
+  const connected = await provider.connect(found.value.ref, options);
   if (!connected.ok) return connected;
   const { client } = connected.value;
   const close = () => connected.value.close().catch(() => undefined);

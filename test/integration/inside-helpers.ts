@@ -18,8 +18,8 @@ export async function makeComputer(): Promise<{ name: string; remove(): Promise<
   return { name, remove: async () => void (await execa("docker", ["rm", "--force", "--volumes", name], { reject: false })) };
 }
 
-export function stepContext(said: string[] = []): Context {
-  return { settings: {}, vendor: async () => ok(docker), signal: new AbortController().signal, say: (line) => said.push(line) };
+export function stepContext(said: string[] = [], urn = `urn:pulumi:test::inside::agentrun:index:Step::${randomBytes(6).toString("hex")}`): Context {
+  return { settings: {}, vendor: async () => ok(docker), signal: new AbortController().signal, say: (line) => said.push(line), urn };
 }
 
 /** A shell line run inside the computer as its user; its stdout, trimmed. */
