@@ -17,6 +17,7 @@ export const resources: Record<string, () => Promise<ResourceHandler>> = {
   "agentrun:index:RunEpoch": async () => (await import("./resources/run-epoch.js")).runEpoch,
   "agentrun:index:ComputerFiles": async () => (await import("./resources/computer-files.js")).computerFiles,
   "agentrun:index:ComputerCommand": async () => (await import("./resources/computer-command.js")).computerCommand,
+  "agentrun:index:ComputerApp": async () => (await import("./resources/computer-app.js")).computerApp,
 };
 
 export function makeProvider(opts: {

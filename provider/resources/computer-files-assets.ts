@@ -42,35 +42,37 @@ export async function plan(files: Props, destination: string, base = process.cwd
   const planned: Planned[] = [];
   const refuse = (field: string, message: string) => refusals.push({ field, message });
   const add = async (key: string, at: string, value: unknown): Promise<void> => {
+    // An app's files are one archive, entered as the key "."
+    const field = key === "." ? "files" : `files.${key}`;
     if (isAsset(value)) {
       if (typeof value.text === "string") planned.push({ path: at, source: { text: value.text }, mode: STRING_MODE });
       else if (typeof value.path === "string") {
         const file = resolve(base, value.path);
         const st = await stat(file).catch(() => undefined);
-        if (!st?.isFile()) return void refuse(key, `files.${key}: the local file ${value.path} is not there (or is not a file)`);
+        if (!st?.isFile()) return void refuse(key, `${field}: the local file ${value.path} is not there (or is not a file)`);
         planned.push({ path: at, source: { file }, mode: st.mode & 0o777 });
-      } else refuse(key, `files.${key}: a remote asset (uri) is not fetched: give a local file or a string`);
+      } else refuse(key, `${field}: a remote asset (uri) is not fetched: give a local file or a string`);
       return;
     }
     if (isArchive(value)) {
       if (isObject(value.assets)) {
         for (const [name, inner] of Object.entries(value.assets)) {
-          const under = underHome(at, name, `files.${key}'s entry`);
+          const under = underHome(at, name, `${field}'s entry`);
           if (!under.ok) refuse(key, under.error.message);
           else await add(key, under.value, inner);
         }
       } else if (typeof value.path === "string") {
         const dir = resolve(base, value.path);
         const st = await stat(dir).catch(() => undefined);
-        if (!st?.isDirectory()) return void refuse(key, `files.${key}: ${value.path} is not a local folder (a tar or zip archive is not unpacked: give its folder)`);
+        if (!st?.isDirectory()) return void refuse(key, `${field}: ${value.path} is not a local folder (a tar or zip archive is not unpacked: give its folder)`);
         for (const rel of await walk(dir)) {
           const mode = (await stat(resolve(dir, rel))).mode & 0o777;
           planned.push({ path: posix.join(at, rel), source: { file: resolve(dir, rel) }, mode });
         }
-      } else refuse(key, `files.${key}: a remote archive (uri) is not fetched: give a local folder`);
+      } else refuse(key, `${field}: a remote archive (uri) is not fetched: give a local folder`);
       return;
     }
-    refuse(key, `files.${key} must be an asset or an archive (fn::stringAsset, fn::fileAsset, fn::fileArchive, fn::assetArchive)`);
+    refuse(key, `${field} must be an asset or an archive (fn::stringAsset, fn::fileAsset, fn::fileArchive, fn::assetArchive)`);
   };
   for (const [key, value] of Object.entries(files)) {
     const at = underHome(destination, key, "files' destination");

@@ -6,8 +6,8 @@
 // delete removes the files it wrote and never others.
 import { randomBytes } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
-import { loadFiles, readBack, removeFiles, type FileReadBack, type FileToLoad } from "../../src/inside/load.js";
-import { ok, orThrow, type Result } from "../../src/result.js";
+import { driftOf, readBack, removeFiles, syncFiles, type FileReadBack, type FileToLoad } from "../../src/inside/load.js";
+import { orThrow } from "../../src/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { unknownFields } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
@@ -52,20 +52,6 @@ async function wanted(inputs: Inputs): Promise<FileToLoad[]> {
   return toLoad(orThrow(await plan(inputs.files, inputs.destination)));
 }
 
-const manifest = (files: readonly FileToLoad[]): Written =>
-  Object.fromEntries(files.map((f) => [f.name, { sha256: f.sha256, mode: (f.mode & 0o7777).toString(8) }]));
-
-/** One sentence per file that is not, inside, what was written. */
-export function driftOf(written: Written, read: Written): string[] {
-  return Object.entries(written).flatMap(([path, want]) => {
-    const got = read[path];
-    if (!got) return [`${path} was removed inside the computer`];
-    if (got.sha256 !== want.sha256) return [`${path} was changed inside the computer (sha256 ${got.sha256.slice(0, 12)}…, not ${want.sha256.slice(0, 12)}…)`];
-    if (got.mode !== want.mode) return [`${path} has mode ${got.mode} inside the computer, not ${want.mode}`];
-    return [];
-  });
-}
-
 /**
  * The engine's hash of each entry of files (sha256 of an asset's bytes, or of an archive's): diff
  * is given hashes alone, never contents, so what was loaded is known by them. An entry with no
@@ -83,21 +69,8 @@ function outputsOf(inputs: Inputs, written: Written, drift: string[], sources: R
 async function put(ctx: Context, inputs: Inputs, remove: readonly string[]): Promise<Written> {
   const files = await wanted(inputs);
   const say = ctx.say;
-  return orThrow(await inComputer(ctx, inputs, LOAD_MS, async (session, signal): Promise<Result<Written>> => {
-    const there = await readBack(session, files.map((f) => f.name), { signal });
-    if (!there.ok) return there;
-    const want = manifest(files);
-    const stale = files.filter((f) => driftOf({ [f.name]: want[f.name]! }, there.value).length > 0);
-    const onBatch = (i: number, of: number, bytes: number) => say?.(`loading files into ${inputs.computer}: batch ${i} of ${of} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
-    const loaded = await loadFiles(session, stale, { signal, onBatch });
-    if (!loaded.ok) return loaded;
-    const gone = remove.filter((p) => !(p in want));
-    if (gone.length) {
-      const removed = await removeFiles(session, gone, { signal });
-      if (!removed.ok) return removed;
-    }
-    return ok({ ...there.value, ...loaded.value });
-  }));
+  const onBatch = (i: number, of: number, bytes: number) => say?.(`loading files into ${inputs.computer}: batch ${i} of ${of} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
+  return orThrow(await inComputer(ctx, inputs, LOAD_MS, (session, signal) => syncFiles(session, files, remove, { signal, onBatch })));
 }
 
 async function create(ctx: Context, raw: Props) {

@@ -217,6 +217,58 @@ export interface FileReadBackArgs {
   mode: pulumi.Input<string>;
 }
 
+/** One service of a ComputerApp. */
+export interface AppService {
+  /** The program and its arguments, started from the app's folder as the computer's user. */
+  readonly argv: string[];
+  /** Variables set for it, beside AGENTRUN_APP_SETTINGS (the app's settings as one JSON value) and AGENTRUN_APP (its folder), which are the app's own. */
+  readonly env?: Record<string, string>;
+}
+
+/** One service of a ComputerApp. */
+export interface AppServiceArgs {
+  /** The program and its arguments, started from the app's folder as the computer's user. */
+  argv: pulumi.Input<pulumi.Input<string>[]>;
+  /** Variables set for it, beside AGENTRUN_APP_SETTINGS (the app's settings as one JSON value) and AGENTRUN_APP (its folder), which are the app's own. */
+  env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+/** How a ComputerApp shows it is up: one of a TCP port on the computer's loopback that accepts a connection, or a command that exits 0. */
+export interface AppReady {
+  /** A TCP port on the computer's loopback (127.0.0.1) that accepts once the app is up (tried through bash's /dev/tcp). */
+  readonly port?: number;
+  /** An argv, run as the computer's user, that exits 0 once the app is up. */
+  readonly command?: string[];
+  /** How long to wait, 1 to 600 s; past it the services are stopped and the step fails with each service's state and last words. Default: 60. */
+  readonly timeoutSeconds?: number;
+}
+
+/** How a ComputerApp shows it is up: one of a TCP port on the computer's loopback that accepts a connection, or a command that exits 0. */
+export interface AppReadyArgs {
+  /** A TCP port on the computer's loopback (127.0.0.1) that accepts once the app is up (tried through bash's /dev/tcp). */
+  port?: pulumi.Input<number>;
+  /** An argv, run as the computer's user, that exits 0 once the app is up. */
+  command?: pulumi.Input<pulumi.Input<string>[]>;
+  /** How long to wait, 1 to 600 s; past it the services are stopped and the step fails with each service's state and last words. Default: 60. */
+  timeoutSeconds?: pulumi.Input<number>;
+}
+
+/** A started service: its process in the daemon's table. */
+export interface AppProcess {
+  /** The process's id in the daemon's table (p1, p2, ...). */
+  readonly id: string;
+  /** The program's process id in the computer. */
+  readonly pid: number;
+}
+
+/** A started service: its process in the daemon's table. */
+export interface AppProcessArgs {
+  /** The process's id in the daemon's table (p1, p2, ...). */
+  id: pulumi.Input<string>;
+  /** The program's process id in the computer. */
+  pid: pulumi.Input<number>;
+}
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<string>;
@@ -453,6 +505,61 @@ export class ComputerCommand extends pulumi.CustomResource {
 
   constructor(name: string, args: ComputerCommandArgs, opts?: pulumi.CustomResourceOptions) {
     super(ComputerCommand.__pulumiType, name, { ...args, runId: undefined, exitCode: undefined, stdout: undefined, stderr: undefined, results: undefined }, opts);
+  }
+}
+
+export interface ComputerAppArgs {
+  /** The name of the computer to install the app onto: a Computer's `name` output (so this resource is made after it). */
+  computer: pulumi.Input<string>;
+  /** The registry id of the computer's provider. Default: `docker`. */
+  provider?: pulumi.Input<string>;
+  /** The app's name: lowercase letters, digits, _ and - (at most 63). Its folder is `~/.agentrun/apps/<name>/`. */
+  name: pulumi.Input<string>;
+  /** The app's files, installed into its folder: a local folder (fn::fileArchive) or named assets (fn::assetArchive), sent as ComputerFiles sends them (batches of at most 64 MiB, each file whole) and read back by sha256. */
+  files?: pulumi.Input<pulumi.asset.Archive>;
+  /** The app's services by name, each started through the daemon (process.start) as the computer's user, from the app's folder, with orphans kept (a daemon a service starts runs on) and the app's settings in AGENTRUN_APP_SETTINGS. */
+  services: pulumi.Input<Record<string, pulumi.Input<AppServiceArgs>>>;
+  /** The app's settings, given to every service as one JSON value (AGENTRUN_APP_SETTINGS), checked against `settingsSchema` at check. A field the schema marks secret (writeOnly, or format password) is taken only as a Pulumi secret. Any program in the computer runs as the same user, so it can read them. */
+  settings?: pulumi.Input<Record<string, any>>;
+  /** A JSON schema `settings` must meet (checked with ajv, every violation named by its place, never its value). */
+  settingsSchema?: pulumi.Input<Record<string, any>>;
+  /** What must answer, within its bound, before the app is up. */
+  ready?: pulumi.Input<AppReadyArgs>;
+}
+
+/** An app installed onto a computer and run: its files under `~/.agentrun/apps/<name>/` (not the seed's /opt/agentrun/apps: a hardened computer has no root), its services started as the computer's user through the daemon with orphans kept and its settings (checked against `settingsSchema`) in AGENTRUN_APP_SETTINGS, then its `ready` check waited on. Refresh reads each service back from the daemon's process table and each file by sha256: a service that died, or a file changed inside, is drift, and the next `up` restarts the services and writes the files again. Delete stops its services (TERM, KILL 5 s later, then every process still carrying the app's mark) and removes its folder. */
+export class ComputerApp extends pulumi.CustomResource {
+  static readonly __pulumiType = "agentrun:index:ComputerApp";
+
+  /** The name of the computer to install the app onto: a Computer's `name` output (so this resource is made after it). */
+  declare readonly computer: pulumi.Output<string>;
+  /** The registry id of the computer's provider. Default: `docker`. */
+  declare readonly provider: pulumi.Output<string>;
+  /** The app's name: lowercase letters, digits, _ and - (at most 63). Its folder is `~/.agentrun/apps/<name>/`. */
+  declare readonly name: pulumi.Output<string>;
+  /** The app's files, installed into its folder: a local folder (fn::fileArchive) or named assets (fn::assetArchive), sent as ComputerFiles sends them (batches of at most 64 MiB, each file whole) and read back by sha256. */
+  declare readonly files: pulumi.Output<pulumi.asset.Archive | undefined>;
+  /** The app's services by name, each started through the daemon (process.start) as the computer's user, from the app's folder, with orphans kept (a daemon a service starts runs on) and the app's settings in AGENTRUN_APP_SETTINGS. */
+  declare readonly services: pulumi.Output<Record<string, AppService>>;
+  /** The app's settings, given to every service as one JSON value (AGENTRUN_APP_SETTINGS), checked against `settingsSchema` at check. A field the schema marks secret (writeOnly, or format password) is taken only as a Pulumi secret. Any program in the computer runs as the same user, so it can read them. */
+  declare readonly settings: pulumi.Output<Record<string, any> | undefined>;
+  /** A JSON schema `settings` must meet (checked with ajv, every violation named by its place, never its value). */
+  declare readonly settingsSchema: pulumi.Output<Record<string, any> | undefined>;
+  /** What must answer, within its bound, before the app is up. */
+  declare readonly ready: pulumi.Output<AppReady | undefined>;
+  /** The app's folder, relative to the home: `.agentrun/apps/<name>`. The seed installs under /opt/agentrun/apps, which needs root; a hardened computer has none. */
+  declare readonly folder: pulumi.Output<string>;
+  /** The engine's hash of `files` when it was installed (a diff is given hashes, not contents). */
+  declare readonly sources: pulumi.Output<Record<string, string>>;
+  /** Each file installed, by its home-relative path, with its sha256 and mode as read back. */
+  declare readonly written: pulumi.Output<Record<string, FileReadBack>>;
+  /** Each service's process in the daemon's table. */
+  declare readonly running: pulumi.Output<Record<string, AppProcess>>;
+  /** One sentence for each service not running and each file changed or removed inside since it was installed; empty when the app is as installed. */
+  declare readonly drift: pulumi.Output<string[]>;
+
+  constructor(name: string, args: ComputerAppArgs, opts?: pulumi.CustomResourceOptions) {
+    super(ComputerApp.__pulumiType, name, { ...args, folder: undefined, sources: undefined, written: undefined, running: undefined, drift: undefined }, opts);
   }
 }
 

@@ -79,6 +79,36 @@ export async function loadFiles(session: Session, files: readonly FileToLoad[], 
   return ok(read);
 }
 
+/** One sentence per file that is not, inside, what was written. */
+export function driftOf(written: Record<string, FileReadBack>, read: Record<string, FileReadBack>): string[] {
+  return Object.entries(written).flatMap(([path, want]) => {
+    const got = read[path];
+    if (!got) return [`${path} was removed inside the computer`];
+    if (got.sha256 !== want.sha256) return [`${path} was changed inside the computer (sha256 ${got.sha256.slice(0, 12)}…, not ${want.sha256.slice(0, 12)}…)`];
+    if (got.mode !== want.mode) return [`${path} has mode ${got.mode} inside the computer, not ${want.mode}`];
+    return [];
+  });
+}
+
+/**
+ * The files made as wanted: each read back first, only those not there as wanted loaded (in
+ * batches), and each of remove no longer wanted removed. Every wanted file as read back.
+ */
+export async function syncFiles(session: Session, files: readonly FileToLoad[], remove: readonly string[], options: LoadOptions = {}): Promise<Result<Record<string, FileReadBack>>> {
+  const there = await readBack(session, files.map((f) => f.name), options);
+  if (!there.ok) return there;
+  const want = Object.fromEntries(files.map((f) => [f.name, { sha256: f.sha256, mode: (f.mode & 0o7777).toString(8) }]));
+  const stale = files.filter((f) => driftOf({ [f.name]: want[f.name]! }, there.value).length > 0);
+  const loaded = await loadFiles(session, stale, options);
+  if (!loaded.ok) return loaded;
+  const gone = remove.filter((p) => !(p in want));
+  if (gone.length) {
+    const removed = await removeFiles(session, gone, options);
+    if (!removed.ok) return removed;
+  }
+  return ok({ ...there.value, ...loaded.value });
+}
+
 // For each path (home-relative): "<mode> <sha256>" when it is a regular file (not a link), else "-".
 const READ_BACK = `cd "$HOME" || exit 3
 for f do

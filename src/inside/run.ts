@@ -2,7 +2,7 @@
 // run as the computer's user by a runner that stops it at its timeout, its result files read
 // back, and the folder removed. A run is sent once: a connection that breaks fails the run naming
 // the computer, the call and the cause, and nothing resends it. Staging first ends whatever still
-// runs from the folder (a process whose environment names it), so a retried step runs once.
+// runs from the folder (every process marked with it: marks.ts), so a retried step runs once.
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import { CallError, type CallOptions } from "../client.js";
@@ -10,6 +10,7 @@ import { readFile, writeFile } from "../files.js";
 import { MAX_OUTPUT_BYTES } from "../protocol.js";
 import { fail, ok, type Result } from "../result.js";
 import { runQuietly } from "./load.js";
+import { endMarked } from "./marks.js";
 import { inHome, RUN_ROOT } from "./paths.js";
 import type { Session } from "./session.js";
 
@@ -67,18 +68,6 @@ if { [ "$code" = 124 ] || [ "$code" = 137 ]; } && [ $(( $(date +%s) - start )) -
 exit "$code"
 `;
 
-/**
- * Ends every process whose environment names the folder (a run whose connection broke, still
- * going), then makes the folder afresh, the user's alone. Prints how many it ended. The folder is
- * matched as a whole line of the environment, never as a pattern.
- */
-const STAGE = `dir=$1 n=0
-for p in /proc/[0-9]*; do
-  [ "\${p#/proc/}" = "$$" ] && continue
-  if tr '\\0' '\\n' < "$p/environ" 2>/dev/null | grep -qxF -- "${RUN_MARK}=$dir"; then kill -9 "\${p#/proc/}" 2>/dev/null && n=$((n + 1)); fi
-done
-rm -rf -- "$dir" && mkdir -p -m 700 -- "$dir" && echo "$n"`;
-
 export const runFolder = (home: string, key: string) => inHome(home, posix.join(RUN_ROOT, key));
 
 /** Stages, runs once and reads back: a connection that breaks during the run fails it, never resent. */
@@ -97,7 +86,9 @@ export async function runCommand(session: Session, spec: RunSpec, options: CallO
 
 async function stage(session: Session, dir: string, spec: RunSpec, options: CallOptions): Promise<Result<number>> {
   const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(STAGE_MS)]) : AbortSignal.timeout(STAGE_MS);
-  const made = await runQuietly(session, ["sh", "-c", STAGE, "sh", dir], STAGE_MS, "staging (ending what still ran from the run's folder)", { signal });
+  const ended = await endMarked(session, RUN_MARK, dir, { signal });
+  if (!ended.ok) return ended;
+  const made = await runQuietly(session, ["sh", "-c", 'rm -rf -- "$1" && mkdir -p -m 700 -- "$1"', "sh", dir], STAGE_MS, "staging the run's folder", { signal });
   if (!made.ok) return made;
   const writes: Array<[string, string, number]> = [
     ["run.sh", RUNNER, 0o600],
@@ -108,7 +99,7 @@ async function stage(session: Session, dir: string, spec: RunSpec, options: Call
     const written = await writeFile(session.client, posix.join(dir, name), Buffer.from(text, "utf8"), { mode, signal });
     if (!written.ok) return fail(written.error.code, `${session.name}: staging ${name} in ${dir} failed: ${written.error.message}`);
   }
-  return ok(Number(made.value.trim()) || 0);
+  return ok(ended.value);
 }
 
 async function runOnce(session: Session, dir: string, spec: RunSpec, leftovers: number, options: CallOptions): Promise<Result<RunResult>> {

@@ -22,9 +22,9 @@ export function stepContext(said: string[] = [], urn = `urn:pulumi:test::inside:
   return { settings: {}, vendor: async () => ok(docker), signal: new AbortController().signal, say: (line) => said.push(line), urn };
 }
 
-/** A shell line run inside the computer as its user; its stdout, trimmed. */
+/** A bash line run inside the computer as its user; its stdout, trimmed. */
 export async function inside(name: string, script: string): Promise<{ exitCode: number; stdout: string }> {
-  const r = await execa("docker", ["exec", name, "sh", "-c", script], { reject: false, timeout: 120_000 });
+  const r = await execa("docker", ["exec", name, "bash", "-c", script], { reject: false, timeout: 120_000 });
   return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout).trim() };
 }
 
