@@ -4,9 +4,10 @@
 // naming the computer, the call and the cause, and is never resent; the next up's staging ends
 // what is left of it and runs it once. read never runs it; diff runs it again (a replace) only
 // when command, stdin, env or triggers change (or the computer); a changed timeoutSeconds or
-// resultPaths is kept for the next run.
+// resultPaths is kept for the next run. delete removes its result files.
 import { createHash } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
+import { removeFiles } from "../../src/inside/load.js";
 import { homeRelative } from "../../src/inside/paths.js";
 import { findRunning } from "../../src/inside/session.js";
 import { MAX_RUN_SECONDS, RUN_MARK, RUNNER_MARGIN_SECONDS, runCommand, type RunResult } from "../../src/inside/run.js";
@@ -153,7 +154,14 @@ async function update(_ctx: Context, _id: string, olds: Props, news: Props) {
   return { outs };
 }
 
-/** Nothing of a run is left inside: its folder went when it ended. */
-async function remove(): Promise<void> {}
+/** Its folder went when the run ended; its result files go now (files only: folders stay). */
+async function remove(ctx: Context, _id: string, props: Props): Promise<void> {
+  const old = unwrap(props).plain as Partial<Inputs>;
+  const paths = old.resultPaths ?? [];
+  if (paths.length === 0 || typeof old.computer !== "string") return;
+  const removed = await inComputer(ctx, { computer: old.computer, provider: old.provider }, STEP_MS, (session, signal) => removeFiles(session, paths, { signal }));
+  if (!removed.ok && removed.error.code === "gone") return; // gone with its computer
+  orThrow(removed);
+}
 
 export const computerCommand: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };

@@ -472,7 +472,7 @@ export interface ComputerCommandArgs {
   resultPaths?: pulumi.Input<pulumi.Input<string>[]>;
 }
 
-/** A command run inside a computer exactly once. It is staged under `~/.agentrun/run/<hash of its URN>/`, run as the computer's user by a runner that stops it at `timeoutSeconds`, its `resultPaths` read back, and the folder removed. Each run is sent once, with a fresh run id: a run whose connection to the daemon breaks fails naming the computer, the call and the cause, and is never sent again; staging first ends whatever still runs from its folder, so the next `up` runs it once. A non-zero exit or a timeout fails the step. Refresh never runs it (a computer that is gone drops it, so the next `up` runs it on the new one); a change of `command`, `stdin`, `env` or `triggers` runs it again. */
+/** A command run inside a computer exactly once. It is staged under `~/.agentrun/run/<hash of its URN>/`, run as the computer's user by a runner that stops it at `timeoutSeconds`, its `resultPaths` read back, and the folder removed. Each run is sent once, with a fresh run id: a run whose connection to the daemon breaks fails naming the computer, the call and the cause, and is never sent again; staging first ends whatever still runs from its folder, so the next `up` runs it once. A non-zero exit or a timeout fails the step. Refresh never runs it (a computer that is gone drops it, so the next `up` runs it on the new one); a change of `command`, `stdin`, `env` or `triggers` runs it again. Delete removes its result files (the folders they are in stay). */
 export class ComputerCommand extends pulumi.CustomResource {
   static readonly __pulumiType = "agentrun:index:ComputerCommand";
 
