@@ -20,13 +20,12 @@ import { unknownFields } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { isArchive, plan, toLoad } from "./computer-files-assets.js";
 import { checkSettings } from "./computer-app-settings.js";
-import { checkComputer, hasUnknown, inComputer } from "./computer-step.js";
+import { checkComputer, ENV_NAME, hasUnknown, inComputer } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerApp";
 const INPUTS = ["computer", "provider", "name", "files", "services", "settings", "settingsSchema", "ready"] as const;
 const NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const SERVICE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DEFAULT_READY_SECONDS = 60;
 const INSTALL_MS = 30 * 60_000;
 const STEP_MS = 2 * 60_000;

@@ -16,7 +16,7 @@ import { ResultFailure, orThrow } from "../../src/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, isSecret, secret, unwrap, type Props } from "../secrets.js";
-import { checkComputer, hasUnknown, inComputer } from "./computer-step.js";
+import { checkComputer, ENV_NAME, hasUnknown, inComputer } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerCommand";
 const INPUTS = ["computer", "provider", "command", "stdin", "env", "timeoutSeconds", "triggers", "resultPaths"] as const;
@@ -27,7 +27,6 @@ export const MAX_TIMEOUT_SECONDS = MAX_RUN_SECONDS - RUNNER_MARGIN_SECONDS;
 export const TAIL_CHARS = 16 * 1024;
 /** Inputs whose change runs the command again. */
 const RERUN = ["computer", "provider", "command", "stdin", "env", "triggers"] as const;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const STEP_MS = 2 * 60_000;
 
 type Inputs = {

@@ -9,6 +9,9 @@ import type { Context } from "../resource.js";
 import { bounded, vendorOf } from "../resource.js";
 import { UNKNOWN, type Props } from "../secrets.js";
 
+/** A variable name a command's or a service's env may set. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 export const hasUnknown = (v: unknown): boolean =>
   v === UNKNOWN || (Array.isArray(v) ? v.some(hasUnknown) : typeof v === "object" && v !== null && Object.values(v).some(hasUnknown));
 
