@@ -170,7 +170,11 @@ async function create(ctx: Context, raw: Props) {
     const ended = await endMarked(session, APP_MARK, dir, { signal });
     if (!ended.ok) return ended;
     const installed = await install(ctx, session, inputs, [], signal);
-    if (!installed.ok) await removeApp(session, dir);
+    if (!installed.ok) {
+      // A service that started before another failed to carries the app's mark: it ends here.
+      await endMarked(session, APP_MARK, dir);
+      await removeApp(session, dir);
+    }
     return installed;
   }));
   return { id: `app-${randomBytes(8).toString("hex")}`, outs: outputsOf(raw, inputs, done.written, done.running, []) };

@@ -74,6 +74,13 @@ describe("ComputerApp on a real computer", () => {
     expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
   }, 120_000);
 
+  test("a service that cannot start fails the create, and the one started before it is stopped", async () => {
+    const half = await make({ name: "half", services: { first: { argv: ["sleep", "300"] }, second: { argv: ["/no/such/program"] } } });
+    await expect(computerApp.create(stepContext(), half)).rejects.toThrow(`${computer.name}: the service second could not start: `);
+    expect((await inside(computer.name, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^sleep 300' && echo $p; done; true")).stdout).toBe("");
+    expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
+  }, 120_000);
+
   test("a service that never answers fails the create with its state and last words, and leaves nothing", async () => {
     const broken = await make({ name: "broken", services: { web: { argv: ["sh", "-c", "echo no config found >&2; exit 2"] } }, ready: { port: 8099, timeoutSeconds: 2 } });
     await expect(computerApp.create(stepContext(), broken)).rejects.toThrow(`${computer.name}: port 8099 on the loopback did not answer within 2 s; its services were stopped: web exited 2 (no config found)`);
