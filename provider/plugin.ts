@@ -16,6 +16,9 @@ export const resources: Record<string, () => Promise<ResourceHandler>> = {
   "agentrun:index:Mount": async () => (await import("./resources/mount.js")).mount,
   "agentrun:index:Computer": async () => (await import("./resources/computer.js")).computer,
   "agentrun:index:RunEpoch": async () => (await import("./resources/run-epoch.js")).runEpoch,
+  "agentrun:index:ComputerFiles": async () => (await import("./resources/computer-files.js")).computerFiles,
+  "agentrun:index:ComputerCommand": async () => (await import("./resources/computer-command.js")).computerCommand,
+  "agentrun:index:ComputerApp": async () => (await import("./resources/computer-app.js")).computerApp,
   "agentrun:index:EgressProxy": async () => (await import("./resources/egress-proxy.js")).egressProxy,
   "agentrun:index:WarmPool": async () => (await import("./resources/warm-pool.js")).warmPool,
 };

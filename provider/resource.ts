@@ -19,7 +19,7 @@ export interface Context {
   signal: AbortSignal;
   /** Says a line on this resource's line in the engine (a long wait's reason); absent outside a step. */
   say?: Say;
-  /** The resource's URN; absent outside a step. */
+  /** The resource's URN, in a step (create, read, update, delete); a key for what it keeps inside a computer. */
   urn?: string;
 }
 

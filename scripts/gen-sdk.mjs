@@ -15,6 +15,8 @@ const doc = (text, indent = "") => `${indent}/** ${text.replace(/\*\//g, "*\\/")
 function typeOf(t, input) {
   const wrap = (s) => (input ? `pulumi.Input<${s}>` : s);
   if (t.$ref === "pulumi.json#/Any") return "any";
+  if (t.$ref === "pulumi.json#/Asset") return wrap("pulumi.asset.Asset | pulumi.asset.Archive");
+  if (t.$ref === "pulumi.json#/Archive") return wrap("pulumi.asset.Archive");
   if (t.$ref) return wrap(`${nameOf(t.$ref.replace("#/types/", ""))}${input ? "Args" : ""}`);
   if (t.type === "string") return wrap("string");
   if (t.type === "integer" || t.type === "number") return wrap("number");

@@ -365,6 +365,74 @@ export interface EgressValueArgs {
   user: pulumi.Input<string>;
 }
 
+/** A file as read back from inside the computer. */
+export interface FileReadBack {
+  /** The file's sha256, in hex, as `sha256sum` reads it inside the computer. */
+  readonly sha256: string;
+  /** The file's permission bits in octal (`644`), as `stat` reads them inside the computer. */
+  readonly mode: string;
+}
+
+/** A file as read back from inside the computer. */
+export interface FileReadBackArgs {
+  /** The file's sha256, in hex, as `sha256sum` reads it inside the computer. */
+  sha256: pulumi.Input<string>;
+  /** The file's permission bits in octal (`644`), as `stat` reads them inside the computer. */
+  mode: pulumi.Input<string>;
+}
+
+/** One service of a ComputerApp. */
+export interface AppService {
+  /** The program and its arguments, started from the app's folder as the computer's user. */
+  readonly argv: string[];
+  /** Variables set for it, beside AGENTRUN_APP_SETTINGS (the app's settings as one JSON value) and AGENTRUN_APP (its folder), which are the app's own. */
+  readonly env?: Record<string, string>;
+}
+
+/** One service of a ComputerApp. */
+export interface AppServiceArgs {
+  /** The program and its arguments, started from the app's folder as the computer's user. */
+  argv: pulumi.Input<pulumi.Input<string>[]>;
+  /** Variables set for it, beside AGENTRUN_APP_SETTINGS (the app's settings as one JSON value) and AGENTRUN_APP (its folder), which are the app's own. */
+  env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+/** How a ComputerApp shows it is up: one of a TCP port on the computer's loopback that accepts a connection, or a command that exits 0. */
+export interface AppReady {
+  /** A TCP port on the computer's loopback (127.0.0.1) that accepts once the app is up (tried through bash's /dev/tcp). */
+  readonly port?: number;
+  /** An argv, run as the computer's user, that exits 0 once the app is up. */
+  readonly command?: string[];
+  /** How long to wait, 1 to 600 s; past it the services are stopped and the step fails with each service's state and last words. Default: 60. */
+  readonly timeoutSeconds?: number;
+}
+
+/** How a ComputerApp shows it is up: one of a TCP port on the computer's loopback that accepts a connection, or a command that exits 0. */
+export interface AppReadyArgs {
+  /** A TCP port on the computer's loopback (127.0.0.1) that accepts once the app is up (tried through bash's /dev/tcp). */
+  port?: pulumi.Input<number>;
+  /** An argv, run as the computer's user, that exits 0 once the app is up. */
+  command?: pulumi.Input<pulumi.Input<string>[]>;
+  /** How long to wait, 1 to 600 s; past it the services are stopped and the step fails with each service's state and last words. Default: 60. */
+  timeoutSeconds?: pulumi.Input<number>;
+}
+
+/** A started service: its process in the daemon's table. */
+export interface AppProcess {
+  /** The process's id in the daemon's table (p1, p2, ...). */
+  readonly id: string;
+  /** The program's process id in the computer. */
+  readonly pid: number;
+}
+
+/** A started service: its process in the daemon's table. */
+export interface AppProcessArgs {
+  /** The process's id in the daemon's table (p1, p2, ...). */
+  id: pulumi.Input<string>;
+  /** The program's process id in the computer. */
+  pid: pulumi.Input<number>;
+}
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<string>;
@@ -618,6 +686,149 @@ export class EgressProxy extends pulumi.CustomResource {
 
   constructor(name: string, args: EgressProxyArgs, opts?: pulumi.CustomResourceOptions) {
     super(EgressProxy.__pulumiType, name, { provider: undefined, user: undefined, hint: undefined, ...args, name: undefined, egress: undefined, hostAddresses: undefined, deadline: undefined, state: undefined, drift: undefined }, opts);
+  }
+}
+
+export interface ComputerFilesArgs {
+  /** The name of the computer to act inside: a Computer's `name` output (so this resource is made after it and goes with it). */
+  computer: pulumi.Input<string>;
+  /** The registry id of the computer's provider. Default: `docker`. */
+  provider?: pulumi.Input<string>;
+  /** The files: a map of paths relative to `destination` to content: a string asset, a local file asset (its mode goes with it), or a local folder (a file archive, or an asset archive of named assets), whose files land under the path. An absolute path, one that leaves the home, or a NUL is refused at check, naming the path; remote assets and tar or zip archives are refused. */
+  files: pulumi.Input<Record<string, pulumi.Input<pulumi.asset.Asset | pulumi.asset.Archive>>>;
+  /** The folder, relative to the computer's user's home, the files land under. Default: `Downloads`. */
+  destination?: pulumi.Input<string>;
+}
+
+/** Files loaded into a computer's home: each home-relative path under `destination` gets a string, a local file, or a local folder's files. They are sent in batches of at most 64 MiB (a bigger file goes alone) as tar pushes, each file written beside its name and renamed into place, so a connection cut mid-batch leaves no half file and the next `up` writes every file whole. Each batch is read back from inside (one `sha256sum` run per batch). Refresh reads every file back: one changed or removed inside the computer is drift, which the next `up` writes again. Delete removes the files it wrote, never others; a missing folder on the way is made owner-only (0700). */
+export class ComputerFiles extends pulumi.CustomResource {
+  static readonly __pulumiType = "agentrun:index:ComputerFiles";
+
+  /** The computer the files are in. */
+  declare readonly computer: pulumi.Output<string>;
+  /** The computer's provider. */
+  declare readonly provider: pulumi.Output<string>;
+  /** The home-relative folder the files are under. */
+  declare readonly destination: pulumi.Output<string>;
+  /** The engine's hash of each entry of `files` when it was loaded: a change of content shows here, since a diff is given hashes, not contents. */
+  declare readonly sources: pulumi.Output<Record<string, string>>;
+  /** Each file written, by its home-relative path, with its sha256 and mode as read back from inside when it was written. */
+  declare readonly written: pulumi.Output<Record<string, FileReadBack>>;
+  /** One sentence for each file changed or removed inside the computer since it was written; empty when every file is as written. */
+  declare readonly drift: pulumi.Output<string[]>;
+
+  constructor(name: string, args: ComputerFilesArgs, opts?: pulumi.CustomResourceOptions) {
+    super(ComputerFiles.__pulumiType, name, { provider: undefined, destination: undefined, ...args, sources: undefined, written: undefined, drift: undefined }, opts);
+  }
+}
+
+export interface ComputerCommandArgs {
+  /** The name of the computer to run inside: a Computer's `name` output (so this resource is made after it). */
+  computer: pulumi.Input<string>;
+  /** The registry id of the computer's provider. Default: `docker`. */
+  provider?: pulumi.Input<string>;
+  /** What to run: a script (text, run by `sh` from the home) or an argv (a list of strings), as the computer's user, from the home, with the daemon's environment (PATH, HOME, USER, LOGNAME) and `env` over it. */
+  command: any;
+  /** Text given to the command's standard input (else it reads none). */
+  stdin?: pulumi.Input<string>;
+  /** Variables set for the command. `AGENTRUN_RUN` and `AGENTRUN_RUN_ID` are the runner's own. */
+  env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** How long the command may run, in whole seconds, 1 to 3590 (the daemon's bound on a run is 3600 s and the runner keeps 10 s of it). Past it the command and everything it started are stopped (TERM, then KILL 2 s later) and the step fails as timed out. Default: 300. */
+  timeoutSeconds?: pulumi.Input<number>;
+  /** Values whose change runs the command again, as pulumi-command's `triggers`. */
+  triggers?: pulumi.Input<any[]>;
+  /** Files, relative to the home, read back after the run as `results` (each at most 50 MiB, as UTF-8 text). A change is kept for the next run and runs nothing. */
+  resultPaths?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** A command run inside a computer exactly once. It is staged under `~/.agentrun/run/<hash of its URN>/`, run as the computer's user by a runner that stops it at `timeoutSeconds`, its `resultPaths` read back, and the folder removed. Each run is sent once, with a fresh run id: a run whose connection to the daemon breaks fails naming the computer, the call and the cause, and is never sent again; staging first ends whatever still runs from its folder, so the next `up` runs it once. A non-zero exit or a timeout fails the step. Refresh never runs it (a computer that is gone drops it, so the next `up` runs it on the new one); a change of `command`, `stdin`, `env` or `triggers` runs it again. Delete removes its result files (the folders they are in stay). */
+export class ComputerCommand extends pulumi.CustomResource {
+  static readonly __pulumiType = "agentrun:index:ComputerCommand";
+
+  /** The name of the computer to run inside: a Computer's `name` output (so this resource is made after it). */
+  declare readonly computer: pulumi.Output<string>;
+  /** The registry id of the computer's provider. Default: `docker`. */
+  declare readonly provider: pulumi.Output<string>;
+  /** What to run: a script (text, run by `sh` from the home) or an argv (a list of strings), as the computer's user, from the home, with the daemon's environment (PATH, HOME, USER, LOGNAME) and `env` over it. */
+  declare readonly command: pulumi.Output<any>;
+  /** Text given to the command's standard input (else it reads none). */
+  declare readonly stdin: pulumi.Output<string | undefined>;
+  /** Variables set for the command. `AGENTRUN_RUN` and `AGENTRUN_RUN_ID` are the runner's own. */
+  declare readonly env: pulumi.Output<Record<string, string> | undefined>;
+  /** How long the command may run, in whole seconds, 1 to 3590 (the daemon's bound on a run is 3600 s and the runner keeps 10 s of it). Past it the command and everything it started are stopped (TERM, then KILL 2 s later) and the step fails as timed out. Default: 300. */
+  declare readonly timeoutSeconds: pulumi.Output<number>;
+  /** Values whose change runs the command again, as pulumi-command's `triggers`. */
+  declare readonly triggers: pulumi.Output<any[] | undefined>;
+  /** Files, relative to the home, read back after the run as `results` (each at most 50 MiB, as UTF-8 text). A change is kept for the next run and runs nothing. */
+  declare readonly resultPaths: pulumi.Output<string[]>;
+  /** The run's own id, fresh each time it is sent (the command sees it as AGENTRUN_RUN_ID). */
+  declare readonly runId: pulumi.Output<string>;
+  /** The command's exit code (a run that exits otherwise fails the step). */
+  declare readonly exitCode: pulumi.Output<number>;
+  /** The tail of the command's standard output (its last 16 KiB); a secret when any input is one. */
+  declare readonly stdout: pulumi.Output<string>;
+  /** The tail of the command's standard error (its last 16 KiB); a secret when any input is one. */
+  declare readonly stderr: pulumi.Output<string>;
+  /** Each of `resultPaths` with its content as read back after the run; a secret when any input is one. */
+  declare readonly results: pulumi.Output<Record<string, string>>;
+
+  constructor(name: string, args: ComputerCommandArgs, opts?: pulumi.CustomResourceOptions) {
+    super(ComputerCommand.__pulumiType, name, { provider: undefined, stdin: undefined, env: undefined, timeoutSeconds: undefined, triggers: undefined, resultPaths: undefined, ...args, runId: undefined, exitCode: undefined, stdout: undefined, stderr: undefined, results: undefined }, opts);
+  }
+}
+
+export interface ComputerAppArgs {
+  /** The name of the computer to install the app onto: a Computer's `name` output (so this resource is made after it). */
+  computer: pulumi.Input<string>;
+  /** The registry id of the computer's provider. Default: `docker`. */
+  provider?: pulumi.Input<string>;
+  /** The app's name: lowercase letters, digits, _ and - (at most 63). Its folder is `~/.agentrun/apps/<name>/`. */
+  name: pulumi.Input<string>;
+  /** The app's files, installed into its folder: a local folder (fn::fileArchive) or named assets (fn::assetArchive), sent as ComputerFiles sends them (batches of at most 64 MiB, each file whole) and read back by sha256. */
+  files?: pulumi.Input<pulumi.asset.Archive>;
+  /** The app's services by name, each started through the daemon (process.start) as the computer's user, from the app's folder, with orphans kept (a daemon a service starts runs on) and the app's settings in AGENTRUN_APP_SETTINGS. */
+  services: pulumi.Input<Record<string, pulumi.Input<AppServiceArgs>>>;
+  /** The app's settings, given to every service as one JSON value (AGENTRUN_APP_SETTINGS), checked against `settingsSchema` at check. A field the schema marks secret (writeOnly, or format password) is taken only as a Pulumi secret. Any program in the computer runs as the same user, so it can read them. */
+  settings?: pulumi.Input<Record<string, any>>;
+  /** A JSON schema `settings` must meet (checked with ajv, every violation named by its place, never its value). */
+  settingsSchema?: pulumi.Input<Record<string, any>>;
+  /** What must answer, within its bound, before the app is up. */
+  ready?: pulumi.Input<AppReadyArgs>;
+}
+
+/** An app installed onto a computer and run: its files under `~/.agentrun/apps/<name>/` (not the seed's /opt/agentrun/apps: a hardened computer has no root), its services started as the computer's user through the daemon with orphans kept and its settings (checked against `settingsSchema`) in AGENTRUN_APP_SETTINGS, then its `ready` check waited on. Refresh reads each service back from the daemon's process table and each file by sha256: a service that died, or a file changed inside, is drift, and the next `up` restarts the services and writes the files again. Delete stops its services (TERM, KILL 5 s later, then every process still carrying the app's mark) and removes its folder. */
+export class ComputerApp extends pulumi.CustomResource {
+  static readonly __pulumiType = "agentrun:index:ComputerApp";
+
+  /** The name of the computer to install the app onto: a Computer's `name` output (so this resource is made after it). */
+  declare readonly computer: pulumi.Output<string>;
+  /** The registry id of the computer's provider. Default: `docker`. */
+  declare readonly provider: pulumi.Output<string>;
+  /** The app's name: lowercase letters, digits, _ and - (at most 63). Its folder is `~/.agentrun/apps/<name>/`. */
+  declare readonly name: pulumi.Output<string>;
+  /** The app's files, installed into its folder: a local folder (fn::fileArchive) or named assets (fn::assetArchive), sent as ComputerFiles sends them (batches of at most 64 MiB, each file whole) and read back by sha256. */
+  declare readonly files: pulumi.Output<pulumi.asset.Archive | undefined>;
+  /** The app's services by name, each started through the daemon (process.start) as the computer's user, from the app's folder, with orphans kept (a daemon a service starts runs on) and the app's settings in AGENTRUN_APP_SETTINGS. */
+  declare readonly services: pulumi.Output<Record<string, AppService>>;
+  /** The app's settings, given to every service as one JSON value (AGENTRUN_APP_SETTINGS), checked against `settingsSchema` at check. A field the schema marks secret (writeOnly, or format password) is taken only as a Pulumi secret. Any program in the computer runs as the same user, so it can read them. */
+  declare readonly settings: pulumi.Output<Record<string, any> | undefined>;
+  /** A JSON schema `settings` must meet (checked with ajv, every violation named by its place, never its value). */
+  declare readonly settingsSchema: pulumi.Output<Record<string, any> | undefined>;
+  /** What must answer, within its bound, before the app is up. */
+  declare readonly ready: pulumi.Output<AppReady | undefined>;
+  /** The app's folder, relative to the home: `.agentrun/apps/<name>`. The seed installs under /opt/agentrun/apps, which needs root; a hardened computer has none. */
+  declare readonly folder: pulumi.Output<string>;
+  /** The engine's hash of `files` when it was installed (a diff is given hashes, not contents). */
+  declare readonly sources: pulumi.Output<Record<string, string>>;
+  /** Each file installed, by its home-relative path, with its sha256 and mode as read back. */
+  declare readonly written: pulumi.Output<Record<string, FileReadBack>>;
+  /** Each service's process in the daemon's table. */
+  declare readonly running: pulumi.Output<Record<string, AppProcess>>;
+  /** One sentence for each service not running and each file changed or removed inside since it was installed; empty when the app is as installed. */
+  declare readonly drift: pulumi.Output<string[]>;
+
+  constructor(name: string, args: ComputerAppArgs, opts?: pulumi.CustomResourceOptions) {
+    super(ComputerApp.__pulumiType, name, { provider: undefined, files: undefined, settings: undefined, settingsSchema: undefined, ready: undefined, ...args, folder: undefined, sources: undefined, written: undefined, running: undefined, drift: undefined }, opts);
   }
 }
 

@@ -1,0 +1,238 @@
+// agentrun:index:ComputerApp, an app installed onto a computer and run: its files under
+// ~/.agentrun/apps/<name>/ (the seed's /opt/agentrun/apps needs root, which no hardened computer
+// has), its services started through process.start as the computer's user with orphans kept and
+// AGENTRUN_APP_SETTINGS (its settings, one JSON value, checked against settingsSchema) in their
+// environment, then its ready check waited on. read: each service running (process.list) and each
+// file by sha256; a service that died, or a file changed, is drift, and `up` restarts and rewrites.
+// delete stops its services (and all they started) and removes its folder.
+import { randomBytes } from "node:crypto";
+import { posix } from "node:path";
+import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
+import { APP_MARK, lastWords, MAX_READY_SECONDS, removeApp, serviceStates, SETTINGS_VAR, startServices, stopServices, waitReady, type Ready, type Service, type Started } from "../../src/inside/app.js";
+import { driftOf, readBack, syncFiles, type FileReadBack } from "../../src/inside/load.js";
+import { endMarked } from "../../src/inside/marks.js";
+import { APP_ROOT, inHome } from "../../src/inside/paths.js";
+import { runQuietly } from "../../src/inside/load.js";
+import type { Session } from "../../src/inside/session.js";
+import { fail, ok, orThrow, type Result } from "../../src/result.js";
+import type { Context, ResourceHandler } from "../resource.js";
+import { unknownFields } from "../resource.js";
+import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import { isArchive, plan, toLoad } from "./computer-files-assets.js";
+import { checkSettings } from "./computer-app-settings.js";
+import { checkComputer, ENV_NAME, hasUnknown, inComputer } from "./computer-step.js";
+
+const TYPE = "agentrun:index:ComputerApp";
+const INPUTS = ["computer", "provider", "name", "files", "services", "settings", "settingsSchema", "ready"] as const;
+const NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const SERVICE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+const DEFAULT_READY_SECONDS = 60;
+const INSTALL_MS = 30 * 60_000;
+const STEP_MS = 2 * 60_000;
+// Outputs derived from inputs of other names, so a secret input keeps them secret.
+const DERIVED = { folder: [], sources: ["files"], written: ["files"], running: [], drift: ["files", "services"] } as const;
+
+type Inputs = {
+  computer: string;
+  provider: string;
+  name: string;
+  files?: Props;
+  services: Record<string, Service>;
+  settings?: Props;
+  settingsSchema?: Props;
+  ready?: Ready;
+};
+type Written = Record<string, FileReadBack>;
+
+const isObject = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
+const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === "string" || a === UNKNOWN);
+
+/** The app's folder, relative to the home. */
+export const folderOf = (name: string) => posix.join(APP_ROOT, name);
+
+function checkServices(services: unknown, secret: boolean, refuse: (p: string, r: string) => void): void {
+  if (services === UNKNOWN) return;
+  if (!isObject(services) || Object.keys(services).length === 0) return refuse("services", "services is required: a map of service names to {argv, env}, each started as the computer's user from the app's folder");
+  for (const [name, s] of Object.entries(services)) {
+    if (!SERVICE.test(name)) refuse("services", `the service name ${JSON.stringify(name.slice(0, 64))} is not letters, digits, _, . and - (at most 63)`);
+    if (!isObject(s) || !isArgv(s.argv)) { refuse("services", `services.${name} needs argv: the program and its arguments, a list of strings`); continue; }
+    const unknown = Object.keys(s).filter((k) => k !== "argv" && k !== "env");
+    if (unknown.length) refuse("services", `services.${name} has no field ${unknown.join(", ")}; it takes argv and env`);
+    if (s.env !== undefined && s.env !== UNKNOWN) {
+      if (!isObject(s.env)) refuse("services", `services.${name}.env is a map of variable names to text`);
+      else for (const [k, v] of Object.entries(s.env)) {
+        if (!ENV_NAME.test(k)) refuse("services", secret ? `services.${name}.env (a secret) is refused` : `services.${name}.env's name ${JSON.stringify(k)} is not a variable name`);
+        else if (k === APP_MARK || k === SETTINGS_VAR) refuse("services", `services.${name}.env's ${k} is the app's own: name another`);
+        if (v !== UNKNOWN && typeof v !== "string") refuse("services", `services.${name}.env's ${k} must be text`);
+      }
+    }
+  }
+}
+
+function checkReady(ready: unknown, refuse: (p: string, r: string) => void): unknown {
+  if (ready === undefined || ready === UNKNOWN) return ready;
+  if (!isObject(ready)) return refuse("ready", "ready is {port} (a TCP port on the computer's loopback) or {command} (an argv that exits 0 when the app is up), with timeoutSeconds");
+  const unknown = Object.keys(ready).filter((k) => !["port", "command", "timeoutSeconds"].includes(k));
+  if (unknown.length) refuse("ready", `ready has no field ${unknown.join(", ")}; it takes port or command, and timeoutSeconds`);
+  if ((ready.port === undefined) === (ready.command === undefined)) refuse("ready", "ready takes one of port and command");
+  if (ready.port !== undefined && ready.port !== UNKNOWN && !(Number.isInteger(ready.port) && (ready.port as number) >= 1 && (ready.port as number) <= 65535)) refuse("ready", "ready.port is a TCP port, 1 to 65535, on the computer's loopback");
+  if (ready.command !== undefined && !isArgv(ready.command)) refuse("ready", "ready.command is an argv, a list of strings, that exits 0 once the app is up");
+  const secs = ready.timeoutSeconds ?? DEFAULT_READY_SECONDS;
+  if (secs !== UNKNOWN && !(Number.isInteger(secs) && (secs as number) >= 1 && (secs as number) <= MAX_READY_SECONDS)) refuse("ready", `ready.timeoutSeconds is whole seconds from 1 to ${MAX_READY_SECONDS}`);
+  return { ...ready, timeoutSeconds: secs };
+}
+
+async function check(ctx: Context, _olds: Props, news: Props) {
+  const { plain, secretKeys } = unwrap(news);
+  const failures: CheckFailure[] = unknownFields(plain, INPUTS, TYPE);
+  const refuse = (property: string, reason: string) => void failures.push({ property, reason });
+  const { computer, provider } = await checkComputer(ctx, plain, failures);
+  const name = plain.name;
+  if (name !== UNKNOWN && (typeof name !== "string" || !NAME.test(name))) refuse("name", "name is required: the app's name, lowercase letters, digits, _ and - (at most 63), its folder's under ~/.agentrun/apps");
+  if (plain.files !== undefined && plain.files !== UNKNOWN) {
+    if (!isArchive(plain.files)) refuse("files", "files is an archive (fn::fileArchive of a folder, or fn::assetArchive), installed into the app's folder");
+    else if (typeof name === "string" && NAME.test(name) && !hasUnknown(plain.files)) {
+      const planned = await plan({ ".": plain.files }, folderOf(name));
+      if (!planned.ok) for (const r of planned.error.refusals ?? []) refuse("files", r.message);
+    }
+  }
+  checkServices(plain.services, secretKeys.has("services"), refuse);
+  const { settings, settingsSchema } = plain;
+  if (settings !== undefined && settings !== UNKNOWN && !isObject(settings)) refuse("settings", "settings is a map of the app's settings");
+  else if (settingsSchema !== undefined && settingsSchema !== UNKNOWN && !hasUnknown(settings)) {
+    for (const r of checkSettings(settingsSchema, news.settings, settings)) refuse(r.field, r.message);
+  }
+  const ready = checkReady(plain.ready, refuse);
+  if (failures.length) return { failures };
+  const inputs: Props = { computer, provider, name, services: plain.services };
+  if (ready !== undefined) inputs.ready = ready;
+  for (const k of ["files", "settings", "settingsSchema"] as const) if (plain[k] !== undefined) inputs[k] = plain[k];
+  // settings keep their own secret fields wrapped, as given; every other field wrapped whole.
+  const wrapped = wrapDerived(inputs, new Set([...secretKeys].filter((k) => k !== "settings")));
+  if (news.settings !== undefined) wrapped.settings = news.settings;
+  return { inputs: wrapped };
+}
+
+/** The engine's hash of the files archive (diff is given hashes, never contents); "" when it has none. */
+const sourceOf = (files: Props | undefined) => (files === undefined ? "" : typeof files.hash === "string" ? files.hash : "?");
+
+async function filesOf(inputs: Inputs) {
+  if (!inputs.files) return [];
+  return toLoad(orThrow(await plan({ ".": inputs.files }, folderOf(inputs.name))));
+}
+
+/** What a failed start or ready check says: each service's state and its last words on stderr. */
+async function whyNotReady(session: Session, started: Record<string, Started>): Promise<string> {
+  const states = await serviceStates(session, started);
+  const parts = await Promise.all(Object.entries(started).map(async ([name, s]) => {
+    const state = states.ok ? states.value[name] : "unknown";
+    const words = await lastWords(session, s);
+    return `${name} ${state}${words ? ` (${words})` : ""}`;
+  }));
+  return parts.join("; ");
+}
+
+/** Installs the files, starts the services and waits for ready; on a failure, stops what it started. */
+async function install(ctx: Context, session: Session, inputs: Inputs, remove: readonly string[], signal: AbortSignal): Promise<Result<{ written: Written; running: Record<string, Started> }>> {
+  const dir = inHome(session.home, folderOf(inputs.name));
+  const made = await runQuietly(session, ["mkdir", "-p", "-m", "700", "--", dir], 60_000, "mkdir of the app's folder", { signal });
+  if (!made.ok) return made;
+  const files = await filesOf(inputs);
+  const onBatch = (i: number, of: number, bytes: number) => ctx.say?.(`installing ${inputs.name} into ${inputs.computer}: batch ${i} of ${of} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
+  const written = await syncFiles(session, files, remove, { signal, onBatch });
+  if (!written.ok) return written;
+  const started = await startServices(session, dir, inputs.services, inputs.settings, { signal });
+  if (!started.ok) return started;
+  if (inputs.ready) {
+    ctx.say?.(`waiting for ${inputs.name} to be ready in ${inputs.computer} (at most ${inputs.ready.timeoutSeconds} s)`);
+    const ready = await waitReady(session, inputs.ready, { signal });
+    if (!ready.ok) {
+      const why = await whyNotReady(session, started.value);
+      await stopServices(session, dir, started.value);
+      return fail(ready.error.code, `${ready.error.message}; its services were stopped: ${why}`);
+    }
+  }
+  return ok({ written: written.value, running: started.value });
+}
+
+/** The inputs as given (their secrets still wrapped), then what was made, wrapped where it derives from a secret. */
+function outputsOf(raw: Props, inputs: Inputs, written: Written, running: Record<string, Started>, drift: string[]): Props {
+  const secretKeys = new Set([...secretFieldsOf(raw)].filter((k) => k !== "settings"));
+  const made = { folder: folderOf(inputs.name), sources: { files: sourceOf(inputs.files) }, written, running, drift };
+  return { ...raw, ...wrapDerived(made, secretKeys, DERIVED) };
+}
+
+async function create(ctx: Context, raw: Props) {
+  const inputs = unwrap(raw).plain as Inputs;
+  const done = orThrow(await inComputer(ctx, inputs, INSTALL_MS, async (session, signal) => {
+    const dir = inHome(session.home, folderOf(inputs.name));
+    // What a create that failed before left running from this folder is ended first.
+    const ended = await endMarked(session, APP_MARK, dir, { signal });
+    if (!ended.ok) return ended;
+    const installed = await install(ctx, session, inputs, [], signal);
+    if (!installed.ok) {
+      // A service that started before another failed to carries the app's mark: it ends here.
+      await endMarked(session, APP_MARK, dir);
+      await removeApp(session, dir);
+    }
+    return installed;
+  }));
+  return { id: `app-${randomBytes(8).toString("hex")}`, outs: outputsOf(raw, inputs, done.written, done.running, []) };
+}
+
+async function read(ctx: Context, id: string, props: Props) {
+  const old = unwrap(props).plain as Inputs & { written?: Written; running?: Record<string, Started> };
+  const written = old.written ?? {};
+  const running = old.running ?? {};
+  const seen = await inComputer(ctx, old, STEP_MS, async (session, signal) => {
+    const files = await readBack(session, Object.keys(written), { signal });
+    if (!files.ok) return files;
+    const states = await serviceStates(session, running, { signal });
+    if (!states.ok) return states;
+    const stopped = Object.entries(states.value).filter(([, s]) => s !== "running").map(([name, s]) => `the service ${name} is not running (${s})`);
+    return ok([...stopped, ...driftOf(written, files.value)]);
+  });
+  if (!seen.ok && seen.error.code === "gone") return {}; // gone with its computer
+  const drift = orThrow(seen);
+  const raw = Object.fromEntries(INPUTS.filter((k) => props[k] !== undefined).map((k) => [k, props[k]]));
+  return { id, props: outputsOf(raw, old, written, running, drift) };
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
+  const o = unwrap(olds).plain as Props & { sources?: { files?: string }; drift?: string[] };
+  const n = unwrap(news).plain as Props;
+  const replaces = ["computer", "provider", "name"].filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
+  const source = hasUnknown(n.files) ? "?" : sourceOf(n.files as Props | undefined);
+  const changed =
+    hasUnknown(n) || source === "?" || source !== (o.sources?.files ?? "") || (o.drift?.length ?? 0) > 0 ||
+    ["services", "settings", "settingsSchema", "ready"].some((k) => !same(o[k], n[k]));
+  return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: false };
+}
+
+/** Stops the services, makes the files as wanted, starts them again and waits for ready. */
+async function update(ctx: Context, _id: string, olds: Props, news: Props) {
+  const inputs = unwrap(news).plain as Inputs;
+  const before = unwrap(olds).plain as { written?: Written; running?: Record<string, Started> };
+  const done = orThrow(await inComputer(ctx, inputs, INSTALL_MS, async (session, signal) => {
+    const stopped = await stopServices(session, inHome(session.home, folderOf(inputs.name)), before.running ?? {}, { signal });
+    if (!stopped.ok) return stopped;
+    return install(ctx, session, inputs, Object.keys(before.written ?? {}), signal);
+  }));
+  return { outs: outputsOf(news, inputs, done.written, done.running, []) };
+}
+
+async function remove(ctx: Context, _id: string, props: Props) {
+  const old = unwrap(props).plain as Inputs & { running?: Record<string, Started> };
+  const removed = await inComputer(ctx, old, STEP_MS, async (session, signal) => {
+    const dir = inHome(session.home, folderOf(old.name));
+    const stopped = await stopServices(session, dir, old.running ?? {}, { signal });
+    if (!stopped.ok) return stopped;
+    return removeApp(session, dir, { signal });
+  });
+  if (!removed.ok && removed.error.code === "gone") return;
+  orThrow(removed);
+}
+
+export const computerApp: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };

@@ -1,0 +1,120 @@
+// agentrun:index:ComputerFiles, files loaded into a computer's home: a map of home-relative
+// destinations to assets and archives, under `destination` (default Downloads). check refuses an
+// absolute path, one that leaves the home, or a NUL, naming it. create sends them in batches of at
+// most 64 MiB, each file whole (src/inside/load.ts), and reads each batch back by sha256 and mode.
+// read: each file read back from inside; one changed or removed is drift, which `up` writes again.
+// delete removes the files it wrote and never others.
+import { randomBytes } from "node:crypto";
+import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
+import { driftOf, readBack, removeFiles, syncFiles, type FileReadBack, type FileToLoad } from "../../src/inside/load.js";
+import { orThrow } from "../../src/result.js";
+import type { Context, ResourceHandler } from "../resource.js";
+import { unknownFields } from "../resource.js";
+import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import { destinationOf, plan, toLoad } from "./computer-files-assets.js";
+import { checkComputer, hasUnknown, inComputer } from "./computer-step.js";
+
+const TYPE = "agentrun:index:ComputerFiles";
+const INPUTS = ["computer", "provider", "files", "destination"] as const;
+const DEFAULT_DESTINATION = "Downloads";
+// Sending is bounded by the batches' size, not by a step: 150 MiB takes seconds, a slow host minutes.
+const LOAD_MS = 30 * 60_000;
+const STEP_MS = 2 * 60_000;
+// Outputs derived from inputs of other names, so secret files keep them secret.
+const DERIVED = { written: ["files"], drift: ["files"], sources: ["files"] } as const;
+
+type Written = Record<string, FileReadBack>;
+type Inputs = { computer: string; provider: string; files: Props; destination: string };
+
+async function check(ctx: Context, _olds: Props, news: Props) {
+  const { plain, secretKeys } = unwrap(news);
+  const failures: CheckFailure[] = unknownFields(plain, INPUTS, TYPE);
+  const { computer, provider } = await checkComputer(ctx, plain, failures);
+  let destination = plain.destination ?? DEFAULT_DESTINATION;
+  if (destination !== UNKNOWN) {
+    const d = destinationOf(destination);
+    if (!d.ok) failures.push({ property: "destination", reason: d.error.message });
+    else destination = d.value;
+  }
+  const files = plain.files;
+  if (typeof files !== "object" || files === null || Array.isArray(files) || Object.keys(files).length === 0) {
+    if (files !== UNKNOWN) failures.push({ property: "files", reason: "files is required: a map of home-relative paths to assets or archives (fn::stringAsset, fn::fileAsset, fn::fileArchive)" });
+  } else if (typeof destination === "string" && destination !== UNKNOWN && !hasUnknown(files)) {
+    const planned = await plan(files as Props, destination);
+    if (!planned.ok) for (const r of planned.error.refusals ?? []) failures.push({ property: "files", reason: r.message });
+  }
+  if (failures.length) return { failures };
+  return { inputs: wrapDerived({ computer, provider, files, destination }, secretKeys) };
+}
+
+/** The files the inputs name, hashed, ready to send. */
+async function wanted(inputs: Inputs): Promise<FileToLoad[]> {
+  return toLoad(orThrow(await plan(inputs.files, inputs.destination)));
+}
+
+/**
+ * The engine's hash of each entry of files (sha256 of an asset's bytes, or of an archive's): diff
+ * is given hashes alone, never contents, so what was loaded is known by them. An entry with no
+ * hash is "" and never equal, so it is written again.
+ */
+export function sourcesOf(files: Props): Record<string, string> {
+  return Object.fromEntries(Object.entries(files).map(([k, v]) => [k, typeof (v as Props)?.hash === "string" ? ((v as Props).hash as string) : ""]));
+}
+
+function outputsOf(inputs: Inputs, written: Written, drift: string[], sources: Record<string, string>): Props {
+  return { computer: inputs.computer, provider: inputs.provider, destination: inputs.destination, sources, written, drift };
+}
+
+/** The files loaded in batches, the ones already there as wanted left as they are. */
+async function put(ctx: Context, inputs: Inputs, remove: readonly string[]): Promise<Written> {
+  const files = await wanted(inputs);
+  const say = ctx.say;
+  const onBatch = (i: number, of: number, bytes: number) => say?.(`loading files into ${inputs.computer}: batch ${i} of ${of} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
+  return orThrow(await inComputer(ctx, inputs, LOAD_MS, (session, signal) => syncFiles(session, files, remove, { signal, onBatch })));
+}
+
+async function create(ctx: Context, raw: Props) {
+  const { plain, secretKeys } = unwrap(raw);
+  const inputs = plain as Inputs;
+  const written = await put(ctx, inputs, []);
+  return { id: `files-${randomBytes(8).toString("hex")}`, outs: wrapDerived(outputsOf(inputs, written, [], sourcesOf(inputs.files)), secretKeys, DERIVED) };
+}
+
+async function read(ctx: Context, id: string, props: Props) {
+  const secretKeys = secretFieldsOf(props);
+  const old = unwrap(props).plain as Inputs & { written?: Written; sources?: Record<string, string> };
+  const written = old.written ?? {};
+  const read = await inComputer(ctx, old, STEP_MS, (s, signal) => readBack(s, Object.keys(written), { signal }));
+  if (!read.ok && read.error.code === "gone") return {}; // the computer is gone, and its files with it
+  const drift = driftOf(written, orThrow(read));
+  return { id, props: wrapDerived(outputsOf(old, written, drift, old.sources ?? {}), secretKeys, DERIVED) };
+}
+
+async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
+  const o = unwrap(olds).plain as Partial<Inputs> & { sources?: Record<string, string>; drift?: string[] };
+  const n = unwrap(news).plain as Inputs;
+  const replaces = (["computer", "provider"] as const).filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
+  const want = hasUnknown(n.files) ? undefined : sourcesOf(n.files);
+  const sourcesChanged = !want || Object.values(want).includes("") || JSON.stringify(sortedEntries(want)) !== JSON.stringify(sortedEntries(o.sources ?? {}));
+  const changed = sourcesChanged || n.destination !== o.destination || (o.drift?.length ?? 0) > 0;
+  return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: false };
+}
+
+const sortedEntries = (m: Record<string, string>) => Object.entries(m).sort(([a], [b]) => a.localeCompare(b));
+
+async function update(ctx: Context, _id: string, olds: Props, news: Props) {
+  const { plain, secretKeys } = unwrap(news);
+  const inputs = plain as Inputs;
+  const before = Object.keys((unwrap(olds).plain.written as Written | undefined) ?? {});
+  const written = await put(ctx, inputs, before);
+  return { outs: wrapDerived(outputsOf(inputs, written, [], sourcesOf(inputs.files)), secretKeys, DERIVED) };
+}
+
+async function remove(ctx: Context, _id: string, props: Props) {
+  const old = unwrap(props).plain as Inputs & { written?: Written };
+  const removed = await inComputer(ctx, old, STEP_MS, (s, signal) => removeFiles(s, Object.keys(old.written ?? {}), { signal }));
+  if (!removed.ok && removed.error.code === "gone") return; // gone with its computer
+  orThrow(removed);
+}
+
+export const computerFiles: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };

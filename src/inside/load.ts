@@ -1,0 +1,157 @@
+// Files loaded into a computer's home in batches of at most 64 MiB (a bigger file goes alone),
+// each batch one tar push. The daemon writes every file of a push beside its name and renames it
+// into place (a .computerd-push-* part), so a connection cut mid-batch leaves no half file and a
+// retry writes every file whole. Each batch is read back from inside: one exec.run of sha256sum
+// and stat over its paths, so what is there is known by its bytes, not by what was sent.
+import { CallError, type CallOptions } from "../client.js";
+import { pushTar } from "../files.js";
+import { MAX_OUTPUT_BYTES } from "../protocol.js";
+import { fail, ok, type Result } from "../result.js";
+import type { Session } from "./session.js";
+import { tarStream, type StreamEntry } from "./tar-stream.js";
+
+/** The most one batch carries (the seed's bound: the daemon holds what a call carries). */
+export const MAX_BATCH_BYTES = 64 * 1024 * 1024;
+/** Paths per read-back run: one line each, far under exec.run's 360 KiB of output. */
+const READ_BACK_PATHS = 1000;
+const READ_BACK_MS = 120_000;
+
+/** A file to load: its home-relative path, mode, size, sha256 and bytes. */
+export interface FileToLoad extends StreamEntry {
+  sha256: string;
+}
+
+/** A file as read back from inside: its sha256 and mode (octal text, "644"). */
+export interface FileReadBack {
+  sha256: string;
+  mode: string;
+}
+
+/** The files in batches of at most maxBytes, in order; a file bigger than that is a batch alone. */
+export function batchesOf<T extends { size: number }>(files: readonly T[], maxBytes = MAX_BATCH_BYTES): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const file of files) {
+    if (current.length > 0 && bytes + file.size > maxBytes) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(file);
+    bytes += file.size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+export interface LoadOptions extends CallOptions {
+  /** Told as each batch starts (1-based), with how many there are. */
+  onBatch?: (batch: number, of: number, bytes: number) => void;
+}
+
+/** Loads the files into the home, batch by batch, and reads each batch back: every sha256 and mode must be what was sent. */
+export async function loadFiles(session: Session, files: readonly FileToLoad[], options: LoadOptions = {}): Promise<Result<Record<string, FileReadBack>>> {
+  const batches = batchesOf(files);
+  const read: Record<string, FileReadBack> = {};
+  for (const [i, batch] of batches.entries()) {
+    const bytes = batch.reduce((n, f) => n + f.size, 0);
+    options.onBatch?.(i + 1, batches.length, bytes);
+    const pushed = await pushTar(session.client, session.home, tarStream(batch), { signal: options.signal });
+    if (!pushed.ok) {
+      const where = `batch ${i + 1} of ${batches.length} (${batch.length} files, ${bytes} bytes)`;
+      if (pushed.error.code === "closed") {
+        return fail("closed", `${session.name}: the connection to its daemon broke during tar.push of ${where} (${pushed.error.message}); each file is written whole or not at all, and a retry writes every file whole`);
+      }
+      return fail(pushed.error.code, `${session.name}: tar.push of ${where} failed: ${pushed.error.message}`);
+    }
+    const back = await readBack(session, batch.map((f) => f.name), options);
+    if (!back.ok) return back;
+    for (const file of batch) {
+      const got = back.value[file.name];
+      const want = (file.mode & 0o7777).toString(8);
+      if (!got) return fail("failed", `${session.name}: ${file.name} was sent but is not there when read back`);
+      if (got.sha256 !== file.sha256) return fail("failed", `${session.name}: ${file.name} reads back with sha256 ${got.sha256}, not the ${file.sha256} sent (changed inside while it was written?)`);
+      if (got.mode !== want) return fail("failed", `${session.name}: ${file.name} reads back with mode ${got.mode}, not the ${want} sent`);
+      read[file.name] = got;
+    }
+  }
+  return ok(read);
+}
+
+/** One sentence per file that is not, inside, what was written. */
+export function driftOf(written: Record<string, FileReadBack>, read: Record<string, FileReadBack>): string[] {
+  return Object.entries(written).flatMap(([path, want]) => {
+    const got = read[path];
+    if (!got) return [`${path} was removed inside the computer`];
+    if (got.sha256 !== want.sha256) return [`${path} was changed inside the computer (sha256 ${got.sha256.slice(0, 12)}…, not ${want.sha256.slice(0, 12)}…)`];
+    if (got.mode !== want.mode) return [`${path} has mode ${got.mode} inside the computer, not ${want.mode}`];
+    return [];
+  });
+}
+
+/**
+ * The files made as wanted: each read back first, only those not there as wanted loaded (in
+ * batches), and each of remove no longer wanted removed. Every wanted file as read back.
+ */
+export async function syncFiles(session: Session, files: readonly FileToLoad[], remove: readonly string[], options: LoadOptions = {}): Promise<Result<Record<string, FileReadBack>>> {
+  const there = await readBack(session, files.map((f) => f.name), options);
+  if (!there.ok) return there;
+  const want = Object.fromEntries(files.map((f) => [f.name, { sha256: f.sha256, mode: (f.mode & 0o7777).toString(8) }]));
+  const stale = files.filter((f) => driftOf({ [f.name]: want[f.name]! }, there.value).length > 0);
+  const loaded = await loadFiles(session, stale, options);
+  if (!loaded.ok) return loaded;
+  const gone = remove.filter((p) => !(p in want));
+  if (gone.length) {
+    const removed = await removeFiles(session, gone, options);
+    if (!removed.ok) return removed;
+  }
+  return ok({ ...there.value, ...loaded.value });
+}
+
+// For each path (home-relative): "<mode> <sha256>" when it is a regular file (not a link), else "-".
+const READ_BACK = `cd "$HOME" || exit 3
+for f do
+  if [ -f "$f" ] && [ ! -h "$f" ] && m=$(stat -c %a -- "$f") && h=$(sha256sum < "$f"); then echo "$m \${h%% *}"; else echo -; fi
+done`;
+
+/** Each path's sha256 and mode as read from inside, one exec.run per thousand paths; a path not there (or not a file) is left out. */
+export async function readBack(session: Session, paths: readonly string[], options: CallOptions = {}): Promise<Result<Record<string, FileReadBack>>> {
+  const found: Record<string, FileReadBack> = {};
+  for (let at = 0; at < paths.length; at += READ_BACK_PATHS) {
+    const some = paths.slice(at, at + READ_BACK_PATHS);
+    const run = await runQuietly(session, ["sh", "-c", READ_BACK, "sh", ...some], READ_BACK_MS, "sha256sum", options);
+    if (!run.ok) return run;
+    const lines = run.value.split("\n").filter((l) => l !== "");
+    if (lines.length !== some.length) return fail("protocol", `${session.name}: the read-back printed ${lines.length} lines for ${some.length} paths`);
+    some.forEach((path, i) => {
+      const m = /^([0-7]+) ([0-9a-f]{64})$/.exec(lines[i]!);
+      if (m) found[path] = { mode: m[1]!, sha256: m[2]! };
+    });
+  }
+  return ok(found);
+}
+
+/** Removes the files (home-relative) and nothing else; one already gone is fine. */
+export async function removeFiles(session: Session, paths: readonly string[], options: CallOptions = {}): Promise<Result<undefined>> {
+  for (let at = 0; at < paths.length; at += READ_BACK_PATHS) {
+    const some = paths.slice(at, at + READ_BACK_PATHS);
+    const run = await runQuietly(session, ["sh", "-c", 'cd "$HOME" && rm -f -- "$@"', "sh", ...some], READ_BACK_MS, "rm", options);
+    if (!run.ok) return run;
+  }
+  return ok();
+}
+
+/** An exec.run that must exit 0: its stdout, or a failure naming the computer, what ran and why. */
+export async function runQuietly(session: Session, argv: string[], timeoutMs: number, what: string, options: CallOptions): Promise<Result<string>> {
+  try {
+    const run = await session.client.call("exec.run", { argv, timeoutMs, maxOutput: MAX_OUTPUT_BYTES }, options);
+    const stderr = Buffer.from(run.stderr, "base64").toString("utf8").trim().split("\n").slice(-3).join("; ");
+    if (run.timedOut) return fail("timeout", `${session.name}: ${what} did not finish within ${timeoutMs / 1000} s`);
+    if (run.exitCode !== 0) return fail("failed", `${session.name}: ${what} exited ${run.exitCode ?? `on ${run.signal}`}${stderr ? `: ${stderr}` : ""}`);
+    return ok(Buffer.from(run.stdout, "base64").toString("utf8"));
+  } catch (error) {
+    const cause = error instanceof Error ? error.message : String(error);
+    return fail(error instanceof CallError ? error.kind : "failed", `${session.name}: exec.run of ${what} failed: ${cause}`);
+  }
+}

@@ -1,0 +1,24 @@
+// Processes marked by a variable in their environment (NAME=value, inherited by everything they
+// start): a run's folder, an app's. Ending them by that mark reaches whatever a run or service
+// left behind, in any session, as long as it runs as the computer's user. The value is matched as
+// a whole line of the environment, never as a pattern.
+import type { CallOptions } from "../client.js";
+import { ok, type Result } from "../result.js";
+import { runQuietly } from "./load.js";
+import type { Session } from "./session.js";
+
+const END_MARKED = `mark=$1 n=0
+for p in /proc/[0-9]*; do
+  [ "\${p#/proc/}" = "$$" ] && continue
+  if tr '\\0' '\\n' < "$p/environ" 2>/dev/null | grep -qxF -- "$mark"; then kill -9 "\${p#/proc/}" 2>/dev/null && n=$((n + 1)); fi
+done
+echo "$n"`;
+
+const END_MS = 60_000;
+
+/** Kills (SIGKILL) every process whose environment holds name=value; how many it ended. */
+export async function endMarked(session: Session, name: string, value: string, options: CallOptions = {}): Promise<Result<number>> {
+  const ended = await runQuietly(session, ["sh", "-c", END_MARKED, "sh", `${name}=${value}`], END_MS, `ending the processes marked ${name}`, options);
+  if (!ended.ok) return ended;
+  return ok(Number(ended.value.trim()) || 0);
+}

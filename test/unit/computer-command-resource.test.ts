@@ -1,0 +1,92 @@
+// ComputerCommand without a computer: every check refusal in its words (a secret never quoted),
+// its folder's key, and which changes run it again.
+import { describe, expect, test } from "vitest";
+import { computerCommand, MAX_TIMEOUT_SECONDS, runKey } from "../../provider/resources/computer-command.js";
+import { isSecret, secret } from "../../provider/secrets.js";
+import { testContext } from "../support/context.js";
+
+const ctx = testContext();
+const reasons = async (news: Record<string, unknown>) =>
+  ((await computerCommand.check(ctx, {}, { computer: "computer-0123456789ab", command: "true", ...news })).failures ?? []).map((f) => `${f.property}: ${f.reason}`);
+
+describe("ComputerCommand check", () => {
+  test.each([
+    ["no command", { command: undefined }, "command: command is required: a script (run by sh from the home) or an argv, a list of strings"],
+    ["an empty script", { command: "  " }, "command: command is required: a script (run by sh from the home) or an argv, a list of strings"],
+    ["an empty argv", { command: [] }, "command: command is required: a script (run by sh from the home) or an argv, a list of strings"],
+    ["an argv of numbers", { command: ["echo", 1] }, "command: command is required: a script (run by sh from the home) or an argv, a list of strings"],
+    ["stdin that is no text", { stdin: 5 }, "stdin: stdin is text given to the command's standard input"],
+    ["env that is a list", { env: ["A=1"] }, "env: env is a map of variable names to text"],
+    ["an env name that is no variable", { env: { "A-B": "1" } }, 'env: env\'s name "A-B" is not a variable name (letters, digits and _, not first a digit)'],
+    ["the runner's own variable", { env: { AGENTRUN_RUN: "x" } }, "env: env's AGENTRUN_RUN is the runner's own: name another"],
+    ["an env value that is no text", { env: { A: 1 } }, "env: env's A must be text"],
+    ["a timeout of 0", { timeoutSeconds: 0 }, expect.stringMatching(/^timeoutSeconds: timeoutSeconds is whole seconds from 1 to 3590: the daemon's bound on a run is 3600 s, and the runner keeps 10 s of it/)],
+    ["a timeout that leaves the runner less than 10 s", { timeoutSeconds: MAX_TIMEOUT_SECONDS + 1 }, expect.stringMatching(/^timeoutSeconds: timeoutSeconds is whole seconds from 1 to 3590/)],
+    ["a fractional timeout", { timeoutSeconds: 1.5 }, expect.stringMatching(/^timeoutSeconds: /)],
+    ["triggers that are no list", { triggers: "x" }, "triggers: triggers is a list of values whose change runs the command again"],
+    ["an absolute result path", { resultPaths: ["/etc/shadow"] }, 'resultPaths: a result path "/etc/shadow" is absolute: give it relative to the computer\'s home (Downloads/report.csv)'],
+    ["a result path that leaves the home", { resultPaths: ["../x"] }, 'resultPaths: a result path "../x" leaves the home: a step writes and reads only inside it'],
+    ["a result path with a NUL", { resultPaths: ["a\0"] }, 'resultPaths: a result path "a\\0" holds a NUL: a path inside the computer cannot'],
+    ["a result path named twice", { resultPaths: ["out.json", "./out.json"] }, "resultPaths: the result path out.json is named twice"],
+    ["an unknown field", { cwd: "/tmp" }, 'cwd: agentrun:index:ComputerCommand has no field "cwd"; it takes computer, provider, command, stdin, env, timeoutSeconds, triggers, resultPaths'],
+    ["no computer", { computer: undefined }, "computer: computer is required: the name of the Computer to act inside (a Computer's `name` output)"],
+  ])("refuses %s in words", async (_name, news, words) => {
+    expect(await reasons(news)).toContainEqual(words);
+  });
+
+  test("takes the longest timeout that leaves the runner its 10 s", async () => {
+    expect(await reasons({ timeoutSeconds: MAX_TIMEOUT_SECONDS })).toEqual([]);
+  });
+
+  test("a bad env name given as a secret is refused without quoting it", async () => {
+    const said = await reasons({ env: secret({ "TOKEN-x": "s3cr3t" }) });
+    expect(said).toEqual(["env: env (a secret) is refused"]);
+  });
+
+  test("fills in the defaults and keeps a secret input secret", async () => {
+    const checked = await computerCommand.check(ctx, {}, { computer: "c", command: ["cat"], stdin: secret("token") });
+    expect(checked.failures).toBeUndefined();
+    expect(checked.inputs).toMatchObject({ computer: "c", provider: "docker", command: ["cat"], timeoutSeconds: 300, resultPaths: [] });
+    expect(isSecret(checked.inputs?.stdin)).toBe(true);
+  });
+
+  test("keeps result paths in their normal form", async () => {
+    const checked = await computerCommand.check(ctx, {}, { computer: "c", command: "true", resultPaths: ["./out//r.json"] });
+    expect(checked.inputs?.resultPaths).toEqual(["out/r.json"]);
+  });
+});
+
+describe("ComputerCommand's folder", () => {
+  test("is named for its URN alone, 16 hex digits", () => {
+    const urn = "urn:pulumi:test::p::agentrun:index:ComputerCommand::check";
+    expect(runKey(urn)).toMatch(/^[0-9a-f]{16}$/);
+    expect(runKey(urn)).toBe(runKey(urn));
+    expect(runKey(`${urn}2`)).not.toBe(runKey(urn));
+  });
+
+  test("a step with no URN is refused", () => {
+    expect(() => runKey(undefined)).toThrow("a ComputerCommand step was given no URN, so it has no folder of its own");
+  });
+});
+
+describe("ComputerCommand diff", () => {
+  const olds = { computer: "c", provider: "docker", command: "true", env: { A: "1" }, timeoutSeconds: 300, resultPaths: [], runId: "r", exitCode: 0, stdout: "", stderr: "", results: {} };
+  const news = { computer: "c", provider: "docker", command: "true", env: { A: "1" }, timeoutSeconds: 300, resultPaths: [] };
+  test.each([
+    ["command", { command: "false" }],
+    ["stdin", { stdin: "x" }],
+    ["env", { env: { A: "2" } }],
+    ["triggers", { triggers: [1] }],
+    ["computer", { computer: "d" }],
+  ])("a change of %s runs it again (a replace)", async (field, change) => {
+    expect(await computerCommand.diff(ctx, "run-r", olds, { ...news, ...change })).toEqual({ changes: true, replaces: [field], deleteBeforeReplace: false });
+  });
+
+  test.each([["timeoutSeconds", { timeoutSeconds: 10 }], ["resultPaths", { resultPaths: ["a"] }]])("a change of %s runs nothing (an update)", async (_f, change) => {
+    expect(await computerCommand.diff(ctx, "run-r", olds, { ...news, ...change })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  });
+
+  test("no change is no change", async () => {
+    expect(await computerCommand.diff(ctx, "run-r", olds, news)).toMatchObject({ changes: false });
+  });
+});
