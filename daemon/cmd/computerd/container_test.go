@@ -188,7 +188,7 @@ func iso(d time.Duration) string { return time.Now().Add(d).UTC().Format(time.RF
 func TestHardenedContainerEndToEnd(t *testing.T) {
 	c := run(t, []string{"--user", "1000:1000", "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--network", "none",
 		"--tmpfs", "/work:mode=0700,uid=1000,gid=1000", "--tmpfs", "/run/agentrun:mode=0700,uid=1000,gid=1000", "-e", "HOME=/work"},
-		"init", "--deadline", iso(8*time.Second))
+		"init", "--deadline", iso(25*time.Second)) // room for a loaded host's docker run and exec before hello
 	cl := c.connect(t)
 	var h struct {
 		Version, Kind string
@@ -236,7 +236,7 @@ func TestHardenedContainerEndToEnd(t *testing.T) {
 	if e := cl.Fails(t, "exec.run", map[string]any{"argv": []string{"true"}, "user": "0"}); e.Data.Kind != "denied" {
 		t.Fatalf("exec.run as another user without the capabilities: %+v", e)
 	}
-	if code := c.wait(t, 25*time.Second); code != 0 {
+	if code := c.wait(t, 40*time.Second); code != 0 {
 		t.Fatalf("the container stopped with %d at its deadline; logs: %s", code, c.logs(t))
 	}
 }
