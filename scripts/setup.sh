@@ -40,8 +40,19 @@ tmux_tool() {
     || die "apt-get install tmux failed"
 }
 
+# Xvfb: the daemon's X11 tests run against a real X server.
+xvfb_tool() {
+  command -v Xvfb >/dev/null && return 10
+  [ "$(id -u)" = 0 ] || die "Xvfb is missing; run as root: apt-get install xvfb"
+  say "installing Xvfb (apt-get)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb >/dev/null \
+    || { apt-get update -qq >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb >/dev/null; } \
+    || die "apt-get install xvfb failed"
+}
+
 step "node modules" node_modules
 step "tmux (for the shell tests)" tmux_tool
+step "Xvfb (for the daemon's X11 tests)" xvfb_tool
 step "Docker engine" bash scripts/setup-docker.sh
 step "computerd (dist/computerd-linux-amd64, -arm64)" bash scripts/build-daemon.sh
 step --into PULUMI_BIN "Pulumi CLI" bash scripts/setup-pulumi.sh
