@@ -79,18 +79,23 @@ const (
 // display number (or for any display), nil when none is there.
 func FindCookie(r io.Reader, number string) (*Cookie, error) {
 	br := bufio.NewReader(r)
+	var n [2]byte
+	u16 := func() (uint16, error) {
+		_, err := io.ReadFull(br, n[:])
+		return binary.BigEndian.Uint16(n[:]), err
+	}
 	field := func() ([]byte, error) {
-		var n uint16
-		if err := binary.Read(br, binary.BigEndian, &n); err != nil {
+		size, err := u16()
+		if err != nil {
 			return nil, err
 		}
-		b := make([]byte, n)
-		_, err := io.ReadFull(br, b)
+		b := make([]byte, size)
+		_, err = io.ReadFull(br, b)
 		return b, err
 	}
 	for {
-		var family uint16
-		if err := binary.Read(br, binary.BigEndian, &family); err != nil {
+		family, err := u16()
+		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil, nil
 			}

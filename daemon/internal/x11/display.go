@@ -5,12 +5,31 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"agentrun.dev/computerd/internal/rpc"
 )
 
 // Unavailable says why no display is driven: DISPLAY unset, nothing answering, no XTEST.
 type Unavailable struct{ Why string }
 
 func (e *Unavailable) Error() string { return e.Why }
+
+// RPCError gives a display's failure its kind for a method's caller: no display is
+// unsupported, saying why; a turn not had in time is aborted.
+func RPCError(err error) error {
+	var un *Unavailable
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &un):
+		return rpc.Errorf(rpc.Unsupported, "no X display is driven: %s", un.Why)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return rpc.Errorf(rpc.Aborted, "%v", err)
+	case errors.Is(err, ErrGone):
+		return rpc.Errorf(rpc.Unsupported, "%v", err)
+	}
+	return err
+}
 
 // Display is the daemon's one display: reached when first asked for and again after it goes,
 // used by one caller at a time.
