@@ -20,6 +20,8 @@ export interface DockerSettings {
   engine?: string;
   /** An allowlist's egress proxy: the Docker host's own addresses (required in a container) and the refusals' hint. */
   egress?: { hostAddresses?: string[]; hint?: string };
+  /** Desktops by default: the display, the X server's argv and how long create waits for it. */
+  desktop?: { display?: string; server?: string[]; timeoutMs?: number };
 }
 
 // The daemons this package carries, by the architecture Go names.
