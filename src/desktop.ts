@@ -5,6 +5,7 @@
 import { boundedBy } from "./bound.js";
 import { CallError, type ComputerClient } from "./client.js";
 import type { Hello } from "./protocol.js";
+import type { ComputerProvider, ComputerRef } from "./provider.js";
 import { fail, ok, type Result } from "./result.js";
 
 /** The display init is given and the server starts on. */
@@ -94,4 +95,28 @@ function pause(ms: number, signal: AbortSignal): Promise<boolean> {
     }, ms);
     signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** A screen's size in pixels. */
+export interface ScreenSize {
+  width: number;
+  height: number;
+}
+
+/** The screen's size, as screen.shot reads it on a connection of its own (closed after). */
+export async function screenOf(
+  provider: Pick<ComputerProvider, "connect">,
+  ref: ComputerRef,
+  options: { signal?: AbortSignal } = {},
+): Promise<Result<ScreenSize>> {
+  const connected = await provider.connect(ref, options);
+  if (!connected.ok) return connected;
+  try {
+    const shot = await connected.value.client.call("screen.shot", {}, options);
+    return ok({ width: shot.width, height: shot.height });
+  } catch (error) {
+    return fail(error instanceof CallError && error.kind === "unsupported" ? "unsupported" : "failed", `reading ${ref.name}'s screen: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await connected.value.close();
+  }
 }

@@ -201,6 +201,22 @@ export interface ModalSettingsArgs {
   testSdk?: pulumi.Input<string>;
 }
 
+/** A computer's screen. */
+export interface Screen {
+  /** The screen's width in pixels. */
+  readonly width: number;
+  /** The screen's height in pixels. */
+  readonly height: number;
+}
+
+/** A computer's screen. */
+export interface ScreenArgs {
+  /** The screen's width in pixels. */
+  width: pulumi.Input<number>;
+  /** The screen's height in pixels. */
+  height: pulumi.Input<number>;
+}
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<string>;
@@ -265,7 +281,7 @@ export interface ComputerArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
+  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
   kind?: pulumi.Input<string>;
 }
 
@@ -297,7 +313,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly user: pulumi.Output<string>;
   /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
   declare readonly workdir: pulumi.Output<string>;
-  /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
+  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
   declare readonly kind: pulumi.Output<string>;
   /** The computer's name at the vendor as it was made (Docker: computer-<12 hex digits>); also its resource id. A computer renamed by hand is drift. */
   declare readonly name: pulumi.Output<string>;
@@ -315,9 +331,11 @@ export class Computer extends pulumi.CustomResource {
   declare readonly notes: pulumi.Output<string[]>;
   /** One sentence for each way the computer is not what was declared; empty when it is. A drifted computer is made again by the next `up`. */
   declare readonly drift: pulumi.Output<string[]>;
+  /** A desktop's screen as screen.shot reads it: its size in pixels, the input actions' coordinate space. Absent on a computer with no screen. */
+  declare readonly screen: pulumi.Output<Screen | undefined>;
 
   constructor(name: string, args: ComputerArgs, opts?: pulumi.CustomResourceOptions) {
-    super(Computer.__pulumiType, name, { ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined }, opts);
+    super(Computer.__pulumiType, name, { ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined, screen: undefined }, opts);
   }
 }
 
