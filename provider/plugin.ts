@@ -5,6 +5,7 @@ import { typeOf, type Context, type ResourceHandler } from "./resource.js";
 import { vendors } from "./vendors.js";
 import { inStackWords } from "./words.js";
 import type { EngineLog } from "./engine-log.js";
+import type { FunctionHandler } from "./function.js";
 import type { Props } from "./secrets.js";
 
 /**
@@ -15,6 +16,12 @@ export const resources: Record<string, () => Promise<ResourceHandler>> = {
   "agentrun:index:Mount": async () => (await import("./resources/mount.js")).mount,
   "agentrun:index:Computer": async () => (await import("./resources/computer.js")).computer,
   "agentrun:index:RunEpoch": async () => (await import("./resources/run-epoch.js")).runEpoch,
+};
+
+/** Every function (an invoke) and its module, loaded lazily as the resources are. */
+export const functions: Record<string, () => Promise<FunctionHandler>> = {
+  "agentrun:index:listComputers": async () => (await import("./functions/list-computers.js")).listComputers,
+  "agentrun:index:sweep": async () => (await import("./functions/sweep.js")).sweep,
 };
 
 export function makeProvider(opts: {
@@ -55,6 +62,13 @@ export function makeProvider(opts: {
       inStackWords(settings, async () => (await handler(urn)).update(at(urn), id, olds ?? {}, news ?? {})),
     delete: async (id, urn, props: Props) =>
       inStackWords(settings, async () => (await handler(urn)).delete(at(urn), id, props ?? {})),
+    invoke: async (token, inputs: Props) =>
+      inStackWords(settings, async () => {
+        if (!opts.settings.ok) throw new Error(opts.settings.message);
+        const load = functions[token];
+        if (!load) throw new Error(`agentrun has no function ${token}; it has ${Object.keys(functions).join(", ")}`);
+        return (await load()).invoke(ctx, inputs ?? {});
+      }),
     // The engine's cancel (a second Ctrl-C) ends every vendor call in flight.
     cancel: async () => cancel.abort(new Error("the Pulumi engine cancelled the operation")),
   };

@@ -201,6 +201,54 @@ export interface ModalSettingsArgs {
   testSdk?: pulumi.Input<string>;
 }
 
+/** One computer as listComputers reads it back. */
+export interface ListedComputer {
+  /** The computer's name at its vendor (Docker: computer-<12 hex digits>). */
+  readonly name: string;
+  /** The computer's own id at its vendor (Docker: the container id). */
+  readonly vendorId: string;
+  /** The registry id of its provider. */
+  readonly provider: string;
+  /** Its machine kind: linux or desktop. */
+  readonly kind: string;
+  /** running or stopped (a Docker computer stops itself at its deadline). */
+  readonly state: string;
+  /** Its deadline, an ISO time; absent when it has none that could be read. */
+  readonly deadline?: string;
+  /** Its deadline has passed, or it has none that could be read: it has outlived its deadline, and the janitor's sweep deletes it. */
+  readonly overdue: boolean;
+  /** Every label it carries, the provider's own among them. */
+  readonly labels: Record<string, string>;
+  /** One sentence for each way it is not what it was made as; empty when it is. When it could not be read back, why. */
+  readonly drift: string[];
+  /** False when it could not be read back, so its drift is unknown. */
+  readonly readBack: boolean;
+}
+
+/** One computer as listComputers reads it back. */
+export interface ListedComputerArgs {
+  /** The computer's name at its vendor (Docker: computer-<12 hex digits>). */
+  name: pulumi.Input<string>;
+  /** The computer's own id at its vendor (Docker: the container id). */
+  vendorId: pulumi.Input<string>;
+  /** The registry id of its provider. */
+  provider: pulumi.Input<string>;
+  /** Its machine kind: linux or desktop. */
+  kind: pulumi.Input<string>;
+  /** running or stopped (a Docker computer stops itself at its deadline). */
+  state: pulumi.Input<string>;
+  /** Its deadline, an ISO time; absent when it has none that could be read. */
+  deadline?: pulumi.Input<string>;
+  /** Its deadline has passed, or it has none that could be read: it has outlived its deadline, and the janitor's sweep deletes it. */
+  overdue: pulumi.Input<boolean>;
+  /** Every label it carries, the provider's own among them. */
+  labels: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** One sentence for each way it is not what it was made as; empty when it is. When it could not be read back, why. */
+  drift: pulumi.Input<pulumi.Input<string>[]>;
+  /** False when it could not be read back, so its drift is unknown. */
+  readBack: pulumi.Input<boolean>;
+}
+
 /** A computer's screen. */
 export interface Screen {
   /** The screen's width in pixels. */
@@ -252,7 +300,7 @@ export class Mount extends pulumi.CustomResource {
   declare readonly drift: pulumi.Output<string[]>;
 
   constructor(name: string, args: MountArgs, opts?: pulumi.CustomResourceOptions) {
-    super(Mount.__pulumiType, name, { ...args, owner: undefined, mode: undefined, made: undefined, mount: undefined, drift: undefined }, opts);
+    super(Mount.__pulumiType, name, { kind: undefined, user: undefined, retainOnDelete: undefined, ...args, owner: undefined, mode: undefined, made: undefined, mount: undefined, drift: undefined }, opts);
   }
 }
 
@@ -335,7 +383,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly screen: pulumi.Output<Screen | undefined>;
 
   constructor(name: string, args: ComputerArgs, opts?: pulumi.CustomResourceOptions) {
-    super(Computer.__pulumiType, name, { ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined, screen: undefined }, opts);
+    super(Computer.__pulumiType, name, { provider: undefined, image: undefined, network: undefined, allow: undefined, mount: undefined, labels: undefined, cpus: undefined, memoryMb: undefined, pids: undefined, user: undefined, workdir: undefined, kind: undefined, ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined, screen: undefined }, opts);
   }
 }
 
@@ -366,7 +414,75 @@ export class RunEpoch extends pulumi.CustomResource {
   declare readonly drift: pulumi.Output<string[]>;
 
   constructor(name: string, args: RunEpochArgs, opts?: pulumi.CustomResourceOptions) {
-    super(RunEpoch.__pulumiType, name, { ...args, labels: undefined, released: undefined, drift: undefined }, opts);
+    super(RunEpoch.__pulumiType, name, { provider: undefined, ...args, labels: undefined, released: undefined, drift: undefined }, opts);
   }
+}
+
+export interface ListComputersArgs {
+  /** The registry id of the provider whose computers are chosen (default docker). */
+  readonly provider?: string;
+  /** The labels a computer must carry, every one, to be chosen (a run's: `agentrun.run`). None: every computer of the provider. */
+  readonly labels?: Record<string, string>;
+}
+
+export interface ListComputersOutputArgs {
+  /** The registry id of the provider whose computers are chosen (default docker). */
+  provider?: pulumi.Input<string>;
+  /** The labels a computer must carry, every one, to be chosen (a run's: `agentrun.run`). None: every computer of the provider. */
+  labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+export interface ListComputersResult {
+  /** Every computer chosen, in the provider's order. */
+  readonly computers: ListedComputer[];
+  /** The names of the chosen computers that have outlived their deadline (still there past it, running or stopped). */
+  readonly overdue: string[];
+}
+
+/** The provider's computers carrying the given labels, each with its name, state, deadline and drift read back, and the names of those that have outlived their deadline. Reads each computer back (a few at a time) and changes nothing. */
+export function listComputers(args: ListComputersArgs = {}, opts?: pulumi.InvokeOptions): Promise<ListComputersResult> {
+  return pulumi.runtime.invoke("agentrun:index:listComputers", { ...args }, opts);
+}
+
+/** The provider's computers carrying the given labels, each with its name, state, deadline and drift read back, and the names of those that have outlived their deadline. Reads each computer back (a few at a time) and changes nothing. */
+export function listComputersOutput(args: ListComputersOutputArgs = {}, opts?: pulumi.InvokeOutputOptions): pulumi.Output<ListComputersResult> {
+  return pulumi.runtime.invokeOutput("agentrun:index:listComputers", { ...args }, opts);
+}
+
+export interface SweepArgs {
+  /** The registry id of the provider whose computers are chosen (default docker). */
+  readonly provider?: string;
+  /** The labels a computer must carry, every one, to be chosen (a run's: `agentrun.run`). None: every computer of the provider. */
+  readonly labels?: Record<string, string>;
+  /** Say what the sweep would delete, deleting nothing (default false). */
+  readonly dryRun?: boolean;
+}
+
+export interface SweepOutputArgs {
+  /** The registry id of the provider whose computers are chosen (default docker). */
+  provider?: pulumi.Input<string>;
+  /** The labels a computer must carry, every one, to be chosen (a run's: `agentrun.run`). None: every computer of the provider. */
+  labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** Say what the sweep would delete, deleting nothing (default false). */
+  dryRun?: pulumi.Input<boolean>;
+}
+
+export interface SweepResult {
+  /** The names of the computers deleted (none on a dry run). */
+  readonly deleted: string[];
+  /** The names of the computers past their deadline: deleted, or on a dry run, to be deleted. */
+  readonly due: string[];
+  /** How many chosen computers were kept: their deadline is still ahead. */
+  readonly kept: number;
+}
+
+/** The janitor's sweep: deletes the provider's computers carrying the given labels whose deadline has passed (or is missing or unreadable), running or stopped, and says which. Refused for a provider whose vendor ends its computers itself. The engine calls a function at preview as at up, so a sweep deletes then too; `dryRun` says what it would delete and deletes nothing. */
+export function sweep(args: SweepArgs = {}, opts?: pulumi.InvokeOptions): Promise<SweepResult> {
+  return pulumi.runtime.invoke("agentrun:index:sweep", { ...args }, opts);
+}
+
+/** The janitor's sweep: deletes the provider's computers carrying the given labels whose deadline has passed (or is missing or unreadable), running or stopped, and says which. Refused for a provider whose vendor ends its computers itself. The engine calls a function at preview as at up, so a sweep deletes then too; `dryRun` says what it would delete and deletes nothing. */
+export function sweepOutput(args: SweepOutputArgs = {}, opts?: pulumi.InvokeOutputOptions): pulumi.Output<SweepResult> {
+  return pulumi.runtime.invokeOutput("agentrun:index:sweep", { ...args }, opts);
 }
 
