@@ -2,6 +2,7 @@
 // engine hands them to the plugin as JSON in PULUMI_CONFIG (decrypted; keys as "agentrun:docker"
 // or bare); a plugin started just for its schema gets none, which is no error.
 import { z } from "zod";
+import { CREATE_STEPS } from "../src/docker/pause.js";
 import { unknownSettings } from "./words.js";
 
 export const DockerSettings = z.strictObject({
@@ -13,6 +14,8 @@ export const DockerSettings = z.strictObject({
   engine: z.string().optional(),
   /** An allowlist's egress proxy: the Docker host's own addresses (required in a container) and the refusals' hint. */
   egress: z.strictObject({ hostAddresses: z.array(z.string()).optional(), hint: z.string().optional() }).optional(),
+  /** Tests only: hold a create at a step (src/docker/pause.ts); refused unless the plugin's test flag is on. */
+  testPause: z.strictObject({ at: z.enum(CREATE_STEPS), file: z.string().min(1) }).optional(),
 });
 
 /** agentrun:modal: the token (secrets), the app and environment, and the daemon's source. */
@@ -77,11 +80,14 @@ export function settingsFrom(configJson: string | undefined, options: SettingsOp
   if (parsed.data.modal?.testSdk !== undefined && !options.test) {
     return { ok: false, message: "agentrun:modal.testSdk points the plugin at a fake of Modal, for tests only: it is refused unless the plugin's test flag (AGENTRUN_COMPUTER_TEST=1) is on" };
   }
+  if (parsed.data.docker?.testPause !== undefined && !options.test) {
+    return { ok: false, message: "agentrun:docker.testPause holds a create at a step, for the fault tests only: it is refused unless the plugin's test flag (AGENTRUN_COMPUTER_TEST=1) is on" };
+  }
   return { ok: true, value: parsed.data };
 }
 
 /** Keys for tests alone, never offered to a stack's user. */
-const TEST_SETTINGS = new Set(["modal.testSdk"]);
+const TEST_SETTINGS = new Set(["modal.testSdk", "docker.testPause"]);
 
 /** Each provider's settings keys, as the stack's user writes them (agentrun:<provider>.<key>). */
 export function settingsTaken(): Record<string, string[]> {

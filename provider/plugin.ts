@@ -1,7 +1,7 @@
 // The Pulumi provider: dispatches the engine's calls to the resource modules by type token.
 import type { Provider } from "@pulumi/pulumi/provider/index.js";
 import type { Settings } from "./config.js";
-import { typeOf, type Context, type ResourceHandler } from "./resource.js";
+import { typeOf, type Construct, type Context, type ResourceHandler } from "./resource.js";
 import { vendors } from "./vendors.js";
 import { inStackWords } from "./words.js";
 import type { EngineLog } from "./engine-log.js";
@@ -16,6 +16,13 @@ export const resources: Record<string, () => Promise<ResourceHandler>> = {
   "agentrun:index:Mount": async () => (await import("./resources/mount.js")).mount,
   "agentrun:index:Computer": async () => (await import("./resources/computer.js")).computer,
   "agentrun:index:RunEpoch": async () => (await import("./resources/run-epoch.js")).runEpoch,
+  "agentrun:index:EgressProxy": async () => (await import("./resources/egress-proxy.js")).egressProxy,
+  "agentrun:index:WarmPool": async () => (await import("./resources/warm-pool.js")).warmPool,
+};
+
+/** Every component type and its construct, loaded lazily as the resources are. */
+export const components: Record<string, () => Promise<Construct>> = {
+  "agentrun:index:Fleet": async () => (await import("./resources/fleet.js")).fleet,
 };
 
 /** Every function (an invoke) and its module, loaded lazily as the resources are. */
@@ -34,8 +41,8 @@ export function makeProvider(opts: {
   const settings = opts.settings.ok ? opts.settings.value : {};
   const cancel = new AbortController();
   const ctx: Context = { settings, vendor: vendors(settings), signal: cancel.signal };
-  // A step's context: what it says goes on its resource's line.
-  const at = (urn: string): Context => (opts.log ? { ...ctx, say: (message) => opts.log!(urn, message, true) } : ctx);
+  // A step's context: its URN, and what it says goes on its resource's line.
+  const at = (urn: string): Context => ({ ...ctx, urn, ...(opts.log ? { say: (message: string) => opts.log!(urn, message, true) } : {}) });
   const handler = async (urn: string): Promise<ResourceHandler> => {
     // Bad config is refused where the user sees it: at the first resource that needs it.
     if (!opts.settings.ok) throw new Error(opts.settings.message);
@@ -69,6 +76,14 @@ export function makeProvider(opts: {
         if (!load) throw new Error(`agentrun has no function ${token}; it has ${Object.keys(functions).join(", ")}`);
         return (await load()).invoke(ctx, inputs ?? {});
       }),
+    // A component's children are registered through the engine's monitor, which the server's
+    // construct connects the runtime to before it calls this.
+    construct: async (name, type, inputs, options) => {
+      if (!opts.settings.ok) throw new Error(opts.settings.message);
+      const load = components[type];
+      if (!load) throw new Error(`agentrun has no component type ${type}; it has ${Object.keys(components).join(", ")}`);
+      return (await load())(name, inputs, options);
+    },
     // The engine's cancel (a second Ctrl-C) ends every vendor call in flight.
     cancel: async () => cancel.abort(new Error("the Pulumi engine cancelled the operation")),
   };

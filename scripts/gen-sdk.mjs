@@ -43,16 +43,18 @@ for (const [token, r] of Object.entries(schema.resources)) {
   // Output only for the keys it is given, so one left out would never resolve (a Computer's kind).
   const inputsAlsoOutputs = Object.keys(r.inputProperties).filter((k) => k in r.properties && !(r.requiredInputs ?? []).includes(k));
   ts += `export interface ${n}Args {\n${fields(r.inputProperties, r.requiredInputs ?? [], true)}}\n\n`;
-  ts += doc(r.description) + `export class ${n} extends pulumi.CustomResource {\n`;
+  // A component (isComponent) is made by the plugin's construct: a remote ComponentResource.
+  const base = r.isComponent ? "ComponentResource" : "CustomResource";
+  ts += doc(r.description) + `export class ${n} extends pulumi.${base} {\n`;
   ts += `  static readonly __pulumiType = ${JSON.stringify(token)};\n\n`;
   for (const [k, p] of Object.entries(r.properties)) {
     const type = typeOf(p, false);
     ts += (p.description ? doc(p.description, "  ") : "") + `  declare readonly ${k}: pulumi.Output<${(r.required ?? []).includes(k) ? type : `${type} | undefined`}>;\n`;
   }
-  ts += `\n  constructor(name: string, args: ${n}Args${(r.requiredInputs ?? []).length ? "" : " = {}"}, opts?: pulumi.CustomResourceOptions) {\n`;
+  ts += `\n  constructor(name: string, args: ${n}Args${(r.requiredInputs ?? []).length ? "" : " = {}"}, opts?: pulumi.${base}Options) {\n`;
   const unset = (keys) => keys.map((k) => `${k}: undefined`).join(", ");
   const leftOut = inputsAlsoOutputs.length ? `${unset(inputsAlsoOutputs)}, ` : "";
-  ts += `    super(${n}.__pulumiType, name, { ${leftOut}...args, ${unset(outputsOnly)} }, opts);\n  }\n}\n\n`;
+  ts += `    super(${n}.__pulumiType, name, { ${leftOut}...args, ${unset(outputsOnly)} }, opts${r.isComponent ? ", true" : ""});\n  }\n}\n\n`;
 }
 // Each function two ways, as Pulumi's own SDKs give them: a promise of plain arguments, and an
 // Output of arguments that may be Outputs themselves.

@@ -1,10 +1,17 @@
-// The run and epoch labels: the one fence for runs and computers, set in this one place.
+// The run and epoch labels: the one fence for runs and computers, set in this one place; and the
+// owner and declaration labels that tie a computer to the resource it was made for.
+import { createHash } from "node:crypto";
 import { fail, ok, type Refusal, type Result } from "./result.js";
 
 /** The run's id. */
 export const RUN_LABEL = "agentrun.run";
 /** The claim epoch of the runner that made the computer, in decimal. */
 export const EPOCH_LABEL = "agentrun.epoch";
+
+/** Who a computer was made for (a Pulumi resource: its stack's folder and URN), hashed. */
+export const OWNER_LABEL = "agentrun.owner";
+/** The owner and the spec it was made from, hashed: a create with the same one may adopt it. */
+export const DECLARATION_LABEL = "agentrun.declaration";
 
 const MAX_EPOCH = Number.MAX_SAFE_INTEGER; // 2^53 - 1
 const EPOCH_DIGITS = /^(0|[1-9][0-9]*)$/;
@@ -44,6 +51,38 @@ export function epochOf(labels: Record<string, string | undefined>): Result<numb
   return ok(epoch);
 }
 
+const hash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 32);
+
+/** JSON with every object's keys sorted: the same spec in any key order hashes the same. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The owner label's value for an owner (any string; only its hash is ever written). */
+export function ownerLabel(owner: string): Record<string, string> {
+  return { [OWNER_LABEL]: hash(owner) };
+}
+
+/**
+ * The two labels a computer made for an owner carries from its create request on: the owner,
+ * and the declaration (the owner with the spec it was made from). Both are hashes, so neither a
+ * path nor a secret in the spec reaches a label.
+ */
+export function claimLabels(owner: string, spec: unknown): Record<string, string> {
+  const ownerHash = hash(owner);
+  return { [OWNER_LABEL]: ownerHash, [DECLARATION_LABEL]: hash(`${ownerHash}\0${canonical(spec)}`) };
+}
+
+/** The labels without the two claim labels: what a caller declared. */
+export function withoutClaim(labels: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels).filter(([k]) => k !== OWNER_LABEL && k !== DECLARATION_LABEL));
+}
+
 /**
  * A spec's labels, each refused in words: an object of strings, keys non-empty with no NUL, = or
  * space, none in the provider's own namespace (agentrun.computer and below).
@@ -54,6 +93,8 @@ export function labelRefusals(labels: unknown, namespace: string): Refusal[] {
   for (const [key, value] of Object.entries(labels)) {
     if (key.length === 0 || key.includes("\0") || key.includes("=") || /\s/.test(key)) {
       out.push({ field: "labels", message: "a label's key is a non-empty string with no NUL, = or space" });
+    } else if (key === OWNER_LABEL || key === DECLARATION_LABEL) {
+      out.push({ field: "labels", message: `the label ${key} is the provider's own (it ties a computer to the resource it was made for); choose another key` });
     } else if (key === namespace || key.startsWith(`${namespace}.`)) {
       out.push({ field: "labels", message: `the label ${key} is in the provider's own namespace (${namespace}); choose another key` });
     }

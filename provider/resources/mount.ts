@@ -6,7 +6,8 @@ import { createHash } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { fail, ok, orThrow, type Result } from "../../src/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
-import { unknownFields } from "../resource.js";
+import { resourceOwner, unknownFields } from "../resource.js";
+import { claimsPath, dropClaim, readClaim, writeClaim } from "../folder-claim.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { bindPathProblem } from "../../src/mount.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
@@ -95,14 +96,28 @@ function idOf(path: string, secretKeys: Set<string>): string {
   return secretKeys.has("path") ? `mount-${createHash("sha256").update(path).digest("hex").slice(0, 16)}` : path;
 }
 
-async function create(_ctx: Context, raw: Props) {
+/**
+ * Whether an earlier create of this resource, cut off after its mkdir, made the folder; else
+ * the claim is written (whether this create makes it) before anything is made.
+ */
+async function claimFolder(ctx: Context, path: string, secretPath: boolean): Promise<boolean> {
+  const owner = resourceOwner(ctx);
+  if (owner === undefined) return false;
+  const prior = await readClaim(owner);
+  if (prior?.made && claimsPath(prior, path)) return true;
+  await writeClaim(owner, path, (await readFolder(path)) === undefined, secretPath);
+  return false;
+}
+
+async function create(ctx: Context, raw: Props) {
   const { plain, secretKeys } = unwrap(raw);
   const inputs = plain as Inputs;
   const owner = ownerOf(inputs.user);
+  const madeBefore = await claimFolder(ctx, inputs.path, secretKeys.has("path"));
   const made = orThrow(await makeFolder(inputs.path, owner));
   const state = await readFolder(inputs.path);
   if (!state) throw new Error(`the run folder ${inputs.path} was made but is gone again`);
-  return { id: idOf(inputs.path, secretKeys), outs: wrapDerived(outputsOf(inputs, state, made.made), secretKeys, DERIVED) };
+  return { id: idOf(inputs.path, secretKeys), outs: wrapDerived(outputsOf(inputs, state, made.made || madeBefore), secretKeys, DERIVED) };
 }
 
 // The Node provider server hands read the stored outputs only, so what was declared comes
@@ -145,11 +160,15 @@ async function update(_ctx: Context, _id: string, olds: Props, news: Props) {
   return { outs: wrapDerived(outputsOf(inputs, state, unwrap(olds).plain.made === true), secretKeys, DERIVED) };
 }
 
-async function remove(_ctx: Context, id: string, props: Props) {
+async function remove(ctx: Context, id: string, props: Props) {
   const old = unwrap(props).plain;
+  const path = typeof old.path === "string" ? old.path : id;
   // A folder this resource did not make, or one declared retained, stays.
-  if (old.retainOnDelete === true || old.made !== true) return;
-  orThrow(await removeFolder(typeof old.path === "string" ? old.path : id));
+  if (old.retainOnDelete !== true && old.made === true) orThrow(await removeFolder(path));
+  // The claim goes with it, unless a replace's new folder (another path) holds it now.
+  const owner = resourceOwner(ctx);
+  const claim = owner === undefined ? undefined : await readClaim(owner);
+  if (owner !== undefined && claim && claimsPath(claim, path)) await dropClaim(owner);
 }
 
 export const mount: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };

@@ -8,6 +8,7 @@ import path from "node:path";
 import type { HostEnvironment } from "../provider.js";
 import { resolveEngine } from "./engine.js";
 import { packageRoot } from "./package.js";
+import { type CreateStep, pauseAt } from "./pause.js";
 import type { DockerProviderOptions } from "./provider.js";
 
 export interface DockerSettings {
@@ -22,6 +23,8 @@ export interface DockerSettings {
   egress?: { hostAddresses?: string[]; hint?: string };
   /** Desktops by default: the display, the X server's argv and how long create waits for it. */
   desktop?: { display?: string; server?: string[]; timeoutMs?: number };
+  /** Tests only (the plugin refuses it unless its test flag is on): hold a create at a step. */
+  testPause?: { at: CreateStep; file: string };
 }
 
 // The daemons this package carries, by the architecture Go names.
@@ -34,8 +37,13 @@ export function packagedDaemon(): string {
 
 /** The options; an engine the CLI's choice names but the provider cannot reach (ssh, TCP) throws in words. */
 export function optionsFromSettings(settings: DockerSettings, host?: HostEnvironment): DockerProviderOptions {
-  const { image, engine, ...rest } = settings;
-  const options: DockerProviderOptions = { daemonPath: packagedDaemon(), ...rest, ...(image ? { image: { image } } : {}) };
+  const { image, engine, testPause, ...rest } = settings;
+  const options: DockerProviderOptions = {
+    daemonPath: packagedDaemon(),
+    ...rest,
+    ...(image ? { image: { image } } : {}),
+    ...(testPause ? { pause: pauseAt(testPause.at, testPause.file) } : {}),
+  };
   if (engine !== undefined) return { ...options, engine };
   if (!host) return options;
   const found = resolveEngine(host);

@@ -1,0 +1,121 @@
+// A fleet of N small computers (default 100) through the real Pulumi engine: up, an up with no
+// change, refresh, a change that replaces 10, and destroy. Each step's time is printed beside the
+// floor of the same docker calls made bare in the same run (N parallel `docker run -d` for up,
+// N parallel `docker inspect` + `docker exec` for refresh, 10 runs and 10 removals for the
+// replace, N parallel `docker rm -f` for destroy), then the leaks (computers and volumes left with
+// the fleet's label: must be zero), the Docker engine's memory (dockerd and containerd RSS, before
+// and at its peak) and the plugin's peak RSS. Everything it makes it removes by exact name or by
+// its own run label. Usage: node bench/fleet-100.mjs [N]   (after npm run setup)
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const n = Number(process.argv[2] ?? 100);
+const REPLACED = Math.min(10, n);
+const root = new URL("../", import.meta.url).pathname;
+const tools = JSON.parse(await readFile(join(root, "dist/toolchain.json"), "utf8"));
+const image = tools.baseImage;
+const tag = `fleet-${randomBytes(4).toString("hex")}`;
+const dir = await mkdtemp(join(tmpdir(), "agentrun-bench-fleet100-"));
+const env = {
+  ...process.env,
+  PATH: `${tools.pulumiBin}:${process.env.PATH}`,
+  PULUMI_BACKEND_URL: `file://${dir}/state`,
+  PULUMI_CONFIG_PASSPHRASE: "bench",
+  PULUMI_SKIP_UPDATE_CHECK: "true",
+  PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+};
+const pulumi = (...args) => run(`${tools.pulumiBin}/pulumi`, [...args, "--stack", "bench", "--non-interactive", "--skip-preview"], { cwd: dir, env, maxBuffer: 256 << 20 });
+const seconds = async (f) => { const t0 = process.hrtime.bigint(); await f(); return Number(process.hrtime.bigint() - t0) / 1e9; };
+const parallel = (items, f) => Promise.all(items.map(f));
+
+async function program(generation) {
+  const resources = Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, {
+    type: "agentrun:index:Computer",
+    properties: {
+      image, lifetimeMs: 3_600_000, network: "none", cpus: 0.25, memoryMb: 128, pids: 64,
+      // A change of the label on the first ten replaces them.
+      labels: { "agentrun.bench": tag, generation: i < REPLACED ? String(generation) : "1" },
+    },
+  }]));
+  const yaml = (await import("yaml")).stringify({
+    name: "agentrun-bench-fleet100", runtime: "yaml",
+    plugins: { providers: [{ name: "agentrun", path: join(root, "provider/bin") }] },
+    resources,
+  });
+  await writeFile(join(dir, "Pulumi.yaml"), yaml);
+}
+
+// --- memory: the engine's and the plugin's, sampled while the steps run ---
+const kib = async (pid, field) => {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+};
+const pidsOf = async (match) => {
+  const out = [];
+  for (const p of await readdir("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    const cmd = (await readFile(`/proc/${p}/cmdline`, "utf8").catch(() => "")).replace(/\0/g, " ");
+    if (await match(p, cmd)) out.push(p);
+  }
+  return out;
+};
+const enginePids = await pidsOf(async (_p, cmd) => /^(dockerd|\/usr\/sbin\/dockerd|containerd --config \/var\/run\/docker)/.test(cmd));
+const engineRss = async () => (await Promise.all(enginePids.map((p) => kib(p, "VmRSS")))).reduce((a, b) => a + b, 0);
+const isPlugin = async (p, cmd) => cmd.includes("dist/provider/main.js") && (await readlink(`/proc/${p}/cwd`).catch(() => "")) === dir;
+let enginePeak = 0;
+let pluginPeak = 0;
+const sampler = setInterval(async () => {
+  enginePeak = Math.max(enginePeak, await engineRss());
+  for (const p of await pidsOf(isPlugin)) pluginPeak = Math.max(pluginPeak, await kib(p, "VmHWM"));
+}, 500);
+
+const fleetLeft = async () => {
+  const c = await run("docker", ["ps", "--all", "--quiet", "--filter", `label=agentrun.bench=${tag}`]);
+  const v = await run("docker", ["volume", "ls", "--quiet", "--filter", `label=agentrun.bench=${tag}`]);
+  return { containers: c.stdout.split("\n").filter(Boolean).length, volumes: v.stdout.split("\n").filter(Boolean).length };
+};
+
+const bare = Array.from({ length: n }, (_, i) => `agentrun-bench-bare-${tag}-${i}`);
+const spare = Array.from({ length: REPLACED }, (_, i) => `agentrun-bench-spare-${tag}-${i}`);
+const runBare = (name) => run("docker", ["run", "-d", "--name", name, "--network", "none", "--user", "1000:1000", "--cpus", "0.25", "--memory", "128m", "--pids-limit", "64", image, "sleep", "3600"]);
+const rows = [];
+const row = (step, took, floor, floorWords) => rows.push(`${step.padEnd(34)} ${took.toFixed(1).padStart(7)} s   floor ${floor.toFixed(1).padStart(6)} s (${floorWords})   ${(took / floor).toFixed(2)}x`);
+try {
+  const engineBefore = await engineRss();
+  await run("mkdir", ["-p", `${dir}/state`]);
+  await program(1);
+  await run(`${tools.pulumiBin}/pulumi`, ["stack", "init", "bench", "--non-interactive"], { cwd: dir, env });
+
+  const floorUp = await seconds(() => parallel(bare, runBare));
+  const floorRefresh = await seconds(() => parallel(bare, async (b) => { await run("docker", ["inspect", b]); await run("docker", ["exec", b, "true"]); }));
+  const floorReplace = await seconds(() => Promise.all([parallel(spare, runBare), parallel(bare.slice(0, REPLACED), (b) => run("docker", ["rm", "-f", b]))]));
+  const floorDestroy = await seconds(() => parallel([...bare.slice(REPLACED), ...spare], (b) => run("docker", ["rm", "-f", b])));
+
+  row(`up of ${n}`, await seconds(() => pulumi("up", "--yes")), floorUp, `${n} docker run -d at once`);
+  row("up with no change", await seconds(() => pulumi("up", "--yes")), floorRefresh, "the refresh floor, for scale");
+  row(`refresh of ${n}`, await seconds(() => pulumi("refresh", "--yes")), floorRefresh, `${n} docker inspect + exec at once`);
+  await program(2);
+  row(`up replacing ${REPLACED}`, await seconds(() => pulumi("up", "--yes")), floorReplace, `${REPLACED} run -d + ${REPLACED} rm -f at once`);
+  const beforeDestroy = await fleetLeft();
+  row(`destroy of ${n}`, await seconds(() => pulumi("destroy", "--yes")), floorDestroy, `${n} docker rm -f at once`);
+  const left = await fleetLeft();
+  clearInterval(sampler);
+
+  console.log(`machine: 2 cores shared with seven other helpers' test runs; figures are of a busy machine`);
+  console.log(rows.join("\n"));
+  console.log(`computers before destroy: ${beforeDestroy.containers} (declared ${n}: no duplicate)`);
+  console.log(`leaks after destroy: ${left.containers} computers, ${left.volumes} volumes with the fleet's label (must be 0)`);
+  console.log(`Docker engine memory (dockerd + containerd RSS): ${(engineBefore / 1024).toFixed(0)} MiB before, ${(enginePeak / 1024).toFixed(0)} MiB at its peak`);
+  console.log(`plugin peak RSS: ${(pluginPeak / 1024).toFixed(0)} MiB`);
+  if (left.containers || left.volumes || beforeDestroy.containers !== n) process.exitCode = 1;
+} finally {
+  clearInterval(sampler);
+  await pulumi("destroy", "--yes").catch(() => undefined);
+  await run("docker", ["rm", "-f", ...bare, ...spare]).catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
+}
