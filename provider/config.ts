@@ -40,10 +40,19 @@ export const DaytonaSettings = z.strictObject({
   class: z.enum(["container", "linux-vm"]).optional(),
 });
 
+/** agentrun:e2b: the key (a secret) and the domain; testSdk for the plugin's tests alone. */
+export const E2BSettings = z.strictObject({
+  apiKey: z.string().min(1).optional(),
+  domain: z.string().optional(),
+  /** Tests only: the Docker-backed fake's module; refused unless the plugin's test flag is on. */
+  testSdk: z.string().optional(),
+});
+
 const Settings = z.strictObject({
   docker: DockerSettings.optional(),
   modal: ModalSettings.optional(),
   daytona: DaytonaSettings.optional(),
+  e2b: E2BSettings.optional(),
 });
 
 /** The keys the plugin treats as secrets: they never reach a message or a log. */
@@ -77,24 +86,29 @@ export function settingsFrom(configJson: string | undefined, options: SettingsOp
     const keys = parsed.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys.map((k) => [...i.path, k].join(".")) : [i.path.join(".")]));
     return { ok: false, message: unknownSettings(keys, settingsTaken()) };
   }
-  if (parsed.data.modal?.testSdk !== undefined && !options.test) {
-    return { ok: false, message: "agentrun:modal.testSdk points the plugin at a fake of Modal, for tests only: it is refused unless the plugin's test flag (AGENTRUN_COMPUTER_TEST=1) is on" };
-  }
-  if (parsed.data.docker?.testPause !== undefined && !options.test) {
-    return { ok: false, message: "agentrun:docker.testPause holds a create at a step, for the fault tests only: it is refused unless the plugin's test flag (AGENTRUN_COMPUTER_TEST=1) is on" };
+  for (const [key, what] of Object.entries(TEST_SETTINGS)) {
+    const [provider, name] = key.split(".") as [string, string];
+    const given = (parsed.data as Record<string, Record<string, unknown> | undefined>)[provider]?.[name];
+    if (given !== undefined && !options.test) {
+      return { ok: false, message: `agentrun:${key} ${what}, for tests only: it is refused unless the plugin's test flag (AGENTRUN_COMPUTER_TEST=1) is on` };
+    }
   }
   return { ok: true, value: parsed.data };
 }
 
-/** Keys for tests alone, never offered to a stack's user. */
-const TEST_SETTINGS = new Set(["modal.testSdk", "docker.testPause"]);
+/** Keys for tests alone, never offered to a stack's user, each with what it does. */
+const TEST_SETTINGS: Record<string, string> = {
+  "modal.testSdk": "points the plugin at a fake of Modal",
+  "e2b.testSdk": "points the plugin at a fake of E2B",
+  "docker.testPause": "holds a create at a step (the fault tests' seam)",
+};
 
 /** Each provider's settings keys, as the stack's user writes them (agentrun:<provider>.<key>). */
 export function settingsTaken(): Record<string, string[]> {
   return Object.fromEntries(
     Object.entries(Settings.shape).map(([provider, schema]) => [
       provider,
-      Object.keys(schema.unwrap().shape).filter((key) => !TEST_SETTINGS.has(`${provider}.${key}`)),
+      Object.keys(schema.unwrap().shape).filter((key) => !(`${provider}.${key}` in TEST_SETTINGS)),
     ]),
   );
 }

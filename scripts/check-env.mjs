@@ -15,7 +15,7 @@ import ts from "typescript";
 /** The two allowed uses: [file, function, variable]. */
 export const ALLOWED = [
   ["src/modal/client.ts", "modalClient", "MODAL_SERVER_URL"],
-  ["src/e2b.ts", "ambientProblem", "E2B_SANDBOX_URL"],
+  ["src/e2b/client.ts", "ambientProblem", "E2B_SANDBOX_URL"],
 ];
 
 const GLOBALS = new Set(["globalThis", "global", "self", "window"]);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: set-up, then the daemon's Go tests, the conformance suite on Docker
-# and on Modal's Docker-backed fake and the Daytona fake (each must print core PASS and exit 0) and on a Docker desktop (kind desktop PASS), and every vitest suite (unit, integration against the real
+# and on Modal's and E2B's Docker-backed fakes and the Daytona fake (each must print core PASS and exit 0) and on a
+# Docker desktop (kind desktop PASS), and every vitest suite (unit, integration against the real
 # Docker engine, end to end through the real Pulumi engine).
 # Fails when a suite fails or ran no test; ends with one "N passed, N failed" line.
 set -euo pipefail
@@ -24,6 +25,9 @@ set +e
 # Daytona's run needs its fake (a loopback server over root containers), which the test file starts.
 DAYTONA_CONFORMANCE_OUT="$out/conformance-daytona.txt" npx vitest run test/integration/daytona-conformance.test.ts >"$out/daytona-vitest.txt" 2>&1 &
 day_pid=$!
+# E2B's run needs its Docker-backed fake (a stand-in envd built first), which the test file holds.
+E2B_CONFORMANCE_OUT="$out/conformance-e2b.txt" npx vitest run test/integration/e2b-conformance.test.ts >"$out/e2b-vitest.txt" 2>&1 &
+e2b_pid=$!
 node dist/src/conformance/cli.js --provider docker >"$out/conformance.txt" 2>&1 &
 conf_pid=$!
 node dist/src/conformance/cli.js --provider docker --kind desktop --fixture dist/computerd-fixture-linux-amd64 >"$out/conformance-desktop.txt" 2>&1 &
@@ -31,6 +35,7 @@ desk_pid=$!
 wait "$conf_pid"; conf_rc=$?
 wait "$desk_pid"; desk_rc=$?
 wait "$day_pid"; day_rc=$?
+wait "$e2b_pid"; e2b_rc=$?
 # Modal on the Docker-backed fake: its sandboxes carry a run label only this run's do, and go by it.
 modal_run="ci-$(date +%s)-$$"
 AGENTRUN_MODAL_FAKE_RUN="$modal_run" node dist/src/conformance/cli.js --provider ./dist/test/fakes/modal-conformance.js >"$out/conformance-modal.txt" 2>&1
@@ -52,6 +57,11 @@ if [ "$day_rc" != 0 ] || ! grep -q '^core PASS ' "$out/conformance-daytona.txt" 
   say "conformance on the Daytona fake did not print core PASS and exit 0 (it exited $day_rc)"; tail -n 30 "$out/daytona-vitest.txt"; conf_ok=1
 fi
 
+cat "$out/conformance-e2b.txt" 2>/dev/null || cat "$out/e2b-vitest.txt"
+if [ "$e2b_rc" != 0 ] || ! grep -q '^core PASS ' "$out/conformance-e2b.txt" 2>/dev/null; then
+  say "conformance on the E2B fake did not print core PASS and exit 0 (it exited $e2b_rc)"; tail -n 30 "$out/e2b-vitest.txt"; conf_ok=1
+fi
+
 cat "$out/conformance-modal.txt"
 if [ "$modal_rc" != 0 ] || ! grep -q '^core PASS ' "$out/conformance-modal.txt"; then
   say "conformance on Modal's Docker-backed fake did not print core PASS and exit 0 (it exited $modal_rc)"; conf_ok=1
@@ -59,7 +69,7 @@ fi
 
 say "vitest"
 set +e
-npx vitest run --exclude test/integration/daytona-conformance.test.ts --reporter=default --reporter=json --outputFile.json="$out/vitest.json" "$@"; vt_rc=$?
+npx vitest run --exclude test/integration/daytona-conformance.test.ts --exclude test/integration/e2b-conformance.test.ts --reporter=default --reporter=json --outputFile.json="$out/vitest.json" "$@"; vt_rc=$?
 set -e
 read -r vt_pass vt_fail < <(node -e '
   const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
@@ -72,5 +82,6 @@ echo "conformance on Docker: $(grep '^core ' "$out/conformance.txt" | tail -n1 |
 echo "conformance on a Docker desktop: $(grep '^kind desktop ' "$out/conformance-desktop.txt" | tail -n1 || echo 'no verdict')"
 echo "conformance on the Daytona fake: $(grep '^core ' "$out/conformance-daytona.txt" 2>/dev/null | tail -n1 || echo 'no verdict')"
 echo "conformance on Modal's fake: $(grep '^core ' "$out/conformance-modal.txt" | tail -n1 || echo 'no verdict')"
+echo "conformance on the E2B fake: $(grep '^core ' "$out/conformance-e2b.txt" 2>/dev/null | tail -n1 || echo 'no verdict')"
 echo "tests: $((go_pass + vt_pass)) passed, $((go_fail + vt_fail)) failed"
 [ "$go_rc" = 0 ] && [ "$vt_rc" = 0 ] && [ "$conf_ok" = 0 ]

@@ -185,14 +185,16 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     capabilities: [LINUX],
     defaultImage: { sandbox: MODAL_DEFAULT_IMAGE },
   }),
+  // E2B's desktop waits for computerd's own X server: its check refuses kind desktop, so its row
+  // offers the linux computer alone until the desktop joins it (E2B_DESKTOP_TEMPLATE then).
   entry({
     id: "e2b",
     label: "E2B",
     keys: required("E2B_API_KEY"),
     mounts: ["archil"],
     metered: true,
-    capabilities: [LINUX, DESKTOP],
-    defaultImage: { sandbox: E2B_BASE_TEMPLATE, desktop: E2B_DESKTOP_TEMPLATE },
+    capabilities: [LINUX],
+    defaultImage: { sandbox: E2B_BASE_TEMPLATE },
   }),
   entry({
     id: "orgo",

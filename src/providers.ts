@@ -8,6 +8,7 @@ export const providers = {
   docker: () => import("./docker/index.js"),
   modal: () => import("./modal/index.js"),
   daytona: () => import("./daytona/index.js"),
+  e2b: () => import("./e2b/index.js"),
 } satisfies Record<string, () => Promise<ProviderModule<never>>>;
 
 export type ProviderId = keyof typeof providers;

@@ -29,3 +29,9 @@ const RULES: Array<[RegExp, string]> = [
 export function redactWords(words: string): string {
   return RULES.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), words);
 }
+
+/** A thrown value in words (its name when it has its own), with anything key-shaped taken out, on one line. */
+export function errorWords(error: unknown): string {
+  const text = error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error);
+  return redactWords(text.replace(/\s+/g, " ").trim()).slice(0, 400);
+}

@@ -73,6 +73,26 @@ export interface DaytonaSettingsArgs {
   class?: pulumi.Input<string>;
 }
 
+/** Settings for computers on E2B (`provider: e2b`): sandboxes made through the host's e2b package, with computerd a child of E2B's envd. The plugin gives every call the key and the domain explicitly: E2B_API_KEY, E2B_DOMAIN, E2B_API_URL and E2B_DEBUG are never used, and it refuses to start an E2B computer while E2B_SANDBOX_URL is set. */
+export interface E2BSettings {
+  /** The E2B API key. Required for an E2B computer; a secret, never in a message, label or log. */
+  readonly apiKey?: string;
+  /** E2B's domain; the API is https://api.<domain>. Unset: e2b.app. */
+  readonly domain?: string;
+  /** Tests only: a module whose createSdk() makes a fake of the E2B Sandbox class. Refused unless the plugin runs with AGENTRUN_COMPUTER_TEST=1. */
+  readonly testSdk?: string;
+}
+
+/** Settings for computers on E2B (`provider: e2b`): sandboxes made through the host's e2b package, with computerd a child of E2B's envd. The plugin gives every call the key and the domain explicitly: E2B_API_KEY, E2B_DOMAIN, E2B_API_URL and E2B_DEBUG are never used, and it refuses to start an E2B computer while E2B_SANDBOX_URL is set. */
+export interface E2BSettingsArgs {
+  /** The E2B API key. Required for an E2B computer; a secret, never in a message, label or log. */
+  apiKey?: pulumi.Input<string>;
+  /** E2B's domain; the API is https://api.<domain>. Unset: e2b.app. */
+  domain?: pulumi.Input<string>;
+  /** Tests only: a module whose createSdk() makes a fake of the E2B Sandbox class. Refused unless the plugin runs with AGENTRUN_COMPUTER_TEST=1. */
+  testSdk?: pulumi.Input<string>;
+}
+
 /** A run folder as a Computer takes it: its kind and where it is. */
 export interface MountValue {
   /** The mount's kind: `bind`, a folder on the computer's host. */
@@ -251,7 +271,7 @@ export interface ListedComputerArgs {
 
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
 export interface ComputerTemplate {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token) or `daytona` (set `agentrun:daytona.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`) or `e2b` (set `agentrun:e2b.apiKey`). */
   readonly provider?: string;
   /** The image the computer starts from. Default: the `agentrun:docker` image setting. On a host with no registry, an image made here (see the README). */
   readonly image?: string;
@@ -283,7 +303,7 @@ export interface ComputerTemplate {
 
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
 export interface ComputerTemplateArgs {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token) or `daytona` (set `agentrun:daytona.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`) or `e2b` (set `agentrun:e2b.apiKey`). */
   provider?: pulumi.Input<string>;
   /** The image the computer starts from. Default: the `agentrun:docker` image setting. On a host with no registry, an image made here (see the README). */
   image?: pulumi.Input<string>;
@@ -401,7 +421,7 @@ export class Mount extends pulumi.CustomResource {
 }
 
 export interface ComputerArgs {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token) or `daytona` (set `agentrun:daytona.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`) or `e2b` (set `agentrun:e2b.apiKey`). */
   provider?: pulumi.Input<string>;
   /** The image the computer starts from. Default: the `agentrun:docker` image setting. On a host with no registry, an image made here (see the README). */
   image?: pulumi.Input<string>;

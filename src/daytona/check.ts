@@ -1,57 +1,21 @@
-// check(spec) for Daytona: every refusal together, each naming its field, with no request. A
-// snapshot gives the sandbox its size, the daemon works in /work as the provider's daemon user,
-// and the network is none alone until a proxy carries traffic out of the daemon's own network.
-import { checkLifetime } from "../lifetime.js";
-import { checkMount } from "../mount.js";
-import { normalUser } from "../user.js";
+// check(spec) for Daytona: the child daemon's shared check (src/child-check.ts) in Daytona's
+// words. A snapshot gives the sandbox its size.
+import { checkChildSpec } from "../child-check.js";
 import type { Capabilities, ComputerSpec } from "../provider.js";
 import type { Refusal } from "../result.js";
 import { COMPUTER_LABEL } from "./constants.js";
 
-const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "kind"]);
-const SIZED = new Set(["cpus", "memoryMb", "pids"]);
-
 export const NETWORK_GAP =
   "a Daytona computer's network is none alone for now: its daemon's programs run in a network of their own, and open and allowlists wait for a proxy out of it (known gap; a computer that needs pip, npm or git from the internet cannot be made on Daytona yet)";
 
-/**
- * A user or workdir is refused unless it is the daemon's own (capabilities().defaults), which a
- * host that fills in a provider's defaults (the Pulumi resource) passes back.
- */
 export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refusal[] {
-  const own = capabilities.defaults ?? {};
-  if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
-  const out: Refusal[] = [];
-  // A field given as undefined is not given (a host that passes every input, set or not).
-  for (const key of Object.keys(spec).filter((k) => (spec as unknown as Record<string, unknown>)[k] !== undefined)) {
-    if (SIZED.has(key)) out.push({ field: key, message: `${key} is refused: a Daytona sandbox's size is its snapshot's own` });
-    else if (key === "user" && normalUser(spec.user) === own.user) continue;
-    else if (key === "workdir" && spec.workdir === own.workdir) continue;
-    else if (key === "user") out.push({ field: key, message: "user is refused: a Daytona computer's daemon runs as the provider's daemonUser, which a spec cannot name" });
-    else if (key === "workdir") out.push({ field: key, message: "workdir is refused: a Daytona computer's daemon works in /work" });
-    else if (key === "mount") out.push(...checkMount(spec.mount, []));
-    else if (!FIELDS.has(key)) out.push({ field: key, message: `${key} is not a field Daytona supports (it takes ${[...FIELDS].join(", ")})` });
-  }
-  if (typeof spec.image !== "string" || spec.image.length === 0 || spec.image.includes("\0")) {
-    out.push({ field: "image", message: 'image is required: a Daytona snapshot by id or name, or "default" for Daytona\'s default snapshot' });
-  }
-  const lifetime = checkLifetime(spec.lifetimeMs, capabilities);
-  if (lifetime) out.push(lifetime);
-  if (spec.network === undefined) out.push({ field: "network", message: "network is required: none" });
-  else if (spec.network !== "none") out.push({ field: "network", message: NETWORK_GAP });
-  if (spec.kind !== undefined && spec.kind !== "linux") out.push({ field: "kind", message: `Daytona makes linux computers, not ${String(spec.kind)}` });
-  if (spec.labels !== undefined) {
-    if (typeof spec.labels !== "object" || spec.labels === null || Array.isArray(spec.labels)) {
-      out.push({ field: "labels", message: "labels is an object of strings" });
-    } else {
-      for (const [key, value] of Object.entries(spec.labels)) {
-        if (key.length === 0 || key.includes("\0")) out.push({ field: "labels", message: "a label's key is a non-empty string with no NUL" });
-        else if (key === COMPUTER_LABEL || key.startsWith(`${COMPUTER_LABEL}.`)) {
-          out.push({ field: "labels", message: `the label ${key} is in the provider's own namespace (${COMPUTER_LABEL}); choose another key` });
-        }
-        if (typeof value !== "string" || value.includes("\0")) out.push({ field: "labels", message: `the label ${key.replace(/\0/g, "")} is a string with no NUL` });
-      }
-    }
-  }
-  return out;
+  return checkChildSpec(spec, capabilities, {
+    vendor: "a Daytona",
+    name: "Daytona",
+    sizedBy: "snapshot",
+    image: 'image is required: a Daytona snapshot by id or name, or "default" for Daytona\'s default snapshot',
+    networkGap: NETWORK_GAP,
+    kind: (kind) => `Daytona makes linux computers, not ${String(kind)}`,
+    ownLabel: COMPUTER_LABEL,
+  });
 }

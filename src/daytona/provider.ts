@@ -3,7 +3,8 @@
 // reached through a session bridge (bridge.ts), and both are held to the drift check (drift.ts).
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
-import { CallError, DaemonClient } from "../client.js";
+import { DaemonClient } from "../client.js";
+import { helloWithin } from "../hello.js";
 import { CHILD_HOME, installCommand, readInstall, refusalIn, sha256Of, startCommand, uploadPath } from "../child.js";
 import { packageVersion } from "../docker/package.js";
 import type { Hello } from "../protocol.js";
@@ -17,7 +18,8 @@ import { DaytonaApi, expect, expectDone } from "./api.js";
 import { openBridge } from "./bridge.js";
 import { checkSpec, NETWORK_GAP } from "./check.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, IMAGE_LABEL, INIT_SESSION, MAX_LIFETIME_MS, NAME_PATTERN, PAGE_LIMIT, TIMEOUTS, TOOLBOX_PORT } from "./constants.js";
-import { daemonDrift, type DaemonExpected, helloDrift, sandboxDrift } from "./drift.js";
+import { daemonDrift, type DaemonExpected, helloDrift } from "../child-drift.js";
+import { sandboxDrift } from "./drift.js";
 import { type DaytonaProviderOptions, settle, type Settled } from "./options.js";
 import { deadlineOf, isComputer, isGoing, networkOf, stateOf } from "./readback.js";
 import { type CreateSandbox, Sandbox, SandboxPage, ToolboxProxyUrl } from "./schemas.js";
@@ -243,17 +245,11 @@ export class DaytonaProvider implements ComputerProvider {
       await client.close();
       await bridge.value.close();
     };
-    const { bound, signal: helloSignal } = boundedBy(TIMEOUTS.helloMs, signal);
-    let hello: Hello;
-    try {
-      hello = await client.call("hello", { client: "agentrun-daytona" }, { signal: helloSignal });
-    } catch (error) {
-      await close();
-      if (signal?.aborted) return fail("aborted", `connecting to ${name} was aborted`);
-      const why = bridge.value.stderr().trim().split("\n").pop() || (error instanceof CallError ? error.message : String(error));
-      if (bound.aborted) return fail("timeout", `the daemon in ${name} did not say hello within ${TIMEOUTS.helloMs / 1000} s: ${why}`);
-      return fail("unreachable", `the daemon in ${name} did not answer hello: ${why}`);
-    }
+    const said = await helloWithin({
+      client, who: "agentrun-daytona", target: name, bounded: boundedBy(TIMEOUTS.helloMs, signal), boundMs: TIMEOUTS.helloMs, caller: signal, close, words: () => bridge.value.stderr(),
+    });
+    if (!said.ok) return said;
+    const hello = said.value;
     return ok({ client, hello, close });
   }
 

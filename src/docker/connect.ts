@@ -2,8 +2,8 @@
 // init's socket) attached over the Engine API, its stdout taken out of Docker's frames, and a
 // hello held to what the provider declares.
 import type { Duplex } from "node:stream";
-import { CallError, DaemonClient } from "../client.js";
-import type { Hello } from "../protocol.js";
+import { DaemonClient } from "../client.js";
+import { helloWithin } from "../hello.js";
 import type { Connection } from "../provider.js";
 import { fail, ok, type Result } from "../result.js";
 import { type DockerEngine, engineFailure, type Reply } from "./api.js";
@@ -61,16 +61,9 @@ export async function openConnection(
     socket.destroy();
   };
 
-  let hello: Hello;
-  try {
-    hello = await client.call("hello", { client: "agentrun-docker" }, { signal: helloSignal });
-  } catch (error) {
-    await close();
-    if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);
-    if (bound.aborted) return fail("timeout", `the daemon in ${target} did not say hello within ${HELLO_TIMEOUT_MS / 1000} s`);
-    const why = stderr.trim().split("\n").pop() || (error instanceof CallError ? error.message : String(error));
-    return fail(GONE.test(why) ? "gone" : "unreachable", `the daemon in ${target} did not answer hello: ${why}`);
-  }
+  const said = await helloWithin({ client, who: "agentrun-docker", target, bounded: { bound, signal: helloSignal }, boundMs: HELLO_TIMEOUT_MS, caller: signal, close, words: () => stderr, gone: GONE });
+  if (!said.ok) return said;
+  const hello = said.value;
   if (want) {
     const wrong: string[] = [];
     if (hello.version !== want.version) wrong.push(`version ${hello.version}, not the provider's ${want.version}`);

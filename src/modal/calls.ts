@@ -1,6 +1,6 @@
 // Every Modal call bounded: the SDK takes no AbortSignal, so each call races its bound and the
 // caller's signal, and a result that lands after is handed to late() (a sandbox to terminate).
-import { redactWords } from "../redact.js";
+import { errorWords } from "../redact.js";
 import { fail, ok, type Result, type ResultCode } from "../result.js";
 
 /** An SDK error as a result's code: NotFoundError is not_found, and the rest by name. */
@@ -18,10 +18,7 @@ export function codeOf(error: unknown): ResultCode {
 }
 
 /** An SDK error in words with anything key-shaped taken out. */
-export function wordsOf(error: unknown): string {
-  const text = error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error);
-  return redactWords(text.replace(/\s+/g, " ").trim()).slice(0, 400);
-}
+export const wordsOf = errorWords;
 
 export interface Bound<T> {
   /** The call in words, for the refusal ("sandboxes.create"). */

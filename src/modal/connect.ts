@@ -5,12 +5,12 @@
 import { Readable, Writable } from "node:stream";
 import type { ReadableStream as NodeReadableStream, WritableStream as NodeWritableStream } from "node:stream/web";
 import { DaemonClient } from "../client.js";
-import type { Hello } from "../protocol.js";
+import { helloWithin } from "../hello.js";
 import type { Connection } from "../provider.js";
 import { fail, ok, type Result } from "../result.js";
 import { bounded, wordsOf } from "./calls.js";
 import type { ModalProcess, ModalSandbox } from "./sdk.js";
-import { boundedBy } from "../bound.js";
+import { boundedBy, type Bounded } from "../bound.js";
 
 export const CLOSE_WAIT_MS = 5_000;
 /** Between tries while init comes up (computerd stdio itself waits 3 s for the socket). */
@@ -29,11 +29,11 @@ function endStdin(process: ModalProcess): void {
   void process.stdin.close().catch(() => undefined);
 }
 
-async function once(sandbox: ModalSandbox, options: BridgeOptions, signal: AbortSignal, remainingMs: number): Promise<Result<Connection>> {
+async function once(sandbox: ModalSandbox, options: BridgeOptions, within: Bounded, remainingMs: number): Promise<Result<Connection>> {
   const started = await bounded(() => sandbox.exec(options.argv, { mode: "binary" }), {
     what: `the bridge's exec in ${sandbox.sandboxId}`,
     ms: Math.max(1, Math.min(options.callMs, remainingMs)),
-    signal,
+    signal: within.signal,
     // A bridge that lands after it was given up on has its stdin closed as it lands, so it ends.
     late: endStdin,
   });
@@ -52,14 +52,13 @@ async function once(sandbox: ModalSandbox, options: BridgeOptions, signal: Abort
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
     readable.destroy();
   };
-  let hello: Hello;
-  try {
-    hello = await client.call("hello", { client: "agentrun-modal" }, { signal });
-  } catch (error) {
-    await close();
-    const why = (await Promise.race([stderr, new Promise<string>((r) => setTimeout(() => r(""), 200))])).trim().split("\n").pop();
-    return fail("unreachable", `the daemon in ${sandbox.sandboxId} did not answer hello: ${why ? wordsOf(why) : wordsOf(error)}`);
-  }
+  const said = await helloWithin({
+    client, who: "agentrun-modal", target: sandbox.sandboxId, bounded: within, boundMs: options.helloMs, caller: options.signal, close,
+    // The bridge's stderr, as much as came within 200 ms.
+    words: async () => wordsOf(await Promise.race([stderr, new Promise<string>((r) => setTimeout(() => r(""), 200))])),
+  });
+  if (!said.ok) return said;
+  const hello = said.value;
   return ok({ client, hello, close });
 }
 
@@ -79,10 +78,11 @@ async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
 
 /** Opens the bridge and says hello within helloMs and the caller's signal. */
 export async function openBridge(sandbox: ModalSandbox, options: BridgeOptions): Promise<Result<Connection>> {
-  const { bound, signal } = boundedBy(options.helloMs, options.signal);
+  const within = boundedBy(options.helloMs, options.signal);
+  const { bound } = within;
   const deadline = Date.now() + options.helloMs;
   for (;;) {
-    const tried = await once(sandbox, options, signal, deadline - Date.now());
+    const tried = await once(sandbox, options, within, deadline - Date.now());
     if (tried.ok) return tried;
     if (options.signal?.aborted) return fail("aborted", `connecting to ${sandbox.sandboxId} was aborted`);
     if (bound.aborted || Date.now() + RETRY_MS >= deadline) {

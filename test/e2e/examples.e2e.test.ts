@@ -41,8 +41,9 @@ describe("the YAML examples and the root stack", async () => {
         expect((await pulumi("config", "set", "--stack", "example", "--path", ...(secret ? ["--secret"] : []), `agentrun:modal.${key}`, value)).exitCode).toBe(0);
       }
       // A vendor's example needs its key to pass check; preview makes nothing and calls no vendor.
-      if (dir === "examples/daytona") {
-        const set = await pulumi("config", "set", "--secret", "--path", "agentrun:daytona.apiKey", "preview-only", "--stack", "example");
+      if (dir === "examples/daytona" || dir === "examples/e2b") {
+        const vendor = dir.slice("examples/".length);
+        const set = await pulumi("config", "set", "--secret", "--path", `agentrun:${vendor}.apiKey`, "preview-only", "--stack", "example");
         expect(set.exitCode, set.stderr).toBe(0);
       }
       const preview = await pulumi("preview", "--stack", "example");

@@ -34,7 +34,7 @@ const CAP_NAMES = [
  * Every capability this machine can hand a container: ALL, less those its own bounding set lacks
  * (an engine that runs in a container cannot give what it does not hold).
  */
-function everyCapability(): string[] {
+export function everyCapability(): string[] {
   let bounding = (1n << BigInt(CAP_NAMES.length)) - 1n;
   try {
     const line = /^CapBnd:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"));

@@ -105,7 +105,7 @@ describe("PROVIDERS", () => {
       docker: ["sandbox", "desktop"],
       daytona: ["sandbox"],
       modal: ["sandbox"],
-      e2b: ["sandbox", "desktop"],
+      e2b: ["sandbox"],
       orgo: ["desktop"],
       "phone-harness": ["phone"],
       browserbase: ["browser"],
@@ -119,7 +119,7 @@ describe("PROVIDERS", () => {
     expect(defaultImage("daytona", "sandbox")).toBe("default");
     expect(defaultImage("modal", "sandbox")).toBe("debian:bookworm-slim");
     expect(defaultImage("e2b", "sandbox")).toBe("base");
-    expect(defaultImage("e2b", "desktop")).toBe("desktop");
+    expect(defaultImage("e2b", "desktop")).toBeUndefined();
     expect(defaultImage("orgo", "desktop")).toBe("linux");
     expect(defaultImage("phone-harness", "phone")).toBe("android");
     expect(defaultImage("kernel", "browser")).toBe("chromium");
@@ -145,6 +145,7 @@ describe("PROVIDERS", () => {
 const SETTINGS: Record<string, Record<string, unknown>> = {
   modal: { app: "agentrun-test", tokenId: "ak-test", tokenSecret: "as-test" },
   daytona: { apiKey: "kinds-test-placeholder" },
+  e2b: { apiKey: "kinds-test-placeholder" },
 };
 
 describe("each registry row against its provider", () => {

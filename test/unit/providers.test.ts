@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-const loaded = vi.hoisted(() => ({ docker: 0, modal: 0, sdk: 0, daytona: 0 }));
+const loaded = vi.hoisted(() => ({ docker: 0, modal: 0, sdk: 0, daytona: 0, e2b: 0, e2bSdk: 0 }));
 vi.mock("../../src/docker/index.js", async (importOriginal) => {
   loaded.docker++;
   return importOriginal();
@@ -13,6 +13,14 @@ vi.mock("../../src/daytona/index.js", async (importOriginal) => {
 });
 vi.mock("../../src/modal/index.js", async (importOriginal) => {
   loaded.modal++;
+  return importOriginal();
+});
+vi.mock("../../src/e2b/index.js", async (importOriginal) => {
+  loaded.e2b++;
+  return importOriginal();
+});
+vi.mock("e2b", async (importOriginal) => {
+  loaded.e2bSdk++;
   return importOriginal();
 });
 vi.mock("modal", async (importOriginal) => {
@@ -26,37 +34,48 @@ afterEach(() => {
   loaded.modal = 0;
   loaded.sdk = 0;
   loaded.daytona = 0;
+  loaded.e2b = 0;
+  loaded.e2bSdk = 0;
 });
 
 describe("the provider registry", () => {
   it("loads no provider when it is loaded", async () => {
     const registry = await import("../../src/providers.js");
-    expect(registry.PROVIDER_IDS).toEqual(["docker", "modal", "daytona"]);
+    expect(registry.PROVIDER_IDS).toEqual(["docker", "modal", "daytona", "e2b"]);
     expect(loaded.docker).toBe(0);
     expect(loaded.modal).toBe(0);
     expect(loaded.sdk).toBe(0);
     expect(loaded.daytona).toBe(0);
+    expect(loaded.e2b).toBe(0);
+    expect(loaded.e2bSdk).toBe(0);
   });
 
   it("loads a provider's module when its id is asked for, with MOUNT and create", async () => {
     const { providerModule } = await import("../../src/providers.js");
     const docker = await providerModule("docker");
-    expect(loaded).toEqual({ docker: 1, modal: 0, sdk: 0, daytona: 0 });
+    expect(loaded).toEqual({ docker: 1, modal: 0, sdk: 0, daytona: 0, e2b: 0, e2bSdk: 0 });
     expect(docker.MOUNT).toEqual(["bind"]);
     expect(typeof docker.create).toBe("function");
   });
 
+  it("builds the E2B provider without loading the e2b package: the SDK loads at the first call", async () => {
+    const { providerFor } = await import("../../src/providers.js");
+    const built = await providerFor("e2b", { apiKey: "e2b_placeholder" });
+    expect(built.ok).toBe(true);
+    expect(loaded).toMatchObject({ e2b: 1, e2bSdk: 0 });
+  });
+
   it("refuses an unknown id, naming the ones it holds", async () => {
     const { providerFor, providerModule } = await import("../../src/providers.js");
-    await expect(providerModule("fly")).rejects.toThrow('there is no provider "fly": the registry holds docker, modal, daytona');
+    await expect(providerModule("fly")).rejects.toThrow('there is no provider "fly": the registry holds docker, modal, daytona, e2b');
     expect(await providerFor("fly", {})).toEqual({
       ok: false,
-      error: { code: "invalid", field: "provider", message: 'there is no provider "fly": the registry holds docker, modal, daytona' },
+      error: { code: "invalid", field: "provider", message: 'there is no provider "fly": the registry holds docker, modal, daytona, e2b' },
     });
     // An id that could hold anything is not echoed.
     expect(await providerFor("sk-live-0123456789abcdef0123456789abcdef/../x", {})).toMatchObject({
       ok: false,
-      error: { message: "there is no provider that id: the registry holds docker, modal, daytona" },
+      error: { message: "there is no provider that id: the registry holds docker, modal, daytona, e2b" },
     });
     await expect(providerModule("toString")).rejects.toThrow("there is no provider");
     expect(loaded.docker).toBe(0);

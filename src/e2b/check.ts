@@ -1,0 +1,27 @@
+// check(spec) for E2B: the child daemon's shared check (src/child-check.ts) in E2B's words. A
+// template gives the sandbox its size; a desktop waits for computerd's own X server.
+import { checkChildSpec } from "../child-check.js";
+import type { Capabilities, ComputerSpec } from "../provider.js";
+import type { Refusal } from "../result.js";
+import { COMPUTER_KEY } from "./constants.js";
+import { DESKTOP_GAP } from "./options.js";
+
+export const NETWORK_GAP =
+  "an E2B computer's network is none alone for now: its daemon's programs run in a network of their own, and open and allowlists wait for a proxy out of it (known gap; a computer that needs pip, npm or git from the internet cannot be made on E2B yet)";
+
+export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refusal[] {
+  const out = checkChildSpec(spec, capabilities, {
+    vendor: "an E2B",
+    name: "E2B",
+    sizedBy: "template",
+    image: 'image is required: an E2B template by id or alias ("base" for E2B\'s base template)',
+    networkGap: NETWORK_GAP,
+    kind: (kind) => (kind === "desktop" ? DESKTOP_GAP : `E2B makes linux computers, not ${String(kind)}`),
+    ownLabel: COMPUTER_KEY,
+  });
+  // A template is a name E2B resolves: no whitespace, and a bound on its length.
+  if (typeof spec?.image === "string" && spec.image && (spec.image.length > 256 || /\s/.test(spec.image)) && !out.some((r) => r.field === "image")) {
+    out.push({ field: "image", message: "image is an E2B template by id or alias: no whitespace, at most 256 characters" });
+  }
+  return out;
+}

@@ -1,0 +1,142 @@
+// The E2B provider with no call: check's refusals, the options' rules (the key never echoed, an
+// ambient E2B_SANDBOX_URL refused, publicStream refused whatever its value), the connection options
+// against the real SDK's ConnectionConfig with every ambient variable set, the read-back's drift,
+// the conformance module's names, and the plugin's test-only setting.
+import { ConnectionConfig } from "e2b";
+import { afterEach, describe, expect, it } from "vitest";
+import { settingsFrom } from "../../provider/config.js";
+import { liveProblem, settingsFromEnv } from "../../src/conformance/e2b.js";
+import { codeOf } from "../../src/e2b/calls.js";
+import { connectionOf } from "../../src/e2b/client.js";
+import { create } from "../../src/e2b/create.js";
+import { infoDrift, networkOf } from "../../src/e2b/readback.js";
+import type { E2BSandboxInfo } from "../../src/e2b/sdk.js";
+
+const KEY = "e2b_0123456789abcdef0123456789abcdef";
+const provider = () => create({ apiKey: KEY });
+const spec = { image: "base", lifetimeMs: 600_000, network: "none" as const };
+const fields = (s: object) => {
+  const r = provider().check(s as never);
+  return r.ok ? [] : (r.error.refusals ?? [r.error]).map((x) => x.field);
+};
+const words = (s: object) => {
+  const r = provider().check(s as never);
+  return r.ok ? "" : (r.error.refusals ?? [r.error]).map((x) => x.message).join(" | ");
+};
+
+afterEach(() => {
+  for (const name of ["E2B_SANDBOX_URL", "E2B_API_KEY", "E2B_DOMAIN", "E2B_API_URL", "E2B_DEBUG"]) delete process.env[name];
+});
+
+describe("check", () => {
+  it("takes a template, a lifetime within Hobby's hour, network none, labels and kind linux", () => {
+    expect(provider().check({ ...spec, labels: { team: "a" }, kind: "linux" })).toEqual({ ok: true, value: undefined });
+    // The daemon's own user and workdir, which the Pulumi resource passes back.
+    expect(provider().check({ ...spec, user: "2510:2510", workdir: "/work" })).toEqual({ ok: true, value: undefined });
+  });
+
+  it("refuses every field it cannot hold, together, each by its field", () => {
+    expect(fields({ image: "", lifetimeMs: 3_600_001, network: "open", cpus: 2, memoryMb: 512, pids: 64, user: "1000", workdir: "/tmp", color: "red" })).toEqual(
+      expect.arrayContaining(["image", "lifetimeMs", "network", "cpus", "memoryMb", "pids", "user", "workdir", "color"]),
+    );
+    expect(words({ ...spec, network: { allow: ["pypi.org"] } })).toMatch(/none alone for now.*proxy/);
+    expect(words({ ...spec, cpus: 2 })).toMatch(/template's own/);
+    expect(words({ ...spec, labels: { "agentrun.computer.name": "x" } })).toMatch(/provider's own namespace/);
+    expect(words({ ...spec, network: undefined })).toMatch(/network is required/);
+  });
+
+  it("refuses kind desktop in words naming why (computerd's own X server is not built)", () => {
+    expect(words({ ...spec, kind: "desktop" })).toMatch(/X server/);
+    expect(fields({ ...spec, kind: "android" })).toEqual(["kind"]);
+  });
+
+  it("caps the lifetime at maxLifetimeMs, up to Pro's 24 hours", () => {
+    expect(create({ apiKey: KEY, maxLifetimeMs: 86_400_000 }).check({ ...spec, lifetimeMs: 86_400_000 }).ok).toBe(true);
+    expect(() => create({ apiKey: KEY, maxLifetimeMs: 86_400_001 })).toThrow(/24 hours/);
+  });
+});
+
+describe("options", () => {
+  it("refuses a missing key in words that name the option, and never echoes a key", () => {
+    expect(() => create({} as never)).toThrow(/apiKey option.*E2B_API_KEY is never read/);
+    for (const bad of [{ domain: "not a domain" }, { daemonUser: "0:0" }, { kind: "desktop" }, { probeTargets: [] }, { timeouts: { nope: 1 } }]) {
+      let message = "";
+      try {
+        create({ apiKey: KEY, ...bad } as never);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).not.toBe("");
+      expect(message).not.toContain(KEY);
+    }
+  });
+
+  it("takes no publicStream option, whatever its value", () => {
+    for (const value of [true, false, undefined]) expect(() => create({ apiKey: KEY, publicStream: value } as never)).toThrow(/publicStream/);
+  });
+
+  it("refuses to start while E2B_SANDBOX_URL is set", () => {
+    process.env.E2B_SANDBOX_URL = "https://elsewhere.example";
+    expect(() => provider()).toThrow(/E2B_SANDBOX_URL is set/);
+  });
+
+  it("gives the real SDK's ConnectionConfig its own key, domain, API URL and debug, over every ambient variable", () => {
+    process.env.E2B_API_KEY = "e2b_ambient_key";
+    process.env.E2B_DOMAIN = "ambient.example";
+    process.env.E2B_API_URL = "https://api.ambient.example";
+    process.env.E2B_DEBUG = "true";
+    const config = new ConnectionConfig(connectionOf(KEY, "e2b.app"));
+    expect({ apiKey: config.apiKey, domain: config.domain, apiUrl: config.apiUrl, debug: config.debug }).toEqual({ apiKey: KEY, domain: "e2b.app", apiUrl: "https://api.e2b.app", debug: false });
+  });
+});
+
+const info = (over: Partial<E2BSandboxInfo> = {}): E2BSandboxInfo => ({
+  sandboxId: "isb1", templateId: "rki5dems9wqfm4r03t7g", name: "base", metadata: { team: "a" },
+  startedAt: new Date("2026-12-01T00:00:00Z"), endAt: new Date("2026-12-01T00:10:00Z"), state: "running", cpuCount: 2, memoryMB: 512, envdVersion: "0.2.0",
+  allowInternetAccess: false, network: { denyOut: ["0.0.0.0/0"], allowPublicTraffic: false }, lifecycle: { onTimeout: "kill", autoResume: false }, ...over,
+});
+
+describe("the read-back", () => {
+  it("reads network none only with no internet and no public traffic in", () => {
+    expect(networkOf(info())).toBe("none");
+    expect(networkOf(info({ allowInternetAccess: undefined }))).toBe("none");
+    expect(networkOf(info({ network: { denyOut: ["0.0.0.0/0"], allowPublicTraffic: true } }))).toEqual({ other: "public traffic is allowed in" });
+    expect(networkOf(info({ network: { denyOut: ["0.0.0.0/0"] } }))).toEqual({ other: "E2B reads back no allowPublicTraffic" });
+    expect(networkOf(info({ allowInternetAccess: true, network: { allowPublicTraffic: false } }))).toBe("open");
+    expect(networkOf(info({ network: { allowOut: ["1.1.1.1"], allowPublicTraffic: false } }))).toEqual({ allow: ["1.1.1.1"] });
+    expect(networkOf(info({ allowInternetAccess: undefined, network: { allowPublicTraffic: false } }))).toMatchObject({ other: expect.any(String) });
+  });
+
+  it("holds the template by id or alias, the metadata, the lifecycle, the state and the end to what create asked", () => {
+    const want = { template: "base", metadata: { team: "a" }, timeoutS: 600 };
+    expect(infoDrift(info(), want)).toEqual([]);
+    expect(infoDrift(info(), { ...want, template: "rki5dems9wqfm4r03t7g" })).toEqual([]);
+    const drift = infoDrift(info({ name: "other", metadata: {}, lifecycle: { onTimeout: "pause", autoResume: true }, state: "paused", endAt: new Date("2026-12-01T00:20:00Z") }), want).join(" | ");
+    for (const part of ["template", "metadata team", "onTimeout", "autoResume", "paused", "end"]) expect(drift).toContain(part);
+  });
+
+  it("reads the SDK's errors by name", () => {
+    const named = (name: string) => Object.assign(new Error("x"), { name });
+    expect(["SandboxNotFoundError", "AuthenticationError", "TimeoutError", "RateLimitError", "InvalidArgumentError", "SandboxError"].map((n) => codeOf(named(n)))).toEqual(["not_found", "unauthorized", "timeout", "limit", "invalid", "failed"]);
+  });
+});
+
+describe("the conformance module and the plugin's settings", () => {
+  it("reads COMPUTER_E2B_* alone, the live switch first, and never E2B_API_KEY", () => {
+    expect(liveProblem({ COMPUTER_E2B_API_KEY: KEY })).toMatch(/AGENTRUN_COMPUTER_LIVE_E2B=1/);
+    expect(liveProblem({ AGENTRUN_COMPUTER_LIVE_E2B: "1", E2B_API_KEY: KEY })).toMatch(/COMPUTER_E2B_API_KEY.*E2B_API_KEY is never read/);
+    expect(liveProblem({ AGENTRUN_COMPUTER_LIVE_E2B: "1", COMPUTER_E2B_API_KEY: KEY })).toBeUndefined();
+    expect(settingsFromEnv({ COMPUTER_E2B_API_KEY: KEY, COMPUTER_E2B_DOMAIN: "e2b.dev", COMPUTER_E2B_MAX_LIFETIME_MS: "600000", COMPUTER_E2B_USER: "3000:3000" })).toEqual({
+      apiKey: KEY, domain: "e2b.dev", maxLifetimeMs: 600_000, daemonUser: "3000:3000",
+    });
+    expect(() => settingsFromEnv({ COMPUTER_E2B_API_KEY: KEY, E2B_SANDBOX_URL: "https://x.example" })).toThrow(/E2B_SANDBOX_URL/);
+  });
+
+  it("takes agentrun:e2b's key and domain, and testSdk only with the plugin's test flag", () => {
+    const config = JSON.stringify({ "agentrun:e2b": JSON.stringify({ apiKey: KEY, domain: "e2b.app" }) });
+    expect(settingsFrom(config)).toEqual({ ok: true, value: { e2b: { apiKey: KEY, domain: "e2b.app" } } });
+    const test = JSON.stringify({ "agentrun:e2b": JSON.stringify({ apiKey: KEY, testSdk: "/x/fake.js" }) });
+    expect(settingsFrom(test)).toMatchObject({ ok: false, message: expect.stringMatching(/for tests only/) });
+    expect(settingsFrom(test, { test: true }).ok).toBe(true);
+  });
+});
