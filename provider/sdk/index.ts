@@ -295,7 +295,7 @@ export interface ComputerTemplate {
   readonly user?: string;
   /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
   readonly workdir?: string;
-  /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
+  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
   readonly kind?: string;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   readonly egress?: EgressValue;
@@ -327,7 +327,7 @@ export interface ComputerTemplateArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
+  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
   kind?: pulumi.Input<string>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
