@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # computerd for Linux amd64 and arm64: static (CGO_ENABLED=0), into dist/, with the version
-# of package.json, so the library and the daemon it carries agree.
+# of package.json, so the library and the daemon it carries agree; beside it the desktop
+# fixture (computerd-fixture-linux-<arch>), the test-only X client the conformance cases read.
 # Exit 10: both binaries already newer than every daemon source.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -13,6 +14,7 @@ changed() {
   [ -n "$(find "$ROOT/daemon" \( -name '*.go' -o -name go.mod -o -name go.sum \) -newer "$out/computerd-linux-amd64" -print -quit)" ]
 }
 if [ -f "$out/computerd-linux-amd64" ] && [ -f "$out/computerd-linux-arm64" ] \
+   && [ -f "$out/computerd-fixture-linux-amd64" ] && [ -f "$out/computerd-fixture-linux-arm64" ] \
    && [ "$(cat "$stamp" 2>/dev/null)" = "$version" ] && ! changed; then
   exit 10
 fi
@@ -23,5 +25,8 @@ for arch in amd64 arm64; do
     -ldflags "-s -w -X agentrun.dev/computerd/internal/version.Version=$version" \
     -o "$out/computerd-linux-$arch.partial" ./cmd/computerd)
   mv "$out/computerd-linux-$arch.partial" "$out/computerd-linux-$arch"
+  (cd "$ROOT/daemon" && CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath -ldflags "-s -w" \
+    -o "$out/computerd-fixture-linux-$arch.partial" ./cmd/fixture)
+  mv "$out/computerd-fixture-linux-$arch.partial" "$out/computerd-fixture-linux-$arch"
 done
 echo "$version" > "$stamp"

@@ -30,18 +30,21 @@ typescript() {
   touch dist/.tsc-stamp
 }
 
-# tmux: the tests drive `agentrun shell` through a real terminal it holds (and resize it).
-tmux_tool() {
-  command -v tmux >/dev/null && return 10
-  [ "$(id -u)" = 0 ] || die "tmux is missing; run as root: apt-get install tmux"
-  say "installing tmux (apt-get)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null \
-    || { apt-get update -qq >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null; } \
-    || die "apt-get install tmux failed"
+# A program from Debian, installed when missing: <command> <package>. tmux: the tests drive
+# `agentrun shell` through a real terminal it holds (and resize it); Xvfb: the daemon's X11
+# tests run against a real X server.
+apt_tool() {
+  command -v "$1" >/dev/null && return 10
+  [ "$(id -u)" = 0 ] || die "$1 is missing; run as root: apt-get install $2"
+  say "installing $1 (apt-get)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null \
+    || { apt-get update -qq >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null; } \
+    || die "apt-get install $2 failed"
 }
 
 step "node modules" node_modules
-step "tmux (for the shell tests)" tmux_tool
+step "tmux (for the shell tests)" apt_tool tmux tmux
+step "Xvfb (for the daemon's X11 tests)" apt_tool Xvfb xvfb
 step "Docker engine" bash scripts/setup-docker.sh
 step "computerd (dist/computerd-linux-amd64, -arm64)" bash scripts/build-daemon.sh
 step --into PULUMI_BIN "Pulumi CLI" bash scripts/setup-pulumi.sh

@@ -11,7 +11,7 @@ export const MAX_BATCH_WAIT_MS = 300_000;
 export const MAX_KEY_REPEAT = 100;
 
 const F_KEYS = Array.from({ length: 12 }, (_, i) => `f${i + 1}`);
-/** The named keys; any other key is one printable ASCII character (0x21-0x7e). daemon/internal/keys mirrors it. */
+/** The named keys; any other key is one printable ASCII character (0x21-0x7e). daemon/internal/keys mirrors it (test/vectors/keys.json). */
 export const KEYS = [
   "enter",
   "tab",

@@ -164,9 +164,8 @@ const optional = (...names: string[]) => names.map((name) => ({ name, required: 
 
 /** What Settings offers. */
 export const PROVIDERS: readonly ProviderEntry[] = [
-  // Docker's desktop (its desktop option) is not built: its check refuses kind desktop, so its
-  // row offers the linux computer alone until the option joins it.
-  entry({ id: "docker", label: "Docker", keys: [], mounts: ["bind"], metered: false, capabilities: [LINUX], defaultImage: {} }),
+  // Docker makes either: a spec's kind, or its desktop option for the provider's own.
+  entry({ id: "docker", label: "Docker", keys: [], mounts: ["bind"], metered: false, capabilities: [LINUX, DESKTOP], defaultImage: {} }),
   entry({
     id: "daytona",
     label: "Daytona",

@@ -183,6 +183,8 @@ export interface ImageOptions extends CallOptions {
   onWait?: (making: "build" | "pull", tag: string) => void;
   /** Told each step of a build as it starts, where the vendor numbers them. */
   onStep?: (step: { step: number; of: number; line: string }) => void;
+  /** The kind of computer the image is for (a desktop's has an X server); default the provider's. */
+  kind?: MachineKind;
 }
 
 export interface CreateOptions extends CallOptions {

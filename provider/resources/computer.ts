@@ -5,6 +5,7 @@
 // read back, and `drift` naming each mismatch. diff: what the vendor fixes at create is a
 // replace, and so is a stopped or drifted computer. delete: release "delete" by the vendor id.
 import { z } from "zod";
+import { screenOf } from "../../src/desktop.js";
 import { sameAllowlist } from "../../src/egress/list.js";
 import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/provider.js";
 import type { Hello } from "../../src/protocol.js";
@@ -238,11 +239,17 @@ const DERIVED: Record<string, readonly string[]> = {
   spec: ["image", "mount", "user", "workdir", "allow"],
   drift: [...INPUTS],
   notes: [...INPUTS],
-  name: [], vendorId: [], state: [], deadline: [], hello: [],
+  name: [], vendorId: [], state: [], deadline: [], hello: [], screen: [],
 };
 
+/** A running computer whose hello declares a screen gets its size among the outputs. */
+async function withScreen(provider: ComputerProvider, outs: Props, ref: ComputerRef, hello: Hello | undefined, signal: AbortSignal): Promise<Props> {
+  if (!hello?.groups.includes("screen") || outs.state !== "running") return outs;
+  return { ...outs, screen: orThrow(await screenOf(provider, ref, { signal })) };
+}
+
 /** The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). */
-export async function defaultImage(provider: ComputerProvider, signal: AbortSignal, say: Say | undefined): Promise<string> {
+export async function defaultImage(provider: ComputerProvider, signal: AbortSignal, say: Say | undefined, kind?: Inputs["kind"]): Promise<string> {
   if (!provider.image) throw new Error(`the ${provider.id} provider has no image of its own: declare image`);
   // Said only when the provider builds or pulls: an image already there takes no time worth saying.
   let waiting: Ticker | undefined;
@@ -251,7 +258,7 @@ export async function defaultImage(provider: ComputerProvider, signal: AbortSign
   };
   const onStep = ({ step, of, line }: { step: number; of: number; line: string }) => waiting?.now(`step ${step} of ${of} (${line})`);
   try {
-    return orThrow(await provider.image({ signal, onWait, onStep }));
+    return orThrow(await provider.image({ signal, onWait, onStep, kind }));
   } finally {
     waiting?.stop();
   }
@@ -262,12 +269,12 @@ async function create(ctx: Context, raw: Props) {
   const inputs = plain as Inputs;
   const provider = await vendorOf(ctx, inputs.provider);
   const signal = bounded(ctx, CREATE_MS);
-  inputs.image ??= await defaultImage(provider, signal, ctx.say);
+  inputs.image ??= await defaultImage(provider, signal, ctx.say, inputs.kind);
   // The owner: a computer an interrupted create of this resource left is adopted or removed first.
   const owner = resourceOwner(ctx);
   const made = orThrow(await whileWaiting(ctx.say, `waiting for the ${provider.id} computer to start and its daemon to answer`, () => provider.create(specOf(inputs), { signal, ...(owner === undefined ? {} : { owner }) })));
   // create ends with the drift check, hello included: what it made is what was declared.
-  const outs = outputsOf(inputs, { ref: made, state: "running", labels: inputs.labels, hello: made.hello, drift: [] }, inputs.labels);
+  const outs = await withScreen(provider, outputsOf(inputs, { ref: made, state: "running", labels: inputs.labels, hello: made.hello, drift: [] }, inputs.labels), made, made.hello, signal);
   return { id: made.name, outs: wrapDerived(outs, secretKeys, DERIVED) };
 }
 
@@ -295,7 +302,7 @@ async function read(ctx: Context, id: string, props: Props) {
   const declared = { ...defaultsOf(provider), ...old } as Inputs;
   if (typeof declared.lifetimeMs !== "number") declared.lifetimeMs = remainingMs(o.ref.spec?.deadline);
   const labels = typeof old.labels === "object" && old.labels !== null ? declaredLabels(declared.labels, o.labels) : callerLabels(o.labels);
-  const outs = outputsOf(declared, o, labels);
+  const outs = o.drift.length > 0 ? outputsOf(declared, o, labels) : await withScreen(provider, outputsOf(declared, o, labels), o.ref, o.hello, bounded(ctx, STEP_MS));
   // The name stays the one it was made as, so the rename stays drift on every refresh until replaced.
   if (made !== undefined) outs.name = made;
   const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);

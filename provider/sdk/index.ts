@@ -295,7 +295,7 @@ export interface ComputerTemplate {
   readonly user?: string;
   /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
   readonly workdir?: string;
-  /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
+  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
   readonly kind?: string;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   readonly egress?: EgressValue;
@@ -327,7 +327,7 @@ export interface ComputerTemplateArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
+  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
   kind?: pulumi.Input<string>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -433,6 +433,22 @@ export interface AppProcessArgs {
   pid: pulumi.Input<number>;
 }
 
+/** A computer's screen. */
+export interface Screen {
+  /** The screen's width in pixels. */
+  readonly width: number;
+  /** The screen's height in pixels. */
+  readonly height: number;
+}
+
+/** A computer's screen. */
+export interface ScreenArgs {
+  /** The screen's width in pixels. */
+  width: pulumi.Input<number>;
+  /** The screen's height in pixels. */
+  height: pulumi.Input<number>;
+}
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<string>;
@@ -497,7 +513,7 @@ export interface ComputerArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
+  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
   kind?: pulumi.Input<string>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -531,7 +547,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly user: pulumi.Output<string>;
   /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
   declare readonly workdir: pulumi.Output<string>;
-  /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
+  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
   declare readonly kind: pulumi.Output<string>;
   /** The computer's name at the vendor as it was made (Docker: computer-<12 hex digits>); also its resource id. A computer renamed by hand is drift. */
   declare readonly name: pulumi.Output<string>;
@@ -551,9 +567,11 @@ export class Computer extends pulumi.CustomResource {
   declare readonly drift: pulumi.Output<string[]>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   declare readonly egress: pulumi.Output<EgressValue | undefined>;
+  /** A desktop's screen as screen.shot reads it: its size in pixels, the input actions' coordinate space. Absent on a computer with no screen. */
+  declare readonly screen: pulumi.Output<Screen | undefined>;
 
   constructor(name: string, args: ComputerArgs, opts?: pulumi.CustomResourceOptions) {
-    super(Computer.__pulumiType, name, { provider: undefined, image: undefined, network: undefined, allow: undefined, mount: undefined, labels: undefined, cpus: undefined, memoryMb: undefined, pids: undefined, user: undefined, workdir: undefined, kind: undefined, egress: undefined, ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined }, opts);
+    super(Computer.__pulumiType, name, { provider: undefined, image: undefined, network: undefined, allow: undefined, mount: undefined, labels: undefined, cpus: undefined, memoryMb: undefined, pids: undefined, user: undefined, workdir: undefined, kind: undefined, egress: undefined, ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined, screen: undefined }, opts);
   }
 }
 

@@ -75,6 +75,8 @@ export interface CaseContext {
   readonly dir: string;
   /** The drifted provider, when the run has one. */
   readonly drifted: ComputerProvider | undefined;
+  /** The input fixture on this host (--fixture), when the run has one: src/conformance/fixture.ts. */
+  readonly fixture: string | undefined;
   /** The labels every computer of this case carries: the run's, and one of the case's own. */
   readonly labels: Record<string, string>;
   /** The suite's spec (image, 30 minutes, network none, the case's labels) with extra over it. */

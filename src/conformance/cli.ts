@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import type { ComputerProvider } from "../provider.js";
 import { isProviderId, PROVIDER_IDS, providerModule } from "../providers.js";
 import type { MountFor } from "./case.js";
+import type { RunShape } from "./kind.js";
 import { formatReport } from "./format.js";
 import type { ConformanceReport } from "./report.js";
 import { casesOfRun, type Progress, runConformance } from "./runner.js";
@@ -26,12 +27,15 @@ export function usage(): string {
   ].join("\n");
 }
 
-/** What a conformance module (or a provider file) given to --provider exports. */
+/**
+ * What a conformance module (or a provider file) given to --provider exports. Its settings come
+ * from its own names (the first argument, left to its default); the run's shape comes second.
+ */
 interface ConformanceModule {
-  createProvider?: () => ComputerProvider | Promise<ComputerProvider>;
-  createDriftedProvider?: () => ComputerProvider | Promise<ComputerProvider>;
+  createProvider?: (settings?: undefined, run?: RunShape) => ComputerProvider | Promise<ComputerProvider>;
+  createDriftedProvider?: (settings?: undefined, run?: RunShape) => ComputerProvider | Promise<ComputerProvider>;
   mountFor?: MountFor;
-  conformanceImage?: () => string | undefined;
+  conformanceImage?: (run?: RunShape) => string | undefined;
   conformanceNotes?: string[];
   create?: (options: unknown) => ComputerProvider;
   optionsFromSettings?: (settings: Record<string, unknown>) => unknown;
@@ -134,8 +138,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
   let drifted: ComputerProvider | undefined;
   try {
     // A provider file with no conformance module: create() with the CLI's options, which are none.
-    provider = conformance.createProvider ? await conformance.createProvider() : conformance.create!(conformance.optionsFromSettings?.({}) ?? {});
-    if (conformance.createProvider && conformance.createDriftedProvider) drifted = await conformance.createDriftedProvider();
+    const run: RunShape = values.kind !== undefined ? { kind: values.kind } : {};
+    provider = conformance.createProvider ? await conformance.createProvider(undefined, run) : conformance.create!(conformance.optionsFromSettings?.({}) ?? {});
+    if (conformance.createProvider && conformance.createDriftedProvider) drifted = await conformance.createDriftedProvider(undefined, run);
   } catch (error) {
     io.stderr(`the provider could not be made: ${(error as Error).message}\n`);
     return EXIT.fail;
@@ -145,7 +150,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stderr(`${chosen.error.message}\n${usage()}\n`);
     return EXIT.usage;
   }
-  let image = values.image ?? conformance.conformanceImage?.();
+  let image = values.image ?? conformance.conformanceImage?.(values.kind !== undefined ? { kind: values.kind } : {});
   if (!image && provider.image) {
     const made = await provider.image({ ...(io.signal ? { signal: io.signal } : {}) });
     if (!made.ok) {

@@ -12,6 +12,7 @@ import { type DockerSettings, optionsFromSettings } from "../docker/settings.js"
 import type { MountKind } from "../mount.js";
 import { processUser } from "../user.js";
 import type { RunFolder } from "./case.js";
+import { type RunShape, settingKindOf } from "./kind.js";
 
 /** Every name this module reads. */
 export const ENV = ["COMPUTER_DOCKER_DAEMON", "COMPUTER_DOCKER_DAEMON_CACHE", "COMPUTER_DOCKER_USER"] as const;
@@ -43,19 +44,23 @@ export async function daemonForDocker(docker = "docker"): Promise<string> {
 
 let found: Promise<string> | undefined;
 
+/** A run of --kind desktop: the provider's computers are desktops. */
+const isDesktop = (run: RunShape) => run.kind !== undefined && settingKindOf(run.kind) === "desktop";
+
 /** The provider's options from the settings, the daemon asked of docker version once per process when unset. */
-async function options(settings: DockerSettings): Promise<DockerProviderOptions> {
+async function options(settings: DockerSettings, run: RunShape): Promise<DockerProviderOptions> {
   const { image: _ignored, ...rest } = settings;
-  return optionsFromSettings({ ...rest, daemonPath: rest.daemonPath ?? (await (found ??= daemonForDocker())) });
+  const made = optionsFromSettings({ ...rest, daemonPath: rest.daemonPath ?? (await (found ??= daemonForDocker())) });
+  return isDesktop(run) ? { ...made, desktop: {} } : made;
 }
 
-export async function createProvider(settings: DockerSettings = settingsFromEnv(process.env)): Promise<DockerProvider> {
-  return create(await options(settings));
+export async function createProvider(settings: DockerSettings = settingsFromEnv(process.env), run: RunShape = {}): Promise<DockerProvider> {
+  return create(await options(settings, run));
 }
 
 /** The same provider holding its daemon to another version, so none of its computers is handed out. */
-export async function createDriftedProvider(settings: DockerSettings = settingsFromEnv(process.env)): Promise<DockerProvider> {
-  return driftedProvider(await options(settings));
+export async function createDriftedProvider(settings: DockerSettings = settingsFromEnv(process.env), run: RunShape = {}): Promise<DockerProvider> {
+  return driftedProvider(await options(settings, run));
 }
 
 /** A fresh folder under the temp directory, owned by the provider's user, mode 0700, for a bind. */
@@ -79,9 +84,12 @@ export async function mountFor(kind: MountKind, settings: DockerSettings = setti
   };
 }
 
-/** The set-up's base image (dist/toolchain.json): on this host already, with sh and coreutils. */
-export function conformanceImage(): string | undefined {
-  return toolchainBase();
+/**
+ * The set-up's base image (dist/toolchain.json): on this host already, with sh and coreutils. A
+ * desktop's is the provider's own (Xvfb on that base), which the CLI makes ready.
+ */
+export function conformanceImage(run: RunShape = {}): string | undefined {
+  return isDesktop(run) ? undefined : toolchainBase();
 }
 
 export const conformanceNotes: string[] = [];

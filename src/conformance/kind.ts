@@ -7,6 +7,11 @@ import type { ConformanceCase } from "./case.js";
 import { browserCases, conformanceCases } from "./cases/index.js";
 import { type CaseResult, type Cleanup, cleanupClean, type KindVerdict } from "./report.js";
 
+/** The run as a conformance module may shape its provider by it: the kind asked for (--kind). */
+export interface RunShape {
+  kind?: string;
+}
+
 /** A setting kind, or a machine kind standing for the setting kind it is (linux is a sandbox). */
 export type KindName = SettingKind | MachineKind;
 export const KIND_NAMES: readonly KindName[] = [...new Set<KindName>([...SETTING_KIND_NAMES, ...MACHINE_KINDS])];

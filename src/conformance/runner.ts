@@ -174,6 +174,7 @@ export async function runConformance(provider: ComputerProvider, options: Confor
         return dir || noShared();
       },
       drifted: options.drifted,
+      fixture: options.fixture,
       labels: run.labels,
       spec: (extra) => run.spec(extra),
       create: async (extra) => {

@@ -56,8 +56,9 @@ export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] 
     if (!(typeof spec.network === "object" && spec.network !== null && "allow" in spec.network)) out.push({ field: "egress", message: "a computer joins an egress proxy with network { allow: [] } (the proxy's list); with none or open it has no proxy to join" });
   }
 
-  if (spec.kind === "desktop") out.push({ field: "kind", message: "desktop computers on Docker are not built yet; ask for kind linux" });
-  else if (spec.kind !== undefined && spec.kind !== "linux") out.push({ field: "kind", message: `Docker makes linux computers, not ${String(spec.kind)}; ask for kind linux` });
+  if (spec.kind !== undefined && spec.kind !== "linux" && spec.kind !== "desktop") {
+    out.push({ field: "kind", message: `Docker makes linux and desktop computers, not ${String(spec.kind).slice(0, 40)}; ask for kind linux or desktop` });
+  }
 
   if (spec.labels !== undefined) {
     out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));

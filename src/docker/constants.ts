@@ -5,6 +5,8 @@
 export const COMPUTER_LABEL = "agentrun.computer";
 /** The ISO time the computer's lifetime ends; init gets the same time. */
 export const DEADLINE_LABEL = "agentrun.computer.deadline";
+/** A desktop's kind: only a desktop carries it (a computer without it is linux). */
+export const KIND_LABEL = "agentrun.computer.kind";
 /** The label a recipe's image carries (the recipe's whole sha256): the image's, never drift. */
 export const RECIPE_LABEL = "agentrun.computer.recipe";
 /** A computer's name: computer-<12 hex digits>. */

@@ -1,7 +1,7 @@
 // A computer's create request for the Engine API (POST /containers/create), exactly as the spec's
 // Docker section gives its docker run flags: one place turns a plan into the container asked for.
 import { WORKSPACE } from "../mount.js";
-import { COMPUTER_LABEL, CPU_PERIOD, DAEMON_TARGET, DEADLINE_LABEL, HOME, RUN_DIR } from "./constants.js";
+import { COMPUTER_LABEL, CPU_PERIOD, DAEMON_TARGET, DEADLINE_LABEL, HOME, KIND_LABEL, RUN_DIR } from "./constants.js";
 import { EGRESS_MOUNT, EGRESS_SOCKET, egressName } from "./egress-request.js";
 import { cpuQuota, type Plan, workSizeMb } from "./plan.js";
 
@@ -48,8 +48,9 @@ export function createRequest(plan: Plan): CreateRequest {
     body: {
       Image: plan.image,
       User: `${plan.uid}:${plan.gid}`,
-      Labels: { [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: plan.deadline, ...plan.labels },
-      Env: [`HOME=${HOME}`],
+      Labels: { [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: plan.deadline, ...plan.labels, ...(plan.display !== undefined ? { [KIND_LABEL]: "desktop" } : {}) },
+      // A desktop's init reads DISPLAY; the programs it starts never get it from init.
+      Env: [`HOME=${HOME}`, ...(plan.display !== undefined ? [`DISPLAY=${plan.display}`] : [])],
       WorkingDir: plan.workdir,
       Entrypoint: [DAEMON_TARGET],
       Cmd: initCommand(plan.deadline, plan.allow !== undefined),

@@ -20,6 +20,7 @@ import {
   MASKED_PATHS,
   READONLY_PATHS,
   RECIPE_LABEL,
+  KIND_LABEL,
 } from "./constants.js";
 import { cpuQuota } from "./plan.js";
 import { deadlineOf, hasComputerName, type Inspected, labelsOf, nameOf, networkOf, specOf } from "./readback.js";
@@ -43,6 +44,8 @@ export interface DriftExpected {
   host: { apparmor: boolean; selinux: boolean };
   /** An allowlist's proxy as read back (egress.ts, egress-readback.ts); the network is then held to it. */
   proxy?: NetworkReadBack;
+  /** A desktop's DISPLAY, which Config.Env holds; a linux computer has none. */
+  display?: string;
 }
 
 const MIB = 1024 * 1024;
@@ -149,6 +152,9 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
   if (config.WorkingDir !== workdir) out.push(`Config.WorkingDir is ${show(config.WorkingDir)}, not ${show(workdir)}`);
   const homes = (Array.isArray(config.Env) ? (config.Env as string[]) : []).filter((e) => e.startsWith("HOME="));
   if (!(homes.length === 1 && homes[0] === `HOME=${HOME}`)) out.push(`Config.Env holds ${show(homes)}, not one HOME=${HOME}`);
+  const displays = (Array.isArray(config.Env) ? (config.Env as string[]) : []).filter((e) => e.startsWith("DISPLAY="));
+  const display = expected.display === undefined ? [] : [`DISPLAY=${expected.display}`];
+  if (show(displays) !== show(display)) out.push(`Config.Env holds ${show(displays)}, not ${expected.display === undefined ? "no DISPLAY (it is not a desktop)" : show(display)}`);
   if (show(config.Entrypoint) !== show([DAEMON_TARGET])) out.push(`Config.Entrypoint is ${show(config.Entrypoint)}, not ${show([DAEMON_TARGET])}`);
   const cmd = initCommand(expected.deadline, isAllow(spec.network));
   if (show(config.Cmd) !== show(cmd)) out.push(`Config.Cmd is ${show(config.Cmd)}, not ${show(cmd)}`);
@@ -226,6 +232,7 @@ function labelsDrift(spec: ComputerSpec, labels: unknown, expected: DriftExpecte
   const out: string[] = [];
   const have = (labels && typeof labels === "object" ? labels : {}) as Record<string, string>;
   const want: Record<string, string> = { ...(spec.labels ?? {}), [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: expected.deadline };
+  if (expected.kind === "desktop") want[KIND_LABEL] = "desktop";
   for (const [key, value] of Object.entries(want)) {
     if (have[key] !== value) out.push(`Config.Labels ${key} is ${show(have[key])}, not ${show(value)}`);
   }
@@ -261,6 +268,8 @@ export interface ReadBackHeld {
   gid: number;
   /** The deadline label's value, or "" when there is none. */
   deadline: string;
+  /** desktop when the computer carries the kind label, else linux. */
+  kind: MachineKind;
   mismatches: string[];
 }
 
@@ -286,6 +295,8 @@ export function readBackDrift(inspected: Inspected, capabilities: Capabilities, 
     user: readBack.user,
     workdir: readBack.workdir,
   };
+  const kind: MachineKind = labelsOf(inspected)[KIND_LABEL] === "desktop" ? "desktop" : "linux";
+  if (kind === "desktop") spec.kind = kind;
   if (readBack.egress !== undefined) spec.egress = readBack.egress;
   if (readBack.mount && "kind" in readBack.mount && readBack.mount.kind === "bind") spec.mount = { kind: "bind", path: readBack.mount.path };
   else if (readBack.mount && "other" in readBack.mount) mismatches.push(`the run folder reads back as other: ${readBack.mount.other}`);
@@ -299,5 +310,5 @@ export function readBackDrift(inspected: Inspected, capabilities: Capabilities, 
   const user = parseUser(readBack.user);
   if (!user.ok || userText(user.value) !== readBack.user) mismatches.push(`Config.User is ${JSON.stringify(readBack.user)}, not uid:gid as create writes it`);
   const { uid, gid } = user.ok ? user.value : { uid: NaN, gid: NaN };
-  return { spec, uid, gid, deadline: deadline ?? "", mismatches };
+  return { spec, uid, gid, deadline: deadline ?? "", kind, mismatches };
 }

@@ -64,6 +64,24 @@ export function dockerRecipe(base: string): string {
   ].join("\n");
 }
 
+/** What the desktop image adds to the base, in words. */
+export const DESKTOP_RECIPE_HAS = "Xvfb on Debian bookworm";
+
+/**
+ * A desktop's recipe on the same base: the X server alone (Xvfb and the keyboard data it reads),
+ * which the provider starts through the daemon. No window manager: the programs a caller starts
+ * are the screen.
+ */
+export function desktopRecipe(base: string): string {
+  return [
+    `FROM ${base}`,
+    "RUN apt-get update \\",
+    " && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends xvfb \\",
+    " && rm -rf /var/lib/apt/lists/*",
+    "",
+  ].join("\n");
+}
+
 /** The base image the set-up made, from the package's dist/toolchain.json; undefined when missing. */
 export function toolchainBase(): string | undefined {
   try {

@@ -1,9 +1,14 @@
 // The Docker provider's module, as the registry loads it: the provider class, create(options),
 // MOUNT and CAPABILITIES, and what a caller or the conformance module needs beside them.
 import type { MountKind } from "../mount.js";
+import type { Capabilities } from "../provider.js";
+import { CAPABILITIES as LINUX, DESKTOP_CAPABILITIES } from "./provider.js";
 
 export { create, driftedProvider } from "./create.js";
-export { CAPABILITIES, DockerProvider, type DockerProviderOptions, type EgressOptions } from "./provider.js";
+export { capabilitiesOfKind, DESKTOP_CAPABILITIES, DockerProvider, type DockerProviderOptions, type EgressOptions } from "./provider.js";
+
+/** Its capabilities by configuration: linux, and desktop with the desktop option. */
+export const CAPABILITIES: Record<string, Capabilities> = { linux: LINUX, desktop: DESKTOP_CAPABILITIES };
 export { type Asked, DockerEngine, type Reply } from "./api.js";
 export { DockerCli } from "./cli.js";
 export { openConnection } from "./connect.js";
@@ -13,6 +18,8 @@ export { type Plan, planOf } from "./plan.js";
 export { drift, type DriftExpected, helloDrift, inspectDrift } from "./drift.js";
 export { type DockerInfo, type Host, hostOf } from "./host.js";
 export {
+  DESKTOP_RECIPE_HAS,
+  desktopRecipe,
   DOCKER_RECIPE_HAS,
   dockerRecipe,
   ensureImage,

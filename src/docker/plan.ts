@@ -23,6 +23,8 @@ export interface Plan {
   mount?: { kind: "bind"; path: string };
   /** An allowlist, normalized: the computer stays at network none and reaches it through its egress proxy. */
   allow?: string[];
+  /** A desktop: the DISPLAY init is given, where its X server starts. */
+  display?: string;
   /** A shared egress proxy's name: the computer mounts its volume, not one of its own (allow is then [] or the proxy's list). */
   egress?: string;
 }
@@ -33,7 +35,7 @@ export interface Plan {
  */
 export function planOf(
   spec: ComputerSpec,
-  at: { name: string; deadline: string; daemon: string; userDefault: string; testNetwork?: string },
+  at: { name: string; deadline: string; daemon: string; userDefault: string; testNetwork?: string; display?: string },
 ): Plan {
   // The spec's user was checked, and the provider's at its construction.
   const user = parseUser(spec.user ?? at.userDefault);
@@ -53,6 +55,7 @@ export function planOf(
     labels: { ...(spec.labels ?? {}) },
     daemon: at.daemon,
   };
+  if (at.display !== undefined) plan.display = at.display;
   if (spec.mount?.kind === "bind") plan.mount = { kind: "bind", path: spec.mount.path };
   if (typeof spec.network === "object" && "allow" in spec.network) {
     // A checked spec: its list is one checkAllowlist takes.

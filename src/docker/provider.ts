@@ -6,7 +6,9 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { CallOptions } from "../client.js";
-import type { Hello } from "../protocol.js";
+import { type DesktopOptions, DEFAULT_DISPLAY, DISPLAY_GROUPS, startDisplay } from "../desktop.js";
+import type { Hello, MachineKind } from "../protocol.js";
+import { daemonWatch } from "../screen-watch.js";
 import type {
   AttachBy,
   Capabilities,
@@ -23,6 +25,9 @@ import type {
   ReleaseHow,
   SpecReadBack,
   SweepOptions,
+  WatchHandlers,
+  ScreenWatch,
+  ImageOptions,
 } from "../provider.js";
 import { checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
 import { hostAddresses } from "../egress/host-addresses.js";
@@ -38,7 +43,7 @@ import { POOL_LABEL } from "../pool.js";
 import { DockerCli } from "./cli.js";
 import { openConnection } from "./connect.js";
 import {
-  COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, ID_PATTERN, MAX_LIFETIME_MS, NAME_PATTERN,
+  COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, ID_PATTERN, KIND_LABEL, MAX_LIFETIME_MS, NAME_PATTERN,
 } from "./constants.js";
 import { create as createContainer, failure, inspect, lastWords, listByLabels, remove, removeLate, start, stop } from "./containers.js";
 import { createRequest } from "./create-request.js";
@@ -52,7 +57,7 @@ import { DockerEgressProxies } from "./egress-proxy.js";
 import { homeDrift } from "./home.js";
 import { type Host, hostOf } from "./host.js";
 import type { EngineAddress } from "./engine.js";
-import { dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
+import { desktopRecipe, dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
 import { packageVersion } from "./package.js";
 import type { CreateStep } from "./pause.js";
 import { type Plan, planOf } from "./plan.js";
@@ -84,6 +89,12 @@ export interface DockerProviderOptions {
   volume?: { name: string; root: string };
   /** An allowlist's egress proxy. */
   egress?: EgressOptions;
+  /**
+   * Desktops: the provider's computers are kind desktop unless a spec asks for linux (a spec may
+   * ask for a desktop without it). Its image is what docker.image({ kind: "desktop" }) makes
+   * ready (default: Xvfb on the set-up's base).
+   */
+  desktop?: DesktopOptions & { image?: ImageSource };
   /** The fault tests' seam: called at each step of a create (pause.ts), to hold it there. */
   pause?: (step: CreateStep, signal?: AbortSignal) => Promise<void>;
 }
@@ -121,6 +132,18 @@ export const CAPABILITIES: Capabilities = {
   defaults: { cpus: DEFAULT_CPUS, memoryMb: DEFAULT_MEMORY_MB, pids: DEFAULT_PIDS, workdir: HOME },
 };
 
+/** A desktop: linux's, and the display's groups, which hello declares once the X server answers. */
+export const DESKTOP_CAPABILITIES: Capabilities = {
+  ...CAPABILITIES,
+  kind: "desktop",
+  groups: [...CAPABILITIES.groups, ...DISPLAY_GROUPS],
+};
+
+/** What a computer of a kind is held to: its kind and groups. */
+export function capabilitiesOfKind(kind: MachineKind): Capabilities {
+  return kind === "desktop" ? DESKTOP_CAPABILITIES : CAPABILITIES;
+}
+
 /** 45000 is "45 s", 101234 is "101.2 s"; exact when asked (a lifetime), else to a tenth. */
 function seconds(ms: number, exact = false): string {
   return `${exact ? ms / 1000 : Math.round(ms / 100) / 10} s`;
@@ -146,6 +169,9 @@ export class DockerProvider implements ComputerProvider {
   #copying: Promise<string> | undefined;
   #egressImage: Promise<Result<string>> | undefined;
   readonly #egress: Required<Pick<EgressOptions, "hint" | "readyMs">> & Omit<EgressOptions, "hint" | "readyMs">;
+  readonly #desktop: DesktopOptions & { image: ImageSource | undefined };
+  /** The kind a spec that names none gets. */
+  readonly #kind: MachineKind;
 
   constructor(options: DockerProviderOptions) {
     if (typeof options?.daemonPath !== "string" || options.daemonPath.length === 0) {
@@ -192,6 +218,18 @@ export class DockerProvider implements ComputerProvider {
     const readyMs = egress.readyMs ?? EGRESS_READY_MS;
     if (!(Number.isInteger(readyMs) && readyMs > 0)) throw new TypeError("DockerProvider's egress option: readyMs is a whole number of milliseconds above 0");
     this.#egress = { ...egress, hint, readyMs };
+    const desktop = options.desktop ?? {};
+    if (desktop.image !== undefined) {
+      const problem = sourceProblem(desktop.image);
+      if (problem) throw new TypeError(`DockerProvider's desktop.image option: ${problem}`);
+    }
+    if (desktop.server !== undefined && !(Array.isArray(desktop.server) && desktop.server.length > 0 && desktop.server.every((a) => typeof a === "string"))) {
+      throw new TypeError("DockerProvider's desktop.server option is the X server's argv, a list of strings");
+    }
+    if (desktop.display !== undefined && !/^:\d{1,4}$/.test(desktop.display)) throw new TypeError("DockerProvider's desktop.display option is a local display, such as :0");
+    const base = toolchainBase();
+    this.#desktop = { ...desktop, image: desktop.image ?? (base ? { recipe: desktopRecipe(base) } : undefined) };
+    this.#kind = options.desktop ? "desktop" : "linux";
     this.engine = options.engine instanceof DockerEngine ? options.engine : new DockerEngine(options.engine);
     this.pool = dockerPool(this.engine, this.id);
     // A build or pull goes to the same engine as every other call.
@@ -224,7 +262,7 @@ export class DockerProvider implements ComputerProvider {
   }
 
   capabilities(): Capabilities {
-    const capabilities = structuredClone(CAPABILITIES);
+    const capabilities = structuredClone(capabilitiesOfKind(this.#kind));
     // The image option by name is the image a spec that names none gets; a recipe's is made at create.
     const image = this.#image && "image" in this.#image ? { image: this.#image.image } : {};
     capabilities.defaults = { ...capabilities.defaults, user: this.#user, ...image };
@@ -276,12 +314,23 @@ export class DockerProvider implements ComputerProvider {
     return host;
   }
 
-  /** ensureImage of the provider's image option, with its docker CLI. */
-  image(options: Omit<EnsureOptions, "docker"> = {}): Promise<Result<string>> {
-    if (!this.#image) {
+  /** ensureImage of the provider's image option (a desktop's, for kind desktop), with its docker CLI. */
+  image(options: Omit<EnsureOptions, "docker"> & Pick<ImageOptions, "kind"> = {}): Promise<Result<string>> {
+    const { kind = this.#kind, ...rest } = options;
+    const source = kind === "desktop" ? this.#desktop.image : this.#image;
+    if (!source) {
       return Promise.resolve(fail("invalid", "no image to make: dist/toolchain.json names no base image (run bash scripts/setup.sh, which makes it), and no image option was given"));
     }
-    return ensureImage(this.#image, { ...options, docker: this.cli });
+    return ensureImage(source, { ...rest, docker: this.cli });
+  }
+
+  /** The kind a spec asks for, or the provider's. */
+  #kindOf(spec: Pick<ComputerSpec, "kind">): MachineKind {
+    return spec.kind ?? this.#kind;
+  }
+
+  #display(): string {
+    return this.#desktop.display ?? DEFAULT_DISPLAY;
   }
 
   async create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
@@ -322,9 +371,14 @@ export class DockerProvider implements ComputerProvider {
     // The lifetime counts from here, just before the container is made.
     const started = Date.now();
     const deadline = new Date(started + spec.lifetimeMs).toISOString();
+    const kind = this.#kindOf(spec);
     // The owner's labels are in the create request itself: no moment exists when the container is unlabelled.
     const labelled = options.owner === undefined ? spec : { ...spec, labels: { ...spec.labels, ...claimLabels(options.owner, spec) } };
-    const plan = planOf(labelled, { name, deadline, daemon, userDefault: this.#user, ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork.range } : {}) });
+    const plan = planOf(labelled, {
+      name, deadline, daemon, userDefault: this.#user,
+      ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork.range } : {}),
+      ...(kind === "desktop" ? { display: this.#display() } : {}),
+    });
     if (plan.mount) {
       const problem = await bindWritableProblem(plan.mount.path, plan.uid, plan.gid);
       if (problem) return fail("refused", problem, { field: "mount" });
@@ -415,8 +469,22 @@ export class DockerProvider implements ComputerProvider {
       if (signal?.aborted) return refused("aborted", `create was aborted while saying hello; ${name} was deleted`);
       return refused(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
     }
-    const hello = connection.value.hello;
+    let hello = connection.value.hello;
     await this.#pause?.("hello", signal);
+    if (kind === "desktop") {
+      // The X server through the daemon, as the computer's user; create waits for the display.
+      const shown = await startDisplay(connection.value.client, {
+        display: this.#display(),
+        ...(this.#desktop.server ? { server: this.#desktop.server } : {}),
+        ...(this.#desktop.timeoutMs !== undefined ? { timeoutMs: this.#desktop.timeoutMs } : {}),
+        ...(signal ? { signal } : {}),
+      });
+      if (!shown.ok) {
+        await connection.value.close();
+        return refused(shown.error.code === "aborted" || shown.error.code === "timeout" ? shown.error.code : "failed", `${name}'s desktop: ${shown.error.message}; ${name} was deleted`);
+      }
+      hello = shown.value;
+    }
     const home = await homeDrift(connection.value.client, signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
     await connection.value.close();
     if (signal?.aborted) return refused("aborted", `create was aborted while reading the computer; ${name} was deleted`);
@@ -424,7 +492,7 @@ export class DockerProvider implements ComputerProvider {
     if (!joinedNow.ok) return refused(signal?.aborted ? "aborted" : "failed", `${joinedNow.error.message}; ${name} was deleted`);
     // The proxy held to what it must be, as every later read-back holds it.
     const proxy = egressPlan ? proxyReadBack(proxyFound.value, this.#proxyExpected(name, plan.uid, plan.gid, deadline, egressPlan.image, egressPlan.hostAddresses)) : joinedNow.value;
-    const mismatches = drift(spec, inspected.value, hello, { ...this.#expected(host.value, plan.uid, plan.gid, deadline, daemon), ...(proxy ? { proxy } : {}) });
+    const mismatches = drift(spec, inspected.value, hello, { ...this.#expected(host.value, plan.uid, plan.gid, deadline, daemon, kind), ...(proxy ? { proxy } : {}) });
     if (home) mismatches.push(home);
     if (mismatches.length > 0) {
       return refused("refused", `${name} is not what was declared, so it was deleted: ${mismatches.join("; ")}`);
@@ -496,16 +564,18 @@ export class DockerProvider implements ComputerProvider {
     return ok(proxyReadBack(found.value, this.#proxyExpected(name, uid, gid, labelsOf(inspected)[DEADLINE_LABEL] ?? "", egressImageTag(bytes), addresses.value)));
   }
 
-  #expected(host: Host, uid: number, gid: number, deadline: string, daemon: string): DriftExpected {
+  #expected(host: Host, uid: number, gid: number, deadline: string, daemon: string, kind: MachineKind): DriftExpected {
+    const declared = capabilitiesOfKind(kind);
     return {
       user: `${uid}:${gid}`,
       daemon,
       deadline,
       version: this.version,
-      groups: CAPABILITIES.groups,
-      kind: CAPABILITIES.kind,
+      groups: declared.groups,
+      kind: declared.kind,
       arch: host.arch,
       host: { apparmor: host.apparmor, selinux: host.selinux },
+      ...(kind === "desktop" ? { display: this.#display() } : {}),
     };
   }
 
@@ -522,15 +592,31 @@ export class DockerProvider implements ComputerProvider {
     return fail("invalid", "a Docker computer's ref has its container id (12 to 64 hex digits) or its name, computer-<12 hex digits>", { field: "id" });
   }
 
+  /**
+   * The daemon's connection, its hello held to the computer's kind: a ref's spec says it, else
+   * the computer's own label. A desktop whose X server has gone is refused (it reads back linux).
+   */
   async connect(ref: ComputerRef, options: CallOptions = {}): Promise<Result<Connection>> {
     const target = this.#target(ref);
     if (!target.ok) return target;
+    let kind = ref.spec?.kind;
+    if (kind === undefined) {
+      const found = await inspect(this.engine, target.value, options);
+      if (!found.ok) return found;
+      kind = labelsOf(found.value)[KIND_LABEL] === "desktop" ? "desktop" : "linux";
+    }
+    const declared = capabilitiesOfKind(kind);
     return openConnection(
       this.engine,
       { id: target.value, name: typeof ref.name === "string" ? ref.name : target.value },
-      { version: this.version, kind: CAPABILITIES.kind, groups: CAPABILITIES.groups },
+      { version: this.version, kind: declared.kind, groups: declared.groups },
       options.signal,
     );
+  }
+
+  /** The live view: frames of the computer's screen on a connection of the watch's own. */
+  watch(ref: ComputerRef, handlers: WatchHandlers, options: CallOptions & { maxWidth?: number; quality?: number } = {}): Promise<Result<ScreenWatch>> {
+    return daemonWatch((signal) => this.connect(ref, signal ? { signal } : {}), handlers, options);
   }
 
   /**
@@ -566,7 +652,7 @@ export class DockerProvider implements ComputerProvider {
     const name = nameOf(inspected.value);
     const proxy = await this.#proxyReadBack(inspected.value, options);
     if (!proxy.ok) return proxy;
-    const held = readBackDrift(inspected.value, CAPABILITIES, proxy.value, this.#egress.testNetwork?.range);
+    const held = readBackDrift(inspected.value, capabilitiesOfKind("linux"), proxy.value, this.#egress.testNetwork?.range);
     const mismatches = [...held.mismatches];
 
     let hello: Hello | undefined;
@@ -585,7 +671,7 @@ export class DockerProvider implements ComputerProvider {
     const bytes = await fs.readFile(this.#daemonPath).catch(() => undefined);
     if (!bytes) return fail("failed", `the daemon at ${this.#daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
     const daemon = daemonCopyPath(this.#daemonCache, bytes);
-    mismatches.push(...drift(held.spec, inspected.value, hello, { ...this.#expected(host.value, held.uid, held.gid, held.deadline, daemon), ...(proxy.value ? { proxy: proxy.value } : {}) }));
+    mismatches.push(...drift(held.spec, inspected.value, hello, { ...this.#expected(host.value, held.uid, held.gid, held.deadline, daemon, held.kind), ...(proxy.value ? { proxy: proxy.value } : {}) }));
     return ok({
       ref: this.#refOf(inspected.value, hello, proxy.value),
       state: stateOf(inspected.value),

@@ -21,6 +21,8 @@ export interface DockerSettings {
   engine?: string;
   /** An allowlist's egress proxy: the Docker host's own addresses (required in a container) and the refusals' hint. */
   egress?: { hostAddresses?: string[]; hint?: string };
+  /** Desktops by default: the display, the X server's argv and how long create waits for it. */
+  desktop?: { display?: string; server?: string[]; timeoutMs?: number };
   /** Tests only (the plugin refuses it unless its test flag is on): hold a create at a step. */
   testPause?: { at: CreateStep; file: string };
 }

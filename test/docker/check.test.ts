@@ -30,6 +30,10 @@ describe("DockerProvider.check", () => {
     ).toEqual({ ok: true, value: undefined });
   });
 
+  it("takes a desktop, which this provider makes", () => {
+    expect(docker.check({ ...good, kind: "desktop" })).toEqual({ ok: true, value: undefined });
+  });
+
   it.each<[string, unknown, string, RegExp]>([
     ["no image", { ...good, image: "" }, "image", /image is required/],
     ["a NUL in the image", { ...good, image: "a\0b" }, "image", /NUL/],
@@ -40,8 +44,7 @@ describe("DockerProvider.check", () => {
     ["an empty allowlist", { ...good, network: { allow: [] } }, "network", /network.allow: an allowlist names at least one host or range; for no network, ask for none/],
     ["an allowlist with another field", { ...good, network: { allow: ["pypi.org"], ports: [22] } as never }, "network", /an allowlist is \{ allow: \[\.\.\.\] \} and nothing else/],
     ["another network", { ...good, network: "host" }, "network", /network is none, open or an allowlist/],
-    ["a desktop", { ...good, kind: "desktop" }, "kind", /desktop computers on Docker are not built yet; ask for kind linux/],
-    ["a phone", { ...good, kind: "android" }, "kind", /Docker makes linux computers, not android/],
+    ["a phone", { ...good, kind: "android" }, "kind", /Docker makes linux and desktop computers, not android/],
     ["a field Docker does not support", { ...good, gpu: true }, "gpu", /gpu is not a field Docker supports/],
     ["a user by name", { ...good, user: "agent" }, "user", /a name is refused: the computer's image may not have it/],
     ["cpus of zero", { ...good, cpus: 0 }, "cpus", /cpus is a number of CPUs/],

@@ -41,6 +41,38 @@ function changed(f: Fixture, edit: (i: Inspected & { HostConfig: Record<string, 
   return copy;
 }
 
+describe("a desktop's drift: its DISPLAY, its kind label and its groups", () => {
+  const f = fixture("inspect-none");
+  const desktop: DriftExpected = { ...expectedOf(f), kind: "desktop", groups: ["exec", "files", "processes", "screen", "input.pointer", "input.keys"], display: ":0" };
+  const asDesktop = changed(f, (i) => {
+    i.Config.Env = [...(i.Config.Env as string[]), "DISPLAY=:0"];
+    i.Config.Labels = { ...(i.Config.Labels as Record<string, string>), "agentrun.computer.kind": "desktop" };
+  });
+
+  it("finds nothing on a desktop made as one", () => {
+    expect(inspectDrift(f.spec, asDesktop, desktop)).toEqual([]);
+    expect(readBackDrift(asDesktop, CAPABILITIES).kind).toBe("desktop");
+  });
+
+  it("names a desktop with no DISPLAY or no kind label, and a linux computer given either", () => {
+    expect(inspectDrift(f.spec, f.inspected, desktop)).toEqual([
+      'Config.Env holds [], not ["DISPLAY=:0"]',
+      'Config.Labels agentrun.computer.kind is absent, not "desktop"',
+    ]);
+    expect(inspectDrift(f.spec, asDesktop, expectedOf(f))).toEqual([
+      'Config.Env holds ["DISPLAY=:0"], not no DISPLAY (it is not a desktop)',
+      "Config.Labels holds agentrun.computer.kind, which the provider never writes",
+    ]);
+  });
+
+  it("names a desktop whose display went: hello reads back kind linux with the linux groups", () => {
+    expect(helloDrift(hello, desktop)).toEqual([
+      "the daemon's kind is linux, not desktop",
+      'the daemon\'s groups are ["files","exec","processes"], not ["exec","files","processes","screen","input.pointer","input.keys"]',
+    ]);
+  });
+});
+
 describe("drift on computers made here", () => {
   it("finds nothing on a computer with network none and every default", () => {
     const f = fixture("inspect-none");

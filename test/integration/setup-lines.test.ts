@@ -22,6 +22,7 @@ describe("the set-up's lines under npm run up", () => {
     expect(lines.map((line) => STEP.exec(line)?.[1] ?? `not a step line: ${line}`)).toEqual([
       "node modules",
       "tmux (for the shell tests)",
+      "Xvfb (for the daemon's X11 tests)",
       "Docker engine",
       "computerd (dist/computerd-linux-amd64, -arm64)",
       "Pulumi CLI",

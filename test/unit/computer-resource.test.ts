@@ -65,7 +65,7 @@ describe("Computer check", () => {
   });
 
   it("reports a value of the wrong shape beside the provider's refusals, each once", async () => {
-    const failures = await failuresOf({ ...good, cpus: "two", user: "agent", kind: "desktop" });
+    const failures = await failuresOf({ ...good, cpus: "two", user: "agent", kind: "android" });
     expect(failures.map((f) => f.property).sort()).toEqual(["cpus", "kind", "user"]);
   });
 

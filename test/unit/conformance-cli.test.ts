@@ -69,7 +69,11 @@ describe("the conformance CLI", () => {
 describe("kinds", () => {
   it("takes a kind's cases: the groups it requires or allows, and those of no group", () => {
     expect(kindCases("linux").map((c) => c.id)).toEqual(kindCases("sandbox").map((c) => c.id));
-    expect(kindCases("sandbox")).toEqual([...casesFor("linux")]);
+    const display = (c: { needs: { groups?: string[] } }) => (c.needs.groups ?? []).some((g) => g === "screen" || g.startsWith("input."));
+    expect(kindCases("sandbox")).toEqual(casesFor("linux").filter((c) => !display(c)));
+    expect(kindCases("desktop").filter(display).map((c) => c.id)).toEqual([
+      "screen.screenshot-size", "screen.watch", "input.click-lands", "input.type-text", "input.key-table-refuses-unknown", "input.actions-stops-at-first-failure",
+    ]);
     expect(() => kindCases("none")).toThrow(/no computer/);
   });
 

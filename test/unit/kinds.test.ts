@@ -102,7 +102,7 @@ describe("PROVIDERS", () => {
   it("derives each entry's kinds from its capabilities", () => {
     const kinds = Object.fromEntries(PROVIDERS.map((p) => [p.id, p.kinds]));
     expect(kinds).toEqual({
-      docker: ["sandbox"],
+      docker: ["sandbox", "desktop"],
       daytona: ["sandbox"],
       modal: ["sandbox"],
       e2b: ["sandbox"],
@@ -155,12 +155,21 @@ describe("each registry row against its provider", () => {
     const built = await providerFromSettings(id, SETTINGS[id] ?? {});
     if (!built.ok) throw new Error(built.error.message);
     const capabilities = built.value.capabilities();
-    expect(row.capabilities).toEqual([{ kind: capabilities.kind, groups: capabilities.groups }]);
+    // A row with more than one configuration (Docker's desktop option) holds the built one among them.
+    expect(row.capabilities).toContainEqual({ kind: capabilities.kind, groups: capabilities.groups });
     const declared = module.CAPABILITIES && "kind" in module.CAPABILITIES ? [module.CAPABILITIES] : Object.values(module.CAPABILITIES ?? {});
     expect(declared.map((c) => ({ kind: c.kind, groups: c.groups }))).toEqual(row.capabilities);
     // A row lists the mounts its vendor offers; MOUNT, what is built so far (Daytona's [] for now).
     expect(module.MOUNT.every((kind) => row.mounts.includes(kind))).toBe(true);
     expect(capabilities.mount ?? []).toEqual([...module.MOUNT]);
+  });
+
+  it("builds Docker's desktop configuration from its settings, as its row offers it", async () => {
+    const built = await providerFromSettings("docker", { desktop: {} });
+    if (!built.ok) throw new Error(built.error.message);
+    const { kind, groups } = built.value.capabilities();
+    expect(PROVIDERS.find((p) => p.id === "docker")!.capabilities).toContainEqual({ kind, groups });
+    expect(kind).toBe("desktop");
   });
 
   it.each(PROVIDER_IDS)("has %s's check take a computer of every kind its row offers", async (id) => {

@@ -20,10 +20,10 @@ interface Vector {
 
 const vector = JSON.parse(readFileSync(join(import.meta.dirname, "..", "vectors", "methods.json"), "utf8")) as Vector;
 
-/** The extension's methods: computerd answers them only with an X display (or a provider in-process). */
-const EXTENSION = ["screen.shot", "screen.read", "screen.watch", "input.actions", "apps.list", "apps.launch", "apps.terminate", "apps.install", "apps.ui_tree"];
+/** The phone's methods: a provider answers them in-process; computerd has none. */
+const EXTENSION = ["apps.list", "apps.launch", "apps.terminate", "apps.install", "apps.ui_tree"];
 
-type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; valueType?: z.ZodType; shape?: Record<string, z.ZodType> };
+type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; valueType?: z.ZodType; shape?: Record<string, z.ZodType>; items?: z.ZodType[] };
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 /** A zod schema in the table's words: "string", "base64", "number|null", "string[]", "object" with fields. */
@@ -66,10 +66,15 @@ function describeType(schema: z.ZodType): { type: string; optional: boolean; fie
       fields = element.fields;
       break;
     }
+    case "tuple":
+      // A point: Go's [2]int, a list of one type.
+      type = `${describeType(def.items![0]!).type}[]`;
+      break;
     default:
       type = def.type;
   }
-  return { type: nullable ? `${type}|null` : type, optional, ...(fields ? { fields } : {}) };
+  // An optional field may be left out or null alike (nullish), as Go's omitempty pointer is.
+  return { type: nullable && !optional ? `${type}|null` : type, optional, ...(fields ? { fields } : {}) };
 }
 
 function fieldsOf(schema: z.ZodType): VectorField[] {

@@ -22,6 +22,7 @@ import (
 	"agentrun.dev/computerd/internal/methods"
 	"agentrun.dev/computerd/internal/ptree"
 	"agentrun.dev/computerd/internal/reaper"
+	"agentrun.dev/computerd/internal/x11"
 )
 
 const prSetChildSubreaper = 36
@@ -151,7 +152,9 @@ func run(o Options) error {
 	}
 	reaper.ReapAll(sweep)
 
-	d := methods.New(clock)
+	// The display DISPLAY names at start, reached when first asked for (an X server started
+	// later through process.start is found then).
+	d := methods.New(clock, x11.NewDisplay(os.Getenv("DISPLAY"), x11.AuthPath(os.Getenv("XAUTHORITY"), os.Getenv("HOME"))))
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 
+	"agentrun.dev/computerd/internal/input"
 	"agentrun.dev/computerd/internal/version"
 )
 
@@ -21,8 +22,16 @@ type HelloResult struct {
 	Groups  []string `json:"groups"`
 }
 
-func hello(context.Context, HelloParams) (HelloResult, error) {
-	return HelloResult{Version: version.Version, OS: "linux", Kind: "linux", Arch: runtime.GOARCH, Groups: []string{"exec", "files", "processes"}}, nil
+// hello declares kind desktop with screen and input only while the display answers with XTEST,
+// read again on every call, so a display started after init (or gone since) shows.
+func (d *Daemon) hello(context.Context, HelloParams) (HelloResult, error) {
+	r := HelloResult{Version: version.Version, OS: "linux", Kind: "linux", Arch: runtime.GOARCH, Groups: []string{"exec", "files", "processes"}}
+	if ok, _ := d.Display.Answers(); ok {
+		r.Kind = "desktop"
+		r.Groups = append(r.Groups, "screen")
+		r.Groups = append(r.Groups, input.Declared...)
+	}
+	return r, nil
 }
 
 // PingParams is empty.

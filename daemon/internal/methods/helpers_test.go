@@ -11,7 +11,7 @@ import (
 	"agentrun.dev/computerd/internal/rpctest"
 )
 
-func newDaemon() *Daemon { return New(nil) }
+func newDaemon() *Daemon { return New(nil, nil) }
 
 func connect(t *testing.T) *rpctest.Client {
 	return rpctest.Connect(t, newDaemon())

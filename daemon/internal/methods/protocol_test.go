@@ -52,7 +52,7 @@ func TestALineOver1MiBGetsAnErrorAndTheConnectionGoesOn(t *testing.T) {
 
 func TestUnknownMethodIsUnsupported(t *testing.T) {
 	c := connect(t)
-	if e := c.Fails(t, "screen.shot", nil); e.Data.Kind != "unsupported" || e.Code != -32601 {
+	if e := c.Fails(t, "apps.list", nil); e.Data.Kind != "unsupported" || e.Code != -32601 {
 		t.Fatalf("unknown method: %+v", e)
 	}
 }

@@ -39,6 +39,9 @@ type tableDoc struct {
 
 var bytesType = reflect.TypeOf(rpc.Bytes(nil))
 
+// rawType is a value the method reads itself (input.actions' actions): unknown to the table.
+var rawType = reflect.TypeOf(json.RawMessage(nil))
+
 func describeType(t reflect.Type) (string, []fieldDoc) {
 	nullable := ""
 	if t.Kind() == reflect.Pointer {
@@ -48,6 +51,8 @@ func describeType(t reflect.Type) (string, []fieldDoc) {
 	switch {
 	case t == bytesType:
 		return "base64" + nullable, nil
+	case t == rawType:
+		return "unknown" + nullable, nil
 	case t.Kind() == reflect.String:
 		return "string" + nullable, nil
 	case t.Kind() == reflect.Bool:
@@ -57,7 +62,7 @@ func describeType(t reflect.Type) (string, []fieldDoc) {
 	case t.Kind() == reflect.Map:
 		v, _ := describeType(t.Elem())
 		return "record<string," + v + ">" + nullable, nil
-	case t.Kind() == reflect.Slice:
+	case t.Kind() == reflect.Slice, t.Kind() == reflect.Array:
 		v, f := describeType(t.Elem())
 		return v + "[]" + nullable, f
 	case t.Kind() == reflect.Struct:

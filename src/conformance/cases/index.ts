@@ -4,11 +4,13 @@ import { driftCases } from "./drift.js";
 import { execCases } from "./exec.js";
 import { filesCases } from "./files.js";
 import { healthCases } from "./health.js";
+import { inputCases } from "./input.js";
 import { isolationCases } from "./isolation.js";
 import { lifetimeCases } from "./lifetime.js";
 import { mountCases } from "./mount.js";
 import { processCases } from "./process.js";
 import { providerCases } from "./provider.js";
+import { screenCases } from "./screen.js";
 
 /** Every case of the suite for a computer that runs computerd or answers its methods. */
 export const conformanceCases: readonly ConformanceCase[] = [
@@ -20,6 +22,8 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...driftCases,
   ...isolationCases,
   ...mountCases,
+  ...screenCases,
+  ...inputCases,
   ...lifetimeCases,
 ];
 

@@ -1,0 +1,134 @@
+// The suite's readers of what screen.shot and screen.watch send: a PNG decoded whole (8-bit,
+// non-interlaced, at most 16384 pixels a side and 2^25 pixels, inflated no further than its
+// IHDR gives), and a JPEG walked to its end for its size (the suite has no JPEG decoder).
+import { inflateSync } from "node:zlib";
+
+export const MAX_SIDE = 16384;
+export const MAX_PIXELS = 2 ** 25;
+
+export interface DecodedPng {
+  width: number;
+  height: number;
+  /** The pixel's red, green and blue. */
+  rgb(x: number, y: number): [number, number, number];
+}
+
+const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** Channels by colour type: grey, RGB, grey with alpha, RGBA. */
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 4: 2, 6: 4 };
+
+/** Decodes every pixel of a PNG, or throws in words saying what is wrong with it. */
+export function decodePng(bytes: Uint8Array): DecodedPng {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b.length < 8 || !b.subarray(0, 8).equals(SIGNATURE)) throw new Error("not a PNG: no PNG signature");
+  let off = 8;
+  let width = 0;
+  let height = 0;
+  let channels = 0;
+  const idat: Buffer[] = [];
+  let ended = false;
+  while (off + 8 <= b.length) {
+    const length = b.readUInt32BE(off);
+    const type = b.toString("latin1", off + 4, off + 8);
+    if (off + 12 + length > b.length) throw new Error(`the PNG's ${type} chunk runs past its end`);
+    const data = b.subarray(off + 8, off + 8 + length);
+    off += 12 + length;
+    if (type === "IHDR") {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      const [depth, colour, , , interlace] = [data[8]!, data[9]!, data[10]!, data[11]!, data[12]!];
+      if (depth !== 8) throw new Error(`the PNG has ${depth} bits a channel, not 8`);
+      if (interlace !== 0) throw new Error("the PNG is interlaced");
+      channels = CHANNELS[colour] ?? 0;
+      if (!channels) throw new Error(`the PNG's colour type ${colour} is not grey, RGB or RGBA`);
+      if (width < 1 || height < 1 || width > MAX_SIDE || height > MAX_SIDE || width * height > MAX_PIXELS) {
+        throw new Error(`the PNG is ${width}x${height}, past ${MAX_SIDE} a side or ${MAX_PIXELS} pixels`);
+      }
+    } else if (type === "IDAT") idat.push(data);
+    else if (type === "IEND") {
+      ended = true;
+      break;
+    }
+  }
+  if (!channels) throw new Error("the PNG has no IHDR");
+  if (!ended) throw new Error("the PNG has no IEND");
+  const stride = width * channels;
+  const want = (stride + 1) * height;
+  let raw: Buffer;
+  try {
+    raw = inflateSync(Buffer.concat(idat), { maxOutputLength: want });
+  } catch (error) {
+    throw new Error(`the PNG's pixels do not inflate to its ${width}x${height}: ${(error as Error).message}`);
+  }
+  if (raw.length !== want) throw new Error(`the PNG's pixels inflate to ${raw.length} bytes, not the ${want} its IHDR gives`);
+  const px = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    const out = px.subarray(y * stride, (y + 1) * stride);
+    const prev = y > 0 ? px.subarray((y - 1) * stride, y * stride) : Buffer.alloc(stride);
+    for (let i = 0; i < stride; i++) {
+      const a = i >= channels ? out[i - channels]! : 0;
+      const up = prev[i]!;
+      const c = i >= channels ? prev[i - channels]! : 0;
+      let v = line[i]!;
+      switch (filter) {
+        case 0:
+          break;
+        case 1:
+          v += a;
+          break;
+        case 2:
+          v += up;
+          break;
+        case 3:
+          v += (a + up) >> 1;
+          break;
+        case 4: {
+          const p = a + up - c;
+          const pa = Math.abs(p - a);
+          const pb = Math.abs(p - up);
+          const pc = Math.abs(p - c);
+          v += pa <= pb && pa <= pc ? a : pb <= pc ? up : c;
+          break;
+        }
+        default:
+          throw new Error(`the PNG's row ${y} has filter ${filter}, not 0 to 4`);
+      }
+      out[i] = v & 0xff;
+    }
+  }
+  return {
+    width,
+    height,
+    rgb(x, y) {
+      const i = (y * width + x) * channels;
+      return channels < 3 ? [px[i]!, px[i]!, px[i]!] : [px[i]!, px[i + 1]!, px[i + 2]!];
+    },
+  };
+}
+
+/** A JPEG's size from its frame header, walked segment by segment to its end marker; throws in words. */
+export function jpegSize(bytes: Uint8Array): { width: number; height: number } {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) throw new Error("not a JPEG: no start of image");
+  let off = 2;
+  let size: { width: number; height: number } | undefined;
+  while (off + 4 <= b.length) {
+    if (b[off] !== 0xff) throw new Error(`the JPEG has no marker at byte ${off}`);
+    const marker = b[off + 1]!;
+    if (marker === 0xd9) break;
+    const length = b.readUInt16BE(off + 2);
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      size = { height: b.readUInt16BE(off + 5), width: b.readUInt16BE(off + 7) };
+    }
+    off += 2 + length;
+    if (marker === 0xda) {
+      // The scan's entropy-coded bytes run to the next marker that is not a stuffed 0 or a restart.
+      while (off + 1 < b.length && !(b[off] === 0xff && b[off + 1] !== 0 && !(b[off + 1]! >= 0xd0 && b[off + 1]! <= 0xd7))) off++;
+    }
+  }
+  if (off + 2 > b.length || b[off] !== 0xff || b[off + 1] !== 0xd9) throw new Error("the JPEG ends before its end of image");
+  if (!size) throw new Error("the JPEG has no frame header");
+  return size;
+}
