@@ -73,6 +73,8 @@ export interface FakeSandbox {
   container: string;
   sessions: Map<string, Map<string, Cmd>>;
   ttl?: NodeJS.Timeout;
+  /** Its docker run, settled: a delete waits for it, so a sandbox deleted while it starts is not left running. */
+  running?: Promise<void>;
 }
 
 export interface Fake extends EventEmitter {
@@ -132,7 +134,7 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     s.state = "destroying";
     clearTimeout(s.ttl);
     for (const cmds of s.sessions.values()) for (const c of cmds.values()) c.proc.kill("SIGKILL");
-    void Promise.resolve(fake.onDelete?.(s)).catch(() => undefined)
+    void Promise.resolve(s.running).then(() => fake.onDelete?.(s)).catch(() => undefined)
       .then(() => run("docker", ["rm", "--force", "--volumes", s.container])).catch(() => undefined).then(() => {
       s.state = "destroyed";
       sandboxes.delete(s.id);
@@ -177,12 +179,14 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     // Docker's default capabilities: no CAP_SYS_ADMIN, so no network namespace for init.
     const caps = fake.unprivilegedNext ? [] : ["--cap-add", "ALL", ...capsLacking().flatMap((c) => ["--cap-drop", c])];
     fake.unprivilegedNext = false;
+    const running = run("docker", [
+      "run", "--detach", "--name", s.container, "--label", `${FAKE_LABEL}=${runId}`, "--network", network,
+      ...caps, "--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
+      "-v", `${path.resolve(options.standin)}:${STANDIN_IN}:ro`, image, STANDIN_IN, "agent", "/run/daytona-toolbox.log",
+    ]);
+    s.running = running.then(() => undefined, () => undefined);
     try {
-      await run("docker", [
-        "run", "--detach", "--name", s.container, "--label", `${FAKE_LABEL}=${runId}`, "--network", network,
-        ...caps, "--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
-        "-v", `${path.resolve(options.standin)}:${STANDIN_IN}:ro`, image, STANDIN_IN, "agent", "/run/daytona-toolbox.log",
-      ]);
+      await running;
       // Started once the agent listens.
       for (let i = 0; i < 100; i += 1) {
         const ready = await run("docker", ["exec", s.container, "test", "-e", "/run/daytona-toolbox.log.ready"]).then(() => true, () => false);
@@ -198,6 +202,7 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
         }
       }, () => undefined);
     } catch (error) {
+      if (s.desiredState !== "started") return; // deleted or stopped while it started
       s.state = "error";
       s.errorReason = (error as Error).message.split("\n")[0] ?? "docker run failed";
     }
