@@ -4,7 +4,7 @@ import type { Settings } from "./config.js";
 import { typeOf, type Context, type ResourceHandler } from "./resource.js";
 import { vendors } from "./vendors.js";
 import { inStackWords } from "./words.js";
-import type { EngineLog } from "./engine-log.js";
+import { type EngineLog, stepLines } from "./engine-log.js";
 import type { Props } from "./secrets.js";
 
 /**
@@ -27,8 +27,17 @@ export function makeProvider(opts: {
   const settings = opts.settings.ok ? opts.settings.value : {};
   const cancel = new AbortController();
   const ctx: Context = { settings, vendor: vendors(settings), signal: cancel.signal };
-  // A step's context: what it says goes on its resource's line.
-  const at = (urn: string): Context => (opts.log ? { ...ctx, say: (message) => opts.log!(urn, message, true) } : ctx);
+  // A step's context: what it says goes on its resource's line, and the step ends once its lines
+  // reached the engine (within a bound), since the engine records them only while the step runs.
+  const at = async <T>(urn: string, step: (ctx: Context) => Promise<T>): Promise<T> => {
+    if (!opts.log) return step(ctx);
+    const lines = stepLines(opts.log, urn);
+    try {
+      return await step({ ...ctx, say: lines.say });
+    } finally {
+      await lines.landed();
+    }
+  };
   const handler = async (urn: string): Promise<ResourceHandler> => {
     // Bad config is refused where the user sees it: at the first resource that needs it.
     if (!opts.settings.ok) throw new Error(opts.settings.message);
@@ -48,13 +57,13 @@ export function makeProvider(opts: {
     diff: async (id, urn, olds: Props, news: Props) =>
       inStackWords(settings, async () => (await handler(urn)).diff(ctx, id, olds ?? {}, news ?? {})),
     create: async (urn, inputs: Props) =>
-      inStackWords(settings, async () => (await handler(urn)).create(at(urn), inputs ?? {})),
+      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).create(c, inputs ?? {}))),
     read: async (id, urn, props?: Props) =>
-      inStackWords(settings, async () => (await handler(urn)).read(at(urn), id, props ?? {})),
+      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).read(c, id, props ?? {}))),
     update: async (id, urn, olds: Props, news: Props) =>
-      inStackWords(settings, async () => (await handler(urn)).update(at(urn), id, olds ?? {}, news ?? {})),
+      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).update(c, id, olds ?? {}, news ?? {}))),
     delete: async (id, urn, props: Props) =>
-      inStackWords(settings, async () => (await handler(urn)).delete(at(urn), id, props ?? {})),
+      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).delete(c, id, props ?? {}))),
     // The engine's cancel (a second Ctrl-C) ends every vendor call in flight.
     cancel: async () => cancel.abort(new Error("the Pulumi engine cancelled the operation")),
   };

@@ -256,10 +256,11 @@ async function read(ctx: Context, id: string, props: Props) {
   const secretKeys = secretFieldsOf(props);
   const old = unwrap(props).plain as Inputs & Props;
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
-  const o = await observe(provider, vendorIdOf(id, old), bounded(ctx, STEP_MS));
+  const made = typeof old.name === "string" ? old.name : undefined;
+  // A refresh of a large fleet reads each back: its line says which, and how long it took.
+  const o = await whileWaiting(ctx.say, `reading ${made ?? id} back from ${provider.id}`, () => observe(provider, vendorIdOf(id, old), bounded(ctx, STEP_MS)));
   if (o === "gone") return {}; // refresh drops it; the next up makes it again
   // Found by its vendor id under another name: renamed by hand, which a replace removes.
-  const made = typeof old.name === "string" ? old.name : undefined;
   if (made !== undefined && o.ref.name !== made) o.drift = [`renamed by hand to ${o.ref.name} (it was made as ${made})`, ...o.drift];
   // An import has no outputs: what is there is what was declared (its labels, the caller's own),
   // and its lifetime is what is left of it, to the second.
