@@ -42,9 +42,9 @@ export function engineLog(address: string | undefined): EngineLog {
 
 /**
  * A step's lines: said as status on the step's resource, and waited for (within a bound) when the
- * step ends. The engine records a provider's line only while the step runs: a read that answers
- * in milliseconds would otherwise return before its first line, still on the way to the engine,
- * got there.
+ * step ends. The engine drops a line that comes after its operation closed its event stream, and
+ * a refresh can close it right after a read that answered in milliseconds, with the read's first
+ * line (and the channel the plugin opens for it) still on the way.
  */
 export function stepLines(log: EngineLog, urn: string): { say: (message: string) => void; landed(): Promise<void> } {
   const pending = new Set<Promise<void>>();
