@@ -28,7 +28,7 @@ export function makeProvider(opts: {
   const cancel = new AbortController();
   const ctx: Context = { settings, vendor: vendors(settings), signal: cancel.signal };
   // A step's context: what it says goes on its resource's line, and the step ends once its lines
-  // reached the engine (within a bound), since the engine records them only while the step runs.
+  // reached the engine (within a bound): the engine drops a line that comes after its operation ended.
   const at = async <T>(urn: string, step: (ctx: Context) => Promise<T>): Promise<T> => {
     if (!opts.log) return step(ctx);
     const lines = stepLines(opts.log, urn);

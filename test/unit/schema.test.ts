@@ -2,8 +2,8 @@
 // the same input fields, and its config holds the settings the plugin reads.
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { DockerSettings } from "../../provider/config.js";
 import { resources } from "../../provider/plugin.js";
+import { PROVIDER_SETTINGS } from "../../src/settings.js";
 import { ROOT } from "../support/toolchain.js";
 
 const schema = JSON.parse(readFileSync(`${ROOT}/schema/schema.json`, "utf8"));
@@ -23,8 +23,11 @@ describe("schema.json", () => {
     }
   });
 
-  test("its docker settings are the ones the plugin reads", () => {
-    expect(Object.keys(schema.types["agentrun:index:DockerSettings"].properties).sort()).toEqual(Object.keys(DockerSettings.shape).sort());
+  // One source: the library's schema of each provider's settings is what the plugin's config declares.
+  test.each(Object.keys(PROVIDER_SETTINGS))("its %s settings are the library's schema of them", (id) => {
+    expect(Object.keys(schema.config.variables)).toContain(id);
+    const type = schema.config.variables[id].$ref.replace("#/types/", "");
+    expect(Object.keys(schema.types[type].properties).sort()).toEqual(Object.keys(PROVIDER_SETTINGS[id]!.shape).sort());
   });
 
   test("has the package's version", () => {
