@@ -24,45 +24,70 @@ export async function readFile(client: ComputerClient, path: string, options: Ca
   const { signal } = options;
   try {
     const first = await client.call("files.read", { path, offset: 0, length: MAX_CHUNK_BYTES }, { signal });
-    const head = Buffer.from(first.data, "base64");
-    if (first.eof) return ok(new Uint8Array(head));
-    const parts: Buffer[] = [head];
-    let offset = head.length;
+    // Each chunk's base64 is decoded in place into one buffer of the size first read (grown when
+    // the file grows meanwhile): no buffer a chunk, and no copy of the whole at the end.
+    const into = new Growing(first.size);
+    let offset = into.put(first.data);
+    if (first.eof) return ok(into.bytes());
     // Reads run ahead by the file's size as first read; the loop still ends on eof alone,
     // so a file that grows or shrinks meanwhile is read as the daemon gives it.
-    const inFlight: Array<{ offset: number; reply: ReturnType<typeof readAt> }> = [];
+    const inFlight: Array<ReturnType<typeof readAt>> = [];
     let next = offset;
     const fill = () => {
       while (inFlight.length < READ_WINDOW && (inFlight.length === 0 || next < Math.max(first.size, offset + MAX_CHUNK_BYTES))) {
-        inFlight.push({ offset: next, reply: readAt(client, path, next, signal) });
+        inFlight.push(readAt(client, path, next, signal));
         next += MAX_CHUNK_BYTES;
       }
     };
     for (;;) {
       fill();
-      const head = inFlight.shift()!;
-      const chunk = await head.reply;
-      parts.push(chunk.data);
-      offset += chunk.data.length;
+      const chunk = await inFlight.shift()!;
+      const read = into.put(chunk.data);
+      offset += read;
       if (chunk.eof) break;
-      if (chunk.data.length < MAX_CHUNK_BYTES) {
+      if (read < MAX_CHUNK_BYTES) {
         // A short chunk before the end: what ran ahead read from the wrong offsets.
-        await Promise.allSettled(inFlight.map((r) => r.reply));
+        await Promise.allSettled(inFlight);
         inFlight.length = 0;
         next = offset;
       }
     }
     // Replies still running ahead past eof are not needed; let them settle quietly.
-    for (const r of inFlight) r.reply.catch(() => {});
-    return ok(new Uint8Array(Buffer.concat(parts)));
+    for (const r of inFlight) r.catch(() => {});
+    return ok(into.bytes());
   } catch (error) {
     return asFailure(error);
   }
 }
 
-async function readAt(client: ComputerClient, path: string, offset: number, signal: AbortSignal | undefined) {
-  const reply = await client.call("files.read", { path, offset, length: MAX_CHUNK_BYTES }, { signal });
-  return { data: Buffer.from(reply.data, "base64"), eof: reply.eof };
+function readAt(client: ComputerClient, path: string, offset: number, signal: AbortSignal | undefined) {
+  return client.call("files.read", { path, offset, length: MAX_CHUNK_BYTES }, { signal });
+}
+
+/** Bytes decoded from base64 in place, at the end of what is there. */
+class Growing {
+  #buffer: Buffer;
+  #length = 0;
+  constructor(size: number) {
+    // Never from the shared pool: the bytes given back own their ArrayBuffer.
+    this.#buffer = Buffer.allocUnsafeSlow(size);
+  }
+  /** Decodes data after the bytes so far; gives how many it added. */
+  put(data: string): number {
+    const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+    const need = this.#length + Math.ceil(data.length / 4) * 3 - padding;
+    if (need > this.#buffer.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(need, this.#buffer.length * 2));
+      this.#buffer.copy(bigger, 0, 0, this.#length);
+      this.#buffer = bigger;
+    }
+    const added = this.#buffer.write(data, this.#length, "base64");
+    this.#length += added;
+    return added;
+  }
+  bytes(): Uint8Array {
+    return new Uint8Array(this.#buffer.buffer, this.#buffer.byteOffset, this.#length);
+  }
 }
 
 /** Writes a whole file: the first chunk replaces it, the mode goes with the last. */
@@ -124,10 +149,15 @@ export async function pushTar(
     let pending = iterator.next();
     let buffered: Buffer[] = [];
     let bufferedBytes = 0;
+    // Each write is sent after the last one's reply (the protocol's order); the next chunk is
+    // encoded while one crosses.
     const send = async (bytes: Buffer) => {
+      const encode = (at: number) => bytes.subarray(at, at + MAX_CHUNK_BYTES).toString("base64");
+      let data = encode(0);
       for (let at = 0; at < bytes.length; at += MAX_CHUNK_BYTES) {
-        const data = bytes.subarray(at, at + MAX_CHUNK_BYTES).toString("base64");
-        await client.call("tar.push.write", { id: id!, data }, { signal });
+        const written = client.call("tar.push.write", { id: id!, data }, { signal });
+        if (at + MAX_CHUNK_BYTES < bytes.length) data = encode(at + MAX_CHUNK_BYTES);
+        await written;
       }
     };
     for (;;) {
