@@ -1,4 +1,4 @@
-// The file helpers that go past one call: whole files in 512 KiB chunks, and trees as tar
+// The file helpers that go past one call: whole files in chunks (512 KiB read, 736 KiB written), and trees as tar
 // archives streamed through tar.push / tar.pull. Every push or pull that began is ended,
 // however it ends: finished, failed, left by its consumer, or aborted.
 import { asFailure, type CallOptions, type ComputerClient } from "./client.js";
@@ -9,6 +9,13 @@ import { fail, ok, type Result } from "./result.js";
 const READ_WINDOW = 4;
 /** Writes in flight at once for the middle of one file. */
 const WRITE_WINDOW = 4;
+/**
+ * The bytes one files.write or tar.push.write carries. A read gives at most 512 KiB; a write is
+ * bound by its line alone (1 MiB), so it carries more: 736 KiB is 981 KiB of base64, leaving
+ * 43 KiB of the line for the rest, a path of PATH_MAX escaped six times over included. Fewer
+ * writes, fewer round trips: a push sends each after the last one's reply.
+ */
+export const WRITE_CHUNK_BYTES = 736 * 1024;
 /** The bound on ending a push or pull after a failure or an abort, which has no signal of its own. */
 const END_BOUND_MS = 10_000;
 
@@ -99,8 +106,8 @@ export async function writeFile(
 ): Promise<Result<{ size: number }>> {
   const { signal, mode, parents } = options;
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const chunks = Math.max(1, Math.ceil(data.length / MAX_CHUNK_BYTES));
-  const piece = (i: number) => data.subarray(i * MAX_CHUNK_BYTES, (i + 1) * MAX_CHUNK_BYTES).toString("base64");
+  const chunks = Math.max(1, Math.ceil(data.length / WRITE_CHUNK_BYTES));
+  const piece = (i: number) => data.subarray(i * WRITE_CHUNK_BYTES, (i + 1) * WRITE_CHUNK_BYTES).toString("base64");
   const withMode = mode === undefined ? {} : { mode };
   try {
     let written = await client.call(
@@ -114,7 +121,7 @@ export async function writeFile(
     const worker = async () => {
       while (nextChunk < chunks - 1) {
         const i = nextChunk++;
-        await client.call("files.write", { path, data: piece(i), offset: i * MAX_CHUNK_BYTES }, { signal });
+        await client.call("files.write", { path, data: piece(i), offset: i * WRITE_CHUNK_BYTES }, { signal });
       }
     };
     const workers = Array.from({ length: Math.min(WRITE_WINDOW, chunks - 2) }, worker);
@@ -122,7 +129,7 @@ export async function writeFile(
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failed) throw failed.reason;
     const last = chunks - 1;
-    written = await client.call("files.write", { path, data: piece(last), offset: last * MAX_CHUNK_BYTES, ...withMode }, { signal });
+    written = await client.call("files.write", { path, data: piece(last), offset: last * WRITE_CHUNK_BYTES, ...withMode }, { signal });
     return ok({ size: written.size });
   } catch (error) {
     return asFailure(error);
@@ -152,11 +159,11 @@ export async function pushTar(
     // Each write is sent after the last one's reply (the protocol's order); the next chunk is
     // encoded while one crosses.
     const send = async (bytes: Buffer) => {
-      const encode = (at: number) => bytes.subarray(at, at + MAX_CHUNK_BYTES).toString("base64");
+      const encode = (at: number) => bytes.subarray(at, at + WRITE_CHUNK_BYTES).toString("base64");
       let data = encode(0);
-      for (let at = 0; at < bytes.length; at += MAX_CHUNK_BYTES) {
+      for (let at = 0; at < bytes.length; at += WRITE_CHUNK_BYTES) {
         const written = client.call("tar.push.write", { id: id!, data }, { signal });
-        if (at + MAX_CHUNK_BYTES < bytes.length) data = encode(at + MAX_CHUNK_BYTES);
+        if (at + WRITE_CHUNK_BYTES < bytes.length) data = encode(at + WRITE_CHUNK_BYTES);
         await written;
       }
     };
@@ -171,9 +178,9 @@ export async function pushTar(
       pending.catch(() => {}); // settled below, or dropped when the push fails first
       buffered.push(Buffer.from(step.value.buffer, step.value.byteOffset, step.value.byteLength));
       bufferedBytes += step.value.byteLength;
-      if (bufferedBytes >= MAX_CHUNK_BYTES) {
+      if (bufferedBytes >= WRITE_CHUNK_BYTES) {
         const whole = Buffer.concat(buffered);
-        const full = whole.length - (whole.length % MAX_CHUNK_BYTES);
+        const full = whole.length - (whole.length % WRITE_CHUNK_BYTES);
         await send(whole.subarray(0, full));
         buffered = full < whole.length ? [whole.subarray(full)] : [];
         bufferedBytes = whole.length - full;
