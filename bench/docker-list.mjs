@@ -1,5 +1,5 @@
-// list of many computers on the real engine: the Engine API calls it makes (one, whatever the
-// count) and its time, beside one `docker ps` as the anchor. The computers are
+// list of many computers on the real engine: the Engine API calls it makes (two, whatever the
+// count: the computers and the warm pools' claim records) and its time, beside one `docker ps` as the anchor. The computers are
 // made by the provider with a label of this run and removed by exact name at the end.
 // Run after `npm run build`: node bench/docker-list.mjs [count]
 import { execFileSync } from "node:child_process";

@@ -1,10 +1,11 @@
 // The Pulumi provider: dispatches the engine's calls to the resource modules by type token.
 import type { Provider } from "@pulumi/pulumi/provider/index.js";
 import type { Settings } from "./config.js";
-import { typeOf, type Context, type ResourceHandler } from "./resource.js";
+import { typeOf, type Construct, type Context, type ResourceHandler } from "./resource.js";
 import { vendors } from "./vendors.js";
 import { inStackWords } from "./words.js";
 import { type EngineLog, stepLines } from "./engine-log.js";
+import type { FunctionHandler } from "./function.js";
 import type { Props } from "./secrets.js";
 
 /**
@@ -15,6 +16,19 @@ export const resources: Record<string, () => Promise<ResourceHandler>> = {
   "agentrun:index:Mount": async () => (await import("./resources/mount.js")).mount,
   "agentrun:index:Computer": async () => (await import("./resources/computer.js")).computer,
   "agentrun:index:RunEpoch": async () => (await import("./resources/run-epoch.js")).runEpoch,
+  "agentrun:index:EgressProxy": async () => (await import("./resources/egress-proxy.js")).egressProxy,
+  "agentrun:index:WarmPool": async () => (await import("./resources/warm-pool.js")).warmPool,
+};
+
+/** Every component type and its construct, loaded lazily as the resources are. */
+export const components: Record<string, () => Promise<Construct>> = {
+  "agentrun:index:Fleet": async () => (await import("./resources/fleet.js")).fleet,
+};
+
+/** Every function (an invoke) and its module, loaded lazily as the resources are. */
+export const functions: Record<string, () => Promise<FunctionHandler>> = {
+  "agentrun:index:listComputers": async () => (await import("./functions/list-computers.js")).listComputers,
+  "agentrun:index:sweep": async () => (await import("./functions/sweep.js")).sweep,
 };
 
 export function makeProvider(opts: {
@@ -64,6 +78,21 @@ export function makeProvider(opts: {
       inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).update(c, id, olds ?? {}, news ?? {}))),
     delete: async (id, urn, props: Props) =>
       inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).delete(c, id, props ?? {}))),
+    invoke: async (token, inputs: Props) =>
+      inStackWords(settings, async () => {
+        if (!opts.settings.ok) throw new Error(opts.settings.message);
+        const load = functions[token];
+        if (!load) throw new Error(`agentrun has no function ${token}; it has ${Object.keys(functions).join(", ")}`);
+        return (await load()).invoke(ctx, inputs ?? {});
+      }),
+    // A component's children are registered through the engine's monitor, which the server's
+    // construct connects the runtime to before it calls this.
+    construct: async (name, type, inputs, options) => {
+      if (!opts.settings.ok) throw new Error(opts.settings.message);
+      const load = components[type];
+      if (!load) throw new Error(`agentrun has no component type ${type}; it has ${Object.keys(components).join(", ")}`);
+      return (await load())(name, inputs, options);
+    },
     // The engine's cancel (a second Ctrl-C) ends every vendor call in flight.
     cancel: async () => cancel.abort(new Error("the Pulumi engine cancelled the operation")),
   };

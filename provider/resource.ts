@@ -1,7 +1,8 @@
 // What each resource module gives the plugin (the handler contract and the context it is called
 // with), and the helpers every handler shares. The table of resources is the plugin's (plugin.ts),
 // so this contract imports no handler.
-import type { CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
+import type { ComponentResourceOptions, Inputs } from "@pulumi/pulumi";
+import type { CheckResult, ConstructResult, CreateResult, DiffResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
 import type { ComputerProvider } from "../src/provider.js";
 import { boundedBy } from "../src/bound.js";
 import { orThrow } from "../src/result.js";
@@ -30,6 +31,9 @@ export interface ResourceHandler {
   update(ctx: Context, id: string, olds: Props, news: Props): Promise<UpdateResult>;
   delete(ctx: Context, id: string, props: Props): Promise<void>;
 }
+
+/** A component's construct (Fleet): registers its children with the engine's monitor, gives its URN and outputs. */
+export type Construct = (name: string, inputs: Inputs, options: ComponentResourceOptions) => Promise<ConstructResult>;
 
 /** A URN's type token: the part after the last `$` of its type (a child's type names its parent's). */
 export function typeOf(urn: string): string {

@@ -11,6 +11,10 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 export type Props = Record<string, unknown>;
 
+/** Whether a value, or anything inside it, is not known yet (a preview). */
+export const hasUnknown = (v: unknown): boolean =>
+  v === UNKNOWN || (Array.isArray(v) ? v.some(hasUnknown) : typeof v === "object" && v !== null && Object.values(v).some(hasUnknown));
+
 export function isSecret(v: unknown): v is { value: unknown } {
   return typeof v === "object" && v !== null && (v as Props)[SIG_KEY] === SECRET_SIG;
 }

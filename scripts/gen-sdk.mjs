@@ -39,15 +39,37 @@ for (const [token, t] of Object.entries(schema.types)) {
 for (const [token, r] of Object.entries(schema.resources)) {
   const n = nameOf(token);
   const outputsOnly = Object.keys(r.properties).filter((k) => !(k in r.inputProperties));
+  // Every output is a key of the resource's props, an optional input left out included: the SDK makes an
+  // Output only for the keys it is given, so one left out would never resolve (a Computer's kind).
+  const inputsAlsoOutputs = Object.keys(r.inputProperties).filter((k) => k in r.properties && !(r.requiredInputs ?? []).includes(k));
   ts += `export interface ${n}Args {\n${fields(r.inputProperties, r.requiredInputs ?? [], true)}}\n\n`;
-  ts += doc(r.description) + `export class ${n} extends pulumi.CustomResource {\n`;
+  // A component (isComponent) is made by the plugin's construct: a remote ComponentResource.
+  const base = r.isComponent ? "ComponentResource" : "CustomResource";
+  ts += doc(r.description) + `export class ${n} extends pulumi.${base} {\n`;
   ts += `  static readonly __pulumiType = ${JSON.stringify(token)};\n\n`;
   for (const [k, p] of Object.entries(r.properties)) {
     const type = typeOf(p, false);
     ts += (p.description ? doc(p.description, "  ") : "") + `  declare readonly ${k}: pulumi.Output<${(r.required ?? []).includes(k) ? type : `${type} | undefined`}>;\n`;
   }
-  ts += `\n  constructor(name: string, args: ${n}Args${(r.requiredInputs ?? []).length ? "" : " = {}"}, opts?: pulumi.CustomResourceOptions) {\n`;
-  ts += `    super(${n}.__pulumiType, name, { ...args, ${outputsOnly.map((k) => `${k}: undefined`).join(", ")} }, opts);\n  }\n}\n\n`;
+  ts += `\n  constructor(name: string, args: ${n}Args${(r.requiredInputs ?? []).length ? "" : " = {}"}, opts?: pulumi.${base}Options) {\n`;
+  const unset = (keys) => keys.map((k) => `${k}: undefined`).join(", ");
+  const leftOut = inputsAlsoOutputs.length ? `${unset(inputsAlsoOutputs)}, ` : "";
+  ts += `    super(${n}.__pulumiType, name, { ${leftOut}...args, ${unset(outputsOnly)} }, opts${r.isComponent ? ", true" : ""});\n  }\n}\n\n`;
+}
+// Each function two ways, as Pulumi's own SDKs give them: a promise of plain arguments, and an
+// Output of arguments that may be Outputs themselves.
+for (const [token, f] of Object.entries(schema.functions ?? {})) {
+  const n = nameOf(token);
+  const N = n[0].toUpperCase() + n.slice(1);
+  const ins = f.inputs?.properties ?? {};
+  const optional = (f.inputs?.required ?? []).length ? "" : " = {}";
+  ts += `export interface ${N}Args {\n${fields(ins, f.inputs?.required ?? [], false)}}\n\n`;
+  ts += `export interface ${N}OutputArgs {\n${fields(ins, f.inputs?.required ?? [], true)}}\n\n`;
+  ts += `export interface ${N}Result {\n${fields(f.outputs.properties, f.outputs.required ?? [], false)}}\n\n`;
+  ts += doc(f.description) + `export function ${n}(args: ${N}Args${optional}, opts?: pulumi.InvokeOptions): Promise<${N}Result> {\n`;
+  ts += `  return pulumi.runtime.invoke(${JSON.stringify(token)}, { ...args }, opts);\n}\n\n`;
+  ts += doc(f.description) + `export function ${n}Output(args: ${N}OutputArgs${optional}, opts?: pulumi.InvokeOutputOptions): pulumi.Output<${N}Result> {\n`;
+  ts += `  return pulumi.runtime.invokeOutput(${JSON.stringify(token)}, { ...args }, opts);\n}\n\n`;
 }
 // No Provider class: the plugin reads its settings from the stack's agentrun: config alone
 // (the Node provider server ignores Configure), so an explicit provider could not set them.

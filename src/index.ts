@@ -16,6 +16,7 @@ export * from "./actions.js";
 export * from "./wait.js";
 export * from "./redact.js";
 export * from "./janitor.js";
+export * from "./pool.js";
 export { checkAllowlist, checkTestNetwork, DEFAULT_HINT, EGRESS_PORTS, hintProblem, MAX_HINT, MAX_EACH as ALLOWLIST_MAX_EACH, ALLOW_REFUSAL_KINDS, type AllowRefusal, type AllowRefusalKind, type AllowlistCheck } from "./egress/list.js";
 export * from "./probe.js";
 export * from "./providers.js";

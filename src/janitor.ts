@@ -2,7 +2,7 @@
 // claim's first step). Both work for any provider, through its list and release alone.
 import type { CallOptions } from "./client.js";
 import { RUN_LABEL, epochOf, epochProblem, runProblem } from "./labels.js";
-import type { ComputerInfo, ComputerProvider, SweepOptions } from "./provider.js";
+import type { Capabilities, ComputerInfo, ComputerProvider, SweepOptions } from "./provider.js";
 import { fail, ok, type Result } from "./result.js";
 
 /** Clock skew allowed between this host and the vendor's, on top of the provider's cap. */
@@ -16,6 +16,16 @@ export interface Swept {
 }
 
 const named = (names: string[]) => (names.length > 0 ? names.join(", ") : "none");
+
+/**
+ * The sweep's rule for one computer: its deadline is at or before now, or missing, or unreadable
+ * (more than the provider's maxLifetimeMs and a minute of clock skew ahead: no computer the
+ * provider made carries one).
+ */
+export function pastDeadline(info: Pick<ComputerInfo, "deadline">, now: Date, capabilities: Pick<Capabilities, "maxLifetimeMs">): boolean {
+  const at = info.deadline?.getTime();
+  return at === undefined || Number.isNaN(at) || at <= now.getTime() || at > now.getTime() + capabilities.maxLifetimeMs + CLOCK_SKEW_MS;
+}
 
 /** What a sweep would delete and how many it would keep, by the same rule, deleting nothing (a dry run). */
 export interface SweepPlan {
@@ -37,12 +47,7 @@ export async function sweepPlan(provider: ComputerProvider, options: SweepOption
   }
   const listed = await provider.list(labels, { signal });
   if (!listed.ok) return listed;
-  const latest = now.getTime() + capabilities.maxLifetimeMs + CLOCK_SKEW_MS;
-  const isDue = (info: ComputerInfo) => {
-    const at = info.deadline?.getTime();
-    return at === undefined || Number.isNaN(at) || at <= now.getTime() || at > latest;
-  };
-  const due = listed.value.filter(isDue);
+  const due = listed.value.filter((info) => pastDeadline(info, now, capabilities));
   return ok({ due, kept: listed.value.length - due.length });
 }
 

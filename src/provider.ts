@@ -2,6 +2,7 @@
 import type { CallOptions, ComputerClient } from "./client.js";
 import type { MountKind, MountReadBack, MountSpec } from "./mount.js";
 import type { Action, Group, Hello, InputActionsResult, MachineKind, Point } from "./protocol.js";
+import type { EgressProxies } from "./egress/proxies.js";
 import type { Result } from "./result.js";
 
 export type { Result, ResultCode, ResultError, Refusal } from "./result.js";
@@ -22,6 +23,11 @@ export interface ComputerSpec {
   /** How long the computer lives, in whole milliseconds (checkLifetime). */
   lifetimeMs: number;
   network: NetworkPolicy;
+  /**
+   * A shared egress proxy to join, by its name (proxies.make's): network is then { allow: [] },
+   * the proxy's list whatever it is now, or that list itself, which create holds the proxy to.
+   */
+  egress?: string;
   /** The caller's labels (runLabels among them); the provider's own namespace is agentrun.computer. */
   labels?: Record<string, string>;
   /** The run's folder, at /workspace. */
@@ -42,6 +48,8 @@ export interface SpecReadBack {
   /** uid:gid ("0:0" for root). */
   user: string;
   network: NetworkReadBack;
+  /** The shared egress proxy it joined, by name. */
+  egress?: string;
   cpus?: number;
   memoryMb?: number;
   pids?: number;
@@ -182,6 +190,20 @@ export interface SweepOptions extends CallOptions {
   now?: Date;
 }
 
+/** A warm pool's part, where the vendor gives an atomic claim (Docker: a rename); src/pool.ts uses it. */
+export interface PoolHooks {
+  /** A computer just made with the pool's label, made ready for a claim. */
+  ready(ref: ComputerRef, options?: CallOptions): Promise<Result<ComputerRef>>;
+  /** The pool's ready computers. */
+  members(pool: string, options?: CallOptions): Promise<Result<ComputerRef[]>>;
+  /**
+   * One ready computer taken atomically (never the same one twice) with labels; not_found when
+   * none is ready. prefer: ready computers to try first, before the pool is listed (those a
+   * caller already holds a connection to).
+   */
+  take(pool: string, labels: Record<string, string>, options?: CallOptions & { prefer?: ComputerRef[] }): Promise<Result<ComputerRef>>;
+}
+
 // --- The interface ---
 
 export interface ComputerProvider {
@@ -189,6 +211,8 @@ export interface ComputerProvider {
   readonly id: string;
   /** The provider's version, which its daemon's hello must report. */
   readonly version: string;
+  /** Shared egress proxies, when the vendor has them (Docker). */
+  readonly proxies?: EgressProxies;
   capabilities(): Capabilities;
   /** Every refusal of a spec in words, with no vendor call. */
   check(spec: ComputerSpec): Result<undefined>;
@@ -216,6 +240,8 @@ export interface ComputerProvider {
   ): Promise<Result<ScreenWatch>>;
   /** The janitor's hook for what a provider leaves beside its computers (Docker's egress leftovers). */
   sweep?(options?: SweepOptions): Promise<Result<{ removed: string[] }>>;
+  /** A warm pool's hooks: absent where the vendor gives no atomic claim. */
+  readonly pool?: PoolHooks;
   /** One account-level read that makes nothing: Settings' test of a provider's keys. */
   testConnection?(options?: CallOptions): Promise<Result<{ detail: string }>>;
 }

@@ -5,7 +5,7 @@
 // read back, and `drift` naming each mismatch. diff: what the vendor fixes at create is a
 // replace, and so is a stopped or drifted computer. delete: release "delete" by the vendor id.
 import { z } from "zod";
-import { normalAllowlist } from "../../src/egress/list.js";
+import { sameAllowlist } from "../../src/egress/list.js";
 import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/provider.js";
 import type { Hello } from "../../src/protocol.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
@@ -14,11 +14,11 @@ import { normalUser } from "../../src/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { type Say, type Ticker, ticker, whileWaiting } from "../progress.js";
-import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
 export const INPUTS = [
-  "provider", "image", "lifetimeMs", "network", "allow", "mount", "labels", "cpus", "memoryMb", "pids", "user", "workdir", "kind",
+  "provider", "image", "lifetimeMs", "network", "allow", "mount", "labels", "cpus", "memoryMb", "pids", "user", "workdir", "kind", "egress",
 ] as const;
 // Everything a Docker computer is made with is fixed at create: a change is a replace.
 const FIXED = INPUTS;
@@ -40,22 +40,23 @@ const Given = z.strictObject({
   user: z.string().min(1).optional(),
   workdir: z.string().min(1).optional(),
   kind: z.enum(["linux", "desktop"]).optional(),
+  egress: z.strictObject({ proxy: z.string().min(1), user: z.string().min(1) }).optional(),
 });
-export type Inputs = Required<Omit<z.infer<typeof Given>, "allow" | "mount" | "image">> & {
+export type Inputs = Required<Omit<z.infer<typeof Given>, "allow" | "mount" | "image" | "egress">> & {
   image?: string;
   allow?: string[];
   mount?: { kind: string; path: string };
+  /** A shared EgressProxy's `egress` output: the computer joins it and takes its list. */
+  egress?: { proxy: string; user: string };
 };
-
-const hasUnknown = (v: unknown): boolean =>
-  v === UNKNOWN || (Array.isArray(v) ? v.some(hasUnknown) : typeof v === "object" && v !== null && Object.values(v).some(hasUnknown));
 
 /** The library's spec from the resource's inputs. */
 export function specOf(inputs: Inputs): ComputerSpec {
   const spec: ComputerSpec = {
     image: inputs.image ?? "",
     lifetimeMs: inputs.lifetimeMs,
-    network: inputs.network === "allow" ? { allow: inputs.allow ?? [] } : inputs.network,
+    // Behind a shared proxy the list is the proxy's, whatever it is now: { allow: [] }.
+    network: inputs.network === "allow" ? { allow: inputs.egress ? [] : (inputs.allow ?? []) } : inputs.network,
     labels: inputs.labels,
     cpus: inputs.cpus,
     memoryMb: inputs.memoryMb,
@@ -65,6 +66,7 @@ export function specOf(inputs: Inputs): ComputerSpec {
     kind: inputs.kind,
   };
   if (inputs.mount) spec.mount = inputs.mount as ComputerSpec["mount"];
+  if (inputs.egress) spec.egress = inputs.egress.proxy;
   return spec;
 }
 
@@ -100,8 +102,12 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     }
   }
   const given = (parsed.success ? parsed.data : Object.fromEntries(Object.entries(known).filter(([k]) => !refused.has(k)))) as z.infer<typeof Given>;
-  if (given.network === "allow" && given.allow === undefined) failures.push({ property: "allow", reason: 'network "allow" needs allow: the names and CIDRs the computer may reach' });
-  if (given.network !== "allow" && given.allow !== undefined) failures.push({ property: "allow", reason: 'allow is the list of network "allow"; set network: allow, or leave allow out' });
+  const joins = known.egress !== undefined && !refused.has("egress");
+  // Joining a proxy is an allowlist: network "allow" unless declared otherwise.
+  if (joins && known.network === undefined) known.network = given.network = "allow";
+  if (joins) failures.push(...egressRefusals(given));
+  else if (given.network === "allow" && given.allow === undefined) failures.push({ property: "allow", reason: 'network "allow" needs allow (the names and CIDRs the computer may reach) or egress (an EgressProxy\'s egress output, shared by a fleet)' });
+  if (!joins && given.network !== "allow" && given.allow !== undefined) failures.push({ property: "allow", reason: 'allow is the list of network "allow"; set network: allow, or leave allow out' });
 
   const id = known.provider ?? DEFAULT_PROVIDER;
   let provider: ComputerProvider | undefined;
@@ -135,8 +141,21 @@ async function check(ctx: Context, _olds: Props, news: Props) {
       }
     }
   }
+  // The proxy's volume belongs to its user: a computer of another user could not read its socket.
+  const proxyUser = (known.egress as { user?: unknown } | undefined)?.user;
+  if (joins && typeof proxyUser === "string" && proxyUser !== UNKNOWN && inputs.user !== UNKNOWN && normalUser(proxyUser) !== inputs.user) {
+    failures.push({ property: "user", reason: `the computer's user ${String(inputs.user)} is not its EgressProxy's ${proxyUser}: a computer joins a proxy of its own user, so declare the same user on both` });
+  }
   if (failures.length) return { failures };
   return { inputs: wrapDerived(inputs, secretKeys) };
+}
+
+/** What joining a shared proxy refuses: another network, or a list of the computer's own. */
+function egressRefusals(given: z.infer<typeof Given>) {
+  const out: Array<{ property: string; reason: string }> = [];
+  if (given.network !== undefined && given.network !== "allow") out.push({ property: "network", reason: `a computer behind an EgressProxy has network "allow" (the proxy's list), not ${given.network}` });
+  if (given.allow !== undefined) out.push({ property: "allow", reason: "a computer behind an EgressProxy takes the proxy's list: change allow on the EgressProxy, or leave egress out for a proxy of the computer's own" });
+  return out;
 }
 
 /**
@@ -179,9 +198,11 @@ function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello:
     workdir: spec.workdir ?? declared.workdir,
     kind: hello?.kind ?? spec.kind ?? declared.kind,
   };
-  if (typeof network === "object" && "allow" in network) {
+  // Behind a shared proxy: which proxy, not its list (a new list changes nothing here).
+  if (spec.egress) read.egress = { proxy: spec.egress, user: spec.user };
+  else if (typeof network === "object" && "allow" in network) {
     // The same list in another order or case is the declared list: kept as declared.
-    const same = declared.allow !== undefined && normalAllowlist(declared.allow).join("\0") === normalAllowlist(network.allow).join("\0");
+    const same = sameAllowlist(declared.allow, network.allow);
     read.allow = same ? declared.allow : network.allow;
   }
   if (spec.mount) read.mount = "other" in spec.mount ? { kind: "other", path: spec.mount.other } : { kind: spec.mount.kind, path: "path" in spec.mount ? spec.mount.path : "" };
@@ -220,7 +241,7 @@ const DERIVED: Record<string, readonly string[]> = {
 };
 
 /** The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). */
-async function defaultImage(provider: ComputerProvider, signal: AbortSignal, say: Say | undefined): Promise<string> {
+export async function defaultImage(provider: ComputerProvider, signal: AbortSignal, say: Say | undefined): Promise<string> {
   if (!provider.image) throw new Error(`the ${provider.id} provider has no image of its own: declare image`);
   // Said only when the provider builds or pulls: an image already there takes no time worth saying.
   let waiting: Ticker | undefined;

@@ -201,6 +201,150 @@ export interface ModalSettingsArgs {
   testSdk?: pulumi.Input<string>;
 }
 
+/** One computer as listComputers reads it back. */
+export interface ListedComputer {
+  /** The computer's name at its vendor (Docker: computer-<12 hex digits>). */
+  readonly name: string;
+  /** The computer's own id at its vendor (Docker: the container id). */
+  readonly vendorId: string;
+  /** The registry id of its provider. */
+  readonly provider: string;
+  /** Its machine kind: linux or desktop. */
+  readonly kind: string;
+  /** running or stopped (a Docker computer stops itself at its deadline). */
+  readonly state: string;
+  /** Its deadline, an ISO time; absent when it has none that could be read. */
+  readonly deadline?: string;
+  /** Its deadline has passed, or it has none that could be read: it has outlived its deadline, and the janitor's sweep deletes it. */
+  readonly overdue: boolean;
+  /** Every label it carries, the provider's own among them. */
+  readonly labels: Record<string, string>;
+  /** One sentence for each way it is not what it was made as; empty when it is. When it could not be read back, why. */
+  readonly drift: string[];
+  /** False when it could not be read back, so its drift is unknown. */
+  readonly readBack: boolean;
+}
+
+/** One computer as listComputers reads it back. */
+export interface ListedComputerArgs {
+  /** The computer's name at its vendor (Docker: computer-<12 hex digits>). */
+  name: pulumi.Input<string>;
+  /** The computer's own id at its vendor (Docker: the container id). */
+  vendorId: pulumi.Input<string>;
+  /** The registry id of its provider. */
+  provider: pulumi.Input<string>;
+  /** Its machine kind: linux or desktop. */
+  kind: pulumi.Input<string>;
+  /** running or stopped (a Docker computer stops itself at its deadline). */
+  state: pulumi.Input<string>;
+  /** Its deadline, an ISO time; absent when it has none that could be read. */
+  deadline?: pulumi.Input<string>;
+  /** Its deadline has passed, or it has none that could be read: it has outlived its deadline, and the janitor's sweep deletes it. */
+  overdue: pulumi.Input<boolean>;
+  /** Every label it carries, the provider's own among them. */
+  labels: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** One sentence for each way it is not what it was made as; empty when it is. When it could not be read back, why. */
+  drift: pulumi.Input<pulumi.Input<string>[]>;
+  /** False when it could not be read back, so its drift is unknown. */
+  readBack: pulumi.Input<boolean>;
+}
+
+/** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
+export interface ComputerTemplate {
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token) or `daytona` (set `agentrun:daytona.apiKey`). */
+  readonly provider?: string;
+  /** The image the computer starts from. Default: the `agentrun:docker` image setting. On a host with no registry, an image made here (see the README). */
+  readonly image?: string;
+  /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
+  readonly lifetimeMs?: number;
+  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy, or those of the EgressProxy named by `egress`). */
+  readonly network?: string;
+  /** With network `allow`: the names (exact or *.suffix) and CIDRs the computer may reach, on ports 80 and 443. */
+  readonly allow?: string[];
+  /** The run's folder, at /workspace in the computer: a Mount's `mount` output. */
+  readonly mount?: MountValue;
+  /** Labels on the computer, a RunEpoch's `labels` among them. The provider's own namespace, agentrun.computer, is refused. */
+  readonly labels?: Record<string, string>;
+  /** CPUs, as a quota (a host with fewer still runs it). Default: 2. */
+  readonly cpus?: number;
+  /** Memory in MiB, swap the same; /work holds at most half. Default: 4096. */
+  readonly memoryMb?: number;
+  /** The most processes at once. Default: 1024. */
+  readonly pids?: number;
+  /** The computer's user, a uid or uid:gid in numbers; `0` asks for root (still with no capability). Default: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root. */
+  readonly user?: string;
+  /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
+  readonly workdir?: string;
+  /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
+  readonly kind?: string;
+  /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
+  readonly egress?: EgressValue;
+}
+
+/** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
+export interface ComputerTemplateArgs {
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token) or `daytona` (set `agentrun:daytona.apiKey`). */
+  provider?: pulumi.Input<string>;
+  /** The image the computer starts from. Default: the `agentrun:docker` image setting. On a host with no registry, an image made here (see the README). */
+  image?: pulumi.Input<string>;
+  /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
+  lifetimeMs?: pulumi.Input<number>;
+  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy, or those of the EgressProxy named by `egress`). */
+  network?: pulumi.Input<string>;
+  /** With network `allow`: the names (exact or *.suffix) and CIDRs the computer may reach, on ports 80 and 443. */
+  allow?: pulumi.Input<pulumi.Input<string>[]>;
+  /** The run's folder, at /workspace in the computer: a Mount's `mount` output. */
+  mount?: pulumi.Input<MountValueArgs>;
+  /** Labels on the computer, a RunEpoch's `labels` among them. The provider's own namespace, agentrun.computer, is refused. */
+  labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** CPUs, as a quota (a host with fewer still runs it). Default: 2. */
+  cpus?: pulumi.Input<number>;
+  /** Memory in MiB, swap the same; /work holds at most half. Default: 4096. */
+  memoryMb?: pulumi.Input<number>;
+  /** The most processes at once. Default: 1024. */
+  pids?: pulumi.Input<number>;
+  /** The computer's user, a uid or uid:gid in numbers; `0` asks for root (still with no capability). Default: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root. */
+  user?: pulumi.Input<string>;
+  /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
+  workdir?: pulumi.Input<string>;
+  /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
+  kind?: pulumi.Input<string>;
+  /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
+  egress?: pulumi.Input<EgressValueArgs>;
+}
+
+/** How many of a fleet's computers drifted, and which. */
+export interface FleetDrift {
+  /** How many of the fleet's computers read back other than declared (or gone). */
+  readonly count: number;
+  /** The drifted children by resource name (`<fleet>-<n>`), in order. */
+  readonly computers: string[];
+}
+
+/** How many of a fleet's computers drifted, and which. */
+export interface FleetDriftArgs {
+  /** How many of the fleet's computers read back other than declared (or gone). */
+  count: pulumi.Input<number>;
+  /** The drifted children by resource name (`<fleet>-<n>`), in order. */
+  computers: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** A shared egress proxy as a Computer joins it: its name and the user that owns it. */
+export interface EgressValue {
+  /** The proxy's name (Docker: proxy-<12 hex digits>). */
+  readonly proxy: string;
+  /** The proxy's user, uid:gid, which owns its volume: a computer joining it runs as this user. */
+  readonly user: string;
+}
+
+/** A shared egress proxy as a Computer joins it: its name and the user that owns it. */
+export interface EgressValueArgs {
+  /** The proxy's name (Docker: proxy-<12 hex digits>). */
+  proxy: pulumi.Input<string>;
+  /** The proxy's user, uid:gid, which owns its volume: a computer joining it runs as this user. */
+  user: pulumi.Input<string>;
+}
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<string>;
@@ -236,7 +380,7 @@ export class Mount extends pulumi.CustomResource {
   declare readonly drift: pulumi.Output<string[]>;
 
   constructor(name: string, args: MountArgs, opts?: pulumi.CustomResourceOptions) {
-    super(Mount.__pulumiType, name, { ...args, owner: undefined, mode: undefined, made: undefined, mount: undefined, drift: undefined }, opts);
+    super(Mount.__pulumiType, name, { kind: undefined, user: undefined, retainOnDelete: undefined, ...args, owner: undefined, mode: undefined, made: undefined, mount: undefined, drift: undefined }, opts);
   }
 }
 
@@ -247,7 +391,7 @@ export interface ComputerArgs {
   image?: pulumi.Input<string>;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   lifetimeMs: pulumi.Input<number>;
-  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy). */
+  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy, or those of the EgressProxy named by `egress`). */
   network?: pulumi.Input<string>;
   /** With network `allow`: the names (exact or *.suffix) and CIDRs the computer may reach, on ports 80 and 443. */
   allow?: pulumi.Input<pulumi.Input<string>[]>;
@@ -267,6 +411,8 @@ export interface ComputerArgs {
   workdir?: pulumi.Input<string>;
   /** The machine kind: `linux` (the default) or `desktop` (not built yet on Docker). */
   kind?: pulumi.Input<string>;
+  /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
+  egress?: pulumi.Input<EgressValueArgs>;
 }
 
 /** A computer for an agent, made exactly as declared and never wider: on Docker a hardened container (a non-root user, every capability dropped, no new privileges, private IPC and cgroup namespaces, sizes as quotas) running computerd as PID 1 until its deadline. Every field is fixed at create, so a change makes it again. Refresh reads it back: a computer that is gone is made again by the next `up`; one stopped or changed by hand shows its `drift` and is made again. */
@@ -279,7 +425,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly image: pulumi.Output<string>;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   declare readonly lifetimeMs: pulumi.Output<number>;
-  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy). */
+  /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy, or those of the EgressProxy named by `egress`). */
   declare readonly network: pulumi.Output<string>;
   /** With network `allow`: the names (exact or *.suffix) and CIDRs the computer may reach, on ports 80 and 443. */
   declare readonly allow: pulumi.Output<string[] | undefined>;
@@ -315,9 +461,11 @@ export class Computer extends pulumi.CustomResource {
   declare readonly notes: pulumi.Output<string[]>;
   /** One sentence for each way the computer is not what was declared; empty when it is. A drifted computer is made again by the next `up`. */
   declare readonly drift: pulumi.Output<string[]>;
+  /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
+  declare readonly egress: pulumi.Output<EgressValue | undefined>;
 
   constructor(name: string, args: ComputerArgs, opts?: pulumi.CustomResourceOptions) {
-    super(Computer.__pulumiType, name, { ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined }, opts);
+    super(Computer.__pulumiType, name, { provider: undefined, image: undefined, network: undefined, allow: undefined, mount: undefined, labels: undefined, cpus: undefined, memoryMb: undefined, pids: undefined, user: undefined, workdir: undefined, kind: undefined, egress: undefined, ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined }, opts);
   }
 }
 
@@ -348,7 +496,176 @@ export class RunEpoch extends pulumi.CustomResource {
   declare readonly drift: pulumi.Output<string[]>;
 
   constructor(name: string, args: RunEpochArgs, opts?: pulumi.CustomResourceOptions) {
-    super(RunEpoch.__pulumiType, name, { ...args, labels: undefined, released: undefined, drift: undefined }, opts);
+    super(RunEpoch.__pulumiType, name, { provider: undefined, ...args, labels: undefined, released: undefined, drift: undefined }, opts);
   }
+}
+
+export interface FleetArgs {
+  /** How many computers, from 0 to 1000. */
+  size: pulumi.Input<number>;
+  /** What each computer is made as: a Computer's inputs. */
+  template?: pulumi.Input<ComputerTemplateArgs>;
+  /** The run's folder for every computer: a Mount's `mount` output (in place of the template's). */
+  mount?: pulumi.Input<MountValueArgs>;
+  /** Labels for every computer beside the template's, a RunEpoch's `labels` among them. */
+  labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+/** A fleet of computers made alike: `size` Computers as children, named `<fleet>-0` to `<fleet>-<size-1>`, each made from `template`. Changing `size` adds or removes computers at the tail only. Each child is a Computer of its own, so `pulumi preview --refresh` shows each drifted one by name. */
+export class Fleet extends pulumi.ComponentResource {
+  static readonly __pulumiType = "agentrun:index:Fleet";
+
+  /** How many computers the fleet has. */
+  declare readonly size: pulumi.Output<number>;
+  /** The computers' names, child `<fleet>-<n>` at index n. */
+  declare readonly names: pulumi.Output<string[]>;
+  /** How many computers drifted and which, from each child's `drift` as last read. */
+  declare readonly drift: pulumi.Output<FleetDrift>;
+
+  constructor(name: string, args: FleetArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(Fleet.__pulumiType, name, { ...args, names: undefined, drift: undefined }, opts, true);
+  }
+}
+
+export interface WarmPoolArgs {
+  /** How many ready computers the pool keeps, from 0 to 100. */
+  size: pulumi.Input<number>;
+  /** What each computer is made as: a Computer's inputs, without a run's labels (a claim gives them). */
+  template?: pulumi.Input<ComputerTemplateArgs>;
+}
+
+/** Computers made ahead for runs to claim in milliseconds with the library's `claim(pool, { run, epoch })`: `up` makes `size` ready computers from `template` and refills the pool after claims. Refresh counts the ready ones; a pool short of its size is drift. A claimed computer leaves the pool and carries its run's labels, so the run's RunEpoch, `releaseOlder` and the sweep release it. Delete releases the ready computers. On Docker; the template's network is `none` or `open`. */
+export class WarmPool extends pulumi.CustomResource {
+  static readonly __pulumiType = "agentrun:index:WarmPool";
+
+  /** How many ready computers the pool keeps. */
+  declare readonly size: pulumi.Output<number>;
+  /** The template as checked, with the provider's defaults filled in. */
+  declare readonly template: pulumi.Output<ComputerTemplate>;
+  /** The pool's id, for `claim({ provider, id: poolId }, { run, epoch })`; its computers carry it as the agentrun.pool label. */
+  declare readonly poolId: pulumi.Output<string>;
+  /** How many computers were ready when last read. */
+  declare readonly ready: pulumi.Output<number>;
+  /** The ready computers' names when last read. */
+  declare readonly members: pulumi.Output<string[]>;
+  /** Empty when the pool is full; `short: N of M computers ready ...` when claims or removals left it short. */
+  declare readonly drift: pulumi.Output<string[]>;
+
+  constructor(name: string, args: WarmPoolArgs, opts?: pulumi.CustomResourceOptions) {
+    super(WarmPool.__pulumiType, name, { template: undefined, ...args, poolId: undefined, ready: undefined, members: undefined, drift: undefined }, opts);
+  }
+}
+
+export interface EgressProxyArgs {
+  /** The vendor, by registry id: `docker` (the default; the only one with egress proxies today). */
+  provider?: pulumi.Input<string>;
+  /** The names (exact, or *.suffix of two labels or more) and CIDRs (host bits zero, no private range) its computers may reach, on ports 80 and 443; at most 256 of each. A URL, a port, an address with no prefix or a private range is refused in words. A change is an update: the proxy is made again on the same volume, its computers keep running, and their next connection meets the new list. */
+  allow: pulumi.Input<pulumi.Input<string>[]>;
+  /** How long the proxy forwards, in milliseconds from its create (up to 30 days); then it stops. A computer that would outlive it is refused at create: give the proxy a longer lifetime than its computers. A change makes a new proxy, and new computers behind it. */
+  lifetimeMs: pulumi.Input<number>;
+  /** The proxy's user, uid:gid in numbers, which owns its volume (tmpfs, 1 MiB, 0700): every computer joining it must run as this user. Default: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root. A change makes a new proxy. */
+  user?: pulumi.Input<string>;
+  /** The words every refusal adds (printable ASCII, at most 512): `403 <host> is not on this box's network list: <hint>`. Default: the `agentrun:docker` egress.hint setting. A change is an update. */
+  hint?: pulumi.Input<string>;
+}
+
+/** An allowlist's one way out, shared by a fleet of computers: on Docker a tmpfs volume and a proxy container (`computerd egress`: the daemon alone in its image) on the default bridge alone, no published port, read-only, every capability dropped, 256 MiB, 64 pids, half a CPU. It forwards HTTP, HTTPS (CONNECT) and SOCKS5 CONNECT to the names and CIDRs in `allow` on ports 80 and 443, and refuses private, loopback, link-local, metadata and this host's addresses in every written form. Computers join it through their `egress` input. Changing `allow` is an update: the proxy is made again on the same volume and its computers keep running. Refresh reads it back (running, hardened, bounded, its list and today's host addresses); one stopped, removed or re-run wider by hand shows its `drift`, and the next `up` makes it again. Delete runs after the computers behind it, and refuses while one still mounts it. */
+export class EgressProxy extends pulumi.CustomResource {
+  static readonly __pulumiType = "agentrun:index:EgressProxy";
+
+  /** The vendor, by registry id. */
+  declare readonly provider: pulumi.Output<string>;
+  /** The list as read back from the proxy's own argv (kept as declared when it is the same list in another order or case). */
+  declare readonly allow: pulumi.Output<string[]>;
+  /** How long the proxy forwards, in milliseconds from its create (up to 30 days); then it stops. A computer that would outlive it is refused at create: give the proxy a longer lifetime than its computers. A change makes a new proxy, and new computers behind it. */
+  declare readonly lifetimeMs: pulumi.Output<number>;
+  /** The proxy's user as read back: its volume's owner. */
+  declare readonly user: pulumi.Output<string>;
+  /** The words every refusal adds (printable ASCII, at most 512): `403 <host> is not on this box's network list: <hint>`. Default: the `agentrun:docker` egress.hint setting. A change is an update. */
+  declare readonly hint: pulumi.Output<string | undefined>;
+  /** The proxy's name (Docker: proxy-<12 hex digits>, its container and volume proxy-<12 hex digits>-egress, labelled agentrun.computer.egress=<name>); also its resource id. */
+  declare readonly name: pulumi.Output<string>;
+  /** The value a Computer takes as its `egress` to join this proxy. It holds the name and user only, so a change of `allow` leaves the computers as they are. */
+  declare readonly egress: pulumi.Output<EgressValue>;
+  /** This Docker host's own addresses the proxy refuses as this-host (this machine's public interface addresses and the `agentrun:docker` egress.hostAddresses setting). A host that gains an address after the proxy was made reads it back as drift. */
+  declare readonly hostAddresses: pulumi.Output<string[]>;
+  /** When the proxy stops forwarding, an ISO time. Past it, the next `up` makes a new proxy. */
+  declare readonly deadline: pulumi.Output<string>;
+  /** `running`, or `stopped` (stopped or removed by hand, or ended): drift that the next `up` heals by making the proxy again on its volume. */
+  declare readonly state: pulumi.Output<string>;
+  /** One sentence per way the proxy is not as made: not running, gone, re-run by hand with another list or flag, not hardened or bounded as made, not refusing a host address gained since. Empty when it is as made; `up` heals it on the same volume. */
+  declare readonly drift: pulumi.Output<string[]>;
+
+  constructor(name: string, args: EgressProxyArgs, opts?: pulumi.CustomResourceOptions) {
+    super(EgressProxy.__pulumiType, name, { provider: undefined, user: undefined, hint: undefined, ...args, name: undefined, egress: undefined, hostAddresses: undefined, deadline: undefined, state: undefined, drift: undefined }, opts);
+  }
+}
+
+export interface ListComputersArgs {
+  /** The registry id of the provider whose computers are chosen (default docker). */
+  readonly provider?: string;
+  /** The labels a computer must carry, every one, to be chosen (a run's: `agentrun.run`). None: every computer of the provider. */
+  readonly labels?: Record<string, string>;
+}
+
+export interface ListComputersOutputArgs {
+  /** The registry id of the provider whose computers are chosen (default docker). */
+  provider?: pulumi.Input<string>;
+  /** The labels a computer must carry, every one, to be chosen (a run's: `agentrun.run`). None: every computer of the provider. */
+  labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+export interface ListComputersResult {
+  /** Every computer chosen, in the provider's order. */
+  readonly computers: ListedComputer[];
+  /** The names of the chosen computers that have outlived their deadline (still there past it, running or stopped). */
+  readonly overdue: string[];
+}
+
+/** The provider's computers carrying the given labels, each with its name, state, deadline and drift read back, and the names of those that have outlived their deadline. Reads each computer back (a few at a time) and changes nothing. */
+export function listComputers(args: ListComputersArgs = {}, opts?: pulumi.InvokeOptions): Promise<ListComputersResult> {
+  return pulumi.runtime.invoke("agentrun:index:listComputers", { ...args }, opts);
+}
+
+/** The provider's computers carrying the given labels, each with its name, state, deadline and drift read back, and the names of those that have outlived their deadline. Reads each computer back (a few at a time) and changes nothing. */
+export function listComputersOutput(args: ListComputersOutputArgs = {}, opts?: pulumi.InvokeOutputOptions): pulumi.Output<ListComputersResult> {
+  return pulumi.runtime.invokeOutput("agentrun:index:listComputers", { ...args }, opts);
+}
+
+export interface SweepArgs {
+  /** The registry id of the provider whose computers are chosen (default docker). */
+  readonly provider?: string;
+  /** The labels a computer must carry, every one, to be chosen (a run's: `agentrun.run`). None: every computer of the provider. */
+  readonly labels?: Record<string, string>;
+  /** Say what the sweep would delete, deleting nothing (default false). */
+  readonly dryRun?: boolean;
+}
+
+export interface SweepOutputArgs {
+  /** The registry id of the provider whose computers are chosen (default docker). */
+  provider?: pulumi.Input<string>;
+  /** The labels a computer must carry, every one, to be chosen (a run's: `agentrun.run`). None: every computer of the provider. */
+  labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** Say what the sweep would delete, deleting nothing (default false). */
+  dryRun?: pulumi.Input<boolean>;
+}
+
+export interface SweepResult {
+  /** The names of the computers deleted (none on a dry run). */
+  readonly deleted: string[];
+  /** The names of the computers past their deadline: deleted, or on a dry run, to be deleted. */
+  readonly due: string[];
+  /** How many chosen computers were kept: their deadline is still ahead. */
+  readonly kept: number;
+}
+
+/** The janitor's sweep: deletes the provider's computers carrying the given labels whose deadline has passed (or is missing or unreadable), running or stopped, and says which. Refused for a provider whose vendor ends its computers itself. The engine calls a function at preview as at up, so a sweep deletes then too; `dryRun` says what it would delete and deletes nothing. */
+export function sweep(args: SweepArgs = {}, opts?: pulumi.InvokeOptions): Promise<SweepResult> {
+  return pulumi.runtime.invoke("agentrun:index:sweep", { ...args }, opts);
+}
+
+/** The janitor's sweep: deletes the provider's computers carrying the given labels whose deadline has passed (or is missing or unreadable), running or stopped, and says which. Refused for a provider whose vendor ends its computers itself. The engine calls a function at preview as at up, so a sweep deletes then too; `dryRun` says what it would delete and deletes nothing. */
+export function sweepOutput(args: SweepOutputArgs = {}, opts?: pulumi.InvokeOutputOptions): pulumi.Output<SweepResult> {
+  return pulumi.runtime.invokeOutput("agentrun:index:sweep", { ...args }, opts);
 }
 

@@ -2,15 +2,12 @@
 // and epoch, and its drift in one word (ok, or the first field that drifted).
 import type { Command } from "commander";
 import { EPOCH_LABEL, RUN_LABEL } from "../labels.js";
-import type { ComputerInfo, ComputerProvider } from "../provider.js";
-import { bounded } from "./bounds.js";
+import { listComputers, type Listing } from "../listing.js";
+import type { ComputerProvider } from "../provider.js";
 import type { Context } from "./context.js";
 import { failed } from "./errors.js";
 import { collect, pairs, providerOf, type ProviderFlags, withProviderOptions } from "./settings.js";
 import { table } from "./table.js";
-
-/** Drift checks at once: each connects to a daemon, so a large fleet is read a few at a time. */
-const READS_AT_ONCE = 4;
 
 export interface Listed {
   name: string;
@@ -31,37 +28,20 @@ export interface Listed {
 /** A drift sentence's subject: the field it names first. */
 const subject = (sentence: string) => sentence.split(/[\s:]/, 1)[0] || "drift";
 
-async function driftOf(provider: ComputerProvider, info: ComputerInfo, signal: AbortSignal): Promise<Pick<Listed, "drift" | "driftWords" | "kind">> {
-  const fallback = info.ref.spec?.kind ?? provider.capabilities().kind;
-  if (!provider.read) return { drift: "unknown", driftWords: [`${provider.id} cannot read a computer's drift`], kind: fallback };
-  const read = await provider.read({ id: info.ref.id }, { signal: bounded(signal) });
-  if (!read.ok) return { drift: "unknown", driftWords: [`could not be read (${read.error.code}): ${read.error.message}`], kind: fallback };
-  const words = read.value.drift;
-  const kind = read.value.hello?.kind ?? read.value.ref.spec?.kind ?? fallback;
-  return { drift: words.length === 0 ? "ok" : `${subject(words[0]!)}${words.length > 1 ? `+${words.length - 1}` : ""}`, driftWords: words, kind };
-}
-
-async function listed(provider: ComputerProvider, infos: ComputerInfo[], signal: AbortSignal): Promise<Listed[]> {
-  const out: Listed[] = new Array(infos.length);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < infos.length; i = next++) {
-      const info = infos[i]!;
-      out[i] = {
-        name: info.ref.name,
-        id: info.ref.id,
-        provider: provider.id,
-        state: info.state,
-        deadline: info.deadline?.toISOString() ?? null,
-        run: info.labels[RUN_LABEL] ?? null,
-        epoch: info.labels[EPOCH_LABEL] ?? null,
-        labels: info.labels,
-        ...(await driftOf(provider, info, signal)),
-      };
-    }
+function row(provider: ComputerProvider, { info, kind, state, drift, readBack }: Listing): Listed {
+  return {
+    name: info.ref.name,
+    id: info.ref.id,
+    provider: provider.id,
+    kind,
+    state,
+    deadline: info.deadline?.toISOString() ?? null,
+    run: info.labels[RUN_LABEL] ?? null,
+    epoch: info.labels[EPOCH_LABEL] ?? null,
+    labels: info.labels,
+    drift: !readBack ? "unknown" : drift.length === 0 ? "ok" : `${subject(drift[0]!)}${drift.length > 1 ? `+${drift.length - 1}` : ""}`,
+    driftWords: drift,
   };
-  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, infos.length) }, worker));
-  return out;
 }
 
 export function lsCommand(program: Command, context: Context): Command {
@@ -75,9 +55,9 @@ export function lsCommand(program: Command, context: Context): Command {
     const { signal } = context;
     const labels = pairs(flags.label, "--label", "ls");
     const provider = await providerOf(flags, "ls", signal);
-    const found = await provider.list(Object.keys(labels).length > 0 ? labels : undefined, { signal: bounded(signal) });
+    const found = await listComputers(provider, labels, { signal });
     if (!found.ok) throw failed(`the computers at ${provider.id} could not be listed`, found.error);
-    const rows = await listed(provider, found.value, signal);
+    const rows = found.value.map((l) => row(provider, l));
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return;

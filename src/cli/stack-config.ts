@@ -1,10 +1,10 @@
 // A stack's `agentrun:` config, read through the Pulumi CLI as `npm run up` keeps it: the local
 // backend in the project's .pulumi/ folder, and the local passphrase unless the caller set one.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { execa } from "execa";
+import { pulumiBinary } from "../pulumi-cli.js";
 import { bounded } from "./bounds.js";
 import { CliError, EXIT } from "./errors.js";
 
@@ -19,23 +19,6 @@ export interface StackSource {
   cwd: string;
   /** The state backend: default the project's own .pulumi/ folder, as scripts/up.sh sets it. */
   backend?: string;
-}
-
-/** The Pulumi CLI the set-up built (dist/toolchain.json beside this package), else the one on PATH. */
-function pulumiBinary(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(path.join(dir, "package.json"))) break;
-    const up = path.dirname(dir);
-    if (up === dir) return "pulumi";
-    dir = up;
-  }
-  try {
-    const { pulumiBin } = JSON.parse(readFileSync(path.join(dir, "dist", "toolchain.json"), "utf8")) as { pulumiBin?: string };
-    return pulumiBin ? path.join(pulumiBin, "pulumi") : "pulumi";
-  } catch {
-    return "pulumi";
-  }
 }
 
 /** Every `agentrun:<key>` of the stack, objects as objects (`pulumi config set --path agentrun:docker.image x`). */

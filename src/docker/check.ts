@@ -9,9 +9,10 @@ import type { Refusal } from "../result.js";
 import { userProblem } from "../user.js";
 import { remapProblem } from "./bind.js";
 import { COMPUTER_LABEL } from "./constants.js";
+import { PROXY_PATTERN } from "./egress-request.js";
 import { engineMajor, type Host } from "./host.js";
 
-const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind"]);
+const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind", "egress"]);
 
 export interface CheckContext {
   capabilities: Capabilities;
@@ -42,11 +43,17 @@ export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] 
 
   if (spec.network === undefined) out.push({ field: "network", message: "network is required: none, open or { allow: [...] }" });
   else if (typeof spec.network === "object" && spec.network !== null && "allow" in spec.network) {
+    // Joining a shared proxy, an empty list is that proxy's, whatever it is now.
+    const theProxys = spec.egress !== undefined && Array.isArray(spec.network.allow) && spec.network.allow.length === 0;
     const list = checkAllowlist(spec.network.allow, context.testNetwork === undefined ? {} : { testNetwork: context.testNetwork });
-    if (!list.ok) for (const r of list.refusals) out.push({ field: "network", message: `network.allow: ${r.message}` });
+    if (!list.ok && !theProxys) for (const r of list.refusals) out.push({ field: "network", message: `network.allow: ${r.message}` });
     if (Object.keys(spec.network).some((k) => k !== "allow")) out.push({ field: "network", message: "an allowlist is { allow: [...] } and nothing else" });
   } else if (spec.network !== "none" && spec.network !== "open") {
     out.push({ field: "network", message: "network is none, open or an allowlist ({ allow: [...] })" });
+  }
+  if (spec.egress !== undefined) {
+    if (typeof spec.egress !== "string" || !PROXY_PATTERN.test(spec.egress)) out.push({ field: "egress", message: "egress names a shared egress proxy, proxy-<12 hex digits>, as proxies.make gives it" });
+    if (!(typeof spec.network === "object" && spec.network !== null && "allow" in spec.network)) out.push({ field: "egress", message: "a computer joins an egress proxy with network { allow: [] } (the proxy's list); with none or open it has no proxy to join" });
   }
 
   if (spec.kind === "desktop") out.push({ field: "kind", message: "desktop computers on Docker are not built yet; ask for kind linux" });

@@ -42,7 +42,7 @@ export function createRequest(plan: Plan): CreateRequest {
   ];
   if (plan.mount) mounts.push({ Type: "bind", Source: plan.mount.path, Target: WORKSPACE, ReadOnly: false, BindOptions: { Propagation: "rprivate" } });
   // An allowlist: the egress volume read-only, and init relays port 3128 to the proxy's socket.
-  if (plan.allow) mounts.push({ Type: "volume", Source: egressName(plan.name), Target: EGRESS_MOUNT, ReadOnly: true });
+  if (plan.allow) mounts.push({ Type: "volume", Source: egressName(plan.egress ?? plan.name), Target: EGRESS_MOUNT, ReadOnly: true });
   return {
     name: plan.name,
     body: {

@@ -4,7 +4,7 @@
 // is drift until it is named here. One sentence per mismatch.
 import { WORKSPACE } from "../mount.js";
 import type { Hello, MachineKind } from "../protocol.js";
-import { normalAllowlist } from "../egress/list.js";
+import { sameAllowlist } from "../egress/list.js";
 import type { Capabilities, ComputerSpec, NetworkPolicy, NetworkReadBack } from "../provider.js";
 import { parseUser, userText } from "../user.js";
 import { checkSpec } from "./check.js";
@@ -76,7 +76,12 @@ const isAllow = (network: unknown): network is { allow: string[] } => typeof net
 export function sameNetwork(a: NetworkReadBack, b: NetworkPolicy): boolean {
   if (typeof a === "string" || typeof b === "string") return a === b;
   if (!("allow" in a)) return false;
-  return normalAllowlist(a.allow).join("\0") === normalAllowlist(b.allow).join("\0");
+  return sameAllowlist(a.allow, b.allow);
+}
+
+/** A computer that joined a shared proxy with { allow: [] } takes its list, whatever it is. */
+function theProxysList(spec: ComputerSpec, network: NetworkReadBack): boolean {
+  return spec.egress !== undefined && isAllow(spec.network) && spec.network.allow.length === 0 && typeof network === "object" && "allow" in network;
 }
 
 function show(value: unknown): string {
@@ -99,7 +104,7 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
 
   const network = networkOf(inspected, expected.proxy);
   if (typeof network === "object" && "other" in network) out.push(`the network reads back as other (${network.other}), not ${show(spec.network)}`);
-  else if (!sameNetwork(network, spec.network)) out.push(`the network reads back as ${show(network)}, not ${show(spec.network)}`);
+  else if (!(sameNetwork(network, spec.network) || theProxysList(spec, network))) out.push(`the network reads back as ${show(network)}, not ${show(spec.network)}`);
 
   if (!(Array.isArray(host.CapDrop) && host.CapDrop.length === 1 && String(host.CapDrop[0]).toUpperCase() === "ALL")) {
     out.push(`HostConfig.CapDrop is ${show(host.CapDrop)}, not ["ALL"]`);
@@ -182,7 +187,7 @@ function mountsDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftEx
   if (spec.mount?.kind === "bind") want.push({ source: spec.mount.path, target: WORKSPACE, readOnly: false });
   if (isAllow(spec.network)) {
     // The egress volume, read-only: its own check, as it is a volume and not a bind.
-    const volume = egressName(nameOf(inspected));
+    const volume = egressName(spec.egress ?? nameOf(inspected));
     const asked = (Array.isArray(inspected.HostConfig?.Mounts) ? (inspected.HostConfig.Mounts as Array<Record<string, unknown>>) : []).filter((m) => m.Target === EGRESS_MOUNT);
     const given = (inspected.Mounts ?? []).filter((m) => m.Destination === EGRESS_MOUNT);
     if (asked.length !== 1 || asked[0]!.Type !== "volume" || asked[0]!.Source !== volume || asked[0]!.ReadOnly !== true) {
@@ -281,6 +286,7 @@ export function readBackDrift(inspected: Inspected, capabilities: Capabilities, 
     user: readBack.user,
     workdir: readBack.workdir,
   };
+  if (readBack.egress !== undefined) spec.egress = readBack.egress;
   if (readBack.mount && "kind" in readBack.mount && readBack.mount.kind === "bind") spec.mount = { kind: "bind", path: readBack.mount.path };
   else if (readBack.mount && "other" in readBack.mount) mismatches.push(`the run folder reads back as other: ${readBack.mount.other}`);
   for (const refusal of checkSpec({ ...spec, labels: {} }, { capabilities, ...(testNetwork === undefined ? {} : { testNetwork }) })) {

@@ -3,16 +3,20 @@
 // and refuses every one of the Docker host's addresses the provider requires now. Anything less
 // is { other: "network allow, but its egress proxy ... <why>" }: never reported as a policy.
 import { checkAllowlist } from "../egress/list.js";
-import type { NetworkReadBack } from "../provider.js";
+import type { ProxyNetwork } from "../egress/proxies.js";
 import { DEADLINE_LABEL } from "./constants.js";
-import { EGRESS_BOUNDS, EGRESS_ENTRYPOINT, EGRESS_LABEL, EGRESS_MOUNT, EGRESS_SOCKET, egressName } from "./egress-request.js";
+import { EGRESS_BOUNDS, EGRESS_ENTRYPOINT, EGRESS_LABEL, EGRESS_MOUNT, EGRESS_SOCKET, egressName, PROXY_PATTERN } from "./egress-request.js";
 
 /** What a proxy must be, from the computer it serves and the provider now. */
 export interface EgressExpected {
-  computer: string;
+  /** The parts' key (EgressPlan.key). */
+  key: string;
   uid: number;
   gid: number;
+  /** The proxy's deadline: its computer's, or a shared proxy's own (its volume's label). */
   deadline: string;
+  /** A computer's deadline, which a shared proxy it joined must not end before. */
+  until?: string;
   image: string;
   /** The host's addresses the provider requires now: the proxy must refuse each (more is fine). */
   hostAddresses: readonly string[];
@@ -25,7 +29,7 @@ const obj = (v: unknown): Loose => (typeof v === "object" && v !== null && !Arra
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The flags of the proxy's argv: each flag's values in order, or undefined when it is not egress's argv. */
-function flagsOf(cmd: unknown): Map<string, string[]> | undefined {
+export function flagsOf(cmd: unknown): Map<string, string[]> | undefined {
   if (!Array.isArray(cmd) || cmd[0] !== "egress" || cmd.some((a) => typeof a !== "string")) return undefined;
   const flags = new Map<string, string[]>();
   for (let i = 1; i < cmd.length; i += 2) {
@@ -42,11 +46,13 @@ function problemOf(proxy: Loose, want: EgressExpected): string | undefined {
   const config = obj(proxy.Config);
   const host = obj(proxy.HostConfig);
   const labels = obj(config.Labels);
-  if (state.Running !== true) return "is not running (a crashed proxy is not restarted: make a new computer)";
-  if (labels[EGRESS_LABEL] !== want.computer) return `does not carry ${EGRESS_LABEL}=${want.computer}`;
-  if (labels[DEADLINE_LABEL] !== want.deadline) return `carries another deadline (${String(labels[DEADLINE_LABEL])}) than its computer's ${want.deadline}`;
+  const shared = PROXY_PATTERN.test(want.key);
+  if (state.Running !== true) return `is not running (a crashed proxy is not restarted: ${shared ? "update the proxy to make it again" : "make a new computer"})`;
+  if (labels[EGRESS_LABEL] !== want.key) return `does not carry ${EGRESS_LABEL}=${want.key}`;
+  if (labels[DEADLINE_LABEL] !== want.deadline) return `carries another deadline (${String(labels[DEADLINE_LABEL])}) than ${shared ? "its volume's" : "its computer's"} ${want.deadline}`;
+  if (want.until !== undefined && Date.parse(want.deadline) < Date.parse(want.until)) return `ends at ${want.deadline}, before its computer's deadline ${want.until}`;
   if (config.Image !== want.image) return `runs ${String(config.Image)}, not the provider's proxy image ${want.image}`;
-  if (config.User !== `${want.uid}:${want.gid}`) return `runs as ${String(config.User)}, not the computer's ${want.uid}:${want.gid}`;
+  if (config.User !== `${want.uid}:${want.gid}`) return `runs as ${String(config.User)}, not ${shared && want.until === undefined ? "its volume's owner" : "the computer's"} ${want.uid}:${want.gid}`;
   if (!same(config.Entrypoint, [EGRESS_ENTRYPOINT])) return "has another entrypoint than the proxy's";
   const network = want.testNetwork?.name ?? "bridge";
   const networks = Object.keys(obj(obj(proxy.NetworkSettings).Networks));
@@ -65,14 +71,14 @@ function problemOf(proxy: Loose, want: EgressExpected): string | undefined {
   if (log.Type !== "json-file" || Object.keys(logOptions).length !== 2 || logOptions["max-size"] !== "1m" || logOptions["max-file"] !== "2") return "does not have a json-file log of 1m and 2 files";
   if (obj(host.RestartPolicy).Name !== "no") return "has a restart policy";
   const mounts = Array.isArray(proxy.Mounts) ? proxy.Mounts.map(obj) : [];
-  const volume = egressName(want.computer);
+  const volume = egressName(want.key);
   if (mounts.length !== 1 || mounts[0]!.Type !== "volume" || mounts[0]!.Name !== volume || mounts[0]!.Destination !== EGRESS_MOUNT) return `does not mount exactly its volume ${volume} at ${EGRESS_MOUNT}`;
   return undefined;
 }
 
 /** The proxy's list as read back, or why there is none. */
-export function proxyReadBack(proxy: unknown, want: EgressExpected): NetworkReadBack {
-  const other = (why: string) => ({ other: `network allow, but its egress proxy ${egressName(want.computer)} ${why}` });
+export function proxyReadBack(proxy: unknown, want: EgressExpected): ProxyNetwork {
+  const other = (why: string) => ({ other: `network allow, but its egress proxy ${egressName(want.key)} ${why}` });
   if (proxy === undefined) return other("is gone");
   const p = obj(proxy);
   const problem = problemOf(p, want);
@@ -83,7 +89,7 @@ export function proxyReadBack(proxy: unknown, want: EgressExpected): NetworkRead
   const unknown = [...flags.keys()].find((k) => !known.has(k));
   if (unknown) return other(`runs with ${unknown}, which the provider never gives`);
   if (!same(flags.get("--socket"), [EGRESS_SOCKET])) return other(`does not listen on ${EGRESS_SOCKET}`);
-  if (!same(flags.get("--deadline"), [want.deadline])) return other("ends at another time than its computer");
+  if (!same(flags.get("--deadline"), [want.deadline])) return other(`ends at another time than ${PROXY_PATTERN.test(want.key) ? "its deadline label" : "its computer"}`);
   const reach = flags.get("--reachable-for-tests");
   if (reach && !(want.testNetwork && same(reach, [want.testNetwork.range]))) return other(`marks ${reach.join(", ")} reachable, a test-only setting this provider does not have`);
   const refused = new Set(flags.get("--host-address") ?? []);

@@ -24,8 +24,11 @@ export const EGRESS_BOUNDS = {
 } as const;
 
 export interface EgressPlan {
-  /** The computer's name; the parts are named <computer>-egress. */
-  computer: string;
+  /**
+   * The parts' key: the computer's name for its own proxy, a shared proxy's own name
+   * (proxy-<12 hex digits>) for one a fleet joins. The parts are named <key>-egress.
+   */
+  key: string;
   uid: number;
   gid: number;
   /** The computer's deadline: the proxy ends then. */
@@ -44,16 +47,24 @@ export interface EgressPlan {
   testNetwork?: { name: string; range: string };
 }
 
-export const egressName = (computer: string) => `${computer}-egress`;
+export const egressName = (key: string) => `${key}-egress`;
 
-export function egressLabels(plan: Pick<EgressPlan, "computer" | "deadline" | "labels">): Record<string, string> {
-  return { ...plan.labels, [EGRESS_LABEL]: plan.computer, [DEADLINE_LABEL]: plan.deadline };
+/** A shared proxy's own name: its parts are proxy-<12 hex digits>-egress. */
+export const PROXY_PATTERN = /^proxy-[0-9a-f]{12}$/;
+
+/** The key of an egress volume's name (<key>-egress), or undefined. */
+export function egressKeyOf(volume: unknown): string | undefined {
+  return typeof volume === "string" && volume.endsWith("-egress") ? volume.slice(0, -"-egress".length) : undefined;
+}
+
+export function egressLabels(plan: Pick<EgressPlan, "key" | "deadline" | "labels">): Record<string, string> {
+  return { ...plan.labels, [EGRESS_LABEL]: plan.key, [DEADLINE_LABEL]: plan.deadline };
 }
 
 /** POST /volumes/create: a tmpfs of 1 MiB, mode 0700, owned by the computer's uid:gid. */
 export function egressVolumeRequest(plan: EgressPlan) {
   return {
-    Name: egressName(plan.computer),
+    Name: egressName(plan.key),
     Driver: "local",
     DriverOpts: { type: "tmpfs", device: "tmpfs", o: `size=1m,uid=${plan.uid},gid=${plan.gid},mode=0700` },
     Labels: egressLabels(plan),
@@ -79,7 +90,7 @@ export function egressArgs(plan: EgressPlan): string[] {
 /** POST /containers/create: on the default bridge alone, no port published, as the computer's user, read-only and bounded. */
 export function egressProxyRequest(plan: EgressPlan) {
   return {
-    name: egressName(plan.computer),
+    name: egressName(plan.key),
     body: {
       Image: plan.image,
       User: `${plan.uid}:${plan.gid}`,
@@ -101,7 +112,7 @@ export function egressProxyRequest(plan: EgressPlan) {
         Ulimits: [{ Name: "nofile", Soft: EGRESS_BOUNDS.openFiles, Hard: EGRESS_BOUNDS.openFiles }],
         LogConfig: EGRESS_BOUNDS.log,
         RestartPolicy: { Name: "no" },
-        Mounts: [{ Type: "volume", Source: egressName(plan.computer), Target: EGRESS_MOUNT, ReadOnly: false }],
+        Mounts: [{ Type: "volume", Source: egressName(plan.key), Target: EGRESS_MOUNT, ReadOnly: false }],
       },
     },
   };

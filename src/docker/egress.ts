@@ -25,9 +25,9 @@ interface ListedPart {
 
 const labelFilter = (labels: string[]) => JSON.stringify({ label: labels });
 
-const undone = async (engine: DockerEngine, plan: EgressPlan, code: Parameters<typeof fail>[0], words: string) => {
-  await removeEgress(engine, plan.computer);
-  return fail(code, `${words}; the proxy and its volume were removed and the computer was never run`);
+const undone = async (engine: DockerEngine, plan: EgressPlan, code: Parameters<typeof fail>[0], words: string, keepVolume = false) => {
+  await removeEgress(engine, plan.key, keepVolume ? "proxy" : "delete");
+  return fail(code, keepVolume ? `${words}; the proxy was removed, and its computers reach nothing until it is made again` : `${words}; the proxy and its volume were removed and the computer was never run`);
 };
 
 /**
@@ -37,18 +37,19 @@ const undone = async (engine: DockerEngine, plan: EgressPlan, code: Parameters<t
 export async function makeEgressVolume(engine: DockerEngine, plan: EgressPlan, options: CallOptions = {}): Promise<Result<undefined>> {
   const volume = await engine.call("POST", "/volumes/create", { body: egressVolumeRequest(plan), signal: options.signal, timeoutMs: CALL_MS });
   if (volume.ok) return ok();
-  const f = failure(engine, `making the egress volume ${egressName(plan.computer)}`, volume);
+  const f = failure(engine, `making the egress volume ${egressName(plan.key)}`, volume);
   return undone(engine, plan, f.error.code, f.error.message);
 }
 
 /**
  * Makes and starts the proxy on its volume and waits for its ready line. Any failure removes
- * the proxy and the volume and says why in words; a caller runs its computer only after ok.
+ * the proxy and the volume (the proxy alone with keepVolume: a shared proxy made again on the
+ * volume its computers mount) and says why in words; a caller runs its computer only after ok.
  */
-export async function makeEgress(engine: DockerEngine, plan: EgressPlan, options: CallOptions & { readyMs?: number } = {}): Promise<Result<{ proxy: string }>> {
+export async function makeEgress(engine: DockerEngine, plan: EgressPlan, options: CallOptions & { readyMs?: number; keepVolume?: boolean } = {}): Promise<Result<{ proxy: string }>> {
   const { signal } = options;
-  const name = egressName(plan.computer);
-  const undo = (code: Parameters<typeof fail>[0], words: string) => undone(engine, plan, code, words);
+  const name = egressName(plan.key);
+  const undo = (code: Parameters<typeof fail>[0], words: string) => undone(engine, plan, code, words, options.keepVolume);
   const request = egressProxyRequest(plan);
   const made = await engine.call<{ Id: string }>("POST", "/containers/create", { query: { name }, body: request.body, signal, timeoutMs: CALL_MS });
   if (!made.ok || !made.value?.Id) {
@@ -90,11 +91,11 @@ async function partsOf(engine: DockerEngine, labels: string[]) {
 }
 
 /**
- * Stops the proxy, or (delete) removes the proxy and its volume, each found by the label
- * agentrun.computer.egress=<computer>. Parts already gone are fine. It runs whatever the
- * caller's signal says: a removal after a failure must finish.
+ * Stops the proxy, or (delete) removes the proxy and its volume, or (proxy) the proxy alone,
+ * each found by the label agentrun.computer.egress=<key>. Parts already gone are fine. It runs
+ * whatever the caller's signal says: a removal after a failure must finish.
  */
-export async function removeEgress(engine: DockerEngine, computer: string, how: "stop" | "delete" = "delete"): Promise<Result<undefined>> {
+export async function removeEgress(engine: DockerEngine, computer: string, how: "stop" | "delete" | "proxy" = "delete"): Promise<Result<undefined>> {
   const { containers, volumes } = await partsOf(engine, [`${EGRESS_LABEL}=${computer}`]);
   if (!containers.ok) return failure(engine, `finding ${computer}'s egress proxy`, containers);
   for (const c of containers.value ?? []) {
@@ -106,7 +107,7 @@ export async function removeEgress(engine: DockerEngine, computer: string, how: 
       return failure(engine, `removing ${computer}'s egress proxy`, done);
     }
   }
-  if (how === "stop") return ok();
+  if (how !== "delete") return ok();
   if (!volumes.ok) return failure(engine, `finding ${computer}'s egress volume`, volumes);
   for (const v of volumes.value?.Volumes ?? []) {
     const done = await engine.call("DELETE", `/volumes/${encodeURIComponent(v.Name)}`, { query: { force: true }, timeoutMs: CALL_MS });
@@ -125,6 +126,33 @@ export async function inspectEgress(engine: DockerEngine, computer: string, opti
   if (read.status === 404) return ok(undefined);
   if (!read.ok || !read.value) return failure(engine, `inspecting ${computer}'s egress proxy`, read);
   return ok(read.value);
+}
+
+/**
+ * The proxies of many keys at once (list reads every listed computer's): one list of every
+ * egress proxy, then one inspect of each proxy asked for, side by side. A key with no proxy, or
+ * more than one, reads undefined, as inspectEgress reads it.
+ */
+export async function inspectEgressOf(engine: DockerEngine, keys: readonly string[], options: CallOptions = {}): Promise<Result<Map<string, Inspected | undefined>>> {
+  const wanted = [...new Set(keys)];
+  const out = new Map<string, Inspected | undefined>();
+  if (wanted.length === 0) return ok(out);
+  const listed = await engine.call<ListedPart[]>("GET", "/containers/json", { query: { all: true, filters: labelFilter([EGRESS_LABEL]) }, signal: options.signal, timeoutMs: CALL_MS });
+  if (!listed.ok) return failure(engine, "finding the egress proxies", listed);
+  const reads = await Promise.all(
+    wanted.map(async (key) => {
+      const found = (listed.value ?? []).filter((c) => c.Labels?.[EGRESS_LABEL] === key);
+      if (found.length !== 1) return { key, read: ok(undefined) };
+      const read = await engine.call<Inspected>("GET", `/containers/${found[0]!.Id}/json`, { signal: options.signal, timeoutMs: CALL_MS });
+      if (read.status === 404) return { key, read: ok(undefined) };
+      return { key, read: read.ok && read.value ? ok(read.value) : failure(engine, `inspecting the egress proxy of ${key}`, read) };
+    }),
+  );
+  for (const { key, read } of reads) {
+    if (!read.ok) return read;
+    out.set(key, read.value);
+  }
+  return ok(out);
 }
 
 /**

@@ -23,6 +23,8 @@ export interface Plan {
   mount?: { kind: "bind"; path: string };
   /** An allowlist, normalized: the computer stays at network none and reaches it through its egress proxy. */
   allow?: string[];
+  /** A shared egress proxy's name: the computer mounts its volume, not one of its own (allow is then [] or the proxy's list). */
+  egress?: string;
 }
 
 /**
@@ -54,9 +56,10 @@ export function planOf(
   if (spec.mount?.kind === "bind") plan.mount = { kind: "bind", path: spec.mount.path };
   if (typeof spec.network === "object" && "allow" in spec.network) {
     // A checked spec: its list is one checkAllowlist takes.
+    if (spec.egress !== undefined) plan.egress = spec.egress;
     const list = checkAllowlist(spec.network.allow, at.testNetwork === undefined ? {} : { testNetwork: at.testNetwork });
-    if (!list.ok) throw new TypeError(`planOf takes a checked spec: ${list.refusals[0]!.message}`);
-    plan.allow = list.entries;
+    if (!list.ok && !(spec.egress !== undefined && spec.network.allow.length === 0)) throw new TypeError(`planOf takes a checked spec: ${list.refusals[0]!.message}`);
+    plan.allow = list.ok ? list.entries : [];
   }
   return plan;
 }

@@ -17,6 +17,7 @@ import type {
   Connection,
   NetworkPolicy,
   NetworkReadBack,
+  PoolHooks,
   ReadBack,
   ReleaseHow,
   SpecReadBack,
@@ -29,6 +30,8 @@ import { isRootOrRootGroup, parseUser, processUser, userText } from "../user.js"
 import { DockerEngine } from "./api.js";
 import { bindWritableProblem } from "./bind.js";
 import { checkSpec } from "./check.js";
+import { dockerPool, removeClaim, sweepClaims, withClaims } from "./claims.js";
+import { POOL_LABEL } from "../pool.js";
 import { DockerCli } from "./cli.js";
 import { openConnection } from "./connect.js";
 import {
@@ -38,17 +41,18 @@ import { create as createContainer, failure, inspect, lastWords, listByLabels, r
 import { createRequest } from "./create-request.js";
 import { DaemonCacheError, daemonCopy, daemonCopyPath, DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
 import { drift, type DriftExpected, readBackDrift, sameNetwork } from "./drift.js";
-import { EGRESS_READY_MS, inspectEgress, makeEgress, makeEgressVolume, removeEgress, sweepEgress } from "./egress.js";
+import { EGRESS_READY_MS, inspectEgress, inspectEgressOf, makeEgress, makeEgressVolume, removeEgress, sweepEgress } from "./egress.js";
 import { egressImageTag, ensureEgressImage } from "./egress-image.js";
 import { type EgressExpected, proxyReadBack } from "./egress-readback.js";
-import type { EgressPlan } from "./egress-request.js";
+import { type EgressPlan, PROXY_PATTERN } from "./egress-request.js";
+import { DockerEgressProxies } from "./egress-proxy.js";
 import { homeDrift } from "./home.js";
 import { type Host, hostOf } from "./host.js";
 import type { EngineAddress } from "./engine.js";
 import { dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
 import { packageVersion } from "./package.js";
 import { type Plan, planOf } from "./plan.js";
-import { deadlineOf, hasEgress, type Inspected, labelsOf, mountOf, nameOf, networkOf, specOf, stateOf } from "./readback.js";
+import { deadlineOf, egressKey, hasEgress, type Inspected, labelsOf, mountOf, nameOf, networkOf, sharedProxyOf, specOf, stateOf } from "./readback.js";
 
 export interface DockerProviderOptions {
   /** computerd for the Docker host's architecture; the provider binds its own copy of it. */
@@ -121,6 +125,10 @@ export class DockerProvider implements ComputerProvider {
   readonly version: string;
   readonly engine: DockerEngine;
   readonly cli: DockerCli;
+  /** Warm pools: a claim is a rename (claims.ts). */
+  readonly pool: PoolHooks;
+  /** Shared egress proxies: one proxy a fleet of computers joins (ComputerSpec.egress). */
+  readonly proxies: DockerEgressProxies;
   readonly #daemonPath: string;
   readonly #daemonCache: string;
   readonly #user: string;
@@ -178,9 +186,33 @@ export class DockerProvider implements ComputerProvider {
     if (!(Number.isInteger(readyMs) && readyMs > 0)) throw new TypeError("DockerProvider's egress option: readyMs is a whole number of milliseconds above 0");
     this.#egress = { ...egress, hint, readyMs };
     this.engine = options.engine instanceof DockerEngine ? options.engine : new DockerEngine(options.engine);
+    this.pool = dockerPool(this.engine, this.id);
     // A build or pull goes to the same engine as every other call.
     this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker", undefined, this.engine.address.address);
     this.version = options.version ?? packageVersion();
+    this.proxies = new DockerEgressProxies({
+      engine: this.engine,
+      host: (o) => this.#enforcingHost(o),
+      image: (o) => this.#ensureEgressImage(o.signal),
+      imageTag: async () => {
+        const bytes = await fs.readFile(this.#daemonPath).catch(() => undefined);
+        return bytes ? ok(egressImageTag(bytes)) : fail("failed", `the daemon at ${this.#daemonPath} could not be read, so an egress proxy cannot be checked against it`);
+      },
+      addresses: () => hostAddresses(this.#egress),
+      userDefault: this.#user,
+      hint: this.#egress.hint,
+      readyMs: this.#egress.readyMs,
+      ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork } : {}),
+    });
+  }
+
+  /** The proxy's image, made once per provider (its tag is the daemon's hash); a failure is not kept. */
+  #ensureEgressImage(signal?: AbortSignal): Promise<Result<string>> {
+    this.#egressImage ??= ensureEgressImage(this.cli, this.#daemonPath, { signal }).then((r) => {
+      if (!r.ok) this.#egressImage = undefined;
+      return r;
+    });
+    return this.#egressImage;
   }
 
   capabilities(): Capabilities {
@@ -260,12 +292,7 @@ export class DockerProvider implements ComputerProvider {
     if (typeof spec.network === "object" && "allow" in spec.network) {
       const addresses = hostAddresses(this.#egress);
       if (!addresses.ok) return fail(addresses.error.code, `${addresses.error.message}. Nothing was made`, { field: addresses.error.field ?? "network" });
-      // The proxy's image is made once per provider (its tag is the daemon's hash).
-      this.#egressImage ??= ensureEgressImage(this.cli, this.#daemonPath, { signal }).then((r) => {
-        if (!r.ok) this.#egressImage = undefined;
-        return r;
-      });
-      const image = await this.#egressImage;
+      const image = await this.#ensureEgressImage(signal);
       if (!image.ok) return fail(image.error.code, `${image.error.message}. Nothing was made`, { field: "network" });
       egress = { hostAddresses: addresses.value, image: image.value };
     }
@@ -287,7 +314,11 @@ export class DockerProvider implements ComputerProvider {
       if (problem) return fail("refused", problem, { field: "mount" });
     }
     if (signal?.aborted) return fail("aborted", "create was aborted before the container was made; nothing was made");
-    const egressPlan = egress && plan.allow ? this.#egressPlan(plan, egress) : undefined;
+    const egressPlan = egress && plan.allow && plan.egress === undefined ? this.#egressPlan(plan, egress) : undefined;
+    // A shared proxy is joined only when it reads back as an allowlist for this computer, and
+    // before the container is made: Docker would make a plain volume for a name not there.
+    const joined = plan.egress === undefined ? undefined : await this.#joinable(plan, spec, { signal });
+    if (joined && !joined.ok) return joined;
     if (egressPlan) {
       const volume = await makeEgressVolume(this.engine, egressPlan, { signal });
       if (!volume.ok) return volume;
@@ -339,10 +370,11 @@ export class DockerProvider implements ComputerProvider {
     if (signal?.aborted) return refused("aborted", `create was aborted after ${name} started; it was deleted`);
 
     // The report and the daemon's hello are read side by side: the drift check needs both.
-    const [inspected, connection, proxyFound] = await Promise.all([
+    const [inspected, connection, proxyFound, joinedNow] = await Promise.all([
       inspect(this.engine, id, { signal }),
       openConnection(this.engine, { id, name }, undefined, signal),
       egressPlan ? inspectEgress(this.engine, name, { signal }) : Promise.resolve(ok(undefined)),
+      plan.egress === undefined ? Promise.resolve(ok(undefined)) : this.proxies.joined(plan.egress, { uid: plan.uid, gid: plan.gid, deadline }, { signal }),
     ]);
     const closed = async () => {
       if (connection.ok) await connection.value.close();
@@ -370,8 +402,9 @@ export class DockerProvider implements ComputerProvider {
     await connection.value.close();
     if (signal?.aborted) return refused("aborted", `create was aborted while reading the computer; ${name} was deleted`);
     if (!proxyFound.ok) return refused(signal?.aborted ? "aborted" : "failed", `${proxyFound.error.message}; ${name} was deleted`);
+    if (!joinedNow.ok) return refused(signal?.aborted ? "aborted" : "failed", `${joinedNow.error.message}; ${name} was deleted`);
     // The proxy held to what it must be, as every later read-back holds it.
-    const proxy = egressPlan ? proxyReadBack(proxyFound.value, this.#proxyExpected(name, plan.uid, plan.gid, deadline, egressPlan.image, egressPlan.hostAddresses)) : undefined;
+    const proxy = egressPlan ? proxyReadBack(proxyFound.value, this.#proxyExpected(name, plan.uid, plan.gid, deadline, egressPlan.image, egressPlan.hostAddresses)) : joinedNow.value;
     const mismatches = drift(spec, inspected.value, hello, { ...this.#expected(host.value, plan.uid, plan.gid, deadline, daemon), ...(proxy ? { proxy } : {}) });
     if (home) mismatches.push(home);
     if (mismatches.length > 0) {
@@ -381,14 +414,33 @@ export class DockerProvider implements ComputerProvider {
     return ok(this.#refOf(inspected.value, hello, proxy));
   }
 
+  /**
+   * A shared proxy a computer may join: there, running and hardened, owned by the computer's
+   * user, ending no sooner than the computer, and holding the list the spec names (if any).
+   */
+  async #joinable(plan: Plan, spec: ComputerSpec, options: CallOptions): Promise<Result<undefined>> {
+    const key = plan.egress!;
+    const read = await this.proxies.joined(key, { uid: plan.uid, gid: plan.gid, deadline: plan.deadline }, options);
+    if (!read.ok) return read;
+    const network = read.value;
+    if (typeof network === "object" && "other" in network) {
+      return fail("refused", `${network.other.replace(/^network allow, but its /, "the ")}; ${plan.name} was not made`, { field: "egress" });
+    }
+    const asked = typeof spec.network === "object" && "allow" in spec.network ? spec.network.allow : [];
+    if (asked.length > 0 && !sameNetwork(network, { allow: asked })) {
+      return fail("refused", `the egress proxy ${key} holds ${typeof network === "object" && "allow" in network ? network.allow.join(", ") : String(network)}, not the list asked for: ask for { allow: [] } to take the proxy's list; ${plan.name} was not made`, { field: "network" });
+    }
+    return ok();
+  }
+
   #proxyExpected(computer: string, uid: number, gid: number, deadline: string, image: string, addresses: readonly string[]): EgressExpected {
-    return { computer, uid, gid, deadline, image, hostAddresses: addresses, ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork } : {}) };
+    return { key: computer, uid, gid, deadline, image, hostAddresses: addresses, ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork } : {}) };
   }
 
   /** The proxy's part of an allowlisted computer's plan. */
   #egressPlan(plan: Plan, egress: { hostAddresses: string[]; image: string }): EgressPlan {
     return {
-      computer: plan.name,
+      key: plan.name,
       uid: plan.uid,
       gid: plan.gid,
       deadline: plan.deadline,
@@ -406,12 +458,17 @@ export class DockerProvider implements ComputerProvider {
    * bounded, its volume, the provider's proxy image, and today's host addresses. A computer with
    * no egress part reads undefined.
    */
-  async #proxyReadBack(inspected: Inspected, options: CallOptions = {}): Promise<Result<NetworkReadBack | undefined>> {
+  async #proxyReadBack(inspected: Inspected, options: CallOptions = {}, read?: { proxy: Inspected | undefined }): Promise<Result<NetworkReadBack | undefined>> {
     if (!hasEgress(inspected)) return ok(undefined);
     const name = nameOf(inspected);
-    const found = await inspectEgress(this.engine, name, options);
-    if (!found.ok) return found;
     const user = parseUser(String(inspected.Config?.User ?? ""));
+    // A computer that joined a shared proxy reads that proxy, held to its user and deadline.
+    const shared = sharedProxyOf(inspected);
+    if (shared !== undefined) {
+      return this.proxies.joined(shared, { uid: user.ok ? user.value.uid : NaN, gid: user.ok ? user.value.gid : NaN, deadline: labelsOf(inspected)[DEADLINE_LABEL] ?? "" }, options, read);
+    }
+    const found = read ? ok(read.proxy) : await inspectEgress(this.engine, name, options);
+    if (!found.ok) return found;
     const addresses = hostAddresses(this.#egress);
     if (!addresses.ok) return ok({ other: `network allow, but its egress proxy cannot be held to the Docker host's addresses: ${addresses.error.message}` });
     const bytes = await fs.readFile(this.#daemonPath).catch(() => undefined);
@@ -535,20 +592,31 @@ export class DockerProvider implements ComputerProvider {
         return fail("invalid", "list takes labels whose keys have no = or NUL and whose values are strings with no NUL", { field: "labels" });
       }
     }
-    const found = await listByLabels(this.engine, labels, options);
+    const byOwnLabels = await listByLabels(this.engine, labels, options);
+    if (!byOwnLabels.ok) return byOwnLabels;
+    // A claimed pool computer's run labels are in its claim record.
+    const found = await withClaims(this.engine, labels, byOwnLabels.value, options);
     if (!found.ok) return found;
+    // An allowlisted computer's network is its proxy's: an inspect of each such computer beside
+    // one list of every proxy, then one inspect of each proxy they mount, all at once.
+    const wholes = await Promise.all(found.value.filter(hasEgress).map((c) => inspect(this.engine, c.Id, options)));
+    const whole = new Map<string, Inspected>();
+    for (const w of wholes) {
+      if (!w.ok && w.error.code !== "not_found") return w;
+      if (w.ok) whole.set(w.value.Id, w.value); // else removed meanwhile
+    }
+    const proxies = await inspectEgressOf(this.engine, [...whole.values()].map((w) => egressKey(w) ?? nameOf(w)), options);
+    if (!proxies.ok) return proxies;
+    const networks = new Map<string, NetworkReadBack>();
+    const read = await Promise.all([...whole.values()].map(async (w) => ({ w, proxy: await this.#proxyReadBack(w, options, { proxy: proxies.value.get(egressKey(w) ?? nameOf(w)) }) })));
+    for (const { w, proxy } of read) {
+      if (!proxy.ok) return proxy;
+      networks.set(w.Id, networkOf(w, proxy.value));
+    }
     const infos: ComputerInfo[] = [];
     for (const listed of found.value) {
-      // An allowlisted computer's network is its proxy's: one more inspect of each, and of its proxy.
-      let network = networkOf(listed);
-      if (hasEgress(listed)) {
-        const whole = await inspect(this.engine, listed.Id, options);
-        if (!whole.ok && whole.error.code !== "not_found") return whole;
-        if (!whole.ok) continue; // removed meanwhile
-        const proxy = await this.#proxyReadBack(whole.value, options);
-        if (!proxy.ok) return proxy;
-        network = networkOf(whole.value, proxy.value);
-      }
+      if (hasEgress(listed) && !whole.has(listed.Id)) continue; // removed meanwhile
+      const network = networks.get(listed.Id) ?? networkOf(listed);
       const labelsRead = labelsOf(listed);
       const info: ComputerInfo = {
         ref: { id: listed.Id, name: nameOf(listed), provider: this.id },
@@ -591,6 +659,10 @@ export class DockerProvider implements ComputerProvider {
     const id = found.value.Id;
     const released = how === "stop" ? await stop(this.engine, id, options) : await remove(this.engine, id, options);
     if (!released.ok) return released;
+    if (how === "delete" && labelsOf(found.value)[POOL_LABEL] !== undefined) {
+      const record = await removeClaim(this.engine, id);
+      if (!record.ok) return record;
+    }
     // After the computer: its proxy stopped, or the proxy and its volume removed, found by the egress label.
     return removeEgress(this.engine, nameOf(found.value), how);
   }
@@ -603,12 +675,16 @@ export class DockerProvider implements ComputerProvider {
     const swept = await sweepEgress(
       this.engine,
       async (computer) => {
+        // A shared proxy is its own: it goes at its deadline, not with a computer.
+        if (PROXY_PATTERN.test(computer)) return true;
         const there = await this.engine.call("GET", `/containers/${encodeURIComponent(computer)}/json`, { timeoutMs: 30_000 });
         return there.status !== 404;
       },
       { ...(options.now ? { now: options.now.getTime() } : {}), ...(options.labels ? { labels: options.labels } : {}), readyMs: this.#egress.readyMs },
     );
-    return swept.ok ? ok({ removed: swept.value }) : swept;
+    if (!swept.ok) return swept;
+    const claims = await sweepClaims(this.engine, options);
+    return claims.ok ? ok({ removed: [...swept.value, ...claims.value] }) : claims;
   }
 
   /** One list call: Docker answers, and how many computers this provider has there. */

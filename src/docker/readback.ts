@@ -3,7 +3,7 @@
 import { type MountReadBack, WORKSPACE } from "../mount.js";
 import type { NetworkReadBack, SpecReadBack } from "../provider.js";
 import { COMPUTER_LABEL, CPU_PERIOD, DEADLINE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
-import { EGRESS_MOUNT, EGRESS_SOCKET, egressName } from "./egress-request.js";
+import { EGRESS_MOUNT, EGRESS_SOCKET, egressKeyOf, egressName, PROXY_PATTERN } from "./egress-request.js";
 
 /** One container as docker inspect reports it; only the fields read here are typed. */
 export interface Inspected {
@@ -67,12 +67,28 @@ export function hasEgress(inspected: Inspected): boolean {
   return cmd.includes("--egress") || (inspected.Mounts ?? []).some((m) => m.Destination === EGRESS_MOUNT);
 }
 
+/**
+ * The key of the egress volume a computer mounts: its own name for its own proxy, or a shared
+ * proxy's name (proxy-<12 hex digits>); undefined for any other volume there, or none.
+ */
+export function egressKey(inspected: Inspected): string | undefined {
+  const there = (inspected.Mounts ?? []).filter((m) => m.Destination === EGRESS_MOUNT);
+  const key = there.length === 1 ? egressKeyOf(there[0]!.Name) : undefined;
+  return key !== undefined && (key === nameOf(inspected) || PROXY_PATTERN.test(key)) ? key : undefined;
+}
+
+/** The shared proxy a computer joined, by name, or undefined. */
+export function sharedProxyOf(inspected: Inspected): string | undefined {
+  const key = egressKey(inspected);
+  return key !== undefined && PROXY_PATTERN.test(key) ? key : undefined;
+}
+
 /** Why a computer's own side of an allowlist is not as create makes it, or undefined. */
 function egressSideProblem(inspected: Inspected): string | undefined {
   const cmd = Array.isArray(inspected.Config?.Cmd) ? (inspected.Config.Cmd as unknown[]) : [];
   const at = cmd.indexOf("--egress");
   if (at < 0 || cmd[at + 1] !== EGRESS_SOCKET) return `init does not relay to ${EGRESS_SOCKET}`;
-  const volume = egressName(nameOf(inspected));
+  const volume = egressName(egressKey(inspected) ?? nameOf(inspected));
   const there = (inspected.Mounts ?? []).filter((m) => m.Destination === EGRESS_MOUNT);
   if (there.length !== 1 || there[0]!.Type !== "volume" || there[0]!.Name !== volume || there[0]!.RW !== false) {
     return `the computer does not mount its egress volume ${volume} read-only at ${EGRESS_MOUNT}`;
@@ -130,5 +146,7 @@ export function specOf(inspected: Inspected, proxy?: NetworkReadBack): SpecReadB
   if (deadline !== undefined) spec.deadline = deadline;
   const mount = mountOf(inspected);
   if (mount) spec.mount = mount;
+  const shared = sharedProxyOf(inspected);
+  if (shared !== undefined && hasEgress(inspected)) spec.egress = shared;
   return spec;
 }

@@ -130,6 +130,11 @@ export function normalAllowlist(allow: readonly string[]): string[] {
   return [...sorted(names), ...sorted(cidrs)];
 }
 
+/** Two lists are the same when their normal forms are: any order, any case of a name. */
+export function sameAllowlist(a: unknown, b: unknown): boolean {
+  return Array.isArray(a) && Array.isArray(b) && normalAllowlist(a as string[]).join("\0") === normalAllowlist(b as string[]).join("\0");
+}
+
 export interface TestNetworkOptions {
   /** The test-only setting: without it every test network is refused. */
   testOnly?: boolean;

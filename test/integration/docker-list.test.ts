@@ -21,7 +21,7 @@ function made(name: string, labels: string[]): string {
 }
 
 describe("list", () => {
-  it("lists 51 computers with one call to the engine, one renamed by hand among them, and no container without the label", async () => {
+  it("lists 51 computers with one call to the engine for them (and one for the warm pools' claim records), one renamed by hand among them, and no container without the label", async () => {
     const labels = testLabel();
     const mark = `agentrun.test=${labels["agentrun.test"]}`;
     for (let i = 0; i < 51; i += 1) made(`computer-${randomBytes(6).toString("hex")}`, ["agentrun.computer=1", mark]);
@@ -36,7 +36,7 @@ describe("list", () => {
     const listed = await docker.list(labels);
     expect(listed.ok).toBe(true);
     if (!listed.ok) return;
-    expect(calls).toEqual(["GET /containers/json"]);
+    expect(calls).toEqual(["GET /containers/json", "GET /volumes"]);
     expect(listed.value.map((i) => i.ref.name).sort()).toEqual(names.slice(0, 51).sort());
     for (const info of listed.value) {
       expect(info.ref.id).toMatch(/^[0-9a-f]{64}$/);

@@ -10,7 +10,7 @@ import { EGRESS_LABEL, egressArgs, egressProxyRequest, egressVolumeRequest, type
 import { containerSign, hostAddresses } from "../../src/egress/host-addresses.js";
 
 const plan: EgressPlan = {
-  computer: "computer-0123456789ab",
+  key: "computer-0123456789ab",
   uid: 1000,
   gid: 1000,
   deadline: "2030-01-02T03:04:05.000Z",
@@ -20,7 +20,7 @@ const plan: EgressPlan = {
   labels: { "agentrun.run": "r1" },
   image: "agentrun-egress:0123456789abcdef",
 };
-const want: EgressExpected = { computer: plan.computer, uid: 1000, gid: 1000, deadline: plan.deadline, image: plan.image, hostAddresses: ["203.0.113.7"] };
+const want: EgressExpected = { key: plan.key, uid: 1000, gid: 1000, deadline: plan.deadline, image: plan.image, hostAddresses: ["203.0.113.7"] };
 
 /** The proxy as docker inspect reports the container egressProxyRequest makes. */
 function inspected(p: EgressPlan = plan) {
@@ -31,7 +31,7 @@ function inspected(p: EgressPlan = plan) {
     Config: { Image: r.body.Image, User: r.body.User, Labels: r.body.Labels, Entrypoint: r.body.Entrypoint, Cmd: r.body.Cmd },
     HostConfig: { ...r.body.HostConfig, Ulimits: [{ Name: "nofile", Hard: 1024, Soft: 1024 }], PortBindings: {}, CapAdd: null, Privileged: false, PublishAllPorts: false },
     NetworkSettings: { Networks: { [r.body.HostConfig.NetworkMode]: {} } },
-    Mounts: [{ Type: "volume", Name: `${p.computer}-egress`, Source: "/var/lib/docker/volumes/x/_data", Destination: "/opt/agentrun/egress", RW: true }],
+    Mounts: [{ Type: "volume", Name: `${p.key}-egress`, Source: "/var/lib/docker/volumes/x/_data", Destination: "/opt/agentrun/egress", RW: true }],
   };
 }
 
@@ -41,7 +41,7 @@ describe("the egress parts as requests", () => {
       Name: "computer-0123456789ab-egress",
       Driver: "local",
       DriverOpts: { type: "tmpfs", device: "tmpfs", o: "size=1m,uid=1000,gid=1000,mode=0700" },
-      Labels: { "agentrun.run": "r1", [EGRESS_LABEL]: plan.computer, "agentrun.computer.deadline": plan.deadline },
+      Labels: { "agentrun.run": "r1", [EGRESS_LABEL]: plan.key, "agentrun.computer.deadline": plan.deadline },
     });
   });
 

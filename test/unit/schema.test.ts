@@ -2,7 +2,7 @@
 // the same input fields, and its config holds the settings the plugin reads.
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { resources } from "../../provider/plugin.js";
+import { components, resources } from "../../provider/plugin.js";
 import { PROVIDER_SETTINGS } from "../../src/settings.js";
 import { ROOT } from "../support/toolchain.js";
 
@@ -11,10 +11,15 @@ const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, "utf8"));
 
 describe("schema.json", () => {
   test("declares exactly the resources the plugin serves", () => {
-    expect(Object.keys(schema.resources).sort()).toEqual(Object.keys(resources).sort());
+    expect(Object.keys(schema.resources).sort()).toEqual([...Object.keys(resources), ...Object.keys(components)].sort());
   });
 
-  test.each(Object.keys(schema.resources))("%s: the plugin takes the schema's inputs, and every field is described", async (type) => {
+  test("declares as components exactly those the plugin constructs", () => {
+    const declared = Object.keys(schema.resources).filter((t) => schema.resources[t].isComponent);
+    expect(declared.sort()).toEqual(Object.keys(components).sort());
+  });
+
+  test.each(Object.keys(resources))("%s: the plugin takes the schema's inputs, and every field is described", async (type) => {
     const handler = await resources[type]!();
     const declared = schema.resources[type];
     expect(Object.keys(declared.inputProperties).sort()).toEqual([...handler.inputs].sort());

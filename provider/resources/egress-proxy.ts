@@ -1,0 +1,218 @@
+// agentrun:index:EgressProxy, one allowlist's way out shared by a fleet: on Docker the egress
+// volume and the proxy container (src/docker/egress-proxy.ts). Computers join it through their
+// `egress` input, which takes this resource's `egress` output. create: the library's make.
+// read: the proxy read back (running, hardened, its list and today's host addresses); its volume
+// gone → no id; the proxy stopped, removed or re-run wider by hand → drift, with the list as
+// read back. diff: a new list or hint, or drift, is an update (the proxy made again on the same
+// volume, so its computers keep running); a new provider, user or lifetime, or a deadline
+// passed, is a replace. delete: the proxy and its volume, after the computers behind it.
+// check chooses the proxy's name and writes it, with the `egress` value, into the inputs: a
+// preview knows an updated resource's inputs alone, so the computers behind a proxy whose list
+// changes see the same `egress` and are not shown as made again.
+import { z } from "zod";
+import { sameAllowlist } from "../../src/egress/list.js";
+import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../../src/egress/proxies.js";
+import type { ComputerProvider } from "../../src/provider.js";
+import { DEFAULT_PROVIDER } from "../../src/providers.js";
+import { orThrow } from "../../src/result.js";
+import { normalUser } from "../../src/user.js";
+import type { Context, ResourceHandler } from "../resource.js";
+import { bounded, unknownFields, vendorOf } from "../resource.js";
+import { whileWaiting } from "../progress.js";
+import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+
+const TYPE = "agentrun:index:EgressProxy";
+export const INPUTS = ["provider", "allow", "lifetimeMs", "user", "hint"] as const;
+// What a change of makes a new proxy (a new volume, so new computers behind it).
+const REPLACING = ["provider", "user", "lifetimeMs"] as const;
+const STEP_MS = 2 * 60_000;
+// Outputs derived from inputs of other names, so a secret input keeps them secret.
+const DERIVED: Record<string, readonly string[]> = {
+  egress: ["user"], drift: ["allow", "hint"], name: [], hostAddresses: [], deadline: [], state: [],
+};
+
+const Given = z.strictObject({
+  provider: z.string().min(1).optional(),
+  allow: z.array(z.string()),
+  lifetimeMs: z.number(),
+  user: z.string().min(1).optional(),
+  hint: z.string().optional(),
+});
+type Inputs = { provider: string; allow: string[]; lifetimeMs: number; user: string; hint?: string; name: string };
+
+/** The fields of REPLACING that differ between what was and what is asked now. */
+const replacedBy = (olds: Props, news: Props) => REPLACING.filter((k) => news[k] !== undefined && JSON.stringify(olds[k]) !== JSON.stringify(news[k]));
+
+/** The provider's shared proxies, or a throw in words when the vendor has none. */
+function proxiesOf(provider: ComputerProvider): EgressProxies {
+  if (!provider.proxies) throw new Error(`the ${provider.id} provider has no egress proxy; an EgressProxy runs on docker`);
+  return provider.proxies;
+}
+
+const specOf = (inputs: Inputs): ProxySpec => ({
+  ...(inputs.name === undefined ? {} : { name: inputs.name }),
+  allow: inputs.allow,
+  lifetimeMs: inputs.lifetimeMs,
+  user: inputs.user,
+  ...(inputs.hint === undefined ? {} : { hint: inputs.hint }),
+});
+
+/** Every refusal together, each naming its field, with no vendor call. */
+async function check(ctx: Context, olds: Props, news: Props) {
+  const { plain: given, secretKeys } = unwrap(news);
+  const old = unwrap(olds).plain;
+  // check's own fields come back from an import's inputs: taken when they are the ones it wrote.
+  const { name: givenName, egress: givenEgress, ...plain } = given;
+  const failures = unknownFields(plain, INPUTS, TYPE);
+  if (givenName !== undefined && givenName !== old.name) failures.push({ property: "name", reason: `${TYPE}'s name is chosen at its create (proxy-<12 hex digits>); it takes no name` });
+  if (givenEgress !== undefined && JSON.stringify(givenEgress) !== JSON.stringify(old.egress)) failures.push({ property: "egress", reason: `${TYPE}'s egress is an output, for its computers; it takes no egress` });
+  const known = Object.fromEntries(Object.entries(plain).filter(([k, v]) => (INPUTS as readonly string[]).includes(k) && !hasUnknown(v)));
+  const parsed = Given.safeParse(known);
+  const refused = new Set<string>();
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const property = String(issue.path[0] ?? "");
+      // A field still unknown (preview) is checked at up.
+      if (hasUnknown(plain[property])) continue;
+      const missing = issue.code === "invalid_type" && plain[property] === undefined;
+      failures.push({
+        property,
+        reason: missing
+          ? property === "allow"
+            ? "allow is required: the names (exact or *.suffix) and CIDRs the proxy's computers may reach"
+            : "lifetimeMs is required: how long the proxy forwards, longer than its computers live"
+          : `${issue.path.join(".")}: ${issue.message}`,
+      });
+      refused.add(property);
+    }
+  }
+  const id = plain.provider ?? DEFAULT_PROVIDER;
+  let provider: ComputerProvider | undefined;
+  if (id !== UNKNOWN && !refused.has("provider")) {
+    const v = await ctx.vendor(id as string);
+    if (!v.ok) failures.push({ property: "provider", reason: v.error.message });
+    else if (!v.value.proxies) failures.push({ property: "provider", reason: `the ${v.value.id} provider has no egress proxy; an EgressProxy runs on docker` });
+    else provider = v.value;
+  }
+  const inputs: Props = { ...plain, provider: id };
+  const user = plain.user ?? provider?.capabilities().defaults?.user;
+  if (user !== undefined) inputs.user = normalUser(user);
+  if (provider?.proxies && !hasUnknown(inputs)) {
+    const checked = provider.proxies.check(specOf({ allow: [], lifetimeMs: 1, ...Object.fromEntries(Object.entries(inputs).filter(([k]) => !refused.has(k))) } as unknown as Inputs));
+    if (!checked.ok) {
+      for (const r of checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }]) {
+        const property = r.field.split(".")[0] ?? "";
+        if (refused.has(property) || (property === "allow" && !("allow" in inputs)) || (property === "lifetimeMs" && !("lifetimeMs" in inputs))) continue;
+        failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });
+      }
+    }
+  }
+  if (failures.length) return { failures };
+  // The name stays while the proxy does; a change that makes a new proxy chooses a new one.
+  const keep = typeof old.name === "string" && replacedBy(old, inputs).length === 0;
+  inputs.name = keep ? old.name : (provider?.proxies?.freshName() ?? UNKNOWN);
+  inputs.egress = { proxy: inputs.name, user: inputs.user };
+  return { inputs: wrapDerived(inputs, secretKeys, { egress: ["user"], name: [] }) };
+}
+
+/** The declared list, kept as declared when the read-back is the same list in normal form. */
+function listAsDeclared(declared: unknown, read: string[]): string[] {
+  return sameAllowlist(declared, read) ? (declared as string[]) : read;
+}
+
+function outputsOf(declared: Inputs, ref: ProxyRef, state: "running" | "stopped", drift: string[]): Props {
+  const outs: Props = {
+    provider: declared.provider,
+    allow: listAsDeclared(declared.allow, ref.allow),
+    lifetimeMs: declared.lifetimeMs,
+    user: ref.user,
+    name: ref.name,
+    egress: { proxy: ref.name, user: ref.user },
+    hostAddresses: ref.hostAddresses,
+    deadline: ref.deadline,
+    state,
+    drift,
+  };
+  if (declared.hint !== undefined) outs.hint = declared.hint;
+  return outs;
+}
+
+async function create(ctx: Context, raw: Props) {
+  const { plain, secretKeys } = unwrap(raw);
+  const inputs = plain as Inputs;
+  const proxies = proxiesOf(await vendorOf(ctx, inputs.provider));
+  const signal = bounded(ctx, STEP_MS);
+  const make = async () => {
+    const first = await proxies.make(specOf(inputs), { signal });
+    // The name check chose is still held (a replacement made before the old proxy goes): a fresh one.
+    if (!first.ok && first.error.code === "exists") return proxies.make({ ...specOf(inputs), name: undefined }, { signal });
+    return first;
+  };
+  const made = orThrow(await whileWaiting(ctx.say, "waiting for the egress proxy's ready line", make));
+  return { id: made.name, outs: wrapDerived(outputsOf(inputs, made, "running", []), secretKeys, DERIVED) };
+}
+
+async function observe(proxies: EgressProxies, id: string, signal: AbortSignal): Promise<ProxyReadBack | "gone"> {
+  const read = await proxies.read(id, { signal });
+  if (read.ok) return read.value;
+  if (read.error.code === "not_found") return "gone";
+  return orThrow(read);
+}
+
+async function read(ctx: Context, id: string, props: Props) {
+  const secretKeys = secretFieldsOf(props);
+  const old = unwrap(props).plain as Partial<Inputs> & Props;
+  const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
+  const o = await observe(proxiesOf(provider), id, bounded(ctx, STEP_MS));
+  if (o === "gone") return {}; // its volume is gone: refresh drops it, and the next up makes a new one
+  // An import has no outputs: what is there is what was declared, and its lifetime what is left.
+  const declared: Inputs = {
+    name: id,
+    provider: provider.id,
+    allow: Array.isArray(old.allow) ? (old.allow as string[]) : o.ref.allow,
+    lifetimeMs: typeof old.lifetimeMs === "number" ? old.lifetimeMs : Math.max(1000, Math.ceil((Date.parse(o.ref.deadline) - Date.now()) / 1000) * 1000),
+    user: typeof old.user === "string" ? old.user : o.ref.user,
+    ...(typeof old.hint === "string" ? { hint: old.hint } : {}),
+  };
+  // A proxy re-run by hand with another list reads back as made, but not as declared.
+  const drift = [...o.drift];
+  if (o.network && "allow" in o.network && !sameAllowlist(declared.allow, o.ref.allow)) drift.push(`the egress proxy ${id} holds ${o.ref.allow.join(", ")}, not the declared ${declared.allow.join(", ")}`);
+  const outs = outputsOf(declared, o.ref, o.state, drift);
+  // The inputs as read back, so preview --refresh shows the list that changed (none when the proxy is gone).
+  const inputs: Props = { provider: declared.provider, allow: outs.allow, lifetimeMs: declared.lifetimeMs, user: o.ref.user, name: id, egress: { proxy: id, user: o.ref.user } };
+  if (declared.hint !== undefined) inputs.hint = o.ref.hint === declared.hint || o.ref.hint === "" ? declared.hint : o.ref.hint;
+  return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
+}
+
+async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
+  const o = unwrap(olds).plain;
+  const n = unwrap(news).plain;
+  const replaces: string[] = replacedBy(o, n);
+  if (typeof n.name === "string" && n.name !== o.name) replaces.push("name");
+  // Past its deadline the volume's time is spent: a new proxy (and so new computers).
+  if (typeof o.deadline === "string" && Date.parse(o.deadline) <= Date.now()) replaces.push("deadline");
+  const updates = [
+    ...(n.allow === UNKNOWN || !sameAllowlist(o.allow, n.allow) ? ["allow"] : []),
+    ...(n.hint !== undefined && o.hint !== n.hint ? ["hint"] : []),
+    // Stopped, removed or widened by hand: made again on the same volume.
+    ...(Array.isArray(o.drift) && o.drift.length > 0 ? ["drift"] : []),
+  ];
+  return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
+}
+
+async function update(ctx: Context, id: string, _olds: Props, news: Props) {
+  const { plain, secretKeys } = unwrap(news);
+  const inputs = plain as Inputs;
+  const proxies = proxiesOf(await vendorOf(ctx, inputs.provider));
+  const signal = bounded(ctx, STEP_MS);
+  const made = orThrow(await whileWaiting(ctx.say, "making the egress proxy again on its volume", () => proxies.update(id, { allow: inputs.allow, ...(inputs.hint === undefined ? {} : { hint: inputs.hint }) }, { signal })));
+  return { outs: wrapDerived(outputsOf(inputs, made, "running", []), secretKeys, DERIVED) };
+}
+
+async function remove(ctx: Context, id: string, props: Props) {
+  const old = unwrap(props).plain;
+  const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
+  orThrow(await proxiesOf(provider).release(id, { signal: bounded(ctx, STEP_MS) }));
+}
+
+export const egressProxy: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };

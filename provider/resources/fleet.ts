@@ -1,0 +1,92 @@
+// agentrun:index:Fleet, a component made by the plugin's construct (YAML has no loops): `size`
+// Computers as children, `<fleet>-<n>` for n from 0, each made from the template with the fleet's
+// mount and labels. The children are registered with the engine's monitor like any program's, so
+// each is a Computer of its own: a changed size adds or removes the tail alone (the names of the
+// rest do not move), and preview --refresh shows each drifted child by its name.
+import * as pulumi from "@pulumi/pulumi";
+import { Computer } from "../sdk/index.js";
+import { INPUTS } from "./computer.js";
+import type { Construct } from "../resource.js";
+
+const TYPE = "agentrun:index:Fleet";
+export const FLEET_INPUTS = ["size", "template", "mount", "labels"] as const;
+/** A bound on what one construct registers: a larger fleet is two, or a WarmPool. */
+export const MAX_SIZE = 1000;
+
+/** Why a fleet's size is refused, or undefined: a whole number from 0 to MAX_SIZE, known at preview. */
+export function sizeProblem(size: unknown): string | undefined {
+  if (size === undefined) return "size is required: how many computers the fleet has";
+  if (typeof size !== "number" || !Number.isInteger(size) || size < 0 || size > MAX_SIZE) {
+    return `size is a whole number from 0 to ${MAX_SIZE}`;
+  }
+  return undefined;
+}
+
+/** Why a template is refused (a field a Computer does not take), or undefined. */
+export function templateProblem(template: unknown): string | undefined {
+  if (template === undefined) return undefined;
+  if (typeof template !== "object" || template === null || Array.isArray(template)) return "template is an object of a Computer's inputs";
+  const unknown = Object.keys(template).filter((k) => !(INPUTS as readonly string[]).includes(k));
+  if (unknown.length) return `template has no field ${unknown.map((k) => `"${k}"`).join(", ")}; it takes a Computer's inputs: ${INPUTS.join(", ")}`;
+  return undefined;
+}
+
+/** The value behind an input, once known; preview's unknown comes back as pulumi's unknown. */
+async function valueOf(input: unknown): Promise<unknown> {
+  if (!pulumi.Output.isInstance(input)) return input;
+  // The runtime's own promise with unknowns kept (the provider server awaits outputs the same way).
+  return (input as unknown as { promise(withUnknowns: boolean): Promise<unknown> }).promise(true);
+}
+
+/** The drift summary from each child's drift as read: how many, and which by resource name. */
+export function driftSummary(children: Array<{ name: string; drift: readonly string[] | undefined }>) {
+  const computers = children.filter((c) => (c.drift?.length ?? 0) > 0).map((c) => c.name);
+  return { count: computers.length, computers };
+}
+
+class FleetComponent extends pulumi.ComponentResource {
+  constructor(name: string, options: pulumi.ComponentResourceOptions) {
+    super(TYPE, name, {}, options);
+  }
+  done(outputs: pulumi.Inputs) {
+    this.registerOutputs(outputs);
+  }
+}
+
+export const fleet: Construct = async (name, inputs, options) => {
+  const size = await valueOf(inputs.size);
+  if (size === pulumi.unknown) {
+    throw new pulumi.InputPropertyError({ propertyPath: "size", reason: "size must be known at preview: the children are named by it" });
+  }
+  const problem = sizeProblem(size);
+  if (problem) throw new pulumi.InputPropertyError({ propertyPath: "size", reason: problem });
+  const unknownInputs = Object.keys(inputs).filter((k) => !(FLEET_INPUTS as readonly string[]).includes(k));
+  if (unknownInputs.length) {
+    throw new pulumi.InputPropertyError({ propertyPath: unknownInputs[0]!, reason: `${TYPE} has no field "${unknownInputs[0]}"; it takes ${FLEET_INPUTS.join(", ")}` });
+  }
+  const templateNow = await valueOf(inputs.template);
+  const bad = templateNow === pulumi.unknown ? undefined : templateProblem(templateNow);
+  if (bad) throw new pulumi.InputPropertyError({ propertyPath: "template", reason: bad });
+
+  const component = new FleetComponent(name, options);
+  // The template arrives as one value (an Output when any part of it is a secret or depends on a
+  // resource); each field is taken from it and carries its secrecy and dependencies to the children.
+  const template = pulumi.output(inputs.template ?? {}) as pulumi.Output<Record<string, unknown>>;
+  const field = (k: string) => template.apply((t) => t?.[k]);
+  const labels = pulumi
+    .all([field("labels"), inputs.labels ?? {}])
+    .apply(([own, fleetLabels]) => ({ ...((own as Record<string, string> | undefined) ?? {}), ...(fleetLabels as Record<string, string>) }));
+  const args: Record<string, pulumi.Input<unknown>> = {};
+  for (const k of INPUTS) if (k !== "labels" && k !== "mount") args[k] = field(k);
+  args.mount = inputs.mount !== undefined ? inputs.mount : field("mount");
+  args.labels = labels;
+
+  const children = Array.from({ length: size as number }, (_, n) => new Computer(`${name}-${n}`, args as never, { parent: component }));
+  const names = pulumi.all(children.map((c) => c.name));
+  const drift = pulumi
+    .all(children.map((c) => c.drift))
+    .apply((read) => driftSummary(read.map((d, n) => ({ name: `${name}-${n}`, drift: d as string[] | undefined }))));
+  const state = { size, names, drift };
+  component.done(state);
+  return { urn: component.urn, state };
+};

@@ -1,0 +1,143 @@
+// agentrun:index:WarmPool, computers made ahead for runs to claim (src/pool.ts claim, in
+// milliseconds). create and update fill the pool to its size; read counts the ready ones, and a
+// pool short of its size is drift; diff counts them too, so a plain `up` after claims refills it.
+// A changed template makes a new pool (new computers) before the old one's ready computers go.
+// delete releases the ready computers; the claimed ones are their runs', released by their
+// RunEpoch, releaseOlder or the sweep.
+import { randomBytes } from "node:crypto";
+import { RUN_LABEL, EPOCH_LABEL } from "../../src/labels.js";
+import { drainPool, fillPool, POOL_LABEL, poolReady, type Pool } from "../../src/pool.js";
+import { ResultFailure, orThrow } from "../../src/result.js";
+import type { Context, ResourceHandler } from "../resource.js";
+import { bounded, unknownFields, vendorOf } from "../resource.js";
+import { UNKNOWN, unwrap, wrapDerived, secret, type Props } from "../secrets.js";
+import { computer, defaultImage, specOf, type Inputs as ComputerInputs } from "./computer.js";
+
+const TYPE = "agentrun:index:WarmPool";
+const INPUTS = ["size", "template"] as const;
+/** A pool is a few computers kept warm; a larger one is two pools. */
+export const MAX_POOL = 100;
+const FILL_MS = 15 * 60_000;
+const STEP_MS = 2 * 60_000;
+/** Labels a pool's computers get when claimed, or that are the pool's own: never in a template. */
+const CLAIM_LABELS = [RUN_LABEL, EPOCH_LABEL, POOL_LABEL];
+
+/** Why a pool's size is refused, or undefined. */
+export function poolSizeProblem(size: unknown): string | undefined {
+  if (size === undefined) return "size is required: how many ready computers the pool keeps";
+  if (typeof size !== "number" || !Number.isInteger(size) || size < 0 || size > MAX_POOL) return `size is a whole number from 0 to ${MAX_POOL}`;
+  return undefined;
+}
+
+/** Why a checked template cannot be a pool's, or undefined. */
+export function poolTemplateProblems(template: Props): Array<{ property: string; reason: string }> {
+  const out: Array<{ property: string; reason: string }> = [];
+  if (template.network === "allow" || template.egress !== undefined) {
+    out.push({ property: "template", reason: "a warm pool takes network none or open: an allowlist's proxy is made for one computer by its name, which a claim changes, and a pool does not join a shared proxy" });
+  }
+  const labels = (template.labels ?? {}) as Record<string, string>;
+  for (const k of CLAIM_LABELS) {
+    if (k in labels) out.push({ property: "template", reason: `template.labels has ${k}, which a claim gives (run and epoch) or the pool does (its id): leave it out` });
+  }
+  return out;
+}
+
+async function check(ctx: Context, _olds: Props, news: Props) {
+  const { plain, secretKeys } = unwrap(news);
+  const failures = unknownFields(plain, INPUTS, TYPE);
+  if (plain.size !== UNKNOWN) {
+    const p = poolSizeProblem(plain.size);
+    if (p) failures.push({ property: "size", reason: p });
+  }
+  const given = (plain.template ?? {}) as Props;
+  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+    failures.push({ property: "template", reason: "template is an object of a Computer's inputs" });
+    return { failures };
+  }
+  // The template is checked as a Computer is, with the provider's defaults filled in.
+  const checked = await computer.check(ctx, {}, given);
+  for (const f of checked.failures ?? []) failures.push({ property: "template", reason: `template.${f.property}: ${f.reason}` });
+  const template = (checked.inputs ? unwrap(checked.inputs).plain : {}) as Props;
+  failures.push(...poolTemplateProblems(template));
+  if (failures.length) return { failures };
+  if (template.provider === UNKNOWN) return { inputs: wrapDerived({ size: plain.size, template }, secretKeys) };
+  const provider = await vendorOf(ctx, String(template.provider));
+  if (!provider.pool) return { failures: [{ property: "template", reason: `template.provider: the ${provider.id} provider has no warm pools (it gives no atomic claim); use a Fleet` }] };
+  return { inputs: wrapDerived({ size: plain.size, template }, secretKeys) };
+}
+
+function poolOf(ctx: Context, id: string, template: Props): Promise<Pool> {
+  return vendorOf(ctx, String(template.provider)).then((provider) => ({ provider, id }));
+}
+
+/** The pool's state: its inputs, its id, and its ready computers now against its size. */
+function outputsOf(size: number, template: Props, poolId: string, ready: string[], secretKeys: Set<string>): Props {
+  const short = ready.length < size ? [`short: ${ready.length} of ${size} computers ready (claimed or gone); the next up refills it`] : [];
+  const outs: Props = { size, template, poolId, ready: ready.length, members: ready, drift: short };
+  return secretKeys.has("template") ? { ...outs, template: secret(template) } : outs;
+}
+
+async function fillTo(ctx: Context, pool: Pool, template: Props, size: number): Promise<string[]> {
+  const signal = bounded(ctx, FILL_MS);
+  const inputs = { ...template } as ComputerInputs;
+  inputs.image ??= await defaultImage(pool.provider, signal, ctx.say);
+  orThrow(await fillPool(pool, specOf(inputs), size, { signal }));
+  // Past its size (a smaller pool), the extra ready computers go.
+  orThrow(await drainPool(pool, size, { signal }));
+  return orThrow(await poolReady(pool, { signal })).map((r) => r.name);
+}
+
+async function create(ctx: Context, raw: Props) {
+  const { plain, secretKeys } = unwrap(raw);
+  const template = plain.template as Props;
+  const size = plain.size as number;
+  const pool = await poolOf(ctx, `pool-${randomBytes(8).toString("hex")}`, template);
+  try {
+    const ready = await fillTo(ctx, pool, template, size);
+    return { id: pool.id, outs: outputsOf(size, template, pool.id, ready, secretKeys) };
+  } catch (error) {
+    // A failed create leaves nothing: the computers it made are released.
+    await drainPool(pool, 0);
+    throw error;
+  }
+}
+
+async function read(ctx: Context, id: string, props: Props) {
+  const { plain, secretKeys } = unwrap(props);
+  const template = plain.template as Props;
+  const pool = await poolOf(ctx, id, template);
+  const ready = orThrow(await poolReady(pool, { signal: bounded(ctx, STEP_MS) })).map((r) => r.name);
+  const outs = outputsOf(plain.size as number, template, id, ready, secretKeys);
+  return { id, props: outs, inputs: wrapDerived({ size: plain.size, template }, secretKeys) };
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+async function diff(ctx: Context, id: string, olds: Props, news: Props) {
+  const o = unwrap(olds).plain;
+  const n = unwrap(news).plain;
+  if (!same(o.template, n.template)) return { changes: true, replaces: ["template"], deleteBeforeReplace: false };
+  if (o.size !== n.size) return { changes: true, replaces: [], deleteBeforeReplace: false };
+  // Counted now, not as last read: computers claimed since make a plain up refill the pool.
+  if (typeof n.size === "number" && n.template && typeof n.template === "object") {
+    const ready = await poolReady(await poolOf(ctx, id, n.template as Props), { signal: bounded(ctx, STEP_MS) });
+    if (!ready.ok) throw new ResultFailure(ready.error);
+    if (ready.value.length !== n.size) return { changes: true, replaces: [], deleteBeforeReplace: false };
+  }
+  return { changes: false, replaces: [], deleteBeforeReplace: false };
+}
+
+async function update(ctx: Context, id: string, _olds: Props, news: Props) {
+  const { plain, secretKeys } = unwrap(news);
+  const template = plain.template as Props;
+  const size = plain.size as number;
+  const ready = await fillTo(ctx, await poolOf(ctx, id, template), template, size);
+  return { outs: outputsOf(size, template, id, ready, secretKeys) };
+}
+
+async function remove(ctx: Context, id: string, props: Props) {
+  const template = unwrap(props).plain.template as Props;
+  orThrow(await drainPool(await poolOf(ctx, id, template), 0, { signal: bounded(ctx, STEP_MS) }));
+}
+
+export const warmPool: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };
