@@ -5,12 +5,15 @@
 // made, reached as every Docker computer is (an exec attached over the Engine API). Beside them,
 // the same bytes raw through an exec attached the same way.
 //
-// Usage: npm run build && node bench/files-paths.mjs
+// On the host's socket it also prints the CPU seconds this process and computerd spent, which the
+// machine's load does not move as it moves the times.
+//
+// Usage: npm run build && node bench/files-paths.mjs [--host]   (--host: the host's socket alone)
 // The host path runs `computerd init` on this host with its socket in a temporary directory:
 // it needs a user that can drop every capability (root, or one with an empty bounding set).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,17 +30,28 @@ let computer;
 const bytes = randomBytes(SIZE);
 const rows = [];
 
-async function measure(path, client, folder) {
+/** A process's CPU seconds so far (user and system), from /proc: the machine's load does not move it. */
+function cpuOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Each path's time, and where the host's daemon runs, the CPU this process and computerd spent. */
+async function measure(path, client, folder, daemonPid) {
   await client.call("hello", { client: "bench" });
   for (const [what, fn] of [
     ["writeFile", () => writeFile(client, `${folder}/f`, bytes)],
     ["readFile", () => readFile(client, `${folder}/f`)],
   ]) {
+    const cpu0 = process.cpuUsage();
+    const daemon0 = daemonPid ? cpuOf(daemonPid) : 0;
     const t0 = process.hrtime.bigint();
     const result = await fn();
     if (!result.ok) throw new Error(`${what} over ${path}: ${result.error.message}`);
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
-    rows.push(`${`${what} 100 MiB`.padEnd(20)} ${path.padEnd(28)} ${s.toFixed(2).padStart(6)} s ${(SIZE / MiB / s).toFixed(0).padStart(5)} MiB/s`);
+    const cpu = process.cpuUsage(cpu0);
+    const cpus = daemonPid ? `   cpu: client ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, computerd ${(cpuOf(daemonPid) - daemon0).toFixed(2)} s` : "";
+    rows.push(`${`${what} 100 MiB`.padEnd(20)} ${path.padEnd(28)} ${s.toFixed(2).padStart(6)} s ${(SIZE / MiB / s).toFixed(0).padStart(5)} MiB/s${cpus}`);
   }
   await client.close();
 }
@@ -61,17 +75,19 @@ try {
   }
   const direct = connect(socket);
   await new Promise((resolve, reject) => direct.once("connect", resolve).once("error", reject));
-  await measure("host: unix socket", new DaemonClient(direct), dir);
-  const bridge = spawn(daemon, ["stdio"], { env: { AGENTRUN_COMPUTERD_SOCKET: socket }, stdio: ["pipe", "pipe", "inherit"] });
-  await measure("host: computerd stdio", new DaemonClient({ readable: bridge.stdout, writable: bridge.stdin }), dir);
+  await measure("host: unix socket", new DaemonClient(direct), dir, init.pid);
+  if (!process.argv.includes("--host")) {
+    const bridge = spawn(daemon, ["stdio"], { env: { AGENTRUN_COMPUTERD_SOCKET: socket }, stdio: ["pipe", "pipe", "inherit"] });
+    await measure("host: computerd stdio", new DaemonClient({ readable: bridge.stdout, writable: bridge.stdin }), dir);
 
-  computer = await makeComputer({ memoryMb: 1200 });
-  await measure("container: attached exec", computer.client, "/work");
+    computer = await makeComputer({ memoryMb: 1200 });
+    await measure("container: attached exec", computer.client, "/work");
 
-  // The same bytes as base64 (what a file's chunks carry) through a bare attached exec.
-  const b64 = Buffer.from(bytes.toString("base64"));
-  await timed("raw attached exec in (100 MiB as base64)", () => rawExec(computer, ["sh", "-c", "cat > /dev/null"], { input: b64 }));
-  await timed("raw attached exec out (100 MiB as base64)", () => rawExec(computer, ["sh", "-c", `head -c ${Math.ceil(SIZE / 3) * 4} /dev/zero`], { onStdout: () => {} }));
+    // The same bytes as base64 (what a file's chunks carry) through a bare attached exec.
+    const b64 = Buffer.from(bytes.toString("base64"));
+    await timed("raw attached exec in (100 MiB as base64)", () => rawExec(computer, ["sh", "-c", "cat > /dev/null"], { input: b64 }));
+    await timed("raw attached exec out (100 MiB as base64)", () => rawExec(computer, ["sh", "-c", `head -c ${Math.ceil(SIZE / 3) * 4} /dev/zero`], { onStdout: () => {} }));
+  }
   console.log(`computerd at ${daemon}; one run each; 100 MiB of random bytes`);
   for (const row of rows) console.log(row);
 } finally {

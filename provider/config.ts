@@ -2,58 +2,15 @@
 // engine hands them to the plugin as JSON in PULUMI_CONFIG (decrypted; keys as "agentrun:docker"
 // or bare); a plugin started just for its schema gets none, which is no error.
 import { z } from "zod";
-import { CREATE_STEPS } from "../src/docker/pause.js";
+import type { ProviderId } from "../src/providers.js";
+import type { DockerSettings } from "../src/docker/settings.js";
+import { PROVIDER_SETTINGS, settingsKeys, TEST_SETTINGS } from "../src/settings.js";
 import { unknownSettings } from "./words.js";
 
-export const DockerSettings = z.strictObject({
-  user: z.string().optional(),
-  image: z.string().optional(),
-  daemonPath: z.string().optional(),
-  daemonCache: z.string().optional(),
-  /** The Docker engine's unix socket; unset, the one the docker CLI would use (DOCKER_HOST, its context). */
-  engine: z.string().optional(),
-  /** An allowlist's egress proxy: the Docker host's own addresses (required in a container) and the refusals' hint. */
-  egress: z.strictObject({ hostAddresses: z.array(z.string()).optional(), hint: z.string().optional() }).optional(),
-  /** Tests only: hold a create at a step (src/docker/pause.ts); refused unless the plugin's test flag is on. */
-  testPause: z.strictObject({ at: z.enum(CREATE_STEPS), file: z.string().min(1) }).optional(),
-});
-
-/** agentrun:modal: the token (secrets), the app and environment, and the daemon's source. */
-export const ModalSettings = z.strictObject({
-  tokenId: z.string().min(1).optional(),
-  tokenSecret: z.string().min(1).optional(),
-  app: z.string().min(1).optional(),
-  environment: z.string().min(1).optional(),
-  serverUrl: z.string().optional(),
-  daemonPath: z.string().optional(),
-  daemonImage: z.string().optional(),
-  user: z.string().optional(),
-  /** Tests only: the Docker-backed fake's module; refused unless the plugin's test flag is on. */
-  testSdk: z.string().optional(),
-});
-
-/** agentrun:daytona: the key (a secret), the API's URL, the runner region and the sandbox class. */
-export const DaytonaSettings = z.strictObject({
-  apiKey: z.string().min(1).optional(),
-  apiUrl: z.string().optional(),
-  target: z.string().optional(),
-  class: z.enum(["container", "linux-vm"]).optional(),
-});
-
-/** agentrun:e2b: the key (a secret) and the domain; testSdk for the plugin's tests alone. */
-export const E2BSettings = z.strictObject({
-  apiKey: z.string().min(1).optional(),
-  domain: z.string().optional(),
-  /** Tests only: the Docker-backed fake's module; refused unless the plugin's test flag is on. */
-  testSdk: z.string().optional(),
-});
-
-const Settings = z.strictObject({
-  docker: DockerSettings.optional(),
-  modal: ModalSettings.optional(),
-  daytona: DaytonaSettings.optional(),
-  e2b: E2BSettings.optional(),
-});
+/** Each provider's settings, the library's schema (src/settings.ts): the CLI's --set takes the same keys. */
+const Settings = z.strictObject(
+  Object.fromEntries(Object.entries(PROVIDER_SETTINGS).map(([id, schema]) => [id, schema.optional()])),
+);
 
 /** The keys the plugin treats as secrets: they never reach a message or a log. */
 export const SECRET_SETTINGS = ["modal.tokenId", "modal.tokenSecret"] as const;
@@ -63,7 +20,8 @@ export interface SettingsOptions {
   test?: boolean;
 }
 
-export type Settings = z.infer<typeof Settings>;
+/** By provider id, its settings as its schema parsed them. */
+export type Settings = Partial<Record<ProviderId, Record<string, unknown>>> & { docker?: DockerSettings };
 
 /** Parses PULUMI_CONFIG's text. A config value is a string: objects arrive as JSON text. */
 export function settingsFrom(configJson: string | undefined, options: SettingsOptions = {}): { ok: true; value: Settings } | { ok: false; message: string } {
@@ -84,7 +42,7 @@ export function settingsFrom(configJson: string | undefined, options: SettingsOp
   if (!parsed.success) {
     // Names the keys only: a value could be a secret put in the wrong place.
     const keys = parsed.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys.map((k) => [...i.path, k].join(".")) : [i.path.join(".")]));
-    return { ok: false, message: unknownSettings(keys, settingsTaken()) };
+    return { ok: false, message: unknownSettings(keys, settingsKeys()) };
   }
   for (const [key, what] of Object.entries(TEST_SETTINGS)) {
     const [provider, name] = key.split(".") as [string, string];
@@ -94,23 +52,6 @@ export function settingsFrom(configJson: string | undefined, options: SettingsOp
     }
   }
   return { ok: true, value: parsed.data };
-}
-
-/** Keys for tests alone, never offered to a stack's user, each with what it does. */
-const TEST_SETTINGS: Record<string, string> = {
-  "modal.testSdk": "points the plugin at a fake of Modal",
-  "e2b.testSdk": "points the plugin at a fake of E2B",
-  "docker.testPause": "holds a create at a step (the fault tests' seam)",
-};
-
-/** Each provider's settings keys, as the stack's user writes them (agentrun:<provider>.<key>). */
-export function settingsTaken(): Record<string, string[]> {
-  return Object.fromEntries(
-    Object.entries(Settings.shape).map(([provider, schema]) => [
-      provider,
-      Object.keys(schema.unwrap().shape).filter((key) => !(`${provider}.${key}` in TEST_SETTINGS)),
-    ]),
-  );
 }
 
 function safeJson(text: string): unknown {

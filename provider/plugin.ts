@@ -4,7 +4,7 @@ import type { Settings } from "./config.js";
 import { typeOf, type Construct, type Context, type ResourceHandler } from "./resource.js";
 import { vendors } from "./vendors.js";
 import { inStackWords } from "./words.js";
-import type { EngineLog } from "./engine-log.js";
+import { type EngineLog, stepLines } from "./engine-log.js";
 import type { FunctionHandler } from "./function.js";
 import type { Props } from "./secrets.js";
 
@@ -44,8 +44,17 @@ export function makeProvider(opts: {
   const settings = opts.settings.ok ? opts.settings.value : {};
   const cancel = new AbortController();
   const ctx: Context = { settings, vendor: vendors(settings), signal: cancel.signal };
-  // A step's context: its URN, and what it says goes on its resource's line.
-  const at = (urn: string): Context => ({ ...ctx, urn, ...(opts.log ? { say: (message: string) => opts.log!(urn, message, true) } : {}) });
+  // A step's context: its URN, what it says goes on its resource's line, and the step ends once its
+  // lines reached the engine (within a bound): the engine drops a line that comes after its operation ended.
+  const at = async <T>(urn: string, step: (ctx: Context) => Promise<T>): Promise<T> => {
+    if (!opts.log) return step({ ...ctx, urn });
+    const lines = stepLines(opts.log, urn);
+    try {
+      return await step({ ...ctx, urn, say: lines.say });
+    } finally {
+      await lines.landed();
+    }
+  };
   const handler = async (urn: string): Promise<ResourceHandler> => {
     // Bad config is refused where the user sees it: at the first resource that needs it.
     if (!opts.settings.ok) throw new Error(opts.settings.message);
@@ -65,13 +74,13 @@ export function makeProvider(opts: {
     diff: async (id, urn, olds: Props, news: Props) =>
       inStackWords(settings, async () => (await handler(urn)).diff(ctx, id, olds ?? {}, news ?? {})),
     create: async (urn, inputs: Props) =>
-      inStackWords(settings, async () => (await handler(urn)).create(at(urn), inputs ?? {})),
+      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).create(c, inputs ?? {}))),
     read: async (id, urn, props?: Props) =>
-      inStackWords(settings, async () => (await handler(urn)).read(at(urn), id, props ?? {})),
+      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).read(c, id, props ?? {}))),
     update: async (id, urn, olds: Props, news: Props) =>
-      inStackWords(settings, async () => (await handler(urn)).update(at(urn), id, olds ?? {}, news ?? {})),
+      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).update(c, id, olds ?? {}, news ?? {}))),
     delete: async (id, urn, props: Props) =>
-      inStackWords(settings, async () => (await handler(urn)).delete(at(urn), id, props ?? {})),
+      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).delete(c, id, props ?? {}))),
     invoke: async (token, inputs: Props) =>
       inStackWords(settings, async () => {
         if (!opts.settings.ok) throw new Error(opts.settings.message);

@@ -2,7 +2,7 @@
 // registry (src/providers.ts), once per plugin process, so a provider's reads of its host are
 // shared by every resource. A resource knows a vendor only through here, and this file knows
 // none: each provider's module maps its own settings onto its options.
-import { homedir } from "node:os";
+import { hostEnvironment } from "../src/host.js";
 import type { ComputerProvider } from "../src/provider.js";
 import type { Result } from "../src/result.js";
 import type { Settings } from "./config.js";
@@ -17,8 +17,9 @@ export function vendors(settings: Settings): Vendors {
     let p = made.get(id);
     if (!p) {
       // The plugin's environment is the user's shell's (the Pulumi engine passes it on): a setting a
-      // vendor's own CLI reads from there defaults the same way (Docker's engine: DOCKER_HOST).
-      p = import("../src/providers.js").then(({ providerFromSettings }) => providerFromSettings(id, byId[id] ?? {}, { env: process.env, home: homedir() }))
+      // vendor's own CLI reads from there defaults the same way (Docker's engine: DOCKER_HOST), as
+      // it does for the agentrun CLI (src/host.ts).
+      p = import("../src/providers.js").then(({ providerFromSettings }) => providerFromSettings(id, byId[id] ?? {}, hostEnvironment()))
         // Refused settings come from the stack's config: say so in the lines that change it.
         .then((made) => (made.ok || made.error.field === "provider" ? made : { ok: false as const, error: settingsRefused(id, made.error) }));
       made.set(id, p);

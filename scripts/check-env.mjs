@@ -3,7 +3,8 @@
 // file is read with TypeScript's parser, and any way to reach process.env fails the check:
 // dotted, bracketed, destructured, aliased, through globalThis, or an import of node:process.
 // Two uses are allowed, each by its variable, its file and its function: guards against a vendor
-// SDK that reads the environment on its own.
+// SDK that reads the environment on its own. And one hand-over of the environment whole, by its
+// file and function: a host's (the plugin's, the CLI's) to the registry, named by "*".
 //
 // Usage: node scripts/check-env.mjs [--root <dir>] [--json]
 // Exits 0 when the rule holds, 1 when it does not, 2 on a usage error.
@@ -12,10 +13,11 @@ import { join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
-/** The two allowed uses: [file, function, variable]. */
+/** The allowed uses: [file, function, variable], "*" for the environment handed on whole. */
 export const ALLOWED = [
   ["src/modal/client.ts", "modalClient", "MODAL_SERVER_URL"],
   ["src/e2b/client.ts", "ambientProblem", "E2B_SANDBOX_URL"],
+  ["src/host.ts", "hostEnvironment", "*"],
 ];
 
 const GLOBALS = new Set(["globalThis", "global", "self", "window"]);
@@ -128,7 +130,9 @@ export function findingsIn(file, text) {
     let name;
     if (outer && ts.isPropertyAccessExpression(outer) && outer.expression === unwrap(access)) name = outer.name.text;
     else if (outer && ts.isElementAccessExpression(outer) && outer.expression === unwrap(access)) name = literalName(outer.argumentExpression);
-    if (name === undefined) return false;
+    const whole = outer && ts.isPropertyAssignment(outer) && outer.initializer === unwrap(access);
+    if (name === undefined && !whole) return false;
+    if (whole) name = "*";
     const fn = functionName(access);
     return ALLOWED.some(([f, func, variable]) => f === file && func === fn && variable === name);
   };

@@ -1,4 +1,4 @@
-// The file helpers that go past one call: whole files in 512 KiB chunks, and trees as tar
+// The file helpers that go past one call: whole files in chunks (512 KiB read, 736 KiB written), and trees as tar
 // archives streamed through tar.push / tar.pull. Every push or pull that began is ended,
 // however it ends: finished, failed, left by its consumer, or aborted.
 import { asFailure, type CallOptions, type ComputerClient } from "./client.js";
@@ -9,6 +9,13 @@ import { fail, ok, type Result } from "./result.js";
 const READ_WINDOW = 4;
 /** Writes in flight at once for the middle of one file. */
 const WRITE_WINDOW = 4;
+/**
+ * The bytes one files.write or tar.push.write carries. A read gives at most 512 KiB; a write is
+ * bound by its line alone (1 MiB), so it carries more: 736 KiB is 981 KiB of base64, leaving
+ * 43 KiB of the line for the rest, a path of PATH_MAX escaped six times over included. Fewer
+ * writes, fewer round trips: a push sends each after the last one's reply.
+ */
+export const WRITE_CHUNK_BYTES = 736 * 1024;
 /** The bound on ending a push or pull after a failure or an abort, which has no signal of its own. */
 const END_BOUND_MS = 10_000;
 
@@ -24,45 +31,70 @@ export async function readFile(client: ComputerClient, path: string, options: Ca
   const { signal } = options;
   try {
     const first = await client.call("files.read", { path, offset: 0, length: MAX_CHUNK_BYTES }, { signal });
-    const head = Buffer.from(first.data, "base64");
-    if (first.eof) return ok(new Uint8Array(head));
-    const parts: Buffer[] = [head];
-    let offset = head.length;
+    // Each chunk's base64 is decoded in place into one buffer of the size first read (grown when
+    // the file grows meanwhile): no buffer a chunk, and no copy of the whole at the end.
+    const into = new Growing(first.size);
+    let offset = into.put(first.data);
+    if (first.eof) return ok(into.bytes());
     // Reads run ahead by the file's size as first read; the loop still ends on eof alone,
     // so a file that grows or shrinks meanwhile is read as the daemon gives it.
-    const inFlight: Array<{ offset: number; reply: ReturnType<typeof readAt> }> = [];
+    const inFlight: Array<ReturnType<typeof readAt>> = [];
     let next = offset;
     const fill = () => {
       while (inFlight.length < READ_WINDOW && (inFlight.length === 0 || next < Math.max(first.size, offset + MAX_CHUNK_BYTES))) {
-        inFlight.push({ offset: next, reply: readAt(client, path, next, signal) });
+        inFlight.push(readAt(client, path, next, signal));
         next += MAX_CHUNK_BYTES;
       }
     };
     for (;;) {
       fill();
-      const head = inFlight.shift()!;
-      const chunk = await head.reply;
-      parts.push(chunk.data);
-      offset += chunk.data.length;
+      const chunk = await inFlight.shift()!;
+      const read = into.put(chunk.data);
+      offset += read;
       if (chunk.eof) break;
-      if (chunk.data.length < MAX_CHUNK_BYTES) {
+      if (read < MAX_CHUNK_BYTES) {
         // A short chunk before the end: what ran ahead read from the wrong offsets.
-        await Promise.allSettled(inFlight.map((r) => r.reply));
+        await Promise.allSettled(inFlight);
         inFlight.length = 0;
         next = offset;
       }
     }
     // Replies still running ahead past eof are not needed; let them settle quietly.
-    for (const r of inFlight) r.reply.catch(() => {});
-    return ok(new Uint8Array(Buffer.concat(parts)));
+    for (const r of inFlight) r.catch(() => {});
+    return ok(into.bytes());
   } catch (error) {
     return asFailure(error);
   }
 }
 
-async function readAt(client: ComputerClient, path: string, offset: number, signal: AbortSignal | undefined) {
-  const reply = await client.call("files.read", { path, offset, length: MAX_CHUNK_BYTES }, { signal });
-  return { data: Buffer.from(reply.data, "base64"), eof: reply.eof };
+function readAt(client: ComputerClient, path: string, offset: number, signal: AbortSignal | undefined) {
+  return client.call("files.read", { path, offset, length: MAX_CHUNK_BYTES }, { signal });
+}
+
+/** Bytes decoded from base64 in place, at the end of what is there. */
+class Growing {
+  #buffer: Buffer;
+  #length = 0;
+  constructor(size: number) {
+    // Never from the shared pool: the bytes given back own their ArrayBuffer.
+    this.#buffer = Buffer.allocUnsafeSlow(size);
+  }
+  /** Decodes data after the bytes so far; gives how many it added. */
+  put(data: string): number {
+    const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+    const need = this.#length + Math.ceil(data.length / 4) * 3 - padding;
+    if (need > this.#buffer.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(need, this.#buffer.length * 2));
+      this.#buffer.copy(bigger, 0, 0, this.#length);
+      this.#buffer = bigger;
+    }
+    const added = this.#buffer.write(data, this.#length, "base64");
+    this.#length += added;
+    return added;
+  }
+  bytes(): Uint8Array {
+    return new Uint8Array(this.#buffer.buffer, this.#buffer.byteOffset, this.#length);
+  }
 }
 
 /** Writes a whole file: the first chunk replaces it, the mode goes with the last. */
@@ -74,8 +106,8 @@ export async function writeFile(
 ): Promise<Result<{ size: number }>> {
   const { signal, mode, parents } = options;
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const chunks = Math.max(1, Math.ceil(data.length / MAX_CHUNK_BYTES));
-  const piece = (i: number) => data.subarray(i * MAX_CHUNK_BYTES, (i + 1) * MAX_CHUNK_BYTES).toString("base64");
+  const chunks = Math.max(1, Math.ceil(data.length / WRITE_CHUNK_BYTES));
+  const piece = (i: number) => data.subarray(i * WRITE_CHUNK_BYTES, (i + 1) * WRITE_CHUNK_BYTES).toString("base64");
   const withMode = mode === undefined ? {} : { mode };
   try {
     let written = await client.call(
@@ -89,7 +121,7 @@ export async function writeFile(
     const worker = async () => {
       while (nextChunk < chunks - 1) {
         const i = nextChunk++;
-        await client.call("files.write", { path, data: piece(i), offset: i * MAX_CHUNK_BYTES }, { signal });
+        await client.call("files.write", { path, data: piece(i), offset: i * WRITE_CHUNK_BYTES }, { signal });
       }
     };
     const workers = Array.from({ length: Math.min(WRITE_WINDOW, chunks - 2) }, worker);
@@ -97,7 +129,7 @@ export async function writeFile(
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failed) throw failed.reason;
     const last = chunks - 1;
-    written = await client.call("files.write", { path, data: piece(last), offset: last * MAX_CHUNK_BYTES, ...withMode }, { signal });
+    written = await client.call("files.write", { path, data: piece(last), offset: last * WRITE_CHUNK_BYTES, ...withMode }, { signal });
     return ok({ size: written.size });
   } catch (error) {
     return asFailure(error);
@@ -124,10 +156,15 @@ export async function pushTar(
     let pending = iterator.next();
     let buffered: Buffer[] = [];
     let bufferedBytes = 0;
+    // Each write is sent after the last one's reply (the protocol's order); the next chunk is
+    // encoded while one crosses.
     const send = async (bytes: Buffer) => {
-      for (let at = 0; at < bytes.length; at += MAX_CHUNK_BYTES) {
-        const data = bytes.subarray(at, at + MAX_CHUNK_BYTES).toString("base64");
-        await client.call("tar.push.write", { id: id!, data }, { signal });
+      const encode = (at: number) => bytes.subarray(at, at + WRITE_CHUNK_BYTES).toString("base64");
+      let data = encode(0);
+      for (let at = 0; at < bytes.length; at += WRITE_CHUNK_BYTES) {
+        const written = client.call("tar.push.write", { id: id!, data }, { signal });
+        if (at + WRITE_CHUNK_BYTES < bytes.length) data = encode(at + WRITE_CHUNK_BYTES);
+        await written;
       }
     };
     for (;;) {
@@ -141,9 +178,9 @@ export async function pushTar(
       pending.catch(() => {}); // settled below, or dropped when the push fails first
       buffered.push(Buffer.from(step.value.buffer, step.value.byteOffset, step.value.byteLength));
       bufferedBytes += step.value.byteLength;
-      if (bufferedBytes >= MAX_CHUNK_BYTES) {
+      if (bufferedBytes >= WRITE_CHUNK_BYTES) {
         const whole = Buffer.concat(buffered);
-        const full = whole.length - (whole.length % MAX_CHUNK_BYTES);
+        const full = whole.length - (whole.length % WRITE_CHUNK_BYTES);
         await send(whole.subarray(0, full));
         buffered = full < whole.length ? [whole.subarray(full)] : [];
         bufferedBytes = whole.length - full;

@@ -58,16 +58,20 @@ function refusedBy(id: string, error: unknown): Result<never> {
 }
 
 /**
- * A provider built by id from a host's plain settings: its module maps them onto its options, or
+ * A provider built by id from a host's plain settings, held to its settings schema (src/settings.ts):
+ * its module maps them onto its options, or
  * they are its options. host is the host's environment, for a setting that defaults as the
  * vendor's own CLI finds it (Docker's engine: DOCKER_HOST, then the CLI's context).
  */
 export async function providerFromSettings(id: string, settings: Record<string, unknown> = {}, host?: HostEnvironment): Promise<Result<ComputerProvider>> {
   if (!isProviderId(id)) return fail("invalid", unknownId(id), { field: "provider" });
+  // Held to the provider's settings schema first: a misspelt key is refused, never ignored.
+  const checked = (await import("./settings.js")).checkSettings(id, settings);
+  if (!checked.ok) return checked;
   const module = (await providers[id]()) as ProviderModule<unknown>;
   let options: unknown;
   try {
-    options = module.optionsFromSettings ? module.optionsFromSettings(settings, host) : settings;
+    options = module.optionsFromSettings ? module.optionsFromSettings(checked.value, host) : checked.value;
   } catch (error) {
     return refusedBy(id, error);
   }

@@ -288,14 +288,16 @@ async function read(ctx: Context, id: string, props: Props) {
   const old = unwrap(props).plain as Inputs & Props;
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
   const signal = bounded(ctx, STEP_MS);
-  let o = await observe(provider, vendorIdOf(id, old), signal);
+  const named = typeof old.name === "string" ? old.name : undefined;
+  // A refresh of a large fleet reads each back: its line says which, and how long it took.
+  let o = await whileWaiting(ctx.say, `reading ${named ?? id} back from ${provider.id}`, () => observe(provider, vendorIdOf(id, old), signal));
   // Gone by its id, but a computer of this resource is there (a create cut off after it made one,
   // whose answer state never took): refresh shows that one, so it is never invisible to the stack.
   const owned = o === "gone" ? await ownedComputer(ctx, provider, signal) : undefined;
   if (owned) o = await observe(provider, owned, signal);
   if (o === "gone") return {}; // refresh drops it; the next up makes it again
   // Found by its vendor id under another name: renamed by hand, which a replace removes.
-  const made = owned ? o.ref.name : typeof old.name === "string" ? old.name : undefined;
+  const made = owned ? o.ref.name : named;
   if (made !== undefined && o.ref.name !== made) o.drift = [`renamed by hand to ${o.ref.name} (it was made as ${made})`, ...o.drift];
   // An import has no outputs: what is there is what was declared (its labels, the caller's own),
   // and its lifetime is what is left of it, to the second.

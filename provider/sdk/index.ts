@@ -15,6 +15,8 @@ export interface DockerSettings {
   readonly engine?: string;
   /** An allowlist's egress proxy. */
   readonly egress?: EgressSettings;
+  /** Desktops by default: every computer of this provider is kind desktop unless it declares linux. `display` (default `:0`), `server` (the X server's argv, default Xvfb at 1280x800x24 with no TCP), `timeoutMs` (how long create waits for the display). */
+  readonly desktop?: Record<string, any>;
 }
 
 /** Settings for computers on the local Docker engine. */
@@ -31,6 +33,8 @@ export interface DockerSettingsArgs {
   engine?: pulumi.Input<string>;
   /** An allowlist's egress proxy. */
   egress?: pulumi.Input<EgressSettingsArgs>;
+  /** Desktops by default: every computer of this provider is kind desktop unless it declares linux. `display` (default `:0`), `server` (the X server's argv, default Xvfb at 1280x800x24 with no TCP), `timeoutMs` (how long create waits for the display). */
+  desktop?: pulumi.Input<Record<string, any>>;
 }
 
 /** What every allowlisted computer's egress proxy is given beside its list. */

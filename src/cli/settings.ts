@@ -1,7 +1,10 @@
 // Which provider the command talks to, and its settings: from flags, or from a stack's
-// `agentrun:` config (--stack), never from the environment (the Settings rule).
+// `agentrun:` config (--stack), never from stray environment variables (the Settings rule). A
+// setting left unset defaults as it does for the Pulumi plugin: the host's environment is handed
+// to the registry (src/host.ts), so Docker's engine follows DOCKER_HOST and the docker context.
 import type { Command } from "commander";
 import type { ComputerProvider } from "../provider.js";
+import { hostEnvironment } from "../host.js";
 import { DEFAULT_PROVIDER, PROVIDER_IDS, isProviderId, providerFromSettings } from "../providers.js";
 import { bounded } from "./bounds.js";
 import { CliError, EXIT, usageError } from "./errors.js";
@@ -50,8 +53,13 @@ export async function providerOf(flags: ProviderFlags, command: string, signal: 
     }
     settings = { ...(stackSettings as Record<string, unknown> | undefined) };
   }
-  settings = { ...settings, ...pairs(flags.set, "--set", command) };
-  const made = await providerFromSettings(id, settings);
+  const given = pairs(flags.set, "--set", command);
+  settings = { ...settings, ...given };
+  const made = await providerFromSettings(id, settings, hostEnvironment());
+  if (!made.ok && made.error.field !== undefined && Object.hasOwn(given, made.error.field.split(".")[0]!)) {
+    // A --set key the provider does not take (or a value it refuses) is the command line's fault.
+    throw usageError(`--set ${made.error.field}: ${made.error.message}`, command);
+  }
   if (!made.ok) {
     throw new CliError(
       EXIT.usage,

@@ -1,14 +1,20 @@
 // Daytona's options from a host's plain settings (the Pulumi plugin's agentrun:daytona config):
 // apiKey, apiUrl, target and class, with the daemon this package carries for amd64.
 import path from "node:path";
+import { z } from "zod";
 import { packageRoot } from "../docker/package.js";
 import type { DaytonaProviderOptions } from "./options.js";
 
-export interface DaytonaSettings {
-  apiKey?: string;
-  apiUrl?: string;
-  target?: string;
-  class?: "container" | "linux-vm";
+/** Daytona's settings as a host takes them from its user (a stack's agentrun:daytona, the CLI's --set). */
+export const DAYTONA_SETTINGS = z.strictObject({
+  apiKey: z.string().min(1).optional(),
+  apiUrl: z.string().optional(),
+  target: z.string().optional(),
+  class: z.enum(["container", "linux-vm"]).optional(),
+});
+
+/** What optionsFromSettings maps: a host's settings, and the daemon's source the conformance run names. */
+export interface DaytonaSettings extends z.infer<typeof DAYTONA_SETTINGS> {
   daemonPath?: string;
   arch?: "amd64" | "arm64";
   daemonUser?: string;

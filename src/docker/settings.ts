@@ -5,27 +5,30 @@
 // knows Docker.
 import { arch } from "node:os";
 import path from "node:path";
+import { z } from "zod";
 import type { HostEnvironment } from "../provider.js";
 import { resolveEngine } from "./engine.js";
 import { packageRoot } from "./package.js";
-import { type CreateStep, pauseAt } from "./pause.js";
+import { CREATE_STEPS, pauseAt } from "./pause.js";
 import type { DockerProviderOptions } from "./provider.js";
 
-export interface DockerSettings {
-  user?: string;
+/** Docker's settings as a host takes them from its user (a stack's agentrun:docker, the CLI's --set). */
+export const DOCKER_SETTINGS = z.strictObject({
+  user: z.string().optional(),
   /** An image's tag; unset, the provider's own recipe. */
-  image?: string;
-  daemonPath?: string;
-  daemonCache?: string;
+  image: z.string().optional(),
+  daemonPath: z.string().optional(),
+  daemonCache: z.string().optional(),
   /** The engine's unix socket (unix:///path); unset, the docker CLI's choice in the host's environment. */
-  engine?: string;
+  engine: z.string().optional(),
   /** An allowlist's egress proxy: the Docker host's own addresses (required in a container) and the refusals' hint. */
-  egress?: { hostAddresses?: string[]; hint?: string };
+  egress: z.strictObject({ hostAddresses: z.array(z.string()).optional(), hint: z.string().optional() }).optional(),
   /** Desktops by default: the display, the X server's argv and how long create waits for it. */
-  desktop?: { display?: string; server?: string[]; timeoutMs?: number };
+  desktop: z.strictObject({ display: z.string().optional(), server: z.array(z.string()).optional(), timeoutMs: z.number().int().positive().optional() }).optional(),
   /** Tests only (the plugin refuses it unless its test flag is on): hold a create at a step. */
-  testPause?: { at: CreateStep; file: string };
-}
+  testPause: z.strictObject({ at: z.enum(CREATE_STEPS), file: z.string().min(1) }).optional(),
+});
+export type DockerSettings = z.infer<typeof DOCKER_SETTINGS>;
 
 // The daemons this package carries, by the architecture Go names.
 const GOARCH: Record<string, string> = { x64: "amd64", arm64: "arm64" };

@@ -18,9 +18,9 @@ function linesAbout(eventLog: string, name: string): string[] {
     .map((event) => String(event.diagnosticEvent!.message).trim());
 }
 
-/** `pulumi up --event-log`: at v3.248.0 the CLI takes the flag only with PULUMI_DEBUG_COMMANDS set (measured here). */
-async function upWithEventLog(s: TestStack, eventLog: string) {
-  const run = await execa(`${toolchain().pulumiBin}/pulumi`, ["up", "--yes", "--non-interactive", "--stack", "test", "--event-log", eventLog], {
+/** `pulumi up|refresh --event-log`: at v3.248.0 the CLI takes the flag only with PULUMI_DEBUG_COMMANDS set (measured here). */
+async function withEventLog(s: TestStack, command: "up" | "refresh", eventLog: string) {
+  const run = await execa(`${toolchain().pulumiBin}/pulumi`, [command, "--yes", "--non-interactive", "--stack", "test", "--event-log", eventLog], {
     cwd: s.dir,
     env: { ...s.env, PULUMI_DEBUG_COMMANDS: "true" },
     reject: false,
@@ -43,11 +43,22 @@ describe("progress on a Computer's line", () => {
 
   test("create says it waits for the computer to start and its daemon to answer, and how long it took", async () => {
     const eventLog = join(s.dir, "up-events.json");
-    const up = await upWithEventLog(s, eventLog);
+    const up = await withEventLog(s, "up", eventLog);
     expect(up.exitCode, up.stderr).toBe(0);
     s.made.add(String((await s.stack.outputs()).name?.value));
     const lines = linesAbout(eventLog, "c");
     expect(lines[0]).toBe("waiting for the docker computer to start and its daemon to answer");
     expect(lines.at(-1)).toMatch(/^waiting for the docker computer to start and its daemon to answer: done in \d+ s$/);
+  }, 300_000);
+
+  // A read answers in milliseconds: its lines are in the log only because the step waits for them.
+  test("refresh says which computer it reads back, and how long it took", async () => {
+    const name = String((await s.stack.outputs()).name?.value);
+    const eventLog = join(s.dir, "refresh-events.json");
+    const refresh = await withEventLog(s, "refresh", eventLog);
+    expect(refresh.exitCode, refresh.stderr).toBe(0);
+    const lines = linesAbout(eventLog, "c");
+    expect(lines[0]).toBe(`reading ${name} back from docker`);
+    expect(lines.at(-1)).toMatch(new RegExp(`^reading ${name} back from docker: done in \\d+ s$`));
   }, 300_000);
 });

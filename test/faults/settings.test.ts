@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pauseAt } from "../../src/docker/pause.js";
-import { settingsFrom, settingsTaken } from "../../provider/config.js";
+import { settingsFrom } from "../../provider/config.js";
+import { settingsKeys } from "../../src/settings.js";
 
 const config = JSON.stringify({ "agentrun:docker": JSON.stringify({ testPause: { at: "hello", file: "/tmp/x" } }) });
 
@@ -17,7 +18,7 @@ describe("agentrun:docker.testPause", () => {
   });
 
   it("is never offered to a stack's user", () => {
-    expect(settingsTaken().docker).not.toContain("testPause");
+    expect(settingsKeys().docker).not.toContain("testPause");
   });
 
   it("holds a create only at the step it names, writing this process's id first", async () => {

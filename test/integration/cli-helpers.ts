@@ -11,9 +11,15 @@ import { provider, spec, testLabel } from "./docker-helpers.js";
 export const BIN = `${ROOT}/dist/src/cli/program.js`;
 
 /** Runs `agentrun ...args`: the running command, whose end never throws on a nonzero exit. */
-export function agentrun(args: string[], options: { timeoutMs?: number; cwd?: string; input?: string } = {}) {
+export function agentrun(args: string[], options: { timeoutMs?: number; cwd?: string; input?: string; env?: Record<string, string> } = {}) {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run setup\` (or \`npx tsc -p tsconfig.json\`) first`);
-  return execa("node", [BIN, ...args], { reject: false, timeout: options.timeoutMs ?? 60_000, cwd: options.cwd ?? ROOT, ...(options.input !== undefined ? { input: options.input } : { stdin: "ignore" as const }) });
+  return execa("node", [BIN, ...args], {
+    reject: false,
+    timeout: options.timeoutMs ?? 60_000,
+    cwd: options.cwd ?? ROOT,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.input !== undefined ? { input: options.input } : { stdin: "ignore" as const }),
+  });
 }
 
 /** A label of this file's run, and its computers, each removed by name after the file's tests. */

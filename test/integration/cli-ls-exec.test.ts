@@ -123,6 +123,27 @@ describe("settings refused", () => {
   });
 });
 
+describe("settings: the library's schema, and the engine as the plugin finds it", () => {
+  it("a --set key the provider does not take exits 2, naming it and the keys it takes", async () => {
+    const run = await agentrun(["ls", "--set", "imag=alpine", ...labelFlags(fleet.label)]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/^agentrun: --set imag: docker has no setting imag: it takes user, image, daemonPath, daemonCache, engine, egress\n/);
+  });
+
+  it("with no engine named, follows DOCKER_HOST as the plugin does; a named engine wins over it", async () => {
+    const nowhere = "unix:///tmp/agentrun-no-engine-here/docker.sock";
+    const followed = await agentrun(["ls", ...labelFlags(fleet.label)], { env: { DOCKER_HOST: nowhere } });
+    expect(followed.exitCode).toBe(1);
+    expect(followed.stderr).toContain(`Docker is not answering at ${nowhere} (from DOCKER_HOST`);
+    const tcp = await agentrun(["ls", ...labelFlags(fleet.label)], { env: { DOCKER_HOST: "tcp://127.0.0.1:2375" } });
+    expect(tcp.exitCode).toBe(2);
+    expect(tcp.stderr).toContain("a Docker engine over TCP (with or without TLS) is not supported");
+    const named = await agentrun(["ls", "--set", "engine=unix:///var/run/docker.sock", ...labelFlags(fleet.label)], { env: { DOCKER_HOST: nowhere } });
+    expect(named.exitCode, named.stderr).toBe(0);
+    expect(named.stdout).toContain(name);
+  });
+});
+
 describe("the bin", () => {
   it("npx agentrun runs it from the project, as the set-up leaves it", async () => {
     const run = await execa("npx", ["--no-install", "agentrun", "--help"], { cwd: ROOT, reject: false });

@@ -104,4 +104,13 @@ describe("the provider registry", () => {
     const refused = await providerFromSettings("docker", { user: "0" });
     expect(refused).toMatchObject({ ok: false, error: { code: "invalid" } });
   });
+
+  it("holds a host's settings to the provider's schema: a key it does not take is refused by name, its value never said", async () => {
+    const { providerFromSettings } = await import("../../src/providers.js");
+    const refused = await providerFromSettings("docker", { imag: "secret-looking-value", user: "1234" });
+    expect(refused).toMatchObject({ ok: false, error: { code: "invalid", field: "imag", message: "docker has no setting imag: it takes user, image, daemonPath, daemonCache, engine, egress, desktop" } });
+    const nested = await providerFromSettings("docker", { egress: { hostAddress: ["10.0.0.1"] } });
+    expect(nested).toMatchObject({ ok: false, error: { field: "egress.hostAddress" } });
+    expect(await providerFromSettings("daytona", { apiKey: "k", clas: "linux-vm" })).toMatchObject({ ok: false, error: { field: "clas" } });
+  });
 });

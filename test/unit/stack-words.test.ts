@@ -1,7 +1,8 @@
 // The words a stack's user meets: the library's refusals of their settings, said as the
 // `pulumi config` lines that change them. The refusals are the library's own, made here.
 import { describe, expect, it } from "vitest";
-import { settingsFrom, settingsTaken } from "../../provider/config.js";
+import { settingsFrom } from "../../provider/config.js";
+import { settingsKeys } from "../../src/settings.js";
 import { vendors } from "../../provider/vendors.js";
 import { forStack, settingsRefused } from "../../provider/words.js";
 import { PROVIDER_IDS, providerFromSettings } from "../../src/providers.js";
@@ -14,7 +15,7 @@ describe("settings the plugin does not take", () => {
       message:
         "the stack's agentrun config has settings this plugin does not take or cannot read: agentrun:docker.imag, agentrun:dockr; " +
         "remove each (`pulumi config rm --path agentrun:docker.imag`, `pulumi config rm --path agentrun:dockr`), " +
-        `or set one it takes (${Object.entries(settingsTaken()).map(([p, keys]) => `agentrun:${p}.{${keys.join(",")}}`).join(", ")}) ` +
+        `or set one it takes (${Object.entries(settingsKeys()).map(([p, keys]) => `agentrun:${p}.{${keys.join(",")}}`).join(", ")}) ` +
         "with `pulumi config set --path agentrun:<provider>.<key> <value>`",
     });
     expect(read.ok || read.message).toContain("agentrun:modal.{tokenId,tokenSecret,");

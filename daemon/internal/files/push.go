@@ -32,10 +32,34 @@ type PushEndResult struct {
 // descriptor a name at a time, never through a link.
 type push struct {
 	mu   sync.Mutex // writes take turns
-	w    *io.PipeWriter
+	in   *handoff
 	done chan struct{}
 	x    *extractor
 	err  error
+}
+
+// handoff carries a push's chunks to its extractor with one chunk held ahead: a write is
+// answered once its bytes are queued, so the next chunk crosses the connection while this one
+// is extracted, and a push holds at most two chunks (the one read and the one queued). A refusal
+// in a chunk already answered comes with the next write, or the end.
+type handoff struct {
+	queue chan []byte
+	cur   []byte
+}
+
+func newHandoff() *handoff { return &handoff{queue: make(chan []byte, 1)} }
+
+func (h *handoff) Read(p []byte) (int, error) {
+	for len(h.cur) == 0 {
+		b, ok := <-h.queue
+		if !ok {
+			return 0, io.EOF
+		}
+		h.cur = b
+	}
+	n := copy(p, h.cur)
+	h.cur = h.cur[n:]
+	return n, nil
 }
 
 func beginPush(path string) (*push, error) {
@@ -46,41 +70,51 @@ func beginPush(path string) (*push, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	r, w := io.Pipe()
-	p := &push{w: w, done: make(chan struct{}), x: &extractor{root: root}}
+	p := &push{in: newHandoff(), done: make(chan struct{}), x: &extractor{root: root}}
 	go func() {
-		defer close(p.done)
-		p.err = p.x.run(r)
+		p.err = p.x.run(p.in)
 		p.x.finish()
 		syscall.Close(root)
 		if p.err != nil {
-			r.CloseWithError(p.err)
+			close(p.done)
 			return
 		}
-		// After the end-of-archive blocks, the rest (padding) is read and dropped.
-		io.Copy(io.Discard, r)
+		// After the end-of-archive blocks, the rest (padding) is read and dropped; done once
+		// the push's end closed the queue.
+		io.Copy(io.Discard, p.in)
+		close(p.done)
 	}()
 	return p, nil
 }
 
+// write queues data (the caller's own: it is kept) once the chunk before it is being extracted.
 func (p *push) write(data []byte) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, err := p.w.Write(data); err != nil {
-		<-p.done
-		if p.err != nil {
-			return p.err
+	select {
+	case <-p.done:
+	default:
+		select {
+		case p.in.queue <- data:
+			return nil
+		case <-p.done:
 		}
-		return rpc.Errorf(rpc.Invalid, "the push has ended")
 	}
-	return nil
+	if p.err != nil {
+		return p.err
+	}
+	return rpc.Errorf(rpc.Invalid, "the push has ended")
 }
 
 func (p *push) end() (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.w.Close()
-	<-p.done
+	select {
+	case <-p.done:
+	default:
+		close(p.in.queue)
+		<-p.done
+	}
 	return p.x.entries, p.err
 }
 

@@ -103,8 +103,9 @@ func (t *Transfers) PushBegin(_ context.Context, p PathParams) (IDResult, error)
 	return IDResult{ID: id}, nil
 }
 
-// PushWrite serves tar.push.write: the reply comes once the bytes are extracted. A refused
-// entry ends the push; entries before it stay.
+// PushWrite serves tar.push.write: the reply comes once the bytes are queued behind the chunk
+// being extracted (one held ahead). A refused entry ends the push; entries before it stay, and
+// the refusal answers the write after it, or the end.
 func (t *Transfers) PushWrite(_ context.Context, p PushWriteParams) (Empty, error) {
 	t.mu.Lock()
 	ps := t.pushes[p.ID]
