@@ -25,6 +25,7 @@ import { deadlineOf, isComputer, isGoing, networkOf, stateOf } from "./readback.
 import { type CreateSandbox, Sandbox, SandboxPage, ToolboxProxyUrl } from "./schemas.js";
 import { defaultWebSocket, Toolbox, type WebSocketFactory } from "./toolbox.js";
 import { boundedBy } from "../bound.js";
+import { attachedIf } from "../attach.js";
 
 const GROUPS = ["exec", "files", "processes"] as const;
 
@@ -328,10 +329,7 @@ export class DaytonaProvider implements ComputerProvider {
   }
 
   async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
-    const read = await this.read(by, options);
-    if (!read.ok) return read;
-    if (read.value.drift.length) return fail("refused", `${read.value.ref.name} is not what was declared (left as it is): ${read.value.drift.join("; ")}`);
-    return ok(read.value.ref);
+    return attachedIf(await this.read(by, options));
   }
 
   async list(labels: Record<string, string> = {}, options: CallOptions = {}): Promise<Result<ComputerInfo[]>> {

@@ -62,6 +62,7 @@ import { packageVersion } from "./package.js";
 import type { CreateStep } from "./pause.js";
 import { type Plan, planOf } from "./plan.js";
 import { deadlineOf, egressKey, hasEgress, type Inspected, labelsOf, mountOf, nameOf, networkOf, sharedProxyOf, specOf, stateOf } from "./readback.js";
+import { attachedIf } from "../attach.js";
 
 export interface DockerProviderOptions {
   /** computerd for the Docker host's architecture; the provider binds its own copy of it. */
@@ -683,11 +684,7 @@ export class DockerProvider implements ComputerProvider {
 
   /** A computer by name, id or labels, drift-checked; one that drifted is refused and left as it is. */
   async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
-    const read = await this.read(by, options);
-    if (!read.ok) return read;
-    const { ref, drift: mismatches } = read.value;
-    if (mismatches.length > 0) return fail("refused", `${ref.name} is not what was declared (left as it is): ${mismatches.join("; ")}`);
-    return ok(ref);
+    return attachedIf(await this.read(by, options));
   }
 
   /** The computers with these labels, whatever their names: one call to the engine. */

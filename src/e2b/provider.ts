@@ -26,6 +26,7 @@ import {
 import { type E2BProviderOptions, settle, type Settled } from "./options.js";
 import { createdEnd, deadlineOf, infoDrift, labelsOf, networkOf, type OwnKeys, ownKeysOf, stateOf } from "./readback.js";
 import { type E2BSandbox, type E2BSandboxClass, type E2BSandboxInfo, isE2BError } from "./sdk.js";
+import { attachedIf } from "../attach.js";
 
 const GROUPS = ["exec", "files", "processes"] as const;
 
@@ -438,10 +439,7 @@ export class E2BProvider implements ComputerProvider {
   }
 
   async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
-    const read = await this.read(by, options);
-    if (!read.ok) return read;
-    if (read.value.drift.length) return fail("refused", `${read.value.ref.name} is not what was declared (left as it is): ${read.value.drift.join("; ")}`);
-    return ok(read.value.ref);
+    return attachedIf(await this.read(by, options));
   }
 
   async list(labels: Record<string, string> = {}, options: CallOptions = {}): Promise<Result<ComputerInfo[]>> {

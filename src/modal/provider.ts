@@ -38,6 +38,7 @@ import { labelsOf, ownTagsOf, type OwnTags, type RecordedSpec, tagDrift, tagsOf 
 import { packageVersion } from "../docker/package.js";
 import { packagedDaemon } from "./settings.js";
 import { boundedBy } from "../bound.js";
+import { attachedIf } from "../attach.js";
 
 export interface ModalProviderOptions {
   /** The host's own client (new ModalClient(...)), a fake of the slice, or a loader of one (made at the first call). */
@@ -384,10 +385,7 @@ export class ModalProvider implements ComputerProvider {
   }
 
   async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
-    const read = await this.read(by, options);
-    if (!read.ok) return read;
-    if (read.value.drift.length > 0) return fail("refused", `${read.value.ref.name} is not what was declared (left running): ${read.value.drift.join("; ")}`);
-    return ok(read.value.ref);
+    return attachedIf(await this.read(by, options));
   }
 
   /** The running computers with these tags: each listed sandbox read back, and one that has finished left out. */
