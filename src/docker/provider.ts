@@ -565,6 +565,22 @@ export class DockerProvider implements ComputerProvider {
     return ok(proxyReadBack(found.value, this.#proxyExpected(name, uid, gid, labelsOf(inspected)[DEADLINE_LABEL] ?? "", egressImageTag(bytes), addresses.value)));
   }
 
+  /**
+   * The proxy as a computer's read holds it. A shared proxy stopped or removed by hand is its
+   * EgressProxy's drift (that read names it), not each joined computer's: the computer, as
+   * declared, reads as an allowlist that reaches nothing until the proxy is made again. Its own
+   * side (network mode, networks, the proxy volume's mount) is still held by networkOf.
+   */
+  async #heldProxyReadBack(inspected: Inspected, options: CallOptions): Promise<Result<NetworkReadBack | undefined>> {
+    const shared = hasEgress(inspected) ? sharedProxyOf(inspected) : undefined;
+    if (shared === undefined) return this.#proxyReadBack(inspected, options);
+    const found = await inspectEgress(this.engine, shared, options);
+    if (!found.ok) return found;
+    const proxy = await this.#proxyReadBack(inspected, options, { proxy: found.value });
+    if (proxy.ok && typeof proxy.value === "object" && "other" in proxy.value && found.value?.State?.Running !== true) return ok({ allow: [] });
+    return proxy;
+  }
+
   #expected(host: Host, uid: number, gid: number, deadline: string, daemon: string, kind: MachineKind): DriftExpected {
     const declared = capabilitiesOfKind(kind);
     return {
@@ -651,7 +667,7 @@ export class DockerProvider implements ComputerProvider {
     if (!inspected.ok) return inspected;
     const id = inspected.value.Id;
     const name = nameOf(inspected.value);
-    const proxy = await this.#proxyReadBack(inspected.value, options);
+    const proxy = await this.#heldProxyReadBack(inspected.value, options);
     if (!proxy.ok) return proxy;
     const held = readBackDrift(inspected.value, capabilitiesOfKind("linux"), proxy.value, this.#egress.testNetwork?.range);
     const mismatches = [...held.mismatches];

@@ -255,6 +255,26 @@ describe("an allowlisted computer", () => {
     );
   });
 
+  it("holds a computer joined to a shared proxy to its own side, whatever the proxy's state", () => {
+    // A joined computer whose proxy is stopped or gone is read with { allow: [] } (provider.ts
+    // #heldProxyReadBack): the proxy's drift is its EgressProxy's; the computer's own is still named.
+    const shared = "proxy-0123456789ab";
+    const joinedSpec: ComputerSpec = { ...f.spec, network: { allow: [] }, egress: shared };
+    const joined = (edit: Parameters<typeof allowlisted>[0] = () => {}) =>
+      allowlisted((i) => {
+        (i.HostConfig.Mounts as { Source: string }[]).at(-1)!.Source = `${shared}-egress`;
+        i.Mounts!.at(-1)!.Name = `${shared}-egress`;
+        edit(i);
+      });
+    expect(drift(joinedSpec, joined(), hello, { ...expectedOf(f), proxy: { allow: [] } })).toEqual([]);
+    const bridged = joined((i) => ((i.HostConfig.NetworkMode = "bridge"), (i.NetworkSettings!.Networks = { bridge: {} })));
+    expect(drift(joinedSpec, bridged, hello, { ...expectedOf(f), proxy: { allow: [] } })).toEqual(expect.arrayContaining([expect.stringMatching(/^the network reads back as "open", not \{"allow":\[\]\}/)]));
+    const twoNetworks = joined((i) => (i.NetworkSettings!.Networks = { none: {}, other: {} }));
+    expect(drift(joinedSpec, twoNetworks, hello, { ...expectedOf(f), proxy: { allow: [] } })).toEqual(expect.arrayContaining([expect.stringMatching(/network allow, but the computer is on none, other/)]));
+    const writable = joined((i) => (i.Mounts!.at(-1)!.RW = true));
+    expect(drift(joinedSpec, writable, hello, { ...expectedOf(f), proxy: { allow: [] } })).toEqual(expect.arrayContaining([expect.stringMatching(/does not mount its egress volume .* read-only/)]));
+  });
+
   it("never reads a none computer with an egress volume as none", () => {
     expect(drift(f.spec, allowlisted(), hello, expectedOf(f))).toEqual(
       expect.arrayContaining([expect.stringMatching(/the network reads back as other \(network allow, but its egress proxy was not read\), not "none"/)]),

@@ -1,10 +1,11 @@
 // A shared egress proxy on the real engine, as a story: made apart from any computer; two
 // computers join it and reach its list; a new list is an update on the same volume (the
 // computers keep running, and their next connection meets it); a computer of another user, or
-// one that would outlive the proxy, is refused; a proxy stopped by hand is drift that update
-// heals; a computer's release leaves the proxy; the proxy's release waits for its computers and
-// then leaves nothing. The upstream is the test's own server on an --internal network of its
-// own, marked reachable by the test-only seam; the other list names a host never dialled.
+// one that would outlive the proxy, is refused; a proxy stopped by hand is its own drift (not its
+// computers') that update heals; a computer's release leaves the proxy; the proxy's release
+// waits for its computers and then leaves nothing. The upstream is the test's own server on an
+// --internal network of its own, marked reachable by the test-only seam; the other list names a
+// host never dialled.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -131,10 +132,13 @@ describe("a shared egress proxy", () => {
     expect(docker("ps", "--all", "-q", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`).split("\n").length).toBe(before);
   }, 120_000);
 
-  it("stopped by hand is drift, read by the proxy and its computers, and update heals it", async () => {
+  it("stopped by hand is the proxy's drift (its computers read as declared), and update heals it", async () => {
     docker("stop", "-t", "1", `${proxy}-egress`);
     expect(await p.proxies.read(proxy)).toMatchObject({ ok: true, value: { state: "stopped", drift: [expect.stringMatching(/is not running/)] } });
     expect(await p.network(computers[0]!)).toEqual({ ok: true, value: { other: expect.stringMatching(/egress proxy .* is not running/) } });
+    // The proxy's stop is its own drift, not its computers': each reads as declared, reaching nothing.
+    const joined = await p.read({ id: computers[0]!.name });
+    expect(joined).toMatchObject({ ok: true, value: { drift: [], ref: { spec: { network: { allow: [] }, egress: proxy } } } });
     expect((await p.proxies.update(proxy, { allow: [`${upIP}/32`] })).ok).toBe(true);
     expect(await p.proxies.read(proxy)).toMatchObject({ ok: true, value: { state: "running", drift: [] } });
     expect(await get(computers[0]!, `http://${upIP}/a`)).toBe("200 hello from upstream /a");
