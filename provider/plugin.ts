@@ -94,7 +94,7 @@ export function makeProvider(opts: {
       if (!opts.settings.ok) throw new Error(opts.settings.message);
       const load = components[type];
       if (!load) throw new Error(`agentrun has no component type ${type}; it has ${Object.keys(components).join(", ")}`);
-      return (await load())(name, inputs, options);
+      return (await load())(ctx, name, inputs, options);
     },
     // The engine's cancel (a second Ctrl-C) ends every vendor call in flight.
     cancel: async () => cancel.abort(new Error("the Pulumi engine cancelled the operation")),

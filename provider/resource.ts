@@ -44,7 +44,7 @@ export function resourceOwner(ctx: Context): string | undefined {
 }
 
 /** A component's construct (Fleet): registers its children with the engine's monitor, gives its URN and outputs. */
-export type Construct = (name: string, inputs: Inputs, options: ComponentResourceOptions) => Promise<ConstructResult>;
+export type Construct = (ctx: Context, name: string, inputs: Inputs, options: ComponentResourceOptions) => Promise<ConstructResult>;
 
 /** A URN's type token: the part after the last `$` of its type (a child's type names its parent's). */
 export function typeOf(urn: string): string {

@@ -2,11 +2,14 @@
 // Computers as children, `<fleet>-<n>` for n from 0, each made from the template with the fleet's
 // mount and labels. The children are registered with the engine's monitor like any program's, so
 // each is a Computer of its own: a changed size adds or removes the tail alone (the names of the
-// rest do not move), and preview --refresh shows each drifted child by its name.
+// rest do not move), and preview --refresh shows each drifted child by its name. The `drift` output
+// is what was found before this up healed them (fleet-drift.ts).
 import * as pulumi from "@pulumi/pulumi";
 import { Computer } from "../sdk/index.js";
 import { INPUTS } from "./computer.js";
 import type { Construct } from "../resource.js";
+import { DEFAULT_PROVIDER } from "../../src/providers.js";
+import { driftAtStart } from "./fleet-drift.js";
 
 const TYPE = "agentrun:index:Fleet";
 export const FLEET_INPUTS = ["size", "template", "mount", "labels"] as const;
@@ -38,12 +41,6 @@ async function valueOf(input: unknown): Promise<unknown> {
   return (input as unknown as { promise(withUnknowns: boolean): Promise<unknown> }).promise(true);
 }
 
-/** The drift summary from each child's drift as read: how many, and which by resource name. */
-export function driftSummary(children: Array<{ name: string; drift: readonly string[] | undefined }>) {
-  const computers = children.filter((c) => (c.drift?.length ?? 0) > 0).map((c) => c.name);
-  return { count: computers.length, computers };
-}
-
 class FleetComponent extends pulumi.ComponentResource {
   constructor(name: string, options: pulumi.ComponentResourceOptions) {
     super(TYPE, name, {}, options);
@@ -53,7 +50,7 @@ class FleetComponent extends pulumi.ComponentResource {
   }
 }
 
-export const fleet: Construct = async (name, inputs, options) => {
+export const fleet: Construct = async (ctx, name, inputs, options) => {
   const size = await valueOf(inputs.size);
   if (size === pulumi.unknown) {
     throw new pulumi.InputPropertyError({ propertyPath: "size", reason: "size must be known at preview: the children are named by it" });
@@ -69,6 +66,11 @@ export const fleet: Construct = async (name, inputs, options) => {
   if (bad) throw new pulumi.InputPropertyError({ propertyPath: "template", reason: bad });
 
   const component = new FleetComponent(name, options);
+  // The children as found before this up heals them (read-only, so a preview does it too).
+  const urn = await (component.urn as unknown as { promise(): Promise<string> }).promise();
+  const vendorId = templateNow === pulumi.unknown ? undefined : ((templateNow as Record<string, unknown> | undefined)?.provider ?? DEFAULT_PROVIDER);
+  const vendor = typeof vendorId !== "string" ? undefined : await ctx.vendor(vendorId);
+  const drift = await driftAtStart(ctx, vendor === undefined ? "the template's provider is not known yet" : vendor.ok ? vendor.value : vendor.error.message, urn, name, size as number);
   // The template arrives as one value (an Output when any part of it is a secret or depends on a
   // resource); each field is taken from it and carries its secrecy and dependencies to the children.
   const template = pulumi.output(inputs.template ?? {}) as pulumi.Output<Record<string, unknown>>;
@@ -83,9 +85,6 @@ export const fleet: Construct = async (name, inputs, options) => {
 
   const children = Array.from({ length: size as number }, (_, n) => new Computer(`${name}-${n}`, args as never, { parent: component }));
   const names = pulumi.all(children.map((c) => c.name));
-  const drift = pulumi
-    .all(children.map((c) => c.drift))
-    .apply((read) => driftSummary(read.map((d, n) => ({ name: `${name}-${n}`, drift: d as string[] | undefined }))));
   const state = { size, names, drift };
   component.done(state);
   return { urn: component.urn, state };

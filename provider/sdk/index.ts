@@ -337,20 +337,24 @@ export interface ComputerTemplateArgs {
   egress?: pulumi.Input<EgressValueArgs>;
 }
 
-/** How many of a fleet's computers drifted, and which. */
+/** How many of a fleet's computers were found drifted or gone at the start of the last up (or preview), and which. */
 export interface FleetDrift {
   /** How many of the fleet's computers read back other than declared (or gone). */
   readonly count: number;
-  /** The drifted children by resource name (`<fleet>-<n>`), in order. */
+  /** The drifted or gone children by resource name (`<fleet>-<n>`), in order. A child missing past the highest one found counts as new, not gone. */
   readonly computers: string[];
+  /** The children that could not be read back, in words; absent when every read answered. A failed read never fails the up. */
+  readonly note?: string;
 }
 
-/** How many of a fleet's computers drifted, and which. */
+/** How many of a fleet's computers were found drifted or gone at the start of the last up (or preview), and which. */
 export interface FleetDriftArgs {
   /** How many of the fleet's computers read back other than declared (or gone). */
   count: pulumi.Input<number>;
-  /** The drifted children by resource name (`<fleet>-<n>`), in order. */
+  /** The drifted or gone children by resource name (`<fleet>-<n>`), in order. A child missing past the highest one found counts as new, not gone. */
   computers: pulumi.Input<pulumi.Input<string>[]>;
+  /** The children that could not be read back, in words; absent when every read answered. A failed read never fails the up. */
+  note?: pulumi.Input<string>;
 }
 
 /** A shared egress proxy as a Computer joins it: its name and the user that owns it. */
@@ -629,7 +633,7 @@ export class Fleet extends pulumi.ComponentResource {
   declare readonly size: pulumi.Output<number>;
   /** The computers' names, child `<fleet>-<n>` at index n. */
   declare readonly names: pulumi.Output<string[]>;
-  /** How many computers drifted and which, from each child's `drift` as last read. */
+  /** How many computers drifted or were gone, and which, as found at the start of the last up (or preview), before the up healed them; preview --refresh shows live drift per child. */
   declare readonly drift: pulumi.Output<FleetDrift>;
 
   constructor(name: string, args: FleetArgs, opts?: pulumi.ComponentResourceOptions) {

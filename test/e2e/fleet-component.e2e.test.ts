@@ -97,6 +97,10 @@ describe("a Fleet of ten through the real engine", () => {
     for (const n of [3, 5]) expect(await isRunning(after[n]!)).toBe(true);
     expect(after.filter((_, n) => n !== 3 && n !== 5)).toEqual(made.filter((_, n) => n !== 3 && n !== 5));
     expect((await s.cli("preview", "--refresh", "--expect-no-changes")).exitCode).toBe(0);
+    // The up's drift output names what it found before healing; the up after finds none.
+    expect((await s.stack.outputs()).drift?.value).toEqual({ count: 2, computers: ["agents-3", "agents-5"] });
+    await s.stack.up({ color: "never" });
+    expect((await s.stack.outputs()).drift?.value).toEqual({ count: 0, computers: [] });
   }, 600_000);
 
   test("the size cut to 8 removes agents-8 and agents-9 alone", async () => {

@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { INPUTS } from "../../provider/resources/computer.js";
-import { FLEET_INPUTS, driftSummary, sizeProblem, templateProblem } from "../../provider/resources/fleet.js";
+import { FLEET_INPUTS, sizeProblem, templateProblem } from "../../provider/resources/fleet.js";
+import { childUrn, summarize, type Found } from "../../provider/resources/fleet-drift.js";
 import { ROOT } from "../support/toolchain.js";
 
 const schema = JSON.parse(readFileSync(`${ROOT}/schema/schema.json`, "utf8"));
@@ -23,17 +24,23 @@ describe("a fleet's template", () => {
   test("a list is refused", () => expect(templateProblem([])).toBe("template is an object of a Computer's inputs"));
 });
 
-describe("a fleet's drift summary", () => {
-  test("counts and names each child that drifted, in order", () => {
-    const children = [
-      { name: "f-0", drift: [] },
-      { name: "f-1", drift: ["memory 100 MiB, not 128"] },
-      { name: "f-2", drift: undefined },
-      { name: "f-3", drift: ["gone", "stopped"] },
-    ];
-    expect(driftSummary(children)).toEqual({ count: 2, computers: ["f-1", "f-3"] });
+describe("a fleet's drift summary, as found at the start of an up", () => {
+  const found = (entries: Array<[number, Found]>) => new Map(entries);
+  test("names each child drifted or gone (missing below the highest found), in order", () => {
+    const f = found([[0, { drift: [] }], [1, { drift: ["memory 100 MiB, not 128"] }], [2, "missing"], [4, { drift: [] }]]);
+    expect(summarize("f", 5, f)).toEqual({ count: 3, computers: ["f-1", "f-2", "f-3"] });
   });
-  test("is zero when none drifted", () => expect(driftSummary([{ name: "f-0", drift: [] }])).toEqual({ count: 0, computers: [] }));
+  test("children past the highest found are new in this up, not gone (a first up, a grown size)", () => {
+    expect(summarize("f", 4, found([[0, { drift: [] }], [1, { drift: [] }]]))).toEqual({ count: 0, computers: [] });
+    expect(summarize("f", 3, found([]))).toEqual({ count: 0, computers: [] });
+  });
+  test("a read that failed is a note in words, not a drifted child", () => {
+    const f = found([[0, { failed: "the engine did not answer" }], [1, { drift: ["stopped"] }]]);
+    expect(summarize("f", 2, f)).toEqual({ count: 1, computers: ["f-1"], note: "not read back: f-0: the engine did not answer" });
+  });
+  test("a child's URN is its fleet's with the Computer's type appended", () => {
+    expect(childUrn("urn:pulumi:dev::p::agentrun:index:Fleet::agents", "agents-3")).toBe("urn:pulumi:dev::p::agentrun:index:Fleet$agentrun:index:Computer::agents-3");
+  });
 });
 
 describe("the Fleet's schema entry", () => {
