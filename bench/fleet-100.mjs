@@ -8,28 +8,18 @@
 // its own run label. Usage: node bench/fleet-100.mjs [N]   (after npm run setup)
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { benchStack, root, tools } from "./pulumi-stack.mjs";
 
 const run = promisify(execFile);
 const n = Number(process.argv[2] ?? 100);
 const REPLACED = Math.min(10, n);
-const root = new URL("../", import.meta.url).pathname;
-const tools = JSON.parse(await readFile(join(root, "dist/toolchain.json"), "utf8"));
 const image = tools.baseImage;
 const tag = `fleet-${randomBytes(4).toString("hex")}`;
-const dir = await mkdtemp(join(tmpdir(), "agentrun-bench-fleet100-"));
-const env = {
-  ...process.env,
-  PATH: `${tools.pulumiBin}:${process.env.PATH}`,
-  PULUMI_BACKEND_URL: `file://${dir}/state`,
-  PULUMI_CONFIG_PASSPHRASE: "bench",
-  PULUMI_SKIP_UPDATE_CHECK: "true",
-  PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-};
-const pulumi = (...args) => run(`${tools.pulumiBin}/pulumi`, [...args, "--stack", "bench", "--non-interactive", "--skip-preview"], { cwd: dir, env, maxBuffer: 256 << 20 });
+const { dir, pulumi, init } = await benchStack("agentrun-bench-fleet100-", { skipPreview: true, maxBuffer: 256 << 20 });
 const seconds = async (f) => { const t0 = process.hrtime.bigint(); await f(); return Number(process.hrtime.bigint() - t0) / 1e9; };
 const parallel = (items, f) => Promise.all(items.map(f));
 
@@ -87,9 +77,8 @@ const rows = [];
 const row = (step, took, floor, floorWords) => rows.push(`${step.padEnd(34)} ${took.toFixed(1).padStart(7)} s   floor ${floor.toFixed(1).padStart(6)} s (${floorWords})   ${(took / floor).toFixed(2)}x`);
 try {
   const engineBefore = await engineRss();
-  await run("mkdir", ["-p", `${dir}/state`]);
   await program(1);
-  await run(`${tools.pulumiBin}/pulumi`, ["stack", "init", "bench", "--non-interactive"], { cwd: dir, env });
+  await init();
 
   const floorUp = await seconds(() => parallel(bare, runBare));
   const floorRefresh = await seconds(() => parallel(bare, async (b) => { await run("docker", ["inspect", b]); await run("docker", ["exec", b, "true"]); }));
@@ -106,7 +95,7 @@ try {
   const left = await fleetLeft();
   clearInterval(sampler);
 
-  console.log(`machine: 2 cores shared with seven other helpers' test runs; figures are of a busy machine`);
+  console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the end`);
   console.log(rows.join("\n"));
   console.log(`computers before destroy: ${beforeDestroy.containers} (declared ${n}: no duplicate)`);
   console.log(`leaks after destroy: ${left.containers} computers, ${left.volumes} volumes with the fleet's label (must be 0)`);

@@ -2,26 +2,15 @@
 // in parallel (the floor), in the same run; then `pulumi refresh` of that fleet. Everything it
 // makes it removes by exact name. Usage: node bench/pulumi-fleet.mjs [N]   (after npm run setup)
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { benchStack, root, tools } from "./pulumi-stack.mjs";
 
 const run = promisify(execFile);
 const n = Number(process.argv[2] ?? 10);
-const root = new URL("../", import.meta.url).pathname;
-const tools = JSON.parse(await readFile(join(root, "dist/toolchain.json"), "utf8"));
+const { dir, pulumi, init } = await benchStack("agentrun-bench-fleet-");
 const image = tools.baseImage;
-const dir = await mkdtemp(join(tmpdir(), "agentrun-bench-fleet-"));
-const env = {
-  ...process.env,
-  PATH: `${tools.pulumiBin}:${process.env.PATH}`,
-  PULUMI_BACKEND_URL: `file://${dir}/state`,
-  PULUMI_CONFIG_PASSPHRASE: "bench",
-  PULUMI_SKIP_UPDATE_CHECK: "true",
-  PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-};
-const pulumi = (...args) => run(`${tools.pulumiBin}/pulumi`, [...args, "--stack", "bench", "--non-interactive"], { cwd: dir, env, maxBuffer: 64 << 20 });
 const seconds = async (f) => { const t0 = process.hrtime.bigint(); await f(); return Number(process.hrtime.bigint() - t0) / 1e9; };
 
 const resources = Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, {
@@ -33,9 +22,8 @@ const yaml = (await import("yaml")).stringify({
   plugins: { providers: [{ name: "agentrun", path: join(root, "provider/bin") }] },
   resources,
 });
-await run("mkdir", ["-p", `${dir}/state`]);
 await writeFile(join(dir, "Pulumi.yaml"), yaml);
-await run(`${tools.pulumiBin}/pulumi`, ["stack", "init", "bench", "--non-interactive"], { cwd: dir, env });
+await init();
 
 const bare = Array.from({ length: n }, (_, i) => `agentrun-bench-bare-${process.pid}-${i}`);
 try {

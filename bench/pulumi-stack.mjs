@@ -1,0 +1,33 @@
+// A bench's own Pulumi stack: a temporary folder holding the program and its file backend, the
+// Pulumi CLI built by the set-up, and the plugin from provider/bin. The benches that time the
+// engine (pulumi-fleet, fleet-100) share it so they time the same set-up.
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+export const root = new URL("../", import.meta.url).pathname;
+export const tools = JSON.parse(await readFile(join(root, "dist/toolchain.json"), "utf8"));
+
+/** A stack named bench in a new folder under the system's temporary one; `pulumi(...)` runs the CLI in it. */
+export async function benchStack(prefix, { skipPreview = false, maxBuffer = 64 << 20 } = {}) {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const env = {
+    ...process.env,
+    PATH: `${tools.pulumiBin}:${process.env.PATH}`,
+    PULUMI_BACKEND_URL: `file://${dir}/state`,
+    PULUMI_CONFIG_PASSPHRASE: "bench",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+  };
+  const flags = ["--stack", "bench", "--non-interactive", ...(skipPreview ? ["--skip-preview"] : [])];
+  const pulumi = (...args) => run(`${tools.pulumiBin}/pulumi`, [...args, ...flags], { cwd: dir, env, maxBuffer });
+  /** The backend's folder and the stack, once the program (Pulumi.yaml) is written. */
+  const init = async () => {
+    await mkdir(join(dir, "state"), { recursive: true });
+    await run(`${tools.pulumiBin}/pulumi`, ["stack", "init", "bench", "--non-interactive"], { cwd: dir, env });
+  };
+  return { dir, env, pulumi, init };
+}
