@@ -12,6 +12,9 @@ bash scripts/setup.sh
 out="$(mktemp -d /tmp/agentrun-test.XXXXXX)"
 trap 'rm -rf "$out"' EXIT
 
+say "type-checking the tests (tsconfig.test.json)"
+npx tsc -p tsconfig.test.json
+
 say "go vet and go test (daemon/)"
 (cd daemon && go vet ./...)
 set +e

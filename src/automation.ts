@@ -125,6 +125,19 @@ function settingValue(setting: Record<string, Setting>): { value: string; secret
 const words = (error: unknown) => (error instanceof Error ? error.message : String(error)).trim();
 
 /**
+ * A project whose programs use this package's plugin from its own folder, so the engine never
+ * looks for it elsewhere. The SDK's ProjectSettings type has no `plugins`, which the CLI reads.
+ */
+export function projectWithPlugin(name: string): ProjectSettings {
+  const settings: ProjectSettings & { plugins: { providers: Array<{ name: string; path: string }> } } = {
+    name,
+    runtime: "nodejs",
+    plugins: { providers: [{ name: "agentrun", path: path.join(packageRoot(), "provider", "bin") }] },
+  };
+  return settings;
+}
+
+/**
  * Opens (or makes) the stack and sets its settings. The plugin is this package's provider/bin;
  * the program runs in this process.
  */
@@ -144,11 +157,7 @@ export async function computerStack<O>(options: ComputerStackOptions<O>): Promis
   try {
     // The Automation API's root is the folder above bin/pulumi.
     const pulumiCommand = await PulumiCommand.get(folder && path.basename(folder) === "bin" ? { root: path.dirname(folder) } : {});
-    const projectSettings: ProjectSettings & { plugins: { providers: Array<{ name: string; path: string }> } } = {
-      name: project,
-      runtime: "nodejs",
-      plugins: { providers: [{ name: "agentrun", path: path.join(packageRoot(), "provider", "bin") }] },
-    };
+    const projectSettings = projectWithPlugin(project);
     stack = await LocalWorkspace.createOrSelectStack(
       { stackName: options.stack, projectName: project, program: async () => (await options.program()) as Record<string, unknown> },
       {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Progress } from "../../src/automation.js";
 import { runHarness, type Ran } from "../../examples/automation/harness.js";
 import { docker, removeContainers } from "../support/docker.js";
+import { homeEnv } from "../support/stack.js";
 import { ROOT, toolchain } from "../support/toolchain.js";
 
 const ofRun = async (run: string) => (await docker("ps", "-a", "--filter", `label=agentrun.run=${run}`, "--format", "{{.Names}}")).stdout.split("\n").filter(Boolean);
@@ -44,7 +45,7 @@ describe("the run harness (examples/automation)", () => {
       state: join(base, "state"),
       image: toolchain().baseImage,
       pulumi: toolchain().pulumiBin,
-      env: { PULUMI_HOME: join(base, "home"), PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true" },
+      env: homeEnv(join(base, "home")),
       onProgress: (p) => progress.push(p),
     });
     expect(ran).toHaveLength(5);

@@ -8,10 +8,11 @@ import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { projectWithPlugin } from "../../src/automation.js";
 import { Fleet, RunEpoch } from "../../provider/sdk/index.js";
 import { docker, isRunning, removeContainers } from "../support/docker.js";
 import { pulumiEnv } from "../support/stack.js";
-import { ROOT, toolchain } from "../support/toolchain.js";
+import { toolchain } from "../support/toolchain.js";
 
 describe("a Fleet declared in TypeScript runs through the real engine", () => {
   let dir: string;
@@ -39,7 +40,7 @@ describe("a Fleet declared in TypeScript runs through the real engine", () => {
         workDir: dir,
         pulumiCommand,
         envVars: pulumiEnv(join(dir, "state"), join(dir, "home")),
-        projectSettings: { name: "agentrun-fleet-ts", runtime: "nodejs", plugins: { providers: [{ name: "agentrun", path: `${ROOT}/provider/bin` }] } },
+        projectSettings: projectWithPlugin("agentrun-fleet-ts"),
       },
     );
   }, 120_000);

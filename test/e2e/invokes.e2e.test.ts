@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Output } from "@pulumi/pulumi";
 import { execa } from "execa";
 import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -16,13 +17,14 @@ import { DockerProvider } from "../../src/docker/provider.js";
 import { orThrow } from "../../src/result.js";
 import { listComputersOutput, sweepOutput, type ListComputersResult, type SweepResult } from "../../provider/sdk/index.js";
 import { exists, removeContainers } from "../support/docker.js";
-import { pulumiEnv } from "../support/stack.js";
+import { homeEnv, pulumiEnv } from "../support/stack.js";
 import { ROOT, toolchain } from "../support/toolchain.js";
 
 // Long enough for the two checks within it on a busy machine; the test waits out the rest.
 const LIFETIME_MS = 60_000;
 
-type Outputs = { listed: ListComputersResult; swept: SweepResult };
+// The program's outputs as it returns them; up hands them back unwrapped.
+type Outputs = { listed: Output<ListComputersResult>; swept: Output<SweepResult> };
 
 describe("listComputers and sweep through the real engine, from YAML and TypeScript", () => {
   const run = `invoke-${randomBytes(4).toString("hex")}`;
@@ -60,7 +62,7 @@ describe("listComputers and sweep through the real engine, from YAML and TypeScr
         passphrase: env.PULUMI_CONFIG_PASSPHRASE!,
         state: join(base, "state"),
         pulumi: toolchain().pulumiBin,
-        env: { PULUMI_HOME: env.PULUMI_HOME!, PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true" },
+        env: homeEnv(env.PULUMI_HOME!),
       }),
     );
 

@@ -14,6 +14,7 @@ import { computerStack, type ComputerStack, type Progress } from "../../src/auto
 import { orThrow } from "../../src/result.js";
 import { program, type RunOutputs } from "../../examples/typescript/program.js";
 import { docker, exists, isRunning, removeContainers } from "../support/docker.js";
+import { homeEnv } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";
 
 describe("the TypeScript example through the real engine, by the Automation API", () => {
@@ -32,7 +33,7 @@ describe("the TypeScript example through the real engine, by the Automation API"
       state: join(base, "state"),
       settings: { docker: { image: toolchain().baseImage } },
       pulumi: toolchain().pulumiBin,
-      env: { PULUMI_HOME: join(base, "home"), PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true" },
+      env: homeEnv(join(base, "home")),
       onProgress: (p) => progress.push(p),
     });
     s = orThrow(opened);

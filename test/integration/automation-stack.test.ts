@@ -10,6 +10,7 @@ import { computerStack } from "../../src/automation.js";
 import { orThrow } from "../../src/result.js";
 import { Computer } from "../../provider/sdk/index.js";
 import { docker } from "../support/docker.js";
+import { homeEnv } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";
 
 describe("computerStack with the real CLI", () => {
@@ -23,7 +24,7 @@ describe("computerStack with the real CLI", () => {
       state: join(base, "state"),
       settings,
       pulumi: toolchain().pulumiBin,
-      env: { PULUMI_HOME: join(base, "home"), PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true" },
+      env: homeEnv(join(base, "home")),
     });
 
   beforeAll(async () => {

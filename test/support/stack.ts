@@ -23,6 +23,11 @@ export type TestStack = {
   dispose(): Promise<void>;
 };
 
+/** A Pulumi home of the test's own, where the engine never fetches a plugin (ours is on PATH). */
+export function homeEnv(home: string): Record<string, string> {
+  return { PULUMI_HOME: home, PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true" };
+}
+
 /** The CLI the set-up built, with a local backend and a home of its own, never prompting. */
 export function pulumiEnv(backend: string, home: string): Record<string, string> {
   return {
@@ -30,8 +35,7 @@ export function pulumiEnv(backend: string, home: string): Record<string, string>
     PULUMI_BACKEND_URL: `file://${backend}`,
     PULUMI_CONFIG_PASSPHRASE: "agentrun-test",
     PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    PULUMI_HOME: home,
+    ...homeEnv(home),
   };
 }
 
