@@ -72,7 +72,9 @@ describe("Modal on the Docker-backed fake", () => {
     if (!made.ok) throw new Error(made.error.message);
     const id = made.value.id;
     // The stand-in: as root, outside the daemon's namespace, answering on 2280 with a banner.
-    execFileSync("docker", ["cp", "/usr/bin/busybox", `${id}:/busybox`]);
+    // A static busybox (the set-up installs busybox-static), found where the shell finds it.
+    const busybox = execFileSync("sh", ["-c", "command -v busybox"], { encoding: "utf8" }).trim();
+    execFileSync("docker", ["cp", "-L", busybox, `${id}:/busybox`]);
     execFileSync("docker", ["exec", "-d", id, "/busybox", "sh", "-c", "while true; do echo agent | /busybox nc -l -p 2280; done"]);
     const probe = (argv: string[]) => JSON.parse(execFileSync("docker", ["exec", id, ...argv], { encoding: "utf8" })) as { reached: string[]; interfaces: string[] };
     // Root beside it reaches it (the control)...

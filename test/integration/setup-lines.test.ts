@@ -23,6 +23,7 @@ describe("the set-up's lines under npm run up", () => {
       "node modules",
       "tmux (for the shell tests)",
       "Xvfb (for the daemon's X11 tests)",
+      "BusyBox (for the Modal entrypoint's tests)",
       "Docker engine",
       "computerd (dist/computerd-linux-amd64, -arm64)",
       "Pulumi CLI",
