@@ -5,7 +5,7 @@
 //
 //   node bench/exec-roundtrip.mjs [runs]     (default 200; needs dist/ from scripts/build-daemon.sh)
 import { spawnSync } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,6 +29,33 @@ const busyMs = () => {
   return (user + nice + system + irq + softirq) * 10;
 };
 
+// Every process's CPU in ms (/proc/<pid>/stat utime+stime, and cutime+cstime: what it reaped),
+// so a run's cost can be split by who pays it: init, the guards and programs init reaps, the
+// bridge, Docker's relay, this process.
+const processCpu = () => {
+  const all = new Map();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let text;
+    try { text = readFileSync(`/proc/${pid}/stat`, "utf8"); } catch { continue; }
+    const f = text.slice(text.lastIndexOf(")") + 2).split(" ").map(Number);
+    all.set(Number(pid), { comm: text.slice(text.indexOf("(") + 1, text.lastIndexOf(")")), self: (f[11] + f[12]) * 10, reaped: (f[13] + f[14]) * 10 });
+  }
+  return all;
+};
+/** Per run, by payer, most first: init alone, what init reaped, then every other process by name. */
+function payers(before, after, initPid, runs) {
+  const by = new Map();
+  const add = (who, msTotal) => msTotal > 0 && by.set(who, (by.get(who) ?? 0) + msTotal / runs);
+  for (const [pid, a] of after) {
+    const b = before.get(pid) ?? { self: 0, reaped: 0 };
+    if (pid === initPid) {
+      add("init", a.self - b.self);
+      add("its guards and programs", a.reaped - b.reaped);
+    } else add(pid === process.pid ? "this process" : a.comm === "computerd" ? "computerd stdio (the bridge)" : a.comm, a.self - b.self + a.reaped - b.reaped);
+  }
+  return [...by].sort((x, y) => y[1] - x[1]).slice(0, 6).map(([who, t]) => `${who} ${ms(t)}`).join(", ");
+}
+
 const size = statSync(binary).size;
 const computer = await makeComputer();
 const name = computer.ref.name;
@@ -37,7 +64,9 @@ try {
   const call = (method, params) => client.call(method, params);
 
   for (let i = 0; i < 20; i++) await call("exec.run", { argv: ["true"] });
+  const initPid = (await computer.docker.engine.call("GET", `/containers/${computer.ref.id}/json`)).value.State.Pid;
   const rpc = [];
+  const perProcess = processCpu();
   let busy = busyMs();
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
@@ -46,6 +75,7 @@ try {
     if (r.exitCode !== 0) throw new Error(`exec.run(["true"]) exited ${r.exitCode}`);
   }
   const runCpu = (busyMs() - busy) / runs;
+  const paid = payers(perProcess, processCpu(), initPid, runs);
   const pings = [];
   busy = busyMs();
   for (let i = 0; i < runs; i++) {
@@ -89,6 +119,7 @@ try {
     `machine CPU per call, every process on the path: exec.run ${ms(runCpu)}, ping ${ms(pingCpu)}; ` +
       `with ${availableParallelism()} CPUs, back-to-back runs take at least ${ms(runCpu / availableParallelism())} each`,
   );
+  console.log(`who pays an exec.run's CPU (the busiest six): ${paid}`);
   console.log(`one start of computerd (as each run's guard is) costs ${ms(startCpu)} of CPU more than one of true (median of 10 blocks of 50 each)`);
   console.log(`binary dist/computerd-linux-${arch}: ${size} bytes (${(size / 1e6).toFixed(2)} MB; the spec's amd64 is 4.2 MB)`);
   console.log(`init's RSS, idle after ${runs + 1021} runs: ${rss} kB`);
