@@ -28,6 +28,11 @@ describe("notAsDeclared", () => {
     expect(notAsDeclared(declared, readBack(), DOCKER, NOW)).toBeUndefined();
   });
 
+  it("takes an allowlist read back in another order, and one in a test network's range (no plan is made, so nothing throws)", () => {
+    const allowed: ComputerSpec = { ...declared, network: { allow: ["10.251.7.1/32", "Example.com"] } };
+    expect(notAsDeclared(allowed, readBack({ network: { allow: ["example.com", "10.251.7.1/32"] } }), DOCKER, NOW)).toBeUndefined();
+  });
+
   it.each([
     ["another image", readBack({ image: "base:2" }), /image reads "base:2"/],
     ["another user", readBack({ user: "1001:1001" }), /user reads "1001:1001"/],
