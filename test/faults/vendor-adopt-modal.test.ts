@@ -3,8 +3,11 @@
 // creation time of a sandbox, so a delete leaves the owner's other sandboxes.
 import { randomBytes } from "node:crypto";
 import { execa } from "execa";
-import { afterAll, expect } from "vitest";
+import { afterAll, expect, it } from "vitest";
+import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/labels.js";
+import { MAX_LABELS, MAX_TAGS } from "../../src/modal/constants.js";
 import { create } from "../../src/modal/create.js";
+import { orThrow } from "../../src/result.js";
 import { ModalDockerFake } from "../fakes/modal-docker.js";
 import { toolchain } from "../support/toolchain.js";
 import { adoptionStory, containerLabels } from "./vendor-adopt.js";
@@ -29,3 +32,14 @@ adoptionStory("Modal", {
   },
   readsCreated: false,
 });
+
+it("a create for an owner with the most labels a spec takes fits Modal's 10 tags, the claims among them", async () => {
+  const labels = Object.fromEntries(Array.from({ length: MAX_LABELS }, (_, n) => [`agentrun.test.l${n}`, "v"]));
+  const ref = orThrow(await provider.create({ image: toolchain().baseImage, lifetimeMs: 600_000, network: "none", labels }, { owner: "/work/stack\0urn:most-labels" }));
+  try {
+    const tags = await containerLabels(ref.id, "modal.tag.");
+    expect({ count: Object.keys(tags).length, claimed: OWNER_LABEL in tags && DECLARATION_LABEL in tags }).toEqual({ count: MAX_TAGS, claimed: true });
+  } finally {
+    expect(await provider.release(ref, "delete")).toEqual({ ok: true, value: undefined });
+  }
+}, 120_000);
