@@ -80,7 +80,17 @@ export function claimLabels(owner: string, spec: unknown): Record<string, string
 
 /** The labels without the two claim labels: what a caller declared. */
 export function withoutClaim(labels: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(labels).filter(([k]) => k !== OWNER_LABEL && k !== DECLARATION_LABEL));
+  return Object.fromEntries(Object.entries(labels).filter(([k]) => !isClaimLabel(k)));
+}
+
+/** True for the owner and declaration labels, which only a create for an owner writes. */
+export function isClaimLabel(key: string): boolean {
+  return key === OWNER_LABEL || key === DECLARATION_LABEL;
+}
+
+/** A spec's label that is a claim label, refused in words. */
+export function claimRefusal(key: string): Refusal {
+  return { field: "labels", message: `the label ${key} is the provider's own (it ties a computer to the resource it was made for); choose another key` };
 }
 
 /**
@@ -93,8 +103,8 @@ export function labelRefusals(labels: unknown, namespace: string): Refusal[] {
   for (const [key, value] of Object.entries(labels)) {
     if (key.length === 0 || key.includes("\0") || key.includes("=") || /\s/.test(key)) {
       out.push({ field: "labels", message: "a label's key is a non-empty string with no NUL, = or space" });
-    } else if (key === OWNER_LABEL || key === DECLARATION_LABEL) {
-      out.push({ field: "labels", message: `the label ${key} is the provider's own (it ties a computer to the resource it was made for); choose another key` });
+    } else if (isClaimLabel(key)) {
+      out.push(claimRefusal(key));
     } else if (key === namespace || key.startsWith(`${namespace}.`)) {
       out.push({ field: "labels", message: `the label ${key} is in the provider's own namespace (${namespace}); choose another key` });
     }

@@ -190,9 +190,11 @@ export interface ImageOptions extends CallOptions {
 export interface CreateOptions extends CallOptions {
   /**
    * Who the computer is made for (the Pulumi plugin: the stack's folder and the resource's URN).
-   * A provider that keeps it (Docker) labels the computer with its hash at create, and first
+   * Every provider keeps it (Docker, Modal, Daytona, E2B; src/adopt.ts): the computer carries its
+   * owner and declaration labels (hashes) from the vendor's create request on, and a create first
    * adopts a whole computer of the same owner and spec left by an interrupted create, or removes
-   * one that is not whole.
+   * one that is not whole. A delete then also removes the owner's computers made before the one
+   * deleted, where the vendor reads back when it made them (Docker, Daytona, E2B; not Modal).
    */
   owner?: string;
 }

@@ -9,7 +9,7 @@ import { CHILD_HOME, installCommand, readInstall, refusalIn, sha256Of, startComm
 import { packageVersion } from "../docker/package.js";
 import type { Hello } from "../protocol.js";
 import type {
-  AttachBy, Capabilities, ComputerInfo, ComputerProvider, ComputerRef, ComputerSpec, Connection, NetworkPolicy, NetworkReadBack, ReadBack, ReleaseHow, SpecReadBack,
+  AttachBy, Capabilities, ComputerInfo, ComputerProvider, ComputerRef, ComputerSpec, Connection, CreateOptions, NetworkPolicy, NetworkReadBack, ReadBack, ReleaseHow, SpecReadBack,
 } from "../provider.js";
 import { fail, ok, refuse, type Result, type ResultCode } from "../result.js";
 import { waitUntil } from "../wait.js";
@@ -21,11 +21,13 @@ import { COMPUTER_LABEL, DEADLINE_LABEL, IMAGE_LABEL, INIT_SESSION, MAX_LIFETIME
 import { daemonDrift, type DaemonExpected, helloDrift } from "../child-drift.js";
 import { sandboxDrift } from "./drift.js";
 import { type DaytonaProviderOptions, settle, type Settled } from "./options.js";
-import { deadlineOf, isComputer, isGoing, networkOf, stateOf } from "./readback.js";
+import { createdOf, deadlineOf, isComputer, isGoing, networkOf, stateOf } from "./readback.js";
 import { type CreateSandbox, Sandbox, SandboxPage, ToolboxProxyUrl } from "./schemas.js";
 import { defaultWebSocket, Toolbox, type WebSocketFactory } from "./toolbox.js";
 import { boundedBy } from "../bound.js";
 import { attachedIf } from "../attach.js";
+import { adoptOrClear, type Claims, removeEarlier } from "../adopt.js";
+import { claimLabels } from "../labels.js";
 
 const GROUPS = ["exec", "files", "processes"] as const;
 
@@ -124,9 +126,24 @@ export class DaytonaProvider implements ComputerProvider {
     return { version: this.version, arch: this.#o.arch, kind: "linux", groups: GROUPS, user: this.#o.daemonUser, sha256 };
   }
 
+  /** Adoption's lookups: the computers of a declaration or an owner in any state but going, with Daytona's createdAt; and a delete of one. */
+  #claims(): Claims {
+    return {
+      list: async (labels, options) => {
+        const all = await this.#listAll(options.signal);
+        if (!all.ok) return all;
+        const found = all.value.filter((s) => isComputer(s) && !isGoing(s) && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+        return ok(found.map((s) => ({ ref: { id: s.id, name: s.name, provider: this.id }, state: stateOf(s), created: createdOf(s) })));
+      },
+      read: (by, options) => this.read(by, options),
+      remove: (ref) => this.#deleteAndWait(ref.id),
+      defaults: this.capabilities().defaults,
+    };
+  }
+
   // --- create ---
 
-  async create(spec: ComputerSpec, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+  async create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
     const { signal } = options;
     const checked = this.check(spec);
     if (!checked.ok) return checked;
@@ -137,9 +154,17 @@ export class DaytonaProvider implements ComputerProvider {
     } catch (error) {
       return fail("invalid", `the daemon at ${this.#o.daemonPath} could not be read: ${(error as Error).message}; nothing was made`, { field: "daemonPath" });
     }
+    // A sandbox an interrupted create of the same owner and spec left: adopted when whole, else deleted.
+    if (options.owner !== undefined) {
+      const adopted = await adoptOrClear(this.#claims(), spec, options.owner, options);
+      if (!adopted.ok) return adopted;
+      if (adopted.value) return ok(adopted.value);
+    }
     const name = `computer-${randomBytes(6).toString("hex")}`;
     const deadline = new Date(Date.now() + spec.lifetimeMs).toISOString();
-    const labels = { ...(spec.labels ?? {}), [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: deadline, [IMAGE_LABEL]: spec.image };
+    // The owner's labels are in the create request itself: no moment exists when the sandbox is unlabelled.
+    const declared = options.owner === undefined ? (spec.labels ?? {}) : { ...spec.labels, ...claimLabels(options.owner, spec) };
+    const labels = { ...declared, [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: deadline, [IMAGE_LABEL]: spec.image };
     const body: CreateSandbox = {
       name,
       ...(spec.image === "default" ? {} : { snapshot: spec.image }),
@@ -179,7 +204,7 @@ export class DaytonaProvider implements ComputerProvider {
     if (!started.value.ok) return refused(started.value.error.code === "not_found" ? "gone" : started.value.error.code, started.value.error.message);
     const read = started.value.value;
     if (read.state !== "started") return refused("failed", `${name} did not start: Daytona reads it ${read.state}${read.errorReason ? ` (${read.errorReason})` : ""}`);
-    const mismatches = sandboxDrift(read, this.#sandboxWant(spec.image, true, spec.labels ?? {}, deadline));
+    const mismatches = sandboxDrift(read, this.#sandboxWant(spec.image, true, declared, deadline));
     if (mismatches.length) return refused("refused", `${name} is not what was declared: ${mismatches.join("; ")}`);
     if (signal?.aborted) return refused("aborted", "create was aborted after the sandbox started");
 
@@ -453,7 +478,12 @@ export class DaytonaProvider implements ComputerProvider {
     const read = await this.#get(target, options.signal);
     if (!read.ok) return read.error.code === "not_found" ? ok() : read;
     if (!isComputer(read.value)) return fail("not_found", `${target} is not a computer (no ${COMPUTER_LABEL}=1 label and a computer's name), so it was not released`);
-    if (how === "delete") return this.#deleteAndWait(read.value.id, options.signal);
+    if (how === "delete") {
+      const gone = await this.#deleteAndWait(read.value.id, options.signal);
+      if (!gone.ok) return gone;
+      const earlier = await removeEarlier(this.#claims(), { id: read.value.id, labels: read.value.labels, created: createdOf(read.value) });
+      return earlier.ok ? ok() : earlier;
+    }
     if (this.#o.autoDeleteInterval === 0 || read.value.state !== "stopped") {
       const what = `stopping ${read.value.name}`;
       const stop = await this.#call(`/sandbox/${encodeURIComponent(read.value.id)}/stop`, what, { method: "POST", signal: options.signal });

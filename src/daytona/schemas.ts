@@ -29,6 +29,8 @@ export const Sandbox = z.object({
   kvm: z.boolean().nullish(),
   linkedSandboxId: optionalString,
   toolboxProxyUrl: optionalString,
+  /** When Daytona made it (ISO 8601): a delete removes the owner's computers made before it. */
+  createdAt: optionalString,
 });
 export type Sandbox = z.infer<typeof Sandbox>;
 

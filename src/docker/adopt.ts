@@ -1,22 +1,18 @@
-// An idempotent create on Docker. A computer made for an owner (the Pulumi plugin's resource)
-// carries the owner and declaration labels from its container's create request on, before
-// anything can fail (labels.ts claimLabels). A create with an owner first looks for computers
-// of its declaration left by an interrupted create: the first that is whole (running, its daemon
-// answering, no drift) and as declared is adopted, and every other is removed, egress parts
-// included. A delete then also removes the owner's computers made before the one it deletes:
-// those an interrupted create left that the next create, declared otherwise, did not adopt.
+// An idempotent create on Docker: src/adopt.ts's adoption and delete rule over the engine's own
+// lookups, with the egress parts beside each computer. A computer made for an owner carries the
+// owner and declaration labels from its container's create request on (the plan's labels, so its
+// egress proxy and volume carry them too). A computer that adoption or a delete removes goes with
+// its egress parts, and adoption removes the declaration's egress parts whose computer was never made.
 import type { CallOptions } from "../client.js";
-import { claimLabels, DECLARATION_LABEL, OWNER_LABEL } from "../labels.js";
-import type { ComputerRef, ComputerSpec, ReadBack } from "../provider.js";
-import { fail, ok, type Result } from "../result.js";
-import { userText } from "../user.js";
+import { adoptOrClear as adoptOrClearBy, type Claims, removeEarlier as removeEarlierBy } from "../adopt.js";
+import { claimLabels, DECLARATION_LABEL } from "../labels.js";
+import type { ComputerRef, ComputerSpec, ReadBack, SpecDefaults } from "../provider.js";
+import { ok, type Result } from "../result.js";
 import type { DockerEngine } from "./api.js";
 import { COMPUTER_LABEL } from "./constants.js";
 import { failure, remove } from "./containers.js";
-import { sameNetwork } from "./drift.js";
 import { removeEgress } from "./egress.js";
 import { EGRESS_LABEL } from "./egress-request.js";
-import { planOf } from "./plan.js";
 import { type Inspected, labelsOf, nameOf } from "./readback.js";
 
 const CALL_MS = 30_000;
@@ -25,35 +21,6 @@ const CALL_MS = 30_000;
 export interface Adopter {
   readonly engine: DockerEngine;
   read(by: { id: string }, options?: CallOptions): Promise<Result<ReadBack>>;
-}
-
-/**
- * Why a computer read back whole is not the spec declared, or undefined when it is: every
- * field the spec names (its defaults filled in as create fills them), its caller's labels
- * exactly, and a deadline no later than a create now would give it.
- */
-export function notAsDeclared(spec: ComputerSpec, read: ReadBack, userDefault: string, now = Date.now()): string | undefined {
-  const got = read.ref.spec;
-  if (!got) return "its spec could not be read back";
-  const plan = planOf(spec, { name: read.ref.name, deadline: "", daemon: "", userDefault });
-  const want: Array<[string, unknown, unknown]> = [
-    ["image", spec.image, got.image],
-    ["user", userText(plan), got.user],
-    ["cpus", plan.cpus, got.cpus],
-    ["memoryMb", plan.memoryMb, got.memoryMb],
-    ["pids", plan.pids, got.pids],
-    ["workdir", plan.workdir, got.workdir],
-    ["mount", plan.mount?.path, got.mount && "path" in got.mount ? got.mount.path : undefined],
-  ];
-  for (const [field, a, b] of want) if (a !== b) return `its ${field} reads ${JSON.stringify(b)}, not ${JSON.stringify(a)}`;
-  if (!sameNetwork(got.network, spec.network)) return "its network is not the one declared";
-  // The image's own labels are there too; the declaration label already holds every declared one.
-  const missing = Object.entries(spec.labels ?? {}).find(([k, v]) => read.labels[k] !== v);
-  if (missing) return `its label ${missing[0]} is not the one declared`;
-  const deadline = Date.parse(got.deadline ?? "");
-  if (!(deadline > now)) return "its deadline has passed";
-  if (deadline > now + spec.lifetimeMs) return "its deadline is later than the lifetime declared";
-  return undefined;
 }
 
 /** Egress parts carrying these labels, by the computer each serves. */
@@ -84,11 +51,27 @@ async function computersOf(engine: DockerEngine, labels: Record<string, string>,
   return ok(out);
 }
 
-/** A computer and its egress parts removed, whatever the caller's signal says: a removal must finish. */
-async function removeWhole(engine: DockerEngine, inspected: Inspected): Promise<Result<undefined>> {
-  const removed = await remove(engine, inspected.Id);
-  if (!removed.ok) return removed;
-  return removeEgress(engine, nameOf(inspected));
+/** Docker's Created (RFC 3339, up to nanoseconds) as a string that sorts in time order. */
+function createdKey(created: unknown): string {
+  const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(.*)$/.exec(String(created ?? ""));
+  return m ? `${m[1]}.${(m[2] ?? "").padEnd(9, "0")}${m[3]}` : "";
+}
+
+/** Adoption's lookups on the engine: computers in every state, each removed with its egress parts whatever the caller's signal. */
+function claimsOf(provider: Adopter, defaults?: SpecDefaults): Claims {
+  return {
+    list: async (labels, options) => {
+      const found = await computersOf(provider.engine, labels, options);
+      if (!found.ok) return found;
+      return ok(found.value.map((c) => ({ ref: { id: c.Id, name: nameOf(c), provider: "docker" }, state: c.State?.Running ? "running" : "stopped", created: createdKey(c.Created) })));
+    },
+    read: (by, options) => provider.read(by, options),
+    remove: async (ref) => {
+      const removed = await remove(provider.engine, ref.id);
+      return removed.ok ? removeEgress(provider.engine, ref.name) : removed;
+    },
+    defaults,
+  };
 }
 
 /**
@@ -100,60 +83,24 @@ export async function adoptOrClear(
   provider: Adopter,
   spec: ComputerSpec,
   owner: string,
-  userDefault: string,
+  defaults: SpecDefaults | undefined,
   options: CallOptions = {},
 ): Promise<Result<ComputerRef | undefined>> {
-  const claim = claimLabels(owner, spec);
-  const declared = { [DECLARATION_LABEL]: claim[DECLARATION_LABEL]! };
-  const found = await computersOf(provider.engine, declared, options);
-  if (!found.ok) return found;
-  let adopted: ComputerRef | undefined;
-  for (const candidate of found.value) {
-    if (adopted === undefined && candidate.State?.Running) {
-      const read = await provider.read({ id: candidate.Id }, options);
-      if (!read.ok && read.error.code === "aborted") return read;
-      if (read.ok && read.value.state === "running" && read.value.drift.length === 0 && notAsDeclared(spec, read.value, userDefault) === undefined) {
-        adopted = read.value.ref;
-        continue;
-      }
-    }
-    const removed = await removeWhole(provider.engine, candidate);
-    if (!removed.ok) return fail(removed.error.code, `${nameOf(candidate)}, left by an interrupted create of this computer, could not be removed: ${removed.error.message}`);
-  }
+  const adopted = await adoptOrClearBy(claimsOf(provider, defaults), spec, owner, options);
+  if (!adopted.ok) return adopted;
   // Egress parts whose computer was never made (cut off between the volume and the container).
+  const declared = { [DECLARATION_LABEL]: claimLabels(owner, spec)[DECLARATION_LABEL]! };
   const parts = await egressOf(provider.engine, declared, options);
   if (!parts.ok) return parts;
   for (const computer of parts.value) {
-    if (computer === adopted?.name) continue;
+    if (computer === adopted.value?.name) continue;
     const removed = await removeEgress(provider.engine, computer);
     if (!removed.ok) return removed;
   }
-  return ok(adopted);
+  return adopted;
 }
 
-/** Docker's Created (RFC 3339, up to nanoseconds) as a string that sorts in time order. */
-function createdKey(created: unknown): string {
-  const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(.*)$/.exec(String(created ?? ""));
-  return m ? `${m[1]}.${(m[2] ?? "").padEnd(9, "0")}${m[3]}` : "";
-}
-
-/**
- * After a delete: the owner's computers made before the one deleted, which an interrupted
- * create left and a later create, declared otherwise, did not adopt. One made after it (a
- * replace's new computer) stays.
- */
-export async function removeEarlier(engine: DockerEngine, deleted: Inspected): Promise<Result<string[]>> {
-  const owner = labelsOf(deleted)[OWNER_LABEL];
-  if (owner === undefined) return ok([]);
-  const found = await computersOf(engine, { [OWNER_LABEL]: owner }, {});
-  if (!found.ok) return found;
-  const before = createdKey(deleted.Created);
-  const removed: string[] = [];
-  for (const other of found.value) {
-    if (other.Id === deleted.Id || !(createdKey(other.Created) < before)) continue;
-    const gone = await removeWhole(engine, other);
-    if (!gone.ok) return gone;
-    removed.push(nameOf(other));
-  }
-  return ok(removed);
+/** After a delete: the owner's computers made before the one deleted (src/adopt.ts removeEarlier), with their egress parts. */
+export function removeEarlier(provider: Adopter, deleted: Inspected): Promise<Result<string[]>> {
+  return removeEarlierBy(claimsOf(provider), { id: deleted.Id, labels: labelsOf(deleted), created: createdKey(deleted.Created) });
 }

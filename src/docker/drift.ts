@@ -4,8 +4,8 @@
 // is drift until it is named here. One sentence per mismatch.
 import { WORKSPACE } from "../mount.js";
 import type { Hello, MachineKind } from "../protocol.js";
-import { sameAllowlist } from "../egress/list.js";
-import type { Capabilities, ComputerSpec, NetworkPolicy, NetworkReadBack } from "../provider.js";
+import { sameNetwork } from "../egress/list.js";
+import type { Capabilities, ComputerSpec, NetworkReadBack } from "../provider.js";
 import { parseUser, userText } from "../user.js";
 import { checkSpec } from "./check.js";
 import {
@@ -74,13 +74,6 @@ function isEmpty(value: unknown): boolean {
 }
 
 const isAllow = (network: unknown): network is { allow: string[] } => typeof network === "object" && network !== null && "allow" in network;
-
-/** Two networks alike: the same policy, an allowlist's entries compared normalized and in any order. */
-export function sameNetwork(a: NetworkReadBack, b: NetworkPolicy): boolean {
-  if (typeof a === "string" || typeof b === "string") return a === b;
-  if (!("allow" in a)) return false;
-  return sameAllowlist(a.allow, b.allow);
-}
 
 /** A computer that joined a shared proxy with { allow: [] } takes its list, whatever it is. */
 function theProxysList(spec: ComputerSpec, network: NetworkReadBack): boolean {

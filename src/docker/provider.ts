@@ -29,7 +29,7 @@ import type {
   ScreenWatch,
   ImageOptions,
 } from "../provider.js";
-import { checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
+import { checkTestNetwork, DEFAULT_HINT, hintProblem, sameNetwork } from "../egress/list.js";
 import { hostAddresses } from "../egress/host-addresses.js";
 import { fail, ok, refuse, type Result } from "../result.js";
 import { isRootOrRootGroup, parseUser, processUser, userText } from "../user.js";
@@ -48,7 +48,7 @@ import {
 import { create as createContainer, failure, inspect, lastWords, listByLabels, remove, removeLate, start, stop } from "./containers.js";
 import { createRequest } from "./create-request.js";
 import { DaemonCacheError, daemonCopy, daemonCopyPath, DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
-import { drift, type DriftExpected, readBackDrift, sameNetwork } from "./drift.js";
+import { drift, type DriftExpected, readBackDrift } from "./drift.js";
 import { EGRESS_READY_MS, inspectEgress, inspectEgressOf, makeEgress, makeEgressVolume, removeEgress, sweepEgress } from "./egress.js";
 import { egressImageTag, ensureEgressImage } from "./egress-image.js";
 import { type EgressExpected, proxyReadBack } from "./egress-readback.js";
@@ -345,7 +345,7 @@ export class DockerProvider implements ComputerProvider {
     if (!withHost.ok) return fail("refused", `${withHost.error.message}. Nothing was made`, { field: withHost.error.field ?? "host" });
     // A computer an interrupted create of the same owner and spec left: adopted when whole, else removed.
     if (options.owner !== undefined) {
-      const adopted = await adoptOrClear(this, spec, options.owner, this.#user, options);
+      const adopted = await adoptOrClear(this, spec, options.owner, this.capabilities().defaults, options);
       if (!adopted.ok) return adopted;
       if (adopted.value) return ok(adopted.value);
     }
@@ -778,7 +778,7 @@ export class DockerProvider implements ComputerProvider {
     const released = how === "stop" ? await stop(this.engine, id, options) : await remove(this.engine, id, options);
     if (!released.ok) return released;
     if (how === "delete") {
-      const earlier = await removeEarlier(this.engine, found.value);
+      const earlier = await removeEarlier(this, found.value);
       if (!earlier.ok) return earlier;
     }
     if (how === "delete" && labelsOf(found.value)[POOL_LABEL] !== undefined) {

@@ -11,7 +11,7 @@ import { packageVersion } from "../docker/package.js";
 import { readNetworkNone } from "../probe.js";
 import type { Hello } from "../protocol.js";
 import type {
-  AttachBy, Capabilities, ComputerInfo, ComputerProvider, ComputerRef, ComputerSpec, Connection, NetworkPolicy, NetworkReadBack, ReadBack, ReleaseHow, SpecReadBack,
+  AttachBy, Capabilities, ComputerInfo, ComputerProvider, ComputerRef, ComputerSpec, Connection, CreateOptions, NetworkPolicy, NetworkReadBack, ReadBack, ReleaseHow, SpecReadBack,
 } from "../provider.js";
 import { fail, ok, refuse, type Result, type ResultCode } from "../result.js";
 import { waitUntil } from "../wait.js";
@@ -24,9 +24,11 @@ import {
   BASE_TEMPLATE, COMPUTER_KEY, CONNECT_UNDER_MS, DEADLINE_KEY, ENVD_PORT, EXTEND_PAST_MS, IMAGE_KEY, MAX_KEY, NAME_KEY, NAME_PATTERN, TIMEOUT_KEY,
 } from "./constants.js";
 import { type E2BProviderOptions, settle, type Settled } from "./options.js";
-import { createdEnd, deadlineOf, infoDrift, labelsOf, networkOf, type OwnKeys, ownKeysOf, stateOf } from "./readback.js";
+import { createdEnd, deadlineOf, infoDrift, labelsOf, networkOf, type OwnKeys, ownKeysOf, startedOf, stateOf } from "./readback.js";
 import { type E2BSandbox, type E2BSandboxClass, type E2BSandboxInfo, isE2BError } from "./sdk.js";
 import { attachedIf } from "../attach.js";
+import { adoptOrClear, type Claimed, type Claims, removeEarlier } from "../adopt.js";
+import { claimLabels } from "../labels.js";
 
 const GROUPS = ["exec", "files", "processes"] as const;
 
@@ -163,9 +165,28 @@ export class E2BProvider implements ComputerProvider {
     return ok();
   }
 
+  /** Adoption's lookups: the computers with these keys, running or paused, with E2B's startedAt; and a kill of one. */
+  #claims(): Claims {
+    return {
+      list: async (metadata, options) => {
+        const all = await this.#listAll(metadata, options.signal);
+        if (!all.ok) return all;
+        const out: Claimed[] = [];
+        for (const info of all.value) {
+          const own = ownKeysOf(info.metadata);
+          if (own.ok) out.push({ ref: { id: info.sandboxId, name: own.value.name, provider: this.id }, state: stateOf(info), created: startedOf(info) });
+        }
+        return ok(out);
+      },
+      read: (by, options) => this.read(by, options),
+      remove: (ref) => this.#killAndWait(ref.id),
+      defaults: this.capabilities().defaults,
+    };
+  }
+
   // --- create ---
 
-  async create(spec: ComputerSpec, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+  async create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
     const { signal } = options;
     const checked = this.check(spec);
     if (!checked.ok) return checked;
@@ -173,13 +194,21 @@ export class E2BProvider implements ComputerProvider {
     const bytes = await this.#daemonBytes();
     if (!bytes.ok) return bytes;
     const daemon = bytes.value;
+    // A sandbox an interrupted create of the same owner and spec left: adopted when whole, else killed.
+    if (options.owner !== undefined) {
+      const adopted = await adoptOrClear(this.#claims(), spec, options.owner, options);
+      if (!adopted.ok) return adopted;
+      if (adopted.value) return ok(adopted.value);
+    }
     const name = `computer-${randomBytes(6).toString("hex")}`;
     const now = Date.now();
     const timeoutS = Math.ceil(spec.lifetimeMs / 1000);
     const deadline = new Date(now + spec.lifetimeMs).toISOString();
     const max = new Date(now + this.#o.maxLifetimeMs).toISOString();
+    // The owner's keys are in the create request itself: no moment exists when the sandbox is unlabelled.
     const metadata = {
       ...(spec.labels ?? {}),
+      ...(options.owner === undefined ? {} : claimLabels(options.owner, spec)),
       [COMPUTER_KEY]: "1", [NAME_KEY]: name, [DEADLINE_KEY]: deadline, [IMAGE_KEY]: spec.image, [TIMEOUT_KEY]: String(timeoutS), [MAX_KEY]: max,
     };
     const made = await this.#make(spec.image, name, metadata, timeoutS, signal);
@@ -531,7 +560,9 @@ export class E2BProvider implements ComputerProvider {
     const own = ownKeysOf(info.value.metadata);
     if (!own.ok) return fail("not_found", `${id} is not a computer of this provider (${own.why}), so it was not killed`);
     const gone = await this.#killAndWait(id, options.signal);
-    return gone.ok ? gone : fail(gone.error.code, `release of ${own.value.name}: ${gone.error.message}`);
+    if (!gone.ok) return fail(gone.error.code, `release of ${own.value.name}: ${gone.error.message}`);
+    const earlier = await removeEarlier(this.#claims(), { id, labels: info.value.metadata, created: startedOf(info.value) });
+    return earlier.ok ? ok() : earlier;
   }
 
   async extend(ref: ComputerRef, ttlMs: number, options: CallOptions = {}): Promise<Result<{ deadline: string }>> {

@@ -2,6 +2,7 @@
 // and CIDRs with host bits zero over no range the address table refuses; at most 256 of each;
 // each on ports 80 and 443. computerd's proxy (daemon/internal/egress/allow) reads its --allow
 // entries by the same rule, and test/vectors/egress.json holds both to the same verdicts.
+import type { NetworkPolicy, NetworkReadBack } from "../provider.js";
 import { ADDRESS_TABLE as ADDRESS_ROWS, type AddressClass, contains, formatAddress, formatPrefix, masked, overlapOf, overlaps, parseHost, parsePrefix, type Prefix, unmap } from "./address.js";
 
 /** The only ports a listed host is reached on. */
@@ -133,6 +134,13 @@ export function normalAllowlist(allow: readonly string[]): string[] {
 /** Two lists are the same when their normal forms are: any order, any case of a name. */
 export function sameAllowlist(a: unknown, b: unknown): boolean {
   return Array.isArray(a) && Array.isArray(b) && normalAllowlist(a as string[]).join("\0") === normalAllowlist(b as string[]).join("\0");
+}
+
+/** Two networks alike: the same policy, an allowlist's entries compared normalized and in any order. */
+export function sameNetwork(a: NetworkReadBack, b: NetworkPolicy): boolean {
+  if (typeof a === "string" || typeof b === "string") return a === b;
+  if (!("allow" in a)) return false;
+  return sameAllowlist(a.allow, b.allow);
 }
 
 export interface TestNetworkOptions {

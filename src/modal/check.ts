@@ -5,7 +5,7 @@ import { checkMount } from "../mount.js";
 import type { Capabilities, ComputerSpec } from "../provider.js";
 import type { Refusal } from "../result.js";
 import { isRootOrRootGroup, parseUser } from "../user.js";
-import { COMPUTER_TAG, MAX_LABELS, MIN_CPUS, MEMORY_REQUEST_MIB } from "./constants.js";
+import { CLAIM_TAGS, COMPUTER_TAG, MAX_LABELS, MAX_TAGS, MIN_CPUS, MEMORY_REQUEST_MIB, OWN_TAGS } from "./constants.js";
 
 const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind"]);
 const ROOT_NAME = /^root(:.*)?$/;
@@ -50,7 +50,7 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refus
   if (spec.labels !== undefined) {
     out.push(...labelRefusals(spec.labels, COMPUTER_TAG));
     const count = typeof spec.labels === "object" && spec.labels !== null ? Object.keys(spec.labels).length : 0;
-    if (count > MAX_LABELS) out.push({ field: "labels", message: `a Modal computer takes at most ${MAX_LABELS} labels of its own (a sandbox keeps 10 tags, 4 of them the provider's); this spec has ${count}` });
+    if (count > MAX_LABELS) out.push({ field: "labels", message: `a Modal computer takes at most ${MAX_LABELS} labels of its own (a sandbox keeps ${MAX_TAGS} tags: ${OWN_TAGS.length} are the provider's, and ${CLAIM_TAGS} tie it to the resource it is made for); this spec has ${count}` });
   }
 
   if (spec.mount !== undefined) out.push(...checkMount(spec.mount, capabilities.mount));

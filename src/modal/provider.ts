@@ -13,6 +13,7 @@ import type {
   ComputerRef,
   ComputerSpec,
   Connection,
+  CreateOptions,
   NetworkPolicy,
   NetworkReadBack,
   ReadBack,
@@ -39,6 +40,8 @@ import { packageVersion } from "../docker/package.js";
 import { packagedDaemon } from "./settings.js";
 import { boundedBy } from "../bound.js";
 import { attachedIf } from "../attach.js";
+import { adoptOrClear, type Claims } from "../adopt.js";
+import { claimLabels } from "../labels.js";
 
 export interface ModalProviderOptions {
   /** The host's own client (new ModalClient(...)), a fake of the slice, or a loader of one (made at the first call). */
@@ -229,7 +232,20 @@ export class ModalProvider implements ComputerProvider {
     return fail(code, ended.ok ? `${words}; ${sandbox.sandboxId} was terminated` : `${words}; ${ended.error.message}`);
   }
 
-  async create(spec: ComputerSpec, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+  /** Adoption's lookups: the running sandboxes of a declaration (Modal reads back no creation time), and delete. */
+  #claims(): Claims {
+    return {
+      list: async (tags, options) => {
+        const found = await this.#running(tags, options.signal);
+        return found.ok ? ok(found.value.map(({ sandbox, own }) => ({ ref: { id: sandbox.sandboxId, name: own.name, provider: this.id }, state: "running" as const }))) : found;
+      },
+      read: (by, options) => this.read(by, options),
+      remove: (ref) => this.release(ref, "delete"),
+      defaults: this.capabilities().defaults,
+    };
+  }
+
+  async create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
     const { signal } = options;
     const checked = this.check(spec);
     if (!checked.ok) return checked;
@@ -238,6 +254,12 @@ export class ModalProvider implements ComputerProvider {
     if (!app.ok) return fail(app.error.code, `${app.error.message}; nothing was made`);
     const daemon = this.#daemonImage ? undefined : await this.#daemonBytes();
     if (daemon && !daemon.ok) return daemon;
+    // A sandbox an interrupted create of the same owner and spec left: adopted when whole, else terminated.
+    if (options.owner !== undefined) {
+      const adopted = await adoptOrClear(this.#claims(), spec, options.owner, options);
+      if (!adopted.ok) return adopted;
+      if (adopted.value) return ok(adopted.value);
+    }
     if (signal?.aborted) return fail("aborted", "create was aborted before Modal was asked; nothing was made");
 
     const name = `computer-${randomBytes(6).toString("hex")}`;
@@ -256,7 +278,8 @@ export class ModalProvider implements ComputerProvider {
       ...(spec.cpus === undefined ? {} : { cpus: spec.cpus }),
       ...(spec.memoryMb === undefined ? {} : { memoryMb: spec.memoryMb }),
     };
-    const tags = tagsOf(name, deadline, recorded, spec.labels);
+    // The owner's tags are in the create request itself: no moment exists when the sandbox is untagged.
+    const tags = tagsOf(name, deadline, recorded, options.owner === undefined ? spec.labels : { ...spec.labels, ...claimLabels(options.owner, spec) });
     const sha256 = daemon?.value.sha256 ?? "";
     const commands = modalCommands({ deadline, user: userWords, waitSeconds: (this.#t.uploadMs + this.#t.callMs) / 1000, sha256 });
     const params: SandboxCreateParams = {

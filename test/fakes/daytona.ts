@@ -70,6 +70,8 @@ export interface FakeSandbox {
   autoStopInterval: number;
   autoDeleteInterval: number;
   autoDestroyAt: string;
+  /** When the fake made it, as Daytona's createdAt. */
+  createdAt: string;
   container: string;
   sessions: Map<string, Map<string, Cmd>>;
   ttl?: NodeJS.Timeout;
@@ -124,7 +126,7 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     id: s.id, name: s.name, snapshot: s.snapshot, labels: s.labels, public: false,
     networkBlockAll: s.networkBlockAll, networkAllowList: s.networkAllowList, domainAllowList: null, outboundProxyUrl: null,
     cpu: 1, gpu: 0, memory: 1, disk: 3, state: s.state, desiredState: s.desiredState, errorReason: s.errorReason,
-    autoStopInterval: s.autoStopInterval, autoDeleteInterval: s.autoDeleteInterval, autoDestroyAt: s.autoDestroyAt,
+    autoStopInterval: s.autoStopInterval, autoDeleteInterval: s.autoDeleteInterval, autoDestroyAt: s.autoDestroyAt, createdAt: s.createdAt,
     volumes: [], sandboxClass: "container", kvm: false, linkedSandboxId: null, target: "local", toolboxProxyUrl: `${base}/toolbox`,
   });
 
@@ -167,7 +169,7 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
       labels: (body.labels as Record<string, string>) ?? {}, networkBlockAll: body.networkBlockAll === true, networkAllowList: null,
       state: "creating", desiredState: "started", errorReason: null,
       autoStopInterval: Number(body.autoStopInterval ?? 15), autoDeleteInterval: Number(body.autoDeleteInterval ?? -1),
-      autoDestroyAt: new Date(Date.now() + ttl * 60_000).toISOString(), container: `fake-daytona-${runId}-${id.slice(0, 8)}`, sessions: new Map(),
+      autoDestroyAt: new Date(Date.now() + ttl * 60_000).toISOString(), createdAt: new Date().toISOString(), container: `fake-daytona-${runId}-${id.slice(0, 8)}`, sessions: new Map(),
     };
     sandboxes.set(id, s);
     if (ttl > 0) {

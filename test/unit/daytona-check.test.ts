@@ -31,6 +31,7 @@ describe("DaytonaProvider.check", () => {
     [{ ...good, network: "open" }, "network", /known gap/],
     [{ ...good, network: { allow: ["example.com"] } }, "network", /proxy/],
     [{ ...good, labels: { "agentrun.computer.deadline": "x" } }, "labels", /own namespace/],
+    [{ ...good, labels: { "agentrun.declaration": "x" } }, "labels", /^the label agentrun.declaration is the provider's own \(it ties a computer to the resource it was made for\)/],
     [{ ...good, cpus: 2 }, "cpus", /snapshot's own/],
     [{ ...good, memoryMb: 2048 }, "memoryMb", /snapshot's own/],
     [{ ...good, pids: 10 }, "pids", /snapshot's own/],

@@ -42,6 +42,7 @@ describe("check", () => {
     expect(words({ ...spec, network: { allow: ["pypi.org"] } })).toMatch(/none alone for now.*proxy/);
     expect(words({ ...spec, cpus: 2 })).toMatch(/template's own/);
     expect(words({ ...spec, labels: { "agentrun.computer.name": "x" } })).toMatch(/provider's own namespace/);
+    expect(words({ ...spec, labels: { "agentrun.owner": "x" } })).toMatch(/the label agentrun.owner is the provider's own \(it ties a computer to the resource it was made for\)/);
     expect(words({ ...spec, network: undefined })).toMatch(/network is required/);
   });
 

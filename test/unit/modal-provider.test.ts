@@ -81,7 +81,9 @@ describe("check", () => {
     ["cpus under 0.25", { cpus: 0.2 }, /^cpus: cpus is a number of CPUs from 0.25/],
     ["memory under 128 MiB", { memoryMb: 64 }, /^memoryMb: memoryMb is a whole number of MiB from 128/],
     ["a desktop", { kind: "desktop" }, /^kind: Modal makes linux computers, not desktop/],
-    ["seven labels", { labels: Object.fromEntries([1, 2, 3, 4, 5, 6, 7].map((n) => [`l${n}`, "v"])) }, /^labels: a Modal computer takes at most 6 labels/],
+    // 10 tags: 4 the provider's, 2 kept for the owner and declaration labels of a resource's create.
+    ["five labels", { labels: Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`l${n}`, "v"])) }, /^labels: a Modal computer takes at most 4 labels of its own \(a sandbox keeps 10 tags: 4 are the provider's, and 2 tie it to the resource it is made for\); this spec has 5$/],
+    ["the owner label", { labels: { "agentrun.owner": "x" } }, /^labels: the label agentrun.owner is the provider's own \(it ties a computer to the resource it was made for\)/],
     ["the provider's own tag", { labels: { "agentrun.computer.name": "x" } }, /^labels: the label agentrun.computer.name is in the provider's own namespace/],
   ])("refuses %s, in words, naming the field", (_what, extra, words) => {
     const found = refusals({ ...spec, ...extra });
