@@ -5,6 +5,7 @@
 // answering, no drift) and as declared is adopted, and every other is removed, egress parts
 // included. A delete then also removes the owner's computers made before the one it deletes:
 // those an interrupted create left that the next create, declared otherwise, did not adopt.
+// A pool's computer a run has claimed is the run's: never adopted, never removed here.
 import type { CallOptions } from "../client.js";
 import { claimLabels, DECLARATION_LABEL, OWNER_LABEL } from "../labels.js";
 import type { ComputerRef, ComputerSpec, ReadBack } from "../provider.js";
@@ -12,6 +13,8 @@ import { fail, ok, type Result } from "../result.js";
 import { userText } from "../user.js";
 import type { DockerEngine } from "./api.js";
 import { COMPUTER_LABEL } from "./constants.js";
+import { POOL_LABEL } from "../pool.js";
+import { claimRecords } from "./claims.js";
 import { failure, remove } from "./containers.js";
 import { sameNetwork } from "./drift.js";
 import { removeEgress } from "./egress.js";
@@ -69,7 +72,11 @@ async function egressOf(engine: DockerEngine, labels: Record<string, string>, op
   return ok(new Set(parts.map((p) => p.Labels?.[EGRESS_LABEL] ?? "").filter(Boolean)));
 }
 
-/** Computers (in any state) carrying these labels, inspected whole. */
+/**
+ * Computers (in any state) carrying these labels, inspected whole, but for a pool's computers a
+ * run has claimed (a claim record names them): a refill's computer of the same slot has the same
+ * labels, and must neither take one back into the pool nor remove it.
+ */
 async function computersOf(engine: DockerEngine, labels: Record<string, string>, options: CallOptions): Promise<Result<Inspected[]>> {
   const filters = JSON.stringify({ label: [`${COMPUTER_LABEL}=1`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] });
   const listed = await engine.call<Array<{ Id: string }>>("GET", "/containers/json", { query: { all: true, filters }, signal: options.signal, timeoutMs: CALL_MS });
@@ -81,7 +88,10 @@ async function computersOf(engine: DockerEngine, labels: Record<string, string>,
     if (!read.ok || !read.value) return failure(engine, `inspecting ${Id}`, read);
     out.push(read.value);
   }
-  return ok(out);
+  if (!out.some((c) => labelsOf(c)[POOL_LABEL] !== undefined)) return ok(out);
+  const claimed = await claimRecords(engine, options);
+  if (!claimed.ok) return claimed;
+  return ok(out.filter((c) => !claimed.value.has(c.Id)));
 }
 
 /** A computer and its egress parts removed, whatever the caller's signal says: a removal must finish. */
