@@ -99,21 +99,21 @@ describe("a fill for an owner", () => {
 
 describe("a WarmPool's create", () => {
   const template = { provider: "memory", image: "img", lifetimeMs: 60_000, network: "none" };
-  const step = (m: ReturnType<typeof inMemory>) => ({
-    ...testContext(),
-    vendor: async () => ok(m.provider),
-    urn: `urn:pulumi:test::p::agentrun:index:WarmPool::pool-${randomBytes(4).toString("hex")}`,
-  });
   const owners: string[] = [];
   afterEach(async () => {
     for (const o of owners.splice(0)) await dropPending(o);
   });
-
-  test("fills the pool a cut-off create of the same template was filling, then drops its record", async () => {
+  /** A provider in memory, a step's context for a new WarmPool, and its owner (its record dropped after). */
+  const step = () => {
     const m = inMemory();
-    const ctx = step(m);
+    const ctx = { ...testContext(), vendor: async () => ok(m.provider), urn: `urn:pulumi:test::p::agentrun:index:WarmPool::pool-${randomBytes(4).toString("hex")}` };
     const owner = resourceOwner(ctx)!;
     owners.push(owner);
+    return { m, ctx, owner };
+  };
+
+  test("fills the pool a cut-off create of the same template was filling, then drops its record", async () => {
+    const { m, ctx, owner } = step();
     await writePending(owner, { poolId: POOL, declaration: claimLabels(owner, template)[DECLARATION_LABEL]!, provider: "memory" });
     // What the cut-off fill made ready: kept, and only the rest made.
     m.add({ [POOL_LABEL]: POOL, ...ownerLabel(slotOwner(owner, POOL, 0)) }, "pool-aaaaaaaaaaaa");
@@ -125,10 +125,7 @@ describe("a WarmPool's create", () => {
   });
 
   test("makes a new pool when the cut-off one was declared otherwise, and clears that one", async () => {
-    const m = inMemory();
-    const ctx = step(m);
-    const owner = resourceOwner(ctx)!;
-    owners.push(owner);
+    const { m, ctx, owner } = step();
     await writePending(owner, { poolId: POOL, declaration: claimLabels(owner, { ...template, image: "other" })[DECLARATION_LABEL]!, provider: "memory" });
     m.add({ [POOL_LABEL]: POOL }, "pool-aaaaaaaaaaaa");
     const made = await warmPool.create(ctx, { size: 1, template });
@@ -138,10 +135,7 @@ describe("a WarmPool's create", () => {
   });
 
   test("records its pool id before its first computer is made", async () => {
-    const m = inMemory();
-    const ctx = step(m);
-    const owner = resourceOwner(ctx)!;
-    owners.push(owner);
+    const { m, ctx, owner } = step();
     const seen: Array<string | undefined> = [];
     const create = m.provider.create.bind(m.provider);
     m.provider.create = async (spec, options) => (seen.push((await readPending(owner))?.poolId), create(spec, options));
