@@ -30,15 +30,18 @@ export interface Adopter {
   read(by: { id: string }, options?: CallOptions): Promise<Result<ReadBack>>;
 }
 
+/** What create fills a spec's plan in with beside the spec: the provider's user, and the test network's range (its seam). */
+export type PlanDefaults = Pick<Parameters<typeof planOf>[1], "userDefault" | "testNetwork">;
+
 /**
  * Why a computer read back whole is not the spec declared, or undefined when it is: every
  * field the spec names (its defaults filled in as create fills them), its caller's labels
  * exactly, and a deadline no later than a create now would give it.
  */
-export function notAsDeclared(spec: ComputerSpec, read: ReadBack, userDefault: string, now = Date.now()): string | undefined {
+export function notAsDeclared(spec: ComputerSpec, read: ReadBack, defaults: PlanDefaults, now = Date.now()): string | undefined {
   const got = read.ref.spec;
   if (!got) return "its spec could not be read back";
-  const plan = planOf(spec, { name: read.ref.name, deadline: "", daemon: "", userDefault });
+  const plan = planOf(spec, { name: read.ref.name, deadline: "", daemon: "", ...defaults });
   const want: Array<[string, unknown, unknown]> = [
     ["image", spec.image, got.image],
     ["user", userText(plan), got.user],
@@ -110,7 +113,7 @@ export async function adoptOrClear(
   provider: Adopter,
   spec: ComputerSpec,
   owner: string,
-  userDefault: string,
+  defaults: PlanDefaults,
   options: CallOptions = {},
 ): Promise<Result<ComputerRef | undefined>> {
   const claim = claimLabels(owner, spec);
@@ -122,7 +125,7 @@ export async function adoptOrClear(
     if (adopted === undefined && candidate.State?.Running) {
       const read = await provider.read({ id: candidate.Id }, options);
       if (!read.ok && read.error.code === "aborted") return read;
-      if (read.ok && read.value.state === "running" && read.value.drift.length === 0 && notAsDeclared(spec, read.value, userDefault) === undefined) {
+      if (read.ok && read.value.state === "running" && read.value.drift.length === 0 && notAsDeclared(spec, read.value, defaults) === undefined) {
         adopted = read.value.ref;
         continue;
       }

@@ -343,9 +343,10 @@ export class DockerProvider implements ComputerProvider {
     if (!host.ok) return host;
     const withHost = this.check(spec); // now with the host: a remap with a bind, an old engine with the volume option
     if (!withHost.ok) return fail("refused", `${withHost.error.message}. Nothing was made`, { field: withHost.error.field ?? "host" });
+    const defaults = { userDefault: this.#user, ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork.range } : {}) };
     // A computer an interrupted create of the same owner and spec left: adopted when whole, else removed.
     if (options.owner !== undefined) {
-      const adopted = await adoptOrClear(this, spec, options.owner, this.#user, options);
+      const adopted = await adoptOrClear(this, spec, options.owner, defaults, options);
       if (!adopted.ok) return adopted;
       if (adopted.value) return ok(adopted.value);
     }
@@ -375,11 +376,7 @@ export class DockerProvider implements ComputerProvider {
     const kind = this.#kindOf(spec);
     // The owner's labels are in the create request itself: no moment exists when the container is unlabelled.
     const labelled = options.owner === undefined ? spec : { ...spec, labels: { ...spec.labels, ...claimLabels(options.owner, spec) } };
-    const plan = planOf(labelled, {
-      name, deadline, daemon, userDefault: this.#user,
-      ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork.range } : {}),
-      ...(kind === "desktop" ? { display: this.#display() } : {}),
-    });
+    const plan = planOf(labelled, { name, deadline, daemon, ...defaults, ...(kind === "desktop" ? { display: this.#display() } : {}) });
     if (plan.mount) {
       const problem = await bindWritableProblem(plan.mount.path, plan.uid, plan.gid);
       if (problem) return fail("refused", problem, { field: "mount" });

@@ -22,7 +22,13 @@ function readBack(change: Partial<NonNullable<ReadBack["ref"]["spec"]>> = {}, la
 
 describe("notAsDeclared", () => {
   it("takes a computer that is the spec declared, whatever labels its image adds", () => {
-    expect(notAsDeclared(declared, readBack(), "1000:1000", NOW)).toBeUndefined();
+    expect(notAsDeclared(declared, readBack(), { userDefault: "1000:1000" }, NOW)).toBeUndefined();
+  });
+
+  it("takes an allowlist in the test network's range when create was given that network (its test-only seam)", () => {
+    const allowed: ComputerSpec = { ...declared, network: { allow: ["10.251.7.1/32"] } };
+    const read = readBack({ network: { allow: ["10.251.7.1/32"] } });
+    expect(notAsDeclared(allowed, read, { userDefault: "1000:1000", testNetwork: "10.251.7.0/24" }, NOW)).toBeUndefined();
   });
 
   it.each([
@@ -35,6 +41,6 @@ describe("notAsDeclared", () => {
     ["a deadline passed", readBack({ deadline: new Date(NOW - 1).toISOString() }), /deadline has passed/],
     ["a deadline later than the lifetime", readBack({ deadline: new Date(NOW + 600_001).toISOString() }), /later than the lifetime declared/],
   ])("refuses %s", (_name, read, words) => {
-    expect(notAsDeclared(declared, read, "1000:1000", NOW)).toMatch(words);
+    expect(notAsDeclared(declared, read, { userDefault: "1000:1000" }, NOW)).toMatch(words);
   });
 });
