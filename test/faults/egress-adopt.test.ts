@@ -19,11 +19,14 @@ const net = `agentrun-egress-adopt-${randomBytes(4).toString("hex")}`;
 let subnet = "";
 let allowed = "";
 const labelsMade: Array<Record<string, string>> = [];
+/** The provider every next create and delete goes through (made once the test network is there). */
+let docker1: DockerProvider;
 
 beforeAll(() => {
   docker("network", "create", "--internal", "--label", `agentrun.test=${net}`, net);
   subnet = docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Subnet}}{{end}}", net);
   allowed = `${docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Gateway}}{{end}}", net)}/32`;
+  docker1 = testProvider();
 });
 
 afterEach(() => {
@@ -82,8 +85,6 @@ function parts(label: string) {
 const testOf = (spec: ComputerSpec) => `agentrun.test=${spec.labels!["agentrun.test"]}`;
 
 describe("an allowlisted computer's create cut off", () => {
-  let next: DockerProvider;
-  beforeAll(() => void (next = testProvider()));
 
   it("after run, whole: the next create adopts it with its proxy, the same containers, the list read back", async () => {
     const s = allowlisted();
@@ -94,7 +95,7 @@ describe("an allowlisted computer's create cut off", () => {
     expect(left.proxies).toHaveLength(1);
     expect(left.volumes).toEqual([`${left.computers[0]!.name}-egress`]);
 
-    const again = await next.create(s, { owner: who });
+    const again = await docker1.create(s, { owner: who });
     if (!again.ok) throw new Error(again.error.message);
     expect(again.value.id).toBe(left.computers[0]!.id);
     expect(again.value.spec?.network).toEqual({ allow: [allowed] });
@@ -102,7 +103,7 @@ describe("an allowlisted computer's create cut off", () => {
     expect(now.computers.map((c) => c.id)).toEqual([left.computers[0]!.id]);
     expect(now.proxies).toEqual([{ ...left.proxies[0]!, state: "running" }]);
     expect(now.volumes).toEqual(left.volumes);
-    const read = await next.network(again.value);
+    const read = await docker1.network(again.value);
     expect(read.ok && read.value).toEqual({ allow: [allowed] });
   }, 180_000);
 
@@ -114,7 +115,7 @@ describe("an allowlisted computer's create cut off", () => {
     expect(left.proxies).toHaveLength(1);
     docker(...(how === "removed" ? ["rm", "--force"] : ["stop", "--time", "1"]), left.proxies[0]!.name);
 
-    const again = await next.create(s, { owner: who });
+    const again = await docker1.create(s, { owner: who });
     if (!again.ok) throw new Error(again.error.message);
     expect(again.value.id).not.toBe(left.computers[0]!.id);
     const now = parts(testOf(s));
@@ -132,7 +133,7 @@ describe("an allowlisted computer's create cut off", () => {
     expect(left.proxies).toEqual([]);
     expect(left.volumes).toHaveLength(1);
 
-    const again = await next.create(s, { owner: who });
+    const again = await docker1.create(s, { owner: who });
     if (!again.ok) throw new Error(again.error.message);
     const now = parts(testOf(s));
     expect(now.computers.map((c) => c.name)).toEqual([again.value.name]);
@@ -141,8 +142,6 @@ describe("an allowlisted computer's create cut off", () => {
 });
 
 describe("an allowlisted computer's delete", () => {
-  let docker1: DockerProvider;
-  beforeAll(() => void (docker1 = testProvider()));
 
   it("leaves no container or volume with its owner's label", async () => {
     const s = allowlisted();
