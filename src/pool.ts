@@ -2,10 +2,13 @@
 // a run atomically and hands back a connected client. The atomic take is the vendor's (Docker: a
 // rename, see docker/claims.ts), through the provider's pool hooks; a claimed computer leaves the
 // pool and carries its run's labels, so releaseOlder and the sweep treat it as the run's own.
+// A fill for an owner (the WarmPool resource) makes each computer for the owner, the pool and a
+// slot: a provider that keeps owners (Docker) then adopts, one per slot, what a fill cut off
+// left, and never more than the pool's size.
 import type { CallOptions, ComputerClient } from "./client.js";
-import { epochProblem, runLabels, runProblem } from "./labels.js";
+import { epochProblem, OWNER_LABEL, ownerLabel, RUN_LABEL, runLabels, runProblem } from "./labels.js";
 import type { Hello } from "./protocol.js";
-import type { ComputerProvider, ComputerRef, ComputerSpec, Connection, PoolHooks } from "./provider.js";
+import type { ComputerProvider, ComputerRef, ComputerSpec, Connection, CreateOptions, PoolHooks } from "./provider.js";
 import { fail, ok, type Result } from "./result.js";
 
 /** The label a pool's computers are made with: the pool's id. */
@@ -73,23 +76,59 @@ export async function poolReady(pool: Pool, options: CallOptions = {}): Promise<
   return hooks.value.members(pool.id, options);
 }
 
+export interface FillOptions extends CallOptions {
+  /**
+   * Who the pool is filled for (the WarmPool resource). Each computer is made for the owner, the
+   * pool and its slot (slotOwner), so a provider that keeps owners adopts what a fill cut off
+   * left, one per slot, instead of making more.
+   */
+  owner?: string;
+}
+
+/** The owner a pool's computer in a slot is made for: the pool's owner, the pool, and the slot. */
+export function slotOwner(owner: string, pool: string, slot: number): string {
+  return `${owner}\0${pool}\0slot ${slot}`;
+}
+
+/**
+ * The `count` lowest slots no ready computer holds (a claimed one has left its slot). A ready
+ * computer's slot is read from its owner label, through the provider's list.
+ */
+async function freeSlots(pool: Pool, owner: string, ready: ComputerRef[], count: number, options: CallOptions): Promise<Result<number[]>> {
+  const listed = await pool.provider.list({ [POOL_LABEL]: pool.id }, options);
+  if (!listed.ok) return listed;
+  const readyIds = new Set(ready.map((r) => r.id));
+  const held = new Set(listed.value.filter((c) => readyIds.has(c.ref.id)).map((c) => c.labels[OWNER_LABEL]));
+  const free: number[] = [];
+  for (let slot = 0; free.length < count; slot += 1) {
+    if (!held.has(ownerLabel(slotOwner(owner, pool.id, slot))[OWNER_LABEL])) free.push(slot);
+  }
+  return ok(free);
+}
+
 /**
  * Makes ready computers until the pool has size (each made from spec with the pool's label, then
- * made ready), a few at once. A computer made but not made ready is released. Returns the names
- * made. One fill at a time per pool: fills at once would each make what is missing.
+ * made ready), a few at once; for an owner, each in a free slot. A computer made but not made
+ * ready is released. Returns the names made. One fill at a time per pool: fills at once would
+ * each make what is missing.
  */
-export async function fillPool(pool: Pool, spec: ComputerSpec, size: number, options: CallOptions = {}): Promise<Result<string[]>> {
+export async function fillPool(pool: Pool, spec: ComputerSpec, size: number, options: FillOptions = {}): Promise<Result<string[]>> {
   const hooks = hooksOf(pool.provider);
   if (!hooks.ok) return hooks;
-  const ready = await hooks.value.members(pool.id, options);
+  const { owner, ...call } = options;
+  const ready = await hooks.value.members(pool.id, call);
   if (!ready.ok) return ready;
   const missing = Math.max(0, size - ready.value.length);
+  const slots = owner === undefined ? ok(undefined) : await freeSlots(pool, owner, ready.value, missing, call);
+  if (!slots.ok) return slots;
   const made: string[] = [];
   const failed: string[] = [];
-  const one = async () => {
-    const created = await pool.provider.create({ ...spec, labels: { ...spec.labels, [POOL_LABEL]: pool.id } }, options);
+  const one = async (n: number) => {
+    const slot = slots.value?.[n];
+    const createOptions: CreateOptions = slot === undefined ? call : { ...call, owner: slotOwner(owner!, pool.id, slot) };
+    const created = await pool.provider.create({ ...spec, labels: { ...spec.labels, [POOL_LABEL]: pool.id } }, createOptions);
     if (!created.ok) return void failed.push(created.error.message);
-    const readied = await hooks.value.ready(created.value, options);
+    const readied = await hooks.value.ready(created.value, call);
     if (!readied.ok) {
       await pool.provider.release(created.value, "delete");
       return void failed.push(readied.error.message);
@@ -97,25 +136,39 @@ export async function fillPool(pool: Pool, spec: ComputerSpec, size: number, opt
     made.push(readied.value.name);
   };
   for (let i = 0; i < missing; i += FILL_AT_ONCE) {
-    await Promise.all(Array.from({ length: Math.min(FILL_AT_ONCE, missing - i) }, one));
+    await Promise.all(Array.from({ length: Math.min(FILL_AT_ONCE, missing - i) }, (_, k) => one(i + k)));
     if (failed.length) break;
   }
   if (failed.length) return fail("failed", `pool ${pool.id} was filled with ${made.length} of the ${missing} missing (${made.join(", ") || "none"}): ${failed[0]}`);
   return ok(made);
 }
 
-/** Releases ready computers past `keep` (all with 0): a smaller pool, or a pool deleted. Claimed ones are their runs'. */
-export async function drainPool(pool: Pool, keep: number, options: CallOptions = {}): Promise<Result<string[]>> {
-  const ready = await poolReady(pool, options);
-  if (!ready.ok) return ready;
-  const extra = ready.value.slice(keep);
+/** Releases these computers of the pool one by one, stopping at the first that fails, in words naming those released. */
+async function releaseEach(pool: Pool, refs: ComputerRef[], options: CallOptions): Promise<Result<string[]>> {
   const released: string[] = [];
-  for (const ref of extra) {
+  for (const ref of refs) {
     const gone = await pool.provider.release(ref, "delete", options);
     if (!gone.ok) return fail(gone.error.code, `pool ${pool.id}: ${gone.error.message}; released ${released.join(", ") || "none"}`);
     released.push(ref.name);
   }
   return ok(released);
+}
+
+/** Releases ready computers past `keep`: a smaller pool. Claimed ones are their runs'. */
+export async function drainPool(pool: Pool, keep: number, options: CallOptions = {}): Promise<Result<string[]>> {
+  const ready = await poolReady(pool, options);
+  if (!ready.ok) return ready;
+  return releaseEach(pool, ready.value.slice(keep), options);
+}
+
+/**
+ * Releases every computer of the pool no run has claimed (a claimed one carries its run's label):
+ * the ready ones, and any a fill cut off left half made. A pool deleted, or a create that failed.
+ */
+export async function clearPool(pool: Pool, options: CallOptions = {}): Promise<Result<string[]>> {
+  const listed = await pool.provider.list({ [POOL_LABEL]: pool.id }, options);
+  if (!listed.ok) return listed;
+  return releaseEach(pool, listed.value.filter((c) => c.labels[RUN_LABEL] === undefined).map((c) => c.ref), options);
 }
 
 /**

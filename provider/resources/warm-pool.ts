@@ -2,14 +2,18 @@
 // milliseconds). create and update fill the pool to its size; read counts the ready ones, and a
 // pool short of its size is drift; diff counts them too, so a plain `up` after claims refills it.
 // A changed template makes a new pool (new computers) before the old one's ready computers go.
-// delete releases the ready computers; the claimed ones are their runs', released by their
-// RunEpoch, releaseOlder or the sweep.
+// delete releases the ready computers (and any a cut-off fill left); the claimed ones are their
+// runs', released by their RunEpoch, releaseOlder or the sweep. Each computer is made for the resource and its slot, so a
+// create or update cut off (the plugin killed mid-fill) is adopted by the next one, one computer
+// per slot, and the pool never holds more than its size; a create's pool id is kept meanwhile
+// (pool-pending.ts), so the next create fills the same pool.
 import { randomBytes } from "node:crypto";
-import { RUN_LABEL, EPOCH_LABEL } from "../../src/labels.js";
-import { drainPool, fillPool, POOL_LABEL, poolReady, type Pool } from "../../src/pool.js";
+import { claimLabels, DECLARATION_LABEL, EPOCH_LABEL, RUN_LABEL } from "../../src/labels.js";
+import { clearPool, drainPool, fillPool, POOL_LABEL, poolReady, type Pool } from "../../src/pool.js";
 import { ResultFailure, orThrow } from "../../src/result.js";
+import { dropPending, readPending, writePending } from "../pool-pending.js";
 import type { Context, ResourceHandler } from "../resource.js";
-import { bounded, unknownFields, vendorOf } from "../resource.js";
+import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, unwrap, wrapDerived, secret, type Props } from "../secrets.js";
 import { computer, defaultImage, specOf, type Inputs as ComputerInputs } from "./computer.js";
 
@@ -81,23 +85,43 @@ async function fillTo(ctx: Context, pool: Pool, template: Props, size: number): 
   const signal = bounded(ctx, FILL_MS);
   const inputs = { ...template } as ComputerInputs;
   inputs.image ??= await defaultImage(pool.provider, signal, ctx.say);
-  orThrow(await fillPool(pool, specOf(inputs), size, { signal }));
+  const owner = resourceOwner(ctx);
+  orThrow(await fillPool(pool, specOf(inputs), size, { signal, ...(owner === undefined ? {} : { owner }) }));
   // Past its size (a smaller pool), the extra ready computers go.
   orThrow(await drainPool(pool, size, { signal }));
   return orThrow(await poolReady(pool, { signal })).map((r) => r.name);
+}
+
+/**
+ * The pool a create fills: the one a cut-off create of this resource was filling, when declared
+ * the same (its computers are then adopted); else a new one, recorded before any computer is
+ * made, and a cut-off one declared otherwise is cleared.
+ */
+async function poolIdFor(ctx: Context, owner: string | undefined, template: Props): Promise<string> {
+  const fresh = `pool-${randomBytes(8).toString("hex")}`;
+  if (owner === undefined) return fresh;
+  const declaration = claimLabels(owner, template)[DECLARATION_LABEL]!;
+  const pending = await readPending(owner);
+  if (pending?.declaration === declaration) return pending.poolId;
+  if (pending) orThrow(await clearPool(await poolOf(ctx, pending.poolId, { provider: pending.provider }), { signal: bounded(ctx, STEP_MS) }));
+  await writePending(owner, { poolId: fresh, declaration, provider: String(template.provider) });
+  return fresh;
 }
 
 async function create(ctx: Context, raw: Props) {
   const { plain, secretKeys } = unwrap(raw);
   const template = plain.template as Props;
   const size = plain.size as number;
-  const pool = await poolOf(ctx, `pool-${randomBytes(8).toString("hex")}`, template);
+  const owner = resourceOwner(ctx);
+  const pool = await poolOf(ctx, await poolIdFor(ctx, owner, template), template);
   try {
     const ready = await fillTo(ctx, pool, template, size);
+    if (owner !== undefined) await dropPending(owner);
     return { id: pool.id, outs: outputsOf(size, template, pool.id, ready, secretKeys) };
   } catch (error) {
     // A failed create leaves nothing: the computers it made are released.
-    await drainPool(pool, 0);
+    await clearPool(pool);
+    if (owner !== undefined) await dropPending(owner);
     throw error;
   }
 }
@@ -137,7 +161,7 @@ async function update(ctx: Context, id: string, _olds: Props, news: Props) {
 
 async function remove(ctx: Context, id: string, props: Props) {
   const template = unwrap(props).plain.template as Props;
-  orThrow(await drainPool(await poolOf(ctx, id, template), 0, { signal: bounded(ctx, STEP_MS) }));
+  orThrow(await clearPool(await poolOf(ctx, id, template), { signal: bounded(ctx, STEP_MS) }));
 }
 
 export const warmPool: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };

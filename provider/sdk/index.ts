@@ -648,7 +648,7 @@ export interface WarmPoolArgs {
   template?: pulumi.Input<ComputerTemplateArgs>;
 }
 
-/** Computers made ahead for runs to claim in milliseconds with the library's `claim(pool, { run, epoch })`: `up` makes `size` ready computers from `template` and refills the pool after claims. Refresh counts the ready ones; a pool short of its size is drift. A claimed computer leaves the pool and carries its run's labels, so the run's RunEpoch, `releaseOlder` and the sweep release it. Delete releases the ready computers. On Docker; the template's network is `none` or `open`. */
+/** Computers made ahead for runs to claim in milliseconds with the library's `claim(pool, { run, epoch })`: `up` makes `size` ready computers from `template` and refills the pool after claims. Refresh counts the ready ones; a pool short of its size is drift. A claimed computer leaves the pool and carries its run's labels, so the run's RunEpoch, `releaseOlder` and the sweep release it. Delete releases the ready computers and any an interrupted fill left. An `up` cut off mid-fill (the plugin killed) is taken up by the next: each whole computer left is adopted, the rest made again, and the pool holds exactly `size`; a claimed computer is never taken back. On Docker; the template's network is `none` or `open`. */
 export class WarmPool extends pulumi.CustomResource {
   static readonly __pulumiType = "agentrun:index:WarmPool";
 

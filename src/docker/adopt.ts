@@ -3,12 +3,15 @@
 // owner and declaration labels from its container's create request on (the plan's labels, so its
 // egress proxy and volume carry them too). A computer that adoption or a delete removes goes with
 // its egress parts, and adoption removes the declaration's egress parts whose computer was never made.
+// A pool's computer a run has claimed is the run's: never adopted, never removed here.
 import type { CallOptions } from "../client.js";
 import { adoptOrClear as adoptOrClearBy, type Claims, removeEarlier as removeEarlierBy } from "../adopt.js";
 import { claimLabels, DECLARATION_LABEL } from "../labels.js";
 import type { ComputerRef, ComputerSpec, ReadBack, SpecDefaults } from "../provider.js";
 import { ok, type Result } from "../result.js";
 import type { DockerEngine } from "./api.js";
+import { POOL_LABEL } from "../pool.js";
+import { claimRecords } from "./claims.js";
 import { COMPUTER_LABEL } from "./constants.js";
 import { failure, remove } from "./containers.js";
 import { removeEgress } from "./egress.js";
@@ -36,7 +39,11 @@ async function egressOf(engine: DockerEngine, labels: Record<string, string>, op
   return ok(new Set(parts.map((p) => p.Labels?.[EGRESS_LABEL] ?? "").filter(Boolean)));
 }
 
-/** Computers (in any state) carrying these labels, inspected whole. */
+/**
+ * Computers (in any state) carrying these labels, inspected whole, but for a pool's computers a
+ * run has claimed (a claim record names them): a refill's computer of the same slot has the same
+ * labels, and must neither take one back into the pool nor remove it.
+ */
 async function computersOf(engine: DockerEngine, labels: Record<string, string>, options: CallOptions): Promise<Result<Inspected[]>> {
   const filters = JSON.stringify({ label: [`${COMPUTER_LABEL}=1`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] });
   const listed = await engine.call<Array<{ Id: string }>>("GET", "/containers/json", { query: { all: true, filters }, signal: options.signal, timeoutMs: CALL_MS });
@@ -48,7 +55,10 @@ async function computersOf(engine: DockerEngine, labels: Record<string, string>,
     if (!read.ok || !read.value) return failure(engine, `inspecting ${Id}`, read);
     out.push(read.value);
   }
-  return ok(out);
+  if (!out.some((c) => labelsOf(c)[POOL_LABEL] !== undefined)) return ok(out);
+  const claimed = await claimRecords(engine, options);
+  if (!claimed.ok) return claimed;
+  return ok(out.filter((c) => !claimed.value.has(c.Id)));
 }
 
 /** Docker's Created (RFC 3339, up to nanoseconds) as a string that sorts in time order. */

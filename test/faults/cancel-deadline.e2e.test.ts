@@ -3,17 +3,17 @@
 //   backend `pulumi cancel` only removes the lock, so the CLI's own cancel is the one that
 //   reaches the plugin) while the create is held after its container started; what was made is
 //   either in the state or removed, and destroy leaves nothing.
-// - A computer's deadline passing: the next refresh shows it stopped, the next up replaces it.
+// - A computer's deadline passing during an up (the up held past it by a command on another
+//   computer): the next refresh shows it stopped, the next up replaces it.
 // After each, the planted secrets are found nowhere in clear.
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { docker } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";
-import { labelled, until } from "./helpers.js";
+import { disposeAll, labelled, until } from "./helpers.js";
 import { leaks, plant } from "./secrets.js";
 
 process.env.AGENTRUN_COMPUTER_TEST = "1";
@@ -46,14 +46,7 @@ describe("an up cancelled while a create is under way", () => {
     s = await testStack("faults-cancel", { c: computer(run, 900_000) });
     await s.cli("config", "set", "--path", "--secret", "agentrun:daytona.apiKey", planted.vendorKey);
   }, 120_000);
-  afterAll(async () => {
-    try {
-      await s?.dispose();
-    } finally {
-      const left = (await labelled(run)).map((c) => c.name);
-      if (left.length) await docker("rm", "--force", "--volumes", ...left);
-    }
-  }, 300_000);
+  afterAll(() => disposeAll(s, run), 300_000);
 
   test("what was made is in the state or removed, and destroy leaves nothing", async () => {
     const pidFile = join(s.dir, "pid");
@@ -87,48 +80,64 @@ describe("an up cancelled while a create is under way", () => {
   }, 600_000);
 });
 
-describe("a computer whose deadline passes", () => {
+describe("a computer whose deadline passes during an up", () => {
   const run = `faults-${randomBytes(6).toString("hex")}`;
-  const LIFETIME_MS = 20_000;
+  const LIFETIME_MS = 15_000;
+  // The up is held past the short computer's deadline by a command on another computer, made after it.
+  const HOLD_SECONDS = 25;
   let s: TestStack;
   const texts: Record<string, string> = {};
+  const program = {
+    short: computer(run, LIFETIME_MS),
+    long: computer(run, 900_000),
+    hold: {
+      type: "agentrun:index:ComputerCommand",
+      properties: { computer: "${long.name}", command: `sleep ${HOLD_SECONDS}` },
+      options: { dependsOn: ["${short}"] },
+    },
+  };
 
   beforeAll(async () => {
-    s = await testStack("faults-deadline", { c: computer(run, LIFETIME_MS) }, { name: "${c.name}" });
+    s = await testStack("faults-deadline", program, { name: "${short.name}", deadline: "${short.deadline}" });
     await s.cli("config", "set", "--path", "--secret", "agentrun:daytona.apiKey", planted.vendorKey);
   }, 120_000);
-  afterAll(async () => {
-    try {
-      await s?.dispose();
-    } finally {
-      const left = (await labelled(run)).map((c) => c.name);
-      if (left.length) await docker("rm", "--force", "--volumes", ...left);
-    }
-  }, 300_000);
+  afterAll(() => disposeAll(s, run), 300_000);
 
-  test("shows stopped to the next refresh, and the next up replaces it", async () => {
+  test("is stopped by the up's end, shows stopped to the next refresh, and the next up replaces it", async () => {
     const up = await s.cli("up", "--yes", "--event-log", join(s.dir, "events-up.json"));
+    const ended = Date.now();
     texts.up = up.stdout + up.stderr;
     expect(up.exitCode, up.stdout.slice(-3000)).toBe(0);
-    const first = String((await s.stack.outputs()).name?.value);
+    const outs = await s.stack.outputs();
+    const first = String(outs.name?.value);
     s.made.add(first);
-    await until("the computer to stop at its deadline", async () => ((await labelled(run))[0]?.running === false ? true : undefined), 120_000);
+    for (const c of await labelled(run)) s.made.add(c.name);
+    // The deadline passed while the up ran: before it ended, and the computer stopped by then.
+    expect(Date.parse(String(outs.deadline?.value))).toBeLessThan(ended);
+    await until("the short computer to stop at its deadline", async () => ((await labelled(run)).find((c) => c.name === first)?.running === false ? true : undefined), 30_000);
+    expect((await stateComputers(s)).find((c) => c.name === first)?.state).toBe("running");
 
     const refreshed = await s.cli("refresh", "--yes", "--event-log", join(s.dir, "events-refresh.json"));
     texts.refresh = refreshed.stdout + refreshed.stderr;
     expect(refreshed.exitCode, refreshed.stdout.slice(-3000)).toBe(0);
-    expect(await stateComputers(s)).toEqual([{ name: first, state: "stopped" }]);
+    const states = await stateComputers(s);
+    expect(states.find((c) => c.name === first)?.state).toBe("stopped");
+    expect(states.filter((c) => c.name !== first).map((c) => c.state)).toEqual(["running"]);
 
     const again = await s.cli("up", "--yes", "--event-log", join(s.dir, "events-again.json"));
     texts.again = again.stdout + again.stderr;
     expect(again.exitCode, again.stdout.slice(-3000)).toBe(0);
-    expect(again.stdout).toMatch(/replace/);
+    expect(again.stdout).toMatch(/agentrun:index:Computer\s+short\s+replac/);
+    expect(again.stdout).not.toMatch(/agentrun:index:Computer\s+long\s+replac/);
     const second = String((await s.stack.outputs()).name?.value);
     s.made.add(second);
     expect(second).not.toBe(first);
-    // The stopped one went with the replace; only the new one is there, running (or stopped at its own deadline since).
-    expect((await labelled(run)).map((c) => c.name)).toEqual([second]);
-    const inside = await leaks(planted, { files: [], texts: {}, containers: [second] });
+    // The stopped one went with the replace; the long one and the new short one are there.
+    const there = await labelled(run);
+    expect(there.map((c) => c.name)).not.toContain(first);
+    expect(there.map((c) => c.name)).toContain(second);
+    expect(there).toHaveLength(2);
+    const inside = await leaks(planted, { files: [], texts: {}, containers: there.map((c) => c.name) });
 
     const destroyed = await s.cli("destroy", "--yes", "--event-log", join(s.dir, "events-destroy.json"));
     texts.destroy = destroyed.stdout + destroyed.stderr;
@@ -136,5 +145,5 @@ describe("a computer whose deadline passes", () => {
     expect(await labelled(run)).toEqual([]);
     const found = await leaks(planted, { files: ["state", "events-up.json", "events-refresh.json", "events-again.json", "events-destroy.json"].map((f) => join(s.dir, f)), texts, containers: [] });
     expect([...inside, ...found]).toEqual([]);
-  }, 600_000);
+  }, 300_000);
 });

@@ -1,5 +1,7 @@
-// What the fault tests share: the containers carrying a test's own label, and a named wait.
+// What the fault tests share: the containers carrying a test's own label, a named wait, and a
+// stack's end that leaves none of them.
 import { docker } from "../support/docker.js";
+import type { TestStack } from "../support/stack.js";
 
 export type Listed = { name: string; id: string; running: boolean };
 
@@ -20,5 +22,15 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     if (got !== undefined) return got;
     if (Date.now() > end) throw new Error(`waited ${ms / 1000} s for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** A stack's destroy and removal, then every container left with the run's label removed by exact name, pass or fail. */
+export async function disposeAll(s: TestStack | undefined, run: string): Promise<void> {
+  try {
+    await s?.dispose();
+  } finally {
+    const left = (await labelled(run)).map((c) => c.name);
+    if (left.length) await docker("rm", "--force", "--volumes", ...left);
   }
 }

@@ -9,10 +9,9 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CREATE_STEPS } from "../../src/docker/pause.js";
-import { docker } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";
-import { labelled, until } from "./helpers.js";
+import { disposeAll, labelled, until } from "./helpers.js";
 import { leaks, plant } from "./secrets.js";
 
 // The plugin inherits the test flag from this process through the engine.
@@ -45,14 +44,7 @@ describe("the plugin killed at each step of a create", () => {
     await s.cli("config", "set", "--path", "--secret", "agentrun:daytona.apiKey", planted.vendorKey);
   }, 120_000);
 
-  afterAll(async () => {
-    try {
-      await s?.dispose();
-    } finally {
-      const left = (await ours()).map((c) => c.name);
-      if (left.length) await docker("rm", "--force", "--volumes", ...left);
-    }
-  }, 300_000);
+  afterAll(() => disposeAll(s, run), 300_000);
 
   test.each(CREATE_STEPS)("killed at %s: the up fails, the next up makes no duplicate, destroy leaves nothing", async (step) => {
     const pidFile = join(s.dir, `pid-${step}`);
