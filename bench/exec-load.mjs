@@ -12,8 +12,11 @@
 // event log's timestamps are whole seconds, too coarse). That is what a stack's user waits
 // for: the plugin finding the computer, connecting, staging, the exec.run, the read-back. The time
 // the command ran inside (the host's clock, which a container shares) splits it in two. Then the
-// Creates in flight at once (all 200, unless something serialises them), the plugin processes
-// that served them and the plugin's peak RSS. The stack is destroyed pass or fail, and no
+// Creates in flight at once (all 200, unless something serialises them: the engine checks
+// resources one at a time and, on the file backend, saves the whole state before each create
+// starts, so they start over seconds; PULUMI_SKIP_CHECKPOINTS=true, the engine's own switch,
+// passes through to try without the saves), the plugin processes that served them and the
+// plugin's peak RSS. The stack is destroyed pass or fail, and no
 // container or volume with the bench's label may be left.
 // Usage: node bench/exec-load.mjs [computers] [calls]   (after npm run setup)
 import { execFile } from "node:child_process";
@@ -170,7 +173,9 @@ try {
   console.log(`plugin: ${calls} ComputerCommands across ${computers} computers in one up (--parallel ${parallel}): ${completed} completed with their own output, ${calls - completed - mixed} lost or failed, ${mixed} with another's output; up ${upFailed ? "failed" : "exit 0"}, wall ${(upWall / 1000).toFixed(1)} s`);
   console.log(`  creates timed by the engine: ${done.length} succeeded, ${failedCreates} failed; most in flight at once ${mostAtOnce(done.map(([, t]) => t))}; they began over ${(Math.max(...starts) - Math.min(...starts)).toFixed(0)} ms (first to last)`);
   console.log(`  the engine checks each before its create, one at a time: ${checks.length} checks, ${spread(checks.map((t) => t.end - t.start))}, ${(checks.reduce((n, t) => n + t.end - t.start, 0) / 1000).toFixed(1)} s in all`);
-  console.log(`  served by ${new Set(done.map(([, t]) => t.provider)).size} provider instance(s) in ${plugin.pids.size} plugin process(es); plugin peak RSS ${(plugin.peak() / 1024).toFixed(0)} MiB`);
+  const saves = String(up.stderr ?? "").split("\n").filter((l) => l.includes('"msg":"Saved stack')).length;
+  console.log(`  the engine saved the stack's state ${saves} times in this up, one at a time (a create starts once its start is saved)${process.env.PULUMI_SKIP_CHECKPOINTS ? "; PULUMI_SKIP_CHECKPOINTS is set" : ""}`);
+  console.log(`  served by ${new Set(done.map(([, t]) => t.provider)).size} provider instance(s) in ${plugin.pids.size} plugin process(es) (started by ${[...plugin.pids.values()].join(", ")}); plugin peak RSS ${(plugin.peak() / 1024).toFixed(0)} MiB`);
   console.log(`  latency of each ComputerCommand's create (engine's Create call to its reply): ${spread(done.map(([, t]) => t.end - t.start))}`);
   const split = done.filter(([i]) => ranAt.has(i));
   console.log(`    of which: create to the command running inside ${spread(split.map(([i, t]) => ranAt.get(i) - t.start))}; the command running to the reply ${spread(split.map(([i, t]) => t.end - ranAt.get(i)))}`);

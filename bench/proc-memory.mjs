@@ -31,12 +31,24 @@ export function peakOf(read) {
   return { peak: () => peak, stop: () => clearInterval(every) };
 }
 
-/** The peak RSS (VmHWM, KiB) of the plugin processes of the stack in dir, and every pid seen (how many served). */
+/** The program that started a process: its parent's argv[0], without the folder. */
+const parentOf = async (pid) => {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  const ppid = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
+  const cmd = await readFile(`/proc/${ppid}/cmdline`, "utf8").catch(() => "");
+  return cmd.split("\0")[0].split("/").pop() || "?";
+};
+
+/**
+ * The peak RSS (VmHWM, KiB) of the plugin processes of the stack in dir, and every pid seen with
+ * the program that started it (the engine serves resources from one; a YAML program's runtime
+ * starts one of its own to read the schema).
+ */
 export function pluginPeak(dir) {
-  const pids = new Set();
+  const pids = new Map();
   const watch = peakOf(async () => {
     const now = await pidsOf(pluginOf(dir));
-    for (const p of now) pids.add(p);
+    for (const p of now) if (!pids.has(p)) pids.set(p, await parentOf(p));
     return Math.max(0, ...(await Promise.all(now.map((p) => kib(p, "VmHWM")))));
   });
   return { ...watch, pids };
