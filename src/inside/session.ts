@@ -2,6 +2,7 @@
 // every in-computer step starts from. A computer that is gone is a result (gone), never a throw.
 import { asFailure, type CallOptions, type ComputerClient } from "../client.js";
 import type { ComputerInfo, ComputerProvider } from "../provider.js";
+import { untilAborted } from "../bound.js";
 import { fail, ok, type Result } from "../result.js";
 
 export interface Session {
@@ -60,21 +61,6 @@ interface Shared {
 /** Each provider's shared sessions, by computer name. */
 const sharing = new WeakMap<ComputerProvider, Map<string, Shared>>();
 
-/** The opening as this step waits for it: its own abort ends its wait, not the opening others share. */
-function untilAborted(opened: Promise<Result<Session>>, name: string, signal: AbortSignal | undefined): Promise<Result<Session>> {
-  if (!signal) return opened;
-  const aborted = () => fail("aborted", `connecting to ${name} was aborted`);
-  if (signal.aborted) return Promise.resolve(aborted());
-  return new Promise((resolve) => {
-    const onAbort = () => resolve(aborted());
-    signal.addEventListener("abort", onAbort, { once: true });
-    void opened.then((o) => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(o);
-    });
-  });
-}
-
 /**
  * Runs work in a session of the named computer and leaves it, however the work ends. Work in
  * flight at once in one computer through one provider shares one session: the first opens it,
@@ -104,7 +90,8 @@ export async function withSession<T>(
   }
   mine.users += 1;
   try {
-    const opened = await untilAborted(mine.opened, name, options.signal);
+    // This step's abort ends its wait, not the opening the others share.
+    const opened = await untilAborted(mine.opened, options.signal, () => fail("aborted", `connecting to ${name} was aborted`));
     // The step that opened it was cancelled, not this one: this one opens again.
     if (joined && !opened.ok && opened.error.code === "aborted" && !options.signal?.aborted) return await withSession(provider, name, options, work);
     if (!opened.ok) return opened;
