@@ -8,11 +8,12 @@
 // its own run label. Usage: node bench/fleet-100.mjs [N]   (after npm run setup)
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { benchStack, root, tools } from "./pulumi-stack.mjs";
+import { kib, peakOf, pidsOf, pluginPeak } from "./proc-memory.mjs";
+import { benchStack, leftOnDocker, root, tools } from "./pulumi-stack.mjs";
 
 const run = promisify(execFile);
 const n = Number(process.argv[2] ?? 100);
@@ -41,33 +42,14 @@ async function program(generation) {
 }
 
 // --- memory: the engine's and the plugin's, sampled while the steps run ---
-const kib = async (pid, field) => {
-  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-};
-const pidsOf = async (match) => {
-  const out = [];
-  for (const p of await readdir("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    const cmd = (await readFile(`/proc/${p}/cmdline`, "utf8").catch(() => "")).replace(/\0/g, " ");
-    if (await match(p, cmd)) out.push(p);
-  }
-  return out;
-};
 const enginePids = await pidsOf(async (_p, cmd) => /^(dockerd|\/usr\/sbin\/dockerd|containerd --config \/var\/run\/docker)/.test(cmd));
 const engineRss = async () => (await Promise.all(enginePids.map((p) => kib(p, "VmRSS")))).reduce((a, b) => a + b, 0);
-const isPlugin = async (p, cmd) => cmd.includes("dist/provider/main.js") && (await readlink(`/proc/${p}/cwd`).catch(() => "")) === dir;
-let enginePeak = 0;
-let pluginPeak = 0;
-const sampler = setInterval(async () => {
-  enginePeak = Math.max(enginePeak, await engineRss());
-  for (const p of await pidsOf(isPlugin)) pluginPeak = Math.max(pluginPeak, await kib(p, "VmHWM"));
-}, 500);
+const engine = peakOf(engineRss);
+const plugin = pluginPeak(dir);
 
 const fleetLeft = async () => {
-  const c = await run("docker", ["ps", "--all", "--quiet", "--filter", `label=agentrun.bench=${tag}`]);
-  const v = await run("docker", ["volume", "ls", "--quiet", "--filter", `label=agentrun.bench=${tag}`]);
-  return { containers: c.stdout.split("\n").filter(Boolean).length, volumes: v.stdout.split("\n").filter(Boolean).length };
+  const left = await leftOnDocker(`agentrun.bench=${tag}`);
+  return { containers: left.containers.length, volumes: left.volumes.length };
 };
 
 const bare = Array.from({ length: n }, (_, i) => `agentrun-bench-bare-${tag}-${i}`);
@@ -93,17 +75,19 @@ try {
   const beforeDestroy = await fleetLeft();
   row(`destroy of ${n}`, await seconds(() => pulumi("destroy", "--yes")), floorDestroy, `${n} docker rm -f at once`);
   const left = await fleetLeft();
-  clearInterval(sampler);
+  engine.stop();
+  plugin.stop();
 
   console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the end`);
   console.log(rows.join("\n"));
   console.log(`computers before destroy: ${beforeDestroy.containers} (declared ${n}: no duplicate)`);
   console.log(`leaks after destroy: ${left.containers} computers, ${left.volumes} volumes with the fleet's label (must be 0)`);
-  console.log(`Docker engine memory (dockerd + containerd RSS): ${(engineBefore / 1024).toFixed(0)} MiB before, ${(enginePeak / 1024).toFixed(0)} MiB at its peak`);
-  console.log(`plugin peak RSS: ${(pluginPeak / 1024).toFixed(0)} MiB`);
+  console.log(`Docker engine memory (dockerd + containerd RSS): ${(engineBefore / 1024).toFixed(0)} MiB before, ${(engine.peak() / 1024).toFixed(0)} MiB at its peak`);
+  console.log(`plugin peak RSS: ${(plugin.peak() / 1024).toFixed(0)} MiB`);
   if (left.containers || left.volumes || beforeDestroy.containers !== n) process.exitCode = 1;
 } finally {
-  clearInterval(sampler);
+  engine.stop();
+  plugin.stop();
   await pulumi("destroy", "--yes").catch(() => undefined);
   await run("docker", ["rm", "-f", ...bare, ...spare]).catch(() => undefined);
   await rm(dir, { recursive: true, force: true });

@@ -31,3 +31,12 @@ export async function benchStack(prefix, { skipPreview = false, maxBuffer = 64 <
   };
   return { dir, env, pulumi, init };
 }
+
+/** How many containers and volumes carry the label: what a bench's stack left on Docker. */
+export async function leftOnDocker(label) {
+  const [c, v] = await Promise.all([
+    run("docker", ["ps", "--all", "--quiet", "--filter", `label=${label}`]),
+    run("docker", ["volume", "ls", "--quiet", "--filter", `label=${label}`]),
+  ]);
+  return { containers: c.stdout.split("\n").filter(Boolean), volumes: v.stdout.split("\n").filter(Boolean) };
+}

@@ -7,7 +7,7 @@ import type { Duplex } from "node:stream";
 import { Pool } from "undici";
 import type { ResultCode } from "../result.js";
 import { DEFAULT_ENGINE, type EngineAddress, engineAt } from "./engine.js";
-import { boundedBy } from "../bound.js";
+import { boundedBy, untilAborted } from "../bound.js";
 
 /** A call not given its own bound. */
 export const ENGINE_CALL_MS = 60_000;
@@ -104,19 +104,8 @@ export class DockerEngine {
       if (!reply.ok) this.#version = undefined;
       return reply;
     });
-    const version = this.#version;
-    const signal = bound.signal;
-    if (!signal) return version;
-    if (signal.aborted) return Promise.resolve(failed<string>(0, "aborted", { aborted: true }));
     // A caller's abort ends its own wait, not the read others share.
-    return new Promise((resolve) => {
-      const onAbort = () => resolve(failed<string>(0, "aborted", { aborted: true }));
-      signal.addEventListener("abort", onAbort, { once: true });
-      void version.then((reply) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(reply);
-      });
-    });
+    return untilAborted(this.#version, bound.signal, () => failed<string>(0, "aborted", { aborted: true }));
   }
 
   /** One call, its JSON reply read whole. */

@@ -2,6 +2,7 @@
 // every in-computer step starts from. A computer that is gone is a result (gone), never a throw.
 import { asFailure, type CallOptions, type ComputerClient } from "../client.js";
 import type { ComputerInfo, ComputerProvider } from "../provider.js";
+import { untilAborted } from "../bound.js";
 import { fail, ok, type Result } from "../result.js";
 
 export interface Session {
@@ -51,18 +52,58 @@ async function homeOf(client: ComputerClient, options: CallOptions): Promise<Res
   }
 }
 
-/** Runs work in a session and closes it, however the work ends. */
+/** A session some steps share: how many are in it, and its opening (a result, once). */
+interface Shared {
+  users: number;
+  opened: Promise<Result<Session>>;
+}
+
+/** Each provider's shared sessions, by computer name. */
+const sharing = new WeakMap<ComputerProvider, Map<string, Shared>>();
+
+/**
+ * Runs work in a session of the named computer and leaves it, however the work ends. Work in
+ * flight at once in one computer through one provider shares one session: the first opens it,
+ * the others join it, the last to leave closes it. So N steps at once in a computer cost one
+ * lookup, one connection and one read of the home, not N (on Docker a connection is a `docker
+ * exec` of the bridge: 200 of them at once on a two-core host took seconds each, and a plugin
+ * that busy answered the engine's checks late, so the engine started the steps over 20 s). The
+ * daemon serves a connection's calls side by side. A failed opening, and a session whose
+ * connection broke, are joined by no later step.
+ */
 export async function withSession<T>(
   provider: ComputerProvider,
   name: string,
   options: CallOptions,
   work: (session: Session) => Promise<Result<T>>,
 ): Promise<Result<T>> {
-  const opened = await openSession(provider, name, options);
-  if (!opened.ok) return opened;
+  let open = sharing.get(provider);
+  if (!open) sharing.set(provider, (open = new Map()));
+  const table = open;
+  const joined = table.get(name);
+  const mine = joined ?? { users: 0, opened: openSession(provider, name, options) };
+  if (!joined) {
+    table.set(name, mine);
+    void mine.opened.then((o) => {
+      if (!o.ok && table.get(name) === mine) table.delete(name);
+    });
+  }
+  mine.users += 1;
   try {
-    return await work(opened.value);
+    // This step's abort ends its wait, not the opening the others share.
+    const opened = await untilAborted(mine.opened, options.signal, () => fail("aborted", `connecting to ${name} was aborted`));
+    // The step that opened it was cancelled, not this one: this one opens again.
+    if (joined && !opened.ok && opened.error.code === "aborted" && !options.signal?.aborted) return await withSession(provider, name, options, work);
+    if (!opened.ok) return opened;
+    const done = await work(opened.value);
+    if (!done.ok && done.error.code === "closed" && table.get(name) === mine) table.delete(name);
+    return done;
   } finally {
-    await opened.value.close();
+    mine.users -= 1;
+    if (mine.users === 0) {
+      if (table.get(name) === mine) table.delete(name);
+      const opened = await mine.opened;
+      if (opened.ok) await opened.value.close();
+    }
   }
 }

@@ -1,0 +1,55 @@
+// Processes' memory as /proc says it, for the benches that print it: a field of a process's
+// status (VmRSS now, VmHWM its peak), the processes whose command line matches, and a sampler
+// that keeps the largest reading while a bench runs (a plugin exits at the end of each operation,
+// so its peak is read while it lives).
+import { readdir, readFile, readlink } from "node:fs/promises";
+
+/** A process's status field in KiB (0 when it has gone). */
+export const kib = async (pid, field) => {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+};
+
+/** The pids whose command line (NULs as spaces) match(pid, cmd) accepts. */
+export const pidsOf = async (match) => {
+  const out = [];
+  for (const p of await readdir("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    const cmd = (await readFile(`/proc/${p}/cmdline`, "utf8").catch(() => "")).replace(/\0/g, " ");
+    if (await match(p, cmd)) out.push(p);
+  }
+  return out;
+};
+
+/** The plugin of the stack in dir: the provider's entry running with the program's folder as its cwd. */
+export const pluginOf = (dir) => async (p, cmd) => cmd.includes("dist/provider/main.js") && (await readlink(`/proc/${p}/cwd`).catch(() => "")) === dir;
+
+/** Reads every 500 ms and keeps the largest reading: peak() so far; stop() ends it. */
+export function peakOf(read) {
+  let peak = 0;
+  const every = setInterval(async () => (peak = Math.max(peak, await read())), 500);
+  return { peak: () => peak, stop: () => clearInterval(every) };
+}
+
+/** The program that started a process: its parent's argv[0], without the folder. */
+const parentOf = async (pid) => {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  const ppid = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
+  const cmd = await readFile(`/proc/${ppid}/cmdline`, "utf8").catch(() => "");
+  return cmd.split("\0")[0].split("/").pop() || "?";
+};
+
+/**
+ * The peak RSS (VmHWM, KiB) of the plugin processes of the stack in dir, and every pid seen with
+ * the program that started it (the engine serves resources from one; a YAML program's runtime
+ * starts one of its own to read the schema).
+ */
+export function pluginPeak(dir) {
+  const pids = new Map();
+  const watch = peakOf(async () => {
+    const now = await pidsOf(pluginOf(dir));
+    for (const p of now) if (!pids.has(p)) pids.set(p, await parentOf(p));
+    return Math.max(0, ...(await Promise.all(now.map((p) => kib(p, "VmHWM")))));
+  });
+  return { ...watch, pids };
+}
