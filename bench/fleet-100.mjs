@@ -5,7 +5,8 @@
 // replace, N parallel `docker rm -f` for destroy), then the leaks (computers and volumes left with
 // the fleet's label: must be zero), the Docker engine's memory (dockerd and containerd RSS, before
 // and at its peak) and the plugin's peak RSS. Everything it makes it removes by exact name or by
-// its own run label. Usage: node bench/fleet-100.mjs [N]   (after npm run setup)
+// its own run label. Every step runs at --parallel N, as its floor makes its N calls at once (the
+// engine's own default here is 8). Usage: node bench/fleet-100.mjs [N]   (after npm run setup)
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
@@ -21,6 +22,7 @@ const REPLACED = Math.min(10, n);
 const image = tools.baseImage;
 const tag = `fleet-${randomBytes(4).toString("hex")}`;
 const { dir, pulumi, init } = await benchStack("agentrun-bench-fleet100-", { skipPreview: true, maxBuffer: 256 << 20 });
+const atOnce = ["--parallel", String(n)];
 const seconds = async (f) => { const t0 = process.hrtime.bigint(); await f(); return Number(process.hrtime.bigint() - t0) / 1e9; };
 const parallel = (items, f) => Promise.all(items.map(f));
 
@@ -67,13 +69,13 @@ try {
   const floorReplace = await seconds(() => Promise.all([parallel(spare, runBare), parallel(bare.slice(0, REPLACED), (b) => run("docker", ["rm", "-f", b]))]));
   const floorDestroy = await seconds(() => parallel([...bare.slice(REPLACED), ...spare], (b) => run("docker", ["rm", "-f", b])));
 
-  row(`up of ${n}`, await seconds(() => pulumi("up", "--yes")), floorUp, `${n} docker run -d at once`);
-  row("up with no change", await seconds(() => pulumi("up", "--yes")), floorRefresh, "the refresh floor, for scale");
-  row(`refresh of ${n}`, await seconds(() => pulumi("refresh", "--yes")), floorRefresh, `${n} docker inspect + exec at once`);
+  row(`up of ${n}`, await seconds(() => pulumi("up", "--yes", ...atOnce)), floorUp, `${n} docker run -d at once`);
+  row("up with no change", await seconds(() => pulumi("up", "--yes", ...atOnce)), floorRefresh, "the refresh floor, for scale");
+  row(`refresh of ${n}`, await seconds(() => pulumi("refresh", "--yes", ...atOnce)), floorRefresh, `${n} docker inspect + exec at once`);
   await program(2);
-  row(`up replacing ${REPLACED}`, await seconds(() => pulumi("up", "--yes")), floorReplace, `${REPLACED} run -d + ${REPLACED} rm -f at once`);
+  row(`up replacing ${REPLACED}`, await seconds(() => pulumi("up", "--yes", ...atOnce)), floorReplace, `${REPLACED} run -d + ${REPLACED} rm -f at once`);
   const beforeDestroy = await fleetLeft();
-  row(`destroy of ${n}`, await seconds(() => pulumi("destroy", "--yes")), floorDestroy, `${n} docker rm -f at once`);
+  row(`destroy of ${n}`, await seconds(() => pulumi("destroy", "--yes", ...atOnce)), floorDestroy, `${n} docker rm -f at once`);
   const left = await fleetLeft();
   engine.stop();
   plugin.stop();
