@@ -7,7 +7,7 @@
 // where the vendor reads back when a computer was made.
 import type { CallOptions } from "./client.js";
 import { sameNetwork } from "./egress/list.js";
-import { claimLabels, DECLARATION_LABEL, OWNER_LABEL } from "./labels.js";
+import { declarationLabel, OWNER_LABEL } from "./labels.js";
 import type { ComputerRef, ComputerSpec, ComputerState, ReadBack, SpecDefaults } from "./provider.js";
 import { fail, ok, type Result } from "./result.js";
 import { parseUser, userText } from "./user.js";
@@ -18,6 +18,12 @@ export interface Claimed {
   state: ComputerState;
   /** When the vendor made it, as it reads that back (ISO 8601 in one format per vendor, so it sorts as text); absent where it reads none. */
   created?: string | undefined;
+}
+
+/** A vendor's creation time as Claimed.created takes it (ISO 8601, which sorts as text); undefined when it reads none. */
+export function createdAt(at: string | Date | null | undefined): string | undefined {
+  const t = at === undefined || at === null ? Number.NaN : new Date(at).getTime();
+  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
 }
 
 /** What adoption needs of a provider: its own lookups, so each is as cheap as the vendor allows. */
@@ -71,8 +77,7 @@ export function notAsDeclared(spec: ComputerSpec, read: ReadBack, defaults: Spec
  * computer is removed.
  */
 export async function adoptOrClear(claims: Claims, spec: ComputerSpec, owner: string, options: CallOptions = {}): Promise<Result<ComputerRef | undefined>> {
-  const declared = { [DECLARATION_LABEL]: claimLabels(owner, spec)[DECLARATION_LABEL]! };
-  const found = await claims.list(declared, options);
+  const found = await claims.list(declarationLabel(owner, spec), options);
   if (!found.ok) return found;
   let adopted: ComputerRef | undefined;
   for (const candidate of found.value) {

@@ -78,6 +78,16 @@ export function claimLabels(owner: string, spec: unknown): Record<string, string
   return { [OWNER_LABEL]: ownerHash, [DECLARATION_LABEL]: hash(`${ownerHash}\0${canonical(spec)}`) };
 }
 
+/** The declaration label alone: what adoption looks a computer of this owner and spec up by. */
+export function declarationLabel(owner: string, spec: unknown): Record<string, string> {
+  return { [DECLARATION_LABEL]: claimLabels(owner, spec)[DECLARATION_LABEL]! };
+}
+
+/** The labels a create writes: the spec's own, with the two claim labels when made for an owner. */
+export function labelsWithClaim(spec: { labels?: Record<string, string> | undefined }, owner: string | undefined): Record<string, string> {
+  return owner === undefined ? { ...spec.labels } : { ...spec.labels, ...claimLabels(owner, spec) };
+}
+
 /** The labels without the two claim labels: what a caller declared. */
 export function withoutClaim(labels: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(labels).filter(([k]) => !isClaimLabel(k)));

@@ -21,13 +21,13 @@ import { COMPUTER_LABEL, DEADLINE_LABEL, IMAGE_LABEL, INIT_SESSION, MAX_LIFETIME
 import { daemonDrift, type DaemonExpected, helloDrift } from "../child-drift.js";
 import { sandboxDrift } from "./drift.js";
 import { type DaytonaProviderOptions, settle, type Settled } from "./options.js";
-import { createdOf, deadlineOf, isComputer, isGoing, networkOf, stateOf } from "./readback.js";
+import { deadlineOf, isComputer, isGoing, networkOf, stateOf } from "./readback.js";
 import { type CreateSandbox, Sandbox, SandboxPage, ToolboxProxyUrl } from "./schemas.js";
 import { defaultWebSocket, Toolbox, type WebSocketFactory } from "./toolbox.js";
 import { boundedBy } from "../bound.js";
 import { attachedIf } from "../attach.js";
-import { adoptOrClear, type Claims, removeEarlier } from "../adopt.js";
-import { claimLabels } from "../labels.js";
+import { adoptOrClear, createdAt, type Claims, removeEarlier } from "../adopt.js";
+import { labelsWithClaim } from "../labels.js";
 
 const GROUPS = ["exec", "files", "processes"] as const;
 
@@ -133,7 +133,7 @@ export class DaytonaProvider implements ComputerProvider {
         const all = await this.#listAll(options.signal);
         if (!all.ok) return all;
         const found = all.value.filter((s) => isComputer(s) && !isGoing(s) && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
-        return ok(found.map((s) => ({ ref: { id: s.id, name: s.name, provider: this.id }, state: stateOf(s), created: createdOf(s) })));
+        return ok(found.map((s) => ({ ref: { id: s.id, name: s.name, provider: this.id }, state: stateOf(s), created: createdAt(s.createdAt) })));
       },
       read: (by, options) => this.read(by, options),
       remove: (ref) => this.#deleteAndWait(ref.id),
@@ -163,7 +163,7 @@ export class DaytonaProvider implements ComputerProvider {
     const name = `computer-${randomBytes(6).toString("hex")}`;
     const deadline = new Date(Date.now() + spec.lifetimeMs).toISOString();
     // The owner's labels are in the create request itself: no moment exists when the sandbox is unlabelled.
-    const declared = options.owner === undefined ? (spec.labels ?? {}) : { ...spec.labels, ...claimLabels(options.owner, spec) };
+    const declared = labelsWithClaim(spec, options.owner);
     const labels = { ...declared, [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: deadline, [IMAGE_LABEL]: spec.image };
     const body: CreateSandbox = {
       name,
@@ -481,7 +481,7 @@ export class DaytonaProvider implements ComputerProvider {
     if (how === "delete") {
       const gone = await this.#deleteAndWait(read.value.id, options.signal);
       if (!gone.ok) return gone;
-      const earlier = await removeEarlier(this.#claims(), { id: read.value.id, labels: read.value.labels, created: createdOf(read.value) });
+      const earlier = await removeEarlier(this.#claims(), { id: read.value.id, labels: read.value.labels, created: createdAt(read.value.createdAt) });
       return earlier.ok ? ok() : earlier;
     }
     if (this.#o.autoDeleteInterval === 0 || read.value.state !== "stopped") {

@@ -44,9 +44,3 @@ export function deadlineOf(sandbox: Sandbox): Date | undefined {
   if (Number.isNaN(at.getTime()) || at.getTime() > Date.now() + MAX_LIFETIME_MS) return undefined;
   return at;
 }
-
-/** When Daytona made it, in one ISO form that sorts as text; undefined when it reads none. */
-export function createdOf(sandbox: Sandbox): string | undefined {
-  const at = Date.parse(sandbox.createdAt ?? "");
-  return Number.isNaN(at) ? undefined : new Date(at).toISOString();
-}

@@ -6,7 +6,7 @@
 // A pool's computer a run has claimed is the run's: never adopted, never removed here.
 import type { CallOptions } from "../client.js";
 import { adoptOrClear as adoptOrClearBy, type Claims, removeEarlier as removeEarlierBy } from "../adopt.js";
-import { claimLabels, DECLARATION_LABEL } from "../labels.js";
+import { declarationLabel } from "../labels.js";
 import type { ComputerRef, ComputerSpec, ReadBack, SpecDefaults } from "../provider.js";
 import { ok, type Result } from "../result.js";
 import type { DockerEngine } from "./api.js";
@@ -103,8 +103,7 @@ export async function adoptOrClear(
   const ownProxy = spec.egress === undefined && typeof spec.network === "object" && spec.network !== null && "allow" in spec.network;
   if (!ownProxy) return adopted;
   // Egress parts whose computer was never made (cut off between the volume and the container).
-  const declared = { [DECLARATION_LABEL]: claimLabels(owner, spec)[DECLARATION_LABEL]! };
-  const parts = await egressOf(provider.engine, declared, options);
+  const parts = await egressOf(provider.engine, declarationLabel(owner, spec), options);
   if (!parts.ok) return parts;
   for (const computer of parts.value) {
     if (computer === adopted.value?.name) continue;

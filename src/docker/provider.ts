@@ -33,7 +33,7 @@ import { checkTestNetwork, DEFAULT_HINT, hintProblem, sameNetwork } from "../egr
 import { hostAddresses } from "../egress/host-addresses.js";
 import { fail, ok, refuse, type Result } from "../result.js";
 import { isRootOrRootGroup, parseUser, processUser, userText } from "../user.js";
-import { claimLabels } from "../labels.js";
+import { labelsWithClaim } from "../labels.js";
 import { adoptOrClear, removeEarlier } from "./adopt.js";
 import { DockerEngine } from "./api.js";
 import { bindWritableProblem } from "./bind.js";
@@ -374,7 +374,7 @@ export class DockerProvider implements ComputerProvider {
     const deadline = new Date(started + spec.lifetimeMs).toISOString();
     const kind = this.#kindOf(spec);
     // The owner's labels are in the create request itself: no moment exists when the container is unlabelled.
-    const labelled = options.owner === undefined ? spec : { ...spec, labels: { ...spec.labels, ...claimLabels(options.owner, spec) } };
+    const labelled = options.owner === undefined ? spec : { ...spec, labels: labelsWithClaim(spec, options.owner) };
     const plan = planOf(labelled, {
       name, deadline, daemon, userDefault: this.#user,
       ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork.range } : {}),

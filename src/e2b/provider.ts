@@ -24,11 +24,11 @@ import {
   BASE_TEMPLATE, COMPUTER_KEY, CONNECT_UNDER_MS, DEADLINE_KEY, ENVD_PORT, EXTEND_PAST_MS, IMAGE_KEY, MAX_KEY, NAME_KEY, NAME_PATTERN, TIMEOUT_KEY,
 } from "./constants.js";
 import { type E2BProviderOptions, settle, type Settled } from "./options.js";
-import { createdEnd, deadlineOf, infoDrift, labelsOf, networkOf, type OwnKeys, ownKeysOf, startedOf, stateOf } from "./readback.js";
+import { createdEnd, deadlineOf, infoDrift, labelsOf, networkOf, type OwnKeys, ownKeysOf, stateOf } from "./readback.js";
 import { type E2BSandbox, type E2BSandboxClass, type E2BSandboxInfo, isE2BError } from "./sdk.js";
 import { attachedIf } from "../attach.js";
-import { adoptOrClear, type Claimed, type Claims, removeEarlier } from "../adopt.js";
-import { claimLabels } from "../labels.js";
+import { adoptOrClear, createdAt, type Claimed, type Claims, removeEarlier } from "../adopt.js";
+import { labelsWithClaim } from "../labels.js";
 
 const GROUPS = ["exec", "files", "processes"] as const;
 
@@ -174,7 +174,7 @@ export class E2BProvider implements ComputerProvider {
         const out: Claimed[] = [];
         for (const info of all.value) {
           const own = ownKeysOf(info.metadata);
-          if (own.ok) out.push({ ref: { id: info.sandboxId, name: own.value.name, provider: this.id }, state: stateOf(info), created: startedOf(info) });
+          if (own.ok) out.push({ ref: { id: info.sandboxId, name: own.value.name, provider: this.id }, state: stateOf(info), created: createdAt(info.startedAt) });
         }
         return ok(out);
       },
@@ -207,8 +207,7 @@ export class E2BProvider implements ComputerProvider {
     const max = new Date(now + this.#o.maxLifetimeMs).toISOString();
     // The owner's keys are in the create request itself: no moment exists when the sandbox is unlabelled.
     const metadata = {
-      ...(spec.labels ?? {}),
-      ...(options.owner === undefined ? {} : claimLabels(options.owner, spec)),
+      ...labelsWithClaim(spec, options.owner),
       [COMPUTER_KEY]: "1", [NAME_KEY]: name, [DEADLINE_KEY]: deadline, [IMAGE_KEY]: spec.image, [TIMEOUT_KEY]: String(timeoutS), [MAX_KEY]: max,
     };
     const made = await this.#make(spec.image, name, metadata, timeoutS, signal);
@@ -561,7 +560,7 @@ export class E2BProvider implements ComputerProvider {
     if (!own.ok) return fail("not_found", `${id} is not a computer of this provider (${own.why}), so it was not killed`);
     const gone = await this.#killAndWait(id, options.signal);
     if (!gone.ok) return fail(gone.error.code, `release of ${own.value.name}: ${gone.error.message}`);
-    const earlier = await removeEarlier(this.#claims(), { id, labels: info.value.metadata, created: startedOf(info.value) });
+    const earlier = await removeEarlier(this.#claims(), { id, labels: info.value.metadata, created: createdAt(info.value.startedAt) });
     return earlier.ok ? ok() : earlier;
   }
 

@@ -51,12 +51,6 @@ export function labelsOf(metadata: Record<string, string>): Record<string, strin
   return Object.fromEntries(Object.entries(metadata).filter(([k]) => !(OWN_KEYS as readonly string[]).includes(k)));
 }
 
-/** When E2B started it, as an ISO time that sorts as text; undefined when it reads none. */
-export function startedOf(info: Pick<E2BSandboxInfo, "startedAt">): string | undefined {
-  const at = new Date(info.startedAt).getTime();
-  return Number.isNaN(at) ? undefined : new Date(at).toISOString();
-}
-
 /** Where create set E2B's end: its start plus the timeout create gave, by E2B's clock. */
 export function createdEnd(info: E2BSandboxInfo, own: OwnKeys): number {
   return new Date(info.startedAt).getTime() + own.timeoutS * 1000;

@@ -41,7 +41,7 @@ import { packagedDaemon } from "./settings.js";
 import { boundedBy } from "../bound.js";
 import { attachedIf } from "../attach.js";
 import { adoptOrClear, type Claims } from "../adopt.js";
-import { claimLabels } from "../labels.js";
+import { labelsWithClaim } from "../labels.js";
 
 export interface ModalProviderOptions {
   /** The host's own client (new ModalClient(...)), a fake of the slice, or a loader of one (made at the first call). */
@@ -279,7 +279,7 @@ export class ModalProvider implements ComputerProvider {
       ...(spec.memoryMb === undefined ? {} : { memoryMb: spec.memoryMb }),
     };
     // The owner's tags are in the create request itself: no moment exists when the sandbox is untagged.
-    const tags = tagsOf(name, deadline, recorded, options.owner === undefined ? spec.labels : { ...spec.labels, ...claimLabels(options.owner, spec) });
+    const tags = tagsOf(name, deadline, recorded, labelsWithClaim(spec, options.owner));
     const sha256 = daemon?.value.sha256 ?? "";
     const commands = modalCommands({ deadline, user: userWords, waitSeconds: (this.#t.uploadMs + this.#t.callMs) / 1000, sha256 });
     const params: SandboxCreateParams = {
