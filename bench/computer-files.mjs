@@ -65,8 +65,12 @@ try {
     () => run("docker", ["cp", folder, `${name}:/var/tmp/`], { timeout: 300_000 }),
     () => run("docker", ["exec", "--user", "0", name, "rm", "-rf", "/var/tmp/task"]),
   );
-  console.log(`ComputerFiles create, 150 MiB in 3 files (batches <= 64 MiB, read back by sha256): ${ours.toFixed(2)} s (${(150 / ours).toFixed(0)} MiB/s), median of ${RUNS}`);
-  console.log(`docker cp of the same folder into the same container:                       ${cp.toFixed(2)} s (${(150 / cp).toFixed(0)} MiB/s), median of ${RUNS}`);
+  console.log(
+    `ComputerFiles create, 150 MiB in 3 files (batches <= 64 MiB, read back by sha256): ${ours.toFixed(2)} s (${(150 / ours).toFixed(0)} MiB/s), median of ${RUNS}`,
+  );
+  console.log(
+    `docker cp of the same folder into the same container:                       ${cp.toFixed(2)} s (${(150 / cp).toFixed(0)} MiB/s), median of ${RUNS}`,
+  );
   console.log(`ratio: ${(ours / cp).toFixed(1)}x docker cp (this machine: 2 cores shared with other work; figures vary run to run)`);
 } finally {
   await computer.remove();

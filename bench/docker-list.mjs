@@ -10,7 +10,10 @@ import { DockerEngine, DockerProvider } from "../dist/src/docker/index.js";
 const count = Number(process.argv[2] ?? 100);
 const toolchain = JSON.parse(readFileSync(new URL("../dist/toolchain.json", import.meta.url), "utf8"));
 const calls = [];
-const docker = new DockerProvider({ daemonPath: toolchain.daemon.amd64, engine: new DockerEngine(undefined, (asked) => calls.push(`${asked.method} ${asked.path}`)) });
+const docker = new DockerProvider({
+  daemonPath: toolchain.daemon.amd64,
+  engine: new DockerEngine(undefined, (asked) => calls.push(`${asked.method} ${asked.path}`)),
+});
 const labels = { "agentrun.bench": randomBytes(6).toString("hex") };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const names = [];
@@ -20,7 +23,8 @@ try {
   for (let i = 0; i < count; i += 4) {
     const made = await Promise.all(
       Array.from({ length: Math.min(4, count - i) }, () =>
-        docker.create({ image: toolchain.baseImage, lifetimeMs: 3_600_000, network: "none", memoryMb: 64, labels })),
+        docker.create({ image: toolchain.baseImage, lifetimeMs: 3_600_000, network: "none", memoryMb: 64, labels }),
+      ),
     );
     for (const m of made) {
       if (!m.ok) throw new Error(m.error.message);

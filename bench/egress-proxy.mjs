@@ -40,10 +40,21 @@ await new Promise((resolve) => tls.listen(443, "127.0.2.1", resolve));
 
 const dir = mkdtempSync(join(tmpdir(), "egress-bench-"));
 const socket = join(dir, "egress.sock");
-const proxy = spawn(toolchain.daemon.amd64, [
-  "egress", "--socket", socket, "--deadline", new Date(Date.now() + 3_600_000).toISOString(),
-  "--allow", "127.0.2.0/24", "--reachable-for-tests", "127.0.2.0/24",
-], { stdio: ["ignore", "pipe", "inherit"] });
+const proxy = spawn(
+  toolchain.daemon.amd64,
+  [
+    "egress",
+    "--socket",
+    socket,
+    "--deadline",
+    new Date(Date.now() + 3_600_000).toISOString(),
+    "--allow",
+    "127.0.2.0/24",
+    "--reachable-for-tests",
+    "127.0.2.0/24",
+  ],
+  { stdio: ["ignore", "pipe", "inherit"] },
+);
 await new Promise((resolve) => proxy.stdout.on("data", (b) => String(b).includes("ready") && resolve()));
 await new Promise((resolve) => setTimeout(resolve, 300));
 const idle = rss(proxy.pid);
@@ -77,6 +88,10 @@ tls.close();
 const mibps = (ms) => (SIZE / 1024 / 1024 / (ms / 1000)).toFixed(0);
 console.log(`100 MiB download, median of ${rounds} (this machine is shared with other work; each round runs all three back to back):`);
 console.log(`  direct (anchor)            ${median(direct).toFixed(0)} ms  ${mibps(median(direct))} MiB/s`);
-console.log(`  through the proxy (HTTP)   ${median(proxied).toFixed(0)} ms  ${mibps(median(proxied))} MiB/s  ${(median(direct) / median(proxied)).toFixed(2)}x the direct (goal >= 0.8x)`);
-console.log(`  through the proxy (CONNECT) ${median(tunnelled).toFixed(0)} ms  ${mibps(median(tunnelled))} MiB/s  ${(median(direct) / median(tunnelled)).toFixed(2)}x the direct`);
+console.log(
+  `  through the proxy (HTTP)   ${median(proxied).toFixed(0)} ms  ${mibps(median(proxied))} MiB/s  ${(median(direct) / median(proxied)).toFixed(2)}x the direct (goal >= 0.8x)`,
+);
+console.log(
+  `  through the proxy (CONNECT) ${median(tunnelled).toFixed(0)} ms  ${mibps(median(tunnelled))} MiB/s  ${(median(direct) / median(tunnelled)).toFixed(2)}x the direct`,
+);
 console.log(`proxy RSS: idle ${idle.toFixed(1)} MiB (goal <= 16 MiB), after the downloads ${after.toFixed(1)} MiB`);

@@ -57,14 +57,19 @@ async function program(withCommands) {
   const outputs = { names: Array.from({ length: computers }, (_, c) => `\${c${c}.name}`) };
   if (withCommands) {
     for (let i = 0; i < calls; i++) {
-      resources[`cmd${i}`] = { type: "agentrun:index:ComputerCommand", properties: { computer: `\${c${i % computers}.name}`, command: `echo "cmd-${i} $(date +%s%N)"` } };
+      resources[`cmd${i}`] = {
+        type: "agentrun:index:ComputerCommand",
+        properties: { computer: `\${c${i % computers}.name}`, command: `echo "cmd-${i} $(date +%s%N)"` },
+      };
     }
     outputs.stdout = Array.from({ length: calls }, (_, i) => `\${cmd${i}.stdout}`);
   }
   const yaml = stringify({
-    name: "agentrun-bench-exec-load", runtime: "yaml",
+    name: "agentrun-bench-exec-load",
+    runtime: "yaml",
     plugins: { providers: [{ name: "agentrun", path: join(root, "provider/bin") }] },
-    resources, outputs,
+    resources,
+    outputs,
   });
   await writeFile(join(dir, "Pulumi.yaml"), yaml);
 }
@@ -94,7 +99,12 @@ function engineCalls(log, method) {
 
 /** The most intervals open at one instant. */
 function mostAtOnce(intervals) {
-  const edges = intervals.flatMap(({ start, end }) => [[start, 1], [end, -1]]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const edges = intervals
+    .flatMap(({ start, end }) => [
+      [start, 1],
+      [end, -1],
+    ])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let open = 0;
   let most = 0;
   for (const [, step] of edges) most = Math.max(most, (open += step));
@@ -104,7 +114,11 @@ function mostAtOnce(intervals) {
 const connections = [];
 let plugin;
 try {
-  console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the start`);
+  console.log(
+    `machine: ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} at the start`,
+  );
   await program(false);
   await init();
   const t0 = process.hrtime.bigint();
@@ -130,16 +144,20 @@ try {
   const latencies = [];
   let wrong = 0;
   const l0 = process.hrtime.bigint();
-  const settled = await Promise.allSettled(Array.from({ length: calls }, async (_, i) => {
-    const c = connections[i % connections.length];
-    const s = process.hrtime.bigint();
-    const r = await c.client.call("exec.run", { argv: ["sh", "-c", `echo call-${i}`] });
-    latencies.push(ms(s));
-    if (Buffer.from(r.stdout, "base64").toString() !== `call-${i}\n` || r.exitCode !== 0) wrong += 1;
-  }));
+  const settled = await Promise.allSettled(
+    Array.from({ length: calls }, async (_, i) => {
+      const c = connections[i % connections.length];
+      const s = process.hrtime.bigint();
+      const r = await c.client.call("exec.run", { argv: ["sh", "-c", `echo call-${i}`] });
+      latencies.push(ms(s));
+      if (Buffer.from(r.stdout, "base64").toString() !== `call-${i}\n` || r.exitCode !== 0) wrong += 1;
+    }),
+  );
   const wall = ms(l0);
   const failed = settled.filter((s) => s.status === "rejected");
-  console.log(`library: ${calls} exec.run across ${computers} computers at once: ${calls - failed.length} completed, ${failed.length} failed, ${wrong} with another's output; wall ${wall.toFixed(0)} ms`);
+  console.log(
+    `library: ${calls} exec.run across ${computers} computers at once: ${calls - failed.length} completed, ${failed.length} failed, ${wrong} with another's output; wall ${wall.toFixed(0)} ms`,
+  );
   console.log(`  latency of each exec.run (call to reply, on an open connection): ${spread(latencies)}`);
   for (const f of failed.slice(0, 3)) console.log(`  failed: ${f.reason?.message ?? f.reason}`);
   if (failed.length || wrong) process.exitCode = 1;
@@ -163,28 +181,60 @@ try {
   for (let i = 0; i < calls; i++) {
     const m = /^cmd-(\d+) (\d+)\n$/.exec(stdout[i] ?? "");
     if (!m) continue;
-    if (Number(m[1]) !== i) { mixed += 1; continue; }
+    if (Number(m[1]) !== i) {
+      mixed += 1;
+      continue;
+    }
     completed += 1;
     ranAt.set(i, Number(BigInt(m[2]) / 1000n) / 1000);
   }
   const done = [...timed.entries()].filter(([, t]) => t.ok && t.start !== undefined);
   const failedCreates = [...timed.values()].filter((t) => t.ok === false).length;
   const starts = done.map(([, t]) => t.start);
-  console.log(`plugin: ${calls} ComputerCommands across ${computers} computers in one up (--parallel ${parallel}): ${completed} completed with their own output, ${calls - completed - mixed} lost or failed, ${mixed} with another's output; up ${upFailed ? "failed" : "exit 0"}, wall ${(upWall / 1000).toFixed(1)} s`);
-  console.log(`  creates timed by the engine: ${done.length} succeeded, ${failedCreates} failed; most in flight at once ${mostAtOnce(done.map(([, t]) => t))}; they began over ${(Math.max(...starts) - Math.min(...starts)).toFixed(0)} ms (first to last)`);
-  console.log(`  the engine checks each before its create, one at a time: ${checks.length} checks, ${spread(checks.map((t) => t.end - t.start))}, ${(checks.reduce((n, t) => n + t.end - t.start, 0) / 1000).toFixed(1)} s in all`);
-  const saves = String(up.stderr ?? "").split("\n").filter((l) => l.includes('"msg":"Saved stack')).length;
-  console.log(`  the engine saved the stack's state ${saves} times in this up, one at a time (a create starts once its start is saved)${process.env.PULUMI_SKIP_CHECKPOINTS ? "; PULUMI_SKIP_CHECKPOINTS is set" : ""}`);
-  console.log(`  served by ${new Set(done.map(([, t]) => t.provider)).size} provider instance(s) in ${plugin.pids.size} plugin process(es) (started by ${[...plugin.pids.values()].join(", ")}); plugin peak RSS ${(plugin.peak() / 1024).toFixed(0)} MiB`);
+  console.log(
+    `plugin: ${calls} ComputerCommands across ${computers} computers in one up (--parallel ${parallel}): ${completed} completed with their own output, ${calls - completed - mixed} lost or failed, ${mixed} with another's output; up ${upFailed ? "failed" : "exit 0"}, wall ${(upWall / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `  creates timed by the engine: ${done.length} succeeded, ${failedCreates} failed; most in flight at once ${mostAtOnce(done.map(([, t]) => t))}; they began over ${(Math.max(...starts) - Math.min(...starts)).toFixed(0)} ms (first to last)`,
+  );
+  console.log(
+    `  the engine checks each before its create, one at a time: ${checks.length} checks, ${spread(checks.map((t) => t.end - t.start))}, ${(checks.reduce((n, t) => n + t.end - t.start, 0) / 1000).toFixed(1)} s in all`,
+  );
+  const saves = String(up.stderr ?? "")
+    .split("\n")
+    .filter((l) => l.includes('"msg":"Saved stack')).length;
+  console.log(
+    `  the engine saved the stack's state ${saves} times in this up, one at a time (a create starts once its start is saved)${process.env.PULUMI_SKIP_CHECKPOINTS ? "; PULUMI_SKIP_CHECKPOINTS is set" : ""}`,
+  );
+  console.log(
+    `  served by ${new Set(done.map(([, t]) => t.provider)).size} provider instance(s) in ${plugin.pids.size} plugin process(es) (started by ${[...plugin.pids.values()].join(", ")}); plugin peak RSS ${(plugin.peak() / 1024).toFixed(0)} MiB`,
+  );
   console.log(`  latency of each ComputerCommand's create (engine's Create call to its reply): ${spread(done.map(([, t]) => t.end - t.start))}`);
   const split = done.filter(([i]) => ranAt.has(i));
-  console.log(`    of which: create to the command running inside ${spread(split.map(([i, t]) => ranAt.get(i) - t.start))}; the command running to the reply ${spread(split.map(([i, t]) => t.end - ranAt.get(i)))}`);
-  if (upFailed) console.log(`  the up's last words: ${String(up.stdout ?? up.message).trim().split("\n").slice(-8).join("\n    ")}`);
+  console.log(
+    `    of which: create to the command running inside ${spread(split.map(([i, t]) => ranAt.get(i) - t.start))}; the command running to the reply ${spread(split.map(([i, t]) => t.end - ranAt.get(i)))}`,
+  );
+  if (upFailed)
+    console.log(
+      `  the up's last words: ${String(up.stdout ?? up.message)
+        .trim()
+        .split("\n")
+        .slice(-8)
+        .join("\n    ")}`,
+    );
   if (upFailed || completed !== calls || done.length !== calls) process.exitCode = 1;
 } finally {
   plugin?.stop();
   for (const c of connections) await c.close().catch(() => undefined);
-  await pulumi("destroy", "--yes", "--skip-preview", "--parallel", parallel).catch((e) => console.log(`destroy failed: ${String(e.stdout ?? e.message).trim().split("\n").slice(-5).join("; ")}`));
+  await pulumi("destroy", "--yes", "--skip-preview", "--parallel", parallel).catch((e) =>
+    console.log(
+      `destroy failed: ${String(e.stdout ?? e.message)
+        .trim()
+        .split("\n")
+        .slice(-5)
+        .join("; ")}`,
+    ),
+  );
   const left = await leftOnDocker(label);
   console.log(`left after destroy: ${left.containers.length} containers, ${left.volumes.length} volumes with the bench's label (must be 0)`);
   if (left.containers.length || left.volumes.length) {

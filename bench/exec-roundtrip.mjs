@@ -36,8 +36,15 @@ const processCpu = () => {
   const all = new Map();
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     let text;
-    try { text = readFileSync(`/proc/${pid}/stat`, "utf8"); } catch { continue; }
-    const f = text.slice(text.lastIndexOf(")") + 2).split(" ").map(Number);
+    try {
+      text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const f = text
+      .slice(text.lastIndexOf(")") + 2)
+      .split(" ")
+      .map(Number);
     all.set(Number(pid), { comm: text.slice(text.indexOf("(") + 1, text.lastIndexOf(")")), self: (f[11] + f[12]) * 10, reaped: (f[13] + f[14]) * 10 });
   }
   return all;
@@ -53,7 +60,11 @@ function payers(before, after, initPid, runs) {
       add("its guards and programs", a.reaped - b.reaped);
     } else add(pid === process.pid ? "this process" : a.comm === "computerd" ? "computerd stdio (the bridge)" : a.comm, a.self - b.self + a.reaped - b.reaped);
   }
-  return [...by].sort((x, y) => y[1] - x[1]).slice(0, 6).map(([who, t]) => `${who} ${ms(t)}`).join(", ");
+  return [...by]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 6)
+    .map(([who, t]) => `${who} ${ms(t)}`)
+    .join(", ");
 }
 
 const size = statSync(binary).size;
@@ -89,7 +100,10 @@ try {
   // both, each side's median block taken.
   const blockCpu = { true: [], version: [] };
   for (let b = 0; b < 10; b++) {
-    for (const [kind, argv] of [["true", ["true"]], ["version", ["/opt/agentrun/computerd", "--version"]]]) {
+    for (const [kind, argv] of [
+      ["true", ["true"]],
+      ["version", ["/opt/agentrun/computerd", "--version"]],
+    ]) {
       const before = busyMs();
       for (let i = 0; i < 50; i++) await call("exec.run", { argv });
       blockCpu[kind].push((busyMs() - before) / 50);

@@ -69,7 +69,14 @@ const init = spawn(daemon, ["init", "--deadline", new Date(Date.now() + 600_000)
 });
 try {
   for (let i = 0; i < 50; i++) {
-    const ready = await new Promise((resolve) => connect(socket).once("connect", function () { this.destroy(); resolve(true); }).once("error", () => resolve(false)));
+    const ready = await new Promise((resolve) =>
+      connect(socket)
+        .once("connect", function () {
+          this.destroy();
+          resolve(true);
+        })
+        .once("error", () => resolve(false)),
+    );
     if (ready) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -86,7 +93,9 @@ try {
     // The same bytes as base64 (what a file's chunks carry) through a bare attached exec.
     const b64 = Buffer.from(bytes.toString("base64"));
     await timed("raw attached exec in (100 MiB as base64)", () => rawExec(computer, ["sh", "-c", "cat > /dev/null"], { input: b64 }));
-    await timed("raw attached exec out (100 MiB as base64)", () => rawExec(computer, ["sh", "-c", `head -c ${Math.ceil(SIZE / 3) * 4} /dev/zero`], { onStdout: () => {} }));
+    await timed("raw attached exec out (100 MiB as base64)", () =>
+      rawExec(computer, ["sh", "-c", `head -c ${Math.ceil(SIZE / 3) * 4} /dev/zero`], { onStdout: () => {} }),
+    );
   }
   console.log(`computerd at ${daemon}; one run each; 100 MiB of random bytes`);
   for (const row of rows) console.log(row);

@@ -107,12 +107,18 @@ try {
   let read;
   const rf = await median(async () => (read = must(await readFile(client, "/work/file.bin"), "readFile")));
   if (createHash("sha256").update(read).digest("hex") !== sha) throw new Error("readFile read other bytes");
-  const cpOut = await median(() => docker("cp", `${name}:/work/cp.bin`, join(host, "out.bin")), () => rmSync(join(host, "out.bin"), { force: true }));
+  const cpOut = await median(
+    () => docker("cp", `${name}:/work/cp.bin`, join(host, "out.bin")),
+    () => rmSync(join(host, "out.bin"), { force: true }),
+  );
   // The bridge's floor: base64 of the same bytes, raw through an attached exec both ways.
   const b64 = Buffer.from(bytes.toString("base64"));
   const rawIn = await median(() => rawExec(computer, ["sh", "-c", "cat > /dev/null"], { input: b64 }));
   let outBytes = 0;
-  const rawOut = await median(() => rawExec(computer, ["base64", "-w0", "/work/file.bin"], { onStdout: (chunk) => (outBytes += chunk.length) }), () => (outBytes = 0));
+  const rawOut = await median(
+    () => rawExec(computer, ["base64", "-w0", "/work/file.bin"], { onStdout: (chunk) => (outBytes += chunk.length) }),
+    () => (outBytes = 0),
+  );
   if (outBytes !== b64.length) throw new Error(`the raw read gave ${outBytes} bytes of base64, not ${b64.length}`);
   const chunkTrip = await lineRoundTrip(b64.subarray(0, (MAX_CHUNK_BYTES / 3) * 4));
   await sh(client, "rm -f /work/file.bin /work/cp.bin");
@@ -133,21 +139,22 @@ try {
   );
   const treeSum = "cd /work/tree && find . -type f -exec sha256sum {} + | sort | sha256sum";
   const pushedSum = await sh(client, treeSum);
-  const cpTreeIn = await median(() => docker("cp", `${tree}/.`, `${name}:/work/tree-cp`), () => sh(client, "rm -rf /work/tree-cp"));
-  const pull = await median(
-    async () => {
-      const out = join(host, "pulled");
-      rmSync(out, { recursive: true, force: true });
-      mkdirSync(out);
-      const tar = spawn("tar", ["-C", out, "-xf", "-"], { stdio: ["pipe", "ignore", "inherit"] });
-      const exited = new Promise((resolve) => tar.on("close", resolve));
-      const { chunks, done } = pullTarStream(client, "/work/tree");
-      for await (const chunk of chunks) if (!tar.stdin.write(chunk)) await new Promise((r) => tar.stdin.once("drain", r));
-      tar.stdin.end();
-      must(await done, "pullTarStream");
-      if ((await exited) !== 0) throw new Error("tar -x failed on the pulled archive");
-    },
+  const cpTreeIn = await median(
+    () => docker("cp", `${tree}/.`, `${name}:/work/tree-cp`),
+    () => sh(client, "rm -rf /work/tree-cp"),
   );
+  const pull = await median(async () => {
+    const out = join(host, "pulled");
+    rmSync(out, { recursive: true, force: true });
+    mkdirSync(out);
+    const tar = spawn("tar", ["-C", out, "-xf", "-"], { stdio: ["pipe", "ignore", "inherit"] });
+    const exited = new Promise((resolve) => tar.on("close", resolve));
+    const { chunks, done } = pullTarStream(client, "/work/tree");
+    for await (const chunk of chunks) if (!tar.stdin.write(chunk)) await new Promise((r) => tar.stdin.once("drain", r));
+    tar.stdin.end();
+    must(await done, "pullTarStream");
+    if ((await exited) !== 0) throw new Error("tar -x failed on the pulled archive");
+  });
   const cpTreeOut = await median(
     () => docker("cp", `${name}:/work/tree-cp`, join(host, "tree-cp-out")),
     () => rmSync(join(host, "tree-cp-out"), { recursive: true, force: true }),
@@ -163,9 +170,13 @@ try {
   console.log(row("readFile 100 MiB", rf, "docker cp out", cpOut, rawOut));
   console.log(row("pushTar tree (1,000 files)", push, "docker cp tree in", cpTreeIn, rawIn));
   console.log(row("pullTarStream tree (1,000 files)", pull, "docker cp tree out", cpTreeOut, rawOut));
-  console.log("the columns: the helper's throughput as a share of docker cp's (goal for writeFile: 0.35x or more), and of the bridge's raw floor (goal: 0.8x or more)");
+  console.log(
+    "the columns: the helper's throughput as a share of docker cp's (goal for writeFile: 0.35x or more), and of the bridge's raw floor (goal: 0.8x or more)",
+  );
   console.log(`the bridge's floor: 133 MiB of base64 raw through an exec attached over the Engine API, in ${rawIn.toFixed(2)} s, out ${rawOut.toFixed(2)} s`);
-  console.log(`one 512 KiB chunk's line (${((MAX_CHUNK_BYTES / 3) * 4 / 1024).toFixed(0)} KiB) into an attached exec and its length back: median ${chunkTrip.toFixed(1)} ms; a push or pull waits one such trip per chunk (200 for 100 MiB)`);
+  console.log(
+    `one 512 KiB chunk's line (${(((MAX_CHUNK_BYTES / 3) * 4) / 1024).toFixed(0)} KiB) into an attached exec and its length back: median ${chunkTrip.toFixed(1)} ms; a push or pull waits one such trip per chunk (200 for 100 MiB)`,
+  );
 } finally {
   await computer?.remove().catch(() => {});
   rmSync(host, { recursive: true, force: true });

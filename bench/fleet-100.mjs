@@ -23,20 +23,35 @@ const image = tools.baseImage;
 const tag = `fleet-${randomBytes(4).toString("hex")}`;
 const { dir, pulumi, init } = await benchStack("agentrun-bench-fleet100-", { skipPreview: true, maxBuffer: 256 << 20 });
 const atOnce = ["--parallel", String(n)];
-const seconds = async (f) => { const t0 = process.hrtime.bigint(); await f(); return Number(process.hrtime.bigint() - t0) / 1e9; };
+const seconds = async (f) => {
+  const t0 = process.hrtime.bigint();
+  await f();
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+};
 const parallel = (items, f) => Promise.all(items.map(f));
 
 async function program(generation) {
-  const resources = Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, {
-    type: "agentrun:index:Computer",
-    properties: {
-      image, lifetimeMs: 3_600_000, network: "none", cpus: 0.25, memoryMb: 128, pids: 64,
-      // A change of the label on the first ten replaces them.
-      labels: { "agentrun.bench": tag, generation: i < REPLACED ? String(generation) : "1" },
-    },
-  }]));
+  const resources = Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [
+      `c${i}`,
+      {
+        type: "agentrun:index:Computer",
+        properties: {
+          image,
+          lifetimeMs: 3_600_000,
+          network: "none",
+          cpus: 0.25,
+          memoryMb: 128,
+          pids: 64,
+          // A change of the label on the first ten replaces them.
+          labels: { "agentrun.bench": tag, generation: i < REPLACED ? String(generation) : "1" },
+        },
+      },
+    ]),
+  );
   const yaml = (await import("yaml")).stringify({
-    name: "agentrun-bench-fleet100", runtime: "yaml",
+    name: "agentrun-bench-fleet100",
+    runtime: "yaml",
     plugins: { providers: [{ name: "agentrun", path: join(root, "provider/bin") }] },
     resources,
   });
@@ -56,16 +71,41 @@ const fleetLeft = async () => {
 
 const bare = Array.from({ length: n }, (_, i) => `agentrun-bench-bare-${tag}-${i}`);
 const spare = Array.from({ length: REPLACED }, (_, i) => `agentrun-bench-spare-${tag}-${i}`);
-const runBare = (name) => run("docker", ["run", "-d", "--name", name, "--network", "none", "--user", "1000:1000", "--cpus", "0.25", "--memory", "128m", "--pids-limit", "64", image, "sleep", "3600"]);
+const runBare = (name) =>
+  run("docker", [
+    "run",
+    "-d",
+    "--name",
+    name,
+    "--network",
+    "none",
+    "--user",
+    "1000:1000",
+    "--cpus",
+    "0.25",
+    "--memory",
+    "128m",
+    "--pids-limit",
+    "64",
+    image,
+    "sleep",
+    "3600",
+  ]);
 const rows = [];
-const row = (step, took, floor, floorWords) => rows.push(`${step.padEnd(34)} ${took.toFixed(1).padStart(7)} s   floor ${floor.toFixed(1).padStart(6)} s (${floorWords})   ${(took / floor).toFixed(2)}x`);
+const row = (step, took, floor, floorWords) =>
+  rows.push(`${step.padEnd(34)} ${took.toFixed(1).padStart(7)} s   floor ${floor.toFixed(1).padStart(6)} s (${floorWords})   ${(took / floor).toFixed(2)}x`);
 try {
   const engineBefore = await engineRss();
   await program(1);
   await init();
 
   const floorUp = await seconds(() => parallel(bare, runBare));
-  const floorRefresh = await seconds(() => parallel(bare, async (b) => { await run("docker", ["inspect", b]); await run("docker", ["exec", b, "true"]); }));
+  const floorRefresh = await seconds(() =>
+    parallel(bare, async (b) => {
+      await run("docker", ["inspect", b]);
+      await run("docker", ["exec", b, "true"]);
+    }),
+  );
   const floorReplace = await seconds(() => Promise.all([parallel(spare, runBare), parallel(bare.slice(0, REPLACED), (b) => run("docker", ["rm", "-f", b]))]));
   const floorDestroy = await seconds(() => parallel([...bare.slice(REPLACED), ...spare], (b) => run("docker", ["rm", "-f", b])));
 
@@ -80,11 +120,17 @@ try {
   engine.stop();
   plugin.stop();
 
-  console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the end`);
+  console.log(
+    `machine: ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} at the end`,
+  );
   console.log(rows.join("\n"));
   console.log(`computers before destroy: ${beforeDestroy.containers} (declared ${n}: no duplicate)`);
   console.log(`leaks after destroy: ${left.containers} computers, ${left.volumes} volumes with the fleet's label (must be 0)`);
-  console.log(`Docker engine memory (dockerd + containerd RSS): ${(engineBefore / 1024).toFixed(0)} MiB before, ${(engine.peak() / 1024).toFixed(0)} MiB at its peak`);
+  console.log(
+    `Docker engine memory (dockerd + containerd RSS): ${(engineBefore / 1024).toFixed(0)} MiB before, ${(engine.peak() / 1024).toFixed(0)} MiB at its peak`,
+  );
   console.log(`plugin peak RSS: ${(plugin.peak() / 1024).toFixed(0)} MiB`);
   if (left.containers || left.volumes || beforeDestroy.containers !== n) process.exitCode = 1;
 } finally {

@@ -11,14 +11,19 @@ function time(cmd, args, untilLine) {
     const t0 = process.hrtime.bigint();
     const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "ignore"] });
     const done = () => resolve(Number(process.hrtime.bigint() - t0) / 1e6);
-    if (untilLine) child.stdout.once("data", () => { done(); child.kill("SIGKILL"); });
+    if (untilLine)
+      child.stdout.once("data", () => {
+        done();
+        child.kill("SIGKILL");
+      });
     else child.on("exit", done);
     child.on("error", reject);
   });
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p = [], n = [];
+const p = [],
+  n = [];
 for (let i = 0; i < runs; i++) {
   p.push(await time(plugin, [], true));
   n.push(await time(process.execPath, ["-e", ""], false));

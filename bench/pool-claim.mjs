@@ -121,19 +121,30 @@ try {
     await connected.value.close();
     await docker.release(made.value, "delete");
   }
-  const line = (what, xs) => `${what}: p50 ${ms(quantile(xs, 0.5))}, p99 ${ms(quantile(xs, 0.99))} (min ${ms(Math.min(...xs))}, max ${ms(Math.max(...xs))}, n ${xs.length})`;
+  const line = (what, xs) =>
+    `${what}: p50 ${ms(quantile(xs, 0.5))}, p99 ${ms(quantile(xs, 0.99))} (min ${ms(Math.min(...xs))}, max ${ms(Math.max(...xs))}, n ${xs.length})`;
   console.log(line(`A claim → first exec.run through a PoolWatch, pool of ${size} refilled between claims`, between));
   console.log(line("  of which the take (rename and claim record)", takesBetween));
-  console.log(line(`B claim → first exec.run through a PoolWatch, pool of ${size} refilled beside the claims`, beside.timed) + `; waits on an empty pool: ${beside.empty}`);
-  console.log(line("C claim → first exec.run with no watch (connects after the rename), refilled beside", unwatched.timed) + `; waits on an empty pool: ${unwatched.empty}`);
+  console.log(
+    line(`B claim → first exec.run through a PoolWatch, pool of ${size} refilled beside the claims`, beside.timed) +
+      `; waits on an empty pool: ${beside.empty}`,
+  );
+  console.log(
+    line("C claim → first exec.run with no watch (connects after the rename), refilled beside", unwatched.timed) +
+      `; waits on an empty pool: ${unwatched.empty}`,
+  );
   console.log(line("D cold create → first exec.run, same spec, same run", created));
   const os = await import("node:os");
-  console.log(`goal: claim p50 < 50 ms (A): ${quantile(between, 0.5) < 50 ? "met" : "not met"}; load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores (a machine shared with other work: read the figures beside each other)`);
+  console.log(
+    `goal: claim p50 < 50 ms (A): ${quantile(between, 0.5) < 50 ? "met" : "not met"}; load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores (a machine shared with other work: read the figures beside each other)`,
+  );
 } finally {
   stop = true;
   await refill.catch(() => {});
   await Promise.allSettled(releases);
-  const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${POOL_LABEL}=${pool.id}`], { encoding: "utf8" }).split("\n").filter(Boolean);
+  const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${POOL_LABEL}=${pool.id}`], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
   const ids = left.map((id) => execFileSync("docker", ["inspect", "--format", "{{.Id}}", id], { encoding: "utf8" }).trim());
   if (left.length) execFileSync("docker", ["rm", "--force", "--volumes", ...left], { stdio: "ignore" });
   for (const id of ids) execFileSync("docker", ["volume", "rm", "--force", `agentrun-claim-${id}`], { stdio: "ignore" });

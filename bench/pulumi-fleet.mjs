@@ -15,14 +15,24 @@ const run = promisify(execFile);
 const n = Number(process.argv[2] ?? 10);
 const { dir, pulumi, init } = await benchStack("agentrun-bench-fleet-");
 const image = tools.baseImage;
-const seconds = async (f) => { const t0 = process.hrtime.bigint(); await f(); return Number(process.hrtime.bigint() - t0) / 1e9; };
+const seconds = async (f) => {
+  const t0 = process.hrtime.bigint();
+  await f();
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+};
 
-const resources = Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, {
-  type: "agentrun:index:Computer",
-  properties: { image, lifetimeMs: 600_000, network: "none", cpus: 1, memoryMb: 256 },
-}]));
+const resources = Object.fromEntries(
+  Array.from({ length: n }, (_, i) => [
+    `c${i}`,
+    {
+      type: "agentrun:index:Computer",
+      properties: { image, lifetimeMs: 600_000, network: "none", cpus: 1, memoryMb: 256 },
+    },
+  ]),
+);
 const yaml = (await import("yaml")).stringify({
-  name: "agentrun-bench-fleet", runtime: "yaml",
+  name: "agentrun-bench-fleet",
+  runtime: "yaml",
   plugins: { providers: [{ name: "agentrun", path: join(root, "provider/bin") }] },
   resources,
 });
@@ -31,8 +41,9 @@ await init();
 
 const bare = Array.from({ length: n }, (_, i) => `agentrun-bench-bare-${process.pid}-${i}`);
 try {
-  const floor = await seconds(() => Promise.all(bare.map((name) =>
-    run("docker", ["run", "-d", "--name", name, "--network", "none", "--user", "1000:1000", image, "sleep", "600"]))));
+  const floor = await seconds(() =>
+    Promise.all(bare.map((name) => run("docker", ["run", "-d", "--name", name, "--network", "none", "--user", "1000:1000", image, "sleep", "600"]))),
+  );
   const parallel = ["--parallel", String(n)];
   const up = await seconds(() => pulumi("up", "--yes", "--skip-preview", ...parallel));
   const again = await seconds(() => pulumi("up", "--yes", "--skip-preview", ...parallel));
@@ -41,9 +52,13 @@ try {
   const byDefault = await seconds(() => pulumi("up", "--yes", "--skip-preview"));
   console.log(`${n} bare docker run -d in parallel (the floor): ${floor.toFixed(1)} s`);
   console.log(`pulumi up of ${n} computers, --parallel ${n}: ${up.toFixed(1)} s (${(up / floor).toFixed(2)}x the floor)`);
-  console.log(`pulumi up again, nothing to do (the engine's own cost): ${again.toFixed(1)} s; up less that: ${(up - again).toFixed(1)} s (${((up - again) / floor).toFixed(2)}x the floor; goal <= 1.3x)`);
+  console.log(
+    `pulumi up again, nothing to do (the engine's own cost): ${again.toFixed(1)} s; up less that: ${(up - again).toFixed(1)} s (${((up - again) / floor).toFixed(2)}x the floor; goal <= 1.3x)`,
+  );
   console.log(`pulumi refresh of ${n} computers: ${refresh.toFixed(1)} s (goal <= 5 s)`);
-  console.log(`pulumi up of ${n} at the engine's default parallelism (${cpus().length} CPUs here): ${byDefault.toFixed(1)} s; less the no-op up ${((byDefault - again) / floor).toFixed(2)}x the floor`);
+  console.log(
+    `pulumi up of ${n} at the engine's default parallelism (${cpus().length} CPUs here): ${byDefault.toFixed(1)} s; less the no-op up ${((byDefault - again) / floor).toFixed(2)}x the floor`,
+  );
 } finally {
   await pulumi("destroy", "--yes", "--skip-preview").catch((e) => console.error(`destroy: ${e.message}`));
   await run("docker", ["rm", "-f", ...bare]).catch(() => undefined);

@@ -28,7 +28,10 @@ export async function makeDesktop() {
     " && rm -rf /var/lib/apt/lists/*",
     "",
   ].join("\n");
-  const image = await ensureImage({ recipe }, { docker: docker.cli, onWait: (m, tag) => console.error(`(${m === "build" ? "building" : "pulling"} ${tag}: the anchors' tools, once)`) });
+  const image = await ensureImage(
+    { recipe },
+    { docker: docker.cli, onWait: (m, tag) => console.error(`(${m === "build" ? "building" : "pulling"} ${tag}: the anchors' tools, once)`) },
+  );
   if (!image.ok) throw new Error(`the bench image: ${image.error.message}`);
   const made = await docker.create({ image: image.value, lifetimeMs: 3_600_000, network: "none" });
   if (!made.ok) throw new Error(`create: ${made.error.message}`);

@@ -17,7 +17,7 @@ async function shot(client) {
   const first = await client.call("screen.shot", {});
   const parts = [Buffer.from(first.data, "base64")];
   let size = parts[0].length;
-  for (let eof = first.eof; !eof; ) {
+  for (let eof = first.eof; !eof;) {
     const more = await client.call("screen.read", { id: first.id, offset: size });
     parts.push(Buffer.from(more.data, "base64"));
     size += parts.at(-1).length;
@@ -47,8 +47,12 @@ try {
   const shotMs = quantile(times, 0.5);
   const anchorMs = quantile(anchor, 0.5);
   const size = statSync(daemonPath).size;
-  console.log(`screen.shot ${last.width}x${last.height}, ${last.png.length} bytes of PNG: median ${ms(shotMs)}, p90 ${ms(quantile(times, 0.9))} over ${runs} (bound: 25 ms)`);
-  console.log(`anchor, xwd -root | convert xwd:- png:- through docker exec in the same container: median ${ms(anchorMs)} over ${anchorRuns} (${anchorBytes} bytes)`);
+  console.log(
+    `screen.shot ${last.width}x${last.height}, ${last.png.length} bytes of PNG: median ${ms(shotMs)}, p90 ${ms(quantile(times, 0.9))} over ${runs} (bound: 25 ms)`,
+  );
+  console.log(
+    `anchor, xwd -root | convert xwd:- png:- through docker exec in the same container: median ${ms(anchorMs)} over ${anchorRuns} (${anchorBytes} bytes)`,
+  );
   console.log(`screen.shot is ${(anchorMs / shotMs).toFixed(1)}x faster than the anchor (bound: 5x or more)`);
   console.log(`computerd (${daemonPath.split("/").pop()}): ${size} bytes, ${(size / 1e6).toFixed(2)} MB (bound: 4.2 MB)`);
   if (save) {

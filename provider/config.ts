@@ -8,9 +8,7 @@ import { PROVIDER_SETTINGS, settingsKeys, TEST_SETTINGS } from "../src/settings.
 import { unknownSettings } from "./words.js";
 
 /** Each provider's settings, the library's schema (src/settings.ts): the CLI's --set takes the same keys. */
-const Settings = z.strictObject(
-  Object.fromEntries(Object.entries(PROVIDER_SETTINGS).map(([id, schema]) => [id, schema.optional()])),
-);
+const Settings = z.strictObject(Object.fromEntries(Object.entries(PROVIDER_SETTINGS).map(([id, schema]) => [id, schema.optional()])));
 
 /** The keys the plugin treats as secrets: they never reach a message or a log. */
 export const SECRET_SETTINGS = ["modal.tokenId", "modal.tokenSecret"] as const;
@@ -55,5 +53,9 @@ export function settingsFrom(configJson: string | undefined, options: SettingsOp
 }
 
 function safeJson(text: string): unknown {
-  try { return JSON.parse(text); } catch { return text; }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

@@ -71,16 +71,12 @@ export function makeProvider(opts: {
       return (await handler(urn)).check(ctx, olds ?? {}, news ?? {});
     },
     // A library refusal a stack's user meets is said in their terms (words.ts).
-    diff: async (id, urn, olds: Props, news: Props) =>
-      inStackWords(settings, async () => (await handler(urn)).diff(ctx, id, olds ?? {}, news ?? {})),
-    create: async (urn, inputs: Props) =>
-      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).create(c, inputs ?? {}))),
-    read: async (id, urn, props?: Props) =>
-      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).read(c, id, props ?? {}))),
+    diff: async (id, urn, olds: Props, news: Props) => inStackWords(settings, async () => (await handler(urn)).diff(ctx, id, olds ?? {}, news ?? {})),
+    create: async (urn, inputs: Props) => inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).create(c, inputs ?? {}))),
+    read: async (id, urn, props?: Props) => inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).read(c, id, props ?? {}))),
     update: async (id, urn, olds: Props, news: Props) =>
       inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).update(c, id, olds ?? {}, news ?? {}))),
-    delete: async (id, urn, props: Props) =>
-      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).delete(c, id, props ?? {}))),
+    delete: async (id, urn, props: Props) => inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).delete(c, id, props ?? {}))),
     invoke: async (token, inputs: Props) =>
       inStackWords(settings, async () => {
         if (!opts.settings.ok) throw new Error(opts.settings.message);

@@ -27,8 +27,7 @@ export async function readFolder(path: string): Promise<FolderState | undefined>
 /** One sentence per way the folder differs from what was declared; empty when it is as declared. */
 export function folderDrift(path: string, want: User, got: FolderState): string[] {
   const drift: string[] = [];
-  if (got.owner.uid !== want.uid || got.owner.gid !== want.gid)
-    drift.push(`the run folder ${path} is owned by ${userText(got.owner)}, not ${userText(want)}`);
+  if (got.owner.uid !== want.uid || got.owner.gid !== want.gid) drift.push(`the run folder ${path} is owned by ${userText(got.owner)}, not ${userText(want)}`);
   if (got.mode !== FOLDER_MODE) drift.push(`the run folder ${path} has mode ${modeText(got.mode)}, not ${modeText(FOLDER_MODE)}`);
   return drift;
 }

@@ -30,7 +30,10 @@ export function unwrap(props: Props): { plain: Props; secretKeys: Set<string> } 
   for (const [k, v] of Object.entries(props ?? {})) {
     let found = false;
     const strip = (x: unknown): unknown => {
-      if (isSecret(x)) { found = true; return strip(x.value); }
+      if (isSecret(x)) {
+        found = true;
+        return strip(x.value);
+      }
       if (Array.isArray(x)) return x.map(strip);
       if (typeof x === "object" && x !== null) return Object.fromEntries(Object.entries(x).map(([a, b]) => [a, strip(b)]));
       return x;

@@ -19,7 +19,8 @@ export function vendors(settings: Settings): Vendors {
       // The plugin's environment is the user's shell's (the Pulumi engine passes it on): a setting a
       // vendor's own CLI reads from there defaults the same way (Docker's engine: DOCKER_HOST), as
       // it does for the agentrun CLI (src/host.ts).
-      p = import("../src/providers.js").then(({ providerFromSettings }) => providerFromSettings(id, byId[id] ?? {}, hostEnvironment()))
+      p = import("../src/providers.js")
+        .then(({ providerFromSettings }) => providerFromSettings(id, byId[id] ?? {}, hostEnvironment()))
         // Refused settings come from the stack's config: say so in the lines that change it.
         .then((made) => (made.ok || made.error.field === "provider" ? made : { ok: false as const, error: settingsRefused(id, made.error) }));
       made.set(id, p);

@@ -14,7 +14,8 @@ export const configRm = (provider: string, key: string) => `pulumi config rm --p
 
 // The library's words these rules translate (src/docker/provider.ts create, src/docker/image.ts pullWords).
 const MISSING_AT_CREATE = /^the image (\S+) is not on this Docker host, and create pulls nothing\b/;
-const NOT_PULLED = /^the image (\S+) is not on this Docker host and could not be pulled: (.*?)(?:; pull or load it on this host ahead \(docker load\), or give a recipe)?$/;
+const NOT_PULLED =
+  /^the image (\S+) is not on this Docker host and could not be pulled: (.*?)(?:; pull or load it on this host ahead \(docker load\), or give a recipe)?$/;
 
 function missingImage(tag: string): string {
   return (
@@ -79,7 +80,10 @@ export async function inStackWords<T>(settings: StackSettings, step: () => Promi
     return await step();
   } catch (error) {
     if (!(error instanceof ResultFailure)) throw error;
-    const said = forStack({ code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}), ...(error.refusals ? { refusals: error.refusals } : {}) }, settings);
+    const said = forStack(
+      { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}), ...(error.refusals ? { refusals: error.refusals } : {}) },
+      settings,
+    );
     if (said.message === error.message) throw error;
     throw new ResultFailure(said);
   }

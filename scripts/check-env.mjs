@@ -151,7 +151,11 @@ export function findingsIn(file, text) {
       while (ts.isParenthesizedExpression(init) || ts.isAsExpression(init) || ts.isNonNullExpression(init)) init = init.expression;
       if (isProcess(init)) {
         for (const element of node.name.elements) {
-          const key = element.propertyName ? (ts.isIdentifier(element.propertyName) ? element.propertyName.text : literalName(element.propertyName)) : element.name.getText();
+          const key = element.propertyName
+            ? ts.isIdentifier(element.propertyName)
+              ? element.propertyName.text
+              : literalName(element.propertyName)
+            : element.name.getText();
           if (key === undefined || key === "env" || element.dotDotDotToken) report(element, "env destructured from process");
         }
       }

@@ -28,7 +28,10 @@ function typeOf(t, input) {
 
 function fields(props, required, input, indent = "  ") {
   return Object.entries(props)
-    .map(([k, p]) => `${p.description ? doc(p.description, indent) : ""}${indent}${input ? "" : "readonly "}${k}${required.includes(k) ? "" : "?"}: ${typeOf(p, input)};\n`)
+    .map(
+      ([k, p]) =>
+        `${p.description ? doc(p.description, indent) : ""}${indent}${input ? "" : "readonly "}${k}${required.includes(k) ? "" : "?"}: ${typeOf(p, input)};\n`,
+    )
     .join("");
 }
 
@@ -51,7 +54,9 @@ for (const [token, r] of Object.entries(schema.resources)) {
   ts += `  static readonly __pulumiType = ${JSON.stringify(token)};\n\n`;
   for (const [k, p] of Object.entries(r.properties)) {
     const type = typeOf(p, false);
-    ts += (p.description ? doc(p.description, "  ") : "") + `  declare readonly ${k}: pulumi.Output<${(r.required ?? []).includes(k) ? type : `${type} | undefined`}>;\n`;
+    ts +=
+      (p.description ? doc(p.description, "  ") : "") +
+      `  declare readonly ${k}: pulumi.Output<${(r.required ?? []).includes(k) ? type : `${type} | undefined`}>;\n`;
   }
   ts += `\n  constructor(name: string, args: ${n}Args${(r.requiredInputs ?? []).length ? "" : " = {}"}, opts?: pulumi.${base}Options) {\n`;
   const unset = (keys) => keys.map((k) => `${k}: undefined`).join(", ");

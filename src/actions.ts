@@ -270,9 +270,7 @@ function desktopMouse(
       const button = buttonOf(event.button);
       if (isRefusal(button)) return button;
       const { click } = pressStrategy(button, modifiers);
-      return click !== undefined
-        ? [{ type: "click", point, button, count: 1, ...(click.length > 0 ? { keys: click } : {}) }]
-        : [{ type: "up", point, button }];
+      return click !== undefined ? [{ type: "click", point, button, count: 1, ...(click.length > 0 ? { keys: click } : {}) }] : [{ type: "up", point, button }];
     }
     default:
       return refusal("action", "a mouse event's action is move, down or up");

@@ -90,7 +90,8 @@ export async function adoptOrClear(claims: Claims, spec: ComputerSpec, owner: st
       }
     }
     const removed = await claims.remove(candidate.ref);
-    if (!removed.ok) return fail(removed.error.code, `${candidate.ref.name}, left by an interrupted create of this computer, could not be removed: ${removed.error.message}`);
+    if (!removed.ok)
+      return fail(removed.error.code, `${candidate.ref.name}, left by an interrupted create of this computer, could not be removed: ${removed.error.message}`);
   }
   return ok(adopted);
 }
@@ -100,7 +101,10 @@ export async function adoptOrClear(claims: Claims, spec: ComputerSpec, owner: st
  * left and a later create, declared otherwise, did not adopt. One made after it (a replace's new
  * computer) stays. Nothing where the deleted one has no owner or the vendor reads no creation time.
  */
-export async function removeEarlier(claims: Claims, deleted: { id: string; labels: Record<string, string>; created: string | undefined }): Promise<Result<string[]>> {
+export async function removeEarlier(
+  claims: Claims,
+  deleted: { id: string; labels: Record<string, string>; created: string | undefined },
+): Promise<Result<string[]>> {
   const owner = deleted.labels[OWNER_LABEL];
   const before = deleted.created;
   if (owner === undefined || before === undefined) return ok([]);
@@ -110,7 +114,8 @@ export async function removeEarlier(claims: Claims, deleted: { id: string; label
   for (const other of found.value) {
     if (other.ref.id === deleted.id || other.created === undefined || !(other.created < before)) continue;
     const gone = await claims.remove(other.ref);
-    if (!gone.ok) return fail(gone.error.code, `${other.ref.name}, made for the same resource before the one deleted, could not be removed: ${gone.error.message}`);
+    if (!gone.ok)
+      return fail(gone.error.code, `${other.ref.name}, made for the same resource before the one deleted, could not be removed: ${gone.error.message}`);
     removed.push(other.ref.name);
   }
   return ok(removed);

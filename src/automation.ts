@@ -6,15 +6,7 @@ import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { Unwrap } from "@pulumi/pulumi";
-import {
-  LocalWorkspace,
-  PulumiCommand,
-  type EngineEvent,
-  type OpMap,
-  type OpType,
-  type ProjectSettings,
-  type Stack,
-} from "@pulumi/pulumi/automation/index.js";
+import { LocalWorkspace, PulumiCommand, type EngineEvent, type OpMap, type OpType, type ProjectSettings, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { packageRoot } from "./docker/package.js";
 import { pulumiFolder } from "./pulumi-cli.js";
 import { fail, ok, type Result } from "./result.js";
@@ -99,7 +91,13 @@ const DEFAULT_PROJECT = "agentrun-computers";
 // Steps that change nothing: a read-back, a resource as it was.
 const UNCHANGED: ReadonlySet<OpType> = new Set(["same", "read", "refresh"]);
 // A replace's own parts, said beside its replace step.
-const PART_OF_REPLACE: ReadonlySet<OpType> = new Set(["create-replacement", "delete-replaced", "read-replacement", "discard-replaced", "remove-pending-replace"]);
+const PART_OF_REPLACE: ReadonlySet<OpType> = new Set([
+  "create-replacement",
+  "delete-replaced",
+  "read-replacement",
+  "discard-replaced",
+  "remove-pending-replace",
+]);
 
 const urnParts = (urn: string) => {
   const parts = urn.split("::");
@@ -146,7 +144,8 @@ export async function computerStack<O>(options: ComputerStackOptions<O>): Promis
   const state = options.state ?? path.join(homedir(), ".agentrun", "state");
   const isUrl = /^[a-z][\w+.-]*:\/\//i.test(state);
   if (!options.passphrase) return fail("invalid", "computerStack needs a passphrase: it encrypts the stack's secrets in state", { field: "passphrase" });
-  if (!isUrl && !path.isAbsolute(state)) return fail("invalid", `state is a folder's absolute path or a backend's URL, not ${JSON.stringify(state)}`, { field: "state" });
+  if (!isUrl && !path.isAbsolute(state))
+    return fail("invalid", `state is a folder's absolute path or a backend's URL, not ${JSON.stringify(state)}`, { field: "state" });
   if (!isUrl) mkdirSync(state, { recursive: true, mode: 0o700 });
   // The project's files (Pulumi.yaml, the stack's config) beside its local state, else in a folder of the user's.
   const workDir = path.join(isUrl ? path.join(homedir(), ".agentrun", "projects") : path.join(state, "projects"), project);
@@ -186,7 +185,11 @@ function stackOf<O>(stack: Stack, options: ComputerStackOptions<O>): ComputerSta
   const outputsOf = (map: Record<string, { value: unknown }>) => Object.fromEntries(Object.entries(map).map(([k, v]) => [k, v.value])) as Unwrap<O>;
 
   /** Runs one engine operation with progress forwarded; a failure is a result in the engine's own words. */
-  async function step<T>(what: string, signal: AbortSignal | undefined, work: (on: { onEvent: (e: EngineEvent) => void; signal?: AbortSignal }) => Promise<T>): Promise<Result<T>> {
+  async function step<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    work: (on: { onEvent: (e: EngineEvent) => void; signal?: AbortSignal }) => Promise<T>,
+  ): Promise<Result<T>> {
     const errors: string[] = [];
     const onEvent = (event: EngineEvent) => {
       options.onEvent?.(event);
@@ -223,7 +226,7 @@ function stackOf<O>(stack: Stack, options: ComputerStackOptions<O>): ComputerSta
             on.onEvent(event);
             const meta = event.resourcePreEvent?.metadata;
             if (!meta || UNCHANGED.has(meta.op) || PART_OF_REPLACE.has(meta.op) || meta.type === "pulumi:pulumi:Stack") return;
-            const drift = meta.old?.outputs?.drift
+            const drift = meta.old?.outputs?.drift;
             drifted.push({
               ...urnParts(meta.urn),
               op: meta.op,

@@ -40,7 +40,8 @@ export function checkChildSpec(spec: ComputerSpec, capabilities: Capabilities, w
     if (SIZED.has(key)) out.push({ field: key, message: `${key} is refused: ${words.vendor} sandbox's size is its ${words.sizedBy}'s own` });
     else if (key === "user" && normalUser(spec.user) === own.user) continue;
     else if (key === "workdir" && spec.workdir === own.workdir) continue;
-    else if (key === "user") out.push({ field: key, message: `user is refused: ${words.vendor} computer's daemon runs as the provider's daemonUser, which a spec cannot name` });
+    else if (key === "user")
+      out.push({ field: key, message: `user is refused: ${words.vendor} computer's daemon runs as the provider's daemonUser, which a spec cannot name` });
     else if (key === "workdir") out.push({ field: key, message: `workdir is refused: ${words.vendor} computer's daemon works in /work` });
     else if (key === "mount") out.push(...checkMount(spec.mount, []));
     else if (!FIELDS.has(key)) out.push({ field: key, message: `${key} is not a field ${words.name} supports (it takes ${[...FIELDS].join(", ")})` });
@@ -61,7 +62,8 @@ export function checkChildSpec(spec: ComputerSpec, capabilities: Capabilities, w
         else if (key === words.ownLabel || key.startsWith(`${words.ownLabel}.`)) {
           out.push({ field: "labels", message: `the label ${key} is in the provider's own namespace (${words.ownLabel}); choose another key` });
         }
-        if (typeof value !== "string" || value.includes("\0")) out.push({ field: "labels", message: `the label ${key.replace(/\0/g, "")} is a string with no NUL` });
+        if (typeof value !== "string" || value.includes("\0"))
+          out.push({ field: "labels", message: `the label ${key.replace(/\0/g, "")} is a string with no NUL` });
       }
     }
   }

@@ -50,7 +50,11 @@ export function statusDrift(status: string, user: string): string[] {
 export async function daemonDrift(client: ComputerClient, hello: Hello, want: DaemonExpected, signal?: AbortSignal): Promise<string[]> {
   const out = helloDrift(hello, want);
   try {
-    const run = await client.call("exec.run", { argv: ["sh", "-c", `cat /proc/self/status; echo "sha256 $(sha256sum ${CHILD_DAEMON})"`], timeoutMs: 20_000 }, { signal });
+    const run = await client.call(
+      "exec.run",
+      { argv: ["sh", "-c", `cat /proc/self/status; echo "sha256 $(sha256sum ${CHILD_DAEMON})"`], timeoutMs: 20_000 },
+      { signal },
+    );
     const text = Buffer.from(run.stdout, "base64").toString("utf8");
     if (run.exitCode !== 0) out.push(`reading the daemon's programs from inside exited ${run.exitCode ?? run.signal}`);
     else out.push(...statusDrift(text, want.user));

@@ -41,9 +41,9 @@ export function shellQuote(word: string): string {
 // writable by no group and no other user; a tenth mode character (an ACL, +) fails it too.
 const PATH_RULE = [
   "held() {",
-  "  for p in \"$@\"; do",
-  "    set -- $(ls -ldn \"$p\" 2>/dev/null) && [ \"${3:-x}\" = 0 ] || { echo \"" + REFUSED_MARK + " $p is not owned by root\" >&2; return 1; }",
-  "    case \"$1\" in [-d]????-??-?) ;; *) echo \"" + REFUSED_MARK + " $p reads $1: a link, an ACL, or writable by a group or another user\" >&2; return 1 ;; esac",
+  '  for p in "$@"; do',
+  '    set -- $(ls -ldn "$p" 2>/dev/null) && [ "${3:-x}" = 0 ] || { echo "' + REFUSED_MARK + ' $p is not owned by root" >&2; return 1; }',
+  '    case "$1" in [-d]????-??-?) ;; *) echo "' + REFUSED_MARK + ' $p reads $1: a link, an ACL, or writable by a group or another user" >&2; return 1 ;; esac',
   "  done",
   "}",
 ].join("\n");
@@ -69,7 +69,7 @@ export function installCommand(uploaded: string): string {
   const script = [
     "set -u",
     PATH_RULE,
-    'src=$1; dst=' + shellQuote(CHILD_DAEMON),
+    "src=$1; dst=" + shellQuote(CHILD_DAEMON),
     "mkdir -p /opt/agentrun && chown 0:0 /opt/agentrun && chmod 755 /opt/agentrun || exit 4",
     'rm -rf "$dst"',
     'cp "$src" "$dst" && chown 0:0 "$dst" && chmod 755 "$dst" || { rm -f "$src" "$dst"; exit 4; }',

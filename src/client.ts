@@ -220,9 +220,7 @@ export class DaemonClient implements ComputerClient {
     if (!pending.schema) return pending.resolve(result);
     const checked = pending.schema.safeParse(result);
     if (!checked.success) {
-      return pending.reject(
-        new CallError("protocol", `${method}: the daemon's result does not match the protocol (${issuesInWords(checked.error)})`, method),
-      );
+      return pending.reject(new CallError("protocol", `${method}: the daemon's result does not match the protocol (${issuesInWords(checked.error)})`, method));
     }
     pending.resolve(checked.data);
   }
@@ -255,11 +253,8 @@ function isStream(value: unknown): boolean {
 
 /** zod's issues as "path: words", never the values themselves (a value may be a secret). */
 export function issuesInWords(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "params"}: ${issue.message}`)
-    .join("; ");
+  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "params"}: ${issue.message}`).join("; ");
 }
-
 
 /** A call's failure as a result: a CallError keeps its kind; anything else is failed, in its words. */
 export function asFailure(error: unknown): { ok: false; error: ResultError } {

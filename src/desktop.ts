@@ -115,7 +115,10 @@ export async function screenOf(
     const shot = await connected.value.client.call("screen.shot", {}, options);
     return ok({ width: shot.width, height: shot.height });
   } catch (error) {
-    return fail(error instanceof CallError && error.kind === "unsupported" ? "unsupported" : "failed", `reading ${ref.name}'s screen: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(
+      error instanceof CallError && error.kind === "unsupported" ? "unsupported" : "failed",
+      `reading ${ref.name}'s screen: ${error instanceof Error ? error.message : String(error)}`,
+    );
   } finally {
     await connected.value.close();
   }

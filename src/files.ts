@@ -98,23 +98,14 @@ class Growing {
 }
 
 /** Writes a whole file: the first chunk replaces it, the mode goes with the last. */
-export async function writeFile(
-  client: ComputerClient,
-  path: string,
-  bytes: Uint8Array,
-  options: WriteFileOptions = {},
-): Promise<Result<{ size: number }>> {
+export async function writeFile(client: ComputerClient, path: string, bytes: Uint8Array, options: WriteFileOptions = {}): Promise<Result<{ size: number }>> {
   const { signal, mode, parents } = options;
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const chunks = Math.max(1, Math.ceil(data.length / WRITE_CHUNK_BYTES));
   const piece = (i: number) => data.subarray(i * WRITE_CHUNK_BYTES, (i + 1) * WRITE_CHUNK_BYTES).toString("base64");
   const withMode = mode === undefined ? {} : { mode };
   try {
-    let written = await client.call(
-      "files.write",
-      { path, data: piece(0), ...(parents ? { parents } : {}), ...(chunks === 1 ? withMode : {}) },
-      { signal },
-    );
+    let written = await client.call("files.write", { path, data: piece(0), ...(parents ? { parents } : {}), ...(chunks === 1 ? withMode : {}) }, { signal });
     if (chunks === 1) return ok({ size: written.size });
     // The middle chunks at their offsets, several at once: each is its own pwrite.
     let nextChunk = 1;

@@ -19,7 +19,19 @@ export * from "./janitor.js";
 export * from "./desktop.js";
 export * from "./screen-watch.js";
 export * from "./pool.js";
-export { checkAllowlist, checkTestNetwork, DEFAULT_HINT, EGRESS_PORTS, hintProblem, MAX_HINT, MAX_EACH as ALLOWLIST_MAX_EACH, ALLOW_REFUSAL_KINDS, type AllowRefusal, type AllowRefusalKind, type AllowlistCheck } from "./egress/list.js";
+export {
+  checkAllowlist,
+  checkTestNetwork,
+  DEFAULT_HINT,
+  EGRESS_PORTS,
+  hintProblem,
+  MAX_HINT,
+  MAX_EACH as ALLOWLIST_MAX_EACH,
+  ALLOW_REFUSAL_KINDS,
+  type AllowRefusal,
+  type AllowRefusalKind,
+  type AllowlistCheck,
+} from "./egress/list.js";
 export * from "./probe.js";
 export * from "./providers.js";
 export { DockerProvider, type DockerProviderOptions, type EgressOptions, ensureImage, type ImageSource } from "./docker/index.js";

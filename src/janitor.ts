@@ -100,12 +100,7 @@ export interface ReleasedOlder {
  * or whose epoch cannot be read; keeps those of this epoch. Refused as fenced, releasing nothing,
  * when a computer of the run has a higher epoch. A partial cleanup is a failure.
  */
-export async function releaseOlder(
-  provider: ComputerProvider,
-  run: string,
-  epoch: number,
-  options: CallOptions = {},
-): Promise<Result<ReleasedOlder>> {
+export async function releaseOlder(provider: ComputerProvider, run: string, epoch: number, options: CallOptions = {}): Promise<Result<ReleasedOlder>> {
   const { signal } = options;
   const problem = runProblem(run) ?? epochProblem(epoch);
   if (problem) return fail("invalid", `releaseOlder: ${problem}`, { field: runProblem(run) ? "run" : "epoch" });
@@ -148,10 +143,7 @@ export async function releaseOlder(
     else left.push(`${info.ref.name} (${result.error.message})`);
   }
   if (left.length > 0) {
-    return fail(
-      "failed",
-      `releaseOlder for run ${JSON.stringify(run)} at epoch ${epoch} left ${left.join("; ")}; released ${named(released)}`,
-    );
+    return fail("failed", `releaseOlder for run ${JSON.stringify(run)} at epoch ${epoch} left ${left.join("; ")}; released ${named(released)}`);
   }
   return ok({ released, kept, unproven });
 }

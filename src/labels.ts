@@ -57,7 +57,9 @@ const hash = (text: string) => createHash("sha256").update(text).digest("hex").s
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);
@@ -118,7 +120,8 @@ export function labelRefusals(labels: unknown, namespace: string): Refusal[] {
     } else if (key === namespace || key.startsWith(`${namespace}.`)) {
       out.push({ field: "labels", message: `the label ${key} is in the provider's own namespace (${namespace}); choose another key` });
     }
-    if (typeof value !== "string" || value.includes("\0")) out.push({ field: "labels", message: `the label ${key.replace(/\0/g, "")} is a string with no NUL` });
+    if (typeof value !== "string" || value.includes("\0"))
+      out.push({ field: "labels", message: `the label ${key.replace(/\0/g, "")} is a string with no NUL` });
   }
   return out;
 }

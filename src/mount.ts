@@ -9,15 +9,11 @@ export const WORKSPACE = "/workspace";
 export const MOUNT_KINDS = ["bind", "archil"] as const;
 export type MountKind = (typeof MOUNT_KINDS)[number];
 
-export type MountSpec =
-  | { kind: "bind"; path: string }
-  | { kind: "archil"; disk: string; region: string; folder: string; token: string };
+export type MountSpec = { kind: "bind"; path: string } | { kind: "archil"; disk: string; region: string; folder: string; token: string };
 
 /** What a provider reads back of a mount: its kind and source, never a token. */
 export type MountReadBack =
-  | { kind: "bind"; path: string }
-  | { kind: "archil"; disk: string; region: string; folder: string; exclusive: boolean; epoch: number }
-  | { other: string };
+  { kind: "bind"; path: string } | { kind: "archil"; disk: string; region: string; folder: string; exclusive: boolean; epoch: number } | { other: string };
 
 /** One refused field of a mount, in words that never hold the value. */
 export interface MountRefusal {
@@ -48,7 +44,10 @@ export function checkMount(mount: unknown, declared: readonly MountKind[] | unde
   const allowed = kind === "bind" ? BIND_FIELDS : ARCHIL_FIELDS;
   const refusals: MountRefusal[] = Object.keys(fields)
     .filter((key) => !allowed.includes(key))
-    .map((key) => ({ field: `mount.${key}`, message: `mount.${key} is not a field of ${kind === "archil" ? "an" : "a"} ${kind} mount (it has ${allowed.slice(1).join(", ")})` }));
+    .map((key) => ({
+      field: `mount.${key}`,
+      message: `mount.${key} is not a field of ${kind === "archil" ? "an" : "a"} ${kind} mount (it has ${allowed.slice(1).join(", ")})`,
+    }));
   if (kind === "bind") refusals.push(...bindRefusals(fields.path));
   else {
     for (const key of ["disk", "region", "folder", "token"]) {
@@ -109,7 +108,8 @@ export function bindPathProblem(path: unknown, options: { mayBeMissing?: boolean
       }
       return `the run folder's path passes through a symlink at ${prefix} (to ${target}); give its canonical path, without links`;
     }
-    if (!st.isDirectory()) return prefix === path ? `the run folder ${path} is not a directory` : `the run folder's path passes through ${prefix}, which is not a directory`;
+    if (!st.isDirectory())
+      return prefix === path ? `the run folder ${path} is not a directory` : `the run folder's path passes through ${prefix}, which is not a directory`;
   }
   return undefined;
 }

@@ -139,7 +139,8 @@ export async function fillPool(pool: Pool, spec: ComputerSpec, size: number, opt
     await Promise.all(Array.from({ length: Math.min(FILL_AT_ONCE, missing - i) }, (_, k) => one(i + k)));
     if (failed.length) break;
   }
-  if (failed.length) return fail("failed", `pool ${pool.id} was filled with ${made.length} of the ${missing} missing (${made.join(", ") || "none"}): ${failed[0]}`);
+  if (failed.length)
+    return fail("failed", `pool ${pool.id} was filled with ${made.length} of the ${missing} missing (${made.join(", ") || "none"}): ${failed[0]}`);
   return ok(made);
 }
 
@@ -168,7 +169,11 @@ export async function drainPool(pool: Pool, keep: number, options: CallOptions =
 export async function clearPool(pool: Pool, options: CallOptions = {}): Promise<Result<string[]>> {
   const listed = await pool.provider.list({ [POOL_LABEL]: pool.id }, options);
   if (!listed.ok) return listed;
-  return releaseEach(pool, listed.value.filter((c) => c.labels[RUN_LABEL] === undefined).map((c) => c.ref), options);
+  return releaseEach(
+    pool,
+    listed.value.filter((c) => c.labels[RUN_LABEL] === undefined).map((c) => c.ref),
+    options,
+  );
 }
 
 /**
@@ -216,10 +221,12 @@ export class PoolWatch implements Pool {
       if (this.#bridges.has(ref.id)) continue;
       const bridge: { ref: ComputerRef; connection: Promise<Result<Connection>>; open?: Connection } = { ref, connection: this.provider.connect(ref) };
       this.#bridges.set(ref.id, bridge);
-      opening.push(bridge.connection.then((c) => {
-        if (c.ok) bridge.open = c.value;
-        else if (this.#bridges.get(ref.id) === bridge) this.#bridges.delete(ref.id);
-      }));
+      opening.push(
+        bridge.connection.then((c) => {
+          if (c.ok) bridge.open = c.value;
+          else if (this.#bridges.get(ref.id) === bridge) this.#bridges.delete(ref.id);
+        }),
+      );
     }
     // Done when the bridges it began are open, so a claim after a look finds them.
     await Promise.all(opening);

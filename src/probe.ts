@@ -97,11 +97,7 @@ export async function readNetworkNone(client: ComputerClient, options: ProbeOpti
   const { bound, signal } = boundedBy(PROBE_TIMEOUT_MS, options.signal);
   let run;
   try {
-    run = await client.call(
-      "exec.run",
-      { argv, timeoutMs: PROBE_TIMEOUT_MS, ...(options.user === undefined ? {} : { user: options.user }) },
-      { signal },
-    );
+    run = await client.call("exec.run", { argv, timeoutMs: PROBE_TIMEOUT_MS, ...(options.user === undefined ? {} : { user: options.user }) }, { signal });
   } catch (error) {
     if (error instanceof CallError && error.kind === "aborted" && bound.aborted && !options.signal?.aborted) {
       return fail("timeout", `computerd probe gave no answer within ${PROBE_TIMEOUT_MS / 1000} s, so network none is not read back`);

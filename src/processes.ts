@@ -19,12 +19,7 @@ export interface ReadAll {
 }
 
 /** Pages a stream by offset, one call in flight, until the process has ended and nothing is left. */
-export async function readAll(
-  client: ComputerClient,
-  id: string,
-  stream: ProcessStream,
-  options: ReadAllOptions = {},
-): Promise<Result<ReadAll>> {
+export async function readAll(client: ComputerClient, id: string, stream: ProcessStream, options: ReadAllOptions = {}): Promise<Result<ReadAll>> {
   const { signal, waitMs = MAX_READ_WAIT_MS } = options;
   let offset = options.offset ?? 0;
   let dropped = 0;

@@ -41,18 +41,7 @@ export const MAX_UI_NODES = 5000;
 // --- Errors ---
 
 /** The kinds a daemon error carries in data.kind. */
-export const ERROR_KINDS = [
-  "not_found",
-  "invalid",
-  "timeout",
-  "aborted",
-  "denied",
-  "limit",
-  "unsupported",
-  "exists",
-  "not_dir",
-  "is_dir",
-] as const;
+export const ERROR_KINDS = ["not_found", "invalid", "timeout", "aborted", "denied", "limit", "unsupported", "exists", "not_dir", "is_dir"] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /**
@@ -114,7 +103,10 @@ export function isLimitIssue(issue: z.core.$ZodIssue): boolean {
 /** Base64 bytes, as every data field carries them. */
 const Base64 = z.string().describe("base64");
 /** An absolute path; the daemon cleans it. */
-const AbsPath = z.string().min(1).refine((p) => p.startsWith("/"), "a path must be absolute");
+const AbsPath = z
+  .string()
+  .min(1)
+  .refine((p) => p.startsWith("/"), "a path must be absolute");
 /** A signal named without SIG ("TERM"), or its number when it has no name ("63"). */
 const SignalName = z.string();
 const Env = z.record(z.string(), z.string());

@@ -7,7 +7,6 @@ import type { Result } from "./result.js";
 
 export type { Result, ResultCode, ResultError, Refusal } from "./result.js";
 
-
 // --- What a computer is asked to be ---
 
 /** none: no network; open: the default route out; allow: names and CIDRs through an egress proxy. */
@@ -247,11 +246,7 @@ export interface ComputerProvider {
   extend?(ref: ComputerRef, ttlMs: number, options?: CallOptions): Promise<Result<{ deadline: string }>>;
   /** The vendor's live screen URL. */
   stream?(ref: ComputerRef, options?: CallOptions): Promise<Result<{ url: string }>>;
-  watch?(
-    ref: ComputerRef,
-    handlers: WatchHandlers,
-    options?: CallOptions & { maxWidth?: number; quality?: number },
-  ): Promise<Result<ScreenWatch>>;
+  watch?(ref: ComputerRef, handlers: WatchHandlers, options?: CallOptions & { maxWidth?: number; quality?: number }): Promise<Result<ScreenWatch>>;
   /** The janitor's hook for what a provider leaves beside its computers (Docker's egress leftovers). */
   sweep?(options?: SweepOptions): Promise<Result<{ removed: string[] }>>;
   /** A warm pool's hooks: absent where the vendor gives no atomic claim. */

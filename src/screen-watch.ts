@@ -47,7 +47,15 @@ function asWatchError(error: unknown, what: string): ScreenWatchError {
   if (error instanceof ScreenWatchError) return error;
   if (error instanceof CallError) {
     const code: ScreenWatchCode =
-      error.kind === "closed" ? "gone" : error.kind === "unsupported" ? "unsupported" : error.kind === "limit" ? "limit" : error.kind === "invalid" ? "invalid" : "unreachable";
+      error.kind === "closed"
+        ? "gone"
+        : error.kind === "unsupported"
+          ? "unsupported"
+          : error.kind === "limit"
+            ? "limit"
+            : error.kind === "invalid"
+              ? "invalid"
+              : "unreachable";
     return new ScreenWatchError(code, `${what}: ${error.message}`, { cause: error });
   }
   return new ScreenWatchError("unreachable", `${what}: ${String(error)}`, { cause: error });
@@ -84,13 +92,23 @@ export function watchScreen(connection: Connection, options: WatchOptions = {}):
         if (closed) throw new ScreenWatchError("closed", "the watch was closed");
         let frame;
         try {
-          frame = await client.call("screen.watch", { after, waitMs: MAX_WATCH_WAIT_MS, ...(options.maxWidth ? { maxWidth: options.maxWidth } : {}), ...(options.quality ? { quality: options.quality } : {}) }, call);
+          frame = await client.call(
+            "screen.watch",
+            {
+              after,
+              waitMs: MAX_WATCH_WAIT_MS,
+              ...(options.maxWidth ? { maxWidth: options.maxWidth } : {}),
+              ...(options.quality ? { quality: options.quality } : {}),
+            },
+            call,
+          );
         } catch (error) {
           throw closed ? new ScreenWatchError("closed", "the watch was closed") : asWatchError(error, "the screen's watch");
         }
         if (!frame.changed) continue;
         const { width, height, frameWidth, frameHeight, format } = frame;
-        if (!width || !height || !frameWidth || !frameHeight || !format) throw new ScreenWatchError("invalid", "a changed frame came without its format and sizes");
+        if (!width || !height || !frameWidth || !frameHeight || !format)
+          throw new ScreenWatchError("invalid", "a changed frame came without its format and sizes");
         let bytes: Uint8Array;
         try {
           bytes = await readWhole(Buffer.from(frame.data ?? "", "base64"), frame.id, frame.eof ?? false);
@@ -103,7 +121,8 @@ export function watchScreen(connection: Connection, options: WatchOptions = {}):
     },
     async act(actions) {
       if (closed) throw new ScreenWatchError("closed", "the watch was closed: input goes no further");
-      if (inFlight >= MAX_INPUTS_IN_FLIGHT) throw new ScreenWatchError("limit", `at most ${MAX_INPUTS_IN_FLIGHT} inputs are in flight on a watch; wait for one to answer`);
+      if (inFlight >= MAX_INPUTS_IN_FLIGHT)
+        throw new ScreenWatchError("limit", `at most ${MAX_INPUTS_IN_FLIGHT} inputs are in flight on a watch; wait for one to answer`);
       inFlight++;
       try {
         const result = await client.call("input.actions", { actions }, call);
@@ -165,7 +184,7 @@ export async function daemonWatch(
       await new Promise<void>((resolve) => {
         let acked = false;
         handlers.frame(frame, () => {
-          if (!acked) (acked = true), resolve();
+          if (!acked) ((acked = true), resolve());
         });
       });
     }
@@ -177,7 +196,10 @@ export async function daemonWatch(
         return ok(await session.act(actions));
       } catch (error) {
         const e = error instanceof ScreenWatchError ? error : asWatchError(error, "input on the watch");
-        return fail(e.code === "limit" ? "limit" : e.code === "closed" ? "closed" : e.code === "gone" ? "gone" : e.code === "unsupported" ? "unsupported" : "failed", e.message);
+        return fail(
+          e.code === "limit" ? "limit" : e.code === "closed" ? "closed" : e.code === "gone" ? "gone" : e.code === "unsupported" ? "unsupported" : "failed",
+          e.message,
+        );
       }
     },
     close: stop,

@@ -19,7 +19,10 @@ const USER = /^(0|[1-9][0-9]*)(?::(0|[1-9][0-9]*))?$/;
  */
 export function parseUser(user: unknown): Result<User> {
   const m = typeof user === "string" ? USER.exec(user) : null;
-  if (!m) return fail("invalid", "user is a uid or uid:gid in numbers, such as 1000:1000 (a name is refused: the computer's image may not have it)", { field: "user" });
+  if (!m)
+    return fail("invalid", "user is a uid or uid:gid in numbers, such as 1000:1000 (a name is refused: the computer's image may not have it)", {
+      field: "user",
+    });
   const uid = Number(m[1]);
   const gid = m[2] === undefined ? uid : Number(m[2]);
   if (uid > MAX_ID || gid > MAX_ID) return fail("invalid", `user's ids are at most ${MAX_ID}`, { field: "user" });

@@ -22,11 +22,7 @@ type Outcome<T> = { state: T } | { error: unknown } | undefined;
  * returns the first state done accepts. Each read gets a signal that aborts at the bound or on
  * the caller's abort; a read still pending then is not waited for, and one that throws is not done.
  */
-export async function waitUntil<T>(
-  read: (signal: AbortSignal) => Promise<T>,
-  done: (state: T) => boolean,
-  options: WaitOptions<T>,
-): Promise<Result<T>> {
+export async function waitUntil<T>(read: (signal: AbortSignal) => Promise<T>, done: (state: T) => boolean, options: WaitOptions<T>): Promise<Result<T>> {
   const { boundMs, signal, minMs = 250, maxMs = 5000, what = "the state", describe = (s: T) => JSON.stringify(s) } = options;
   const bad = [
     ["boundMs", boundMs],

@@ -29,7 +29,9 @@ export function requestLine(id: number, method: string, params: unknown): Buffer
   }
   const { data: _, ...rest } = params as { data: string };
   const fields = JSON.stringify(rest);
-  const head = Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${fields.slice(0, -1)}${fields === "{}" ? "" : ","}"data":"`);
+  const head = Buffer.from(
+    `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${fields.slice(0, -1)}${fields === "{}" ? "" : ","}"data":"`,
+  );
   const line = Buffer.allocUnsafe(head.length + data.length + 4);
   head.copy(line);
   line.write(data, head.length, "latin1");

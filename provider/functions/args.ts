@@ -15,7 +15,12 @@ export interface Chosen {
 }
 
 /** The provider and labels of an invoke, or every refusal together. */
-export async function chosen(ctx: Context, raw: Props, known: readonly string[], token: string): Promise<{ ok: true; value: Chosen } | { ok: false; failures: CheckFailure[] }> {
+export async function chosen(
+  ctx: Context,
+  raw: Props,
+  known: readonly string[],
+  token: string,
+): Promise<{ ok: true; value: Chosen } | { ok: false; failures: CheckFailure[] }> {
   const { plain } = unwrap(raw);
   const failures = unknownFields(plain, known, token);
   const { provider: id = DEFAULT_PROVIDER, labels = {}, ...rest } = plain;

@@ -25,7 +25,8 @@ export function secretFields(schema: Schema): string[] {
  * when it is not one, each violation at its place, and each secret field given in clear.
  */
 export function checkSettings(schema: unknown, raw: unknown, plain: unknown): Refusal[] {
-  if (!isObject(schema)) return [{ field: "settingsSchema", message: "settingsSchema is a JSON schema: an object such as {type: object, properties: {...}, required: [...]}" }];
+  if (!isObject(schema))
+    return [{ field: "settingsSchema", message: "settingsSchema is a JSON schema: an object such as {type: object, properties: {...}, required: [...]}" }];
   const ajv = new Ajv({ allErrors: true, strict: false });
   // The secret marks are ours: format password is a mark, not a format ajv must know.
   ajv.addFormat("password", true);
@@ -33,7 +34,9 @@ export function checkSettings(schema: unknown, raw: unknown, plain: unknown): Re
   try {
     validate = ajv.compile(schema);
   } catch (error) {
-    return [{ field: "settingsSchema", message: `settingsSchema is not a JSON schema ajv can compile: ${error instanceof Error ? error.message : String(error)}` }];
+    return [
+      { field: "settingsSchema", message: `settingsSchema is not a JSON schema ajv can compile: ${error instanceof Error ? error.message : String(error)}` },
+    ];
   }
   const refusals: Refusal[] = [];
   if (!validate(plain ?? {})) {
@@ -45,7 +48,11 @@ export function checkSettings(schema: unknown, raw: unknown, plain: unknown): Re
   }
   if (!isSecret(raw) && isObject(raw)) {
     for (const field of secretFields(schema)) {
-      if (field in raw && !isSecret(raw[field])) refusals.push({ field: "settings", message: `settings.${field} is a secret in settingsSchema: give it as a Pulumi secret (fn::secret, or pulumi config set --secret)` });
+      if (field in raw && !isSecret(raw[field]))
+        refusals.push({
+          field: "settings",
+          message: `settings.${field} is a secret in settingsSchema: give it as a Pulumi secret (fn::secret, or pulumi config set --secret)`,
+        });
     }
   }
   return refusals;

@@ -8,7 +8,20 @@
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
-import { APP_MARK, lastWords, MAX_READY_SECONDS, removeApp, serviceStates, SETTINGS_VAR, startServices, stopServices, waitReady, type Ready, type Service, type Started } from "../../src/inside/app.js";
+import {
+  APP_MARK,
+  lastWords,
+  MAX_READY_SECONDS,
+  removeApp,
+  serviceStates,
+  SETTINGS_VAR,
+  startServices,
+  stopServices,
+  waitReady,
+  type Ready,
+  type Service,
+  type Started,
+} from "../../src/inside/app.js";
 import { driftOf, readBack, syncFiles, type FileReadBack } from "../../src/inside/load.js";
 import { endMarked } from "../../src/inside/marks.js";
 import { APP_ROOT, inHome } from "../../src/inside/paths.js";
@@ -52,33 +65,48 @@ export const folderOf = (name: string) => posix.join(APP_ROOT, name);
 
 function checkServices(services: unknown, secret: boolean, refuse: (p: string, r: string) => void): void {
   if (services === UNKNOWN) return;
-  if (!isObject(services) || Object.keys(services).length === 0) return refuse("services", "services is required: a map of service names to {argv, env}, each started as the computer's user from the app's folder");
+  if (!isObject(services) || Object.keys(services).length === 0)
+    return refuse("services", "services is required: a map of service names to {argv, env}, each started as the computer's user from the app's folder");
   for (const [name, s] of Object.entries(services)) {
     if (!SERVICE.test(name)) refuse("services", `the service name ${JSON.stringify(name.slice(0, 64))} is not letters, digits, _, . and - (at most 63)`);
-    if (!isObject(s) || !isArgv(s.argv)) { refuse("services", `services.${name} needs argv: the program and its arguments, a list of strings`); continue; }
+    if (!isObject(s) || !isArgv(s.argv)) {
+      refuse("services", `services.${name} needs argv: the program and its arguments, a list of strings`);
+      continue;
+    }
     const unknown = Object.keys(s).filter((k) => k !== "argv" && k !== "env");
     if (unknown.length) refuse("services", `services.${name} has no field ${unknown.join(", ")}; it takes argv and env`);
     if (s.env !== undefined && s.env !== UNKNOWN) {
       if (!isObject(s.env)) refuse("services", `services.${name}.env is a map of variable names to text`);
-      else for (const [k, v] of Object.entries(s.env)) {
-        if (!ENV_NAME.test(k)) refuse("services", secret ? `services.${name}.env (a secret) is refused` : `services.${name}.env's name ${JSON.stringify(k)} is not a variable name`);
-        else if (k === APP_MARK || k === SETTINGS_VAR) refuse("services", `services.${name}.env's ${k} is the app's own: name another`);
-        if (v !== UNKNOWN && typeof v !== "string") refuse("services", `services.${name}.env's ${k} must be text`);
-      }
+      else
+        for (const [k, v] of Object.entries(s.env)) {
+          if (!ENV_NAME.test(k))
+            refuse(
+              "services",
+              secret ? `services.${name}.env (a secret) is refused` : `services.${name}.env's name ${JSON.stringify(k)} is not a variable name`,
+            );
+          else if (k === APP_MARK || k === SETTINGS_VAR) refuse("services", `services.${name}.env's ${k} is the app's own: name another`);
+          if (v !== UNKNOWN && typeof v !== "string") refuse("services", `services.${name}.env's ${k} must be text`);
+        }
     }
   }
 }
 
 function checkReady(ready: unknown, refuse: (p: string, r: string) => void): unknown {
   if (ready === undefined || ready === UNKNOWN) return ready;
-  if (!isObject(ready)) return refuse("ready", "ready is {port} (a TCP port on the computer's loopback) or {command} (an argv that exits 0 when the app is up), with timeoutSeconds");
+  if (!isObject(ready))
+    return refuse(
+      "ready",
+      "ready is {port} (a TCP port on the computer's loopback) or {command} (an argv that exits 0 when the app is up), with timeoutSeconds",
+    );
   const unknown = Object.keys(ready).filter((k) => !["port", "command", "timeoutSeconds"].includes(k));
   if (unknown.length) refuse("ready", `ready has no field ${unknown.join(", ")}; it takes port or command, and timeoutSeconds`);
   if ((ready.port === undefined) === (ready.command === undefined)) refuse("ready", "ready takes one of port and command");
-  if (ready.port !== undefined && ready.port !== UNKNOWN && !(Number.isInteger(ready.port) && (ready.port as number) >= 1 && (ready.port as number) <= 65535)) refuse("ready", "ready.port is a TCP port, 1 to 65535, on the computer's loopback");
+  if (ready.port !== undefined && ready.port !== UNKNOWN && !(Number.isInteger(ready.port) && (ready.port as number) >= 1 && (ready.port as number) <= 65535))
+    refuse("ready", "ready.port is a TCP port, 1 to 65535, on the computer's loopback");
   if (ready.command !== undefined && !isArgv(ready.command)) refuse("ready", "ready.command is an argv, a list of strings, that exits 0 once the app is up");
   const secs = ready.timeoutSeconds ?? DEFAULT_READY_SECONDS;
-  if (secs !== UNKNOWN && !(Number.isInteger(secs) && (secs as number) >= 1 && (secs as number) <= MAX_READY_SECONDS)) refuse("ready", `ready.timeoutSeconds is whole seconds from 1 to ${MAX_READY_SECONDS}`);
+  if (secs !== UNKNOWN && !(Number.isInteger(secs) && (secs as number) >= 1 && (secs as number) <= MAX_READY_SECONDS))
+    refuse("ready", `ready.timeoutSeconds is whole seconds from 1 to ${MAX_READY_SECONDS}`);
   return { ...ready, timeoutSeconds: secs };
 }
 
@@ -88,7 +116,8 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   const refuse = (property: string, reason: string) => void failures.push({ property, reason });
   const { computer, provider } = await checkComputer(ctx, plain, failures);
   const name = plain.name;
-  if (name !== UNKNOWN && (typeof name !== "string" || !NAME.test(name))) refuse("name", "name is required: the app's name, lowercase letters, digits, _ and - (at most 63), its folder's under ~/.agentrun/apps");
+  if (name !== UNKNOWN && (typeof name !== "string" || !NAME.test(name)))
+    refuse("name", "name is required: the app's name, lowercase letters, digits, _ and - (at most 63), its folder's under ~/.agentrun/apps");
   if (plain.files !== undefined && plain.files !== UNKNOWN) {
     if (!isArchive(plain.files)) refuse("files", "files is an archive (fn::fileArchive of a folder, or fn::assetArchive), installed into the app's folder");
     else if (typeof name === "string" && NAME.test(name) && !hasUnknown(plain.files)) {
@@ -124,21 +153,30 @@ async function filesOf(inputs: Inputs) {
 /** What a failed start or ready check says: each service's state and its last words on stderr. */
 async function whyNotReady(session: Session, started: Record<string, Started>): Promise<string> {
   const states = await serviceStates(session, started);
-  const parts = await Promise.all(Object.entries(started).map(async ([name, s]) => {
-    const state = states.ok ? states.value[name] : "unknown";
-    const words = await lastWords(session, s);
-    return `${name} ${state}${words ? ` (${words})` : ""}`;
-  }));
+  const parts = await Promise.all(
+    Object.entries(started).map(async ([name, s]) => {
+      const state = states.ok ? states.value[name] : "unknown";
+      const words = await lastWords(session, s);
+      return `${name} ${state}${words ? ` (${words})` : ""}`;
+    }),
+  );
   return parts.join("; ");
 }
 
 /** Installs the files, starts the services and waits for ready; on a failure, stops what it started. */
-async function install(ctx: Context, session: Session, inputs: Inputs, remove: readonly string[], signal: AbortSignal): Promise<Result<{ written: Written; running: Record<string, Started> }>> {
+async function install(
+  ctx: Context,
+  session: Session,
+  inputs: Inputs,
+  remove: readonly string[],
+  signal: AbortSignal,
+): Promise<Result<{ written: Written; running: Record<string, Started> }>> {
   const dir = inHome(session.home, folderOf(inputs.name));
   const made = await runQuietly(session, ["mkdir", "-p", "-m", "700", "--", dir], 60_000, "mkdir of the app's folder", { signal });
   if (!made.ok) return made;
   const files = await filesOf(inputs);
-  const onBatch = (i: number, of: number, bytes: number) => ctx.say?.(`installing ${inputs.name} into ${inputs.computer}: batch ${i} of ${of} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
+  const onBatch = (i: number, of: number, bytes: number) =>
+    ctx.say?.(`installing ${inputs.name} into ${inputs.computer}: batch ${i} of ${of} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
   const written = await syncFiles(session, files, remove, { signal, onBatch });
   if (!written.ok) return written;
   const started = await startServices(session, dir, inputs.services, inputs.settings, { signal });
@@ -164,19 +202,21 @@ function outputsOf(raw: Props, inputs: Inputs, written: Written, running: Record
 
 async function create(ctx: Context, raw: Props) {
   const inputs = unwrap(raw).plain as Inputs;
-  const done = orThrow(await inComputer(ctx, inputs, INSTALL_MS, async (session, signal) => {
-    const dir = inHome(session.home, folderOf(inputs.name));
-    // What a create that failed before left running from this folder is ended first.
-    const ended = await endMarked(session, APP_MARK, dir, { signal });
-    if (!ended.ok) return ended;
-    const installed = await install(ctx, session, inputs, [], signal);
-    if (!installed.ok) {
-      // A service that started before another failed to carries the app's mark: it ends here.
-      await endMarked(session, APP_MARK, dir);
-      await removeApp(session, dir);
-    }
-    return installed;
-  }));
+  const done = orThrow(
+    await inComputer(ctx, inputs, INSTALL_MS, async (session, signal) => {
+      const dir = inHome(session.home, folderOf(inputs.name));
+      // What a create that failed before left running from this folder is ended first.
+      const ended = await endMarked(session, APP_MARK, dir, { signal });
+      if (!ended.ok) return ended;
+      const installed = await install(ctx, session, inputs, [], signal);
+      if (!installed.ok) {
+        // A service that started before another failed to carries the app's mark: it ends here.
+        await endMarked(session, APP_MARK, dir);
+        await removeApp(session, dir);
+      }
+      return installed;
+    }),
+  );
   return { id: `app-${randomBytes(8).toString("hex")}`, outs: outputsOf(raw, inputs, done.written, done.running, []) };
 }
 
@@ -189,7 +229,9 @@ async function read(ctx: Context, id: string, props: Props) {
     if (!files.ok) return files;
     const states = await serviceStates(session, running, { signal });
     if (!states.ok) return states;
-    const stopped = Object.entries(states.value).filter(([, s]) => s !== "running").map(([name, s]) => `the service ${name} is not running (${s})`);
+    const stopped = Object.entries(states.value)
+      .filter(([, s]) => s !== "running")
+      .map(([name, s]) => `the service ${name} is not running (${s})`);
     return ok([...stopped, ...driftOf(written, files.value)]);
   });
   if (!seen.ok && seen.error.code === "gone") return {}; // gone with its computer
@@ -206,7 +248,10 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
   const replaces = ["computer", "provider", "name"].filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
   const source = hasUnknown(n.files) ? "?" : sourceOf(n.files as Props | undefined);
   const changed =
-    hasUnknown(n) || source === "?" || source !== (o.sources?.files ?? "") || (o.drift?.length ?? 0) > 0 ||
+    hasUnknown(n) ||
+    source === "?" ||
+    source !== (o.sources?.files ?? "") ||
+    (o.drift?.length ?? 0) > 0 ||
     ["services", "settings", "settingsSchema", "ready"].some((k) => !same(o[k], n[k]));
   return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: false };
 }
@@ -215,11 +260,13 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
 async function update(ctx: Context, _id: string, olds: Props, news: Props) {
   const inputs = unwrap(news).plain as Inputs;
   const before = unwrap(olds).plain as { written?: Written; running?: Record<string, Started> };
-  const done = orThrow(await inComputer(ctx, inputs, INSTALL_MS, async (session, signal) => {
-    const stopped = await stopServices(session, inHome(session.home, folderOf(inputs.name)), before.running ?? {}, { signal });
-    if (!stopped.ok) return stopped;
-    return install(ctx, session, inputs, Object.keys(before.written ?? {}), signal);
-  }));
+  const done = orThrow(
+    await inComputer(ctx, inputs, INSTALL_MS, async (session, signal) => {
+      const stopped = await stopServices(session, inHome(session.home, folderOf(inputs.name)), before.running ?? {}, { signal });
+      if (!stopped.ok) return stopped;
+      return install(ctx, session, inputs, Object.keys(before.written ?? {}), signal);
+    }),
+  );
   return { outs: outputsOf(news, inputs, done.written, done.running, []) };
 }
 

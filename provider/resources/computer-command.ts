@@ -55,28 +55,37 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   if (stdin !== undefined && stdin !== UNKNOWN && typeof stdin !== "string") refuse("stdin", "stdin is text given to the command's standard input");
   if (env !== undefined && env !== UNKNOWN) {
     if (typeof env !== "object" || env === null || Array.isArray(env)) refuse("env", "env is a map of variable names to text");
-    else for (const [k, v] of Object.entries(env)) {
-      if (!ENV_NAME.test(k)) refuse("env", shown("env", `env's name ${JSON.stringify(k)} is not a variable name (letters, digits and _, not first a digit)`));
-      else if (k === RUN_MARK || k === "AGENTRUN_RUN_ID") refuse("env", `env's ${k} is the runner's own: name another`);
-      if (v !== UNKNOWN && typeof v !== "string") refuse("env", `env's ${k} must be text`);
-    }
+    else
+      for (const [k, v] of Object.entries(env)) {
+        if (!ENV_NAME.test(k)) refuse("env", shown("env", `env's name ${JSON.stringify(k)} is not a variable name (letters, digits and _, not first a digit)`));
+        else if (k === RUN_MARK || k === "AGENTRUN_RUN_ID") refuse("env", `env's ${k} is the runner's own: name another`);
+        if (v !== UNKNOWN && typeof v !== "string") refuse("env", `env's ${k} must be text`);
+      }
   }
   const timeout = plain.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   if (timeout !== UNKNOWN && !(Number.isInteger(timeout) && (timeout as number) >= 1 && (timeout as number) <= MAX_TIMEOUT_SECONDS)) {
-    refuse("timeoutSeconds", `timeoutSeconds is whole seconds from 1 to ${MAX_TIMEOUT_SECONDS}: the daemon's bound on a run is ${MAX_RUN_SECONDS} s, and the runner keeps ${RUNNER_MARGIN_SECONDS} s of it to stop the command and report`);
+    refuse(
+      "timeoutSeconds",
+      `timeoutSeconds is whole seconds from 1 to ${MAX_TIMEOUT_SECONDS}: the daemon's bound on a run is ${MAX_RUN_SECONDS} s, and the runner keeps ${RUNNER_MARGIN_SECONDS} s of it to stop the command and report`,
+    );
   }
-  if (triggers !== undefined && triggers !== UNKNOWN && !Array.isArray(triggers)) refuse("triggers", "triggers is a list of values whose change runs the command again");
+  if (triggers !== undefined && triggers !== UNKNOWN && !Array.isArray(triggers))
+    refuse("triggers", "triggers is a list of values whose change runs the command again");
   const paths = plain.resultPaths ?? [];
   const resultPaths: unknown[] = [];
   if (paths !== UNKNOWN) {
     if (!Array.isArray(paths)) refuse("resultPaths", "resultPaths is a list of home-relative files to read back");
-    else for (const p of paths) {
-      if (p === UNKNOWN) { resultPaths.push(p); continue; }
-      const r = homeRelative(p, "a result path");
-      if (!r.ok) refuse("resultPaths", r.error.message);
-      else if (resultPaths.includes(r.value)) refuse("resultPaths", `the result path ${r.value} is named twice`);
-      else resultPaths.push(r.value);
-    }
+    else
+      for (const p of paths) {
+        if (p === UNKNOWN) {
+          resultPaths.push(p);
+          continue;
+        }
+        const r = homeRelative(p, "a result path");
+        if (!r.ok) refuse("resultPaths", r.error.message);
+        else if (resultPaths.includes(r.value)) refuse("resultPaths", `the result path ${r.value} is named twice`);
+        else resultPaths.push(r.value);
+      }
   }
   if (failures.length) return { failures };
   const inputs: Props = { computer, provider, command, timeoutSeconds: timeout, resultPaths: paths === UNKNOWN ? paths : resultPaths };
@@ -98,7 +107,14 @@ function outputsOf(raw: Props, inputs: Inputs, run: Pick<RunResult, "runId" | "e
   const anySecret = Object.values(raw).some(isSecret);
   const keep = (v: unknown) => (anySecret ? secret(v) : v);
   const outs: Props = { ...raw, provider: inputs.provider, timeoutSeconds: inputs.timeoutSeconds, resultPaths: raw.resultPaths ?? [] };
-  return { ...outs, runId: run.runId, exitCode: run.exitCode ?? -1, stdout: keep(tail(run.stdout)), stderr: keep(tail(run.stderr)), results: keep(run.results) };
+  return {
+    ...outs,
+    runId: run.runId,
+    exitCode: run.exitCode ?? -1,
+    stdout: keep(tail(run.stdout)),
+    stderr: keep(tail(run.stderr)),
+    results: keep(run.results),
+  };
 }
 
 async function create(ctx: Context, raw: Props) {
@@ -106,12 +122,22 @@ async function create(ctx: Context, raw: Props) {
   const anySecret = Object.values(raw).some(isSecret);
   const key = runKey(ctx.urn);
   ctx.say?.(`running the command in ${inputs.computer} (at most ${inputs.timeoutSeconds} s)`);
-  const ran = orThrow(await inComputer(ctx, inputs, (inputs.timeoutSeconds + RUNNER_MARGIN_SECONDS) * 1000 + STEP_MS, (session, signal) =>
-    runCommand(session, { key, command: inputs.command, stdin: inputs.stdin, env: inputs.env, timeoutSeconds: inputs.timeoutSeconds, resultPaths: inputs.resultPaths }, { signal })));
+  const ran = orThrow(
+    await inComputer(ctx, inputs, (inputs.timeoutSeconds + RUNNER_MARGIN_SECONDS) * 1000 + STEP_MS, (session, signal) =>
+      runCommand(
+        session,
+        { key, command: inputs.command, stdin: inputs.stdin, env: inputs.env, timeoutSeconds: inputs.timeoutSeconds, resultPaths: inputs.resultPaths },
+        { signal },
+      ),
+    ),
+  );
   if (ran.leftovers > 0) ctx.say?.(`ended ${ran.leftovers} process(es) an earlier run of this command left running in ${inputs.computer}`);
   const said = (text: string) => (anySecret || !text.trim() ? "" : `: ${text.trim().split("\n").slice(-5).join("; ").slice(-1000)}`);
   if (ran.timedOut) {
-    throw new ResultFailure({ code: "timeout", message: `${inputs.computer}: the command ran past its timeout of ${inputs.timeoutSeconds} s and was stopped, with everything it started; its folder is removed${said(ran.stderr)}` });
+    throw new ResultFailure({
+      code: "timeout",
+      message: `${inputs.computer}: the command ran past its timeout of ${inputs.timeoutSeconds} s and was stopped, with everything it started; its folder is removed${said(ran.stderr)}`,
+    });
   }
   if (ran.exitCode !== 0) {
     throw new ResultFailure({ code: "failed", message: `${inputs.computer}: the command exited ${ran.exitCode ?? `on ${ran.signal}`}${said(ran.stderr)}` });
@@ -158,7 +184,9 @@ async function remove(ctx: Context, _id: string, props: Props): Promise<void> {
   const old = unwrap(props).plain as Partial<Inputs>;
   const paths = old.resultPaths ?? [];
   if (paths.length === 0 || typeof old.computer !== "string") return;
-  const removed = await inComputer(ctx, { computer: old.computer, provider: old.provider }, STEP_MS, (session, signal) => removeFiles(session, paths, { signal }));
+  const removed = await inComputer(ctx, { computer: old.computer, provider: old.provider }, STEP_MS, (session, signal) =>
+    removeFiles(session, paths, { signal }),
+  );
   if (!removed.ok && removed.error.code === "gone") return; // gone with its computer
   orThrow(removed);
 }

@@ -64,7 +64,8 @@ export async function plan(files: Props, destination: string, base = process.cwd
       } else if (typeof value.path === "string") {
         const dir = resolve(base, value.path);
         const st = await stat(dir).catch(() => undefined);
-        if (!st?.isDirectory()) return void refuse(key, `${field}: ${value.path} is not a local folder (a tar or zip archive is not unpacked: give its folder)`);
+        if (!st?.isDirectory())
+          return void refuse(key, `${field}: ${value.path} is not a local folder (a tar or zip archive is not unpacked: give its folder)`);
         for (const rel of await walk(dir)) {
           const mode = (await stat(resolve(dir, rel))).mode & 0o777;
           planned.push({ path: posix.join(at, rel), source: { file: resolve(dir, rel) }, mode });
@@ -105,20 +106,30 @@ export const destinationOf = (value: unknown) => homeRelative(value, "destinatio
 
 /** Each planned file with its size and sha256, ready to send (a local file is read once to hash it, and again to send). */
 export async function toLoad(planned: readonly Planned[]): Promise<FileToLoad[]> {
-  return Promise.all(planned.map(async (p) => {
-    if ("text" in p.source) {
-      const bytes = Buffer.from(p.source.text, "utf8");
-      return { name: p.path, mode: p.mode, size: bytes.length, sha256: sha256(bytes), bytes: async function* () { yield bytes; } };
-    }
-    const file = p.source.file;
-    const hash = createHash("sha256");
-    let size = 0;
-    for await (const chunk of createReadStream(file)) {
-      hash.update(chunk as Buffer);
-      size += (chunk as Buffer).length;
-    }
-    return { name: p.path, mode: p.mode, size, sha256: hash.digest("hex"), bytes: () => createReadStream(file, { highWaterMark: 512 * 1024 }) };
-  }));
+  return Promise.all(
+    planned.map(async (p) => {
+      if ("text" in p.source) {
+        const bytes = Buffer.from(p.source.text, "utf8");
+        return {
+          name: p.path,
+          mode: p.mode,
+          size: bytes.length,
+          sha256: sha256(bytes),
+          bytes: async function* () {
+            yield bytes;
+          },
+        };
+      }
+      const file = p.source.file;
+      const hash = createHash("sha256");
+      let size = 0;
+      for await (const chunk of createReadStream(file)) {
+        hash.update(chunk as Buffer);
+        size += (chunk as Buffer).length;
+      }
+      return { name: p.path, mode: p.mode, size, sha256: hash.digest("hex"), bytes: () => createReadStream(file, { highWaterMark: 512 * 1024 }) };
+    }),
+  );
 }
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");

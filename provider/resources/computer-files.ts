@@ -38,7 +38,11 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   }
   const files = plain.files;
   if (typeof files !== "object" || files === null || Array.isArray(files) || Object.keys(files).length === 0) {
-    if (files !== UNKNOWN) failures.push({ property: "files", reason: "files is required: a map of home-relative paths to assets or archives (fn::stringAsset, fn::fileAsset, fn::fileArchive)" });
+    if (files !== UNKNOWN)
+      failures.push({
+        property: "files",
+        reason: "files is required: a map of home-relative paths to assets or archives (fn::stringAsset, fn::fileAsset, fn::fileArchive)",
+      });
   } else if (typeof destination === "string" && destination !== UNKNOWN && !hasUnknown(files)) {
     const planned = await plan(files as Props, destination);
     if (!planned.ok) for (const r of planned.error.refusals ?? []) failures.push({ property: "files", reason: r.message });
@@ -69,7 +73,8 @@ function outputsOf(inputs: Inputs, written: Written, drift: string[], sources: R
 async function put(ctx: Context, inputs: Inputs, remove: readonly string[]): Promise<Written> {
   const files = await wanted(inputs);
   const say = ctx.say;
-  const onBatch = (i: number, of: number, bytes: number) => say?.(`loading files into ${inputs.computer}: batch ${i} of ${of} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
+  const onBatch = (i: number, of: number, bytes: number) =>
+    say?.(`loading files into ${inputs.computer}: batch ${i} of ${of} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
   return orThrow(await inComputer(ctx, inputs, LOAD_MS, (session, signal) => syncFiles(session, files, remove, { signal, onBatch })));
 }
 

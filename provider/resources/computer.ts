@@ -20,7 +20,20 @@ import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } 
 
 const TYPE = "agentrun:index:Computer";
 export const INPUTS = [
-  "provider", "image", "lifetimeMs", "network", "allow", "mount", "labels", "cpus", "memoryMb", "pids", "user", "workdir", "kind", "egress",
+  "provider",
+  "image",
+  "lifetimeMs",
+  "network",
+  "allow",
+  "mount",
+  "labels",
+  "cpus",
+  "memoryMb",
+  "pids",
+  "user",
+  "workdir",
+  "kind",
+  "egress",
 ] as const;
 // Everything a Docker computer is made with is fixed at create: a change is a replace.
 const FIXED = INPUTS;
@@ -108,8 +121,13 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   // Joining a proxy is an allowlist: network "allow" unless declared otherwise.
   if (joins && known.network === undefined) known.network = given.network = "allow";
   if (joins) failures.push(...egressRefusals(given));
-  else if (given.network === "allow" && given.allow === undefined) failures.push({ property: "allow", reason: 'network "allow" needs allow (the names and CIDRs the computer may reach) or egress (an EgressProxy\'s egress output, shared by a fleet)' });
-  if (!joins && given.network !== "allow" && given.allow !== undefined) failures.push({ property: "allow", reason: 'allow is the list of network "allow"; set network: allow, or leave allow out' });
+  else if (given.network === "allow" && given.allow === undefined)
+    failures.push({
+      property: "allow",
+      reason: 'network "allow" needs allow (the names and CIDRs the computer may reach) or egress (an EgressProxy\'s egress output, shared by a fleet)',
+    });
+  if (!joins && given.network !== "allow" && given.allow !== undefined)
+    failures.push({ property: "allow", reason: 'allow is the list of network "allow"; set network: allow, or leave allow out' });
 
   const id = known.provider ?? DEFAULT_PROVIDER;
   let provider: ComputerProvider | undefined;
@@ -146,7 +164,10 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   // The proxy's volume belongs to its user: a computer of another user could not read its socket.
   const proxyUser = (known.egress as { user?: unknown } | undefined)?.user;
   if (joins && typeof proxyUser === "string" && proxyUser !== UNKNOWN && inputs.user !== UNKNOWN && normalUser(proxyUser) !== inputs.user) {
-    failures.push({ property: "user", reason: `the computer's user ${String(inputs.user)} is not its EgressProxy's ${proxyUser}: a computer joins a proxy of its own user, so declare the same user on both` });
+    failures.push({
+      property: "user",
+      reason: `the computer's user ${String(inputs.user)} is not its EgressProxy's ${proxyUser}: a computer joins a proxy of its own user, so declare the same user on both`,
+    });
   }
   if (failures.length) return { failures };
   return { inputs: wrapDerived(inputs, secretKeys) };
@@ -155,8 +176,13 @@ async function check(ctx: Context, _olds: Props, news: Props) {
 /** What joining a shared proxy refuses: another network, or a list of the computer's own. */
 function egressRefusals(given: z.infer<typeof Given>) {
   const out: Array<{ property: string; reason: string }> = [];
-  if (given.network !== undefined && given.network !== "allow") out.push({ property: "network", reason: `a computer behind an EgressProxy has network "allow" (the proxy's list), not ${given.network}` });
-  if (given.allow !== undefined) out.push({ property: "allow", reason: "a computer behind an EgressProxy takes the proxy's list: change allow on the EgressProxy, or leave egress out for a proxy of the computer's own" });
+  if (given.network !== undefined && given.network !== "allow")
+    out.push({ property: "network", reason: `a computer behind an EgressProxy has network "allow" (the proxy's list), not ${given.network}` });
+  if (given.allow !== undefined)
+    out.push({
+      property: "allow",
+      reason: "a computer behind an EgressProxy takes the proxy's list: change allow on the EgressProxy, or leave egress out for a proxy of the computer's own",
+    });
   return out;
 }
 
@@ -207,7 +233,9 @@ function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello:
     const same = sameAllowlist(declared.allow, network.allow);
     read.allow = same ? declared.allow : network.allow;
   }
-  if (spec.mount) read.mount = "other" in spec.mount ? { kind: "other", path: spec.mount.other } : { kind: spec.mount.kind, path: "path" in spec.mount ? spec.mount.path : "" };
+  if (spec.mount)
+    read.mount =
+      "other" in spec.mount ? { kind: "other", path: spec.mount.other } : { kind: spec.mount.kind, path: "path" in spec.mount ? spec.mount.path : "" };
   return withoutUndefined(read);
 }
 
@@ -216,7 +244,11 @@ function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello:
  * provider's own, which no one declared, so only the declared keys are compared.
  */
 function declaredLabels(declared: Record<string, string>, read: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.keys(declared).filter((k) => k in read).map((k) => [k, read[k]!]));
+  return Object.fromEntries(
+    Object.keys(declared)
+      .filter((k) => k in read)
+      .map((k) => [k, read[k]!]),
+  );
 }
 
 function outputsOf(declared: Inputs, o: ReadBack, labels: Record<string, string> | undefined): Props {
@@ -239,7 +271,12 @@ const DERIVED: Record<string, readonly string[]> = {
   spec: ["image", "mount", "user", "workdir", "allow"],
   drift: [...INPUTS],
   notes: [...INPUTS],
-  name: [], vendorId: [], state: [], deadline: [], hello: [], screen: [],
+  name: [],
+  vendorId: [],
+  state: [],
+  deadline: [],
+  hello: [],
+  screen: [],
 };
 
 /** A running computer whose hello declares a screen gets its size among the outputs. */
@@ -272,9 +309,19 @@ async function create(ctx: Context, raw: Props) {
   inputs.image ??= await defaultImage(provider, signal, ctx.say, inputs.kind);
   // The owner: a computer an interrupted create of this resource left is adopted or removed first.
   const owner = resourceOwner(ctx);
-  const made = orThrow(await whileWaiting(ctx.say, `waiting for the ${provider.id} computer to start and its daemon to answer`, () => provider.create(specOf(inputs), { signal, ...(owner === undefined ? {} : { owner }) })));
+  const made = orThrow(
+    await whileWaiting(ctx.say, `waiting for the ${provider.id} computer to start and its daemon to answer`, () =>
+      provider.create(specOf(inputs), { signal, ...(owner === undefined ? {} : { owner }) }),
+    ),
+  );
   // create ends with the drift check, hello included: what it made is what was declared.
-  const outs = await withScreen(provider, outputsOf(inputs, { ref: made, state: "running", labels: inputs.labels, hello: made.hello, drift: [] }, inputs.labels), made, made.hello, signal);
+  const outs = await withScreen(
+    provider,
+    outputsOf(inputs, { ref: made, state: "running", labels: inputs.labels, hello: made.hello, drift: [] }, inputs.labels),
+    made,
+    made.hello,
+    signal,
+  );
   return { id: made.name, outs: wrapDerived(outs, secretKeys, DERIVED) };
 }
 
@@ -304,7 +351,8 @@ async function read(ctx: Context, id: string, props: Props) {
   const declared = { ...defaultsOf(provider), ...old } as Inputs;
   if (typeof declared.lifetimeMs !== "number") declared.lifetimeMs = remainingMs(o.ref.spec?.deadline);
   const labels = typeof old.labels === "object" && old.labels !== null ? declaredLabels(declared.labels, o.labels) : callerLabels(o.labels);
-  const outs = o.drift.length > 0 ? outputsOf(declared, o, labels) : await withScreen(provider, outputsOf(declared, o, labels), o.ref, o.hello, bounded(ctx, STEP_MS));
+  const outs =
+    o.drift.length > 0 ? outputsOf(declared, o, labels) : await withScreen(provider, outputsOf(declared, o, labels), o.ref, o.hello, bounded(ctx, STEP_MS));
   // The name stays the one it was made as, so the rename stays drift on every refresh until replaced.
   if (made !== undefined) outs.name = made;
   const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);
@@ -323,7 +371,12 @@ async function ownedComputer(ctx: Context, provider: ComputerProvider, signal: A
 const same = (a: unknown, b: unknown) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
 function sorted(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sorted);
-  if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sorted(x)]));
+  if (typeof v === "object" && v !== null)
+    return Object.fromEntries(
+      Object.entries(v)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, x]) => [k, sorted(x)]),
+    );
   return v;
 }
 

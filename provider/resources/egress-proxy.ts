@@ -28,7 +28,12 @@ const REPLACING = ["provider", "user", "lifetimeMs"] as const;
 const STEP_MS = 2 * 60_000;
 // Outputs derived from inputs of other names, so a secret input keeps them secret.
 const DERIVED: Record<string, readonly string[]> = {
-  egress: ["user"], drift: ["allow", "hint"], name: [], hostAddresses: [], deadline: [], state: [],
+  egress: ["user"],
+  drift: ["allow", "hint"],
+  name: [],
+  hostAddresses: [],
+  deadline: [],
+  state: [],
 };
 
 const Given = z.strictObject({
@@ -64,8 +69,10 @@ async function check(ctx: Context, olds: Props, news: Props) {
   // check's own fields come back from an import's inputs: taken when they are the ones it wrote.
   const { name: givenName, egress: givenEgress, ...plain } = given;
   const failures = unknownFields(plain, INPUTS, TYPE);
-  if (givenName !== undefined && givenName !== old.name) failures.push({ property: "name", reason: `${TYPE}'s name is chosen at its create (proxy-<12 hex digits>); it takes no name` });
-  if (givenEgress !== undefined && JSON.stringify(givenEgress) !== JSON.stringify(old.egress)) failures.push({ property: "egress", reason: `${TYPE}'s egress is an output, for its computers; it takes no egress` });
+  if (givenName !== undefined && givenName !== old.name)
+    failures.push({ property: "name", reason: `${TYPE}'s name is chosen at its create (proxy-<12 hex digits>); it takes no name` });
+  if (givenEgress !== undefined && JSON.stringify(givenEgress) !== JSON.stringify(old.egress))
+    failures.push({ property: "egress", reason: `${TYPE}'s egress is an output, for its computers; it takes no egress` });
   const known = Object.fromEntries(Object.entries(plain).filter(([k, v]) => (INPUTS as readonly string[]).includes(k) && !hasUnknown(v)));
   const parsed = Given.safeParse(known);
   const refused = new Set<string>();
@@ -98,7 +105,9 @@ async function check(ctx: Context, olds: Props, news: Props) {
   const user = plain.user ?? provider?.capabilities().defaults?.user;
   if (user !== undefined) inputs.user = normalUser(user);
   if (provider?.proxies && !hasUnknown(inputs)) {
-    const checked = provider.proxies.check(specOf({ allow: [], lifetimeMs: 1, ...Object.fromEntries(Object.entries(inputs).filter(([k]) => !refused.has(k))) } as unknown as Inputs));
+    const checked = provider.proxies.check(
+      specOf({ allow: [], lifetimeMs: 1, ...Object.fromEntries(Object.entries(inputs).filter(([k]) => !refused.has(k))) } as unknown as Inputs),
+    );
     if (!checked.ok) {
       for (const r of checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }]) {
         const property = r.field.split(".")[0] ?? "";
@@ -176,10 +185,18 @@ async function read(ctx: Context, id: string, props: Props) {
   };
   // A proxy re-run by hand with another list reads back as made, but not as declared.
   const drift = [...o.drift];
-  if (o.network && "allow" in o.network && !sameAllowlist(declared.allow, o.ref.allow)) drift.push(`the egress proxy ${id} holds ${o.ref.allow.join(", ")}, not the declared ${declared.allow.join(", ")}`);
+  if (o.network && "allow" in o.network && !sameAllowlist(declared.allow, o.ref.allow))
+    drift.push(`the egress proxy ${id} holds ${o.ref.allow.join(", ")}, not the declared ${declared.allow.join(", ")}`);
   const outs = outputsOf(declared, o.ref, o.state, drift);
   // The inputs as read back, so preview --refresh shows the list that changed (none when the proxy is gone).
-  const inputs: Props = { provider: declared.provider, allow: outs.allow, lifetimeMs: declared.lifetimeMs, user: o.ref.user, name: id, egress: { proxy: id, user: o.ref.user } };
+  const inputs: Props = {
+    provider: declared.provider,
+    allow: outs.allow,
+    lifetimeMs: declared.lifetimeMs,
+    user: o.ref.user,
+    name: id,
+    egress: { proxy: id, user: o.ref.user },
+  };
   if (declared.hint !== undefined) inputs.hint = o.ref.hint === declared.hint || o.ref.hint === "" ? declared.hint : o.ref.hint;
   return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
@@ -205,7 +222,11 @@ async function update(ctx: Context, id: string, _olds: Props, news: Props) {
   const inputs = plain as Inputs;
   const proxies = proxiesOf(await vendorOf(ctx, inputs.provider));
   const signal = bounded(ctx, STEP_MS);
-  const made = orThrow(await whileWaiting(ctx.say, "making the egress proxy again on its volume", () => proxies.update(id, { allow: inputs.allow, ...(inputs.hint === undefined ? {} : { hint: inputs.hint }) }, { signal })));
+  const made = orThrow(
+    await whileWaiting(ctx.say, "making the egress proxy again on its volume", () =>
+      proxies.update(id, { allow: inputs.allow, ...(inputs.hint === undefined ? {} : { hint: inputs.hint }) }, { signal }),
+    ),
+  );
   return { outs: wrapDerived(outputsOf(inputs, made, "running", []), secretKeys, DERIVED) };
 }
 

@@ -66,9 +66,11 @@ export async function driftAtStart(ctx: Context, provider: ComputerProvider | st
       const r = await provider.read({ id }, { signal });
       found.set(n, r.ok ? { drift: r.value.drift } : r.error.code === "not_found" ? "missing" : { failed: r.error.message });
     };
-    await Promise.all(Array.from({ length: Math.min(AT_ONCE, queue.length) }, async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) await readOne(next);
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(AT_ONCE, queue.length) }, async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) await readOne(next);
+      }),
+    );
     return summarize(name, size, found);
   } catch (e) {
     return { count: 0, computers: [], note: `the children could not be read back: ${(e as Error).message}` };

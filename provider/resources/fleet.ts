@@ -59,7 +59,10 @@ export const fleet: Construct = async (ctx, name, inputs, options) => {
   if (problem) throw new pulumi.InputPropertyError({ propertyPath: "size", reason: problem });
   const unknownInputs = Object.keys(inputs).filter((k) => !(FLEET_INPUTS as readonly string[]).includes(k));
   if (unknownInputs.length) {
-    throw new pulumi.InputPropertyError({ propertyPath: unknownInputs[0]!, reason: `${TYPE} has no field "${unknownInputs[0]}"; it takes ${FLEET_INPUTS.join(", ")}` });
+    throw new pulumi.InputPropertyError({
+      propertyPath: unknownInputs[0]!,
+      reason: `${TYPE} has no field "${unknownInputs[0]}"; it takes ${FLEET_INPUTS.join(", ")}`,
+    });
   }
   const templateNow = await valueOf(inputs.template);
   const bad = templateNow === pulumi.unknown ? undefined : templateProblem(templateNow);
@@ -70,7 +73,13 @@ export const fleet: Construct = async (ctx, name, inputs, options) => {
   const urn = await (component.urn as unknown as { promise(): Promise<string> }).promise();
   const vendorId = templateNow === pulumi.unknown ? undefined : ((templateNow as Record<string, unknown> | undefined)?.provider ?? DEFAULT_PROVIDER);
   const vendor = typeof vendorId !== "string" ? undefined : await ctx.vendor(vendorId);
-  const drift = await driftAtStart(ctx, vendor === undefined ? "the template's provider is not known yet" : vendor.ok ? vendor.value : vendor.error.message, urn, name, size as number);
+  const drift = await driftAtStart(
+    ctx,
+    vendor === undefined ? "the template's provider is not known yet" : vendor.ok ? vendor.value : vendor.error.message,
+    urn,
+    name,
+    size as number,
+  );
   // The template arrives as one value (an Output when any part of it is a secret or depends on a
   // resource); each field is taken from it and carries its secrecy and dependencies to the children.
   const template = pulumi.output(inputs.template ?? {}) as pulumi.Output<Record<string, unknown>>;

@@ -31,14 +31,21 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   failures.push(...unknownFields(given, INPUTS, TYPE));
 
   const kind = given.kind ?? "bind";
-  if (kind === "archil") failures.push({ property: "kind", reason: "a Mount of kind archil is not built yet; this plugin makes bind mounts (a folder on this host)" });
+  if (kind === "archil")
+    failures.push({ property: "kind", reason: "a Mount of kind archil is not built yet; this plugin makes bind mounts (a folder on this host)" });
   else if (kind !== "bind" && kind !== UNKNOWN) failures.push({ property: "kind", reason: 'kind must be "bind" (a folder on this host)' });
 
   const path = given.path;
   if (typeof path !== "string" || path === "") failures.push({ property: "path", reason: "path is required: the run folder's absolute path on this host" });
   else if (path !== UNKNOWN) {
     const problem = bindPathProblem(path, { mayBeMissing: true });
-    if (problem) failures.push({ property: "path", reason: secretKeys.has("path") ? "the run folder's path (a secret) is refused: it must be absolute, canonical, with no link, NUL, comma, double quote or line break" : problem });
+    if (problem)
+      failures.push({
+        property: "path",
+        reason: secretKeys.has("path")
+          ? "the run folder's path (a secret) is refused: it must be absolute, canonical, with no link, NUL, comma, double quote or line break"
+          : problem,
+      });
   }
 
   const local = given.user === undefined ? await localUser(ctx) : ok(given.user);

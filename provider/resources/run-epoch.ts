@@ -40,7 +40,6 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   return { inputs: wrapDerived({ provider, run: plain.run, epoch: plain.epoch }, secretKeys) };
 }
 
-
 async function create(ctx: Context, raw: Props) {
   const { plain, secretKeys } = unwrap(raw);
   const inputs = plain as Inputs;

@@ -37,11 +37,16 @@ export function poolSizeProblem(size: unknown): string | undefined {
 export function poolTemplateProblems(template: Props): Array<{ property: string; reason: string }> {
   const out: Array<{ property: string; reason: string }> = [];
   if (template.network === "allow" || template.egress !== undefined) {
-    out.push({ property: "template", reason: "a warm pool takes network none or open: an allowlist's proxy is made for one computer by its name, which a claim changes, and a pool does not join a shared proxy" });
+    out.push({
+      property: "template",
+      reason:
+        "a warm pool takes network none or open: an allowlist's proxy is made for one computer by its name, which a claim changes, and a pool does not join a shared proxy",
+    });
   }
   const labels = (template.labels ?? {}) as Record<string, string>;
   for (const k of CLAIM_LABELS) {
-    if (k in labels) out.push({ property: "template", reason: `template.labels has ${k}, which a claim gives (run and epoch) or the pool does (its id): leave it out` });
+    if (k in labels)
+      out.push({ property: "template", reason: `template.labels has ${k}, which a claim gives (run and epoch) or the pool does (its id): leave it out` });
   }
   return out;
 }
@@ -66,7 +71,10 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   if (failures.length) return { failures };
   if (template.provider === UNKNOWN) return { inputs: wrapDerived({ size: plain.size, template }, secretKeys) };
   const provider = await vendorOf(ctx, String(template.provider));
-  if (!provider.pool) return { failures: [{ property: "template", reason: `template.provider: the ${provider.id} provider has no warm pools (it gives no atomic claim); use a Fleet` }] };
+  if (!provider.pool)
+    return {
+      failures: [{ property: "template", reason: `template.provider: the ${provider.id} provider has no warm pools (it gives no atomic claim); use a Fleet` }],
+    };
   return { inputs: wrapDerived({ size: plain.size, template }, secretKeys) };
 }
 

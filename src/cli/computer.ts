@@ -18,7 +18,10 @@ export async function findComputer(provider: ComputerProvider, name: string, sig
 export async function connectTo(provider: ComputerProvider, name: string, signal: AbortSignal): Promise<Connection> {
   const info = await findComputer(provider, name, signal);
   if (info.state !== "running") {
-    throw new CliError(EXIT.failed, `${info.ref.name} is ${info.state} (past its deadline ${info.deadline?.toISOString() ?? "unknown"}); \`agentrun sweep\` releases it`);
+    throw new CliError(
+      EXIT.failed,
+      `${info.ref.name} is ${info.state} (past its deadline ${info.deadline?.toISOString() ?? "unknown"}); \`agentrun sweep\` releases it`,
+    );
   }
   const connected = await provider.connect(info.ref, { signal: bounded(signal) });
   if (!connected.ok) throw failed(`${info.ref.name}'s daemon could not be reached`, connected.error);

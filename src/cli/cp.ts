@@ -121,7 +121,9 @@ export function cpCommand(program: Command, context: Context): Command {
     const provider = await providerOf(flags, "cp", signal);
     const name = "computer" in from ? from.computer : (to as { computer: string }).computer;
     const said = await withConnection(provider, name, signal, ({ client }) =>
-      "local" in from ? upload(client, from.local, (to as { path: string }).path, signal) : download(client, from.path, (to as { local: string }).local, signal),
+      "local" in from
+        ? upload(client, from.local, (to as { path: string }).path, signal)
+        : download(client, from.path, (to as { local: string }).local, signal),
     );
     process.stdout.write(`${said}\n`);
   });

@@ -63,10 +63,7 @@ export function execCommand(program: Command, context: Context): Command {
       const release = context.onInterrupt(() => void client.call("process.signal", { id: started.id, signal: "INT" }).catch(() => undefined));
       if (piped) void feed(client, started.id, process.stdin, signal);
       try {
-        await Promise.all([
-          follow(client, started.id, "stdout", process.stdout, signal),
-          follow(client, started.id, "stderr", process.stderr, signal),
-        ]);
+        await Promise.all([follow(client, started.id, "stdout", process.stdout, signal), follow(client, started.id, "stderr", process.stderr, signal)]);
         const code = await exitOf(client, started.id, signal);
         return timedOut ? EXIT.timeout : code;
       } finally {

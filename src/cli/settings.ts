@@ -49,7 +49,10 @@ export async function providerOf(flags: ProviderFlags, command: string, signal: 
     const config = await agentrunConfig({ stack: flags.stack, cwd: process.cwd(), ...(flags.backend ? { backend: flags.backend } : {}) }, bounded(signal));
     const stackSettings = config[id];
     if (stackSettings !== undefined && (typeof stackSettings !== "object" || stackSettings === null)) {
-      throw new CliError(EXIT.usage, `the stack's agentrun:${id} is not an object of settings; set one with \`pulumi config set --path agentrun:${id}.<key> <value>\``);
+      throw new CliError(
+        EXIT.usage,
+        `the stack's agentrun:${id} is not an object of settings; set one with \`pulumi config set --path agentrun:${id}.<key> <value>\``,
+      );
     }
     settings = { ...(stackSettings as Record<string, unknown> | undefined) };
   }

@@ -22,10 +22,12 @@ const TERM = "xterm-256color";
 function writer(client: ComputerClient, id: string): (bytes: Buffer) => void {
   let chain = Promise.resolve();
   return (bytes) => {
-    chain = chain.then(() => client.call("process.write", { id, data: bytes.toString("base64") })).then(
-      () => undefined,
-      () => undefined,
-    );
+    chain = chain
+      .then(() => client.call("process.write", { id, data: bytes.toString("base64") }))
+      .then(
+        () => undefined,
+        () => undefined,
+      );
   };
 }
 

@@ -41,7 +41,11 @@ export async function agentrunConfig(source: StackSource, signal: AbortSignal): 
       reject: false,
     });
     if (run.failed) {
-      const said = String(run.stderr || run.stdout || run.shortMessage).trim().split("\n").slice(-3).join(" ");
+      const said = String(run.stderr || run.stdout || run.shortMessage)
+        .trim()
+        .split("\n")
+        .slice(-3)
+        .join(" ");
       throw new CliError(
         EXIT.usage,
         `the stack "${source.stack}" could not be read from ${backend} in ${source.cwd}: ${said}\n` +

@@ -88,7 +88,10 @@ export async function run(client: ComputerClient, argv: string[], options: RunOp
 /** exec.run that must exit 0; its stdout. */
 export async function output(client: ComputerClient, argv: string[], options: RunOptions = {}): Promise<string> {
   const ran = await run(client, argv, options);
-  check(ran.exitCode === 0, `${shown(argv, 80)} exited ${ran.exitCode ?? `by ${ran.signal}`}${ran.timedOut ? " (timed out)" : ""}: ${ran.stderr.trim().slice(0, 200)}`);
+  check(
+    ran.exitCode === 0,
+    `${shown(argv, 80)} exited ${ran.exitCode ?? `by ${ran.signal}`}${ran.timedOut ? " (timed out)" : ""}: ${ran.stderr.trim().slice(0, 200)}`,
+  );
   return ran.stdout;
 }
 

@@ -80,6 +80,10 @@ export class CaseRun {
     this.controller.abort();
     await Promise.all(this.connections.map((c) => this.ledger.close(c, this.c.id)));
     await Promise.all(this.made.map((m) => this.ledger.release(m)));
-    await Promise.all(this.folders.map((f) => f.close().catch((error: Error) => this.ledger.cleanup.errors.push(`the run folder of ${this.c.id} could not be closed: ${error.message}`))));
+    await Promise.all(
+      this.folders.map((f) =>
+        f.close().catch((error: Error) => this.ledger.cleanup.errors.push(`the run folder of ${this.c.id} could not be closed: ${error.message}`)),
+      ),
+    );
   }
 }

@@ -78,7 +78,11 @@ async function resolveModule(given: string, cwd: string): Promise<{ conformance:
 function progressLine(event: Progress): string {
   switch (event.type) {
     case "shared":
-      return event.state === "making" ? "… making the shared computer" : event.state === "ready" ? "✓ the shared computer is up" : `✗ the shared computer: ${event.words}`;
+      return event.state === "making"
+        ? "… making the shared computer"
+        : event.state === "ready"
+          ? "✓ the shared computer is up"
+          : `✗ the shared computer: ${event.words}`;
     case "group-start":
       return `… ${event.group} (${event.cases} case${event.cases === 1 ? "" : "s"})`;
     case "group-end":
@@ -118,7 +122,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stderr(`--provider is required\n${usage()}\n`);
     return EXIT.usage;
   }
-  const only = values.only?.split(",").map((s) => s.trim()).filter(Boolean);
+  const only = values.only
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (values.only !== undefined && only!.length === 0) {
     io.stderr(`--only names no group or case\n${usage()}\n`);
     return EXIT.usage;

@@ -33,12 +33,24 @@ const ARCHES: Record<string, string> = { amd64: "amd64", x86_64: "amd64", arm64:
 
 /** This package's daemon for the Docker server's architecture, from docker version (killed past 30 s). */
 export async function daemonForDocker(docker = "docker"): Promise<string> {
-  const ran = await execa(docker, ["version", "--format", "{{.Server.Arch}}"], { reject: false, timeout: DOCKER_VERSION_MS, forceKillAfterDelay: 2_000, stdin: "ignore" });
-  if (ran.timedOut) throw new Error(`docker version did not answer within ${DOCKER_VERSION_MS / 1000} s and was killed; is Docker running, and may this user reach it?`);
+  const ran = await execa(docker, ["version", "--format", "{{.Server.Arch}}"], {
+    reject: false,
+    timeout: DOCKER_VERSION_MS,
+    forceKillAfterDelay: 2_000,
+    stdin: "ignore",
+  });
+  if (ran.timedOut)
+    throw new Error(`docker version did not answer within ${DOCKER_VERSION_MS / 1000} s and was killed; is Docker running, and may this user reach it?`);
   const reported = String(ran.stdout).trim();
-  if (ran.failed) throw new Error(`docker version failed (${String(ran.stderr).trim().split("\n").pop() || `exit code ${ran.exitCode}`}); is Docker running, and may this user reach it?`);
+  if (ran.failed)
+    throw new Error(
+      `docker version failed (${String(ran.stderr).trim().split("\n").pop() || `exit code ${ran.exitCode}`}); is Docker running, and may this user reach it?`,
+    );
   const arch = ARCHES[reported];
-  if (!arch) throw new Error(`docker version reports the architecture ${JSON.stringify(reported.slice(0, 40))}; this package carries computerd for amd64 and arm64 only`);
+  if (!arch)
+    throw new Error(
+      `docker version reports the architecture ${JSON.stringify(reported.slice(0, 40))}; this package carries computerd for amd64 and arm64 only`,
+    );
   return path.join(packageRoot(), "dist", `computerd-linux-${arch}`);
 }
 

@@ -12,7 +12,10 @@ import { conformanceImage, liveProblem, settingsFromEnv } from "./e2b.js";
 
 export const DIAGNOSE_BOUND_MS = 8 * 60_000;
 
-export async function main(env: Record<string, string | undefined>, options: { signal?: AbortSignal; sdk?: E2BSandboxClass } = {}): Promise<{ code: number; out: string; err: string }> {
+export async function main(
+  env: Record<string, string | undefined>,
+  options: { signal?: AbortSignal; sdk?: E2BSandboxClass } = {},
+): Promise<{ code: number; out: string; err: string }> {
   const problem = liveProblem(env);
   if (problem) return { code: 2, out: "", err: `e2b-diagnose: ${problem}` };
   let provider;

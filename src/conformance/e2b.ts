@@ -27,7 +27,10 @@ export type E2BRunSettings = Pick<E2BOptions, "apiKey" | "domain" | "daemonPath"
 /** The run's settings from this module's own names; throws in words, never with a value. */
 export function settingsFromEnv(env: Record<string, string | undefined>): E2BRunSettings {
   if (env.E2B_SANDBOX_URL !== undefined) throw new Error(`E2B's run refuses to start: ${SANDBOX_URL_SET}`);
-  if (!env.COMPUTER_E2B_API_KEY) throw new Error(`E2B's run needs COMPUTER_E2B_API_KEY${env.E2B_API_KEY ? " (E2B_API_KEY is never read: set COMPUTER_E2B_API_KEY to a key meant for this run)" : ""}`);
+  if (!env.COMPUTER_E2B_API_KEY)
+    throw new Error(
+      `E2B's run needs COMPUTER_E2B_API_KEY${env.E2B_API_KEY ? " (E2B_API_KEY is never read: set COMPUTER_E2B_API_KEY to a key meant for this run)" : ""}`,
+    );
   const settings: E2BRunSettings = { apiKey: env.COMPUTER_E2B_API_KEY };
   if (env.COMPUTER_E2B_DOMAIN) settings.domain = env.COMPUTER_E2B_DOMAIN;
   if (env.COMPUTER_E2B_DAEMON) settings.daemonPath = env.COMPUTER_E2B_DAEMON;

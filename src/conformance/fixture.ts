@@ -47,14 +47,19 @@ const started = new WeakMap<CaseContext, Array<() => Promise<void>>>();
 export function onTheDisplay<T>(t: CaseContext, run: () => Promise<T>): Promise<T> {
   const key = t.computer;
   const before = displays.get(key) ?? Promise.resolve();
-  const mine = before.catch(() => undefined).then(async () => {
-    try {
-      return await run();
-    } finally {
-      await Promise.all((started.get(t) ?? []).map((stop) => stop()));
-    }
-  });
-  displays.set(key, mine.catch(() => undefined));
+  const mine = before
+    .catch(() => undefined)
+    .then(async () => {
+      try {
+        return await run();
+      } finally {
+        await Promise.all((started.get(t) ?? []).map((stop) => stop()));
+      }
+    });
+  displays.set(
+    key,
+    mine.catch(() => undefined),
+  );
   return mine;
 }
 
@@ -74,7 +79,10 @@ export async function startFixture(t: CaseContext, fixture: string): Promise<Run
   const binary = `${t.dir}/computerd-fixture`;
   const log = `${t.dir}/fixture.log`;
   must(await writeFile(t.client, binary, bytes, { mode: 0o755, signal: t.signal }), `writing the fixture to ${binary}`);
-  const launched = await call("process.start of the fixture", t.client.call("process.start", { argv: [binary, "--log", log], env: { DISPLAY: DEFAULT_DISPLAY } }, { signal: t.signal }));
+  const launched = await call(
+    "process.start of the fixture",
+    t.client.call("process.start", { argv: [binary, "--log", log], env: { DISPLAY: DEFAULT_DISPLAY } }, { signal: t.signal }),
+  );
   const { id } = launched;
   // Stopped and waited for (10 s at most), on the client alone: the case's signal may have ended.
   const stop = async () => {

@@ -56,13 +56,20 @@ export class Ledger {
   }
 
   async release(made: Made): Promise<void> {
-    const released = await within(settle(() => made.by.release(made.ref, "delete", { signal: AbortSignal.timeout(this.boundMs) })), this.boundMs);
+    const released = await within(
+      settle(() => made.by.release(made.ref, "delete", { signal: AbortSignal.timeout(this.boundMs) })),
+      this.boundMs,
+    );
     if (released === TIMED_OUT) this.cleanup.errors.push(`the release of ${made.ref.name} (${made.owner}) did not answer within ${this.boundMs / 1000} s`);
-    else if (!released.ok) this.cleanup.errors.push(`the release of ${made.ref.name} (${made.owner}) failed (${released.error.code}): ${released.error.message}`);
+    else if (!released.ok)
+      this.cleanup.errors.push(`the release of ${made.ref.name} (${made.owner}) failed (${released.error.code}): ${released.error.message}`);
   }
 
   async close(connection: Connection, owner: string): Promise<void> {
-    const closed = await within(connection.close().catch(() => {}), this.boundMs);
+    const closed = await within(
+      connection.close().catch(() => {}),
+      this.boundMs,
+    );
     if (closed === TIMED_OUT) this.cleanup.errors.push(`a connection of ${owner} did not close within ${this.boundMs / 1000} s`);
   }
 }

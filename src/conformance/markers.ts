@@ -17,7 +17,7 @@ export function marker(): { seconds: string; inScript: string } {
 export async function holding(client: ComputerClient, mark: ReturnType<typeof marker>, signal: AbortSignal): Promise<string[]> {
   const script = [
     `m=${mark.inScript}`,
-    'for f in /proc/[0-9]*/cmdline; do',
+    "for f in /proc/[0-9]*/cmdline; do",
     '  c=$(tr "\\000" " " < "$f" 2>/dev/null) || continue',
     '  case "$c" in *"$m"*) p=${f#/proc/}; echo "${p%/cmdline}";; esac',
     "done",

@@ -17,7 +17,11 @@ import { settingsFromEnv } from "./modal.js";
 
 const USAGE = "usage: modal-sweep --before <file> | --after <file>";
 
-export async function sweepMain(argv: string[], env: Record<string, string | undefined>, sdkFor?: (settings: ReturnType<typeof settingsFromEnv>) => ModalSdk): Promise<{ code: number; out: string; err: string }> {
+export async function sweepMain(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  sdkFor?: (settings: ReturnType<typeof settingsFromEnv>) => ModalSdk,
+): Promise<{ code: number; out: string; err: string }> {
   const [flag, file, ...rest] = argv;
   if ((flag !== "--before" && flag !== "--after") || !file || rest.length > 0) return { code: 2, out: "", err: USAGE };
   let settings;

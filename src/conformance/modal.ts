@@ -24,7 +24,10 @@ export type ModalSettings = Pick<ModalOptions, "tokenId" | "tokenSecret" | "app"
 export function settingsFromEnv(env: Record<string, string | undefined>): ModalSettings & { app: string } {
   const missing = (["COMPUTER_MODAL_TOKEN_ID", "COMPUTER_MODAL_TOKEN_SECRET", "COMPUTER_MODAL_APP"] as const).filter((k) => !env[k]);
   if (missing.length > 0) {
-    const bare = env.MODAL_TOKEN_ID || env.MODAL_TOKEN_SECRET ? " (MODAL_TOKEN_ID and MODAL_TOKEN_SECRET are never read: set the COMPUTER_MODAL_ pair to a token meant for this run)" : "";
+    const bare =
+      env.MODAL_TOKEN_ID || env.MODAL_TOKEN_SECRET
+        ? " (MODAL_TOKEN_ID and MODAL_TOKEN_SECRET are never read: set the COMPUTER_MODAL_ pair to a token meant for this run)"
+        : "";
     throw new Error(`Modal's conformance run needs ${missing.join(", ")}${bare}`);
   }
   return {
@@ -38,7 +41,8 @@ export function settingsFromEnv(env: Record<string, string | undefined>): ModalS
 
 /** Why a live run may not start, or undefined: the switch first, then the settings. */
 export function liveProblem(env: Record<string, string | undefined>): string | undefined {
-  if (env.AGENTRUN_COMPUTER_LIVE_MODAL !== "1") return "a live Modal run needs AGENTRUN_COMPUTER_LIVE_MODAL=1 (it makes sandboxes at Modal, on the token's account)";
+  if (env.AGENTRUN_COMPUTER_LIVE_MODAL !== "1")
+    return "a live Modal run needs AGENTRUN_COMPUTER_LIVE_MODAL=1 (it makes sandboxes at Modal, on the token's account)";
   try {
     settingsFromEnv(env);
     return undefined;
@@ -68,4 +72,6 @@ export function conformanceImage(): string | undefined {
   return toolchainBase();
 }
 
-export const conformanceNotes: string[] = ["Core provider.stop expects Modal's refusal (it declares no stop); nothing here ran against real Modal unless AGENTRUN_COMPUTER_LIVE_MODAL=1"];
+export const conformanceNotes: string[] = [
+  "Core provider.stop expects Modal's refusal (it declares no stop); nothing here ran against real Modal unless AGENTRUN_COMPUTER_LIVE_MODAL=1",
+];

@@ -6,9 +6,7 @@ import type { Capabilities, ComputerProvider } from "../provider.js";
 import type { ConformanceCase } from "./case.js";
 
 export type NeedsVerdict =
-  | { run: true }
-  | { run: false; fail: true; reason: string; undeclared: string[] }
-  | { run: false; fail: false; reason: string; undeclared: string[] };
+  { run: true } | { run: false; fail: true; reason: string; undeclared: string[] } | { run: false; fail: false; reason: string; undeclared: string[] };
 
 interface Lack {
   /** The need's name in the report (exec, network:open, lifetime:janitor, user:root, mount:archil, extend, vendor-agent). */
@@ -28,7 +26,11 @@ function lacks(c: ConformanceCase, provider: ComputerProvider, caps: Capabilitie
   }
   for (const network of needs.networks ?? []) {
     if (!caps.network.includes(network)) {
-      out.push({ name: `network:${network}`, words: `the provider does not declare network ${network}`, ...(network === "none" ? { core: "network:none" as const } : {}) });
+      out.push({
+        name: `network:${network}`,
+        words: `the provider does not declare network ${network}`,
+        ...(network === "none" ? { core: "network:none" as const } : {}),
+      });
     }
   }
   if (needs.janitor) {
@@ -38,13 +40,19 @@ function lacks(c: ConformanceCase, provider: ComputerProvider, caps: Capabilitie
     if (caps.stopDeletes) why.push("its stop deletes");
     if (why.length > 0) out.push({ name: "lifetime:janitor", words: `the provider has no janitor that keeps stopped computers: ${why.join(", ")}` });
   }
-  if (needs.user && !(caps.user ?? []).includes(needs.user)) out.push({ name: `user:${needs.user}`, words: `the provider does not declare user ${needs.user}` });
-  if (needs.mount && !(caps.mount ?? []).includes(needs.mount)) out.push({ name: `mount:${needs.mount}`, words: `the provider does not declare mount ${needs.mount}` });
+  if (needs.user && !(caps.user ?? []).includes(needs.user))
+    out.push({ name: `user:${needs.user}`, words: `the provider does not declare user ${needs.user}` });
+  if (needs.mount && !(caps.mount ?? []).includes(needs.mount))
+    out.push({ name: `mount:${needs.mount}`, words: `the provider does not declare mount ${needs.mount}` });
   for (const method of needs.methods ?? []) {
     if (typeof (provider as unknown as Record<string, unknown>)[method] !== "function") out.push({ name: method, words: `the provider has no ${method}()` });
   }
   if (needs.vendorAgent && !(caps.vendorAgentPorts && caps.vendorAgentPorts.length > 0)) {
-    out.push({ name: "vendor-agent", words: "the provider declares no vendor agent in its computers (capabilities().vendorAgentPorts), so there is nothing of the vendor's to probe", core: "vendor-agent" });
+    out.push({
+      name: "vendor-agent",
+      words: "the provider declares no vendor agent in its computers (capabilities().vendorAgentPorts), so there is nothing of the vendor's to probe",
+      core: "vendor-agent",
+    });
   }
   return out;
 }

@@ -61,9 +61,11 @@ export function selectCases(cases: readonly ConformanceCase[], only: readonly st
   return { selected, unknown };
 }
 
-
 /** The cases a run takes, or why the options cannot be run. */
-export function casesOfRun(caps: Pick<Capabilities, "kind">, options: Pick<ConformanceOptions, "cases" | "kind" | "only">): Result<{ all: readonly ConformanceCase[]; selected: readonly ConformanceCase[] }> {
+export function casesOfRun(
+  caps: Pick<Capabilities, "kind">,
+  options: Pick<ConformanceOptions, "cases" | "kind" | "only">,
+): Result<{ all: readonly ConformanceCase[]; selected: readonly ConformanceCase[] }> {
   if (options.kind !== undefined && options.only !== undefined) return fail("invalid", "--kind runs a kind's cases whole; it is never given with --only");
   if (options.kind !== undefined) {
     const problem = kindProblem(options.kind);
@@ -142,7 +144,8 @@ export async function runConformance(provider: ComputerProvider, options: Confor
       return record(c, { id: c.id, level, group: c.group, status: verdict.fail ? "fail" : "skip", reason: verdict.reason, undeclared: verdict.undeclared });
     }
     if (c.shared && !shared) return record(c, { id: c.id, level: c.level, group: c.group, status: "fail", reason: sharedProblem ?? "no shared computer" });
-    if (runSignal?.aborted) return record(c, { id: c.id, level: c.level, group: c.group, status: "fail", reason: "the run was aborted before the case started" });
+    if (runSignal?.aborted)
+      return record(c, { id: c.id, level: c.level, group: c.group, status: "fail", reason: "the run was aborted before the case started" });
 
     const run = new CaseRun(c, ledger, base);
     const onRunAbort = () => run.controller.abort();
@@ -188,11 +191,18 @@ export async function runConformance(provider: ComputerProvider, options: Confor
         if (!options.mountFor) return undefined;
         const given = Promise.resolve(options.mountFor(kind));
         // A folder that comes after the case ended is closed as it comes.
-        void given.then((folder) => {
-          if (!folder) return;
-          if (run.open) run.folders.push(folder);
-          else void ledger.track(folder.close().catch(() => {}), `the late run folder of ${c.id}`);
-        }, () => {});
+        void given.then(
+          (folder) => {
+            if (!folder) return;
+            if (run.open) run.folders.push(folder);
+            else
+              void ledger.track(
+                folder.close().catch(() => {}),
+                `the late run folder of ${c.id}`,
+              );
+          },
+          () => {},
+        );
         return run.untilEnd(given, `the run folder of kind ${kind}`);
       },
       sleep: (ms) =>
@@ -208,9 +218,10 @@ export async function runConformance(provider: ComputerProvider, options: Confor
         await run.untilEnd(makeDir(shared, caps, dir, run.controller.signal), `making ${dir}`);
       }
       const outcome = await run.untilEnd(c.run(context), c.id);
-      result = outcome instanceof Skip
-        ? { id: c.id, level: c.level, group: c.group, status: "skip", reason: outcome.reason }
-        : { id: c.id, level: c.level, group: c.group, status: "pass" };
+      result =
+        outcome instanceof Skip
+          ? { id: c.id, level: c.level, group: c.group, status: "skip", reason: outcome.reason }
+          : { id: c.id, level: c.level, group: c.group, status: "pass" };
     } catch (error) {
       const timedOut = run.controller.signal.aborted && !runSignal?.aborted;
       const words = timedOut
@@ -245,13 +256,20 @@ export async function runConformance(provider: ComputerProvider, options: Confor
   // What settles may start more (a late computer's release), so wait until none is left or the bound.
   const waitEnd = Date.now() + cleanupTimeoutMs;
   while (ledger.pending.size > 0 && Date.now() < waitEnd) await within(Promise.allSettled([...ledger.pending.keys()]), waitEnd - Date.now());
-  for (const what of ledger.pending.values()) ledger.cleanup.errors.push(`${what} had not answered ${cleanupTimeoutMs / 1000} s after the cases ended: what it makes may be left`);
+  for (const what of ledger.pending.values())
+    ledger.cleanup.errors.push(`${what} had not answered ${cleanupTimeoutMs / 1000} s after the cases ended: what it makes may be left`);
   if (caps.lifetime === "janitor") {
-    const swept = await within(settle(() => sweep(provider, { labels: runLabel, signal: AbortSignal.timeout(cleanupTimeoutMs) })), cleanupTimeoutMs);
+    const swept = await within(
+      settle(() => sweep(provider, { labels: runLabel, signal: AbortSignal.timeout(cleanupTimeoutMs) })),
+      cleanupTimeoutMs,
+    );
     if (swept === TIMED_OUT) ledger.cleanup.errors.push(`the sweep of ${CONFORMANCE_LABEL}=${runId} did not answer within ${cleanupTimeoutMs / 1000} s`);
     else if (!swept.ok) ledger.cleanup.errors.push(`the sweep of ${CONFORMANCE_LABEL}=${runId} failed (${swept.error.code}): ${swept.error.message}`);
   }
-  const listed = await within(settle(() => provider.list(runLabel, { signal: AbortSignal.timeout(cleanupTimeoutMs) })), cleanupTimeoutMs);
+  const listed = await within(
+    settle(() => provider.list(runLabel, { signal: AbortSignal.timeout(cleanupTimeoutMs) })),
+    cleanupTimeoutMs,
+  );
   if (listed === TIMED_OUT) ledger.cleanup.errors.push(`the list of ${CONFORMANCE_LABEL}=${runId} did not answer within ${cleanupTimeoutMs / 1000} s`);
   else if (!listed.ok) ledger.cleanup.errors.push(`the list of ${CONFORMANCE_LABEL}=${runId} failed (${listed.error.code}): ${listed.error.message}`);
   else {
@@ -267,10 +285,13 @@ export async function runConformance(provider: ComputerProvider, options: Confor
   let coreNotRun: string[] | undefined;
   if (partial) {
     const ran = new Set(selected.map((c) => c.id));
-    coreNotRun = all.filter((c) => c.level === "core" && !ran.has(c.id)).filter((c) => {
-      const verdict = needsVerdict(c, provider, caps, hello);
-      return verdict.run || verdict.fail;
-    }).map((c) => c.id);
+    coreNotRun = all
+      .filter((c) => c.level === "core" && !ran.has(c.id))
+      .filter((c) => {
+        const verdict = needsVerdict(c, provider, caps, hello);
+        return verdict.run || verdict.fail;
+      })
+      .map((c) => c.id);
   }
   const wholeAfterAll = partial && coreNotRun!.length === 0;
   const undeclared = [...new Set(ordered.flatMap((r) => r.undeclared ?? []))];

@@ -27,22 +27,28 @@ export interface SweepReport {
 export const SWEEP_WAIT_MS = 60_000;
 
 /** Releases every labelled sandbox not in before, and reads each back: the report, or the words of why nothing was released. */
-export async function sweepAfter(provider: Sweepable, before: readonly string[], waitMs = SWEEP_WAIT_MS): Promise<{ ok: true; report: SweepReport } | { ok: false; message: string }> {
+export async function sweepAfter(
+  provider: Sweepable,
+  before: readonly string[],
+  waitMs = SWEEP_WAIT_MS,
+): Promise<{ ok: true; report: SweepReport } | { ok: false; message: string }> {
   const listed = await provider.labelled();
   if (!listed.ok) return { ok: false, message: `the listing was refused, so nothing was released: ${listed.error.message}` };
   const known = new Set(before);
   const fresh = listed.value.filter((id) => !known.has(id));
   const report: SweepReport = { swept: fresh.length, gone: 0, stillThere: [] };
-  await Promise.all(fresh.map(async (id) => {
-    await provider.release({ id, name: id, provider: provider.id }, "delete", { signal: AbortSignal.timeout(waitMs) });
-    const until = Date.now() + waitMs;
-    for (;;) {
-      const gone = await provider.gone(id);
-      if (gone.ok && gone.value) return void (report.gone += 1);
-      if (Date.now() > until) return void report.stillThere.push(id);
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }));
+  await Promise.all(
+    fresh.map(async (id) => {
+      await provider.release({ id, name: id, provider: provider.id }, "delete", { signal: AbortSignal.timeout(waitMs) });
+      const until = Date.now() + waitMs;
+      for (;;) {
+        const gone = await provider.gone(id);
+        if (gone.ok && gone.value) return void (report.gone += 1);
+        if (Date.now() > until) return void report.stillThere.push(id);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }),
+  );
   report.stillThere.sort();
   return { ok: true, report };
 }
@@ -59,7 +65,8 @@ export interface SweepCli {
 /** The command: its exit code and what it prints on stdout and stderr. */
 export async function sweepMain(argv: string[], cli: SweepCli): Promise<{ code: number; out: string; err: string }> {
   const [flag, file, ...rest] = argv;
-  if ((flag !== "--before" && flag !== "--after") || !file || rest.length) return { code: 2, out: "", err: `usage: node dist/src/conformance/${cli.name}.js --before <file> | --after <file>` };
+  if ((flag !== "--before" && flag !== "--after") || !file || rest.length)
+    return { code: 2, out: "", err: `usage: node dist/src/conformance/${cli.name}.js --before <file> | --after <file>` };
   let provider: Sweepable;
   try {
     provider = cli.build();

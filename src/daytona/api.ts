@@ -119,7 +119,7 @@ export class DaytonaApi {
 /** Daytona's words in an error answer, clipped, never the key. */
 export function wordsOf(answer: Answer): string {
   const body = ErrorBody.safeParse(answer.json);
-  const message = body.success ? (Array.isArray(body.data.message) ? body.data.message.join("; ") : body.data.message ?? body.data.error) : undefined;
+  const message = body.success ? (Array.isArray(body.data.message) ? body.data.message.join("; ") : (body.data.message ?? body.data.error)) : undefined;
   const words = (message ?? answer.text).replace(/\s+/g, " ").trim();
   return redactWords(words.length > 300 ? `${words.slice(0, 300)}...` : words || "(no words)");
 }
@@ -134,7 +134,12 @@ export function codeOf(status: number): ResultCode {
 }
 
 /** An answer held to its status and schema: ok with the parsed body, or a failure in words. */
-export function expect<T extends z.ZodType>(answer: Result<Answer>, what: string, schema: T, okStatus: (s: number) => boolean = (s) => s >= 200 && s < 300): Result<z.infer<T>> {
+export function expect<T extends z.ZodType>(
+  answer: Result<Answer>,
+  what: string,
+  schema: T,
+  okStatus: (s: number) => boolean = (s) => s >= 200 && s < 300,
+): Result<z.infer<T>> {
   if (!answer.ok) return answer;
   const { status } = answer.value;
   if (!okStatus(status)) return fail(codeOf(status), `${what}: Daytona answered ${status}: ${wordsOf(answer.value)}`);

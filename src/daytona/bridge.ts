@@ -19,7 +19,11 @@ export interface Bridge {
 }
 
 /** Wires a followed log and an input call into a byte stream; apart from the session calls, for the framing tests. */
-export function wire(socket: WebSocket, send: (line: string) => Promise<Result<undefined>>, onEnd: () => Promise<void>): Omit<Bridge, "close"> & { end(): Promise<void> } {
+export function wire(
+  socket: WebSocket,
+  send: (line: string) => Promise<Result<undefined>>,
+  onEnd: () => Promise<void>,
+): Omit<Bridge, "close"> & { end(): Promise<void> } {
   const readable = new PassThrough();
   const split = new SplitOutput();
   const lines = new Lines();
@@ -92,7 +96,9 @@ export async function openBridge(toolbox: Toolbox, signal?: AbortSignal): Promis
   const opened = await new Promise<Result<undefined>>((resolve) => {
     socket.once("open", () => resolve(ok()));
     socket.once("error", (error: Error) => resolve(fail("unreachable", `the bridge's log could not be followed: ${error.message}`)));
-    socket.once("unexpected-response", (_req: unknown, res: { statusCode?: number }) => resolve(fail("unreachable", `the bridge's log answered ${res.statusCode ?? "?"}, not a WebSocket`)));
+    socket.once("unexpected-response", (_req: unknown, res: { statusCode?: number }) =>
+      resolve(fail("unreachable", `the bridge's log answered ${res.statusCode ?? "?"}, not a WebSocket`)),
+    );
   });
   signal?.removeEventListener("abort", onAbort);
   if (signal?.aborted && opened.ok) {
@@ -106,13 +112,19 @@ export async function openBridge(toolbox: Toolbox, signal?: AbortSignal): Promis
     return opened;
   }
   let closing: Promise<void> | undefined;
-  const close = () => (closing ??= (async () => {
-    socket.close();
-    await drop();
-  })());
+  const close = () =>
+    (closing ??= (async () => {
+      socket.close();
+      await drop();
+    })());
   const wired = wire(socket, (line) => toolbox.input(session, cmd.value, line), close);
-  return ok({ readable: wired.readable, writable: wired.writable, stderr: wired.stderr, close: async () => {
-    await wired.end();
-    await close();
-  } });
+  return ok({
+    readable: wired.readable,
+    writable: wired.writable,
+    stderr: wired.stderr,
+    close: async () => {
+      await wired.end();
+      await close();
+    },
+  });
 }

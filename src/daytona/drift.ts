@@ -26,22 +26,28 @@ export function sandboxDrift(sandbox: Sandbox, want: SandboxExpected): string[] 
   if (want.image !== "default" && sandbox.snapshot !== want.image) out.push(`the snapshot reads ${shown(sandbox.snapshot)}, not ${JSON.stringify(want.image)}`);
   const network = networkOf(sandbox);
   if (JSON.stringify(network) !== JSON.stringify(want.network)) {
-    out.push(`the network reads ${typeof network === "string" ? network : "other" in network ? `other (${network.other})` : `an allowlist (${network.allow.join(", ")})`}, not ${JSON.stringify(want.network)}`);
+    out.push(
+      `the network reads ${typeof network === "string" ? network : "other" in network ? `other (${network.other})` : `an allowlist (${network.allow.join(", ")})`}, not ${JSON.stringify(want.network)}`,
+    );
   }
   const labels = sandbox.labels;
   if (labels[COMPUTER_LABEL] !== "1") out.push(`the label ${COMPUTER_LABEL} reads ${shown(labels[COMPUTER_LABEL])}, not "1"`);
   if (labels[DEADLINE_LABEL] !== want.deadline) out.push(`the label ${DEADLINE_LABEL} reads ${shown(labels[DEADLINE_LABEL])}, not ${want.deadline}`);
-  if (want.imageLabel && labels[IMAGE_LABEL] !== want.image) out.push(`the label ${IMAGE_LABEL} reads ${shown(labels[IMAGE_LABEL])}, not ${JSON.stringify(want.image)}`);
+  if (want.imageLabel && labels[IMAGE_LABEL] !== want.image)
+    out.push(`the label ${IMAGE_LABEL} reads ${shown(labels[IMAGE_LABEL])}, not ${JSON.stringify(want.image)}`);
   for (const [key, value] of Object.entries(want.labels)) {
     if (labels[key] !== value) out.push(`the label ${key} reads ${shown(labels[key])}, not ${JSON.stringify(value)}`);
   }
   if (sandbox.autoStopInterval !== want.autoStopInterval) out.push(`autoStopInterval reads ${shown(sandbox.autoStopInterval)}, not ${want.autoStopInterval}`);
-  if (sandbox.autoDeleteInterval !== want.autoDeleteInterval) out.push(`autoDeleteInterval reads ${shown(sandbox.autoDeleteInterval)}, not ${want.autoDeleteInterval}`);
+  if (sandbox.autoDeleteInterval !== want.autoDeleteInterval)
+    out.push(`autoDeleteInterval reads ${shown(sandbox.autoDeleteInterval)}, not ${want.autoDeleteInterval}`);
   const destroyAt = sandbox.autoDestroyAt ? Date.parse(sandbox.autoDestroyAt) : NaN;
   const latest = Date.parse(want.deadline) + DESTROY_SLACK_MS;
   if (Number.isNaN(destroyAt)) out.push(`autoDestroyAt reads ${shown(sandbox.autoDestroyAt)}: the sandbox has no end of its own`);
-  else if (!(destroyAt <= latest)) out.push(`autoDestroyAt reads ${sandbox.autoDestroyAt}, past the deadline ${want.deadline} and the TTL's minute and 2 minutes of clock skew`);
-  if (want.sandboxClass !== undefined && sandbox.sandboxClass !== want.sandboxClass) out.push(`the class reads ${shown(sandbox.sandboxClass)}, not ${want.sandboxClass}`);
+  else if (!(destroyAt <= latest))
+    out.push(`autoDestroyAt reads ${sandbox.autoDestroyAt}, past the deadline ${want.deadline} and the TTL's minute and 2 minutes of clock skew`);
+  if (want.sandboxClass !== undefined && sandbox.sandboxClass !== want.sandboxClass)
+    out.push(`the class reads ${shown(sandbox.sandboxClass)}, not ${want.sandboxClass}`);
   if (sandbox.public !== false) out.push("the sandbox is public");
   if (sandbox.kvm === true) out.push("the sandbox has kvm");
   if (sandbox.gpu !== 0) out.push(`the sandbox has ${sandbox.gpu} GPUs`);

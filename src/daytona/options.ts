@@ -53,17 +53,20 @@ const whole = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v 
 
 export function settle(options: DaytonaProviderOptions): Settled {
   if (typeof options !== "object" || options === null) throw new TypeError("DaytonaProvider takes options: { apiKey, daemonPath, ... }");
-  if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") throw new TypeError("DaytonaProvider needs the apiKey option: the caller's Daytona API key (it is never read from the environment)");
+  if (typeof options.apiKey !== "string" || options.apiKey.trim() === "")
+    throw new TypeError("DaytonaProvider needs the apiKey option: the caller's Daytona API key (it is never read from the environment)");
   const apiUrl = options.apiUrl ?? DEFAULT_API_URL;
   const problem = typeof apiUrl === "string" ? baseProblem(apiUrl) : "is not a string";
   if (problem) throw new TypeError(`DaytonaProvider's apiUrl ${problem}`);
-  if (typeof options.daemonPath !== "string" || !options.daemonPath) throw new TypeError("DaytonaProvider needs daemonPath: computerd for the sandbox's architecture (dist/computerd-linux-amd64)");
+  if (typeof options.daemonPath !== "string" || !options.daemonPath)
+    throw new TypeError("DaytonaProvider needs daemonPath: computerd for the sandbox's architecture (dist/computerd-linux-amd64)");
   const arch = options.arch ?? "amd64";
   if (arch !== "amd64" && arch !== "arm64") throw new TypeError("DaytonaProvider's arch is amd64 or arm64");
   if (options.sandboxClass !== undefined && options.sandboxClass !== "container" && options.sandboxClass !== "linux-vm") {
     throw new TypeError("DaytonaProvider's sandboxClass is container or linux-vm");
   }
-  if (options.target !== undefined && (typeof options.target !== "string" || !options.target)) throw new TypeError("DaytonaProvider's target is a region's name");
+  if (options.target !== undefined && (typeof options.target !== "string" || !options.target))
+    throw new TypeError("DaytonaProvider's target is a region's name");
   const user = parseUser(options.daemonUser ?? CHILD_USER);
   if (!user.ok) throw new TypeError(`DaytonaProvider's daemonUser: ${user.error.message}`);
   if (isRootOrRootGroup(user.value)) throw new TypeError("DaytonaProvider's daemonUser is root or in root's group; init refuses uid 0 for its programs");

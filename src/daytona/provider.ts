@@ -9,7 +9,19 @@ import { CHILD_HOME, installCommand, readInstall, refusalIn, sha256Of, startComm
 import { packageVersion } from "../docker/package.js";
 import type { Hello } from "../protocol.js";
 import type {
-  AttachBy, Capabilities, ComputerInfo, ComputerProvider, ComputerRef, ComputerSpec, Connection, CreateOptions, NetworkPolicy, NetworkReadBack, ReadBack, ReleaseHow, SpecReadBack,
+  AttachBy,
+  Capabilities,
+  ComputerInfo,
+  ComputerProvider,
+  ComputerRef,
+  ComputerSpec,
+  Connection,
+  CreateOptions,
+  NetworkPolicy,
+  NetworkReadBack,
+  ReadBack,
+  ReleaseHow,
+  SpecReadBack,
 } from "../provider.js";
 import { fail, ok, refuse, type Result, type ResultCode } from "../result.js";
 import { waitUntil } from "../wait.js";
@@ -96,7 +108,11 @@ export class DaytonaProvider implements ComputerProvider {
     for (let page = 0; page < 1000; page += 1) {
       const query: Record<string, string> = { labels: JSON.stringify({ [COMPUTER_LABEL]: "1" }), limit: String(PAGE_LIMIT) };
       if (cursor) query.cursor = cursor;
-      const read = expect(await this.#call("/sandbox", "listing the sandboxes by label", { query, signal, retry: true }), "listing the sandboxes by label", SandboxPage);
+      const read = expect(
+        await this.#call("/sandbox", "listing the sandboxes by label", { query, signal, retry: true }),
+        "listing the sandboxes by label",
+        SandboxPage,
+      );
       if (!read.ok) return read;
       out.push(...read.value.items);
       cursor = read.value.nextCursor ?? undefined;
@@ -109,7 +125,11 @@ export class DaytonaProvider implements ComputerProvider {
     let proxy = sandbox.toolboxProxyUrl ?? undefined;
     if (!proxy) {
       const what = `reading the toolbox URL of ${sandbox.name}`;
-      const read = expect(await this.#call(`/sandbox/${encodeURIComponent(sandbox.id)}/toolbox-proxy-url`, what, { signal, retry: true }), what, ToolboxProxyUrl);
+      const read = expect(
+        await this.#call(`/sandbox/${encodeURIComponent(sandbox.id)}/toolbox-proxy-url`, what, { signal, retry: true }),
+        what,
+        ToolboxProxyUrl,
+      );
       if (!read.ok) return read;
       proxy = read.value.url;
     }
@@ -196,14 +216,22 @@ export class DaytonaProvider implements ComputerProvider {
       return fail(code2, `${words}; ${gone.ok ? `${name} was deleted` : `deleting ${name} failed: ${gone.error.message}`}`);
     };
 
-    const started = await waitUntil((s) => this.#get(id, s), (r) => !r.ok || r.value.state === "started" || r.value.state === "error" || r.value.state === "build_failed" || isGoing(r.value), {
-      boundMs: TIMEOUTS.startMs, signal, minMs: this.#o.pollMs, what: `${name} to start`,
-      describe: (r) => (r.ok ? `state ${r.value.state}` : r.error.message),
-    });
+    const started = await waitUntil(
+      (s) => this.#get(id, s),
+      (r) => !r.ok || r.value.state === "started" || r.value.state === "error" || r.value.state === "build_failed" || isGoing(r.value),
+      {
+        boundMs: TIMEOUTS.startMs,
+        signal,
+        minMs: this.#o.pollMs,
+        what: `${name} to start`,
+        describe: (r) => (r.ok ? `state ${r.value.state}` : r.error.message),
+      },
+    );
     if (!started.ok) return refused(started.error.code, started.error.message);
     if (!started.value.ok) return refused(started.value.error.code === "not_found" ? "gone" : started.value.error.code, started.value.error.message);
     const read = started.value.value;
-    if (read.state !== "started") return refused("failed", `${name} did not start: Daytona reads it ${read.state}${read.errorReason ? ` (${read.errorReason})` : ""}`);
+    if (read.state !== "started")
+      return refused("failed", `${name} did not start: Daytona reads it ${read.state}${read.errorReason ? ` (${read.errorReason})` : ""}`);
     const mismatches = sandboxDrift(read, this.#sandboxWant(spec.image, true, declared, deadline));
     if (mismatches.length) return refused("refused", `${name} is not what was declared: ${mismatches.join("; ")}`);
     if (signal?.aborted) return refused("aborted", "create was aborted after the sandbox started");
@@ -245,11 +273,15 @@ export class DaytonaProvider implements ComputerProvider {
 
     // Daytona's listing trails a create: wait until it shows the computer twice running.
     let seen = 0;
-    const listed = await waitUntil(async (s) => {
-      const all = await this.#listAll(s);
-      seen = all.ok && all.value.some((x) => x.id === id && !isGoing(x)) ? seen + 1 : 0;
-      return seen;
-    }, (n) => n >= 2, { boundMs: TIMEOUTS.listedMs, signal, minMs: this.#o.pollMs, what: `${name} to be listed`, describe: (n) => (n ? "listed once" : "not listed") });
+    const listed = await waitUntil(
+      async (s) => {
+        const all = await this.#listAll(s);
+        seen = all.ok && all.value.some((x) => x.id === id && !isGoing(x)) ? seen + 1 : 0;
+        return seen;
+      },
+      (n) => n >= 2,
+      { boundMs: TIMEOUTS.listedMs, signal, minMs: this.#o.pollMs, what: `${name} to be listed`, describe: (n) => (n ? "listed once" : "not listed") },
+    );
     if (!listed.ok) return refused(listed.error.code, listed.error.message);
     if (signal?.aborted) return refused("aborted", "create was aborted at its end");
     return ok(this.#refOf(read, hello, true));
@@ -257,8 +289,14 @@ export class DaytonaProvider implements ComputerProvider {
 
   #sandboxWant(image: string, imageLabel: boolean, labels: Record<string, string>, deadline: string) {
     return {
-      image, imageLabel, labels, deadline, network: "none" as const,
-      autoStopInterval: this.#o.autoStopInterval, autoDeleteInterval: this.#o.autoDeleteInterval, sandboxClass: this.#o.sandboxClass,
+      image,
+      imageLabel,
+      labels,
+      deadline,
+      network: "none" as const,
+      autoStopInterval: this.#o.autoStopInterval,
+      autoDeleteInterval: this.#o.autoDeleteInterval,
+      sandboxClass: this.#o.sandboxClass,
     };
   }
 
@@ -272,7 +310,14 @@ export class DaytonaProvider implements ComputerProvider {
       await bridge.value.close();
     };
     const said = await helloWithin({
-      client, who: "agentrun-daytona", target: name, bounded: boundedBy(TIMEOUTS.helloMs, signal), boundMs: TIMEOUTS.helloMs, caller: signal, close, words: () => bridge.value.stderr(),
+      client,
+      who: "agentrun-daytona",
+      target: name,
+      bounded: boundedBy(TIMEOUTS.helloMs, signal),
+      boundMs: TIMEOUTS.helloMs,
+      caller: signal,
+      close,
+      words: () => bridge.value.stderr(),
     });
     if (!said.ok) return said;
     const hello = said.value;
@@ -299,19 +344,27 @@ export class DaytonaProvider implements ComputerProvider {
 
   async #find(by: AttachBy, signal?: AbortSignal): Promise<Result<Sandbox>> {
     if (by && "id" in by) {
-      if (typeof by.id !== "string" || !by.id || by.id.includes("/") || by.id.length > 200) return fail("invalid", "attach takes { id }: a sandbox id or a computer's name", { field: "id" });
+      if (typeof by.id !== "string" || !by.id || by.id.includes("/") || by.id.length > 200)
+        return fail("invalid", "attach takes { id }: a sandbox id or a computer's name", { field: "id" });
       const read = await this.#get(by.id, signal);
       if (!read.ok) return read.error.code === "not_found" ? fail("not_found", `no computer ${by.id} at Daytona`) : read;
-      if (!isComputer(read.value) || isGoing(read.value)) return fail("not_found", `no computer ${by.id} at Daytona (a sandbox that is not this provider's, or is going, does not count)`);
+      if (!isComputer(read.value) || isGoing(read.value))
+        return fail("not_found", `no computer ${by.id} at Daytona (a sandbox that is not this provider's, or is going, does not count)`);
       return read;
     }
     if (by && "labels" in by && typeof by.labels === "object" && by.labels !== null && Object.keys(by.labels).length > 0) {
       const all = await this.#listAll(signal);
       if (!all.ok) return all;
       const found = all.value.filter((s) => isComputer(s) && !isGoing(s) && Object.entries(by.labels).every(([k, v]) => s.labels[k] === v));
-      const shown = Object.entries(by.labels).map(([k, v]) => `${k}=${v}`).join(", ");
+      const shown = Object.entries(by.labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ");
       if (found.length === 0) return fail("not_found", `no computer matches the labels ${shown}`);
-      if (found.length > 1) return fail("invalid", `${found.length} computers match the labels ${shown} (${found.map((f) => f.name).join(", ")}); attach takes labels that match one`);
+      if (found.length > 1)
+        return fail(
+          "invalid",
+          `${found.length} computers match the labels ${shown} (${found.map((f) => f.name).join(", ")}); attach takes labels that match one`,
+        );
       return ok(found[0]!);
     }
     return fail("invalid", "attach takes { id } or { labels } with at least one label", { field: "by" });
@@ -327,7 +380,8 @@ export class DaytonaProvider implements ComputerProvider {
     const image = labels[IMAGE_LABEL] ?? sandbox.snapshot ?? "default";
     const deadline = labels[DEADLINE_LABEL] ?? "";
     const mismatches = sandboxDrift(sandbox, this.#sandboxWant(image, labels[IMAGE_LABEL] !== undefined, own, deadline));
-    if (deadlineOf(sandbox) === undefined) mismatches.push(`the ${DEADLINE_LABEL} label ${deadline ? `reads ${JSON.stringify(deadline)}` : "is missing"}, not the ISO time create writes`);
+    if (deadlineOf(sandbox) === undefined)
+      mismatches.push(`the ${DEADLINE_LABEL} label ${deadline ? `reads ${JSON.stringify(deadline)}` : "is missing"}, not the ISO time create writes`);
     let hello: Hello | undefined;
     const started = sandbox.state === "started";
     if (started) {
@@ -397,7 +451,11 @@ export class DaytonaProvider implements ComputerProvider {
     if (policy === undefined || now === "none") return ok(now);
     // A computer made open or with a list before the loopback block: narrowed to none.
     const what = `narrowing ${found.value.name}'s network to none`;
-    const asked = await this.#call(`/sandbox/${encodeURIComponent(found.value.id)}/network-settings`, what, { method: "POST", body: { networkBlockAll: true }, signal: options.signal });
+    const asked = await this.#call(`/sandbox/${encodeURIComponent(found.value.id)}/network-settings`, what, {
+      method: "POST",
+      body: { networkBlockAll: true },
+      signal: options.signal,
+    });
     const after = await this.#get(found.value.id, options.signal);
     if (!after.ok) return after;
     const read = networkOf(after.value);
@@ -410,12 +468,24 @@ export class DaytonaProvider implements ComputerProvider {
     }
     // Neither as asked nor as it was: put back, or, when that fails, blocked; never left wider.
     const before = found.value;
-    const back = { networkBlockAll: before.networkBlockAll ?? false, networkAllowList: before.networkAllowList ?? "", domainAllowList: before.domainAllowList ?? "" };
+    const back = {
+      networkBlockAll: before.networkBlockAll ?? false,
+      networkAllowList: before.networkAllowList ?? "",
+      domainAllowList: before.domainAllowList ?? "",
+    };
     await this.#call(`/sandbox/${encodeURIComponent(before.id)}/network-settings`, `putting ${name}'s network back`, { method: "POST", body: back });
     const again = await this.#get(before.id);
     const putBack = again.ok && JSON.stringify(networkOf(again.value)) === JSON.stringify(now);
-    if (!putBack) await this.#call(`/sandbox/${encodeURIComponent(before.id)}/network-settings`, `blocking ${name}'s network`, { method: "POST", body: { networkBlockAll: true } });
-    return fail("refused", `${name}'s network read back ${JSON.stringify(read)} after the change to none (${daytona}); it was ${putBack ? "put back" : "blocked"}, and the change is refused`, { field: "network" });
+    if (!putBack)
+      await this.#call(`/sandbox/${encodeURIComponent(before.id)}/network-settings`, `blocking ${name}'s network`, {
+        method: "POST",
+        body: { networkBlockAll: true },
+      });
+    return fail(
+      "refused",
+      `${name}'s network read back ${JSON.stringify(read)} after the change to none (${daytona}); it was ${putBack ? "put back" : "blocked"}, and the change is refused`,
+      { field: "network" },
+    );
   }
 
   // --- connect ---
@@ -423,7 +493,8 @@ export class DaytonaProvider implements ComputerProvider {
   async connect(ref: ComputerRef, options: CallOptions = {}): Promise<Result<Connection>> {
     const found = await this.#find({ id: ref?.id ?? ref?.name }, options.signal);
     if (!found.ok) return found.error.code === "not_found" ? fail("gone", found.error.message) : found;
-    if (found.value.state !== "started") return fail("unsupported", `${found.value.name} is ${found.value.state}, not started: a computer that is not running cannot be connected to`);
+    if (found.value.state !== "started")
+      return fail("unsupported", `${found.value.name} is ${found.value.state}, not started: a computer that is not running cannot be connected to`);
     const toolbox = await this.#toolbox(found.value, options.signal);
     if (!toolbox.ok) return toolbox;
     const connection = await this.#open(toolbox.value, found.value.name, options.signal);
@@ -442,7 +513,8 @@ export class DaytonaProvider implements ComputerProvider {
   async #deleteAndWait(idOrName: string, signal?: AbortSignal): Promise<Result<undefined>> {
     const what = `deleting ${idOrName}`;
     for (let attempt = 1; attempt <= 3; attempt += 1) {
-      if (attempt === 3) await this.#call(`/sandbox/${encodeURIComponent(idOrName)}/stop`, `stopping ${idOrName} by force`, { method: "POST", query: { force: "true" } });
+      if (attempt === 3)
+        await this.#call(`/sandbox/${encodeURIComponent(idOrName)}/stop`, `stopping ${idOrName} by force`, { method: "POST", query: { force: "true" } });
       const answer = await this.#call(`/sandbox/${encodeURIComponent(idOrName)}`, what, { method: "DELETE" });
       if (answer.ok && (answer.value.status < 300 || answer.value.status === 404)) break;
       if (answer.ok && answer.value.status < 500) return expectDone(answer, what);
@@ -456,15 +528,19 @@ export class DaytonaProvider implements ComputerProvider {
   async #waitGone(idOrName: string, boundMs: number, signal?: AbortSignal): Promise<Result<undefined>> {
     let seen = 0;
     let last = "not read";
-    const gone = await waitUntil(async (s) => {
-      const one = await this.#get(idOrName, s);
-      const all = await this.#listAll(s);
-      const listed = all.ok && all.value.some((x) => x.id === idOrName || x.name === idOrName);
-      last = one.ok ? `state ${one.value.state}` : one.error.code === "not_found" ? (listed ? "listed still" : "gone") : one.error.message;
-      if (one.ok && one.value.state === "error") return -1;
-      seen = !one.ok && one.error.code === "not_found" && all.ok && !listed ? seen + 1 : 0;
-      return seen;
-    }, (n) => n >= 2 || n < 0, { boundMs, signal, minMs: this.#o.pollMs, what: `${idOrName} to be gone`, describe: () => last });
+    const gone = await waitUntil(
+      async (s) => {
+        const one = await this.#get(idOrName, s);
+        const all = await this.#listAll(s);
+        const listed = all.ok && all.value.some((x) => x.id === idOrName || x.name === idOrName);
+        last = one.ok ? `state ${one.value.state}` : one.error.code === "not_found" ? (listed ? "listed still" : "gone") : one.error.message;
+        if (one.ok && one.value.state === "error") return -1;
+        seen = !one.ok && one.error.code === "not_found" && all.ok && !listed ? seen + 1 : 0;
+        return seen;
+      },
+      (n) => n >= 2 || n < 0,
+      { boundMs, signal, minMs: this.#o.pollMs, what: `${idOrName} to be gone`, describe: () => last },
+    );
     if (!gone.ok) return fail(gone.error.code, `${gone.error.message}; Daytona last read it ${last}`);
     if (gone.value < 0) return fail("failed", `${idOrName} went to error while it was deleted; Daytona last read it ${last}`);
     return ok();
@@ -477,7 +553,8 @@ export class DaytonaProvider implements ComputerProvider {
     if (options.signal?.aborted) return fail("aborted", `release of ${target} was aborted before Daytona was asked`);
     const read = await this.#get(target, options.signal);
     if (!read.ok) return read.error.code === "not_found" ? ok() : read;
-    if (!isComputer(read.value)) return fail("not_found", `${target} is not a computer (no ${COMPUTER_LABEL}=1 label and a computer's name), so it was not released`);
+    if (!isComputer(read.value))
+      return fail("not_found", `${target} is not a computer (no ${COMPUTER_LABEL}=1 label and a computer's name), so it was not released`);
     if (how === "delete") {
       const gone = await this.#deleteAndWait(read.value.id, options.signal);
       if (!gone.ok) return gone;
@@ -492,18 +569,22 @@ export class DaytonaProvider implements ComputerProvider {
     if (this.#o.autoDeleteInterval === 0) return this.#waitGone(read.value.id, this.#o.stopMs, options.signal);
     let seen = 0;
     let last = "not read";
-    const stopped = await waitUntil(async (s) => {
-      const one = await this.#get(read.value.id, s);
-      const all = await this.#listAll(s);
-      last = one.ok ? `state ${one.value.state}` : one.error.message;
-      const listedStopped = all.ok && all.value.some((x) => x.id === read.value.id && stateOf(x) === "stopped");
-      if (one.ok && one.value.state === "error") return -1;
-      if (one.ok && one.value.state === "started" && one.value.desiredState !== "stopped") {
-        await this.#call(`/sandbox/${encodeURIComponent(read.value.id)}/stop`, "stopping again", { method: "POST", signal: s });
-      }
-      seen = one.ok && one.value.state === "stopped" && listedStopped ? seen + 1 : 0;
-      return seen;
-    }, (n) => n >= 2 || n < 0, { boundMs: this.#o.stopMs, signal: options.signal, minMs: this.#o.pollMs, what: `${read.value.name} to stop`, describe: () => last });
+    const stopped = await waitUntil(
+      async (s) => {
+        const one = await this.#get(read.value.id, s);
+        const all = await this.#listAll(s);
+        last = one.ok ? `state ${one.value.state}` : one.error.message;
+        const listedStopped = all.ok && all.value.some((x) => x.id === read.value.id && stateOf(x) === "stopped");
+        if (one.ok && one.value.state === "error") return -1;
+        if (one.ok && one.value.state === "started" && one.value.desiredState !== "stopped") {
+          await this.#call(`/sandbox/${encodeURIComponent(read.value.id)}/stop`, "stopping again", { method: "POST", signal: s });
+        }
+        seen = one.ok && one.value.state === "stopped" && listedStopped ? seen + 1 : 0;
+        return seen;
+      },
+      (n) => n >= 2 || n < 0,
+      { boundMs: this.#o.stopMs, signal: options.signal, minMs: this.#o.pollMs, what: `${read.value.name} to stop`, describe: () => last },
+    );
     if (!stopped.ok) return fail(stopped.error.code, `${stopped.error.message}; Daytona last read it ${last}`);
     if (stopped.value < 0) return fail("failed", `${read.value.name} went to error while it stopped`);
     return ok();
@@ -533,7 +614,11 @@ export class DaytonaProvider implements ComputerProvider {
 
 function lastLine(text: string): string | undefined {
   // The split log's prefixes are not words.
-  const lines = text.replace(/[\x01\x02]{3}/g, "\n").split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .replace(/[\x01\x02]{3}/g, "\n")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.at(-1);
 }
 

@@ -3,7 +3,11 @@ import type { ComputerState, NetworkReadBack } from "../provider.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
 import type { Sandbox } from "./schemas.js";
 
-const list = (s: string | null | undefined) => (s ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+const list = (s: string | null | undefined) =>
+  (s ?? "")
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 /** networkBlockAll, the two lists and the outbound proxy as a network: none, open, a list, or words. */
 export function networkOf(sandbox: Sandbox): NetworkReadBack {
@@ -24,7 +28,18 @@ export function isGoing(sandbox: Sandbox): boolean {
   return sandbox.state === "destroying" || sandbox.state === "destroyed" || sandbox.desiredState === "destroyed";
 }
 
-const RUNNING = new Set(["started", "starting", "creating", "pending_build", "building_snapshot", "pulling_snapshot", "restoring", "unknown", "stopping", "pausing"]);
+const RUNNING = new Set([
+  "started",
+  "starting",
+  "creating",
+  "pending_build",
+  "building_snapshot",
+  "pulling_snapshot",
+  "restoring",
+  "unknown",
+  "stopping",
+  "pausing",
+]);
 
 /** started and the states on the way to it, stopping and pausing on the way from it, are running. */
 export function stateOf(sandbox: Sandbox): ComputerState {

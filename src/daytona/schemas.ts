@@ -9,7 +9,10 @@ export const Sandbox = z.object({
   id: z.string().min(1),
   name: z.string(),
   snapshot: optionalString,
-  labels: z.record(z.string(), z.string()).nullish().transform((l) => l ?? {}),
+  labels: z
+    .record(z.string(), z.string())
+    .nullish()
+    .transform((l) => l ?? {}),
   public: z.boolean(),
   networkBlockAll: z.boolean().nullish(),
   networkAllowList: optionalString,

@@ -48,7 +48,10 @@ export class Toolbox {
     // A FormData is read once per send, so each try builds its own.
     let last: Result<undefined> = fail("failed", what);
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      last = expectDone(await this.#api.request(this.base, "/files/upload-v2", what, { method: "POST", query: { path }, body: form(), signal, timeoutMs: TIMEOUTS.uploadMs }), what);
+      last = expectDone(
+        await this.#api.request(this.base, "/files/upload-v2", what, { method: "POST", query: { path }, body: form(), signal, timeoutMs: TIMEOUTS.uploadMs }),
+        what,
+      );
       if (last.ok || signal?.aborted || !(last.error.code === "failed" || last.error.code === "unreachable" || last.error.code === "timeout")) break;
     }
     return last;
@@ -84,7 +87,10 @@ export class Toolbox {
   /** One whole line (or more) to a command's stdin; never retried. */
   async input(sessionId: string, cmdId: string, data: string, signal?: AbortSignal): Promise<Result<undefined>> {
     const what = "sending a line to the bridge";
-    return expectDone(await this.#api.request(this.base, `/process/session/${seg(sessionId)}/command/${seg(cmdId)}/input`, what, { method: "POST", body: { data }, signal }), what);
+    return expectDone(
+      await this.#api.request(this.base, `/process/session/${seg(sessionId)}/command/${seg(cmdId)}/input`, what, { method: "POST", body: { data }, signal }),
+      what,
+    );
   }
 
   /** A command's log so far, as text (init's words when it refused to start); retried. */

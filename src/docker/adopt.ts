@@ -30,8 +30,16 @@ export interface Adopter {
 async function egressOf(engine: DockerEngine, labels: Record<string, string>, options: CallOptions): Promise<Result<Set<string>>> {
   const filters = JSON.stringify({ label: [EGRESS_LABEL, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] });
   const [containers, volumes] = await Promise.all([
-    engine.call<Array<{ Labels?: Record<string, string> | null }>>("GET", "/containers/json", { query: { all: true, filters }, signal: options.signal, timeoutMs: CALL_MS }),
-    engine.call<{ Volumes?: Array<{ Labels?: Record<string, string> | null }> | null }>("GET", "/volumes", { query: { filters }, signal: options.signal, timeoutMs: CALL_MS }),
+    engine.call<Array<{ Labels?: Record<string, string> | null }>>("GET", "/containers/json", {
+      query: { all: true, filters },
+      signal: options.signal,
+      timeoutMs: CALL_MS,
+    }),
+    engine.call<{ Volumes?: Array<{ Labels?: Record<string, string> | null }> | null }>("GET", "/volumes", {
+      query: { filters },
+      signal: options.signal,
+      timeoutMs: CALL_MS,
+    }),
   ]);
   if (!containers.ok) return failure(engine, "finding egress parts left by an interrupted create", containers);
   if (!volumes.ok) return failure(engine, "finding egress volumes left by an interrupted create", volumes);
@@ -46,7 +54,11 @@ async function egressOf(engine: DockerEngine, labels: Record<string, string>, op
  */
 async function computersOf(engine: DockerEngine, labels: Record<string, string>, options: CallOptions): Promise<Result<Inspected[]>> {
   const filters = JSON.stringify({ label: [`${COMPUTER_LABEL}=1`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] });
-  const listed = await engine.call<Array<{ Id: string }>>("GET", "/containers/json", { query: { all: true, filters }, signal: options.signal, timeoutMs: CALL_MS });
+  const listed = await engine.call<Array<{ Id: string }>>("GET", "/containers/json", {
+    query: { all: true, filters },
+    signal: options.signal,
+    timeoutMs: CALL_MS,
+  });
   if (!listed.ok) return failure(engine, "finding computers left by an interrupted create", listed);
   const out: Inspected[] = [];
   for (const { Id } of listed.value ?? []) {
@@ -73,7 +85,13 @@ function claimsOf(provider: Adopter, defaults?: SpecDefaults): Claims {
     list: async (labels, options) => {
       const found = await computersOf(provider.engine, labels, options);
       if (!found.ok) return found;
-      return ok(found.value.map((c) => ({ ref: { id: c.Id, name: nameOf(c), provider: "docker" }, state: c.State?.Running ? "running" : "stopped", created: createdKey(c.Created) })));
+      return ok(
+        found.value.map((c) => ({
+          ref: { id: c.Id, name: nameOf(c), provider: "docker" },
+          state: c.State?.Running ? "running" : "stopped",
+          created: createdKey(c.Created),
+        })),
+      );
     },
     read: (by, options) => provider.read(by, options),
     remove: async (ref) => {

@@ -96,7 +96,10 @@ export class DockerEngine {
         return failed<string>(pinged.status, "the engine did not say which API version it speaks (no API-Version on /_ping); is the socket Docker's?");
       }
       if (below(theirs, OLDEST_API)) {
-        return failed<string>(pinged.status, `this Docker engine speaks API ${theirs.join(".")}; the provider needs ${OLDEST_API.join(".")} (Engine 20.10) or later`);
+        return failed<string>(
+          pinged.status,
+          `this Docker engine speaks API ${theirs.join(".")}; the provider needs ${OLDEST_API.join(".")} (Engine 20.10) or later`,
+        );
       }
       const speak = below(NEWEST_API, theirs) ? NEWEST_API : theirs;
       return { ok: true, status: pinged.status, value: `v${speak.join(".")}`, message: "", aborted: false, timedOut: false, unreachable: false };
@@ -145,7 +148,11 @@ export class DockerEngine {
   }
 
   /** The request sent and its reply read whole, bounded; or why there is none. */
-  async #request(method: string, path: string, call: EngineCall): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: Buffer } | Reply<never>> {
+  async #request(
+    method: string,
+    path: string,
+    call: EngineCall,
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: Buffer } | Reply<never>> {
     const { bound: timeout, signal } = boundedBy(call.timeoutMs ?? ENGINE_CALL_MS, call.signal);
     const query = call.query ? `?${new URLSearchParams(Object.entries(call.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : "";
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
@@ -210,7 +217,10 @@ export function engineFailure(what: string, reply: Reply, engine: EngineAddress)
   if (reply.aborted) return { code: "aborted", message: `${what} was aborted` };
   if (reply.timedOut) return { code: "timeout", message: `${what} did not finish in time; is the Docker host overloaded?` };
   if (reply.unreachable) {
-    return { code: "unreachable", message: `${what}: Docker is not answering at ${engine.address} (from ${engine.from}; is it running, and may this user reach it?)` };
+    return {
+      code: "unreachable",
+      message: `${what}: Docker is not answering at ${engine.address} (from ${engine.from}; is it running, and may this user reach it?)`,
+    };
   }
   if (reply.status === 0) return { code: "failed", message: `${what} failed: ${reply.message}` };
   return { code: "failed", message: `${what} failed (HTTP ${reply.status})${reply.message ? `: ${reply.message}` : ""}` };

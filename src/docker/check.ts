@@ -52,8 +52,13 @@ export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] 
     out.push({ field: "network", message: "network is none, open or an allowlist ({ allow: [...] })" });
   }
   if (spec.egress !== undefined) {
-    if (typeof spec.egress !== "string" || !PROXY_PATTERN.test(spec.egress)) out.push({ field: "egress", message: "egress names a shared egress proxy, proxy-<12 hex digits>, as proxies.make gives it" });
-    if (!(typeof spec.network === "object" && spec.network !== null && "allow" in spec.network)) out.push({ field: "egress", message: "a computer joins an egress proxy with network { allow: [] } (the proxy's list); with none or open it has no proxy to join" });
+    if (typeof spec.egress !== "string" || !PROXY_PATTERN.test(spec.egress))
+      out.push({ field: "egress", message: "egress names a shared egress proxy, proxy-<12 hex digits>, as proxies.make gives it" });
+    if (!(typeof spec.network === "object" && spec.network !== null && "allow" in spec.network))
+      out.push({
+        field: "egress",
+        message: "a computer joins an egress proxy with network { allow: [] } (the proxy's list); with none or open it has no proxy to join",
+      });
   }
 
   if (spec.kind !== undefined && spec.kind !== "linux" && spec.kind !== "desktop") {
@@ -71,12 +76,18 @@ export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] 
     if (refusals.length === 0 && typeof path === "string") {
       const root = context.volumeRoot;
       if (root !== undefined && !(path.startsWith(`${root}/`) && path !== root)) {
-        out.push({ field: "mount.path", message: `the run folder ${path} is not below the volume's root ${root}; with the volume option a run folder must be inside the volume` });
+        out.push({
+          field: "mount.path",
+          message: `the run folder ${path} is not below the volume's root ${root}; with the volume option a run folder must be inside the volume`,
+        });
       }
     }
   }
 
-  if (spec.cpus !== undefined && !(typeof spec.cpus === "number" && spec.cpus > 0 && Number.isInteger(spec.cpus * 100_000) && spec.cpus * 100_000 >= 1_000 && spec.cpus <= 1024)) {
+  if (
+    spec.cpus !== undefined &&
+    !(typeof spec.cpus === "number" && spec.cpus > 0 && Number.isInteger(spec.cpus * 100_000) && spec.cpus * 100_000 >= 1_000 && spec.cpus <= 1024)
+  ) {
     out.push({ field: "cpus", message: "cpus is a number of CPUs from 0.01 to 1024, in steps of 0.00001" });
   }
   if (spec.memoryMb !== undefined && !(Number.isInteger(spec.memoryMb) && spec.memoryMb >= 6 && spec.memoryMb <= 1 << 24)) {

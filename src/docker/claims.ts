@@ -76,7 +76,12 @@ export async function withClaims(
 }
 
 /** The claim record of a container: made with the labels a claim gives it. */
-export async function recordClaim(engine: DockerEngine, containerId: string, labels: Record<string, string>, options: CallOptions = {}): Promise<Result<undefined>> {
+export async function recordClaim(
+  engine: DockerEngine,
+  containerId: string,
+  labels: Record<string, string>,
+  options: CallOptions = {},
+): Promise<Result<undefined>> {
   const made = await engine.call("POST", "/volumes/create", {
     body: { Name: recordName(containerId), Labels: { ...labels, [CLAIM_LABEL]: containerId } },
     signal: options.signal,
@@ -94,26 +99,34 @@ export async function removeClaim(engine: DockerEngine, containerId: string): Pr
 /** A computer just made for a pool, renamed ready (pool-<hex>); claim takes only such names. */
 export async function markReady(engine: DockerEngine, name: string, options: CallOptions = {}): Promise<Result<string>> {
   const to = readyName(name);
-  const renamed = await engine.call("POST", `/containers/${encodeURIComponent(name)}/rename`, { query: { name: to }, signal: options.signal, timeoutMs: CALL_MS });
+  const renamed = await engine.call("POST", `/containers/${encodeURIComponent(name)}/rename`, {
+    query: { name: to },
+    signal: options.signal,
+    timeoutMs: CALL_MS,
+  });
   return renamed.ok ? ok(to) : failure(engine, `renaming ${name} ready as ${to}`, renamed);
 }
 
 /** The pool's ready computers: running, with its label and a ready name, in one list call. */
 export async function readyMembers(engine: DockerEngine, pool: string, options: CallOptions = {}): Promise<Result<Array<{ id: string; name: string }>>> {
   const filters = JSON.stringify({ label: [`${COMPUTER_LABEL}=1`, `${POOL_LABEL}=${pool}`], status: ["running"], name: [`^/${READY_PREFIX}`] });
-  const listed = await engine.call<Array<{ Id: string; Names?: string[] | null }>>("GET", "/containers/json", { query: { filters }, signal: options.signal, timeoutMs: CALL_MS });
+  const listed = await engine.call<Array<{ Id: string; Names?: string[] | null }>>("GET", "/containers/json", {
+    query: { filters },
+    signal: options.signal,
+    timeoutMs: CALL_MS,
+  });
   if (!listed.ok) return failure(engine, `listing pool ${pool}'s ready computers`, listed);
-  return ok(
-    (listed.value ?? [])
-      .map((c) => ({ id: c.Id, name: (c.Names?.[0] ?? "").replace(/^\//, "") }))
-      .filter((c) => isReadyName(c.name)),
-  );
+  return ok((listed.value ?? []).map((c) => ({ id: c.Id, name: (c.Names?.[0] ?? "").replace(/^\//, "") })).filter((c) => isReadyName(c.name)));
 }
 
 /** Renames a ready computer to its computer name: ok when this call took it, undefined when another claim did. */
 async function renameTaken(engine: DockerEngine, member: { id: string; name: string }, options: CallOptions): Promise<Result<string | undefined>> {
   const to = claimedName(member.name);
-  const renamed = await engine.call("POST", `/containers/${encodeURIComponent(member.name)}/rename`, { query: { name: to }, signal: options.signal, timeoutMs: CALL_MS });
+  const renamed = await engine.call("POST", `/containers/${encodeURIComponent(member.name)}/rename`, {
+    query: { name: to },
+    signal: options.signal,
+    timeoutMs: CALL_MS,
+  });
   // Another claim took it first. 404: its ready name is gone; 409: its computer name is taken;
   // 400 "same name": the engine found it by its ready name just before the other rename ended.
   if (renamed.status === 404 || renamed.status === 409 || (renamed.status === 400 && /same name/i.test(renamed.message))) return ok(undefined);
@@ -154,7 +167,10 @@ export async function take(
     if (!got.ok || got.value) return got as Result<{ id: string; name: string }>;
   }
   if (options.signal?.aborted) return fail("aborted", `the claim on pool ${pool} was aborted`);
-  return fail("not_found", `pool ${pool} has no ready computer${tried.size ? ` (${tried.size} were claimed by others at the same moment)` : ""}: the next pulumi up refills it, or raise its size`);
+  return fail(
+    "not_found",
+    `pool ${pool} has no ready computer${tried.size ? ` (${tried.size} were claimed by others at the same moment)` : ""}: the next pulumi up refills it, or raise its size`,
+  );
 }
 
 /** The janitor's part: claim records whose container is gone (removed by hand, not released). */

@@ -85,10 +85,16 @@ const UNREACHABLE = /Cannot connect to the Docker daemon|Is the docker daemon ru
 export function failureOf(what: string, outcome: Outcome, docker: string): { code: ResultCode; message: string } {
   if (outcome.aborted) return { code: "aborted", message: `${what} was aborted` };
   if (outcome.timedOut) return { code: "timeout", message: `${what} did not finish in time; is the Docker host overloaded?` };
-  if (outcome.missing) return { code: "unreachable", message: `${what} could not run: there is no docker CLI at ${docker}; install it or give the docker option` };
+  if (outcome.missing)
+    return { code: "unreachable", message: `${what} could not run: there is no docker CLI at ${docker}; install it or give the docker option` };
   if (UNREACHABLE.test(outcome.stderr)) {
     return { code: "unreachable", message: `${what}: Docker is not answering (is it running, and may this user reach it?)` };
   }
-  const last = outcome.stderr.trim().split("\n").pop()?.replace(/^Error( response from daemon)?:\s*/i, "") ?? "";
+  const last =
+    outcome.stderr
+      .trim()
+      .split("\n")
+      .pop()
+      ?.replace(/^Error( response from daemon)?:\s*/i, "") ?? "";
   return { code: "failed", message: `${what} failed (exit ${outcome.exitCode ?? "?"})${last ? `: ${last}` : ""}` };
 }

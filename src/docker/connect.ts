@@ -37,7 +37,8 @@ export async function openConnection(
   const refused = (reply: Reply, what: string) => {
     if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);
     if (bound.aborted) return fail("timeout", `the daemon in ${target} did not say hello within ${HELLO_TIMEOUT_MS / 1000} s`);
-    if (reply.status === 404 || reply.status === 409 || GONE.test(reply.message)) return fail("gone", `the daemon in ${target} did not answer hello: ${reply.message}`);
+    if (reply.status === 404 || reply.status === 409 || GONE.test(reply.message))
+      return fail("gone", `the daemon in ${target} did not answer hello: ${reply.message}`);
     const failure = engineFailure(what, reply, engine.address);
     return fail(failure.code === "failed" ? "unreachable" : failure.code, `the daemon in ${target} did not answer hello: ${failure.message}`);
   };
@@ -61,7 +62,17 @@ export async function openConnection(
     socket.destroy();
   };
 
-  const said = await helloWithin({ client, who: "agentrun-docker", target, bounded: { bound, signal: helloSignal }, boundMs: HELLO_TIMEOUT_MS, caller: signal, close, words: () => stderr, gone: GONE });
+  const said = await helloWithin({
+    client,
+    who: "agentrun-docker",
+    target,
+    bounded: { bound, signal: helloSignal },
+    boundMs: HELLO_TIMEOUT_MS,
+    caller: signal,
+    close,
+    words: () => stderr,
+    gone: GONE,
+  });
   if (!said.ok) return said;
   const hello = said.value;
   if (want) {

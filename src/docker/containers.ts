@@ -27,7 +27,8 @@ export async function inspect(engine: DockerEngine, target: string, options: Cal
   const read = await engine.call<Inspected>("GET", `${path(target)}/json`, { signal: options.signal, timeoutMs: INSPECT_MS });
   if (read.status === 404) return fail("not_found", `no computer ${target} on this Docker host`);
   if (!read.ok || !read.value) return failure(engine, `inspecting ${target}`, read);
-  if (!isComputer(read.value)) return fail("not_found", `no computer ${target} on this Docker host (a container without the ${COMPUTER_LABEL}=1 label does not count)`);
+  if (!isComputer(read.value))
+    return fail("not_found", `no computer ${target} on this Docker host (a container without the ${COMPUTER_LABEL}=1 label does not count)`);
   return ok(read.value);
 }
 
@@ -49,7 +50,11 @@ interface Listed {
  */
 export async function listByLabels(engine: DockerEngine, labels: Record<string, string>, options: CallOptions = {}): Promise<Result<Inspected[]>> {
   const filters = { label: [`${COMPUTER_LABEL}=1`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] };
-  const listed = await engine.call<Listed[]>("GET", "/containers/json", { query: { all: true, filters: JSON.stringify(filters) }, signal: options.signal, timeoutMs: LIST_MS });
+  const listed = await engine.call<Listed[]>("GET", "/containers/json", {
+    query: { all: true, filters: JSON.stringify(filters) },
+    signal: options.signal,
+    timeoutMs: LIST_MS,
+  });
   if (!listed.ok) return failure(engine, "listing the computers", listed);
   return ok(
     (listed.value ?? []).map((c) => ({
@@ -66,7 +71,12 @@ export async function listByLabels(engine: DockerEngine, labels: Record<string, 
 
 /** POST /containers/create; the reply's status says what Docker refused (404: no such image). */
 export function create(engine: DockerEngine, request: CreateRequest, options: CallOptions = {}): Promise<Reply<{ Id: string }>> {
-  return engine.call<{ Id: string }>("POST", "/containers/create", { query: { name: request.name }, body: request.body, signal: options.signal, timeoutMs: CREATE_MS });
+  return engine.call<{ Id: string }>("POST", "/containers/create", {
+    query: { name: request.name },
+    body: request.body,
+    signal: options.signal,
+    timeoutMs: CREATE_MS,
+  });
 }
 
 export function start(engine: DockerEngine, id: string, options: CallOptions = {}): Promise<Reply> {

@@ -38,7 +38,9 @@ async function trustedDir(dir: string): Promise<void> {
     // A sticky directory (/tmp) lets nobody else rename or remove what is ours in it.
     const othersWrite = (a.mode & 0o022) !== 0 && (a.mode & STICKY) === 0;
     if (othersOwn || othersWrite) {
-      throw new DaemonCacheError(`the daemon cache ${dir} is below ${above}, which another user may write; give daemonCache a directory only this user and root may change`);
+      throw new DaemonCacheError(
+        `the daemon cache ${dir} is below ${above}, which another user may write; give daemonCache a directory only this user and root may change`,
+      );
     }
     if (above === path.dirname(above)) break;
   }
@@ -52,9 +54,12 @@ async function trustedDir(dir: string): Promise<void> {
   }
   if (stat.isSymbolicLink()) throw new DaemonCacheError(`the daemon cache ${dir} is a symbolic link; give daemonCache a real directory`);
   if (!stat.isDirectory()) throw new DaemonCacheError(`the daemon cache ${dir} is not a directory; give daemonCache a directory`);
-  if (stat.uid !== uid) throw new DaemonCacheError(`the daemon cache ${dir} is owned by uid ${stat.uid}, not this process's ${uid}; give daemonCache a directory of this user's`);
+  if (stat.uid !== uid)
+    throw new DaemonCacheError(`the daemon cache ${dir} is owned by uid ${stat.uid}, not this process's ${uid}; give daemonCache a directory of this user's`);
   if ((stat.mode & 0o777) !== 0o700) {
-    throw new DaemonCacheError(`the daemon cache ${dir} has mode ${(stat.mode & 0o777).toString(8).padStart(4, "0")}, not 0700; the provider does not change it: chmod 0700 it or give daemonCache another directory`);
+    throw new DaemonCacheError(
+      `the daemon cache ${dir} has mode ${(stat.mode & 0o777).toString(8).padStart(4, "0")}, not 0700; the provider does not change it: chmod 0700 it or give daemonCache another directory`,
+    );
   }
 }
 

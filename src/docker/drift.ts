@@ -52,16 +52,47 @@ const MIB = 1024 * 1024;
 
 /** Read or checked by name below. */
 const HOST_CHECKED = new Set([
-  "NetworkMode", "CapDrop", "CapAdd", "Privileged", "SecurityOpt", "IpcMode", "CgroupnsMode", "Runtime",
-  "MaskedPaths", "ReadonlyPaths", "PidsLimit", "Memory", "MemorySwap", "CpuPeriod", "CpuQuota", "Tmpfs", "Mounts",
-  "RestartPolicy", "Isolation", "MemorySwappiness",
+  "NetworkMode",
+  "CapDrop",
+  "CapAdd",
+  "Privileged",
+  "SecurityOpt",
+  "IpcMode",
+  "CgroupnsMode",
+  "Runtime",
+  "MaskedPaths",
+  "ReadonlyPaths",
+  "PidsLimit",
+  "Memory",
+  "MemorySwap",
+  "CpuPeriod",
+  "CpuQuota",
+  "Tmpfs",
+  "Mounts",
+  "RestartPolicy",
+  "Isolation",
+  "MemorySwappiness",
 ]);
 /** The host's settings, or ones that act only inside the computer: not checked. */
 const HOST_IRRELEVANT = new Set(["LogConfig", "ConsoleSize", "ContainerIDFile", "ShmSize", "Ulimits"]);
 const CONFIG_CHECKED = new Set(["User", "Image", "WorkingDir", "Env", "Entrypoint", "Cmd", "Labels"]);
 const CONFIG_IRRELEVANT = new Set([
-  "Hostname", "Domainname", "AttachStdin", "AttachStdout", "AttachStderr", "Tty", "OpenStdin", "StdinOnce",
-  "ExposedPorts", "Healthcheck", "ArgsEscaped", "OnBuild", "StopSignal", "StopTimeout", "Shell", "MacAddress",
+  "Hostname",
+  "Domainname",
+  "AttachStdin",
+  "AttachStdout",
+  "AttachStderr",
+  "Tty",
+  "OpenStdin",
+  "StdinOnce",
+  "ExposedPorts",
+  "Healthcheck",
+  "ArgsEscaped",
+  "OnBuild",
+  "StopSignal",
+  "StopTimeout",
+  "Shell",
+  "MacAddress",
   "NetworkDisabled",
 ]);
 
@@ -100,7 +131,8 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
 
   const network = networkOf(inspected, expected.proxy);
   if (typeof network === "object" && "other" in network) out.push(`the network reads back as other (${network.other}), not ${show(spec.network)}`);
-  else if (!(sameNetwork(network, spec.network) || theProxysList(spec, network))) out.push(`the network reads back as ${show(network)}, not ${show(spec.network)}`);
+  else if (!(sameNetwork(network, spec.network) || theProxysList(spec, network)))
+    out.push(`the network reads back as ${show(network)}, not ${show(spec.network)}`);
 
   if (!(Array.isArray(host.CapDrop) && host.CapDrop.length === 1 && String(host.CapDrop[0]).toUpperCase() === "ALL")) {
     out.push(`HostConfig.CapDrop is ${show(host.CapDrop)}, not ["ALL"]`);
@@ -113,7 +145,10 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
   if (host.IpcMode !== "private") out.push(`HostConfig.IpcMode is ${show(host.IpcMode)}, not "private"`);
   if (host.CgroupnsMode !== "private") out.push(`HostConfig.CgroupnsMode is ${show(host.CgroupnsMode)}, not "private"`);
   if (host.Runtime !== "runc") out.push(`HostConfig.Runtime is ${show(host.Runtime)}, not "runc"`);
-  for (const [field, want] of [["MaskedPaths", MASKED_PATHS], ["ReadonlyPaths", READONLY_PATHS]] as const) {
+  for (const [field, want] of [
+    ["MaskedPaths", MASKED_PATHS],
+    ["ReadonlyPaths", READONLY_PATHS],
+  ] as const) {
     const have = new Set(Array.isArray(host[field]) ? (host[field] as string[]) : []);
     const missing = want.filter((p) => !have.has(p));
     if (missing.length) out.push(`HostConfig.${field} lacks ${missing.join(", ")}, which Docker holds for every container`);
@@ -147,7 +182,8 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
   if (!(homes.length === 1 && homes[0] === `HOME=${HOME}`)) out.push(`Config.Env holds ${show(homes)}, not one HOME=${HOME}`);
   const displays = (Array.isArray(config.Env) ? (config.Env as string[]) : []).filter((e) => e.startsWith("DISPLAY="));
   const display = expected.display === undefined ? [] : [`DISPLAY=${expected.display}`];
-  if (show(displays) !== show(display)) out.push(`Config.Env holds ${show(displays)}, not ${expected.display === undefined ? "no DISPLAY (it is not a desktop)" : show(display)}`);
+  if (show(displays) !== show(display))
+    out.push(`Config.Env holds ${show(displays)}, not ${expected.display === undefined ? "no DISPLAY (it is not a desktop)" : show(display)}`);
   if (show(config.Entrypoint) !== show([DAEMON_TARGET])) out.push(`Config.Entrypoint is ${show(config.Entrypoint)}, not ${show([DAEMON_TARGET])}`);
   const cmd = initCommand(expected.deadline, isAllow(spec.network));
   if (show(config.Cmd) !== show(cmd)) out.push(`Config.Cmd is ${show(config.Cmd)}, not ${show(cmd)}`);
@@ -187,7 +223,9 @@ function mountsDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftEx
   if (isAllow(spec.network)) {
     // The egress volume, read-only: its own check, as it is a volume and not a bind.
     const volume = egressName(spec.egress ?? nameOf(inspected));
-    const asked = (Array.isArray(inspected.HostConfig?.Mounts) ? (inspected.HostConfig.Mounts as Array<Record<string, unknown>>) : []).filter((m) => m.Target === EGRESS_MOUNT);
+    const asked = (Array.isArray(inspected.HostConfig?.Mounts) ? (inspected.HostConfig.Mounts as Array<Record<string, unknown>>) : []).filter(
+      (m) => m.Target === EGRESS_MOUNT,
+    );
     const given = (inspected.Mounts ?? []).filter((m) => m.Destination === EGRESS_MOUNT);
     if (asked.length !== 1 || asked[0]!.Type !== "volume" || asked[0]!.Source !== volume || asked[0]!.ReadOnly !== true) {
       out.push(`HostConfig.Mounts does not hold the egress volume ${volume} read-only at ${EGRESS_MOUNT}: it holds ${show(asked)}`);
@@ -205,8 +243,13 @@ function mountsDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftEx
     const what = `the ${w.target === DAEMON_TARGET ? "daemon" : "run folder"} at ${w.target}`;
     const rw = w.readOnly ? "read-only" : "read-write";
     const propagation = (a[0]?.BindOptions as { Propagation?: string } | undefined)?.Propagation;
-    if (a.length !== 1 || a[0]?.Type !== "bind" || a[0]?.Source !== w.source || Boolean(a[0]?.ReadOnly) !== w.readOnly
-      || !(propagation === undefined || propagation === "rprivate")) {
+    if (
+      a.length !== 1 ||
+      a[0]?.Type !== "bind" ||
+      a[0]?.Source !== w.source ||
+      Boolean(a[0]?.ReadOnly) !== w.readOnly ||
+      !(propagation === undefined || propagation === "rprivate")
+    ) {
       out.push(`HostConfig.Mounts does not hold ${what} as one ${rw} bind of ${w.source} (rprivate): it holds ${show(a)}`);
     }
     if (g.length !== 1 || g[0]?.Type !== "bind" || g[0]?.Source !== w.source || g[0]?.RW !== !w.readOnly || g[0]?.Propagation !== "rprivate") {
@@ -216,7 +259,8 @@ function mountsDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftEx
   const targets = new Set([...want.map((w) => w.target), ...(isAllow(spec.network) ? [EGRESS_MOUNT] : [])]);
   for (const m of asked) if (!targets.has(String(m.Target))) out.push(`HostConfig.Mounts holds another mount: a ${String(m.Type)} at ${String(m.Target)}`);
   for (const m of given) {
-    if (!targets.has(String(m.Destination))) out.push(`Mounts holds another mount: a ${String(m.Type)} at ${String(m.Destination)}${m.Type === "volume" ? " (an image's VOLUME is drift too)" : ""}`);
+    if (!targets.has(String(m.Destination)))
+      out.push(`Mounts holds another mount: a ${String(m.Type)} at ${String(m.Destination)}${m.Type === "volume" ? " (an image's VOLUME is drift too)" : ""}`);
   }
   return out;
 }
@@ -298,7 +342,9 @@ export function readBackDrift(inspected: Inspected, capabilities: Capabilities, 
   }
   const deadline = readBack.deadline;
   if (deadlineOf(deadline) === undefined) {
-    mismatches.push(`the ${DEADLINE_LABEL} label ${deadline === undefined ? "is missing" : `reads ${JSON.stringify(deadline)}`}, not the ISO time create writes, at most 30 days away`);
+    mismatches.push(
+      `the ${DEADLINE_LABEL} label ${deadline === undefined ? "is missing" : `reads ${JSON.stringify(deadline)}`}, not the ISO time create writes, at most 30 days away`,
+    );
   }
   const user = parseUser(readBack.user);
   if (!user.ok || userText(user.value) !== readBack.user) mismatches.push(`Config.User is ${JSON.stringify(readBack.user)}, not uid:gid as create writes it`);

@@ -69,7 +69,8 @@ export class DockerEgressProxies implements EgressProxies {
     const out: Refusal[] = [];
     if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a proxy's spec is an object with allow and lifetimeMs" }];
     const known = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels"]);
-    for (const key of Object.keys(spec)) if (!known.has(key)) out.push({ field: key, message: `${key} is not a field of an egress proxy (it takes ${[...known].join(", ")})` });
+    for (const key of Object.keys(spec))
+      if (!known.has(key)) out.push({ field: key, message: `${key} is not a field of an egress proxy (it takes ${[...known].join(", ")})` });
     const range = this.#deps.testNetwork?.range;
     const list = checkAllowlist(spec.allow, range === undefined ? {} : { testNetwork: range });
     if (!list.ok) for (const r of list.refusals) out.push({ field: "allow", message: `allow: ${r.message}` });
@@ -84,7 +85,8 @@ export class DockerEgressProxies implements EgressProxies {
       if (words) out.push({ field: "hint", message: words.replace(/^egress\.hint/, "hint") });
     }
     if (spec.labels !== undefined) out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));
-    if (spec.name !== undefined && !(typeof spec.name === "string" && PROXY_PATTERN.test(spec.name))) out.push({ field: "name", message: "an egress proxy's name is proxy-<12 hex digits>" });
+    if (spec.name !== undefined && !(typeof spec.name === "string" && PROXY_PATTERN.test(spec.name)))
+      out.push({ field: "name", message: "an egress proxy's name is proxy-<12 hex digits>" });
     return out;
   }
 
@@ -101,7 +103,11 @@ export class DockerEgressProxies implements EgressProxies {
     const host = await this.#deps.host(options);
     if (!host.ok) return host;
     if (host.value.remap) {
-      return fail("refused", `this Docker host remaps user ids (${host.value.remap}), so the egress volume's owner and the proxy's user are host ids a computer's user does not map to; an egress proxy is refused here. Nothing was made`, { field: "host" });
+      return fail(
+        "refused",
+        `this Docker host remaps user ids (${host.value.remap}), so the egress volume's owner and the proxy's user are host ids a computer's user does not map to; an egress proxy is refused here. Nothing was made`,
+        { field: "host" },
+      );
     }
     return host;
   }
@@ -127,7 +133,8 @@ export class DockerEgressProxies implements EgressProxies {
     if (spec.name !== undefined) {
       const taken = await this.#volume(key, options);
       if (!taken.ok) return taken;
-      if (taken.value) return fail("exists", `the egress proxy name ${key} is taken (its volume ${egressName(key)} is there); nothing was made`, { field: "name" });
+      if (taken.value)
+        return fail("exists", `the egress proxy name ${key} is taken (its volume ${egressName(key)} is there); nothing was made`, { field: "name" });
     }
     const plan: EgressPlan = {
       key,
@@ -166,7 +173,10 @@ export class DockerEgressProxies implements EgressProxies {
   }
 
   async #volume(name: string, options: CallOptions): Promise<Result<VolumeInfo | undefined>> {
-    const read = await this.#deps.engine.call<VolumeInfo>("GET", `/volumes/${encodeURIComponent(egressName(name))}`, { signal: options.signal, timeoutMs: CALL_MS });
+    const read = await this.#deps.engine.call<VolumeInfo>("GET", `/volumes/${encodeURIComponent(egressName(name))}`, {
+      signal: options.signal,
+      timeoutMs: CALL_MS,
+    });
     if (read.status === 404) return ok(undefined);
     if (!read.ok || !read.value) return failure(this.#deps.engine, `inspecting the egress volume ${egressName(name)}`, read);
     return ok(read.value);
@@ -194,7 +204,11 @@ export class DockerEgressProxies implements EgressProxies {
    */
   async #held(name: string, volume: VolumeInfo, proxy: Inspected | undefined): Promise<Result<{ network: ProxyNetwork; expected: EgressExpected }>> {
     const addresses = this.#deps.addresses();
-    if (!addresses.ok) return ok({ network: { other: `network allow, but its egress proxy cannot be held to the Docker host's addresses: ${addresses.error.message}` }, expected: { key: name, uid: NaN, gid: NaN, deadline: "", image: "", hostAddresses: [] } });
+    if (!addresses.ok)
+      return ok({
+        network: { other: `network allow, but its egress proxy cannot be held to the Docker host's addresses: ${addresses.error.message}` },
+        expected: { key: name, uid: NaN, gid: NaN, deadline: "", image: "", hostAddresses: [] },
+      });
     const expected = await this.#expected(name, volume, addresses.value);
     if (!expected.ok) return expected;
     return ok({ network: proxyReadBack(proxy, expected.value), expected: expected.value });
@@ -242,7 +256,8 @@ export class DockerEgressProxies implements EgressProxies {
     if (!volume.value) return fail("not_found", `the egress proxy ${name} is gone (no volume ${egressName(name)}): make a new one`);
     const owner = ownerOf(volume.value);
     const deadline = volume.value.Labels?.[DEADLINE_LABEL] ?? "";
-    if (!owner || Number.isNaN(Date.parse(deadline))) return fail("refused", `the egress volume ${egressName(name)} is not as make leaves it (its owner or deadline cannot be read): make a new proxy`);
+    if (!owner || Number.isNaN(Date.parse(deadline)))
+      return fail("refused", `the egress volume ${egressName(name)} is not as make leaves it (its owner or deadline cannot be read): make a new proxy`);
     if (Date.parse(deadline) <= Date.now()) return fail("refused", `the egress proxy ${name} reached its deadline ${deadline}: make a new one`);
     const addresses = this.#deps.addresses();
     if (!addresses.ok) return addresses;
@@ -293,7 +308,12 @@ export class DockerEgressProxies implements EgressProxies {
    * What a computer joining the proxy meets: the proxy held to the computer's user and
    * deadline, read as its network. Create refuses a computer whose read is not an allowlist.
    */
-  async joined(name: string, computer: { uid: number; gid: number; deadline?: string }, options: CallOptions = {}, read?: { proxy: Inspected | undefined }): Promise<Result<ProxyNetwork>> {
+  async joined(
+    name: string,
+    computer: { uid: number; gid: number; deadline?: string },
+    options: CallOptions = {},
+    read?: { proxy: Inspected | undefined },
+  ): Promise<Result<ProxyNetwork>> {
     const volume = await this.#volume(name, options);
     if (!volume.ok) return volume;
     if (!volume.value) return ok({ other: `network allow, but its egress proxy ${egressName(name)} is gone (no volume)` });
@@ -306,7 +326,9 @@ export class DockerEgressProxies implements EgressProxies {
     if (!expected.ok) return expected;
     const owner = ownerOf(volume.value);
     if (owner && (owner.uid !== computer.uid || owner.gid !== computer.gid)) {
-      return ok({ other: `network allow, but its egress proxy ${name} belongs to ${userText(owner)}, not the computer's ${computer.uid}:${computer.gid}: a computer joins a proxy of its own user` });
+      return ok({
+        other: `network allow, but its egress proxy ${name} belongs to ${userText(owner)}, not the computer's ${computer.uid}:${computer.gid}: a computer joins a proxy of its own user`,
+      });
     }
     return ok(proxyReadBack(proxy.value, { ...expected.value, ...(computer.deadline ? { until: computer.deadline } : {}) }));
   }

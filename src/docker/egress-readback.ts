@@ -47,32 +47,41 @@ function problemOf(proxy: Loose, want: EgressExpected): string | undefined {
   const host = obj(proxy.HostConfig);
   const labels = obj(config.Labels);
   const shared = PROXY_PATTERN.test(want.key);
-  if (state.Running !== true) return `is not running (a crashed proxy is not restarted: ${shared ? "update the proxy to make it again" : "make a new computer"})`;
+  if (state.Running !== true)
+    return `is not running (a crashed proxy is not restarted: ${shared ? "update the proxy to make it again" : "make a new computer"})`;
   if (labels[EGRESS_LABEL] !== want.key) return `does not carry ${EGRESS_LABEL}=${want.key}`;
-  if (labels[DEADLINE_LABEL] !== want.deadline) return `carries another deadline (${String(labels[DEADLINE_LABEL])}) than ${shared ? "its volume's" : "its computer's"} ${want.deadline}`;
-  if (want.until !== undefined && Date.parse(want.deadline) < Date.parse(want.until)) return `ends at ${want.deadline}, before its computer's deadline ${want.until}`;
+  if (labels[DEADLINE_LABEL] !== want.deadline)
+    return `carries another deadline (${String(labels[DEADLINE_LABEL])}) than ${shared ? "its volume's" : "its computer's"} ${want.deadline}`;
+  if (want.until !== undefined && Date.parse(want.deadline) < Date.parse(want.until))
+    return `ends at ${want.deadline}, before its computer's deadline ${want.until}`;
   if (config.Image !== want.image) return `runs ${String(config.Image)}, not the provider's proxy image ${want.image}`;
-  if (config.User !== `${want.uid}:${want.gid}`) return `runs as ${String(config.User)}, not ${shared && want.until === undefined ? "its volume's owner" : "the computer's"} ${want.uid}:${want.gid}`;
+  if (config.User !== `${want.uid}:${want.gid}`)
+    return `runs as ${String(config.User)}, not ${shared && want.until === undefined ? "its volume's owner" : "the computer's"} ${want.uid}:${want.gid}`;
   if (!same(config.Entrypoint, [EGRESS_ENTRYPOINT])) return "has another entrypoint than the proxy's";
   const network = want.testNetwork?.name ?? "bridge";
   const networks = Object.keys(obj(obj(proxy.NetworkSettings).Networks));
-  if (host.NetworkMode !== network || !same(networks, [network])) return `is not on the ${network === "bridge" ? "default bridge" : `test network ${network}`} alone (${networks.join(", ") || "no network"})`;
+  if (host.NetworkMode !== network || !same(networks, [network]))
+    return `is not on the ${network === "bridge" ? "default bridge" : `test network ${network}`} alone (${networks.join(", ") || "no network"})`;
   if (Object.keys(obj(host.PortBindings)).length > 0 || host.PublishAllPorts === true) return "publishes a port";
   if (host.ReadonlyRootfs !== true) return "has a writable root";
-  if (!same(host.CapDrop, ["ALL"]) || (Array.isArray(host.CapAdd) && host.CapAdd.length > 0) || host.Privileged === true) return "holds a capability (CapDrop ALL, nothing added, not privileged)";
+  if (!same(host.CapDrop, ["ALL"]) || (Array.isArray(host.CapAdd) && host.CapAdd.length > 0) || host.Privileged === true)
+    return "holds a capability (CapDrop ALL, nothing added, not privileged)";
   if (!same(host.SecurityOpt, ["no-new-privileges"])) return "is not exactly no-new-privileges in its security options";
   if (host.IpcMode !== "private" || host.CgroupnsMode !== "private") return "does not have private IPC and cgroup namespaces";
   if (host.Memory !== EGRESS_BOUNDS.memory || host.MemorySwap !== EGRESS_BOUNDS.memory) return "is not bounded to 256 MiB with swap the same";
   if (host.PidsLimit !== EGRESS_BOUNDS.pids) return `is not bounded to ${EGRESS_BOUNDS.pids} pids`;
   if (host.CpuPeriod !== EGRESS_BOUNDS.cpuPeriod || host.CpuQuota !== EGRESS_BOUNDS.cpuQuota) return "is not bounded to half a CPU";
-  if (!same(host.Ulimits, [{ Name: "nofile", Hard: EGRESS_BOUNDS.openFiles, Soft: EGRESS_BOUNDS.openFiles }])) return `is not bounded to ${EGRESS_BOUNDS.openFiles} open files`;
+  if (!same(host.Ulimits, [{ Name: "nofile", Hard: EGRESS_BOUNDS.openFiles, Soft: EGRESS_BOUNDS.openFiles }]))
+    return `is not bounded to ${EGRESS_BOUNDS.openFiles} open files`;
   const log = obj(host.LogConfig);
   const logOptions = obj(log.Config);
-  if (log.Type !== "json-file" || Object.keys(logOptions).length !== 2 || logOptions["max-size"] !== "1m" || logOptions["max-file"] !== "2") return "does not have a json-file log of 1m and 2 files";
+  if (log.Type !== "json-file" || Object.keys(logOptions).length !== 2 || logOptions["max-size"] !== "1m" || logOptions["max-file"] !== "2")
+    return "does not have a json-file log of 1m and 2 files";
   if (obj(host.RestartPolicy).Name !== "no") return "has a restart policy";
   const mounts = Array.isArray(proxy.Mounts) ? proxy.Mounts.map(obj) : [];
   const volume = egressName(want.key);
-  if (mounts.length !== 1 || mounts[0]!.Type !== "volume" || mounts[0]!.Name !== volume || mounts[0]!.Destination !== EGRESS_MOUNT) return `does not mount exactly its volume ${volume} at ${EGRESS_MOUNT}`;
+  if (mounts.length !== 1 || mounts[0]!.Type !== "volume" || mounts[0]!.Name !== volume || mounts[0]!.Destination !== EGRESS_MOUNT)
+    return `does not mount exactly its volume ${volume} at ${EGRESS_MOUNT}`;
   return undefined;
 }
 
@@ -89,9 +98,11 @@ export function proxyReadBack(proxy: unknown, want: EgressExpected): ProxyNetwor
   const unknown = [...flags.keys()].find((k) => !known.has(k));
   if (unknown) return other(`runs with ${unknown}, which the provider never gives`);
   if (!same(flags.get("--socket"), [EGRESS_SOCKET])) return other(`does not listen on ${EGRESS_SOCKET}`);
-  if (!same(flags.get("--deadline"), [want.deadline])) return other(`ends at another time than ${PROXY_PATTERN.test(want.key) ? "its deadline label" : "its computer"}`);
+  if (!same(flags.get("--deadline"), [want.deadline]))
+    return other(`ends at another time than ${PROXY_PATTERN.test(want.key) ? "its deadline label" : "its computer"}`);
   const reach = flags.get("--reachable-for-tests");
-  if (reach && !(want.testNetwork && same(reach, [want.testNetwork.range]))) return other(`marks ${reach.join(", ")} reachable, a test-only setting this provider does not have`);
+  if (reach && !(want.testNetwork && same(reach, [want.testNetwork.range])))
+    return other(`marks ${reach.join(", ")} reachable, a test-only setting this provider does not have`);
   const refused = new Set(flags.get("--host-address") ?? []);
   const missing = want.hostAddresses.filter((a) => !refused.has(a));
   if (missing.length > 0) return other(`does not refuse the Docker host's addresses ${missing.join(", ")} (the host gained them after the proxy was made)`);

@@ -27,7 +27,12 @@ const labelFilter = (labels: string[]) => JSON.stringify({ label: labels });
 
 const undone = async (engine: DockerEngine, plan: EgressPlan, code: Parameters<typeof fail>[0], words: string, keepVolume = false) => {
   await removeEgress(engine, plan.key, keepVolume ? "proxy" : "delete");
-  return fail(code, keepVolume ? `${words}; the proxy was removed, and its computers reach nothing until it is made again` : `${words}; the proxy and its volume were removed and the computer was never run`);
+  return fail(
+    code,
+    keepVolume
+      ? `${words}; the proxy was removed, and its computers reach nothing until it is made again`
+      : `${words}; the proxy and its volume were removed and the computer was never run`,
+  );
 };
 
 /**
@@ -46,14 +51,19 @@ export async function makeEgressVolume(engine: DockerEngine, plan: EgressPlan, o
  * the proxy and the volume (the proxy alone with keepVolume: a shared proxy made again on the
  * volume its computers mount) and says why in words; a caller runs its computer only after ok.
  */
-export async function makeEgress(engine: DockerEngine, plan: EgressPlan, options: CallOptions & { readyMs?: number; keepVolume?: boolean } = {}): Promise<Result<{ proxy: string }>> {
+export async function makeEgress(
+  engine: DockerEngine,
+  plan: EgressPlan,
+  options: CallOptions & { readyMs?: number; keepVolume?: boolean } = {},
+): Promise<Result<{ proxy: string }>> {
   const { signal } = options;
   const name = egressName(plan.key);
   const undo = (code: Parameters<typeof fail>[0], words: string) => undone(engine, plan, code, words, options.keepVolume);
   const request = egressProxyRequest(plan);
   const made = await engine.call<{ Id: string }>("POST", "/containers/create", { query: { name }, body: request.body, signal, timeoutMs: CALL_MS });
   if (!made.ok || !made.value?.Id) {
-    if (made.status === 404 && /No such image/i.test(made.message)) return undo("not_found", `the egress proxy's image ${plan.image} is not on this Docker host`);
+    if (made.status === 404 && /No such image/i.test(made.message))
+      return undo("not_found", `the egress proxy's image ${plan.image} is not on this Docker host`);
     const f = failure(engine, `making the egress proxy ${name}`, made);
     return undo(f.error.code, f.error.message);
   }
@@ -85,7 +95,10 @@ async function partsOf(engine: DockerEngine, labels: string[]) {
   const filters = labelFilter(labels);
   const [containers, volumes] = await Promise.all([
     engine.call<ListedPart[]>("GET", "/containers/json", { query: { all: true, filters }, timeoutMs: CALL_MS }),
-    engine.call<{ Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null; CreatedAt?: string }> | null }>("GET", "/volumes", { query: { filters }, timeoutMs: CALL_MS }),
+    engine.call<{ Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null; CreatedAt?: string }> | null }>("GET", "/volumes", {
+      query: { filters },
+      timeoutMs: CALL_MS,
+    }),
   ]);
   return { containers, volumes };
 }
@@ -118,7 +131,11 @@ export async function removeEgress(engine: DockerEngine, computer: string, how: 
 
 /** The proxy of a computer as docker inspect reports it, or undefined when there is none. */
 export async function inspectEgress(engine: DockerEngine, computer: string, options: CallOptions = {}): Promise<Result<Inspected | undefined>> {
-  const listed = await engine.call<ListedPart[]>("GET", "/containers/json", { query: { all: true, filters: labelFilter([`${EGRESS_LABEL}=${computer}`]) }, signal: options.signal, timeoutMs: CALL_MS });
+  const listed = await engine.call<ListedPart[]>("GET", "/containers/json", {
+    query: { all: true, filters: labelFilter([`${EGRESS_LABEL}=${computer}`]) },
+    signal: options.signal,
+    timeoutMs: CALL_MS,
+  });
   if (!listed.ok) return failure(engine, `finding ${computer}'s egress proxy`, listed);
   const found = listed.value ?? [];
   if (found.length !== 1) return ok(undefined);
@@ -133,11 +150,19 @@ export async function inspectEgress(engine: DockerEngine, computer: string, opti
  * egress proxy, then one inspect of each proxy asked for, side by side. A key with no proxy, or
  * more than one, reads undefined, as inspectEgress reads it.
  */
-export async function inspectEgressOf(engine: DockerEngine, keys: readonly string[], options: CallOptions = {}): Promise<Result<Map<string, Inspected | undefined>>> {
+export async function inspectEgressOf(
+  engine: DockerEngine,
+  keys: readonly string[],
+  options: CallOptions = {},
+): Promise<Result<Map<string, Inspected | undefined>>> {
   const wanted = [...new Set(keys)];
   const out = new Map<string, Inspected | undefined>();
   if (wanted.length === 0) return ok(out);
-  const listed = await engine.call<ListedPart[]>("GET", "/containers/json", { query: { all: true, filters: labelFilter([EGRESS_LABEL]) }, signal: options.signal, timeoutMs: CALL_MS });
+  const listed = await engine.call<ListedPart[]>("GET", "/containers/json", {
+    query: { all: true, filters: labelFilter([EGRESS_LABEL]) },
+    signal: options.signal,
+    timeoutMs: CALL_MS,
+  });
   if (!listed.ok) return failure(engine, "finding the egress proxies", listed);
   const reads = await Promise.all(
     wanted.map(async (key) => {
@@ -160,7 +185,11 @@ export async function inspectEgressOf(engine: DockerEngine, keys: readonly strin
  * deadline label has passed, or whose computer is gone and that is older than a create could
  * take (its ready wait and two minutes), is removed by what its label found.
  */
-export async function sweepEgress(engine: DockerEngine, live: (computer: string) => Promise<boolean>, options: { now?: number; labels?: Record<string, string>; readyMs?: number } = {}): Promise<Result<string[]>> {
+export async function sweepEgress(
+  engine: DockerEngine,
+  live: (computer: string) => Promise<boolean>,
+  options: { now?: number; labels?: Record<string, string>; readyMs?: number } = {},
+): Promise<Result<string[]>> {
   const now = options.now ?? Date.now();
   const grace = (options.readyMs ?? EGRESS_READY_MS) + 120_000;
   const { containers, volumes } = await partsOf(engine, [EGRESS_LABEL, ...Object.entries(options.labels ?? {}).map(([k, v]) => `${k}=${v}`)]);

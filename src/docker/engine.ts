@@ -28,7 +28,8 @@ export function engineAt(address: string, from = "the engine option"): Result<En
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(address)?.[1]?.toLowerCase();
   if (scheme === "unix") {
     const socket = address.slice("unix://".length);
-    if (!path.isAbsolute(socket)) return fail("invalid", `${from} is ${address}: a unix socket's path is absolute (unix:///var/run/docker.sock)`, { field: "engine" });
+    if (!path.isAbsolute(socket))
+      return fail("invalid", `${from} is ${address}: a unix socket's path is absolute (unix:///var/run/docker.sock)`, { field: "engine" });
     return ok({ address, socket: path.normalize(socket), from });
   }
   if (scheme === undefined && path.isAbsolute(address)) return ok({ address: `unix://${address}`, socket: path.normalize(address), from });
@@ -60,7 +61,11 @@ function currentContext(configDir: string): Result<string | undefined> {
     const context = (JSON.parse(text) as { currentContext?: unknown }).currentContext;
     return ok(typeof context === "string" && context ? context : undefined);
   } catch {
-    return fail("invalid", `${path.join(configDir, "config.json")} is not JSON, so the docker CLI's current context cannot be read; fix it, or give the engine option`, { field: "engine" });
+    return fail(
+      "invalid",
+      `${path.join(configDir, "config.json")} is not JSON, so the docker CLI's current context cannot be read; fix it, or give the engine option`,
+      { field: "engine" },
+    );
   }
 }
 
@@ -94,6 +99,9 @@ export function resolveEngine(lookup: HostEnvironment): Result<EngineAddress> {
     return fail("not_found", `${where} is not there (no ${meta}); run docker context ls, or give the engine option`, { field: "engine" });
   }
   if (typeof host !== "string" || !host) return fail("invalid", `${where} names no Docker endpoint in ${meta}; give the engine option`, { field: "engine" });
-  if (tls === true) return fail("unsupported", `${where} skips TLS verification for ${host}: a Docker engine over TLS is not supported; give a local unix socket`, { field: "engine" });
+  if (tls === true)
+    return fail("unsupported", `${where} skips TLS verification for ${host}: a Docker engine over TLS is not supported; give a local unix socket`, {
+      field: "engine",
+    });
   return engineAt(host, where);
 }

@@ -179,9 +179,13 @@ async function fly(cli: DockerCli, source: ImageSource, tag: string, bound: numb
     flight.making = "recipe" in source ? "build" : "pull";
     for (const tell of flight.told.splice(0)) tell(flight.making);
     // --force-rm: a failed step's container is removed too, so a build leaves nothing behind.
-    const made = "recipe" in source
-      ? await cli.run(["build", "--force-rm", "--label", `${RECIPE_LABEL}=${recipeHash(source.recipe)}`, "--tag", tag, "-"], call({ input: source.recipe, onLine: (line) => stepOf(line, flight) }))
-      : await cli.run(["pull", "--quiet", tag], call());
+    const made =
+      "recipe" in source
+        ? await cli.run(
+            ["build", "--force-rm", "--label", `${RECIPE_LABEL}=${recipeHash(source.recipe)}`, "--tag", tag, "-"],
+            call({ input: source.recipe, onLine: (line) => stepOf(line, flight) }),
+          )
+        : await cli.run(["pull", "--quiet", tag], call());
     if (made.ok) return ok(tag);
     if (timedOut() || made.timedOut) return fail("timeout", `making the image ${tag} did not finish within ${bound} ms; the ${flight.making} was stopped`);
     if (made.aborted) return fail("aborted", `every caller waiting for the image ${tag} aborted, so the ${flight.making} was stopped`);
@@ -236,7 +240,7 @@ function buildWords(tag: string, outcome: Outcome, docker: string): string {
   if (/no space left on device/i.test(text)) return `${lead}: the Docker host ran out of disk space; free some (docker system prune) and try again`;
   const steps = [...text.matchAll(/^Step \d+\/\d+ : (.*)$/gm)].map((m) => m[1] ?? "");
   const lastStep = steps.at(-1) ?? "";
-  if (/^FROM\s/i.test(lastStep) || /failed to (solve|resolve).*(FROM|source metadata)|pull access denied/i.test(text) && steps.length <= 1) {
+  if (/^FROM\s/i.test(lastStep) || (/failed to (solve|resolve).*(FROM|source metadata)|pull access denied/i.test(text) && steps.length <= 1)) {
     return `${lead}: it could not pull its base image (${lastStep.replace(/^FROM\s+/i, "") || "its FROM line"}); make that image on this host first, or check the registry`;
   }
   if (/Temporary failure resolving|Could not resolve|Network is unreachable|Failed to fetch|Connection timed out/i.test(text)) {

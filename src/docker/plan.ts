@@ -61,7 +61,8 @@ export function planOf(
     // A checked spec: its list is one checkAllowlist takes.
     if (spec.egress !== undefined) plan.egress = spec.egress;
     const list = checkAllowlist(spec.network.allow, at.testNetwork === undefined ? {} : { testNetwork: at.testNetwork });
-    if (!list.ok && !(spec.egress !== undefined && spec.network.allow.length === 0)) throw new TypeError(`planOf takes a checked spec: ${list.refusals[0]!.message}`);
+    if (!list.ok && !(spec.egress !== undefined && spec.network.allow.length === 0))
+      throw new TypeError(`planOf takes a checked spec: ${list.refusals[0]!.message}`);
     plan.allow = list.ok ? list.entries : [];
   }
   return plan;

@@ -43,7 +43,16 @@ import { POOL_LABEL } from "../pool.js";
 import { DockerCli } from "./cli.js";
 import { openConnection } from "./connect.js";
 import {
-  COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, ID_PATTERN, KIND_LABEL, MAX_LIFETIME_MS, NAME_PATTERN,
+  COMPUTER_LABEL,
+  DEADLINE_LABEL,
+  DEFAULT_CPUS,
+  DEFAULT_MEMORY_MB,
+  DEFAULT_PIDS,
+  HOME,
+  ID_PATTERN,
+  KIND_LABEL,
+  MAX_LIFETIME_MS,
+  NAME_PATTERN,
 } from "./constants.js";
 import { create as createContainer, failure, inspect, lastWords, listByLabels, remove, removeLate, start, stop } from "./containers.js";
 import { createRequest } from "./create-request.js";
@@ -184,7 +193,9 @@ export class DockerProvider implements ComputerProvider {
       const user = parseUser(options.user);
       if (!user.ok) throw new TypeError(`DockerProvider's user option: ${user.error.message}`);
       if (isRootOrRootGroup(user.value)) {
-        throw new TypeError(`DockerProvider's user option ${userText(user.value)} is root or in root's group; only a spec may ask for that (user "0", or a gid of 0)`);
+        throw new TypeError(
+          `DockerProvider's user option ${userText(user.value)} is root or in root's group; only a spec may ask for that (user "0", or a gid of 0)`,
+        );
       }
       this.#user = userText(user.value);
     } else this.#user = processUser();
@@ -203,7 +214,9 @@ export class DockerProvider implements ComputerProvider {
       }
       const rel = path.relative(root, this.#daemonCache);
       if (rel.startsWith("..") || path.isAbsolute(rel)) {
-        throw new TypeError(`DockerProvider's daemonCache ${this.#daemonCache} is not at or below the volume's root ${root}; with the volume option the daemon must be on the volume`);
+        throw new TypeError(
+          `DockerProvider's daemonCache ${this.#daemonCache} is not at or below the volume's root ${root}; with the volume option the daemon must be on the volume`,
+        );
       }
       this.#volume = { name, root: path.resolve(root) };
     }
@@ -214,7 +227,8 @@ export class DockerProvider implements ComputerProvider {
     if (egress.testNetwork !== undefined) {
       const words = checkTestNetwork(egress.testNetwork?.range, { testOnly: egress.testOnly === true });
       if (words) throw new TypeError(`DockerProvider's egress option: ${words}`);
-      if (typeof egress.testNetwork.name !== "string" || !egress.testNetwork.name) throw new TypeError("DockerProvider's egress option: testNetwork.name is the test's own Docker network");
+      if (typeof egress.testNetwork.name !== "string" || !egress.testNetwork.name)
+        throw new TypeError("DockerProvider's egress option: testNetwork.name is the test's own Docker network");
     }
     const readyMs = egress.readyMs ?? EGRESS_READY_MS;
     if (!(Number.isInteger(readyMs) && readyMs > 0)) throw new TypeError("DockerProvider's egress option: readyMs is a whole number of milliseconds above 0");
@@ -227,7 +241,8 @@ export class DockerProvider implements ComputerProvider {
     if (desktop.server !== undefined && !(Array.isArray(desktop.server) && desktop.server.length > 0 && desktop.server.every((a) => typeof a === "string"))) {
       throw new TypeError("DockerProvider's desktop.server option is the X server's argv, a list of strings");
     }
-    if (desktop.display !== undefined && !/^:\d{1,4}$/.test(desktop.display)) throw new TypeError("DockerProvider's desktop.display option is a local display, such as :0");
+    if (desktop.display !== undefined && !/^:\d{1,4}$/.test(desktop.display))
+      throw new TypeError("DockerProvider's desktop.display option is a local display, such as :0");
     const base = toolchainBase();
     this.#desktop = { ...desktop, image: desktop.image ?? (base ? { recipe: desktopRecipe(base) } : undefined) };
     this.#kind = options.desktop ? "desktop" : "linux";
@@ -242,7 +257,9 @@ export class DockerProvider implements ComputerProvider {
       image: (o) => this.#ensureEgressImage(o.signal),
       imageTag: async () => {
         const bytes = await fs.readFile(this.#daemonPath).catch(() => undefined);
-        return bytes ? ok(egressImageTag(bytes)) : fail("failed", `the daemon at ${this.#daemonPath} could not be read, so an egress proxy cannot be checked against it`);
+        return bytes
+          ? ok(egressImageTag(bytes))
+          : fail("failed", `the daemon at ${this.#daemonPath} could not be read, so an egress proxy cannot be checked against it`);
       },
       addresses: () => hostAddresses(this.#egress),
       userDefault: this.#user,
@@ -310,7 +327,9 @@ export class DockerProvider implements ComputerProvider {
     const host = await this.host(options);
     if (!host.ok) return host;
     if (host.value.lacks.length > 0) {
-      return fail("refused", `${host.value.lacks.join("; ")}. Nothing was made: run computers on a Docker host that enforces every limit and has seccomp`, { field: "host" });
+      return fail("refused", `${host.value.lacks.join("; ")}. Nothing was made: run computers on a Docker host that enforces every limit and has seccomp`, {
+        field: "host",
+      });
     }
     return host;
   }
@@ -320,7 +339,9 @@ export class DockerProvider implements ComputerProvider {
     const { kind = this.#kind, ...rest } = options;
     const source = kind === "desktop" ? this.#desktop.image : this.#image;
     if (!source) {
-      return Promise.resolve(fail("invalid", "no image to make: dist/toolchain.json names no base image (run bash scripts/setup.sh, which makes it), and no image option was given"));
+      return Promise.resolve(
+        fail("invalid", "no image to make: dist/toolchain.json names no base image (run bash scripts/setup.sh, which makes it), and no image option was given"),
+      );
     }
     return ensureImage(source, { ...rest, docker: this.cli });
   }
@@ -376,7 +397,10 @@ export class DockerProvider implements ComputerProvider {
     // The owner's labels are in the create request itself: no moment exists when the container is unlabelled.
     const labelled = options.owner === undefined ? spec : { ...spec, labels: labelsWithClaim(spec, options.owner) };
     const plan = planOf(labelled, {
-      name, deadline, daemon, userDefault: this.#user,
+      name,
+      deadline,
+      daemon,
+      userDefault: this.#user,
       ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork.range } : {}),
       ...(kind === "desktop" ? { display: this.#display() } : {}),
     });
@@ -418,7 +442,11 @@ export class DockerProvider implements ComputerProvider {
       await dropEgress();
       if (made.aborted) return fail("aborted", `create was aborted while the container was made; ${name} was removed`);
       if (made.status === 404 && /No such image/i.test(made.message)) {
-        return fail("not_found", `the image ${spec.image} is not on this Docker host, and create pulls nothing: make it ready first (docker.image(), or ensureImage({ image }) on a host with a registry); nothing was made`, { field: "image" });
+        return fail(
+          "not_found",
+          `the image ${spec.image} is not on this Docker host, and create pulls nothing: make it ready first (docker.image(), or ensureImage({ image }) on a host with a registry); nothing was made`,
+          { field: "image" },
+        );
       }
       const failed = failure(this.engine, `making the container ${name}`, made);
       return fail(failed.error.code, `${failed.error.message}; nothing was left`);
@@ -433,11 +461,17 @@ export class DockerProvider implements ComputerProvider {
     if (!begun.ok) {
       if (begun.aborted) return refused("aborted", `create was aborted while ${name} started; it was removed`);
       const failed = failure(this.engine, `starting ${name}`, begun);
-      return refused(failed.error.code === "timeout" || failed.error.code === "unreachable" ? failed.error.code : "failed", `${failed.error.message}; it was removed`);
+      return refused(
+        failed.error.code === "timeout" || failed.error.code === "unreachable" ? failed.error.code : "failed",
+        `${failed.error.message}; it was removed`,
+      );
     }
     // The spec's words: the container's create and start are its docker run.
     if (Date.now() >= Date.parse(deadline)) {
-      return refused("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(Date.now() - started)}); ask for a longer lifetime; it was removed`);
+      return refused(
+        "timeout",
+        `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(Date.now() - started)}); ask for a longer lifetime; it was removed`,
+      );
     }
     if (signal?.aborted) return refused("aborted", `create was aborted after ${name} started; it was deleted`);
     await this.#pause?.("after-run", signal);
@@ -461,7 +495,10 @@ export class DockerProvider implements ComputerProvider {
       await closed();
       const took = Date.now() - started;
       if (state?.ExitCode === 0 && Date.now() >= Date.parse(deadline)) {
-        return refused("timeout", `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(took)}); ask for a longer lifetime`);
+        return refused(
+          "timeout",
+          `${name}: its lifetime of ${seconds(spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(took)}); ask for a longer lifetime`,
+        );
       }
       const words = await lastWords(this.engine, id);
       return refused("failed", `${name} was not running after its start (exit code ${state?.ExitCode ?? "?"}${words ? `: ${words}` : ""}); it was removed`);
@@ -482,7 +519,10 @@ export class DockerProvider implements ComputerProvider {
       });
       if (!shown.ok) {
         await connection.value.close();
-        return refused(shown.error.code === "aborted" || shown.error.code === "timeout" ? shown.error.code : "failed", `${name}'s desktop: ${shown.error.message}; ${name} was deleted`);
+        return refused(
+          shown.error.code === "aborted" || shown.error.code === "timeout" ? shown.error.code : "failed",
+          `${name}'s desktop: ${shown.error.message}; ${name} was deleted`,
+        );
       }
       hello = shown.value;
     }
@@ -492,8 +532,13 @@ export class DockerProvider implements ComputerProvider {
     if (!proxyFound.ok) return refused(signal?.aborted ? "aborted" : "failed", `${proxyFound.error.message}; ${name} was deleted`);
     if (!joinedNow.ok) return refused(signal?.aborted ? "aborted" : "failed", `${joinedNow.error.message}; ${name} was deleted`);
     // The proxy held to what it must be, as every later read-back holds it.
-    const proxy = egressPlan ? proxyReadBack(proxyFound.value, this.#proxyExpected(name, plan.uid, plan.gid, deadline, egressPlan.image, egressPlan.hostAddresses)) : joinedNow.value;
-    const mismatches = drift(spec, inspected.value, hello, { ...this.#expected(host.value, plan.uid, plan.gid, deadline, daemon, kind), ...(proxy ? { proxy } : {}) });
+    const proxy = egressPlan
+      ? proxyReadBack(proxyFound.value, this.#proxyExpected(name, plan.uid, plan.gid, deadline, egressPlan.image, egressPlan.hostAddresses))
+      : joinedNow.value;
+    const mismatches = drift(spec, inspected.value, hello, {
+      ...this.#expected(host.value, plan.uid, plan.gid, deadline, daemon, kind),
+      ...(proxy ? { proxy } : {}),
+    });
     if (home) mismatches.push(home);
     if (mismatches.length > 0) {
       return refused("refused", `${name} is not what was declared, so it was deleted: ${mismatches.join("; ")}`);
@@ -516,13 +561,25 @@ export class DockerProvider implements ComputerProvider {
     }
     const asked = typeof spec.network === "object" && "allow" in spec.network ? spec.network.allow : [];
     if (asked.length > 0 && !sameNetwork(network, { allow: asked })) {
-      return fail("refused", `the egress proxy ${key} holds ${typeof network === "object" && "allow" in network ? network.allow.join(", ") : String(network)}, not the list asked for: ask for { allow: [] } to take the proxy's list; ${plan.name} was not made`, { field: "network" });
+      return fail(
+        "refused",
+        `the egress proxy ${key} holds ${typeof network === "object" && "allow" in network ? network.allow.join(", ") : String(network)}, not the list asked for: ask for { allow: [] } to take the proxy's list; ${plan.name} was not made`,
+        { field: "network" },
+      );
     }
     return ok();
   }
 
   #proxyExpected(computer: string, uid: number, gid: number, deadline: string, image: string, addresses: readonly string[]): EgressExpected {
-    return { key: computer, uid, gid, deadline, image, hostAddresses: addresses, ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork } : {}) };
+    return {
+      key: computer,
+      uid,
+      gid,
+      deadline,
+      image,
+      hostAddresses: addresses,
+      ...(this.#egress.testNetwork ? { testNetwork: this.#egress.testNetwork } : {}),
+    };
   }
 
   /** The proxy's part of an allowlisted computer's plan. */
@@ -553,7 +610,12 @@ export class DockerProvider implements ComputerProvider {
     // A computer that joined a shared proxy reads that proxy, held to its user and deadline.
     const shared = sharedProxyOf(inspected);
     if (shared !== undefined) {
-      return this.proxies.joined(shared, { uid: user.ok ? user.value.uid : NaN, gid: user.ok ? user.value.gid : NaN, deadline: labelsOf(inspected)[DEADLINE_LABEL] ?? "" }, options, read);
+      return this.proxies.joined(
+        shared,
+        { uid: user.ok ? user.value.uid : NaN, gid: user.ok ? user.value.gid : NaN, deadline: labelsOf(inspected)[DEADLINE_LABEL] ?? "" },
+        options,
+        read,
+      );
     }
     const found = read ? ok(read.proxy) : await inspectEgress(this.engine, name, options);
     if (!found.ok) return found;
@@ -562,7 +624,9 @@ export class DockerProvider implements ComputerProvider {
     const bytes = await fs.readFile(this.#daemonPath).catch(() => undefined);
     if (!bytes) return fail("failed", `the daemon at ${this.#daemonPath} could not be read, so ${name}'s egress proxy cannot be checked against it`);
     const [uid, gid] = user.ok ? [user.value.uid, user.value.gid] : [NaN, NaN];
-    return ok(proxyReadBack(found.value, this.#proxyExpected(name, uid, gid, labelsOf(inspected)[DEADLINE_LABEL] ?? "", egressImageTag(bytes), addresses.value)));
+    return ok(
+      proxyReadBack(found.value, this.#proxyExpected(name, uid, gid, labelsOf(inspected)[DEADLINE_LABEL] ?? "", egressImageTag(bytes), addresses.value)),
+    );
   }
 
   /**
@@ -645,7 +709,9 @@ export class DockerProvider implements ComputerProvider {
     const byId = by && "id" in by;
     const byLabels = by && "labels" in by && typeof by.labels === "object" && by.labels !== null && Object.keys(by.labels).length > 0;
     if (byId && (typeof by.id !== "string" || !(NAME_PATTERN.test(by.id) || ID_PATTERN.test(by.id)))) {
-      return fail("invalid", "attach and read by id take a computer's name (computer-<12 hex digits>) or its container id (12 to 64 hex digits)", { field: "id" });
+      return fail("invalid", "attach and read by id take a computer's name (computer-<12 hex digits>) or its container id (12 to 64 hex digits)", {
+        field: "id",
+      });
     }
     if (!byId && !byLabels) return fail("invalid", "attach and read take { id } or { labels } with at least one label", { field: "by" });
     // The host's enforcement first: a host that lacks any is refused before any other Docker call.
@@ -658,9 +724,15 @@ export class DockerProvider implements ComputerProvider {
       const labels = (by as { labels: Record<string, string> }).labels;
       const found = await listByLabels(this.engine, labels, options);
       if (!found.ok) return found;
-      const shown = Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(", ");
+      const shown = Object.entries(labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ");
       if (found.value.length === 0) return fail("not_found", `no computer matches the labels ${shown}`);
-      if (found.value.length > 1) return fail("invalid", `${found.value.length} computers match the labels ${shown} (${found.value.map(nameOf).join(", ")}); attach and read take labels that match one`);
+      if (found.value.length > 1)
+        return fail(
+          "invalid",
+          `${found.value.length} computers match the labels ${shown} (${found.value.map(nameOf).join(", ")}); attach and read take labels that match one`,
+        );
       target = found.value[0]!.Id;
     }
     const inspected = await inspect(this.engine, target, options);
@@ -680,7 +752,9 @@ export class DockerProvider implements ComputerProvider {
         mismatches.push(connection.error.message);
       } else {
         hello = connection.value.hello;
-        const home = await homeDrift(connection.value.client, options.signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
+        const home = await homeDrift(connection.value.client, options.signal).catch(
+          (error: Error) => `${HOME} could not be read from inside: ${error.message}`,
+        );
         if (home) mismatches.push(home);
         await connection.value.close();
       }
@@ -688,7 +762,12 @@ export class DockerProvider implements ComputerProvider {
     const bytes = await fs.readFile(this.#daemonPath).catch(() => undefined);
     if (!bytes) return fail("failed", `the daemon at ${this.#daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
     const daemon = daemonCopyPath(this.#daemonCache, bytes);
-    mismatches.push(...drift(held.spec, inspected.value, hello, { ...this.#expected(host.value, held.uid, held.gid, held.deadline, daemon, held.kind), ...(proxy.value ? { proxy: proxy.value } : {}) }));
+    mismatches.push(
+      ...drift(held.spec, inspected.value, hello, {
+        ...this.#expected(host.value, held.uid, held.gid, held.deadline, daemon, held.kind),
+        ...(proxy.value ? { proxy: proxy.value } : {}),
+      }),
+    );
     return ok({
       ref: this.#refOf(inspected.value, hello, proxy.value),
       state: stateOf(inspected.value),
@@ -723,10 +802,16 @@ export class DockerProvider implements ComputerProvider {
       if (!w.ok && w.error.code !== "not_found") return w;
       if (w.ok) whole.set(w.value.Id, w.value); // else removed meanwhile
     }
-    const proxies = await inspectEgressOf(this.engine, [...whole.values()].map((w) => egressKey(w) ?? nameOf(w)), options);
+    const proxies = await inspectEgressOf(
+      this.engine,
+      [...whole.values()].map((w) => egressKey(w) ?? nameOf(w)),
+      options,
+    );
     if (!proxies.ok) return proxies;
     const networks = new Map<string, NetworkReadBack>();
-    const read = await Promise.all([...whole.values()].map(async (w) => ({ w, proxy: await this.#proxyReadBack(w, options, { proxy: proxies.value.get(egressKey(w) ?? nameOf(w)) }) })));
+    const read = await Promise.all(
+      [...whole.values()].map(async (w) => ({ w, proxy: await this.#proxyReadBack(w, options, { proxy: proxies.value.get(egressKey(w) ?? nameOf(w)) }) })),
+    );
     for (const { w, proxy } of read) {
       if (!proxy.ok) return proxy;
       networks.set(w.Id, networkOf(w, proxy.value));
@@ -759,7 +844,11 @@ export class DockerProvider implements ComputerProvider {
     if (!proxy.ok) return proxy;
     const now = networkOf(inspected.value, proxy.value);
     if (policy === undefined || sameNetwork(now, policy)) return ok(now);
-    return fail("unsupported", `a Docker computer's network is fixed at create (Docker cannot move a container with no network onto one); ${nameOf(inspected.value)} stays ${typeof now === "string" ? now : `other (${"other" in now ? now.other : "an allowlist"})`}: make a new computer with the network you want`, { field: "network" });
+    return fail(
+      "unsupported",
+      `a Docker computer's network is fixed at create (Docker cannot move a container with no network onto one); ${nameOf(inspected.value)} stays ${typeof now === "string" ? now : `other (${"other" in now ? now.other : "an allowlist"})`}: make a new computer with the network you want`,
+      { field: "network" },
+    );
   }
 
   /** Stopped or removed by its container id; only a computer (the provider's label), whatever its name. */
@@ -769,11 +858,15 @@ export class DockerProvider implements ComputerProvider {
     if (how !== "stop" && how !== "delete") return fail("invalid", 'release takes "stop" or "delete"', { field: "how" });
     if (options.signal?.aborted) return fail("aborted", `release of ${target.value} was aborted before Docker was asked`);
     // Only a computer is released: a container of another's that took a computer's name is not one.
-    const found = await this.engine.call<Inspected>("GET", `/containers/${encodeURIComponent(target.value)}/json`, { signal: options.signal, timeoutMs: 30_000 });
+    const found = await this.engine.call<Inspected>("GET", `/containers/${encodeURIComponent(target.value)}/json`, {
+      signal: options.signal,
+      timeoutMs: 30_000,
+    });
     // A computer already gone may have left its egress parts: they go too, by its label.
     if (found.status === 404) return NAME_PATTERN.test(String(ref.name)) ? removeEgress(this.engine, ref.name, how) : ok();
     if (!found.ok || !found.value) return failure(this.engine, `inspecting ${target.value}`, found);
-    if (labelsOf(found.value)[COMPUTER_LABEL] !== "1") return fail("not_found", `${target.value} is not a computer (it has no ${COMPUTER_LABEL}=1 label), so it was not released`);
+    if (labelsOf(found.value)[COMPUTER_LABEL] !== "1")
+      return fail("not_found", `${target.value} is not a computer (it has no ${COMPUTER_LABEL}=1 label), so it was not released`);
     const id = found.value.Id;
     const released = how === "stop" ? await stop(this.engine, id, options) : await remove(this.engine, id, options);
     if (!released.ok) return released;

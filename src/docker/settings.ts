@@ -24,7 +24,9 @@ export const DOCKER_SETTINGS = z.strictObject({
   /** An allowlist's egress proxy: the Docker host's own addresses (required in a container) and the refusals' hint. */
   egress: z.strictObject({ hostAddresses: z.array(z.string()).optional(), hint: z.string().optional() }).optional(),
   /** Desktops by default: the display, the X server's argv and how long create waits for it. */
-  desktop: z.strictObject({ display: z.string().optional(), server: z.array(z.string()).optional(), timeoutMs: z.number().int().positive().optional() }).optional(),
+  desktop: z
+    .strictObject({ display: z.string().optional(), server: z.array(z.string()).optional(), timeoutMs: z.number().int().positive().optional() })
+    .optional(),
   /** Tests only (the plugin refuses it unless its test flag is on): hold a create at a step. */
   testPause: z.strictObject({ at: z.enum(CREATE_STEPS), file: z.string().min(1) }).optional(),
 });

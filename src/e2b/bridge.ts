@@ -29,7 +29,9 @@ export interface BridgeOptions {
 /** A handle given up on, or closed: killed and disconnected, never waited on past requestMs. */
 function end(handle: E2BCommandHandle, ms: number): Promise<void> {
   const bounded = (p: Promise<unknown>) => Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
-  return bounded(handle.kill()).then(() => bounded(handle.disconnect())).then(() => undefined);
+  return bounded(handle.kill())
+    .then(() => bounded(handle.disconnect()))
+    .then(() => undefined);
 }
 
 export async function openBridge(sandbox: E2BSandbox, o: BridgeOptions): Promise<Result<Connection>> {
@@ -40,16 +42,17 @@ export async function openBridge(sandbox: E2BSandbox, o: BridgeOptions): Promise
   const follow = () => startOnly.abort(within.signal.reason);
   within.signal.addEventListener("abort", follow, { once: true });
   const started = await call(
-    (_signal, ms) => sandbox.commands.run(bridgeCommand(), {
-      background: true,
-      user: "root",
-      stdin: true,
-      timeoutMs: 0,
-      requestTimeoutMs: ms,
-      signal: startOnly.signal,
-      onStdout: (data) => void readable.write(Buffer.from(data, "utf8")),
-      onStderr: (data) => void (stderr.length < 4096 && (stderr += data)),
-    }),
+    (_signal, ms) =>
+      sandbox.commands.run(bridgeCommand(), {
+        background: true,
+        user: "root",
+        stdin: true,
+        timeoutMs: 0,
+        requestTimeoutMs: ms,
+        signal: startOnly.signal,
+        onStdout: (data) => void readable.write(Buffer.from(data, "utf8")),
+        onStderr: (data) => void (stderr.length < 4096 && (stderr += data)),
+      }),
     {
       what: `starting the bridge (computerd stdio) in ${o.target}`,
       ms: o.helloMs,
@@ -61,7 +64,13 @@ export async function openBridge(sandbox: E2BSandbox, o: BridgeOptions): Promise
   within.signal.removeEventListener("abort", follow);
   if (!started.ok) return started;
   const handle = started.value;
-  void handle.wait().then(() => undefined, () => undefined).then(() => readable.end());
+  void handle
+    .wait()
+    .then(
+      () => undefined,
+      () => undefined,
+    )
+    .then(() => readable.end());
 
   // Requests go in one whole write at a time, in order, each its own bounded call.
   let queue: Promise<unknown> = Promise.resolve();
@@ -79,12 +88,22 @@ export async function openBridge(sandbox: E2BSandbox, o: BridgeOptions): Promise
   writable.on("error", () => undefined);
   const client = new DaemonClient({ readable, writable });
   let closing: Promise<void> | undefined;
-  const close = () => (closing ??= (async () => {
-    await client.close();
-    await end(handle, o.requestMs);
-    readable.end();
-  })());
-  const said = await helloWithin({ client, who: "agentrun-e2b", target: o.target, bounded: within, boundMs: o.helloMs, caller: o.signal, close, words: () => stderr });
+  const close = () =>
+    (closing ??= (async () => {
+      await client.close();
+      await end(handle, o.requestMs);
+      readable.end();
+    })());
+  const said = await helloWithin({
+    client,
+    who: "agentrun-e2b",
+    target: o.target,
+    bounded: within,
+    boundMs: o.helloMs,
+    caller: o.signal,
+    close,
+    words: () => stderr,
+  });
   if (!said.ok) return said;
   return ok({ client, hello: said.value, close });
 }

@@ -48,7 +48,11 @@ export async function call<T>(run: (signal: AbortSignal, ms: number) => Promise<
     const result = await Promise.race([answer, stop]);
     // An SDK that turns the abort into its own error still reads as the abort or the bound.
     if (!result.ok && signal.aborted && result.error.code !== "aborted" && result.error.code !== "timeout") {
-      return caller?.aborted ? fail("aborted", `${what} was aborted`) : timer.aborted ? fail("timeout", `${what} did not answer within ${ms / 1000} s`) : result;
+      return caller?.aborted
+        ? fail("aborted", `${what} was aborted`)
+        : timer.aborted
+          ? fail("timeout", `${what} did not answer within ${ms / 1000} s`)
+          : result;
     }
     return result;
   } finally {

@@ -17,7 +17,8 @@ export interface E2BOptions extends E2BProviderOptions {
 export function create(options: E2BOptions): E2BProvider {
   const { testSdk, ...rest } = options ?? ({} as E2BOptions);
   if (testSdk === undefined) return new E2BProvider(rest);
-  if (typeof testSdk !== "string" || !path.isAbsolute(testSdk)) throw new TypeError("the E2B provider's testSdk is the absolute path of a module that exports createSdk()");
+  if (typeof testSdk !== "string" || !path.isAbsolute(testSdk))
+    throw new TypeError("the E2B provider's testSdk is the absolute path of a module that exports createSdk()");
   return new E2BProvider({ ...rest, sdk: async () => ((await import(pathToFileURL(testSdk).href)) as { createSdk(): E2BSandboxClass }).createSdk() });
 }
 

@@ -57,17 +57,22 @@ export function settle(options: E2BProviderOptions): Settled {
   if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
     throw new TypeError("E2BProvider needs the apiKey option: the caller's E2B API key (E2B_API_KEY is never read)");
   }
-  if ("publicStream" in options) throw new TypeError("E2BProvider takes no publicStream option: a stream would need public traffic, which opens every port in the computer to anyone with its address; every sandbox is made with public traffic off");
+  if ("publicStream" in options)
+    throw new TypeError(
+      "E2BProvider takes no publicStream option: a stream would need public traffic, which opens every port in the computer to anyone with its address; every sandbox is made with public traffic off",
+    );
   const ambient = ambientProblem();
   if (ambient) throw new TypeError(`E2BProvider refuses to start: ${ambient}`);
   const domain = options.domain ?? DEFAULT_DOMAIN;
   if (typeof domain !== "string" || !DOMAIN.test(domain)) throw new TypeError("E2BProvider's domain is a host name, such as e2b.app");
-  if (options.daemonPath !== undefined && (typeof options.daemonPath !== "string" || !options.daemonPath)) throw new TypeError("E2BProvider's daemonPath is the path of computerd for linux/amd64");
+  if (options.daemonPath !== undefined && (typeof options.daemonPath !== "string" || !options.daemonPath))
+    throw new TypeError("E2BProvider's daemonPath is the path of computerd for linux/amd64");
   if (options.kind !== undefined && options.kind !== "linux") {
     throw new TypeError(options.kind === "desktop" ? `E2BProvider's kind: ${DESKTOP_GAP}` : "E2BProvider's kind is linux");
   }
   const max = options.maxLifetimeMs ?? HOBBY_MAX_MS;
-  if (!Number.isInteger(max) || max < 1000 || max > PRO_MAX_MS) throw new TypeError(`E2BProvider's maxLifetimeMs is a whole number of milliseconds from 1000 to ${PRO_MAX_MS} (Pro's 24 hours)`);
+  if (!Number.isInteger(max) || max < 1000 || max > PRO_MAX_MS)
+    throw new TypeError(`E2BProvider's maxLifetimeMs is a whole number of milliseconds from 1000 to ${PRO_MAX_MS} (Pro's 24 hours)`);
   const user = parseUser(options.daemonUser ?? CHILD_USER);
   if (!user.ok) throw new TypeError(`E2BProvider's daemonUser: ${user.error.message}`);
   if (isRootOrRootGroup(user.value)) throw new TypeError("E2BProvider's daemonUser is root or in root's group; init refuses uid 0 for its programs");

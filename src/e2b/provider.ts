@@ -11,7 +11,19 @@ import { packageVersion } from "../docker/package.js";
 import { readNetworkNone } from "../probe.js";
 import type { Hello } from "../protocol.js";
 import type {
-  AttachBy, Capabilities, ComputerInfo, ComputerProvider, ComputerRef, ComputerSpec, Connection, CreateOptions, NetworkPolicy, NetworkReadBack, ReadBack, ReleaseHow, SpecReadBack,
+  AttachBy,
+  Capabilities,
+  ComputerInfo,
+  ComputerProvider,
+  ComputerRef,
+  ComputerSpec,
+  Connection,
+  CreateOptions,
+  NetworkPolicy,
+  NetworkReadBack,
+  ReadBack,
+  ReleaseHow,
+  SpecReadBack,
 } from "../provider.js";
 import { fail, ok, refuse, type Result, type ResultCode } from "../result.js";
 import { waitUntil } from "../wait.js";
@@ -21,7 +33,17 @@ import { call, codeOf, wordsOf } from "./calls.js";
 import { checkSpec, NETWORK_GAP } from "./check.js";
 import { type Connection as E2BConnection, connectionOf, realSandboxClass } from "./client.js";
 import {
-  BASE_TEMPLATE, COMPUTER_KEY, CONNECT_UNDER_MS, DEADLINE_KEY, ENVD_PORT, EXTEND_PAST_MS, IMAGE_KEY, MAX_KEY, NAME_KEY, NAME_PATTERN, TIMEOUT_KEY,
+  BASE_TEMPLATE,
+  COMPUTER_KEY,
+  CONNECT_UNDER_MS,
+  DEADLINE_KEY,
+  ENVD_PORT,
+  EXTEND_PAST_MS,
+  IMAGE_KEY,
+  MAX_KEY,
+  NAME_KEY,
+  NAME_PATTERN,
+  TIMEOUT_KEY,
 } from "./constants.js";
 import { type E2BProviderOptions, settle, type Settled } from "./options.js";
 import { createdEnd, deadlineOf, infoDrift, labelsOf, networkOf, type OwnKeys, ownKeysOf, stateOf } from "./readback.js";
@@ -73,8 +95,13 @@ export class E2BProvider implements ComputerProvider {
     let loaded: Promise<E2BSandboxClass> | undefined;
     // The Sandbox class (or a fake) has create; a loader of one does not.
     if (given !== undefined && typeof (given as Partial<E2BSandboxClass>).create === "function") this.#sdk = () => Promise.resolve(given as E2BSandboxClass);
-    else if (typeof given === "function") this.#sdk = () => (loaded ??= (given as () => Promise<E2BSandboxClass>)().catch((e: unknown) => ((loaded = undefined), Promise.reject(e))));
-    else this.#sdk = () => (loaded ??= Promise.resolve().then(realSandboxClass).catch((e: unknown) => ((loaded = undefined), Promise.reject(e))));
+    else if (typeof given === "function")
+      this.#sdk = () => (loaded ??= (given as () => Promise<E2BSandboxClass>)().catch((e: unknown) => ((loaded = undefined), Promise.reject(e))));
+    else
+      this.#sdk = () =>
+        (loaded ??= Promise.resolve()
+          .then(realSandboxClass)
+          .catch((e: unknown) => ((loaded = undefined), Promise.reject(e))));
     this.version = options.version ?? packageVersion();
   }
 
@@ -121,8 +148,13 @@ export class E2BProvider implements ComputerProvider {
     const out: E2BSandboxInfo[] = [];
     for (let page = 0; pages.hasNext; page += 1) {
       if (page >= 1000) return fail("failed", "E2B's listing never ended (1000 pages)");
-      const read = await call((s, ms) => pages.nextItems({ ...this.#conn, requestTimeoutMs: ms, signal: s }), { what: "Sandbox.list", ms: this.#o.t.requestMs, signal: whole });
-      if (!read.ok) return bound.aborted && !signal?.aborted ? fail("timeout", `listing E2B's sandboxes did not finish within ${this.#o.t.listMs / 1000} s`) : read;
+      const read = await call((s, ms) => pages.nextItems({ ...this.#conn, requestTimeoutMs: ms, signal: s }), {
+        what: "Sandbox.list",
+        ms: this.#o.t.requestMs,
+        signal: whole,
+      });
+      if (!read.ok)
+        return bound.aborted && !signal?.aborted ? fail("timeout", `listing E2B's sandboxes did not finish within ${this.#o.t.listMs / 1000} s`) : read;
       out.push(...read.value);
     }
     return ok(out);
@@ -153,14 +185,18 @@ export class E2BProvider implements ComputerProvider {
     if (!killed.ok && killed.error.code !== "not_found") return killed;
     let seen = 0;
     let last = "not read";
-    const gone = await waitUntil(async (s) => {
-      const one = await this.#getInfo(id, s);
-      const all = await this.#listAll({}, s);
-      const listed = all.ok && all.value.some((x) => x.sandboxId === id);
-      last = one.ok ? `state ${one.value.state}` : one.error.code === "not_found" ? (listed ? "listed still" : "gone") : one.error.message;
-      seen = !one.ok && one.error.code === "not_found" && all.ok && !listed ? seen + 1 : 0;
-      return seen;
-    }, (n) => n >= 2, { boundMs: this.#o.t.goneMs, signal, minMs: this.#o.t.pollMs, what: `${id} to be gone`, describe: () => last });
+    const gone = await waitUntil(
+      async (s) => {
+        const one = await this.#getInfo(id, s);
+        const all = await this.#listAll({}, s);
+        const listed = all.ok && all.value.some((x) => x.sandboxId === id);
+        last = one.ok ? `state ${one.value.state}` : one.error.code === "not_found" ? (listed ? "listed still" : "gone") : one.error.message;
+        seen = !one.ok && one.error.code === "not_found" && all.ok && !listed ? seen + 1 : 0;
+        return seen;
+      },
+      (n) => n >= 2,
+      { boundMs: this.#o.t.goneMs, signal, minMs: this.#o.t.pollMs, what: `${id} to be gone`, describe: () => last },
+    );
     if (!gone.ok) return fail(gone.error.code, `${gone.error.message}; E2B last read it ${last}`);
     return ok();
   }
@@ -174,7 +210,8 @@ export class E2BProvider implements ComputerProvider {
         const out: Claimed[] = [];
         for (const info of all.value) {
           const own = ownKeysOf(info.metadata);
-          if (own.ok) out.push({ ref: { id: info.sandboxId, name: own.value.name, provider: this.id }, state: stateOf(info), created: createdAt(info.startedAt) });
+          if (own.ok)
+            out.push({ ref: { id: info.sandboxId, name: own.value.name, provider: this.id }, state: stateOf(info), created: createdAt(info.startedAt) });
         }
         return ok(out);
       },
@@ -208,7 +245,12 @@ export class E2BProvider implements ComputerProvider {
     // The owner's keys are in the create request itself: no moment exists when the sandbox is unlabelled.
     const metadata = {
       ...labelsWithClaim(spec, options.owner),
-      [COMPUTER_KEY]: "1", [NAME_KEY]: name, [DEADLINE_KEY]: deadline, [IMAGE_KEY]: spec.image, [TIMEOUT_KEY]: String(timeoutS), [MAX_KEY]: max,
+      [COMPUTER_KEY]: "1",
+      [NAME_KEY]: name,
+      [DEADLINE_KEY]: deadline,
+      [IMAGE_KEY]: spec.image,
+      [TIMEOUT_KEY]: String(timeoutS),
+      [MAX_KEY]: max,
     };
     const made = await this.#make(spec.image, name, metadata, timeoutS, signal);
     if (!made.ok) return made;
@@ -230,11 +272,19 @@ export class E2BProvider implements ComputerProvider {
     // init, in the background with no command timeout (envd ends a command at its timeout).
     let initWords = "";
     const startOnly = new AbortController();
-    const init = await call((_s, ms) => sandbox.commands.run(startCommand({ deadline, maxDeadline: max, user: this.#o.daemonUser }), {
-      background: true, user: "root", timeoutMs: 0, requestTimeoutMs: ms, signal: startOnly.signal,
-      onStdout: (d) => void (initWords.length < 4096 && (initWords += d)),
-      onStderr: (d) => void (initWords.length < 4096 && (initWords += d)),
-    }), { what: `starting computerd init in ${name}`, ms: this.#o.t.commandMs, signal, late: (h) => void h.disconnect().catch(() => undefined) });
+    const init = await call(
+      (_s, ms) =>
+        sandbox.commands.run(startCommand({ deadline, maxDeadline: max, user: this.#o.daemonUser }), {
+          background: true,
+          user: "root",
+          timeoutMs: 0,
+          requestTimeoutMs: ms,
+          signal: startOnly.signal,
+          onStdout: (d) => void (initWords.length < 4096 && (initWords += d)),
+          onStderr: (d) => void (initWords.length < 4096 && (initWords += d)),
+        }),
+      { what: `starting computerd init in ${name}`, ms: this.#o.t.commandMs, signal, late: (h) => void h.disconnect().catch(() => undefined) },
+    );
     if (!init.ok) return refused(init.error.code, init.error.message);
     const detach = () => Promise.race([init.value.disconnect().catch(() => undefined), new Promise((r) => setTimeout(r, this.#o.t.requestMs).unref())]);
 
@@ -253,9 +303,17 @@ export class E2BProvider implements ComputerProvider {
     if (signal?.aborted) return refused("aborted", "create was aborted after its checks");
 
     // E2B's listing shows a new sandbox a moment late.
-    const listed = await waitUntil((s) => this.#listAll({ [NAME_KEY]: name }, s), (r) => r.ok && r.value.some((x) => x.sandboxId === id), {
-      boundMs: this.#o.t.listedMs, signal, minMs: this.#o.t.pollMs, what: `${name} to be listed`, describe: (r) => (r.ok ? `${r.value.length} listed` : r.error.message),
-    });
+    const listed = await waitUntil(
+      (s) => this.#listAll({ [NAME_KEY]: name }, s),
+      (r) => r.ok && r.value.some((x) => x.sandboxId === id),
+      {
+        boundMs: this.#o.t.listedMs,
+        signal,
+        minMs: this.#o.t.pollMs,
+        what: `${name} to be listed`,
+        describe: (r) => (r.ok ? `${r.value.length} listed` : r.error.message),
+      },
+    );
     if (!listed.ok) return refused(listed.error.code, listed.error.message);
     if (signal?.aborted) return refused("aborted", "create was aborted at its end");
     const own = ownKeysOf(metadata);
@@ -269,10 +327,23 @@ export class E2BProvider implements ComputerProvider {
    * cancelled: one that lands after is killed by its id, one whose answer never came by its name.
    */
   async #make(template: string, name: string, metadata: Record<string, string>, timeoutS: number, signal?: AbortSignal): Promise<Result<E2BSandbox>> {
-    const made = await this.#e2b(`Sandbox.create of ${name}`, (sdk, { signal: _s, ...opts }) => sdk.create(template, {
-      // The SDK's own bound is past the race's, so a create given up on still answers, and is killed.
-      ...opts, requestTimeoutMs: this.#o.t.createMs * 2, metadata, timeoutMs: timeoutS * 1000, allowInternetAccess: false, network: { allowPublicTraffic: false }, lifecycle: { onTimeout: "kill", autoResume: false },
-    }), signal, this.#o.t.createMs, (landed) => void this.#killAndWait(landed.sandboxId));
+    const made = await this.#e2b(
+      `Sandbox.create of ${name}`,
+      (sdk, { signal: _s, ...opts }) =>
+        sdk.create(template, {
+          // The SDK's own bound is past the race's, so a create given up on still answers, and is killed.
+          ...opts,
+          requestTimeoutMs: this.#o.t.createMs * 2,
+          metadata,
+          timeoutMs: timeoutS * 1000,
+          allowInternetAccess: false,
+          network: { allowPublicTraffic: false },
+          lifecycle: { onTimeout: "kill", autoResume: false },
+        }),
+      signal,
+      this.#o.t.createMs,
+      (landed) => void this.#killAndWait(landed.sandboxId),
+    );
     if (made.ok) return made;
     if (["invalid", "unauthorized", "not_found", "limit"].includes(made.error.code)) return fail(made.error.code, `${made.error.message}; nothing was made`);
     // No answer: the sandbox may be there all the same, under its name.
@@ -284,7 +355,9 @@ export class E2BProvider implements ComputerProvider {
   async #install(sandbox: E2BSandbox, name: string, daemon: { bytes: Buffer; sha256: string }, signal?: AbortSignal): Promise<Result<{ sha256: string }>> {
     const uploaded = uploadPath();
     const up = await call((s, ms) => sandbox.files.write(uploaded, new Blob([daemon.bytes]), { user: "root", requestTimeoutMs: ms, signal: s }), {
-      what: `uploading the daemon to ${name}`, ms: this.#o.t.uploadMs, signal,
+      what: `uploading the daemon to ${name}`,
+      ms: this.#o.t.uploadMs,
+      signal,
     });
     if (!up.ok) return up;
     const install = await this.#run(sandbox, installCommand(uploaded), "installing the daemon", signal);
@@ -299,7 +372,10 @@ export class E2BProvider implements ComputerProvider {
    * the daemon's, so it reads what E2B's firewall does; then the sandbox killed and read back gone,
    * whatever came before.
    */
-  async diagnose(template: string, options: CallOptions & { diagnoseMs?: number } = {}): Promise<Result<{ sandbox: string; readBack: unknown; check: string; diagnosis: unknown; gone: boolean; goneWords?: string }>> {
+  async diagnose(
+    template: string,
+    options: CallOptions & { diagnoseMs?: number } = {},
+  ): Promise<Result<{ sandbox: string; readBack: unknown; check: string; diagnosis: unknown; gone: boolean; goneWords?: string }>> {
     const { signal } = options;
     const bytes = await this.#daemonBytes();
     if (!bytes.ok) return bytes;
@@ -308,7 +384,15 @@ export class E2BProvider implements ComputerProvider {
     const now = Date.now();
     const timeoutS = Math.ceil((options.diagnoseMs ?? 600_000) / 1000);
     const at = (ms: number) => new Date(now + ms).toISOString();
-    const metadata = { [COMPUTER_KEY]: "1", [NAME_KEY]: name, [DEADLINE_KEY]: at(timeoutS * 1000), [IMAGE_KEY]: template, [TIMEOUT_KEY]: String(timeoutS), [MAX_KEY]: at(timeoutS * 1000), "agentrun.diagnose": "1" };
+    const metadata = {
+      [COMPUTER_KEY]: "1",
+      [NAME_KEY]: name,
+      [DEADLINE_KEY]: at(timeoutS * 1000),
+      [IMAGE_KEY]: template,
+      [TIMEOUT_KEY]: String(timeoutS),
+      [MAX_KEY]: at(timeoutS * 1000),
+      "agentrun.diagnose": "1",
+    };
     const made = await this.#make(template, name, metadata, timeoutS, signal);
     if (!made.ok) return made;
     const id = made.value.sandboxId;
@@ -335,16 +419,29 @@ export class E2BProvider implements ComputerProvider {
     } else failure = info.error.message;
     const gone = await this.#killAndWait(id);
     const out = { sandbox: id, readBack, check, diagnosis, gone: gone.ok, ...(gone.ok ? {} : { goneWords: gone.error.message }) };
-    if (failure || diagnosis === undefined) return fail(signal?.aborted ? "aborted" : "failed", `${failure ?? "no diagnosis"}; ${gone.ok ? `${name} was killed` : `killing ${name} failed: ${gone.error.message}`}`);
+    if (failure || diagnosis === undefined)
+      return fail(
+        signal?.aborted ? "aborted" : "failed",
+        `${failure ?? "no diagnosis"}; ${gone.ok ? `${name} was killed` : `killing ${name} failed: ${gone.error.message}`}`,
+      );
     return ok(out);
   }
 
   /** A sandbox whose create never answered, found by its name label and killed; words on what was left. */
   async #killByName(name: string): Promise<string> {
-    const found = await waitUntil((s) => this.#listAll({ [NAME_KEY]: name }, s), (r) => r.ok && r.value.length > 0, {
-      boundMs: this.#o.t.listedMs, minMs: this.#o.t.pollMs, what: `${name} to be listed`,
-    });
-    if (!found.ok) return found.error.code === "timeout" ? `${name} was not listed within ${this.#o.t.listedMs / 1000} s, so nothing was left` : `${name} may be left: ${found.error.message}`;
+    const found = await waitUntil(
+      (s) => this.#listAll({ [NAME_KEY]: name }, s),
+      (r) => r.ok && r.value.length > 0,
+      {
+        boundMs: this.#o.t.listedMs,
+        minMs: this.#o.t.pollMs,
+        what: `${name} to be listed`,
+      },
+    );
+    if (!found.ok)
+      return found.error.code === "timeout"
+        ? `${name} was not listed within ${this.#o.t.listedMs / 1000} s, so nothing was left`
+        : `${name} may be left: ${found.error.message}`;
     if (!found.value.ok) return `${name} may be left: ${found.value.error.message}`;
     const words: string[] = [];
     for (const info of found.value.value) {
@@ -356,16 +453,19 @@ export class E2BProvider implements ComputerProvider {
 
   /** A foreground command as root: its exit, stdout and stderr (a non-zero exit is the SDK's CommandExitError). */
   #run(sandbox: E2BSandbox, command: string, what: string, signal?: AbortSignal): Promise<Result<{ exitCode: number; stdout: string; stderr: string }>> {
-    return call(async (s, ms) => {
-      try {
-        const done = await sandbox.commands.run(command, { user: "root", timeoutMs: this.#o.t.commandMs, requestTimeoutMs: ms, signal: s });
-        return { exitCode: done.exitCode, stdout: done.stdout, stderr: done.stderr };
-      } catch (error) {
-        if (!isE2BError(error, "CommandExitError")) throw error;
-        const e = error as unknown as { exitCode: number; stdout: string; stderr: string };
-        return { exitCode: e.exitCode, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-      }
-    }, { what, ms: this.#o.t.commandMs, signal });
+    return call(
+      async (s, ms) => {
+        try {
+          const done = await sandbox.commands.run(command, { user: "root", timeoutMs: this.#o.t.commandMs, requestTimeoutMs: ms, signal: s });
+          return { exitCode: done.exitCode, stdout: done.stdout, stderr: done.stderr };
+        } catch (error) {
+          if (!isE2BError(error, "CommandExitError")) throw error;
+          const e = error as unknown as { exitCode: number; stdout: string; stderr: string };
+          return { exitCode: e.exitCode, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+        }
+      },
+      { what, ms: this.#o.t.commandMs, signal },
+    );
   }
 
   /** create's first connection: init may not listen yet, so the bridge is tried again within helloMs. */
@@ -379,7 +479,11 @@ export class E2BProvider implements ComputerProvider {
   }
 
   /** The daemon over a connection: hello, its status, cwd, exe and sha256, and the probe for network none. */
-  async #readDaemonOver(connection: Connection, sha256: string, signal?: AbortSignal): Promise<Result<{ hello: Hello; drift: string[]; notes: string[]; network: NetworkReadBack }>> {
+  async #readDaemonOver(
+    connection: Connection,
+    sha256: string,
+    signal?: AbortSignal,
+  ): Promise<Result<{ hello: Hello; drift: string[]; notes: string[]; network: NetworkReadBack }>> {
     let drift: string[];
     try {
       drift = await daemonDrift(connection.client, connection.hello, this.#daemonWant(sha256), signal);
@@ -387,7 +491,11 @@ export class E2BProvider implements ComputerProvider {
       return fail("aborted", "reading the daemon was aborted");
     }
     const probe = await readNetworkNone(connection.client, {
-      daemonPath: CHILD_DAEMON, interfaces: ["lo"], user: this.#o.daemonUser, ...(this.#o.probeTargets ? { targets: this.#o.probeTargets } : {}), ...(signal ? { signal } : {}),
+      daemonPath: CHILD_DAEMON,
+      interfaces: ["lo"],
+      user: this.#o.daemonUser,
+      ...(this.#o.probeTargets ? { targets: this.#o.probeTargets } : {}),
+      ...(signal ? { signal } : {}),
     });
     if (!probe.ok) {
       if (probe.error.code === "aborted") return probe;
@@ -413,7 +521,8 @@ export class E2BProvider implements ComputerProvider {
 
   async #find(by: AttachBy, signal?: AbortSignal): Promise<Result<Found>> {
     if (by && "id" in by) {
-      if (typeof by.id !== "string" || !by.id || by.id.length > 200 || /[\s/]/.test(by.id)) return fail("invalid", "attach takes { id }: a sandbox id or a computer's name", { field: "id" });
+      if (typeof by.id !== "string" || !by.id || by.id.length > 200 || /[\s/]/.test(by.id))
+        return fail("invalid", "attach takes { id }: a sandbox id or a computer's name", { field: "id" });
       if (NAME_PATTERN.test(by.id)) return this.#one({ [NAME_KEY]: by.id }, by.id, signal);
       const info = await this.#getInfo(by.id, signal);
       if (!info.ok) return info.error.code === "not_found" ? fail("not_found", `no computer ${by.id} at E2B`) : info;
@@ -422,7 +531,9 @@ export class E2BProvider implements ComputerProvider {
       return ok({ info: info.value, own: own.value });
     }
     if (by && "labels" in by && typeof by.labels === "object" && by.labels !== null && Object.keys(by.labels).length > 0) {
-      const shown = Object.entries(by.labels).map(([k, v]) => `${k}=${v}`).join(", ");
+      const shown = Object.entries(by.labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ");
       return this.#one(by.labels, `the labels ${shown}`, signal);
     }
     return fail("invalid", "attach takes { id } or { labels } with at least one label", { field: "by" });
@@ -471,7 +582,11 @@ export class E2BProvider implements ComputerProvider {
   }
 
   async list(labels: Record<string, string> = {}, options: CallOptions = {}): Promise<Result<ComputerInfo[]>> {
-    if (typeof labels !== "object" || labels === null || Object.entries(labels).some(([k, v]) => !k || k.includes("\0") || typeof v !== "string" || v.includes("\0"))) {
+    if (
+      typeof labels !== "object" ||
+      labels === null ||
+      Object.entries(labels).some(([k, v]) => !k || k.includes("\0") || typeof v !== "string" || v.includes("\0"))
+    ) {
       return fail("invalid", "list takes labels: an object of strings", { field: "labels" });
     }
     const { bound, signal: whole } = boundedBy(this.#o.t.listMs, options.signal);
@@ -508,7 +623,8 @@ export class E2BProvider implements ComputerProvider {
     }
     const found = await this.#find({ id: ref.id }, signal);
     if (!found.ok) return found;
-    if (found.value.own.name !== ref.name) return fail("not_found", `${ref.id} is the computer ${found.value.own.name}, not ${ref.name}, so nothing was done to it`);
+    if (found.value.own.name !== ref.name)
+      return fail("not_found", `${ref.id} is the computer ${found.value.own.name}, not ${ref.name}, so nothing was done to it`);
     return found;
   }
 
@@ -517,7 +633,10 @@ export class E2BProvider implements ComputerProvider {
     const found = await this.#target(ref, options.signal);
     if (!found.ok) return found;
     const now = networkOf(found.value.info);
-    if (policy !== undefined && now !== "none") return fail("unsupported", `an E2B computer's network is fixed at create; ${ref.name} stays as it is: make a new computer with network none`, { field: "network" });
+    if (policy !== undefined && now !== "none")
+      return fail("unsupported", `an E2B computer's network is fixed at create; ${ref.name} stays as it is: make a new computer with network none`, {
+        field: "network",
+      });
     return ok(now);
   }
 
@@ -526,16 +645,25 @@ export class E2BProvider implements ComputerProvider {
     const { info, own } = found;
     const left = new Date(info.endAt).getTime() - Date.now();
     if (left <= CONNECT_UNDER_MS + 1000) return fail("gone", `${own.name} has ${Math.max(0, Math.round(left / 1000))} s left: E2B is about to kill it`);
-    const sandbox = await this.#e2b(`Sandbox.connect of ${own.name}`, (sdk, opts) => sdk.connect(info.sandboxId, { ...opts, timeoutMs: left - CONNECT_UNDER_MS }), signal);
+    const sandbox = await this.#e2b(
+      `Sandbox.connect of ${own.name}`,
+      (sdk, opts) => sdk.connect(info.sandboxId, { ...opts, timeoutMs: left - CONNECT_UNDER_MS }),
+      signal,
+    );
     if (!sandbox.ok) return sandbox.error.code === "not_found" ? fail("gone", sandbox.error.message) : sandbox;
     return openBridge(sandbox.value, { target: own.name, helloMs: this.#o.t.helloMs, requestMs: this.#o.t.requestMs, signal });
   }
 
   async connect(ref: ComputerRef, options: CallOptions = {}): Promise<Result<Connection>> {
     const found = await this.#target(ref, options.signal);
-    if (!found.ok) return found.error.code === "not_found" && !/is the computer|not a computer/.test(found.error.message) ? fail("gone", found.error.message) : found;
+    if (!found.ok)
+      return found.error.code === "not_found" && !/is the computer|not a computer/.test(found.error.message) ? fail("gone", found.error.message) : found;
     // E2B's connect resumes a paused sandbox: refused here without connecting.
-    if (found.value.info.state !== "running") return fail("unsupported", `${ref.name} is ${found.value.info.state}, not running: a computer that is not running is not connected to (connecting would resume it)`);
+    if (found.value.info.state !== "running")
+      return fail(
+        "unsupported",
+        `${ref.name} is ${found.value.info.state}, not running: a computer that is not running is not connected to (connecting would resume it)`,
+      );
     const connection = await this.#connectTo(found.value, options.signal);
     if (!connection.ok) return connection;
     const wrong = helloDrift(connection.value.hello, this.#daemonWant(""));
@@ -549,7 +677,12 @@ export class E2BProvider implements ComputerProvider {
   // --- release, extend ---
 
   async release(ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {
-    if (how === "stop") return fail("unsupported", `release "stop" is refused: E2B's pause keeps a sandbox and no release maps to it here, so ${ref?.name ?? "the computer"} runs on: release it with delete`, { field: "how" });
+    if (how === "stop")
+      return fail(
+        "unsupported",
+        `release "stop" is refused: E2B's pause keeps a sandbox and no release maps to it here, so ${ref?.name ?? "the computer"} runs on: release it with delete`,
+        { field: "how" },
+      );
     if (how !== "delete") return fail("invalid", 'release takes "stop" or "delete"', { field: "how" });
     const id = ref?.id;
     if (typeof id !== "string" || !id || /[\s/]/.test(id)) return fail("invalid", "an E2B computer's ref has its sandbox id", { field: "id" });
@@ -569,7 +702,10 @@ export class E2BProvider implements ComputerProvider {
     const key = String(ref?.id);
     const before = this.#extends.get(key) ?? Promise.resolve();
     const mine = before.then(() => this.#extendOnce(ref, ttlMs, options.signal));
-    this.#extends.set(key, mine.catch(() => undefined));
+    this.#extends.set(
+      key,
+      mine.catch(() => undefined),
+    );
     return mine;
   }
 
@@ -580,26 +716,41 @@ export class E2BProvider implements ComputerProvider {
     const now = Date.now();
     const cap = Date.parse(own.max);
     const held = Math.max(new Date(info.endAt).getTime(), this.#initDeadline.get(info.sandboxId) ?? Date.parse(own.deadline));
-    if (now + ttlMs > cap) return fail("limit", `${ref.name} cannot live past ${own.max} (its create's time plus the cap of ${this.#o.maxLifetimeMs} ms), so nothing moved`, { field: "ttlMs" });
+    if (now + ttlMs > cap)
+      return fail("limit", `${ref.name} cannot live past ${own.max} (its create's time plus the cap of ${this.#o.maxLifetimeMs} ms), so nothing moved`, {
+        field: "ttlMs",
+      });
     const want = Math.max(now + ttlMs, createdEnd(info, own) + EXTEND_PAST_MS);
     // Whole seconds, rounded down at the cap, so E2B's end never passes it by this machine's clock.
     const seconds = Math.floor((Math.min(want, cap) - now) / 1000);
     if (now + seconds * 1000 < held) {
-      return fail("limit", `${ref.name}'s deadline stays ${new Date(held).toISOString()}: no whole number of seconds within the cap (${own.max}) reaches it from now + ${ttlMs} ms, so nothing moved`, { field: "ttlMs" });
+      return fail(
+        "limit",
+        `${ref.name}'s deadline stays ${new Date(held).toISOString()}: no whole number of seconds within the cap (${own.max}) reaches it from now + ${ttlMs} ms, so nothing moved`,
+        { field: "ttlMs" },
+      );
     }
     const set = await this.#e2b(`Sandbox.setTimeout of ${own.name}`, (sdk, opts) => sdk.setTimeout(info.sandboxId, seconds * 1000, opts), signal);
     if (!set.ok) return set;
     const after = await this.#getInfo(info.sandboxId, signal);
-    if (!after.ok) return fail(after.error.code, `E2B's timer of ${own.name} moved, but it could not be read back, so init's deadline did not: ${after.error.message}`);
+    if (!after.ok)
+      return fail(after.error.code, `E2B's timer of ${own.name} moved, but it could not be read back, so init's deadline did not: ${after.error.message}`);
     const at = new Date(Math.min(new Date(after.value.endAt).getTime(), cap)).toISOString();
     const connection = await this.#connectTo({ info: after.value, own }, signal);
-    if (!connection.ok) return fail(connection.error.code, `E2B's timer of ${own.name} moved to ${at} and init's deadline did not (its programs end at the old one): ${connection.error.message}`);
+    if (!connection.ok)
+      return fail(
+        connection.error.code,
+        `E2B's timer of ${own.name} moved to ${at} and init's deadline did not (its programs end at the old one): ${connection.error.message}`,
+      );
     try {
       const took = await connection.value.client.call("deadline.extend", { at }, signal ? { signal } : {});
       this.#initDeadline.set(info.sandboxId, Date.parse(took.at));
       return ok({ deadline: took.at });
     } catch (error) {
-      return fail(codeOf(error) === "failed" ? "refused" : codeOf(error), `E2B's timer of ${own.name} moved to ${at} and init's deadline did not (its programs end at the old one): ${wordsOf(error)}`);
+      return fail(
+        codeOf(error) === "failed" ? "refused" : codeOf(error),
+        `E2B's timer of ${own.name} moved to ${at} and init's deadline did not (its programs end at the old one): ${wordsOf(error)}`,
+      );
     } finally {
       await connection.value.close();
     }
@@ -631,7 +782,11 @@ export class E2BProvider implements ComputerProvider {
       return fail("failed", `the e2b package could not be loaded: ${wordsOf(error)}`);
     }
     const pages = sdk.list({ ...this.#conn, query: { metadata: { [COMPUTER_KEY]: "1" } }, limit: 100 });
-    const page = await call((s, ms) => pages.nextItems({ ...this.#conn, requestTimeoutMs: ms, signal: s }), { what: "Sandbox.list", ms: this.#o.t.requestMs, signal: options.signal });
+    const page = await call((s, ms) => pages.nextItems({ ...this.#conn, requestTimeoutMs: ms, signal: s }), {
+      what: "Sandbox.list",
+      ms: this.#o.t.requestMs,
+      signal: options.signal,
+    });
     if (!page.ok) return page;
     const n = page.value.filter((x) => ownKeysOf(x.metadata).ok).length;
     return ok({ detail: `E2B answers; ${n}${pages.hasNext ? " or more" : ""} computer${n === 1 && !pages.hasNext ? "" : "s"} of this provider` });

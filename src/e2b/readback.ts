@@ -11,7 +11,8 @@ export function networkOf(info: E2BSandboxInfo): NetworkReadBack {
   const network = info.network;
   if (network?.egressProxy) return { other: "an egress proxy is set" };
   if ((network?.allowOut ?? []).length > 0) return { allow: [...network!.allowOut!] };
-  if (network?.allowPublicTraffic !== false) return { other: network?.allowPublicTraffic === true ? "public traffic is allowed in" : "E2B reads back no allowPublicTraffic" };
+  if (network?.allowPublicTraffic !== false)
+    return { other: network?.allowPublicTraffic === true ? "public traffic is allowed in" : "E2B reads back no allowPublicTraffic" };
   const denied = info.allowInternetAccess === false || (network?.denyOut ?? []).includes(ALL_V4);
   if (denied) return "none";
   if (info.allowInternetAccess === true) return "open";
@@ -82,8 +83,12 @@ export function infoDrift(info: E2BSandboxInfo, want: InfoExpected): string[] {
     if (info.metadata[key] !== value) out.push(`the metadata ${key} reads ${shown(info.metadata[key])}, not ${JSON.stringify(value)}`);
   }
   const network = networkOf(info);
-  if (network !== "none") out.push(`the network reads ${typeof network === "string" ? network : "other" in network ? network.other : `an allowlist (${network.allow.join(", ")})`}, not none`);
-  if (info.lifecycle?.onTimeout !== "kill") out.push(`lifecycle.onTimeout reads ${shown(info.lifecycle?.onTimeout)}, not "kill": a timeout would keep the computer`);
+  if (network !== "none")
+    out.push(
+      `the network reads ${typeof network === "string" ? network : "other" in network ? network.other : `an allowlist (${network.allow.join(", ")})`}, not none`,
+    );
+  if (info.lifecycle?.onTimeout !== "kill")
+    out.push(`lifecycle.onTimeout reads ${shown(info.lifecycle?.onTimeout)}, not "kill": a timeout would keep the computer`);
   if (info.lifecycle?.autoResume !== false) out.push(`lifecycle.autoResume reads ${shown(info.lifecycle?.autoResume)}, not false`);
   if (info.state !== "running") out.push(`the sandbox is ${info.state}, not running`);
   if (want.timeoutS !== undefined) {

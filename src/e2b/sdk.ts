@@ -3,8 +3,18 @@
 // provider and any fake to the SDK as published. Only types are imported: loading this module loads
 // no SDK. A class with private fields is nominal, so each piece is a Pick<> of its class.
 import type {
-  CommandHandle, CommandRequestOpts, CommandResult, CommandStartOpts, FilesystemWriteOpts, Sandbox, SandboxApiOpts, SandboxConnectOpts, SandboxInfo,
-  SandboxListOpts, SandboxOpts, WriteInfo,
+  CommandHandle,
+  CommandRequestOpts,
+  CommandResult,
+  CommandStartOpts,
+  FilesystemWriteOpts,
+  Sandbox,
+  SandboxApiOpts,
+  SandboxConnectOpts,
+  SandboxInfo,
+  SandboxListOpts,
+  SandboxOpts,
+  WriteInfo,
 } from "e2b";
 
 export type { SandboxInfo as E2BSandboxInfo, SandboxOpts as E2BSandboxOpts, SandboxApiOpts as E2BApiOpts, SandboxListOpts as E2BListOpts } from "e2b";

@@ -135,7 +135,7 @@ export function formatAddress(a: Address): string {
   if (a.value >> 32n === 0xffffn) return `::ffff:${v4(a.value & 0xffffffffn)}`;
   let best = -1;
   let bestLength = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;

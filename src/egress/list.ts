@@ -3,7 +3,20 @@
 // each on ports 80 and 443. computerd's proxy (daemon/internal/egress/allow) reads its --allow
 // entries by the same rule, and test/vectors/egress.json holds both to the same verdicts.
 import type { NetworkPolicy, NetworkReadBack } from "../provider.js";
-import { ADDRESS_TABLE as ADDRESS_ROWS, type AddressClass, contains, formatAddress, formatPrefix, masked, overlapOf, overlaps, parseHost, parsePrefix, type Prefix, unmap } from "./address.js";
+import {
+  ADDRESS_TABLE as ADDRESS_ROWS,
+  type AddressClass,
+  contains,
+  formatAddress,
+  formatPrefix,
+  masked,
+  overlapOf,
+  overlaps,
+  parseHost,
+  parsePrefix,
+  type Prefix,
+  unmap,
+} from "./address.js";
 
 /** The only ports a listed host is reached on. */
 export const EGRESS_PORTS = [80, 443] as const;
@@ -51,10 +64,12 @@ function entryOf(e: string, testNetwork: Prefix | undefined): Parsed {
   if (e.includes("://") || e.startsWith("//")) return refuse(e, "url", "is a URL: list its host name alone (the proxy takes ports 80 and 443)");
   if (e.includes("/")) {
     const head = parseHost(e.slice(0, e.indexOf("/")));
-    if (!e.includes(":") && !(head && "address" in head)) return refuse(e, "url", "is a URL or a path: list its host name alone (the proxy takes ports 80 and 443)");
+    if (!e.includes(":") && !(head && "address" in head))
+      return refuse(e, "url", "is a URL or a path: list its host name alone (the proxy takes ports 80 and 443)");
     return cidrOf(e, testNetwork);
   }
-  if (e.startsWith("[") || e.split(":").length === 2) return refuse(e, "port", "has a port: list the host alone (the proxy takes ports 80 and 443 on every entry)");
+  if (e.startsWith("[") || e.split(":").length === 2)
+    return refuse(e, "port", "has a port: list the host alone (the proxy takes ports 80 and 443 on every entry)");
   const asHost = parseHost(e);
   if (asHost && "address" in asHost) {
     const a = unmap(asHost.address);
@@ -65,7 +80,8 @@ function entryOf(e: string, testNetwork: Prefix | undefined): Parsed {
   const name = wild ? e.slice(2) : e;
   if (name.includes("*")) return refuse(e, "wildcard", 'has a * that is not a leading "*.": write *.example.com for every name below example.com');
   const host = parseHost(name);
-  if (!host || !("name" in host) || name.endsWith(".")) return refuse(e, "bad-name", "is not a host name: letters, digits and hyphens in labels of 1 to 63, joined by dots");
+  if (!host || !("name" in host) || name.endsWith("."))
+    return refuse(e, "bad-name", "is not a host name: letters, digits and hyphens in labels of 1 to 63, joined by dots");
   if (!host.name.includes(".")) {
     return wild
       ? refuse(e, "one-label", "is a suffix of one label, which would list a whole top-level domain: give two labels or more")
@@ -81,7 +97,10 @@ function cidrOf(e: string, testNetwork: Prefix | undefined): Parsed {
   if (m.addr.value !== p.addr.value) return refuse(e, "host-bits", `has host bits set: the range is ${formatPrefix(m)}`);
   if (testNetwork && p.length >= testNetwork.length && contains(testNetwork, p.addr)) return { cidr: p };
   const row = overlapOf(p);
-  if (row) return { refusal: { kind: "range", class: row.class, message: `${JSON.stringify(e)} is over ${row.prefix}, a ${row.class} range the proxy never reaches` } };
+  if (row)
+    return {
+      refusal: { kind: "range", class: row.class, message: `${JSON.stringify(e)} is over ${row.prefix}, a ${row.class} range the proxy never reaches` },
+    };
   return { cidr: p };
 }
 
@@ -91,7 +110,8 @@ function cidrOf(e: string, testNetwork: Prefix | undefined): Parsed {
  */
 export function checkAllowlist(allow: unknown, options: AllowlistOptions = {}): AllowlistCheck {
   if (!Array.isArray(allow)) return { ok: false, refusals: [{ kind: "not-a-list", message: "an allowlist is a list of host names, *.suffixes and CIDRs" }] };
-  if (allow.length === 0) return { ok: false, refusals: [{ kind: "empty", message: "an allowlist names at least one host or range; for no network, ask for none" }] };
+  if (allow.length === 0)
+    return { ok: false, refusals: [{ kind: "empty", message: "an allowlist names at least one host or range; for no network, ask for none" }] };
   const testNetwork = options.testNetwork === undefined ? undefined : parsePrefix(options.testNetwork);
   const names = new Set<string>();
   const cidrs = new Set<string>();
@@ -171,7 +191,8 @@ export function checkTestNetwork(range: unknown, options: TestNetworkOptions = {
       return `the test network's range ${range as string} holds ${row.prefix} (${row.class}): only a private or loopback range can be a test network`;
     }
   }
-  if (!holder || !testable(holder.class)) return `the test network's range ${range as string} is not a private or loopback range: a test never reaches a public address`;
+  if (!holder || !testable(holder.class))
+    return `the test network's range ${range as string} is not a private or loopback range: a test never reaches a public address`;
   return undefined;
 }
 

@@ -31,7 +31,13 @@ export interface Started {
 export type Ready = { port: number; timeoutSeconds: number } | { command: string[]; timeoutSeconds: number };
 
 /** Starts each service from dir (absolute), with the settings and the app's mark in its environment. */
-export async function startServices(session: Session, dir: string, services: Record<string, Service>, settings: unknown, options: CallOptions = {}): Promise<Result<Record<string, Started>>> {
+export async function startServices(
+  session: Session,
+  dir: string,
+  services: Record<string, Service>,
+  settings: unknown,
+  options: CallOptions = {},
+): Promise<Result<Record<string, Started>>> {
   const started: Record<string, Started> = {};
   for (const [name, service] of Object.entries(services)) {
     try {
@@ -77,7 +83,11 @@ export async function stopServices(session: Session, dir: string, started: Recor
       if (waited.running) await session.client.call("process.signal", { id: s.id, signal: "KILL" }, options);
     } catch (error) {
       // A process the table no longer holds has ended already.
-      if (!(error instanceof CallError && error.kind === "not_found")) return fail(error instanceof CallError ? error.kind : "failed", `${session.name}: a service could not be stopped: ${error instanceof Error ? error.message : String(error)}`);
+      if (!(error instanceof CallError && error.kind === "not_found"))
+        return fail(
+          error instanceof CallError ? error.kind : "failed",
+          `${session.name}: a service could not be stopped: ${error instanceof Error ? error.message : String(error)}`,
+        );
     }
   }
   const ended = await endMarked(session, APP_MARK, dir, options);
@@ -96,9 +106,16 @@ done`;
 export async function waitReady(session: Session, ready: Ready, options: CallOptions = {}): Promise<Result<undefined>> {
   const check = "port" in ready ? ["bash", "-c", `exec 3<>/dev/tcp/127.0.0.1/${ready.port}`] : ready.command;
   const what = "port" in ready ? `port ${ready.port} on the loopback` : `the ready command ${JSON.stringify(ready.command.join(" ").slice(0, 80))}`;
-  const waited = await runQuietly(session, ["sh", "-c", WAIT_READY, "sh", String(ready.timeoutSeconds), ...check], (ready.timeoutSeconds + 10) * 1000, "the ready check", options);
+  const waited = await runQuietly(
+    session,
+    ["sh", "-c", WAIT_READY, "sh", String(ready.timeoutSeconds), ...check],
+    (ready.timeoutSeconds + 10) * 1000,
+    "the ready check",
+    options,
+  );
   if (waited.ok) return ok();
-  if (waited.error.code === "failed" && /exited 1/.test(waited.error.message)) return fail("timeout", `${session.name}: ${what} did not answer within ${ready.timeoutSeconds} s`);
+  if (waited.error.code === "failed" && /exited 1/.test(waited.error.message))
+    return fail("timeout", `${session.name}: ${what} did not answer within ${ready.timeoutSeconds} s`);
   return waited;
 }
 

@@ -61,17 +61,28 @@ export async function loadFiles(session: Session, files: readonly FileToLoad[], 
     if (!pushed.ok) {
       const where = `batch ${i + 1} of ${batches.length} (${batch.length} files, ${bytes} bytes)`;
       if (pushed.error.code === "closed") {
-        return fail("closed", `${session.name}: the connection to its daemon broke during tar.push of ${where} (${pushed.error.message}); each file is written whole or not at all, and a retry writes every file whole`);
+        return fail(
+          "closed",
+          `${session.name}: the connection to its daemon broke during tar.push of ${where} (${pushed.error.message}); each file is written whole or not at all, and a retry writes every file whole`,
+        );
       }
       return fail(pushed.error.code, `${session.name}: tar.push of ${where} failed: ${pushed.error.message}`);
     }
-    const back = await readBack(session, batch.map((f) => f.name), options);
+    const back = await readBack(
+      session,
+      batch.map((f) => f.name),
+      options,
+    );
     if (!back.ok) return back;
     for (const file of batch) {
       const got = back.value[file.name];
       const want = (file.mode & 0o7777).toString(8);
       if (!got) return fail("failed", `${session.name}: ${file.name} was sent but is not there when read back`);
-      if (got.sha256 !== file.sha256) return fail("failed", `${session.name}: ${file.name} reads back with sha256 ${got.sha256}, not the ${file.sha256} sent (changed inside while it was written?)`);
+      if (got.sha256 !== file.sha256)
+        return fail(
+          "failed",
+          `${session.name}: ${file.name} reads back with sha256 ${got.sha256}, not the ${file.sha256} sent (changed inside while it was written?)`,
+        );
       if (got.mode !== want) return fail("failed", `${session.name}: ${file.name} reads back with mode ${got.mode}, not the ${want} sent`);
       read[file.name] = got;
     }
@@ -94,8 +105,17 @@ export function driftOf(written: Record<string, FileReadBack>, read: Record<stri
  * The files made as wanted: each read back first, only those not there as wanted loaded (in
  * batches), and each of remove no longer wanted removed. Every wanted file as read back.
  */
-export async function syncFiles(session: Session, files: readonly FileToLoad[], remove: readonly string[], options: LoadOptions = {}): Promise<Result<Record<string, FileReadBack>>> {
-  const there = await readBack(session, files.map((f) => f.name), options);
+export async function syncFiles(
+  session: Session,
+  files: readonly FileToLoad[],
+  remove: readonly string[],
+  options: LoadOptions = {},
+): Promise<Result<Record<string, FileReadBack>>> {
+  const there = await readBack(
+    session,
+    files.map((f) => f.name),
+    options,
+  );
   if (!there.ok) return there;
   const want = Object.fromEntries(files.map((f) => [f.name, { sha256: f.sha256, mode: (f.mode & 0o7777).toString(8) }]));
   const stale = files.filter((f) => driftOf({ [f.name]: want[f.name]! }, there.value).length > 0);

@@ -16,7 +16,8 @@ export function homeRelative(path: unknown, what = "a path"): Result<string> {
   if (typeof path !== "string" || path === "") return fail("invalid", `${what} must be a non-empty path relative to the computer's home`);
   const shown = JSON.stringify(path.length > 120 ? `${path.slice(0, 120)}…` : path);
   if (path.includes("\0")) return fail("invalid", `${what} ${shown.replace(/\\u0000/g, "\\0")} holds a NUL: a path inside the computer cannot`);
-  if (path.startsWith("/") || path.startsWith("~")) return fail("invalid", `${what} ${shown} is absolute: give it relative to the computer's home (Downloads/report.csv)`);
+  if (path.startsWith("/") || path.startsWith("~"))
+    return fail("invalid", `${what} ${shown} is absolute: give it relative to the computer's home (Downloads/report.csv)`);
   const normal = posix.normalize(path).replace(/\/+$/, "");
   if (normal === "." || normal === "") return fail("invalid", `${what} ${shown} is the home itself: name a file or folder inside it`);
   if (normal === ".." || normal.startsWith("../")) return fail("invalid", `${what} ${shown} leaves the home: a step writes and reads only inside it`);
@@ -30,7 +31,10 @@ export function underHome(dir: string, name: unknown, what = "a path"): Result<s
   const joined = posix.join(dir, name as string);
   const whole = homeRelative(joined, what);
   if (whole.ok) return whole;
-  return fail("invalid", `${what} ${JSON.stringify(name)} under ${dir} ${/leaves/.test(whole.error.message) ? "leaves the home: a step writes and reads only inside it" : "is the home itself: name a file or folder inside it"}`);
+  return fail(
+    "invalid",
+    `${what} ${JSON.stringify(name)} under ${dir} ${/leaves/.test(whole.error.message) ? "leaves the home: a step writes and reads only inside it" : "is the home itself: name a file or folder inside it"}`,
+  );
 }
 
 /** A home-relative path made absolute under the home read from the computer. */

@@ -88,7 +88,9 @@ async function stage(session: Session, dir: string, spec: RunSpec, options: Call
   const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(STAGE_MS)]) : AbortSignal.timeout(STAGE_MS);
   const ended = await endMarked(session, RUN_MARK, dir, { signal });
   if (!ended.ok) return ended;
-  const made = await runQuietly(session, ["sh", "-c", 'rm -rf -- "$1" && mkdir -p -m 700 -- "$1"', "sh", dir], STAGE_MS, "staging the run's folder", { signal });
+  const made = await runQuietly(session, ["sh", "-c", 'rm -rf -- "$1" && mkdir -p -m 700 -- "$1"', "sh", dir], STAGE_MS, "staging the run's folder", {
+    signal,
+  });
   if (!made.ok) return made;
   const writes: Array<[string, string, number]> = [
     ["run.sh", RUNNER, 0o600],
@@ -124,9 +126,13 @@ async function runOnce(session: Session, dir: string, spec: RunSpec, leftovers: 
     const cause = error instanceof Error ? error.message : String(error);
     const kind = error instanceof CallError ? error.kind : "failed";
     if (kind === "closed") {
-      return fail("closed", `${session.name}: the connection to its daemon broke during exec.run of the command (run ${runId}): ${cause}. It is not sent again (it may have run in part); the next up ends what is left of it and runs it once`);
+      return fail(
+        "closed",
+        `${session.name}: the connection to its daemon broke during exec.run of the command (run ${runId}): ${cause}. It is not sent again (it may have run in part); the next up ends what is left of it and runs it once`,
+      );
     }
-    if (wait.aborted) return fail("timeout", `${session.name}: exec.run of the command (run ${runId}) had no reply within its ${spec.timeoutSeconds} s and the margins`);
+    if (wait.aborted)
+      return fail("timeout", `${session.name}: exec.run of the command (run ${runId}) had no reply within its ${spec.timeoutSeconds} s and the margins`);
     return fail(kind, `${session.name}: exec.run of the command (run ${runId}) failed: ${cause}`);
   }
   const status = await readFile(session.client, posix.join(dir, "status"), { signal: AbortSignal.timeout(STAGE_MS) });
@@ -158,7 +164,8 @@ async function readResult(session: Session, path: string): Promise<Result<string
   try {
     const st = await session.client.call("files.stat", { path: full, follow: true }, { signal });
     if (st.type !== "file") return fail("invalid", `${session.name}: the result ${path} is a ${st.type}, not a file`);
-    if (st.size > MAX_RESULT_BYTES) return fail("limit", `${session.name}: the result ${path} holds ${st.size} bytes, past the most read back, ${MAX_RESULT_BYTES} (50 MiB)`);
+    if (st.size > MAX_RESULT_BYTES)
+      return fail("limit", `${session.name}: the result ${path} holds ${st.size} bytes, past the most read back, ${MAX_RESULT_BYTES} (50 MiB)`);
   } catch (error) {
     const kind = error instanceof CallError ? error.kind : "failed";
     if (kind === "not_found") return fail("not_found", `${session.name}: the command left no result ${path}`);

@@ -16,10 +16,12 @@ function hasNul(value: string): boolean {
 
 /** Why a user cannot be a Modal computer's, or undefined: root (by number or name) is refused outright. */
 export function modalUserProblem(user: unknown): string | undefined {
-  if (typeof user === "string" && ROOT_NAME.test(user)) return "a Modal computer never runs as root: its connections are Modal's root exec, so root would share them; ask for a uid such as 2510:2510";
+  if (typeof user === "string" && ROOT_NAME.test(user))
+    return "a Modal computer never runs as root: its connections are Modal's root exec, so root would share them; ask for a uid such as 2510:2510";
   const parsed = parseUser(user);
   if (!parsed.ok) return parsed.error.message;
-  if (parsed.value.uid === 0) return "a Modal computer never runs as root: its connections are Modal's root exec, so root would share them; ask for a uid such as 2510:2510";
+  if (parsed.value.uid === 0)
+    return "a Modal computer never runs as root: its connections are Modal's root exec, so root would share them; ask for a uid such as 2510:2510";
   if (isRootOrRootGroup(parsed.value)) return "a Modal computer's user is not in root's group (gid 0); ask for a gid other than 0";
   return undefined;
 }
@@ -32,7 +34,8 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refus
     if (key === "gpu") out.push({ field: "gpu", message: "a GPU is refused: this provider makes VM sandboxes, and Modal offers GPUs on gVisor only" });
     else if (!FIELDS.has(key)) out.push({ field: key, message: `${key} is not a field Modal supports (it takes ${[...FIELDS].join(", ")})` });
   }
-  if (typeof spec.image !== "string" || spec.image.length === 0) out.push({ field: "image", message: "image is required: the registry image a computer starts from (linux/amd64)" });
+  if (typeof spec.image !== "string" || spec.image.length === 0)
+    out.push({ field: "image", message: "image is required: the registry image a computer starts from (linux/amd64)" });
   else if (hasNul(spec.image) || /\s/.test(spec.image)) out.push({ field: "image", message: "image is a registry tag with no space or NUL" });
 
   const lifetime = checkLifetime(spec.lifetimeMs, capabilities);
@@ -40,17 +43,26 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refus
 
   if (spec.network === undefined) out.push({ field: "network", message: "network is required: none (the one network a Modal computer has for now)" });
   else if (spec.network === "open") {
-    out.push({ field: "network", message: "network open is refused on Modal for now: the daemon's programs have their own loopback alone until a proxy carries traffic out of it; ask for none" });
+    out.push({
+      field: "network",
+      message:
+        "network open is refused on Modal for now: the daemon's programs have their own loopback alone until a proxy carries traffic out of it; ask for none",
+    });
   } else if (typeof spec.network === "object" && spec.network !== null && "allow" in spec.network) {
     out.push({ field: "network", message: "an allowlist is refused on Modal: its CIDR and domain allowlists cannot be read back; ask for none" });
   } else if (spec.network !== "none") out.push({ field: "network", message: "network is none on Modal (open and an allowlist are refused for now)" });
 
-  if (spec.kind !== undefined && spec.kind !== "linux") out.push({ field: "kind", message: `Modal makes linux computers, not ${String(spec.kind)}; ask for kind linux` });
+  if (spec.kind !== undefined && spec.kind !== "linux")
+    out.push({ field: "kind", message: `Modal makes linux computers, not ${String(spec.kind)}; ask for kind linux` });
 
   if (spec.labels !== undefined) {
     out.push(...labelRefusals(spec.labels, COMPUTER_TAG));
     const count = typeof spec.labels === "object" && spec.labels !== null ? Object.keys(spec.labels).length : 0;
-    if (count > MAX_LABELS) out.push({ field: "labels", message: `a Modal computer takes at most ${MAX_LABELS} labels of its own (a sandbox keeps ${MAX_TAGS} tags: ${OWN_TAGS.length} are the provider's, and ${CLAIM_TAGS} tie it to the resource it is made for); this spec has ${count}` });
+    if (count > MAX_LABELS)
+      out.push({
+        field: "labels",
+        message: `a Modal computer takes at most ${MAX_LABELS} labels of its own (a sandbox keeps ${MAX_TAGS} tags: ${OWN_TAGS.length} are the provider's, and ${CLAIM_TAGS} tie it to the resource it is made for); this spec has ${count}`,
+      });
   }
 
   if (spec.mount !== undefined) out.push(...checkMount(spec.mount, capabilities.mount));

@@ -18,12 +18,16 @@ export interface ClientOptions {
 /** A ModalClient from these options alone; throws in words that never hold the token. */
 export function modalClient(options: ClientOptions): ModalSdk {
   for (const key of ["tokenId", "tokenSecret"] as const) {
-    if (typeof options[key] !== "string" || options[key].length === 0) throw new TypeError(`the Modal provider needs ${key}: the token's ${key === "tokenId" ? "id" : "secret"}`);
+    if (typeof options[key] !== "string" || options[key].length === 0)
+      throw new TypeError(`the Modal provider needs ${key}: the token's ${key === "tokenId" ? "id" : "secret"}`);
   }
   const server = options.serverUrl ?? DEFAULT_SERVER_URL;
   if (!/^https:\/\/[^\s/]+(:\d+)?\/?$/.test(server)) throw new TypeError("the Modal provider's serverUrl is an https:// address with no path");
   // The library's one touch of Modal's environment: an ambient server is refused, never used.
-  if (process.env.MODAL_SERVER_URL !== undefined) throw new TypeError(`MODAL_SERVER_URL is set in this process; the Modal provider refuses to build a client that could send the token there: unset it, and give serverUrl`);
+  if (process.env.MODAL_SERVER_URL !== undefined)
+    throw new TypeError(
+      `MODAL_SERVER_URL is set in this process; the Modal provider refuses to build a client that could send the token there: unset it, and give serverUrl`,
+    );
   const { ModalClient: Client } = createRequire(import.meta.url)("modal") as { ModalClient: new (params: object) => ModalClient };
   process.env.MODAL_SERVER_URL = server;
   try {

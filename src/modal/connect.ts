@@ -53,7 +53,13 @@ async function once(sandbox: ModalSandbox, options: BridgeOptions, within: Bound
     readable.destroy();
   };
   const said = await helloWithin({
-    client, who: "agentrun-modal", target: sandbox.sandboxId, bounded: within, boundMs: options.helloMs, caller: options.signal, close,
+    client,
+    who: "agentrun-modal",
+    target: sandbox.sandboxId,
+    bounded: within,
+    boundMs: options.helloMs,
+    caller: options.signal,
+    close,
     // The bridge's stderr, as much as came within 200 ms.
     words: async () => wordsOf(await Promise.race([stderr, new Promise<string>((r) => setTimeout(() => r(""), 200))])),
   });

@@ -23,14 +23,16 @@ export interface ModalOptions extends Omit<ModalProviderOptions, "sdk"> {
 
 /** The provider from its options alone; a missing app or token throws in words that never hold the token. */
 export function create(options: ModalOptions): ModalProvider {
-  if (typeof options?.app !== "string" || options.app.length === 0) throw new TypeError("the Modal provider needs app: the name of the Modal app its sandboxes are made in");
+  if (typeof options?.app !== "string" || options.app.length === 0)
+    throw new TypeError("the Modal provider needs app: the name of the Modal app its sandboxes are made in");
   const { tokenId, tokenSecret, serverUrl, sdk, testSdk, ...rest } = options;
   // With daemonImage the daemon comes from that image, and nothing is uploaded.
   const { daemonPath, ...others } = rest;
   const provider = { ...others, ...(rest.daemonImage ? {} : daemonPath ? { daemonPath } : {}) };
   if (sdk) return new ModalProvider({ ...provider, sdk });
   if (testSdk !== undefined) {
-    if (typeof testSdk !== "string" || !path.isAbsolute(testSdk)) throw new TypeError("the Modal provider's testSdk is the absolute path of a module that exports createSdk()");
+    if (typeof testSdk !== "string" || !path.isAbsolute(testSdk))
+      throw new TypeError("the Modal provider's testSdk is the absolute path of a module that exports createSdk()");
     const load = async () => ((await import(pathToFileURL(testSdk).href)) as { createSdk(): ModalSdk }).createSdk();
     return new ModalProvider({ ...provider, sdk: load });
   }

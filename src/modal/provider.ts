@@ -31,7 +31,16 @@ import { BRIDGE, imageEntrypoint, imageLayer, modalCommands } from "./commands.j
 import { openBridge } from "./connect.js";
 import { upload } from "./upload.js";
 import {
-  COMPUTER_TAG, CPU_REQUEST_CORES, DEFAULT_USER, HOME, MAX_LIFETIME_MS, MEMORY_REQUEST_MIB, NAME_PATTERN, NAME_TAG, TIMEOUTS, type ModalTimeouts,
+  COMPUTER_TAG,
+  CPU_REQUEST_CORES,
+  DEFAULT_USER,
+  HOME,
+  MAX_LIFETIME_MS,
+  MEMORY_REQUEST_MIB,
+  NAME_PATTERN,
+  NAME_TAG,
+  TIMEOUTS,
+  type ModalTimeouts,
 } from "./constants.js";
 import { helloDrift, probeNone, type HelloWant } from "./readback.js";
 import type { ModalApp, ModalSandbox, ModalSdk, SandboxCreateParams } from "./sdk.js";
@@ -104,7 +113,10 @@ export class ModalProvider implements ComputerProvider {
 
   constructor(options: ModalProviderOptions) {
     const sdk = options?.sdk as Partial<ModalSdk> | undefined;
-    if (typeof sdk !== "function" && (!sdk || typeof sdk.sandboxes?.create !== "function" || typeof sdk.apps?.fromName !== "function" || typeof sdk.images?.fromRegistry !== "function")) {
+    if (
+      typeof sdk !== "function" &&
+      (!sdk || typeof sdk.sandboxes?.create !== "function" || typeof sdk.apps?.fromName !== "function" || typeof sdk.images?.fromRegistry !== "function")
+    ) {
       throw new TypeError("ModalProvider needs sdk: the host's ModalClient (new ModalClient({ tokenId, tokenSecret })), or a fake of the ModalSdk slice");
     }
     if (typeof options.app !== "string" || options.app.length === 0 || options.app.length > 64) {
@@ -140,7 +152,10 @@ export class ModalProvider implements ComputerProvider {
     }
     const given = options.sdk;
     let loaded: Promise<ModalSdk> | undefined;
-    this.#sdk = typeof given === "function" ? () => (loaded ??= given().catch((error: unknown) => ((loaded = undefined), Promise.reject(error)))) : () => Promise.resolve(given);
+    this.#sdk =
+      typeof given === "function"
+        ? () => (loaded ??= given().catch((error: unknown) => ((loaded = undefined), Promise.reject(error))))
+        : () => Promise.resolve(given);
     this.#app = options.app;
     this.#environment = options.environment;
     this.#daemonPath = options.daemonPath;
@@ -197,7 +212,11 @@ export class ModalProvider implements ComputerProvider {
       return ok(await this.#daemon);
     } catch (error) {
       this.#daemon = undefined;
-      return fail("invalid", `the daemon at ${path} could not be read (${(error as NodeJS.ErrnoException).code ?? "error"}); build it with npm run setup, or give daemonPath`, { field: "daemonPath" });
+      return fail(
+        "invalid",
+        `the daemon at ${path} could not be read (${(error as NodeJS.ErrnoException).code ?? "error"}); build it with npm run setup, or give daemonPath`,
+        { field: "daemonPath" },
+      );
     }
   }
 
@@ -213,7 +232,14 @@ export class ModalProvider implements ComputerProvider {
         }
       },
       isFinished,
-      { boundMs: this.#t.releaseMs, minMs: this.#t.releasePollMs, maxMs: 5000, what: `${sandbox.sandboxId} to finish`, describe: finishedWords, ...(signal ? { signal } : {}) },
+      {
+        boundMs: this.#t.releaseMs,
+        minMs: this.#t.releasePollMs,
+        maxMs: 5000,
+        what: `${sandbox.sandboxId} to finish`,
+        describe: finishedWords,
+        ...(signal ? { signal } : {}),
+      },
     );
   }
 
@@ -237,7 +263,9 @@ export class ModalProvider implements ComputerProvider {
     return {
       list: async (tags, options) => {
         const found = await this.#running(tags, options.signal);
-        return found.ok ? ok(found.value.map(({ sandbox, own }) => ({ ref: { id: sandbox.sandboxId, name: own.name, provider: this.id }, state: "running" as const }))) : found;
+        return found.ok
+          ? ok(found.value.map(({ sandbox, own }) => ({ ref: { id: sandbox.sandboxId, name: own.name, provider: this.id }, state: "running" as const })))
+          : found;
       },
       read: (by, options) => this.read(by, options),
       remove: (ref) => this.release(ref, "delete"),
@@ -292,22 +320,32 @@ export class ModalProvider implements ComputerProvider {
       ...(spec.cpus === undefined ? {} : { cpuLimit: spec.cpus / 2, cpu: Math.min(CPU_REQUEST_CORES, spec.cpus / 2) }),
       ...(spec.memoryMb === undefined ? {} : { memoryLimitMiB: spec.memoryMb, memoryMiB: Math.min(MEMORY_REQUEST_MIB, spec.memoryMb) }),
     };
-    const made = await bounded(async () => {
-      const sdk = await this.#sdk();
-      const image = sdk.images.fromRegistry(spec.image).dockerfileCommands(imageLayer(workdir, this.#daemonImage));
-      return sdk.sandboxes.create(app.value, image, params);
-    }, {
-      what: `sandboxes.create of ${name}`,
-      ms: this.#t.createMs,
-      signal,
-      // A create given up on still ends what lands later.
-      late: (sandbox) => void this.#end(sandbox, undefined),
-    });
+    const made = await bounded(
+      async () => {
+        const sdk = await this.#sdk();
+        const image = sdk.images.fromRegistry(spec.image).dockerfileCommands(imageLayer(workdir, this.#daemonImage));
+        return sdk.sandboxes.create(app.value, image, params);
+      },
+      {
+        what: `sandboxes.create of ${name}`,
+        ms: this.#t.createMs,
+        signal,
+        // A create given up on still ends what lands later.
+        late: (sandbox) => void this.#end(sandbox, undefined),
+      },
+    );
     if (!made.ok) return fail(made.error.code, `${made.error.message}; nothing was left`);
     const sandbox = made.value;
 
     if (daemon) {
-      const result = await upload(sandbox, { argv: commands.upload, bytes: daemon.value.bytes, sha256, uploadMs: this.#t.uploadMs, callMs: this.#t.callMs, signal });
+      const result = await upload(sandbox, {
+        argv: commands.upload,
+        bytes: daemon.value.bytes,
+        sha256,
+        uploadMs: this.#t.uploadMs,
+        callMs: this.#t.callMs,
+        signal,
+      });
       if (!result.ok) return this.#refuseMade(sandbox, signal?.aborted ? "aborted" : result.error.code, `${name}: ${result.error.message}`, signal);
     }
     const read = await this.#readSandbox(sandbox, { name, tags, spec: recorded }, signal, true);
@@ -356,7 +394,11 @@ export class ModalProvider implements ComputerProvider {
     try {
       drift.push(...helloDrift(hello, this.#want()));
       if (tags.spec.network === "none") {
-        const probe = await probeNone(connection.value.client, { user: tags.spec.user, ...(this.#probeTargets ? { targets: this.#probeTargets } : {}), signal });
+        const probe = await probeNone(connection.value.client, {
+          user: tags.spec.user,
+          ...(this.#probeTargets ? { targets: this.#probeTargets } : {}),
+          signal,
+        });
         drift.push(...probe.drift);
         network = probe.network;
         if (probe.user) user = probe.user;
@@ -383,8 +425,10 @@ export class ModalProvider implements ComputerProvider {
   /** A sandbox by its id or its computer's name (refresh reads by name, through its tags). */
   async #find(by: AttachBy, signal: AbortSignal | undefined): Promise<Result<ModalSandbox>> {
     if ("id" in by) {
-      if (typeof by.id !== "string" || by.id.length === 0) return fail("invalid", "attach takes an id: the sandbox's id or the computer's name", { field: "id" });
-      if (!NAME_PATTERN.test(by.id)) return bounded(async () => (await this.#sdk()).sandboxes.fromId(by.id), { what: `sandboxes.fromId of ${by.id}`, ms: this.#t.callMs, signal });
+      if (typeof by.id !== "string" || by.id.length === 0)
+        return fail("invalid", "attach takes an id: the sandbox's id or the computer's name", { field: "id" });
+      if (!NAME_PATTERN.test(by.id))
+        return bounded(async () => (await this.#sdk()).sandboxes.fromId(by.id), { what: `sandboxes.fromId of ${by.id}`, ms: this.#t.callMs, signal });
       return this.#one({ [NAME_TAG]: by.id }, by.id, signal);
     }
     return this.#one(by.labels, "those labels", signal);
@@ -412,7 +456,10 @@ export class ModalProvider implements ComputerProvider {
   }
 
   /** The running computers with these tags: each listed sandbox read back, and one that has finished left out. */
-  async #running(tags: Record<string, string>, signal: AbortSignal | undefined): Promise<Result<Array<{ sandbox: ModalSandbox; tags: Record<string, string>; own: OwnTags }>>> {
+  async #running(
+    tags: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<Result<Array<{ sandbox: ModalSandbox; tags: Record<string, string>; own: OwnTags }>>> {
     const app = await this.#appOf(signal);
     if (!app.ok) return app;
     const { signal: whole } = boundedBy(this.#t.listMs, signal);
@@ -500,14 +547,22 @@ export class ModalProvider implements ComputerProvider {
     if (!target.ok) return target;
     const recorded = target.value.own.spec.network;
     if (policy !== undefined && JSON.stringify(policy) !== JSON.stringify(recorded)) {
-      return fail("unsupported", `a Modal computer's network is fixed at create (blockNetwork cannot be updated); ${ref.name} stays ${typeof recorded === "string" ? recorded : "an allowlist"}: make a new computer with the network you want`, { field: "network" });
+      return fail(
+        "unsupported",
+        `a Modal computer's network is fixed at create (blockNetwork cannot be updated); ${ref.name} stays ${typeof recorded === "string" ? recorded : "an allowlist"}: make a new computer with the network you want`,
+        { field: "network" },
+      );
     }
     if (recorded !== "none") return ok(recorded);
     if (modalUserProblem(target.value.own.spec.user)) return fail("refused", `${ref.name}'s recorded user is root, so nothing is run in it`);
     const connection = await openBridge(target.value.sandbox, { argv: [...BRIDGE], helloMs: this.#t.helloMs, callMs: this.#t.callMs, signal: options.signal });
     if (!connection.ok) return connection;
     try {
-      const probe = await probeNone(connection.value.client, { user: target.value.own.spec.user, ...(this.#probeTargets ? { targets: this.#probeTargets } : {}), signal: options.signal });
+      const probe = await probeNone(connection.value.client, {
+        user: target.value.own.spec.user,
+        ...(this.#probeTargets ? { targets: this.#probeTargets } : {}),
+        signal: options.signal,
+      });
       return ok(probe.network);
     } finally {
       await connection.value.close();
@@ -515,7 +570,12 @@ export class ModalProvider implements ComputerProvider {
   }
 
   async release(ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {
-    if (how === "stop") return fail("unsupported", `a Modal sandbox has no stopped state (terminate is its only end), so stop is refused and ${ref?.name ?? "the computer"} runs on: release it with delete`, { field: "how" });
+    if (how === "stop")
+      return fail(
+        "unsupported",
+        `a Modal sandbox has no stopped state (terminate is its only end), so stop is refused and ${ref?.name ?? "the computer"} runs on: release it with delete`,
+        { field: "how" },
+      );
     if (how !== "delete") return fail("invalid", 'release takes "stop" or "delete"', { field: "how" });
     if (options.signal?.aborted) return fail("aborted", `release of ${ref?.name ?? "the computer"} was aborted before Modal was asked`);
     const target = await this.#target(ref, options.signal);
@@ -531,11 +591,14 @@ export class ModalProvider implements ComputerProvider {
 
   /** One read of the app, making nothing: Settings' test of the token. */
   async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
-    const read = await bounded(async () => (await this.#sdk()).apps.fromName(this.#app, { createIfMissing: false, ...(this.#environment ? { environment: this.#environment } : {}) }), {
-      what: `apps.fromName of ${this.#app}`,
-      ms: this.#t.callMs,
-      signal: options.signal,
-    });
+    const read = await bounded(
+      async () => (await this.#sdk()).apps.fromName(this.#app, { createIfMissing: false, ...(this.#environment ? { environment: this.#environment } : {}) }),
+      {
+        what: `apps.fromName of ${this.#app}`,
+        ms: this.#t.callMs,
+        signal: options.signal,
+      },
+    );
     if (read.ok) return ok({ detail: `Modal answers; the app ${this.#app} is there` });
     if (read.error.code === "not_found") return ok({ detail: `Modal answers; the app ${this.#app} is not made yet (its first computer makes it)` });
     return fail(read.error.code, wordsOf(read.error.message));

@@ -41,7 +41,10 @@ export interface ProbeRead {
 }
 
 /** The probe's read of a computer made with network none, as the given user. */
-export async function probeNone(client: ComputerClient, options: { user: string; targets?: readonly string[]; signal?: AbortSignal | undefined }): Promise<ProbeRead> {
+export async function probeNone(
+  client: ComputerClient,
+  options: { user: string; targets?: readonly string[]; signal?: AbortSignal | undefined },
+): Promise<ProbeRead> {
   const read = await readNetworkNone(client, {
     daemonPath: DAEMON_TARGET,
     interfaces: ["lo"],

@@ -42,7 +42,16 @@ export function asModalSdk(client: ModalClient): ModalSdk {
 }
 
 /** The SDK's error names (errors.ts): the provider reads an error's name, never its class, so no SDK is loaded. */
-export const MODAL_ERRORS = ["NotFoundError", "InvalidError", "ConflictError", "AlreadyExistsError", "TimeoutError", "InternalFailure", "ClientClosedError", "ResourceExhaustedError"] as const;
+export const MODAL_ERRORS = [
+  "NotFoundError",
+  "InvalidError",
+  "ConflictError",
+  "AlreadyExistsError",
+  "TimeoutError",
+  "InternalFailure",
+  "ClientClosedError",
+  "ResourceExhaustedError",
+] as const;
 
 /** True when a thrown value is the SDK's error of that name. */
 export function isModalError(error: unknown, name: (typeof MODAL_ERRORS)[number]): boolean {

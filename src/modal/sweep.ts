@@ -50,7 +50,14 @@ export async function computerIds(sdk: ModalSdk, app: string): Promise<Result<st
 /** Why a record cannot be swept against this app and server, or undefined. */
 export function recordProblem(record: unknown, app: string, server: string): string | undefined {
   const r = record as Partial<SweepRecord> | null;
-  if (typeof r !== "object" || r === null || typeof r.app !== "string" || typeof r.server !== "string" || !Array.isArray(r.ids) || !r.ids.every((x) => typeof x === "string")) {
+  if (
+    typeof r !== "object" ||
+    r === null ||
+    typeof r.app !== "string" ||
+    typeof r.server !== "string" ||
+    !Array.isArray(r.ids) ||
+    !r.ids.every((x) => typeof x === "string")
+  ) {
     return "the before file is not a sweep record ({ app, server, ids })";
   }
   if (r.app !== app) return `the before file is of the app ${r.app}, not ${app}: every computer of this app would read as new`;

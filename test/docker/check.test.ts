@@ -26,7 +26,18 @@ describe("DockerProvider.check", () => {
   it("takes a plain spec, and one with every field", () => {
     expect(docker.check(good)).toEqual({ ok: true, value: undefined });
     expect(
-      docker.check({ ...good, network: "open", cpus: 0.5, memoryMb: 512, pids: 64, user: "0", workdir: "/workspace", labels: { "agentrun.run": "r1" }, mount: { kind: "bind", path: folder }, kind: "linux" }),
+      docker.check({
+        ...good,
+        network: "open",
+        cpus: 0.5,
+        memoryMb: 512,
+        pids: 64,
+        user: "0",
+        workdir: "/workspace",
+        labels: { "agentrun.run": "r1" },
+        mount: { kind: "bind", path: folder },
+        kind: "linux",
+      }),
     ).toEqual({ ok: true, value: undefined });
   });
 
@@ -41,8 +52,18 @@ describe("DockerProvider.check", () => {
     ["a lifetime past 30 days", { ...good, lifetimeMs: 30 * 86_400_000 + 1 }, "lifetimeMs", /past this provider's cap of 2592000000 ms \(30 days\)/],
     ["a fractional lifetime", { ...good, lifetimeMs: 1.5 }, "lifetimeMs", /whole number/],
     ["an allowlist check refuses", { ...good, network: { allow: ["pypi.org:443"] } }, "network", /network.allow: "pypi.org:443" has a port/],
-    ["an empty allowlist", { ...good, network: { allow: [] } }, "network", /network.allow: an allowlist names at least one host or range; for no network, ask for none/],
-    ["an allowlist with another field", { ...good, network: { allow: ["pypi.org"], ports: [22] } as never }, "network", /an allowlist is \{ allow: \[\.\.\.\] \} and nothing else/],
+    [
+      "an empty allowlist",
+      { ...good, network: { allow: [] } },
+      "network",
+      /network.allow: an allowlist names at least one host or range; for no network, ask for none/,
+    ],
+    [
+      "an allowlist with another field",
+      { ...good, network: { allow: ["pypi.org"], ports: [22] } as never },
+      "network",
+      /an allowlist is \{ allow: \[\.\.\.\] \} and nothing else/,
+    ],
     ["another network", { ...good, network: "host" }, "network", /network is none, open or an allowlist/],
     ["a phone", { ...good, kind: "android" }, "kind", /Docker makes linux and desktop computers, not android/],
     ["a field Docker does not support", { ...good, gpu: true }, "gpu", /gpu is not a field Docker supports/],
@@ -54,7 +75,12 @@ describe("DockerProvider.check", () => {
     ["a label of the provider's namespace", { ...good, labels: { "agentrun.computer.deadline": "x" } }, "labels", /provider's own namespace/],
     ["a label key with =", { ...good, labels: { "a=b": "c" } }, "labels", /no NUL, = or space/],
     ["a label with a NUL", { ...good, labels: { a: "b\0" } }, "labels", /no NUL/],
-    ["an Archil mount", { ...good, mount: { kind: "archil", disk: "d", region: "r", folder: "f", token: "secret-token" } }, "mount", /does not take a mount of kind archil; it takes bind/],
+    [
+      "an Archil mount",
+      { ...good, mount: { kind: "archil", disk: "d", region: "r", folder: "f", token: "secret-token" } },
+      "mount",
+      /does not take a mount of kind archil; it takes bind/,
+    ],
     ["a folder that is not there", { ...good, mount: { kind: "bind", path: `${folder}/missing` } }, "mount.path", /does not exist/],
     ["a folder that is not canonical", { ...good, mount: { kind: "bind", path: `${folder}/../${path.basename(folder)}` } }, "mount.path", /not canonical/],
   ])("refuses %s", (_what, spec, field, words) => {
@@ -88,11 +114,14 @@ describe("DockerProvider.check", () => {
     expect(old).toEqual([
       {
         field: "host",
-        message: "the volume option mounts subpaths of a volume (volume-subpath), which needs Docker Engine 26 or later; this Docker host runs Engine 20.10.24+dfsg1: upgrade it, or run the provider on the Docker host itself without the volume option",
+        message:
+          "the volume option mounts subpaths of a volume (volume-subpath), which needs Docker Engine 26 or later; this Docker host runs Engine 20.10.24+dfsg1: upgrade it, or run the provider on the Docker host itself without the volume option",
       },
     ]);
     const { ServerVersion: _v, ...unversioned } = info;
-    expect(checkSpec(good, { capabilities: CAPABILITIES, host: hostOf(unversioned), volumeRoot: "/data" })[0]!.message).toMatch(/runs an engine that reports no version/);
+    expect(checkSpec(good, { capabilities: CAPABILITIES, host: hostOf(unversioned), volumeRoot: "/data" })[0]!.message).toMatch(
+      /runs an engine that reports no version/,
+    );
   });
 });
 
@@ -100,16 +129,27 @@ describe("DockerProvider's options", () => {
   it("once the host is read, refuses an allowlist on a host that remaps user ids", () => {
     const remapping = hostOf({ ...info, SecurityOptions: ["name=seccomp,profile=default", "name=userns"] });
     const got = checkSpec({ ...good, network: { allow: ["pypi.org"] } }, { capabilities: CAPABILITIES, host: remapping });
-    expect(got).toEqual([{ field: "host", message: expect.stringMatching(/^this Docker host remaps user ids \(userns\), so the egress volume's owner and the proxy's user are host ids/) }]);
+    expect(got).toEqual([
+      {
+        field: "host",
+        message: expect.stringMatching(/^this Docker host remaps user ids \(userns\), so the egress volume's owner and the proxy's user are host ids/),
+      },
+    ]);
     expect(checkSpec({ ...good, network: { allow: ["pypi.org"] } }, { capabilities: CAPABILITIES, host: hostOf(info) })).toEqual([]);
   });
 
   it("takes a listed CIDR in the test network's range only with the test-only seam", () => {
     const spec = { ...good, network: { allow: ["10.213.0.0/24"] } };
-    expect(checkSpec(spec, { capabilities: CAPABILITIES })).toEqual([{ field: "network", message: expect.stringMatching(/is over 10\.0\.0\.0\/8, a private range/) }]);
+    expect(checkSpec(spec, { capabilities: CAPABILITIES })).toEqual([
+      { field: "network", message: expect.stringMatching(/is over 10\.0\.0\.0\/8, a private range/) },
+    ]);
     expect(checkSpec(spec, { capabilities: CAPABILITIES, testNetwork: "10.213.0.0/24" })).toEqual([]);
-    expect(() => new DockerProvider({ daemonPath: "/x", egress: { testNetwork: { name: "n", range: "10.213.0.0/24" } } })).toThrow(/a test network is a test-only setting/);
-    expect(() => new DockerProvider({ daemonPath: "/x", egress: { testNetwork: { name: "n", range: "8.8.8.0/24" }, testOnly: true } })).toThrow(/not a private or loopback range/);
+    expect(() => new DockerProvider({ daemonPath: "/x", egress: { testNetwork: { name: "n", range: "10.213.0.0/24" } } })).toThrow(
+      /a test network is a test-only setting/,
+    );
+    expect(() => new DockerProvider({ daemonPath: "/x", egress: { testNetwork: { name: "n", range: "8.8.8.0/24" }, testOnly: true } })).toThrow(
+      /not a private or loopback range/,
+    );
     expect(() => new DockerProvider({ daemonPath: "/x", egress: { hint: "bad\n" } })).toThrow(/printable ASCII/);
   });
 
@@ -134,8 +174,14 @@ describe("DockerProvider's options", () => {
 
   it("declares linux, pid1, the three groups, 30 days, the janitor, stop and delete, and bind", () => {
     expect(docker.capabilities()).toMatchObject({
-      kind: "linux", daemon: "pid1", groups: ["exec", "files", "processes"], maxLifetimeMs: 2_592_000_000,
-      lifetime: "janitor", release: ["stop", "delete"], stopDeletes: false, mount: ["bind"],
+      kind: "linux",
+      daemon: "pid1",
+      groups: ["exec", "files", "processes"],
+      maxLifetimeMs: 2_592_000_000,
+      lifetime: "janitor",
+      release: ["stop", "delete"],
+      stopDeletes: false,
+      mount: ["bind"],
     });
     expect(kindRefusals(docker.capabilities())).toEqual([]);
     expect(kindOf(docker.capabilities())).toBe("sandbox");

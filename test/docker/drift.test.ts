@@ -43,7 +43,12 @@ function changed(f: Fixture, edit: (i: Inspected & { HostConfig: Record<string, 
 
 describe("a desktop's drift: its DISPLAY, its kind label and its groups", () => {
   const f = fixture("inspect-none");
-  const desktop: DriftExpected = { ...expectedOf(f), kind: "desktop", groups: ["exec", "files", "processes", "screen", "input.pointer", "input.keys"], display: ":0" };
+  const desktop: DriftExpected = {
+    ...expectedOf(f),
+    kind: "desktop",
+    groups: ["exec", "files", "processes", "screen", "input.pointer", "input.keys"],
+    display: ":0",
+  };
   const asDesktop = changed(f, (i) => {
     i.Config.Env = [...(i.Config.Env as string[]), "DISPLAY=:0"];
     i.Config.Labels = { ...(i.Config.Labels as Record<string, string>), "agentrun.computer.kind": "desktop" };
@@ -109,9 +114,7 @@ describe("drift on computers made here", () => {
     const bridged = changed(f, (i) => {
       i.NetworkSettings = { Networks: { ...(i.NetworkSettings?.Networks ?? {}), bridge: {} } };
     });
-    expect(inspectDrift(f.spec, bridged, expectedOf(f))).toEqual([
-      'the network reads back as other (network mode none, but on bridge, none), not "none"',
-    ]);
+    expect(inspectDrift(f.spec, bridged, expectedOf(f))).toEqual(['the network reads back as other (network mode none, but on bridge, none), not "none"']);
   });
 
   const f = fixture("inspect-none");
@@ -119,17 +122,33 @@ describe("drift on computers made here", () => {
     ["a capability added", (i) => (i.HostConfig.CapAdd = ["NET_RAW"]), 'HostConfig.CapAdd is ["NET_RAW"]: no capability may be added'],
     ["capabilities kept", (i) => (i.HostConfig.CapDrop = ["NET_RAW"]), 'HostConfig.CapDrop is ["NET_RAW"], not ["ALL"]'],
     ["privileged", (i) => (i.HostConfig.Privileged = true), "HostConfig.Privileged is true, not false"],
-    ["seccomp off", (i) => (i.HostConfig.SecurityOpt = ["no-new-privileges", "seccomp=unconfined"]), 'HostConfig.SecurityOpt is ["no-new-privileges","seccomp=unconfined"], not exactly ["no-new-privileges"]'],
+    [
+      "seccomp off",
+      (i) => (i.HostConfig.SecurityOpt = ["no-new-privileges", "seccomp=unconfined"]),
+      'HostConfig.SecurityOpt is ["no-new-privileges","seccomp=unconfined"], not exactly ["no-new-privileges"]',
+    ],
     ["IPC shared", (i) => (i.HostConfig.IpcMode = "shareable"), 'HostConfig.IpcMode is "shareable", not "private"'],
     ["the host's cgroup namespace", (i) => (i.HostConfig.CgroupnsMode = "host"), 'HostConfig.CgroupnsMode is "host", not "private"'],
     ["another runtime", (i) => (i.HostConfig.Runtime = "runsc"), 'HostConfig.Runtime is "runsc", not "runc"'],
-    ["a masked path unmasked", (i) => (i.HostConfig.MaskedPaths = (i.HostConfig.MaskedPaths as string[]).filter((p) => p !== "/proc/kcore")), "HostConfig.MaskedPaths lacks /proc/kcore, which Docker holds for every container"],
+    [
+      "a masked path unmasked",
+      (i) => (i.HostConfig.MaskedPaths = (i.HostConfig.MaskedPaths as string[]).filter((p) => p !== "/proc/kcore")),
+      "HostConfig.MaskedPaths lacks /proc/kcore, which Docker holds for every container",
+    ],
     ["pids", (i) => (i.HostConfig.PidsLimit = 0), "HostConfig.PidsLimit is 0, not 1024"],
     ["CPU quota", (i) => (i.HostConfig.CpuQuota = 400000), "HostConfig.CpuQuota is 400000, not 200000 (2 CPUs)"],
     ["CPU period", (i) => (i.HostConfig.CpuPeriod = 50000), "HostConfig.CpuPeriod is 50000, not 100000"],
-    ["a tmpfs option", (i) => ((i.HostConfig.Tmpfs as Record<string, string>)["/run/agentrun"] = "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=1m"), 'HostConfig.Tmpfs /run/agentrun is "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=1m", not "uid=1000,gid=1000,mode=0700,noexec,nosuid,nodev,size=1m" (in any order)'],
+    [
+      "a tmpfs option",
+      (i) => ((i.HostConfig.Tmpfs as Record<string, string>)["/run/agentrun"] = "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=1m"),
+      'HostConfig.Tmpfs /run/agentrun is "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=1m", not "uid=1000,gid=1000,mode=0700,noexec,nosuid,nodev,size=1m" (in any order)',
+    ],
     ["another tmpfs", (i) => ((i.HostConfig.Tmpfs as Record<string, string>)["/tmp"] = "size=1m"), "HostConfig.Tmpfs has another tmpfs at /tmp"],
-    ["a bind of the docker socket", (i) => (i.HostConfig.Binds = ["/var/run/docker.sock:/var/run/docker.sock"]), 'HostConfig.Binds is ["/var/run/docker.sock:/var/run/docker.sock"], and must be empty'],
+    [
+      "a bind of the docker socket",
+      (i) => (i.HostConfig.Binds = ["/var/run/docker.sock:/var/run/docker.sock"]),
+      'HostConfig.Binds is ["/var/run/docker.sock:/var/run/docker.sock"], and must be empty',
+    ],
     ["the host's pid namespace", (i) => (i.HostConfig.PidMode = "host"), 'HostConfig.PidMode is "host", and must be empty'],
     ["a device", (i) => (i.HostConfig.Devices = [{ PathOnHost: "/dev/kvm" }]), 'HostConfig.Devices is [{"PathOnHost":"/dev/kvm"}], and must be empty'],
     ["a field a later Docker adds", (i) => (i.HostConfig.HostGPU = "all"), 'HostConfig.HostGPU is "all", and must be empty'],
@@ -137,9 +156,17 @@ describe("drift on computers made here", () => {
     ["another image", (i) => (i.Config.Image = "alpine"), 'Config.Image is "alpine", not "agentrun-base:f46053ab1cd8"'],
     ["another home", (i) => (i.Config.Env = ["HOME=/root", "HOME=/work"]), 'Config.Env holds ["HOME=/root","HOME=/work"], not one HOME=/work'],
     ["another entrypoint", (i) => (i.Config.Entrypoint = ["/bin/sh"]), 'Config.Entrypoint is ["/bin/sh"], not ["/opt/agentrun/computerd"]'],
-    ["another deadline", (i) => (i.Config.Cmd = ["init", "--deadline", "2030-01-01T00:00:00.000Z"]), 'Config.Cmd is ["init","--deadline","2030-01-01T00:00:00.000Z"], not ["init","--deadline","2026-11-29T21:15:00.000Z"]'],
+    [
+      "another deadline",
+      (i) => (i.Config.Cmd = ["init", "--deadline", "2030-01-01T00:00:00.000Z"]),
+      'Config.Cmd is ["init","--deadline","2030-01-01T00:00:00.000Z"], not ["init","--deadline","2026-11-29T21:15:00.000Z"]',
+    ],
     ["an image VOLUME", (i) => (i.Config.Volumes = { "/data": {} }), 'Config.Volumes is {"/data":{}}, and must be empty'],
-    ["a label of the provider's namespace", (i) => ((i.Config.Labels as Record<string, string>)["agentrun.computer.egress"] = "x"), "Config.Labels holds agentrun.computer.egress, which the provider never writes"],
+    [
+      "a label of the provider's namespace",
+      (i) => ((i.Config.Labels as Record<string, string>)["agentrun.computer.egress"] = "x"),
+      "Config.Labels holds agentrun.computer.egress, which the provider never writes",
+    ],
     ["an AppArmor profile off", (i) => (i.AppArmorProfile = "unconfined"), 'AppArmorProfile is "unconfined", not ""'],
   ];
   it.each(cases)("names %s", (_what, edit, sentence) => {
@@ -152,9 +179,16 @@ describe("drift on computers made here", () => {
   });
 
   it("names a second mount and an image's volume in both halves of the report", () => {
-    const out = inspectDrift(f.spec, changed(f, (i) => {
-      i.Mounts = [...(i.Mounts ?? []), { Type: "volume", Name: "v", Source: "/var/lib/docker/volumes/v/_data", Destination: "/data", RW: true, Propagation: "" }];
-    }), expectedOf(f));
+    const out = inspectDrift(
+      f.spec,
+      changed(f, (i) => {
+        i.Mounts = [
+          ...(i.Mounts ?? []),
+          { Type: "volume", Name: "v", Source: "/var/lib/docker/volumes/v/_data", Destination: "/data", RW: true, Propagation: "" },
+        ];
+      }),
+      expectedOf(f),
+    );
     expect(out).toEqual(["Mounts holds another mount: a volume at /data (an image's VOLUME is drift too)"]);
   });
 
@@ -180,7 +214,11 @@ describe("the hello half", () => {
   it.each([
     ["another version", { ...hello, version: "0.0.9" }, "the daemon is version 0.0.9, not the provider's 0.1.0"],
     ["another kind", { ...hello, kind: "desktop" as const }, "the daemon's kind is desktop, not linux"],
-    ["one group more", { ...hello, groups: ["exec", "files", "processes", "screen"] }, 'the daemon\'s groups are ["exec","files","processes","screen"], not ["exec","files","processes"]'],
+    [
+      "one group more",
+      { ...hello, groups: ["exec", "files", "processes", "screen"] },
+      'the daemon\'s groups are ["exec","files","processes","screen"], not ["exec","files","processes"]',
+    ],
     ["one group fewer", { ...hello, groups: ["exec", "files"] }, 'the daemon\'s groups are ["exec","files"], not ["exec","files","processes"]'],
     ["another arch", { ...hello, arch: "arm64" }, "the daemon's arch is arm64, not the Docker host's amd64"],
     ["another os", { ...hello, os: "windows" }, "the daemon's os is windows, not linux"],
@@ -227,7 +265,16 @@ describe("an allowlisted computer", () => {
   const allowlisted = (edit: (i: Inspected & { HostConfig: Record<string, unknown>; Config: Record<string, unknown> }) => void = () => {}) =>
     changed(f, (i) => {
       (i.HostConfig.Mounts as unknown[]).push({ Type: "volume", Source: `${name}-egress`, Target: "/opt/agentrun/egress", ReadOnly: true });
-      i.Mounts!.push({ Type: "volume", Name: `${name}-egress`, Source: "/var/lib/docker/volumes/x/_data", Destination: "/opt/agentrun/egress", Driver: "local", Mode: "", RW: false, Propagation: "" });
+      i.Mounts!.push({
+        Type: "volume",
+        Name: `${name}-egress`,
+        Source: "/var/lib/docker/volumes/x/_data",
+        Destination: "/opt/agentrun/egress",
+        Driver: "local",
+        Mode: "",
+        RW: false,
+        Propagation: "",
+      });
       i.Config.Cmd = [...(i.Config.Cmd as string[]), "--egress", "/opt/agentrun/egress/egress.sock"];
       edit(i);
     });
@@ -238,7 +285,9 @@ describe("an allowlisted computer", () => {
 
   it("names a proxy that reads back as other, or with another list", () => {
     const other = { other: "network allow, but its egress proxy x is not running (a crashed proxy is not restarted: make a new computer)" };
-    expect(drift(spec, allowlisted(), hello, { ...expectedOf(f), proxy: other })).toEqual([`the network reads back as other (${other.other}), not {"allow":["pypi.org","93.184.215.0/24"]}`]);
+    expect(drift(spec, allowlisted(), hello, { ...expectedOf(f), proxy: other })).toEqual([
+      `the network reads back as other (${other.other}), not {"allow":["pypi.org","93.184.215.0/24"]}`,
+    ]);
     expect(drift(spec, allowlisted(), hello, { ...expectedOf(f), proxy: { allow: ["pypi.org", "evil.example"] } })).toEqual([
       'the network reads back as {"allow":["pypi.org","evil.example"]}, not {"allow":["pypi.org","93.184.215.0/24"]}',
     ]);
@@ -247,11 +296,17 @@ describe("an allowlisted computer", () => {
   it("names an egress volume made writable, and a relay taken out of init's command", () => {
     const writable = allowlisted((i) => (i.Mounts!.find((m) => m.Destination === "/opt/agentrun/egress")!.RW = true));
     expect(drift(spec, writable, hello, { ...expectedOf(f), proxy })).toEqual(
-      expect.arrayContaining([expect.stringMatching(/network allow, but the computer does not mount its egress volume .* read-only/), expect.stringMatching(/^Mounts does not hold the egress volume/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/network allow, but the computer does not mount its egress volume .* read-only/),
+        expect.stringMatching(/^Mounts does not hold the egress volume/),
+      ]),
     );
     const unrelayed = allowlisted((i) => (i.Config.Cmd = ["init", "--deadline", f.deadline]));
     expect(drift(spec, unrelayed, hello, { ...expectedOf(f), proxy })).toEqual(
-      expect.arrayContaining([expect.stringMatching(/network allow, but init does not relay to \/opt\/agentrun\/egress\/egress.sock/), expect.stringMatching(/^Config.Cmd is/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/network allow, but init does not relay to \/opt\/agentrun\/egress\/egress.sock/),
+        expect.stringMatching(/^Config.Cmd is/),
+      ]),
     );
   });
 
@@ -268,11 +323,17 @@ describe("an allowlisted computer", () => {
       });
     expect(drift(joinedSpec, joined(), hello, { ...expectedOf(f), proxy: { allow: [] } })).toEqual([]);
     const bridged = joined((i) => ((i.HostConfig.NetworkMode = "bridge"), (i.NetworkSettings!.Networks = { bridge: {} })));
-    expect(drift(joinedSpec, bridged, hello, { ...expectedOf(f), proxy: { allow: [] } })).toEqual(expect.arrayContaining([expect.stringMatching(/^the network reads back as "open", not \{"allow":\[\]\}/)]));
+    expect(drift(joinedSpec, bridged, hello, { ...expectedOf(f), proxy: { allow: [] } })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^the network reads back as "open", not \{"allow":\[\]\}/)]),
+    );
     const twoNetworks = joined((i) => (i.NetworkSettings!.Networks = { none: {}, other: {} }));
-    expect(drift(joinedSpec, twoNetworks, hello, { ...expectedOf(f), proxy: { allow: [] } })).toEqual(expect.arrayContaining([expect.stringMatching(/network allow, but the computer is on none, other/)]));
+    expect(drift(joinedSpec, twoNetworks, hello, { ...expectedOf(f), proxy: { allow: [] } })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/network allow, but the computer is on none, other/)]),
+    );
     const writable = joined((i) => (i.Mounts!.at(-1)!.RW = true));
-    expect(drift(joinedSpec, writable, hello, { ...expectedOf(f), proxy: { allow: [] } })).toEqual(expect.arrayContaining([expect.stringMatching(/does not mount its egress volume .* read-only/)]));
+    expect(drift(joinedSpec, writable, hello, { ...expectedOf(f), proxy: { allow: [] } })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/does not mount its egress volume .* read-only/)]),
+    );
   });
 
   it("never reads a none computer with an egress volume as none", () => {

@@ -40,7 +40,10 @@ describe("resolveEngine", () => {
   });
 
   it("takes the context DOCKER_CONTEXT names, then the config's currentContext", () => {
-    expect(resolveEngine({ env: { DOCKER_CONTEXT: "rootless" }, home })).toMatchObject({ ok: true, value: { socket: "/run/user/1000/docker.sock", from: 'the docker context "rootless"' } });
+    expect(resolveEngine({ env: { DOCKER_CONTEXT: "rootless" }, home })).toMatchObject({
+      ok: true,
+      value: { socket: "/run/user/1000/docker.sock", from: 'the docker context "rootless"' },
+    });
     writeFileSync(path.join(docker, "config.json"), JSON.stringify({ currentContext: "rootless" }));
     expect(resolveEngine({ env: {}, home })).toMatchObject({ ok: true, value: { socket: "/run/user/1000/docker.sock" } });
     expect(resolveEngine({ env: { DOCKER_CONTEXT: "default" }, home })).toMatchObject({ ok: true, value: { socket: "/var/run/docker.sock" } });

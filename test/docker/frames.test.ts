@@ -23,25 +23,25 @@ async function through(chunks: Buffer[]): Promise<{ stdout: string; stderr: stri
   return { stdout: Buffer.concat(out).toString(), stderr };
 }
 
-const stream = Buffer.concat([frame(1, "{\"id\":1}\n"), frame(2, "a warning\n"), frame(1, ""), frame(1, "{\"id\":2}\n")]);
+const stream = Buffer.concat([frame(1, '{"id":1}\n'), frame(2, "a warning\n"), frame(1, ""), frame(1, '{"id":2}\n')]);
 
 describe("Frames", () => {
   it("passes stdout through and sets stderr aside, in one chunk", async () => {
-    expect(await through([stream])).toEqual({ stdout: "{\"id\":1}\n{\"id\":2}\n", stderr: "a warning\n" });
+    expect(await through([stream])).toEqual({ stdout: '{"id":1}\n{"id":2}\n', stderr: "a warning\n" });
   });
 
   it("gives the same when every byte comes alone (headers and payloads split anywhere)", async () => {
     const bytes = [...stream].map((b) => Buffer.from([b]));
-    expect(await through(bytes)).toEqual({ stdout: "{\"id\":1}\n{\"id\":2}\n", stderr: "a warning\n" });
+    expect(await through(bytes)).toEqual({ stdout: '{"id":1}\n{"id":2}\n', stderr: "a warning\n" });
   });
 
   it("gives the same cut at every point into two chunks", async () => {
     for (let at = 0; at <= stream.length; at += 1) {
-      expect(await through([stream.subarray(0, at), stream.subarray(at)])).toEqual({ stdout: "{\"id\":1}\n{\"id\":2}\n", stderr: "a warning\n" });
+      expect(await through([stream.subarray(0, at), stream.subarray(at)])).toEqual({ stdout: '{"id":1}\n{"id":2}\n', stderr: "a warning\n" });
     }
   });
 
   it("reads a whole reply (a container's logs) as text, both streams", () => {
-    expect(framesText(stream)).toEqual({ stdout: "{\"id\":1}\n{\"id\":2}\n", stderr: "a warning\n" });
+    expect(framesText(stream)).toEqual({ stdout: '{"id":1}\n{"id":2}\n', stderr: "a warning\n" });
   });
 });

@@ -43,7 +43,11 @@ describe("a host that lacks an enforcement", () => {
     ["SwapLimit", false, "this Docker host does not enforce swap limits, so a computer could swap past its memory size"],
     ["PidsLimit", false, "this Docker host does not enforce pids limits, so a computer's pids limit is only configuration"],
     ["CpuCfsQuota", false, "this Docker host does not enforce CPU quotas, so a computer's cpus are only configuration"],
-    ["SecurityOptions", ["name=seccomp,profile=unconfined"], "this Docker host has no seccomp (its default seccomp profile is unconfined), so a computer could make any system call"],
+    [
+      "SecurityOptions",
+      ["name=seccomp,profile=unconfined"],
+      "this Docker host has no seccomp (its default seccomp profile is unconfined), so a computer could make any system call",
+    ],
   ])("without %s: create and attach refuse in the spec's words after reading the host alone, and check says so after", async (field, value, words) => {
     const { engine, calls } = await engineAnswering({ ...recorded, [field]: value }, field);
     const docker = new DockerProvider({ daemonPath: "/nonexistent", engine });
@@ -74,14 +78,22 @@ describe("a host that lacks an enforcement", () => {
     const docker = new DockerProvider({ daemonPath: "/nonexistent", engine });
     const made = await docker.create({ ...spec, mount: { kind: "bind", path: dir } });
     expect(made).toMatchObject({ ok: false, error: { code: "refused" } });
-    if (!made.ok) expect(made.error.message).toMatch(/^this Docker host remaps user ids \(userns-remap\), so the run folder's owner on the host is not the computer's user/);
+    if (!made.ok)
+      expect(made.error.message).toMatch(
+        /^this Docker host remaps user ids \(userns-remap\), so the run folder's owner on the host is not the computer's user/,
+      );
     expect(calls).toEqual(ASKED);
     await docker.engine.close();
   });
 
   it("with the volume option on Engine 20: refused in words before anything is made", async () => {
     const { engine, calls } = await engineAnswering(recorded, "volume");
-    const docker = new DockerProvider({ daemonPath: "/nonexistent", engine, daemonCache: path.join(dir, "cache"), volume: { name: "agentrun-data", root: dir } });
+    const docker = new DockerProvider({
+      daemonPath: "/nonexistent",
+      engine,
+      daemonCache: path.join(dir, "cache"),
+      volume: { name: "agentrun-data", root: dir },
+    });
     const made = await docker.create(spec);
     expect(made).toMatchObject({ ok: false, error: { code: "refused" } });
     if (!made.ok) expect(made.error.message).toMatch(/needs Docker Engine 26 or later; this Docker host runs Engine 20\.10\.24\+dfsg1/);
@@ -95,7 +107,10 @@ describe("a host that lacks an enforcement", () => {
     const made = await docker.create(spec);
     expect(made).toEqual({
       ok: false,
-      error: { code: "unreachable", message: `reading the Docker host (GET /info): Docker is not answering at unix://${socket} (from the engine option; is it running, and may this user reach it?)` },
+      error: {
+        code: "unreachable",
+        message: `reading the Docker host (GET /info): Docker is not answering at unix://${socket} (from the engine option; is it running, and may this user reach it?)`,
+      },
     });
     expect((await docker.host()).ok).toBe(false);
   });

@@ -37,7 +37,11 @@ describe("hostOf", () => {
   });
 
   it("reports AppArmor, SELinux, user remapping and the architecture", () => {
-    const h = hostOf({ ...recorded, Architecture: "aarch64", SecurityOptions: ["name=apparmor", "name=seccomp,profile=builtin", "name=selinux", "name=userns"] });
+    const h = hostOf({
+      ...recorded,
+      Architecture: "aarch64",
+      SecurityOptions: ["name=apparmor", "name=seccomp,profile=builtin", "name=selinux", "name=userns"],
+    });
     expect(h).toMatchObject({ arch: "arm64", apparmor: true, selinux: true, remap: "userns", lacks: [] });
     expect(hostOf({ ...recorded, SecurityOptions: ["name=seccomp,profile=default", "name=rootless", "name=cgroupns"] }).remap).toBe("rootless");
   });

@@ -20,7 +20,15 @@ const program = (allow: string[]) => ({
   a: computer(),
   b: computer(),
 });
-const outputs = { proxy: "${proxy.name}", allow: "${proxy.allow}", a: "${a.vendorId}", b: "${b.vendorId}", aName: "${a.name}", bName: "${b.name}", aList: "${a.spec.network}" };
+const outputs = {
+  proxy: "${proxy.name}",
+  allow: "${proxy.allow}",
+  a: "${a.vendorId}",
+  b: "${b.vendorId}",
+  aName: "${a.name}",
+  bName: "${b.name}",
+  aList: "${a.spec.network}",
+};
 
 describe("an EgressProxy shared by two computers, through the real engine", () => {
   let s: TestStack;
@@ -52,7 +60,15 @@ describe("an EgressProxy shared by two computers, through the real engine", () =
   const started = async () => Promise.all(ids.map(async (id) => (await docker("inspect", "-f", "{{.State.Running}} {{.State.StartedAt}}", id)).stdout));
   /** The first line of the proxy's answer to a GET from inside a computer, through its relay. */
   const fromInside = async (name: string, host: string) =>
-    (await docker("exec", name, "bash", "-c", `exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET http://${host}/ HTTP/1.1\\r\\nHost: ${host}\\r\\n\\r\\n' >&3 && timeout 10 cat <&3`)).stdout;
+    (
+      await docker(
+        "exec",
+        name,
+        "bash",
+        "-c",
+        `exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET http://${host}/ HTTP/1.1\\r\\nHost: ${host}\\r\\n\\r\\n' >&3 && timeout 10 cat <&3`,
+      )
+    ).stdout;
 
   test("up makes the proxy, then two computers behind it", async () => {
     const up = await s.stack.up({ color: "never" });
@@ -86,7 +102,9 @@ describe("an EgressProxy shared by two computers, through the real engine", () =
     expect(await started()).toEqual(before);
     expect((await docker("inspect", "-f", "{{json .Config.Cmd}}", `${proxy}-egress`)).stdout).not.toContain("files.pythonhosted.org");
     // Refused by name before any lookup: nothing leaves the machine.
-    expect(await fromInside(names()[0]!, "files.pythonhosted.org")).toMatch(/^HTTP\/1\.1 403[\s\S]*files\.pythonhosted\.org is not on this box's network list: ask the e2e test/);
+    expect(await fromInside(names()[0]!, "files.pythonhosted.org")).toMatch(
+      /^HTTP\/1\.1 403[\s\S]*files\.pythonhosted\.org is not on this box's network list: ask the e2e test/,
+    );
     const after = await s.cli("preview", "--refresh", "--expect-no-changes");
     expect(after.exitCode, after.stdout + after.stderr).toBe(0);
   }, 600_000);

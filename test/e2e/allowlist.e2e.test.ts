@@ -13,12 +13,16 @@ describe("an allowlisted computer through the real engine", () => {
   let name = "";
 
   beforeAll(async () => {
-    s = await testStack("allowlist", {
-      c: {
-        type: "agentrun:index:Computer",
-        properties: { image: toolchain().baseImage, lifetimeMs: 600_000, memoryMb: 256, network: "allow", allow: ["pypi.org", "*.pythonhosted.org"] },
+    s = await testStack(
+      "allowlist",
+      {
+        c: {
+          type: "agentrun:index:Computer",
+          properties: { image: toolchain().baseImage, lifetimeMs: 600_000, memoryMb: 256, network: "allow", allow: ["pypi.org", "*.pythonhosted.org"] },
+        },
       },
-    }, { name: "${c.name}", network: "${c.network}", allow: "${c.allow}" });
+      { name: "${c.name}", network: "${c.network}", allow: "${c.allow}" },
+    );
     // The plugin runs in a container here, so it is told the Docker host's addresses.
     await s.stack.setConfig("agentrun:docker", { value: JSON.stringify({ egress: { hostAddresses: ["192.0.2.1"], hint: "ask the e2e test" } }) });
   }, 120_000);

@@ -14,7 +14,8 @@ import { docker, removeContainers } from "../support/docker.js";
 import { homeEnv } from "../support/stack.js";
 import { ROOT, toolchain } from "../support/toolchain.js";
 
-const ofRun = async (run: string) => (await docker("ps", "-a", "--filter", `label=agentrun.run=${run}`, "--format", "{{.Names}}")).stdout.split("\n").filter(Boolean);
+const ofRun = async (run: string) =>
+  (await docker("ps", "-a", "--filter", `label=agentrun.run=${run}`, "--format", "{{.Names}}")).stdout.split("\n").filter(Boolean);
 
 describe("the run harness (examples/automation)", () => {
   const run = `harness-${randomBytes(4).toString("hex")}`;
@@ -55,7 +56,8 @@ describe("the run harness (examples/automation)", () => {
       expect(r.stdout).toMatch(/^ran as [1-9]\d* in \S+\n$/);
     }
     expect(await ofRun(run)).toEqual([]);
-    const computerSteps = (op: string) => progress.filter((p) => p.kind === "step" && p.type === "agentrun:index:Computer" && p.op === op && p.status === "done");
+    const computerSteps = (op: string) =>
+      progress.filter((p) => p.kind === "step" && p.type === "agentrun:index:Computer" && p.op === op && p.status === "done");
     expect(computerSteps("create")).toHaveLength(5);
     expect(computerSteps("delete")).toHaveLength(5);
   }, 600_000);

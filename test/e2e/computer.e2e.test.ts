@@ -14,12 +14,16 @@ describe("a computer's settings and secrets through the real engine", () => {
   const secretLabel = `team-${randomBytes(6).toString("hex")}`;
 
   beforeAll(async () => {
-    s = await testStack("computer-settings", {
-      c: {
-        type: "agentrun:index:Computer",
-        properties: { lifetimeMs: 600_000, memoryMb: 256, labels: { "fn::secret": { team: secretLabel } } },
+    s = await testStack(
+      "computer-settings",
+      {
+        c: {
+          type: "agentrun:index:Computer",
+          properties: { lifetimeMs: 600_000, memoryMb: 256, labels: { "fn::secret": { team: secretLabel } } },
+        },
       },
-    }, { name: "${c.name}" });
+      { name: "${c.name}" },
+    );
     await s.stack.setConfig("agentrun:docker", { value: JSON.stringify({ user: "1234:1234", image: toolchain().baseImage }) });
   }, 120_000);
 
@@ -71,7 +75,16 @@ describe("pulumi import of a computer this provider made", () => {
     expect(imported.exitCode).toBe(0);
     const c = (await s.stack.exportStack()).deployment.resources.find((r: { urn: string }) => r.urn.endsWith("::imported"));
     expect(c.id).toBe(name);
-    expect(c.outputs).toMatchObject({ name, vendorId: expect.stringMatching(/^[0-9a-f]{64}$/), image: toolchain().baseImage, memoryMb: 256, network: "none", labels: { purpose: "import" }, state: "running", drift: [] });
+    expect(c.outputs).toMatchObject({
+      name,
+      vendorId: expect.stringMatching(/^[0-9a-f]{64}$/),
+      image: toolchain().baseImage,
+      memoryMb: 256,
+      network: "none",
+      labels: { purpose: "import" },
+      state: "running",
+      drift: [],
+    });
     expect(imported.stdout).toContain("memoryMb: 256");
   }, 120_000);
 });
@@ -80,9 +93,13 @@ describe("a computer past its deadline", () => {
   let s: TestStack;
 
   beforeAll(async () => {
-    s = await testStack("computer-deadline", {
-      brief: { type: "agentrun:index:Computer", properties: { image: toolchain().baseImage, lifetimeMs: 8_000, memoryMb: 256 } },
-    }, { name: "${brief.name}" });
+    s = await testStack(
+      "computer-deadline",
+      {
+        brief: { type: "agentrun:index:Computer", properties: { image: toolchain().baseImage, lifetimeMs: 8_000, memoryMb: 256 } },
+      },
+      { name: "${brief.name}" },
+    );
   }, 120_000);
 
   afterAll(async () => {

@@ -7,9 +7,14 @@ import { useDaytonaStack } from "../support/daytona-fake.js";
 const KEY = `fake-key-e2e-${process.pid}`;
 
 describe("a Daytona computer through the real engine, against the fake", () => {
-  const held = useDaytonaStack("daytona", KEY, {
-    d: { type: "agentrun:index:Computer", properties: { provider: "daytona", image: "default", lifetimeMs: 600_000, network: "none" } },
-  }, { id: "${d.id}", name: "${d.name}", network: "${d.network}" });
+  const held = useDaytonaStack(
+    "daytona",
+    KEY,
+    {
+      d: { type: "agentrun:index:Computer", properties: { provider: "daytona", image: "default", lifetimeMs: 600_000, network: "none" } },
+    },
+    { id: "${d.id}", name: "${d.name}", network: "${d.network}" },
+  );
 
   test("up makes it; a second preview finds no change", async () => {
     const up = await held.s.stack.up({ color: "never" });

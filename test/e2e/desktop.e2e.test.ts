@@ -10,9 +10,13 @@ describe("a desktop Computer through the real engine", () => {
   let name = "";
 
   beforeAll(async () => {
-    s = await testStack("desktop", {
-      d: { type: "agentrun:index:Computer", properties: { lifetimeMs: 600_000, memoryMb: 512, kind: "desktop" } },
-    }, { name: "${d.name}", screen: "${d.screen}", hello: "${d.hello}", kind: "${d.kind}" });
+    s = await testStack(
+      "desktop",
+      {
+        d: { type: "agentrun:index:Computer", properties: { lifetimeMs: 600_000, memoryMb: 512, kind: "desktop" } },
+      },
+      { name: "${d.name}", screen: "${d.screen}", hello: "${d.hello}", kind: "${d.kind}" },
+    );
   }, 120_000);
 
   afterAll(async () => {

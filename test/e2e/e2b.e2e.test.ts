@@ -23,9 +23,13 @@ describe("an E2B computer through the real engine, on the Docker-backed fake", (
 
   beforeAll(async () => {
     await standinBinary();
-    s = await testStack("e2b", {
-      e: { type: "agentrun:index:Computer", properties: { provider: "e2b", image: "base", lifetimeMs: 600_000, network: "none" } },
-    }, { id: "${e.vendorId}", name: "${e.name}", network: "${e.network}" });
+    s = await testStack(
+      "e2b",
+      {
+        e: { type: "agentrun:index:Computer", properties: { provider: "e2b", image: "base", lifetimeMs: 600_000, network: "none" } },
+      },
+      { id: "${e.vendorId}", name: "${e.name}", network: "${e.network}" },
+    );
     await s.stack.setConfig("agentrun:e2b", { value: JSON.stringify({ apiKey: KEY, testSdk: `${ROOT}/dist/test/fakes/e2b-docker.js` }), secret: true });
   }, 180_000);
 

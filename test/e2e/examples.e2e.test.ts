@@ -10,9 +10,7 @@ import { describe, expect, test } from "vitest";
 import { pulumiEnv } from "../support/stack.js";
 import { ROOT, toolchain } from "../support/toolchain.js";
 
-const examples = (await readdir(`${ROOT}/examples`, { withFileTypes: true }))
-  .filter((d) => d.isDirectory())
-  .map((d) => `examples/${d.name}`);
+const examples = (await readdir(`${ROOT}/examples`, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => `examples/${d.name}`);
 
 async function yamlProjects(): Promise<string[]> {
   const found = ["."];
@@ -24,33 +22,44 @@ async function yamlProjects(): Promise<string[]> {
 }
 
 describe("the YAML examples and the root stack", async () => {
-  test.each(await yamlProjects())("%s previews cleanly through the real engine", async (dir) => {
-    const tools = toolchain();
-    const work = await mkdtemp(join(tmpdir(), "agentrun-example-"));
-    try {
-      const doc = parse(await readFile(`${ROOT}/${dir}/Pulumi.yaml`, "utf8"));
-      doc.plugins.providers = doc.plugins.providers.map((p: { name: string }) => ({ ...p, path: `${ROOT}/provider/bin` }));
-      // A YAML program is its Pulumi.yaml alone.
-      await mkdir(join(work, "project"));
-      await writeFile(join(work, "project/Pulumi.yaml"), stringify(doc));
-      const env = pulumiEnv(work, join(work, "home"));
-      const pulumi = (...args: string[]) => execa(`${tools.pulumiBin}/pulumi`, [...args, "--non-interactive"], { cwd: join(work, "project"), env, reject: false });
-      expect((await pulumi("stack", "init", "example")).exitCode).toBe(0);
-      // A Modal example previews with a stand-in token: preview's checks make no vendor call.
-      for (const [key, value, secret] of [["tokenId", "ak-example", true], ["tokenSecret", "as-example", true], ["app", "agentrun-example", false]] as const) {
-        expect((await pulumi("config", "set", "--stack", "example", "--path", ...(secret ? ["--secret"] : []), `agentrun:modal.${key}`, value)).exitCode).toBe(0);
+  test.each(await yamlProjects())(
+    "%s previews cleanly through the real engine",
+    async (dir) => {
+      const tools = toolchain();
+      const work = await mkdtemp(join(tmpdir(), "agentrun-example-"));
+      try {
+        const doc = parse(await readFile(`${ROOT}/${dir}/Pulumi.yaml`, "utf8"));
+        doc.plugins.providers = doc.plugins.providers.map((p: { name: string }) => ({ ...p, path: `${ROOT}/provider/bin` }));
+        // A YAML program is its Pulumi.yaml alone.
+        await mkdir(join(work, "project"));
+        await writeFile(join(work, "project/Pulumi.yaml"), stringify(doc));
+        const env = pulumiEnv(work, join(work, "home"));
+        const pulumi = (...args: string[]) =>
+          execa(`${tools.pulumiBin}/pulumi`, [...args, "--non-interactive"], { cwd: join(work, "project"), env, reject: false });
+        expect((await pulumi("stack", "init", "example")).exitCode).toBe(0);
+        // A Modal example previews with a stand-in token: preview's checks make no vendor call.
+        for (const [key, value, secret] of [
+          ["tokenId", "ak-example", true],
+          ["tokenSecret", "as-example", true],
+          ["app", "agentrun-example", false],
+        ] as const) {
+          expect(
+            (await pulumi("config", "set", "--stack", "example", "--path", ...(secret ? ["--secret"] : []), `agentrun:modal.${key}`, value)).exitCode,
+          ).toBe(0);
+        }
+        // A vendor's example needs its key to pass check; preview makes nothing and calls no vendor.
+        if (dir === "examples/daytona" || dir === "examples/e2b") {
+          const vendor = dir.slice("examples/".length);
+          const set = await pulumi("config", "set", "--secret", "--path", `agentrun:${vendor}.apiKey`, "preview-only", "--stack", "example");
+          expect(set.exitCode, set.stderr).toBe(0);
+        }
+        const preview = await pulumi("preview", "--stack", "example");
+        expect(preview.stderr + preview.stdout).not.toMatch(/error:/);
+        expect(preview.exitCode).toBe(0);
+      } finally {
+        await rm(work, { recursive: true, force: true });
       }
-      // A vendor's example needs its key to pass check; preview makes nothing and calls no vendor.
-      if (dir === "examples/daytona" || dir === "examples/e2b") {
-        const vendor = dir.slice("examples/".length);
-        const set = await pulumi("config", "set", "--secret", "--path", `agentrun:${vendor}.apiKey`, "preview-only", "--stack", "example");
-        expect(set.exitCode, set.stderr).toBe(0);
-      }
-      const preview = await pulumi("preview", "--stack", "example");
-      expect(preview.stderr + preview.stdout).not.toMatch(/error:/);
-      expect(preview.exitCode).toBe(0);
-    } finally {
-      await rm(work, { recursive: true, force: true });
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });

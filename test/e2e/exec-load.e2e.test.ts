@@ -33,7 +33,10 @@ describe("forty ComputerCommands at once through one plugin process", () => {
     resources[`c${c}`] = { type: "agentrun:index:Computer", properties: { lifetimeMs: 900_000, network: "none", cpus: 0.5, memoryMb: 256 } };
   }
   for (let i = 0; i < CALLS; i++) {
-    resources[`cmd${i}`] = { type: "agentrun:index:ComputerCommand", properties: { computer: `\${c${i % COMPUTERS}.name}`, command: barrier(i), timeoutSeconds: 60 } };
+    resources[`cmd${i}`] = {
+      type: "agentrun:index:ComputerCommand",
+      properties: { computer: `\${c${i % COMPUTERS}.name}`, command: barrier(i), timeoutSeconds: 60 },
+    };
   }
   const outputs = {
     names: Array.from({ length: COMPUTERS }, (_, c) => `\${c${c}.name}`),

@@ -146,6 +146,7 @@ describe("a Fleet the plugin refuses fails preview in words and makes nothing", 
 
   test("a size past the bound", () => refused({ size: 1001, template: { lifetimeMs: 60_000 } }, /size is a whole number from 0 to 1000/));
   // YAML holds the template to its schema type before the plugin sees it.
-  test("a template field a Computer does not take", () => refused({ size: 1, template: { lifetimeMs: 60_000, colour: "red" } }, /Property colour does not exist on 'agentrun:index:ComputerTemplate'/));
+  test("a template field a Computer does not take", () =>
+    refused({ size: 1, template: { lifetimeMs: 60_000, colour: "red" } }, /Property colour does not exist on 'agentrun:index:ComputerTemplate'/));
   test("a negative size", () => refused({ size: -1, template: { lifetimeMs: 60_000 } }, /size is a whole number from 0 to 1000/));
 });

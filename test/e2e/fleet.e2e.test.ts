@@ -172,7 +172,8 @@ describe("a spec the provider refuses fails preview's check in words and makes n
     expect(left.stdout).toBe("");
   };
 
-  test("an allowlist entry with a port", () => refused({ network: "allow", allow: ["pypi.org:443"] }, /network.allow: "pypi.org:443" has a port: list the host alone/));
+  test("an allowlist entry with a port", () =>
+    refused({ network: "allow", allow: ["pypi.org:443"] }, /network.allow: "pypi.org:443" has a port: list the host alone/));
   test("a lifetime past the cap", () => refused({ lifetimeMs: 31 * 86_400_000 }, /lifetimeMs is past this provider's cap of 2592000000 ms \(30 days\)/));
   test("a NUL in a label", () => refused({ labels: { "agentrun.run": run, team: "a\u0000b" } }, /the label team is a string with no NUL/));
 });

@@ -17,7 +17,10 @@ const tokenSecret = `as-${randomBytes(12).toString("hex")}`;
 process.env.AGENTRUN_COMPUTER_TEST = "1";
 process.env.AGENTRUN_MODAL_FAKE_RUN = run;
 const fake = new ModalDockerFake({ run });
-const computer = { type: "agentrun:index:Computer", properties: { provider: "modal", image: toolchain().baseImage, lifetimeMs: 600_000, network: "none", labels: { team: "e2e" } } };
+const computer = {
+  type: "agentrun:index:Computer",
+  properties: { provider: "modal", image: toolchain().baseImage, lifetimeMs: 600_000, network: "none", labels: { team: "e2e" } },
+};
 
 describe("two Modal computers through the real engine, on the Docker-backed fake", () => {
   let s: TestStack;
@@ -63,7 +66,10 @@ describe("two Modal computers through the real engine, on the Docker-backed fake
 
   test("a sandbox whose tags were changed by hand shows as drift to a refreshed preview (exit 7)", async () => {
     const id = String((await s.stack.outputs()).bId?.value);
-    const sandbox = (await fake.sandboxes.fromId(id)) as unknown as { getTags(): Promise<Record<string, string>>; setTags(t: Record<string, string>): Promise<void> };
+    const sandbox = (await fake.sandboxes.fromId(id)) as unknown as {
+      getTags(): Promise<Record<string, string>>;
+      setTags(t: Record<string, string>): Promise<void>;
+    };
     await sandbox.setTags({ ...(await sandbox.getTags()), team: "someone-else" });
     const preview = await s.cli("preview", "--refresh", "--expect-no-changes", "--diff");
     expect(preview.exitCode, preview.stdout.slice(-2000)).toBe(7);

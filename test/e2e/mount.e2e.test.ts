@@ -8,7 +8,11 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { testStack, type TestStack } from "../support/stack.js";
 
-const exists = (p: string) => lstat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  lstat(p).then(
+    () => true,
+    () => false,
+  );
 
 describe("Mount (bind) through the real engine", () => {
   let base: string;
@@ -18,9 +22,14 @@ describe("Mount (bind) through the real engine", () => {
   beforeAll(async () => {
     base = await mkdtemp(join(tmpdir(), "agentrun-mount-"));
     folder = join(base, "runs/r1/work");
-    s = await testStack("mount", { run: { type: "agentrun:index:Mount", properties: { path: folder, user: "1000:1000" } } }, {
-      mount: "${run.mount}", drift: "${run.drift}",
-    });
+    s = await testStack(
+      "mount",
+      { run: { type: "agentrun:index:Mount", properties: { path: folder, user: "1000:1000" } } },
+      {
+        mount: "${run.mount}",
+        drift: "${run.drift}",
+      },
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -101,10 +110,9 @@ describe("Mount check refusals through the real engine", () => {
   };
 
   test("a relative path", () => refused({ path: "runs/r1/work" }, `the run folder's path must be absolute (it is "runs/r1/work")`));
-  test("a path through a symlink", () =>
-    refused({ path: `${base}/link/work` }, `the run folder's path passes through a symlink at ${base}/link`));
+  test("a path through a symlink", () => refused({ path: `${base}/link/work` }, `the run folder's path passes through a symlink at ${base}/link`));
   test("a user that is not uid:gid", () => refused({ path: `${base}/real/w`, user: "agent" }, "user is a uid or uid:gid in numbers"));
-  test("an unknown field", () => refused({ path: `${base}/real/w`, colour: "blue" }, 'colour'));
+  test("an unknown field", () => refused({ path: `${base}/real/w`, colour: "blue" }, "colour"));
   test("nothing was made", async () => {
     expect(await exists(`${base}/real/w`)).toBe(false);
     expect(await exists("runs")).toBe(false);

@@ -32,9 +32,13 @@ describe("progress on a Computer's line", () => {
   let s: TestStack;
 
   beforeAll(async () => {
-    s = await testStack("progress", {
-      c: { type: "agentrun:index:Computer", properties: { image: toolchain().baseImage, lifetimeMs: 600_000, memoryMb: 256 } },
-    }, { name: "${c.name}" });
+    s = await testStack(
+      "progress",
+      {
+        c: { type: "agentrun:index:Computer", properties: { image: toolchain().baseImage, lifetimeMs: 600_000, memoryMb: 256 } },
+      },
+      { name: "${c.name}" },
+    );
   }, 120_000);
 
   afterAll(async () => {

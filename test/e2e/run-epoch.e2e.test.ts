@@ -58,7 +58,9 @@ describe("run claims across two stacks", () => {
   test("the earlier stack's next up is refused as fenced, in words, and the later claim's computer is untouched", async () => {
     const up = await earlier.cli("up", "--yes", "--refresh", "--skip-preview");
     expect(up.exitCode).not.toBe(0);
-    expect(up.stdout + up.stderr).toMatch(new RegExp(`fenced: run "${run}" has computer-[0-9a-f]{12} at epoch 2, above this claim's epoch 1; a later claim holds the run, so nothing was released`));
+    expect(up.stdout + up.stderr).toMatch(
+      new RegExp(`fenced: run "${run}" has computer-[0-9a-f]{12} at epoch 2, above this claim's epoch 1; a later claim holds the run, so nothing was released`),
+    );
     expect(await isRunning(await nameIn(later))).toBe(true);
   }, 300_000);
 });

@@ -59,7 +59,12 @@ describe("the TypeScript example through the real engine, by the Automation API"
     expect(existsSync(join(base, "work"))).toBe(true);
     expect(progress).toContainEqual({ kind: "step", op: "create", type: "agentrun:index:Computer", name: "a", status: "done" });
     expect(progress).toContainEqual(
-      expect.objectContaining({ kind: "note", type: "agentrun:index:Computer", name: "b", message: "waiting for the docker computer to start and its daemon to answer" }),
+      expect.objectContaining({
+        kind: "note",
+        type: "agentrun:index:Computer",
+        name: "b",
+        message: "waiting for the docker computer to start and its daemon to answer",
+      }),
     );
   }, 300_000);
 

@@ -29,7 +29,8 @@ describe("a WarmPool through the real engine", () => {
   const run = `e2e-pool-${randomBytes(4).toString("hex")}`;
   const provider = new DockerProvider({ daemonPath: toolchain().daemon.amd64 });
   const claimed: Claimed[] = [];
-  const members = async () => (await docker("ps", "--filter", `label=${POOL_LABEL}=${poolId}`, "--filter", "name=^/pool-", "--format", "{{.Names}}")).stdout.split("\n").filter(Boolean);
+  const members = async () =>
+    (await docker("ps", "--filter", `label=${POOL_LABEL}=${poolId}`, "--filter", "name=^/pool-", "--format", "{{.Names}}")).stdout.split("\n").filter(Boolean);
 
   beforeAll(async () => {
     const p = program(3);

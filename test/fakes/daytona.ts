@@ -21,10 +21,49 @@ const STANDIN_IN = "/daytona-toolbox/standin";
 
 // Every capability, by bit; the ones this host's bounding set lacks are dropped from --cap-add ALL
 // (runc cannot give what the engine does not hold: on this machine, SYS_RESOURCE).
-const CAPS = ["CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "SETPCAP", "LINUX_IMMUTABLE",
-  "NET_BIND_SERVICE", "NET_BROADCAST", "NET_ADMIN", "NET_RAW", "IPC_LOCK", "IPC_OWNER", "SYS_MODULE", "SYS_RAWIO", "SYS_CHROOT", "SYS_PTRACE",
-  "SYS_PACCT", "SYS_ADMIN", "SYS_BOOT", "SYS_NICE", "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "MKNOD", "LEASE", "AUDIT_WRITE",
-  "AUDIT_CONTROL", "SETFCAP", "MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG", "WAKE_ALARM", "BLOCK_SUSPEND", "AUDIT_READ", "PERFMON", "BPF", "CHECKPOINT_RESTORE"];
+const CAPS = [
+  "CHOWN",
+  "DAC_OVERRIDE",
+  "DAC_READ_SEARCH",
+  "FOWNER",
+  "FSETID",
+  "KILL",
+  "SETGID",
+  "SETUID",
+  "SETPCAP",
+  "LINUX_IMMUTABLE",
+  "NET_BIND_SERVICE",
+  "NET_BROADCAST",
+  "NET_ADMIN",
+  "NET_RAW",
+  "IPC_LOCK",
+  "IPC_OWNER",
+  "SYS_MODULE",
+  "SYS_RAWIO",
+  "SYS_CHROOT",
+  "SYS_PTRACE",
+  "SYS_PACCT",
+  "SYS_ADMIN",
+  "SYS_BOOT",
+  "SYS_NICE",
+  "SYS_RESOURCE",
+  "SYS_TIME",
+  "SYS_TTY_CONFIG",
+  "MKNOD",
+  "LEASE",
+  "AUDIT_WRITE",
+  "AUDIT_CONTROL",
+  "SETFCAP",
+  "MAC_OVERRIDE",
+  "MAC_ADMIN",
+  "SYSLOG",
+  "WAKE_ALARM",
+  "BLOCK_SUSPEND",
+  "AUDIT_READ",
+  "PERFMON",
+  "BPF",
+  "CHECKPOINT_RESTORE",
+];
 
 function capsLacking(): string[] {
   const bnd = /^CapBnd:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
@@ -123,11 +162,32 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
 
   const find = (idOrName: string) => sandboxes.get(idOrName) ?? [...sandboxes.values()].find((s) => s.name === idOrName);
   const view = (s: FakeSandbox) => ({
-    id: s.id, name: s.name, snapshot: s.snapshot, labels: s.labels, public: false,
-    networkBlockAll: s.networkBlockAll, networkAllowList: s.networkAllowList, domainAllowList: null, outboundProxyUrl: null,
-    cpu: 1, gpu: 0, memory: 1, disk: 3, state: s.state, desiredState: s.desiredState, errorReason: s.errorReason,
-    autoStopInterval: s.autoStopInterval, autoDeleteInterval: s.autoDeleteInterval, autoDestroyAt: s.autoDestroyAt, createdAt: s.createdAt,
-    volumes: [], sandboxClass: "container", kvm: false, linkedSandboxId: null, target: "local", toolboxProxyUrl: `${base}/toolbox`,
+    id: s.id,
+    name: s.name,
+    snapshot: s.snapshot,
+    labels: s.labels,
+    public: false,
+    networkBlockAll: s.networkBlockAll,
+    networkAllowList: s.networkAllowList,
+    domainAllowList: null,
+    outboundProxyUrl: null,
+    cpu: 1,
+    gpu: 0,
+    memory: 1,
+    disk: 3,
+    state: s.state,
+    desiredState: s.desiredState,
+    errorReason: s.errorReason,
+    autoStopInterval: s.autoStopInterval,
+    autoDeleteInterval: s.autoDeleteInterval,
+    autoDestroyAt: s.autoDestroyAt,
+    createdAt: s.createdAt,
+    volumes: [],
+    sandboxClass: "container",
+    kvm: false,
+    linkedSandboxId: null,
+    target: "local",
+    toolboxProxyUrl: `${base}/toolbox`,
   });
 
   const destroy = (s: FakeSandbox) => {
@@ -136,21 +196,27 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     s.state = "destroying";
     clearTimeout(s.ttl);
     for (const cmds of s.sessions.values()) for (const c of cmds.values()) c.proc.kill("SIGKILL");
-    void Promise.resolve(s.running).then(() => fake.onDelete?.(s)).catch(() => undefined)
-      .then(() => run("docker", ["rm", "--force", "--volumes", s.container])).catch(() => undefined).then(() => {
-      s.state = "destroyed";
-      sandboxes.delete(s.id);
-    });
+    void Promise.resolve(s.running)
+      .then(() => fake.onDelete?.(s))
+      .catch(() => undefined)
+      .then(() => run("docker", ["rm", "--force", "--volumes", s.container]))
+      .catch(() => undefined)
+      .then(() => {
+        s.state = "destroyed";
+        sandboxes.delete(s.id);
+      });
   };
   const stop = (s: FakeSandbox) => {
     if (s.state === "stopped" || s.desiredState === "destroyed") return;
     s.desiredState = "stopped";
     s.state = "stopping";
-    void run("docker", ["stop", "--time", "2", s.container]).catch(() => undefined).then(() => {
-      if (s.desiredState !== "stopped") return;
-      s.state = "stopped";
-      if (s.autoDeleteInterval === 0) destroy(s);
-    });
+    void run("docker", ["stop", "--time", "2", s.container])
+      .catch(() => undefined)
+      .then(() => {
+        if (s.desiredState !== "stopped") return;
+        s.state = "stopped";
+        if (s.autoDeleteInterval === 0) destroy(s);
+      });
   };
 
   const create = async (body: Record<string, unknown>, res: http.ServerResponse) => {
@@ -165,11 +231,22 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     const ttl = Number(body.ttlMinutes ?? 0);
     const id = randomUUID();
     const s: FakeSandbox = {
-      id, name, image, snapshot: snapshot ?? options.defaultSnapshot ?? "daytonaio/sandbox:fake",
-      labels: (body.labels as Record<string, string>) ?? {}, networkBlockAll: body.networkBlockAll === true, networkAllowList: null,
-      state: "creating", desiredState: "started", errorReason: null,
-      autoStopInterval: Number(body.autoStopInterval ?? 15), autoDeleteInterval: Number(body.autoDeleteInterval ?? -1),
-      autoDestroyAt: new Date(Date.now() + ttl * 60_000).toISOString(), createdAt: new Date().toISOString(), container: `fake-daytona-${runId}-${id.slice(0, 8)}`, sessions: new Map(),
+      id,
+      name,
+      image,
+      snapshot: snapshot ?? options.defaultSnapshot ?? "daytonaio/sandbox:fake",
+      labels: (body.labels as Record<string, string>) ?? {},
+      networkBlockAll: body.networkBlockAll === true,
+      networkAllowList: null,
+      state: "creating",
+      desiredState: "started",
+      errorReason: null,
+      autoStopInterval: Number(body.autoStopInterval ?? 15),
+      autoDeleteInterval: Number(body.autoDeleteInterval ?? -1),
+      autoDestroyAt: new Date(Date.now() + ttl * 60_000).toISOString(),
+      createdAt: new Date().toISOString(),
+      container: `fake-daytona-${runId}-${id.slice(0, 8)}`,
+      sessions: new Map(),
     };
     sandboxes.set(id, s);
     if (ttl > 0) {
@@ -182,27 +259,52 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     const caps = fake.unprivilegedNext ? [] : ["--cap-add", "ALL", ...capsLacking().flatMap((c) => ["--cap-drop", c])];
     fake.unprivilegedNext = false;
     const running = run("docker", [
-      "run", "--detach", "--name", s.container, "--label", `${FAKE_LABEL}=${runId}`, "--network", network,
-      ...caps, "--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
-      "-v", `${path.resolve(options.standin)}:${STANDIN_IN}:ro`, image, STANDIN_IN, "agent", "/run/daytona-toolbox.log",
+      "run",
+      "--detach",
+      "--name",
+      s.container,
+      "--label",
+      `${FAKE_LABEL}=${runId}`,
+      "--network",
+      network,
+      ...caps,
+      "--security-opt",
+      "seccomp=unconfined",
+      "--security-opt",
+      "apparmor=unconfined",
+      "-v",
+      `${path.resolve(options.standin)}:${STANDIN_IN}:ro`,
+      image,
+      STANDIN_IN,
+      "agent",
+      "/run/daytona-toolbox.log",
     ]);
-    s.running = running.then(() => undefined, () => undefined);
+    s.running = running.then(
+      () => undefined,
+      () => undefined,
+    );
     try {
       await running;
       // Started once the agent listens.
       for (let i = 0; i < 100; i += 1) {
-        const ready = await run("docker", ["exec", s.container, "test", "-e", "/run/daytona-toolbox.log.ready"]).then(() => true, () => false);
+        const ready = await run("docker", ["exec", s.container, "test", "-e", "/run/daytona-toolbox.log.ready"]).then(
+          () => true,
+          () => false,
+        );
         if (ready) break;
         await new Promise((r) => setTimeout(r, 100));
       }
       if (s.desiredState === "started") s.state = "started";
       // The agent's exit ends the sandbox.
-      void run("docker", ["wait", s.container]).then(() => {
-        if (s.desiredState === "started") {
-          s.state = "error";
-          s.errorReason = "the toolbox exited";
-        }
-      }, () => undefined);
+      void run("docker", ["wait", s.container]).then(
+        () => {
+          if (s.desiredState === "started") {
+            s.state = "error";
+            s.errorReason = "the toolbox exited";
+          }
+        },
+        () => undefined,
+      );
     } catch (error) {
       if (s.desiredState !== "started") return; // deleted or stopped while it started
       s.state = "error";
@@ -291,7 +393,16 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
       const pidFile = `/tmp/.daytona-fake-${cmdId}`;
       // The pid the session records is the command's own: sh execs into it.
       const proc = spawn("docker", ["exec", "-i", s.container, "sh", "-c", `echo $$ > ${pidFile}; exec sh -c "$1"`, "sh", body.command ?? ""]);
-      const cmd: Cmd = { id: cmdId, proc, log: [], lines: { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) }, ended: false, exitCode: null, listeners: new Set(), pidFile };
+      const cmd: Cmd = {
+        id: cmdId,
+        proc,
+        log: [],
+        lines: { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) },
+        ended: false,
+        exitCode: null,
+        listeners: new Set(),
+        pidFile,
+      };
       proc.stdout!.on("data", (d: Buffer) => onOutput(cmd, "stdout", d));
       proc.stderr!.on("data", (d: Buffer) => onOutput(cmd, "stderr", d));
       proc.stdin!.on("error", () => undefined);
@@ -348,8 +459,8 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
       if (!s || s.state === "destroyed") return json(res, 404, { message: "sandbox not found" });
       const sub = one[2] ?? "";
       if (method === "GET" && sub === "") return json(res, 200, view(s));
-      if (method === "DELETE" && sub === "") return destroy(s), json(res, 200, view(s));
-      if (method === "POST" && sub === "/stop") return stop(s), json(res, 200, {});
+      if (method === "DELETE" && sub === "") return (destroy(s), json(res, 200, view(s)));
+      if (method === "POST" && sub === "/stop") return (stop(s), json(res, 200, {}));
       if (method === "GET" && sub === "/toolbox-proxy-url") return json(res, 200, { url: `${base}/toolbox` });
       if (method === "POST" && sub === "/network-settings") {
         const body = JSON.parse((await readBody(req)).toString() || "{}") as { networkBlockAll?: boolean };
@@ -381,7 +492,12 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     const url = new URL(req.url ?? "/", base);
     const m = /^\/toolbox\/([^/]+)\/process\/session\/([^/]+)\/command\/([^/]+)\/logs$/.exec(url.pathname);
     const cmd = m ? sandboxes.get(decodeURIComponent(m[1]!))?.sessions.get(decodeURIComponent(m[2]!))?.get(decodeURIComponent(m[3]!)) : undefined;
-    if (req.headers.authorization !== `Bearer ${options.apiKey}` || !cmd || url.searchParams.get("follow") !== "true" || req.headers["x-daytona-split-output"] !== "true") {
+    if (
+      req.headers.authorization !== `Bearer ${options.apiKey}` ||
+      !cmd ||
+      url.searchParams.get("follow") !== "true" ||
+      req.headers["x-daytona-split-output"] !== "true"
+    ) {
       socket.end("HTTP/1.1 400 Bad Request\r\n\r\n");
       return;
     }

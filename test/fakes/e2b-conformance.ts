@@ -25,4 +25,6 @@ export function conformanceImage(): string {
   return "base";
 }
 
-export const conformanceNotes: string[] = [`E2B on the Docker-backed fake (run label ${run}): every sandbox a root container with every capability, a stand-in envd on 49983 its first process`];
+export const conformanceNotes: string[] = [
+  `E2B on the Docker-backed fake (run label ${run}): every sandbox a root container with every capability, a stand-in envd on 49983 its first process`,
+];

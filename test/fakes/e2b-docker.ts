@@ -16,7 +16,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { execa } from "execa";
-import type { E2BApiOpts, E2BCommandHandle, E2BListOpts, E2BPaginator, E2BSandbox, E2BSandboxClass, E2BSandboxInfo, E2BSandboxOpts } from "../../src/e2b/sdk.js";
+import type {
+  E2BApiOpts,
+  E2BCommandHandle,
+  E2BListOpts,
+  E2BPaginator,
+  E2BSandbox,
+  E2BSandboxClass,
+  E2BSandboxInfo,
+  E2BSandboxOpts,
+} from "../../src/e2b/sdk.js";
 import { packageRoot } from "../../src/docker/package.js";
 import { everyCapability } from "./modal-docker.js";
 
@@ -101,9 +110,12 @@ export class E2BDockerFake implements E2BSandboxClass {
 
   /** The connection options every call must carry: the key, and the provider's own domain, API URL and debug. */
   #auth(opts: Opts | undefined): void {
-    if (!opts?.apiKey || (this.options.apiKey !== undefined && opts.apiKey !== this.options.apiKey)) throw new SdkError("AuthenticationError", "Unauthorized, please check your credentials.");
-    if (opts.debug !== false) throw new SdkError("InvalidArgumentError", "the fake takes debug: false, given explicitly (with debug on, the SDK fakes a create and skips a kill)");
-    if (!opts.domain || opts.apiUrl !== `https://api.${opts.domain}`) throw new SdkError("InvalidArgumentError", "the fake takes the domain and the API URL https://api.<domain>, given explicitly");
+    if (!opts?.apiKey || (this.options.apiKey !== undefined && opts.apiKey !== this.options.apiKey))
+      throw new SdkError("AuthenticationError", "Unauthorized, please check your credentials.");
+    if (opts.debug !== false)
+      throw new SdkError("InvalidArgumentError", "the fake takes debug: false, given explicitly (with debug on, the SDK fakes a create and skips a kill)");
+    if (!opts.domain || opts.apiUrl !== `https://api.${opts.domain}`)
+      throw new SdkError("InvalidArgumentError", "the fake takes the domain and the API URL https://api.<domain>, given explicitly");
     if (opts.signal?.aborted) throw new SdkError("TimeoutError", "The operation was aborted");
   }
 
@@ -133,7 +145,11 @@ export class E2BDockerFake implements E2BSandboxClass {
       sandboxId: id,
       templateId: `tmpl${Buffer.from(template).toString("hex").slice(0, 16)}`,
       name: template,
-      metadata: Object.fromEntries(Object.entries(labels).filter(([k]) => k.startsWith(META)).map(([k, v]) => [k.slice(META.length), v])),
+      metadata: Object.fromEntries(
+        Object.entries(labels)
+          .filter(([k]) => k.startsWith(META))
+          .map(([k, v]) => [k.slice(META.length), v]),
+      ),
       startedAt: new Date(Number(labels["e2b.started"])),
       endAt: new Date(this.#endOf(id)),
       state: c.State.Paused ? "paused" : "running",
@@ -158,18 +174,43 @@ export class E2BDockerFake implements E2BSandboxClass {
     const now = Date.now();
     this.#setEnd(id, now + (opts.timeoutMs ?? 300_000));
     const args = [
-      "run", "--detach", "--name", id, "--hostname", id,
-      "--label", `${FAKE_LABEL}=${this.run}`,
-      "--label", `e2b.template=${template}`,
-      "--label", `e2b.started=${now}`,
-      "--label", `e2b.internet=${opts.allowInternetAccess !== false}`,
-      "--label", `e2b.public=${opts.network?.allowPublicTraffic !== false}`,
-      "--label", `e2b.onTimeout=${opts.lifecycle?.onTimeout === "kill" ? "kill" : "pause"}`,
-      "--label", `e2b.autoResume=${opts.lifecycle?.autoResume === true}`,
+      "run",
+      "--detach",
+      "--name",
+      id,
+      "--hostname",
+      id,
+      "--label",
+      `${FAKE_LABEL}=${this.run}`,
+      "--label",
+      `e2b.template=${template}`,
+      "--label",
+      `e2b.started=${now}`,
+      "--label",
+      `e2b.internet=${opts.allowInternetAccess !== false}`,
+      "--label",
+      `e2b.public=${opts.network?.allowPublicTraffic !== false}`,
+      "--label",
+      `e2b.onTimeout=${opts.lifecycle?.onTimeout === "kill" ? "kill" : "pause"}`,
+      "--label",
+      `e2b.autoResume=${opts.lifecycle?.autoResume === true}`,
       ...Object.entries(opts.metadata ?? {}).flatMap(([k, v]) => ["--label", `${META}${k}=${v}`]),
-      "--network", this.network, "--user", "0:0", ...everyCapability(),
-      "--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
-      "-v", `${standin}:${STANDIN_IN}:ro`, "--entrypoint", STANDIN_IN, image, "agent", "/run/envd.log",
+      "--network",
+      this.network,
+      "--user",
+      "0:0",
+      ...everyCapability(),
+      "--security-opt",
+      "seccomp=unconfined",
+      "--security-opt",
+      "apparmor=unconfined",
+      "-v",
+      `${standin}:${STANDIN_IN}:ro`,
+      "--entrypoint",
+      STANDIN_IN,
+      image,
+      "agent",
+      "/run/envd.log",
     ];
     const ran = await this.docker(args);
     if (ran.exitCode !== 0) {
@@ -212,7 +253,10 @@ export class E2BDockerFake implements E2BSandboxClass {
         if (listed.exitCode !== 0) throw new Error(`listing failed: ${listed.stderr.trim()}`);
         const infos: E2BSandboxInfo[] = [];
         for (const id of listed.stdout.split("\n").filter(Boolean).sort()) {
-          const info = await fake.#inspect(id).then((c) => fake.#info(id, c), () => undefined);
+          const info = await fake.#inspect(id).then(
+            (c) => fake.#info(id, c),
+            () => undefined,
+          );
           if (info && (!opts.query?.state || opts.query.state.includes(info.state))) infos.push(info);
         }
         const items = infos.slice(offset, offset + limit);
@@ -268,11 +312,23 @@ export class E2BDockerFake implements E2BSandboxClass {
     const start = (cmd: string, opts: Parameters<E2BSandbox["commands"]["run"]>[1] = {}) => {
       const pid = (fake.#nextPid += 1);
       const pidFile = `/tmp/.e2b-fake-${pid}`;
-      const child = spawn("docker", [
-        "exec", "-i", ...userArgs(opts.user), ...(opts.cwd ? ["-w", opts.cwd] : []),
-        ...Object.entries(opts.envs ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
-        id, "/bin/sh", "-c", `echo $$ > ${pidFile}; exec /bin/bash -l -c "$1"`, "sh", cmd,
-      ], { stdio: ["pipe", "pipe", "pipe"] });
+      const child = spawn(
+        "docker",
+        [
+          "exec",
+          "-i",
+          ...userArgs(opts.user),
+          ...(opts.cwd ? ["-w", opts.cwd] : []),
+          ...Object.entries(opts.envs ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
+          id,
+          "/bin/sh",
+          "-c",
+          `echo $$ > ${pidFile}; exec /bin/bash -l -c "$1"`,
+          "sh",
+          cmd,
+        ],
+        { stdio: ["pipe", "pipe", "pipe"] },
+      );
       child.stdin!.on("error", () => undefined);
       if (!opts.stdin) child.stdin!.end();
       fake.#commands.set(pid, { child, pidFile });
@@ -294,11 +350,13 @@ export class E2BDockerFake implements E2BSandboxClass {
       const timeoutMs = opts.timeoutMs ?? 60_000;
       let timedOut = false;
       const timer = timeoutMs > 0 ? setTimeout(() => ((timedOut = true), void kill()), timeoutMs) : undefined;
-      const exited = new Promise<number>((resolve) => child.once("close", (code) => {
-        clearTimeout(timer);
-        fake.#commands.delete(pid);
-        resolve(code ?? 137);
-      }));
+      const exited = new Promise<number>((resolve) =>
+        child.once("close", (code) => {
+          clearTimeout(timer);
+          fake.#commands.delete(pid);
+          resolve(code ?? 137);
+        }),
+      );
       const kill = async () => {
         if (child.exitCode !== null) return false;
         await fake.docker(["exec", id, "sh", "-c", `kill -9 $(cat ${pidFile}) 2>/dev/null; rm -f ${pidFile}`]);
@@ -333,14 +391,17 @@ export class E2BDockerFake implements E2BSandboxClass {
       async sendStdin(pid: number, data: string | Uint8Array) {
         const running = fake.#commands.get(pid);
         if (!running || running.child.stdin!.destroyed) throw new SdkError("NotFoundError", `process with pid ${pid} not found`);
-        await new Promise<void>((resolve, reject) => running.child.stdin!.write(typeof data === "string" ? data : Buffer.from(data), (e) => (e ? reject(e) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          running.child.stdin!.write(typeof data === "string" ? data : Buffer.from(data), (e) => (e ? reject(e) : resolve())),
+        );
       },
     } as unknown as E2BSandbox["commands"];
     const files: E2BSandbox["files"] = {
       async write(target, data, opts) {
         await fake.#inspect(id);
         await fake.onUpload?.(id);
-        const bytes = data instanceof Blob ? Buffer.from(await data.arrayBuffer()) : typeof data === "string" ? Buffer.from(data) : Buffer.from(data as ArrayBuffer);
+        const bytes =
+          data instanceof Blob ? Buffer.from(await data.arrayBuffer()) : typeof data === "string" ? Buffer.from(data) : Buffer.from(data as ArrayBuffer);
         const wrote = await fake.docker(["exec", "-i", ...userArgs(opts?.user), id, "sh", "-c", 'cat > "$1"', "sh", target], bytes);
         if (wrote.exitCode !== 0) throw new SdkError("SandboxError", `writing ${target} failed: ${wrote.stderr.trim()}`);
         return { name: path.basename(target), path: target, type: "file" } as Awaited<ReturnType<E2BSandbox["files"]["write"]>>;

@@ -23,11 +23,47 @@ const DOCKER_MS = 60_000;
 
 // Capability numbers to Docker's names (linux/capability.h), for the ones a nested engine lacks.
 const CAP_NAMES = [
-  "CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "SETPCAP", "LINUX_IMMUTABLE",
-  "NET_BIND_SERVICE", "NET_BROADCAST", "NET_ADMIN", "NET_RAW", "IPC_LOCK", "IPC_OWNER", "SYS_MODULE", "SYS_RAWIO", "SYS_CHROOT",
-  "SYS_PTRACE", "SYS_PACCT", "SYS_ADMIN", "SYS_BOOT", "SYS_NICE", "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "MKNOD", "LEASE",
-  "AUDIT_WRITE", "AUDIT_CONTROL", "SETFCAP", "MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG", "WAKE_ALARM", "BLOCK_SUSPEND", "AUDIT_READ",
-  "PERFMON", "BPF", "CHECKPOINT_RESTORE",
+  "CHOWN",
+  "DAC_OVERRIDE",
+  "DAC_READ_SEARCH",
+  "FOWNER",
+  "FSETID",
+  "KILL",
+  "SETGID",
+  "SETUID",
+  "SETPCAP",
+  "LINUX_IMMUTABLE",
+  "NET_BIND_SERVICE",
+  "NET_BROADCAST",
+  "NET_ADMIN",
+  "NET_RAW",
+  "IPC_LOCK",
+  "IPC_OWNER",
+  "SYS_MODULE",
+  "SYS_RAWIO",
+  "SYS_CHROOT",
+  "SYS_PTRACE",
+  "SYS_PACCT",
+  "SYS_ADMIN",
+  "SYS_BOOT",
+  "SYS_NICE",
+  "SYS_RESOURCE",
+  "SYS_TIME",
+  "SYS_TTY_CONFIG",
+  "MKNOD",
+  "LEASE",
+  "AUDIT_WRITE",
+  "AUDIT_CONTROL",
+  "SETFCAP",
+  "MAC_OVERRIDE",
+  "MAC_ADMIN",
+  "SYSLOG",
+  "WAKE_ALARM",
+  "BLOCK_SUSPEND",
+  "AUDIT_READ",
+  "PERFMON",
+  "BPF",
+  "CHECKPOINT_RESTORE",
 ];
 
 /**
@@ -155,7 +191,11 @@ class FakeSandbox implements ModalSandbox {
     const labels = (await this.#inspect()).Config.Labels ?? {};
     const set = this.fake.tagsSet(this.sandboxId);
     if (set) return set;
-    return Object.fromEntries(Object.entries(labels).filter(([k]) => k.startsWith(TAG_PREFIX)).map(([k, v]) => [k.slice(TAG_PREFIX.length), v]));
+    return Object.fromEntries(
+      Object.entries(labels)
+        .filter(([k]) => k.startsWith(TAG_PREFIX))
+        .map(([k, v]) => [k.slice(TAG_PREFIX.length), v]),
+    );
   }
 
   /** Modal's setTags (not in the provider's slice): replaces every tag, as the SDK does. */
@@ -253,7 +293,10 @@ class FakeImage implements ModalImage {
     readonly layers: string[] = [],
   ) {}
   get imageId(): string {
-    return `im-${createHash("sha256").update([this.tag, ...this.layers].join("\n")).digest("hex").slice(0, 24)}`;
+    return `im-${createHash("sha256")
+      .update([this.tag, ...this.layers].join("\n"))
+      .digest("hex")
+      .slice(0, 24)}`;
   }
   dockerfileCommands(commands: string[]): ModalImage {
     return new FakeImage(this.tag, [...this.layers, ...commands]);
@@ -305,36 +348,57 @@ export class ModalDockerFake implements ModalSdk {
     create: async (app: ModalApp, image: ModalImage, params: SandboxCreateParams): Promise<ModalSandbox> => {
       const timeoutMs = params.timeoutMs ?? 300_000;
       if (timeoutMs <= 0 || timeoutMs % 1000 !== 0) throw InvalidError(`timeoutMs must be a positive multiple of 1000ms, got ${timeoutMs}`);
-      if (params.cpuLimit !== undefined && (params.cpu === undefined || params.cpuLimit < params.cpu)) throw InvalidError("cpuLimit needs cpu and is at least it");
-      if (params.memoryLimitMiB !== undefined && (params.memoryMiB === undefined || params.memoryLimitMiB < params.memoryMiB)) throw InvalidError("memoryLimitMiB needs memoryMiB and is at least it");
+      if (params.cpuLimit !== undefined && (params.cpu === undefined || params.cpuLimit < params.cpu))
+        throw InvalidError("cpuLimit needs cpu and is at least it");
+      if (params.memoryLimitMiB !== undefined && (params.memoryMiB === undefined || params.memoryLimitMiB < params.memoryMiB))
+        throw InvalidError("memoryLimitMiB needs memoryMiB and is at least it");
       if (params.gpu !== undefined && params.runtime === "vm") throw InvalidError("GPU sandboxes need runtime gvisor");
       const tags = params.tags ?? {};
       if (Object.keys(tags).length > 10) throw InvalidError("a sandbox carries at most 10 tags");
       const from = await this.#built(image as FakeImage);
       const id = `sb-${randomBytes(11).toString("hex")}`;
       const args = [
-        "run", "--detach", "--name", id,
-        "--label", `${FAKE_LABEL}=${this.run}`,
-        "--label", `${APP_LABEL}=${app.appId}`,
-        "--label", `${END_LABEL}=${Date.now() + timeoutMs}`,
+        "run",
+        "--detach",
+        "--name",
+        id,
+        "--label",
+        `${FAKE_LABEL}=${this.run}`,
+        "--label",
+        `${APP_LABEL}=${app.appId}`,
+        "--label",
+        `${END_LABEL}=${Date.now() + timeoutMs}`,
         ...Object.entries(tags).flatMap(([k, v]) => ["--label", `${TAG_PREFIX}${k}=${v}`]),
         // A Modal VM's root: every capability, no seccomp profile of Docker's. The command runs
         // under Docker's init, so exec joins the sandbox's namespaces (docker exec enters PID 1's),
         // never those init --own-network makes for the daemon.
-        "--init", "--user", "0:0", ...everyCapability(), "--security-opt", "seccomp=unconfined",
-        "--network", params.blockNetwork ? "none" : "bridge",
+        "--init",
+        "--user",
+        "0:0",
+        ...everyCapability(),
+        "--security-opt",
+        "seccomp=unconfined",
+        "--network",
+        params.blockNetwork ? "none" : "bridge",
         ...(params.workdir ? ["--workdir", params.workdir] : []),
         ...(params.cpuLimit !== undefined ? ["--cpus", String(params.cpuLimit * 2)] : []),
         ...(params.memoryLimitMiB !== undefined ? ["--memory", `${params.memoryLimitMiB}m`] : []),
         ...Object.entries(params.env ?? {}).flatMap(([k, v]) => ["--env", `${k}=${v}`]),
-        "--entrypoint", (params.command ?? ["sleep", "172800"])[0]!,
+        "--entrypoint",
+        (params.command ?? ["sleep", "172800"])[0]!,
         from,
         ...(params.command ?? ["sleep", "172800"]).slice(1),
       ];
       const ran = await this.docker(args);
       if (ran.exitCode !== 0) {
         await this.docker(["rm", "--force", id]);
-        throw new Error(`Sandbox create failed: ${ran.stderr.trim().split("\n").filter((l) => !/docker run --help/.test(l)).pop()}`);
+        throw new Error(
+          `Sandbox create failed: ${ran.stderr
+            .trim()
+            .split("\n")
+            .filter((l) => !/docker run --help/.test(l))
+            .pop()}`,
+        );
       }
       return new FakeSandbox(id, this);
     },
@@ -343,7 +407,11 @@ export class ModalDockerFake implements ModalSdk {
   };
 
   async *#list(params: SandboxListParams): AsyncGenerator<ModalSandbox> {
-    const filters = [`label=${FAKE_LABEL}=${this.run}`, ...(params.appId ? [`label=${APP_LABEL}=${params.appId}`] : []), ...Object.entries(params.tags ?? {}).map(([k, v]) => `label=${TAG_PREFIX}${k}=${v}`)];
+    const filters = [
+      `label=${FAKE_LABEL}=${this.run}`,
+      ...(params.appId ? [`label=${APP_LABEL}=${params.appId}`] : []),
+      ...Object.entries(params.tags ?? {}).map(([k, v]) => `label=${TAG_PREFIX}${k}=${v}`),
+    ];
     const listed = await this.docker(["ps", "--no-trunc", "--format", "{{.Names}}", ...filters.flatMap((f) => ["--filter", f])]);
     if (listed.exitCode !== 0) throw new Error(`Sandbox list failed: ${listed.stderr.trim()}`);
     for (const name of listed.stdout.split("\n").filter(Boolean)) yield new FakeSandbox(name, this);

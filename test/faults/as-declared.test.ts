@@ -14,8 +14,20 @@ const declared: ComputerSpec = { image: "base:1", lifetimeMs: 600_000, network: 
 function readBack(change: Partial<NonNullable<ReadBack["ref"]["spec"]>> = {}, labels: Record<string, string> = { team: "a" }): ReadBack {
   return {
     ref: {
-      id: "f".repeat(64), name: "computer-000000000001", provider: "docker",
-      spec: { image: "base:1", user: "1000:1000", network: "none", cpus: 0.5, memoryMb: 256, pids: 1024, workdir: "/work", deadline: new Date(NOW + 300_000).toISOString(), ...change },
+      id: "f".repeat(64),
+      name: "computer-000000000001",
+      provider: "docker",
+      spec: {
+        image: "base:1",
+        user: "1000:1000",
+        network: "none",
+        cpus: 0.5,
+        memoryMb: 256,
+        pids: 1024,
+        workdir: "/work",
+        deadline: new Date(NOW + 300_000).toISOString(),
+        ...change,
+      },
     },
     state: "running",
     labels: { "agentrun.computer": "1", "image.own": "x", ...labels },
@@ -52,7 +64,22 @@ describe("notAsDeclared at a vendor whose sizes are its own (Daytona's snapshot,
   const vendor: SpecDefaults = { workdir: "/work", user: "2510:2510" };
   const spec: ComputerSpec = { image: "default", lifetimeMs: 600_000, network: "none" };
   const read = (change: Partial<NonNullable<ReadBack["ref"]["spec"]>> = {}): ReadBack => ({
-    ref: { id: "sb-1", name: "computer-000000000002", provider: "daytona", spec: { image: "default", user: "2510:2510", network: "none", cpus: 1, memoryMb: 1024, workdir: "/work", kind: "linux", deadline: new Date(NOW + 60_000).toISOString(), ...change } },
+    ref: {
+      id: "sb-1",
+      name: "computer-000000000002",
+      provider: "daytona",
+      spec: {
+        image: "default",
+        user: "2510:2510",
+        network: "none",
+        cpus: 1,
+        memoryMb: 1024,
+        workdir: "/work",
+        kind: "linux",
+        deadline: new Date(NOW + 60_000).toISOString(),
+        ...change,
+      },
+    },
     state: "running",
     labels: {},
     drift: [],

@@ -19,11 +19,18 @@ const docker1 = provider();
 /** The host pids of the computer's bridges: `computerd stdio`, one per open connection. */
 function bridges(name: string): number[] {
   const top = docker("top", name, "-eo", "pid,args");
-  return top.split("\n").slice(1).filter((line) => / stdio\b/.test(line)).map((line) => Number(line.trim().split(/\s+/)[0]));
+  return top
+    .split("\n")
+    .slice(1)
+    .filter((line) => / stdio\b/.test(line))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
 /** Whether a process whose args hold this text runs in the computer. */
-const runs = (name: string, text: string) => docker("top", name, "-eo", "pid,args").split("\n").some((line) => line.includes(text));
+const runs = (name: string, text: string) =>
+  docker("top", name, "-eo", "pid,args")
+    .split("\n")
+    .some((line) => line.includes(text));
 
 describe("a connection cut by killing its bridge", () => {
   let ref: ComputerRef;
@@ -51,7 +58,10 @@ describe("a connection cut by killing its bridge", () => {
     call.catch(() => undefined);
     await until("the run to start", async () => (runs(ref.name, "sleep 3013") ? true : undefined));
     process.kill(bridge, "SIGKILL");
-    const error = await call.then(() => undefined, (e: unknown) => e);
+    const error = await call.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(CallError);
     expect((error as CallError).kind).toBe("closed");
     expect((error as CallError).message).toMatch(/exec\.run got no reply: the connection to the daemon ended/);
@@ -86,7 +96,11 @@ describe("a connection cut by killing its bridge", () => {
       yield archive.subarray(8 * 1024 * 1024);
     }
     const push = pushTar(d.client, "/work/dst", source());
-    await until("the half-written file beside its target", async () => (/\.computerd-push-/.test(docker("exec", ref.name, "ls", "-a", "/work/dst")) ? true : undefined), 60_000);
+    await until(
+      "the half-written file beside its target",
+      async () => (/\.computerd-push-/.test(docker("exec", ref.name, "ls", "-a", "/work/dst")) ? true : undefined),
+      60_000,
+    );
     process.kill(bridge, "SIGKILL");
     open();
     const pushed = await push;
@@ -95,10 +109,14 @@ describe("a connection cut by killing its bridge", () => {
     await d.close();
 
     const e = await connect();
-    const listed = await until("the cut push's half file to be gone", async () => {
-      const names = docker("exec", ref.name, "ls", "-a", "/work/dst");
-      return /\.computerd-push-/.test(names) ? undefined : names;
-    }, 60_000);
+    const listed = await until(
+      "the cut push's half file to be gone",
+      async () => {
+        const names = docker("exec", ref.name, "ls", "-a", "/work/dst");
+        return /\.computerd-push-/.test(names) ? undefined : names;
+      },
+      60_000,
+    );
     expect(listed.split("\n").filter((n) => n !== "." && n !== "..")).toEqual(["promised.txt"]);
     const whole = await e.client.call("files.read", { path: "/work/dst/promised.txt" });
     expect(Buffer.from(whole.data, "base64").toString()).toBe("the whole old file\n");

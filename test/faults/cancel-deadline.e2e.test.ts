@@ -24,7 +24,12 @@ function computer(run: string, lifetimeMs: number) {
   return {
     type: "agentrun:index:Computer",
     properties: {
-      image: toolchain().baseImage, lifetimeMs, network: "none", cpus: 0.5, memoryMb: 256, pids: 128,
+      image: toolchain().baseImage,
+      lifetimeMs,
+      network: "none",
+      cpus: 0.5,
+      memoryMb: 256,
+      pids: 128,
       labels: { "agentrun.test": run, planted: { "fn::secret": planted.label } },
     },
   };
@@ -53,7 +58,9 @@ describe("an up cancelled while a create is under way", () => {
     await s.cli("config", "set", "--path", "agentrun:docker.testPause.at", "after-run");
     await s.cli("config", "set", "--path", "agentrun:docker.testPause.file", pidFile);
     const up = execa(`${toolchain().pulumiBin}/pulumi`, ["up", "--yes", "--stack", "test", "--non-interactive", "--event-log", join(s.dir, "events-up.json")], {
-      cwd: s.dir, env: s.env, reject: false,
+      cwd: s.dir,
+      env: s.env,
+      reject: false,
     });
     await until("the create to be held after its container started", async () => (await readFile(pidFile, "utf8").catch(() => "")) || undefined);
     expect((await labelled(run)).length).toBe(1);
@@ -114,7 +121,11 @@ describe("a computer whose deadline passes during an up", () => {
     for (const c of await labelled(run)) s.made.add(c.name);
     // The deadline passed while the up ran: before it ended, and the computer stopped by then.
     expect(Date.parse(String(outs.deadline?.value))).toBeLessThan(ended);
-    await until("the short computer to stop at its deadline", async () => ((await labelled(run)).find((c) => c.name === first)?.running === false ? true : undefined), 30_000);
+    await until(
+      "the short computer to stop at its deadline",
+      async () => ((await labelled(run)).find((c) => c.name === first)?.running === false ? true : undefined),
+      30_000,
+    );
     expect((await stateComputers(s)).find((c) => c.name === first)?.state).toBe("running");
 
     const refreshed = await s.cli("refresh", "--yes", "--event-log", join(s.dir, "events-refresh.json"));
@@ -143,7 +154,11 @@ describe("a computer whose deadline passes during an up", () => {
     texts.destroy = destroyed.stdout + destroyed.stderr;
     expect(destroyed.exitCode, destroyed.stdout.slice(-3000)).toBe(0);
     expect(await labelled(run)).toEqual([]);
-    const found = await leaks(planted, { files: ["state", "events-up.json", "events-refresh.json", "events-again.json", "events-destroy.json"].map((f) => join(s.dir, f)), texts, containers: [] });
+    const found = await leaks(planted, {
+      files: ["state", "events-up.json", "events-refresh.json", "events-again.json", "events-destroy.json"].map((f) => join(s.dir, f)),
+      texts,
+      containers: [],
+    });
     expect([...inside, ...found]).toEqual([]);
   }, 300_000);
 });

@@ -64,15 +64,29 @@ async function cutAt(step: CreateStep, spec: ComputerSpec, who: string): Promise
     reached();
     await new Promise(() => {});
   });
-  const ended = cut.create(spec, { owner: who }).then((r) => Promise.reject(new Error(`the create ended before ${step}: ${r.ok ? r.value.name : r.error.message}`)));
+  const ended = cut
+    .create(spec, { owner: who })
+    .then((r) => Promise.reject(new Error(`the create ended before ${step}: ${r.ok ? r.value.name : r.error.message}`)));
   await Promise.race([there, ended]);
 }
 
 /** The parts carrying a label: computers, proxies and volumes, by name, with their ids and states. */
 function parts(label: string) {
   const containers = (egress: boolean) =>
-    docker("ps", "--all", "--no-trunc", "--format", "{{.Names}} {{.ID}} {{.State}}", "--filter", `label=${label}`, "--filter", egress ? "label=agentrun.computer.egress" : "label=agentrun.computer=1")
-      .split("\n").filter(Boolean).map((line) => {
+    docker(
+      "ps",
+      "--all",
+      "--no-trunc",
+      "--format",
+      "{{.Names}} {{.ID}} {{.State}}",
+      "--filter",
+      `label=${label}`,
+      "--filter",
+      egress ? "label=agentrun.computer.egress" : "label=agentrun.computer=1",
+    )
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => {
         const [name = "", id = "", state = ""] = line.split(" ");
         return { name, id, state };
       });
@@ -85,7 +99,6 @@ function parts(label: string) {
 const testOf = (spec: ComputerSpec) => `agentrun.test=${spec.labels!["agentrun.test"]}`;
 
 describe("an allowlisted computer's create cut off", () => {
-
   it("after run, whole: the next create adopts it with its proxy, the same containers, the list read back", async () => {
     const s = allowlisted();
     const who = owner();
@@ -107,22 +120,26 @@ describe("an allowlisted computer's create cut off", () => {
     expect(read.ok && read.value).toEqual({ allow: [allowed] });
   }, 180_000);
 
-  it.each(["removed", "stopped"])("after run, its proxy %s since: not whole, so computer, proxy and volume are removed and made again", async (how) => {
-    const s = allowlisted();
-    const who = owner();
-    await cutAt("after-run", s, who);
-    const left = parts(testOf(s));
-    expect(left.proxies).toHaveLength(1);
-    docker(...(how === "removed" ? ["rm", "--force"] : ["stop", "--time", "1"]), left.proxies[0]!.name);
+  it.each(["removed", "stopped"])(
+    "after run, its proxy %s since: not whole, so computer, proxy and volume are removed and made again",
+    async (how) => {
+      const s = allowlisted();
+      const who = owner();
+      await cutAt("after-run", s, who);
+      const left = parts(testOf(s));
+      expect(left.proxies).toHaveLength(1);
+      docker(...(how === "removed" ? ["rm", "--force"] : ["stop", "--time", "1"]), left.proxies[0]!.name);
 
-    const again = await docker1.create(s, { owner: who });
-    if (!again.ok) throw new Error(again.error.message);
-    expect(again.value.id).not.toBe(left.computers[0]!.id);
-    const now = parts(testOf(s));
-    expect(now.computers.map((c) => c.name)).toEqual([again.value.name]);
-    expect(now.proxies.map((p) => [p.name, p.state])).toEqual([[`${again.value.name}-egress`, "running"]]);
-    expect(now.volumes).toEqual([`${again.value.name}-egress`]);
-  }, 180_000);
+      const again = await docker1.create(s, { owner: who });
+      if (!again.ok) throw new Error(again.error.message);
+      expect(again.value.id).not.toBe(left.computers[0]!.id);
+      const now = parts(testOf(s));
+      expect(now.computers.map((c) => c.name)).toEqual([again.value.name]);
+      expect(now.proxies.map((p) => [p.name, p.state])).toEqual([[`${again.value.name}-egress`, "running"]]);
+      expect(now.volumes).toEqual([`${again.value.name}-egress`]);
+    },
+    180_000,
+  );
 
   it("between its volume and its containers: the volume left with no computer is removed", async () => {
     const s = allowlisted();
@@ -142,7 +159,6 @@ describe("an allowlisted computer's create cut off", () => {
 });
 
 describe("an allowlisted computer's delete", () => {
-
   it("leaves no container or volume with its owner's label", async () => {
     const s = allowlisted();
     const who = owner();

@@ -37,7 +37,12 @@ describe("the Docker engine restarted in the middle of an up of ten", () => {
       resources[`c${i}`] = {
         type: "agentrun:index:Computer",
         properties: {
-          image: engine.image, lifetimeMs: 900_000, network: "none", cpus: 0.25, memoryMb: 128, pids: 64,
+          image: engine.image,
+          lifetimeMs: 900_000,
+          network: "none",
+          cpus: 0.25,
+          memoryMb: 128,
+          pids: 64,
           labels: { "agentrun.test": run, planted: { "fn::secret": planted.label } },
         },
       };
@@ -84,7 +89,11 @@ describe("the Docker engine restarted in the middle of an up of ten", () => {
     texts.destroy = destroyed.stdout + destroyed.stderr;
     expect(destroyed.exitCode, destroyed.stdout.slice(-3000)).toBe(0);
     expect((await engine.docker("ps", "--all", "--quiet")).stdout).toBe("");
-    const found = await leaks(planted, { files: ["state", "events-up.json", "events-again.json", "events-destroy.json"].map((f) => join(s.dir, f)), texts, containers: [] });
+    const found = await leaks(planted, {
+      files: ["state", "events-up.json", "events-again.json", "events-destroy.json"].map((f) => join(s.dir, f)),
+      texts,
+      containers: [],
+    });
     expect([...inside, ...found]).toEqual([]);
     expect(await docker0()).toBe(hadDocker0);
   }, 900_000);

@@ -8,10 +8,13 @@ export type Listed = { name: string; id: string; running: boolean };
 /** Containers carrying agentrun.test=<run>, any state, on the shared engine or the one given. */
 export async function labelled(run: string, cli: (...args: string[]) => Promise<{ stdout: string }> = docker): Promise<Listed[]> {
   const r = await cli("ps", "--all", "--no-trunc", "--filter", `label=agentrun.test=${run}`, "--format", "{{.Names}} {{.ID}} {{.State}}");
-  return r.stdout.split("\n").filter(Boolean).map((line) => {
-    const [name = "", id = "", state = ""] = line.split(" ");
-    return { name, id, running: state === "running" };
-  });
+  return r.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => {
+      const [name = "", id = "", state = ""] = line.split(" ");
+      return { name, id, running: state === "running" };
+    });
 }
 
 /** Polls until the probe gives a value; throws naming what it waited for. */

@@ -13,11 +13,19 @@ import { mount } from "../../provider/resources/mount.js";
 import { testContext } from "../support/context.js";
 
 let base: string;
-beforeEach(async () => { base = await mkdtemp(join(tmpdir(), "agentrun-mount-claim-")); });
-afterEach(async () => { await rm(base, { recursive: true, force: true }); });
+beforeEach(async () => {
+  base = await mkdtemp(join(tmpdir(), "agentrun-mount-claim-"));
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
 
 const step = () => ({ ...testContext(), urn: `urn:pulumi:test::claim::agentrun:index:Mount::m-${randomBytes(4).toString("hex")}` });
-const there = (path: string) => stat(path).then(() => true, () => false);
+const there = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 describe("a Mount whose create was cut off after its mkdir", () => {
   test("is made again as its own, and destroy removes the folder and the claim", async () => {

@@ -46,46 +46,56 @@ describe("the plugin killed at each step of a create", () => {
 
   afterAll(() => disposeAll(s, run), 300_000);
 
-  test.each(CREATE_STEPS)("killed at %s: the up fails, the next up makes no duplicate, destroy leaves nothing", async (step) => {
-    const pidFile = join(s.dir, `pid-${step}`);
-    await s.cli("config", "set", "--path", "agentrun:docker.testPause.at", step);
-    await s.cli("config", "set", "--path", "agentrun:docker.testPause.file", pidFile);
+  test.each(CREATE_STEPS)(
+    "killed at %s: the up fails, the next up makes no duplicate, destroy leaves nothing",
+    async (step) => {
+      const pidFile = join(s.dir, `pid-${step}`);
+      await s.cli("config", "set", "--path", "agentrun:docker.testPause.at", step);
+      await s.cli("config", "set", "--path", "agentrun:docker.testPause.file", pidFile);
 
-    // The held up, then its plugin killed at the step.
-    const held = s.cli("up", "--yes", "--event-log", join(s.dir, `events-${step}.json`));
-    const reached = until(`the plugin to reach ${step}`, async () => (await readFile(pidFile, "utf8").catch(() => "")).trim() || undefined);
-    const ended = held.then((r) => Promise.reject(new Error(`up ended (exit ${r.exitCode}) before its plugin reached ${step}: ${r.stdout.slice(-2000)}${r.stderr}`)));
-    const pid = Number(await Promise.race([reached, ended]));
-    const before = await ours();
-    expect(before.length, `containers at ${step}`).toBe(step === "before-run" ? 0 : 1);
-    process.kill(pid, "SIGKILL");
-    const failed = await held;
-    outputs[`up killed at ${step}`] = failed.stdout + failed.stderr;
-    expect(failed.exitCode, failed.stdout.slice(-2000)).not.toBe(0);
-    const left = await ours();
-    for (const c of left) s.made.add(c.name);
-    expect(left.map((c) => c.id)).toEqual(before.map((c) => c.id));
+      // The held up, then its plugin killed at the step.
+      const held = s.cli("up", "--yes", "--event-log", join(s.dir, `events-${step}.json`));
+      const reached = until(`the plugin to reach ${step}`, async () => (await readFile(pidFile, "utf8").catch(() => "")).trim() || undefined);
+      const ended = held.then((r) =>
+        Promise.reject(new Error(`up ended (exit ${r.exitCode}) before its plugin reached ${step}: ${r.stdout.slice(-2000)}${r.stderr}`)),
+      );
+      const pid = Number(await Promise.race([reached, ended]));
+      const before = await ours();
+      expect(before.length, `containers at ${step}`).toBe(step === "before-run" ? 0 : 1);
+      process.kill(pid, "SIGKILL");
+      const failed = await held;
+      outputs[`up killed at ${step}`] = failed.stdout + failed.stderr;
+      expect(failed.exitCode, failed.stdout.slice(-2000)).not.toBe(0);
+      const left = await ours();
+      for (const c of left) s.made.add(c.name);
+      expect(left.map((c) => c.id)).toEqual(before.map((c) => c.id));
 
-    // Up again, unheld: one computer, and a whole one left behind is the one adopted.
-    await s.cli("config", "rm", "--path", "agentrun:docker.testPause");
-    const again = await s.cli("up", "--yes", "--event-log", join(s.dir, `events-${step}-again.json`));
-    outputs[`up again after ${step}`] = again.stdout + again.stderr;
-    expect(again.exitCode, again.stdout.slice(-3000) + again.stderr).toBe(0);
-    const after = await ours();
-    for (const c of after) s.made.add(c.name);
-    expect(after.length).toBe(1);
-    expect(after[0]!.running).toBe(true);
-    expect(String((await s.stack.outputs()).name?.value)).toBe(after[0]!.name);
-    if (before.length === 1) expect(after[0]!.id).toBe(before[0]!.id);
-    const inside = await leaks(planted, { files: [], texts: {}, containers: after.map((c) => c.name) });
+      // Up again, unheld: one computer, and a whole one left behind is the one adopted.
+      await s.cli("config", "rm", "--path", "agentrun:docker.testPause");
+      const again = await s.cli("up", "--yes", "--event-log", join(s.dir, `events-${step}-again.json`));
+      outputs[`up again after ${step}`] = again.stdout + again.stderr;
+      expect(again.exitCode, again.stdout.slice(-3000) + again.stderr).toBe(0);
+      const after = await ours();
+      for (const c of after) s.made.add(c.name);
+      expect(after.length).toBe(1);
+      expect(after[0]!.running).toBe(true);
+      expect(String((await s.stack.outputs()).name?.value)).toBe(after[0]!.name);
+      if (before.length === 1) expect(after[0]!.id).toBe(before[0]!.id);
+      const inside = await leaks(planted, { files: [], texts: {}, containers: after.map((c) => c.name) });
 
-    const destroyed = await s.cli("destroy", "--yes", "--event-log", join(s.dir, `events-${step}-destroy.json`));
-    outputs[`destroy after ${step}`] = destroyed.stdout + destroyed.stderr;
-    expect(destroyed.exitCode, destroyed.stdout.slice(-2000)).toBe(0);
-    expect(await ours()).toEqual([]);
+      const destroyed = await s.cli("destroy", "--yes", "--event-log", join(s.dir, `events-${step}-destroy.json`));
+      outputs[`destroy after ${step}`] = destroyed.stdout + destroyed.stderr;
+      expect(destroyed.exitCode, destroyed.stdout.slice(-2000)).toBe(0);
+      expect(await ours()).toEqual([]);
 
-    const found = await leaks(planted, { files: [join(s.dir, "state"), ...["", "-again", "-destroy"].map((x) => join(s.dir, `events-${step}${x}.json`))], texts: outputs, containers: [] });
-    expect([...inside, ...found]).toEqual([]);
-    await rm(pidFile, { force: true });
-  }, 600_000);
+      const found = await leaks(planted, {
+        files: [join(s.dir, "state"), ...["", "-again", "-destroy"].map((x) => join(s.dir, `events-${step}${x}.json`))],
+        texts: outputs,
+        containers: [],
+      });
+      expect([...inside, ...found]).toEqual([]);
+      await rm(pidFile, { force: true });
+    },
+    600_000,
+  );
 });

@@ -51,7 +51,9 @@ describe("a warm pool filled for an owner", () => {
   test("the next fill adopts the whole computer a cut-off fill left, removes the stopped one, and makes the rest: exactly its size", async () => {
     const { pool, s, labels } = newPool();
     // What a fill cut off after each create left: computers made for slots 0 and 1, never made ready.
-    const made = await Promise.all([0, 1].map((slot) => docker1.create({ ...s, labels: { ...s.labels, [POOL_LABEL]: pool.id } }, { owner: slotOwner(owner, pool.id, slot) })));
+    const made = await Promise.all(
+      [0, 1].map((slot) => docker1.create({ ...s, labels: { ...s.labels, [POOL_LABEL]: pool.id } }, { owner: slotOwner(owner, pool.id, slot) })),
+    );
     const [whole, stopped] = made.map((m) => {
       if (!m.ok) throw new Error(m.error.message);
       return m.value;

@@ -28,7 +28,12 @@ const pool = (size: number) => ({
     properties: {
       size,
       template: {
-        image: toolchain().baseImage, lifetimeMs: 900_000, network: "none", cpus: 0.5, memoryMb: 128, pids: 128,
+        image: toolchain().baseImage,
+        lifetimeMs: 900_000,
+        network: "none",
+        cpus: 0.5,
+        memoryMb: 128,
+        pids: 128,
         labels: { "agentrun.test": run, planted: { "fn::secret": planted.label } },
       },
     },
@@ -133,7 +138,11 @@ describe("the plugin killed in the middle of a WarmPool's fill", () => {
     texts.destroy = destroyed.stdout + destroyed.stderr;
     expect(destroyed.exitCode, destroyed.stdout.slice(-2000)).toBe(0);
     expect(await ours()).toEqual([]);
-    const found = await leaks(planted, { files: [join(s.dir, "state"), ...[...events, "events-destroy.json"].map((e) => join(s.dir, e))], texts, containers: [] });
+    const found = await leaks(planted, {
+      files: [join(s.dir, "state"), ...[...events, "events-destroy.json"].map((e) => join(s.dir, e))],
+      texts,
+      containers: [],
+    });
     expect(found).toEqual([]);
   }, 300_000);
 });

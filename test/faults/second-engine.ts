@@ -32,7 +32,7 @@ export async function startSecondEngine(): Promise<SecondEngine> {
   // Its own bridge, in a private /24 no route on this host uses.
   const bridge = `agf${tag}`;
   const routes = (await execa("ip", ["-4", "route"])).stdout;
-  const third = Array.from({ length: 200 }, (_, i) => (Number.parseInt(tag.slice(0, 2), 16) + i) % 200 + 20).find((x) => !routes.includes(`10.251.${x}.`));
+  const third = Array.from({ length: 200 }, (_, i) => ((Number.parseInt(tag.slice(0, 2), 16) + i) % 200) + 20).find((x) => !routes.includes(`10.251.${x}.`));
   if (third === undefined) throw new Error("no free 10.251.x.0/24 for the second engine's bridge");
   await execa("ip", ["link", "add", "name", bridge, "type", "bridge"]);
   await execa("ip", ["addr", "add", `10.251.${third}.1/24`, "dev", bridge]);
@@ -49,8 +49,17 @@ export async function startSecondEngine(): Promise<SecondEngine> {
     const log = await open(`${data}/dockerd.log`, "a");
     const child = spawn(
       "dockerd",
-      [`--host=${address}`, `--data-root=${data}/root`, `--exec-root=${run}/exec`, `--pidfile=${pidfile}`,
-        `--bridge=${bridge}`, "--iptables=false", "--ip-masq=false", "--ip-forward=false", "--userland-proxy=false"],
+      [
+        `--host=${address}`,
+        `--data-root=${data}/root`,
+        `--exec-root=${run}/exec`,
+        `--pidfile=${pidfile}`,
+        `--bridge=${bridge}`,
+        "--iptables=false",
+        "--ip-masq=false",
+        "--ip-forward=false",
+        "--userland-proxy=false",
+      ],
       { stdio: ["ignore", log.fd, log.fd], detached: true },
     );
     exited = new Promise((resolve) => child.once("exit", () => resolve()));
@@ -58,7 +67,8 @@ export async function startSecondEngine(): Promise<SecondEngine> {
     await log.close();
     const end = Date.now() + READY_MS;
     while ((await docker("version", "--format", "{{.Server.Version}}")).exitCode !== 0) {
-      if (Date.now() > end) throw new Error(`the second Docker engine did not answer in ${READY_MS / 1000} s: ${(await readFile(`${data}/dockerd.log`, "utf8")).slice(-2000)}`);
+      if (Date.now() > end)
+        throw new Error(`the second Docker engine did not answer in ${READY_MS / 1000} s: ${(await readFile(`${data}/dockerd.log`, "utf8")).slice(-2000)}`);
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
   };

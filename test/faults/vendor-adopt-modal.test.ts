@@ -35,7 +35,9 @@ adoptionStory("Modal", {
 
 it("a create for an owner with the most labels a spec takes fits Modal's 10 tags, the claims among them", async () => {
   const labels = Object.fromEntries(Array.from({ length: MAX_LABELS }, (_, n) => [`agentrun.test.l${n}`, "v"]));
-  const ref = orThrow(await provider.create({ image: toolchain().baseImage, lifetimeMs: 600_000, network: "none", labels }, { owner: "/work/stack\0urn:most-labels" }));
+  const ref = orThrow(
+    await provider.create({ image: toolchain().baseImage, lifetimeMs: 600_000, network: "none", labels }, { owner: "/work/stack\0urn:most-labels" }),
+  );
   try {
     const tags = await containerLabels(ref.id, "modal.tag.");
     expect({ count: Object.keys(tags).length, claimed: OWNER_LABEL in tags && DECLARATION_LABEL in tags }).toEqual({ count: MAX_TAGS, claimed: true });

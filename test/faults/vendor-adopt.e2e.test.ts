@@ -11,9 +11,14 @@ const KEY = `fake-key-adopt-${process.pid}`;
 const COMPUTER = "agentrun:index:Computer";
 
 describe("an idempotent create on Daytona through the real engine, against the fake", () => {
-  const held = useDaytonaStack("vadopt", KEY, {
-    d: { type: COMPUTER, properties: { provider: "daytona", image: "default", lifetimeMs: 600_000, network: "none" } },
-  }, { id: "${d.id}", vendorId: "${d.vendorId}" });
+  const held = useDaytonaStack(
+    "vadopt",
+    KEY,
+    {
+      d: { type: COMPUTER, properties: { provider: "daytona", image: "default", lifetimeMs: 600_000, network: "none" } },
+    },
+    { id: "${d.id}", vendorId: "${d.vendorId}" },
+  );
   let first = "";
 
   const computerUrn = async () => {

@@ -29,68 +29,103 @@ const STEP_MS = 240_000;
 export async function containerLabels(id: string, prefix: string): Promise<Record<string, string>> {
   const { stdout } = await execa("docker", ["inspect", "--type", "container", "--format", "{{json .Config.Labels}}", id]);
   const labels = JSON.parse(stdout) as Record<string, string>;
-  return Object.fromEntries(Object.entries(labels).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+  return Object.fromEntries(
+    Object.entries(labels)
+      .filter(([k]) => k.startsWith(prefix))
+      .map(([k, v]) => [k.slice(prefix.length), v]),
+  );
 }
 
 export function adoptionStory(vendor: string, c: AdoptionCase): void {
   const owner = `/work/stack\0urn:pulumi:test::adopt::agentrun:index:Computer::c-${randomBytes(4).toString("hex")}`;
   const other: ComputerSpec = { ...c.spec, labels: { ...c.spec.labels, "agentrun.test.declared": "otherwise" } };
   const made: Record<string, ComputerRef> = {};
-  const owned = async () => orThrow(await c.provider().list(ownerLabel(owner))).map((x) => x.ref.id).sort();
+  const owned = async () =>
+    orThrow(await c.provider().list(ownerLabel(owner)))
+      .map((x) => x.ref.id)
+      .sort();
 
   describe(`an idempotent create on ${vendor}`, () => {
-    it("labels the sandbox with the owner and its declaration in the create request, and reads it back with no drift", async () => {
-      made.first = orThrow(await c.provider().create(c.spec, { owner }));
-      const labels = await c.labelsMade(made.first.id);
-      expect({ owner: labels[OWNER_LABEL], declaration: labels[DECLARATION_LABEL] }).toEqual({
-        owner: claimLabels(owner, c.spec)[OWNER_LABEL],
-        declaration: claimLabels(owner, c.spec)[DECLARATION_LABEL],
-      });
-      const read = orThrow(await c.provider().read!({ id: made.first.id }));
-      expect({ state: read.state, drift: read.drift }).toEqual({ state: "running", drift: [] });
-      expect(orThrow(await c.provider().attach({ id: made.first.id })).name).toBe(made.first.name);
-    }, STEP_MS);
+    it(
+      "labels the sandbox with the owner and its declaration in the create request, and reads it back with no drift",
+      async () => {
+        made.first = orThrow(await c.provider().create(c.spec, { owner }));
+        const labels = await c.labelsMade(made.first.id);
+        expect({ owner: labels[OWNER_LABEL], declaration: labels[DECLARATION_LABEL] }).toEqual({
+          owner: claimLabels(owner, c.spec)[OWNER_LABEL],
+          declaration: claimLabels(owner, c.spec)[DECLARATION_LABEL],
+        });
+        const read = orThrow(await c.provider().read!({ id: made.first.id }));
+        expect({ state: read.state, drift: read.drift }).toEqual({ state: "running", drift: [] });
+        expect(orThrow(await c.provider().attach({ id: made.first.id })).name).toBe(made.first.name);
+      },
+      STEP_MS,
+    );
 
-    it("adopts it on a second create of the same owner and spec: the same sandbox, none made", async () => {
-      const again = orThrow(await c.provider().create(c.spec, { owner }));
-      expect({ id: again.id, name: again.name }).toEqual({ id: made.first!.id, name: made.first!.name });
-      expect(await owned()).toEqual([made.first!.id]);
-    }, STEP_MS);
+    it(
+      "adopts it on a second create of the same owner and spec: the same sandbox, none made",
+      async () => {
+        const again = orThrow(await c.provider().create(c.spec, { owner }));
+        expect({ id: again.id, name: again.name }).toEqual({ id: made.first!.id, name: made.first!.name });
+        expect(await owned()).toEqual([made.first!.id]);
+      },
+      STEP_MS,
+    );
 
-    it(`removes it when it is not whole (${c.broken.how}) and makes another`, async () => {
-      await c.broken.make(c.provider(), made.first!);
-      made.second = orThrow(await c.provider().create(c.spec, { owner }));
-      expect(made.second.id).not.toBe(made.first!.id);
-      expect(await c.held(made.first!.id)).toBe(false);
-      expect(await owned()).toEqual([made.second.id]);
-    }, STEP_MS);
+    it(
+      `removes it when it is not whole (${c.broken.how}) and makes another`,
+      async () => {
+        await c.broken.make(c.provider(), made.first!);
+        made.second = orThrow(await c.provider().create(c.spec, { owner }));
+        expect(made.second.id).not.toBe(made.first!.id);
+        expect(await c.held(made.first!.id)).toBe(false);
+        expect(await owned()).toEqual([made.second.id]);
+      },
+      STEP_MS,
+    );
 
-    it("leaves it on a create of the same owner declared otherwise", async () => {
-      made.third = orThrow(await c.provider().create(other, { owner }));
-      expect(made.third.id).not.toBe(made.second!.id);
-      expect(await owned()).toEqual([made.second!.id, made.third.id].sort());
-    }, STEP_MS);
+    it(
+      "leaves it on a create of the same owner declared otherwise",
+      async () => {
+        made.third = orThrow(await c.provider().create(other, { owner }));
+        expect(made.third.id).not.toBe(made.second!.id);
+        expect(await owned()).toEqual([made.second!.id, made.third.id].sort());
+      },
+      STEP_MS,
+    );
 
     if (c.readsCreated) {
-      it("a delete leaves the owner's computer made after the one deleted (a replace's new one)", async () => {
-        expect(await c.provider().release(made.second!, "delete")).toEqual({ ok: true, value: undefined });
-        expect(await owned()).toEqual([made.third!.id]);
-      }, STEP_MS);
+      it(
+        "a delete leaves the owner's computer made after the one deleted (a replace's new one)",
+        async () => {
+          expect(await c.provider().release(made.second!, "delete")).toEqual({ ok: true, value: undefined });
+          expect(await owned()).toEqual([made.third!.id]);
+        },
+        STEP_MS,
+      );
 
-      it("a delete removes the owner's computers made before the one deleted (left by an interrupted create)", async () => {
-        const last = orThrow(await c.provider().create({ ...other, labels: { ...other.labels, "agentrun.test.declared": "later" } }, { owner }));
-        expect(await owned()).toEqual([made.third!.id, last.id].sort());
-        expect(await c.provider().release(last, "delete")).toEqual({ ok: true, value: undefined });
-        expect(await c.held(made.third!.id)).toBe(false);
-        expect(await owned()).toEqual([]);
-      }, STEP_MS);
+      it(
+        "a delete removes the owner's computers made before the one deleted (left by an interrupted create)",
+        async () => {
+          const last = orThrow(await c.provider().create({ ...other, labels: { ...other.labels, "agentrun.test.declared": "later" } }, { owner }));
+          expect(await owned()).toEqual([made.third!.id, last.id].sort());
+          expect(await c.provider().release(last, "delete")).toEqual({ ok: true, value: undefined });
+          expect(await c.held(made.third!.id)).toBe(false);
+          expect(await owned()).toEqual([]);
+        },
+        STEP_MS,
+      );
     } else {
-      it("a delete leaves the owner's other computers: the vendor reads back no creation time to order them by", async () => {
-        expect(await c.provider().release(made.third!, "delete")).toEqual({ ok: true, value: undefined });
-        expect(await owned()).toEqual([made.second!.id]);
-        expect(await c.provider().release(made.second!, "delete")).toEqual({ ok: true, value: undefined });
-        expect(await owned()).toEqual([]);
-      }, STEP_MS);
+      it(
+        "a delete leaves the owner's other computers: the vendor reads back no creation time to order them by",
+        async () => {
+          expect(await c.provider().release(made.third!, "delete")).toEqual({ ok: true, value: undefined });
+          expect(await owned()).toEqual([made.second!.id]);
+          expect(await c.provider().release(made.second!, "delete")).toEqual({ ok: true, value: undefined });
+          expect(await owned()).toEqual([]);
+        },
+        STEP_MS,
+      );
     }
   });
 }

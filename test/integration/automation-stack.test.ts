@@ -44,10 +44,12 @@ describe("computerStack with the real CLI", () => {
   }, 120_000);
 
   test("an up the plugin refuses is a failed result in its words, and nothing is made", async () => {
-    const s = orThrow(await open(() => {
-      new Computer("c", { image: toolchain().baseImage, lifetimeMs: 31 * 86_400_000, labels: { "agentrun.run": run } });
-      return {};
-    }));
+    const s = orThrow(
+      await open(() => {
+        new Computer("c", { image: toolchain().baseImage, lifetimeMs: 31 * 86_400_000, labels: { "agentrun.run": run } });
+        return {};
+      }),
+    );
     const up = await s.up();
     expect(up.ok).toBe(false);
     if (up.ok) return;

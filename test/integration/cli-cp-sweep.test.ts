@@ -31,7 +31,14 @@ describe("agentrun cp", () => {
   });
 
   it("copies a folder out, with its tree and modes", async () => {
-    await agentrun(["exec", name, "--", "sh", "-c", "mkdir -p /work/out/deep && echo beta > /work/out/b.txt && echo gamma > /work/out/deep/c && chmod 600 /work/out/deep/c"]);
+    await agentrun([
+      "exec",
+      name,
+      "--",
+      "sh",
+      "-c",
+      "mkdir -p /work/out/deep && echo beta > /work/out/b.txt && echo gamma > /work/out/deep/c && chmod 600 /work/out/deep/c",
+    ]);
     const local = path.join(here, "out");
     const cp = await agentrun(["cp", `${name}:/work/out`, local]);
     expect(cp.exitCode, String(cp.stderr)).toBe(0);
@@ -72,7 +79,9 @@ describe("agentrun sweep", () => {
     const json = await agentrun(["sweep", "--dry-run", "--json", ...labelFlags(fleet.label)]);
     expect(JSON.parse(String(json.stdout))).toEqual({ dryRun: true, wouldRelease: [due], kept: 1 });
     // Both are still there.
-    const names = execFileSync("docker", ["ps", "--all", "--format", "{{.Names}}", "--filter", `label=agentrun.test=${fleet.label["agentrun.test"]}`], { encoding: "utf8" });
+    const names = execFileSync("docker", ["ps", "--all", "--format", "{{.Names}}", "--filter", `label=agentrun.test=${fleet.label["agentrun.test"]}`], {
+      encoding: "utf8",
+    });
     expect(names.trim().split("\n").sort()).toEqual([due, name].sort());
   }, 120_000);
 
@@ -83,7 +92,9 @@ describe("agentrun sweep", () => {
     expect(swept.exitCode, String(swept.stderr)).toBe(0);
     // The first test's due computer is released here too; the one with time left is kept.
     expect(swept.stdout).toMatch(new RegExp(`^released (.*, )?${due}(, .*)?; kept 1 \\(deadline ahead\\)$`));
-    const names = execFileSync("docker", ["ps", "--all", "--format", "{{.Names}}", "--filter", `label=agentrun.test=${fleet.label["agentrun.test"]}`], { encoding: "utf8" });
+    const names = execFileSync("docker", ["ps", "--all", "--format", "{{.Names}}", "--filter", `label=agentrun.test=${fleet.label["agentrun.test"]}`], {
+      encoding: "utf8",
+    });
     expect(names.trim()).toBe(name);
   }, 120_000);
 });

@@ -59,7 +59,20 @@ describe("agentrun exec", () => {
   });
 
   it("takes --env, --cwd and --user", async () => {
-    const run = await agentrun(["exec", name, "--env", "GREETING=hi", "--cwd", "/tmp", "--user", "1000:1000", "--", "sh", "-c", 'echo "$GREETING $(pwd) $(id -u)"']);
+    const run = await agentrun([
+      "exec",
+      name,
+      "--env",
+      "GREETING=hi",
+      "--cwd",
+      "/tmp",
+      "--user",
+      "1000:1000",
+      "--",
+      "sh",
+      "-c",
+      'echo "$GREETING $(pwd) $(id -u)"',
+    ]);
     expect({ code: run.exitCode, out: run.stdout }).toEqual({ code: 0, out: "hi /tmp 1000" });
   });
 

@@ -50,7 +50,9 @@ describe("agentrun --stack", () => {
   });
 
   it("a --set flag stands over the stack's setting", async () => {
-    const ls = await agentrun(["ls", "--json", "--stack", "dev", "--set", `daemonPath=${toolchain.daemon.amd64}`, ...labelFlags(fleet.label)], { cwd: project });
+    const ls = await agentrun(["ls", "--json", "--stack", "dev", "--set", `daemonPath=${toolchain.daemon.amd64}`, ...labelFlags(fleet.label)], {
+      cwd: project,
+    });
     expect(JSON.parse(String(ls.stdout))[0].drift).toBe("ok");
   });
 

@@ -72,4 +72,3 @@ describe("DaemonClient against computerd", () => {
     await expect(client.call("ping", {})).resolves.toEqual({});
   });
 });
-

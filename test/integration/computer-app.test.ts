@@ -21,8 +21,12 @@ const GET = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'GET
 const schema = { type: "object", properties: { greeting: { type: "string" }, token: { type: "string", writeOnly: true } }, required: ["greeting"] };
 
 let computer: { name: string; remove(): Promise<void> };
-beforeAll(async () => { computer = await makeComputer(); }, 120_000);
-afterAll(async () => { await computer?.remove(); }, 60_000);
+beforeAll(async () => {
+  computer = await makeComputer();
+}, 120_000);
+afterAll(async () => {
+  await computer?.remove();
+}, 60_000);
 
 const make = async (news: Record<string, unknown>) => {
   const checked = await computerApp.check(stepContext(), {}, { computer: computer.name, ...news });
@@ -45,7 +49,11 @@ describe("ComputerApp on a real computer", () => {
       ready: { port: 8080, timeoutSeconds: 30 },
     });
     outs = (await computerApp.create(stepContext(), inputs)).outs!;
-    expect(outs).toMatchObject({ folder: ".agentrun/apps/notes", running: { web: { id: expect.stringMatching(/^p\d+$/), pid: expect.any(Number) } }, drift: [] });
+    expect(outs).toMatchObject({
+      folder: ".agentrun/apps/notes",
+      running: { web: { id: expect.stringMatching(/^p\d+$/), pid: expect.any(Number) } },
+      drift: [],
+    });
     expect(Object.keys(outs.written as object)).toEqual([".agentrun/apps/notes/serve.pl"]);
     expect(JSON.parse((await inside(computer.name, GET(8080))).stdout)).toEqual({ greeting: "hello", token: "t0k3n" });
   }, 120_000);
@@ -70,20 +78,35 @@ describe("ComputerApp on a real computer", () => {
 
   test("delete stops its services and what they started, and removes its folder", async () => {
     await computerApp.delete(stepContext(), "app-x", outs);
-    expect((await inside(computer.name, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -qE '^(sleep 300|perl serve.pl)' && echo $p; done; true")).stdout).toBe("");
+    expect(
+      (
+        await inside(
+          computer.name,
+          "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -qE '^(sleep 300|perl serve.pl)' && echo $p; done; true",
+        )
+      ).stdout,
+    ).toBe("");
     expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
   }, 120_000);
 
   test("a service that cannot start fails the create, and the one started before it is stopped", async () => {
     const half = await make({ name: "half", services: { first: { argv: ["sleep", "300"] }, second: { argv: ["/no/such/program"] } } });
     await expect(computerApp.create(stepContext(), half)).rejects.toThrow(`${computer.name}: the service second could not start: `);
-    expect((await inside(computer.name, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^sleep 300' && echo $p; done; true")).stdout).toBe("");
+    expect(
+      (await inside(computer.name, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^sleep 300' && echo $p; done; true")).stdout,
+    ).toBe("");
     expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
   }, 120_000);
 
   test("a service that never answers fails the create with its state and last words, and leaves nothing", async () => {
-    const broken = await make({ name: "broken", services: { web: { argv: ["sh", "-c", "echo no config found >&2; exit 2"] } }, ready: { port: 8099, timeoutSeconds: 2 } });
-    await expect(computerApp.create(stepContext(), broken)).rejects.toThrow(`${computer.name}: port 8099 on the loopback did not answer within 2 s; its services were stopped: web exited 2 (no config found)`);
+    const broken = await make({
+      name: "broken",
+      services: { web: { argv: ["sh", "-c", "echo no config found >&2; exit 2"] } },
+      ready: { port: 8099, timeoutSeconds: 2 },
+    });
+    await expect(computerApp.create(stepContext(), broken)).rejects.toThrow(
+      `${computer.name}: port 8099 on the loopback did not answer within 2 s; its services were stopped: web exited 2 (no config found)`,
+    );
     expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
   }, 120_000);
 });

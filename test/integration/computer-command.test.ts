@@ -11,8 +11,12 @@ import { RUN_MARK, runFolder } from "../../src/inside/run.js";
 import { cutBridges, docker, inside, makeComputer, stepContext } from "./inside-helpers.js";
 
 let computer: { name: string; remove(): Promise<void> };
-beforeAll(async () => { computer = await makeComputer(); }, 120_000);
-afterAll(async () => { await computer?.remove(); }, 60_000);
+beforeAll(async () => {
+  computer = await makeComputer();
+}, 120_000);
+afterAll(async () => {
+  await computer?.remove();
+}, 60_000);
 
 const make = async (news: Record<string, unknown>) => {
   const checked = await computerCommand.check(stepContext(), {}, { computer: computer.name, ...news });
@@ -20,7 +24,9 @@ const make = async (news: Record<string, unknown>) => {
   return checked.inputs!;
 };
 /** Processes still running inside whose environment carries a run's mark. */
-const marked = async () => (await inside(computer.name, `for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ 2>/dev/null | grep -q '^${RUN_MARK}=' && echo \${p#/proc/}; done; true`)).stdout;
+const marked = async () =>
+  (await inside(computer.name, `for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ 2>/dev/null | grep -q '^${RUN_MARK}=' && echo \${p#/proc/}; done; true`))
+    .stdout;
 const runsLeft = async () => (await inside(computer.name, "ls -A ~/.agentrun/run 2>/dev/null; true")).stdout;
 
 describe("ComputerCommand on a real computer", () => {
@@ -32,7 +38,13 @@ describe("ComputerCommand on a real computer", () => {
       resultPaths: ["out/r.json"],
     });
     const created = await computerCommand.create(stepContext(), inputs);
-    expect(created.outs).toMatchObject({ exitCode: 0, stdout: "hello world from /work\n", stderr: "warn\n", results: { "out/r.json": '{"ok":true}' }, runId: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(created.outs).toMatchObject({
+      exitCode: 0,
+      stdout: "hello world from /work\n",
+      stderr: "warn\n",
+      results: { "out/r.json": '{"ok":true}' },
+      runId: expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
     expect(await runsLeft()).toBe("");
   }, 120_000);
 
@@ -60,9 +72,13 @@ describe("ComputerCommand on a real computer", () => {
 describe("chaos", () => {
   test("a command past its timeout is reported, nothing of it is left running, and its folder is removed", async () => {
     const inputs = await make({ command: "sleep 100 & sleep 100; echo never", timeoutSeconds: 2 });
-    await expect(computerCommand.create(stepContext(), inputs)).rejects.toThrow(`${computer.name}: the command ran past its timeout of 2 s and was stopped, with everything it started; its folder is removed`);
+    await expect(computerCommand.create(stepContext(), inputs)).rejects.toThrow(
+      `${computer.name}: the command ran past its timeout of 2 s and was stopped, with everything it started; its folder is removed`,
+    );
     expect(await marked()).toBe("");
-    expect((await inside(computer.name, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^sleep 100' && echo $p; done; true")).stdout).toBe("");
+    expect(
+      (await inside(computer.name, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^sleep 100' && echo $p; done; true")).stdout,
+    ).toBe("");
     expect(await runsLeft()).toBe("");
   }, 120_000);
 
@@ -70,8 +86,13 @@ describe("chaos", () => {
     const ctx = stepContext();
     const inputs = await make({ command: "echo run >> ~/cut-count; sleep 3" });
     const running = computerCommand.create(ctx, inputs);
-    const failed = expect(running).rejects.toThrow(new RegExp(`^${computer.name}: the connection to its daemon broke during exec\\.run of the command \\(run [0-9a-f]{16}\\): exec\\.run got no reply: .+\\. It is not sent again \\(it may have run in part\\); the next up ends what is left of it and runs it once$`));
-    for (let i = 0; i < 100 && (await inside(computer.name, "cat ~/cut-count 2>/dev/null; true")).stdout === ""; i++) await new Promise((r) => setTimeout(r, 100));
+    const failed = expect(running).rejects.toThrow(
+      new RegExp(
+        `^${computer.name}: the connection to its daemon broke during exec\\.run of the command \\(run [0-9a-f]{16}\\): exec\\.run got no reply: .+\\. It is not sent again \\(it may have run in part\\); the next up ends what is left of it and runs it once$`,
+      ),
+    );
+    for (let i = 0; i < 100 && (await inside(computer.name, "cat ~/cut-count 2>/dev/null; true")).stdout === ""; i++)
+      await new Promise((r) => setTimeout(r, 100));
     await cutBridges(computer.name);
     await failed;
     await new Promise((r) => setTimeout(r, 1000));

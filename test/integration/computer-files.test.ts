@@ -37,7 +37,11 @@ describe("ComputerFiles on a real computer", () => {
   test("create writes each file under the destination with its mode, read back by sha256", async () => {
     await mkdir(join(local, "app"));
     await writeFile(join(local, "app/run.sh"), "#!/bin/sh\necho hi\n", { mode: 0o755 });
-    const checked = await computerFiles.check(stepContext(), {}, { computer: computer.name, files: { "scores.csv": text(csv), tools: folder(join(local, "app")) }, destination: "Documents" });
+    const checked = await computerFiles.check(
+      stepContext(),
+      {},
+      { computer: computer.name, files: { "scores.csv": text(csv), tools: folder(join(local, "app")) }, destination: "Documents" },
+    );
     expect(checked.failures ?? []).toEqual([]);
     inputs = checked.inputs!;
     const created = await computerFiles.create(stepContext(), inputs);
@@ -74,11 +78,17 @@ describe("ComputerFiles on a real computer", () => {
 
   test("diff sees no change when nothing changed, an update when an entry's hash changes, and a replace when the computer changes", async () => {
     // diff is given hashes alone, as the engine sends them.
-    const elided = (files: Record<string, { hash: string }>) => Object.fromEntries(Object.entries(files).map(([k, v]) => [k, { [SIG]: (v as Record<string, string>)[SIG], hash: v.hash }]));
+    const elided = (files: Record<string, { hash: string }>) =>
+      Object.fromEntries(Object.entries(files).map(([k, v]) => [k, { [SIG]: (v as Record<string, string>)[SIG], hash: v.hash }]));
     const files = inputs.files as Record<string, { hash: string }>;
     expect(await computerFiles.diff(stepContext(), "files-x", outs, { ...inputs, files: elided(files) })).toMatchObject({ changes: false });
-    expect(await computerFiles.diff(stepContext(), "files-x", outs, { ...inputs, files: elided({ ...files, "scores.csv": { hash: sha("other") } }) })).toMatchObject({ changes: true, replaces: [] });
-    expect(await computerFiles.diff(stepContext(), "files-x", outs, { ...inputs, computer: "computer-000000000000" })).toMatchObject({ changes: true, replaces: ["computer"] });
+    expect(
+      await computerFiles.diff(stepContext(), "files-x", outs, { ...inputs, files: elided({ ...files, "scores.csv": { hash: sha("other") } }) }),
+    ).toMatchObject({ changes: true, replaces: [] });
+    expect(await computerFiles.diff(stepContext(), "files-x", outs, { ...inputs, computer: "computer-000000000000" })).toMatchObject({
+      changes: true,
+      replaces: ["computer"],
+    });
   }, 60_000);
 
   test("delete removes the files it wrote and never others", async () => {
@@ -115,7 +125,15 @@ describe("batches on a real computer", () => {
 describe("chaos: the connection cut during a batch", () => {
   test("fails naming the computer, the call and the cause; leaves no part file; a retry writes every file whole", async () => {
     const blobs = [randomBytes(3 * 2 ** 20), randomBytes(3 * 2 ** 20)];
-    const load = blobs.map((b, i) => ({ name: `Downloads/cut/f${i}.bin`, mode: 0o644, size: b.length, sha256: sha(b), bytes: async function* () { yield b; } }));
+    const load = blobs.map((b, i) => ({
+      name: `Downloads/cut/f${i}.bin`,
+      mode: 0o644,
+      size: b.length,
+      sha256: sha(b),
+      bytes: async function* () {
+        yield b;
+      },
+    }));
     const opened = await openSession(docker, computer.name);
     if (!opened.ok) throw new Error(opened.error.message);
     // The third write of the push: the first file is on its way, none is whole.
@@ -124,7 +142,11 @@ describe("chaos: the connection cut during a batch", () => {
     await opened.value.close();
     expect(client.cut).toBe(true);
     expect(cut.ok).toBe(false);
-    expect(!cut.ok && cut.error.message).toMatch(new RegExp(`^${computer.name}: the connection to its daemon broke during tar\\.push of batch 1 of 1 \\(2 files, 6291456 bytes\\) \\(.*\\); each file is written whole or not at all, and a retry writes every file whole$`));
+    expect(!cut.ok && cut.error.message).toMatch(
+      new RegExp(
+        `^${computer.name}: the connection to its daemon broke during tar\\.push of batch 1 of 1 \\(2 files, 6291456 bytes\\) \\(.*\\); each file is written whole or not at all, and a retry writes every file whole$`,
+      ),
+    );
     // The daemon ends the push when the connection ends, removing the part it was writing.
     let left = "";
     for (let i = 0; i < 50; i++) {

@@ -32,7 +32,9 @@ describe("progress while the computers' image is built", () => {
     expect(said[0]).toBe(building);
     // The recipe's two lines and the provider's --label, as Docker numbers the steps, each said as it starts.
     expect(said).toContain(`${building}: step 1 of 3 (FROM ${IMAGE})`);
-    expect(said).toContainEqual(expect.stringMatching(new RegExp(`^${building.replace(/[().;/:]/g, "\\$&")}: step 2 of 3 \\(LABEL agentrun\\.test\\.progress=[0-9a-f]{12}\\)$`)));
+    expect(said).toContainEqual(
+      expect.stringMatching(new RegExp(`^${building.replace(/[().;/:]/g, "\\$&")}: step 2 of 3 \\(LABEL agentrun\\.test\\.progress=[0-9a-f]{12}\\)$`)),
+    );
     expect(said).toContainEqual(expect.stringMatching(new RegExp(`^${building.replace(/[().;/:]/g, "\\$&")}: done in \\d+ s$`)));
     expect(said).toContain("waiting for the docker computer to start and its daemon to answer");
   }, 300_000);

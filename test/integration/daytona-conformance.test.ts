@@ -14,7 +14,9 @@ const held = useDaytonaFake(KEY);
 
 it("Core passes against the fake with the conformance CLI (--provider daytona)", async () => {
   const env = { ...process.env, COMPUTER_DAYTONA_API_KEY: KEY, COMPUTER_DAYTONA_API_URL: held.fake.apiUrl, COMPUTER_DAYTONA_DAEMON: toolchain().daemon.amd64 };
-  const ran = await run("node", [path.join(ROOT, "dist/src/conformance/cli.js"), "--provider", "daytona"], { env, cwd: ROOT, maxBuffer: 16 << 20 }).catch((error: { stdout?: string; stderr?: string; code?: number }) => error);
+  const ran = await run("node", [path.join(ROOT, "dist/src/conformance/cli.js"), "--provider", "daytona"], { env, cwd: ROOT, maxBuffer: 16 << 20 }).catch(
+    (error: { stdout?: string; stderr?: string; code?: number }) => error,
+  );
   const out = `${ran.stdout ?? ""}${ran.stderr ?? ""}`;
   if (process.env.DAYTONA_CONFORMANCE_OUT) writeFileSync(process.env.DAYTONA_CONFORMANCE_OUT, out);
   expect(out).toMatch(/^core PASS /m);

@@ -33,7 +33,7 @@ describe("Daytona against the fake", () => {
         expect(Buffer.from(read.data, "base64").toString()).toBe("hi from daytona");
         // A second connection at once is served by the same daemon.
         const other = orThrow(await provider.connect(ref));
-        expect((await other.client.call("ping", {})) ).toBeDefined();
+        expect(await other.client.call("ping", {})).toBeDefined();
         await other.close();
       } finally {
         await conn.close();
@@ -66,7 +66,10 @@ describe("Daytona against the fake", () => {
       const conn = orThrow(await provider.connect(ref));
       try {
         const targets = ["127.0.0.1:2280", "[::1]:2280", `${address}:2280`];
-        const run = await conn.client.call("exec.run", { argv: ["/opt/agentrun/computerd", "probe", ...targets.flatMap((t) => ["--connect", t])], timeoutMs: 30_000 });
+        const run = await conn.client.call("exec.run", {
+          argv: ["/opt/agentrun/computerd", "probe", ...targets.flatMap((t) => ["--connect", t])],
+          timeoutMs: 30_000,
+        });
         const line = JSON.parse(Buffer.from(run.stdout, "base64").toString());
         expect(line.interfaces).toEqual(["lo"]);
         expect(line.reached).toEqual([]);
@@ -131,7 +134,9 @@ describe("Daytona against the fake", () => {
       held.fake.networkSkewOnce = true;
       const skewed = await provider.network(ref, "none");
       if (skewed.ok) throw new Error("a skewed change was taken");
-      expect(skewed.error.message).toMatch(/read back \{"other":"block-all with an allowlist"\} after the change to none .*it was put back, and the change is refused/);
+      expect(skewed.error.message).toMatch(
+        /read back \{"other":"block-all with an allowlist"\} after the change to none .*it was put back, and the change is refused/,
+      );
       expect(orThrow(await provider.network(ref))).toBe("open");
       expect(orThrow(await provider.network(ref, "none"))).toBe("none");
       expect(orThrow(await provider.network(ref))).toBe("none");

@@ -19,7 +19,9 @@ describe.skipIf(!live)(live ? "live Daytona" : `skipped: ${why}`, () => {
     const sweep = path.join(ROOT, "dist/src/conformance/daytona-sweep.js");
     await run("node", [sweep, "--before", before]);
     try {
-      const conf = await run("node", [path.join(ROOT, "dist/src/conformance/cli.js"), "--provider", "daytona"], { maxBuffer: 16 << 20 }).catch((e: { stdout: string }) => e);
+      const conf = await run("node", [path.join(ROOT, "dist/src/conformance/cli.js"), "--provider", "daytona"], { maxBuffer: 16 << 20 }).catch(
+        (e: { stdout: string }) => e,
+      );
       expect(conf.stdout).toMatch(/^core PASS /m);
     } finally {
       const after = await run("node", [sweep, "--after", before]);

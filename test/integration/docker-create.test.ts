@@ -59,7 +59,11 @@ describe("a Docker computer, made here", () => {
     try {
       expect(connected.value.hello).toMatchObject({ version: docker_.version, os: "linux", kind: "linux", arch: "amd64" });
       const ran = await connected.value.client.call("exec.run", {
-        argv: ["sh", "-c", "id -u; id -g; grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status; stat -c '%a %u:%g' /work /run/agentrun; echo $HOME; pwd; cat /proc/1/cmdline | tr '\\0' ' '"],
+        argv: [
+          "sh",
+          "-c",
+          "id -u; id -g; grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status; stat -c '%a %u:%g' /work /run/agentrun; echo $HOME; pwd; cat /proc/1/cmdline | tr '\\0' ' '",
+        ],
         timeoutMs: 10_000,
       });
       const lines = text(ran.stdout).trim().split("\n");
@@ -71,7 +75,10 @@ describe("a Docker computer, made here", () => {
       expect(lines).toContain("/work");
       expect(lines.at(-1)).toBe(`/opt/agentrun/computerd init --deadline ${ref.spec!.deadline}`);
       // The daemon cannot be written, and / is not the user's.
-      const denied = await connected.value.client.call("exec.run", { argv: ["sh", "-c", "echo x > /opt/agentrun/computerd; echo x > /etc/x"], timeoutMs: 10_000 });
+      const denied = await connected.value.client.call("exec.run", {
+        argv: ["sh", "-c", "echo x > /opt/agentrun/computerd; echo x > /etc/x"],
+        timeoutMs: 10_000,
+      });
       expect(text(denied.stderr)).toMatch(/Read-only file system|Permission denied/);
       expect(denied.exitCode).not.toBe(0);
     } finally {
@@ -91,7 +98,13 @@ describe("a Docker computer, made here", () => {
 
     const listed = await docker_.list(labels);
     expect(listed.ok && listed.value).toEqual([
-      { ref: { id: ref.id, name: ref.name, provider: "docker" }, labels: expect.objectContaining(labels), deadline: new Date(ref.spec!.deadline!), state: "running", network: "none" },
+      {
+        ref: { id: ref.id, name: ref.name, provider: "docker" },
+        labels: expect.objectContaining(labels),
+        deadline: new Date(ref.spec!.deadline!),
+        state: "running",
+        network: "none",
+      },
     ]);
 
     const tested = await docker_.testConnection();
@@ -119,7 +132,10 @@ describe("a Docker computer, made here", () => {
     expect(await docker_.network(result.value)).toEqual({ ok: true, value: "open" });
     const connected = await docker_.connect(result.value);
     if (!connected.ok) throw new Error(connected.error.message);
-    const ran = await connected.value.client.call("exec.run", { argv: ["sh", "-c", "id -u; grep -E '^CapEff' /proc/self/status; df -m /work | tail -n1"], timeoutMs: 10_000 });
+    const ran = await connected.value.client.call("exec.run", {
+      argv: ["sh", "-c", "id -u; grep -E '^CapEff' /proc/self/status; df -m /work | tail -n1"],
+      timeoutMs: 10_000,
+    });
     await connected.value.close();
     const out = text(ran.stdout);
     expect(out).toMatch(/^0\nCapEff:\t0000000000000000\n/);

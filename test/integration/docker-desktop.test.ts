@@ -32,7 +32,7 @@ async function desktop(labels: Record<string, string>): Promise<ComputerRef> {
 async function shot(client: ComputerClient) {
   const first = await client.call("screen.shot", {});
   const parts = [Buffer.from(first.data, "base64")];
-  for (let eof = first.eof, size = parts[0]!.length; !eof; ) {
+  for (let eof = first.eof, size = parts[0]!.length; !eof;) {
     const more = await client.call("screen.read", { id: first.id!, offset: size });
     parts.push(Buffer.from(more.data, "base64"));
     size += parts.at(-1)!.length;
@@ -48,7 +48,13 @@ async function fixture(client: ComputerClient) {
   await client.call("process.start", { argv: [`${dir}/computerd-fixture`, "--log", `${dir}/log`], env: { DISPLAY: ":0" } });
   const lines = async () => {
     const read = await readFile(client, `${dir}/log`);
-    return read.ok ? Buffer.from(read.value).toString("utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+    return read.ok
+      ? Buffer.from(read.value)
+          .toString("utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+      : [];
   };
   const until = async (done: (events: Record<string, unknown>[]) => boolean) => {
     for (let i = 0; i < 100; i++) {
@@ -75,11 +81,27 @@ describe("a Docker desktop", () => {
       const until = await fixture(client);
       const screen = await shot(client);
       expect([screen.width, screen.height, screen.png.width, screen.png.height]).toEqual([1280, 800, 1280, 800]);
-      expect([screen.png.rgb(50, 50), screen.png.rgb(150, 150), screen.png.rgb(400, 400)]).toEqual([[255, 0, 0], [0, 0, 255], [0, 0, 0]]);
-      expect(await client.call("input.actions", { actions: [{ type: "click", point: [30, 40] }, { type: "type", text: "Hi, desktop!" }] })).toEqual({ done: 2 });
+      expect([screen.png.rgb(50, 50), screen.png.rgb(150, 150), screen.png.rgb(400, 400)]).toEqual([
+        [255, 0, 0],
+        [0, 0, 255],
+        [0, 0, 0],
+      ]);
+      expect(
+        await client.call("input.actions", {
+          actions: [
+            { type: "click", point: [30, 40] },
+            { type: "type", text: "Hi, desktop!" },
+          ],
+        }),
+      ).toEqual({ done: 2 });
       const seen = await until((e) => e.filter((x) => x.event === "text").length >= 12);
       expect(seen.find((e) => e.event === "down")).toMatchObject({ point: [30, 40], count: 1 });
-      expect(seen.filter((e) => e.event === "text").map((e) => e.text).join("")).toBe("Hi, desktop!");
+      expect(
+        seen
+          .filter((e) => e.event === "text")
+          .map((e) => e.text)
+          .join(""),
+      ).toBe("Hi, desktop!");
     } finally {
       await connected.value.close();
     }
@@ -111,7 +133,9 @@ describe("a Docker desktop", () => {
     const result = await broken.create(spec({ image, labels }));
     if (result.ok) made.track(result.value.name);
     expect(result).toMatchObject({ ok: false, error: { code: "failed" } });
-    expect(result.ok ? "" : result.error.message).toMatch(/the X server \(sh -c .*\) exited with code 3 before the display answered: no display here; computer-[0-9a-f]{12} was deleted/);
+    expect(result.ok ? "" : result.error.message).toMatch(
+      /the X server \(sh -c .*\) exited with code 3 before the display answered: no display here; computer-[0-9a-f]{12} was deleted/,
+    );
     expect(withLabel(labels)).toEqual([]);
   });
 

@@ -27,7 +27,9 @@ describe("a computer changed by hand", () => {
     expect(attached).toMatchObject({ ok: false, error: { code: "refused" } });
     if (attached.ok) return;
     expect(attached.error.message).toMatch(new RegExp(`^${ref.name} is not what was declared \\(left as it is\\): `));
-    expect(attached.error.message).toContain('HostConfig.Tmpfs /work is "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=2048m", not "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=512m" (in any order)');
+    expect(attached.error.message).toContain(
+      'HostConfig.Tmpfs /work is "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=2048m", not "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=512m" (in any order)',
+    );
     expect(docker("inspect", "--format", "{{.State.Running}}", ref.name)).toBe("true");
     // read() hands back what attach refused: the spec as read back, field by field, and each mismatch.
     const read = await docker_.read({ id: ref.name });
@@ -73,11 +75,15 @@ describe("a daemon of another version (the drifted provider)", () => {
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), "agentrun-drifted-"));
     drifted = path.join(dir, "computerd-drifted");
-    execFileSync("go", ["build", "-trimpath", "-ldflags", "-s -w -X agentrun.dev/computerd/internal/version.Version=0.0.0-drifted", "-o", drifted, "./cmd/computerd"], {
-      cwd: path.join(toolchain.root, "daemon"),
-      env: { ...process.env, CGO_ENABLED: "0", GOOS: "linux", GOARCH: "amd64" },
-      stdio: "pipe",
-    });
+    execFileSync(
+      "go",
+      ["build", "-trimpath", "-ldflags", "-s -w -X agentrun.dev/computerd/internal/version.Version=0.0.0-drifted", "-o", drifted, "./cmd/computerd"],
+      {
+        cwd: path.join(toolchain.root, "daemon"),
+        env: { ...process.env, CGO_ENABLED: "0", GOOS: "linux", GOARCH: "amd64" },
+        stdio: "pipe",
+      },
+    );
   }, 180_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -86,7 +92,8 @@ describe("a daemon of another version (the drifted provider)", () => {
     const result = await provider({ daemonPath: drifted }).create(spec({ labels }));
     if (result.ok) made.track(result.value.name);
     expect(result).toMatchObject({ ok: false, error: { code: "refused" } });
-    if (!result.ok) expect(result.error.message).toMatch(/is not what was declared, so it was deleted: the daemon is version 0\.0\.0-drifted, not the provider's 0\.1\.0/);
+    if (!result.ok)
+      expect(result.error.message).toMatch(/is not what was declared, so it was deleted: the daemon is version 0\.0\.0-drifted, not the provider's 0\.1\.0/);
     expect(withLabel(labels)).toEqual([]);
   });
 });
@@ -104,15 +111,15 @@ describe("driftedProvider, as the conformance module builds it", () => {
     const { ref } = await running(labels);
     const connected = await drifted.connect(ref);
     expect(connected).toMatchObject({ ok: false, error: { code: "refused" } });
-    if (!connected.ok) expect(connected.error.message).toBe(`the daemon in ${ref.name} is not the provider's: version 0.1.0, not the provider's 0.1.0-drifted; make a new computer with this provider`);
+    if (!connected.ok)
+      expect(connected.error.message).toBe(
+        `the daemon in ${ref.name} is not the provider's: version 0.1.0, not the provider's 0.1.0-drifted; make a new computer with this provider`,
+      );
   });
 });
 
 describe("images that would make a computer wider than declared", () => {
-  const recipes = [
-    `FROM ${IMAGE}\nVOLUME /data\n`,
-    `FROM ${IMAGE}\nRUN mkdir -m 0755 /work\n`,
-  ];
+  const recipes = [`FROM ${IMAGE}\nVOLUME /data\n`, `FROM ${IMAGE}\nRUN mkdir -m 0755 /work\n`];
   afterAll(() => {
     for (const recipe of recipes) execFileSync("docker", ["rmi", "--force", recipeTag(recipe)], { stdio: "ignore" });
   });

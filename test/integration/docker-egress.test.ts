@@ -25,7 +25,10 @@ let gateway = "";
 beforeAll(() => {
   const dir = mkdtempSync(join(tmpdir(), "egresskit-"));
   kit = join(dir, "egresskit");
-  execFileSync("go", ["build", "-o", kit, "./cmd/computerd/testdata/egresskit"], { cwd: resolve(import.meta.dirname, "../../daemon"), env: { ...process.env, CGO_ENABLED: "0" } });
+  execFileSync("go", ["build", "-o", kit, "./cmd/computerd/testdata/egresskit"], {
+    cwd: resolve(import.meta.dirname, "../../daemon"),
+    env: { ...process.env, CGO_ENABLED: "0" },
+  });
   docker("network", "create", "--internal", "--label", `agentrun.test=${id}`, net);
   subnet = docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Subnet}}{{end}}", net);
   gateway = docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Gateway}}{{end}}", net);
@@ -39,8 +42,21 @@ afterAll(() => {
 });
 
 const egressOf = (labels: Record<string, string>) => ({
-  containers: docker("ps", "--all", "--format", "{{.Names}}", "--filter", `label=${Object.keys(labels)[0]}=${Object.values(labels)[0]}`, "--filter", "label=agentrun.computer.egress").split("\n").filter(Boolean),
-  volumes: docker("volume", "ls", "--format", "{{.Name}}", "--filter", `label=${Object.keys(labels)[0]}=${Object.values(labels)[0]}`).split("\n").filter(Boolean),
+  containers: docker(
+    "ps",
+    "--all",
+    "--format",
+    "{{.Names}}",
+    "--filter",
+    `label=${Object.keys(labels)[0]}=${Object.values(labels)[0]}`,
+    "--filter",
+    "label=agentrun.computer.egress",
+  )
+    .split("\n")
+    .filter(Boolean),
+  volumes: docker("volume", "ls", "--format", "{{.Name}}", "--filter", `label=${Object.keys(labels)[0]}=${Object.values(labels)[0]}`)
+    .split("\n")
+    .filter(Boolean),
 });
 
 const testProvider = (extra: Record<string, unknown> = {}) =>
@@ -94,7 +110,12 @@ describe("an allowlisted Docker computer", () => {
     if (created.ok) made.track(created.value.name);
     expect(created).toMatchObject({
       ok: false,
-      error: { code: "failed", message: expect.stringMatching(/ended before it was ready \(exit code 1: computerd egress: its deadline .* has passed\); the proxy and its volume were removed and the computer was never run/) },
+      error: {
+        code: "failed",
+        message: expect.stringMatching(
+          /ended before it was ready \(exit code 1: computerd egress: its deadline .* has passed\); the proxy and its volume were removed and the computer was never run/,
+        ),
+      },
     });
     expect(egressOf(labels)).toEqual({ containers: [], volumes: [] });
     expect(docker("ps", "--all", "--format", "{{.Names}}", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`)).toBe("");

@@ -41,5 +41,7 @@ export function docker(...args: string[]): string {
 /** Containers with this test's label, any state. */
 export function withLabel(labels: Record<string, string>): string[] {
   const filters = Object.entries(labels).flatMap(([k, v]) => ["--filter", `label=${k}=${v}`]);
-  return docker("ps", "--all", "--format", "{{.Names}}", ...filters).split("\n").filter(Boolean);
+  return docker("ps", "--all", "--format", "{{.Names}}", ...filters)
+    .split("\n")
+    .filter(Boolean);
 }

@@ -17,7 +17,9 @@ afterAll(() => {
   for (const tag of made) execFileSync("docker", ["rmi", "--force", tag], { stdio: "ignore" });
   // A build that failed leaves the image of its last good step, untagged: found by its nonce.
   for (const nonce of nonces) {
-    const left = execFileSync("docker", ["images", "--quiet", "--filter", `label=nonce=${nonce}`], { encoding: "utf8" }).split("\n").filter(Boolean);
+    const left = execFileSync("docker", ["images", "--quiet", "--filter", `label=nonce=${nonce}`], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean);
     if (left.length) execFileSync("docker", ["rmi", "--force", ...left], { stdio: "ignore" });
   }
 });
@@ -45,9 +47,7 @@ describe("ensureImage on this engine", () => {
     const recipe = fresh();
     const { calls, cli } = counting();
     const told: Array<[string, string]> = [];
-    const results = await Promise.all(
-      [0, 1, 2].map(() => ensureImage({ recipe }, { docker: cli, onWait: (making, tag) => told.push([making, tag]) })),
-    );
+    const results = await Promise.all([0, 1, 2].map(() => ensureImage({ recipe }, { docker: cli, onWait: (making, tag) => told.push([making, tag]) })));
     const tag = recipeTag(recipe);
     expect(results).toEqual([0, 1, 2].map(() => ({ ok: true, value: tag })));
     expect(calls.filter((c) => c[0] === "build")).toHaveLength(1);
@@ -74,19 +74,33 @@ describe("ensureImage on this engine", () => {
 
   const marker = `agentrun-${randomBytes(4).toString("hex")}`;
   it.each([
-    ["a step that fails", `RUN test ${marker} = x`, new RegExp(`^the recipe for agentrun-computer:[0-9a-f]{12} did not build: it failed at the step \`RUN test ${marker} = x\` with exit code 1; fix that step$`)],
+    [
+      "a step that fails",
+      `RUN test ${marker} = x`,
+      new RegExp(
+        `^the recipe for agentrun-computer:[0-9a-f]{12} did not build: it failed at the step \`RUN test ${marker} = x\` with exit code 1; fix that step$`,
+      ),
+    ],
     ["a recipe Docker cannot parse", "NOTANINSTRUCTION x", /did not build: Docker could not parse the recipe \(at line 3\); fix that line$/],
-    ["a package apt cannot find", `RUN apt-get update -qq && apt-get install -y -qq ${marker}-no-such-package`, new RegExp(`did not build: it could not install a package \\(${marker}-no-such-package\\)`)],
-  ])("refuses %s in words that hold none of Docker's output, and leaves no container", async (_what, body, words) => {
-    const result = await ensureImage({ recipe: fresh(body) });
-    expect(result.ok).toBe(false);
-    if (!result.ok) {
-      expect(result.error.code).toBe("failed");
-      expect(result.error.message).toMatch(words);
-      expect(result.error.message).not.toMatch(/Sending build context|Step \d/);
-    }
-    expect(docker("ps", "--all", "--no-trunc", "--format", "{{.Command}}")).not.toContain(marker);
-  }, 120_000);
+    [
+      "a package apt cannot find",
+      `RUN apt-get update -qq && apt-get install -y -qq ${marker}-no-such-package`,
+      new RegExp(`did not build: it could not install a package \\(${marker}-no-such-package\\)`),
+    ],
+  ])(
+    "refuses %s in words that hold none of Docker's output, and leaves no container",
+    async (_what, body, words) => {
+      const result = await ensureImage({ recipe: fresh(body) });
+      expect(result.ok).toBe(false);
+      if (!result.ok) {
+        expect(result.error.code).toBe("failed");
+        expect(result.error.message).toMatch(words);
+        expect(result.error.message).not.toMatch(/Sending build context|Step \d/);
+      }
+      expect(docker("ps", "--all", "--no-trunc", "--format", "{{.Command}}")).not.toContain(marker);
+    },
+    120_000,
+  );
 
   it("refuses a recipe whose base cannot be pulled (no registry here)", async () => {
     const recipe = `FROM agentrun-no-such-base-${randomBytes(4).toString("hex")}:1\nRUN true\n`;
@@ -106,7 +120,10 @@ describe("ensureImage on this engine", () => {
     expect(told).toEqual(["pull"]);
     expect(calls.filter((c) => c[0] === "pull")).toEqual([["pull", "--quiet", missing]]);
     expect(result).toMatchObject({ ok: false, error: { code: "failed" } });
-    if (!result.ok) expect(result.error.message).toMatch(new RegExp(`^the image ${missing} is not on this Docker host and could not be pulled: the registry (could not be reached|has no such image)`));
+    if (!result.ok)
+      expect(result.error.message).toMatch(
+        new RegExp(`^the image ${missing} is not on this Docker host and could not be pulled: the registry (could not be reached|has no such image)`),
+      );
   }, 60_000);
 
   it("refuses a source that is neither, and a bound that is not one, before Docker is called", async () => {
@@ -148,7 +165,20 @@ describe("ensureImage on this engine", () => {
     const image = await docker.image({ onWait: () => undefined });
     expect(image.ok).toBe(true);
     if (!image.ok) return;
-    const versions = execFileSync("docker", ["run", "--rm", "--network", "none", image.value, "sh", "-c", "python3 --version && git --version && curl --version | head -n1 && node --version && npm --version && rg --version | head -n1 && socat -V | grep 'socat version'"], { encoding: "utf8" });
+    const versions = execFileSync(
+      "docker",
+      [
+        "run",
+        "--rm",
+        "--network",
+        "none",
+        image.value,
+        "sh",
+        "-c",
+        "python3 --version && git --version && curl --version | head -n1 && node --version && npm --version && rg --version | head -n1 && socat -V | grep 'socat version'",
+      ],
+      { encoding: "utf8" },
+    );
     expect(versions).toMatch(/Python 3/);
     expect(versions).toMatch(/git version/);
     expect(versions).toMatch(/ripgrep/);

@@ -46,19 +46,23 @@ describe("create aborted at each step leaves nothing", () => {
     ["after its start, during inspect", "inspect", 0],
     ["while the bridge is made, before hello", "exec", 0],
     ["while the bridge attaches, before hello", "attach", 0],
-  ])("%s: aborted, and the computer is removed", async (_when, step, delay) => {
-    const labels = testLabel();
-    const controller = new AbortController();
-    const docker_ = provider({
-      engine: new DockerEngine(undefined, (asked) => {
-        if (steps[step]!(asked.path)) setTimeout(() => controller.abort(), delay);
-      }),
-    });
-    const result = await docker_.create(spec({ labels }), { signal: controller.signal });
-    if (result.ok) made.track(result.value.name);
-    expect(result).toMatchObject({ ok: false, error: { code: "aborted" } });
-    expect(withLabel(labels)).toEqual([]);
-  }, 30_000);
+  ])(
+    "%s: aborted, and the computer is removed",
+    async (_when, step, delay) => {
+      const labels = testLabel();
+      const controller = new AbortController();
+      const docker_ = provider({
+        engine: new DockerEngine(undefined, (asked) => {
+          if (steps[step]!(asked.path)) setTimeout(() => controller.abort(), delay);
+        }),
+      });
+      const result = await docker_.create(spec({ labels }), { signal: controller.signal });
+      if (result.ok) made.track(result.value.name);
+      expect(result).toMatchObject({ ok: false, error: { code: "aborted" } });
+      expect(withLabel(labels)).toEqual([]);
+    },
+    30_000,
+  );
 });
 
 describe("lifetime and the janitor", () => {
@@ -102,12 +106,14 @@ describe("releaseOlder on Docker", () => {
     const mark = testLabel();
     const run = `r-${mark["agentrun.test"]}`;
     const other = `o-${mark["agentrun.test"]}`;
-    const [e1, e2, e3, o1] = (await Promise.all([
-      docker_.create(spec({ labels: { ...mark, ...runLabels(run, 1) } })),
-      docker_.create(spec({ labels: { ...mark, ...runLabels(run, 2) } })),
-      docker_.create(spec({ labels: { ...mark, ...runLabels(run, 3) } })),
-      docker_.create(spec({ labels: { ...mark, ...runLabels(other, 1) } })),
-    ])).map(track) as [ComputerRef, ComputerRef, ComputerRef, ComputerRef];
+    const [e1, e2, e3, o1] = (
+      await Promise.all([
+        docker_.create(spec({ labels: { ...mark, ...runLabels(run, 1) } })),
+        docker_.create(spec({ labels: { ...mark, ...runLabels(run, 2) } })),
+        docker_.create(spec({ labels: { ...mark, ...runLabels(run, 3) } })),
+        docker_.create(spec({ labels: { ...mark, ...runLabels(other, 1) } })),
+      ])
+    ).map(track) as [ComputerRef, ComputerRef, ComputerRef, ComputerRef];
 
     const listed = await docker_.list({ "agentrun.run": run });
     expect(listed.ok && listed.value.map((i) => i.labels["agentrun.epoch"]).sort()).toEqual(["1", "2", "3"]);
@@ -134,10 +140,12 @@ describe("a computer renamed by hand is still found by its labels", () => {
     const docker_ = provider();
     const mark = testLabel();
     const run = `renamed-${mark["agentrun.test"]}`;
-    const [older, current] = (await Promise.all([
-      docker_.create(spec({ labels: { ...mark, ...runLabels(run, 1) } })),
-      docker_.create(spec({ labels: { ...mark, ...runLabels(run, 2) } })),
-    ])).map(track) as [ComputerRef, ComputerRef];
+    const [older, current] = (
+      await Promise.all([
+        docker_.create(spec({ labels: { ...mark, ...runLabels(run, 1) } })),
+        docker_.create(spec({ labels: { ...mark, ...runLabels(run, 2) } })),
+      ])
+    ).map(track) as [ComputerRef, ComputerRef];
     const renamedOlder = made.track(`renamed-by-hand-${older.name}`);
     const renamedCurrent = made.track(`renamed-by-hand-${current.name}`);
     docker("rename", older.name, renamedOlder);
@@ -190,9 +198,14 @@ describe("the run folder, bound at /workspace", () => {
     const folder = mkdtempSync(path.join(root, "roots-"));
     const labels = testLabel();
     const calls: string[] = [];
-    const result = await provider({ engine: new DockerEngine(undefined, (asked) => calls.push(asked.path)) }).create(spec({ labels, mount: { kind: "bind", path: folder } }));
+    const result = await provider({ engine: new DockerEngine(undefined, (asked) => calls.push(asked.path)) }).create(
+      spec({ labels, mount: { kind: "bind", path: folder } }),
+    );
     expect(result).toMatchObject({ ok: false, error: { code: "refused", field: "mount" } });
-    if (!result.ok) expect(result.error.message).toBe(`the run folder ${folder} is not writable by the computer's user 1000:1000: it is owned by 0:0 with mode 0700; give it to that user (chown 1000:1000, mode 0700) or ask for the user that owns it`);
+    if (!result.ok)
+      expect(result.error.message).toBe(
+        `the run folder ${folder} is not writable by the computer's user 1000:1000: it is owned by 0:0 with mode 0700; give it to that user (chown 1000:1000, mode 0700) or ask for the user that owns it`,
+      );
     expect(calls).toEqual(["/info"]);
     expect(withLabel(labels)).toEqual([]);
   });

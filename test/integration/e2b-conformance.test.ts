@@ -26,7 +26,9 @@ afterAll(async () => {
 it("Core passes against the E2B fake with the conformance CLI", async () => {
   const env = { ...process.env, AGENTRUN_E2B_FAKE_RUN: label };
   const module = path.join(ROOT, "dist/test/fakes/e2b-conformance.js");
-  const ran = await run("node", [path.join(ROOT, "dist/src/conformance/cli.js"), "--provider", module], { env, cwd: ROOT, maxBuffer: 16 << 20 }).catch((error: { stdout?: string; stderr?: string }) => error);
+  const ran = await run("node", [path.join(ROOT, "dist/src/conformance/cli.js"), "--provider", module], { env, cwd: ROOT, maxBuffer: 16 << 20 }).catch(
+    (error: { stdout?: string; stderr?: string }) => error,
+  );
   const out = `${ran.stdout ?? ""}${ran.stderr ?? ""}`;
   if (process.env.E2B_CONFORMANCE_OUT) writeFileSync(process.env.E2B_CONFORMANCE_OUT, out);
   expect(out).toMatch(/^core PASS /m);

@@ -66,7 +66,10 @@ describe("E2B against the Docker-backed fake", () => {
       const conn = orThrow(await p.connect(ref));
       try {
         const targets = ["127.0.0.1:49983", "[::1]:49983", `${address}:49983`];
-        const run = await conn.client.call("exec.run", { argv: ["/opt/agentrun/computerd", "probe", ...targets.flatMap((t) => ["--connect", t])], timeoutMs: 30_000 });
+        const run = await conn.client.call("exec.run", {
+          argv: ["/opt/agentrun/computerd", "probe", ...targets.flatMap((t) => ["--connect", t])],
+          timeoutMs: 30_000,
+        });
         const line = JSON.parse(Buffer.from(run.stdout, "base64").toString());
         expect(line.interfaces).toEqual(["lo"]);
         expect(line.reached).toEqual([]);

@@ -32,7 +32,18 @@ let user = "";
 const computers: ComputerRef[] = [];
 
 const egressParts = () => ({
-  containers: docker("ps", "--all", "--format", "{{.Names}}", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`, "--filter", "label=agentrun.computer.egress").split("\n").filter(Boolean),
+  containers: docker(
+    "ps",
+    "--all",
+    "--format",
+    "{{.Names}}",
+    "--filter",
+    `label=agentrun.test=${labels["agentrun.test"]}`,
+    "--filter",
+    "label=agentrun.computer.egress",
+  )
+    .split("\n")
+    .filter(Boolean),
   volumes: docker("volume", "ls", "--format", "{{.Name}}", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`).split("\n").filter(Boolean),
 });
 
@@ -53,7 +64,10 @@ async function get(ref: ComputerRef, url: string): Promise<string> {
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "egresskit-"));
   kit = join(dir, "egresskit");
-  execFileSync("go", ["build", "-o", kit, "./cmd/computerd/testdata/egresskit"], { cwd: resolve(import.meta.dirname, "../../daemon"), env: { ...process.env, CGO_ENABLED: "0" } });
+  execFileSync("go", ["build", "-o", kit, "./cmd/computerd/testdata/egresskit"], {
+    cwd: resolve(import.meta.dirname, "../../daemon"),
+    env: { ...process.env, CGO_ENABLED: "0" },
+  });
   docker("network", "create", "--internal", "--label", `agentrun.test=${id}`, net);
   const subnet = docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Subnet}}{{end}}", net);
   docker("run", "-d", "--name", upstream, "--network", net, "-v", `${kit}:/opt/egresskit:ro`, IMAGE, "/opt/egresskit", "serve");
@@ -83,7 +97,15 @@ describe("a shared egress proxy", () => {
     expect(made.value).toMatchObject({ user, allow: [`${upIP}/32`], hint: "ask the test" });
     expect(egressParts()).toEqual({ containers: [`${proxy}-egress`], volumes: [`${proxy}-egress`] });
     const read = await p.proxies.read(proxy);
-    expect(read).toMatchObject({ ok: true, value: { state: "running", network: { allow: [`${upIP}/32`] }, drift: [], ref: { name: proxy, user, allow: [`${upIP}/32`], deadline: made.value.deadline } } });
+    expect(read).toMatchObject({
+      ok: true,
+      value: {
+        state: "running",
+        network: { allow: [`${upIP}/32`] },
+        drift: [],
+        ref: { name: proxy, user, allow: [`${upIP}/32`], deadline: made.value.deadline },
+      },
+    });
   }, 120_000);
 
   it("serves two computers that join it, each reaching its list", async () => {
@@ -124,9 +146,15 @@ describe("a shared egress proxy", () => {
   it("refuses a computer of another user, or one that would outlive it, making nothing", async () => {
     const before = docker("ps", "--all", "-q", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`).split("\n").length;
     const other = await p.create({ image: IMAGE, lifetimeMs: 600_000, network: { allow: [] }, egress: proxy, labels, user: "4242:4242" });
-    expect(other).toMatchObject({ ok: false, error: { code: "refused", field: "egress", message: expect.stringMatching(/belongs to .*, not the computer's 4242:4242/) } });
+    expect(other).toMatchObject({
+      ok: false,
+      error: { code: "refused", field: "egress", message: expect.stringMatching(/belongs to .*, not the computer's 4242:4242/) },
+    });
     const longer = await p.create({ image: IMAGE, lifetimeMs: 3_600_000, network: { allow: [] }, egress: proxy, labels });
-    expect(longer).toMatchObject({ ok: false, error: { code: "refused", field: "egress", message: expect.stringMatching(/ends at .*, before its computer's deadline/) } });
+    expect(longer).toMatchObject({
+      ok: false,
+      error: { code: "refused", field: "egress", message: expect.stringMatching(/ends at .*, before its computer's deadline/) },
+    });
     const wrongList = await p.create({ image: IMAGE, lifetimeMs: 600_000, network: { allow: ["pypi.org"] }, egress: proxy, labels });
     expect(wrongList).toMatchObject({ ok: false, error: { code: "refused", field: "network" } });
     expect(docker("ps", "--all", "-q", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`).split("\n").length).toBe(before);

@@ -137,4 +137,3 @@ describe("files helpers against computerd", () => {
     await expect(client.call("ping", {})).resolves.toEqual({});
   });
 });
-

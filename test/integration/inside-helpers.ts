@@ -30,7 +30,10 @@ export async function inside(name: string, script: string): Promise<{ exitCode: 
 
 /** Kills every `computerd stdio` bridge in the computer (SIGKILL): the daemon sees its connections cut. */
 export async function cutBridges(name: string): Promise<void> {
-  await inside(name, `for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^/opt/agentrun/computerd stdio' && kill -9 \${p#/proc/}; done; true`);
+  await inside(
+    name,
+    `for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^/opt/agentrun/computerd stdio' && kill -9 \${p#/proc/}; done; true`,
+  );
 }
 
 /** A client that, before the nth call of a method, cuts the computer's bridges, so that call meets a broken connection. */

@@ -15,12 +15,27 @@ describe("Modal on the Docker-backed fake", () => {
     const made = await provider.create(spec({ labels: { "agentrun.test": "lifecycle" } }));
     if (!made.ok) throw new Error(made.error.message);
     const ref = made.value;
-    expect(ref).toMatchObject({ provider: "modal", spec: { user: "2510:2510", network: "none", workdir: "/work", kind: "linux" }, hello: { arch: "amd64", kind: "linux" } });
+    expect(ref).toMatchObject({
+      provider: "modal",
+      spec: { user: "2510:2510", network: "none", workdir: "/work", kind: "linux" },
+      hello: { arch: "amd64", kind: "linux" },
+    });
     const connection = await provider.connect(ref);
     if (!connection.ok) throw new Error(connection.error.message);
     const { client } = connection.value;
-    const run = await client.call("exec.run", { argv: ["sh", "-c", "id -u; id -g; echo $HOME; grep -E '^Cap(Eff|Bnd)|NoNewPrivs' /proc/self/status"], timeoutMs: 10_000 });
-    expect(text(run.stdout).split("\n").sort()).toEqual(["", "/work", "2510", "2510", "CapBnd:\t0000000000000000", "CapEff:\t0000000000000000", "NoNewPrivs:\t1"]);
+    const run = await client.call("exec.run", {
+      argv: ["sh", "-c", "id -u; id -g; echo $HOME; grep -E '^Cap(Eff|Bnd)|NoNewPrivs' /proc/self/status"],
+      timeoutMs: 10_000,
+    });
+    expect(text(run.stdout).split("\n").sort()).toEqual([
+      "",
+      "/work",
+      "2510",
+      "2510",
+      "CapBnd:\t0000000000000000",
+      "CapEff:\t0000000000000000",
+      "NoNewPrivs:\t1",
+    ]);
     expect(await writeFile(client, "/work/hello.txt", Buffer.from("hi from modal"))).toMatchObject({ ok: true });
     const read = await readFile(client, "/work/hello.txt");
     expect(read.ok && Buffer.from(read.value).toString()).toBe("hi from modal");
@@ -76,7 +91,8 @@ describe("Modal on the Docker-backed fake", () => {
     const busybox = execFileSync("sh", ["-c", "command -v busybox"], { encoding: "utf8" }).trim();
     execFileSync("docker", ["cp", "-L", busybox, `${id}:/busybox`]);
     execFileSync("docker", ["exec", "-d", id, "/busybox", "sh", "-c", "while true; do echo agent | /busybox nc -l -p 2280; done"]);
-    const probe = (argv: string[]) => JSON.parse(execFileSync("docker", ["exec", id, ...argv], { encoding: "utf8" })) as { reached: string[]; interfaces: string[] };
+    const probe = (argv: string[]) =>
+      JSON.parse(execFileSync("docker", ["exec", id, ...argv], { encoding: "utf8" })) as { reached: string[]; interfaces: string[] };
     // Root beside it reaches it (the control)...
     let outside = probe(["/opt/agentrun/computerd", "probe", "--connect", "127.0.0.1:2280"]);
     for (let i = 0; i < 20 && outside.reached.length === 0; i++) {
@@ -87,7 +103,10 @@ describe("Modal on the Docker-backed fake", () => {
     // ...and a program of the computer's user does not.
     const connection = await provider.connect(made.value);
     if (!connection.ok) throw new Error(connection.error.message);
-    const run = await connection.value.client.call("exec.run", { argv: ["/opt/agentrun/computerd", "probe", "--connect", "127.0.0.1:2280", "--connect", "[::1]:2280"], timeoutMs: 30_000 });
+    const run = await connection.value.client.call("exec.run", {
+      argv: ["/opt/agentrun/computerd", "probe", "--connect", "127.0.0.1:2280", "--connect", "[::1]:2280"],
+      timeoutMs: 30_000,
+    });
     const inside = JSON.parse(text(run.stdout)) as { reached: string[]; accepted: string[]; interfaces: string[]; results: Array<{ outcome: string }> };
     expect(inside.interfaces).toEqual(["lo"]);
     expect(inside.results.map((r) => r.outcome)).toEqual(["refused", "refused"]);

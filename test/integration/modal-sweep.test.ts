@@ -35,13 +35,20 @@ describe("the Modal sweep", () => {
     const after = await sweepMain(["--after", file], env, () => sdk);
     expect(after).toEqual({ code: 0, out: JSON.stringify({ swept: 2, gone: 2, stillThere: [] }), err: "" });
     expect(await sdk.running()).toEqual([kept.value.id]);
-    expect(made.every((m) => m.ok), ids.join("; ")).toBe(true);
+    expect(
+      made.every((m) => m.ok),
+      ids.join("; "),
+    ).toBe(true);
     expect(await provider.release(kept.value, "delete")).toEqual({ ok: true, value: undefined });
   }, 180_000);
 
   it("refuses a usage error and a missing setting with exit 2, naming never a value", async () => {
     expect((await sweepMain(["--sideways", "x"], env)).code).toBe(2);
-    const missing = await sweepMain(["--before", path.join(dir, "x.json")], { COMPUTER_MODAL_APP: "a", MODAL_TOKEN_ID: "ak-prod", MODAL_TOKEN_SECRET: "as-prod-secret" });
+    const missing = await sweepMain(["--before", path.join(dir, "x.json")], {
+      COMPUTER_MODAL_APP: "a",
+      MODAL_TOKEN_ID: "ak-prod",
+      MODAL_TOKEN_SECRET: "as-prod-secret",
+    });
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/needs COMPUTER_MODAL_TOKEN_ID, COMPUTER_MODAL_TOKEN_SECRET \(MODAL_TOKEN_ID and MODAL_TOKEN_SECRET are never read/);
     expect(missing.err).not.toContain("as-prod-secret");

@@ -20,7 +20,11 @@ describe("a warm pool of ten on Docker", () => {
   const claimed: Claimed[] = [];
   /** The epoch each won claim was made at. */
   const epochs = new Map<string, number>();
-  const atEpoch = (e: number) => claimed.filter((c) => epochs.get(c.ref.id) === e).map((c) => c.ref.name).sort();
+  const atEpoch = (e: number) =>
+    claimed
+      .filter((c) => epochs.get(c.ref.id) === e)
+      .map((c) => c.ref.name)
+      .sort();
 
   beforeAll(async () => {
     const filled = await fillPool(pool, spec({ memoryMb: 128, cpus: 0.5, pids: 128 }), SIZE);
@@ -53,7 +57,8 @@ describe("a warm pool of ten on Docker", () => {
     claimed.push(...won);
     expect(won).toHaveLength(SIZE);
     expect(new Set(won.map((c) => c.ref.id)).size).toBe(SIZE);
-    for (const r of results) if (!r.ok) expect(r.error).toMatchObject({ code: "not_found", message: expect.stringMatching(/^pool pool-[0-9a-f]+ has no ready computer/) });
+    for (const r of results)
+      if (!r.ok) expect(r.error).toMatchObject({ code: "not_found", message: expect.stringMatching(/^pool pool-[0-9a-f]+ has no ready computer/) });
     const ready = await poolReady(pool);
     expect(ready.ok && ready.value).toEqual([]);
   }, 300_000);
@@ -122,7 +127,12 @@ describe("a PoolWatch: a service's own bridges to a pool's ready computers", () 
   }, 300_000);
 
   test("holds a bridge to each ready computer", () => {
-    expect(watch.held().map((r) => r.name).every((n) => /^pool-[0-9a-f]{12}$/.test(n))).toBe(true);
+    expect(
+      watch
+        .held()
+        .map((r) => r.name)
+        .every((n) => /^pool-[0-9a-f]{12}$/.test(n)),
+    ).toBe(true);
     expect(watch.held()).toHaveLength(3);
   });
 

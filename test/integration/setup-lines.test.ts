@@ -18,7 +18,9 @@ describe("the set-up's lines under npm run up", () => {
     const log = path.join(dir, "setup.log");
     const run = await execa("bash", ["scripts/setup.sh"], { cwd: ROOT, env: { AGENTRUN_SETUP_LOG: log }, reject: false });
     expect(run.exitCode, String(run.stderr)).toBe(0);
-    const lines = String(run.stderr).split("\n").filter((line) => !/^\[setup\] set-up done in \d+ s$/.test(line));
+    const lines = String(run.stderr)
+      .split("\n")
+      .filter((line) => !/^\[setup\] set-up done in \d+ s$/.test(line));
     expect(lines.map((line) => STEP.exec(line)?.[1] ?? `not a step line: ${line}`)).toEqual([
       "node modules",
       "tmux (for the shell tests)",

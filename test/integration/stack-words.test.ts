@@ -32,7 +32,9 @@ describe("a missing image, in a stack's terms", () => {
 
   it("the stack's agentrun:docker.image naming an image not on the host: how to make it, or the line that unsets it", async () => {
     const words = await createRefusal({ docker: { image: NOWHERE } }, {});
-    expect(words).toMatch(new RegExp(`^the image ${NOWHERE.replace(/[.:/]/g, "\\$&")}, which the stack's agentrun:docker\\.image names, is not on this Docker host`));
+    expect(words).toMatch(
+      new RegExp(`^the image ${NOWHERE.replace(/[.:/]/g, "\\$&")}, which the stack's agentrun:docker\\.image names, is not on this Docker host`),
+    );
     expect(words).toContain(`\`docker build -t ${NOWHERE} <folder with its Dockerfile>\``);
     expect(words).toContain("`pulumi config rm --path agentrun:docker.image`");
     expect(words).not.toMatch(/ensureImage|docker\.image\(\)|recipe/);

@@ -11,12 +11,16 @@ import { MODAL_DEFAULT_IMAGE } from "../../src/kinds.js";
 const problem = liveProblem(process.env);
 
 describe("Modal, live", () => {
-  it.skipIf(problem !== undefined)(`passes Core on real Modal${problem ? ` (skipped: ${problem})` : ""}`, async () => {
-    const report = await runConformance(createProvider(), {
-      image: process.env.COMPUTER_MODAL_IMAGE || MODAL_DEFAULT_IMAGE,
-      drifted: createDriftedProvider(),
-      cleanupTimeoutMs: 150_000,
-    });
-    expect(report.core, formatReport(report)).toBe("pass");
-  }, 45 * 60_000);
+  it.skipIf(problem !== undefined)(
+    `passes Core on real Modal${problem ? ` (skipped: ${problem})` : ""}`,
+    async () => {
+      const report = await runConformance(createProvider(), {
+        image: process.env.COMPUTER_MODAL_IMAGE || MODAL_DEFAULT_IMAGE,
+        drifted: createDriftedProvider(),
+        cleanupTimeoutMs: 150_000,
+      });
+      expect(report.core, formatReport(report)).toBe("pass");
+    },
+    45 * 60_000,
+  );
 });

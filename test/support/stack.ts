@@ -59,7 +59,10 @@ export async function testStack(name: string, resources: Record<string, unknown>
   const stack = await LocalWorkspace.createOrSelectStack({ stackName: "test", workDir: dir }, { pulumiCommand, envVars: env });
   const cli = async (...args: string[]) => {
     const r = await execa(`${tools.pulumiBin}/pulumi`, [...args, "--stack", "test", "--non-interactive"], {
-      cwd: dir, env, reject: false, all: false,
+      cwd: dir,
+      env,
+      reject: false,
+      all: false,
     });
     return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
   };

@@ -1,14 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  KEYS,
-  MAX_ACTIONS,
-  MAX_BATCH_WAIT_MS,
-  MAX_KEY_REPEAT,
-  checkActions,
-  createActionMapper,
-  isKey,
-  toAction,
-} from "../../src/actions.js";
+import { KEYS, MAX_ACTIONS, MAX_BATCH_WAIT_MS, MAX_KEY_REPEAT, checkActions, createActionMapper, isKey, toAction } from "../../src/actions.js";
 
 const desktop = ["exec", "files", "processes", "screen", "input.pointer", "input.keys"];
 const phone = ["screen", "input.touch", "apps", "input.keys"];
@@ -17,18 +8,34 @@ const click = { type: "click", point: [10, 10] };
 describe("checkActions", () => {
   it("takes a batch of 100 actions", () => {
     expect(MAX_ACTIONS).toBe(100);
-    expect(checkActions(Array.from({ length: 100 }, () => click), desktop)).toBeUndefined();
+    expect(
+      checkActions(
+        Array.from({ length: 100 }, () => click),
+        desktop,
+      ),
+    ).toBeUndefined();
   });
 
   it("refuses 101 actions as limit, running nothing", () => {
-    expect(checkActions(Array.from({ length: 101 }, () => click), desktop)).toEqual({
+    expect(
+      checkActions(
+        Array.from({ length: 101 }, () => click),
+        desktop,
+      ),
+    ).toEqual({
       done: 0,
       failed: { index: 100, kind: "limit", message: "a batch holds at most 100 actions; this one has 101: send the rest in another batch" },
     });
   });
 
   it("refuses an unknown key at index 1: done 0, failed.index 1, kind invalid", () => {
-    const result = checkActions([{ type: "key", keys: ["enter"] }, { type: "key", keys: ["Hyper_Q"] }], desktop);
+    const result = checkActions(
+      [
+        { type: "key", keys: ["enter"] },
+        { type: "key", keys: ["Hyper_Q"] },
+      ],
+      desktop,
+    );
     expect(result?.done).toBe(0);
     expect(result?.failed).toMatchObject({ index: 1, kind: "invalid" });
     expect(result?.failed?.message).toMatch(/^action 1 \(key\): "Hyper_Q" is not a key/);
@@ -133,7 +140,10 @@ describe("toAction", () => {
   });
 
   it("refuses in words what a kind cannot take, and malformed events, never throwing", () => {
-    expect(toAction({ type: "tap", x: 1, y: 1 }, "desktop")).toEqual({ field: "type", message: "a desktop takes the mouse, the wheel, keys and text, not a tap event" });
+    expect(toAction({ type: "tap", x: 1, y: 1 }, "desktop")).toEqual({
+      field: "type",
+      message: "a desktop takes the mouse, the wheel, keys and text, not a tap event",
+    });
     expect(toAction({ type: "mouse", action: "move", x: 1, y: 1 }, "android")).toMatchObject({ field: "type" });
     expect(toAction({ type: "key", key: "a" }, "linux")).toEqual({ field: "kind", message: "a linux computer takes no input from the viewer" });
     expect(toAction({ type: "mouse", action: "move", x: Number.NaN, y: 1 }, "desktop")).toMatchObject({ field: "point" });

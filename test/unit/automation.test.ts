@@ -19,13 +19,22 @@ describe("computerStack refuses before it makes anything", () => {
 
   test("a relative state folder: invalid, naming the field", async () => {
     const r = await computerStack({ stack: "r1", program: () => ({}), passphrase: "p", state: "state" });
-    expect(r).toMatchObject({ ok: false, error: { code: "invalid", field: "state", message: 'state is a folder\'s absolute path or a backend\'s URL, not "state"' } });
+    expect(r).toMatchObject({
+      ok: false,
+      error: { code: "invalid", field: "state", message: "state is a folder's absolute path or a backend's URL, not \"state\"" },
+    });
   });
 });
 
 describe("progressOf", () => {
   test("a step's start, end and failure, by the resource's type and name", () => {
-    expect(progressOf({ sequence: 1, timestamp: 0, resourcePreEvent: { metadata: meta } })).toEqual({ kind: "step", op: "create", type: "agentrun:index:Computer", name: "worker-0", status: "started" });
+    expect(progressOf({ sequence: 1, timestamp: 0, resourcePreEvent: { metadata: meta } })).toEqual({
+      kind: "step",
+      op: "create",
+      type: "agentrun:index:Computer",
+      name: "worker-0",
+      status: "started",
+    });
     expect(progressOf({ sequence: 2, timestamp: 0, resOutputsEvent: { metadata: meta } })).toMatchObject({ status: "done" });
     expect(progressOf({ sequence: 3, timestamp: 0, resOpFailedEvent: { metadata: meta, status: 1, steps: 0 } })).toMatchObject({ status: "failed" });
   });
@@ -33,9 +42,17 @@ describe("progressOf", () => {
   test("a line said on a resource, with its type and name; one said on none, without", () => {
     const said = { message: "waiting for the docker computer to start\n", color: "never", severity: "info" as const };
     expect(progressOf({ sequence: 1, timestamp: 0, diagnosticEvent: { ...said, urn: URN } })).toEqual({
-      kind: "note", severity: "info", message: "waiting for the docker computer to start", type: "agentrun:index:Computer", name: "worker-0",
+      kind: "note",
+      severity: "info",
+      message: "waiting for the docker computer to start",
+      type: "agentrun:index:Computer",
+      name: "worker-0",
     });
-    expect(progressOf({ sequence: 1, timestamp: 0, diagnosticEvent: said })).toEqual({ kind: "note", severity: "info", message: "waiting for the docker computer to start" });
+    expect(progressOf({ sequence: 1, timestamp: 0, diagnosticEvent: said })).toEqual({
+      kind: "note",
+      severity: "info",
+      message: "waiting for the docker computer to start",
+    });
   });
 
   test("debug lines and other events are not progress", () => {

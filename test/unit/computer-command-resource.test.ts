@@ -7,7 +7,9 @@ import { testContext } from "../support/context.js";
 
 const ctx = testContext();
 const reasons = async (news: Record<string, unknown>) =>
-  ((await computerCommand.check(ctx, {}, { computer: "computer-0123456789ab", command: "true", ...news })).failures ?? []).map((f) => `${f.property}: ${f.reason}`);
+  ((await computerCommand.check(ctx, {}, { computer: "computer-0123456789ab", command: "true", ...news })).failures ?? []).map(
+    (f) => `${f.property}: ${f.reason}`,
+  );
 
 describe("ComputerCommand check", () => {
   test.each([
@@ -20,15 +22,37 @@ describe("ComputerCommand check", () => {
     ["an env name that is no variable", { env: { "A-B": "1" } }, 'env: env\'s name "A-B" is not a variable name (letters, digits and _, not first a digit)'],
     ["the runner's own variable", { env: { AGENTRUN_RUN: "x" } }, "env: env's AGENTRUN_RUN is the runner's own: name another"],
     ["an env value that is no text", { env: { A: 1 } }, "env: env's A must be text"],
-    ["a timeout of 0", { timeoutSeconds: 0 }, expect.stringMatching(/^timeoutSeconds: timeoutSeconds is whole seconds from 1 to 3590: the daemon's bound on a run is 3600 s, and the runner keeps 10 s of it/)],
-    ["a timeout that leaves the runner less than 10 s", { timeoutSeconds: MAX_TIMEOUT_SECONDS + 1 }, expect.stringMatching(/^timeoutSeconds: timeoutSeconds is whole seconds from 1 to 3590/)],
+    [
+      "a timeout of 0",
+      { timeoutSeconds: 0 },
+      expect.stringMatching(
+        /^timeoutSeconds: timeoutSeconds is whole seconds from 1 to 3590: the daemon's bound on a run is 3600 s, and the runner keeps 10 s of it/,
+      ),
+    ],
+    [
+      "a timeout that leaves the runner less than 10 s",
+      { timeoutSeconds: MAX_TIMEOUT_SECONDS + 1 },
+      expect.stringMatching(/^timeoutSeconds: timeoutSeconds is whole seconds from 1 to 3590/),
+    ],
     ["a fractional timeout", { timeoutSeconds: 1.5 }, expect.stringMatching(/^timeoutSeconds: /)],
     ["triggers that are no list", { triggers: "x" }, "triggers: triggers is a list of values whose change runs the command again"],
-    ["an absolute result path", { resultPaths: ["/etc/shadow"] }, 'resultPaths: a result path "/etc/shadow" is absolute: give it relative to the computer\'s home (Downloads/report.csv)'],
-    ["a result path that leaves the home", { resultPaths: ["../x"] }, 'resultPaths: a result path "../x" leaves the home: a step writes and reads only inside it'],
+    [
+      "an absolute result path",
+      { resultPaths: ["/etc/shadow"] },
+      'resultPaths: a result path "/etc/shadow" is absolute: give it relative to the computer\'s home (Downloads/report.csv)',
+    ],
+    [
+      "a result path that leaves the home",
+      { resultPaths: ["../x"] },
+      'resultPaths: a result path "../x" leaves the home: a step writes and reads only inside it',
+    ],
     ["a result path with a NUL", { resultPaths: ["a\0"] }, 'resultPaths: a result path "a\\0" holds a NUL: a path inside the computer cannot'],
     ["a result path named twice", { resultPaths: ["out.json", "./out.json"] }, "resultPaths: the result path out.json is named twice"],
-    ["an unknown field", { cwd: "/tmp" }, 'cwd: agentrun:index:ComputerCommand has no field "cwd"; it takes computer, provider, command, stdin, env, timeoutSeconds, triggers, resultPaths'],
+    [
+      "an unknown field",
+      { cwd: "/tmp" },
+      'cwd: agentrun:index:ComputerCommand has no field "cwd"; it takes computer, provider, command, stdin, env, timeoutSeconds, triggers, resultPaths',
+    ],
     ["no computer", { computer: undefined }, "computer: computer is required: the name of the Computer to act inside (a Computer's `name` output)"],
   ])("refuses %s in words", async (_name, news, words) => {
     expect(await reasons(news)).toContainEqual(words);
@@ -70,7 +94,19 @@ describe("ComputerCommand's folder", () => {
 });
 
 describe("ComputerCommand diff", () => {
-  const olds = { computer: "c", provider: "docker", command: "true", env: { A: "1" }, timeoutSeconds: 300, resultPaths: [], runId: "r", exitCode: 0, stdout: "", stderr: "", results: {} };
+  const olds = {
+    computer: "c",
+    provider: "docker",
+    command: "true",
+    env: { A: "1" },
+    timeoutSeconds: 300,
+    resultPaths: [],
+    runId: "r",
+    exitCode: 0,
+    stdout: "",
+    stderr: "",
+    results: {},
+  };
   const news = { computer: "c", provider: "docker", command: "true", env: { A: "1" }, timeoutSeconds: 300, resultPaths: [] };
   test.each([
     ["command", { command: "false" }],
@@ -82,7 +118,10 @@ describe("ComputerCommand diff", () => {
     expect(await computerCommand.diff(ctx, "run-r", olds, { ...news, ...change })).toEqual({ changes: true, replaces: [field], deleteBeforeReplace: false });
   });
 
-  test.each([["timeoutSeconds", { timeoutSeconds: 10 }], ["resultPaths", { resultPaths: ["a"] }]])("a change of %s runs nothing (an update)", async (_f, change) => {
+  test.each([
+    ["timeoutSeconds", { timeoutSeconds: 10 }],
+    ["resultPaths", { resultPaths: ["a"] }],
+  ])("a change of %s runs nothing (an update)", async (_f, change) => {
     expect(await computerCommand.diff(ctx, "run-r", olds, { ...news, ...change })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
   });
 

@@ -23,23 +23,51 @@ const archive = (assets: Record<string, unknown>) => ({ [SIG]: "0def7320c3a5731c
 
 const ctx = testContext();
 let base: string;
-beforeEach(async () => { base = await mkdtemp(join(tmpdir(), "agentrun-unit-files-")); });
-afterEach(async () => { await rm(base, { recursive: true, force: true }); });
+beforeEach(async () => {
+  base = await mkdtemp(join(tmpdir(), "agentrun-unit-files-"));
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
 
 const reasons = async (news: Record<string, unknown>) =>
   ((await computerFiles.check(ctx, {}, { computer: "computer-0123456789ab", ...news })).failures ?? []).map((f) => `${f.property}: ${f.reason}`);
 
 describe("ComputerFiles check", () => {
   test.each([
-    ["an absolute path", { files: { "/etc/passwd": text("x") } }, 'files: files\' destination "/etc/passwd" is absolute: give it relative to the computer\'s home (Downloads/report.csv)'],
-    ["a path that leaves the home", { files: { "../../etc/x": text("x") } }, "files: files' destination \"../../etc/x\" under Downloads leaves the home: a step writes and reads only inside it"],
+    [
+      "an absolute path",
+      { files: { "/etc/passwd": text("x") } },
+      "files: files' destination \"/etc/passwd\" is absolute: give it relative to the computer's home (Downloads/report.csv)",
+    ],
+    [
+      "a path that leaves the home",
+      { files: { "../../etc/x": text("x") } },
+      'files: files\' destination "../../etc/x" under Downloads leaves the home: a step writes and reads only inside it',
+    ],
     ["a NUL", { files: { "a\0b": text("x") } }, 'files: files\' destination "a\\0b" holds a NUL: a path inside the computer cannot'],
-    ["an absolute destination", { files: { a: text("x") }, destination: "/tmp" }, 'destination: destination "/tmp" is absolute: give it relative to the computer\'s home (Downloads/report.csv)'],
-    ["a destination that leaves the home", { files: { a: text("x") }, destination: ".." }, 'destination: destination ".." leaves the home: a step writes and reads only inside it'],
+    [
+      "an absolute destination",
+      { files: { a: text("x") }, destination: "/tmp" },
+      'destination: destination "/tmp" is absolute: give it relative to the computer\'s home (Downloads/report.csv)',
+    ],
+    [
+      "a destination that leaves the home",
+      { files: { a: text("x") }, destination: ".." },
+      'destination: destination ".." leaves the home: a step writes and reads only inside it',
+    ],
     ["a remote asset", { files: { a: remote("https://example.com/a") } }, "files: files.a: a remote asset (uri) is not fetched: give a local file or a string"],
-    ["a value that is no asset", { files: { a: "just text" } }, "files: files.a must be an asset or an archive (fn::stringAsset, fn::fileAsset, fn::fileArchive, fn::assetArchive)"],
+    [
+      "a value that is no asset",
+      { files: { a: "just text" } },
+      "files: files.a must be an asset or an archive (fn::stringAsset, fn::fileAsset, fn::fileArchive, fn::assetArchive)",
+    ],
     ["no files", {}, "files: files is required: a map of home-relative paths to assets or archives (fn::stringAsset, fn::fileAsset, fn::fileArchive)"],
-    ["an unknown field", { files: { a: text("x") }, mode: "0644" }, 'mode: agentrun:index:ComputerFiles has no field "mode"; it takes computer, provider, files, destination'],
+    [
+      "an unknown field",
+      { files: { a: text("x") }, mode: "0644" },
+      'mode: agentrun:index:ComputerFiles has no field "mode"; it takes computer, provider, files, destination',
+    ],
     ["an unknown provider", { files: { a: text("x") }, provider: "nowhere" }, expect.stringMatching(/^provider: .*nowhere/)],
   ])("refuses %s in words", async (_name, news, words) => {
     expect(await reasons(news)).toContainEqual(words);
@@ -51,7 +79,9 @@ describe("ComputerFiles check", () => {
   });
 
   test("refuses a local file that is not there, naming it", async () => {
-    expect(await reasons({ files: { a: file(join(base, "missing.csv")) } })).toEqual([`files: files.a: the local file ${join(base, "missing.csv")} is not there (or is not a file)`]);
+    expect(await reasons({ files: { a: file(join(base, "missing.csv")) } })).toEqual([
+      `files: files.a: the local file ${join(base, "missing.csv")} is not there (or is not a file)`,
+    ]);
   });
 
   test("refuses a tar archive: only folders are taken", async () => {
@@ -149,15 +179,29 @@ describe("the tar a batch streams", () => {
   });
 
   test("a source that gives fewer bytes than its size fails the stream", async () => {
-    const short = { name: "a", mode: 0o644, size: 10, bytes: async function* () { yield Buffer.from("abc"); } };
-    await expect(async () => { for await (const _ of tarStream([short])) void _; }).rejects.toThrow("a shrank while it was sent (3 of its 10 bytes)");
+    const short = {
+      name: "a",
+      mode: 0o644,
+      size: 10,
+      bytes: async function* () {
+        yield Buffer.from("abc");
+      },
+    };
+    await expect(async () => {
+      for await (const _ of tarStream([short])) void _;
+    }).rejects.toThrow("a shrank while it was sent (3 of its 10 bytes)");
   });
 });
 
 describe("ComputerFiles drift", () => {
   const h = (c: string) => c.repeat(64);
   test("names each file removed, changed or with another mode", () => {
-    const written = { a: { sha256: h("a"), mode: "644" }, b: { sha256: h("b"), mode: "644" }, c: { sha256: h("c"), mode: "644" }, d: { sha256: h("d"), mode: "600" } };
+    const written = {
+      a: { sha256: h("a"), mode: "644" },
+      b: { sha256: h("b"), mode: "644" },
+      c: { sha256: h("c"), mode: "644" },
+      d: { sha256: h("d"), mode: "600" },
+    };
     const read = { b: { sha256: h("e"), mode: "644" }, c: { sha256: h("c"), mode: "600" }, d: { sha256: h("d"), mode: "600" } };
     expect(driftOf(written, read)).toEqual([
       "a was removed inside the computer",

@@ -22,12 +22,24 @@ function readingProvider(answer: () => Result<ReadBack>, capabilities: Partial<C
     id: "reading",
     version: "0.0.0",
     capabilities: () => ({
-      kind: "linux", os: "linux", daemon: "pid1", groups: ["exec", "files", "processes"], lifetime: "janitor",
-      maxLifetimeMs: 3_600_000, network: ["none"], release: ["delete"], ...capabilities,
+      kind: "linux",
+      os: "linux",
+      daemon: "pid1",
+      groups: ["exec", "files", "processes"],
+      lifetime: "janitor",
+      maxLifetimeMs: 3_600_000,
+      network: ["none"],
+      release: ["delete"],
+      ...capabilities,
     }),
     check: () => ok(),
     read: async () => answer(),
-    create: refused, attach: refused, list: refused, network: refused, connect: refused, release: refused,
+    create: refused,
+    attach: refused,
+    list: refused,
+    network: refused,
+    connect: refused,
+    release: refused,
   };
 }
 
@@ -38,7 +50,16 @@ describe("Computer check", () => {
     const r = await computer.check(ctx, {}, good);
     expect(r.failures).toBeUndefined();
     expect(r.inputs).toEqual({
-      ...good, provider: "docker", network: "none", labels: {}, kind: "linux", cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", user: "1234:1234",
+      ...good,
+      provider: "docker",
+      network: "none",
+      labels: {},
+      kind: "linux",
+      cpus: 2,
+      memoryMb: 4096,
+      pids: 1024,
+      workdir: "/work",
+      user: "1234:1234",
     });
     expect((await computer.check(ctx, {}, { ...good, user: "77" })).inputs?.user).toBe("77:77");
   });
@@ -98,8 +119,32 @@ describe("Computer check", () => {
 });
 
 describe("Computer diff", () => {
-  const olds = { ...good, provider: "docker", network: "none", labels: {}, kind: "linux", cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", user: "1234:1234", state: "running", drift: [] };
-  const news = { ...good, provider: "docker", network: "none", labels: {}, kind: "linux", cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", user: "1234:1234" };
+  const olds = {
+    ...good,
+    provider: "docker",
+    network: "none",
+    labels: {},
+    kind: "linux",
+    cpus: 2,
+    memoryMb: 4096,
+    pids: 1024,
+    workdir: "/work",
+    user: "1234:1234",
+    state: "running",
+    drift: [],
+  };
+  const news = {
+    ...good,
+    provider: "docker",
+    network: "none",
+    labels: {},
+    kind: "linux",
+    cpus: 2,
+    memoryMb: 4096,
+    pids: 1024,
+    workdir: "/work",
+    user: "1234:1234",
+  };
 
   it("has no change when the computer is as declared", async () => {
     expect(await computer.diff(ctx, "computer-0", olds, news)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
@@ -131,7 +176,9 @@ describe("Computer read", () => {
   const deadline = new Date(Date.now() + 90_000).toISOString();
   const readBack = (over: Partial<ReadBack> = {}): ReadBack => ({
     ref: {
-      id: "f".repeat(64), name: "computer-0123456789ab", provider: "reading",
+      id: "f".repeat(64),
+      name: "computer-0123456789ab",
+      provider: "reading",
       spec: { image: "agentrun-base:x", user: "1234:1234", network: "none", cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", deadline },
     },
     state: "running",
@@ -140,7 +187,18 @@ describe("Computer read", () => {
     drift: [],
     ...over,
   });
-  const declared = { ...good, provider: "reading", network: "none", labels: { "agentrun.run": "r1" }, kind: "linux", cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", user: "1234:1234" };
+  const declared = {
+    ...good,
+    provider: "reading",
+    network: "none",
+    labels: { "agentrun.run": "r1" },
+    kind: "linux",
+    cpus: 2,
+    memoryMb: 4096,
+    pids: 1024,
+    workdir: "/work",
+    user: "1234:1234",
+  };
 
   it("drops a computer that is gone (no id), so the next up makes it again", async () => {
     expect(await computer.read(contextOf(readingProvider(() => fail("not_found", "no computer"))), "computer-0123456789ab", declared)).toEqual({});
@@ -157,7 +215,14 @@ describe("Computer read", () => {
     const r = await computer.read(contextOf(readingProvider(() => ok(readBack()))), "computer-0123456789ab", declared);
     expect(r.id).toBe("computer-0123456789ab");
     expect(r.inputs).toEqual(declared);
-    expect(r.props).toMatchObject({ name: "computer-0123456789ab", vendorId: "f".repeat(64), state: "running", drift: [], deadline, labels: { "agentrun.run": "r1" } });
+    expect(r.props).toMatchObject({
+      name: "computer-0123456789ab",
+      vendorId: "f".repeat(64),
+      state: "running",
+      drift: [],
+      deadline,
+      labels: { "agentrun.run": "r1" },
+    });
     expect((r.props as Props).hello).toEqual({ version: "0.0.0", arch: "amd64", kind: "linux", groups: ["exec", "files", "processes"] });
   });
 

@@ -26,7 +26,12 @@ describe("the conformance CLI", () => {
   });
 
   it("exits 2 with the usage for a missing --provider, an unknown flag, an unknown id or --kind with --only", async () => {
-    for (const argv of [[], ["--provider", "docker", "--bogus"], ["--provider", "no-such-vendor"], ["--provider", "./memory-module.ts", "--kind", "linux", "--only", "health"]]) {
+    for (const argv of [
+      [],
+      ["--provider", "docker", "--bogus"],
+      ["--provider", "no-such-vendor"],
+      ["--provider", "./memory-module.ts", "--kind", "linux", "--only", "health"],
+    ]) {
       const run = await cli(...argv);
       expect(run.code, argv.join(" ")).toBe(EXIT.usage);
       expect(run.stderr).toContain("usage: npm run conformance");
@@ -71,8 +76,17 @@ describe("kinds", () => {
     expect(kindCases("linux").map((c) => c.id)).toEqual(kindCases("sandbox").map((c) => c.id));
     const display = (c: { needs: { groups?: string[] } }) => (c.needs.groups ?? []).some((g) => g === "screen" || g.startsWith("input."));
     expect(kindCases("sandbox")).toEqual(casesFor("linux").filter((c) => !display(c)));
-    expect(kindCases("desktop").filter(display).map((c) => c.id)).toEqual([
-      "screen.screenshot-size", "screen.watch", "input.click-lands", "input.type-text", "input.key-table-refuses-unknown", "input.actions-stops-at-first-failure",
+    expect(
+      kindCases("desktop")
+        .filter(display)
+        .map((c) => c.id),
+    ).toEqual([
+      "screen.screenshot-size",
+      "screen.watch",
+      "input.click-lands",
+      "input.type-text",
+      "input.key-table-refuses-unknown",
+      "input.actions-stops-at-first-failure",
     ]);
     expect(() => kindCases("none")).toThrow(/no computer/);
   });
@@ -82,7 +96,9 @@ describe("kinds", () => {
     const clean = { left: [], errors: [], late: [] };
     const passing = conformanceCases.map((c) => ({ id: c.id, level: c.level, group: c.group, status: "pass" as const }));
     expect(kindVerdict("linux", caps, passing, clean)).toEqual({ kind: "linux", verdict: "pass", reasons: [] });
-    const noFiles = passing.filter((r) => r.group !== "files" && r.id !== "process.log" && r.id !== "mount.run-folder-bind" && r.id !== "mount.run-folder-archil");
+    const noFiles = passing.filter(
+      (r) => r.group !== "files" && r.id !== "process.log" && r.id !== "mount.run-folder-bind" && r.id !== "mount.run-folder-archil",
+    );
     expect(kindVerdict("linux", caps, noFiles, clean).reasons).toEqual(["no case of the required group files passed"]);
     const skippedCore = passing.map((r) => (r.id === "drift.drifted-daemon" ? { ...r, status: "skip" as const } : r));
     expect(kindVerdict("linux", caps, skippedCore, clean).reasons).toEqual(["Core cases skipped: drift.drifted-daemon"]);
@@ -96,7 +112,9 @@ describe("the suite's helpers", () => {
     expect(privilegeProblems(STATUS_UNPRIVILEGED)).toEqual([]);
     const held = STATUS_UNPRIVILEGED.replace("CapEff:\t0000000000000000", "CapEff:\t00000000a80425fb").replace("NoNewPrivs:\t1", "NoNewPrivs:\t0");
     expect(privilegeProblems(held)).toEqual(["CapEff is 00000000a80425fb, not 0000000000000000", "NoNewPrivs is 0, not 1"]);
-    const missing = STATUS_UNPRIVILEGED.split("\n").filter((l) => !l.startsWith("CapAmb")).join("\n");
+    const missing = STATUS_UNPRIVILEGED.split("\n")
+      .filter((l) => !l.startsWith("CapAmb"))
+      .join("\n");
     expect(privilegeProblems(missing)).toEqual(["CapAmb is not reported"]);
     expect(CAPABILITY_SETS).toHaveLength(5);
   });
@@ -131,7 +149,9 @@ describe("Docker's conformance module", () => {
   it("reads its own COMPUTER_DOCKER_* names and nothing else", async () => {
     const { ENV, settingsFromEnv } = await import("../../src/conformance/docker.js");
     expect(ENV).toEqual(["COMPUTER_DOCKER_DAEMON", "COMPUTER_DOCKER_DAEMON_CACHE", "COMPUTER_DOCKER_USER"]);
-    expect(settingsFromEnv({ COMPUTER_DOCKER_DAEMON: "/d", COMPUTER_DOCKER_USER: "1234:1234", AGENTRUN_DOCKER_IMAGE: "x", COMPUTER_DOCKER_IMAGE: "y" })).toEqual({ daemonPath: "/d", user: "1234:1234" });
+    expect(
+      settingsFromEnv({ COMPUTER_DOCKER_DAEMON: "/d", COMPUTER_DOCKER_USER: "1234:1234", AGENTRUN_DOCKER_IMAGE: "x", COMPUTER_DOCKER_IMAGE: "y" }),
+    ).toEqual({ daemonPath: "/d", user: "1234:1234" });
   });
 
   it("takes the package's daemon for Docker's architecture, and names docker version when it fails", async () => {

@@ -20,7 +20,12 @@ function png(width: number, height: number, rows: Buffer, { depth = 8, colour = 
   ihdr[8] = depth;
   ihdr[9] = colour;
   ihdr[12] = interlace;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(rows)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 describe("decodePng", () => {
@@ -37,7 +42,12 @@ describe("decodePng", () => {
     for (const [filter, f] of Object.entries(encode)) {
       const rows = Buffer.from([0, ...top, Number(filter), ...bottom.map((_, i) => f(i) & 0xff)]);
       const image = decodePng(png(2, 2, rows));
-      expect([image.rgb(0, 0), image.rgb(1, 0), image.rgb(0, 1), image.rgb(1, 1)]).toEqual([[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 255]]);
+      expect([image.rgb(0, 0), image.rgb(1, 0), image.rgb(0, 1), image.rgb(1, 1)]).toEqual([
+        [255, 0, 0],
+        [0, 255, 0],
+        [0, 0, 255],
+        [255, 255, 255],
+      ]);
     }
   });
 

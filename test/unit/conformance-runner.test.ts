@@ -53,7 +53,9 @@ describe("runConformance on the in-memory vendor", () => {
   });
 
   it("fails Core with exit 1 when one Core case fails, with what it found under its line", async () => {
-    const { provider, drifted } = vendor({ exec: (argv) => (argv.join(" ") === "cat /proc/net/dev" ? { stdout: `${NET_DEV_LO}  eth0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n` } : undefined) });
+    const { provider, drifted } = vendor({
+      exec: (argv) => (argv.join(" ") === "cat /proc/net/dev" ? { stdout: `${NET_DEV_LO}  eth0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n` } : undefined),
+    });
     const report = await run(provider, { drifted });
     expect(report.results.filter((r) => r.status === "fail").map((r) => r.id)).toEqual(["isolation.network-none"]);
     expect(report.core).toBe("fail");
@@ -185,7 +187,10 @@ describe("runConformance on the in-memory vendor", () => {
     provider.create = async (spec, options) =>
       spec.labels?.["agentrun.conformance.case"] === "shared" ? { ok: false, error: { code: "failed", message: "no capacity" } } : real(spec, options);
     const report = await run(provider, { drifted });
-    expect(result(report, "health.ping")).toMatchObject({ status: "fail", reason: "the shared computer could not be made: its create failed (failed): no capacity" });
+    expect(result(report, "health.ping")).toMatchObject({
+      status: "fail",
+      reason: "the shared computer could not be made: its create failed (failed): no capacity",
+    });
     expect(result(report, "provider.create")?.status).toBe("pass");
     expect(report.daemon).toBeNull();
   });
@@ -285,9 +290,13 @@ describe("isolation.vendor-agent through computerd probe", () => {
 
   it("fails when the probe prints no JSON line, or leaves a target out", async () => {
     const garbled = childVendor(probe("computerd: unknown command probe"));
-    expect(result(await run(garbled.provider, { drifted: garbled.drifted, cases: only }), "isolation.vendor-agent")?.reason).toMatch(/computerd probe printed no JSON line/);
+    expect(result(await run(garbled.provider, { drifted: garbled.drifted, cases: only }), "isolation.vendor-agent")?.reason).toMatch(
+      /computerd probe printed no JSON line/,
+    );
     const short = childVendor(probe(probeLine(targets.slice(1))));
-    expect(result(await run(short.provider, { drifted: short.drifted, cases: only }), "isolation.vendor-agent")?.reason).toMatch(/127\.0\.0\.1:2280 has no result/);
+    expect(result(await run(short.provider, { drifted: short.drifted, cases: only }), "isolation.vendor-agent")?.reason).toMatch(
+      /127\.0\.0\.1:2280 has no result/,
+    );
   });
 
   it("skips in words on a provider that declares no agent, as optional", async () => {

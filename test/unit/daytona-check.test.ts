@@ -31,7 +31,11 @@ describe("DaytonaProvider.check", () => {
     [{ ...good, network: "open" }, "network", /known gap/],
     [{ ...good, network: { allow: ["example.com"] } }, "network", /proxy/],
     [{ ...good, labels: { "agentrun.computer.deadline": "x" } }, "labels", /own namespace/],
-    [{ ...good, labels: { "agentrun.declaration": "x" } }, "labels", /^the label agentrun.declaration is the provider's own \(it ties a computer to the resource it was made for\)/],
+    [
+      { ...good, labels: { "agentrun.declaration": "x" } },
+      "labels",
+      /^the label agentrun.declaration is the provider's own \(it ties a computer to the resource it was made for\)/,
+    ],
     [{ ...good, cpus: 2 }, "cpus", /snapshot's own/],
     [{ ...good, memoryMb: 2048 }, "memoryMb", /snapshot's own/],
     [{ ...good, pids: 10 }, "pids", /snapshot's own/],
@@ -71,7 +75,9 @@ describe("src/child.ts", () => {
     const command = startCommand({ deadline: "2026-12-01T04:00:00.000Z", maxDeadline: "2026-12-01T04:00:00.000Z", user: "2510:2510" });
     // The root script is itself one quoted word of sh -c: unquote its quotes to read its argv.
     const script = command.replaceAll(`'\\''`, "'");
-    expect(script).toContain("'/opt/agentrun/computerd' 'init' '--deadline' '2026-12-01T04:00:00.000Z' '--user' '2510:2510' '--own-network' '--max-deadline' '2026-12-01T04:00:00.000Z'");
+    expect(script).toContain(
+      "'/opt/agentrun/computerd' 'init' '--deadline' '2026-12-01T04:00:00.000Z' '--user' '2510:2510' '--own-network' '--max-deadline' '2026-12-01T04:00:00.000Z'",
+    );
     expect(command).toContain("env -i");
     expect(command).toContain("sudo -n");
   });

@@ -13,7 +13,11 @@ const b = (s: string) => Buffer.from(s, "latin1");
 function read(chunks: string[]) {
   const split = new SplitOutput();
   const pieces = [...chunks.flatMap((c) => split.push(b(c))), ...split.end()];
-  const join = (stream: string) => pieces.filter((p) => p.stream === stream).map((p) => p.data.toString("latin1")).join("");
+  const join = (stream: string) =>
+    pieces
+      .filter((p) => p.stream === stream)
+      .map((p) => p.data.toString("latin1"))
+      .join("");
   return { stdout: join("stdout"), stderr: join("stderr") };
 }
 
@@ -52,7 +56,11 @@ describe("the bridge's wiring", () => {
     const socket = new FakeSocket();
     const sent: string[] = [];
     let ended = false;
-    const bridge = wire(socket as never, async (line) => (sent.push(line), ok()), async () => void (ended = true));
+    const bridge = wire(
+      socket as never,
+      async (line) => (sent.push(line), ok()),
+      async () => void (ended = true),
+    );
     const got: string[] = [];
     bridge.readable.on("data", (d: Buffer) => got.push(d.toString()));
     socket.emit("message", b(`${OUT}{"jsonrpc":"2.0","id":1,"method":"hello"}\n${OUT}{"jsonrpc":"2.0","id":1,`));

@@ -42,12 +42,26 @@ describe("Daytona's recorded JSON", () => {
   it("the drift check reads every documented field", () => {
     const sandbox = Sandbox.parse(recorded("sandbox.json"));
     const want = {
-      image: "default", imageLabel: true, labels: { "agentrun.run": "r1" }, deadline: "2026-12-01T04:00:00.000Z", network: "none" as const,
-      autoStopInterval: 0, autoDeleteInterval: -1, sandboxClass: "container",
+      image: "default",
+      imageLabel: true,
+      labels: { "agentrun.run": "r1" },
+      deadline: "2026-12-01T04:00:00.000Z",
+      network: "none" as const,
+      autoStopInterval: 0,
+      autoDeleteInterval: -1,
+      sandboxClass: "container",
     };
     expect(sandboxDrift(sandbox, want)).toEqual([]);
-    const wide = Sandbox.parse({ ...recorded("sandbox.json"), public: true, networkAllowList: "10.0.0.0/8", autoDestroyAt: "2026-12-01T05:00:00.000Z", gpu: 1, kvm: true });
+    const wide = Sandbox.parse({
+      ...recorded("sandbox.json"),
+      public: true,
+      networkAllowList: "10.0.0.0/8",
+      autoDestroyAt: "2026-12-01T05:00:00.000Z",
+      gpu: 1,
+      kvm: true,
+    });
     const words = sandboxDrift(wide, { ...want, image: "my-snapshot" }).join("; ");
-    for (const part of ["snapshot reads", "block-all with an allowlist", "autoDestroyAt", "public", "kvm", "GPUs", "agentrun.computer.image"]) expect(words).toContain(part);
+    for (const part of ["snapshot reads", "block-all with an allowlist", "autoDestroyAt", "public", "kvm", "GPUs", "agentrun.computer.image"])
+      expect(words).toContain(part);
   });
 });

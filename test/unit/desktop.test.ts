@@ -17,7 +17,13 @@ function daemon(opts: { running?: boolean; stderr?: string; declareAfter?: numbe
         case "hello": {
           hellos++;
           const shown = opts.declareAfter !== undefined && hellos > opts.declareAfter;
-          return { version: "0", os: "linux", arch: "amd64", kind: shown ? "desktop" : "linux", groups: ["exec", "files", "processes", ...(shown ? ["screen", "input.pointer", "input.keys"] : [])] };
+          return {
+            version: "0",
+            os: "linux",
+            arch: "amd64",
+            kind: shown ? "desktop" : "linux",
+            groups: ["exec", "files", "processes", ...(shown ? ["screen", "input.pointer", "input.keys"] : [])],
+          };
         }
         case "process.wait":
           return opts.running === false ? { running: false, exitCode: 1, signal: null } : { running: true, exitCode: null, signal: null };
@@ -58,6 +64,12 @@ describe("startDisplay", () => {
   it("names a server that ended first, with its last words", async () => {
     const d = daemon({ running: false, stderr: "a\nb\n(EE) Cannot establish any listening sockets\n" });
     const shown = await startDisplay(d.client, { server: ["Xvfb", ":0"] });
-    expect(shown).toMatchObject({ ok: false, error: { code: "failed", message: "the X server (Xvfb :0) exited with code 1 before the display answered: a / b / (EE) Cannot establish any listening sockets" } });
+    expect(shown).toMatchObject({
+      ok: false,
+      error: {
+        code: "failed",
+        message: "the X server (Xvfb :0) exited with code 1 before the display answered: a / b / (EE) Cannot establish any listening sockets",
+      },
+    });
   });
 });

@@ -36,13 +36,15 @@ describe("check", () => {
   });
 
   it("refuses every field it cannot hold, together, each by its field", () => {
-    expect(fields({ image: "", lifetimeMs: 3_600_001, network: "open", cpus: 2, memoryMb: 512, pids: 64, user: "1000", workdir: "/tmp", color: "red" })).toEqual(
-      expect.arrayContaining(["image", "lifetimeMs", "network", "cpus", "memoryMb", "pids", "user", "workdir", "color"]),
-    );
+    expect(
+      fields({ image: "", lifetimeMs: 3_600_001, network: "open", cpus: 2, memoryMb: 512, pids: 64, user: "1000", workdir: "/tmp", color: "red" }),
+    ).toEqual(expect.arrayContaining(["image", "lifetimeMs", "network", "cpus", "memoryMb", "pids", "user", "workdir", "color"]));
     expect(words({ ...spec, network: { allow: ["pypi.org"] } })).toMatch(/none alone for now.*proxy/);
     expect(words({ ...spec, cpus: 2 })).toMatch(/template's own/);
     expect(words({ ...spec, labels: { "agentrun.computer.name": "x" } })).toMatch(/provider's own namespace/);
-    expect(words({ ...spec, labels: { "agentrun.owner": "x" } })).toMatch(/the label agentrun.owner is the provider's own \(it ties a computer to the resource it was made for\)/);
+    expect(words({ ...spec, labels: { "agentrun.owner": "x" } })).toMatch(
+      /the label agentrun.owner is the provider's own \(it ties a computer to the resource it was made for\)/,
+    );
     expect(words({ ...spec, network: undefined })).toMatch(/network is required/);
   });
 
@@ -87,14 +89,30 @@ describe("options", () => {
     process.env.E2B_API_URL = "https://api.ambient.example";
     process.env.E2B_DEBUG = "true";
     const config = new ConnectionConfig(connectionOf(KEY, "e2b.app"));
-    expect({ apiKey: config.apiKey, domain: config.domain, apiUrl: config.apiUrl, debug: config.debug }).toEqual({ apiKey: KEY, domain: "e2b.app", apiUrl: "https://api.e2b.app", debug: false });
+    expect({ apiKey: config.apiKey, domain: config.domain, apiUrl: config.apiUrl, debug: config.debug }).toEqual({
+      apiKey: KEY,
+      domain: "e2b.app",
+      apiUrl: "https://api.e2b.app",
+      debug: false,
+    });
   });
 });
 
 const info = (over: Partial<E2BSandboxInfo> = {}): E2BSandboxInfo => ({
-  sandboxId: "isb1", templateId: "rki5dems9wqfm4r03t7g", name: "base", metadata: { team: "a" },
-  startedAt: new Date("2026-12-01T00:00:00Z"), endAt: new Date("2026-12-01T00:10:00Z"), state: "running", cpuCount: 2, memoryMB: 512, envdVersion: "0.2.0",
-  allowInternetAccess: false, network: { denyOut: ["0.0.0.0/0"], allowPublicTraffic: false }, lifecycle: { onTimeout: "kill", autoResume: false }, ...over,
+  sandboxId: "isb1",
+  templateId: "rki5dems9wqfm4r03t7g",
+  name: "base",
+  metadata: { team: "a" },
+  startedAt: new Date("2026-12-01T00:00:00Z"),
+  endAt: new Date("2026-12-01T00:10:00Z"),
+  state: "running",
+  cpuCount: 2,
+  memoryMB: 512,
+  envdVersion: "0.2.0",
+  allowInternetAccess: false,
+  network: { denyOut: ["0.0.0.0/0"], allowPublicTraffic: false },
+  lifecycle: { onTimeout: "kill", autoResume: false },
+  ...over,
 });
 
 describe("the read-back", () => {
@@ -112,13 +130,18 @@ describe("the read-back", () => {
     const want = { template: "base", metadata: { team: "a" }, timeoutS: 600 };
     expect(infoDrift(info(), want)).toEqual([]);
     expect(infoDrift(info(), { ...want, template: "rki5dems9wqfm4r03t7g" })).toEqual([]);
-    const drift = infoDrift(info({ name: "other", metadata: {}, lifecycle: { onTimeout: "pause", autoResume: true }, state: "paused", endAt: new Date("2026-12-01T00:20:00Z") }), want).join(" | ");
+    const drift = infoDrift(
+      info({ name: "other", metadata: {}, lifecycle: { onTimeout: "pause", autoResume: true }, state: "paused", endAt: new Date("2026-12-01T00:20:00Z") }),
+      want,
+    ).join(" | ");
     for (const part of ["template", "metadata team", "onTimeout", "autoResume", "paused", "end"]) expect(drift).toContain(part);
   });
 
   it("reads the SDK's errors by name", () => {
     const named = (name: string) => Object.assign(new Error("x"), { name });
-    expect(["SandboxNotFoundError", "AuthenticationError", "TimeoutError", "RateLimitError", "InvalidArgumentError", "SandboxError"].map((n) => codeOf(named(n)))).toEqual(["not_found", "unauthorized", "timeout", "limit", "invalid", "failed"]);
+    expect(
+      ["SandboxNotFoundError", "AuthenticationError", "TimeoutError", "RateLimitError", "InvalidArgumentError", "SandboxError"].map((n) => codeOf(named(n))),
+    ).toEqual(["not_found", "unauthorized", "timeout", "limit", "invalid", "failed"]);
   });
 });
 
@@ -127,8 +150,13 @@ describe("the conformance module and the plugin's settings", () => {
     expect(liveProblem({ COMPUTER_E2B_API_KEY: KEY })).toMatch(/AGENTRUN_COMPUTER_LIVE_E2B=1/);
     expect(liveProblem({ AGENTRUN_COMPUTER_LIVE_E2B: "1", E2B_API_KEY: KEY })).toMatch(/COMPUTER_E2B_API_KEY.*E2B_API_KEY is never read/);
     expect(liveProblem({ AGENTRUN_COMPUTER_LIVE_E2B: "1", COMPUTER_E2B_API_KEY: KEY })).toBeUndefined();
-    expect(settingsFromEnv({ COMPUTER_E2B_API_KEY: KEY, COMPUTER_E2B_DOMAIN: "e2b.dev", COMPUTER_E2B_MAX_LIFETIME_MS: "600000", COMPUTER_E2B_USER: "3000:3000" })).toEqual({
-      apiKey: KEY, domain: "e2b.dev", maxLifetimeMs: 600_000, daemonUser: "3000:3000",
+    expect(
+      settingsFromEnv({ COMPUTER_E2B_API_KEY: KEY, COMPUTER_E2B_DOMAIN: "e2b.dev", COMPUTER_E2B_MAX_LIFETIME_MS: "600000", COMPUTER_E2B_USER: "3000:3000" }),
+    ).toEqual({
+      apiKey: KEY,
+      domain: "e2b.dev",
+      maxLifetimeMs: 600_000,
+      daemonUser: "3000:3000",
     });
     expect(() => settingsFromEnv({ COMPUTER_E2B_API_KEY: KEY, E2B_SANDBOX_URL: "https://x.example" })).toThrow(/E2B_SANDBOX_URL/);
   });

@@ -29,7 +29,14 @@ function inspected(p: EgressPlan = plan) {
     Name: `/${r.name}`,
     State: { Running: true },
     Config: { Image: r.body.Image, User: r.body.User, Labels: r.body.Labels, Entrypoint: r.body.Entrypoint, Cmd: r.body.Cmd },
-    HostConfig: { ...r.body.HostConfig, Ulimits: [{ Name: "nofile", Hard: 1024, Soft: 1024 }], PortBindings: {}, CapAdd: null, Privileged: false, PublishAllPorts: false },
+    HostConfig: {
+      ...r.body.HostConfig,
+      Ulimits: [{ Name: "nofile", Hard: 1024, Soft: 1024 }],
+      PortBindings: {},
+      CapAdd: null,
+      Privileged: false,
+      PublishAllPorts: false,
+    },
     NetworkSettings: { Networks: { [r.body.HostConfig.NetworkMode]: {} } },
     Mounts: [{ Type: "volume", Name: `${p.key}-egress`, Source: "/var/lib/docker/volumes/x/_data", Destination: "/opt/agentrun/egress", RW: true }],
   };
@@ -67,9 +74,21 @@ describe("the egress parts as requests", () => {
 
   it("gives the proxy its list, deadline, the host's addresses and the hint", () => {
     expect(egressArgs(plan)).toEqual([
-      "egress", "--socket", "/opt/agentrun/egress/egress.sock", "--deadline", plan.deadline,
-      "--allow", "*.pythonhosted.org", "--allow", "pypi.org", "--allow", "93.184.215.0/24",
-      "--host-address", "203.0.113.7", "--hint", "ask the operator",
+      "egress",
+      "--socket",
+      "/opt/agentrun/egress/egress.sock",
+      "--deadline",
+      plan.deadline,
+      "--allow",
+      "*.pythonhosted.org",
+      "--allow",
+      "pypi.org",
+      "--allow",
+      "93.184.215.0/24",
+      "--host-address",
+      "203.0.113.7",
+      "--hint",
+      "ask the operator",
     ]);
   });
 });
@@ -82,7 +101,8 @@ describe("a proxy read back", () => {
   it("holds the proxy to today's host addresses: more is fine, fewer is other", () => {
     expect(proxyReadBack(inspected({ ...plan, hostAddresses: ["203.0.113.7", "198.51.100.9"] }), want)).toHaveProperty("allow");
     expect(proxyReadBack(inspected(), { ...want, hostAddresses: ["203.0.113.7", "203.0.113.8"] })).toEqual({
-      other: "network allow, but its egress proxy computer-0123456789ab-egress does not refuse the Docker host's addresses 203.0.113.8 (the host gained them after the proxy was made)",
+      other:
+        "network allow, but its egress proxy computer-0123456789ab-egress does not refuse the Docker host's addresses 203.0.113.8 (the host gained them after the proxy was made)",
     });
   });
 
@@ -159,13 +179,25 @@ describe("the proxy's image", () => {
 
 describe("the Docker host's addresses", () => {
   const lo = { lo: [{ address: "127.0.0.1", netmask: "255.0.0.0", family: "IPv4" as const, mac: "00:00:00:00:00:00", internal: true, cidr: "127.0.0.1/8" }] };
-  const eth = { eth0: [{ address: "203.0.113.7", netmask: "255.255.255.0", family: "IPv4" as const, mac: "02:00:00:00:00:01", internal: false, cidr: "203.0.113.7/24" }] };
+  const eth = {
+    eth0: [{ address: "203.0.113.7", netmask: "255.255.255.0", family: "IPv4" as const, mac: "02:00:00:00:00:01", internal: false, cidr: "203.0.113.7/24" }],
+  };
 
   it("are this machine's public interface addresses on a plain host: loopback, private and link-local left to the table", () => {
     const root = mkdtempSync(join(tmpdir(), "host-"));
     const more = {
       eth1: [{ address: "8.8.4.4", netmask: "255.255.255.0", family: "IPv4" as const, mac: "02:00:00:00:00:02", internal: false, cidr: "8.8.4.4/24" }],
-      veth: [{ address: "fe80::1", netmask: "ffff:ffff:ffff:ffff::", family: "IPv6" as const, mac: "02:00:00:00:00:03", internal: false, cidr: "fe80::1/64", scopeid: 5 }],
+      veth: [
+        {
+          address: "fe80::1",
+          netmask: "ffff:ffff:ffff:ffff::",
+          family: "IPv6" as const,
+          mac: "02:00:00:00:00:03",
+          internal: false,
+          cidr: "fe80::1/64",
+          scopeid: 5,
+        },
+      ],
       docker0: [{ address: "172.17.0.1", netmask: "255.255.0.0", family: "IPv4" as const, mac: "02:00:00:00:00:04", internal: false, cidr: "172.17.0.1/16" }],
     };
     expect(hostAddresses({ hostRoot: root, interfaces: { ...lo, ...eth, ...more } })).toEqual({ ok: true, value: ["8.8.4.4"] });
@@ -176,8 +208,14 @@ describe("the Docker host's addresses", () => {
     writeFileSync(join(root, ".dockerenv"), "");
     expect(containerSign(root)).toBe("/.dockerenv is there");
     const got = hostAddresses({ hostRoot: root, interfaces: eth });
-    expect(got).toMatchObject({ ok: false, error: { code: "unsupported", message: expect.stringMatching(/runs in a container \(\/.dockerenv is there\).*give egress.hostAddresses/) } });
-    expect(hostAddresses({ hostRoot: root, interfaces: eth, hostAddresses: ["198.51.100.1", "::ffff:198.51.100.2"] })).toEqual({ ok: true, value: ["198.51.100.1", "198.51.100.2"] });
+    expect(got).toMatchObject({
+      ok: false,
+      error: { code: "unsupported", message: expect.stringMatching(/runs in a container \(\/.dockerenv is there\).*give egress.hostAddresses/) },
+    });
+    expect(hostAddresses({ hostRoot: root, interfaces: eth, hostAddresses: ["198.51.100.1", "::ffff:198.51.100.2"] })).toEqual({
+      ok: true,
+      value: ["198.51.100.1", "198.51.100.2"],
+    });
   });
 
   it("reads a container's cgroup as a sign", () => {

@@ -68,15 +68,31 @@ describe("EgressProxy check", () => {
 });
 
 describe("EgressProxy diff", () => {
-  const olds = { provider: "docker", allow: ["pypi.org", "*.pythonhosted.org"], lifetimeMs: 7_200_000, user: "1234:1234", name: "proxy-0123456789ab", deadline: "2999-01-01T00:00:00.000Z", drift: [] };
+  const olds = {
+    provider: "docker",
+    allow: ["pypi.org", "*.pythonhosted.org"],
+    lifetimeMs: 7_200_000,
+    user: "1234:1234",
+    name: "proxy-0123456789ab",
+    deadline: "2999-01-01T00:00:00.000Z",
+    drift: [],
+  };
   const news = { provider: "docker", allow: ["pypi.org", "*.pythonhosted.org"], lifetimeMs: 7_200_000, user: "1234:1234", name: "proxy-0123456789ab" };
 
   it("finds no change in the same list, in another order or case", async () => {
-    expect(await egressProxy.diff(ctx, "p", olds, { ...news, allow: ["*.PythonHosted.org", "PYPI.org"] })).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(await egressProxy.diff(ctx, "p", olds, { ...news, allow: ["*.PythonHosted.org", "PYPI.org"] })).toEqual({
+      changes: false,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
   });
 
   it("makes a new list, a new hint, or drift an update on the same volume", async () => {
-    for (const [o, n] of [[olds, { ...news, allow: ["pypi.org"] }], [olds, { ...news, hint: "ask" }], [{ ...olds, drift: ["the egress proxy is gone"] }, news]] as const) {
+    for (const [o, n] of [
+      [olds, { ...news, allow: ["pypi.org"] }],
+      [olds, { ...news, hint: "ask" }],
+      [{ ...olds, drift: ["the egress proxy is gone"] }, news],
+    ] as const) {
       expect(await egressProxy.diff(ctx, "p", o, n)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
     }
   });
@@ -89,18 +105,37 @@ describe("EgressProxy diff", () => {
 });
 
 describe("EgressProxy read", () => {
-  const declared = { provider: "docker", allow: ["pypi.org"], lifetimeMs: 7_200_000, user: "1234:1234", name: "proxy-0123456789ab", deadline: "2999-01-01T00:00:00.000Z", drift: [] };
+  const declared = {
+    provider: "docker",
+    allow: ["pypi.org"],
+    lifetimeMs: 7_200_000,
+    user: "1234:1234",
+    name: "proxy-0123456789ab",
+    deadline: "2999-01-01T00:00:00.000Z",
+    drift: [],
+  };
   const reading = (answer: ProxyReadBack | undefined): Context => {
     const proxies = { read: async () => (answer ? ok(answer) : { ok: false as const, error: { code: "not_found" as const, message: "gone" } }) };
     const p = { id: "docker", capabilities: () => ({ defaults: {} }), proxies } as unknown as ComputerProvider;
     return { settings: {}, vendor: async () => ok(p), signal: new AbortController().signal };
   };
-  const ref = { name: "proxy-0123456789ab", user: "1234:1234", deadline: declared.deadline, allow: ["pypi.org"], hint: "h", hostAddresses: ["192.0.2.1"], labels: {} };
+  const ref = {
+    name: "proxy-0123456789ab",
+    user: "1234:1234",
+    deadline: declared.deadline,
+    allow: ["pypi.org"],
+    hint: "h",
+    hostAddresses: ["192.0.2.1"],
+    labels: {},
+  };
 
   it("reads a proxy re-run by hand with a wider list as drift, the list as read back", async () => {
     const wider = { ...ref, allow: ["pypi.org", "github.com"] };
     const r = await egressProxy.read(reading({ ref: wider, state: "running", network: { allow: wider.allow }, drift: [] }), "proxy-0123456789ab", declared);
-    expect(r.props).toMatchObject({ allow: ["pypi.org", "github.com"], drift: ["the egress proxy proxy-0123456789ab holds pypi.org, github.com, not the declared pypi.org"] });
+    expect(r.props).toMatchObject({
+      allow: ["pypi.org", "github.com"],
+      drift: ["the egress proxy proxy-0123456789ab holds pypi.org, github.com, not the declared pypi.org"],
+    });
     expect(r.inputs).toMatchObject({ allow: ["pypi.org", "github.com"], name: "proxy-0123456789ab" });
   });
 
@@ -124,11 +159,13 @@ describe("a Computer's egress input", () => {
 
   it("refuses another network, a list of its own, and another user than the proxy's, in words", async () => {
     const failures = (await computer.check(ctx, {}, { ...base, egress, network: "open", allow: ["pypi.org"], user: "77" })).failures ?? [];
-    expect(failures).toEqual(expect.arrayContaining([
-      { property: "network", reason: expect.stringMatching(/behind an EgressProxy has network "allow"/) },
-      { property: "allow", reason: expect.stringMatching(/takes the proxy's list: change allow on the EgressProxy/) },
-      { property: "user", reason: expect.stringMatching(/77:77 is not its EgressProxy's 1234:1234.*same user on both/) },
-    ]));
+    expect(failures).toEqual(
+      expect.arrayContaining([
+        { property: "network", reason: expect.stringMatching(/behind an EgressProxy has network "allow"/) },
+        { property: "allow", reason: expect.stringMatching(/takes the proxy's list: change allow on the EgressProxy/) },
+        { property: "user", reason: expect.stringMatching(/77:77 is not its EgressProxy's 1234:1234.*same user on both/) },
+      ]),
+    );
   });
 
   it("leaves a proxy not made yet to up", async () => {
@@ -136,14 +173,34 @@ describe("a Computer's egress input", () => {
   });
 
   it("reads back which proxy it joined, never its list, so a new list on the proxy changes nothing here", async () => {
-    const spec = { image: "agentrun-base:x", user: "1234:1234", network: { allow: ["pypi.org"] }, egress: egress.proxy, cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", deadline: "2999-01-01T00:00:00.000Z" };
+    const spec = {
+      image: "agentrun-base:x",
+      user: "1234:1234",
+      network: { allow: ["pypi.org"] },
+      egress: egress.proxy,
+      cpus: 2,
+      memoryMb: 4096,
+      pids: 1024,
+      workdir: "/work",
+      deadline: "2999-01-01T00:00:00.000Z",
+    };
     const p = {
       id: "docker",
       capabilities: () => ({ kind: "linux", defaults: {} }),
       read: async () => ok({ ref: { id: "abc", name: "computer-0123456789ab", provider: "docker", spec }, state: "running", labels: {}, drift: [] }),
     } as unknown as ComputerProvider;
     const c: Context = { settings: {}, vendor: async () => ok(p), signal: new AbortController().signal };
-    const olds = { ...base, provider: "docker", network: "allow", egress, labels: {}, kind: "linux", user: "1234:1234", name: "computer-0123456789ab", vendorId: "abc" };
+    const olds = {
+      ...base,
+      provider: "docker",
+      network: "allow",
+      egress,
+      labels: {},
+      kind: "linux",
+      user: "1234:1234",
+      name: "computer-0123456789ab",
+      vendorId: "abc",
+    };
     const r = await computer.read(c, "computer-0123456789ab", olds);
     expect(r.inputs).toMatchObject({ network: "allow", egress });
     expect(r.inputs).not.toHaveProperty("allow");

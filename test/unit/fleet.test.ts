@@ -19,7 +19,9 @@ describe("a fleet's template", () => {
   test("a Computer's inputs are taken", () => expect(templateProblem({ image: "x", lifetimeMs: 1, network: "none", labels: {} })).toBeUndefined());
   test("none is taken: the provider's defaults", () => expect(templateProblem(undefined)).toBeUndefined());
   test("a field a Computer does not take is refused, naming it and what it takes", () => {
-    expect(templateProblem({ lifetimeMs: 1, colour: "red", size: 2 })).toBe(`template has no field "colour", "size"; it takes a Computer's inputs: ${INPUTS.join(", ")}`);
+    expect(templateProblem({ lifetimeMs: 1, colour: "red", size: 2 })).toBe(
+      `template has no field "colour", "size"; it takes a Computer's inputs: ${INPUTS.join(", ")}`,
+    );
   });
   test("a list is refused", () => expect(templateProblem([])).toBe("template is an object of a Computer's inputs"));
 });
@@ -27,19 +29,38 @@ describe("a fleet's template", () => {
 describe("a fleet's drift summary, as found at the start of an up", () => {
   const found = (entries: Array<[number, Found]>) => new Map(entries);
   test("names each child drifted or gone (missing below the highest found), in order", () => {
-    const f = found([[0, { drift: [] }], [1, { drift: ["memory 100 MiB, not 128"] }], [2, "missing"], [4, { drift: [] }]]);
+    const f = found([
+      [0, { drift: [] }],
+      [1, { drift: ["memory 100 MiB, not 128"] }],
+      [2, "missing"],
+      [4, { drift: [] }],
+    ]);
     expect(summarize("f", 5, f)).toEqual({ count: 3, computers: ["f-1", "f-2", "f-3"] });
   });
   test("children past the highest found are new in this up, not gone (a first up, a grown size)", () => {
-    expect(summarize("f", 4, found([[0, { drift: [] }], [1, { drift: [] }]]))).toEqual({ count: 0, computers: [] });
+    expect(
+      summarize(
+        "f",
+        4,
+        found([
+          [0, { drift: [] }],
+          [1, { drift: [] }],
+        ]),
+      ),
+    ).toEqual({ count: 0, computers: [] });
     expect(summarize("f", 3, found([]))).toEqual({ count: 0, computers: [] });
   });
   test("a read that failed is a note in words, not a drifted child", () => {
-    const f = found([[0, { failed: "the engine did not answer" }], [1, { drift: ["stopped"] }]]);
+    const f = found([
+      [0, { failed: "the engine did not answer" }],
+      [1, { drift: ["stopped"] }],
+    ]);
     expect(summarize("f", 2, f)).toEqual({ count: 1, computers: ["f-1"], note: "not read back: f-0: the engine did not answer" });
   });
   test("a child's URN is its fleet's with the Computer's type appended", () => {
-    expect(childUrn("urn:pulumi:dev::p::agentrun:index:Fleet::agents", "agents-3")).toBe("urn:pulumi:dev::p::agentrun:index:Fleet$agentrun:index:Computer::agents-3");
+    expect(childUrn("urn:pulumi:dev::p::agentrun:index:Fleet::agents", "agents-3")).toBe(
+      "urn:pulumi:dev::p::agentrun:index:Fleet$agentrun:index:Computer::agents-3",
+    );
   });
 });
 

@@ -24,7 +24,11 @@ class ReadableMemory extends MemoryProvider {
 }
 
 function contextWith(provider: MemoryProvider): Context {
-  return { settings: {}, vendor: async (id) => (id === "memory" ? ok(provider) : fail("invalid", `there is no provider "${id}"`, { field: "provider" })), signal: new AbortController().signal };
+  return {
+    settings: {},
+    vendor: async (id) => (id === "memory" ? ok(provider) : fail("invalid", `there is no provider "${id}"`, { field: "provider" })),
+    signal: new AbortController().signal,
+  };
 }
 
 const invoke = async (token: string, ctx: Context, inputs: Record<string, unknown>) => (await functions[token]!()).invoke(ctx, inputs);
@@ -57,7 +61,14 @@ describe("listComputers", () => {
     expect(r.failures).toBeUndefined();
     expect(r.outputs!.overdue).toEqual([late]);
     expect(r.outputs!.computers).toEqual([
-      expect.objectContaining({ name: fresh, state: "running", overdue: false, drift: ["memoryMb is 200, not 256"], readBack: true, deadline: expect.any(String) }),
+      expect.objectContaining({
+        name: fresh,
+        state: "running",
+        overdue: false,
+        drift: ["memoryMb is 200, not 256"],
+        readBack: true,
+        deadline: expect.any(String),
+      }),
       expect.objectContaining({ name: late, state: "stopped", overdue: true, drift: [], readBack: true }),
     ]);
   });
@@ -108,7 +119,9 @@ describe("sweep", () => {
   test("a provider whose vendor ends its computers is refused in the janitor's words", async () => {
     const memory = new MemoryProvider("vendor");
     memory.add({ team: "a" }, past());
-    await expect(invoke("agentrun:index:sweep", contextWith(memory), { provider: "memory" })).rejects.toThrow(/sweep is for a provider whose computers the janitor deletes/);
+    await expect(invoke("agentrun:index:sweep", contextWith(memory), { provider: "memory" })).rejects.toThrow(
+      /sweep is for a provider whose computers the janitor deletes/,
+    );
     expect(memory.released).toEqual([]);
   });
 
@@ -124,6 +137,8 @@ describe("sweep", () => {
 describe("the plugin's invoke", () => {
   test("an unknown function is refused naming the ones it has", async () => {
     const provider = makeProvider({ version: "0.0.0", schema: "{}", settings: { ok: true, value: {} } });
-    await expect(provider.invoke!("agentrun:index:nope", {})).rejects.toThrow("agentrun has no function agentrun:index:nope; it has agentrun:index:listComputers, agentrun:index:sweep");
+    await expect(provider.invoke!("agentrun:index:nope", {})).rejects.toThrow(
+      "agentrun has no function agentrun:index:nope; it has agentrun:index:listComputers, agentrun:index:sweep",
+    );
   });
 });

@@ -18,7 +18,10 @@ function graph(files: string[]): Map<string, string[]> {
   for (const file of files) {
     const text = readFileSync(file, "utf8");
     const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*)["'](\.[^"']+)["']/g)].map((m) => m[1]!);
-    edges.set(file, specs.map((s) => resolve(dirname(file), s).replace(/\.js$/, ".ts")).filter((t) => files.includes(t)));
+    edges.set(
+      file,
+      specs.map((s) => resolve(dirname(file), s).replace(/\.js$/, ".ts")).filter((t) => files.includes(t)),
+    );
   }
   return edges;
 }
@@ -49,7 +52,11 @@ describe("the modules' imports", () => {
   });
 
   it("finds a loop where there is one", () => {
-    const edges = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]]]);
+    const edges = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a"]],
+    ]);
     expect(cycles(edges)).toEqual([["a", "b", "c", "a"]]);
   });
 });

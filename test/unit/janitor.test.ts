@@ -72,7 +72,10 @@ describe("sweep", () => {
     const controller = new AbortController();
     p.onRelease = (name) => name === a && controller.abort();
     const swept = await sweep(p, { now, signal: controller.signal });
-    expect(swept).toEqual({ ok: false, error: { code: "aborted", message: `the sweep was aborted; deleted none; left ${a} (the release of ${a} was aborted); not started: ${b}` } });
+    expect(swept).toEqual({
+      ok: false,
+      error: { code: "aborted", message: `the sweep was aborted; deleted none; left ${a} (the release of ${a} was aborted); not started: ${b}` },
+    });
     expect(p.computers.has(b)).toBe(true);
   });
 });
@@ -173,7 +176,10 @@ describe("releaseOlder", () => {
 
   it("refuses a bad run or epoch in words, listing nothing", async () => {
     const { p } = fleet();
-    expect(await releaseOlder(p, "", 1)).toMatchObject({ ok: false, error: { code: "invalid", field: "run", message: "releaseOlder: a run id is a non-empty string" } });
+    expect(await releaseOlder(p, "", 1)).toMatchObject({
+      ok: false,
+      error: { code: "invalid", field: "run", message: "releaseOlder: a run id is a non-empty string" },
+    });
     expect(await releaseOlder(p, "r1", -1)).toMatchObject({ ok: false, error: { code: "invalid", field: "epoch" } });
     expect(p.listed).toEqual([]);
   });

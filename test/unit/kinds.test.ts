@@ -26,18 +26,14 @@ describe("serves and servingRefusals, for every setting kind", () => {
 
   it("stops serving a kind when a required group is dropped, and says why", () => {
     expect(servingRefusals({ kind: "linux", groups: ["exec", "files"] }, "sandbox")).toEqual(["a sandbox needs the group processes, not declared"]);
-    expect(servingRefusals({ kind: "desktop", groups: ["screen"] }, "desktop")).toEqual([
-      "a desktop needs the groups input.pointer, input.keys, not declared",
-    ]);
+    expect(servingRefusals({ kind: "desktop", groups: ["screen"] }, "desktop")).toEqual(["a desktop needs the groups input.pointer, input.keys, not declared"]);
     expect(servingRefusals({ kind: "android", groups: ["screen", "input.touch"] }, "phone")).toEqual(["a phone needs the group apps, not declared"]);
     expect(servingRefusals({ kind: "browser", groups: [] }, "browser")).toEqual(["a browser needs the group cdp, not declared"]);
     expect(kindOf({ kind: "linux", groups: ["exec"] })).toBeUndefined();
   });
 
   it("names a machine kind that is not the setting kind's", () => {
-    expect(servingRefusals({ ...desktop, groups: [...desktop.groups] }, "sandbox")).toEqual([
-      "a sandbox is a computer of kind linux, and this one is desktop",
-    ]);
+    expect(servingRefusals({ ...desktop, groups: [...desktop.groups] }, "sandbox")).toEqual(["a sandbox is a computer of kind linux, and this one is desktop"]);
     expect(servingRefusals({ ...sandbox, groups: [...sandbox.groups] }, "phone")).toEqual([
       "a phone is a computer of kind android or ios, and this one is linux",
       "a phone needs the groups screen, input.touch, apps, not declared",
@@ -46,9 +42,7 @@ describe("serves and servingRefusals, for every setting kind", () => {
 
   it("serves none with no computer", () => {
     expect(serves({ ...sandbox, groups: [...sandbox.groups] }, "none")).toBe(false);
-    expect(servingRefusals({ ...sandbox, groups: [...sandbox.groups] }, "none")).toEqual([
-      "the setting kind none is no computer: no provider serves it",
-    ]);
+    expect(servingRefusals({ ...sandbox, groups: [...sandbox.groups] }, "none")).toEqual(["the setting kind none is no computer: no provider serves it"]);
   });
 });
 

@@ -48,7 +48,10 @@ describe.each(SHELLS)("under %s", (_name, shell) => {
     const daemon = `${dir}/computerd`;
     // The daemon arrives 0.5 s after the start, as the upload's rename.
     const script = `( sleep 0.5; printf '#!/bin/sh\\necho "$HOME|$*"\\n' > ${dir}/x; chmod 755 ${dir}/x; mv ${dir}/x ${daemon} ) & ${moved(ENTRYPOINT, dir)}`;
-    const ran = spawnSync(shell[0]!, [...shell.slice(1), "-c", script, "sh", "2026-12-01T00:00:00.000Z", "2510:2510", "5"], { encoding: "utf8", timeout: 15_000 });
+    const ran = spawnSync(shell[0]!, [...shell.slice(1), "-c", script, "sh", "2026-12-01T00:00:00.000Z", "2510:2510", "5"], {
+      encoding: "utf8",
+      timeout: 15_000,
+    });
     expect(ran.stderr).toBe("");
     expect(ran.status).toBe(0);
     expect(ran.stdout.trim()).toBe("/work|init --deadline 2026-12-01T00:00:00.000Z --user 2510:2510 --own-network");
@@ -67,7 +70,11 @@ describe.each(SHELLS)("under %s", (_name, shell) => {
     const dir = scratch();
     const bytes = Buffer.from("#!/bin/sh\necho daemon\n".repeat(1000));
     const sha = createHash("sha256").update(bytes).digest("hex");
-    const ran = spawnSync(shell[0]!, [...shell.slice(1), "-c", moved(UPLOAD, dir), "sh", `${dir}/computerd`, sha], { input: bytes, encoding: "utf8", timeout: 15_000 });
+    const ran = spawnSync(shell[0]!, [...shell.slice(1), "-c", moved(UPLOAD, dir), "sh", `${dir}/computerd`, sha], {
+      input: bytes,
+      encoding: "utf8",
+      timeout: 15_000,
+    });
     expect(ran.status).toBe(0);
     expect(ran.stdout).toBe(`sha256 ${sha}\n`);
     expect(readFileSync(`${dir}/computerd`)).toEqual(bytes);
@@ -79,7 +86,11 @@ describe.each(SHELLS)("under %s", (_name, shell) => {
     const dir = scratch();
     writeFileSync(`${dir}/keep`, "");
     chmodSync(`${dir}/keep`, 0o644);
-    const ran = spawnSync(shell[0]!, [...shell.slice(1), "-c", moved(UPLOAD, dir), "sh", `${dir}/computerd`, "0".repeat(64)], { input: "other", encoding: "utf8", timeout: 15_000 });
+    const ran = spawnSync(shell[0]!, [...shell.slice(1), "-c", moved(UPLOAD, dir), "sh", `${dir}/computerd`, "0".repeat(64)], {
+      input: "other",
+      encoding: "utf8",
+      timeout: 15_000,
+    });
     expect(ran.status).toBe(4);
     expect(ran.stdout).toMatch(/^sha256 [0-9a-f]{64}\n$/);
     expect(ran.stderr).toMatch(/the upload's sha256 is [0-9a-f]{64}, not 0{64}/);

@@ -82,8 +82,16 @@ describe("check", () => {
     ["memory under 128 MiB", { memoryMb: 64 }, /^memoryMb: memoryMb is a whole number of MiB from 128/],
     ["a desktop", { kind: "desktop" }, /^kind: Modal makes linux computers, not desktop/],
     // 10 tags: 4 the provider's, 2 kept for the owner and declaration labels of a resource's create.
-    ["five labels", { labels: Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`l${n}`, "v"])) }, /^labels: a Modal computer takes at most 4 labels of its own \(a sandbox keeps 10 tags: 4 are the provider's, and 2 tie it to the resource it is made for\); this spec has 5$/],
-    ["the owner label", { labels: { "agentrun.owner": "x" } }, /^labels: the label agentrun.owner is the provider's own \(it ties a computer to the resource it was made for\)/],
+    [
+      "five labels",
+      { labels: Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`l${n}`, "v"])) },
+      /^labels: a Modal computer takes at most 4 labels of its own \(a sandbox keeps 10 tags: 4 are the provider's, and 2 tie it to the resource it is made for\); this spec has 5$/,
+    ],
+    [
+      "the owner label",
+      { labels: { "agentrun.owner": "x" } },
+      /^labels: the label agentrun.owner is the provider's own \(it ties a computer to the resource it was made for\)/,
+    ],
     ["the provider's own tag", { labels: { "agentrun.computer.name": "x" } }, /^labels: the label agentrun.computer.name is in the provider's own namespace/],
   ])("refuses %s, in words, naming the field", (_what, extra, words) => {
     const found = refusals({ ...spec, ...extra });
@@ -93,7 +101,13 @@ describe("check", () => {
 
   it("takes a plain spec, and refuses every field at once", () => {
     expect(refusals({ ...spec, user: "1000:1000", cpus: 0.5, memoryMb: 512, workdir: "/srv", labels: { a: "b" } })).toEqual([]);
-    expect(refusals({ image: "", lifetimeMs: 0, network: "open", pids: 1, user: "0" }).map((r) => r.split(":")[0])).toEqual(["image", "lifetimeMs", "network", "pids", "user"]);
+    expect(refusals({ image: "", lifetimeMs: 0, network: "open", pids: 1, user: "0" }).map((r) => r.split(":")[0])).toEqual([
+      "image",
+      "lifetimeMs",
+      "network",
+      "pids",
+      "user",
+    ]);
   });
 
   it("refuses root in create before any Modal call", async () => {
@@ -106,7 +120,19 @@ describe("check", () => {
 
   it("declares the spec's capabilities: vm, pid1, none alone, delete alone, uid only, no vendor agent port", () => {
     const c = new ModalProvider({ sdk: sdkWith({}), app: "a", daemonPath, maxLifetimeMs: 3_600_000 }).capabilities();
-    expect(c).toMatchObject({ kind: "linux", daemon: "pid1", groups: ["exec", "files", "processes"], lifetime: "vendor", maxLifetimeMs: 3_600_000, network: ["none"], networkReadBack: false, release: ["delete"], user: ["uid"], mount: [], vendorAgentPorts: [] });
+    expect(c).toMatchObject({
+      kind: "linux",
+      daemon: "pid1",
+      groups: ["exec", "files", "processes"],
+      lifetime: "vendor",
+      maxLifetimeMs: 3_600_000,
+      network: ["none"],
+      networkReadBack: false,
+      release: ["delete"],
+      user: ["uid"],
+      mount: [],
+      vendorAgentPorts: [],
+    });
     expect(c.defaults).toEqual({ image: MODAL_DEFAULT_IMAGE, workdir: "/work", user: "2510:2510" });
   });
 
@@ -122,14 +148,23 @@ describe("check", () => {
         },
       },
     });
-    expect(await new ModalProvider({ sdk: sdk(true), app: "a", daemonPath }).testConnection()).toEqual({ ok: true, value: { detail: "Modal answers; the app a is there" } });
-    expect(await new ModalProvider({ sdk: sdk(false), app: "a", daemonPath }).testConnection()).toEqual({ ok: true, value: { detail: "Modal answers; the app a is not made yet (its first computer makes it)" } });
+    expect(await new ModalProvider({ sdk: sdk(true), app: "a", daemonPath }).testConnection()).toEqual({
+      ok: true,
+      value: { detail: "Modal answers; the app a is there" },
+    });
+    expect(await new ModalProvider({ sdk: sdk(false), app: "a", daemonPath }).testConnection()).toEqual({
+      ok: true,
+      value: { detail: "Modal answers; the app a is not made yet (its first computer makes it)" },
+    });
     expect(asked).toEqual([false, false]);
   });
 
   it("is refused by the janitor's sweep: Modal ends its sandboxes itself", async () => {
     const swept = await sweep(new ModalProvider({ sdk: sdkWith({}), app: "a", daemonPath }));
-    expect(swept).toMatchObject({ ok: false, error: { code: "unsupported", message: expect.stringMatching(/declares lifetime "vendor": its vendor ends its computers/) } });
+    expect(swept).toMatchObject({
+      ok: false,
+      error: { code: "unsupported", message: expect.stringMatching(/declares lifetime "vendor": its vendor ends its computers/) },
+    });
   });
 
   it("refuses options in words: no app, root, a daemonImage by tag, both daemon sources, no token", () => {
@@ -147,11 +182,20 @@ describe("tags", () => {
   it("round-trip: the provider's four beside the caller's labels, read back exactly", () => {
     const recorded = { image: "debian:bookworm-slim", user: "2510:2510", network: "none" as const, workdir: "/work", kind: "linux" as const, cpus: 1 };
     const tags = tagsOf("computer-0123456789ab", "2026-12-01T00:00:00.000Z", recorded, { "agentrun.run": "r1" });
-    expect(Object.keys(tags).sort()).toEqual(["agentrun.computer", "agentrun.computer.deadline", "agentrun.computer.name", "agentrun.computer.spec", "agentrun.run"]);
+    expect(Object.keys(tags).sort()).toEqual([
+      "agentrun.computer",
+      "agentrun.computer.deadline",
+      "agentrun.computer.name",
+      "agentrun.computer.spec",
+      "agentrun.run",
+    ]);
     expect(ownTagsOf(tags)).toEqual({ ok: true, value: { name: "computer-0123456789ab", deadline: "2026-12-01T00:00:00.000Z", spec: recorded } });
     expect(labelsOf(tags)).toEqual({ "agentrun.run": "r1" });
     expect(tagDrift(tags, { ...tags })).toEqual([]);
-    expect(tagDrift(tags, { ...tags, "agentrun.run": "r2", extra: "x" })).toEqual(["the tag agentrun.run reads another value than was given", "the tag extra was not given"]);
+    expect(tagDrift(tags, { ...tags, "agentrun.run": "r2", extra: "x" })).toEqual([
+      "the tag agentrun.run reads another value than was given",
+      "the tag extra was not given",
+    ]);
     expect(ownTagsOf({ ...tags, "agentrun.computer.spec": "{" })).toEqual({ ok: false, why: "its agentrun.computer.spec tag is not JSON" });
     expect(ownTagsOf({ ...tags, "agentrun.computer": "0" })).toMatchObject({ ok: false });
   });
@@ -166,7 +210,13 @@ describe("the upload", () => {
     const argv = ["sh", "-c", UPLOAD, "sh", DAEMON_TARGET];
     const good = await upload(localSandbox("good", state), { argv: [...argv, sha], bytes, sha256: sha, uploadMs: 20_000, callMs: 5_000 });
     expect(good).toEqual({ ok: true, value: undefined });
-    const bad = await upload(localSandbox("bad", state), { argv: [...argv, sha], bytes: Buffer.from(bytes.subarray(1)), sha256: sha, uploadMs: 20_000, callMs: 5_000 });
+    const bad = await upload(localSandbox("bad", state), {
+      argv: [...argv, sha],
+      bytes: Buffer.from(bytes.subarray(1)),
+      sha256: sha,
+      uploadMs: 20_000,
+      callMs: 5_000,
+    });
     expect(bad).toMatchObject({ ok: false, error: { code: "refused" } });
     expect(bad.ok ? "" : bad.error.message).toMatch(/read back sha256 [0-9a-f]{64}, not the provider's/);
   });
@@ -174,7 +224,12 @@ describe("the upload", () => {
   it("is bounded by uploadMs, and create terminates the sandbox and waits for it", async () => {
     const state = { code: null as number | null, terminated: 0 };
     const sandbox: ModalSandbox = { ...localSandbox("slow", state), exec: never };
-    const provider = new ModalProvider({ sdk: sdkWith({ create: async () => sandbox }), app: "a", daemonPath, timeouts: { uploadMs: 300, callMs: 200, releasePollMs: 10 } });
+    const provider = new ModalProvider({
+      sdk: sdkWith({ create: async () => sandbox }),
+      app: "a",
+      daemonPath,
+      timeouts: { uploadMs: 300, callMs: 200, releasePollMs: 10 },
+    });
     const made = await provider.create(spec);
     expect(made).toMatchObject({ ok: false, error: { code: "timeout" } });
     expect(made.ok ? "" : made.error.message).toMatch(/upload .* did not answer within 0.2 s; sb?.*|slow was terminated/);
@@ -195,9 +250,12 @@ describe("bounds", () => {
     const pending = bounded(never, { what: "y", ms: 10_000, signal: controller.signal });
     controller.abort();
     expect(await pending).toEqual({ ok: false, error: { code: "aborted", message: "y was aborted" } });
-    const thrown = await bounded(async () => {
-      throw new NotFoundError("Sandbox sb-1 not found");
-    }, { what: "poll", ms: 1000 });
+    const thrown = await bounded(
+      async () => {
+        throw new NotFoundError("Sandbox sb-1 not found");
+      },
+      { what: "poll", ms: 1000 },
+    );
     expect(thrown).toEqual({ ok: false, error: { code: "not_found", message: "poll: NotFoundError: Sandbox sb-1 not found" } });
   });
 
@@ -219,7 +277,13 @@ describe("bounds", () => {
 
   it("release refuses stop in words, and its wait past releaseMs says what poll() last read", async () => {
     const state = { code: null as number | null, terminated: 0 };
-    const tags = tagsOf("computer-0123456789ab", "2026-12-01T00:00:00.000Z", { image: "i", user: "2510:2510", network: "none", workdir: "/work", kind: "linux" });
+    const tags = tagsOf("computer-0123456789ab", "2026-12-01T00:00:00.000Z", {
+      image: "i",
+      user: "2510:2510",
+      network: "none",
+      workdir: "/work",
+      kind: "linux",
+    });
     const stuck: ModalSandbox = { ...localSandbox("stuck", state), getTags: async () => tags, terminate: async () => void state.terminated++ };
     const provider = new ModalProvider({ sdk: sdkWith({ fromId: async () => stuck }), app: "a", daemonPath, timeouts: { releaseMs: 200, releasePollMs: 20 } });
     const ref = { id: "sb-1", name: "computer-0123456789ab", provider: "modal" };
@@ -229,7 +293,18 @@ describe("bounds", () => {
     expect(released).toMatchObject({ ok: false, error: { code: "timeout" } });
     expect(released.ok ? "" : released.error.message).toMatch(/may still be ending: .*poll\(\) null: still running/);
     // A sandbox Modal no longer knows is released.
-    const gone = new ModalProvider({ sdk: sdkWith({ fromId: async () => ({ ...stuck, getTags: async () => { throw new NotFoundError("gone"); } }) }), app: "a", daemonPath });
+    const gone = new ModalProvider({
+      sdk: sdkWith({
+        fromId: async () => ({
+          ...stuck,
+          getTags: async () => {
+            throw new NotFoundError("gone");
+          },
+        }),
+      }),
+      app: "a",
+      daemonPath,
+    });
     expect(await gone.release(ref, "delete")).toEqual({ ok: true, value: undefined });
     // One whose tags name another computer is not touched.
     const other = new ModalProvider({ sdk: sdkWith({ fromId: async () => stuck }), app: "a", daemonPath });

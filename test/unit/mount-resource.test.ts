@@ -10,8 +10,12 @@ import { testContext } from "../support/context.js";
 
 const ctx = testContext();
 let base: string;
-beforeEach(async () => { base = await mkdtemp(join(tmpdir(), "agentrun-unit-mount-")); });
-afterEach(async () => { await rm(base, { recursive: true, force: true }); });
+beforeEach(async () => {
+  base = await mkdtemp(join(tmpdir(), "agentrun-unit-mount-"));
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
 
 const reasons = async (news: Record<string, unknown>) => ((await mount.check(ctx, {}, news)).failures ?? []).map((f) => `${f.property}: ${f.reason}`);
 
@@ -20,12 +24,32 @@ describe("Mount check", () => {
     ["a relative path", { path: "runs/r1" }, `path: the run folder's path must be absolute (it is "runs/r1"); give the whole path from /`],
     ["a NUL byte", { path: "/var/tmp/a\0b" }, "path: the run folder's path has a NUL byte"],
     ["a path not canonical", { path: "/var/tmp/./a/../b/" }, "path: the run folder's path is not canonical: write it as /var/tmp/b"],
-    ["a comma", { path: "/var/tmp/a,b" }, "path: the run folder's path has a comma, a double quote or a line break, which a bind's options (Docker's --mount) cannot hold"],
+    [
+      "a comma",
+      { path: "/var/tmp/a,b" },
+      "path: the run folder's path has a comma, a double quote or a line break, which a bind's options (Docker's --mount) cannot hold",
+    ],
     ["no path", {}, "path: path is required: the run folder's absolute path on this host"],
-    ["a user name", { path: "/var/tmp/x", user: "agent" }, "user: user is a uid or uid:gid in numbers, such as 1000:1000 (a name is refused: the computer's image may not have it)"],
-    ["a user with a name for group", { path: "/var/tmp/x", user: "1000:staff" }, "user: user is a uid or uid:gid in numbers, such as 1000:1000 (a name is refused: the computer's image may not have it)"],
-    ["an unknown field", { path: "/var/tmp/x", colour: "blue" }, 'colour: agentrun:index:Mount has no field "colour"; it takes kind, path, user, retainOnDelete'],
-    ["kind archil", { path: "/var/tmp/x", kind: "archil" }, "kind: a Mount of kind archil is not built yet; this plugin makes bind mounts (a folder on this host)"],
+    [
+      "a user name",
+      { path: "/var/tmp/x", user: "agent" },
+      "user: user is a uid or uid:gid in numbers, such as 1000:1000 (a name is refused: the computer's image may not have it)",
+    ],
+    [
+      "a user with a name for group",
+      { path: "/var/tmp/x", user: "1000:staff" },
+      "user: user is a uid or uid:gid in numbers, such as 1000:1000 (a name is refused: the computer's image may not have it)",
+    ],
+    [
+      "an unknown field",
+      { path: "/var/tmp/x", colour: "blue" },
+      'colour: agentrun:index:Mount has no field "colour"; it takes kind, path, user, retainOnDelete',
+    ],
+    [
+      "kind archil",
+      { path: "/var/tmp/x", kind: "archil" },
+      "kind: a Mount of kind archil is not built yet; this plugin makes bind mounts (a folder on this host)",
+    ],
     ["a mode", { path: "/var/tmp/x", mode: "0755" }, 'mode: agentrun:index:Mount has no field "mode"; a run folder\'s mode is always 0700'],
   ])("refuses %s in words", async (_name, news, words) => {
     expect(await reasons(news)).toContain(words);
@@ -62,7 +86,12 @@ describe("Mount check", () => {
   test("takes its default user from the local provider, through the registry, and says so when that provider cannot be built", async () => {
     const r = await mount.check(testContext({ docker: { user: "0" } }), {}, { path: join(base, "w") });
     expect(r.failures).toEqual([
-      { property: "user", reason: expect.stringMatching(/^no user was declared, and the local provider's cannot be read: the stack's agentrun:docker settings were refused: agentrun:docker\.user 0:0 is root.*`pulumi config rm --path agentrun:docker\.user`$/) },
+      {
+        property: "user",
+        reason: expect.stringMatching(
+          /^no user was declared, and the local provider's cannot be read: the stack's agentrun:docker settings were refused: agentrun:docker\.user 0:0 is root.*`pulumi config rm --path agentrun:docker\.user`$/,
+        ),
+      },
     ]);
     expect((await mount.check(testContext({ docker: { user: "0" } }), {}, { path: join(base, "w"), user: "0" })).inputs?.user).toBe("0:0");
   });

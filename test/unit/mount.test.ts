@@ -31,7 +31,11 @@ describe("checkMount", () => {
   it.each([
     ["a relative path", "runs/r1", `the run folder's path must be absolute (it is "runs/r1"); give the whole path from /`],
     ["a missing folder", join(base, "missing"), `the run folder ${join(base, "missing")} does not exist on the host; make it first`],
-    ["a symlink", join(base, "link"), `the run folder's path passes through a symlink at ${join(base, "link")} (to ${folder}); give its canonical path, without links`],
+    [
+      "a symlink",
+      join(base, "link"),
+      `the run folder's path passes through a symlink at ${join(base, "link")} (to ${folder}); give its canonical path, without links`,
+    ],
     ["a path with ..", `${folder}/../work`, `the run folder's path is not canonical: write it as ${folder}`],
     ["a file", join(base, "file"), `the run folder ${join(base, "file")} is not a directory`],
     ["a path through a file", join(base, "file", "w"), `the run folder's path passes through ${join(base, "file")}, which is not a directory`],

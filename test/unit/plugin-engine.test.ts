@@ -21,7 +21,11 @@ describe("the plugin's Docker engine", () => {
   test("is DOCKER_HOST's when agentrun:docker names none, as the docker CLI's", async () => {
     process.env.DOCKER_HOST = "unix:///run/from-env.sock";
     const docker = await vendors({})("docker");
-    expect(docker.ok && (docker.value as DockerProvider).engine.address).toEqual({ address: "unix:///run/from-env.sock", socket: "/run/from-env.sock", from: "DOCKER_HOST" });
+    expect(docker.ok && (docker.value as DockerProvider).engine.address).toEqual({
+      address: "unix:///run/from-env.sock",
+      socket: "/run/from-env.sock",
+      from: "DOCKER_HOST",
+    });
   });
 
   test("refuses an engine over TCP in words, for every resource that asks for Docker", async () => {

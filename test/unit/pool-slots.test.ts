@@ -35,7 +35,11 @@ function inMemory() {
       return ok(computers.get(name)!.ref);
     },
     list: async (labels: Record<string, string> = {}) =>
-      ok([...computers.values()].filter((c) => Object.entries(labels).every(([k, v]) => c.labels[k] === v)).map((c): ComputerInfo => ({ ...c, deadline: undefined, state: "running", network: "none" }))),
+      ok(
+        [...computers.values()]
+          .filter((c) => Object.entries(labels).every(([k, v]) => c.labels[k] === v))
+          .map((c): ComputerInfo => ({ ...c, deadline: undefined, state: "running", network: "none" })),
+      ),
     release: async (ref: ComputerRef) => (computers.delete(ref.name), ok()),
     pool: {
       ready: async (ref: ComputerRef) => {
@@ -45,7 +49,8 @@ function inMemory() {
         computers.set(name, { ref: { ...c.ref, name }, labels: c.labels });
         return ok({ ...ref, name });
       },
-      members: async (pool: string) => ok([...computers.values()].filter((c) => c.labels[POOL_LABEL] === pool && c.ref.name.startsWith("pool-")).map((c) => c.ref)),
+      members: async (pool: string) =>
+        ok([...computers.values()].filter((c) => c.labels[POOL_LABEL] === pool && c.ref.name.startsWith("pool-")).map((c) => c.ref)),
       take: async () => ok(undefined as never),
     },
   } as unknown as ComputerProvider;
@@ -106,7 +111,11 @@ describe("a WarmPool's create", () => {
   /** A provider in memory, a step's context for a new WarmPool, and its owner (its record dropped after). */
   const step = () => {
     const m = inMemory();
-    const ctx = { ...testContext(), vendor: async () => ok(m.provider), urn: `urn:pulumi:test::p::agentrun:index:WarmPool::pool-${randomBytes(4).toString("hex")}` };
+    const ctx = {
+      ...testContext(),
+      vendor: async () => ok(m.provider),
+      urn: `urn:pulumi:test::p::agentrun:index:WarmPool::pool-${randomBytes(4).toString("hex")}`,
+    };
     const owner = resourceOwner(ctx)!;
     owners.push(owner);
     return { m, ctx, owner };

@@ -16,7 +16,10 @@ function inMemory(opts: { connects: boolean; hooks?: boolean }) {
   const released: string[] = [];
   const provider = {
     id: "memory",
-    connect: async (ref: ComputerRef) => (asked.push(`connect ${ref.name}`), opts.connects ? ok({ client: {}, hello: {}, close: async () => {} }) : fail("gone", `the daemon in ${ref.name} did not answer hello`)),
+    connect: async (ref: ComputerRef) => (
+      asked.push(`connect ${ref.name}`),
+      opts.connects ? ok({ client: {}, hello: {}, close: async () => {} }) : fail("gone", `the daemon in ${ref.name} did not answer hello`)
+    ),
     release: async (ref: ComputerRef) => (released.push(ref.name), ok()),
     ...(opts.hooks === false
       ? {}
@@ -79,15 +82,22 @@ describe("a WarmPool's rules", () => {
   test.each([0, 1, 100])("size %s is taken", (size) => expect(poolSizeProblem(size)).toBeUndefined());
   test.each([-1, 101, 2.5, "4"])("size %s is refused", (size) => expect(poolSizeProblem(size)).toBe("size is a whole number from 0 to 100"));
   test("a template with network allow is refused: the proxy is made for a name a claim changes", () => {
-    expect(poolTemplateProblems({ network: "allow", allow: ["pypi.org"] })).toEqual([{ property: "template", reason: expect.stringMatching(/a warm pool takes network none or open/) }]);
+    expect(poolTemplateProblems({ network: "allow", allow: ["pypi.org"] })).toEqual([
+      { property: "template", reason: expect.stringMatching(/a warm pool takes network none or open/) },
+    ]);
   });
   test("a template joining a shared egress proxy is refused", () => {
-    expect(poolTemplateProblems({ egress: { name: "proxy-0123456789ab" } })).toEqual([{ property: "template", reason: expect.stringMatching(/does not join a shared proxy/) }]);
+    expect(poolTemplateProblems({ egress: { name: "proxy-0123456789ab" } })).toEqual([
+      { property: "template", reason: expect.stringMatching(/does not join a shared proxy/) },
+    ]);
   });
   test("a template with a run's labels or the pool's is refused, naming each", () => {
-    const reasons = poolTemplateProblems({ network: "none", labels: { "agentrun.run": "r1", "agentrun.epoch": "1", "agentrun.pool": "x", team: "a" } }).map((p) => p.reason);
+    const reasons = poolTemplateProblems({ network: "none", labels: { "agentrun.run": "r1", "agentrun.epoch": "1", "agentrun.pool": "x", team: "a" } }).map(
+      (p) => p.reason,
+    );
     expect(reasons).toHaveLength(3);
     expect(reasons[0]).toMatch(/template.labels has agentrun.run, which a claim gives/);
   });
-  test("a template with network none and the caller's own labels is taken", () => expect(poolTemplateProblems({ network: "none", labels: { team: "a" } })).toEqual([]));
+  test("a template with network none and the caller's own labels is taken", () =>
+    expect(poolTemplateProblems({ network: "none", labels: { team: "a" } })).toEqual([]));
 });

@@ -90,7 +90,10 @@ describe("readNetworkNone", () => {
     const r = await readNetworkNone(client, { daemonPath: DAEMON, targets: v.targets });
     expect(r).toEqual({
       ok: true,
-      value: { probe: expect.objectContaining({ accepted: [v.targets[0]] }), notes: [`network: none; accepted with no answer (no bytes came back): ${v.targets[0]}`] },
+      value: {
+        probe: expect.objectContaining({ accepted: [v.targets[0]] }),
+        notes: [`network: none; accepted with no answer (no bytes came back): ${v.targets[0]}`],
+      },
     });
   });
 
@@ -111,7 +114,11 @@ describe("readNetworkNone", () => {
         code: "invalid",
         words: /refused its targets: computerd probe: --connect "x": it is not host:port/,
       },
-      { result: exit(1, "", "computerd probe: reading the network interfaces: EPERM"), code: "refused", words: /exited 1, so network none is not read back: .*EPERM/ },
+      {
+        result: exit(1, "", "computerd probe: reading the network interfaces: EPERM"),
+        code: "refused",
+        words: /exited 1, so network none is not read back: .*EPERM/,
+      },
       { result: exit(null, "", "", { signal: "KILL" }), code: "refused", words: /was ended by KILL/ },
       { result: exit(0, "Segmentation fault"), code: "protocol", words: /printed no JSON line: Segmentation fault/ },
       { result: exit(0, JSON.stringify({ ...JSON.parse(v.line), results: "none" })), code: "protocol", words: /results: / },
@@ -139,8 +146,7 @@ describe("readNetworkNone", () => {
   it("gives a failed call back as a result with its kind: the caller's abort, a closed connection", async () => {
     const controller = new AbortController();
     const hangs = fakeClient(
-      (_, signal) =>
-        new Promise((_, reject) => signal?.addEventListener("abort", () => reject(new CallError("aborted", "exec.run was aborted", "exec.run")))),
+      (_, signal) => new Promise((_, reject) => signal?.addEventListener("abort", () => reject(new CallError("aborted", "exec.run was aborted", "exec.run")))),
     );
     const pending = readNetworkNone(hangs.client, { daemonPath: DAEMON, signal: controller.signal });
     controller.abort();

@@ -88,9 +88,7 @@ function fieldsOf(schema: z.ZodType): VectorField[] {
 }
 
 const sorted = (fields: VectorField[]): VectorField[] =>
-  [...fields]
-    .map((f) => ({ ...f, ...(f.fields ? { fields: sorted(f.fields) } : {}) }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+  [...fields].map((f) => ({ ...f, ...(f.fields ? { fields: sorted(f.fields) } : {}) })).sort((a, b) => a.name.localeCompare(b.name));
 
 describe("src/protocol.ts against the daemon's method table", () => {
   it("has the same line bound and error kinds", () => {
@@ -100,7 +98,9 @@ describe("src/protocol.ts against the daemon's method table", () => {
 
   it("has every method the daemon serves, and the daemon every method but the extension's", () => {
     const daemon = vector.methods.map((m) => m.name).sort();
-    const ours = Object.keys(METHODS).filter((m) => !EXTENSION.includes(m)).sort();
+    const ours = Object.keys(METHODS)
+      .filter((m) => !EXTENSION.includes(m))
+      .sort();
     expect(ours).toEqual(daemon);
   });
 

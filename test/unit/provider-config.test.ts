@@ -26,7 +26,10 @@ describe("settingsFrom", () => {
 describe("agentrun:daytona", () => {
   test("reads the key, the API's URL, the target and the class", () => {
     const config = JSON.stringify({ "agentrun:daytona": '{"apiKey":"dtn_x","apiUrl":"http://127.0.0.1:1/api","target":"eu","class":"container"}' });
-    expect(settingsFrom(config)).toEqual({ ok: true, value: { daytona: { apiKey: "dtn_x", apiUrl: "http://127.0.0.1:1/api", target: "eu", class: "container" } } });
+    expect(settingsFrom(config)).toEqual({
+      ok: true,
+      value: { daytona: { apiKey: "dtn_x", apiUrl: "http://127.0.0.1:1/api", target: "eu", class: "container" } },
+    });
   });
   test("refuses a class Daytona does not have, naming the key and never the key's value", () => {
     const r = settingsFrom(JSON.stringify({ "agentrun:daytona": '{"apiKey":"dtn_secret_value","class":"windows"}' }));

@@ -96,7 +96,11 @@ describe("the provider registry", () => {
     const { providerFromSettings } = await import("../../src/providers.js");
     const { optionsFromSettings, packagedDaemon } = await import("../../src/docker/settings.js");
     expect(packagedDaemon()).toBe(join(import.meta.dirname, "..", "..", "dist", `computerd-linux-${process.arch === "arm64" ? "arm64" : "amd64"}`));
-    expect(optionsFromSettings({ user: "1234", image: "agentrun-base:x" })).toEqual({ daemonPath: packagedDaemon(), user: "1234", image: { image: "agentrun-base:x" } });
+    expect(optionsFromSettings({ user: "1234", image: "agentrun-base:x" })).toEqual({
+      daemonPath: packagedDaemon(),
+      user: "1234",
+      image: { image: "agentrun-base:x" },
+    });
     expect(optionsFromSettings({ daemonPath: "/opt/computerd" }).daemonPath).toBe("/opt/computerd");
     const built = await providerFromSettings("docker", { user: "1234" });
     expect(built.ok && built.value.capabilities().defaults?.user).toBe("1234:1234");
@@ -108,7 +112,10 @@ describe("the provider registry", () => {
   it("holds a host's settings to the provider's schema: a key it does not take is refused by name, its value never said", async () => {
     const { providerFromSettings } = await import("../../src/providers.js");
     const refused = await providerFromSettings("docker", { imag: "secret-looking-value", user: "1234" });
-    expect(refused).toMatchObject({ ok: false, error: { code: "invalid", field: "imag", message: "docker has no setting imag: it takes user, image, daemonPath, daemonCache, engine, egress, desktop" } });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: "invalid", field: "imag", message: "docker has no setting imag: it takes user, image, daemonPath, daemonCache, engine, egress, desktop" },
+    });
     const nested = await providerFromSettings("docker", { egress: { hostAddress: ["10.0.0.1"] } });
     expect(nested).toMatchObject({ ok: false, error: { field: "egress.hostAddress" } });
     expect(await providerFromSettings("daytona", { apiKey: "k", clas: "linux-vm" })).toMatchObject({ ok: false, error: { field: "clas" } });

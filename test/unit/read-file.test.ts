@@ -23,10 +23,16 @@ function clientOf(file: () => Buffer): ComputerClient {
 describe("readFile", () => {
   it("reads a file of several chunks whole, into bytes that own their buffer", async () => {
     const bytes = randomBytes(3 * MAX_CHUNK_BYTES + 17);
-    const read = await readFile(clientOf(() => bytes), "/f");
+    const read = await readFile(
+      clientOf(() => bytes),
+      "/f",
+    );
     expect(read.ok && Buffer.from(read.value).equals(bytes)).toBe(true);
     expect(read.ok && read.value.buffer.byteLength).toBe(bytes.length);
-    const empty = await readFile(clientOf(() => Buffer.alloc(0)), "/e");
+    const empty = await readFile(
+      clientOf(() => Buffer.alloc(0)),
+      "/e",
+    );
     expect(empty.ok && empty.value.length).toBe(0);
   });
 
@@ -34,7 +40,10 @@ describe("readFile", () => {
     const whole = randomBytes(5 * MAX_CHUNK_BYTES + 3);
     let calls = 0;
     // The first read sees one chunk and a bit; every later read sees the file grown.
-    const read = await readFile(clientOf(() => (calls++ === 0 ? whole.subarray(0, MAX_CHUNK_BYTES + 5) : whole)), "/g");
+    const read = await readFile(
+      clientOf(() => (calls++ === 0 ? whole.subarray(0, MAX_CHUNK_BYTES + 5) : whole)),
+      "/g",
+    );
     expect(read.ok && Buffer.from(read.value).equals(whole)).toBe(true);
   });
 
@@ -42,7 +51,10 @@ describe("readFile", () => {
     const whole = randomBytes(4 * MAX_CHUNK_BYTES);
     let calls = 0;
     const shrunk = whole.subarray(0, 2 * MAX_CHUNK_BYTES + 9);
-    const read = await readFile(clientOf(() => (calls++ === 0 ? whole : shrunk)), "/s");
+    const read = await readFile(
+      clientOf(() => (calls++ === 0 ? whole : shrunk)),
+      "/s",
+    );
     expect(read.ok && Buffer.from(read.value).equals(shrunk)).toBe(true);
   });
 });

@@ -26,6 +26,12 @@ describe("orThrow", () => {
       { field: "user", message: "user is a uid" },
       { field: "lifetimeMs", message: "lifetimeMs is past the cap" },
     ]);
-    expect(() => orThrow(refused)).toThrow(expect.objectContaining({ code: "invalid", field: "user", refusals: [expect.objectContaining({ field: "user" }), expect.objectContaining({ field: "lifetimeMs" })] }));
+    expect(() => orThrow(refused)).toThrow(
+      expect.objectContaining({
+        code: "invalid",
+        field: "user",
+        refusals: [expect.objectContaining({ field: "user" }), expect.objectContaining({ field: "lifetimeMs" })],
+      }),
+    );
   });
 });

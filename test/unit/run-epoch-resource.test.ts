@@ -12,7 +12,11 @@ let memory: MemoryProvider;
 let ctx: Context;
 beforeEach(() => {
   memory = new MemoryProvider();
-  ctx = { settings: {}, vendor: async (id) => (id === "memory" ? ok(memory) : (await import("../../src/providers.js")).providerFromSettings(id, {})), signal: new AbortController().signal };
+  ctx = {
+    settings: {},
+    vendor: async (id) => (id === "memory" ? ok(memory) : (await import("../../src/providers.js")).providerFromSettings(id, {})),
+    signal: new AbortController().signal,
+  };
 });
 
 const run = (r: string, epoch: number) => ({ "agentrun.run": r, "agentrun.epoch": String(epoch) });
@@ -58,7 +62,10 @@ describe("RunEpoch create", () => {
     memory.add(run("r1", 3));
     const thrown = await runEpoch.create(ctx, claim).catch((e: unknown) => e);
     expect(thrown).toBeInstanceOf(ResultFailure);
-    expect(thrown).toMatchObject({ code: "refused", message: expect.stringMatching(/^fenced: run "r1" has computer-\d+ at epoch 3, above this claim's epoch 2/) });
+    expect(thrown).toMatchObject({
+      code: "refused",
+      message: expect.stringMatching(/^fenced: run "r1" has computer-\d+ at epoch 3, above this claim's epoch 2/),
+    });
     expect(memory.computers.has(older)).toBe(true);
   });
 });
@@ -101,9 +108,7 @@ describe("RunEpoch delete", () => {
     const stuck = memory.add(run("r1", 2));
     const freed = memory.add(run("r1", 2));
     memory.failing.set(stuck, "Docker refused the removal");
-    await expect(runEpoch.delete(ctx, "r1@2", claim)).rejects.toThrow(
-      `the claim on run r1 at epoch 2 could not release ${stuck} (Docker refused the removal)`,
-    );
+    await expect(runEpoch.delete(ctx, "r1@2", claim)).rejects.toThrow(`the claim on run r1 at epoch 2 could not release ${stuck} (Docker refused the removal)`);
     expect(memory.released).toEqual([freed]);
   });
 });

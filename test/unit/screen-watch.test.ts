@@ -21,20 +21,31 @@ function connection(answers: Record<string, Answer>): Connection {
   return { client, hello: { version: "0", os: "linux", kind: "desktop", arch: "amd64", groups: ["screen"] }, close: async () => {} };
 }
 
-const frame = (seq: number, extra: Record<string, unknown> = {}) => ({ seq, changed: true, format: "jpeg", width: 1280, height: 800, frameWidth: 640, frameHeight: 400, ...extra });
+const frame = (seq: number, extra: Record<string, unknown> = {}) => ({
+  seq,
+  changed: true,
+  format: "jpeg",
+  width: 1280,
+  height: 800,
+  frameWidth: 640,
+  frameHeight: 400,
+  ...extra,
+});
 
 describe("watchScreen", () => {
   it("waits through unchanged answers, reads a frame whole and acks it by its seq", async () => {
     const asked: unknown[] = [];
     let watches = 0;
-    const watch = watchScreen(connection({
-      "screen.watch": (p) => {
-        asked.push(p.after);
-        watches++;
-        return watches === 1 ? { seq: 0, changed: false } : frame(watches, { data: Buffer.from("abc").toString("base64"), id: "f", eof: false });
-      },
-      "screen.read": (p) => ({ data: Buffer.from(p.offset === 3 ? "def" : "").toString("base64"), eof: true }),
-    }));
+    const watch = watchScreen(
+      connection({
+        "screen.watch": (p) => {
+          asked.push(p.after);
+          watches++;
+          return watches === 1 ? { seq: 0, changed: false } : frame(watches, { data: Buffer.from("abc").toString("base64"), id: "f", eof: false });
+        },
+        "screen.read": (p) => ({ data: Buffer.from(p.offset === 3 ? "def" : "").toString("base64"), eof: true }),
+      }),
+    );
     const first = await watch.next();
     expect(Buffer.from(first.bytes).toString()).toBe("abcdef");
     expect(first).toMatchObject({ seq: 2, width: 1280, frameWidth: 640 });
@@ -45,19 +56,24 @@ describe("watchScreen", () => {
   it("refuses a frame past 64 MiB, reading no further", async () => {
     const chunk = Buffer.alloc(8 << 20).toString("base64");
     let reads = 0;
-    const watch = watchScreen(connection({
-      "screen.watch": () => frame(1, { data: "", id: "f", eof: false }),
-      "screen.read": () => (reads++, { data: chunk, eof: false }),
-    }));
+    const watch = watchScreen(
+      connection({
+        "screen.watch": () => frame(1, { data: "", id: "f", eof: false }),
+        "screen.read": () => (reads++, { data: chunk, eof: false }),
+      }),
+    );
     await expect(watch.next()).rejects.toMatchObject({ name: "ScreenWatchError", code: "limit" });
     expect(reads).toBe(9);
   });
 
   it("keeps at most 8 inputs in flight, and redacts a failed action's words", async () => {
     const held: Array<() => void> = [];
-    const watch = watchScreen(connection({
-      "input.actions": () => new Promise((resolve) => held.push(() => resolve({ done: 0, failed: { index: 0, kind: "invalid", message: "see https://user:pw@example.com/x" } }))),
-    }));
+    const watch = watchScreen(
+      connection({
+        "input.actions": () =>
+          new Promise((resolve) => held.push(() => resolve({ done: 0, failed: { index: 0, kind: "invalid", message: "see https://user:pw@example.com/x" } }))),
+      }),
+    );
     const pending = Array.from({ length: MAX_INPUTS_IN_FLIGHT }, () => watch.act([{ type: "move", point: [1, 1] }]));
     await expect(watch.act([{ type: "move", point: [1, 1] }])).rejects.toBeInstanceOf(ScreenWatchError);
     for (const release of held) release();

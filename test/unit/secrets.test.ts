@@ -12,7 +12,13 @@ describe("unwrap", () => {
       nested: secret({ deeper: secret("x") }),
       cpus: 2,
     });
-    expect(plain).toEqual({ path: "/var/tmp/w", labels: { a: "1", token: "t0ken" }, allow: ["pypi.org", "internal.example"], nested: { deeper: "x" }, cpus: 2 });
+    expect(plain).toEqual({
+      path: "/var/tmp/w",
+      labels: { a: "1", token: "t0ken" },
+      allow: ["pypi.org", "internal.example"],
+      nested: { deeper: "x" },
+      cpus: 2,
+    });
     expect([...secretKeys].sort()).toEqual(["allow", "labels", "nested", "path"]);
   });
 

@@ -15,7 +15,9 @@ describe("settings the plugin does not take", () => {
       message:
         "the stack's agentrun config has settings this plugin does not take or cannot read: agentrun:docker.imag, agentrun:dockr; " +
         "remove each (`pulumi config rm --path agentrun:docker.imag`, `pulumi config rm --path agentrun:dockr`), " +
-        `or set one it takes (${Object.entries(settingsKeys()).map(([p, keys]) => `agentrun:${p}.{${keys.join(",")}}`).join(", ")}) ` +
+        `or set one it takes (${Object.entries(settingsKeys())
+          .map(([p, keys]) => `agentrun:${p}.{${keys.join(",")}}`)
+          .join(", ")}) ` +
         "with `pulumi config set --path agentrun:<provider>.<key> <value>`",
     });
     expect(read.ok || read.message).toContain("agentrun:modal.{tokenId,tokenSecret,");

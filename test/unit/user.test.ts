@@ -39,7 +39,9 @@ describe("a Mount and a Computer hold the same user rule", () => {
   const mountReasons = async (user: string) =>
     ((await mount.check(ctx, {}, { path: "/var/tmp/agentrun-unit-user/w", user })).failures ?? []).filter((f) => f.property === "user").map((f) => f.reason);
   const computerReasons = async (user: string) =>
-    ((await computer.check(ctx, {}, { image: "agentrun-base:x", lifetimeMs: 60_000, user })).failures ?? []).filter((f) => f.property === "user").map((f) => f.reason);
+    ((await computer.check(ctx, {}, { image: "agentrun-base:x", lifetimeMs: 60_000, user })).failures ?? [])
+      .filter((f) => f.property === "user")
+      .map((f) => f.reason);
 
   it.each([["3000000000"], ["1000:3000000000"], ["agent"]])("both refuse %s, in the same words", async (user) => {
     const words = [userProblem(user)];

@@ -77,9 +77,16 @@ describe("waitUntil", () => {
     await vi.advanceTimersByTimeAsync(10_000);
     await expect(waiting).resolves.toEqual({ ok: true, value: "gone" });
 
-    const failing = waitUntil(async () => Promise.reject(new Error("GET https://api.vendor.example/x failed")), () => true, { boundMs: 300, what: "x" });
+    const failing = waitUntil(
+      async () => Promise.reject(new Error("GET https://api.vendor.example/x failed")),
+      () => true,
+      { boundMs: 300, what: "x" },
+    );
     await vi.advanceTimersByTimeAsync(300);
-    await expect(failing).resolves.toEqual({ ok: false, error: { code: "timeout", message: "x did not come within 300 ms; its last read failed: GET <url> failed" } });
+    await expect(failing).resolves.toEqual({
+      ok: false,
+      error: { code: "timeout", message: "x did not come within 300 ms; its last read failed: GET <url> failed" },
+    });
   });
 
   it("is aborted on the caller's abort, at once, naming the last state", async () => {
@@ -96,7 +103,13 @@ describe("waitUntil", () => {
   });
 
   it("refuses a bound that is not a number of milliseconds", async () => {
-    await expect(waitUntil(async () => 1, () => true, { boundMs: Number.NaN })).resolves.toEqual({
+    await expect(
+      waitUntil(
+        async () => 1,
+        () => true,
+        { boundMs: Number.NaN },
+      ),
+    ).resolves.toEqual({
       ok: false,
       error: { code: "invalid", message: "waitUntil: boundMs is a number of milliseconds, 0 or more" },
     });

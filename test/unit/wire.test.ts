@@ -21,7 +21,7 @@ describe("isPlainBase64", () => {
 
 describe("requestLine", () => {
   it("copies a long base64 data field, and the line parses to the same request", () => {
-    const params = { path: "/work/é \"quoted\"", offset: 524288, data: long, mode: 0o644 };
+    const params = { path: '/work/é "quoted"', offset: 524288, data: long, mode: 0o644 };
     const line = requestLine(7, "files.write", params);
     expect(line[line.length - 1]).toBe(10);
     expect(JSON.parse(line.toString("utf8"))).toEqual({ jsonrpc: "2.0", id: 7, method: "files.write", params });

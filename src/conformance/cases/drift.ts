@@ -20,7 +20,12 @@ export const driftCases = [
       return;
     }
     // Refused at create: and deleted, so nothing of the case is left.
-    const left = await until(async () => (await t.provider.list(t.labels, { signal: t.signal })), (l) => l.ok && l.value.length === 0, 30_000, t.signal);
+    const left = await until(
+      async () => await t.provider.list(t.labels, { signal: t.signal }),
+      (l) => l.ok && l.value.length === 0,
+      30_000,
+      t.signal,
+    );
     check(left.ok, `list after the refused create failed: ${left.ok ? "" : left.error.message}`);
     check(left.value.length === 0, `the drifted computer was refused but left: ${shown(left.value.map((c) => c.ref.name))}`);
   }),
@@ -28,7 +33,11 @@ export const driftCases = [
   conformanceCase("drift.attach-refuses", "core", {}, async (t) => {
     if (!t.drifted) return new Skip(NO_DRIFTED);
     const ref = await t.create();
-    mustFail(await t.drifted.attach({ id: ref.id }, { signal: t.signal }), ["refused"], `attach of ${ref.name} by a provider that expects daemon ${t.drifted.version}`);
+    mustFail(
+      await t.drifted.attach({ id: ref.id }, { signal: t.signal }),
+      ["refused"],
+      `attach of ${ref.name} by a provider that expects daemon ${t.drifted.version}`,
+    );
     mustFail(await t.drifted.connect(ref, { signal: t.signal }), ["refused"], `connect to ${ref.name} by a provider that expects daemon ${t.drifted.version}`);
     const listed = await t.provider.list(t.labels, { signal: t.signal });
     check(listed.ok && listed.value.some((c) => c.ref.name === ref.name), "a refused attach deleted the computer it found; attach leaves it as it is");

@@ -28,7 +28,10 @@ export const execCases = [
     const seven = await run(t.client, ["sh", "-c", "exit 7"], { signal: t.signal });
     check(seven.exitCode === 7 && seven.signal === null && !seven.timedOut, `exit 7 reads ${shown({ exitCode: seven.exitCode, signal: seven.signal })}`);
     const killed = await run(t.client, ["sh", "-c", "kill -KILL $$"], { signal: t.signal });
-    check(killed.signal === "KILL" && killed.exitCode === null, `a program killed by SIGKILL reads ${shown({ exitCode: killed.exitCode, signal: killed.signal })}, not signal "KILL"`);
+    check(
+      killed.signal === "KILL" && killed.exitCode === null,
+      `a program killed by SIGKILL reads ${shown({ exitCode: killed.exitCode, signal: killed.signal })}, not signal "KILL"`,
+    );
   }),
 
   conformanceCase("exec.cwd", "core", EXEC, async (t) => {
@@ -38,7 +41,12 @@ export const execCases = [
 
   conformanceCase("exec.env", "core", EXEC, async (t) => {
     const out = await output(t.client, ["env"], { signal: t.signal, env: { AGENTRUN_CONFORMANCE: "x y", USER: "agentrun-conformance" } });
-    const vars = new Map(out.split("\n").filter(Boolean).map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
+    const vars = new Map(
+      out
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+    );
     check(vars.get("AGENTRUN_CONFORMANCE") === "x y", `env did not reach the program: ${shown([...vars.keys()])}`);
     check(vars.get("USER") === "agentrun-conformance", `env does not go over the daemon's USER: it reads ${shown(vars.get("USER"))}`);
     check(vars.get("HOME") === t.home, `HOME reads ${shown(vars.get("HOME"))}, not ${t.home}`);
@@ -61,18 +69,32 @@ export const execCases = [
     const onCase = () => abort.abort();
     t.signal.addEventListener("abort", onCase, { once: true });
     const sent = t.client.call("exec.run", { argv: ["sleep", mark.seconds], timeoutMs: 60_000 }, { signal: abort.signal });
-    const seen = await until(() => holding(t.client, mark, t.signal), (pids) => pids.length > 0, 10_000, t.signal, 200);
+    const seen = await until(
+      () => holding(t.client, mark, t.signal),
+      (pids) => pids.length > 0,
+      10_000,
+      t.signal,
+      200,
+    );
     abort.abort();
     t.signal.removeEventListener("abort", onCase);
     await callFails("an exec.run cancelled with $/cancelRequest", sent, ["aborted"]);
     check(seen.length > 0, "the program never started, so the cancel proved nothing");
-    const left = await until(() => holding(t.client, mark, t.signal), (pids) => pids.length === 0, 8_000, t.signal);
+    const left = await until(
+      () => holding(t.client, mark, t.signal),
+      (pids) => pids.length === 0,
+      8_000,
+      t.signal,
+    );
     check(left.length === 0, `the cancelled program still runs (pid ${left.join(", ")}) 8 s after the cancel`);
   }),
 
   conformanceCase("exec.truncation", "core", EXEC, async (t) => {
     const whole = await run(t.client, ["head", "-c", String(MAX_OUTPUT_BYTES + 40_000), "/dev/zero"], { signal: t.signal });
-    check(whole.bytes === MAX_OUTPUT_BYTES && whole.truncated, `400 KiB of output came back as ${whole.bytes} bytes, truncated ${whole.truncated}; the spec keeps ${MAX_OUTPUT_BYTES} and says truncated`);
+    check(
+      whole.bytes === MAX_OUTPUT_BYTES && whole.truncated,
+      `400 KiB of output came back as ${whole.bytes} bytes, truncated ${whole.truncated}; the spec keeps ${MAX_OUTPUT_BYTES} and says truncated`,
+    );
     const small = await run(t.client, ["head", "-c", "5000", "/dev/zero"], { signal: t.signal, maxOutput: 1000 });
     check(small.bytes === 1000 && small.truncated, `maxOutput 1000 kept ${small.bytes} bytes, truncated ${small.truncated}`);
     const fits = await run(t.client, ["head", "-c", "1000", "/dev/zero"], { signal: t.signal, maxOutput: 1000 });
@@ -85,7 +107,12 @@ export const execCases = [
     const script = `setsid sleep ${mark.inScript} & ( sleep ${mark.inScript} & ) ; sleep 0.5; echo started`;
     const out = await output(t.client, ["sh", "-c", script], { signal: t.signal });
     check(out.trim() === "started", `the script printed ${shown(out)}`);
-    const left = await until(() => holding(t.client, mark, t.signal), (pids) => pids.length === 0, 8_000, t.signal);
+    const left = await until(
+      () => holding(t.client, mark, t.signal),
+      (pids) => pids.length === 0,
+      8_000,
+      t.signal,
+    );
     check(left.length === 0, `what the run started with setsid and a double fork still runs after it (pid ${left.join(", ")})`);
   }),
 

@@ -30,7 +30,11 @@ export const filesCases = [
     const back = must(await readFile(t.client, `${t.dir}/large.bin`, { signal: t.signal }), "reading it back");
     check(back.length === bytes.length && sha(back) === sha(bytes), `1.3 MB written read back as ${back.length} bytes of another sum`);
     // Sent unchecked, so the daemon itself must refuse it.
-    await callFails("files.read of more than 512 KiB at once", t.client.request("files.read", { path: `${t.dir}/large.bin`, length: 512 * 1024 + 1 }, { signal: t.signal }), ["limit"]);
+    await callFails(
+      "files.read of more than 512 KiB at once",
+      t.client.request("files.read", { path: `${t.dir}/large.bin`, length: 512 * 1024 + 1 }, { signal: t.signal }),
+      ["limit"],
+    );
   }),
 
   conformanceCase("files.stat", "core", FILES, async (t) => {
@@ -55,7 +59,10 @@ export const filesCases = [
     check(shown(names(one.entries)) === shown(["a", "b", "c.txt"]) && !one.truncated, `depth 1 listed ${shown(names(one.entries))}, not a, b, c.txt by name`);
     const two = await call("files.list depth 2", t.client.call("files.list", { path: `${t.dir}/tree`, depth: 2 }, { signal: t.signal }));
     const expected = ["a", "a/1.txt", "b", "b/2.txt", "c.txt"];
-    check(shown(names(two.entries)) === shown(expected), `depth 2 listed ${shown(names(two.entries))}, not ${shown(expected)} (a directory before its contents)`);
+    check(
+      shown(names(two.entries)) === shown(expected),
+      `depth 2 listed ${shown(names(two.entries))}, not ${shown(expected)} (a directory before its contents)`,
+    );
     const file = two.entries.find((e) => e.path.endsWith("/c.txt"));
     check(file?.type === "file" && file.size === 5, `c.txt is listed as ${shown(file)}`);
   }),
@@ -107,7 +114,9 @@ export const filesCases = [
     const written = await call("files.stat", t.client.call("files.stat", { path: mine }, { signal: t.signal }));
     check(home.uid === written.uid, `HOME is owned by uid ${home.uid}, not by the computer's user (uid ${written.uid}, who writes there)`);
     check((home.mode & 0o200) !== 0, `HOME's mode ${(home.mode & 0o777).toString(8)} does not let its owner write`);
-    await callFails("files.write at /", t.client.call("files.write", { path: `/agentrun-conformance-${t.runId}`, data: b64("x") }, { signal: t.signal }), ["denied"]);
+    await callFails("files.write at /", t.client.call("files.write", { path: `/agentrun-conformance-${t.runId}`, data: b64("x") }, { signal: t.signal }), [
+      "denied",
+    ]);
   }),
 
   conformanceCase("files.tar", "core", FILES, async (t) => {
@@ -127,11 +136,19 @@ export const filesCases = [
     check(link.type === "symlink" && link.target === "a.txt", `the pushed symlink reads ${shown(link)}`);
     const pulled = entriesOf(must(await pullTar(t.client, into, { signal: t.signal }), "tar.pull of what was pushed"));
     const byName = new Map(pulled.map((e) => [e.name.replace(/^\.\//, ""), e]));
-    check(byName.get("a.txt")?.type === "file" && Buffer.from(byName.get("a.txt")?.data ?? []).toString() === "alpha", `the pull holds a.txt as ${shown(byName.get("a.txt"))}`);
+    check(
+      byName.get("a.txt")?.type === "file" && Buffer.from(byName.get("a.txt")?.data ?? []).toString() === "alpha",
+      `the pull holds a.txt as ${shown(byName.get("a.txt"))}`,
+    );
     const b = byName.get("sub/b.bin");
-    check(b?.data !== undefined && sha(b.data) === sha(payload) && (b.mode & 0o777) === 0o600, `the pull holds sub/b.bin as ${b ? `${b.data?.length} bytes, mode ${(b.mode & 0o777).toString(8)}` : "nothing"}`);
+    check(
+      b?.data !== undefined && sha(b.data) === sha(payload) && (b.mode & 0o777) === 0o600,
+      `the pull holds sub/b.bin as ${b ? `${b.data?.length} bytes, mode ${(b.mode & 0o777).toString(8)}` : "nothing"}`,
+    );
     check(byName.get("link")?.type === "symlink" && byName.get("link")?.linkname === "a.txt", `the pull holds link as ${shown(byName.get("link"))}`);
-    const escape = await pushTar(t.client, `${t.dir}/in2`, tarOf([{ name: "../escape.txt", type: "file", mode: 0o644, data: Buffer.from("x") }]), { signal: t.signal });
+    const escape = await pushTar(t.client, `${t.dir}/in2`, tarOf([{ name: "../escape.txt", type: "file", mode: 0o644, data: Buffer.from("x") }]), {
+      signal: t.signal,
+    });
     check(!escape.ok && escape.error.code === "denied", `a push of ../escape.txt ended ${shown(escape)}, not denied`);
     await callFails("files.stat of the escape", t.client.call("files.stat", { path: `${t.dir}/escape.txt` }, { signal: t.signal }), ["not_found"]);
   }),

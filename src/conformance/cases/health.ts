@@ -18,7 +18,11 @@ export const healthCases = [
   }),
 
   conformanceCase("health.unknown-method", "core", {}, async (t) => {
-    await callFails("the method agentrun.no-such-method", t.client.request("agentrun.no-such-method", {}, { signal: t.signal }), ["unsupported", "invalid", "not_found"]);
+    await callFails("the method agentrun.no-such-method", t.client.request("agentrun.no-such-method", {}, { signal: t.signal }), [
+      "unsupported",
+      "invalid",
+      "not_found",
+    ]);
     // The connection goes on after the error.
     await call("ping after an unknown method", t.client.call("ping", {}, { signal: t.signal }));
   }),
@@ -30,7 +34,8 @@ export const healthCases = [
     if (t.hello.os !== caps.os) problems.push(`hello's os is ${t.hello.os}; the provider declares ${caps.os}`);
     const declared = caps.groups.filter((g) => !(PROVIDER_GROUPS as readonly string[]).includes(g)).sort();
     const said = [...t.hello.groups].sort();
-    if (shown(declared) !== shown(said)) problems.push(`hello's groups are ${said.join(", ") || "none"}; the provider declares ${declared.join(", ") || "none"}`);
+    if (shown(declared) !== shown(said))
+      problems.push(`hello's groups are ${said.join(", ") || "none"}; the provider declares ${declared.join(", ") || "none"}`);
     for (const need of coreGroups(caps.kind, caps.daemon)) {
       if (need !== "network:none" && need !== "vendor-agent" && !t.hello.groups.includes(need) && !(PROVIDER_GROUPS as readonly string[]).includes(need)) {
         problems.push(`a ${caps.kind} computer's hello must declare ${need}`);

@@ -33,7 +33,10 @@ export const inputCases = [
       check(shown(single[0]!.point) === "[30,40]" && single[0]!.count === 1 && single[0]!.button === "left", `a click at [30,40] logged ${shown(single[0])}`);
       await actOk(t, [{ type: "click", point: [120, 60], count: 2 }]);
       const all = downs(await fixture.until((e) => downs(e).length >= 3, "the double click's two presses"));
-      check(shown(all[2]!.point) === "[120,60]" && all[2]!.count === 2, `a double click at [120,60] logged its second press as ${shown(all[2])}, not count 2 there`);
+      check(
+        shown(all[2]!.point) === "[120,60]" && all[2]!.count === 2,
+        `a double click at [120,60] logged its second press as ${shown(all[2])}, not count 2 there`,
+      );
     }),
   ),
 
@@ -46,15 +49,23 @@ export const inputCases = [
     }),
   ),
 
-  conformanceCase("input.key-table-refuses-unknown", "core", { groups: ["input.keys"] }, (t) => onTheDisplay(t, async () => {
-    const fixture = t.fixture ? await startFixture(t, t.fixture) : undefined;
-    const done = await act(t, [{ type: "key", keys: ["a"] }, { type: "key", keys: ["Hyper_Q"] }]);
-    check(done.done === 0 && done.failed?.index === 1 && done.failed.kind === "invalid", `a batch whose second key is Hyper_Q answered ${shown(done)}, not done 0 with failed.index 1, kind invalid`);
-    if (!fixture) return noFixture();
-    await t.sleep(500);
-    const seen = await fixture.events();
-    check(seen.length === 0, `the refused batch still ran: the fixture logged ${shown(seen)}`);
-  })),
+  conformanceCase("input.key-table-refuses-unknown", "core", { groups: ["input.keys"] }, (t) =>
+    onTheDisplay(t, async () => {
+      const fixture = t.fixture ? await startFixture(t, t.fixture) : undefined;
+      const done = await act(t, [
+        { type: "key", keys: ["a"] },
+        { type: "key", keys: ["Hyper_Q"] },
+      ]);
+      check(
+        done.done === 0 && done.failed?.index === 1 && done.failed.kind === "invalid",
+        `a batch whose second key is Hyper_Q answered ${shown(done)}, not done 0 with failed.index 1, kind invalid`,
+      );
+      if (!fixture) return noFixture();
+      await t.sleep(500);
+      const seen = await fixture.events();
+      check(seen.length === 0, `the refused batch still ran: the fixture logged ${shown(seen)}`);
+    }),
+  ),
 
   conformanceCase("input.actions-stops-at-first-failure", "core", { groups: ["input.pointer"] }, (t) =>
     withFixture(t, async (fixture) => {
@@ -65,7 +76,10 @@ export const inputCases = [
         { type: "move", point: [full.width + 10, 60] },
         { type: "click", point: [100, 100] },
       ]);
-      check(done.done === 2 && done.failed?.index === 2, `move, down, a move off the screen and a click answered ${shown(done)}, not done 2 with failed.index 2`);
+      check(
+        done.done === 2 && done.failed?.index === 2,
+        `move, down, a move off the screen and a click answered ${shown(done)}, not done 2 with failed.index 2`,
+      );
       const seen = await fixture.until((e) => e.some((x) => x.event === "up"), "the press released");
       const presses = seen.filter((e) => e.event === "down" || e.event === "up");
       check(

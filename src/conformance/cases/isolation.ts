@@ -62,7 +62,10 @@ export const isolationCases = [
 
   conformanceCase("isolation.vendor-agent", "core", { vendorAgent: true, groups: ["exec"] }, async (t) => {
     const targets = vendorAgentTargets(t.capabilities.vendorAgentPorts ?? []);
-    const line = await output(t.client, [DAEMON_IN_COMPUTER, "probe", ...targets.flatMap((target) => ["--connect", target])], { signal: t.signal, timeoutMs: 30_000 });
+    const line = await output(t.client, [DAEMON_IN_COMPUTER, "probe", ...targets.flatMap((target) => ["--connect", target])], {
+      signal: t.signal,
+      timeoutMs: 30_000,
+    });
     const problems = probeProblems(line.trim(), targets);
     check(problems.length === 0, `a program of the computer reaches past its own loopback: ${problems.join("; ")}`);
   }),

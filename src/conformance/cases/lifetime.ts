@@ -18,7 +18,13 @@ const find = async (t: CaseContext, name: string): Promise<ComputerInfo | undefi
 async function pastDeadline(t: CaseContext, name: string, deadline: Date | undefined): Promise<ComputerInfo | undefined> {
   const at = deadline?.getTime() ?? Date.now() + SHORT_LIFETIME_MS;
   await t.sleep(Math.max(0, at - Date.now()));
-  return until(() => find(t, name), (info) => info === undefined || info.state === "stopped", STOP_GRACE_MS, t.signal, 1000);
+  return until(
+    () => find(t, name),
+    (info) => info === undefined || info.state === "stopped",
+    STOP_GRACE_MS,
+    t.signal,
+    1000,
+  );
 }
 
 export const lifetimeCases = [
@@ -27,7 +33,10 @@ export const lifetimeCases = [
     const info = await find(t, ref.name);
     check(info !== undefined, `${ref.name} is not listed after create`);
     const after = await pastDeadline(t, ref.name, info.deadline);
-    check(after === undefined || after.state === "stopped", `${ref.name} still runs ${STOP_GRACE_MS / 1000} s past its deadline (${info.deadline?.toISOString()})`);
+    check(
+      after === undefined || after.state === "stopped",
+      `${ref.name} still runs ${STOP_GRACE_MS / 1000} s past its deadline (${info.deadline?.toISOString()})`,
+    );
     if (t.capabilities.lifetime === "janitor") {
       const swept = must(await sweep(t.provider, { labels: t.labels, signal: t.signal }), "the janitor's sweep");
       check(after === undefined || swept.deleted.includes(ref.name), `the sweep past ${ref.name}'s deadline deleted ${shown(swept.deleted)}`);
@@ -41,11 +50,20 @@ export const lifetimeCases = [
     must(await t.provider.release(long, "stop", { signal: t.signal }), `release(${long.name}, "stop")`);
     const info = await find(t, short.name);
     const after = await pastDeadline(t, short.name, info?.deadline);
-    check(after?.state === "stopped", `${short.name} past its deadline is ${after ? after.state : "gone"}; a janitor provider keeps it stopped until the sweep`);
+    check(
+      after?.state === "stopped",
+      `${short.name} past its deadline is ${after ? after.state : "gone"}; a janitor provider keeps it stopped until the sweep`,
+    );
     const swept = must(await sweep(t.provider, { labels: t.labels, signal: t.signal }), "the janitor's sweep");
-    check(shown(swept.deleted) === shown([short.name]) && swept.kept === 1, `the sweep deleted ${shown(swept.deleted)} and kept ${swept.kept}, not ${short.name} and 1 (the stopped computer whose deadline is ahead)`);
+    check(
+      shown(swept.deleted) === shown([short.name]) && swept.kept === 1,
+      `the sweep deleted ${shown(swept.deleted)} and kept ${swept.kept}, not ${short.name} and 1 (the stopped computer whose deadline is ahead)`,
+    );
     const left = must(await t.provider.list(t.labels, { signal: t.signal }), "list");
-    check(shown(left.map((c) => [c.ref.name, c.state])) === shown([[long.name, "stopped"]]), `after the sweep list gives ${shown(left.map((c) => [c.ref.name, c.state]))}`);
+    check(
+      shown(left.map((c) => [c.ref.name, c.state])) === shown([[long.name, "stopped"]]),
+      `after the sweep list gives ${shown(left.map((c) => [c.ref.name, c.state]))}`,
+    );
   }),
 
   conformanceCase("lifetime.extend", "full", { methods: ["extend"] }, async (t) => {
@@ -67,7 +85,11 @@ export const lifetimeCases = [
     check(Math.abs(((await listedDeadline()) ?? 0) - deadline) < 2_000, "list does not show the extended deadline");
     mustFail(await extend(ref, 10_000, { signal: t.signal }), ["invalid", "refused", "limit"], "extend to an earlier deadline");
     mustFail(await extend(ref, cap + 1, { signal: t.signal }), ["invalid", "refused", "limit"], "extend to maxLifetimeMs + 1");
-    mustFail(await extend(ref, cap - 30_000, { signal: t.signal }), ["invalid", "refused", "limit"], "extend to maxLifetimeMs less 30 s, 60 s after create (past create + maxLifetimeMs)");
+    mustFail(
+      await extend(ref, cap - 30_000, { signal: t.signal }),
+      ["invalid", "refused", "limit"],
+      "extend to maxLifetimeMs less 30 s, 60 s after create (past create + maxLifetimeMs)",
+    );
     check(Math.abs(((await listedDeadline()) ?? 0) - deadline) < 2_000, "a refused extend moved the deadline");
   }),
 ];

@@ -24,7 +24,10 @@ async function runFolder(t: CaseContext, kind: MountKind) {
   if (secret) check(!JSON.stringify([ref, attached, listed]).includes(secret), "a read-back holds the Archil token");
   const connection = await t.connect(ref);
   const read = await call("files.read in /workspace", connection.client.call("files.read", { path: `${WORKSPACE}/outside.txt` }, { signal: t.signal }));
-  check(Buffer.from(read.data, "base64").toString() === outside, `a file written outside reads ${shown(Buffer.from(read.data, "base64").toString())} at ${WORKSPACE}`);
+  check(
+    Buffer.from(read.data, "base64").toString() === outside,
+    `a file written outside reads ${shown(Buffer.from(read.data, "base64").toString())} at ${WORKSPACE}`,
+  );
   const inside = `inside ${t.runId}\n`;
   await call("files.write in /workspace", connection.client.call("files.write", { path: `${WORKSPACE}/inside.txt`, data: b64(inside) }, { signal: t.signal }));
   const back = Buffer.from(await folder.read("inside.txt")).toString();

@@ -21,7 +21,10 @@ export const processCases = [
     check(/^p\d+$/.test(started.id) && started.pid > 0, `process.start answered ${shown(started)}, not an id p<n> and a pid`);
     const out = must(await readAll(t.client, started.id, "stdout", { signal: t.signal }), "reading stdout to its end");
     const err = must(await readAll(t.client, started.id, "stderr", { signal: t.signal }), "reading stderr to its end");
-    check(text(out.data) === "out\n" && text(err.data) === "err\n", `the streams read ${shown(text(out.data))} and ${shown(text(err.data))}, not "out\\n" and "err\\n" apart`);
+    check(
+      text(out.data) === "out\n" && text(err.data) === "err\n",
+      `the streams read ${shown(text(out.data))} and ${shown(text(err.data))}, not "out\\n" and "err\\n" apart`,
+    );
     check(out.nextOffset === 4 && out.dropped === 0, `stdout ended at offset ${out.nextOffset} with ${out.dropped} dropped, not 4 and 0`);
     const waited = await ended(t, started.id);
     check(waited.exitCode === 3 && waited.signal === null, `the process ended ${shown(waited)}, not with exit code 3`);
@@ -43,7 +46,9 @@ export const processCases = [
     const waited = await ended(t, started.id);
     check(waited.signal === "TERM" && waited.exitCode === null, `a TERMed sleep ended ${shown(waited)}, not by signal "TERM"`);
     await call("process.signal of an ended process", t.client.call("process.signal", { id: started.id, signal: "KILL" }, { signal: t.signal }));
-    await callFails("process.signal of no such process", t.client.call("process.signal", { id: "p999999", signal: "TERM" }, { signal: t.signal }), ["not_found"]);
+    await callFails("process.signal of no such process", t.client.call("process.signal", { id: "p999999", signal: "TERM" }, { signal: t.signal }), [
+      "not_found",
+    ]);
   }),
 
   conformanceCase("process.wait", "core", PROCESSES, async (t) => {
@@ -73,7 +78,10 @@ export const processCases = [
 
   conformanceCase("process.pty", "core", PROCESSES, async (t) => {
     const script = "stty size; read line; stty size";
-    const started = await call("process.start", t.client.call("process.start", { argv: ["sh", "-c", script], pty: { cols: 100, rows: 30 } }, { signal: t.signal }));
+    const started = await call(
+      "process.start",
+      t.client.call("process.start", { argv: ["sh", "-c", script], pty: { cols: 100, rows: 30 } }, { signal: t.signal }),
+    );
     let offset = 0;
     let seen = "";
     const readSome = async () => {
@@ -94,13 +102,22 @@ export const processCases = [
 
   conformanceCase("process.log", "core", { groups: ["processes", "files"] }, async (t) => {
     const log = `${t.dir}/logs/run.log`;
-    const started = await call("process.start", t.client.call("process.start", { argv: ["sh", "-c", "echo logged; echo also >&2"], log }, { signal: t.signal }));
+    const started = await call(
+      "process.start",
+      t.client.call("process.start", { argv: ["sh", "-c", "echo logged; echo also >&2"], log }, { signal: t.signal }),
+    );
     await ended(t, started.id);
     const read = must(await readAll(t.client, started.id, "log", { signal: t.signal }), "reading the log stream");
     const logged = text(read.data);
-    check(logged.includes("logged\n") && logged.includes("also\n") && logged.length === 12, `the log stream reads ${shown(logged)}, not stdout and stderr as they came`);
+    check(
+      logged.includes("logged\n") && logged.includes("also\n") && logged.length === 12,
+      `the log stream reads ${shown(logged)}, not stdout and stderr as they came`,
+    );
     const file = await call("files.read of the log", t.client.call("files.read", { path: log }, { signal: t.signal }));
-    check(Buffer.from(file.data, "base64").toString() === logged, `the log file reads ${shown(Buffer.from(file.data, "base64").toString())}, not what the log stream read`);
+    check(
+      Buffer.from(file.data, "base64").toString() === logged,
+      `the log file reads ${shown(Buffer.from(file.data, "base64").toString())}, not what the log stream read`,
+    );
     await callFails("process.start with a log already there", t.client.call("process.start", { argv: ["true"], log }, { signal: t.signal }), ["exists"]);
   }),
 
@@ -119,10 +136,21 @@ export const processCases = [
     const mark = marker();
     const script = `setsid sleep ${mark.inScript} & sleep 1`;
     const started = await call("process.start", t.client.call("process.start", { argv: ["sh", "-c", script] }, { signal: t.signal }));
-    const seen = await until(() => holding(t.client, mark, t.signal), (pids) => pids.length > 0, 5_000, t.signal, 100);
+    const seen = await until(
+      () => holding(t.client, mark, t.signal),
+      (pids) => pids.length > 0,
+      5_000,
+      t.signal,
+      100,
+    );
     check(seen.length > 0, "the process's setsid child never showed, so its end proved nothing");
     await ended(t, started.id);
-    const left = await until(() => holding(t.client, mark, t.signal), (pids) => pids.length === 0, 8_000, t.signal);
+    const left = await until(
+      () => holding(t.client, mark, t.signal),
+      (pids) => pids.length === 0,
+      8_000,
+      t.signal,
+    );
     check(left.length === 0, `what the process started with setsid still runs after it ended (pid ${left.join(", ")})`);
   }),
 ];

@@ -22,7 +22,10 @@ async function switchNetwork(t: CaseContext, policy: NetworkPolicy) {
     check(now === "none", `a refused change to ${shown(policy)} left the network ${shown(now)}, not none`);
     return;
   }
-  check(shown(changed.value) === shown(policy) && shown(now) === shown(policy), `a change to ${shown(policy)} answered ${shown(changed.value)} and reads back ${shown(now)}`);
+  check(
+    shown(changed.value) === shown(policy) && shown(now) === shown(policy),
+    `a change to ${shown(policy)} answered ${shown(changed.value)} and reads back ${shown(now)}`,
+  );
   const back = must(await t.provider.network(ref, "none", { signal: t.signal }), "the change back to none");
   const after = must(await t.provider.network(ref, undefined, { signal: t.signal }), "network read back");
   check(back === "none" && after === "none", `the change back to none answered ${shown(back)} and reads back ${shown(after)}`);
@@ -69,31 +72,54 @@ export const providerCases = [
     const before = Date.now();
     const ref = await t.create();
     const found = await listed(t);
-    check(found.length === 1 && found[0]!.ref.name === ref.name, `list of the case's labels gave ${shown(found.map((c) => c.ref.name))}, not ${ref.name} alone`);
+    check(
+      found.length === 1 && found[0]!.ref.name === ref.name,
+      `list of the case's labels gave ${shown(found.map((c) => c.ref.name))}, not ${ref.name} alone`,
+    );
     const info = found[0]!;
-    for (const [key, value] of Object.entries(t.labels)) check(info.labels[key] === value, `list reads the label ${key} as ${shown(info.labels[key])}, not ${value}`);
+    for (const [key, value] of Object.entries(t.labels))
+      check(info.labels[key] === value, `list reads the label ${key} as ${shown(info.labels[key])}, not ${value}`);
     check(info.state === "running", `list reads a new computer as ${info.state}`);
     check(info.network === "none", `list reads the network as ${shown(info.network)}, not none`);
     const at = info.deadline?.getTime();
     const lifetime = t.spec().lifetimeMs;
-    check(at !== undefined && at >= before + lifetime - MINUTE && at <= Date.now() + lifetime + MINUTE, `list reads the deadline as ${info.deadline?.toISOString() ?? "none"}, not about ${lifetime / MINUTE} minutes from create`);
+    check(
+      at !== undefined && at >= before + lifetime - MINUTE && at <= Date.now() + lifetime + MINUTE,
+      `list reads the deadline as ${info.deadline?.toISOString() ?? "none"}, not about ${lifetime / MINUTE} minutes from create`,
+    );
   }),
 
-  conformanceCase("provider.network-readback", "core", {}, async (t) => {
-    const read = must(await t.provider.network(t.computer, undefined, { signal: t.signal }), "network read back");
-    check(read === "none", `a computer made with network none reads back ${shown(read)}`);
-  }, { shared: true }),
+  conformanceCase(
+    "provider.network-readback",
+    "core",
+    {},
+    async (t) => {
+      const read = must(await t.provider.network(t.computer, undefined, { signal: t.signal }), "network read back");
+      check(read === "none", `a computer made with network none reads back ${shown(read)}`);
+    },
+    { shared: true },
+  ),
 
-  conformanceCase("provider.network-undeclared", "core", {}, async (t) => {
-    const wider: NetworkPolicy[] = [];
-    if (!t.capabilities.network.includes("open")) wider.push("open");
-    if (!t.capabilities.network.includes("allow")) wider.push({ allow: ["example.com"] });
-    for (const policy of wider) {
-      mustFail(await t.provider.network(t.computer, policy, { signal: t.signal }), ["unsupported", "invalid", "refused"], `a change to ${shown(policy)}, which the provider does not declare,`);
-      const now = must(await t.provider.network(t.computer, undefined, { signal: t.signal }), "network read back");
-      check(now === "none", `after a refused change to ${shown(policy)} the network reads ${shown(now)}`);
-    }
-  }, { shared: true }),
+  conformanceCase(
+    "provider.network-undeclared",
+    "core",
+    {},
+    async (t) => {
+      const wider: NetworkPolicy[] = [];
+      if (!t.capabilities.network.includes("open")) wider.push("open");
+      if (!t.capabilities.network.includes("allow")) wider.push({ allow: ["example.com"] });
+      for (const policy of wider) {
+        mustFail(
+          await t.provider.network(t.computer, policy, { signal: t.signal }),
+          ["unsupported", "invalid", "refused"],
+          `a change to ${shown(policy)}, which the provider does not declare,`,
+        );
+        const now = must(await t.provider.network(t.computer, undefined, { signal: t.signal }), "network read back");
+        check(now === "none", `after a refused change to ${shown(policy)} the network reads ${shown(now)}`);
+      }
+    },
+    { shared: true },
+  ),
 
   conformanceCase("provider.release-stop", "core", {}, async (t) => {
     const ref = await t.create();
@@ -109,7 +135,11 @@ export const providerCases = [
     if (t.capabilities.stopDeletes) {
       const gone = await until(state, (s) => s === undefined, 30_000, t.signal);
       check(gone === undefined, `a stop that deletes (stopDeletes) left ${ref.name} listed as ${gone}`);
-      mustFail(await t.provider.attach({ id: ref.id }, { signal: t.signal }), ["not_found", "gone", "refused"], `attach of ${ref.name} after a stop that deletes`);
+      mustFail(
+        await t.provider.attach({ id: ref.id }, { signal: t.signal }),
+        ["not_found", "gone", "refused"],
+        `attach of ${ref.name} after a stop that deletes`,
+      );
       return;
     }
     const seen = await until(state, (s) => s === "stopped", 30_000, t.signal);
@@ -122,7 +152,12 @@ export const providerCases = [
   conformanceCase("provider.release-delete", "core", {}, async (t) => {
     const ref = await t.create();
     must(await t.provider.release(ref, "delete", { signal: t.signal }), `release(${ref.name}, "delete")`);
-    const left = await until(() => listed(t), (l) => l.length === 0, 30_000, t.signal);
+    const left = await until(
+      () => listed(t),
+      (l) => l.length === 0,
+      30_000,
+      t.signal,
+    );
     check(left.length === 0, `after its delete, list still gives ${left.map((c) => c.ref.name).join(", ")}`);
     mustFail(await t.provider.attach({ id: ref.id }, { signal: t.signal }), ["not_found", "gone"], `attach of ${ref.name} after its delete`);
     must(await t.provider.release(ref, "delete", { signal: t.signal }), "a second delete of a computer already gone");
@@ -130,9 +165,7 @@ export const providerCases = [
 
   conformanceCase("provider.network-switch", "full", { networks: ["open"] }, async (t) => switchNetwork(t, "open")),
 
-  conformanceCase("provider.network-switch-allow", "full", { networks: ["allow"] }, async (t) =>
-    switchNetwork(t, { allow: ["example.com"] }),
-  ),
+  conformanceCase("provider.network-switch-allow", "full", { networks: ["allow"] }, async (t) => switchNetwork(t, { allow: ["example.com"] })),
 
   conformanceCase("provider.release-older", "full", {}, async (t) => {
     const run = `conformance-${t.runId}-older`;
@@ -150,13 +183,23 @@ export const providerCases = [
     check(ofRun.length === 3, `the run's label lists ${ofRun.length} computers, not 3`);
     for (const info of ofRun) {
       const epoch = made.findIndex((r) => r.name === info.ref.name) + 1;
-      check(info.labels[RUN_LABEL] === run && info.labels[EPOCH_LABEL] === String(epoch), `${info.ref.name} reads back the run and epoch labels as ${shown([info.labels[RUN_LABEL], info.labels[EPOCH_LABEL]])}, not ${shown([run, String(epoch)])}`);
+      check(
+        info.labels[RUN_LABEL] === run && info.labels[EPOCH_LABEL] === String(epoch),
+        `${info.ref.name} reads back the run and epoch labels as ${shown([info.labels[RUN_LABEL], info.labels[EPOCH_LABEL]])}, not ${shown([run, String(epoch)])}`,
+      );
     }
     const released = must(await releaseOlder(t.provider, run, 3, { signal: t.signal }), "releaseOlder at epoch 3");
-    check(shown([...released.released].sort()) === shown([one.name, two.name].sort()) && shown(released.kept) === shown([three.name]), `releaseOlder at epoch 3 released ${shown(released.released)} and kept ${shown(released.kept)}`);
+    check(
+      shown([...released.released].sort()) === shown([one.name, two.name].sort()) && shown(released.kept) === shown([three.name]),
+      `releaseOlder at epoch 3 released ${shown(released.released)} and kept ${shown(released.kept)}`,
+    );
     const left = await listed(t, { ...t.labels, [RUN_LABEL]: run });
-    check(shown(left.map((c) => c.ref.name)) === shown([three.name]), `after releaseOlder the run's label lists ${shown(left.map((c) => c.ref.name))}, not epoch 3 alone`);
-    for (const gone of [one, two]) mustFail(await t.provider.attach({ id: gone.id }, { signal: t.signal }), ["not_found", "gone"], `attach of ${gone.name} after releaseOlder`);
+    check(
+      shown(left.map((c) => c.ref.name)) === shown([three.name]),
+      `after releaseOlder the run's label lists ${shown(left.map((c) => c.ref.name))}, not epoch 3 alone`,
+    );
+    for (const gone of [one, two])
+      mustFail(await t.provider.attach({ id: gone.id }, { signal: t.signal }), ["not_found", "gone"], `attach of ${gone.name} after releaseOlder`);
     must(await t.provider.attach({ id: other.id }, { signal: t.signal }), `attach of the other run's ${other.name}`);
     must(await t.provider.attach({ id: three.id }, { signal: t.signal }), `attach of epoch 3's ${three.name}`);
     const fenced = mustFail(await releaseOlder(t.provider, run, 2, { signal: t.signal }), ["refused"], "releaseOlder at epoch 2 after epoch 3");

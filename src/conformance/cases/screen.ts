@@ -45,7 +45,10 @@ function watchUntil(t: CaseContext, onFrame: (frame: ScreenFrame, input: Input) 
   return new Promise((resolve, reject) => {
     let done = false;
     let input: Input = async () => ({ ok: false, error: { code: "closed", message: "the watch is not open yet" } });
-    const timer = setTimeout(() => finish(new CaseFailure(`${waiting} within ${boundMs / 1000} s; frames: ${shown(frames.map((f) => ({ seq: f.seq, cursor: f.cursor })))}`)), boundMs);
+    const timer = setTimeout(
+      () => finish(new CaseFailure(`${waiting} within ${boundMs / 1000} s; frames: ${shown(frames.map((f) => ({ seq: f.seq, cursor: f.cursor })))}`)),
+      boundMs,
+    );
     const onAbort = () => finish(new CaseFailure(`the case ended waiting for ${waiting}`));
     t.signal.addEventListener("abort", onAbort, { once: true });
     const finish = (error?: Error) => {
@@ -57,16 +60,20 @@ function watchUntil(t: CaseContext, onFrame: (frame: ScreenFrame, input: Input) 
       if (error) reject(error);
       else resolve(frames);
     };
-    const opened = t.provider.watch!(t.computer, {
-      frame(frame, ack) {
-        frames.push(frame);
-        if (onFrame(frame, (actions) => input(actions))) finish();
-        else ack();
+    const opened = t.provider.watch!(
+      t.computer,
+      {
+        frame(frame, ack) {
+          frames.push(frame);
+          if (onFrame(frame, (actions) => input(actions))) finish();
+          else ack();
+        },
+        ended(error) {
+          finish(new CaseFailure(`the watch ended (${error.code}): ${error.message}`));
+        },
       },
-      ended(error) {
-        finish(new CaseFailure(`the watch ended (${error.code}): ${error.message}`));
-      },
-    }, { signal: t.signal });
+      { signal: t.signal },
+    );
     void opened.then((w) => {
       if (!w.ok) finish(new CaseFailure(`watch() failed (${w.error.code}): ${w.error.message}`));
       else input = (actions) => w.value.input(actions);
@@ -83,45 +90,66 @@ function frameSize(frame: ScreenFrame): { width: number; height: number } {
 }
 
 export const screenCases = [
-  conformanceCase("screen.screenshot-size", "core", { groups: ["screen"] }, (t) => onTheDisplay(t, async () => {
-    const whole = await shot(t.client, t.signal);
-    check(whole.png.width === whole.width && whole.png.height === whole.height, `the PNG is ${whole.png.width}x${whole.png.height}, and screen.shot says ${whole.width}x${whole.height}`);
-    check(whole.scale > 0, `screen.shot's scale is ${whole.scale}, not above 0`);
-    const region = { x: 10, y: 20, width: Math.min(100, whole.width - 10), height: Math.min(80, whole.height - 20) };
-    const part = await shot(t.client, t.signal, region);
-    check(part.png.width === region.width && part.png.height === region.height, `a region shot of ${region.width}x${region.height} decodes to ${part.png.width}x${part.png.height}`);
-    if (t.capabilities.kind !== "desktop") return;
-    if (!t.fixture) return noFixture();
-    await startFixture(t, t.fixture);
-    const painted = await shot(t.client, t.signal);
-    for (const { name, point, rgb } of FIXTURE_COLOURS) {
-      const got = painted.png.rgb(point[0], point[1]);
-      check(shown(got) === shown(rgb), `the fixture's ${name} at ${shown(point)} reads ${shown(got)}, not ${shown(rgb)}`);
-    }
-  })),
-
-  conformanceCase("screen.watch", "core", { groups: ["screen"], methods: ["watch"] }, (t) => onTheDisplay(t, async () => {
-    const whole = await shot(t.client, t.signal);
-    const [first] = await watchUntil(t, () => true, 20_000, "a first frame");
-    const size = frameSize(first!);
-    check(size.width === first!.frameWidth && size.height === first!.frameHeight, `the first frame decodes to ${size.width}x${size.height}, and says ${first!.frameWidth}x${first!.frameHeight}`);
-    check(first!.width === whole.width && first!.height === whole.height, `the frame's screen is ${first!.width}x${first!.height}, and screen.shot reads ${whole.width}x${whole.height}`);
-    if (!t.hello.groups.includes("input.pointer")) return;
-    const cursor = whole.cursor ?? [0, 0];
-    const to: Point = [cursor[0] === 321 ? 322 : 321, cursor[1] === 123 ? 124 : 123];
-    let sent = false;
-    let failed: string | undefined;
-    await watchUntil(t, (frame, input) => {
-      if (sent && frame.cursor?.[0] === to[0] && frame.cursor?.[1] === to[1]) return true;
-      if (!sent) {
-        sent = true;
-        void input([{ type: "move", point: to }]).then((moved) => {
-          if (!moved.ok || moved.value.failed) failed = shown(moved);
-        });
+  conformanceCase("screen.screenshot-size", "core", { groups: ["screen"] }, (t) =>
+    onTheDisplay(t, async () => {
+      const whole = await shot(t.client, t.signal);
+      check(
+        whole.png.width === whole.width && whole.png.height === whole.height,
+        `the PNG is ${whole.png.width}x${whole.png.height}, and screen.shot says ${whole.width}x${whole.height}`,
+      );
+      check(whole.scale > 0, `screen.shot's scale is ${whole.scale}, not above 0`);
+      const region = { x: 10, y: 20, width: Math.min(100, whole.width - 10), height: Math.min(80, whole.height - 20) };
+      const part = await shot(t.client, t.signal, region);
+      check(
+        part.png.width === region.width && part.png.height === region.height,
+        `a region shot of ${region.width}x${region.height} decodes to ${part.png.width}x${part.png.height}`,
+      );
+      if (t.capabilities.kind !== "desktop") return;
+      if (!t.fixture) return noFixture();
+      await startFixture(t, t.fixture);
+      const painted = await shot(t.client, t.signal);
+      for (const { name, point, rgb } of FIXTURE_COLOURS) {
+        const got = painted.png.rgb(point[0], point[1]);
+        check(shown(got) === shown(rgb), `the fixture's ${name} at ${shown(point)} reads ${shown(got)}, not ${shown(rgb)}`);
       }
-      return false;
-    }, 20_000, `a frame with the cursor at ${shown(to)} after a move through the watch's input()`).catch((error: Error) => {
-      throw new CaseFailure(failed ? `the move through the watch's input() failed: ${failed}` : error.message);
-    });
-  })),
+    }),
+  ),
+
+  conformanceCase("screen.watch", "core", { groups: ["screen"], methods: ["watch"] }, (t) =>
+    onTheDisplay(t, async () => {
+      const whole = await shot(t.client, t.signal);
+      const [first] = await watchUntil(t, () => true, 20_000, "a first frame");
+      const size = frameSize(first!);
+      check(
+        size.width === first!.frameWidth && size.height === first!.frameHeight,
+        `the first frame decodes to ${size.width}x${size.height}, and says ${first!.frameWidth}x${first!.frameHeight}`,
+      );
+      check(
+        first!.width === whole.width && first!.height === whole.height,
+        `the frame's screen is ${first!.width}x${first!.height}, and screen.shot reads ${whole.width}x${whole.height}`,
+      );
+      if (!t.hello.groups.includes("input.pointer")) return;
+      const cursor = whole.cursor ?? [0, 0];
+      const to: Point = [cursor[0] === 321 ? 322 : 321, cursor[1] === 123 ? 124 : 123];
+      let sent = false;
+      let failed: string | undefined;
+      await watchUntil(
+        t,
+        (frame, input) => {
+          if (sent && frame.cursor?.[0] === to[0] && frame.cursor?.[1] === to[1]) return true;
+          if (!sent) {
+            sent = true;
+            void input([{ type: "move", point: to }]).then((moved) => {
+              if (!moved.ok || moved.value.failed) failed = shown(moved);
+            });
+          }
+          return false;
+        },
+        20_000,
+        `a frame with the cursor at ${shown(to)} after a move through the watch's input()`,
+      ).catch((error: Error) => {
+        throw new CaseFailure(failed ? `the move through the watch's input() failed: ${failed}` : error.message);
+      });
+    }),
+  ),
 ];
