@@ -15,6 +15,11 @@ trap 'rm -rf "$out"' EXIT
 say "type-checking the tests (tsconfig.test.json)"
 npx tsc -p tsconfig.test.json
 
+say "formatting: prettier --check (TypeScript), gofmt -l (daemon/)"
+npx prettier --check --log-level warn "**/*.{ts,mjs,js}" || die "the TypeScript is not formatted: run npm run format"
+unformatted="$(cd daemon && gofmt -l .)"
+[ -z "$unformatted" ] || die "gofmt -l lists files in daemon/: $unformatted (run gofmt -w daemon)"
+
 say "go vet and go test (daemon/)"
 (cd daemon && go vet ./...)
 set +e
