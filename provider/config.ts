@@ -4,10 +4,10 @@
 import { z } from "zod";
 import type { ProviderId } from "../src/providers.js";
 import type { DockerSettings } from "../src/docker/settings.js";
-import { PROVIDER_SETTINGS, settingsKeys, TEST_SETTINGS } from "../src/settings.js";
+import { PROVIDER_SETTINGS, settingsKeys, TEST_SETTINGS } from "../src/vendor/settings.js";
 import { unknownSettings } from "./words.js";
 
-/** Each provider's settings, the library's schema (src/settings.ts): the CLI's --set takes the same keys. */
+/** Each provider's settings, the library's schema (src/vendor/settings.ts): the CLI's --set takes the same keys. */
 const Settings = z.strictObject(Object.fromEntries(Object.entries(PROVIDER_SETTINGS).map(([id, schema]) => [id, schema.optional()])));
 
 /** The keys the plugin treats as secrets: they never reach a message or a log. */

@@ -3,9 +3,9 @@
 // so this contract imports no handler.
 import type { ComponentResourceOptions, Inputs } from "@pulumi/pulumi";
 import type { CheckResult, ConstructResult, CreateResult, DiffResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
-import type { ComputerProvider } from "../src/provider.js";
-import { boundedBy } from "../src/bound.js";
-import { orThrow } from "../src/result.js";
+import type { ComputerProvider } from "../src/vendor/provider.js";
+import { boundedBy } from "../src/vendor/bound.js";
+import { orThrow } from "../src/vendor/result.js";
 import type { Settings } from "./config.js";
 import type { Say } from "./progress.js";
 import type { Props } from "./secrets.js";

@@ -2,7 +2,7 @@
 // (docker.image(), ensureImage, a recipe option); a stack's user writes Pulumi config and runs
 // docker and pulumi commands, so where the two differ the plugin says what they can run. Each rule
 // matches the library's own words, and test/unit/stack-words.test.ts holds both sides to them.
-import { ResultFailure, type ResultError } from "../src/result.js";
+import { ResultFailure, type ResultError } from "../src/vendor/result.js";
 
 /** The one setting these rules read: the stack's image for Docker's computers (no import of config.ts, which uses this file). */
 type StackSettings = { docker?: { image?: string | undefined } | undefined };

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The Settings rule: nothing under src/ (outside src/conformance/) reads the environment. Every
+// The Settings rule: nothing under src/ reads the environment, outside the conformance suite
+// (src/conformance/) and each vendor's conformance module (src/<vendor>/conformance/). Every
 // file is read with TypeScript's parser, and any way to reach process.env fails the check:
 // dotted, bracketed, destructured, aliased, through globalThis, or an import of node:process.
 // Two uses are allowed, each by its variable, its file and its function: guards against a vendor
@@ -17,21 +18,21 @@ import ts from "typescript";
 export const ALLOWED = [
   ["src/modal/client.ts", "modalClient", "MODAL_SERVER_URL"],
   ["src/e2b/client.ts", "ambientProblem", "E2B_SANDBOX_URL"],
-  ["src/host.ts", "hostEnvironment", "*"],
+  ["src/vendor/host.ts", "hostEnvironment", "*"],
 ];
 
 const GLOBALS = new Set(["globalThis", "global", "self", "window"]);
 const PROCESS_MODULES = new Set(["process", "node:process"]);
 const SOURCE = /\.(ts|mts|cts|tsx|js|mjs|cjs|jsx)$/;
 
-/** Every source file under root/src, outside src/conformance/, relative to root with "/". */
+/** Every source file under root/src, outside src/conformance/ and src/<vendor>/conformance/, relative to root with "/". */
 export function sourceFiles(root) {
   const files = [];
   const walk = (dir) => {
     for (const name of readdirSync(dir).sort()) {
       const path = join(dir, name);
       const rel = relative(root, path).split(sep).join("/");
-      if (rel === "src/conformance") continue;
+      if (/^src\/(?:[^/]+\/)?conformance$/.test(rel)) continue;
       if (statSync(path).isDirectory()) walk(path);
       else if (SOURCE.test(name)) files.push(rel);
     }

@@ -2,7 +2,7 @@
 // the labels a computer must carry to be chosen. Refusals are check failures, each naming its field.
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import type { ComputerProvider } from "../../src/provider.js";
+import type { ComputerProvider } from "../../src/vendor/provider.js";
 import type { Context } from "../resource.js";
 import { unknownFields } from "../resource.js";
 import { unwrap, type Props } from "../secrets.js";

@@ -1,8 +1,8 @@
 // agentrun:index:listComputers: the provider's computers carrying the given labels, each with its
 // name, state, deadline and drift read back, and whether it has outlived its deadline; the names
 // of those that have, apart (a CI check fails on them). Reads; changes nothing.
-import { listComputers as list } from "../../src/listing.js";
-import { orThrow } from "../../src/result.js";
+import { listComputers as list } from "../../src/fleet/listing.js";
+import { orThrow } from "../../src/vendor/result.js";
 import type { FunctionHandler } from "../function.js";
 import type { Context } from "../resource.js";
 import type { Props } from "../secrets.js";

@@ -2,8 +2,8 @@
 // carrying the given labels whose deadline has passed (or is missing or unreadable), and says
 // what it deleted and how many it kept. The engine calls a function at preview as at up, so a
 // sweep deletes then too; dryRun says what it would delete and deletes nothing.
-import { sweep as sweepNow, sweepPlan } from "../../src/janitor.js";
-import { orThrow } from "../../src/result.js";
+import { sweep as sweepNow, sweepPlan } from "../../src/fleet/janitor.js";
+import { orThrow } from "../../src/vendor/result.js";
 import type { FunctionHandler } from "../function.js";
 import type { Context } from "../resource.js";
 import { bounded } from "../resource.js";

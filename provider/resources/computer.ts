@@ -5,14 +5,14 @@
 // read back, and `drift` naming each mismatch. diff: what the vendor fixes at create is a
 // replace, and so is a stopped or drifted computer. delete: release "delete" by the vendor id.
 import { z } from "zod";
-import { screenOf } from "../../src/desktop.js";
+import { screenOf } from "../../src/daemon/desktop.js";
 import { sameAllowlist } from "../../src/egress/list.js";
-import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/provider.js";
-import type { Hello } from "../../src/protocol.js";
-import { ownerLabel, withoutClaim } from "../../src/labels.js";
+import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/vendor/provider.js";
+import type { Hello } from "../../src/daemon/protocol.js";
+import { ownerLabel, withoutClaim } from "../../src/vendor/labels.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { ResultFailure, orThrow } from "../../src/result.js";
-import { normalUser } from "../../src/user.js";
+import { ResultFailure, orThrow } from "../../src/vendor/result.js";
+import { normalUser } from "../../src/vendor/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { type Say, type Ticker, ticker, whileWaiting } from "../progress.js";

@@ -3,8 +3,8 @@
 // gets no prior state, so the children are found by their owner label (their URN's, as each
 // Computer step writes it) in one list, and each found one is read back with the drift check the
 // Computer's refresh uses. Read-only: a preview computes it too.
-import { OWNER_LABEL, ownerLabel } from "../../src/labels.js";
-import type { ComputerProvider } from "../../src/provider.js";
+import { OWNER_LABEL, ownerLabel } from "../../src/vendor/labels.js";
+import type { ComputerProvider } from "../../src/vendor/provider.js";
 import { resourceOwner, type Context } from "../resource.js";
 
 const READ_MS = 30_000;

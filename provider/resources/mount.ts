@@ -4,14 +4,14 @@
 // inputs read back so preview shows it field by field); removed on delete unless retained.
 import { createHash } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
-import { fail, ok, orThrow, type Result } from "../../src/result.js";
+import { fail, ok, orThrow, type Result } from "../../src/vendor/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { resourceOwner, unknownFields } from "../resource.js";
 import { claimsPath, dropClaim, readClaim, writeClaim } from "../folder-claim.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
-import { bindPathProblem } from "../../src/mount.js";
+import { bindPathProblem } from "../../src/vendor/mount.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { parseUser, processUser, userText, type User } from "../../src/user.js";
+import { parseUser, processUser, userText, type User } from "../../src/vendor/user.js";
 import { FOLDER_MODE, folderDrift, healFolder, makeFolder, modeText, readFolder, removeFolder } from "../run-folder.js";
 
 const TYPE = "agentrun:index:Mount";

@@ -3,11 +3,11 @@
 // of the run at a higher epoch is drift ("fenced: a later claim holds run r1"). Raising the epoch
 // replaces the claim, and the new claim releases the older computers first. delete releases the
 // computers of its epoch that are still there, so a destroy leaves none behind.
-import { releaseOlder } from "../../src/janitor.js";
-import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } from "../../src/labels.js";
-import type { ComputerProvider } from "../../src/provider.js";
+import { releaseOlder } from "../../src/fleet/janitor.js";
+import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } from "../../src/vendor/labels.js";
+import type { ComputerProvider } from "../../src/vendor/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { orThrow } from "../../src/result.js";
+import { orThrow } from "../../src/vendor/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";

@@ -1,4 +1,4 @@
-// agentrun:index:WarmPool, computers made ahead for runs to claim (src/pool.ts claim, in
+// agentrun:index:WarmPool, computers made ahead for runs to claim (src/fleet/pool.ts claim, in
 // milliseconds). create and update fill the pool to its size; read counts the ready ones, and a
 // pool short of its size is drift; diff counts them too, so a plain `up` after claims refills it.
 // A changed template makes a new pool (new computers) before the old one's ready computers go.
@@ -8,9 +8,9 @@
 // per slot, and the pool never holds more than its size; a create's pool id is kept meanwhile
 // (pool-pending.ts), so the next create fills the same pool.
 import { randomBytes } from "node:crypto";
-import { claimLabels, DECLARATION_LABEL, EPOCH_LABEL, RUN_LABEL } from "../../src/labels.js";
-import { clearPool, drainPool, fillPool, POOL_LABEL, poolReady, type Pool } from "../../src/pool.js";
-import { ResultFailure, orThrow } from "../../src/result.js";
+import { claimLabels, DECLARATION_LABEL, EPOCH_LABEL, RUN_LABEL } from "../../src/vendor/labels.js";
+import { clearPool, drainPool, fillPool, POOL_LABEL, poolReady, type Pool } from "../../src/fleet/pool.js";
+import { ResultFailure, orThrow } from "../../src/vendor/result.js";
 import { dropPending, readPending, writePending } from "../pool-pending.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";

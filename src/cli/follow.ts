@@ -2,8 +2,8 @@
 // process's end as an exit code (a signal as 128 + its number, as a shell reports it).
 import { constants } from "node:os";
 import type { Writable } from "node:stream";
-import type { ComputerClient } from "../client.js";
-import { MAX_CHUNK_BYTES, MAX_READ_WAIT_MS, type ProcessStream } from "../protocol.js";
+import type { ComputerClient } from "../daemon/client.js";
+import { MAX_CHUNK_BYTES, MAX_READ_WAIT_MS, type ProcessStream } from "../daemon/protocol.js";
 
 /** Copies the stream to out until the process has ended and nothing is left. */
 export async function follow(client: ComputerClient, id: string, stream: ProcessStream, out: Writable, signal: AbortSignal): Promise<void> {

@@ -2,7 +2,7 @@
 // Raw mode here, so every key (^C among them) reaches the remote terminal, whose driver sends INT
 // to its foreground group; a window resize here is process.resize there; the exit code is the shell's.
 import type { Command } from "commander";
-import type { ComputerClient } from "../client.js";
+import type { ComputerClient } from "../daemon/client.js";
 import { withConnection } from "./computer.js";
 import type { Context } from "./context.js";
 import { exitOf, follow } from "./follow.js";

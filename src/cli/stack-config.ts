@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
-import { pulumiBinary } from "../pulumi-cli.js";
+import { pulumiBinary } from "../fleet/pulumi-cli.js";
 import { bounded } from "./bounds.js";
 import { CliError, EXIT } from "./errors.js";
 

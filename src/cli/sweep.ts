@@ -1,7 +1,7 @@
 // agentrun sweep [--dry-run] [--label k=v]...: the janitor's sweep, saying what it released, or with
 // --dry-run what it would release, by the same rule and touching nothing.
 import type { Command } from "commander";
-import { sweep, sweepPlan } from "../janitor.js";
+import { sweep, sweepPlan } from "../fleet/janitor.js";
 import { bounded } from "./bounds.js";
 import type { Context } from "./context.js";
 import { failed } from "./errors.js";

@@ -1,8 +1,8 @@
 // The suite's assertion helpers: a failed check throws CaseFailure with what the case found, in
 // words; a call's result or error is unwrapped here so each case reads as its checks.
-import { CallError, type CallOptions, type ComputerClient } from "../client.js";
-import type { ClientErrorKind, ExecRunResult } from "../protocol.js";
-import type { Result, ResultCode } from "../result.js";
+import { CallError, type CallOptions, type ComputerClient } from "../daemon/client.js";
+import type { ClientErrorKind, ExecRunResult } from "../daemon/protocol.js";
+import type { Result, ResultCode } from "../vendor/result.js";
 
 /** What a case found that is not what the spec says. */
 export class CaseFailure extends Error {

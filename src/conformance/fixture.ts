@@ -4,9 +4,9 @@
 // computer with files.write, starts it with process.start on the display, reads its log with
 // files.read, and stops it when the case ends.
 import { promises as fs } from "node:fs";
-import { DEFAULT_DISPLAY } from "../desktop.js";
-import { readFile, writeFile } from "../files.js";
-import type { Point } from "../protocol.js";
+import { DEFAULT_DISPLAY } from "../daemon/desktop.js";
+import { readFile, writeFile } from "../daemon/files.js";
+import type { Point } from "../daemon/protocol.js";
 import { call, CaseFailure, check, must, shown } from "./assert.js";
 import { type CaseContext, Skip } from "./case.js";
 

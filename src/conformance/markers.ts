@@ -1,7 +1,7 @@
 // Finding a case's own processes from inside: each is started with a marker in its argv (a sleep
 // of a unique length), and a scan of /proc lists the pids whose command line holds it.
 import { randomInt } from "node:crypto";
-import type { ComputerClient } from "../client.js";
+import type { ComputerClient } from "../daemon/client.js";
 import { output } from "./assert.js";
 
 /** A sleep length no other process has: 3000 to 3999 seconds and a unique fraction. */

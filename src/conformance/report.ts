@@ -1,7 +1,7 @@
 // The report: one zod schema that the runner builds to, the CLI's --json prints, and the tests
 // validate against; and the Core verdict drawn from the results.
 import { z } from "zod";
-import { MACHINE_KINDS } from "../protocol.js";
+import { MACHINE_KINDS } from "../daemon/protocol.js";
 import { CASE_GROUPS, LEVELS } from "./case.js";
 
 export const CASE_STATUSES = ["pass", "fail", "skip"] as const;

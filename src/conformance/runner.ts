@@ -2,12 +2,12 @@
 // computers; every computer the run made released at the end, and the run's label listed to show
 // nothing is left. Returns the report; never throws for what a provider does.
 import { randomBytes } from "node:crypto";
-import type { CallOptions } from "../client.js";
-import { sweep } from "../janitor.js";
-import type { MountKind } from "../mount.js";
-import type { Hello } from "../protocol.js";
-import type { Capabilities, ComputerProvider, ComputerSpec } from "../provider.js";
-import { fail, type Result } from "../result.js";
+import type { CallOptions } from "../daemon/client.js";
+import { sweep } from "../fleet/janitor.js";
+import type { MountKind } from "../vendor/mount.js";
+import type { Hello } from "../daemon/protocol.js";
+import type { Capabilities, ComputerProvider, ComputerSpec } from "../vendor/provider.js";
+import { fail, type Result } from "../vendor/result.js";
 import { CaseFailure } from "./assert.js";
 import { type CaseContext, type CaseGroup, type ConformanceCase, type MountFor, Skip } from "./case.js";
 import { CaseRun } from "./case-run.js";

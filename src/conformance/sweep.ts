@@ -6,9 +6,9 @@
 // still there, 2 on a usage error, an unreadable before file, a refused setting or a refused
 // listing (nothing is released then).
 import { readFileSync, writeFileSync } from "node:fs";
-import type { CallOptions } from "../client.js";
-import type { ComputerRef } from "../provider.js";
-import type { Result } from "../result.js";
+import type { CallOptions } from "../daemon/client.js";
+import type { ComputerRef } from "../vendor/provider.js";
+import type { Result } from "../vendor/result.js";
 
 /** What the sweep asks of a provider. */
 export interface Sweepable {
@@ -56,6 +56,8 @@ export async function sweepAfter(
 export interface SweepCli {
   /** The command's name, for its words. */
   name: string;
+  /** The vendor's folder, where the command lives (dist/src/<vendor>/conformance/sweep.js). */
+  vendor: string;
   /** The provider from the run's settings; throws in words on a refused setting. */
   build(): Sweepable;
   /** The report's key for what went (Daytona's sweep says notFound). */
@@ -66,7 +68,7 @@ export interface SweepCli {
 export async function sweepMain(argv: string[], cli: SweepCli): Promise<{ code: number; out: string; err: string }> {
   const [flag, file, ...rest] = argv;
   if ((flag !== "--before" && flag !== "--after") || !file || rest.length)
-    return { code: 2, out: "", err: `usage: node dist/src/conformance/${cli.name}.js --before <file> | --after <file>` };
+    return { code: 2, out: "", err: `usage: node dist/src/${cli.vendor}/conformance/sweep.js --before <file> | --after <file>` };
   let provider: Sweepable;
   try {
     provider = cli.build();

@@ -2,12 +2,12 @@
 // followed (the key would go with it), each call bounded and under the caller's signal, reads,
 // the upload and deletes tried three times with backoff, every answer held to its zod schema.
 import type { z } from "zod";
-import { issuesInWords } from "../client.js";
-import { redactWords } from "../redact.js";
-import { fail, ok, type Result, type ResultCode } from "../result.js";
+import { issuesInWords } from "../daemon/client.js";
+import { redactWords } from "../vendor/redact.js";
+import { fail, ok, type Result, type ResultCode } from "../vendor/result.js";
 import { BACKOFF_MS, TIMEOUTS, TRIES } from "./constants.js";
 import { ErrorBody } from "./schemas.js";
-import { boundedBy } from "../bound.js";
+import { boundedBy } from "../vendor/bound.js";
 
 export type Fetch = typeof fetch;
 

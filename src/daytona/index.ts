@@ -1,6 +1,6 @@
 // The Daytona provider's module, as the registry loads it: the class, create(options), MOUNT,
 // CAPABILITIES, optionsFromSettings, and its conformance module, loaded lazily.
-import type { MountKind } from "../mount.js";
+import type { MountKind } from "../vendor/mount.js";
 
 export { create, driftedProvider } from "./create.js";
 export { CAPABILITIES, DaytonaProvider } from "./provider.js";
@@ -10,4 +10,4 @@ export { type DaytonaSettings, optionsFromSettings } from "./settings.js";
 /** A Daytona computer takes no run folder. */
 export const MOUNT: readonly MountKind[] = [];
 
-export const conformance = () => import("../conformance/daytona.js");
+export const conformance = () => import("./conformance/module.js");

@@ -1,7 +1,7 @@
 // The Daytona provider's options, held to their rules at construction: a wrong one throws in
 // words that never hold the key.
-import { parseUser, isRootOrRootGroup, userText } from "../user.js";
-import { CHILD_USER } from "../child.js";
+import { parseUser, isRootOrRootGroup, userText } from "../vendor/user.js";
+import { CHILD_USER } from "../vendor/agent-child/install.js";
 import type { Fetch } from "./api.js";
 import { baseProblem } from "./api.js";
 import { DEFAULT_API_URL } from "./constants.js";

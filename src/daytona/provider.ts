@@ -1,13 +1,13 @@
 // DaytonaProvider: the ComputerProvider interface over Daytona's v0 REST API. The sandbox is made
-// and read back here; the daemon is pushed in and started through the toolbox (src/child.ts),
+// and read back here; the daemon is pushed in and started through the toolbox (src/vendor/agent-child/install.ts),
 // reached through a session bridge (bridge.ts), and both are held to the drift check (drift.ts).
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
-import { DaemonClient } from "../client.js";
-import { helloWithin } from "../hello.js";
-import { CHILD_HOME, installCommand, readInstall, refusalIn, sha256Of, startCommand, uploadPath } from "../child.js";
-import { packageVersion } from "../docker/package.js";
-import type { Hello } from "../protocol.js";
+import { DaemonClient } from "../daemon/client.js";
+import { helloWithin } from "../daemon/hello.js";
+import { CHILD_HOME, installCommand, readInstall, refusalIn, sha256Of, startCommand, uploadPath } from "../vendor/agent-child/install.js";
+import { packageVersion } from "../package.js";
+import type { Hello } from "../daemon/protocol.js";
 import type {
   AttachBy,
   Capabilities,
@@ -22,24 +22,24 @@ import type {
   ReadBack,
   ReleaseHow,
   SpecReadBack,
-} from "../provider.js";
-import { fail, ok, refuse, type Result, type ResultCode } from "../result.js";
-import { waitUntil } from "../wait.js";
-import type { CallOptions } from "../client.js";
+} from "../vendor/provider.js";
+import { fail, ok, refuse, type Result, type ResultCode } from "../vendor/result.js";
+import { waitUntil } from "../vendor/wait.js";
+import type { CallOptions } from "../daemon/client.js";
 import { DaytonaApi, expect, expectDone } from "./api.js";
 import { openBridge } from "./bridge.js";
 import { checkSpec, NETWORK_GAP } from "./check.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, IMAGE_LABEL, INIT_SESSION, MAX_LIFETIME_MS, NAME_PATTERN, PAGE_LIMIT, TIMEOUTS, TOOLBOX_PORT } from "./constants.js";
-import { daemonDrift, type DaemonExpected, helloDrift } from "../child-drift.js";
+import { daemonDrift, type DaemonExpected, helloDrift } from "../vendor/agent-child/drift.js";
 import { sandboxDrift } from "./drift.js";
 import { type DaytonaProviderOptions, settle, type Settled } from "./options.js";
 import { deadlineOf, isComputer, isGoing, networkOf, stateOf } from "./readback.js";
 import { type CreateSandbox, Sandbox, SandboxPage, ToolboxProxyUrl } from "./schemas.js";
 import { defaultWebSocket, Toolbox, type WebSocketFactory } from "./toolbox.js";
-import { boundedBy } from "../bound.js";
-import { attachedIf } from "../attach.js";
-import { adoptOrClear, createdAt, type Claims, removeEarlier } from "../adopt.js";
-import { labelsWithClaim } from "../labels.js";
+import { boundedBy } from "../vendor/bound.js";
+import { attachedIf } from "../vendor/attach.js";
+import { adoptOrClear, createdAt, type Claims, removeEarlier } from "../vendor/adopt.js";
+import { labelsWithClaim } from "../vendor/labels.js";
 
 const GROUPS = ["exec", "files", "processes"] as const;
 

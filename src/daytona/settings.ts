@@ -2,7 +2,7 @@
 // apiKey, apiUrl, target and class, with the daemon this package carries for amd64.
 import path from "node:path";
 import { z } from "zod";
-import { packageRoot } from "../docker/package.js";
+import { packageRoot } from "../package.js";
 import type { DaytonaProviderOptions } from "./options.js";
 
 /** Daytona's settings as a host takes them from its user (a stack's agentrun:daytona, the CLI's --set). */

@@ -1,16 +1,16 @@
-// An idempotent create on Docker: src/adopt.ts's adoption and delete rule over the engine's own
+// An idempotent create on Docker: src/vendor/adopt.ts's adoption and delete rule over the engine's own
 // lookups, with the egress parts beside each computer. A computer made for an owner carries the
 // owner and declaration labels from its container's create request on (the plan's labels, so its
 // egress proxy and volume carry them too). A computer that adoption or a delete removes goes with
 // its egress parts, and adoption removes the declaration's egress parts whose computer was never made.
 // A pool's computer a run has claimed is the run's: never adopted, never removed here.
-import type { CallOptions } from "../client.js";
-import { adoptOrClear as adoptOrClearBy, type Claims, removeEarlier as removeEarlierBy } from "../adopt.js";
-import { declarationLabel } from "../labels.js";
-import type { ComputerRef, ComputerSpec, ReadBack, SpecDefaults } from "../provider.js";
-import { ok, type Result } from "../result.js";
+import type { CallOptions } from "../daemon/client.js";
+import { adoptOrClear as adoptOrClearBy, type Claims, removeEarlier as removeEarlierBy } from "../vendor/adopt.js";
+import { declarationLabel } from "../vendor/labels.js";
+import type { ComputerRef, ComputerSpec, ReadBack, SpecDefaults } from "../vendor/provider.js";
+import { ok, type Result } from "../vendor/result.js";
 import type { DockerEngine } from "./api.js";
-import { POOL_LABEL } from "../pool.js";
+import { POOL_LABEL } from "../fleet/pool.js";
 import { claimRecords } from "./claims.js";
 import { COMPUTER_LABEL } from "./constants.js";
 import { failure, remove } from "./containers.js";
@@ -131,7 +131,7 @@ export async function adoptOrClear(
   return adopted;
 }
 
-/** After a delete: the owner's computers made before the one deleted (src/adopt.ts removeEarlier), with their egress parts. */
+/** After a delete: the owner's computers made before the one deleted (src/vendor/adopt.ts removeEarlier), with their egress parts. */
 export function removeEarlier(provider: Adopter, deleted: Inspected): Promise<Result<string[]>> {
   return removeEarlierBy(claimsOf(provider), { id: deleted.Id, labels: labelsOf(deleted), created: createdKey(deleted.Created) });
 }

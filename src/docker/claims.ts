@@ -6,10 +6,10 @@
 // them as its labels), and the provider's list reads the records in: releaseOlder and the sweep
 // see a claimed computer as one of its run's.
 import { randomBytes } from "node:crypto";
-import type { CallOptions } from "../client.js";
-import { POOL_LABEL } from "../pool.js";
-import type { ComputerRef, PoolHooks } from "../provider.js";
-import { fail, ok, type Result } from "../result.js";
+import type { CallOptions } from "../daemon/client.js";
+import { POOL_LABEL } from "../fleet/pool.js";
+import type { ComputerRef, PoolHooks } from "../vendor/provider.js";
+import { fail, ok, type Result } from "../vendor/result.js";
 import type { DockerEngine } from "./api.js";
 import { COMPUTER_LABEL } from "./constants.js";
 import { failure, listByLabels } from "./containers.js";

@@ -2,14 +2,14 @@
 // init's socket) attached over the Engine API, its stdout taken out of Docker's frames, and a
 // hello held to what the provider declares.
 import type { Duplex } from "node:stream";
-import { DaemonClient } from "../client.js";
-import { helloWithin } from "../hello.js";
-import type { Connection } from "../provider.js";
-import { fail, ok, type Result } from "../result.js";
+import { DaemonClient } from "../daemon/client.js";
+import { helloWithin } from "../daemon/hello.js";
+import type { Connection } from "../vendor/provider.js";
+import { fail, ok, type Result } from "../vendor/result.js";
 import { type DockerEngine, engineFailure, type Reply } from "./api.js";
 import { DAEMON_TARGET, HELLO_TIMEOUT_MS } from "./constants.js";
 import { Frames } from "./frames.js";
-import { boundedBy } from "../bound.js";
+import { boundedBy } from "../vendor/bound.js";
 
 export interface HelloWant {
   version: string;

@@ -4,13 +4,13 @@
 // proxy container again on the same volume: its computers keep running, and their next
 // connection meets the new list.
 import { randomBytes } from "node:crypto";
-import type { CallOptions } from "../client.js";
+import type { CallOptions } from "../daemon/client.js";
 import { checkAllowlist, hintProblem } from "../egress/list.js";
 import type { EgressProxies, ProxyNetwork, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
-import { labelRefusals } from "../labels.js";
-import { checkLifetime } from "../lifetime.js";
-import { fail, ok, refuse, type Refusal, type Result } from "../result.js";
-import { parseUser, userText } from "../user.js";
+import { labelRefusals } from "../vendor/labels.js";
+import { checkLifetime } from "../vendor/lifetime.js";
+import { fail, ok, refuse, type Refusal, type Result } from "../vendor/result.js";
+import { parseUser, userText } from "../vendor/user.js";
 import type { DockerEngine } from "./api.js";
 import { failure } from "./containers.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, MAX_LIFETIME_MS } from "./constants.js";

@@ -3,7 +3,7 @@
 // up 0755 whatever mode= says, and docker inspect cannot see it (measured on Engine 20.10.24 with
 // runc 1.1.5). computerd init narrows the home its user owns as it starts; create, attach and the
 // drift check read the mode back, so a home left wider is drift.
-import type { ComputerClient } from "../client.js";
+import type { ComputerClient } from "../daemon/client.js";
 import { HOME } from "./constants.js";
 
 /** /work's permission bits as the daemon stats them. */

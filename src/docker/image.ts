@@ -4,10 +4,10 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fail, ok, type Result } from "../result.js";
+import { fail, ok, type Result } from "../vendor/result.js";
 import { type CallBound, DockerCli, failureOf, type Outcome } from "./cli.js";
 import { RECIPE_LABEL } from "./constants.js";
-import { packageRoot } from "./package.js";
+import { packageRoot } from "../package.js";
 
 export { RECIPE_LABEL };
 

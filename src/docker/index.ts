@@ -1,7 +1,7 @@
 // The Docker provider's module, as the registry loads it: the provider class, create(options),
 // MOUNT and CAPABILITIES, and what a caller or the conformance module needs beside them.
-import type { MountKind } from "../mount.js";
-import type { Capabilities } from "../provider.js";
+import type { MountKind } from "../vendor/mount.js";
+import type { Capabilities } from "../vendor/provider.js";
 import { CAPABILITIES as LINUX, DESKTOP_CAPABILITIES } from "./provider.js";
 
 export { create, driftedProvider } from "./create.js";
@@ -38,4 +38,4 @@ export { COMPUTER_LABEL, DEADLINE_LABEL } from "./constants.js";
 export const MOUNT: readonly MountKind[] = ["bind"];
 
 /** Docker's conformance module: its settings, provider, drifted provider, run folder and image. */
-export const conformance = () => import("../conformance/docker.js");
+export const conformance = () => import("./conformance/module.js");

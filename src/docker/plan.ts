@@ -1,8 +1,8 @@
 // A spec made concrete: every size, the user, the workdir and the deadline a computer is made
 // with. The run flags and the drift check both read a Plan, so they cannot disagree.
-import type { ComputerSpec } from "../provider.js";
+import type { ComputerSpec } from "../vendor/provider.js";
 import { checkAllowlist } from "../egress/list.js";
-import { parseUser } from "../user.js";
+import { parseUser } from "../vendor/user.js";
 import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME } from "./constants.js";
 
 export interface Plan {

@@ -5,10 +5,10 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { CallOptions } from "../client.js";
-import { type DesktopOptions, DEFAULT_DISPLAY, DISPLAY_GROUPS, startDisplay } from "../desktop.js";
-import type { Hello, MachineKind } from "../protocol.js";
-import { daemonWatch } from "../screen-watch.js";
+import type { CallOptions } from "../daemon/client.js";
+import { type DesktopOptions, DEFAULT_DISPLAY, DISPLAY_GROUPS, startDisplay } from "../daemon/desktop.js";
+import type { Hello, MachineKind } from "../daemon/protocol.js";
+import { daemonWatch } from "../daemon/screen-watch.js";
 import type {
   AttachBy,
   Capabilities,
@@ -28,18 +28,18 @@ import type {
   WatchHandlers,
   ScreenWatch,
   ImageOptions,
-} from "../provider.js";
+} from "../vendor/provider.js";
 import { checkTestNetwork, DEFAULT_HINT, hintProblem, sameNetwork } from "../egress/list.js";
 import { hostAddresses } from "../egress/host-addresses.js";
-import { fail, ok, refuse, type Result } from "../result.js";
-import { isRootOrRootGroup, parseUser, processUser, userText } from "../user.js";
-import { labelsWithClaim } from "../labels.js";
+import { fail, ok, refuse, type Result } from "../vendor/result.js";
+import { isRootOrRootGroup, parseUser, processUser, userText } from "../vendor/user.js";
+import { labelsWithClaim } from "../vendor/labels.js";
 import { adoptOrClear, removeEarlier } from "./adopt.js";
 import { DockerEngine } from "./api.js";
 import { bindWritableProblem } from "./bind.js";
 import { checkSpec } from "./check.js";
 import { dockerPool, removeClaim, sweepClaims, withClaims } from "./claims.js";
-import { POOL_LABEL } from "../pool.js";
+import { POOL_LABEL } from "../fleet/pool.js";
 import { DockerCli } from "./cli.js";
 import { openConnection } from "./connect.js";
 import {
@@ -67,11 +67,11 @@ import { homeDrift } from "./home.js";
 import { type Host, hostOf } from "./host.js";
 import type { EngineAddress } from "./engine.js";
 import { desktopRecipe, dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
-import { packageVersion } from "./package.js";
+import { packageVersion } from "../package.js";
 import type { CreateStep } from "./pause.js";
 import { type Plan, planOf } from "./plan.js";
 import { deadlineOf, egressKey, hasEgress, type Inspected, labelsOf, mountOf, nameOf, networkOf, sharedProxyOf, specOf, stateOf } from "./readback.js";
-import { attachedIf } from "../attach.js";
+import { attachedIf } from "../vendor/attach.js";
 
 export interface DockerProviderOptions {
   /** computerd for the Docker host's architecture; the provider binds its own copy of it. */

@@ -1,9 +1,9 @@
 // Every E2B call bounded: it is given one signal, its own bound joined with the caller's, and is
 // raced against it too, so a call that ignores the signal still ends; a value that lands after
 // the call was given up on is handed to late() (a sandbox to kill).
-import { boundedBy } from "../bound.js";
-import { errorWords } from "../redact.js";
-import { fail, ok, type Result, type ResultCode } from "../result.js";
+import { boundedBy } from "../vendor/bound.js";
+import { errorWords } from "../vendor/redact.js";
+import { fail, ok, type Result, type ResultCode } from "../vendor/result.js";
 
 /** An SDK error as a result's code, by the error's name (no SDK class is loaded). */
 export function codeOf(error: unknown): ResultCode {

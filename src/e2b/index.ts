@@ -1,7 +1,7 @@
 // The E2B provider's module, as the registry loads it: the class, create(options), MOUNT,
 // CAPABILITIES, optionsFromSettings, and its conformance module, loaded lazily. The e2b package
 // is loaded only when the first call needs it.
-import type { MountKind } from "../mount.js";
+import type { MountKind } from "../vendor/mount.js";
 
 export { create, driftedProvider, type E2BOptions } from "./create.js";
 export { CAPABILITIES, E2BProvider } from "./provider.js";
@@ -12,4 +12,4 @@ export { type E2BSettings, optionsFromSettings } from "./settings.js";
 /** An E2B computer takes no run folder yet. */
 export const MOUNT: readonly MountKind[] = [];
 
-export const conformance = () => import("../conformance/e2b.js");
+export const conformance = () => import("./conformance/module.js");

@@ -1,10 +1,10 @@
 // The E2B provider's options, held to their rules at construction: a wrong one throws in words
 // that never hold the key.
 import path from "node:path";
-import { CHILD_USER } from "../child.js";
-import { packageRoot } from "../docker/package.js";
-import { MAX_PROBE_TARGETS } from "../probe.js";
-import { isRootOrRootGroup, parseUser, userText } from "../user.js";
+import { CHILD_USER } from "../vendor/agent-child/install.js";
+import { packageRoot } from "../package.js";
+import { MAX_PROBE_TARGETS } from "../vendor/probe.js";
+import { isRootOrRootGroup, parseUser, userText } from "../vendor/user.js";
 import { ambientProblem } from "./client.js";
 import { DEFAULT_DOMAIN, HOBBY_MAX_MS, PRO_MAX_MS, TIMEOUTS, type E2BTimeouts } from "./constants.js";
 import type { E2BSandboxClass } from "./sdk.js";
@@ -50,7 +50,7 @@ export function packagedDaemon(): string {
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
 export const DESKTOP_GAP =
-  "an E2B desktop waits for computerd to start its own X server (a desktop's Xvfb run as the computer's user through the daemon, src/desktop.ts), which is not built yet: make kind linux computers on E2B for now";
+  "an E2B desktop waits for computerd to start its own X server (a desktop's Xvfb run as the computer's user through the daemon, src/daemon/desktop.ts), which is not built yet: make kind linux computers on E2B for now";
 
 export function settle(options: E2BProviderOptions): Settled {
   if (typeof options !== "object" || options === null) throw new TypeError("E2BProvider takes options: { apiKey, ... }");

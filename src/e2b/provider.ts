@@ -1,15 +1,15 @@
 // E2BProvider: the ComputerProvider interface on E2B's sandboxes, through the E2BSandboxClass slice
 // of the host's SDK. envd is the sandbox's first process; the daemon is uploaded with files.write,
-// installed and started as root with commands.run (src/child.ts, as on Daytona), reached through a
-// bridge of its own (bridge.ts), and held to the drift check (readback.ts, src/child-drift.ts).
+// installed and started as root with commands.run (src/vendor/agent-child/install.ts, as on Daytona), reached through a
+// bridge of its own (bridge.ts), and held to the drift check (readback.ts, src/vendor/agent-child/drift.ts).
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { CHILD_DAEMON, CHILD_HOME, installCommand, readInstall, refusalIn, sha256Of, startCommand, uploadPath } from "../child.js";
-import { daemonDrift, type DaemonExpected, helloDrift } from "../child-drift.js";
-import type { CallOptions } from "../client.js";
-import { packageVersion } from "../docker/package.js";
-import { readNetworkNone } from "../probe.js";
-import type { Hello } from "../protocol.js";
+import { CHILD_DAEMON, CHILD_HOME, installCommand, readInstall, refusalIn, sha256Of, startCommand, uploadPath } from "../vendor/agent-child/install.js";
+import { daemonDrift, type DaemonExpected, helloDrift } from "../vendor/agent-child/drift.js";
+import type { CallOptions } from "../daemon/client.js";
+import { packageVersion } from "../package.js";
+import { readNetworkNone } from "../vendor/probe.js";
+import type { Hello } from "../daemon/protocol.js";
 import type {
   AttachBy,
   Capabilities,
@@ -24,10 +24,10 @@ import type {
   ReadBack,
   ReleaseHow,
   SpecReadBack,
-} from "../provider.js";
-import { fail, ok, refuse, type Result, type ResultCode } from "../result.js";
-import { waitUntil } from "../wait.js";
-import { boundedBy } from "../bound.js";
+} from "../vendor/provider.js";
+import { fail, ok, refuse, type Result, type ResultCode } from "../vendor/result.js";
+import { waitUntil } from "../vendor/wait.js";
+import { boundedBy } from "../vendor/bound.js";
 import { openBridge } from "./bridge.js";
 import { call, codeOf, wordsOf } from "./calls.js";
 import { checkSpec, NETWORK_GAP } from "./check.js";
@@ -48,9 +48,9 @@ import {
 import { type E2BProviderOptions, settle, type Settled } from "./options.js";
 import { createdEnd, deadlineOf, infoDrift, labelsOf, networkOf, type OwnKeys, ownKeysOf, stateOf } from "./readback.js";
 import { type E2BSandbox, type E2BSandboxClass, type E2BSandboxInfo, isE2BError } from "./sdk.js";
-import { attachedIf } from "../attach.js";
-import { adoptOrClear, createdAt, type Claimed, type Claims, removeEarlier } from "../adopt.js";
-import { labelsWithClaim } from "../labels.js";
+import { attachedIf } from "../vendor/attach.js";
+import { adoptOrClear, createdAt, type Claimed, type Claims, removeEarlier } from "../vendor/adopt.js";
+import { labelsWithClaim } from "../vendor/labels.js";
 
 const GROUPS = ["exec", "files", "processes"] as const;
 

@@ -1,8 +1,8 @@
 // A shared egress proxy apart from any computer: made, read back, changed and released on its
 // own, so one proxy serves a fleet (the EgressProxy resource). A computer joins one by naming it
 // (ComputerSpec.egress); its network is then that proxy's list, whatever the list is now.
-import type { CallOptions } from "../client.js";
-import type { Result } from "../result.js";
+import type { CallOptions } from "../daemon/client.js";
+import type { Result } from "../vendor/result.js";
 
 export interface ProxySpec {
   /**

@@ -2,9 +2,9 @@
 // from the app's folder, with orphans kept (a service may leave a daemon of its own running) and
 // the app's mark in its environment, so stopping the app reaches all it started; their state read
 // back from the daemon's process table; and the app's ready check, bounded.
-import { CallError, type CallOptions } from "../client.js";
-import { listProcesses } from "../processes.js";
-import { fail, ok, type Result } from "../result.js";
+import { CallError, type CallOptions } from "../daemon/client.js";
+import { listProcesses } from "../daemon/processes.js";
+import { fail, ok, type Result } from "../vendor/result.js";
 import { runQuietly } from "./load.js";
 import { endMarked } from "./marks.js";
 import type { Session } from "./session.js";

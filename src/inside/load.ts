@@ -3,10 +3,10 @@
 // into place (a .computerd-push-* part), so a connection cut mid-batch leaves no half file and a
 // retry writes every file whole. Each batch is read back from inside: one exec.run of sha256sum
 // and stat over its paths, so what is there is known by its bytes, not by what was sent.
-import { CallError, type CallOptions } from "../client.js";
-import { pushTar } from "../files.js";
-import { MAX_OUTPUT_BYTES } from "../protocol.js";
-import { fail, ok, type Result } from "../result.js";
+import { CallError, type CallOptions } from "../daemon/client.js";
+import { pushTar } from "../daemon/files.js";
+import { MAX_OUTPUT_BYTES } from "../daemon/protocol.js";
+import { fail, ok, type Result } from "../vendor/result.js";
 import type { Session } from "./session.js";
 import { tarStream, type StreamEntry } from "./tar-stream.js";
 

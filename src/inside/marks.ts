@@ -2,8 +2,8 @@
 // start): a run's folder, an app's. Ending them by that mark reaches whatever a run or service
 // left behind, in any session, as long as it runs as the computer's user. The value is matched as
 // a whole line of the environment, never as a pattern.
-import type { CallOptions } from "../client.js";
-import { ok, type Result } from "../result.js";
+import type { CallOptions } from "../daemon/client.js";
+import { ok, type Result } from "../vendor/result.js";
 import { runQuietly } from "./load.js";
 import type { Session } from "./session.js";
 

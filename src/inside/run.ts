@@ -5,10 +5,10 @@
 // runs from the folder (every process marked with it: marks.ts), so a retried step runs once.
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
-import { CallError, type CallOptions } from "../client.js";
-import { readFile, writeFile } from "../files.js";
-import { MAX_OUTPUT_BYTES } from "../protocol.js";
-import { fail, ok, type Result } from "../result.js";
+import { CallError, type CallOptions } from "../daemon/client.js";
+import { readFile, writeFile } from "../daemon/files.js";
+import { MAX_OUTPUT_BYTES } from "../daemon/protocol.js";
+import { fail, ok, type Result } from "../vendor/result.js";
 import { runQuietly } from "./load.js";
 import { endMarked } from "./marks.js";
 import { inHome, RUN_ROOT } from "./paths.js";

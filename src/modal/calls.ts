@@ -1,7 +1,7 @@
 // Every Modal call bounded: the SDK takes no AbortSignal, so each call races its bound and the
 // caller's signal, and a result that lands after is handed to late() (a sandbox to terminate).
-import { errorWords } from "../redact.js";
-import { fail, ok, type Result, type ResultCode } from "../result.js";
+import { errorWords } from "../vendor/redact.js";
+import { fail, ok, type Result, type ResultCode } from "../vendor/result.js";
 
 /** An SDK error as a result's code: NotFoundError is not_found, and the rest by name. */
 export function codeOf(error: unknown): ResultCode {

@@ -4,13 +4,13 @@
 // start (at most callMs of it) and the hello after it.
 import { Readable, Writable } from "node:stream";
 import type { ReadableStream as NodeReadableStream, WritableStream as NodeWritableStream } from "node:stream/web";
-import { DaemonClient } from "../client.js";
-import { helloWithin } from "../hello.js";
-import type { Connection } from "../provider.js";
-import { fail, ok, type Result } from "../result.js";
+import { DaemonClient } from "../daemon/client.js";
+import { helloWithin } from "../daemon/hello.js";
+import type { Connection } from "../vendor/provider.js";
+import { fail, ok, type Result } from "../vendor/result.js";
 import { bounded, wordsOf } from "./calls.js";
 import type { ModalProcess, ModalSandbox } from "./sdk.js";
-import { boundedBy, type Bounded } from "../bound.js";
+import { boundedBy, type Bounded } from "../vendor/bound.js";
 
 export const CLOSE_WAIT_MS = 5_000;
 /** Between tries while init comes up (computerd stdio itself waits 3 s for the socket). */

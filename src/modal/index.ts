@@ -1,6 +1,6 @@
 // The Modal provider's module, as the registry loads it: the provider class, create(options),
 // MOUNT and CAPABILITIES. The modal package is loaded only when create() builds a client.
-import type { MountKind } from "../mount.js";
+import type { MountKind } from "../vendor/mount.js";
 
 export { CAPABILITIES, ModalProvider, type ModalProviderOptions } from "./provider.js";
 export { BRIDGE, ENTRYPOINT, UPLOAD, imageEntrypoint, imageLayer, modalCommands, type ModalCommands } from "./commands.js";
@@ -13,4 +13,4 @@ export { create, driftedProvider, type ModalOptions } from "./create.js";
 export const MOUNT: readonly MountKind[] = [];
 
 /** Its conformance module (reads COMPUTER_MODAL_*, and AGENTRUN_COMPUTER_LIVE_MODAL). */
-export const conformance = () => import("../conformance/modal.js");
+export const conformance = () => import("./conformance/module.js");

@@ -3,8 +3,8 @@
 // files; this one wires them into create, connect, attach, list, network and release.
 import { createHash, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import type { CallOptions } from "../client.js";
-import type { Hello } from "../protocol.js";
+import type { CallOptions } from "../daemon/client.js";
+import type { Hello } from "../daemon/protocol.js";
 import type {
   AttachBy,
   Capabilities,
@@ -19,12 +19,12 @@ import type {
   ReadBack,
   ReleaseHow,
   SpecReadBack,
-} from "../provider.js";
-import { MODAL_DEFAULT_IMAGE } from "../kinds.js";
-import { MAX_PROBE_TARGETS } from "../probe.js";
-import { fail, ok, refuse, type Result, type ResultCode } from "../result.js";
-import { parseUser, userText } from "../user.js";
-import { waitUntil } from "../wait.js";
+} from "../vendor/provider.js";
+import { MODAL_DEFAULT_IMAGE } from "../vendor/kinds.js";
+import { MAX_PROBE_TARGETS } from "../vendor/probe.js";
+import { fail, ok, refuse, type Result, type ResultCode } from "../vendor/result.js";
+import { parseUser, userText } from "../vendor/user.js";
+import { waitUntil } from "../vendor/wait.js";
 import { bounded, codeOf, wordsOf } from "./calls.js";
 import { checkSpec, modalUserProblem } from "./check.js";
 import { BRIDGE, imageEntrypoint, imageLayer, modalCommands } from "./commands.js";
@@ -45,12 +45,12 @@ import {
 import { helloDrift, probeNone, type HelloWant } from "./readback.js";
 import type { ModalApp, ModalSandbox, ModalSdk, SandboxCreateParams } from "./sdk.js";
 import { labelsOf, ownTagsOf, type OwnTags, type RecordedSpec, tagDrift, tagsOf } from "./tags.js";
-import { packageVersion } from "../docker/package.js";
+import { packageVersion } from "../package.js";
 import { packagedDaemon } from "./settings.js";
-import { boundedBy } from "../bound.js";
-import { attachedIf } from "../attach.js";
-import { adoptOrClear, type Claims } from "../adopt.js";
-import { labelsWithClaim } from "../labels.js";
+import { boundedBy } from "../vendor/bound.js";
+import { attachedIf } from "../vendor/attach.js";
+import { adoptOrClear, type Claims } from "../vendor/adopt.js";
+import { labelsWithClaim } from "../vendor/labels.js";
 
 export interface ModalProviderOptions {
   /** The host's own client (new ModalClient(...)), a fake of the slice, or a loader of one (made at the first call). */

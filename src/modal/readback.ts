@@ -2,10 +2,10 @@
 // its tags are exactly those given, hello is the provider's daemon, and the probe, run through
 // exec.run as the computer's user, reads that user, a kernel that is not gVisor's, the
 // daemon's own loopback alone, and no target answering.
-import type { ComputerClient } from "../client.js";
-import type { Hello } from "../protocol.js";
-import { readNetworkNone } from "../probe.js";
-import type { NetworkReadBack } from "../provider.js";
+import type { ComputerClient } from "../daemon/client.js";
+import type { Hello } from "../daemon/protocol.js";
+import { readNetworkNone } from "../vendor/probe.js";
+import type { NetworkReadBack } from "../vendor/provider.js";
 import { DAEMON_TARGET } from "./constants.js";
 
 /** gVisor's kernel as its uname reports it (guide/troubleshooting): a sandbox not on the VM runtime. */

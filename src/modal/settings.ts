@@ -2,7 +2,7 @@
 // Modal: its images are linux/amd64 whatever the host's arch.
 import path from "node:path";
 import { z } from "zod";
-import { packageRoot } from "../docker/package.js";
+import { packageRoot } from "../package.js";
 
 /** Modal's settings (a stack's agentrun:modal, the CLI's --set): its create's options a host can name. */
 export const MODAL_SETTINGS = z.strictObject({

@@ -7,8 +7,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkSpec } from "../../src/docker/check.js";
 import { hostOf, type DockerInfo } from "../../src/docker/host.js";
 import { CAPABILITIES, DockerProvider } from "../../src/docker/provider.js";
-import { kindOf, kindRefusals, PROVIDERS } from "../../src/kinds.js";
-import type { ComputerSpec } from "../../src/provider.js";
+import { kindOf, kindRefusals, PROVIDERS } from "../../src/vendor/kinds.js";
+import type { ComputerSpec } from "../../src/vendor/provider.js";
 
 const folder = mkdtempSync(path.join(tmpdir(), "agentrun-check-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

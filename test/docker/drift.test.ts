@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { drift, type DriftExpected, helloDrift, inspectDrift, readBackDrift } from "../../src/docker/drift.js";
 import { CAPABILITIES } from "../../src/docker/provider.js";
 import type { Inspected } from "../../src/docker/readback.js";
-import type { Hello } from "../../src/protocol.js";
-import type { ComputerSpec } from "../../src/provider.js";
+import type { Hello } from "../../src/daemon/protocol.js";
+import type { ComputerSpec } from "../../src/vendor/provider.js";
 
 interface Fixture {
   spec: ComputerSpec;

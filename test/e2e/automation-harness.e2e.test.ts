@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Progress } from "../../src/automation.js";
+import type { Progress } from "../../src/fleet/automation.js";
 import { runHarness, type Ran } from "../../examples/automation/harness.js";
 import { docker, removeContainers } from "../support/docker.js";
 import { homeEnv } from "../support/stack.js";

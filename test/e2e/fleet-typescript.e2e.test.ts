@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { projectWithPlugin } from "../../src/automation.js";
+import { projectWithPlugin } from "../../src/fleet/automation.js";
 import { Fleet, RunEpoch } from "../../provider/sdk/index.js";
 import { docker, isRunning, removeContainers } from "../support/docker.js";
 import { pulumiEnv } from "../support/stack.js";

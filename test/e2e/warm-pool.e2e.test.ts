@@ -7,8 +7,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DockerProvider } from "../../src/docker/provider.js";
-import { releaseOlder } from "../../src/janitor.js";
-import { claim, POOL_LABEL, type Claimed } from "../../src/pool.js";
+import { releaseOlder } from "../../src/fleet/janitor.js";
+import { claim, POOL_LABEL, type Claimed } from "../../src/fleet/pool.js";
 import { docker } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";

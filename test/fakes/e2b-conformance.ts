@@ -3,7 +3,7 @@
 // Its containers carry the fake's run label AGENTRUN_E2B_FAKE_RUN (one made up when unset), and
 // the run's end removes them by it, so nothing is left.
 import { randomBytes } from "node:crypto";
-import { CONFORMANCE_MAX_LIFETIME_MS } from "../../src/conformance/e2b.js";
+import { CONFORMANCE_MAX_LIFETIME_MS } from "../../src/e2b/conformance/module.js";
 import { create, driftedProvider } from "../../src/e2b/create.js";
 import type { E2BProvider } from "../../src/e2b/provider.js";
 import { E2BDockerFake } from "./e2b-docker.js";

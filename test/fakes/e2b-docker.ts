@@ -26,7 +26,7 @@ import type {
   E2BSandboxInfo,
   E2BSandboxOpts,
 } from "../../src/e2b/sdk.js";
-import { packageRoot } from "../../src/docker/package.js";
+import { packageRoot } from "../../src/package.js";
 import { everyCapability } from "./modal-docker.js";
 
 export const FAKE_LABEL = "agentrun.test.e2b-fake";

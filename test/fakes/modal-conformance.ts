@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { toolchainBase } from "../../src/docker/image.js";
 import { create } from "../../src/modal/create.js";
 import type { ModalProvider } from "../../src/modal/provider.js";
-import { CONFORMANCE_MAX_LIFETIME_MS } from "../../src/conformance/modal.js";
+import { CONFORMANCE_MAX_LIFETIME_MS } from "../../src/modal/conformance/module.js";
 import { ModalDockerFake } from "./modal-docker.js";
 
 export const ENV = ["AGENTRUN_MODAL_FAKE_RUN"] as const;

@@ -5,10 +5,10 @@
 // content is found in none of the computer's labels or environment.
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CallError } from "../../src/client.js";
+import { CallError } from "../../src/daemon/client.js";
 import { tarOf } from "../../src/conformance/tar.js";
-import { pushTar, writeFile } from "../../src/files.js";
-import type { ComputerRef, Connection } from "../../src/provider.js";
+import { pushTar, writeFile } from "../../src/daemon/files.js";
+import type { ComputerRef, Connection } from "../../src/vendor/provider.js";
 import { docker, provider, spec, testLabel } from "../integration/docker-helpers.js";
 import { until } from "./helpers.js";
 import { leaks, plant } from "./secrets.js";

@@ -6,8 +6,8 @@
 // pass or fail, with each claim record.
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, test } from "vitest";
-import { OWNER_LABEL, ownerLabel } from "../../src/labels.js";
-import { claim, drainPool, fillPool, POOL_LABEL, poolReady, slotOwner, type Claimed } from "../../src/pool.js";
+import { OWNER_LABEL, ownerLabel } from "../../src/vendor/labels.js";
+import { claim, drainPool, fillPool, POOL_LABEL, poolReady, slotOwner, type Claimed } from "../../src/fleet/pool.js";
 import { docker, provider, spec, testLabel, withLabel } from "../integration/docker-helpers.js";
 
 const SMALL = { cpus: 0.5, memoryMb: 128, pids: 128 };

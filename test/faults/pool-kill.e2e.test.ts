@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { POOL_LABEL } from "../../src/pool.js";
+import { POOL_LABEL } from "../../src/fleet/pool.js";
 import { docker } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";

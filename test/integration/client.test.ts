@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CallError, type ComputerClient } from "../../src/client.js";
+import { CallError, type ComputerClient } from "../../src/daemon/client.js";
 import { ROOT, sh, startComputer, type TestComputer } from "./computerd.js";
 
 const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;

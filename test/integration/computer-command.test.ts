@@ -5,7 +5,7 @@
 // past its timeout (nothing of it left running, its folder removed).
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { computerCommand, runKey } from "../../provider/resources/computer-command.js";
-import { listProcesses } from "../../src/processes.js";
+import { listProcesses } from "../../src/daemon/processes.js";
 import { openSession } from "../../src/inside/session.js";
 import { RUN_MARK, runFolder } from "../../src/inside/run.js";
 import { cutBridges, docker, inside, makeComputer, stepContext } from "./inside-helpers.js";

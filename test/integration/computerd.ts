@@ -5,7 +5,7 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { promisify } from "node:util";
-import type { ComputerClient } from "../../src/client.js";
+import type { ComputerClient } from "../../src/daemon/client.js";
 import { DockerEngine } from "../../src/docker/api.js";
 import { openConnection } from "../../src/docker/connect.js";
 import { create, start } from "../../src/docker/containers.js";

@@ -16,7 +16,7 @@ const why = "live Daytona: set AGENTRUN_COMPUTER_LIVE_DAYTONA=1 and COMPUTER_DAY
 describe.skipIf(!live)(live ? "live Daytona" : `skipped: ${why}`, () => {
   it("Core passes against Daytona, and the sweep after it finds nothing left", async () => {
     const before = path.join(mkdtempSync(path.join(tmpdir(), "daytona-live-")), "before.json");
-    const sweep = path.join(ROOT, "dist/src/conformance/daytona-sweep.js");
+    const sweep = path.join(ROOT, "dist/src/daytona/conformance/sweep.js");
     await run("node", [sweep, "--before", before]);
     try {
       const conf = await run("node", [path.join(ROOT, "dist/src/conformance/cli.js"), "--provider", "daytona"], { maxBuffer: 16 << 20 }).catch(

@@ -7,7 +7,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
 import { create } from "../../src/daytona/create.js";
-import { orThrow } from "../../src/result.js";
+import { orThrow } from "../../src/vendor/result.js";
 import { useDaytonaFake } from "../support/daytona-fake.js";
 import { ROOT, toolchain } from "../support/toolchain.js";
 
@@ -17,7 +17,7 @@ const held = useDaytonaFake(KEY);
 
 async function sweep(...args: string[]) {
   const env = { ...process.env, COMPUTER_DAYTONA_API_KEY: KEY, COMPUTER_DAYTONA_API_URL: held.fake.apiUrl };
-  return run("node", [path.join(ROOT, "dist/src/conformance/daytona-sweep.js"), ...args], { env }).then(
+  return run("node", [path.join(ROOT, "dist/src/daytona/conformance/sweep.js"), ...args], { env }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );

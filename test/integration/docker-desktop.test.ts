@@ -5,10 +5,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ComputerClient } from "../../src/client.js";
+import type { ComputerClient } from "../../src/daemon/client.js";
 import { decodePng, jpegSize } from "../../src/conformance/images.js";
-import { readFile, writeFile } from "../../src/files.js";
-import type { ComputerRef, ScreenFrame, ScreenWatch } from "../../src/provider.js";
+import { readFile, writeFile } from "../../src/daemon/files.js";
+import type { ComputerRef, ScreenFrame, ScreenWatch } from "../../src/vendor/provider.js";
 import { cleanup, provider, spec, testLabel, toolchain, withLabel } from "./docker-helpers.js";
 
 const made = cleanup();

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFile } from "../../src/files.js";
+import { writeFile } from "../../src/daemon/files.js";
 import { cleanup, docker, IMAGE, provider, testLabel } from "./docker-helpers.js";
 
 const made = cleanup();

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DockerEngine } from "../../src/docker/api.js";
-import { releaseOlder, sweep } from "../../src/janitor.js";
-import { runLabels } from "../../src/labels.js";
-import type { ComputerRef } from "../../src/provider.js";
+import { releaseOlder, sweep } from "../../src/fleet/janitor.js";
+import { runLabels } from "../../src/vendor/labels.js";
+import type { ComputerRef } from "../../src/vendor/provider.js";
 import { cleanup, docker, provider, spec, testLabel, withLabel } from "./docker-helpers.js";
 
 const made = cleanup();

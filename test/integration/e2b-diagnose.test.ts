@@ -2,7 +2,7 @@
 // (exit 2, nothing made); with it, one sandbox made as create makes one, read back and checked,
 // computerd probe --diagnose run in it, one JSON line, and the sandbox killed and read back gone.
 import { expect, it } from "vitest";
-import { main } from "../../src/conformance/e2b-diagnose.js";
+import { main } from "../../src/e2b/conformance/diagnose.js";
 import { useE2BFake } from "../support/e2b-fake.js";
 import { toolchain } from "../support/toolchain.js";
 

@@ -16,7 +16,7 @@ const why = "live E2B: set AGENTRUN_COMPUTER_LIVE_E2B=1 and COMPUTER_E2B_API_KEY
 describe.skipIf(!live)(live ? "live E2B" : `skipped: ${why}`, () => {
   it("Core passes against E2B, and the sweep after it finds nothing left", async () => {
     const before = path.join(mkdtempSync(path.join(tmpdir(), "e2b-live-")), "before.json");
-    const sweep = path.join(ROOT, "dist/src/conformance/e2b-sweep.js");
+    const sweep = path.join(ROOT, "dist/src/e2b/conformance/sweep.js");
     await run("node", [sweep, "--before", before]);
     try {
       const conf = await run("node", [path.join(ROOT, "dist/src/conformance/cli.js"), "--provider", "e2b"], { maxBuffer: 16 << 20 }).catch(

@@ -5,9 +5,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { main } from "../../src/conformance/e2b-sweep.js";
+import { main } from "../../src/e2b/conformance/sweep.js";
 import { create } from "../../src/e2b/create.js";
-import { orThrow } from "../../src/result.js";
+import { orThrow } from "../../src/vendor/result.js";
 import { useE2BFake } from "../support/e2b-fake.js";
 import { toolchain } from "../support/toolchain.js";
 

@@ -14,8 +14,8 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerEngine, type Asked } from "../../src/docker/api.js";
 import type { DockerProvider } from "../../src/docker/index.js";
-import { writeFile } from "../../src/files.js";
-import type { ComputerRef } from "../../src/provider.js";
+import { writeFile } from "../../src/daemon/files.js";
+import type { ComputerRef } from "../../src/vendor/provider.js";
 import { docker, IMAGE, provider, testLabel } from "./docker-helpers.js";
 
 const id = randomBytes(4).toString("hex");

@@ -1,9 +1,9 @@
 // The file helpers against a real computerd: whole files in chunks, and a 50 MiB tree through a
 // pull piped into a push on one connection; every push and pull that began is ended.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ComputerClient } from "../../src/client.js";
-import { pullTar, pullTarStream, pushTar, readFile, writeFile } from "../../src/files.js";
-import { MAX_CHUNK_BYTES, MAX_OPEN_TARS } from "../../src/protocol.js";
+import type { ComputerClient } from "../../src/daemon/client.js";
+import { pullTar, pullTarStream, pushTar, readFile, writeFile } from "../../src/daemon/files.js";
+import { MAX_CHUNK_BYTES, MAX_OPEN_TARS } from "../../src/daemon/protocol.js";
 import { sh, startComputer, type TestComputer } from "./computerd.js";
 
 let computer: TestComputer;

@@ -3,7 +3,7 @@
 // bridge all real. Nothing is left after each test.
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { readFile, writeFile } from "../../src/files.js";
+import { readFile, writeFile } from "../../src/daemon/files.js";
 import { fakes, spec } from "./modal-helpers.js";
 
 const fake = fakes();

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { sweepMain } from "../../src/conformance/modal-sweep.js";
+import { sweepMain } from "../../src/modal/conformance/sweep.js";
 import { fakes, spec } from "./modal-helpers.js";
 
 const fake = fakes();

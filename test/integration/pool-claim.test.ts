@@ -5,10 +5,10 @@
 // test's computers carry, and each claim record by its exact name.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { releaseOlder, sweep } from "../../src/janitor.js";
-import { RUN_LABEL, runLabels } from "../../src/labels.js";
+import { releaseOlder, sweep } from "../../src/fleet/janitor.js";
+import { RUN_LABEL, runLabels } from "../../src/vendor/labels.js";
 import { DockerEngine, type Asked } from "../../src/docker/api.js";
-import { claim, drainPool, fillPool, POOL_LABEL, poolReady, PoolWatch, type Claimed } from "../../src/pool.js";
+import { claim, drainPool, fillPool, POOL_LABEL, poolReady, PoolWatch, type Claimed } from "../../src/fleet/pool.js";
 import { docker, provider, spec, withLabel } from "./docker-helpers.js";
 
 const SIZE = 10;

@@ -1,8 +1,8 @@
 // The process helpers against a real computerd: a process followed with waitMs to its end, and
 // the table listed page by page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ComputerClient } from "../../src/client.js";
-import { listProcesses, readAll } from "../../src/processes.js";
+import type { ComputerClient } from "../../src/daemon/client.js";
+import { listProcesses, readAll } from "../../src/daemon/processes.js";
 import { sh, startComputer, type TestComputer } from "./computerd.js";
 
 let computer: TestComputer;

@@ -2,11 +2,11 @@
 // AGENTRUN_COMPUTER_LIVE_MODAL=1 and COMPUTER_MODAL_TOKEN_ID, COMPUTER_MODAL_TOKEN_SECRET and
 // COMPUTER_MODAL_APP are set (never MODAL_TOKEN_ID or MODAL_TOKEN_SECRET). It runs the whole suite
 // on real Modal with the image COMPUTER_MODAL_IMAGE (default debian:bookworm-slim), releases with
-// 150 s to spare, and must pass Core. Wrap it in the sweep (src/conformance/modal-sweep.ts).
+// 150 s to spare, and must pass Core. Wrap it in the sweep (src/modal/conformance/sweep.ts).
 import { describe, expect, it } from "vitest";
-import { createDriftedProvider, createProvider, liveProblem } from "../../src/conformance/modal.js";
+import { createDriftedProvider, createProvider, liveProblem } from "../../src/modal/conformance/module.js";
 import { formatReport, runConformance } from "../../src/conformance/index.js";
-import { MODAL_DEFAULT_IMAGE } from "../../src/kinds.js";
+import { MODAL_DEFAULT_IMAGE } from "../../src/vendor/kinds.js";
 
 const problem = liveProblem(process.env);
 

@@ -2,9 +2,9 @@
 // connection's client answers hello, ping, files.mkdir and the exec.run lines the cases send from
 // recorded outputs (a status with no capability, /proc/net/dev with lo alone, a probe line), and
 // every fault a test needs is one option. Nothing here reaches a network.
-import { CallError, type CallOptions, type ComputerClient } from "../../src/client.js";
-import { checkLifetime } from "../../src/lifetime.js";
-import type { Hello } from "../../src/protocol.js";
+import { CallError, type CallOptions, type ComputerClient } from "../../src/daemon/client.js";
+import { checkLifetime } from "../../src/vendor/lifetime.js";
+import type { Hello } from "../../src/daemon/protocol.js";
 import type {
   AttachBy,
   Capabilities,
@@ -16,8 +16,8 @@ import type {
   NetworkPolicy,
   NetworkReadBack,
   ReleaseHow,
-} from "../../src/provider.js";
-import { fail, ok, type Result } from "../../src/result.js";
+} from "../../src/vendor/provider.js";
+import { fail, ok, type Result } from "../../src/vendor/result.js";
 
 export const STATUS_UNPRIVILEGED = [
   "Name:\tcat",

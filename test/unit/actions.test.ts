@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KEYS, MAX_ACTIONS, MAX_BATCH_WAIT_MS, MAX_KEY_REPEAT, checkActions, createActionMapper, isKey, toAction } from "../../src/actions.js";
+import { KEYS, MAX_ACTIONS, MAX_BATCH_WAIT_MS, MAX_KEY_REPEAT, checkActions, createActionMapper, isKey, toAction } from "../../src/daemon/actions.js";
 
 const desktop = ["exec", "files", "processes", "screen", "input.pointer", "input.keys"];
 const phone = ["screen", "input.touch", "apps", "input.keys"];

@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { computerStack, progressOf } from "../../src/automation.js";
+import { computerStack, progressOf } from "../../src/fleet/automation.js";
 
 const URN = "urn:pulumi:r1::agentrun-computers::agentrun:index:Computer::worker-0";
 const meta = { op: "create" as const, urn: URN, type: "agentrun:index:Computer", provider: "" };

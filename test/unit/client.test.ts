@@ -3,8 +3,8 @@
 import { PassThrough } from "node:stream";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
-import { CallError, DaemonClient } from "../../src/client.js";
-import { MAX_CHUNK_BYTES, MAX_LINE_BYTES } from "../../src/protocol.js";
+import { CallError, DaemonClient } from "../../src/daemon/client.js";
+import { MAX_CHUNK_BYTES, MAX_LINE_BYTES } from "../../src/daemon/protocol.js";
 
 interface Request {
   id?: number;

@@ -147,7 +147,7 @@ describe("the suite's helpers", () => {
 
 describe("Docker's conformance module", () => {
   it("reads its own COMPUTER_DOCKER_* names and nothing else", async () => {
-    const { ENV, settingsFromEnv } = await import("../../src/conformance/docker.js");
+    const { ENV, settingsFromEnv } = await import("../../src/docker/conformance/module.js");
     expect(ENV).toEqual(["COMPUTER_DOCKER_DAEMON", "COMPUTER_DOCKER_DAEMON_CACHE", "COMPUTER_DOCKER_USER"]);
     expect(
       settingsFromEnv({ COMPUTER_DOCKER_DAEMON: "/d", COMPUTER_DOCKER_USER: "1234:1234", AGENTRUN_DOCKER_IMAGE: "x", COMPUTER_DOCKER_IMAGE: "y" }),
@@ -155,7 +155,7 @@ describe("Docker's conformance module", () => {
   });
 
   it("takes the package's daemon for Docker's architecture, and names docker version when it fails", async () => {
-    const { daemonForDocker } = await import("../../src/conformance/docker.js");
+    const { daemonForDocker } = await import("../../src/docker/conformance/module.js");
     const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
     const dir = mkdtempSync("/tmp/agentrun-conformance-test-");
     try {
@@ -169,7 +169,7 @@ describe("Docker's conformance module", () => {
   });
 
   it("gives a bind run folder owned by the provider's user, mode 0700, canonical, and removes it on close", async () => {
-    const { mountFor } = await import("../../src/conformance/docker.js");
+    const { mountFor } = await import("../../src/docker/conformance/module.js");
     const { statSync, existsSync, realpathSync } = await import("node:fs");
     expect(await mountFor("archil", {})).toBeUndefined();
     const folder = await mountFor("bind", { user: "4321:4322" });

@@ -2,8 +2,8 @@
 // the server stopped), an abort ends it (aborted, the server stopped), and a server that ends
 // first is named with its last words. The client is a stand-in that answers as computerd does.
 import { describe, expect, it } from "vitest";
-import type { ComputerClient } from "../../src/client.js";
-import { startDisplay } from "../../src/desktop.js";
+import type { ComputerClient } from "../../src/daemon/client.js";
+import { startDisplay } from "../../src/daemon/desktop.js";
 
 function daemon(opts: { running?: boolean; stderr?: string; declareAfter?: number } = {}) {
   const calls: Array<[string, unknown]> = [];

@@ -5,7 +5,7 @@
 import { ConnectionConfig } from "e2b";
 import { afterEach, describe, expect, it } from "vitest";
 import { settingsFrom } from "../../provider/config.js";
-import { liveProblem, settingsFromEnv } from "../../src/conformance/e2b.js";
+import { liveProblem, settingsFromEnv } from "../../src/e2b/conformance/module.js";
 import { codeOf } from "../../src/e2b/calls.js";
 import { connectionOf } from "../../src/e2b/client.js";
 import { create } from "../../src/e2b/create.js";

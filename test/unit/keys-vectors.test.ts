@@ -1,9 +1,9 @@
-// One key table, two languages: src/actions.ts's KEYS held to daemon/internal/keys, which writes
+// One key table, two languages: src/daemon/actions.ts's KEYS held to daemon/internal/keys, which writes
 // test/vectors/keys.json: the same names in the same order, and the same printable range.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isKey, KEYS } from "../../src/actions.js";
+import { isKey, KEYS } from "../../src/daemon/actions.js";
 
 interface KeysVector {
   named: Array<{ name: string; keysym: number }>;
@@ -11,7 +11,7 @@ interface KeysVector {
 }
 const vector = JSON.parse(readFileSync(join(import.meta.dirname, "..", "vectors", "keys.json"), "utf8")) as KeysVector;
 
-describe("src/actions.ts's KEYS against the daemon's key table", () => {
+describe("src/daemon/actions.ts's KEYS against the daemon's key table", () => {
   it("names the same keys in the same order", () => {
     expect([...KEYS]).toEqual(vector.named.map((k) => k.name));
   });

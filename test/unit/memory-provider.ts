@@ -1,7 +1,7 @@
 // An in-memory provider for the janitor's tests: computers are entries in a map, list filters
 // them by label, release deletes them, and a release can be made to fail by name.
-import type { Capabilities, ComputerInfo, ComputerProvider, ComputerRef, ComputerSpec } from "../../src/provider.js";
-import { fail, ok } from "../../src/result.js";
+import type { Capabilities, ComputerInfo, ComputerProvider, ComputerRef, ComputerSpec } from "../../src/vendor/provider.js";
+import { fail, ok } from "../../src/vendor/result.js";
 
 interface Computer {
   ref: ComputerRef;

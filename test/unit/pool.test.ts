@@ -4,9 +4,9 @@
 // And the WarmPool's own rules: its size, and a template a pool cannot take.
 import { describe, expect, test } from "vitest";
 import { poolSizeProblem, poolTemplateProblems } from "../../provider/resources/warm-pool.js";
-import { claim } from "../../src/pool.js";
-import type { ComputerProvider, ComputerRef } from "../../src/provider.js";
-import { fail, ok } from "../../src/result.js";
+import { claim } from "../../src/fleet/pool.js";
+import type { ComputerProvider, ComputerRef } from "../../src/vendor/provider.js";
+import { fail, ok } from "../../src/vendor/result.js";
 
 const POOL = "pool-0123456789abcdef";
 

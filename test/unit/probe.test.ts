@@ -4,9 +4,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CallError, type ComputerClient } from "../../src/client.js";
-import { DEFAULT_PROBE_TARGETS, MAX_PROBE_TARGETS, PROBE_TIMEOUT_MS, parseProbeLine, readNetworkNone } from "../../src/probe.js";
-import type { ExecRunResult } from "../../src/protocol.js";
+import { CallError, type ComputerClient } from "../../src/daemon/client.js";
+import { DEFAULT_PROBE_TARGETS, MAX_PROBE_TARGETS, PROBE_TIMEOUT_MS, parseProbeLine, readNetworkNone } from "../../src/vendor/probe.js";
+import type { ExecRunResult } from "../../src/daemon/protocol.js";
 
 interface Vector {
   name: string;

@@ -1,10 +1,10 @@
-// One table, two languages: src/protocol.ts held to the method table computerd's Go types write
+// One table, two languages: src/daemon/protocol.ts held to the method table computerd's Go types write
 // (test/vectors/methods.json): the same methods, fields, optionality and types, both ways.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { ERROR_KINDS, MAX_LINE_BYTES, METHODS, type Method } from "../../src/protocol.js";
+import { ERROR_KINDS, MAX_LINE_BYTES, METHODS, type Method } from "../../src/daemon/protocol.js";
 
 interface VectorField {
   name: string;
@@ -90,7 +90,7 @@ function fieldsOf(schema: z.ZodType): VectorField[] {
 const sorted = (fields: VectorField[]): VectorField[] =>
   [...fields].map((f) => ({ ...f, ...(f.fields ? { fields: sorted(f.fields) } : {}) })).sort((a, b) => a.name.localeCompare(b.name));
 
-describe("src/protocol.ts against the daemon's method table", () => {
+describe("src/daemon/protocol.ts against the daemon's method table", () => {
   it("has the same line bound and error kinds", () => {
     expect(MAX_LINE_BYTES).toBe(vector.maxLineBytes);
     expect([...ERROR_KINDS]).toEqual(vector.errorKinds);

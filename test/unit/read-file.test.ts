@@ -2,9 +2,9 @@
 // or shrinks while it is read is still read as the daemon gives it, to its eof.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { ComputerClient } from "../../src/client.js";
-import { readFile } from "../../src/files.js";
-import { MAX_CHUNK_BYTES } from "../../src/protocol.js";
+import type { ComputerClient } from "../../src/daemon/client.js";
+import { readFile } from "../../src/daemon/files.js";
+import { MAX_CHUNK_BYTES } from "../../src/daemon/protocol.js";
 
 /** A client whose files.read serves file(), read afresh at every call, as a daemon would. */
 function clientOf(file: () => Buffer): ComputerClient {

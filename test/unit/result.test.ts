@@ -1,6 +1,6 @@
 // A failed result thrown (orThrow): its words, code, field and refusals kept, and the failure as its cause.
 import { describe, expect, it } from "vitest";
-import { ResultFailure, fail, ok, orThrow, refuse } from "../../src/result.js";
+import { ResultFailure, fail, ok, orThrow, refuse } from "../../src/vendor/result.js";
 
 describe("orThrow", () => {
   it("gives a success's value", () => {

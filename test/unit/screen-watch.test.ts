@@ -2,9 +2,9 @@
 // screen.read, unchanged answers waited through, a frame past 64 MiB refused, at most 8 inputs in
 // flight, and a failed action's words redacted.
 import { describe, expect, it } from "vitest";
-import { CallError, type ComputerClient } from "../../src/client.js";
-import type { Connection } from "../../src/provider.js";
-import { MAX_INPUTS_IN_FLIGHT, ScreenWatchError, watchScreen } from "../../src/screen-watch.js";
+import { CallError, type ComputerClient } from "../../src/daemon/client.js";
+import type { Connection } from "../../src/vendor/provider.js";
+import { MAX_INPUTS_IN_FLIGHT, ScreenWatchError, watchScreen } from "../../src/daemon/screen-watch.js";
 
 type Answer = (params: Record<string, unknown>) => unknown;
 

@@ -4,10 +4,10 @@
 // its wait alone, and a joiner whose opener was cancelled opens again. Against a provider that
 // counts its connections.
 import { describe, expect, test } from "vitest";
-import type { ComputerClient } from "../../src/client.js";
+import type { ComputerClient } from "../../src/daemon/client.js";
 import { withSession, type Session } from "../../src/inside/session.js";
-import type { ComputerProvider } from "../../src/provider.js";
-import { fail, ok, type Result } from "../../src/result.js";
+import type { ComputerProvider } from "../../src/vendor/provider.js";
+import { fail, ok, type Result } from "../../src/vendor/result.js";
 
 /** A provider of running computers whose connect waits for release() (when held) and honours its signal. */
 function counting(fails: string[] = []) {

@@ -2,7 +2,7 @@
 // line means exactly what JSON.stringify and JSON.parse would have made of it, on either path.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { isPlainBase64, parseLine, requestLine } from "../../src/wire.js";
+import { isPlainBase64, parseLine, requestLine } from "../../src/daemon/wire.js";
 
 const long = randomBytes(512 * 1024).toString("base64");
 const viaJson = (id: number, method: string, params: unknown) => Buffer.from(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);

@@ -1,9 +1,9 @@
 // A write carries more than a read (736 KiB, not 512): its line still fits the protocol's 1 MiB
 // with the longest path a Linux file has (PATH_MAX), every byte of it escaped by JSON.
 import { describe, expect, it } from "vitest";
-import { WRITE_CHUNK_BYTES } from "../../src/files.js";
-import { MAX_CHUNK_BYTES, MAX_LINE_BYTES } from "../../src/protocol.js";
-import { requestLine } from "../../src/wire.js";
+import { WRITE_CHUNK_BYTES } from "../../src/daemon/files.js";
+import { MAX_CHUNK_BYTES, MAX_LINE_BYTES } from "../../src/daemon/protocol.js";
+import { requestLine } from "../../src/daemon/wire.js";
 
 describe("a write's chunk", () => {
   const data = Buffer.alloc(WRITE_CHUNK_BYTES, 0xa5).toString("base64");

@@ -10,7 +10,7 @@ import (
 	"agentrun.dev/computerd/internal/rpc"
 )
 
-// The batch's bounds (src/actions.ts and src/protocol.ts hold the same numbers).
+// The batch's bounds (src/daemon/actions.ts and src/daemon/protocol.ts hold the same numbers).
 const (
 	MaxActions      = 100
 	MaxBatchWaitMs  = 300_000

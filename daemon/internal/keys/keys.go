@@ -6,7 +6,7 @@ type Key struct {
 	Keysym uint32 `json:"keysym"`
 }
 
-// Named is every named key, in src/actions.ts's order; any other key is one printable ASCII
+// Named is every named key, in src/daemon/actions.ts's order; any other key is one printable ASCII
 // character (0x21-0x7e), whose keysym is its code.
 var Named = []Key{
 	{"enter", 0xff0d}, // Return

@@ -22,7 +22,7 @@ func TestKeyTableMatchesTheVector(t *testing.T) {
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.Encode(vector{
-		Comment:   "input.actions' key table: the named keys in src/actions.ts's order with their X keysyms (daemon/internal/keys), and the printable ASCII range a one-character key takes. Written by TestKeyTableMatchesTheVector.",
+		Comment:   "input.actions' key table: the named keys in src/daemon/actions.ts's order with their X keysyms (daemon/internal/keys), and the printable ASCII range a one-character key takes. Written by TestKeyTableMatchesTheVector.",
 		Named:     Named,
 		Printable: [2]int{0x21, 0x7e},
 	})

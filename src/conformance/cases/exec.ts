@@ -1,7 +1,7 @@
 // exec: exec.run as the spec words it: argv never a shell, streams apart, exit codes and signals,
 // cwd and env, timeout and abort, truncation at 360 KiB, nothing a run starts outlives it, and a
 // user other than root with no capability in any set.
-import { MAX_OUTPUT_BYTES } from "../../protocol.js";
+import { MAX_OUTPUT_BYTES } from "../../daemon/protocol.js";
 import { call, callFails, check, idsOf, output, privilegeProblems, run, shown, until } from "../assert.js";
 import { conformanceCase } from "../case.js";
 import { holding, marker } from "../markers.js";

@@ -1,7 +1,7 @@
 // files: the files.* and tar.* methods as the spec words them, under the case's own directory; a
 // HOME the computer's user owns and writes while / refuses it.
 import { createHash, randomBytes } from "node:crypto";
-import { pullTar, pushTar, readFile, writeFile } from "../../files.js";
+import { pullTar, pushTar, readFile, writeFile } from "../../daemon/files.js";
 import { b64, call, callFails, check, must, shown, unb64 } from "../assert.js";
 import { conformanceCase } from "../case.js";
 import { entriesOf, tarOf } from "../tar.js";

@@ -1,7 +1,7 @@
 // input: input.actions read back through the desktop fixture's own log: clicks land at their
 // point with their count, typed text arrives exactly, an unknown key refuses the whole batch,
 // and a batch stops at its first failure with what it held released.
-import type { Action, InputActionsResult } from "../../protocol.js";
+import type { Action, InputActionsResult } from "../../daemon/protocol.js";
 import { call, check, shown } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";
 import { type FixtureEvent, noFixture, onTheDisplay, type RunningFixture, startFixture } from "../fixture.js";

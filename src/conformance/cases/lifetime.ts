@@ -1,8 +1,8 @@
 // lifetime: a computer does not run past its deadline (after a sweep, for a janitor provider);
 // the janitor deletes what is past its deadline and keeps the rest; extend moves a deadline within
 // the cap and refuses what would shorten it or pass create + maxLifetimeMs.
-import { sweep } from "../../janitor.js";
-import type { ComputerInfo } from "../../provider.js";
+import { sweep } from "../../fleet/janitor.js";
+import type { ComputerInfo } from "../../vendor/provider.js";
 import { call, check, must, mustFail, shown, until } from "../assert.js";
 import { conformanceCase, type CaseContext, Skip } from "../case.js";
 

@@ -1,7 +1,7 @@
 // process: the process.* methods as the spec words them: a program that keeps running after its
 // call, its streams by offset, stdin, signals, waits, the table, a terminal, a log, and its whole
 // tree ending with it.
-import { listProcesses, readAll } from "../../processes.js";
+import { listProcesses, readAll } from "../../daemon/processes.js";
 import { b64, call, callFails, check, must, shown, until } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";
 import { holding, marker } from "../markers.js";

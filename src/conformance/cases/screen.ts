@@ -1,10 +1,10 @@
 // screen: screen.shot decodes to its size (and a region to the region's), the desktop fixture's
 // colours are where it paints them, and the live view through the provider's watch() gives a
 // first frame of the screen's size and a new one when the pointer moves.
-import type { Action, InputActionsResult, Point } from "../../protocol.js";
-import type { ScreenFrame } from "../../provider.js";
-import type { Result } from "../../result.js";
-import type { ComputerClient } from "../../client.js";
+import type { Action, InputActionsResult, Point } from "../../daemon/protocol.js";
+import type { ScreenFrame } from "../../vendor/provider.js";
+import type { Result } from "../../vendor/result.js";
+import type { ComputerClient } from "../../daemon/client.js";
 import { call, CaseFailure, check, shown } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";
 import { FIXTURE_COLOURS, noFixture, onTheDisplay, startFixture } from "../fixture.js";

@@ -1,0 +1,279 @@
+// The file helpers that go past one call: whole files in chunks (512 KiB read, 736 KiB written), and trees as tar
+// archives streamed through tar.push / tar.pull. Every push or pull that began is ended,
+// however it ends: finished, failed, left by its consumer, or aborted.
+import { asFailure, type CallOptions, type ComputerClient } from "./client.js";
+import { MAX_CHUNK_BYTES } from "./protocol.js";
+import { fail, ok, type Result } from "../vendor/result.js";
+
+/** Reads in flight at once for one file: enough to hide a round trip, few enough to bound memory. */
+const READ_WINDOW = 4;
+/** Writes in flight at once for the middle of one file. */
+const WRITE_WINDOW = 4;
+/**
+ * The bytes one files.write or tar.push.write carries. A read gives at most 512 KiB; a write is
+ * bound by its line alone (1 MiB), so it carries more: 736 KiB is 981 KiB of base64, leaving
+ * 43 KiB of the line for the rest, a path of PATH_MAX escaped six times over included. Fewer
+ * writes, fewer round trips: a push sends each after the last one's reply.
+ */
+export const WRITE_CHUNK_BYTES = 736 * 1024;
+/** The bound on ending a push or pull after a failure or an abort, which has no signal of its own. */
+const END_BOUND_MS = 10_000;
+
+export interface WriteFileOptions extends CallOptions {
+  /** Set with the last chunk, so a read-only file of any size can be written. */
+  mode?: number;
+  /** Make missing directories. */
+  parents?: boolean;
+}
+
+/** A file's bytes, read in chunks of at most 512 KiB, several in flight. */
+export async function readFile(client: ComputerClient, path: string, options: CallOptions = {}): Promise<Result<Uint8Array>> {
+  const { signal } = options;
+  try {
+    const first = await client.call("files.read", { path, offset: 0, length: MAX_CHUNK_BYTES }, { signal });
+    // Each chunk's base64 is decoded in place into one buffer of the size first read (grown when
+    // the file grows meanwhile): no buffer a chunk, and no copy of the whole at the end.
+    const into = new Growing(first.size);
+    let offset = into.put(first.data);
+    if (first.eof) return ok(into.bytes());
+    // Reads run ahead by the file's size as first read; the loop still ends on eof alone,
+    // so a file that grows or shrinks meanwhile is read as the daemon gives it.
+    const inFlight: Array<ReturnType<typeof readAt>> = [];
+    let next = offset;
+    const fill = () => {
+      while (inFlight.length < READ_WINDOW && (inFlight.length === 0 || next < Math.max(first.size, offset + MAX_CHUNK_BYTES))) {
+        inFlight.push(readAt(client, path, next, signal));
+        next += MAX_CHUNK_BYTES;
+      }
+    };
+    for (;;) {
+      fill();
+      const chunk = await inFlight.shift()!;
+      const read = into.put(chunk.data);
+      offset += read;
+      if (chunk.eof) break;
+      if (read < MAX_CHUNK_BYTES) {
+        // A short chunk before the end: what ran ahead read from the wrong offsets.
+        await Promise.allSettled(inFlight);
+        inFlight.length = 0;
+        next = offset;
+      }
+    }
+    // Replies still running ahead past eof are not needed; let them settle quietly.
+    for (const r of inFlight) r.catch(() => {});
+    return ok(into.bytes());
+  } catch (error) {
+    return asFailure(error);
+  }
+}
+
+function readAt(client: ComputerClient, path: string, offset: number, signal: AbortSignal | undefined) {
+  return client.call("files.read", { path, offset, length: MAX_CHUNK_BYTES }, { signal });
+}
+
+/** Bytes decoded from base64 in place, at the end of what is there. */
+class Growing {
+  #buffer: Buffer;
+  #length = 0;
+  constructor(size: number) {
+    // Never from the shared pool: the bytes given back own their ArrayBuffer.
+    this.#buffer = Buffer.allocUnsafeSlow(size);
+  }
+  /** Decodes data after the bytes so far; gives how many it added. */
+  put(data: string): number {
+    const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+    const need = this.#length + Math.ceil(data.length / 4) * 3 - padding;
+    if (need > this.#buffer.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(need, this.#buffer.length * 2));
+      this.#buffer.copy(bigger, 0, 0, this.#length);
+      this.#buffer = bigger;
+    }
+    const added = this.#buffer.write(data, this.#length, "base64");
+    this.#length += added;
+    return added;
+  }
+  bytes(): Uint8Array {
+    return new Uint8Array(this.#buffer.buffer, this.#buffer.byteOffset, this.#length);
+  }
+}
+
+/** Writes a whole file: the first chunk replaces it, the mode goes with the last. */
+export async function writeFile(client: ComputerClient, path: string, bytes: Uint8Array, options: WriteFileOptions = {}): Promise<Result<{ size: number }>> {
+  const { signal, mode, parents } = options;
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const chunks = Math.max(1, Math.ceil(data.length / WRITE_CHUNK_BYTES));
+  const piece = (i: number) => data.subarray(i * WRITE_CHUNK_BYTES, (i + 1) * WRITE_CHUNK_BYTES).toString("base64");
+  const withMode = mode === undefined ? {} : { mode };
+  try {
+    let written = await client.call("files.write", { path, data: piece(0), ...(parents ? { parents } : {}), ...(chunks === 1 ? withMode : {}) }, { signal });
+    if (chunks === 1) return ok({ size: written.size });
+    // The middle chunks at their offsets, several at once: each is its own pwrite.
+    let nextChunk = 1;
+    const worker = async () => {
+      while (nextChunk < chunks - 1) {
+        const i = nextChunk++;
+        await client.call("files.write", { path, data: piece(i), offset: i * WRITE_CHUNK_BYTES }, { signal });
+      }
+    };
+    const workers = Array.from({ length: Math.min(WRITE_WINDOW, chunks - 2) }, worker);
+    const settled = await Promise.allSettled(workers);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
+    const last = chunks - 1;
+    written = await client.call("files.write", { path, data: piece(last), offset: last * WRITE_CHUNK_BYTES, ...withMode }, { signal });
+    return ok({ size: written.size });
+  } catch (error) {
+    return asFailure(error);
+  }
+}
+
+/**
+ * Extracts a tar archive into dir (made if missing). The push owns its source: unless the source
+ * was read to its end, its return() is called however the push ends, so a pull piped in is ended.
+ */
+export async function pushTar(
+  client: ComputerClient,
+  dir: string,
+  source: Uint8Array | AsyncIterable<Uint8Array>,
+  options: CallOptions = {},
+): Promise<Result<{ entries: number }>> {
+  const { signal } = options;
+  const iterator = source instanceof Uint8Array ? once(source) : source[Symbol.asyncIterator]();
+  let sourceDone = false;
+  let id: string | undefined;
+  let ended = false;
+  try {
+    ({ id } = await client.call("tar.push.begin", { path: dir }, { signal }));
+    let pending = iterator.next();
+    let buffered: Buffer[] = [];
+    let bufferedBytes = 0;
+    // Each write is sent after the last one's reply (the protocol's order); the next chunk is
+    // encoded while one crosses.
+    const send = async (bytes: Buffer) => {
+      const encode = (at: number) => bytes.subarray(at, at + WRITE_CHUNK_BYTES).toString("base64");
+      let data = encode(0);
+      for (let at = 0; at < bytes.length; at += WRITE_CHUNK_BYTES) {
+        const written = client.call("tar.push.write", { id: id!, data }, { signal });
+        if (at + WRITE_CHUNK_BYTES < bytes.length) data = encode(at + WRITE_CHUNK_BYTES);
+        await written;
+      }
+    };
+    for (;;) {
+      const step = await pending;
+      if (step.done) {
+        sourceDone = true;
+        break;
+      }
+      // Ask the source for its next chunk while this one is written: a pull and a push overlap.
+      pending = iterator.next();
+      pending.catch(() => {}); // settled below, or dropped when the push fails first
+      buffered.push(Buffer.from(step.value.buffer, step.value.byteOffset, step.value.byteLength));
+      bufferedBytes += step.value.byteLength;
+      if (bufferedBytes >= WRITE_CHUNK_BYTES) {
+        const whole = Buffer.concat(buffered);
+        const full = whole.length - (whole.length % WRITE_CHUNK_BYTES);
+        await send(whole.subarray(0, full));
+        buffered = full < whole.length ? [whole.subarray(full)] : [];
+        bufferedBytes = whole.length - full;
+      }
+    }
+    if (bufferedBytes > 0) await send(Buffer.concat(buffered));
+    const end = await client.call("tar.push.end", { id }, { signal });
+    ended = true;
+    return ok({ entries: end.entries });
+  } catch (error) {
+    return asFailure(error);
+  } finally {
+    if (id !== undefined && !ended) await endQuietly(client, "tar.push.end", id);
+    if (!sourceDone) await iterator.return?.().catch(() => {});
+  }
+}
+
+export interface PullTarStream {
+  /** One tar.pull.read each time the loop asks for a chunk; a loop left early ends the pull. */
+  chunks: AsyncIterable<Uint8Array>;
+  /** How the pull ended: ok with its bytes once read to its end, else what stopped it. */
+  done: Promise<Result<{ bytes: number }>>;
+}
+
+/** A file's or a directory's tree as a tar archive, read chunk by chunk as the consumer asks. */
+export function pullTarStream(client: ComputerClient, path: string, options: CallOptions = {}): PullTarStream {
+  const { signal } = options;
+  let settle!: (result: Result<{ bytes: number }>) => void;
+  const done = new Promise<Result<{ bytes: number }>>((resolve) => (settle = resolve));
+  let id: string | undefined;
+  let bytes = 0;
+  let finished = false;
+  let inFlight: Promise<unknown> = Promise.resolve();
+  const finish = async (result: Result<{ bytes: number }>) => {
+    if (finished) return;
+    finished = true;
+    if (id !== undefined) await endQuietly(client, "tar.pull.end", id);
+    id = undefined;
+    settle(result);
+  };
+  const read = async (): Promise<IteratorResult<Uint8Array>> => {
+    if (finished) return { done: true, value: undefined };
+    try {
+      if (id === undefined) ({ id } = await client.call("tar.pull.begin", { path }, { signal }));
+      const reply = await client.call("tar.pull.read", { id, maxBytes: MAX_CHUNK_BYTES }, { signal });
+      const data = Buffer.from(reply.data, "base64");
+      bytes += data.length;
+      const chunk = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      if (!reply.eof) return { done: false, value: chunk };
+      const pullId = id;
+      id = undefined;
+      await client.call("tar.pull.end", { id: pullId }, { signal });
+      await finish(ok({ bytes }));
+      return data.length > 0 ? { done: false, value: chunk } : { done: true, value: undefined };
+    } catch (error) {
+      await finish(asFailure(error));
+      throw error;
+    }
+  };
+  const iterator: AsyncIterator<Uint8Array> = {
+    next: () => {
+      const step = inFlight.then(read, read);
+      inFlight = step.catch(() => {});
+      return step;
+    },
+    // A consumer that stops early (a loop's break, a push that failed) ends the pull, once any
+    // read it still has in flight has come back.
+    return: async () => {
+      await inFlight;
+      await finish(fail("aborted", `the pull of ${path} was left before its end, after ${bytes} bytes`));
+      return { done: true, value: undefined };
+    },
+  };
+  return { chunks: { [Symbol.asyncIterator]: () => iterator }, done };
+}
+
+/** A file's or a directory's tree as one tar archive in memory. */
+export async function pullTar(client: ComputerClient, path: string, options: CallOptions = {}): Promise<Result<Uint8Array>> {
+  const { chunks, done } = pullTarStream(client, path, options);
+  const parts: Uint8Array[] = [];
+  try {
+    for await (const chunk of chunks) parts.push(chunk);
+  } catch {
+    // done says why.
+  }
+  const ended = await done;
+  if (!ended.ok) return ended;
+  return ok(new Uint8Array(Buffer.concat(parts)));
+}
+
+/** Ends a push or pull after a failure: bounded on its own, since the caller's signal may be the reason. */
+async function endQuietly(client: ComputerClient, method: "tar.push.end" | "tar.pull.end", id: string): Promise<void> {
+  await client.call(method, { id }, { signal: AbortSignal.timeout(END_BOUND_MS) }).catch(() => {});
+}
+
+function once(bytes: Uint8Array): AsyncIterator<Uint8Array> {
+  let given = false;
+  return {
+    next: async () => {
+      if (given) return { done: true, value: undefined };
+      given = true;
+      return { done: false, value: bytes };
+    },
+  };
+}

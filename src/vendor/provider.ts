@@ -1,0 +1,285 @@
+// The one interface every vendor sits behind, and the spec and ref types it takes and gives.
+import type { CallOptions, ComputerClient } from "../daemon/client.js";
+import type { MountKind, MountReadBack, MountSpec } from "./mount.js";
+import type { Action, Group, Hello, InputActionsResult, MachineKind, Point } from "../daemon/protocol.js";
+import type { EgressProxies } from "../egress/proxies.js";
+import type { Result } from "./result.js";
+
+export type { Result, ResultCode, ResultError, Refusal } from "./result.js";
+
+// --- What a computer is asked to be ---
+
+/** none: no network; open: the default route out; allow: names and CIDRs through an egress proxy. */
+export type NetworkPolicy = "none" | "open" | { allow: string[] };
+/** A network as read back: a policy, or words for anything that is not one. */
+export type NetworkReadBack = NetworkPolicy | { other: string };
+export const NETWORK_KINDS = ["none", "open", "allow"] as const;
+export type NetworkKind = (typeof NETWORK_KINDS)[number];
+
+export interface ComputerSpec {
+  /** The image (or the vendor's template, snapshot) the computer starts from. */
+  image: string;
+  /** How long the computer lives, in whole milliseconds (checkLifetime). */
+  lifetimeMs: number;
+  network: NetworkPolicy;
+  /**
+   * A shared egress proxy to join, by its name (proxies.make's): network is then { allow: [] },
+   * the proxy's list whatever it is now, or that list itself, which create holds the proxy to.
+   */
+  egress?: string;
+  /** The caller's labels (runLabels among them); the provider's own namespace is agentrun.computer. */
+  labels?: Record<string, string>;
+  /** The run's folder, at /workspace. */
+  mount?: MountSpec;
+  cpus?: number;
+  memoryMb?: number;
+  pids?: number;
+  /** A uid or uid:gid in numbers; "0" asks for root. */
+  user?: string;
+  workdir?: string;
+  /** The machine kind asked for, when a provider offers more than one. */
+  kind?: MachineKind;
+}
+
+/** The spec as the provider read it back from the computer itself. */
+export interface SpecReadBack {
+  image: string;
+  /** uid:gid ("0:0" for root). */
+  user: string;
+  network: NetworkReadBack;
+  /** The shared egress proxy it joined, by name. */
+  egress?: string;
+  cpus?: number;
+  memoryMb?: number;
+  pids?: number;
+  workdir?: string;
+  /** The deadline, an ISO time. */
+  deadline?: string;
+  mount?: MountReadBack;
+  kind?: MachineKind;
+}
+
+/** A computer at a vendor: enough to find it again. */
+export interface ComputerRef {
+  /** The vendor's id (Docker: the container id). */
+  id: string;
+  /** The computer's name (Docker: computer-<12 hex digits>). */
+  name: string;
+  /** The registry id of the provider that made or found it. */
+  provider: string;
+  /** What attach (and create) read back. */
+  spec?: SpecReadBack;
+  /** Words on what was read back and kept (a probe target that accepted and sent nothing back). */
+  notes?: string[];
+  /** The daemon's hello, when the provider read it while making or reading the computer. */
+  hello?: Hello;
+}
+
+export type ComputerState = "running" | "stopped";
+
+/** One computer as list() reports it. */
+export interface ComputerInfo {
+  ref: ComputerRef;
+  labels: Record<string, string>;
+  /** The deadline, or undefined when its label is missing or not the time the provider writes. */
+  deadline: Date | undefined;
+  state: ComputerState;
+  network: NetworkReadBack;
+  mount?: MountReadBack;
+}
+
+export type AttachBy = { id: string } | { labels: Record<string, string> };
+
+/** A computer as attach reads it, with every mismatch of its drift check rather than a refusal. */
+export interface ReadBack {
+  ref: ComputerRef;
+  state: ComputerState;
+  labels: Record<string, string>;
+  hello?: Hello;
+  /** One sentence per mismatch; empty when the computer is what was declared. */
+  drift: string[];
+}
+export type ReleaseHow = "stop" | "delete";
+
+/** An open connection to a computer's daemon (or the provider's in-process client). */
+export interface Connection {
+  client: ComputerClient;
+  hello: Hello;
+  /** A browser's CDP target: a secret, never logged. */
+  cdp?: { url: string };
+  close(): Promise<void>;
+}
+
+// --- What a provider declares ---
+
+export type DaemonMode = "pid1" | "child" | "none";
+export type Lifetime = "janitor" | "vendor";
+export type UserKind = "root" | "uid";
+
+export interface Capabilities {
+  kind: MachineKind;
+  os: "linux" | "android" | "ios" | "windows" | "macos";
+  daemon: DaemonMode;
+  groups: Group[];
+  /** janitor: the library's sweep deletes computers past their deadline; vendor: the vendor ends them. */
+  lifetime: Lifetime;
+  /** The vendor's hard cap on a computer's lifetime. */
+  maxLifetimeMs: number;
+  network: NetworkKind[];
+  /** The vendor reads a computer's network policy back (else the daemon's probe stands for one). */
+  networkReadBack?: boolean;
+  release: ReleaseHow[];
+  /** A stop deletes: the computer is then neither listed nor attachable. */
+  stopDeletes?: boolean;
+  /** Which users a spec may ask for; absent: none. */
+  user?: UserKind[];
+  /** The mount kinds its computers take; absent: none. */
+  mount?: MountKind[];
+  /** TCP ports of the vendor's own agent inside the computer. */
+  vendorAgentPorts?: number[];
+  isolation?: string;
+  /** What a spec that names none of these gets, so a caller can show them before create and compare them after. */
+  defaults?: SpecDefaults;
+}
+
+/** The image, sizes, workdir and user a provider gives a spec that does not name them. */
+export interface SpecDefaults {
+  /** Only when known without a vendor call (Docker's image option by name); else image() makes one ready. */
+  image?: string;
+  cpus?: number;
+  memoryMb?: number;
+  pids?: number;
+  workdir?: string;
+  /** uid:gid. */
+  user?: string;
+}
+
+// --- The optional hooks' shapes ---
+
+export interface ScreenFrame {
+  seq: number;
+  format: "jpeg" | "png";
+  bytes: Uint8Array;
+  width: number;
+  height: number;
+  frameWidth: number;
+  frameHeight: number;
+  cursor?: Point;
+}
+
+export interface WatchHandlers {
+  frame(frame: ScreenFrame, ack: () => void): void;
+  ended(error: { code: "gone" | "unreachable" | "refused" | "unsupported"; message: string }): void;
+}
+
+export interface ScreenWatch {
+  input(actions: Action[]): Promise<Result<InputActionsResult>>;
+  close(): Promise<void>;
+}
+
+export interface ImageOptions extends CallOptions {
+  /** Told once when the provider starts to build or pull the image (a wait worth saying), with its tag. */
+  onWait?: (making: "build" | "pull", tag: string) => void;
+  /** Told each step of a build as it starts, where the vendor numbers them. */
+  onStep?: (step: { step: number; of: number; line: string }) => void;
+  /** The kind of computer the image is for (a desktop's has an X server); default the provider's. */
+  kind?: MachineKind;
+}
+
+export interface CreateOptions extends CallOptions {
+  /**
+   * Who the computer is made for (the Pulumi plugin: the stack's folder and the resource's URN).
+   * Every provider keeps it (Docker, Modal, Daytona, E2B; src/vendor/adopt.ts): the computer carries its
+   * owner and declaration labels (hashes) from the vendor's create request on, and a create first
+   * adopts a whole computer of the same owner and spec left by an interrupted create, or removes
+   * one that is not whole. A delete then also removes the owner's computers made before the one
+   * deleted, where the vendor reads back when it made them (Docker, Daytona, E2B; not Modal).
+   */
+  owner?: string;
+}
+
+export interface SweepOptions extends CallOptions {
+  labels?: Record<string, string>;
+  now?: Date;
+}
+
+/** A warm pool's part, where the vendor gives an atomic claim (Docker: a rename); src/fleet/pool.ts uses it. */
+export interface PoolHooks {
+  /** A computer just made with the pool's label, made ready for a claim. */
+  ready(ref: ComputerRef, options?: CallOptions): Promise<Result<ComputerRef>>;
+  /** The pool's ready computers. */
+  members(pool: string, options?: CallOptions): Promise<Result<ComputerRef[]>>;
+  /**
+   * One ready computer taken atomically (never the same one twice) with labels; not_found when
+   * none is ready. prefer: ready computers to try first, before the pool is listed (those a
+   * caller already holds a connection to).
+   */
+  take(pool: string, labels: Record<string, string>, options?: CallOptions & { prefer?: ComputerRef[] }): Promise<Result<ComputerRef>>;
+}
+
+// --- The interface ---
+
+export interface ComputerProvider {
+  /** The registry id ("docker"). */
+  readonly id: string;
+  /** The provider's version, which its daemon's hello must report. */
+  readonly version: string;
+  /** Shared egress proxies, when the vendor has them (Docker). */
+  readonly proxies?: EgressProxies;
+  capabilities(): Capabilities;
+  /** Every refusal of a spec in words, with no vendor call. */
+  check(spec: ComputerSpec): Result<undefined>;
+  create(spec: ComputerSpec, options?: CreateOptions): Promise<Result<ComputerRef>>;
+  /** Finds a computer and runs the drift check on it; a drifted one is refused and left as it is. */
+  attach(by: AttachBy, options?: CallOptions): Promise<Result<ComputerRef>>;
+  /** attach without the refusal: what a drifted computer is, for a caller that shows drift (refresh). */
+  read?(by: AttachBy, options?: CallOptions): Promise<Result<ReadBack>>;
+  /** The provider's own image made ready, for a spec that names none (Docker: its recipe). */
+  image?(options?: ImageOptions): Promise<Result<string>>;
+  list(labels?: Record<string, string>, options?: CallOptions): Promise<Result<ComputerInfo[]>>;
+  /** Reads the network back; with a policy, moves the computer to it or refuses with it unchanged. */
+  network(ref: ComputerRef, policy?: NetworkPolicy, options?: CallOptions): Promise<Result<NetworkReadBack>>;
+  connect(ref: ComputerRef, options?: CallOptions): Promise<Result<Connection>>;
+  /** A computer already gone is ok. */
+  release(ref: ComputerRef, how: ReleaseHow, options?: CallOptions): Promise<Result<undefined>>;
+  /** Sets the deadline to now + ttlMs, never earlier and never past create + maxLifetimeMs. */
+  extend?(ref: ComputerRef, ttlMs: number, options?: CallOptions): Promise<Result<{ deadline: string }>>;
+  /** The vendor's live screen URL. */
+  stream?(ref: ComputerRef, options?: CallOptions): Promise<Result<{ url: string }>>;
+  watch?(ref: ComputerRef, handlers: WatchHandlers, options?: CallOptions & { maxWidth?: number; quality?: number }): Promise<Result<ScreenWatch>>;
+  /** The janitor's hook for what a provider leaves beside its computers (Docker's egress leftovers). */
+  sweep?(options?: SweepOptions): Promise<Result<{ removed: string[] }>>;
+  /** A warm pool's hooks: absent where the vendor gives no atomic claim. */
+  readonly pool?: PoolHooks;
+  /** One account-level read that makes nothing: Settings' test of a provider's keys. */
+  testConnection?(options?: CallOptions): Promise<Result<{ detail: string }>>;
+}
+
+/**
+ * A host's environment, handed in by a host that lets its vendors' own variables count (the
+ * Pulumi plugin, for DOCKER_HOST): the library reads none itself.
+ */
+export interface HostEnvironment {
+  env: Record<string, string | undefined>;
+  home: string;
+}
+
+/** What a provider file exports: the registry's contract. */
+export interface ProviderModule<Options = unknown> {
+  /** The mount kinds its computers take. */
+  MOUNT: readonly MountKind[];
+  /** Its capabilities as declared, per configuration. */
+  CAPABILITIES?: Capabilities | Record<string, Capabilities>;
+  /** The provider built from its options alone; a missing or wrong option throws in words. */
+  create(options: Options): ComputerProvider;
+  /**
+   * Its options from a host's plain settings object (a Pulumi stack's agentrun:<id> config), for
+   * a provider whose options hold what a host should not know (Docker: the daemon this package
+   * carries), as create takes them; host, when the host gives it, is its environment, for a
+   * setting that defaults as the vendor's own CLI finds it. Without it the settings are the
+   * options. A setting it cannot take throws in words.
+   */
+  optionsFromSettings?(settings: Record<string, unknown>, host?: HostEnvironment): unknown;
+  /** Its conformance module (reads its COMPUTER_<ID>_* names). */
+  conformance?: () => Promise<unknown>;
+}
