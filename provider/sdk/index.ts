@@ -277,7 +277,7 @@ export interface ListedComputerArgs {
 export interface ComputerTemplate {
   /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`) or `e2b` (set `agentrun:e2b.apiKey`). */
   readonly provider?: string;
-  /** The image the computer starts from. Default: the `agentrun:docker` image setting. On a host with no registry, an image made here (see the README). */
+  /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   readonly image?: string;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   readonly lifetimeMs?: number;
@@ -309,7 +309,7 @@ export interface ComputerTemplate {
 export interface ComputerTemplateArgs {
   /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`) or `e2b` (set `agentrun:e2b.apiKey`). */
   provider?: pulumi.Input<string>;
-  /** The image the computer starts from. Default: the `agentrun:docker` image setting. On a host with no registry, an image made here (see the README). */
+  /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   image?: pulumi.Input<string>;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   lifetimeMs?: pulumi.Input<number>;
@@ -499,7 +499,7 @@ export class Mount extends pulumi.CustomResource {
 export interface ComputerArgs {
   /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`) or `e2b` (set `agentrun:e2b.apiKey`). */
   provider?: pulumi.Input<string>;
-  /** The image the computer starts from. Default: the `agentrun:docker` image setting. On a host with no registry, an image made here (see the README). */
+  /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   image?: pulumi.Input<string>;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   lifetimeMs: pulumi.Input<number>;
@@ -533,7 +533,7 @@ export class Computer extends pulumi.CustomResource {
 
   /** The vendor, by registry id. Default: `docker`, the local Docker engine. */
   declare readonly provider: pulumi.Output<string>;
-  /** The image the computer starts from. Default: the `agentrun:docker` image setting. On a host with no registry, an image made here (see the README). */
+  /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   declare readonly image: pulumi.Output<string>;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   declare readonly lifetimeMs: pulumi.Output<number>;
