@@ -289,15 +289,15 @@ export interface ComputerTemplate {
   readonly mount?: MountValue;
   /** Labels on the computer, a RunEpoch's `labels` among them. The provider's own namespace, agentrun.computer, is refused. */
   readonly labels?: Record<string, string>;
-  /** CPUs, as a quota (a host with fewer still runs it). Default: 2. */
+  /** CPUs, as a quota (a host with fewer still runs it). Default: 2 on Docker, Modal's own on Modal; refused on Daytona and E2B, whose snapshot or template gives the size. */
   readonly cpus?: number;
-  /** Memory in MiB, swap the same; /work holds at most half. Default: 4096. */
+  /** Memory in MiB (on Docker swap the same, and /work holds at most half). Default: 4096 on Docker, Modal's own on Modal; refused on Daytona and E2B, whose snapshot or template gives the size. */
   readonly memoryMb?: number;
-  /** The most processes at once. Default: 1024. */
+  /** The most processes at once. Default: 1024 on Docker; refused on Modal, Daytona and E2B, which cannot hold it. */
   readonly pids?: number;
-  /** The computer's user, a uid or uid:gid in numbers; `0` asks for root (still with no capability). Default: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root. */
+  /** The computer's user, a uid or uid:gid in numbers; `0` asks for root on Docker (still with no capability). Default on Docker: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root; on Modal the `agentrun:modal` user setting, else 2510:2510 (root refused); on Daytona and E2B the daemon's own user (2510:2510), and no other. */
   readonly user?: string;
-  /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
+  /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   readonly workdir?: string;
   /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
   readonly kind?: string;
@@ -321,15 +321,15 @@ export interface ComputerTemplateArgs {
   mount?: pulumi.Input<MountValueArgs>;
   /** Labels on the computer, a RunEpoch's `labels` among them. The provider's own namespace, agentrun.computer, is refused. */
   labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-  /** CPUs, as a quota (a host with fewer still runs it). Default: 2. */
+  /** CPUs, as a quota (a host with fewer still runs it). Default: 2 on Docker, Modal's own on Modal; refused on Daytona and E2B, whose snapshot or template gives the size. */
   cpus?: pulumi.Input<number>;
-  /** Memory in MiB, swap the same; /work holds at most half. Default: 4096. */
+  /** Memory in MiB (on Docker swap the same, and /work holds at most half). Default: 4096 on Docker, Modal's own on Modal; refused on Daytona and E2B, whose snapshot or template gives the size. */
   memoryMb?: pulumi.Input<number>;
-  /** The most processes at once. Default: 1024. */
+  /** The most processes at once. Default: 1024 on Docker; refused on Modal, Daytona and E2B, which cannot hold it. */
   pids?: pulumi.Input<number>;
-  /** The computer's user, a uid or uid:gid in numbers; `0` asks for root (still with no capability). Default: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root. */
+  /** The computer's user, a uid or uid:gid in numbers; `0` asks for root on Docker (still with no capability). Default on Docker: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root; on Modal the `agentrun:modal` user setting, else 2510:2510 (root refused); on Daytona and E2B the daemon's own user (2510:2510), and no other. */
   user?: pulumi.Input<string>;
-  /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
+  /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
   /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
   kind?: pulumi.Input<string>;
@@ -511,15 +511,15 @@ export interface ComputerArgs {
   mount?: pulumi.Input<MountValueArgs>;
   /** Labels on the computer, a RunEpoch's `labels` among them. The provider's own namespace, agentrun.computer, is refused. */
   labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-  /** CPUs, as a quota (a host with fewer still runs it). Default: 2. */
+  /** CPUs, as a quota (a host with fewer still runs it). Default: 2 on Docker, Modal's own on Modal; refused on Daytona and E2B, whose snapshot or template gives the size. */
   cpus?: pulumi.Input<number>;
-  /** Memory in MiB, swap the same; /work holds at most half. Default: 4096. */
+  /** Memory in MiB (on Docker swap the same, and /work holds at most half). Default: 4096 on Docker, Modal's own on Modal; refused on Daytona and E2B, whose snapshot or template gives the size. */
   memoryMb?: pulumi.Input<number>;
-  /** The most processes at once. Default: 1024. */
+  /** The most processes at once. Default: 1024 on Docker; refused on Modal, Daytona and E2B, which cannot hold it. */
   pids?: pulumi.Input<number>;
-  /** The computer's user, a uid or uid:gid in numbers; `0` asks for root (still with no capability). Default: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root. */
+  /** The computer's user, a uid or uid:gid in numbers; `0` asks for root on Docker (still with no capability). Default on Docker: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root; on Modal the `agentrun:modal` user setting, else 2510:2510 (root refused); on Daytona and E2B the daemon's own user (2510:2510), and no other. */
   user?: pulumi.Input<string>;
-  /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
+  /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
   /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
   kind?: pulumi.Input<string>;
@@ -545,15 +545,15 @@ export class Computer extends pulumi.CustomResource {
   declare readonly mount: pulumi.Output<MountValue | undefined>;
   /** Labels on the computer, a RunEpoch's `labels` among them. The provider's own namespace, agentrun.computer, is refused. */
   declare readonly labels: pulumi.Output<Record<string, string>>;
-  /** CPUs, as a quota (a host with fewer still runs it). Default: 2. */
+  /** CPUs, as a quota (a host with fewer still runs it). Default: 2 on Docker, Modal's own on Modal; refused on Daytona and E2B, whose snapshot or template gives the size. */
   declare readonly cpus: pulumi.Output<number>;
-  /** Memory in MiB, swap the same; /work holds at most half. Default: 4096. */
+  /** Memory in MiB (on Docker swap the same, and /work holds at most half). Default: 4096 on Docker, Modal's own on Modal; refused on Daytona and E2B, whose snapshot or template gives the size. */
   declare readonly memoryMb: pulumi.Output<number>;
-  /** The most processes at once. Default: 1024. */
+  /** The most processes at once. Default: 1024 on Docker; refused on Modal, Daytona and E2B, which cannot hold it. */
   declare readonly pids: pulumi.Output<number>;
-  /** The computer's user, a uid or uid:gid in numbers; `0` asks for root (still with no capability). Default: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root. */
+  /** The computer's user, a uid or uid:gid in numbers; `0` asks for root on Docker (still with no capability). Default on Docker: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root; on Modal the `agentrun:modal` user setting, else 2510:2510 (root refused); on Daytona and E2B the daemon's own user (2510:2510), and no other. */
   declare readonly user: pulumi.Output<string>;
-  /** The working directory. Default: /work, the user's home (a tmpfs of its own). */
+  /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   declare readonly workdir: pulumi.Output<string>;
   /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
   declare readonly kind: pulumi.Output<string>;
