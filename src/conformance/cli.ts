@@ -92,9 +92,9 @@ function progressLine(event: Progress): string {
   }
 }
 
-/** Runs the CLI with argv (after the node and script); the exit code. */
-export async function main(argv: string[], io: Io): Promise<number> {
-  let values;
+/** The CLI's arguments, or the exit code when they cannot be run (said on io). */
+function argsOf(argv: string[], io: Io): { exit: number } | { values: Args; only: string[] | undefined } {
+  let values: Args;
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -112,15 +112,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }));
   } catch (error) {
     io.stderr(`${(error as Error).message}\n${usage()}\n`);
-    return EXIT.usage;
+    return { exit: EXIT.usage };
   }
   if (values.help) {
     io.stdout(`${usage()}\n`);
-    return EXIT.pass;
+    return { exit: EXIT.pass };
   }
   if (!values.provider) {
     io.stderr(`--provider is required\n${usage()}\n`);
-    return EXIT.usage;
+    return { exit: EXIT.usage };
   }
   const only = values.only
     ?.split(",")
@@ -128,11 +128,49 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .filter(Boolean);
   if (values.only !== undefined && only!.length === 0) {
     io.stderr(`--only names no group or case\n${usage()}\n`);
-    return EXIT.usage;
+    return { exit: EXIT.usage };
   }
+  return { values, only };
+}
+
+type Args = { provider?: string; image?: string; only?: string; kind?: string; fixture?: string; json?: boolean; help?: boolean };
+
+/** The provider and its drifted twin, from a conformance module (or create() with the CLI's options, which are none). */
+async function providersOf(conformance: ConformanceModule, kind: string | undefined): Promise<{ provider: ComputerProvider; drifted?: ComputerProvider }> {
+  const run: RunShape = kind !== undefined ? { kind } : {};
+  const provider = conformance.createProvider
+    ? await conformance.createProvider(undefined, run)
+    : conformance.create!(conformance.optionsFromSettings?.({}) ?? {});
+  if (conformance.createProvider && conformance.createDriftedProvider) return { provider, drifted: await conformance.createDriftedProvider(undefined, run) };
+  return { provider };
+}
+
+/** The run's image: --image, the module's, else the provider's own made ready; or the exit code, said on io. */
+async function imageOf(values: Args, conformance: ConformanceModule, provider: ComputerProvider, io: Io): Promise<{ exit: number } | { image: string }> {
+  let image = values.image ?? conformance.conformanceImage?.(values.kind !== undefined ? { kind: values.kind } : {});
+  if (!image && provider.image) {
+    const made = await provider.image({ ...(io.signal ? { signal: io.signal } : {}) });
+    if (!made.ok) {
+      io.stderr(`the provider's image could not be made ready (${made.error.code}): ${made.error.message}\n`);
+      return { exit: EXIT.fail };
+    }
+    image = made.value;
+  }
+  if (!image) {
+    io.stderr(`no image to run: give --image\n${usage()}\n`);
+    return { exit: EXIT.usage };
+  }
+  return { image };
+}
+
+/** Runs the CLI with argv (after the node and script); the exit code. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const args = argsOf(argv, io);
+  if ("exit" in args) return args.exit;
+  const { values, only } = args;
   let loaded;
   try {
-    loaded = await resolveModule(values.provider, io.cwd);
+    loaded = await resolveModule(values.provider!, io.cwd);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`${error.message}\n${usage()}\n`);
@@ -141,37 +179,23 @@ export async function main(argv: string[], io: Io): Promise<number> {
     throw error;
   }
   const { conformance } = loaded;
-  let provider: ComputerProvider;
-  let drifted: ComputerProvider | undefined;
+  let made: { provider: ComputerProvider; drifted?: ComputerProvider };
   try {
-    // A provider file with no conformance module: create() with the CLI's options, which are none.
-    const run: RunShape = values.kind !== undefined ? { kind: values.kind } : {};
-    provider = conformance.createProvider ? await conformance.createProvider(undefined, run) : conformance.create!(conformance.optionsFromSettings?.({}) ?? {});
-    if (conformance.createProvider && conformance.createDriftedProvider) drifted = await conformance.createDriftedProvider(undefined, run);
+    made = await providersOf(conformance, values.kind);
   } catch (error) {
     io.stderr(`the provider could not be made: ${(error as Error).message}\n`);
     return EXIT.fail;
   }
+  const { provider, drifted } = made;
   const chosen = casesOfRun(provider.capabilities(), { ...(only ? { only } : {}), ...(values.kind !== undefined ? { kind: values.kind } : {}) });
   if (!chosen.ok) {
     io.stderr(`${chosen.error.message}\n${usage()}\n`);
     return EXIT.usage;
   }
-  let image = values.image ?? conformance.conformanceImage?.(values.kind !== undefined ? { kind: values.kind } : {});
-  if (!image && provider.image) {
-    const made = await provider.image({ ...(io.signal ? { signal: io.signal } : {}) });
-    if (!made.ok) {
-      io.stderr(`the provider's image could not be made ready (${made.error.code}): ${made.error.message}\n`);
-      return EXIT.fail;
-    }
-    image = made.value;
-  }
-  if (!image) {
-    io.stderr(`no image to run: give --image\n${usage()}\n`);
-    return EXIT.usage;
-  }
+  const image = await imageOf(values, conformance, provider, io);
+  if ("exit" in image) return image.exit;
   const report = await runConformance(provider, {
-    image,
+    image: image.image,
     ...(only ? { only } : {}),
     ...(values.kind !== undefined ? { kind: values.kind } : {}),
     ...(drifted ? { drifted } : {}),
