@@ -22,7 +22,9 @@ import type {
   ReadBack,
   ReleaseHow,
   SpecReadBack,
+  CheckedSpec,
 } from "../vendor/provider.js";
+import { checkedSpec } from "../vendor/checked.js";
 import { fail, ok, refuse, type Result, type ResultCode } from "../vendor/result.js";
 import { waitUntil } from "../vendor/wait.js";
 import type { CallOptions } from "../daemon/client.js";
@@ -85,8 +87,8 @@ export class DaytonaProvider implements ComputerProvider {
     return capabilitiesOf(this.#o);
   }
 
-  check(spec: ComputerSpec): Result<undefined> {
-    return refuse(checkSpec(spec, this.capabilities()));
+  check(spec: ComputerSpec): Result<CheckedSpec> {
+    return checkedSpec(spec, checkSpec(spec, this.capabilities()));
   }
 
   // --- Daytona's calls ---

@@ -28,9 +28,11 @@ import type {
   WatchHandlers,
   ScreenWatch,
   ImageOptions,
+  CheckedSpec,
 } from "../vendor/provider.js";
 import { checkTestNetwork, DEFAULT_HINT, hintProblem, sameNetwork } from "../egress/list.js";
 import { hostAddresses } from "../egress/host-addresses.js";
+import { checkedSpec } from "../vendor/checked.js";
 import { fail, ok, refuse, type Result } from "../vendor/result.js";
 import { isRootOrRootGroup, parseUser, processUser, userText } from "../vendor/user.js";
 import { labelsWithClaim } from "../vendor/labels.js";
@@ -287,8 +289,9 @@ export class DockerProvider implements ComputerProvider {
     return capabilities;
   }
 
-  check(spec: ComputerSpec): Result<undefined> {
-    return refuse(
+  check(spec: ComputerSpec): Result<CheckedSpec> {
+    return checkedSpec(
+      spec,
       checkSpec(spec, {
         capabilities: CAPABILITIES,
         ...(this.#host ? { host: this.#host } : {}),

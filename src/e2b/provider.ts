@@ -24,7 +24,9 @@ import type {
   ReadBack,
   ReleaseHow,
   SpecReadBack,
+  CheckedSpec,
 } from "../vendor/provider.js";
+import { checkedSpec } from "../vendor/checked.js";
 import { fail, ok, refuse, type Result, type ResultCode } from "../vendor/result.js";
 import { waitUntil } from "../vendor/wait.js";
 import { boundedBy } from "../vendor/bound.js";
@@ -109,8 +111,8 @@ export class E2BProvider implements ComputerProvider {
     return capabilitiesOf(this.#o);
   }
 
-  check(spec: ComputerSpec): Result<undefined> {
-    return refuse(checkSpec(spec, this.capabilities()));
+  check(spec: ComputerSpec): Result<CheckedSpec> {
+    return checkedSpec(spec, checkSpec(spec, this.capabilities()));
   }
 
   // --- E2B's calls, each bounded and signalled ---

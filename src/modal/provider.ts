@@ -19,9 +19,11 @@ import type {
   ReadBack,
   ReleaseHow,
   SpecReadBack,
+  CheckedSpec,
 } from "../vendor/provider.js";
 import { MODAL_DEFAULT_IMAGE } from "../vendor/kinds.js";
 import { MAX_PROBE_TARGETS } from "../vendor/probe.js";
+import { checkedSpec } from "../vendor/checked.js";
 import { fail, ok, refuse, type Result, type ResultCode } from "../vendor/result.js";
 import { parseUser, userText } from "../vendor/user.js";
 import { waitUntil } from "../vendor/wait.js";
@@ -175,8 +177,8 @@ export class ModalProvider implements ComputerProvider {
     return capabilities;
   }
 
-  check(spec: ComputerSpec): Result<undefined> {
-    return refuse(checkSpec(spec, this.capabilities()));
+  check(spec: ComputerSpec): Result<CheckedSpec> {
+    return checkedSpec(spec, checkSpec(spec, this.capabilities()));
   }
 
   #want(): HelloWant {

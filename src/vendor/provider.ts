@@ -4,6 +4,7 @@ import type { MountKind, MountReadBack, MountSpec } from "./mount.js";
 import type { Action, Group, Hello, InputActionsResult, MachineKind, Point } from "../daemon/protocol.js";
 import type { EgressProxies } from "../egress/proxies.js";
 import type { Result } from "./result.js";
+import type { User } from "./user.js";
 
 export type { Result, ResultCode, ResultError, Refusal } from "./result.js";
 
@@ -39,6 +40,19 @@ export interface ComputerSpec {
   workdir?: string;
   /** The machine kind asked for, when a provider offers more than one. */
   kind?: MachineKind;
+}
+
+/**
+ * A spec as check passed it, with what check parsed from it, so no later step parses the same
+ * input again (checkedSpec builds it).
+ */
+export interface CheckedSpec {
+  /** The spec as the caller gave it. */
+  spec: ComputerSpec;
+  /** The spec's user, parsed; absent when it names none (the provider's default is the user then). */
+  user?: User;
+  /** The allowlist in its normal form, when the network is one (empty: a shared proxy's list). */
+  allow?: string[];
 }
 
 /** The spec as the provider read it back from the computer itself. */
@@ -227,8 +241,8 @@ export interface ComputerProvider {
   /** Shared egress proxies, when the vendor has them (Docker). */
   readonly proxies?: EgressProxies;
   capabilities(): Capabilities;
-  /** Every refusal of a spec in words, with no vendor call. */
-  check(spec: ComputerSpec): Result<undefined>;
+  /** Every refusal of a spec in words, with no vendor call; else the spec with what check parsed, which every later step takes. */
+  check(spec: ComputerSpec): Result<CheckedSpec>;
   create(spec: ComputerSpec, options?: CreateOptions): Promise<Result<ComputerRef>>;
   /** Finds a computer and runs the drift check on it; a drifted one is refused and left as it is. */
   attach(by: AttachBy, options?: CallOptions): Promise<Result<ComputerRef>>;

@@ -6,6 +6,7 @@ import { CallError, type CallOptions, type ComputerClient } from "../../src/daem
 import { checkLifetime } from "../../src/vendor/lifetime.js";
 import type { Hello } from "../../src/daemon/protocol.js";
 import type {
+  CheckedSpec,
   AttachBy,
   Capabilities,
   ComputerInfo,
@@ -170,12 +171,12 @@ export class MemoryComputers implements ComputerProvider {
     return { version: this.options.daemonVersion ?? this.version, os: "linux", kind: "linux", arch: "amd64", groups };
   }
 
-  check(spec: ComputerSpec): Result<undefined> {
+  check(spec: ComputerSpec): Result<CheckedSpec> {
     if (typeof spec.image !== "string" || spec.image.length === 0) return fail("invalid", "image is required", { field: "image" });
     const lifetime = checkLifetime(spec.lifetimeMs, this.capabilities());
     if (lifetime) return fail("invalid", lifetime.message, { field: lifetime.field });
     if (spec.network !== "none") return fail("invalid", "this vendor makes computers with network none only", { field: "network" });
-    return ok();
+    return ok({ spec });
   }
 
   async create(spec: ComputerSpec, options: CallOptions = {}): Promise<Result<ComputerRef>> {

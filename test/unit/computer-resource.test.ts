@@ -32,7 +32,7 @@ function readingProvider(answer: () => Result<ReadBack>, capabilities: Partial<C
       release: ["delete"],
       ...capabilities,
     }),
-    check: () => ok(),
+    check: (spec) => ok({ spec }),
     read: async () => answer(),
     create: refused,
     attach: refused,

@@ -18,10 +18,16 @@ function refusal(spec: object): { fields: string[]; message: string } {
 
 describe("DaytonaProvider.check", () => {
   it("takes a snapshot, a lifetime and network none", () => {
-    expect(provider.check(good)).toEqual({ ok: true, value: undefined });
-    expect(provider.check({ ...good, image: "my-snapshot", labels: { "agentrun.run": "r" }, kind: "linux" })).toEqual({ ok: true, value: undefined });
+    expect(provider.check(good)).toMatchObject({ ok: true, value: { spec: good } });
+    expect(provider.check({ ...good, image: "my-snapshot", labels: { "agentrun.run": "r" }, kind: "linux" })).toMatchObject({
+      ok: true,
+      value: { spec: { ...good, image: "my-snapshot", labels: { "agentrun.run": "r" }, kind: "linux" } },
+    });
     // The daemon's own user and workdir, as a host that fills in the defaults passes them back.
-    expect(provider.check({ ...good, user: "2510", workdir: "/work", cpus: undefined })).toEqual({ ok: true, value: undefined });
+    expect(provider.check({ ...good, user: "2510", workdir: "/work", cpus: undefined })).toMatchObject({
+      ok: true,
+      value: { spec: { ...good, user: "2510", workdir: "/work", cpus: undefined } },
+    });
   });
 
   it.each([

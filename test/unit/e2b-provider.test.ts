@@ -30,9 +30,15 @@ afterEach(() => {
 
 describe("check", () => {
   it("takes a template, a lifetime within Hobby's hour, network none, labels and kind linux", () => {
-    expect(provider().check({ ...spec, labels: { team: "a" }, kind: "linux" })).toEqual({ ok: true, value: undefined });
+    expect(provider().check({ ...spec, labels: { team: "a" }, kind: "linux" })).toMatchObject({
+      ok: true,
+      value: { spec: { ...spec, labels: { team: "a" }, kind: "linux" } },
+    });
     // The daemon's own user and workdir, which the Pulumi resource passes back.
-    expect(provider().check({ ...spec, user: "2510:2510", workdir: "/work" })).toEqual({ ok: true, value: undefined });
+    expect(provider().check({ ...spec, user: "2510:2510", workdir: "/work" })).toMatchObject({
+      ok: true,
+      value: { spec: { ...spec, user: "2510:2510", workdir: "/work" } },
+    });
   });
 
   it("refuses every field it cannot hold, together, each by its field", () => {

@@ -45,8 +45,8 @@ export class MemoryProvider implements ComputerProvider {
     return name;
   }
 
-  check() {
-    return ok();
+  check(spec: ComputerSpec) {
+    return ok({ spec });
   }
   async create(_spec: ComputerSpec) {
     return fail("unsupported", "the memory provider makes no computer");

@@ -1,0 +1,19 @@
+// check's result at every vendor: its refusals together, else the spec with what the check
+// parsed (the user, the allowlist in its normal form), which every later step takes.
+import { normalAllowlist } from "../egress/list.js";
+import type { CheckedSpec, ComputerSpec } from "./provider.js";
+import { ok, refuse, type Refusal, type Result } from "./result.js";
+import { parseUser } from "./user.js";
+
+/** Every refusal as one invalid result; with none, the checked spec. */
+export function checkedSpec(spec: ComputerSpec, refusals: Refusal[]): Result<CheckedSpec> {
+  const refused = refuse(refusals);
+  if (!refused.ok) return refused;
+  const checked: CheckedSpec = { spec };
+  if (spec.user !== undefined) {
+    const user = parseUser(spec.user);
+    if (user.ok) checked.user = user.value;
+  }
+  if (typeof spec.network === "object" && "allow" in spec.network) checked.allow = normalAllowlist(spec.network.allow);
+  return ok(checked);
+}

@@ -1,0 +1,150 @@
+// The create every vendor follows, in one order: check → adopt or clear the owner's leftovers →
+// name, deadline, labels → make (the vendor's hook) → wait until ready → connect and hello → the
+// drift check → hand out. A vendor gives hooks, never its own copy of the outline; each part a
+// hook makes goes on one undo stack, run in reverse on any failure or abort, so a failed create
+// leaves nothing behind.
+import { randomBytes } from "node:crypto";
+import { adoptOrClear, type Claims } from "./adopt.js";
+import { labelsWithClaim } from "./labels.js";
+import type { ComputerRef, ComputerSpec, CreateOptions } from "./provider.js";
+import { fail, ok, type Result, type ResultError } from "./result.js";
+import { Undo } from "./undo.js";
+
+/** One create as the hooks see it once it has a name: what was asked, what check parsed, and where its parts go. */
+export interface Creation<Checked> {
+  /** The spec as the caller gave it. */
+  spec: ComputerSpec;
+  /** What check (and prepare) made of it. */
+  checked: Checked;
+  owner: string | undefined;
+  /** The computer's name (computer-<12 hex digits> unless the vendor names its own). */
+  name: string;
+  /** When the lifetime began (ms since the epoch): just before the computer is made. */
+  started: number;
+  /** The deadline, an ISO time: started plus the spec's lifetime. */
+  deadline: string;
+  /** The caller's labels, with the owner's when there is one: they are in the make request itself. */
+  labels: Record<string, string>;
+  /** Every part made is pushed here as it is made. */
+  undo: Undo;
+  signal: AbortSignal | undefined;
+}
+
+/** Where a create stood when it failed, for the vendor's words. */
+export type CreateStep = "check" | "prepare" | "adopt" | "make" | "ready" | "connect" | "verify";
+
+/** What a vendor gives the flow: its own steps, each a Result, none of them the outline. */
+export interface CreateHooks<Checked, Made, Open> {
+  /** Every refusal of the spec, with no vendor call; the checked spec every later step takes. */
+  check(spec: ComputerSpec): Result<Checked>;
+  /** The vendor's reads before anything is made (a host's enforcement, a daemon's bytes), which may refuse the spec or add to what check learned. */
+  prepare?(checked: Checked, options: CreateOptions): Promise<Result<Checked>>;
+  /** The owner's lookups, for adopting what an interrupted create left (absent: a vendor with no owner labels). */
+  claims?: Claims;
+  /** A name of the vendor's own (default computer-<12 hex digits>). */
+  name?(): string;
+  /** Makes the computer, pushing an undo for each part as it is made. */
+  make(creation: Creation<Checked>): Promise<Result<Made>>;
+  /** Waits until what was made reads back ready (running, listed). */
+  ready?(creation: Creation<Checked>, made: Made): Promise<Result<Made>>;
+  /** Connects to the computer and says hello; the flow closes what it opens, success or not. */
+  connect(creation: Creation<Checked>, made: Made): Promise<Result<Open>>;
+  /** The drift check over what was made and read back; the ref handed out when it is as declared. */
+  verify(creation: Creation<Checked>, made: Made, open: Open): Promise<Result<ComputerRef>>;
+  /** Closes what connect opened. */
+  close?(open: Open): Promise<void>;
+  /**
+   * The failure as the vendor words it once its parts are undone: step is where it failed,
+   * undone whether anything had been made, and failedUndos the words of each undo that failed.
+   * Default: the failure's words, then each failed undo's.
+   */
+  failed?(failure: ResultError, at: { step: CreateStep; name: string | undefined; undone: boolean; failedUndos: string[] }): ResultError;
+  /** Words for a create the caller aborted at a step (default "create was aborted before <step>"). */
+  aborted?(step: CreateStep, name: string | undefined): string;
+}
+
+const abortedWords = (step: CreateStep) =>
+  step === "prepare" || step === "adopt" || step === "make" ? "create was aborted before anything was made" : `create was aborted before its ${step} step`;
+
+/** The vendor-neutral create: the hooks in the one order, every failure undone. */
+export async function createWith<Checked, Made, Open>(
+  hooks: CreateHooks<Checked, Made, Open>,
+  spec: ComputerSpec,
+  options: CreateOptions = {},
+): Promise<Result<ComputerRef>> {
+  const { signal, owner } = options;
+  const undo = new Undo();
+  let step: CreateStep = "check";
+  let name: string | undefined;
+  const failed = async (error: ResultError): Promise<Result<ComputerRef>> => {
+    const undone = undo.size > 0;
+    const failedUndos = await undo.run();
+    const at = { step, name, undone, failedUndos };
+    const words = hooks.failed ? hooks.failed(error, at) : { ...error, message: [error.message, ...failedUndos].join("; ") };
+    return { ok: false, error: words };
+  };
+  const stopped = (): { ok: false; error: ResultError } | undefined =>
+    signal?.aborted ? fail("aborted", hooks.aborted ? hooks.aborted(step, name) : abortedWords(step)) : undefined;
+
+  const checkedSpec = hooks.check(spec);
+  if (!checkedSpec.ok) return checkedSpec;
+  let checked = checkedSpec.value;
+  step = "prepare";
+  const early = stopped();
+  if (early) return early;
+  if (hooks.prepare) {
+    const prepared = await hooks.prepare(checked, options);
+    if (!prepared.ok) return prepared;
+    checked = prepared.value;
+  }
+  if (owner !== undefined && hooks.claims) {
+    step = "adopt";
+    const adopted = await adoptOrClear(hooks.claims, spec, owner, options);
+    if (!adopted.ok) return adopted;
+    if (adopted.value) return ok(adopted.value);
+  }
+
+  step = "make";
+  name = hooks.name ? hooks.name() : `computer-${randomBytes(6).toString("hex")}`;
+  // The lifetime counts from here, just before the computer is made.
+  const started = Date.now();
+  const creation: Creation<Checked> = {
+    spec,
+    checked,
+    owner,
+    name,
+    started,
+    deadline: new Date(started + spec.lifetimeMs).toISOString(),
+    labels: labelsWithClaim(spec, owner),
+    undo,
+    signal,
+  };
+  const beforeMake = stopped();
+  if (beforeMake) return beforeMake;
+  const made = await hooks.make(creation);
+  if (!made.ok) return failed(made.error);
+  let value = made.value;
+  if (hooks.ready) {
+    step = "ready";
+    const ready = await hooks.ready(creation, value);
+    if (!ready.ok) return failed(ready.error);
+    value = ready.value;
+  }
+  step = "connect";
+  const early2 = stopped();
+  if (early2) return failed(early2.error);
+  const open = await hooks.connect(creation, value);
+  if (!open.ok) return failed(open.error);
+  step = "verify";
+  let ref: Result<ComputerRef>;
+  try {
+    ref = await hooks.verify(creation, value, open.value);
+  } finally {
+    await hooks.close?.(open.value);
+  }
+  if (!ref.ok) return failed(ref.error);
+  const late = stopped();
+  if (late) return failed(late.error);
+  undo.keep();
+  return ref;
+}
