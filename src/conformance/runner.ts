@@ -88,7 +88,7 @@ export async function runConformance(provider: ComputerProvider, options: Confor
   const sharedTimeoutMs = options.sharedTimeoutMs ?? SHARED_TIMEOUT_MS;
   const progress = options.onProgress ?? (() => {});
   const chosen = casesOfRun(caps, options);
-  if (!chosen.ok) throw new TypeError(chosen.error.message);
+  if (!chosen.ok) throw new TypeError(chosen.error.message, { cause: chosen.error });
   const { all, selected } = chosen.value;
   const ledger = new Ledger(cleanupTimeoutMs);
   const runLabel = { [CONFORMANCE_LABEL]: runId };
