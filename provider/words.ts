@@ -1,67 +1,79 @@
 // The library's refusals in a stack's user's terms. The library speaks to library callers
-// (docker.image(), ensureImage, a recipe option); a stack's user writes Pulumi config and runs
-// docker and pulumi commands, so where the two differ the plugin says what they can run. Each rule
-// matches the library's own words, and test/unit/stack-words.test.ts holds both sides to them.
-import { ResultFailure, type ResultError } from "../src/vendor/result.js";
+// (a provider's image(), ensureImage, a recipe option, its options by their class); a stack's user
+// writes Pulumi config and runs docker and pulumi commands, so where the two differ the plugin says
+// what they can run. Each rule reads the failure's detail (src/vendor/result.ts RESULT_DETAIL),
+// never its words, and takes the provider and the setting from it: this file names no vendor's key.
+// The image rules speak of a Docker host and docker commands: the details they read are set by
+// the Docker provider alone today. test/unit/stack-words.test.ts holds the words.
+import { ResultFailure, type ResultDetail, type ResultError } from "../src/vendor/result.js";
 
-/** The one setting these rules read: the stack's image for Docker's computers (no import of config.ts, which uses this file). */
-type StackSettings = { docker?: { image?: string | undefined } | undefined };
+/** The stack's settings by provider id, to tell a provider's own image (its setting's) from a Computer's (no import of config.ts, which uses this file). */
+type StackSettings = Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
 
 /** `pulumi config set` for one of a provider's settings. */
 export const configSet = (provider: string, key: string, value = `<${key}>`) => `pulumi config set --path agentrun:${provider}.${key} ${value}`;
 /** `pulumi config rm` for one of a provider's settings. */
 export const configRm = (provider: string, key: string) => `pulumi config rm --path agentrun:${provider}.${key}`;
 
-// The library's words these rules translate (src/docker/provider.ts create, src/docker/image.ts pullWords).
-const MISSING_AT_CREATE = /^the image (\S+) is not on this Docker host, and create pulls nothing\b/;
-const NOT_PULLED =
-  /^the image (\S+) is not on this Docker host and could not be pulled: (.*?)(?:; pull or load it on this host ahead \(docker load\), or give a recipe)?$/;
+/** The setting a detail names, when it names a provider and one of its settings. */
+type Named = { provider: string; setting: string };
+const named = (detail: { provider?: string | undefined; setting?: string | undefined }): Named | undefined =>
+  detail.provider !== undefined && detail.setting !== undefined ? { provider: detail.provider, setting: detail.setting } : undefined;
 
-function missingImage(tag: string): string {
+function missingImage(tag: string, { provider, setting }: Named): string {
   return (
     `the image ${tag} is not on this Docker host, and nothing is pulled while a Computer is made: ` +
     `build it here (\`docker build -t ${tag} <folder with its Dockerfile>\`), or pull it where a registry answers (\`docker pull ${tag}\`); ` +
-    `or leave the Computer's image out, for the provider's own image (\`${configSet("docker", "image")}\` names one for every Computer). Nothing was made`
+    `or leave the Computer's image out, for the provider's own image (\`${configSet(provider, setting)}\` names one for every Computer). Nothing was made`
   );
 }
 
-function missingSetting(tag: string, why: string): string {
+function missingSetting(tag: string, why: string, { provider, setting }: Named): string {
   return (
-    `the image ${tag}, which the stack's agentrun:docker.image names, is not on this Docker host${why}. ` +
+    `the image ${tag}, which the stack's agentrun:${provider}.${setting} names, is not on this Docker host${why}. ` +
     `Build it here (\`docker build -t ${tag} <folder with its Dockerfile>\`) or load it (\`docker load -i <file>\`), ` +
-    `or unset it for the provider's own image (\`${configRm("docker", "image")}\`)`
+    `or unset it for the provider's own image (\`${configRm(provider, setting)}\`)`
   );
+}
+
+/** The stack's words for a detail, or undefined where the library's stand. */
+function stackWords(detail: ResultDetail, settings: StackSettings): string | undefined {
+  switch (detail.kind) {
+    case "image-missing": {
+      const setting = named(detail);
+      if (!setting) return undefined;
+      // The image the provider's setting names is the stack's fault, not a Computer's.
+      const fromSetting = settings[setting.provider]?.[setting.setting] === detail.tag;
+      return fromSetting ? missingSetting(detail.tag, ", and nothing is pulled while a Computer is made", setting) : missingImage(detail.tag, setting);
+    }
+    case "image-unpulled": {
+      const setting = named(detail);
+      return setting && missingSetting(detail.tag, ` and could not be pulled: ${detail.reason}`, setting);
+    }
+    case "option":
+      return undefined;
+  }
 }
 
 /** A refusal as a stack's user reads it (settings: the stack's, to tell its image from a Computer's); anything no rule knows keeps the library's words. */
 export function forStack(error: ResultError, settings: StackSettings = {}): ResultError {
-  const fromSetting = (tag: string) => tag === settings.docker?.image;
-  const missing = MISSING_AT_CREATE.exec(error.message);
-  if (missing && error.field === "image") {
-    const tag = missing[1]!;
-    return { ...error, message: fromSetting(tag) ? missingSetting(tag, ", and nothing is pulled while a Computer is made") : missingImage(tag) };
-  }
-  const unpulled = NOT_PULLED.exec(error.message);
-  if (unpulled) return { ...error, message: missingSetting(unpulled[1]!, ` and could not be pulled: ${unpulled[2]!}`) };
-  return error;
+  const words = error.detail && stackWords(error.detail, settings);
+  return words === undefined ? error : { ...error, message: words };
 }
 
-// The library names an option as its class's (DockerProvider's user option); the stack names it agentrun:docker.user.
-const OPTION = /\b\w+Provider's (\w+)(?: option)?/g;
-
 /**
- * A provider's settings refused by the registry, with the config lines that set or unset the one
- * it names; a refusal that names no setting (the host's DOCKER_HOST) keeps the library's words.
+ * A provider's settings refused by the registry, with the config lines that set or unset the
+ * option it names (its detail); a refusal that names no option (the host's DOCKER_HOST) keeps
+ * the library's words.
  */
 export function settingsRefused(provider: string, error: ResultError): ResultError {
-  const key = [...error.message.matchAll(OPTION)].map((m) => m[1]!)[0];
-  if (key === undefined) return error;
-  const words = error.message.replace(new RegExp(`^${provider}: `), "").replace(OPTION, (_, name: string) => `agentrun:${provider}.${name}`);
+  const detail = error.detail;
+  if (detail?.kind !== "option" || detail.provider !== provider) return error;
   return {
     ...error,
     message:
-      `the stack's agentrun:${provider} settings were refused: ${words}. ` +
-      `Change it with \`${configSet(provider, key, "<value>")}\`, or unset it with \`${configRm(provider, key)}\``,
+      `the stack's agentrun:${provider} settings were refused: agentrun:${provider}.${detail.option}${detail.problem}. ` +
+      `Change it with \`${configSet(provider, detail.option, "<value>")}\`, or unset it with \`${configRm(provider, detail.option)}\``,
   };
 }
 
@@ -80,10 +92,7 @@ export async function inStackWords<T>(settings: StackSettings, step: () => Promi
     return await step();
   } catch (error) {
     if (!(error instanceof ResultFailure)) throw error;
-    const said = forStack(
-      { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}), ...(error.refusals ? { refusals: error.refusals } : {}) },
-      settings,
-    );
+    const said = forStack(error.error, settings);
     if (said.message === error.message) throw error;
     throw new ResultFailure(said);
   }

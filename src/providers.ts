@@ -2,7 +2,7 @@
 // no vendor SDK; a provider's file is imported only when its id is asked for.
 import type { ComputerProvider, HostEnvironment, ProviderModule } from "./vendor/provider.js";
 import { redactWords } from "./vendor/redact.js";
-import { fail, ok, type Result } from "./vendor/result.js";
+import { fail, ok, OptionError, type Result } from "./vendor/result.js";
 
 export const providers = {
   docker: () => import("./docker/index.js"),
@@ -51,10 +51,12 @@ export async function providerFor(id: string, options: unknown): Promise<Result<
   }
 }
 
-/** A provider's refusal of its options, in its words. */
+/** A provider's refusal of its options, in its words; one option's refusal (OptionError) also as an option detail. */
 function refusedBy(id: string, error: unknown): Result<never> {
   // A provider's words never hold a key; redacted all the same, since they cross into results.
-  return fail("invalid", `${id}: ${redactWords(error instanceof Error ? error.message : String(error))}`);
+  const words = `${id}: ${redactWords(error instanceof Error ? error.message : String(error))}`;
+  if (!(error instanceof OptionError)) return fail("invalid", words);
+  return fail("invalid", words, { detail: { kind: "option", provider: id, option: error.option, problem: redactWords(error.problem) } });
 }
 
 /**

@@ -5,6 +5,7 @@
 // Computer's refresh uses. Read-only: a preview computes it too.
 import { OWNER_LABEL, ownerLabel } from "../../src/vendor/labels.js";
 import type { ComputerProvider } from "../../src/vendor/provider.js";
+import { orThrow } from "../../src/vendor/result.js";
 import { resourceOwner, type Context } from "../resource.js";
 
 const READ_MS = 30_000;
@@ -52,10 +53,9 @@ export async function driftAtStart(ctx: Context, provider: ComputerProvider | st
     if (typeof provider === "string") throw new Error(provider);
     const owners = new Map<string, number>();
     for (let n = 0; n < size; n++) owners.set(ownerLabel(resourceOwner({ ...ctx, urn: childUrn(fleetUrn, `${name}-${n}`) })!)[OWNER_LABEL]!, n);
-    const listed = await provider.list(undefined, { signal });
-    if (!listed.ok) throw new Error(listed.error.message);
+    const listed = orThrow(await provider.list(undefined, { signal }));
     const ids = new Map<number, string>();
-    for (const c of listed.value) {
+    for (const c of listed) {
       const n = owners.get(c.labels[OWNER_LABEL] ?? "");
       if (n !== undefined) ids.set(n, c.ref.id);
     }

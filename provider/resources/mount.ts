@@ -4,7 +4,7 @@
 // inputs read back so preview shows it field by field); removed on delete unless retained.
 import { createHash } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
-import { fail, ok, orThrow, type Result } from "../../src/vendor/result.js";
+import { fail, ok, orThrow, type Result, ResultFailure } from "../../src/vendor/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { resourceOwner, unknownFields } from "../resource.js";
 import { claimsPath, dropClaim, readClaim, writeClaim } from "../folder-claim.js";
@@ -78,7 +78,7 @@ async function localUser(ctx: Context): Promise<Result<unknown>> {
 /** A checked input's owner (check wrote it as uid:gid). */
 function ownerOf(user: string): User {
   const owner = parseUser(user);
-  if (!owner.ok) throw new Error(`the Mount's user was not checked: ${owner.error.message}`);
+  if (!owner.ok) throw new ResultFailure({ ...owner.error, message: `the Mount's user was not checked: ${owner.error.message}` });
   return owner.value;
 }
 

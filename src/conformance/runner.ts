@@ -46,7 +46,7 @@ export async function runConformance(provider: ComputerProvider, options: Confor
   const started = Date.now();
   const run = newRun(provider, options);
   const chosen = casesOfRun(run.caps, options);
-  if (!chosen.ok) throw new TypeError(chosen.error.message);
+  if (!chosen.ok) throw new TypeError(chosen.error.message, { cause: chosen.error });
   const { all, selected } = chosen.value;
   const shared = selected.some((c) => c.shared) ? await sharedComputer(run) : {};
   await runCases(run, selected, shared);

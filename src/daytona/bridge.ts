@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { PassThrough, Writable } from "node:stream";
 import type WebSocket from "ws";
 import { bridgeCommand } from "../vendor/agent-child/install.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import { fail, ok, type Result, ResultFailure } from "../vendor/result.js";
 import { isEcho, Lines, SplitOutput } from "./framing.js";
 import type { Toolbox } from "./toolbox.js";
 
@@ -59,7 +59,7 @@ export function wire(
       void (async () => {
         for (const line of out.push(chunk)) {
           const sent = await send(line.toString("utf8"));
-          if (!sent.ok) return callback(new Error(sent.error.message));
+          if (!sent.ok) return callback(new ResultFailure(sent.error));
         }
         callback();
       })();

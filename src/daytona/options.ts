@@ -2,6 +2,7 @@
 // words that never hold the key.
 import { parseUser, isRootOrRootGroup, userText } from "../vendor/user.js";
 import { CHILD_USER } from "../vendor/agent-child/install.js";
+import { OptionError } from "../vendor/result.js";
 import type { Fetch } from "./api.js";
 import { baseProblem } from "./api.js";
 import { DEFAULT_API_URL } from "./constants.js";
@@ -57,24 +58,26 @@ export function settle(options: DaytonaProviderOptions): Settled {
     throw new TypeError("DaytonaProvider needs the apiKey option: the caller's Daytona API key (it is never read from the environment)");
   const apiUrl = options.apiUrl ?? DEFAULT_API_URL;
   const problem = typeof apiUrl === "string" ? baseProblem(apiUrl) : "is not a string";
-  if (problem) throw new TypeError(`DaytonaProvider's apiUrl ${problem}`);
+  if (problem) throw new OptionError("apiUrl", "DaytonaProvider's apiUrl", ` ${problem}`);
   if (typeof options.daemonPath !== "string" || !options.daemonPath)
     throw new TypeError("DaytonaProvider needs daemonPath: computerd for the sandbox's architecture (dist/computerd-linux-amd64)");
   const arch = options.arch ?? "amd64";
-  if (arch !== "amd64" && arch !== "arm64") throw new TypeError("DaytonaProvider's arch is amd64 or arm64");
+  if (arch !== "amd64" && arch !== "arm64") throw new OptionError("arch", "DaytonaProvider's arch", " is amd64 or arm64");
   if (options.sandboxClass !== undefined && options.sandboxClass !== "container" && options.sandboxClass !== "linux-vm") {
-    throw new TypeError("DaytonaProvider's sandboxClass is container or linux-vm");
+    throw new OptionError("sandboxClass", "DaytonaProvider's sandboxClass", " is container or linux-vm");
   }
   if (options.target !== undefined && (typeof options.target !== "string" || !options.target))
-    throw new TypeError("DaytonaProvider's target is a region's name");
+    throw new OptionError("target", "DaytonaProvider's target", " is a region's name");
   const user = parseUser(options.daemonUser ?? CHILD_USER);
-  if (!user.ok) throw new TypeError(`DaytonaProvider's daemonUser: ${user.error.message}`);
-  if (isRootOrRootGroup(user.value)) throw new TypeError("DaytonaProvider's daemonUser is root or in root's group; init refuses uid 0 for its programs");
+  if (!user.ok) throw new OptionError("daemonUser", "DaytonaProvider's daemonUser", `: ${user.error.message}`);
+  if (isRootOrRootGroup(user.value))
+    throw new OptionError("daemonUser", "DaytonaProvider's daemonUser", " is root or in root's group; init refuses uid 0 for its programs");
   for (const name of ["autoStopMinutes", "autoDeleteMinutes"] as const) {
-    if (options[name] !== undefined && !whole(options[name])) throw new TypeError(`DaytonaProvider's ${name} is a whole number of minutes, 0 or more`);
+    if (options[name] !== undefined && !whole(options[name]))
+      throw new OptionError(name, `DaytonaProvider's ${name}`, " is a whole number of minutes, 0 or more");
   }
   for (const name of ["pollMs", "goneMs", "stopMs"] as const) {
-    if (options[name] !== undefined && !whole(options[name])) throw new TypeError(`DaytonaProvider's ${name} is a whole number of milliseconds`);
+    if (options[name] !== undefined && !whole(options[name])) throw new OptionError(name, `DaytonaProvider's ${name}`, " is a whole number of milliseconds");
   }
   return {
     apiKey: options.apiKey,

@@ -71,7 +71,7 @@ export class DockerEngine {
   constructor(address: string | EngineAddress = DEFAULT_ENGINE, onCall?: (asked: Asked) => void) {
     if (typeof address === "string") {
       const at = engineAt(address);
-      if (!at.ok) throw new TypeError(at.error.message);
+      if (!at.ok) throw new TypeError(at.error.message, { cause: at.error });
       this.address = at.value;
     } else {
       this.address = address;

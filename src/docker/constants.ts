@@ -44,3 +44,6 @@ export const MASKED_PATHS = [
   "/sys/firmware",
 ];
 export const READONLY_PATHS = ["/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"];
+
+/** The setting that names the provider's own image (its image option, settings.ts): an image failure's detail names it, for a host's words. */
+export const IMAGE_SETTING = "image";

@@ -192,7 +192,12 @@ async function fly(cli: DockerCli, source: ImageSource, tag: string, bound: numb
     // Another process may have made the same tag meanwhile: Docker's tag is the answer.
     const again = await present(cli, source, tag, call());
     if (again.ok && again.value) return ok(tag);
-    return "recipe" in source ? fail("failed", buildWords(tag, made, cli.path)) : fail("failed", pullWords(tag, made, cli.path));
+    if ("recipe" in source) return fail("failed", buildWords(tag, made, cli.path));
+    // The remedy is a library caller's; the detail has the reason alone, for a host to give its own.
+    const { reason, remedy } = pullFailure(made, cli.path);
+    return fail("failed", `the image ${tag} is not on this Docker host and could not be pulled: ${reason}${remedy ? `; ${remedy}` : ""}`, {
+      detail: { kind: "image-unpulled", tag, reason },
+    });
   } finally {
     clearTimeout(timer);
   }
@@ -204,6 +209,12 @@ function stepOf(line: string, flight: Flight): void {
   if (!m) return;
   const step = { step: Number(m[1]), of: Number(m[2]), line: m[3]!.slice(0, 120) };
   for (const told of flight.steps) told(step);
+}
+
+/** A failed pull of the image a provider's setting names, its detail naming that provider and setting. */
+export function ofSetting<T>(made: Result<T>, provider: string, setting: string): Result<T> {
+  if (made.ok || made.error.detail?.kind !== "image-unpulled") return made;
+  return { ok: false, error: { ...made.error, detail: { ...made.error.detail, provider, setting } } };
 }
 
 /** Whether Docker has the image: for a recipe, under its tag with this recipe's label. */
@@ -253,15 +264,17 @@ function buildWords(tag: string, outcome: Outcome, docker: string): string {
   return `${lead}: ${reached.message}`;
 }
 
-function pullWords(tag: string, outcome: Outcome, docker: string): string {
+/** Why a pull failed, in words that hold none of Docker's output, and what a library caller can do about it when the reason does not say. */
+function pullFailure(outcome: Outcome, docker: string): { reason: string; remedy?: string } {
   const text = output(outcome);
-  const lead = `the image ${tag} is not on this Docker host and could not be pulled`;
   const reached = failureOf("docker pull", outcome, docker);
-  if (reached.code === "unreachable") return `${lead}: ${reached.message}`;
-  if (/manifest unknown|not found|does not exist/i.test(text) && !/no such host/i.test(text)) return `${lead}: the registry has no such image; check its name`;
-  if (/unauthorized|denied|authentication required/i.test(text)) return `${lead}: the registry refused the pull; log in to it (docker login) or check the name`;
+  if (reached.code === "unreachable") return { reason: reached.message };
+  if (/manifest unknown|not found|does not exist/i.test(text) && !/no such host/i.test(text))
+    return { reason: "the registry has no such image; check its name" };
+  if (/unauthorized|denied|authentication required/i.test(text))
+    return { reason: "the registry refused the pull; log in to it (docker login) or check the name" };
   if (/no such host|dial tcp|i\/o timeout|TLS handshake|connection refused|network is unreachable/i.test(text)) {
-    return `${lead}: the registry could not be reached; pull or load it on this host ahead (docker load), or give a recipe`;
+    return { reason: "the registry could not be reached", remedy: "pull or load it on this host ahead (docker load), or give a recipe" };
   }
-  return `${lead}: ${reached.message}`;
+  return { reason: reached.message };
 }

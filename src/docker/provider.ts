@@ -33,7 +33,7 @@ import type {
 import { checkTestNetwork, DEFAULT_HINT, hintProblem, sameNetwork } from "../egress/list.js";
 import { hostAddresses } from "../egress/host-addresses.js";
 import { checkedSpec } from "../vendor/checked.js";
-import { fail, ok, refuse, type Result } from "../vendor/result.js";
+import { fail, ok, OptionError, refuse, type Result } from "../vendor/result.js";
 import { isRootOrRootGroup, parseUser, processUser, userText } from "../vendor/user.js";
 import { labelsWithClaim } from "../vendor/labels.js";
 import { adoptOrClear, removeEarlier } from "./adopt.js";
@@ -52,6 +52,7 @@ import {
   DEFAULT_PIDS,
   HOME,
   ID_PATTERN,
+  IMAGE_SETTING,
   KIND_LABEL,
   MAX_LIFETIME_MS,
   NAME_PATTERN,
@@ -68,7 +69,7 @@ import { DockerEgressProxies } from "./egress-proxy.js";
 import { homeDrift } from "./home.js";
 import { type Host, hostOf } from "./host.js";
 import type { EngineAddress } from "./engine.js";
-import { desktopRecipe, dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
+import { desktopRecipe, dockerRecipe, ensureImage, type EnsureOptions, type ImageSource, ofSetting, sourceProblem, toolchainBase } from "./image.js";
 import { packageVersion } from "../package.js";
 import type { CreateStep } from "./pause.js";
 import { type Plan, planOf } from "./plan.js";
@@ -193,17 +194,19 @@ export class DockerProvider implements ComputerProvider {
     this.#daemonCache = path.resolve(options.daemonCache ?? DEFAULT_DAEMON_CACHE);
     if (options.user !== undefined) {
       const user = parseUser(options.user);
-      if (!user.ok) throw new TypeError(`DockerProvider's user option: ${user.error.message}`);
+      if (!user.ok) throw new OptionError("user", "DockerProvider's user option", `: ${user.error.message}`);
       if (isRootOrRootGroup(user.value)) {
-        throw new TypeError(
-          `DockerProvider's user option ${userText(user.value)} is root or in root's group; only a spec may ask for that (user "0", or a gid of 0)`,
+        throw new OptionError(
+          "user",
+          "DockerProvider's user option",
+          ` ${userText(user.value)} is root or in root's group; only a spec may ask for that (user "0", or a gid of 0)`,
         );
       }
       this.#user = userText(user.value);
     } else this.#user = processUser();
     if (options.image !== undefined) {
       const problem = sourceProblem(options.image);
-      if (problem) throw new TypeError(`DockerProvider's image option: ${problem}`);
+      if (problem) throw new OptionError("image", "DockerProvider's image option", `: ${problem}`);
       this.#image = options.image;
     } else {
       const base = toolchainBase();
@@ -212,12 +215,18 @@ export class DockerProvider implements ComputerProvider {
     if (options.volume !== undefined) {
       const { name, root } = options.volume;
       if (typeof name !== "string" || !name || typeof root !== "string" || !path.isAbsolute(root)) {
-        throw new TypeError("DockerProvider's volume option is { name, root }: the named volume, and where this process has it mounted (an absolute path)");
+        throw new OptionError(
+          "volume",
+          "DockerProvider's volume option",
+          " is { name, root }: the named volume, and where this process has it mounted (an absolute path)",
+        );
       }
       const rel = path.relative(root, this.#daemonCache);
       if (rel.startsWith("..") || path.isAbsolute(rel)) {
-        throw new TypeError(
-          `DockerProvider's daemonCache ${this.#daemonCache} is not at or below the volume's root ${root}; with the volume option the daemon must be on the volume`,
+        throw new OptionError(
+          "daemonCache",
+          "DockerProvider's daemonCache",
+          ` ${this.#daemonCache} is not at or below the volume's root ${root}; with the volume option the daemon must be on the volume`,
         );
       }
       this.#volume = { name, root: path.resolve(root) };
@@ -225,26 +234,27 @@ export class DockerProvider implements ComputerProvider {
     const egress = options.egress ?? {};
     const hint = egress.hint ?? DEFAULT_HINT;
     const hintWords = hintProblem(hint);
-    if (hintWords) throw new TypeError(`DockerProvider's egress option: ${hintWords}`);
+    if (hintWords) throw new OptionError("egress", "DockerProvider's egress option", `: ${hintWords}`);
     if (egress.testNetwork !== undefined) {
       const words = checkTestNetwork(egress.testNetwork?.range, { testOnly: egress.testOnly === true });
-      if (words) throw new TypeError(`DockerProvider's egress option: ${words}`);
+      if (words) throw new OptionError("egress", "DockerProvider's egress option", `: ${words}`);
       if (typeof egress.testNetwork.name !== "string" || !egress.testNetwork.name)
-        throw new TypeError("DockerProvider's egress option: testNetwork.name is the test's own Docker network");
+        throw new OptionError("egress", "DockerProvider's egress option", ": testNetwork.name is the test's own Docker network");
     }
     const readyMs = egress.readyMs ?? EGRESS_READY_MS;
-    if (!(Number.isInteger(readyMs) && readyMs > 0)) throw new TypeError("DockerProvider's egress option: readyMs is a whole number of milliseconds above 0");
+    if (!(Number.isInteger(readyMs) && readyMs > 0))
+      throw new OptionError("egress", "DockerProvider's egress option", ": readyMs is a whole number of milliseconds above 0");
     this.#egress = { ...egress, hint, readyMs };
     const desktop = options.desktop ?? {};
     if (desktop.image !== undefined) {
       const problem = sourceProblem(desktop.image);
-      if (problem) throw new TypeError(`DockerProvider's desktop.image option: ${problem}`);
+      if (problem) throw new OptionError("desktop.image", "DockerProvider's desktop.image option", `: ${problem}`);
     }
     if (desktop.server !== undefined && !(Array.isArray(desktop.server) && desktop.server.length > 0 && desktop.server.every((a) => typeof a === "string"))) {
-      throw new TypeError("DockerProvider's desktop.server option is the X server's argv, a list of strings");
+      throw new OptionError("desktop.server", "DockerProvider's desktop.server option", " is the X server's argv, a list of strings");
     }
     if (desktop.display !== undefined && !/^:\d{1,4}$/.test(desktop.display))
-      throw new TypeError("DockerProvider's desktop.display option is a local display, such as :0");
+      throw new OptionError("desktop.display", "DockerProvider's desktop.display option", " is a local display, such as :0");
     const base = toolchainBase();
     this.#desktop = { ...desktop, image: desktop.image ?? (base ? { recipe: desktopRecipe(base) } : undefined) };
     this.#kind = options.desktop ? "desktop" : "linux";
@@ -346,7 +356,7 @@ export class DockerProvider implements ComputerProvider {
         fail("invalid", "no image to make: dist/toolchain.json names no base image (run bash scripts/setup.sh, which makes it), and no image option was given"),
       );
     }
-    return ensureImage(source, { ...rest, docker: this.cli });
+    return ensureImage(source, { ...rest, docker: this.cli }).then((made) => (kind === "desktop" ? made : ofSetting(made, this.id, IMAGE_SETTING)));
   }
 
   /** The kind a spec asks for, or the provider's. */
@@ -448,7 +458,7 @@ export class DockerProvider implements ComputerProvider {
         return fail(
           "not_found",
           `the image ${spec.image} is not on this Docker host, and create pulls nothing: make it ready first (docker.image(), or ensureImage({ image }) on a host with a registry); nothing was made`,
-          { field: "image" },
+          { field: "image", detail: { kind: "image-missing", tag: spec.image, provider: this.id, setting: IMAGE_SETTING } },
         );
       }
       const failed = failure(this.engine, `making the container ${name}`, made);

@@ -52,6 +52,6 @@ export function optionsFromSettings(settings: DockerSettings, host?: HostEnviron
   if (engine !== undefined) return { ...options, engine };
   if (!host) return options;
   const found = resolveEngine(host);
-  if (!found.ok) throw new TypeError(found.error.message);
+  if (!found.ok) throw new TypeError(found.error.message, { cause: found.error });
   return { ...options, engine: found.value };
 }

@@ -11,7 +11,7 @@ import { bridgeCommand } from "../vendor/agent-child/install.js";
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
 import type { Connection } from "../vendor/provider.js";
-import { ok, type Result } from "../vendor/result.js";
+import { ok, type Result, ResultFailure } from "../vendor/result.js";
 import { boundedBy } from "../vendor/bound.js";
 import { call } from "./calls.js";
 import type { E2BCommandHandle, E2BSandbox } from "./sdk.js";
@@ -81,7 +81,7 @@ export async function openBridge(sandbox: E2BSandbox, o: BridgeOptions): Promise
           what: `sending to the bridge in ${o.target}`,
           ms: o.requestMs,
         });
-        callback(sent.ok ? undefined : new Error(sent.error.message));
+        callback(sent.ok ? undefined : new ResultFailure(sent.error));
       });
     },
   });

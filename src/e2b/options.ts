@@ -4,6 +4,7 @@ import path from "node:path";
 import { CHILD_USER } from "../vendor/agent-child/install.js";
 import { packageRoot } from "../package.js";
 import { MAX_PROBE_TARGETS } from "../vendor/probe.js";
+import { OptionError } from "../vendor/result.js";
 import { isRootOrRootGroup, parseUser, userText } from "../vendor/user.js";
 import { ambientProblem } from "./client.js";
 import { DEFAULT_DOMAIN, HOBBY_MAX_MS, PRO_MAX_MS, TIMEOUTS, type E2BTimeouts } from "./constants.js";
@@ -64,30 +65,35 @@ export function settle(options: E2BProviderOptions): Settled {
   const ambient = ambientProblem();
   if (ambient) throw new TypeError(`E2BProvider refuses to start: ${ambient}`);
   const domain = options.domain ?? DEFAULT_DOMAIN;
-  if (typeof domain !== "string" || !DOMAIN.test(domain)) throw new TypeError("E2BProvider's domain is a host name, such as e2b.app");
+  if (typeof domain !== "string" || !DOMAIN.test(domain)) throw new OptionError("domain", "E2BProvider's domain", " is a host name, such as e2b.app");
   if (options.daemonPath !== undefined && (typeof options.daemonPath !== "string" || !options.daemonPath))
-    throw new TypeError("E2BProvider's daemonPath is the path of computerd for linux/amd64");
+    throw new OptionError("daemonPath", "E2BProvider's daemonPath", " is the path of computerd for linux/amd64");
   if (options.kind !== undefined && options.kind !== "linux") {
-    throw new TypeError(options.kind === "desktop" ? `E2BProvider's kind: ${DESKTOP_GAP}` : "E2BProvider's kind is linux");
+    throw new OptionError("kind", "E2BProvider's kind", options.kind === "desktop" ? `: ${DESKTOP_GAP}` : " is linux");
   }
   const max = options.maxLifetimeMs ?? HOBBY_MAX_MS;
   if (!Number.isInteger(max) || max < 1000 || max > PRO_MAX_MS)
-    throw new TypeError(`E2BProvider's maxLifetimeMs is a whole number of milliseconds from 1000 to ${PRO_MAX_MS} (Pro's 24 hours)`);
+    throw new OptionError("maxLifetimeMs", "E2BProvider's maxLifetimeMs", ` is a whole number of milliseconds from 1000 to ${PRO_MAX_MS} (Pro's 24 hours)`);
   const user = parseUser(options.daemonUser ?? CHILD_USER);
-  if (!user.ok) throw new TypeError(`E2BProvider's daemonUser: ${user.error.message}`);
-  if (isRootOrRootGroup(user.value)) throw new TypeError("E2BProvider's daemonUser is root or in root's group; init refuses uid 0 for its programs");
+  if (!user.ok) throw new OptionError("daemonUser", "E2BProvider's daemonUser", `: ${user.error.message}`);
+  if (isRootOrRootGroup(user.value))
+    throw new OptionError("daemonUser", "E2BProvider's daemonUser", " is root or in root's group; init refuses uid 0 for its programs");
   const t = options.probeTargets;
   if (t !== undefined && (!Array.isArray(t) || t.length === 0 || t.length > MAX_PROBE_TARGETS || !t.every((x) => typeof x === "string" && x.length > 0))) {
-    throw new TypeError(`E2BProvider's probeTargets is a list of 1 to ${MAX_PROBE_TARGETS} host:port or host:port/udp targets`);
+    throw new OptionError("probeTargets", "E2BProvider's probeTargets", ` is a list of 1 to ${MAX_PROBE_TARGETS} host:port or host:port/udp targets`);
   }
   for (const [key, value] of Object.entries(options.timeouts ?? {})) {
     if (!(key in TIMEOUTS) || !Number.isInteger(value) || (value as number) <= 0) {
-      throw new TypeError(`E2BProvider's timeouts.${key} is not a bound it takes (${Object.keys(TIMEOUTS).join(", ")}, each a whole number of ms)`);
+      throw new OptionError(
+        `timeouts.${key}`,
+        `E2BProvider's timeouts.${key}`,
+        ` is not a bound it takes (${Object.keys(TIMEOUTS).join(", ")}, each a whole number of ms)`,
+      );
     }
   }
   const sdk = options.sdk as unknown;
   if (sdk !== undefined && typeof sdk !== "function" && (typeof sdk !== "object" || sdk === null)) {
-    throw new TypeError("E2BProvider's sdk is the e2b package's Sandbox class, a fake of its slice, or a loader of one");
+    throw new OptionError("sdk", "E2BProvider's sdk", " is the e2b package's Sandbox class, a fake of its slice, or a loader of one");
   }
   return {
     apiKey: options.apiKey,

@@ -24,7 +24,7 @@ import type {
 import { MODAL_DEFAULT_IMAGE } from "../vendor/kinds.js";
 import { MAX_PROBE_TARGETS } from "../vendor/probe.js";
 import { checkedSpec } from "../vendor/checked.js";
-import { fail, ok, refuse, type Result, type ResultCode } from "../vendor/result.js";
+import { fail, ok, OptionError, refuse, type Result, type ResultCode } from "../vendor/result.js";
 import { parseUser, userText } from "../vendor/user.js";
 import { waitUntil } from "../vendor/wait.js";
 import { bounded, codeOf, wordsOf } from "./calls.js";
@@ -127,29 +127,37 @@ export class ModalProvider implements ComputerProvider {
     if (options.daemonImage !== undefined) {
       if (options.daemonPath !== undefined) throw new TypeError("ModalProvider takes daemonImage or daemonPath, not both: the daemon comes from one place");
       if (typeof options.daemonImage !== "string" || !DIGEST.test(options.daemonImage)) {
-        throw new TypeError("ModalProvider's daemonImage is a registry image pinned by digest (name@sha256:<64 hex>), never a tag");
+        throw new OptionError("daemonImage", "ModalProvider's daemonImage", " is a registry image pinned by digest (name@sha256:<64 hex>), never a tag");
       }
     }
     if (options.daemonPath !== undefined && (typeof options.daemonPath !== "string" || options.daemonPath.length === 0)) {
-      throw new TypeError("ModalProvider's daemonPath is the path of computerd for linux/amd64");
+      throw new OptionError("daemonPath", "ModalProvider's daemonPath", " is the path of computerd for linux/amd64");
     }
     if (options.user !== undefined) {
       const problem = modalUserProblem(options.user);
-      if (problem) throw new TypeError(`ModalProvider's user option: ${problem}`);
+      if (problem) throw new OptionError("user", "ModalProvider's user option", `: ${problem}`);
     }
     const max = options.maxLifetimeMs ?? MAX_LIFETIME_MS;
     if (!Number.isInteger(max) || max < 1000 || max > MAX_LIFETIME_MS) {
-      throw new TypeError(`ModalProvider's maxLifetimeMs is a whole number of milliseconds from 1000 to ${MAX_LIFETIME_MS} (Modal's 24 hours)`);
+      throw new OptionError(
+        "maxLifetimeMs",
+        "ModalProvider's maxLifetimeMs",
+        ` is a whole number of milliseconds from 1000 to ${MAX_LIFETIME_MS} (Modal's 24 hours)`,
+      );
     }
     if (options.probeTargets !== undefined) {
       const t = options.probeTargets;
       if (!Array.isArray(t) || t.length === 0 || t.length > MAX_PROBE_TARGETS || !t.every((x) => typeof x === "string" && x.length > 0)) {
-        throw new TypeError(`ModalProvider's probeTargets is a list of 1 to ${MAX_PROBE_TARGETS} host:port or host:port/udp targets`);
+        throw new OptionError("probeTargets", "ModalProvider's probeTargets", ` is a list of 1 to ${MAX_PROBE_TARGETS} host:port or host:port/udp targets`);
       }
     }
     for (const [key, value] of Object.entries(options.timeouts ?? {})) {
       if (!(key in TIMEOUTS) || !Number.isInteger(value) || (value as number) <= 0) {
-        throw new TypeError(`ModalProvider's timeouts.${key} is not a bound it takes (${Object.keys(TIMEOUTS).join(", ")}, each a whole number of ms)`);
+        throw new OptionError(
+          `timeouts.${key}`,
+          `ModalProvider's timeouts.${key}`,
+          ` is not a bound it takes (${Object.keys(TIMEOUTS).join(", ")}, each a whole number of ms)`,
+        );
       }
     }
     const given = options.sdk;

@@ -160,6 +160,8 @@ describe("a Docker computer, made here", () => {
     if (result.ok) made.track(result.value.name);
     expect(result).toMatchObject({ ok: false, error: { code: "not_found", field: "image" } });
     if (!result.ok) expect(result.error.message).toMatch(/^the image agentrun-no-such-image:1 is not on this Docker host, and create pulls nothing/);
+    // The data a host's words take (the plugin's, in a stack's terms): the tag, and the setting for the provider's own image.
+    if (!result.ok) expect(result.error.detail).toEqual({ kind: "image-missing", tag: "agentrun-no-such-image:1", provider: "docker", setting: "image" });
     expect(withLabel(labels)).toEqual([]);
   });
 

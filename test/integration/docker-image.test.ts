@@ -119,7 +119,7 @@ describe("ensureImage on this engine", () => {
     const result = await ensureImage({ image: missing }, { docker: cli, onWait: (m) => told.push(m) });
     expect(told).toEqual(["pull"]);
     expect(calls.filter((c) => c[0] === "pull")).toEqual([["pull", "--quiet", missing]]);
-    expect(result).toMatchObject({ ok: false, error: { code: "failed" } });
+    expect(result).toMatchObject({ ok: false, error: { code: "failed", detail: { kind: "image-unpulled", tag: missing } } });
     if (!result.ok)
       expect(result.error.message).toMatch(
         new RegExp(`^the image ${missing} is not on this Docker host and could not be pulled: the registry (could not be reached|has no such image)`),
