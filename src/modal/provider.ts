@@ -20,7 +20,7 @@ import type {
   ReleaseHow,
   SpecReadBack,
 } from "../vendor/provider.js";
-import { MODAL_DEFAULT_IMAGE } from "../vendor/kinds.js";
+import { DEFAULT_IMAGE as MODAL_DEFAULT_IMAGE } from "./constants.js";
 import { MAX_PROBE_TARGETS } from "../vendor/probe.js";
 import { fail, ok, refuse, type Result, type ResultCode } from "../vendor/result.js";
 import { parseUser, userText } from "../vendor/user.js";
