@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { describe, expect, test } from "vitest";
 import { PULUMI_TYPE } from "../../provider/inputs.js";
-import { components, resources } from "../../provider/plugin.js";
+import { components, functions, resources } from "../../provider/plugin.js";
 import { FLEET_GIVEN } from "../../provider/resources/fleet.js";
 import { PROVIDER_SETTINGS, TEST_SETTINGS } from "../../src/vendor/settings.js";
 import { ROOT } from "../support/toolchain.js";
@@ -74,6 +74,11 @@ describe("schema.json's input types are the handlers' zod schemas", () => {
   test.each(Object.keys(components))("%s", (type) => {
     const r = schema.resources[type];
     expectSame(FLEET_GIVEN, struct(r.inputProperties, r.requiredInputs ?? [], pulumiShape));
+  });
+
+  test.each(Object.keys(functions))("%s", async (token) => {
+    const f = schema.functions[token].inputs;
+    expectSame((await functions[token]!()).given, struct(f.properties, f.required ?? [], pulumiShape));
   });
 
   // A test's seam (TEST_SETTINGS) is the library's, not the stack's: schema.json may leave it out.
