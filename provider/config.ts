@@ -2,24 +2,22 @@
 // engine hands them to the plugin as JSON in PULUMI_CONFIG (decrypted; keys as "agentrun:docker"
 // or bare); a plugin started just for its schema gets none, which is no error.
 import { z } from "zod";
-import type { ProviderId } from "../src/providers.js";
-import type { DockerSettings } from "../src/docker/settings.js";
-import { PROVIDER_SETTINGS, settingsKeys, TEST_SETTINGS } from "../src/vendor/settings.js";
+import { PROVIDER_SETTINGS, settingsKeys, TEST_SETTINGS, type ProviderSettings } from "../src/vendor/settings.js";
 import { unknownSettings } from "./words.js";
 
 /** Each provider's settings, the library's schema (src/vendor/settings.ts): the CLI's --set takes the same keys. */
 const Settings = z.strictObject(Object.fromEntries(Object.entries(PROVIDER_SETTINGS).map(([id, schema]) => [id, schema.optional()])));
-
-/** The keys the plugin treats as secrets: they never reach a message or a log. */
-export const SECRET_SETTINGS = ["modal.tokenId", "modal.tokenSecret"] as const;
 
 export interface SettingsOptions {
   /** The plugin's test flag (AGENTRUN_COMPUTER_TEST=1): only then may a setting point a provider at a fake. */
   test?: boolean;
 }
 
-/** By provider id, its settings as its schema parsed them. */
-export type Settings = Partial<Record<ProviderId, Record<string, unknown>>> & { docker?: DockerSettings };
+/**
+ * By provider id, its settings as its schema parsed them. Which of them are secrets the schema
+ * says (src/vendor/settings.ts secretSettings): the plugin holds no list of any vendor's keys.
+ */
+export type Settings = ProviderSettings;
 
 /** Parses PULUMI_CONFIG's text. A config value is a string: objects arrive as JSON text. */
 export function settingsFrom(configJson: string | undefined, options: SettingsOptions = {}): { ok: true; value: Settings } | { ok: false; message: string } {

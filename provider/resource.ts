@@ -2,6 +2,7 @@
 // with), and the helpers every handler shares. The table of resources is the plugin's (plugin.ts),
 // so this contract imports no handler.
 import type { ComponentResourceOptions, Inputs } from "@pulumi/pulumi";
+import type { z } from "zod";
 import type { CheckResult, ConstructResult, CreateResult, DiffResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
 import type { ComputerProvider } from "../src/vendor/provider.js";
 import { boundedBy } from "../src/vendor/bound.js";
@@ -24,7 +25,9 @@ export interface Context {
 }
 
 export interface ResourceHandler {
-  /** The input fields the resource takes (held to schema.json by a test). */
+  /** Its inputs' types as a stack gives them (provider/inputs.ts): schema.json's, field by field and type by type, by a test. */
+  given: z.ZodObject;
+  /** The input fields the resource takes: given's. */
   inputs: readonly string[];
   check(ctx: Context, olds: Props, news: Props): Promise<CheckResult>;
   diff(ctx: Context, id: string, olds: Props, news: Props): Promise<DiffResult>;

@@ -3,12 +3,24 @@
 // shared by every resource. A resource knows a vendor only through here, and this file knows
 // none: each provider's module maps its own settings onto its options.
 import { hostEnvironment } from "../src/vendor/host.js";
+import { secretValues } from "../src/vendor/settings.js";
 import type { ComputerProvider } from "../src/vendor/provider.js";
-import type { Result } from "../src/vendor/result.js";
+import type { Result, ResultError } from "../src/vendor/result.js";
 import type { Settings } from "./config.js";
 import { settingsRefused } from "./words.js";
 
 export type Vendors = (id: string) => Promise<Result<ComputerProvider>>;
+
+/** A refusal with the value of every setting its schema marks secret taken out of its words. */
+export function withoutSecrets(error: ResultError, settings: Settings): ResultError {
+  const secrets = secretValues(settings as Record<string, unknown>);
+  const hide = (words: string) => secrets.reduce((text, value) => text.split(value).join("<secret>"), words);
+  return {
+    ...error,
+    message: hide(error.message),
+    ...(error.refusals ? { refusals: error.refusals.map((r) => ({ ...r, message: hide(r.message) })) } : {}),
+  };
+}
 
 export function vendors(settings: Settings): Vendors {
   const made = new Map<string, Promise<Result<ComputerProvider>>>();
@@ -22,7 +34,9 @@ export function vendors(settings: Settings): Vendors {
       p = import("../src/providers.js")
         .then(({ providerFromSettings }) => providerFromSettings(id, byId[id] ?? {}, hostEnvironment()))
         // Refused settings come from the stack's config: say so in the lines that change it.
-        .then((made) => (made.ok || made.error.field === "provider" ? made : { ok: false as const, error: settingsRefused(id, made.error) }));
+        .then((made) =>
+          made.ok || made.error.field === "provider" ? made : { ok: false as const, error: withoutSecrets(settingsRefused(id, made.error), settings) },
+        );
       made.set(id, p);
     }
     return p;

@@ -1,11 +1,16 @@
 // The arguments every computer function takes: the provider (a registry id, default docker) and
 // the labels a computer must carry to be chosen. Refusals are check failures, each naming its field.
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
+import { z } from "zod";
+import { strings } from "../inputs.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import type { ComputerProvider } from "../../src/vendor/provider.js";
 import type { Context } from "../resource.js";
 import { unknownFields } from "../resource.js";
 import { unwrap, type Props } from "../secrets.js";
+
+/** The arguments every computer function takes, as a stack gives them; a function adds its own. */
+export const CHOOSING = z.strictObject({ provider: z.string().optional(), labels: strings().optional() });
 
 export interface Chosen {
   provider: ComputerProvider;

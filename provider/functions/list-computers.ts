@@ -6,10 +6,12 @@ import { orThrow } from "../../src/vendor/result.js";
 import type { FunctionHandler } from "../function.js";
 import type { Context } from "../resource.js";
 import type { Props } from "../secrets.js";
-import { chosen } from "./args.js";
+import { CHOOSING, chosen } from "./args.js";
+import { fieldsOf } from "../inputs.js";
 
 const TOKEN = "agentrun:index:listComputers";
-const INPUTS = ["provider", "labels"] as const;
+const Given = CHOOSING;
+const INPUTS = fieldsOf(Given);
 
 async function invoke(ctx: Context, raw: Props) {
   const args = await chosen(ctx, raw, INPUTS, TOKEN);
@@ -32,4 +34,4 @@ async function invoke(ctx: Context, raw: Props) {
   return { outputs: { computers, overdue: computers.filter((c) => c.overdue).map((c) => c.name) } };
 }
 
-export const listComputers: FunctionHandler = { inputs: INPUTS, outputs: ["computers", "overdue"], invoke };
+export const listComputers: FunctionHandler = { given: Given, inputs: INPUTS, outputs: ["computers", "overdue"], invoke };

@@ -8,10 +8,13 @@ import type { FunctionHandler } from "../function.js";
 import type { Context } from "../resource.js";
 import { bounded } from "../resource.js";
 import type { Props } from "../secrets.js";
-import { chosen } from "./args.js";
+import { z } from "zod";
+import { CHOOSING, chosen } from "./args.js";
+import { fieldsOf } from "../inputs.js";
 
 const TOKEN = "agentrun:index:sweep";
-const INPUTS = ["provider", "labels", "dryRun"] as const;
+const Given = CHOOSING.extend({ dryRun: z.boolean().optional() });
+const INPUTS = fieldsOf(Given);
 // A sweep deletes one computer after another: a large fleet's may take minutes.
 const SWEEP_MS = 10 * 60_000;
 
@@ -30,4 +33,4 @@ async function invoke(ctx: Context, raw: Props) {
   return { outputs: { deleted: swept.deleted, due: swept.deleted, kept: swept.kept } };
 }
 
-export const sweep: FunctionHandler = { inputs: INPUTS, outputs: ["deleted", "due", "kept"], invoke };
+export const sweep: FunctionHandler = { given: Given, inputs: INPUTS, outputs: ["deleted", "due", "kept"], invoke };

@@ -6,6 +6,8 @@
 // file by sha256; a service that died, or a file changed, is drift, and `up` restarts and rewrites.
 // delete stops its services (and all they started) and removes its folder.
 import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { anyValue, archive, fieldsOf, strings } from "../inputs.js";
 import { posix } from "node:path";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import {
@@ -36,7 +38,6 @@ import { checkSettings } from "./computer-app-settings.js";
 import { checkComputer, ENV_NAME, hasUnknown, inComputer } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerApp";
-const INPUTS = ["computer", "provider", "name", "files", "services", "settings", "settingsSchema", "ready"] as const;
 const NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const SERVICE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 const DEFAULT_READY_SECONDS = 60;
@@ -45,16 +46,22 @@ const STEP_MS = 2 * 60_000;
 // Outputs derived from inputs of other names, so a secret input keeps them secret.
 const DERIVED = { folder: [], sources: ["files"], written: ["files"], running: [], drift: ["files", "services"] } as const;
 
-type Inputs = {
-  computer: string;
-  provider: string;
-  name: string;
-  files?: Props;
-  services: Record<string, Service>;
-  settings?: Props;
-  settingsSchema?: Props;
-  ready?: Ready;
-};
+/** A ComputerApp's inputs as a stack gives them. */
+const Given = z.strictObject({
+  computer: z.string(),
+  provider: z.string().optional(),
+  name: z.string(),
+  files: archive().optional(),
+  services: z.record(z.string(), z.strictObject({ argv: z.array(z.string()), env: strings().optional() })),
+  settings: z.record(z.string(), anyValue()).optional(),
+  settingsSchema: z.record(z.string(), anyValue()).optional(),
+  ready: z.strictObject({ port: z.number().int().optional(), command: z.array(z.string()).optional(), timeoutSeconds: z.number().int().optional() }).optional(),
+});
+const INPUTS = fieldsOf(Given);
+type Given = z.infer<typeof Given>;
+/** What check gives: the provider filled in, and ready's timeout (one of port and command, as the library's Ready). */
+type Inputs = Required<Pick<Given, "computer" | "provider" | "name" | "services">> &
+  Pick<Given, "settings" | "settingsSchema"> & { files?: Props; services: Record<string, Service>; ready?: Ready };
 type Written = Record<string, FileReadBack>;
 
 const isObject = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -282,4 +289,4 @@ async function remove(ctx: Context, _id: string, props: Props) {
   orThrow(removed);
 }
 
-export const computerApp: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const computerApp: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };

@@ -6,6 +6,8 @@
 // when command, stdin, env or triggers change (or the computer); a changed timeoutSeconds or
 // resultPaths is kept for the next run. delete removes its result files.
 import { createHash } from "node:crypto";
+import { z } from "zod";
+import { anyValue, fieldsOf, PULUMI_TYPE, strings } from "../inputs.js";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { removeFiles } from "../../src/inside/load.js";
 import { homeRelative } from "../../src/inside/paths.js";
@@ -19,7 +21,6 @@ import { UNKNOWN, isSecret, secret, unwrap, type Props } from "../secrets.js";
 import { checkComputer, ENV_NAME, hasUnknown, inComputer } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerCommand";
-const INPUTS = ["computer", "provider", "command", "stdin", "env", "timeoutSeconds", "triggers", "resultPaths"] as const;
 const DEFAULT_TIMEOUT_SECONDS = 300;
 /** The longest timeoutSeconds: the runner keeps 10 s of the daemon's bound to stop the command and report. */
 export const MAX_TIMEOUT_SECONDS = MAX_RUN_SECONDS - RUNNER_MARGIN_SECONDS;
@@ -29,16 +30,22 @@ export const TAIL_CHARS = 16 * 1024;
 const RERUN = ["computer", "provider", "command", "stdin", "env", "triggers"] as const;
 const STEP_MS = 2 * 60_000;
 
-type Inputs = {
-  computer: string;
-  provider: string;
-  command: string | string[];
-  stdin?: string;
-  env?: Record<string, string>;
-  timeoutSeconds: number;
-  triggers?: unknown[];
-  resultPaths: string[];
-};
+/** A ComputerCommand's inputs as a stack gives them. */
+const Given = z.strictObject({
+  computer: z.string(),
+  provider: z.string().optional(),
+  // A script or an argv: Pulumi's schema has no union, so schema.json says Any and check the rest.
+  command: z.union([z.string(), z.array(z.string())]).meta({ [PULUMI_TYPE]: "pulumi.json#/Any" }),
+  stdin: z.string().optional(),
+  env: strings().optional(),
+  timeoutSeconds: z.number().int().optional(),
+  triggers: z.array(anyValue()).optional(),
+  resultPaths: z.array(z.string()).optional(),
+});
+const INPUTS = fieldsOf(Given);
+type Given = z.infer<typeof Given>;
+/** What check gives: the provider, the timeout and the result paths filled in. */
+type Inputs = Required<Pick<Given, "computer" | "provider" | "command" | "timeoutSeconds" | "resultPaths">> & Pick<Given, "stdin" | "env" | "triggers">;
 
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
@@ -191,4 +198,4 @@ async function remove(ctx: Context, _id: string, props: Props): Promise<void> {
   orThrow(removed);
 }
 
-export const computerCommand: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const computerCommand: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };

@@ -5,6 +5,8 @@
 // read: each file read back from inside; one changed or removed is drift, which `up` writes again.
 // delete removes the files it wrote and never others.
 import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { asset, fieldsOf } from "../inputs.js";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { driftOf, readBack, removeFiles, syncFiles, type FileReadBack, type FileToLoad } from "../../src/inside/load.js";
 import { orThrow } from "../../src/vendor/result.js";
@@ -15,7 +17,6 @@ import { destinationOf, plan, toLoad } from "./computer-files-assets.js";
 import { checkComputer, hasUnknown, inComputer } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerFiles";
-const INPUTS = ["computer", "provider", "files", "destination"] as const;
 const DEFAULT_DESTINATION = "Downloads";
 // Sending is bounded by the batches' size, not by a step: 150 MiB takes seconds, a slow host minutes.
 const LOAD_MS = 30 * 60_000;
@@ -24,7 +25,16 @@ const STEP_MS = 2 * 60_000;
 const DERIVED = { written: ["files"], drift: ["files"], sources: ["files"] } as const;
 
 type Written = Record<string, FileReadBack>;
-type Inputs = { computer: string; provider: string; files: Props; destination: string };
+/** A ComputerFiles' inputs as a stack gives them. */
+const Given = z.strictObject({
+  computer: z.string(),
+  provider: z.string().optional(),
+  files: z.record(z.string(), asset()),
+  destination: z.string().optional(),
+});
+const INPUTS = fieldsOf(Given);
+/** What check gives: the provider and the destination filled in. */
+type Inputs = Required<z.infer<typeof Given>>;
 
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
@@ -122,4 +132,4 @@ async function remove(ctx: Context, _id: string, props: Props) {
   orThrow(removed);
 }
 
-export const computerFiles: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const computerFiles: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };

@@ -14,41 +14,25 @@ import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/vendor/result.js";
 import { normalUser } from "../../src/vendor/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
+import { fieldsOf, strings } from "../inputs.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { type Say, type Ticker, ticker, whileWaiting } from "../progress.js";
 import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
-export const INPUTS = [
-  "provider",
-  "image",
-  "lifetimeMs",
-  "network",
-  "allow",
-  "mount",
-  "labels",
-  "cpus",
-  "memoryMb",
-  "pids",
-  "user",
-  "workdir",
-  "kind",
-  "egress",
-] as const;
-// Everything a Docker computer is made with is fixed at create: a change is a replace.
-const FIXED = INPUTS;
 // How long one step may wait on the vendor (an image built at create is the longest).
 const CREATE_MS = 15 * 60_000;
 const STEP_MS = 2 * 60_000;
 
-const Given = z.strictObject({
+/** A Computer's inputs as a stack gives them (a Fleet's and a WarmPool's template too). */
+export const GIVEN = z.strictObject({
   provider: z.string().min(1).optional(),
   image: z.string().min(1).optional(),
-  lifetimeMs: z.number().optional(),
+  lifetimeMs: z.number(),
   network: z.enum(["none", "open", "allow"]).optional(),
   allow: z.array(z.string()).optional(),
   mount: z.strictObject({ kind: z.string(), path: z.string() }).optional(),
-  labels: z.record(z.string(), z.string()).optional(),
+  labels: strings().optional(),
   cpus: z.number().positive().optional(),
   memoryMb: z.number().int().positive().optional(),
   pids: z.number().int().positive().optional(),
@@ -57,6 +41,13 @@ const Given = z.strictObject({
   kind: z.enum(["linux", "desktop"]).optional(),
   egress: z.strictObject({ proxy: z.string().min(1), user: z.string().min(1) }).optional(),
 });
+export const INPUTS = fieldsOf(GIVEN);
+/** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs, each optional (the template's type). */
+export const TEMPLATE = GIVEN.partial();
+// Everything a Docker computer is made with is fixed at create: a change is a replace.
+const FIXED = INPUTS;
+// What check parses: lifetimeMs left out goes on to the provider's check, which says so in its words.
+const Given = GIVEN.partial({ lifetimeMs: true });
 export type Inputs = Required<Omit<z.infer<typeof Given>, "allow" | "mount" | "image" | "egress">> & {
   image?: string;
   allow?: string[];
@@ -406,4 +397,4 @@ async function remove(ctx: Context, id: string, props: Props) {
   orThrow(await provider.release(ref, "delete", { signal: bounded(ctx, STEP_MS) }));
 }
 
-export const computer: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const computer: ResourceHandler = { given: GIVEN, inputs: INPUTS, check, diff, create, read, update, delete: remove };

@@ -19,10 +19,10 @@ import { normalUser } from "../../src/vendor/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { whileWaiting } from "../progress.js";
+import { fieldsOf } from "../inputs.js";
 import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:EgressProxy";
-export const INPUTS = ["provider", "allow", "lifetimeMs", "user", "hint"] as const;
 // What a change of makes a new proxy (a new volume, so new computers behind it).
 const REPLACING = ["provider", "user", "lifetimeMs"] as const;
 const STEP_MS = 2 * 60_000;
@@ -36,6 +36,7 @@ const DERIVED: Record<string, readonly string[]> = {
   state: [],
 };
 
+/** An EgressProxy's inputs as a stack gives them. */
 const Given = z.strictObject({
   provider: z.string().min(1).optional(),
   allow: z.array(z.string()),
@@ -43,7 +44,9 @@ const Given = z.strictObject({
   user: z.string().min(1).optional(),
   hint: z.string().optional(),
 });
-type Inputs = { provider: string; allow: string[]; lifetimeMs: number; user: string; hint?: string; name: string };
+export const INPUTS = fieldsOf(Given);
+/** What check gives: the provider and user filled in, and the proxy's name check chose. */
+type Inputs = Required<Omit<z.infer<typeof Given>, "hint">> & Pick<z.infer<typeof Given>, "hint"> & { name: string };
 
 /** The fields of REPLACING that differ between what was and what is asked now. */
 const replacedBy = (olds: Props, news: Props) => REPLACING.filter((k) => news[k] !== undefined && JSON.stringify(olds[k]) !== JSON.stringify(news[k]));
@@ -236,4 +239,4 @@ async function remove(ctx: Context, id: string, props: Props) {
   orThrow(await proxiesOf(provider).release(id, { signal: bounded(ctx, STEP_MS) }));
 }
 
-export const egressProxy: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const egressProxy: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };

@@ -6,13 +6,17 @@
 // is what was found before this up healed them (fleet-drift.ts).
 import * as pulumi from "@pulumi/pulumi";
 import { Computer } from "../sdk/index.js";
-import { INPUTS } from "./computer.js";
+import { z } from "zod";
+import { GIVEN, INPUTS, TEMPLATE } from "./computer.js";
+import { fieldsOf, strings } from "../inputs.js";
 import type { Construct } from "../resource.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { driftAtStart } from "./fleet-drift.js";
 
 const TYPE = "agentrun:index:Fleet";
-export const FLEET_INPUTS = ["size", "template", "mount", "labels"] as const;
+/** A Fleet's inputs as a stack gives them. */
+export const FLEET_GIVEN = z.strictObject({ size: z.number().int(), template: TEMPLATE.optional(), mount: GIVEN.shape.mount, labels: strings().optional() });
+export const FLEET_INPUTS = fieldsOf(FLEET_GIVEN);
 /** A bound on what one construct registers: a larger fleet is two, or a WarmPool. */
 export const MAX_SIZE = 1000;
 

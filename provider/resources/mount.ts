@@ -9,18 +9,28 @@ import type { Context, ResourceHandler } from "../resource.js";
 import { resourceOwner, unknownFields } from "../resource.js";
 import { claimsPath, dropClaim, readClaim, writeClaim } from "../folder-claim.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
-import { bindPathProblem } from "../../src/vendor/mount.js";
+import { z } from "zod";
+import { bindPathProblem, MOUNT_KINDS } from "../../src/vendor/mount.js";
+import { fieldsOf } from "../inputs.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { parseUser, processUser, userText, type User } from "../../src/vendor/user.js";
 import { FOLDER_MODE, folderDrift, healFolder, makeFolder, modeText, readFolder, removeFolder } from "../run-folder.js";
 
 const TYPE = "agentrun:index:Mount";
-const INPUTS = ["kind", "path", "user", "retainOnDelete"] as const;
 const MODE = modeText(FOLDER_MODE);
 // Outputs derived from inputs of other names, so a secret input keeps them secret.
 const DERIVED = { mount: ["kind", "path"], drift: ["path", "user"], owner: ["user"], made: [] } as const;
 
-type Inputs = { kind: "bind"; path: string; user: string; mode: string; retainOnDelete: boolean };
+/** A Mount's inputs as a stack gives them. */
+const Given = z.strictObject({
+  kind: z.enum(MOUNT_KINDS).optional(),
+  path: z.string(),
+  user: z.string().optional(),
+  retainOnDelete: z.boolean().optional(),
+});
+const INPUTS = fieldsOf(Given);
+/** What check gives: a bind folder's, every field filled in, and the mode it writes (always 0700). */
+type Inputs = Required<Omit<z.infer<typeof Given>, "kind">> & { kind: "bind"; mode: string };
 
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
@@ -178,4 +188,4 @@ async function remove(ctx: Context, id: string, props: Props) {
   if (owner !== undefined && claim && claimsPath(claim, path)) await dropClaim(owner);
 }
 
-export const mount: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const mount: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };

@@ -3,7 +3,9 @@
 // of the run at a higher epoch is drift ("fenced: a later claim holds run r1"). Raising the epoch
 // replaces the claim, and the new claim releases the older computers first. delete releases the
 // computers of its epoch that are still there, so a destroy leaves none behind.
+import { z } from "zod";
 import { releaseOlder } from "../../src/fleet/janitor.js";
+import { fieldsOf } from "../inputs.js";
 import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } from "../../src/vendor/labels.js";
 import type { ComputerProvider } from "../../src/vendor/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
@@ -13,11 +15,14 @@ import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:RunEpoch";
-const INPUTS = ["provider", "run", "epoch"] as const;
 const STEP_MS = 5 * 60_000;
 const DERIVED = { labels: ["run", "epoch"], released: ["run"], drift: ["run"] } as const;
 
-type Inputs = { provider: string; run: string; epoch: number };
+/** A RunEpoch's inputs as a stack gives them. */
+const Given = z.strictObject({ provider: z.string().min(1).optional(), run: z.string(), epoch: z.number().int() });
+const INPUTS = fieldsOf(Given);
+/** What check gives: the provider filled in. */
+type Inputs = Required<z.infer<typeof Given>>;
 
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
@@ -104,4 +109,4 @@ async function remove(ctx: Context, _id: string, props: Props) {
   if (left.length) throw new Error(`the claim on run ${old.run} at epoch ${old.epoch} could not release ${left.join("; ")}`);
 }
 
-export const runEpoch: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const runEpoch: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };

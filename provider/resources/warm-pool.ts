@@ -15,10 +15,14 @@ import { dropPending, readPending, writePending } from "../pool-pending.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, unwrap, wrapDerived, secret, type Props } from "../secrets.js";
-import { computer, defaultImage, specOf, type Inputs as ComputerInputs } from "./computer.js";
+import { computer, defaultImage, specOf, TEMPLATE, type Inputs as ComputerInputs } from "./computer.js";
+import { z } from "zod";
+import { fieldsOf } from "../inputs.js";
 
 const TYPE = "agentrun:index:WarmPool";
-const INPUTS = ["size", "template"] as const;
+/** A WarmPool's inputs as a stack gives them. */
+const Given = z.strictObject({ size: z.number().int(), template: TEMPLATE.optional() });
+const INPUTS = fieldsOf(Given);
 /** A pool is a few computers kept warm; a larger one is two pools. */
 export const MAX_POOL = 100;
 const FILL_MS = 15 * 60_000;
@@ -172,4 +176,4 @@ async function remove(ctx: Context, id: string, props: Props) {
   orThrow(await clearPool(await poolOf(ctx, id, template), { signal: bounded(ctx, STEP_MS) }));
 }
 
-export const warmPool: ResourceHandler = { inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const warmPool: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };

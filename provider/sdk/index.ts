@@ -62,7 +62,7 @@ export interface DaytonaSettings {
   /** The runner region. Unset: the organization's. */
   readonly target?: string;
   /** The sandbox class the snapshot must read back: container or linux-vm. Unset: whichever Daytona reports. */
-  readonly class?: string;
+  readonly class?: DaytonaClass;
 }
 
 /** Settings for computers on Daytona (`provider: daytona`): sandboxes made through Daytona's v0 REST API, with computerd a child of Daytona's toolbox. */
@@ -74,7 +74,7 @@ export interface DaytonaSettingsArgs {
   /** The runner region. Unset: the organization's. */
   target?: pulumi.Input<string>;
   /** The sandbox class the snapshot must read back: container or linux-vm. Unset: whichever Daytona reports. */
-  class?: pulumi.Input<string>;
+  class?: pulumi.Input<DaytonaClass>;
 }
 
 /** Settings for computers on E2B (`provider: e2b`): sandboxes made through the host's e2b package, with computerd a child of E2B's envd. The plugin gives every call the key and the domain explicitly: E2B_API_KEY, E2B_DOMAIN, E2B_API_URL and E2B_DEBUG are never used, and it refuses to start an E2B computer while E2B_SANDBOX_URL is set. */
@@ -282,7 +282,7 @@ export interface ComputerTemplate {
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   readonly lifetimeMs?: number;
   /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy, or those of the EgressProxy named by `egress`). */
-  readonly network?: string;
+  readonly network?: Network;
   /** With network `allow`: the names (exact or *.suffix) and CIDRs the computer may reach, on ports 80 and 443. */
   readonly allow?: string[];
   /** The run's folder, at /workspace in the computer: a Mount's `mount` output. */
@@ -300,7 +300,7 @@ export interface ComputerTemplate {
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   readonly workdir?: string;
   /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
-  readonly kind?: string;
+  readonly kind?: ComputerKind;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   readonly egress?: EgressValue;
 }
@@ -314,7 +314,7 @@ export interface ComputerTemplateArgs {
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   lifetimeMs?: pulumi.Input<number>;
   /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy, or those of the EgressProxy named by `egress`). */
-  network?: pulumi.Input<string>;
+  network?: pulumi.Input<Network>;
   /** With network `allow`: the names (exact or *.suffix) and CIDRs the computer may reach, on ports 80 and 443. */
   allow?: pulumi.Input<pulumi.Input<string>[]>;
   /** The run's folder, at /workspace in the computer: a Mount's `mount` output. */
@@ -332,7 +332,7 @@ export interface ComputerTemplateArgs {
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
   /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
-  kind?: pulumi.Input<string>;
+  kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
 }
@@ -457,9 +457,21 @@ export interface ScreenArgs {
   height: pulumi.Input<number>;
 }
 
+/** What a computer may reach: none, open, or allow (only the names and CIDRs of its allow list). */
+export type Network = "none" | "open" | "allow";
+
+/** A computer's kind: a linux computer, or a desktop (a screen, a pointer and keys). */
+export type ComputerKind = "linux" | "desktop";
+
+/** A run folder's kind: bind (a folder on this host), or archil (not built yet). */
+export type MountKind = "bind" | "archil";
+
+/** The sandbox class a Daytona snapshot must read back. */
+export type DaytonaClass = "container" | "linux-vm";
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
-  kind?: pulumi.Input<string>;
+  kind?: pulumi.Input<MountKind>;
   /** The run folder's absolute, canonical path on this host: no `.` or `..` part, no symlink anywhere in it, no NUL, comma, double quote or line break. */
   path: pulumi.Input<string>;
   /** The computer's user, who owns the folder: a uid or uid:gid in numbers (a uid alone is its own gid). Default: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when this process runs as root. */
@@ -504,7 +516,7 @@ export interface ComputerArgs {
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   lifetimeMs: pulumi.Input<number>;
   /** `none` (no network at all, the default), `open` (the default route out), or `allow` (only the names and CIDRs in `allow`, through its own egress proxy, or those of the EgressProxy named by `egress`). */
-  network?: pulumi.Input<string>;
+  network?: pulumi.Input<Network>;
   /** With network `allow`: the names (exact or *.suffix) and CIDRs the computer may reach, on ports 80 and 443. */
   allow?: pulumi.Input<pulumi.Input<string>[]>;
   /** The run's folder, at /workspace in the computer: a Mount's `mount` output. */
@@ -522,7 +534,7 @@ export interface ComputerArgs {
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
   /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
-  kind?: pulumi.Input<string>;
+  kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
 }

@@ -4,6 +4,8 @@ export const DEADLINE_LABEL = "agentrun.computer.deadline";
 export const IMAGE_LABEL = "agentrun.computer.image";
 /** A computer's name: computer-<12 hex digits>. */
 export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
+/** The image a spec names for Daytona's default snapshot (the registry row's default too). */
+export const DEFAULT_SNAPSHOT = "default";
 export const DEFAULT_API_URL = "https://app.daytona.io/api";
 /** Daytona's TTL is whole minutes and documents no cap; the shared check caps it at 30 days. */
 export const MAX_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;

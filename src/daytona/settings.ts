@@ -3,11 +3,12 @@
 import path from "node:path";
 import { z } from "zod";
 import { packageRoot } from "../package.js";
+import { secretSetting } from "../vendor/setting-marks.js";
 import type { DaytonaProviderOptions } from "./options.js";
 
 /** Daytona's settings as a host takes them from its user (a stack's agentrun:daytona, the CLI's --set). */
 export const DAYTONA_SETTINGS = z.strictObject({
-  apiKey: z.string().min(1).optional(),
+  apiKey: secretSetting(z.string().min(1).optional()),
   apiUrl: z.string().optional(),
   target: z.string().optional(),
   class: z.enum(["container", "linux-vm"]).optional(),

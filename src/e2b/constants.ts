@@ -21,6 +21,8 @@ export const ENVD_PORT = 49983;
 export const DEFAULT_DOMAIN = "e2b.app";
 /** A kind linux computer's template when a spec names none. */
 export const BASE_TEMPLATE = "base";
+/** A desktop's template, once E2B's desktop joins its registry row (its check refuses kind desktop today). */
+export const DESKTOP_TEMPLATE = "desktop";
 
 /** Hobby's cap on a sandbox, the default; Pro's 24 h the most maxLifetimeMs may give. */
 export const HOBBY_MAX_MS = 60 * 60 * 1000;

@@ -19,6 +19,8 @@ export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
 /** Where the daemon is uploaded (or copied by daemonImage), and the part file the upload renames. */
 export const DAEMON_TARGET = "/opt/agentrun/computerd";
 export const DAEMON_PART = "/opt/agentrun/.computerd.part";
+/** The image a sandbox starts from when its spec names none (the registry row's default too). */
+export const DEFAULT_IMAGE = "debian:bookworm-slim";
 /** The computer's home and default workdir. */
 export const HOME = "/work";
 /** The computer's user when neither the spec nor the user option names one. */

@@ -21,7 +21,7 @@ import type {
   SpecReadBack,
   CheckedSpec,
 } from "../vendor/provider.js";
-import { MODAL_DEFAULT_IMAGE } from "../vendor/kinds.js";
+import { DEFAULT_IMAGE as MODAL_DEFAULT_IMAGE } from "./constants.js";
 import { MAX_PROBE_TARGETS } from "../vendor/probe.js";
 import { checkedSpec } from "../vendor/checked.js";
 import { fail, ok, OptionError, refuse, type Result, type ResultCode } from "../vendor/result.js";

@@ -3,6 +3,9 @@
 import type { MountKind } from "./mount.js";
 import type { Group, MachineKind } from "../daemon/protocol.js";
 import type { Capabilities, DaemonMode } from "./provider.js";
+import { DEFAULT_SNAPSHOT as DAYTONA_DEFAULT_SNAPSHOT } from "../daytona/constants.js";
+import { BASE_TEMPLATE as E2B_BASE_TEMPLATE } from "../e2b/constants.js";
+import { DEFAULT_IMAGE as MODAL_DEFAULT_IMAGE } from "../modal/constants.js";
 
 export const SETTING_KIND_NAMES = ["none", "sandbox", "desktop", "phone", "browser"] as const;
 export type SettingKind = (typeof SETTING_KIND_NAMES)[number];
@@ -111,13 +114,9 @@ export function kindRefusals(capabilities: Pick<Capabilities, "kind" | "os" | "d
 // --- The providers Settings offers ---
 
 /**
- * Each provider's default image per setting kind. These are the constants the provider modules
- * own; a provider file, once it joins the registry, exports its own and a test holds them equal.
+ * The default image per setting kind of a vendor with no folder yet; a vendor with a folder keeps
+ * its own in its constants, and its row names that one.
  */
-export const DAYTONA_DEFAULT_SNAPSHOT = "default";
-export const MODAL_DEFAULT_IMAGE = "debian:bookworm-slim";
-export const E2B_BASE_TEMPLATE = "base";
-export const E2B_DESKTOP_TEMPLATE = "desktop";
 export const ORGO_BASE_IMAGE = "linux";
 export const PHONE_IMAGE = "android";
 export const BROWSER_IMAGE = "chromium";
@@ -170,7 +169,8 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     id: "daytona",
     label: "Daytona",
     keys: [...required("DAYTONA_API_KEY"), ...optional("DAYTONA_API_URL", "DAYTONA_TARGET")],
-    mounts: ["archil"],
+    // An Archil mount is not built on Daytona yet: its computers take none.
+    mounts: [],
     metered: true,
     capabilities: [LINUX],
     defaultImage: { sandbox: DAYTONA_DEFAULT_SNAPSHOT },
@@ -186,12 +186,13 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     defaultImage: { sandbox: MODAL_DEFAULT_IMAGE },
   }),
   // E2B's desktop waits for computerd's own X server: its check refuses kind desktop, so its row
-  // offers the linux computer alone until the desktop joins it (E2B_DESKTOP_TEMPLATE then).
+  // offers the linux computer alone until the desktop joins it (src/e2b/constants.ts's
+  // DESKTOP_TEMPLATE then). An Archil mount is not built on E2B yet: its computers take none.
   entry({
     id: "e2b",
     label: "E2B",
     keys: required("E2B_API_KEY"),
-    mounts: ["archil"],
+    mounts: [],
     metered: true,
     capabilities: [LINUX],
     defaultImage: { sandbox: E2B_BASE_TEMPLATE },

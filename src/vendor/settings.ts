@@ -8,14 +8,20 @@ import { DOCKER_SETTINGS } from "../docker/settings.js";
 import { E2B_SETTINGS } from "../e2b/settings.js";
 import { MODAL_SETTINGS } from "../modal/settings.js";
 import { fail, ok, type Result } from "./result.js";
+import { isSecretSetting } from "./setting-marks.js";
 
 /** By registry id; a provider with no schema here takes its settings as its options, unchecked. */
-export const PROVIDER_SETTINGS: Readonly<Record<string, z.ZodObject>> = {
+export const PROVIDER_SETTINGS = {
   docker: DOCKER_SETTINGS,
   modal: MODAL_SETTINGS,
   daytona: DAYTONA_SETTINGS,
   e2b: E2B_SETTINGS,
-};
+} as const satisfies Readonly<Record<string, z.ZodObject>>;
+
+/** Each provider's settings as its schema parses them, by registry id. */
+export type ProviderSettings = { [Id in keyof typeof PROVIDER_SETTINGS]?: z.infer<(typeof PROVIDER_SETTINGS)[Id]> };
+
+const SCHEMAS: Readonly<Record<string, z.ZodObject>> = PROVIDER_SETTINGS;
 
 /** Keys a host offers to no user, each with what it does: tests' seams (a fake, a held create). */
 export const TEST_SETTINGS: Readonly<Record<string, string>> = {
@@ -24,11 +30,27 @@ export const TEST_SETTINGS: Readonly<Record<string, string>> = {
   "docker.testPause": "holds a create at a step (the fault tests' seam)",
 };
 
+/** Every setting its provider's schema marks secret (secretSetting), as <id>.<key>. */
+export function secretSettings(): string[] {
+  return Object.entries(SCHEMAS).flatMap(([id, schema]) =>
+    Object.entries(schema.shape)
+      .filter(([, field]) => isSecretSetting(field as z.ZodType))
+      .map(([key]) => `${id}.${key}`),
+  );
+}
+
+/** The values given for the settings their schemas mark secret: the words no message may hold. */
+export function secretValues(settings: Readonly<Record<string, unknown>>): string[] {
+  return secretSettings().flatMap((setting) => {
+    const [id, key] = setting.split(".") as [string, string];
+    const value = (settings[id] as Record<string, unknown> | undefined)?.[key];
+    return typeof value === "string" && value !== "" ? [value] : [];
+  });
+}
+
 /** Each provider's settings keys, as its user writes them, test keys left out. */
 export function settingsKeys(): Record<string, string[]> {
-  return Object.fromEntries(
-    Object.entries(PROVIDER_SETTINGS).map(([id, schema]) => [id, Object.keys(schema.shape).filter((key) => !(`${id}.${key}` in TEST_SETTINGS))]),
-  );
+  return Object.fromEntries(Object.entries(SCHEMAS).map(([id, schema]) => [id, Object.keys(schema.shape).filter((key) => !(`${id}.${key}` in TEST_SETTINGS))]));
 }
 
 /**
@@ -37,7 +59,7 @@ export function settingsKeys(): Record<string, string[]> {
  * could be a secret given under the wrong key).
  */
 export function checkSettings(id: string, settings: Record<string, unknown>): Result<Record<string, unknown>> {
-  const schema = PROVIDER_SETTINGS[id];
+  const schema = SCHEMAS[id];
   if (!schema) return ok(settings);
   const parsed = schema.safeParse(settings);
   if (parsed.success) return ok(parsed.data as Record<string, unknown>);

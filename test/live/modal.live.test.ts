@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createDriftedProvider, createProvider, liveProblem } from "../../src/modal/conformance/module.js";
 import { formatReport, runConformance } from "../../src/conformance/index.js";
-import { MODAL_DEFAULT_IMAGE } from "../../src/vendor/kinds.js";
+import { DEFAULT_IMAGE as MODAL_DEFAULT_IMAGE } from "../../src/modal/constants.js";
 
 const problem = liveProblem(process.env);
 

@@ -16,7 +16,7 @@ import { DAEMON_PART, DAEMON_TARGET, MAX_LIFETIME_MS } from "../../src/modal/con
 import type { ModalProcess, ModalSandbox, ModalSdk } from "../../src/modal/sdk.js";
 import { labelsOf, ownTagsOf, tagDrift, tagsOf } from "../../src/modal/tags.js";
 import { upload } from "../../src/modal/upload.js";
-import { MODAL_DEFAULT_IMAGE } from "../../src/vendor/kinds.js";
+import { DEFAULT_IMAGE as MODAL_DEFAULT_IMAGE } from "../../src/modal/constants.js";
 import { sweep } from "../../src/fleet/janitor.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "modal-provider-"));

@@ -1,0 +1,13 @@
+// The marks a vendor's settings schema puts on its own fields, read from the schema by every host
+// (the Pulumi plugin, the agentrun CLI), so no host holds a list of any vendor's keys.
+import type { z } from "zod";
+
+/** A settings field that is a secret: a stack sets it with --secret, and its value is never in a message, label or log. */
+export function secretSetting<T extends z.ZodType>(field: T): T {
+  return field.meta({ secret: true });
+}
+
+/** True when the settings field carries secretSetting's mark. */
+export function isSecretSetting(field: z.ZodType): boolean {
+  return field.meta()?.secret === true;
+}
