@@ -85,11 +85,17 @@ function fieldList(props, required = [], withRequired = true) {
   return lines.length ? lines.join("\n") + "\n" : "None.\n";
 }
 
+/** An enum type's values, each with its description. */
+function enumList(values) {
+  return values.map((v) => `- \`${JSON.stringify(v.value)}\`: ${oneLine(v.description)}`).join("\n") + "\n";
+}
+
 function typeSections(schema, tokens) {
   let md = "";
   for (const token of tokens) {
     const t = schema.types[token];
-    md += `\n### ${nameOf(token)}\n\n${oneLine(t.description)}\n\n${fieldList(t.properties, t.required ?? [])}`;
+    const body = t.enum ? enumList(t.enum) : fieldList(t.properties, t.required ?? []);
+    md += `\n### ${nameOf(token)}\n\n${oneLine(t.description)}\n\n${body}`;
   }
   return md;
 }
