@@ -71,7 +71,7 @@ export interface CreateHooks<Checked, Made, Open, Prepared extends Checked = Che
 const abortedWords = (step: CreateStep) =>
   step === "prepare" || step === "adopt" || step === "make" ? "create was aborted before anything was made" : `create was aborted before its ${step} step`;
 
-/** The vendor-neutral create: the hooks in the one order, every failure undone. */
+/** The vendor-neutral create: the hooks in the one order, every failure undone. Without a prepare hook, Prepared is Checked. */
 export async function createWith<Checked, Made, Open, Prepared extends Checked = Checked>(
   hooks: CreateHooks<Checked, Made, Open, Prepared>,
   spec: ComputerSpec,
@@ -93,7 +93,6 @@ export async function createWith<Checked, Made, Open, Prepared extends Checked =
 
   const checkedSpec = hooks.check(spec);
   if (!checkedSpec.ok) return checkedSpec;
-  // Without a prepare hook, Prepared is Checked (its default).
   let checked = checkedSpec.value as Prepared;
   step = "prepare";
   const early = stopped();
