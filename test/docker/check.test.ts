@@ -206,3 +206,10 @@ describe("DockerProvider's options", () => {
     expect(made).toMatchObject({ ok: false, error: { code: "invalid", field: "network" } });
   });
 });
+
+describe("DockerProvider.create before Docker is asked (the one flow's check step)", () => {
+  it("says an aborted create's words before anything was made", async () => {
+    const aborted = await docker.create(good, { signal: AbortSignal.abort() });
+    expect(aborted).toEqual({ ok: false, error: { code: "aborted", message: "create was aborted before anything was made" } });
+  });
+});
