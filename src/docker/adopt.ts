@@ -5,7 +5,7 @@
 // its egress parts, and adoption removes the declaration's egress parts whose computer was never made.
 // A pool's computer a run has claimed is the run's: never adopted, never removed here.
 import type { CallOptions } from "../daemon/client.js";
-import { adoptOrClear as adoptOrClearBy, type Claims, removeEarlier as removeEarlierBy } from "../vendor/adopt.js";
+import { type Claims, removeEarlier as removeEarlierBy } from "../vendor/adopt.js";
 import { declarationLabel } from "../vendor/labels.js";
 import type { ComputerRef, ComputerSpec, ReadBack, SpecDefaults } from "../vendor/provider.js";
 import { ok, type Result } from "../vendor/result.js";
@@ -23,7 +23,7 @@ const CALL_MS = 30_000;
 /** The part of a DockerProvider adoption uses. */
 export interface Adopter {
   readonly engine: DockerEngine;
-  read(by: { id: string }, options?: CallOptions): Promise<Result<ReadBack>>;
+  read(by: { id: string }, options: CallOptions): Promise<Result<ReadBack>>;
 }
 
 /** Egress parts carrying these labels, by the computer each serves. */
@@ -79,8 +79,12 @@ function createdKey(created: unknown): string {
   return m ? `${m[1]}.${(m[2] ?? "").padEnd(9, "0")}${m[3]}` : "";
 }
 
-/** Adoption's lookups on the engine: computers in every state, each removed with its egress parts whatever the caller's signal. */
-function claimsOf(provider: Adopter, defaults?: SpecDefaults): Claims {
+/**
+ * Adoption's lookups on the engine: computers in every state, each removed with its egress parts
+ * whatever the caller's signal; and, once adoption has chosen, the declaration's egress parts
+ * whose computer was never made (cut off between the volume and the container).
+ */
+export function dockerClaims(provider: Adopter, defaults?: SpecDefaults): Claims {
   return {
     list: async (labels, options) => {
       const found = await computersOf(provider.engine, labels, options);
@@ -99,39 +103,33 @@ function claimsOf(provider: Adopter, defaults?: SpecDefaults): Claims {
       return removed.ok ? removeEgress(provider.engine, ref.name) : removed;
     },
     defaults,
+    leftovers: (spec, owner, adopted, options) => removeLeftParts(provider.engine, spec, owner, adopted, options),
   };
 }
 
-/**
- * Before a create for an owner: the computer of the same declaration an interrupted create
- * left, adopted when whole and as declared (its ref, read back), else undefined once every
- * such computer and egress part is removed.
- */
-export async function adoptOrClear(
-  provider: Adopter,
+/** The declaration's egress parts whose computer was never made; the adopted computer's stay. */
+async function removeLeftParts(
+  engine: DockerEngine,
   spec: ComputerSpec,
   owner: string,
-  defaults: SpecDefaults | undefined,
-  options: CallOptions = {},
-): Promise<Result<ComputerRef | undefined>> {
-  const adopted = await adoptOrClearBy(claimsOf(provider, defaults), spec, owner, options);
-  if (!adopted.ok) return adopted;
+  adopted: ComputerRef | undefined,
+  options: CallOptions,
+): Promise<Result<undefined>> {
   // Only a computer with an allowlist of its own makes egress parts, and a declaration is one
   // spec: any other has none to look for (two engine calls saved on every such create).
   const ownProxy = spec.egress === undefined && typeof spec.network === "object" && spec.network !== null && "allow" in spec.network;
-  if (!ownProxy) return adopted;
-  // Egress parts whose computer was never made (cut off between the volume and the container).
-  const parts = await egressOf(provider.engine, declarationLabel(owner, spec), options);
+  if (!ownProxy) return ok();
+  const parts = await egressOf(engine, declarationLabel(owner, spec), options);
   if (!parts.ok) return parts;
   for (const computer of parts.value) {
-    if (computer === adopted.value?.name) continue;
-    const removed = await removeEgress(provider.engine, computer);
+    if (computer === adopted?.name) continue;
+    const removed = await removeEgress(engine, computer);
     if (!removed.ok) return removed;
   }
-  return adopted;
+  return ok();
 }
 
 /** After a delete: the owner's computers made before the one deleted (src/vendor/adopt.ts removeEarlier), with their egress parts. */
 export function removeEarlier(provider: Adopter, deleted: Inspected): Promise<Result<string[]>> {
-  return removeEarlierBy(claimsOf(provider), { id: deleted.Id, labels: labelsOf(deleted), created: createdKey(deleted.Created) });
+  return removeEarlierBy(dockerClaims(provider), { id: deleted.Id, labels: labelsOf(deleted), created: createdKey(deleted.Created) });
 }

@@ -28,9 +28,15 @@ function hasNul(value: string): boolean {
   return value.includes("\0");
 }
 
+/** Every refusal: the spec's own, then (once the host has been read) the host's. */
 export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] {
-  const out: Refusal[] = [];
   if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
+  return [...specRefusals(spec, context), ...(context.host ? hostRefusals(spec, context.host, context.volumeRoot) : [])];
+}
+
+/** The spec's fields: known, and each within what Docker takes. */
+function specRefusals(spec: ComputerSpec, context: CheckContext): Refusal[] {
+  const out: Refusal[] = [];
   const fields = spec as unknown as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
     if (!FIELDS.has(key)) out.push({ field: key, message: `${key} is not a field Docker supports (it takes ${[...FIELDS].join(", ")})` });
@@ -40,7 +46,29 @@ export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] 
 
   const lifetime = checkLifetime(spec.lifetimeMs, context.capabilities);
   if (lifetime) out.push(lifetime);
+  out.push(...networkRefusals(spec, context));
 
+  if (spec.kind !== undefined && spec.kind !== "linux" && spec.kind !== "desktop") {
+    out.push({ field: "kind", message: `Docker makes linux and desktop computers, not ${String(spec.kind).slice(0, 40)}; ask for kind linux or desktop` });
+  }
+  if (spec.labels !== undefined) out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));
+  if (spec.mount !== undefined) out.push(...mountRefusals(spec.mount, context));
+  out.push(...sizeRefusals(spec));
+  if (spec.user !== undefined) {
+    const problem = userProblem(spec.user);
+    if (problem) out.push({ field: "user", message: problem });
+  }
+  if (spec.workdir !== undefined) {
+    if (typeof spec.workdir !== "string" || !spec.workdir.startsWith("/") || hasNul(spec.workdir)) {
+      out.push({ field: "workdir", message: "workdir is an absolute path with no NUL" });
+    }
+  }
+  return out;
+}
+
+/** The network and the shared proxy a computer joins. */
+function networkRefusals(spec: ComputerSpec, context: CheckContext): Refusal[] {
+  const out: Refusal[] = [];
   if (spec.network === undefined) out.push({ field: "network", message: "network is required: none, open or { allow: [...] }" });
   else if (typeof spec.network === "object" && spec.network !== null && "allow" in spec.network) {
     // Joining a shared proxy, an empty list is that proxy's, whatever it is now.
@@ -60,30 +88,26 @@ export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] 
         message: "a computer joins an egress proxy with network { allow: [] } (the proxy's list); with none or open it has no proxy to join",
       });
   }
+  return out;
+}
 
-  if (spec.kind !== undefined && spec.kind !== "linux" && spec.kind !== "desktop") {
-    out.push({ field: "kind", message: `Docker makes linux and desktop computers, not ${String(spec.kind).slice(0, 40)}; ask for kind linux or desktop` });
+/** The run folder: checkMount's rule, and below the volume's root with the volume option. */
+function mountRefusals(mount: NonNullable<ComputerSpec["mount"]>, context: CheckContext): Refusal[] {
+  const refusals = checkMount(mount, context.capabilities.mount);
+  const path = (mount as { path?: unknown }).path;
+  const root = context.volumeRoot;
+  if (refusals.length === 0 && typeof path === "string" && root !== undefined && !(path.startsWith(`${root}/`) && path !== root)) {
+    refusals.push({
+      field: "mount.path",
+      message: `the run folder ${path} is not below the volume's root ${root}; with the volume option a run folder must be inside the volume`,
+    });
   }
+  return refusals;
+}
 
-  if (spec.labels !== undefined) {
-    out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));
-  }
-
-  if (spec.mount !== undefined) {
-    const refusals = checkMount(spec.mount, context.capabilities.mount);
-    out.push(...refusals);
-    const path = (spec.mount as { path?: unknown }).path;
-    if (refusals.length === 0 && typeof path === "string") {
-      const root = context.volumeRoot;
-      if (root !== undefined && !(path.startsWith(`${root}/`) && path !== root)) {
-        out.push({
-          field: "mount.path",
-          message: `the run folder ${path} is not below the volume's root ${root}; with the volume option a run folder must be inside the volume`,
-        });
-      }
-    }
-  }
-
+/** cpus, memoryMb and pids within what Docker takes. */
+function sizeRefusals(spec: ComputerSpec): Refusal[] {
+  const out: Refusal[] = [];
   if (
     spec.cpus !== undefined &&
     !(typeof spec.cpus === "number" && spec.cpus > 0 && Number.isInteger(spec.cpus * 100_000) && spec.cpus * 100_000 >= 1_000 && spec.cpus <= 1024)
@@ -96,37 +120,34 @@ export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] 
   if (spec.pids !== undefined && !(Number.isInteger(spec.pids) && spec.pids >= 1 && spec.pids <= 4_194_304)) {
     out.push({ field: "pids", message: "pids is a whole number from 1 to 4194304 (0 or less would be no limit)" });
   }
-  if (spec.user !== undefined) {
-    const problem = userProblem(spec.user);
-    if (problem) out.push({ field: "user", message: problem });
-  }
-  if (spec.workdir !== undefined) {
-    if (typeof spec.workdir !== "string" || !spec.workdir.startsWith("/") || hasNul(spec.workdir)) {
-      out.push({ field: "workdir", message: "workdir is an absolute path with no NUL" });
-    }
-  }
+  return out;
+}
 
-  const host = context.host;
-  if (host) {
-    for (const lack of host.lacks) out.push({ field: "host", message: lack });
-    if (spec.mount !== undefined) {
-      const remap = remapProblem(host);
-      if (remap) out.push({ field: "host", message: remap });
-    }
-    if (typeof spec.network === "object" && spec.network !== null && host.remap) {
+/**
+ * What the host cannot give this spec: its missing enforcement, a bind or an allowlist on a host
+ * that remaps user ids, the volume option on an engine older than 26. No parse of the spec's
+ * fields: a checked spec's shape is known.
+ */
+export function hostRefusals(spec: ComputerSpec, host: Host, volumeRoot: string | undefined): Refusal[] {
+  const out: Refusal[] = [];
+  for (const lack of host.lacks) out.push({ field: "host", message: lack });
+  if (spec.mount !== undefined) {
+    const remap = remapProblem(host);
+    if (remap) out.push({ field: "host", message: remap });
+  }
+  if (typeof spec.network === "object" && spec.network !== null && host.remap) {
+    out.push({
+      field: "host",
+      message: `this Docker host remaps user ids (${host.remap}), so the egress volume's owner and the proxy's user are host ids the computer's user does not map to; an allowlist is refused here, and the provider does not guess the mapping: ask for none or open, or use a host without remapping`,
+    });
+  }
+  if (volumeRoot !== undefined) {
+    const major = engineMajor(host);
+    if (major === undefined || major < 26) {
       out.push({
         field: "host",
-        message: `this Docker host remaps user ids (${host.remap}), so the egress volume's owner and the proxy's user are host ids the computer's user does not map to; an allowlist is refused here, and the provider does not guess the mapping: ask for none or open, or use a host without remapping`,
+        message: `the volume option mounts subpaths of a volume (volume-subpath), which needs Docker Engine 26 or later; this Docker host runs ${host.engine ? `Engine ${host.engine}` : "an engine that reports no version"}: upgrade it, or run the provider on the Docker host itself without the volume option`,
       });
-    }
-    if (context.volumeRoot !== undefined) {
-      const major = engineMajor(host);
-      if (major === undefined || major < 26) {
-        out.push({
-          field: "host",
-          message: `the volume option mounts subpaths of a volume (volume-subpath), which needs Docker Engine 26 or later; this Docker host runs ${host.engine ? `Engine ${host.engine}` : "an engine that reports no version"}: upgrade it, or run the provider on the Docker host itself without the volume option`,
-        });
-      }
     }
   }
   return out;

@@ -174,6 +174,20 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
     out.push(`HostConfig.${field} is ${show(value)}, and must be empty`);
   }
 
+  out.push(...configDrift(spec, config, expected));
+
+  const apparmor = expected.host.apparmor ? "docker-default" : "";
+  if ((inspected.AppArmorProfile ?? "") !== apparmor) out.push(`AppArmorProfile is ${show(inspected.AppArmorProfile)}, not ${show(apparmor)}`);
+  const label = String(inspected.ProcessLabel ?? "");
+  if (expected.host.selinux ? !label.split(":").includes("container_t") : label !== "") {
+    out.push(`ProcessLabel is ${show(label)}, not ${expected.host.selinux ? "of type container_t" : "empty"}`);
+  }
+  return out;
+}
+
+/** Config: the user, image, workdir, HOME and DISPLAY, init's command, the labels; nothing else set. */
+function configDrift(spec: ComputerSpec, config: Record<string, unknown>, expected: DriftExpected): string[] {
+  const out: string[] = [];
   if (config.User !== expected.user) out.push(`Config.User is ${show(config.User)}, not ${show(expected.user)}`);
   if (config.Image !== spec.image) out.push(`Config.Image is ${show(config.Image)}, not ${show(spec.image)}`);
   const workdir = spec.workdir ?? HOME;
@@ -191,13 +205,6 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
   for (const [field, value] of Object.entries(config)) {
     if (CONFIG_CHECKED.has(field) || CONFIG_IRRELEVANT.has(field) || isEmpty(value)) continue;
     out.push(`Config.${field} is ${show(value)}, and must be empty`);
-  }
-
-  const apparmor = expected.host.apparmor ? "docker-default" : "";
-  if ((inspected.AppArmorProfile ?? "") !== apparmor) out.push(`AppArmorProfile is ${show(inspected.AppArmorProfile)}, not ${show(apparmor)}`);
-  const label = String(inspected.ProcessLabel ?? "");
-  if (expected.host.selinux ? !label.split(":").includes("container_t") : label !== "") {
-    out.push(`ProcessLabel is ${show(label)}, not ${expected.host.selinux ? "of type container_t" : "empty"}`);
   }
   return out;
 }

@@ -1,8 +1,7 @@
 // A spec made concrete: every size, the user, the workdir and the deadline a computer is made
 // with. The run flags and the drift check both read a Plan, so they cannot disagree.
-import type { ComputerSpec } from "../vendor/provider.js";
-import { checkAllowlist } from "../egress/list.js";
-import { parseUser } from "../vendor/user.js";
+import type { CheckedSpec } from "../vendor/provider.js";
+import type { User } from "../vendor/user.js";
 import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME } from "./constants.js";
 
 export interface Plan {
@@ -30,17 +29,16 @@ export interface Plan {
 }
 
 /**
- * The spec with every default filled in. userDefault is the provider's user (its option, or
- * this process's uid:gid); the spec's own user wins.
+ * The checked spec with every default filled in: total, as check has parsed the user and the
+ * allowlist already. userDefault is the provider's user (its option, or this process's uid:gid);
+ * the spec's own user wins. labels are the create request's (the caller's, with the owner's).
  */
 export function planOf(
-  spec: ComputerSpec,
-  at: { name: string; deadline: string; daemon: string; userDefault: string; testNetwork?: string; display?: string },
+  checked: CheckedSpec,
+  at: { name: string; deadline: string; daemon: string; userDefault: User; labels?: Record<string, string>; display?: string },
 ): Plan {
-  // The spec's user was checked, and the provider's at its construction.
-  const user = parseUser(spec.user ?? at.userDefault);
-  if (!user.ok) throw new TypeError(`planOf takes a checked spec: ${user.error.message}`);
-  const { uid, gid } = user.value;
+  const { spec } = checked;
+  const { uid, gid } = checked.user ?? at.userDefault;
   const plan: Plan = {
     name: at.name,
     image: spec.image,
@@ -52,18 +50,15 @@ export function planOf(
     pids: spec.pids ?? DEFAULT_PIDS,
     workdir: spec.workdir ?? HOME,
     deadline: at.deadline,
-    labels: { ...(spec.labels ?? {}) },
+    labels: { ...(at.labels ?? spec.labels ?? {}) },
     daemon: at.daemon,
   };
   if (at.display !== undefined) plan.display = at.display;
   if (spec.mount?.kind === "bind") plan.mount = { kind: "bind", path: spec.mount.path };
-  if (typeof spec.network === "object" && "allow" in spec.network) {
-    // A checked spec: its list is one checkAllowlist takes.
+  // An allowlist, in its normal form (empty: a shared proxy's list).
+  if (checked.allow !== undefined) {
     if (spec.egress !== undefined) plan.egress = spec.egress;
-    const list = checkAllowlist(spec.network.allow, at.testNetwork === undefined ? {} : { testNetwork: at.testNetwork });
-    if (!list.ok && !(spec.egress !== undefined && spec.network.allow.length === 0))
-      throw new TypeError(`planOf takes a checked spec: ${list.refusals[0]!.message}`);
-    plan.allow = list.ok ? list.entries : [];
+    plan.allow = checked.allow;
   }
   return plan;
 }

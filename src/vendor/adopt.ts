@@ -36,6 +36,12 @@ export interface Claims {
   remove(ref: ComputerRef): Promise<Result<undefined>>;
   /** What a spec that names none gets (capabilities().defaults). */
   defaults: SpecDefaults | undefined;
+  /**
+   * What else an interrupted create of this declaration left beside its computers, removed once
+   * adoption has chosen (Docker: egress parts whose computer was never made); the adopted
+   * computer's own parts stay. Absent: a vendor that makes nothing apart from the computer.
+   */
+  leftovers?(spec: ComputerSpec, owner: string, adopted: ComputerRef | undefined, options: CallOptions): Promise<Result<undefined>>;
 }
 
 /**
@@ -92,6 +98,10 @@ export async function adoptOrClear(claims: Claims, spec: ComputerSpec, owner: st
     const removed = await claims.remove(candidate.ref);
     if (!removed.ok)
       return fail(removed.error.code, `${candidate.ref.name}, left by an interrupted create of this computer, could not be removed: ${removed.error.message}`);
+  }
+  if (claims.leftovers) {
+    const cleared = await claims.leftovers(spec, owner, adopted, options);
+    if (!cleared.ok) return cleared;
   }
   return ok(adopted);
 }

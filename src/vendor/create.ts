@@ -33,24 +33,29 @@ export interface Creation<Checked> {
 /** Where a create stood when it failed, for the vendor's words. */
 export type CreateStep = "check" | "prepare" | "adopt" | "make" | "ready" | "connect" | "verify";
 
-/** What a vendor gives the flow: its own steps, each a Result, none of them the outline. */
-export interface CreateHooks<Checked, Made, Open> {
+/**
+ * What a vendor gives the flow: its own steps, each a Result, none of them the outline. Prepared
+ * is what prepare makes of the checked spec (by default the checked spec itself): a vendor whose
+ * reads before anything is made learn more (Docker: the host, the daemon's copy) carries it in
+ * its own type to every later step.
+ */
+export interface CreateHooks<Checked, Made, Open, Prepared extends Checked = Checked> {
   /** Every refusal of the spec, with no vendor call; the checked spec every later step takes. */
   check(spec: ComputerSpec): Result<Checked>;
   /** The vendor's reads before anything is made (a host's enforcement, a daemon's bytes), which may refuse the spec or add to what check learned. */
-  prepare?(checked: Checked, options: CreateOptions): Promise<Result<Checked>>;
+  prepare?(checked: Checked, options: CreateOptions): Promise<Result<Prepared>>;
   /** The owner's lookups, for adopting what an interrupted create left (absent: a vendor with no owner labels). */
   claims?: Claims;
   /** A name of the vendor's own (default computer-<12 hex digits>). */
   name?(): string;
   /** Makes the computer, pushing an undo for each part as it is made. */
-  make(creation: Creation<Checked>): Promise<Result<Made>>;
+  make(creation: Creation<Prepared>): Promise<Result<Made>>;
   /** Waits until what was made reads back ready (running, listed). */
-  ready?(creation: Creation<Checked>, made: Made): Promise<Result<Made>>;
+  ready?(creation: Creation<Prepared>, made: Made): Promise<Result<Made>>;
   /** Connects to the computer and says hello; the flow closes what it opens, success or not. */
-  connect(creation: Creation<Checked>, made: Made): Promise<Result<Open>>;
+  connect(creation: Creation<Prepared>, made: Made): Promise<Result<Open>>;
   /** The drift check over what was made and read back; the ref handed out when it is as declared. */
-  verify(creation: Creation<Checked>, made: Made, open: Open): Promise<Result<ComputerRef>>;
+  verify(creation: Creation<Prepared>, made: Made, open: Open): Promise<Result<ComputerRef>>;
   /** Closes what connect opened. */
   close?(open: Open): Promise<void>;
   /**
@@ -66,9 +71,9 @@ export interface CreateHooks<Checked, Made, Open> {
 const abortedWords = (step: CreateStep) =>
   step === "prepare" || step === "adopt" || step === "make" ? "create was aborted before anything was made" : `create was aborted before its ${step} step`;
 
-/** The vendor-neutral create: the hooks in the one order, every failure undone. */
-export async function createWith<Checked, Made, Open>(
-  hooks: CreateHooks<Checked, Made, Open>,
+/** The vendor-neutral create: the hooks in the one order, every failure undone. Without a prepare hook, Prepared is Checked. */
+export async function createWith<Checked, Made, Open, Prepared extends Checked = Checked>(
+  hooks: CreateHooks<Checked, Made, Open, Prepared>,
   spec: ComputerSpec,
   options: CreateOptions = {},
 ): Promise<Result<ComputerRef>> {
@@ -88,7 +93,7 @@ export async function createWith<Checked, Made, Open>(
 
   const checkedSpec = hooks.check(spec);
   if (!checkedSpec.ok) return checkedSpec;
-  let checked = checkedSpec.value;
+  let checked = checkedSpec.value as Prepared;
   step = "prepare";
   const early = stopped();
   if (early) return early;
@@ -108,7 +113,7 @@ export async function createWith<Checked, Made, Open>(
   name = hooks.name ? hooks.name() : `computer-${randomBytes(6).toString("hex")}`;
   // The lifetime counts from here, just before the computer is made.
   const started = Date.now();
-  const creation: Creation<Checked> = {
+  const creation: Creation<Prepared> = {
     spec,
     checked,
     owner,

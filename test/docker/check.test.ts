@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkSpec } from "../../src/docker/check.js";
 import { hostOf, type DockerInfo } from "../../src/docker/host.js";
+import { planOf } from "../../src/docker/plan.js";
 import { CAPABILITIES, DockerProvider } from "../../src/docker/provider.js";
 import { kindOf, kindRefusals, PROVIDERS } from "../../src/vendor/kinds.js";
 import type { ComputerSpec } from "../../src/vendor/provider.js";
@@ -24,25 +25,33 @@ function refusals(spec: unknown): Array<[string, string]> {
 
 describe("DockerProvider.check", () => {
   it("takes a plain spec, and one with every field", () => {
-    expect(docker.check(good)).toEqual({ ok: true, value: undefined });
-    expect(
-      docker.check({
-        ...good,
-        network: "open",
-        cpus: 0.5,
-        memoryMb: 512,
-        pids: 64,
-        user: "0",
-        workdir: "/workspace",
-        labels: { "agentrun.run": "r1" },
-        mount: { kind: "bind", path: folder },
-        kind: "linux",
-      }),
-    ).toEqual({ ok: true, value: undefined });
+    expect(docker.check(good)).toEqual({ ok: true, value: { spec: good } });
+    const every: ComputerSpec = {
+      ...good,
+      network: "open",
+      cpus: 0.5,
+      memoryMb: 512,
+      pids: 64,
+      user: "0",
+      workdir: "/workspace",
+      labels: { "agentrun.run": "r1" },
+      mount: { kind: "bind", path: folder },
+      kind: "linux",
+    };
+    expect(docker.check(every)).toEqual({ ok: true, value: { spec: every, user: { uid: 0, gid: 0 } } });
+  });
+
+  it("carries what it parsed: the user, and the allowlist in its normal form, which planOf then takes as it is", () => {
+    const spec: ComputerSpec = { ...good, network: { allow: ["PyPI.org", "*.Example.com", "pypi.org"] }, user: "1234:5678" };
+    const checked = docker.check(spec);
+    expect(checked).toEqual({ ok: true, value: { spec, user: { uid: 1234, gid: 5678 }, allow: ["*.example.com", "pypi.org"] } });
+    if (!checked.ok) return;
+    const plan = planOf(checked.value, { name: "computer-000000000001", deadline: "2026-12-02T00:00:00.000Z", daemon: "/d", userDefault: { uid: 1, gid: 1 } });
+    expect([plan.uid, plan.gid, plan.network, plan.allow]).toEqual([1234, 5678, "none", ["*.example.com", "pypi.org"]]);
   });
 
   it("takes a desktop, which this provider makes", () => {
-    expect(docker.check({ ...good, kind: "desktop" })).toEqual({ ok: true, value: undefined });
+    expect(docker.check({ ...good, kind: "desktop" })).toEqual({ ok: true, value: { spec: { ...good, kind: "desktop" } } });
   });
 
   it.each<[string, unknown, string, RegExp]>([
@@ -195,5 +204,12 @@ describe("DockerProvider's options", () => {
   it("create refuses what check refuses, before any Docker call", async () => {
     const made = await docker.create({ ...good, network: { allow: ["pypi.org/simple"] } });
     expect(made).toMatchObject({ ok: false, error: { code: "invalid", field: "network" } });
+  });
+});
+
+describe("DockerProvider.create before Docker is asked (the one flow's check step)", () => {
+  it("says an aborted create's words before anything was made", async () => {
+    const aborted = await docker.create(good, { signal: AbortSignal.abort() });
+    expect(aborted).toEqual({ ok: false, error: { code: "aborted", message: "create was aborted before anything was made" } });
   });
 });

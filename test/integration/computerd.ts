@@ -45,7 +45,7 @@ export async function startComputer(what: string, options: { workMb?: number } =
   // /work holds half the memory, so the memory is twice the /work asked for.
   const spec = { image: baseImage, lifetimeMs: 30 * 60_000, network: "none" as const, memoryMb: 2 * (options.workMb ?? 512) };
   try {
-    const made = await create(engine, createRequest(planOf(spec, { name, deadline, daemon: daemon[arch], userDefault: "1000:1000" })));
+    const made = await create(engine, createRequest(planOf({ spec }, { name, deadline, daemon: daemon[arch], userDefault: { uid: 1000, gid: 1000 } })));
     if (!made.ok || !made.value) throw new Error(`creating ${name}: ${made.message}`);
     const started = await start(engine, made.value.Id);
     if (!started.ok) throw new Error(`starting ${name}: ${started.message}`);

@@ -117,4 +117,34 @@ describe("createWith", () => {
     expect(labels[OWNER_LABEL]).toBeDefined();
     expect(labels[DECLARATION_LABEL]).toBeDefined();
   });
+
+  it("carries what prepare learned, in its own type, to make (Prepared beside Checked)", async () => {
+    const { hooks } = vendor();
+    const seen: string[] = [];
+    const prepared: CreateHooks<CheckedSpec, string, { closed: boolean }, CheckedSpec & { host: string }> = {
+      ...hooks,
+      prepare: async (checked) => ok({ ...checked, host: "amd64" }),
+      make: async (c) => (seen.push(c.checked.host), ok("id-1")),
+    };
+    const made = await createWith(prepared, spec);
+    expect(made.ok).toBe(true);
+    expect(seen).toEqual(["amd64"]);
+  });
+
+  it("clears the leftovers a claim names once adoption has chosen, the adopted one told", async () => {
+    const { hooks } = vendor();
+    const cleared: Array<string | undefined> = [];
+    hooks.claims = {
+      list: async () => ok([]),
+      read: async () => fail("not_found", "gone"),
+      remove: async () => ok(),
+      defaults: undefined,
+      leftovers: async (_spec, owner, adopted) => (cleared.push(`${owner} ${adopted?.name}`), ok()),
+    };
+    expect((await createWith(hooks, spec, { owner: "stack/urn" })).ok).toBe(true);
+    expect(cleared).toEqual(["stack/urn undefined"]);
+    hooks.claims.leftovers = async () => fail("failed", "the egress volume could not be removed");
+    const refused = await createWith(hooks, spec, { owner: "stack/urn" });
+    expect(refused.ok ? "" : refused.error.message).toBe("the egress volume could not be removed");
+  });
 });

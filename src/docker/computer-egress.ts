@@ -1,0 +1,81 @@
+// A computer's network as its egress proxy makes it: the proxy of an allowlisted computer read
+// back and held to what it must be now (its own proxy, or the shared proxy it joined), for
+// read, list, network and create's drift check.
+import { promises as fs } from "node:fs";
+import type { CallOptions } from "../daemon/client.js";
+import { hostAddresses } from "../egress/host-addresses.js";
+import type { NetworkReadBack } from "../vendor/provider.js";
+import { fail, ok, type Result } from "../vendor/result.js";
+import { parseUser } from "../vendor/user.js";
+import { DEADLINE_LABEL } from "./constants.js";
+import type { DockerContext } from "./context.js";
+import { inspectEgress } from "./egress.js";
+import { egressImageTag } from "./egress-image.js";
+import type { EgressExpected } from "./egress-readback.js";
+import { proxyReadBack as heldTo } from "./egress-readback.js";
+import { hasEgress, type Inspected, labelsOf, nameOf, sharedProxyOf } from "./readback.js";
+
+/** What a computer's own proxy must be: hardened and bounded as egress-readback.ts holds it, with these values. */
+export function proxyExpected(
+  context: Pick<DockerContext, "egress">,
+  computer: string,
+  at: { uid: number; gid: number; deadline: string; image: string; hostAddresses: readonly string[] },
+): EgressExpected {
+  return {
+    key: computer,
+    uid: at.uid,
+    gid: at.gid,
+    deadline: at.deadline,
+    image: at.image,
+    hostAddresses: at.hostAddresses,
+    ...(context.egress.testNetwork ? { testNetwork: context.egress.testNetwork } : {}),
+  };
+}
+
+/**
+ * An allowlisted computer's proxy read back and held to what it must be now: hardened and
+ * bounded, its volume, the provider's proxy image, and today's host addresses. A computer with
+ * no egress part reads undefined.
+ */
+export async function proxyReadBack(
+  context: Pick<DockerContext, "engine" | "proxies" | "egress" | "daemonPath">,
+  inspected: Inspected,
+  options: CallOptions = {},
+  read?: { proxy: Inspected | undefined },
+): Promise<Result<NetworkReadBack | undefined>> {
+  if (!hasEgress(inspected)) return ok(undefined);
+  const name = nameOf(inspected);
+  const user = parseUser(String(inspected.Config?.User ?? ""));
+  const [uid, gid] = user.ok ? [user.value.uid, user.value.gid] : [NaN, NaN];
+  const deadline = labelsOf(inspected)[DEADLINE_LABEL] ?? "";
+  // A computer that joined a shared proxy reads that proxy, held to its user and deadline.
+  const shared = sharedProxyOf(inspected);
+  if (shared !== undefined) return context.proxies.joined(shared, { uid, gid, deadline }, options, read);
+  const found = read ? ok(read.proxy) : await inspectEgress(context.engine, name, options);
+  if (!found.ok) return found;
+  const addresses = hostAddresses(context.egress);
+  if (!addresses.ok) return ok({ other: `network allow, but its egress proxy cannot be held to the Docker host's addresses: ${addresses.error.message}` });
+  const bytes = await fs.readFile(context.daemonPath).catch(() => undefined);
+  if (!bytes) return fail("failed", `the daemon at ${context.daemonPath} could not be read, so ${name}'s egress proxy cannot be checked against it`);
+  return ok(heldTo(found.value, proxyExpected(context, name, { uid, gid, deadline, image: egressImageTag(bytes), hostAddresses: addresses.value })));
+}
+
+/**
+ * The proxy as a computer's read holds it. A shared proxy stopped or removed by hand is its
+ * EgressProxy's drift (that read names it), not each joined computer's: the computer, as
+ * declared, reads as an allowlist that reaches nothing until the proxy is made again. Its own
+ * side (network mode, networks, the proxy volume's mount) is still held by networkOf.
+ */
+export async function heldProxyReadBack(
+  context: Pick<DockerContext, "engine" | "proxies" | "egress" | "daemonPath">,
+  inspected: Inspected,
+  options: CallOptions,
+): Promise<Result<NetworkReadBack | undefined>> {
+  const shared = hasEgress(inspected) ? sharedProxyOf(inspected) : undefined;
+  if (shared === undefined) return proxyReadBack(context, inspected, options);
+  const found = await inspectEgress(context.engine, shared, options);
+  if (!found.ok) return found;
+  const proxy = await proxyReadBack(context, inspected, options, { proxy: found.value });
+  if (proxy.ok && typeof proxy.value === "object" && "other" in proxy.value && found.value?.State?.Running !== true) return ok({ allow: [] });
+  return proxy;
+}

@@ -1,0 +1,92 @@
+// What the provider's parts share: its settled options, its engine, and the reads it makes once
+// (the host, the daemon copy, the egress image). create's phases, read, list and release each
+// take this, so none of them needs the provider class; and the words and values more than one of
+// them writes (the capabilities of a kind, what the drift check expects, a computer's ref).
+import { DEFAULT_DISPLAY, DISPLAY_GROUPS } from "../daemon/desktop.js";
+import type { Hello, MachineKind } from "../daemon/protocol.js";
+import type { CallOptions } from "../daemon/client.js";
+import type { Capabilities, ComputerRef, NetworkReadBack, SpecReadBack } from "../vendor/provider.js";
+import type { Result } from "../vendor/result.js";
+import type { DockerEngine } from "./api.js";
+import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, MAX_LIFETIME_MS } from "./constants.js";
+import type { DriftExpected } from "./drift.js";
+import type { DockerEgressProxies } from "./egress-proxy.js";
+import type { Host } from "./host.js";
+import type { Pause, Settled } from "./options.js";
+import { type Inspected, nameOf, specOf } from "./readback.js";
+
+export const CAPABILITIES: Capabilities = {
+  kind: "linux",
+  os: "linux",
+  daemon: "pid1",
+  groups: ["exec", "files", "processes"],
+  lifetime: "janitor",
+  maxLifetimeMs: MAX_LIFETIME_MS,
+  network: ["none", "open", "allow"],
+  networkReadBack: true,
+  release: ["stop", "delete"],
+  stopDeletes: false,
+  user: ["root", "uid"],
+  mount: ["bind"],
+  defaults: { cpus: DEFAULT_CPUS, memoryMb: DEFAULT_MEMORY_MB, pids: DEFAULT_PIDS, workdir: HOME },
+};
+
+/** A desktop: linux's, and the display's groups, which hello declares once the X server answers. */
+export const DESKTOP_CAPABILITIES: Capabilities = {
+  ...CAPABILITIES,
+  kind: "desktop",
+  groups: [...CAPABILITIES.groups, ...DISPLAY_GROUPS],
+};
+
+/** What a computer of a kind is held to: its kind and groups. */
+export function capabilitiesOfKind(kind: MachineKind): Capabilities {
+  return kind === "desktop" ? DESKTOP_CAPABILITIES : CAPABILITIES;
+}
+
+/** The provider as its parts see it. */
+export interface DockerContext extends Settled {
+  readonly id: "docker";
+  readonly engine: DockerEngine;
+  /** The version hello must report. */
+  readonly version: string;
+  readonly proxies: DockerEgressProxies;
+  readonly pause: Pause | undefined;
+  /** The host read (once per provider), refused in words when it lacks any enforcement. */
+  enforcingHost(options: CallOptions): Promise<Result<Host>>;
+  /** The proxy's image made ready (once per provider). */
+  egressImage(signal?: AbortSignal): Promise<Result<string>>;
+  /** The daemon's copy in the cache (creates at the same moment share one); throws as daemonCopy does. */
+  daemonCopy(): Promise<string>;
+}
+
+/** A desktop's DISPLAY. */
+export function displayOf(context: Pick<Settled, "desktop">): string {
+  return context.desktop.display ?? DEFAULT_DISPLAY;
+}
+
+/** What the drift check holds a computer to beside its spec. */
+export function expectedOf(
+  context: Pick<DockerContext, "version" | "desktop">,
+  host: Host,
+  at: { uid: number; gid: number; deadline: string; daemon: string; kind: MachineKind },
+): DriftExpected {
+  const declared = capabilitiesOfKind(at.kind);
+  return {
+    user: `${at.uid}:${at.gid}`,
+    daemon: at.daemon,
+    deadline: at.deadline,
+    version: context.version,
+    groups: declared.groups,
+    kind: declared.kind,
+    arch: host.arch,
+    host: { apparmor: host.apparmor, selinux: host.selinux },
+    ...(at.kind === "desktop" ? { display: displayOf(context) } : {}),
+  };
+}
+
+/** A computer's ref: its spec as read back, the kind hello says, and hello. */
+export function refOf(inspected: Inspected, hello?: Hello, proxy?: NetworkReadBack): ComputerRef {
+  const spec: SpecReadBack = specOf(inspected, proxy);
+  if (hello) spec.kind = hello.kind;
+  return { id: inspected.Id, name: nameOf(inspected), provider: "docker", spec, ...(hello ? { hello } : {}) };
+}

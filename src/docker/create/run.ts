@@ -1,0 +1,94 @@
+// create's run phase, Docker's make: the plan, the run folder's writability, the egress parts
+// before the computer, then the container made (its proxy made and ready meanwhile) and started:
+// the spec's docker run. Each part is pushed on the undo stack as it is made; a lifetime that
+// ended while docker run went on is a refusal.
+import { fail, ok, type Result } from "../../vendor/result.js";
+import type { Creation } from "../../vendor/create.js";
+import type { Reply } from "../api.js";
+import { bindWritableProblem } from "../bind.js";
+import { type DockerContext, displayOf } from "../context.js";
+import { create as createContainer, failure, remove, removeLate, start } from "../containers.js";
+import { IMAGE_SETTING } from "../constants.js";
+import { createRequest } from "../create-request.js";
+import type { EgressPlan } from "../egress-request.js";
+import { type Plan, planOf } from "../plan.js";
+import { egressBefore, egressPlanOf, egressProxy } from "./egress.js";
+import type { Prepared } from "./prepare.js";
+
+/** What the run phase made: the container, started, and its plan. */
+export interface Made {
+  id: string;
+  plan: Plan;
+  /** The computer's own proxy, when it has one. */
+  egressPlan: EgressPlan | undefined;
+}
+
+/** 45000 is "45 s", 101234 is "101.2 s"; exact when asked (a lifetime), else to a tenth. */
+export function seconds(ms: number, exact = false): string {
+  return `${exact ? ms / 1000 : Math.round(ms / 100) / 10} s`;
+}
+
+/** The spec's words for a lifetime that ended before docker run finished. */
+export function lifetimeEnded(creation: Creation<Prepared>): string {
+  const took = Date.now() - creation.started;
+  return `${creation.name}: its lifetime of ${seconds(creation.spec.lifetimeMs, true)} ended before docker run finished (it took ${seconds(took)}); ask for a longer lifetime`;
+}
+
+/** The create hook make: the plan, the egress parts, then the container made and started. */
+export async function run(context: DockerContext, creation: Creation<Prepared>): Promise<Result<Made>> {
+  const { checked, name, signal, undo } = creation;
+  const plan = planOf(checked, {
+    name,
+    deadline: creation.deadline,
+    daemon: checked.daemon,
+    userDefault: context.user,
+    labels: creation.labels,
+    ...(checked.kind === "desktop" ? { display: displayOf(context) } : {}),
+  });
+  if (plan.mount) {
+    const problem = await bindWritableProblem(plan.mount.path, plan.uid, plan.gid);
+    if (problem) return fail("refused", problem, { field: "mount" });
+  }
+  if (signal?.aborted) return fail("aborted", "create was aborted before the container was made; nothing was made");
+  const egressPlan = egressPlanOf(context, plan, checked);
+  const before = await egressBefore(context, plan, egressPlan, { spec: creation.spec, undo, signal });
+  if (!before.ok) return before;
+
+  await context.pause?.("before-run", signal);
+  // The proxy is made, started and ready before the computer starts, so a failure runs
+  // nothing; the computer's container is made (not started) meanwhile.
+  const [proxyMade, made] = await Promise.all([egressProxy(context, egressPlan, signal), createContainer(context.engine, createRequest(plan), { signal })]);
+  const id = made.ok ? made.value?.Id : undefined;
+  // A request cut off may leave the engine making the container still; one answered has said all.
+  const cutOff = made.aborted || made.timedOut || made.unreachable;
+  if (id) undo.push({ what: `the container ${name}`, run: (s) => remove(context.engine, id, { signal: s }) });
+  else if (cutOff || !proxyMade.ok) undo.push({ what: `the container ${name}`, run: () => removeLate(context.engine, name) });
+  if (!proxyMade.ok) return proxyMade;
+  if (!id) return notMade(context, creation, made);
+
+  const begun = await start(context.engine, id, { signal });
+  if (!begun.ok) {
+    if (begun.aborted) return fail("aborted", `create was aborted while ${name} started; it was removed`);
+    const failed = failure(context.engine, `starting ${name}`, begun);
+    const code = failed.error.code === "timeout" || failed.error.code === "unreachable" ? failed.error.code : "failed";
+    return fail(code, `${failed.error.message}; it was removed`);
+  }
+  // The spec's words: the container's create and start are its docker run.
+  if (Date.now() >= Date.parse(creation.deadline)) return fail("timeout", `${lifetimeEnded(creation)}; it was removed`);
+  return ok({ id, plan, egressPlan });
+}
+
+/** A container the engine did not make, in words: an image not there, an abort, the engine's own. */
+function notMade(context: DockerContext, creation: Creation<Prepared>, made: Reply<{ Id: string }>): Result<Made> {
+  const { name } = creation;
+  if (made.aborted) return fail("aborted", `create was aborted while the container was made; ${name} was removed`);
+  if (made.status === 404 && /No such image/i.test(made.message)) {
+    return fail(
+      "not_found",
+      `the image ${creation.spec.image} is not on this Docker host, and create pulls nothing: make it ready first (docker.image(), or ensureImage({ image }) on a host with a registry); nothing was made`,
+      { field: "image", detail: { kind: "image-missing", tag: creation.spec.image, provider: context.id, setting: IMAGE_SETTING } },
+    );
+  }
+  const failed = failure(context.engine, `making the container ${name}`, made);
+  return fail(failed.error.code, `${failed.error.message}; nothing was left`);
+}

@@ -1,0 +1,120 @@
+// create's verify phase: the computer read back (its inspect, the daemon's hello and its proxy,
+// side by side), the desktop's display started, /work's mode read from inside, the proxy held to
+// what it must be, and the drift check; a computer that is not what was declared is refused (the
+// flow then deletes it).
+import { startDisplay } from "../../daemon/desktop.js";
+import type { Hello } from "../../daemon/protocol.js";
+import type { Creation } from "../../vendor/create.js";
+import type { ComputerRef, Connection, NetworkReadBack } from "../../vendor/provider.js";
+import { fail, ok, type Result } from "../../vendor/result.js";
+import { proxyExpected } from "../computer-egress.js";
+import { openConnection } from "../connect.js";
+import { HOME } from "../constants.js";
+import { type DockerContext, displayOf, expectedOf, refOf } from "../context.js";
+import { inspect, lastWords } from "../containers.js";
+import { drift } from "../drift.js";
+import { inspectEgress } from "../egress.js";
+import { proxyReadBack } from "../egress-readback.js";
+import { homeDrift } from "../home.js";
+import type { Inspected } from "../readback.js";
+import type { Prepared } from "./prepare.js";
+import { lifetimeEnded, type Made } from "./run.js";
+
+/** What the computer read back as, once it answered. */
+export interface Opened {
+  inspected: Inspected;
+  connection: Connection;
+  /** The computer's own proxy as inspected, when it has one. */
+  proxyFound: Result<Inspected | undefined>;
+  /** The shared proxy it joined as read back, when it joined one. */
+  joinedNow: Result<NetworkReadBack | undefined>;
+}
+
+type Refusal = "refused" | "aborted" | "timeout" | "failed" | "gone";
+
+/** The create hook connect: the report, the daemon's hello and the proxy, read side by side (the drift check needs them all). */
+export async function readBack(context: DockerContext, creation: Creation<Prepared>, made: Made): Promise<Result<Opened>> {
+  const { name, signal } = creation;
+  const { id, plan } = made;
+  await context.pause?.("after-run", signal);
+  const [inspected, connection, proxyFound, joinedNow] = await Promise.all([
+    inspect(context.engine, id, { signal }),
+    openConnection(context.engine, { id, name }, undefined, signal),
+    made.egressPlan ? inspectEgress(context.engine, name, { signal }) : Promise.resolve(ok(undefined)),
+    plan.egress === undefined
+      ? Promise.resolve(ok(undefined))
+      : context.proxies.joined(plan.egress, { uid: plan.uid, gid: plan.gid, deadline: creation.deadline }, { signal }),
+  ]);
+  const refused = async (code: Refusal, words: string) => {
+    if (connection.ok) await connection.value.close();
+    return fail(code, words);
+  };
+  if (!inspected.ok) {
+    return refused(signal?.aborted ? "aborted" : inspected.error.code === "not_found" ? "gone" : "failed", `${inspected.error.message}; ${name} was deleted`);
+  }
+  const state = inspected.value.State;
+  if (!state?.Running) {
+    if (state?.ExitCode === 0 && Date.now() >= Date.parse(creation.deadline)) return refused("timeout", lifetimeEnded(creation));
+    const words = await refusedWords(context, id);
+    return refused("failed", `${name} was not running after its start (exit code ${state?.ExitCode ?? "?"}${words}); it was removed`);
+  }
+  if (!connection.ok) {
+    if (signal?.aborted) return fail("aborted", `create was aborted while saying hello; ${name} was deleted`);
+    return fail(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
+  }
+  return ok({ inspected: inspected.value, connection: connection.value, proxyFound, joinedNow });
+}
+
+async function refusedWords(context: DockerContext, id: string): Promise<string> {
+  const words = await lastWords(context.engine, id);
+  return words ? `: ${words}` : "";
+}
+
+/** A desktop's X server started through the daemon, as the computer's user; create waits for the display. */
+async function display(context: DockerContext, creation: Creation<Prepared>, opened: Opened): Promise<Result<Hello>> {
+  const { name, signal } = creation;
+  const shown = await startDisplay(opened.connection.client, {
+    display: displayOf(context),
+    ...(context.desktop.server ? { server: context.desktop.server } : {}),
+    ...(context.desktop.timeoutMs !== undefined ? { timeoutMs: context.desktop.timeoutMs } : {}),
+    ...(signal ? { signal } : {}),
+  });
+  if (shown.ok) return shown;
+  const code = shown.error.code === "aborted" || shown.error.code === "timeout" ? shown.error.code : "failed";
+  return fail(code, `${name}'s desktop: ${shown.error.message}; ${name} was deleted`);
+}
+
+/** The proxy held to what it must be, as every later read-back holds it. */
+function proxyOf(context: DockerContext, creation: Creation<Prepared>, made: Made, opened: Opened): Result<NetworkReadBack | undefined> {
+  const { name, signal } = creation;
+  const { plan, egressPlan } = made;
+  if (!opened.proxyFound.ok) return fail(signal?.aborted ? "aborted" : "failed", `${opened.proxyFound.error.message}; ${name} was deleted`);
+  if (!opened.joinedNow.ok) return fail(signal?.aborted ? "aborted" : "failed", `${opened.joinedNow.error.message}; ${name} was deleted`);
+  if (!egressPlan) return ok(opened.joinedNow.value);
+  const at = { uid: plan.uid, gid: plan.gid, deadline: creation.deadline, image: egressPlan.image, hostAddresses: egressPlan.hostAddresses };
+  return ok(proxyReadBack(opened.proxyFound.value, proxyExpected(context, name, at)));
+}
+
+/** The create hook verify: the display, /work, the proxy and the drift check; the ref when it is as declared. */
+export async function verify(context: DockerContext, creation: Creation<Prepared>, made: Made, opened: Opened): Promise<Result<ComputerRef>> {
+  const { name, signal, checked } = creation;
+  let hello = opened.connection.hello;
+  await context.pause?.("hello", signal);
+  if (checked.kind === "desktop") {
+    const shown = await display(context, creation, opened);
+    if (!shown.ok) return shown;
+    hello = shown.value;
+  }
+  const home = await homeDrift(opened.connection.client, signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
+  if (signal?.aborted) return fail("aborted", `create was aborted while reading the computer; ${name} was deleted`);
+  const proxy = proxyOf(context, creation, made, opened);
+  if (!proxy.ok) return proxy;
+  const { plan } = made;
+  const mismatches = drift(creation.spec, opened.inspected, hello, {
+    ...expectedOf(context, checked.host, { uid: plan.uid, gid: plan.gid, deadline: creation.deadline, daemon: checked.daemon, kind: checked.kind }),
+    ...(proxy.value ? { proxy: proxy.value } : {}),
+  });
+  if (home) mismatches.push(home);
+  if (mismatches.length > 0) return fail("refused", `${name} is not what was declared, so it was deleted: ${mismatches.join("; ")}`);
+  return ok(refOf(opened.inspected, hello, proxy.value));
+}

@@ -1,0 +1,188 @@
+// The provider's options: what a caller may pass to new DockerProvider(...), and their check at
+// construction (a bad option throws in words before anything is asked of Docker), settled into
+// the values every part of the provider reads.
+import path from "node:path";
+import type { DesktopOptions } from "../daemon/desktop.js";
+import type { MachineKind } from "../daemon/protocol.js";
+import { checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
+import { isRootOrRootGroup, parseUser, processUser, type User, userText } from "../vendor/user.js";
+import { OptionError } from "../vendor/result.js";
+import type { DockerCli } from "./cli.js";
+import type { DockerEngine } from "./api.js";
+import { DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
+import { EGRESS_READY_MS } from "./egress.js";
+import type { EngineAddress } from "./engine.js";
+import { desktopRecipe, dockerRecipe, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
+import type { CreateStep } from "./pause.js";
+
+export interface DockerProviderOptions {
+  /** computerd for the Docker host's architecture; the provider binds its own copy of it. */
+  daemonPath: string;
+  /** Where the copy lives (default ~/.cache/agentrun-computer): 0700, this user's. */
+  daemonCache?: string;
+  /** The computer's user when a spec names none: uid:gid, never root or root's group. */
+  user?: string;
+  /** The image docker.image() makes ready; default the provider's recipe on the set-up's base. */
+  image?: ImageSource;
+  /**
+   * The Docker engine: its unix socket (default unix:///var/run/docker.sock), the address
+   * resolveEngine({ env, home }) found as the docker CLI does, or a DockerEngine. The provider
+   * reads no environment.
+   */
+  engine?: string | EngineAddress | DockerEngine;
+  /** The docker CLI, for an image's build or pull only: its path (default docker), or a DockerCli. */
+  docker?: string | DockerCli;
+  /**
+   * The version the daemon must report in hello (default: this package's, which its daemon
+   * carries). Only the conformance suite's drifted provider sets another.
+   */
+  version?: string;
+  /** For a provider in a container of the Docker it drives: the named volume its files are on. */
+  volume?: { name: string; root: string };
+  /** An allowlist's egress proxy. */
+  egress?: EgressOptions;
+  /**
+   * Desktops: the provider's computers are kind desktop unless a spec asks for linux (a spec may
+   * ask for a desktop without it). Its image is what docker.image({ kind: "desktop" }) makes
+   * ready (default: Xvfb on the set-up's base).
+   */
+  desktop?: DesktopOptions & { image?: ImageSource };
+  /** The fault tests' seam: called at each step of a create (pause.ts), to hold it there. */
+  pause?: Pause;
+}
+
+/** The fault tests' seam (pause.ts). */
+export type Pause = (step: CreateStep, signal?: AbortSignal) => Promise<void>;
+
+export interface EgressOptions {
+  /** The Docker host's own addresses (IP addresses), refused as this-host beside this machine's; required in a container. */
+  hostAddresses?: string[];
+  /** The root the container signs are read under (default /), for tests and embedders. */
+  hostRoot?: string;
+  /** The words every refusal adds (printable ASCII; default DEFAULT_HINT). */
+  hint?: string;
+  /** How long create waits for the proxy's ready line (default 10 s). */
+  readyMs?: number;
+  /**
+   * The test-only seam: the test's own Docker network, which the proxy joins instead of the
+   * default bridge, and its range, which it reaches as if public. Refused unless testOnly.
+   */
+  testNetwork?: { name: string; range: string };
+  testOnly?: boolean;
+}
+
+/** The egress option with its defaults filled in. */
+export type EgressSettings = Required<Pick<EgressOptions, "hint" | "readyMs">> & Omit<EgressOptions, "hint" | "readyMs">;
+
+/** The options checked, with every default filled in. */
+export interface Settled {
+  daemonPath: string;
+  daemonCache: string;
+  /** The user a spec that names none gets, parsed, and as uid:gid. */
+  user: User;
+  userText: string;
+  image: ImageSource | undefined;
+  volume: { name: string; root: string } | undefined;
+  egress: EgressSettings;
+  desktop: DesktopOptions & { image: ImageSource | undefined };
+  /** The kind a spec that names none gets. */
+  kind: MachineKind;
+}
+
+/** Every option checked (a bad one throws a TypeError in words), and settled. */
+export function settle(options: DockerProviderOptions): Settled {
+  if (typeof options?.daemonPath !== "string" || options.daemonPath.length === 0) {
+    throw new TypeError("DockerProvider needs daemonPath: computerd for the Docker host's architecture (dist/computerd-linux-amd64)");
+  }
+  const daemonCache = path.resolve(options.daemonCache ?? DEFAULT_DAEMON_CACHE);
+  const user = userOf(options.user);
+  let image: ImageSource | undefined;
+  if (options.image !== undefined) {
+    const problem = sourceProblem(options.image);
+    if (problem) throw new OptionError("image", "DockerProvider's image option", `: ${problem}`);
+    image = options.image;
+  } else {
+    const base = toolchainBase();
+    image = base ? { recipe: dockerRecipe(base) } : undefined;
+  }
+  return {
+    daemonPath: options.daemonPath,
+    daemonCache,
+    user,
+    userText: userText(user),
+    image,
+    volume: volumeOf(options.volume, daemonCache),
+    egress: egressOf(options.egress ?? {}),
+    desktop: desktopOf(options.desktop ?? {}),
+    kind: options.desktop ? "desktop" : "linux",
+  };
+}
+
+function userOf(option: string | undefined): User {
+  if (option === undefined) {
+    const own = parseUser(processUser());
+    if (!own.ok) throw new TypeError(`this process's user: ${own.error.message}`);
+    return own.value;
+  }
+  const user = parseUser(option);
+  if (!user.ok) throw new OptionError("user", "DockerProvider's user option", `: ${user.error.message}`);
+  if (isRootOrRootGroup(user.value)) {
+    throw new OptionError(
+      "user",
+      "DockerProvider's user option",
+      ` ${userText(user.value)} is root or in root's group; only a spec may ask for that (user "0", or a gid of 0)`,
+    );
+  }
+  return user.value;
+}
+
+function volumeOf(volume: DockerProviderOptions["volume"], daemonCache: string): Settled["volume"] {
+  if (volume === undefined) return undefined;
+  const { name, root } = volume;
+  if (typeof name !== "string" || !name || typeof root !== "string" || !path.isAbsolute(root)) {
+    throw new OptionError(
+      "volume",
+      "DockerProvider's volume option",
+      " is { name, root }: the named volume, and where this process has it mounted (an absolute path)",
+    );
+  }
+  const rel = path.relative(root, daemonCache);
+  if (rel.startsWith("..") || path.isAbsolute(rel)) {
+    throw new OptionError(
+      "daemonCache",
+      "DockerProvider's daemonCache",
+      ` ${daemonCache} is not at or below the volume's root ${root}; with the volume option the daemon must be on the volume`,
+    );
+  }
+  return { name, root: path.resolve(root) };
+}
+
+function egressOf(egress: EgressOptions): EgressSettings {
+  const hint = egress.hint ?? DEFAULT_HINT;
+  const hintWords = hintProblem(hint);
+  if (hintWords) throw new OptionError("egress", "DockerProvider's egress option", `: ${hintWords}`);
+  if (egress.testNetwork !== undefined) {
+    const words = checkTestNetwork(egress.testNetwork?.range, { testOnly: egress.testOnly === true });
+    if (words) throw new OptionError("egress", "DockerProvider's egress option", `: ${words}`);
+    if (typeof egress.testNetwork.name !== "string" || !egress.testNetwork.name)
+      throw new OptionError("egress", "DockerProvider's egress option", ": testNetwork.name is the test's own Docker network");
+  }
+  const readyMs = egress.readyMs ?? EGRESS_READY_MS;
+  if (!(Number.isInteger(readyMs) && readyMs > 0))
+    throw new OptionError("egress", "DockerProvider's egress option", ": readyMs is a whole number of milliseconds above 0");
+  return { ...egress, hint, readyMs };
+}
+
+function desktopOf(desktop: DesktopOptions & { image?: ImageSource }): Settled["desktop"] {
+  if (desktop.image !== undefined) {
+    const problem = sourceProblem(desktop.image);
+    if (problem) throw new OptionError("desktop.image", "DockerProvider's desktop.image option", `: ${problem}`);
+  }
+  if (desktop.server !== undefined && !(Array.isArray(desktop.server) && desktop.server.length > 0 && desktop.server.every((a) => typeof a === "string"))) {
+    throw new OptionError("desktop.server", "DockerProvider's desktop.server option", " is the X server's argv, a list of strings");
+  }
+  if (desktop.display !== undefined && !/^:\d{1,4}$/.test(desktop.display))
+    throw new OptionError("desktop.display", "DockerProvider's desktop.display option", " is a local display, such as :0");
+  const base = toolchainBase();
+  return { ...desktop, image: desktop.image ?? (base ? { recipe: desktopRecipe(base) } : undefined) };
+}

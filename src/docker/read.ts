@@ -1,0 +1,99 @@
+// read: a computer found by name, id or labels and drift-checked, handed back whether or not it
+// drifted (the ref with the spec read back, its state, every mismatch); attach refuses a drifted
+// one, and a Pulumi refresh shows it field by field.
+import { promises as fs } from "node:fs";
+import type { CallOptions } from "../daemon/client.js";
+import type { Hello } from "../daemon/protocol.js";
+import type { AttachBy, ReadBack } from "../vendor/provider.js";
+import { fail, ok, type Result } from "../vendor/result.js";
+import { heldProxyReadBack } from "./computer-egress.js";
+import { openConnection } from "./connect.js";
+import { HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
+import { capabilitiesOfKind, type DockerContext, expectedOf, refOf } from "./context.js";
+import { inspect, listByLabels } from "./containers.js";
+import { daemonCopyPath } from "./daemon-cache.js";
+import { drift, readBackDrift } from "./drift.js";
+import { homeDrift } from "./home.js";
+import { labelsOf, nameOf, stateOf } from "./readback.js";
+
+/** The container a read names: its id or name, or the one computer its labels match. */
+async function targetOf(context: DockerContext, by: AttachBy, options: CallOptions): Promise<Result<string>> {
+  if ("id" in by) return ok(by.id);
+  const labels = (by as { labels: Record<string, string> }).labels;
+  const found = await listByLabels(context.engine, labels, options);
+  if (!found.ok) return found;
+  const shown = Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(", ");
+  if (found.value.length === 0) return fail("not_found", `no computer matches the labels ${shown}`);
+  if (found.value.length > 1)
+    return fail(
+      "invalid",
+      `${found.value.length} computers match the labels ${shown} (${found.value.map(nameOf).join(", ")}); attach and read take labels that match one`,
+    );
+  return ok(found.value[0]!.Id);
+}
+
+/** A running computer's hello and /work's mode, or the mismatch that kept them from being read. */
+async function fromInside(
+  context: DockerContext,
+  at: { id: string; name: string },
+  options: CallOptions,
+): Promise<Result<{ hello: Hello | undefined; mismatches: string[] }>> {
+  const connection = await openConnection(context.engine, at, undefined, options.signal);
+  if (!connection.ok) {
+    if (connection.error.code === "aborted") return connection;
+    return ok({ hello: undefined, mismatches: [connection.error.message] });
+  }
+  const home = await homeDrift(connection.value.client, options.signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
+  await connection.value.close();
+  return ok({ hello: connection.value.hello, mismatches: home ? [home] : [] });
+}
+
+/** Finds a computer and runs the drift check, as attach does, but hands back what it read whether or not it drifted. */
+export async function readComputer(context: DockerContext, by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {
+  const byId = by && "id" in by;
+  const byLabels = by && "labels" in by && typeof by.labels === "object" && by.labels !== null && Object.keys(by.labels).length > 0;
+  if (byId && (typeof by.id !== "string" || !(NAME_PATTERN.test(by.id) || ID_PATTERN.test(by.id)))) {
+    return fail("invalid", "attach and read by id take a computer's name (computer-<12 hex digits>) or its container id (12 to 64 hex digits)", {
+      field: "id",
+    });
+  }
+  if (!byId && !byLabels) return fail("invalid", "attach and read take { id } or { labels } with at least one label", { field: "by" });
+  // The host's enforcement first: a host that lacks any is refused before any other Docker call.
+  const host = await context.enforcingHost(options);
+  if (!host.ok) return host;
+  const target = await targetOf(context, by, options);
+  if (!target.ok) return target;
+  const inspected = await inspect(context.engine, target.value, options);
+  if (!inspected.ok) return inspected;
+  const id = inspected.value.Id;
+  const name = nameOf(inspected.value);
+  const proxy = await heldProxyReadBack(context, inspected.value, options);
+  if (!proxy.ok) return proxy;
+  const held = readBackDrift(inspected.value, capabilitiesOfKind("linux"), proxy.value, context.egress.testNetwork?.range);
+  const mismatches = [...held.mismatches];
+  let hello: Hello | undefined;
+  if (stateOf(inspected.value) === "running") {
+    const inside = await fromInside(context, { id, name }, options);
+    if (!inside.ok) return inside;
+    hello = inside.value.hello;
+    mismatches.push(...inside.value.mismatches);
+  }
+  const bytes = await fs.readFile(context.daemonPath).catch(() => undefined);
+  if (!bytes) return fail("failed", `the daemon at ${context.daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
+  const daemon = daemonCopyPath(context.daemonCache, bytes);
+  mismatches.push(
+    ...drift(held.spec, inspected.value, hello, {
+      ...expectedOf(context, host.value, { uid: held.uid, gid: held.gid, deadline: held.deadline, daemon, kind: held.kind }),
+      ...(proxy.value ? { proxy: proxy.value } : {}),
+    }),
+  );
+  return ok({
+    ref: refOf(inspected.value, hello, proxy.value),
+    state: stateOf(inspected.value),
+    labels: labelsOf(inspected.value),
+    ...(hello ? { hello } : {}),
+    drift: mismatches,
+  });
+}
