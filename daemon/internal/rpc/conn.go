@@ -40,7 +40,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, lookup Lookup) error {
 	for {
 		line, err := lines.Next()
 		if err == ErrLineTooLong {
-			c.send(reply{ID: nullID, Error: toWire(Wrap(Limit, err))})
+			c.send(reply{ID: nullID, Error: toWire(Errorf(Limit, "%w", err))})
 			continue
 		}
 		if err != nil {

@@ -28,22 +28,22 @@ const (
 // Kinds lists every kind, in the order the method table publishes them.
 var Kinds = []Kind{NotFound, Invalid, Timeout, Aborted, Denied, Limit, Unsupported, Exists, NotDir, IsDir}
 
-// Error is a failure with its kind, as it goes on the wire.
+// Error is a failure with its kind, as it goes on the wire, and the error it wraps, if any.
 type Error struct {
 	Kind    Kind
 	Message string
+	Err     error
 }
 
 func (e *Error) Error() string { return e.Message }
 
-// Errorf makes an Error of kind k.
-func Errorf(k Kind, format string, args ...any) error {
-	return &Error{Kind: k, Message: fmt.Sprintf(format, args...)}
-}
+// Unwrap gives the error a %w in Errorf's format wrapped, so errors.Is and errors.As still see it.
+func (e *Error) Unwrap() error { return e.Err }
 
-// Wrap gives err the kind k, keeping its words.
-func Wrap(k Kind, err error) error {
-	return &Error{Kind: k, Message: err.Error()}
+// Errorf makes an Error of kind k; a %w in format wraps its argument, as fmt.Errorf does.
+func Errorf(k Kind, format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Kind: k, Message: err.Error(), Err: errors.Unwrap(err)}
 }
 
 // JSON-RPC codes: the standard ones where they fit, -32000 (server error) for the rest.

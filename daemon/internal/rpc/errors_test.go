@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -32,5 +33,19 @@ func TestKindOfSurvivesWrapping(t *testing.T) {
 	w := toWire(fmt.Errorf("reading: %w", syscall.ENOENT))
 	if w.Data.Kind != NotFound || w.Message != "reading: no such file or directory" || w.Code != codeServer {
 		t.Fatalf("on the wire: %+v", w)
+	}
+}
+
+// Errorf with %w keeps the error it wraps (errors.Is sees it) and gives the kind asked for.
+func TestErrorfWrapsWithItsKind(t *testing.T) {
+	err := Errorf(Limit, "%w", ErrLineTooLong)
+	if !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("errors.Is(%v, ErrLineTooLong) is false", err)
+	}
+	if KindOf(err) != Limit || err.Error() != ErrLineTooLong.Error() {
+		t.Fatalf("Errorf(Limit, %%w, ErrLineTooLong) = %q of kind %s", err.Error(), KindOf(err))
+	}
+	if plain := Errorf(Invalid, "no %s", "cause"); errors.Unwrap(plain) != nil || plain.Error() != "no cause" {
+		t.Fatalf("Errorf without %%w: %q wraps %v", plain.Error(), errors.Unwrap(plain))
 	}
 }
