@@ -2,7 +2,7 @@
 // cwd and env, timeout and abort, truncation at 360 KiB, nothing a run starts outlives it, and a
 // user other than root with no capability in any set.
 import { MAX_OUTPUT_BYTES } from "../../daemon/protocol.js";
-import { call, callFails, check, idsOf, output, privilegeProblems, run, shown, until } from "../assert.js";
+import { callFails, check, idsOf, output, privilegeProblems, run, shown, until } from "../assert.js";
 import { conformanceCase } from "../case.js";
 import { holding, marker } from "../markers.js";
 
