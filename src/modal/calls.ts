@@ -1,7 +1,11 @@
-// Every Modal call bounded: the SDK takes no AbortSignal, so each call races its bound and the
-// caller's signal, and a result that lands after is handed to late() (a sandbox to terminate).
+// Modal's calls through the one bounded-call helper (src/vendor/call.ts), with Modal's errors as
+// codes. The SDK takes no AbortSignal, so each call is raced against its bound and the caller's
+// signal, and a result that lands after is handed to late() (a sandbox to terminate).
+import { type Bound, boundedCall } from "../vendor/call.js";
 import { errorWords } from "../vendor/redact.js";
-import { fail, ok, type Result, type ResultCode } from "../vendor/result.js";
+import type { Result, ResultCode } from "../vendor/result.js";
+
+export type { Bound };
 
 /** An SDK error as a result's code: NotFoundError is not_found, and the rest by name. */
 export function codeOf(error: unknown): ResultCode {
@@ -20,38 +24,7 @@ export function codeOf(error: unknown): ResultCode {
 /** An SDK error in words with anything key-shaped taken out. */
 export const wordsOf = errorWords;
 
-export interface Bound<T> {
-  /** The call in words, for the refusal ("sandboxes.create"). */
-  what: string;
-  ms: number;
-  signal?: AbortSignal | undefined;
-  /** A value that lands after the call was given up on. */
-  late?: (value: T) => void;
-}
-
-/** The call's value, or a timeout, an abort or the SDK's error as a result; never a throw. */
-export async function bounded<T>(call: () => Promise<T>, bound: Bound<T>): Promise<Result<T>> {
-  const { what, ms, signal } = bound;
-  if (signal?.aborted) return fail("aborted", `${what} was aborted before it was sent`);
-  let answered = false;
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const running = (async () => call())();
-  const answer = running.then(
-    (value): Result<T> => ((answered = true), ok(value)),
-    (error: unknown): Result<T> => ((answered = true), fail(codeOf(error), `${what}: ${wordsOf(error)}`)),
-  );
-  const stop = new Promise<Result<T>>((resolve) => {
-    timer = setTimeout(() => resolve(fail("timeout", `${what} did not answer within ${ms / 1000} s`)), ms);
-    onAbort = () => resolve(fail("aborted", `${what} was aborted`));
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([answer, stop]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener("abort", onAbort);
-    // Given up on: what lands later is handed over, never left (a sandbox is terminated).
-    if (!answered && bound.late) running.then(bound.late, () => undefined);
-  }
+/** One Modal call (which takes no signal) raced against its bound and the caller's signal; never a throw. */
+export function bounded<T>(call: () => Promise<T>, bound: Bound<T>): Promise<Result<T>> {
+  return boundedCall(() => call(), bound, codeOf);
 }

@@ -31,7 +31,7 @@ export interface Creation<Checked> {
 }
 
 /** Where a create stood when it failed, for the vendor's words. */
-export type CreateStep = "check" | "prepare" | "adopt" | "make" | "ready" | "connect" | "verify";
+export type CreateStep = "check" | "prepare" | "adopt" | "make" | "ready" | "connect" | "verify" | "listed";
 
 /**
  * What a vendor gives the flow: its own steps, each a Result, none of them the outline. Prepared
@@ -59,6 +59,11 @@ export interface CreateHooks<Checked, Made, Open, Prepared extends Checked = Che
   /** Closes what connect opened. */
   close?(open: Open): Promise<void>;
   /**
+   * Once the connection is closed: waits until the vendor's listing shows what was made (a
+   * listing that trails a create, E2B's and Daytona's); the ref it hands out.
+   */
+  listed?(creation: Creation<Checked>, made: Made, ref: ComputerRef): Promise<Result<ComputerRef>>;
+  /**
    * The failure as the vendor words it once its parts are undone: step is where it failed,
    * undone whether anything had been made, and failedUndos the words of each undo that failed.
    * Default: the failure's words, then each failed undo's.
@@ -68,7 +73,8 @@ export interface CreateHooks<Checked, Made, Open, Prepared extends Checked = Che
   aborted?(step: CreateStep, name: string | undefined): string;
 }
 
-const abortedWords = (step: CreateStep) =>
+/** The flow's words for a create aborted at a step, when the vendor gives none. */
+export const abortedWords = (step: CreateStep) =>
   step === "prepare" || step === "adopt" || step === "make" ? "create was aborted before anything was made" : `create was aborted before its ${step} step`;
 
 /** The vendor-neutral create: the hooks in the one order, every failure undone. Without a prepare hook, Prepared is Checked. */
@@ -150,6 +156,26 @@ export async function createWith<Checked, Made, Open, Prepared extends Checked =
   if (!ref.ok) return failed(ref.error);
   const late = stopped();
   if (late) return failed(late.error);
+  if (hooks.listed) {
+    step = "listed";
+    ref = await hooks.listed(creation, value, ref.value);
+    if (!ref.ok) return failed(ref.error);
+    const last = stopped();
+    if (last) return failed(last.error);
+  }
   undo.keep();
   return ref;
+}
+
+/**
+ * The failed hook of a vendor whose words name what became of what it made: the failure's words,
+ * then done(name) when every part was undone or each failed undo's words; the code is aborted
+ * when the caller aborted. A failure before anything was made keeps its own words.
+ */
+export function failedThen(signal: AbortSignal | undefined, done: (name: string) => string): NonNullable<CreateHooks<unknown, unknown, unknown>["failed"]> {
+  return (error, at) => {
+    if (!at.undone) return error;
+    const after = at.failedUndos.length > 0 ? at.failedUndos.join("; ") : done(at.name ?? "the computer");
+    return { code: signal?.aborted ? "aborted" : error.code, message: `${error.message}; ${after}` };
+  };
 }

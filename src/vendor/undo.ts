@@ -13,6 +13,8 @@ export interface UndoStep {
   run(signal: AbortSignal): Promise<Result<unknown> | void>;
   /** The undo's bound in ms (default UNDO_MS). */
   ms?: number;
+  /** A failed undo in the vendor's words, given the failure's (default "undoing <what> failed: <words>"). */
+  words?(failure: string): string;
 }
 
 export class Undo {
@@ -62,9 +64,9 @@ async function undoOne(step: UndoStep): Promise<string | undefined> {
   const done = (async () => {
     try {
       const result = await step.run(controller.signal);
-      return result && !result.ok ? `undoing ${step.what} failed: ${result.error.message}` : undefined;
+      return result && !result.ok ? failedWords(step, result.error.message) : undefined;
     } catch (error) {
-      return `undoing ${step.what} failed: ${error instanceof Error ? error.message : String(error)}`;
+      return failedWords(step, error instanceof Error ? error.message : String(error));
     }
   })();
   try {
@@ -72,4 +74,8 @@ async function undoOne(step: UndoStep): Promise<string | undefined> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+function failedWords(step: UndoStep, failure: string): string {
+  return step.words ? step.words(failure) : `undoing ${step.what} failed: ${failure}`;
 }

@@ -1,7 +1,7 @@
 // The vendor-neutral create: the hooks in the one order, every part undone on a failure or an
 // abort, nothing made for a refused spec, and an owner's whole leftover adopted.
 import { describe, expect, it } from "vitest";
-import { createWith, type CreateHooks } from "../../src/vendor/create.js";
+import { createWith, type CreateHooks, failedThen } from "../../src/vendor/create.js";
 import type { CheckedSpec, ComputerRef, ComputerSpec, ReadBack } from "../../src/vendor/provider.js";
 import { fail, ok, type Result } from "../../src/vendor/result.js";
 import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/vendor/labels.js";
@@ -146,5 +146,45 @@ describe("createWith", () => {
     hooks.claims.leftovers = async () => fail("failed", "the egress volume could not be removed");
     const refused = await createWith(hooks, spec, { owner: "stack/urn" });
     expect(refused.ok ? "" : refused.error.message).toBe("the egress volume could not be removed");
+  });
+
+  it("waits for the vendor's listing once the connection is closed, and undoes every part when it fails", async () => {
+    const { hooks, log } = vendor();
+    hooks.listed = async (_c, _made, ref) => (log.push("listed"), ok(ref));
+    expect((await createWith(hooks, spec)).ok).toBe(true);
+    expect(log.slice(-3)).toEqual(["verify", "close", "listed"]);
+
+    const failing = vendor();
+    failing.hooks.listed = async () => (failing.log.push("listed"), fail("timeout", "computer-000000000001 was not listed within 15 s"));
+    failing.hooks.failed = failedThen(undefined, (name) => `${name} was killed`);
+    const made = await createWith(failing.hooks, spec);
+    expect(made).toEqual({
+      ok: false,
+      error: { code: "timeout", message: "computer-000000000001 was not listed within 15 s; computer-000000000001 was killed" },
+    });
+    expect(failing.log.slice(-3)).toEqual(["listed", "undo container", "undo volume"]);
+  });
+
+  it("failedThen: a failure before anything was made keeps its words; after, each failed undo in the vendor's words, and aborted when the caller aborted", async () => {
+    const before = vendor("make");
+    before.hooks.make = async () => fail("invalid", "the template is unknown; nothing was made", { field: "image" });
+    before.hooks.failed = failedThen(undefined, (name) => `${name} was killed`);
+    expect(await createWith(before.hooks, spec)).toEqual({
+      ok: false,
+      error: { code: "invalid", message: "the template is unknown; nothing was made", field: "image" },
+    });
+
+    const after = vendor("connect");
+    const controller = new AbortController();
+    after.hooks.make = async (c) => {
+      c.undo.push({ what: "computer-000000000001", run: async () => fail("failed", "E2B answered 500"), words: (w) => `killing ${c.name} failed: ${w}` });
+      return ok("id-1");
+    };
+    after.hooks.connect = async () => (controller.abort(), fail("failed", "the bridge did not start"));
+    after.hooks.failed = failedThen(controller.signal, (name) => `${name} was killed`);
+    expect(await createWith(after.hooks, spec, { signal: controller.signal })).toEqual({
+      ok: false,
+      error: { code: "aborted", message: "the bridge did not start; killing computer-000000000001 failed: E2B answered 500" },
+    });
   });
 });

@@ -54,4 +54,13 @@ describe("Undo", () => {
     expect(await undo.run()).toEqual([]);
     expect(ran).toBe(false);
   });
+  it("words a failed undo in the vendor's words when the part gives them", async () => {
+    const undo = new Undo();
+    undo.push({
+      what: "computer-000000000001",
+      run: async () => fail("failed", "E2B answered 500"),
+      words: (w) => `killing computer-000000000001 failed: ${w}`,
+    });
+    expect(await undo.run()).toEqual(["killing computer-000000000001 failed: E2B answered 500"]);
+  });
 });
