@@ -83,88 +83,112 @@ export async function createWith<Checked, Made, Open, Prepared extends Checked =
   spec: ComputerSpec,
   options: CreateOptions = {},
 ): Promise<Result<ComputerRef>> {
-  const { signal, owner } = options;
-  const undo = new Undo();
-  let step: CreateStep = "check";
-  let name: string | undefined;
-  const failed = async (error: ResultError): Promise<Result<ComputerRef>> => {
-    const undone = undo.size > 0;
-    const failedUndos = await undo.run();
-    const at = { step, name, undone, failedUndos };
-    const words = hooks.failed ? hooks.failed(error, at) : { ...error, message: [error.message, ...failedUndos].join("; ") };
-    return { ok: false, error: words };
+  const before = await beforeMake(hooks, spec, options);
+  if (!before.ok) return before;
+  if ("adopted" in before.value) return ok(before.value.adopted);
+  const name = hooks.name ? hooks.name() : `computer-${randomBytes(6).toString("hex")}`;
+  // The lifetime counts from here, just before the computer is made.
+  const started = Date.now();
+  const creation: Creation<Prepared> = {
+    spec,
+    checked: before.value.checked,
+    owner: options.owner,
+    name,
+    started,
+    deadline: new Date(started + spec.lifetimeMs).toISOString(),
+    labels: labelsWithClaim(spec, options.owner),
+    undo: new Undo(),
+    signal: options.signal,
   };
-  const stopped = (): { ok: false; error: ResultError } | undefined =>
-    signal?.aborted ? fail("aborted", hooks.aborted ? hooks.aborted(step, name) : abortedWords(step)) : undefined;
+  const at: { step: CreateStep } = { step: "make" };
+  const early = stoppedAt(hooks, creation, at.step);
+  if (early) return early;
+  const made = await madeAndVerified(hooks, creation, at);
+  if (!made.ok) return failedAfter(hooks, creation, at.step, made.error);
+  creation.undo.keep();
+  return made;
+}
 
+/** check, prepare and adoption: the checked spec to make from, or the owner's whole leftover; nothing is made here. */
+async function beforeMake<Checked, Made, Open, Prepared extends Checked>(
+  hooks: CreateHooks<Checked, Made, Open, Prepared>,
+  spec: ComputerSpec,
+  options: CreateOptions,
+): Promise<Result<{ checked: Prepared } | { adopted: ComputerRef }>> {
   const checkedSpec = hooks.check(spec);
   if (!checkedSpec.ok) return checkedSpec;
   let checked = checkedSpec.value as Prepared;
-  step = "prepare";
-  const early = stopped();
+  const early = options.signal?.aborted ? fail("aborted", hooks.aborted ? hooks.aborted("prepare", undefined) : abortedWords("prepare")) : undefined;
   if (early) return early;
   if (hooks.prepare) {
     const prepared = await hooks.prepare(checked, options);
     if (!prepared.ok) return prepared;
     checked = prepared.value;
   }
-  if (owner !== undefined && hooks.claims) {
-    step = "adopt";
-    const adopted = await adoptOrClear(hooks.claims, spec, owner, options);
+  if (options.owner !== undefined && hooks.claims) {
+    const adopted = await adoptOrClear(hooks.claims, spec, options.owner, options);
     if (!adopted.ok) return adopted;
-    if (adopted.value) return ok(adopted.value);
+    if (adopted.value) return ok({ adopted: adopted.value });
   }
+  return ok({ checked });
+}
 
-  step = "make";
-  name = hooks.name ? hooks.name() : `computer-${randomBytes(6).toString("hex")}`;
-  // The lifetime counts from here, just before the computer is made.
-  const started = Date.now();
-  const creation: Creation<Prepared> = {
-    spec,
-    checked,
-    owner,
-    name,
-    started,
-    deadline: new Date(started + spec.lifetimeMs).toISOString(),
-    labels: labelsWithClaim(spec, owner),
-    undo,
-    signal,
-  };
-  const beforeMake = stopped();
-  if (beforeMake) return beforeMake;
+/** make → ready → connect → verify (closing what connect opened) → listed, at.step kept current; the first failure or abort. */
+async function madeAndVerified<Checked, Made, Open, Prepared extends Checked>(
+  hooks: CreateHooks<Checked, Made, Open, Prepared>,
+  creation: Creation<Prepared>,
+  at: { step: CreateStep },
+): Promise<Result<ComputerRef>> {
   const made = await hooks.make(creation);
-  if (!made.ok) return failed(made.error);
+  if (!made.ok) return made;
   let value = made.value;
   if (hooks.ready) {
-    step = "ready";
+    at.step = "ready";
     const ready = await hooks.ready(creation, value);
-    if (!ready.ok) return failed(ready.error);
+    if (!ready.ok) return ready;
     value = ready.value;
   }
-  step = "connect";
-  const early2 = stopped();
-  if (early2) return failed(early2.error);
+  at.step = "connect";
+  const beforeConnect = stoppedAt(hooks, creation, at.step);
+  if (beforeConnect) return beforeConnect;
   const open = await hooks.connect(creation, value);
-  if (!open.ok) return failed(open.error);
-  step = "verify";
+  if (!open.ok) return open;
+  at.step = "verify";
   let ref: Result<ComputerRef>;
   try {
     ref = await hooks.verify(creation, value, open.value);
   } finally {
     await hooks.close?.(open.value);
   }
-  if (!ref.ok) return failed(ref.error);
-  const late = stopped();
-  if (late) return failed(late.error);
-  if (hooks.listed) {
-    step = "listed";
-    ref = await hooks.listed(creation, value, ref.value);
-    if (!ref.ok) return failed(ref.error);
-    const last = stopped();
-    if (last) return failed(last.error);
-  }
-  undo.keep();
-  return ref;
+  if (!ref.ok) return ref;
+  const late = stoppedAt(hooks, creation, at.step);
+  if (late || !hooks.listed) return late ?? ref;
+  at.step = "listed";
+  ref = await hooks.listed(creation, value, ref.value);
+  return ref.ok ? (stoppedAt(hooks, creation, at.step) ?? ref) : ref;
+}
+
+/** The caller's abort at a step, in the vendor's words; undefined while not aborted. */
+function stoppedAt<Checked, Made, Open, Prepared extends Checked>(
+  hooks: CreateHooks<Checked, Made, Open, Prepared>,
+  creation: Creation<Prepared>,
+  step: CreateStep,
+): { ok: false; error: ResultError } | undefined {
+  if (!creation.signal?.aborted) return undefined;
+  return fail("aborted", hooks.aborted ? hooks.aborted(step, creation.name) : abortedWords(step));
+}
+
+/** Every part made undone, last first, then the failure in the vendor's words (default: its own, then each failed undo's). */
+async function failedAfter<Checked, Made, Open, Prepared extends Checked>(
+  hooks: CreateHooks<Checked, Made, Open, Prepared>,
+  creation: Creation<Prepared>,
+  step: CreateStep,
+  error: ResultError,
+): Promise<Result<ComputerRef>> {
+  const undone = creation.undo.size > 0;
+  const failedUndos = await creation.undo.run();
+  const at = { step, name: creation.name, undone, failedUndos };
+  return { ok: false, error: hooks.failed ? hooks.failed(error, at) : { ...error, message: [error.message, ...failedUndos].join("; ") } };
 }
 
 /**
