@@ -9,7 +9,7 @@ export const PENDING = recordsOf("pools");
 
 export interface PendingPool {
   poolId: string;
-  /** The owner's template, hashed (labels.ts claimLabels): another template is another pool. */
+  /** The owner's template, hashed (labels.ts ownerLabels): another template is another pool. */
   declaration: string;
   /** The registry id of the provider the pool's computers are at. */
   provider: string;

@@ -9,7 +9,7 @@ import { screenOf } from "../../src/daemon/desktop.js";
 import { sameAllowlist } from "../../src/egress/list.js";
 import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/vendor/provider.js";
 import type { Hello } from "../../src/daemon/protocol.js";
-import { ownerLabel, withoutClaim } from "../../src/vendor/labels.js";
+import { ownerLabel, withoutOwner } from "../../src/vendor/labels.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/vendor/result.js";
 import { normalUser } from "../../src/vendor/user.js";
@@ -196,7 +196,7 @@ function remainingMs(deadline: string | undefined): number {
 
 /** An imported computer's labels: all but its provider's own namespace. */
 function callerLabels(labels: Record<string, string>): Record<string, string> {
-  return withoutClaim(Object.fromEntries(Object.entries(labels).filter(([k]) => k !== "agentrun.computer" && !k.startsWith("agentrun.computer."))));
+  return withoutOwner(Object.fromEntries(Object.entries(labels).filter(([k]) => k !== "agentrun.computer" && !k.startsWith("agentrun.computer."))));
 }
 
 /** The inputs as read back: what the computer is now, in the resource's own fields. */

@@ -7,7 +7,7 @@ import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { fail, ok, orThrow, type Result, ResultFailure } from "../../src/vendor/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { resourceOwner, unknownFields } from "../resource.js";
-import { claimsPath, dropClaim, readClaim, writeClaim } from "../folder-claim.js";
+import { recordsPath, dropFolderRecord, readFolderRecord, writeFolderRecord } from "../folder-record.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { z } from "zod";
 import { bindPathProblem, MOUNT_KINDS } from "../../src/vendor/mount.js";
@@ -117,12 +117,12 @@ function idOf(path: string, secretKeys: Set<string>): string {
  * Whether an earlier create of this resource, cut off after its mkdir, made the folder; else
  * the claim is written (whether this create makes it) before anything is made.
  */
-async function claimFolder(ctx: Context, path: string, secretPath: boolean): Promise<boolean> {
+async function recordFolder(ctx: Context, path: string, secretPath: boolean): Promise<boolean> {
   const owner = resourceOwner(ctx);
   if (owner === undefined) return false;
-  const prior = await readClaim(owner);
-  if (prior?.made && claimsPath(prior, path)) return true;
-  await writeClaim(owner, path, (await readFolder(path)) === undefined, secretPath);
+  const prior = await readFolderRecord(owner);
+  if (prior?.made && recordsPath(prior, path)) return true;
+  await writeFolderRecord(owner, path, (await readFolder(path)) === undefined, secretPath);
   return false;
 }
 
@@ -130,7 +130,7 @@ async function create(ctx: Context, raw: Props) {
   const { plain, secretKeys } = unwrap(raw);
   const inputs = plain as Inputs;
   const owner = ownerOf(inputs.user);
-  const madeBefore = await claimFolder(ctx, inputs.path, secretKeys.has("path"));
+  const madeBefore = await recordFolder(ctx, inputs.path, secretKeys.has("path"));
   const made = orThrow(await makeFolder(inputs.path, owner));
   const state = await readFolder(inputs.path);
   if (!state) throw new Error(`the run folder ${inputs.path} was made but is gone again`);
@@ -184,8 +184,8 @@ async function remove(ctx: Context, id: string, props: Props) {
   if (old.retainOnDelete !== true && old.made === true) orThrow(await removeFolder(path));
   // The claim goes with it, unless a replace's new folder (another path) holds it now.
   const owner = resourceOwner(ctx);
-  const claim = owner === undefined ? undefined : await readClaim(owner);
-  if (owner !== undefined && claim && claimsPath(claim, path)) await dropClaim(owner);
+  const claim = owner === undefined ? undefined : await readFolderRecord(owner);
+  if (owner !== undefined && claim && recordsPath(claim, path)) await dropFolderRecord(owner);
 }
 
 export const mount: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };

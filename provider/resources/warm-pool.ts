@@ -8,7 +8,7 @@
 // per slot, and the pool never holds more than its size; a create's pool id is kept meanwhile
 // (pool-pending.ts), so the next create fills the same pool.
 import { randomBytes } from "node:crypto";
-import { claimLabels, DECLARATION_LABEL, EPOCH_LABEL, RUN_LABEL } from "../../src/vendor/labels.js";
+import { ownerLabels, DECLARATION_LABEL, EPOCH_LABEL, RUN_LABEL } from "../../src/vendor/labels.js";
 import { clearPool, drainPool, fillPool, POOL_LABEL, poolReady, type Pool } from "../../src/fleet/pool.js";
 import { ResultFailure, orThrow } from "../../src/vendor/result.js";
 import { dropPending, readPending, writePending } from "../pool-pending.js";
@@ -112,7 +112,7 @@ async function fillTo(ctx: Context, pool: Pool, template: Props, size: number): 
 async function poolIdFor(ctx: Context, owner: string | undefined, template: Props): Promise<string> {
   const fresh = `pool-${randomBytes(8).toString("hex")}`;
   if (owner === undefined) return fresh;
-  const declaration = claimLabels(owner, template)[DECLARATION_LABEL]!;
+  const declaration = ownerLabels(owner, template)[DECLARATION_LABEL]!;
   const pending = await readPending(owner);
   if (pending?.declaration === declaration) return pending.poolId;
   if (pending) orThrow(await clearPool(await poolOf(ctx, pending.poolId, { provider: pending.provider }), { signal: bounded(ctx, STEP_MS) }));

@@ -6,7 +6,7 @@
 import { childAborted, connectFailed, daemonRefused, installDaemon } from "../vendor/agent-child/create.js";
 import { daemonDrift } from "../vendor/agent-child/drift.js";
 import { startCommand } from "../vendor/agent-child/install.js";
-import type { Claims } from "../vendor/adopt.js";
+import type { Adoption } from "../vendor/adopt.js";
 import { type CreateHooks, type Creation, failedThen } from "../vendor/create.js";
 import type { CheckedSpec, ComputerRef, Connection, CreateOptions } from "../vendor/provider.js";
 import { fail, ok, type Result } from "../vendor/result.js";
@@ -119,10 +119,10 @@ async function installAndStart(sb: DaytonaSandboxes, c: Creation<DaytonaChecked>
   return toolbox.exec(INIT_SESSION, start, "starting computerd init", signal);
 }
 
-/** Daytona's hooks for one create; check is the provider's, claims its adoption's lookups. */
+/** Daytona's hooks for one create; check is the provider's, adoption its lookups for an owner's leftovers. */
 export function daytonaHooks(
   sb: DaytonaSandboxes,
-  provider: { check(spec: CheckedSpec["spec"]): Result<CheckedSpec>; claims(): Claims },
+  provider: { check(spec: CheckedSpec["spec"]): Result<CheckedSpec>; adoption(): Adoption },
   options: CreateOptions,
 ): CreateHooks<DaytonaChecked, DaytonaMade, Connection> {
   const { signal } = options;
@@ -135,7 +135,7 @@ export function daytonaHooks(
         return fail("invalid", `the daemon at ${sb.o.daemonPath} could not be read: ${(error as Error).message}; nothing was made`, { field: "daemonPath" });
       }
     },
-    claims: provider.claims(),
+    adoption: provider.adoption(),
     make: async (c) => {
       const sandbox = await makeSandbox(sb, c);
       return sandbox.ok ? ok({ sandbox: sandbox.value }) : sandbox;

@@ -35,7 +35,7 @@ import type { DaytonaProviderOptions, Settled } from "./options.js";
 import { deadlineOf, isComputer, isGoing, networkOf, stateOf } from "./readback.js";
 import { DaytonaSandboxes, GROUPS } from "./sandboxes.js";
 import { attachedIf } from "../vendor/attach.js";
-import { createdAt, type Claims, removeEarlier } from "../vendor/adopt.js";
+import { createdAt, type Adoption, removeEarlier } from "../vendor/adopt.js";
 
 export function capabilitiesOf(settled: Pick<Settled, "autoDeleteInterval" | "sandboxClass" | "daemonUser">): Capabilities {
   return {
@@ -77,13 +77,13 @@ export class DaytonaProvider implements ComputerProvider {
   }
 
   /** Adoption's lookups: the computers of a declaration or an owner in any state but going, with Daytona's createdAt; and a delete of one. */
-  #claims(): Claims {
-    return this.#sb.claims((by, options) => this.read(by, options), this.capabilities().defaults);
+  #adoption(): Adoption {
+    return this.#sb.adoption((by, options) => this.read(by, options), this.capabilities().defaults);
   }
 
   /** The one create flow with Daytona's hooks; a sandbox an interrupted create of the same owner and spec left is adopted when whole, else deleted. */
   create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
-    return createWith(daytonaHooks(this.#sb, { check: (s) => this.check(s), claims: () => this.#claims() }, options), spec, options);
+    return createWith(daytonaHooks(this.#sb, { check: (s) => this.check(s), adoption: () => this.#adoption() }, options), spec, options);
   }
 
   // --- attach, read, list ---
@@ -239,7 +239,7 @@ export class DaytonaProvider implements ComputerProvider {
     if (how === "delete") {
       const gone = await this.#sb.deleteAndWait(read.value.id, options.signal);
       if (!gone.ok) return gone;
-      const earlier = await removeEarlier(this.#claims(), { id: read.value.id, labels: read.value.labels, created: createdAt(read.value.createdAt) });
+      const earlier = await removeEarlier(this.#adoption(), { id: read.value.id, labels: read.value.labels, created: createdAt(read.value.createdAt) });
       return earlier.ok ? ok() : earlier;
     }
     if (this.#sb.o.autoDeleteInterval === 0 || read.value.state !== "stopped") {

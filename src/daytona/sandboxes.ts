@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
 import type { Hello } from "../daemon/protocol.js";
-import { type Claims, createdAt } from "../vendor/adopt.js";
+import { type Adoption, createdAt } from "../vendor/adopt.js";
 import { type DaemonExpected } from "../vendor/agent-child/drift.js";
 import { CHILD_HOME, sha256Of } from "../vendor/agent-child/install.js";
 import { boundedBy } from "../vendor/bound.js";
@@ -98,7 +98,7 @@ export class DaytonaSandboxes {
   }
 
   /** Adoption's lookups: the computers of a declaration or an owner in any state but going, with Daytona's createdAt; and a delete of one. */
-  claims(read: Claims["read"], defaults: Claims["defaults"]): Claims {
+  adoption(read: Adoption["read"], defaults: Adoption["defaults"]): Adoption {
     return {
       list: async (labels, options) => {
         const all = await this.listAll(options.signal);

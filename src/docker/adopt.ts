@@ -5,7 +5,7 @@
 // its egress parts, and adoption removes the declaration's egress parts whose computer was never made.
 // A pool's computer a run has claimed is the run's: never adopted, never removed here.
 import type { CallOptions } from "../daemon/client.js";
-import { type Claims, removeEarlier as removeEarlierBy } from "../vendor/adopt.js";
+import { type Adoption, removeEarlier as removeEarlierBy } from "../vendor/adopt.js";
 import { declarationLabel } from "../vendor/labels.js";
 import type { ComputerRef, ComputerSpec, ReadBack, SpecDefaults } from "../vendor/provider.js";
 import { ok, type Result } from "../vendor/result.js";
@@ -84,7 +84,7 @@ function createdKey(created: unknown): string {
  * whatever the caller's signal; and, once adoption has chosen, the declaration's egress parts
  * whose computer was never made (cut off between the volume and the container).
  */
-export function dockerClaims(provider: Adopter, defaults?: SpecDefaults): Claims {
+export function dockerAdoption(provider: Adopter, defaults?: SpecDefaults): Adoption {
   return {
     list: async (labels, options) => {
       const found = await computersOf(provider.engine, labels, options);
@@ -131,5 +131,5 @@ async function removeLeftParts(
 
 /** After a delete: the owner's computers made before the one deleted (src/vendor/adopt.ts removeEarlier), with their egress parts. */
 export function removeEarlier(provider: Adopter, deleted: Inspected): Promise<Result<string[]>> {
-  return removeEarlierBy(dockerClaims(provider), { id: deleted.Id, labels: labelsOf(deleted), created: createdKey(deleted.Created) });
+  return removeEarlierBy(dockerAdoption(provider), { id: deleted.Id, labels: labelsOf(deleted), created: createdKey(deleted.Created) });
 }

@@ -9,7 +9,7 @@ import type { CreateHooks, Creation } from "../vendor/create.js";
 import { failedThen } from "../vendor/create.js";
 import type { CheckedSpec, ComputerRef, Connection, CreateOptions } from "../vendor/provider.js";
 import { fail, ok, type Result } from "../vendor/result.js";
-import type { Claims } from "../vendor/adopt.js";
+import type { Adoption } from "../vendor/adopt.js";
 import { waitUntil } from "../vendor/wait.js";
 import { openBridge } from "./bridge.js";
 import { call } from "./calls.js";
@@ -158,7 +158,7 @@ async function makeAndRead(sb: E2BSandboxes, c: Creation<E2BChecked>): Promise<R
 /** E2B's hooks for one create; check is the provider's, read its read-back (adoption's). */
 export function e2bHooks(
   sb: E2BSandboxes,
-  provider: { check(spec: CheckedSpec["spec"]): Result<CheckedSpec>; claims(): Claims },
+  provider: { check(spec: CheckedSpec["spec"]): Result<CheckedSpec>; adoption(): Adoption },
   options: CreateOptions,
 ): CreateHooks<E2BChecked, E2BMade, Connection> {
   const { signal } = options;
@@ -168,7 +168,7 @@ export function e2bHooks(
       const daemon = await sb.daemonBytes();
       return daemon.ok ? ok({ ...checked, daemon: daemon.value }) : daemon;
     },
-    claims: provider.claims(),
+    adoption: provider.adoption(),
     make: (c) => makeAndRead(sb, c),
     ready: async (c, made) => {
       const installed = await install(sb, made.sandbox, c.name, c.checked.daemon!, signal);

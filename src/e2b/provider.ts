@@ -28,7 +28,7 @@ import { createWith } from "../vendor/create.js";
 import { fail, ok, type Result } from "../vendor/result.js";
 import { boundedBy } from "../vendor/bound.js";
 import { attachedIf } from "../vendor/attach.js";
-import { createdAt, type Claims, removeEarlier } from "../vendor/adopt.js";
+import { createdAt, type Adoption, removeEarlier } from "../vendor/adopt.js";
 import { checkSpec, NETWORK_GAP } from "./check.js";
 import { BASE_TEMPLATE, ENVD_PORT } from "./constants.js";
 import { diagnose, type Diagnosis } from "./diagnose.js";
@@ -80,13 +80,13 @@ export class E2BProvider implements ComputerProvider {
   }
 
   /** Adoption's lookups: the computers with these keys, running or paused, with E2B's startedAt; and a kill of one. */
-  #claims(): Claims {
-    return this.#sb.claims((by, options) => this.read(by, options), this.capabilities().defaults);
+  #adoption(): Adoption {
+    return this.#sb.adoption((by, options) => this.read(by, options), this.capabilities().defaults);
   }
 
   /** The one create flow with E2B's hooks; a sandbox an interrupted create of the same owner and spec left is adopted when whole, else killed. */
   create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
-    return createWith(e2bHooks(this.#sb, { check: (s) => this.check(s), claims: () => this.#claims() }, options), spec, options);
+    return createWith(e2bHooks(this.#sb, { check: (s) => this.check(s), adoption: () => this.#adoption() }, options), spec, options);
   }
 
   /** The live network diagnostic (diagnose.ts). */
@@ -214,7 +214,7 @@ export class E2BProvider implements ComputerProvider {
     if (!own.ok) return fail("not_found", `${id} is not a computer of this provider (${own.why}), so it was not killed`);
     const gone = await this.#sb.killAndWait(id, options.signal);
     if (!gone.ok) return fail(gone.error.code, `release of ${own.value.name}: ${gone.error.message}`);
-    const earlier = await removeEarlier(this.#claims(), { id, labels: info.value.metadata, created: createdAt(info.value.startedAt) });
+    const earlier = await removeEarlier(this.#adoption(), { id, labels: info.value.metadata, created: createdAt(info.value.startedAt) });
     return earlier.ok ? ok() : earlier;
   }
 

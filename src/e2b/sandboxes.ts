@@ -4,7 +4,7 @@
 // back into a ref. provider.ts, make.ts, extend.ts and diagnose.ts share one of these.
 import { readFile } from "node:fs/promises";
 import type { Hello } from "../daemon/protocol.js";
-import { type Claimed, type Claims, createdAt } from "../vendor/adopt.js";
+import { type Candidate, type Adoption, createdAt } from "../vendor/adopt.js";
 import { CHILD_DAEMON, CHILD_HOME, sha256Of } from "../vendor/agent-child/install.js";
 import { daemonDrift, type DaemonExpected } from "../vendor/agent-child/drift.js";
 import { boundedBy } from "../vendor/bound.js";
@@ -178,12 +178,12 @@ export class E2BSandboxes {
   }
 
   /** Adoption's lookups: the computers with these keys, running or paused, with E2B's startedAt; and a kill of one. */
-  claims(read: Claims["read"], defaults: Claims["defaults"]): Claims {
+  adoption(read: Adoption["read"], defaults: Adoption["defaults"]): Adoption {
     return {
       list: async (metadata, options) => {
         const all = await this.listAll(metadata, options.signal);
         if (!all.ok) return all;
-        const out: Claimed[] = [];
+        const out: Candidate[] = [];
         for (const info of all.value) {
           const own = ownKeysOf(info.metadata);
           if (own.ok)

@@ -5,7 +5,7 @@ import { checkMount } from "../vendor/mount.js";
 import type { Capabilities, ComputerSpec } from "../vendor/provider.js";
 import type { Refusal } from "../vendor/result.js";
 import { isRootOrRootGroup, parseUser } from "../vendor/user.js";
-import { CLAIM_TAGS, COMPUTER_TAG, MAX_LABELS, MAX_TAGS, MIN_CPUS, MEMORY_REQUEST_MIB, OWN_TAGS } from "./constants.js";
+import { OWNER_TAGS, COMPUTER_TAG, MAX_LABELS, MAX_TAGS, MIN_CPUS, MEMORY_REQUEST_MIB, OWN_TAGS } from "./constants.js";
 
 const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind"]);
 const ROOT_NAME = /^root(:.*)?$/;
@@ -61,7 +61,7 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refus
     if (count > MAX_LABELS)
       out.push({
         field: "labels",
-        message: `a Modal computer takes at most ${MAX_LABELS} labels of its own (a sandbox keeps ${MAX_TAGS} tags: ${OWN_TAGS.length} are the provider's, and ${CLAIM_TAGS} tie it to the resource it is made for); this spec has ${count}`,
+        message: `a Modal computer takes at most ${MAX_LABELS} labels of its own (a sandbox keeps ${MAX_TAGS} tags: ${OWN_TAGS.length} are the provider's, and ${OWNER_TAGS} tie it to the resource it is made for); this spec has ${count}`,
       });
   }
 

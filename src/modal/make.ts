@@ -3,7 +3,7 @@
 // pushed on the undo stack at once), the daemon's upload, and the sandbox's read-back (poll,
 // tags, hello, the probe: sandboxes.ts's readSandbox, which read() shares) held to what was declared.
 import { abortedWords, type CreateHooks, type Creation, failedThen } from "../vendor/create.js";
-import type { Claims } from "../vendor/adopt.js";
+import type { Adoption } from "../vendor/adopt.js";
 import type { CheckedSpec, ComputerRef, CreateOptions, ReadBack } from "../vendor/provider.js";
 import { fail, ok, type Result } from "../vendor/result.js";
 import { parseUser, userText } from "../vendor/user.js";
@@ -82,10 +82,10 @@ async function makeSandbox(sb: ModalSandboxes, c: Creation<ModalChecked>): Promi
   return ok({ sandbox, tags, recorded, uploadArgv: commands.upload });
 }
 
-/** Modal's hooks for one create; check is the provider's, claims its adoption's lookups. */
+/** Modal's hooks for one create; check is the provider's, adoption its lookups for an owner's leftovers. */
 export function modalHooks(
   sb: ModalSandboxes,
-  provider: { check(spec: CheckedSpec["spec"]): Result<CheckedSpec>; claims(): Claims },
+  provider: { check(spec: CheckedSpec["spec"]): Result<CheckedSpec>; adoption(): Adoption },
   options: CreateOptions,
 ): CreateHooks<ModalChecked, ModalMade, ReadBack & { ref: ComputerRef }> {
   const { signal } = options;
@@ -100,7 +100,7 @@ export function modalHooks(
       const daemon = await sb.daemonBytes();
       return daemon.ok ? ok({ ...checked, app: app.value, daemon: daemon.value }) : daemon;
     },
-    claims: provider.claims(),
+    adoption: provider.adoption(),
     make: async (c) => {
       const made = await makeSandbox(sb, c);
       if (made.ok) sandboxId = made.value.sandbox.sandboxId;

@@ -33,7 +33,7 @@ import { helloDrift, probeNone } from "./readback.js";
 import { labelsOf } from "./tags.js";
 import { packageVersion } from "../package.js";
 import { attachedIf } from "../vendor/attach.js";
-import type { Claims } from "../vendor/adopt.js";
+import type { Adoption } from "../vendor/adopt.js";
 import { GROUPS, ModalSandboxes } from "./sandboxes.js";
 
 export type { ModalProviderOptions } from "./options.js";
@@ -77,8 +77,8 @@ export class ModalProvider implements ComputerProvider {
   }
 
   /** Adoption's lookups: the running sandboxes of a declaration (Modal reads back no creation time), and delete. */
-  #claims(): Claims {
-    return this.#sb.claims(
+  #adoption(): Adoption {
+    return this.#sb.adoption(
       (by, options) => this.read(by, options),
       (ref) => this.release(ref, "delete"),
       this.capabilities().defaults,
@@ -87,7 +87,7 @@ export class ModalProvider implements ComputerProvider {
 
   /** The one create flow with Modal's hooks; a sandbox an interrupted create of the same owner and spec left is adopted when whole, else terminated. */
   create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
-    return createWith(modalHooks(this.#sb, { check: (s) => this.check(s), claims: () => this.#claims() }, options), spec, options);
+    return createWith(modalHooks(this.#sb, { check: (s) => this.check(s), adoption: () => this.#adoption() }, options), spec, options);
   }
 
   async read(by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {

@@ -4,7 +4,7 @@
 // or tags. provider.ts and make.ts share one of these.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import type { Claims } from "../vendor/adopt.js";
+import type { Adoption } from "../vendor/adopt.js";
 import { boundedBy, untilAborted } from "../vendor/bound.js";
 import type { AttachBy, ComputerRef, NetworkReadBack, ReadBack, SpecReadBack } from "../vendor/provider.js";
 import { fail, ok, type Result } from "../vendor/result.js";
@@ -116,7 +116,7 @@ export class ModalSandboxes {
   }
 
   /** Adoption's lookups: the running sandboxes of a declaration (Modal reads back no creation time), and delete. */
-  claims(read: Claims["read"], remove: Claims["remove"], defaults: Claims["defaults"]): Claims {
+  adoption(read: Adoption["read"], remove: Adoption["remove"], defaults: Adoption["defaults"]): Adoption {
     return {
       list: async (tags, options) => {
         const found = await this.running(tags, options.signal);

@@ -1,6 +1,6 @@
 // An idempotent create, at every vendor. A computer made for an owner (the Pulumi plugin's
 // resource) carries the owner and declaration labels from its vendor's create request on
-// (labels.ts claimLabels), so no moment exists when it is there unlabelled. A create with an
+// (labels.ts ownerLabels), so no moment exists when it is there unlabelled. A create with an
 // owner first looks for computers of its declaration an interrupted create left: the first that
 // is whole (running, read back with no drift) and as declared is adopted, and every other is
 // removed. A delete then also removes the owner's computers made before the one it deletes,
@@ -12,24 +12,24 @@ import type { ComputerRef, ComputerSpec, ComputerState, ReadBack, SpecDefaults }
 import { fail, ok, type Result } from "./result.js";
 import { parseUser, userText } from "./user.js";
 
-/** A computer as a claim's lookup lists it. */
-export interface Claimed {
+/** A computer as adoption's lookup lists it: a candidate to adopt or remove. */
+export interface Candidate {
   ref: ComputerRef;
   state: ComputerState;
   /** When the vendor made it, as it reads that back (ISO 8601 in one format per vendor, so it sorts as text); absent where it reads none. */
   created?: string | undefined;
 }
 
-/** A vendor's creation time as Claimed.created takes it (ISO 8601, which sorts as text); undefined when it reads none. */
+/** A vendor's creation time as Candidate.created takes it (ISO 8601, which sorts as text); undefined when it reads none. */
 export function createdAt(at: string | Date | null | undefined): string | undefined {
   const t = at === undefined || at === null ? Number.NaN : new Date(at).getTime();
   return Number.isNaN(t) ? undefined : new Date(t).toISOString();
 }
 
 /** What adoption needs of a provider: its own lookups, so each is as cheap as the vendor allows. */
-export interface Claims {
+export interface Adoption {
   /** Every computer of this provider carrying these labels, in any state it still lists. */
-  list(labels: Record<string, string>, options: CallOptions): Promise<Result<Claimed[]>>;
+  list(labels: Record<string, string>, options: CallOptions): Promise<Result<Candidate[]>>;
   /** The computer read back whole, as read() does: the drift check and hello included. */
   read(by: { id: string }, options: CallOptions): Promise<Result<ReadBack>>;
   /** One computer removed alone, whatever the caller's signal (a removal must finish): never the owner's others, as release's delete removes. */
@@ -82,25 +82,25 @@ export function notAsDeclared(spec: ComputerSpec, read: ReadBack, defaults: Spec
  * left, adopted when whole and as declared (its ref, read back), else undefined once every such
  * computer is removed.
  */
-export async function adoptOrClear(claims: Claims, spec: ComputerSpec, owner: string, options: CallOptions = {}): Promise<Result<ComputerRef | undefined>> {
-  const found = await claims.list(declarationLabel(owner, spec), options);
+export async function adoptOrClear(adoption: Adoption, spec: ComputerSpec, owner: string, options: CallOptions = {}): Promise<Result<ComputerRef | undefined>> {
+  const found = await adoption.list(declarationLabel(owner, spec), options);
   if (!found.ok) return found;
   let adopted: ComputerRef | undefined;
   for (const candidate of found.value) {
     if (adopted === undefined && candidate.state === "running") {
-      const read = await claims.read({ id: candidate.ref.id }, options);
+      const read = await adoption.read({ id: candidate.ref.id }, options);
       if (!read.ok && read.error.code === "aborted") return read;
-      if (read.ok && read.value.state === "running" && read.value.drift.length === 0 && notAsDeclared(spec, read.value, claims.defaults) === undefined) {
+      if (read.ok && read.value.state === "running" && read.value.drift.length === 0 && notAsDeclared(spec, read.value, adoption.defaults) === undefined) {
         adopted = read.value.ref;
         continue;
       }
     }
-    const removed = await claims.remove(candidate.ref);
+    const removed = await adoption.remove(candidate.ref);
     if (!removed.ok)
       return fail(removed.error.code, `${candidate.ref.name}, left by an interrupted create of this computer, could not be removed: ${removed.error.message}`);
   }
-  if (claims.leftovers) {
-    const cleared = await claims.leftovers(spec, owner, adopted, options);
+  if (adoption.leftovers) {
+    const cleared = await adoption.leftovers(spec, owner, adopted, options);
     if (!cleared.ok) return cleared;
   }
   return ok(adopted);
@@ -112,18 +112,18 @@ export async function adoptOrClear(claims: Claims, spec: ComputerSpec, owner: st
  * computer) stays. Nothing where the deleted one has no owner or the vendor reads no creation time.
  */
 export async function removeEarlier(
-  claims: Claims,
+  adoption: Adoption,
   deleted: { id: string; labels: Record<string, string>; created: string | undefined },
 ): Promise<Result<string[]>> {
   const owner = deleted.labels[OWNER_LABEL];
   const before = deleted.created;
   if (owner === undefined || before === undefined) return ok([]);
-  const found = await claims.list({ [OWNER_LABEL]: owner }, {});
+  const found = await adoption.list({ [OWNER_LABEL]: owner }, {});
   if (!found.ok) return found;
   const removed: string[] = [];
   for (const other of found.value) {
     if (other.ref.id === deleted.id || other.created === undefined || !(other.created < before)) continue;
-    const gone = await claims.remove(other.ref);
+    const gone = await adoption.remove(other.ref);
     if (!gone.ok)
       return fail(gone.error.code, `${other.ref.name}, made for the same resource before the one deleted, could not be removed: ${gone.error.message}`);
     removed.push(other.ref.name);

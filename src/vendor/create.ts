@@ -4,8 +4,8 @@
 // hook makes goes on one undo stack, run in reverse on any failure or abort, so a failed create
 // leaves nothing behind.
 import { randomBytes } from "node:crypto";
-import { adoptOrClear, type Claims } from "./adopt.js";
-import { labelsWithClaim } from "./labels.js";
+import { adoptOrClear, type Adoption } from "./adopt.js";
+import { labelsWithOwner } from "./labels.js";
 import type { ComputerRef, ComputerSpec, CreateOptions } from "./provider.js";
 import { fail, ok, type Result, type ResultError } from "./result.js";
 import { Undo } from "./undo.js";
@@ -45,7 +45,7 @@ export interface CreateHooks<Checked, Made, Open, Prepared extends Checked = Che
   /** The vendor's reads before anything is made (a host's enforcement, a daemon's bytes), which may refuse the spec or add to what check learned. */
   prepare?(checked: Checked, options: CreateOptions): Promise<Result<Prepared>>;
   /** The owner's lookups, for adopting what an interrupted create left (absent: a vendor with no owner labels). */
-  claims?: Claims;
+  adoption?: Adoption;
   /** A name of the vendor's own (default computer-<12 hex digits>). */
   name?(): string;
   /** Makes the computer, pushing an undo for each part as it is made. */
@@ -96,7 +96,7 @@ export async function createWith<Checked, Made, Open, Prepared extends Checked =
     name,
     started,
     deadline: new Date(started + spec.lifetimeMs).toISOString(),
-    labels: labelsWithClaim(spec, options.owner),
+    labels: labelsWithOwner(spec, options.owner),
     undo: new Undo(),
     signal: options.signal,
   };
@@ -125,8 +125,8 @@ async function beforeMake<Checked, Made, Open, Prepared extends Checked>(
     if (!prepared.ok) return prepared;
     checked = prepared.value;
   }
-  if (options.owner !== undefined && hooks.claims) {
-    const adopted = await adoptOrClear(hooks.claims, spec, options.owner, options);
+  if (options.owner !== undefined && hooks.adoption) {
+    const adopted = await adoptOrClear(hooks.adoption, spec, options.owner, options);
     if (!adopted.ok) return adopted;
     if (adopted.value) return ok({ adopted: adopted.value });
   }

@@ -5,7 +5,7 @@ import { fail, ok, type Refusal, type Result } from "./result.js";
 
 /** The run's id. */
 export const RUN_LABEL = "agentrun.run";
-/** The claim epoch of the runner that made the computer, in decimal. */
+/** The epoch of the run's claim (a RunEpoch's) that made the computer, in decimal. */
 export const EPOCH_LABEL = "agentrun.epoch";
 
 /** Who a computer was made for (a Pulumi resource: its stack's folder and URN), hashed. */
@@ -75,33 +75,33 @@ export function ownerLabel(owner: string): Record<string, string> {
  * and the declaration (the owner with the spec it was made from). Both are hashes, so neither a
  * path nor a secret in the spec reaches a label.
  */
-export function claimLabels(owner: string, spec: unknown): Record<string, string> {
+export function ownerLabels(owner: string, spec: unknown): Record<string, string> {
   const ownerHash = hash(owner);
   return { [OWNER_LABEL]: ownerHash, [DECLARATION_LABEL]: hash(`${ownerHash}\0${canonical(spec)}`) };
 }
 
 /** The declaration label alone: what adoption looks a computer of this owner and spec up by. */
 export function declarationLabel(owner: string, spec: unknown): Record<string, string> {
-  return { [DECLARATION_LABEL]: claimLabels(owner, spec)[DECLARATION_LABEL]! };
+  return { [DECLARATION_LABEL]: ownerLabels(owner, spec)[DECLARATION_LABEL]! };
 }
 
-/** The labels a create writes: the spec's own, with the two claim labels when made for an owner. */
-export function labelsWithClaim(spec: { labels?: Record<string, string> | undefined }, owner: string | undefined): Record<string, string> {
-  return owner === undefined ? { ...spec.labels } : { ...spec.labels, ...claimLabels(owner, spec) };
+/** The labels a create writes: the spec's own, with the two owner labels when made for an owner. */
+export function labelsWithOwner(spec: { labels?: Record<string, string> | undefined }, owner: string | undefined): Record<string, string> {
+  return owner === undefined ? { ...spec.labels } : { ...spec.labels, ...ownerLabels(owner, spec) };
 }
 
-/** The labels without the two claim labels: what a caller declared. */
-export function withoutClaim(labels: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(labels).filter(([k]) => !isClaimLabel(k)));
+/** The labels without the two owner labels: what a caller declared. */
+export function withoutOwner(labels: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels).filter(([k]) => !isOwnerLabel(k)));
 }
 
 /** True for the owner and declaration labels, which only a create for an owner writes. */
-export function isClaimLabel(key: string): boolean {
+export function isOwnerLabel(key: string): boolean {
   return key === OWNER_LABEL || key === DECLARATION_LABEL;
 }
 
-/** A spec's label that is a claim label, refused in words. */
-export function claimRefusal(key: string): Refusal {
+/** A spec's label that is an owner label, refused in words. */
+export function ownerLabelRefusal(key: string): Refusal {
   return { field: "labels", message: `the label ${key} is the provider's own (it ties a computer to the resource it was made for); choose another key` };
 }
 
@@ -115,8 +115,8 @@ export function labelRefusals(labels: unknown, namespace: string): Refusal[] {
   for (const [key, value] of Object.entries(labels)) {
     if (key.length === 0 || key.includes("\0") || key.includes("=") || /\s/.test(key)) {
       out.push({ field: "labels", message: "a label's key is a non-empty string with no NUL, = or space" });
-    } else if (isClaimLabel(key)) {
-      out.push(claimRefusal(key));
+    } else if (isOwnerLabel(key)) {
+      out.push(ownerLabelRefusal(key));
     } else if (key === namespace || key.startsWith(`${namespace}.`)) {
       out.push({ field: "labels", message: `the label ${key} is in the provider's own namespace (${namespace}); choose another key` });
     }

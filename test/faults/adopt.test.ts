@@ -3,7 +3,7 @@
 // one that is not whole, and a delete removes the owner's computers made before it.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { DECLARATION_LABEL, OWNER_LABEL, claimLabels, ownerLabel } from "../../src/vendor/labels.js";
+import { DECLARATION_LABEL, OWNER_LABEL, ownerLabels, ownerLabel } from "../../src/vendor/labels.js";
 import { cleanup, docker, provider, spec, testLabel, withLabel } from "../integration/docker-helpers.js";
 
 const SMALL = { cpus: 0.5, memoryMb: 256, pids: 128 };
@@ -23,7 +23,7 @@ describe("a create with an owner", () => {
     made.track(ref.value.name);
     const read = JSON.parse(docker("inspect", "--format", "{{json .Config.Labels}}", ref.value.name)) as Record<string, string>;
     expect(read[OWNER_LABEL]).toBe(ownerLabel(who)[OWNER_LABEL]);
-    expect(read[DECLARATION_LABEL]).toBe(claimLabels(who, s)[DECLARATION_LABEL]);
+    expect(read[DECLARATION_LABEL]).toBe(ownerLabels(who, s)[DECLARATION_LABEL]);
     expect(JSON.stringify(read)).not.toContain("urn:pulumi");
   }, 180_000);
 

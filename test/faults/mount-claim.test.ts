@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { dropClaim, readClaim, writeClaim } from "../../provider/folder-claim.js";
+import { dropFolderRecord, readFolderRecord, writeFolderRecord } from "../../provider/folder-record.js";
 import { resourceOwner } from "../../provider/resource.js";
 import { mount } from "../../provider/resources/mount.js";
 import { testContext } from "../support/context.js";
@@ -32,14 +32,14 @@ describe("a Mount whose create was cut off after its mkdir", () => {
     const ctx = step();
     const path = join(base, "run");
     // What the cut-off create left: its claim (the folder was not there), then the folder.
-    await writeClaim(resourceOwner(ctx)!, path, true, false);
+    await writeFolderRecord(resourceOwner(ctx)!, path, true, false);
     await mkdir(path, { mode: 0o700 });
     const checked = await mount.check(ctx, {}, { path, user: "1000:1000" });
     const made = await mount.create(ctx, checked.inputs!);
     expect(made.outs?.made).toBe(true);
     await mount.delete(ctx, made.id, made.outs!);
     expect(await there(path)).toBe(false);
-    expect(await readClaim(resourceOwner(ctx)!)).toBeUndefined();
+    expect(await readFolderRecord(resourceOwner(ctx)!)).toBeUndefined();
   });
 
   test("a folder that was there before its first create stays the user's", async () => {
@@ -53,15 +53,15 @@ describe("a Mount whose create was cut off after its mkdir", () => {
     expect(again.outs?.made).toBe(false);
     await mount.delete(ctx, again.id, again.outs!);
     expect(await there(path)).toBe(true);
-    expect(await readClaim(resourceOwner(ctx)!)).toBeUndefined();
+    expect(await readFolderRecord(resourceOwner(ctx)!)).toBeUndefined();
   });
 
   test("a secret path's claim keeps only its hash", async () => {
     const ctx = step();
     const path = join(base, `secret-${randomBytes(6).toString("hex")}`);
-    await writeClaim(resourceOwner(ctx)!, path, true, true);
-    const claim = await readClaim(resourceOwner(ctx)!);
-    await dropClaim(resourceOwner(ctx)!);
+    await writeFolderRecord(resourceOwner(ctx)!, path, true, true);
+    const claim = await readFolderRecord(resourceOwner(ctx)!);
+    await dropFolderRecord(resourceOwner(ctx)!);
     expect(JSON.stringify(claim)).not.toContain(path);
     expect(claim?.made).toBe(true);
   });

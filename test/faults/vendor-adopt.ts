@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { claimLabels, DECLARATION_LABEL, OWNER_LABEL, ownerLabel } from "../../src/vendor/labels.js";
+import { ownerLabels, DECLARATION_LABEL, OWNER_LABEL, ownerLabel } from "../../src/vendor/labels.js";
 import type { ComputerProvider, ComputerRef, ComputerSpec } from "../../src/vendor/provider.js";
 import { orThrow } from "../../src/vendor/result.js";
 
@@ -52,8 +52,8 @@ export function adoptionStory(vendor: string, c: AdoptionCase): void {
         made.first = orThrow(await c.provider().create(c.spec, { owner }));
         const labels = await c.labelsMade(made.first.id);
         expect({ owner: labels[OWNER_LABEL], declaration: labels[DECLARATION_LABEL] }).toEqual({
-          owner: claimLabels(owner, c.spec)[OWNER_LABEL],
-          declaration: claimLabels(owner, c.spec)[DECLARATION_LABEL],
+          owner: ownerLabels(owner, c.spec)[OWNER_LABEL],
+          declaration: ownerLabels(owner, c.spec)[DECLARATION_LABEL],
         });
         const read = orThrow(await c.provider().read!({ id: made.first.id }));
         expect({ state: read.state, drift: read.drift }).toEqual({ state: "running", drift: [] });

@@ -93,7 +93,7 @@ describe("createWith", () => {
       spec: { image: "img", user: "1000:1000", network: "none", deadline: new Date(Date.now() + 30_000).toISOString() },
     };
     const read: ReadBack = { ref: leftover, state: "running", labels: { run: "r1" }, drift: [] };
-    hooks.claims = {
+    hooks.adoption = {
       list: async () => ok([{ ref: leftover, state: "running" }]),
       read: async () => ok(read),
       remove: async () => ok(),
@@ -103,7 +103,7 @@ describe("createWith", () => {
     expect(adopted).toEqual({ ok: true, value: leftover });
     expect(log).toEqual(["prepare"]);
 
-    hooks.claims.list = async () => ok([]);
+    hooks.adoption.list = async () => ok([]);
     const made: Result<ComputerRef> = await createWith(hooks, spec, { owner: "stack/urn" });
     expect(made.ok).toBe(true);
     const labels = JSON.parse(
@@ -134,7 +134,7 @@ describe("createWith", () => {
   it("clears the leftovers a claim names once adoption has chosen, the adopted one told", async () => {
     const { hooks } = vendor();
     const cleared: Array<string | undefined> = [];
-    hooks.claims = {
+    hooks.adoption = {
       list: async () => ok([]),
       read: async () => fail("not_found", "gone"),
       remove: async () => ok(),
@@ -143,7 +143,7 @@ describe("createWith", () => {
     };
     expect((await createWith(hooks, spec, { owner: "stack/urn" })).ok).toBe(true);
     expect(cleared).toEqual(["stack/urn undefined"]);
-    hooks.claims.leftovers = async () => fail("failed", "the egress volume could not be removed");
+    hooks.adoption.leftovers = async () => fail("failed", "the egress volume could not be removed");
     const refused = await createWith(hooks, spec, { owner: "stack/urn" });
     expect(refused.ok ? "" : refused.error.message).toBe("the egress volume could not be removed");
   });

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { dropPending, readPending, writePending } from "../../provider/pool-pending.js";
 import { resourceOwner } from "../../provider/resource.js";
 import { warmPool } from "../../provider/resources/warm-pool.js";
-import { claimLabels, DECLARATION_LABEL, OWNER_LABEL, ownerLabel, RUN_LABEL } from "../../src/vendor/labels.js";
+import { ownerLabels, DECLARATION_LABEL, OWNER_LABEL, ownerLabel, RUN_LABEL } from "../../src/vendor/labels.js";
 import { clearPool, fillPool, POOL_LABEL, slotOwner } from "../../src/fleet/pool.js";
 import type { ComputerInfo, ComputerProvider, ComputerRef, ComputerSpec, CreateOptions } from "../../src/vendor/provider.js";
 import { ok } from "../../src/vendor/result.js";
@@ -123,7 +123,7 @@ describe("a WarmPool's create", () => {
 
   test("fills the pool a cut-off create of the same template was filling, then drops its record", async () => {
     const { m, ctx, owner } = step();
-    await writePending(owner, { poolId: POOL, declaration: claimLabels(owner, template)[DECLARATION_LABEL]!, provider: "memory" });
+    await writePending(owner, { poolId: POOL, declaration: ownerLabels(owner, template)[DECLARATION_LABEL]!, provider: "memory" });
     // What the cut-off fill made ready: kept, and only the rest made.
     m.add({ [POOL_LABEL]: POOL, ...ownerLabel(slotOwner(owner, POOL, 0)) }, "pool-aaaaaaaaaaaa");
     const made = await warmPool.create(ctx, { size: 2, template });
@@ -135,7 +135,7 @@ describe("a WarmPool's create", () => {
 
   test("makes a new pool when the cut-off one was declared otherwise, and clears that one", async () => {
     const { m, ctx, owner } = step();
-    await writePending(owner, { poolId: POOL, declaration: claimLabels(owner, { ...template, image: "other" })[DECLARATION_LABEL]!, provider: "memory" });
+    await writePending(owner, { poolId: POOL, declaration: ownerLabels(owner, { ...template, image: "other" })[DECLARATION_LABEL]!, provider: "memory" });
     m.add({ [POOL_LABEL]: POOL }, "pool-aaaaaaaaaaaa");
     const made = await warmPool.create(ctx, { size: 1, template });
     expect(made.id).not.toBe(POOL);

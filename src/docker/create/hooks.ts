@@ -4,7 +4,7 @@
 import type { CreateHooks, CreateStep } from "../../vendor/create.js";
 import type { CheckedSpec, ComputerSpec, SpecDefaults } from "../../vendor/provider.js";
 import type { Result } from "../../vendor/result.js";
-import { dockerClaims } from "../adopt.js";
+import { dockerAdoption } from "../adopt.js";
 import type { DockerContext } from "../context.js";
 import { readComputer } from "../read.js";
 import { prepare, type Prepared } from "./prepare.js";
@@ -28,7 +28,7 @@ export function dockerHooks(
   return {
     check,
     prepare: (checked, options) => prepare(context, checked, options),
-    claims: dockerClaims({ engine: context.engine, read: (by, options) => readComputer(context, by, options) }, defaults),
+    adoption: dockerAdoption({ engine: context.engine, read: (by, options) => readComputer(context, by, options) }, defaults),
     make: (creation) => run(context, creation),
     connect: (creation, made) => readBack(context, creation, made),
     verify: (creation, made, opened) => verify(context, creation, made, opened),

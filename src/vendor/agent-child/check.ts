@@ -4,7 +4,7 @@
 // network is none alone until a proxy carries traffic out of the daemon's own network. A user or
 // workdir is refused unless it is the daemon's own (capabilities().defaults), which a host that
 // fills in a provider's defaults (the Pulumi resource) passes back.
-import { claimRefusal, isClaimLabel } from "../labels.js";
+import { ownerLabelRefusal, isOwnerLabel } from "../labels.js";
 import { checkLifetime } from "../lifetime.js";
 import { checkMount } from "../mount.js";
 import type { Capabilities, ComputerSpec } from "../provider.js";
@@ -58,7 +58,7 @@ export function checkChildSpec(spec: ComputerSpec, capabilities: Capabilities, w
     } else {
       for (const [key, value] of Object.entries(spec.labels)) {
         if (key.length === 0 || key.includes("\0")) out.push({ field: "labels", message: "a label's key is a non-empty string with no NUL" });
-        else if (isClaimLabel(key)) out.push(claimRefusal(key));
+        else if (isOwnerLabel(key)) out.push(ownerLabelRefusal(key));
         else if (key === words.ownLabel || key.startsWith(`${words.ownLabel}.`)) {
           out.push({ field: "labels", message: `the label ${key} is in the provider's own namespace (${words.ownLabel}); choose another key` });
         }
