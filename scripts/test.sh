@@ -31,10 +31,10 @@ read -r go_pass go_fail <"$out/go.counts"
 say "conformance on Docker: the whole suite, and --kind desktop beside it with the desktop fixture; on the Daytona fake beside them"
 set +e
 # Daytona's run needs its fake (a loopback server over root containers), which the test file starts.
-DAYTONA_CONFORMANCE_OUT="$out/conformance-daytona.txt" npx vitest run test/integration/daytona-conformance.test.ts >"$out/daytona-vitest.txt" 2>&1 &
+DAYTONA_CONFORMANCE_OUT="$out/conformance-daytona.txt" npx vitest run test/docker/daytona-conformance.test.ts >"$out/daytona-vitest.txt" 2>&1 &
 day_pid=$!
 # E2B's run needs its Docker-backed fake (a stand-in envd built first), which the test file holds.
-E2B_CONFORMANCE_OUT="$out/conformance-e2b.txt" npx vitest run test/integration/e2b-conformance.test.ts >"$out/e2b-vitest.txt" 2>&1 &
+E2B_CONFORMANCE_OUT="$out/conformance-e2b.txt" npx vitest run test/docker/e2b-conformance.test.ts >"$out/e2b-vitest.txt" 2>&1 &
 e2b_pid=$!
 node dist/src/conformance/cli.js --provider docker >"$out/conformance.txt" 2>&1 &
 conf_pid=$!
@@ -46,7 +46,7 @@ wait "$day_pid"; day_rc=$?
 wait "$e2b_pid"; e2b_rc=$?
 # Modal on the Docker-backed fake: its sandboxes carry a run label only this run's do, and go by it.
 modal_run="ci-$(date +%s)-$$"
-AGENTRUN_MODAL_FAKE_RUN="$modal_run" node dist/src/conformance/cli.js --provider ./dist/test/fakes/modal-conformance.js >"$out/conformance-modal.txt" 2>&1
+AGENTRUN_MODAL_FAKE_RUN="$modal_run" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-modal-conformance.js >"$out/conformance-modal.txt" 2>&1
 modal_rc=$?
 left="$(docker ps -aq --filter "label=agentrun.test.modal-fake=$modal_run")"
 [ -z "$left" ] || docker rm --force $left >/dev/null
@@ -77,7 +77,7 @@ fi
 
 say "vitest"
 set +e
-npx vitest run --exclude test/integration/daytona-conformance.test.ts --exclude test/integration/e2b-conformance.test.ts --reporter=default --reporter=json --outputFile.json="$out/vitest.json" "$@"; vt_rc=$?
+npx vitest run --exclude test/docker/daytona-conformance.test.ts --exclude test/docker/e2b-conformance.test.ts --reporter=default --reporter=json --outputFile.json="$out/vitest.json" "$@"; vt_rc=$?
 set -e
 read -r vt_pass vt_fail < <(node -e '
   const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));

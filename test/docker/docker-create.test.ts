@@ -1,0 +1,175 @@
+// create on the real engine: every hardening flag read back by docker inspect, and from inside
+// the computer every capability set zero and NoNewPrivs 1; connect, attach, list, network and
+// release on the same computer.
+import { describe, expect, it } from "vitest";
+import { cleanup, docker, IMAGE, provider, spec, testLabel, withLabel } from "../support/docker-helpers.js";
+
+const made = cleanup();
+
+function text(b64: string): string {
+  return Buffer.from(b64, "base64").toString("utf8");
+}
+
+describe("a Docker computer, made here", () => {
+  it("is hardened as the spec says, read back by docker inspect and from inside", async () => {
+    const docker_ = provider();
+    const labels = testLabel();
+    const result = await docker_.create(spec({ labels }));
+    if (result.ok) made.track(result.value.name);
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    if (!result.ok) return;
+    const ref = result.value;
+    expect(ref.name).toMatch(/^computer-[0-9a-f]{12}$/);
+    expect(ref.spec).toMatchObject({ image: IMAGE, user: "1000:1000", network: "none", cpus: 2, memoryMb: 4096, pids: 1024, workdir: "/work", kind: "linux" });
+
+    const [inspected] = JSON.parse(docker("inspect", ref.name)) as Array<{ HostConfig: Record<string, unknown>; Config: Record<string, unknown> }>;
+    const host = inspected!.HostConfig;
+    expect(host.CapDrop).toEqual(["ALL"]);
+    expect(host.CapAdd).toBeNull();
+    expect(host.Privileged).toBe(false);
+    expect(host.SecurityOpt).toEqual(["no-new-privileges"]);
+    expect(host.IpcMode).toBe("private");
+    expect(host.CgroupnsMode).toBe("private");
+    expect(host.NetworkMode).toBe("none");
+    expect(host.CpuPeriod).toBe(100000);
+    expect(host.CpuQuota).toBe(200000);
+    expect(host.Memory).toBe(4096 * 1024 * 1024);
+    expect(host.MemorySwap).toBe(4096 * 1024 * 1024);
+    expect(host.PidsLimit).toBe(1024);
+    expect(host.RestartPolicy).toMatchObject({ Name: "no" });
+    expect(host.Tmpfs).toEqual({
+      "/run/agentrun": "uid=1000,gid=1000,mode=0700,noexec,nosuid,nodev,size=1m",
+      "/work": "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=2048m",
+    });
+    expect(host.Mounts).toEqual([
+      expect.objectContaining({ Type: "bind", Target: "/opt/agentrun/computerd", ReadOnly: true, Source: expect.stringMatching(/\/computerd-[0-9a-f]{64}$/) }),
+    ]);
+    expect(inspected!.Config).toMatchObject({
+      User: "1000:1000",
+      WorkingDir: "/work",
+      Entrypoint: ["/opt/agentrun/computerd"],
+      Cmd: ["init", "--deadline", ref.spec!.deadline],
+      Labels: expect.objectContaining({ "agentrun.computer": "1", "agentrun.computer.deadline": ref.spec!.deadline, ...labels }),
+    });
+    expect(inspected!.Config.Env).toContain("HOME=/work");
+
+    const connected = await docker_.connect(ref);
+    expect(connected.ok).toBe(true);
+    if (!connected.ok) return;
+    try {
+      expect(connected.value.hello).toMatchObject({ version: docker_.version, os: "linux", kind: "linux", arch: "amd64" });
+      const ran = await connected.value.client.call("exec.run", {
+        argv: [
+          "sh",
+          "-c",
+          "id -u; id -g; grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status; stat -c '%a %u:%g' /work /run/agentrun; echo $HOME; pwd; cat /proc/1/cmdline | tr '\\0' ' '",
+        ],
+        timeoutMs: 10_000,
+      });
+      const lines = text(ran.stdout).trim().split("\n");
+      expect(lines.slice(0, 2)).toEqual(["1000", "1000"]);
+      for (const set of ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"]) expect(lines).toContain(`${set}:\t0000000000000000`);
+      expect(lines).toContain("NoNewPrivs:\t1");
+      // /work and /run/agentrun, each the user's alone (init narrows /work: see src/docker/home.ts)
+      expect(lines.filter((l) => l === "700 1000:1000")).toHaveLength(2);
+      expect(lines).toContain("/work");
+      expect(lines.at(-1)).toBe(`/opt/agentrun/computerd init --deadline ${ref.spec!.deadline}`);
+      // The daemon cannot be written, and / is not the user's.
+      const denied = await connected.value.client.call("exec.run", {
+        argv: ["sh", "-c", "echo x > /opt/agentrun/computerd; echo x > /etc/x"],
+        timeoutMs: 10_000,
+      });
+      expect(text(denied.stderr)).toMatch(/Read-only file system|Permission denied/);
+      expect(denied.exitCode).not.toBe(0);
+    } finally {
+      await connected.value.close();
+    }
+
+    expect(await docker_.network(ref)).toEqual({ ok: true, value: "none" });
+    expect(await docker_.network(ref, "none")).toEqual({ ok: true, value: "none" });
+    const moved = await docker_.network(ref, "open");
+    expect(moved).toMatchObject({ ok: false, error: { code: "unsupported" } });
+    expect(docker("inspect", "--format", "{{.HostConfig.NetworkMode}}", ref.name)).toBe("none");
+
+    const attached = await docker_.attach({ id: ref.name });
+    expect(attached).toEqual({ ok: true, value: ref });
+    expect(await docker_.attach({ id: ref.id })).toEqual({ ok: true, value: ref });
+    expect(await docker_.attach({ labels })).toEqual({ ok: true, value: ref });
+
+    const listed = await docker_.list(labels);
+    expect(listed.ok && listed.value).toEqual([
+      {
+        ref: { id: ref.id, name: ref.name, provider: "docker" },
+        labels: expect.objectContaining(labels),
+        deadline: new Date(ref.spec!.deadline!),
+        state: "running",
+        network: "none",
+      },
+    ]);
+
+    const tested = await docker_.testConnection();
+    expect(tested.ok && tested.value.detail).toMatch(/^Docker answers; \d+ computers? of this provider$/);
+
+    expect(await docker_.release(ref, "stop")).toEqual({ ok: true, value: undefined });
+    const stopped = await docker_.list(labels);
+    expect(stopped.ok && stopped.value[0]?.state).toBe("stopped");
+    // A stopped computer is checked by inspect alone, and read back with no kind.
+    const again = await docker_.attach({ id: ref.name });
+    expect(again.ok && again.value.spec?.kind).toBeUndefined();
+    expect(await docker_.release(ref, "delete")).toEqual({ ok: true, value: undefined });
+    expect(withLabel(labels)).toEqual([]);
+    expect(await docker_.release(ref, "delete")).toEqual({ ok: true, value: undefined });
+    expect(await docker_.attach({ id: ref.name })).toMatchObject({ ok: false, error: { code: "not_found" } });
+  });
+
+  it("runs an open computer on the default bridge alone, with its own sizes, as root when the spec asks", async () => {
+    const docker_ = provider();
+    const result = await docker_.create(spec({ network: "open", cpus: 0.5, memoryMb: 256, pids: 64, user: "0" }));
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    if (!result.ok) return;
+    made.track(result.value.name);
+    expect(result.value.spec).toMatchObject({ network: "open", cpus: 0.5, memoryMb: 256, pids: 64, user: "0:0" });
+    expect(await docker_.network(result.value)).toEqual({ ok: true, value: "open" });
+    const connected = await docker_.connect(result.value);
+    if (!connected.ok) throw new Error(connected.error.message);
+    const ran = await connected.value.client.call("exec.run", {
+      argv: ["sh", "-c", "id -u; grep -E '^CapEff' /proc/self/status; df -m /work | tail -n1"],
+      timeoutMs: 10_000,
+    });
+    await connected.value.close();
+    const out = text(ran.stdout);
+    expect(out).toMatch(/^0\nCapEff:\t0000000000000000\n/);
+    expect(out).toMatch(/\s128\s/); // /work holds half of 256 MiB
+  });
+
+  it("finds by labels only one computer: none is not_found, two are invalid", async () => {
+    const docker_ = provider();
+    const labels = testLabel();
+    expect(await docker_.attach({ labels })).toMatchObject({ ok: false, error: { code: "not_found" } });
+    const [a, b] = await Promise.all([docker_.create(spec({ labels })), docker_.create(spec({ labels }))]);
+    for (const r of [a, b]) if (r?.ok) made.track(r.value.name);
+    expect(a?.ok && b?.ok).toBe(true);
+    const both = await docker_.attach({ labels });
+    expect(both).toMatchObject({ ok: false, error: { code: "invalid" } });
+    if (!both.ok) expect(both.error.message).toMatch(/^2 computers match the labels agentrun\.test=/);
+  });
+
+  it("refuses an image the host does not have, pulling nothing and leaving nothing", async () => {
+    const labels = testLabel();
+    const result = await provider().create(spec({ labels, image: "agentrun-no-such-image:1" }));
+    if (result.ok) made.track(result.value.name);
+    expect(result).toMatchObject({ ok: false, error: { code: "not_found", field: "image" } });
+    if (!result.ok) expect(result.error.message).toMatch(/^the image agentrun-no-such-image:1 is not on this Docker host, and create pulls nothing/);
+    expect(withLabel(labels)).toEqual([]);
+  });
+
+  it("does not count a container that is not a computer", async () => {
+    const docker_ = provider();
+    const name = made.track(`computer-${Math.random().toString(16).slice(2, 14).padEnd(12, "0")}`);
+    docker("create", "--name", name, IMAGE, "true");
+    expect(await docker_.attach({ id: name })).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(await docker_.network({ id: name, name, provider: "docker" })).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(await docker_.release({ id: name, name, provider: "docker" }, "delete")).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(docker("inspect", "--format", "{{.Name}}", name)).toBe(`/${name}`);
+  });
+});
