@@ -2,7 +2,7 @@
 // a tracker that removes every computer a test made by its exact name, pass or fail.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { afterEach } from "vitest";
+import { afterAll, afterEach } from "vitest";
 import { DockerProvider, type DockerProviderOptions } from "../../src/docker/provider.js";
 import type { ComputerSpec } from "../../src/vendor/provider.js";
 import { toolchain as readToolchain } from "./toolchain.js";
@@ -24,10 +24,13 @@ export function spec(extra: Partial<ComputerSpec> = {}): ComputerSpec {
   return { image: IMAGE, lifetimeMs: 600_000, network: "none", ...extra };
 }
 
-/** Names of containers to remove after each test, by exact name. */
-export function cleanup(): { track(name: string): string } {
+/**
+ * Names of containers to remove by exact name, pass or fail: after each test, or (`"all"`, for a
+ * computer the tests of one describe share) after the last test of the describe it is called in.
+ */
+export function cleanup(after: "each" | "all" = "each"): { track(name: string): string } {
   const names = new Set<string>();
-  afterEach(() => {
+  (after === "each" ? afterEach : afterAll)(() => {
     for (const name of names) execFileSync("docker", ["rm", "--force", "--volumes", name], { stdio: "ignore" });
     names.clear();
   });
