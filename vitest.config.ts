@@ -1,13 +1,29 @@
 import { defineConfig } from "vitest/config";
 
-// One run holds every suite: unit (test/unit), integration against the real Docker engine
-// (test/integration) and end to end through the real Pulumi engine (test/e2e). Docker and
-// Pulumi suites are slow by nature, so their own timeouts are set per test where they wait.
+// The suites by what a test needs, one vitest project each (`vitest run --project <name>`):
+// - unit (test/unit): Node alone, no Docker engine, no build, no Pulumi: `npm run test:unit`.
+// - docker (test/docker): a real Docker engine and the set-up's build (dist/, dist/toolchain.json).
+// - pulumi (test/pulumi): the real Pulumi engine (the CLI the set-up built) on the real Docker engine.
+// - live (test/live): live vendors, each skipped in words without its settings.
+// Fakes and helpers are in test/support. `npm test` (scripts/test.sh) runs every project. Docker and
+// Pulumi tests are slow by nature, so their own timeouts are set per test where they wait.
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    projects: [
+      // Threads, one per core: the unit files share nothing outside their worker, and a thread
+      // starts in a fraction of a forked process's time and memory. A project with workers of its
+      // own runs in a group of its own: in a whole run, the unit files first, then the rest.
+      {
+        extends: true,
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], pool: "threads", maxWorkers: "100%", sequence: { groupOrder: 0 } },
+      },
+      ...["docker", "pulumi", "live"].map((name) => ({
+        extends: true,
+        test: { name, include: [`test/${name}/**/*.test.ts`], sequence: { groupOrder: 1 } },
+      })),
+    ],
   },
 });

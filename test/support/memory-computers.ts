@@ -1,7 +1,10 @@
-// An in-memory vendor for the conformance runner's own tests: computers are entries in a map, a
-// connection's client answers hello, ping, files.mkdir and the exec.run lines the cases send from
-// recorded outputs (a status with no capability, /proc/net/dev with lo alone, a probe line), and
-// every fault a test needs is one option. Nothing here reaches a network.
+// The in-memory vendor every test without a real one uses (the conformance runner's, the janitor's,
+// the RunEpoch resource's and the plugin's functions'): computers are entries in a map, a
+// connection's client answers hello, ping, files.mkdir and the exec.run lines the conformance cases
+// send from recorded outputs (a status with no capability, /proc/net/dev with lo alone, a probe
+// line), and every fault a test needs is one option or field (a release that fails by name, one a
+// test aborts). JANITOR_VENDOR is a vendor whose computers the janitor ends, as Docker's are.
+// Nothing here reaches a network.
 import { CallError, type CallOptions, type ComputerClient } from "../../src/daemon/client.js";
 import { checkLifetime } from "../../src/vendor/lifetime.js";
 import type { Hello } from "../../src/daemon/protocol.js";
@@ -59,7 +62,8 @@ export type ExecAnswer = { exitCode?: number; stdout?: string; stderr?: string }
 interface Computer {
   ref: ComputerRef;
   labels: Record<string, string>;
-  deadline: Date;
+  /** Undefined: a computer without its deadline label. */
+  deadline: Date | undefined;
   state: "running" | "stopped";
   network: NetworkReadBack;
 }
@@ -84,7 +88,16 @@ export interface MemoryOptions {
   exec?: (argv: string[]) => ExecAnswer | undefined;
   /** The vendor's store, shared by a provider and its drifted twin. */
   store?: Map<string, Computer>;
+  /** Who ends a computer at its deadline (default the vendor). */
+  lifetime?: Capabilities["lifetime"];
+  /** The longest lifetime it takes (default a day). */
+  maxLifetimeMs?: number;
+  /** The releases it takes (default delete alone). */
+  release?: ReleaseHow[];
 }
+
+/** A vendor whose computers the janitor ends at their deadline, as Docker's: 30 days at most, stop or delete. */
+export const JANITOR_VENDOR: MemoryOptions = { lifetime: "janitor", maxLifetimeMs: 30 * 86_400_000, release: ["stop", "delete"] };
 
 class MemoryClient implements ComputerClient {
   constructor(
@@ -143,6 +156,12 @@ export class MemoryComputers implements ComputerProvider {
   /** Every request any connection sent. */
   readonly sent: Array<{ method: string; params: unknown }> = [];
   readonly released: string[] = [];
+  /** Labels of every list call. */
+  readonly listed: Array<Record<string, string> | undefined> = [];
+  /** Names whose release fails, with the words it fails with. */
+  readonly failing = new Map<string, string>();
+  /** Called before each release: a test aborts here. */
+  onRelease: (name: string) => void = () => {};
   #next = 1;
 
   constructor(readonly options: MemoryOptions = {}) {
@@ -157,13 +176,20 @@ export class MemoryComputers implements ComputerProvider {
       os: "linux",
       daemon: this.options.daemon ?? "pid1",
       groups: this.options.groups ?? ["exec", "files", "processes"],
-      lifetime: "vendor",
-      maxLifetimeMs: 86_400_000,
+      lifetime: this.options.lifetime ?? "vendor",
+      maxLifetimeMs: this.options.maxLifetimeMs ?? 86_400_000,
       network: ["none"],
-      release: ["delete"],
+      release: this.options.release ?? ["delete"],
     };
     if (this.options.vendorAgentPorts) caps.vendorAgentPorts = this.options.vendorAgentPorts;
     return caps;
+  }
+
+  /** A computer with labels, as if made earlier; a null deadline is a missing deadline label. */
+  add(labels: Record<string, string>, deadline: Date | null = new Date(Date.now() + 600_000), state: Computer["state"] = "running"): string {
+    const name = `computer-${String(this.#next++).padStart(12, "0")}`;
+    this.store.set(name, { ref: { id: name, name, provider: this.id }, labels, deadline: deadline ?? undefined, state, network: "none" });
+    return name;
   }
 
   #hello(): Hello {
@@ -214,10 +240,11 @@ export class MemoryComputers implements ComputerProvider {
     return ok(found.ref);
   }
 
-  async list(labels: Record<string, string> = {}): Promise<Result<ComputerInfo[]>> {
+  async list(labels?: Record<string, string>): Promise<Result<ComputerInfo[]>> {
+    this.listed.push(labels);
     return ok(
       [...this.store.values()]
-        .filter((c) => Object.entries(labels).every(([k, v]) => c.labels[k] === v))
+        .filter((c) => Object.entries(labels ?? {}).every(([k, v]) => c.labels[k] === v))
         .map((c) => ({ ref: c.ref, labels: c.labels, deadline: c.deadline, state: c.state, network: c.network })),
     );
   }
@@ -238,8 +265,12 @@ export class MemoryComputers implements ComputerProvider {
     return ok({ client, hello, close: async () => {} });
   }
 
-  async release(ref: ComputerRef, how: ReleaseHow): Promise<Result<undefined>> {
-    if (how === "stop") return fail("unsupported", "this vendor deletes; it does not stop");
+  async release(ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {
+    if (!this.capabilities().release.includes(how)) return fail("unsupported", "this vendor deletes; it does not stop");
+    this.onRelease(ref.name);
+    if (options.signal?.aborted) return fail("aborted", `the release of ${ref.name} was aborted`);
+    const why = this.failing.get(ref.name);
+    if (why) return fail("failed", why);
     this.released.push(ref.name);
     if (!this.options.keepOnRelease) this.store.delete(ref.name);
     return ok();

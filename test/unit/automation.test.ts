@@ -1,5 +1,5 @@
 // @agentrun/computer/automation's refusals, made before any engine call, and the engine's events
-// as progress. (The engine runs are test/integration/automation-stack.test.ts and test/e2e.)
+// as progress. (The engine runs are in test/pulumi.)
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
 // DaemonClient's framing and settling, against a peer on an in-memory stream pair that answers
-// as the test says (the real daemon is test/integration/client.test.ts).
+// as the test says (the real daemon is test/docker/client.test.ts).
 import { PassThrough } from "node:stream";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";

@@ -2,8 +2,8 @@
 // refuses in words (with the real Docker provider's check, which calls no Docker), chooses the
 // proxy's name and keeps it while the proxy stays; diff makes a new list an update and a new
 // user or lifetime a replace. The proxy's make, read, update and release on the real engine are
-// test/integration/egress-shared.test.ts; through the real Pulumi engine,
-// test/e2e/allowlist-fleet.e2e.test.ts.
+// test/docker/egress-shared.test.ts; through the real Pulumi engine,
+// test/pulumi/allowlist-fleet.e2e.test.ts.
 import { describe, expect, it } from "vitest";
 import { computer } from "../../provider/resources/computer.js";
 import { egressProxy } from "../../provider/resources/egress-proxy.js";

@@ -1,8 +1,9 @@
 // A step's lines reach the engine before the step answers: the engine records a provider's line
 // only while its step runs, and a read answers in milliseconds.
-import { afterEach, describe, expect, test, vi } from "vitest";
+import { afterEach, describe, expect, onTestFinished, test, vi } from "vitest";
 import { stepLines } from "../../provider/engine-log.js";
 import { makeProvider } from "../../provider/plugin.js";
+import { engineStandIn, recordedInfo } from "../support/engine-stand-in.js";
 
 /** A log whose lines land only when the test lets them, recording what was said. */
 function heldLog() {
@@ -49,9 +50,18 @@ describe("a step's lines", () => {
 
   test("a Computer's read says which it reads back and answers only once the line landed", async () => {
     const { said, log, land } = heldLog();
-    const provider = makeProvider({ version: "0.0.0-test", schema: "{}", settings: { ok: true, value: {} }, log });
-    // No container has this id: the read finds it gone, after saying what it read.
+    // No container has this id: the read finds it gone, after saying what it read. The engine is a
+    // stand-in answering this host's recorded info, empty lists of containers and volumes, and
+    // Docker's 404 for the id.
     const id = "0".repeat(64);
+    const stand = await engineStandIn((call) => {
+      if (call === "GET /v1.41/info") return { status: 200, body: recordedInfo() };
+      if (call.startsWith("GET /v1.41/containers/json?")) return { status: 200, body: [] };
+      if (call.startsWith("GET /v1.41/volumes?")) return { status: 200, body: { Volumes: [], Warnings: null } };
+      return { status: 404, body: { message: `No such container: ${id}` } };
+    });
+    onTestFinished(() => stand.close());
+    const provider = makeProvider({ version: "0.0.0-test", schema: "{}", settings: { ok: true, value: { docker: { engine: stand.engine } } }, log });
     let answered = false;
     const read = provider.read!(id, "urn:pulumi:test::p::agentrun:index:Computer::c", { name: "computer-000000000000", vendorId: id }).then((r) => {
       answered = true;

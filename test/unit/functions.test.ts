@@ -9,21 +9,21 @@ import type { Context } from "../../provider/resource.js";
 import type { AttachBy, ReadBack } from "../../src/vendor/provider.js";
 import { fail, ok, type Result } from "../../src/vendor/result.js";
 import { ROOT } from "../support/toolchain.js";
-import { MemoryProvider } from "./memory-provider.js";
+import { JANITOR_VENDOR, MemoryComputers } from "../support/memory-computers.js";
 
 const schema = JSON.parse(readFileSync(`${ROOT}/schema/schema.json`, "utf8"));
 
 /** The memory provider with a read: a computer named in `drifted` reads back with that drift. */
-class ReadableMemory extends MemoryProvider {
+class ReadableMemory extends MemoryComputers {
   readonly drifted = new Map<string, string[]>();
   async read(by: AttachBy): Promise<Result<ReadBack>> {
-    const c = "id" in by ? this.computers.get(by.id) : undefined;
+    const c = "id" in by ? this.store.get(by.id) : undefined;
     if (!c) return fail("not_found", "no such computer");
     return ok({ ref: c.ref, state: c.state, labels: c.labels, drift: this.drifted.get(c.ref.name) ?? [] });
   }
 }
 
-function contextWith(provider: MemoryProvider): Context {
+function contextWith(provider: MemoryComputers): Context {
   return {
     settings: {},
     vendor: async (id) => (id === "memory" ? ok(provider) : fail("invalid", `there is no provider "${id}"`, { field: "provider" })),
@@ -52,7 +52,7 @@ describe("schema.json's functions", () => {
 
 describe("listComputers", () => {
   test("reports each computer carrying the labels, with its state, deadline, drift, and the overdue ones by name", async () => {
-    const memory = new ReadableMemory();
+    const memory = new ReadableMemory(JANITOR_VENDOR);
     const fresh = memory.add({ "agentrun.run": "r1" });
     const late = memory.add({ "agentrun.run": "r1" }, past(), "stopped");
     memory.add({ "agentrun.run": "r2" }, past());
@@ -74,7 +74,7 @@ describe("listComputers", () => {
   });
 
   test("a computer with no deadline is overdue, and its deadline is left out rather than undefined", async () => {
-    const memory = new ReadableMemory();
+    const memory = new ReadableMemory(JANITOR_VENDOR);
     const name = memory.add({ team: "a" }, null);
     const r = await invoke("agentrun:index:listComputers", contextWith(memory), { provider: "memory", labels: { team: "a" } });
     expect(r.outputs!.overdue).toEqual([name]);
@@ -82,14 +82,14 @@ describe("listComputers", () => {
   });
 
   test("a provider that cannot read back says so in drift, and readBack is false", async () => {
-    const memory = new MemoryProvider();
+    const memory = new MemoryComputers(JANITOR_VENDOR);
     memory.add({ team: "a" });
     const r = await invoke("agentrun:index:listComputers", contextWith(memory), { provider: "memory", labels: { team: "a" } });
     expect(r.outputs!.computers[0]).toMatchObject({ readBack: false, drift: ["memory cannot read a computer's drift"] });
   });
 
   test("bad arguments are refused together, each naming its field, and nothing is listed", async () => {
-    const memory = new MemoryProvider();
+    const memory = new MemoryComputers(JANITOR_VENDOR);
     const r = await invoke("agentrun:index:listComputers", contextWith(memory), { provider: "nope", labels: ["x"], colour: "red" });
     expect(r.failures?.map((f) => f.property).sort()).toEqual(["colour", "labels", "provider"]);
     expect(memory.listed).toEqual([]);
@@ -98,18 +98,18 @@ describe("listComputers", () => {
 
 describe("sweep", () => {
   test("deletes the computers with the labels past their deadline, keeps the rest, and touches no other label's", async () => {
-    const memory = new MemoryProvider();
+    const memory = new MemoryComputers(JANITOR_VENDOR);
     const late = memory.add({ "agentrun.run": "r1" }, past(), "stopped");
     memory.add({ "agentrun.run": "r1" });
     const other = memory.add({ "agentrun.run": "r2" }, past());
     const r = await invoke("agentrun:index:sweep", contextWith(memory), { provider: "memory", labels: { "agentrun.run": "r1" } });
     expect(r.outputs).toEqual({ deleted: [late], due: [late], kept: 1 });
     expect(memory.released).toEqual([late]);
-    expect(memory.computers.has(other)).toBe(true);
+    expect(memory.store.has(other)).toBe(true);
   });
 
   test("a dry run names what is due and deletes nothing", async () => {
-    const memory = new MemoryProvider();
+    const memory = new MemoryComputers(JANITOR_VENDOR);
     const late = memory.add({ "agentrun.run": "r1" }, past());
     const r = await invoke("agentrun:index:sweep", contextWith(memory), { provider: "memory", labels: { "agentrun.run": "r1" }, dryRun: true });
     expect(r.outputs).toEqual({ deleted: [], due: [late], kept: 0 });
@@ -117,7 +117,7 @@ describe("sweep", () => {
   });
 
   test("a provider whose vendor ends its computers is refused in the janitor's words", async () => {
-    const memory = new MemoryProvider("vendor");
+    const memory = new MemoryComputers({ ...JANITOR_VENDOR, lifetime: "vendor" });
     memory.add({ team: "a" }, past());
     await expect(invoke("agentrun:index:sweep", contextWith(memory), { provider: "memory" })).rejects.toThrow(
       /sweep is for a provider whose computers the janitor deletes/,
@@ -126,7 +126,7 @@ describe("sweep", () => {
   });
 
   test("dryRun that is not a boolean is refused, and nothing is deleted", async () => {
-    const memory = new MemoryProvider();
+    const memory = new MemoryComputers(JANITOR_VENDOR);
     memory.add({ team: "a" }, past());
     const r = await invoke("agentrun:index:sweep", contextWith(memory), { provider: "memory", dryRun: "yes" });
     expect(r.failures).toEqual([{ property: "dryRun", reason: "dryRun must be true or false" }]);

@@ -1,7 +1,7 @@
 // The Modal provider against an in-memory slice of the SDK (no Docker): check's refusals, the
 // tags' round trip, the upload's sha256 refused, the bounds on every call with a late sandbox
 // terminated, release's wait, and stop refused. The Docker-backed fake runs the rest
-// (test/integration/modal-*.test.ts).
+// (test/docker/modal-*.test.ts).
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -6,12 +6,12 @@ import type { Context } from "../../provider/resource.js";
 import { runEpoch } from "../../provider/resources/run-epoch.js";
 import { UNKNOWN, isSecret, secret, type Props } from "../../provider/secrets.js";
 import { ResultFailure, ok } from "../../src/vendor/result.js";
-import { MemoryProvider } from "./memory-provider.js";
+import { JANITOR_VENDOR, MemoryComputers } from "../support/memory-computers.js";
 
-let memory: MemoryProvider;
+let memory: MemoryComputers;
 let ctx: Context;
 beforeEach(() => {
-  memory = new MemoryProvider();
+  memory = new MemoryComputers(JANITOR_VENDOR);
   ctx = {
     settings: {},
     vendor: async (id) => (id === "memory" ? ok(memory) : (await import("../../src/providers.js")).providerFromSettings(id, {})),
@@ -54,7 +54,7 @@ describe("RunEpoch create", () => {
     const r = await runEpoch.create(ctx, claim);
     expect(r.id).toBe("r1@2");
     expect(r.outs).toEqual({ ...claim, labels: run("r1", 2), released: [older], drift: [] });
-    expect([...memory.computers.keys()].sort()).toEqual([own, other].sort());
+    expect([...memory.store.keys()].sort()).toEqual([own, other].sort());
   });
 
   it("is refused when fenced by a later claim, releasing nothing", async () => {
@@ -66,7 +66,7 @@ describe("RunEpoch create", () => {
       code: "refused",
       message: expect.stringMatching(/^fenced: run "r1" has computer-\d+ at epoch 3, above this claim's epoch 2/),
     });
-    expect(memory.computers.has(older)).toBe(true);
+    expect(memory.store.has(older)).toBe(true);
   });
 });
 
@@ -101,7 +101,7 @@ describe("RunEpoch delete", () => {
     const other = memory.add(run("r2", 2));
     await runEpoch.delete(ctx, "r1@2", claim);
     expect(memory.released).toEqual([own]);
-    expect([...memory.computers.keys()].sort()).toEqual([later, other].sort());
+    expect([...memory.store.keys()].sort()).toEqual([later, other].sort());
   });
 
   it("names each computer it could not release, and releases the rest", async () => {

@@ -1,6 +1,9 @@
 // The TypeScript SDK: generated from schema.json and held to it, and its resources register with
 // the type tokens and inputs the plugin serves. The Node.js language host cannot be built on
 // these machines, so a TypeScript stack runs here under the SDK's own mocks, not the engine.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { execa } from "execa";
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, test } from "vitest";
@@ -14,9 +17,28 @@ describe("the TypeScript SDK", () => {
   });
 
   test("the TypeScript example stack type-checks against it", async () => {
-    const r = await execa("npx", ["tsc", "-p", `${ROOT}/examples/typescript/tsconfig.json`], { reject: false, cwd: ROOT });
-    expect(r.stdout + r.stderr).toBe("");
-    expect(r.exitCode).toBe(0);
+    // Against the sources package.json's exports are built from, so no build is needed: each
+    // export's dist/ file mapped back to its .ts (./dist/provider/sdk/index.d.ts: provider/sdk/index.ts).
+    const exported = JSON.parse(readFileSync(`${ROOT}/package.json`, "utf8")).exports as Record<string, string | { types: string }>;
+    const paths = Object.fromEntries(
+      Object.entries(exported).map(([key, target]) => {
+        const built = typeof target === "string" ? target : target.types;
+        return [`@agentrun/computer${key.slice(1)}`, [path.join(ROOT, built.replace(/^\.\/dist\//, "").replace(/(\.d)?\.[jt]s$/, ".ts"))]];
+      }),
+    );
+    const dir = mkdtempSync(path.join(tmpdir(), "agentrun-example-"));
+    try {
+      const config = path.join(dir, "tsconfig.json");
+      writeFileSync(
+        config,
+        JSON.stringify({ extends: `${ROOT}/examples/typescript/tsconfig.json`, compilerOptions: { paths, typeRoots: [`${ROOT}/node_modules/@types`] } }),
+      );
+      const r = await execa("npx", ["tsc", "-p", config], { reject: false, cwd: ROOT });
+      expect(r.stdout + r.stderr).toBe("");
+      expect(r.exitCode).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   test("registers each resource with its type token and the inputs given", async () => {

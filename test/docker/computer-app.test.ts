@@ -1,0 +1,112 @@
+// ComputerApp against a real Docker computer: a small HTTP service (perl, on the loopback)
+// installed from an archive, started with its settings, waited on by its port; a service killed
+// inside is drift and update restarts it; a service that never answers fails the create with its
+// last words and leaves nothing; delete stops the services and all they started, and removes the
+// folder.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { computerApp } from "../../provider/resources/computer-app.js";
+import { secret } from "../../provider/secrets.js";
+import { inside, makeComputer, stepContext } from "../support/inside-helpers.js";
+
+const SIG = "4dabf18193072939515e22adb298388d";
+const text = (t: string) => ({ [SIG]: "c44067f5952c0a294b673a41bacd8c17", text: t, hash: t.length.toString() });
+const archive = (assets: Record<string, unknown>) => ({ [SIG]: "0def7320c3a5731c473e5ecbe6d01bc7", assets, hash: "a" });
+
+// Answers every request with its settings, on the port its env names, on the loopback alone.
+const SERVE = `use IO::Socket::INET;
+my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $ENV{PORT}, Listen => 5, ReuseAddr => 1) or die "listen: $!";
+while (my $c = $s->accept) { my $r = <$c>; print $c "HTTP/1.0 200 OK\\r\\n\\r\\n$ENV{AGENTRUN_APP_SETTINGS}\\n"; close $c; }
+`;
+const GET = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && tail -n 1 <&3`;
+const schema = { type: "object", properties: { greeting: { type: "string" }, token: { type: "string", writeOnly: true } }, required: ["greeting"] };
+
+let computer: { name: string; remove(): Promise<void> };
+beforeAll(async () => {
+  computer = await makeComputer();
+}, 120_000);
+afterAll(async () => {
+  await computer?.remove();
+}, 60_000);
+
+const make = async (news: Record<string, unknown>) => {
+  const checked = await computerApp.check(stepContext(), {}, { computer: computer.name, ...news });
+  expect(checked.failures ?? []).toEqual([]);
+  return checked.inputs!;
+};
+
+describe("ComputerApp on a real computer", () => {
+  let outs: Record<string, unknown>;
+  let inputs: Record<string, unknown>;
+
+  test("create installs its files, starts its service with its settings, and waits for its port", async () => {
+    inputs = await make({
+      name: "notes",
+      files: archive({ "serve.pl": text(SERVE) }),
+      // The service leaves a daemon of its own in another session, which delete must end too.
+      services: { web: { argv: ["sh", "-c", "setsid sleep 300 & exec perl serve.pl"], env: { PORT: "8080" } } },
+      settings: { greeting: "hello", token: secret("t0k3n") },
+      settingsSchema: schema,
+      ready: { port: 8080, timeoutSeconds: 30 },
+    });
+    outs = (await computerApp.create(stepContext(), inputs)).outs!;
+    expect(outs).toMatchObject({
+      folder: ".agentrun/apps/notes",
+      running: { web: { id: expect.stringMatching(/^p\d+$/), pid: expect.any(Number) } },
+      drift: [],
+    });
+    expect(Object.keys(outs.written as object)).toEqual([".agentrun/apps/notes/serve.pl"]);
+    expect(JSON.parse((await inside(computer.name, GET(8080))).stdout)).toEqual({ greeting: "hello", token: "t0k3n" });
+  }, 120_000);
+
+  test("read finds it as installed; a service killed inside is drift; update restarts it", async () => {
+    expect((await computerApp.read(stepContext(), "app-x", outs)).props).toMatchObject({ drift: [] });
+    const pid = (outs.running as { web: { pid: number } }).web.pid;
+    await inside(computer.name, `kill -9 ${pid}`);
+    let drifted: Record<string, unknown> = {};
+    for (let i = 0; i < 50; i++) {
+      drifted = (await computerApp.read(stepContext(), "app-x", outs)).props as Record<string, unknown>;
+      if ((drifted.drift as string[]).length) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(drifted.drift).toEqual(["the service web is not running (ended on KILL)"]);
+    expect(await computerApp.diff(stepContext(), "app-x", drifted, inputs)).toMatchObject({ changes: true, replaces: [] });
+    outs = (await computerApp.update(stepContext(), "app-x", drifted, inputs)).outs!;
+    expect((outs.running as { web: { pid: number } }).web.pid).not.toBe(pid);
+    expect(JSON.parse((await inside(computer.name, GET(8080))).stdout)).toMatchObject({ greeting: "hello" });
+    expect((await computerApp.read(stepContext(), "app-x", outs)).props).toMatchObject({ drift: [] });
+  }, 120_000);
+
+  test("delete stops its services and what they started, and removes its folder", async () => {
+    await computerApp.delete(stepContext(), "app-x", outs);
+    expect(
+      (
+        await inside(
+          computer.name,
+          "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -qE '^(sleep 300|perl serve.pl)' && echo $p; done; true",
+        )
+      ).stdout,
+    ).toBe("");
+    expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
+  }, 120_000);
+
+  test("a service that cannot start fails the create, and the one started before it is stopped", async () => {
+    const half = await make({ name: "half", services: { first: { argv: ["sleep", "300"] }, second: { argv: ["/no/such/program"] } } });
+    await expect(computerApp.create(stepContext(), half)).rejects.toThrow(`${computer.name}: the service second could not start: `);
+    expect(
+      (await inside(computer.name, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^sleep 300' && echo $p; done; true")).stdout,
+    ).toBe("");
+    expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
+  }, 120_000);
+
+  test("a service that never answers fails the create with its state and last words, and leaves nothing", async () => {
+    const broken = await make({
+      name: "broken",
+      services: { web: { argv: ["sh", "-c", "echo no config found >&2; exit 2"] } },
+      ready: { port: 8099, timeoutSeconds: 2 },
+    });
+    await expect(computerApp.create(stepContext(), broken)).rejects.toThrow(
+      `${computer.name}: port 8099 on the loopback did not answer within 2 s; its services were stopped: web exited 2 (no config found)`,
+    );
+    expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
+  }, 120_000);
+});

@@ -1,0 +1,36 @@
+// Core against the E2B provider on the Docker-backed fake, through the conformance CLI, as CI runs
+// it: the fake's module (dist/test/support/fake-e2b-conformance.js) with this file's own run label, by
+// which every container and the network it made are removed after, pass or fail.
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { E2BDockerFake } from "../support/fake-e2b-docker.js";
+import { standinBinary } from "../support/standin.js";
+import { ROOT } from "../support/toolchain.js";
+
+const run = promisify(execFile);
+const label = `conformance-${randomBytes(6).toString("hex")}`;
+const fake = new E2BDockerFake({ run: label });
+
+beforeAll(async () => {
+  await standinBinary();
+}, 120_000);
+
+afterAll(async () => {
+  await fake.remove();
+}, 60_000);
+
+it("Core passes against the E2B fake with the conformance CLI", async () => {
+  const env = { ...process.env, AGENTRUN_E2B_FAKE_RUN: label };
+  const module = path.join(ROOT, "dist/test/support/fake-e2b-conformance.js");
+  const ran = await run("node", [path.join(ROOT, "dist/src/conformance/cli.js"), "--provider", module], { env, cwd: ROOT, maxBuffer: 16 << 20 }).catch(
+    (error: { stdout?: string; stderr?: string }) => error,
+  );
+  const out = `${ran.stdout ?? ""}${ran.stderr ?? ""}`;
+  if (process.env.E2B_CONFORMANCE_OUT) writeFileSync(process.env.E2B_CONFORMANCE_OUT, out);
+  expect(out).toMatch(/^core PASS /m);
+  expect(await fake.containers()).toEqual([]);
+}, 900_000);

@@ -1,0 +1,187 @@
+// A shared egress proxy on the real engine, as a story: made apart from any computer; two
+// computers join it and reach its list; a new list is an update on the same volume (the
+// computers keep running, and their next connection meets it); a computer of another user, or
+// one that would outlive the proxy, is refused; a proxy stopped by hand is its own drift (not its
+// computers') that update heals; a computer's release leaves the proxy; the proxy's release
+// waits for its computers and then leaves nothing. The upstream is the test's own server on an
+// --internal network of its own, marked reachable by the test-only seam; the other list names a
+// host never dialled.
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DockerEngine, type Asked } from "../../src/docker/api.js";
+import type { DockerProvider } from "../../src/docker/index.js";
+import { writeFile } from "../../src/daemon/files.js";
+import type { ComputerRef } from "../../src/vendor/provider.js";
+import { docker, IMAGE, provider, testLabel } from "../support/docker-helpers.js";
+
+const id = randomBytes(4).toString("hex");
+const net = `agentrun-egress-shared-${id}`;
+const upstream = `agentrun-egress-shared-up-${id}`;
+const labels = testLabel();
+const names = new Set<string>();
+let kit = "";
+let upIP = "";
+let p: DockerProvider;
+let egressOptions: NonNullable<Parameters<typeof provider>[0]>["egress"];
+let proxy = "";
+let user = "";
+const computers: ComputerRef[] = [];
+
+const egressParts = () => ({
+  containers: docker(
+    "ps",
+    "--all",
+    "--format",
+    "{{.Names}}",
+    "--filter",
+    `label=agentrun.test=${labels["agentrun.test"]}`,
+    "--filter",
+    "label=agentrun.computer.egress",
+  )
+    .split("\n")
+    .filter(Boolean),
+  volumes: docker("volume", "ls", "--format", "{{.Name}}", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`).split("\n").filter(Boolean),
+});
+
+/** egresskit inside a computer: what a GET through the proxy variables answers. */
+async function get(ref: ComputerRef, url: string): Promise<string> {
+  const connected = await p.connect(ref);
+  if (!connected.ok) throw new Error(connected.error.message);
+  try {
+    const client = connected.value.client;
+    expect((await writeFile(client, "/work/egresskit", readFileSync(kit), { mode: 0o755 })).ok).toBe(true);
+    const r = (await client.call("exec.run", { argv: ["/work/egresskit", "get", url], timeoutMs: 30_000 })) as { stdout: string };
+    return Buffer.from(r.stdout, "base64").toString("utf8");
+  } finally {
+    await connected.value.close();
+  }
+}
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), "egresskit-"));
+  kit = join(dir, "egresskit");
+  execFileSync("go", ["build", "-o", kit, "./cmd/computerd/testdata/egresskit"], {
+    cwd: resolve(import.meta.dirname, "../../daemon"),
+    env: { ...process.env, CGO_ENABLED: "0" },
+  });
+  docker("network", "create", "--internal", "--label", `agentrun.test=${id}`, net);
+  const subnet = docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Subnet}}{{end}}", net);
+  docker("run", "-d", "--name", upstream, "--network", net, "-v", `${kit}:/opt/egresskit:ro`, IMAGE, "/opt/egresskit", "serve");
+  upIP = docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", upstream);
+  egressOptions = { hostAddresses: ["203.0.113.7"], hint: "ask the test", testNetwork: { name: net, range: subnet }, testOnly: true };
+  p = provider({ egress: egressOptions });
+  user = p.capabilities().defaults!.user!;
+}, 120_000);
+
+afterAll(() => {
+  for (const name of names) execFileSync("docker", ["rm", "--force", "--volumes", name], { stdio: "ignore" });
+  if (proxy) {
+    execFileSync("docker", ["rm", "--force", `${proxy}-egress`], { stdio: "ignore" });
+    execFileSync("docker", ["volume", "rm", "--force", `${proxy}-egress`], { stdio: "ignore" });
+  }
+  execFileSync("docker", ["rm", "--force", upstream], { stdio: "ignore" });
+  execFileSync("docker", ["network", "rm", net], { stdio: "ignore" });
+}, 60_000);
+
+describe("a shared egress proxy", () => {
+  it("is made apart from any computer, keyed by its own name, and read back as made", async () => {
+    const made = await p.proxies.make({ allow: [`${upIP}/32`], lifetimeMs: 900_000, labels });
+    expect(made.ok, JSON.stringify(made)).toBe(true);
+    if (!made.ok) return;
+    proxy = made.value.name;
+    expect(proxy).toMatch(/^proxy-[0-9a-f]{12}$/);
+    expect(made.value).toMatchObject({ user, allow: [`${upIP}/32`], hint: "ask the test" });
+    expect(egressParts()).toEqual({ containers: [`${proxy}-egress`], volumes: [`${proxy}-egress`] });
+    const read = await p.proxies.read(proxy);
+    expect(read).toMatchObject({
+      ok: true,
+      value: {
+        state: "running",
+        network: { allow: [`${upIP}/32`] },
+        drift: [],
+        ref: { name: proxy, user, allow: [`${upIP}/32`], deadline: made.value.deadline },
+      },
+    });
+  }, 120_000);
+
+  it("serves two computers that join it, each reaching its list", async () => {
+    for (let i = 0; i < 2; i++) {
+      const created = await p.create({ image: IMAGE, lifetimeMs: 600_000, network: { allow: [] }, egress: proxy, labels });
+      if (created.ok) names.add(created.value.name);
+      expect(created.ok, JSON.stringify(created)).toBe(true);
+      if (!created.ok) return;
+      expect(created.value.spec).toMatchObject({ network: { allow: [`${upIP}/32`] }, egress: proxy });
+      computers.push(created.value);
+    }
+    for (const c of computers) expect(await get(c, `http://${upIP}/a`)).toBe("200 hello from upstream /a");
+    expect((await p.attach({ id: computers[0]!.name })).ok).toBe(true);
+  }, 300_000);
+
+  it("is read by list once for all its computers: one list of every proxy, one inspect of it", async () => {
+    const asked: Asked[] = [];
+    const counted = provider({ engine: new DockerEngine(undefined, (a) => asked.push(a)), egress: egressOptions });
+    const listed = await counted.list(labels);
+    expect(listed.ok && listed.value.map((i) => i.network)).toEqual([{ allow: [`${upIP}/32`] }, { allow: [`${upIP}/32`] }]);
+    const proxyId = docker("inspect", "-f", "{{.Id}}", `${proxy}-egress`);
+    // The computers' list and the proxies' list, whatever the number of computers.
+    expect(asked.filter((a) => a.method === "GET" && a.path === "/containers/json")).toHaveLength(2);
+    expect(asked.filter((a) => a.path === `/containers/${proxyId}/json`)).toHaveLength(1);
+  }, 120_000);
+
+  it("takes a new list as an update on the same volume: the computers keep running and meet it", async () => {
+    const started = computers.map((c) => docker("inspect", "-f", "{{.State.StartedAt}}", c.id));
+    const updated = await p.proxies.update(proxy, { allow: ["pypi.org"] });
+    expect(updated).toMatchObject({ ok: true, value: { name: proxy, allow: ["pypi.org"] } });
+    expect(computers.map((c) => docker("inspect", "-f", "{{.State.StartedAt}}", c.id))).toEqual(started);
+    expect(await get(computers[0]!, `http://${upIP}/a`)).toMatch(/^403 403 .* is not on this box's network list: ask the test/);
+    expect(await p.network(computers[1]!)).toEqual({ ok: true, value: { allow: ["pypi.org"] } });
+    expect((await p.proxies.update(proxy, { allow: [`${upIP}/32`] })).ok).toBe(true);
+    expect(await get(computers[1]!, `http://${upIP}/a`)).toBe("200 hello from upstream /a");
+  }, 300_000);
+
+  it("refuses a computer of another user, or one that would outlive it, making nothing", async () => {
+    const before = docker("ps", "--all", "-q", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`).split("\n").length;
+    const other = await p.create({ image: IMAGE, lifetimeMs: 600_000, network: { allow: [] }, egress: proxy, labels, user: "4242:4242" });
+    expect(other).toMatchObject({
+      ok: false,
+      error: { code: "refused", field: "egress", message: expect.stringMatching(/belongs to .*, not the computer's 4242:4242/) },
+    });
+    const longer = await p.create({ image: IMAGE, lifetimeMs: 3_600_000, network: { allow: [] }, egress: proxy, labels });
+    expect(longer).toMatchObject({
+      ok: false,
+      error: { code: "refused", field: "egress", message: expect.stringMatching(/ends at .*, before its computer's deadline/) },
+    });
+    const wrongList = await p.create({ image: IMAGE, lifetimeMs: 600_000, network: { allow: ["pypi.org"] }, egress: proxy, labels });
+    expect(wrongList).toMatchObject({ ok: false, error: { code: "refused", field: "network" } });
+    expect(docker("ps", "--all", "-q", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`).split("\n").length).toBe(before);
+  }, 120_000);
+
+  it("stopped by hand is the proxy's drift (its computers read as declared), and update heals it", async () => {
+    docker("stop", "-t", "1", `${proxy}-egress`);
+    expect(await p.proxies.read(proxy)).toMatchObject({ ok: true, value: { state: "stopped", drift: [expect.stringMatching(/is not running/)] } });
+    expect(await p.network(computers[0]!)).toEqual({ ok: true, value: { other: expect.stringMatching(/egress proxy .* is not running/) } });
+    // The proxy's stop is its own drift, not its computers': each reads as declared, reaching nothing.
+    const joined = await p.read({ id: computers[0]!.name });
+    expect(joined).toMatchObject({ ok: true, value: { drift: [], ref: { spec: { network: { allow: [] }, egress: proxy } } } });
+    expect((await p.proxies.update(proxy, { allow: [`${upIP}/32`] })).ok).toBe(true);
+    expect(await p.proxies.read(proxy)).toMatchObject({ ok: true, value: { state: "running", drift: [] } });
+    expect(await get(computers[0]!, `http://${upIP}/a`)).toBe("200 hello from upstream /a");
+  }, 120_000);
+
+  it("outlives a computer's release and the sweep, and its own release waits for its computers", async () => {
+    expect((await p.release(computers[0]!, "delete")).ok).toBe(true);
+    expect(egressParts()).toEqual({ containers: [`${proxy}-egress`], volumes: [`${proxy}-egress`] });
+    expect(await p.sweep({ labels, now: new Date(Date.now() + 600_000) })).toEqual({ ok: true, value: { removed: [] } });
+    const early = await p.proxies.release(proxy);
+    expect(early).toMatchObject({ ok: false, error: { code: "refused", message: expect.stringContaining(`still serves ${computers[1]!.name}`) } });
+    expect((await p.release(computers[1]!, "delete")).ok).toBe(true);
+    expect(await p.proxies.release(proxy)).toEqual({ ok: true, value: undefined });
+    expect(egressParts()).toEqual({ containers: [], volumes: [] });
+    expect(await p.proxies.read(proxy)).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(await p.proxies.release(proxy)).toEqual({ ok: true, value: undefined });
+  }, 120_000);
+});

@@ -1,0 +1,47 @@
+// Idempotent create on Modal, against the Docker-backed fake of its SDK slice: the tags are the
+// container's labels, fixed by its docker run (the create request). Modal's SDK reads back no
+// creation time of a sandbox, so a delete leaves the owner's other sandboxes.
+import { randomBytes } from "node:crypto";
+import { execa } from "execa";
+import { afterAll, expect, it } from "vitest";
+import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/vendor/labels.js";
+import { MAX_LABELS, MAX_TAGS } from "../../src/modal/constants.js";
+import { create } from "../../src/modal/create.js";
+import { orThrow } from "../../src/vendor/result.js";
+import { ModalDockerFake } from "../support/fake-modal-docker.js";
+import { toolchain } from "../support/toolchain.js";
+import { adoptionStory, containerLabels } from "../support/adoption-story.js";
+
+const fake = new ModalDockerFake({ run: `test-${randomBytes(6).toString("hex")}` });
+const provider = create({ sdk: fake, app: "agentrun-test", daemonPath: toolchain().daemon.amd64 });
+
+afterAll(async () => {
+  const left = await fake.running();
+  await fake.remove();
+  expect(left, "sandboxes left running after the tests").toEqual([]);
+}, 60_000);
+
+adoptionStory("Modal", {
+  provider: () => provider,
+  spec: { image: toolchain().baseImage, lifetimeMs: 600_000, network: "none", labels: { "agentrun.test": "vendor-adopt" } },
+  labelsMade: (id) => containerLabels(id, "modal.tag."),
+  held: async (id) => (await fake.running()).includes(id),
+  broken: {
+    how: "its daemon's binary gone, so no bridge answers",
+    make: async (_provider, ref) => void (await execa("docker", ["exec", ref.id, "rm", "-f", "/opt/agentrun/computerd"])),
+  },
+  readsCreated: false,
+});
+
+it("a create for an owner with the most labels a spec takes fits Modal's 10 tags, the claims among them", async () => {
+  const labels = Object.fromEntries(Array.from({ length: MAX_LABELS }, (_, n) => [`agentrun.test.l${n}`, "v"]));
+  const ref = orThrow(
+    await provider.create({ image: toolchain().baseImage, lifetimeMs: 600_000, network: "none", labels }, { owner: "/work/stack\0urn:most-labels" }),
+  );
+  try {
+    const tags = await containerLabels(ref.id, "modal.tag.");
+    expect({ count: Object.keys(tags).length, claimed: OWNER_LABEL in tags && DECLARATION_LABEL in tags }).toEqual({ count: MAX_TAGS, claimed: true });
+  } finally {
+    expect(await provider.release(ref, "delete")).toEqual({ ok: true, value: undefined });
+  }
+}, 120_000);

@@ -1,0 +1,50 @@
+// What the Docker tests (test/docker) share: the toolchain's base image and daemon, a provider, and
+// a tracker that removes every computer a test made by its exact name, pass or fail.
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { afterAll, afterEach } from "vitest";
+import { DockerProvider, type DockerProviderOptions } from "../../src/docker/provider.js";
+import type { ComputerSpec } from "../../src/vendor/provider.js";
+import { toolchain as readToolchain } from "./toolchain.js";
+
+export const toolchain = readToolchain();
+export const IMAGE = toolchain.baseImage;
+export const DAEMON = toolchain.daemon.amd64;
+
+export function provider(options: Partial<DockerProviderOptions> = {}): DockerProvider {
+  return new DockerProvider({ daemonPath: DAEMON, ...options });
+}
+
+/** A label only this test's computers carry, so a check for "nothing left" sees no one else's. */
+export function testLabel(): Record<string, string> {
+  return { "agentrun.test": randomBytes(6).toString("hex") };
+}
+
+export function spec(extra: Partial<ComputerSpec> = {}): ComputerSpec {
+  return { image: IMAGE, lifetimeMs: 600_000, network: "none", ...extra };
+}
+
+/**
+ * Names of containers to remove by exact name, pass or fail: after each test, or (`"all"`, for a
+ * computer the tests of one describe share) after the last test of the describe it is called in.
+ */
+export function cleanup(after: "each" | "all" = "each"): { track(name: string): string } {
+  const names = new Set<string>();
+  (after === "each" ? afterEach : afterAll)(() => {
+    for (const name of names) execFileSync("docker", ["rm", "--force", "--volumes", name], { stdio: "ignore" });
+    names.clear();
+  });
+  return { track: (name) => (names.add(name), name) };
+}
+
+export function docker(...args: string[]): string {
+  return execFileSync("docker", args, { encoding: "utf8" }).trim();
+}
+
+/** Containers with this test's label, any state. */
+export function withLabel(labels: Record<string, string>): string[] {
+  const filters = Object.entries(labels).flatMap(([k, v]) => ["--filter", `label=${k}=${v}`]);
+  return docker("ps", "--all", "--format", "{{.Names}}", ...filters)
+    .split("\n")
+    .filter(Boolean);
+}
