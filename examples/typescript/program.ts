@@ -1,6 +1,6 @@
 // The stack's program as a function: index.ts runs it under `pulumi up` (the official CLI with the
 // Node.js language host), and the Automation API runs the same function inline
-// (@agentrun/computer/automation, test/e2e/typescript.e2e.test.ts). One run's folder, its claim,
+// (@agentrun/computer/automation, test/pulumi/typescript.e2e.test.ts). One run's folder, its claim,
 // and two computers.
 import * as pulumi from "@pulumi/pulumi";
 import { Computer, Mount, RunEpoch } from "@agentrun/computer/pulumi";
