@@ -1,4 +1,4 @@
-// The package this module ships in: its root (where dist/ and package.json are) and version.
+// The package this module ships in: its root (where dist/ and package.json are), its version, and the base image its set-up made.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,4 +14,14 @@ export function packageRoot(): string {
 /** The package's version, which the daemon it carries reports in hello. */
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
+}
+
+/** The base image the set-up made, from the package's dist/toolchain.json; undefined when missing. */
+export function toolchainBase(): string | undefined {
+  try {
+    const base = (JSON.parse(readFileSync(path.join(packageRoot(), "dist", "toolchain.json"), "utf8")) as { baseImage?: unknown }).baseImage;
+    return typeof base === "string" && base ? base : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -2,12 +2,9 @@
 // of its hash, or an image by name pulled once when Docker lacks it. Docker's own tag is the
 // shared state: no state file, no other process to wait on.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { fail, ok, type Result } from "../vendor/result.js";
 import { type CallBound, DockerCli, failureOf, type Outcome } from "./cli.js";
 import { RECIPE_LABEL } from "./constants.js";
-import { packageRoot } from "../package.js";
 
 export { RECIPE_LABEL };
 
@@ -80,16 +77,6 @@ export function desktopRecipe(base: string): string {
     " && rm -rf /var/lib/apt/lists/*",
     "",
   ].join("\n");
-}
-
-/** The base image the set-up made, from the package's dist/toolchain.json; undefined when missing. */
-export function toolchainBase(): string | undefined {
-  try {
-    const base = (JSON.parse(readFileSync(path.join(packageRoot(), "dist", "toolchain.json"), "utf8")) as { baseImage?: unknown }).baseImage;
-    return typeof base === "string" && base ? base : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 const IMAGE_NAME =

@@ -12,7 +12,8 @@ import type { DockerEngine } from "./api.js";
 import { DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
 import { EGRESS_READY_MS } from "./egress.js";
 import type { EngineAddress } from "./engine.js";
-import { desktopRecipe, dockerRecipe, type ImageSource, sourceProblem, toolchainBase } from "./image.js";
+import { desktopRecipe, dockerRecipe, type ImageSource, sourceProblem } from "./image.js";
+import { toolchainBase } from "../package.js";
 import type { CreateStep } from "./pause.js";
 
 export interface DockerProviderOptions {

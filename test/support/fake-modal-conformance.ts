@@ -3,7 +3,7 @@
 // Its containers carry the fake's run label AGENTRUN_MODAL_FAKE_RUN (one made up when unset), and
 // the run's end removes them by it, so nothing is left.
 import { randomBytes } from "node:crypto";
-import { toolchainBase } from "../../src/docker/image.js";
+import { toolchainBase } from "../../src/package.js";
 import { create } from "../../src/modal/create.js";
 import type { ModalProvider } from "../../src/modal/provider.js";
 import { CONFORMANCE_MAX_LIFETIME_MS } from "../../src/modal/conformance/module.js";

@@ -51,6 +51,19 @@ describe("the modules' imports", () => {
     expect(cycles(edges).map((c) => c.map((f) => relative(ROOT, f)).join(" → "))).toEqual([]);
   });
 
+  it("never reach from one vendor's folder into another's", () => {
+    const vendors = ["docker", "modal", "daytona", "e2b"];
+    const edges = graph(sources(join(ROOT, "src")));
+    const crossings = [...edges].flatMap(([file, targets]) => {
+      const from = vendors.find((v) => file.startsWith(join(ROOT, "src", v) + "/"));
+      if (!from) return [];
+      return targets
+        .filter((t) => vendors.some((v) => v !== from && t.startsWith(join(ROOT, "src", v) + "/")))
+        .map((t) => `${relative(ROOT, file)} → ${relative(ROOT, t)}`);
+    });
+    expect(crossings).toEqual([]);
+  });
+
   it("finds a loop where there is one", () => {
     const edges = new Map([
       ["a", ["b"]],

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { create, driftedProvider } from "../create.js";
-import { toolchainBase } from "../image.js";
+import { toolchainBase } from "../../package.js";
 import { packageRoot } from "../../package.js";
 import type { DockerProvider, DockerProviderOptions } from "../provider.js";
 import { type DockerSettings, optionsFromSettings } from "../settings.js";

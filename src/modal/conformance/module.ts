@@ -1,7 +1,7 @@
 // Modal's conformance module (--provider modal): the run's settings from its own COMPUTER_MODAL_*
 // names, never MODAL_TOKEN_ID or MODAL_TOKEN_SECRET (a host may hold a production token under
 // them), and a provider only with AGENTRUN_COMPUTER_LIVE_MODAL=1, checked before anything else.
-import { toolchainBase } from "../../docker/image.js";
+import { toolchainBase } from "../../package.js";
 import { create, driftedProvider, type ModalOptions } from "../create.js";
 import type { ModalProvider } from "../provider.js";
 
