@@ -2,10 +2,10 @@
 // engine hands them to the plugin as JSON in PULUMI_CONFIG (decrypted; keys as "agentrun:docker"
 // or bare); a plugin started just for its schema gets none, which is no error.
 import { z } from "zod";
-import { PROVIDER_SETTINGS, settingsKeys, TEST_SETTINGS, type ProviderSettings } from "../src/vendor/settings.js";
+import { PROVIDER_SETTINGS, settingsKeys, TEST_SETTINGS, type ProviderSettings } from "../src/contract/settings.js";
 import { unknownSettings } from "./words.js";
 
-/** Each provider's settings, the library's schema (src/vendor/settings.ts): the CLI's --set takes the same keys. */
+/** Each provider's settings, the library's schema (src/contract/settings.ts): the CLI's --set takes the same keys. */
 const Settings = z.strictObject(Object.fromEntries(Object.entries(PROVIDER_SETTINGS).map(([id, schema]) => [id, schema.optional()])));
 
 export interface SettingsOptions {
@@ -15,7 +15,7 @@ export interface SettingsOptions {
 
 /**
  * By provider id, its settings as its schema parsed them. Which of them are secrets the schema
- * says (src/vendor/settings.ts secretSettings): the plugin holds no list of any vendor's keys.
+ * says (src/contract/settings.ts secretSettings): the plugin holds no list of any vendor's keys.
  */
 export type Settings = ProviderSettings;
 

@@ -4,9 +4,9 @@
 import type { ComponentResourceOptions, Inputs } from "@pulumi/pulumi";
 import type { z } from "zod";
 import type { CheckResult, ConstructResult, CreateResult, DiffResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
-import type { ComputerProvider } from "../src/vendor/provider.js";
-import { boundedBy } from "../src/vendor/bound.js";
-import { orThrow } from "../src/vendor/result.js";
+import type { ComputerProvider } from "../src/contract/provider.js";
+import { boundedBy } from "../src/contract/bound.js";
+import { orThrow } from "../src/contract/result.js";
 import type { Settings } from "./config.js";
 import type { Say } from "./progress.js";
 import type { Props } from "./secrets.js";

@@ -1,10 +1,10 @@
 // The run's folder on this host, for the Mount resource's `bind` kind: making, reading back,
-// healing and removing it, its path held to the library's bind rule (src/vendor/mount.ts) and its owner
-// to the user rule (src/vendor/user.ts). Expected failures are results, not throws.
+// healing and removing it, its path held to the library's bind rule (src/contract/mount.ts) and its owner
+// to the user rule (src/contract/user.ts). Expected failures are results, not throws.
 import { lstat, mkdir, chown, chmod, rm, rmdir } from "node:fs/promises";
-import { bindPathProblem } from "../src/vendor/mount.js";
-import { fail, ok, type Result } from "../src/vendor/result.js";
-import { userText, type User } from "../src/vendor/user.js";
+import { bindPathProblem } from "../src/contract/mount.js";
+import { fail, ok, type Result } from "../src/contract/result.js";
+import { userText, type User } from "../src/contract/user.js";
 
 export const FOLDER_MODE = 0o700;
 

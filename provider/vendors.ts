@@ -2,10 +2,10 @@
 // registry (src/providers.ts), once per plugin process, so a provider's reads of its host are
 // shared by every resource. A resource knows a vendor only through here, and this file knows
 // none: each provider's module maps its own settings onto its options.
-import { hostEnvironment } from "../src/vendor/host.js";
-import { secretValues } from "../src/vendor/settings.js";
-import type { ComputerProvider } from "../src/vendor/provider.js";
-import type { Result, ResultError } from "../src/vendor/result.js";
+import { hostEnvironment } from "../src/contract/host.js";
+import { secretValues } from "../src/contract/settings.js";
+import type { ComputerProvider } from "../src/contract/provider.js";
+import type { Result, ResultError } from "../src/contract/result.js";
 import type { Settings } from "./config.js";
 import { settingsRefused } from "./words.js";
 
@@ -30,7 +30,7 @@ export function vendors(settings: Settings): Vendors {
     if (!p) {
       // The plugin's environment is the user's shell's (the Pulumi engine passes it on): a setting a
       // vendor's own CLI reads from there defaults the same way (Docker's engine: DOCKER_HOST), as
-      // it does for the agentrun CLI (src/vendor/host.ts).
+      // it does for the agentrun CLI (src/contract/host.ts).
       p = import("../src/providers.js")
         .then(({ providerFromSettings }) => providerFromSettings(id, byId[id] ?? {}, hostEnvironment()))
         // Refused settings come from the stack's config: say so in the lines that change it.

@@ -18,7 +18,7 @@ import ts from "typescript";
 export const ALLOWED = [
   ["src/modal/client.ts", "modalClient", "MODAL_SERVER_URL"],
   ["src/e2b/client.ts", "ambientProblem", "E2B_SANDBOX_URL"],
-  ["src/vendor/host.ts", "hostEnvironment", "*"],
+  ["src/contract/host.ts", "hostEnvironment", "*"],
 ];
 
 const GLOBALS = new Set(["globalThis", "global", "self", "window"]);

@@ -3,18 +3,18 @@
 // which drives the docker CLI and needs no SDK, is exported as the spec's examples import it.
 export * from "./daemon/protocol.js";
 export * from "./daemon/client.js";
-export * from "./vendor/result.js";
-export * from "./vendor/provider.js";
-export * from "./vendor/mount.js";
-export * from "./vendor/user.js";
+export * from "./contract/result.js";
+export * from "./contract/provider.js";
+export * from "./contract/mount.js";
+export * from "./contract/user.js";
 export * from "./daemon/files.js";
 export * from "./daemon/processes.js";
-export * from "./vendor/labels.js";
-export * from "./vendor/lifetime.js";
-export * from "./vendor/kinds.js";
+export * from "./contract/labels.js";
+export * from "./contract/lifetime.js";
+export * from "./contract/kinds.js";
 export * from "./daemon/actions.js";
-export * from "./vendor/wait.js";
-export * from "./vendor/redact.js";
+export * from "./contract/wait.js";
+export * from "./contract/redact.js";
 export * from "./fleet/janitor.js";
 export * from "./daemon/desktop.js";
 export * from "./daemon/screen-watch.js";
@@ -32,6 +32,6 @@ export {
   type AllowRefusalKind,
   type AllowlistCheck,
 } from "./egress/list.js";
-export * from "./vendor/probe.js";
+export * from "./contract/probe.js";
 export * from "./providers.js";
 export { DockerProvider, type DockerProviderOptions, type EgressOptions, ensureImage, type ImageSource } from "./docker/index.js";

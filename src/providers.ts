@@ -1,8 +1,8 @@
 // The provider registry: one lazy line per vendor. Loading this module loads no provider and
 // no vendor SDK; a provider's file is imported only when its id is asked for.
-import type { ComputerProvider, HostEnvironment, ProviderModule } from "./vendor/provider.js";
-import { redactWords } from "./vendor/redact.js";
-import { fail, ok, OptionError, type Result } from "./vendor/result.js";
+import type { ComputerProvider, HostEnvironment, ProviderModule } from "./contract/provider.js";
+import { redactWords } from "./contract/redact.js";
+import { fail, ok, OptionError, type Result } from "./contract/result.js";
 
 export const providers = {
   docker: () => import("./docker/index.js"),
@@ -60,7 +60,7 @@ function refusedBy(id: string, error: unknown): Result<never> {
 }
 
 /**
- * A provider built by id from a host's plain settings, held to its settings schema (src/vendor/settings.ts):
+ * A provider built by id from a host's plain settings, held to its settings schema (src/contract/settings.ts):
  * its module maps them onto its options, or
  * they are its options. host is the host's environment, for a setting that defaults as the
  * vendor's own CLI finds it (Docker's engine: DOCKER_HOST, then the CLI's context).
@@ -68,7 +68,7 @@ function refusedBy(id: string, error: unknown): Result<never> {
 export async function providerFromSettings(id: string, settings: Record<string, unknown> = {}, host?: HostEnvironment): Promise<Result<ComputerProvider>> {
   if (!isProviderId(id)) return fail("invalid", unknownId(id), { field: "provider" });
   // Held to the provider's settings schema first: a misspelt key is refused, never ignored.
-  const checked = (await import("./vendor/settings.js")).checkSettings(id, settings);
+  const checked = (await import("./contract/settings.js")).checkSettings(id, settings);
   if (!checked.ok) return checked;
   const module = (await providers[id]()) as ProviderModule<unknown>;
   let options: unknown;

@@ -4,7 +4,7 @@ import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { z } from "zod";
 import { strings } from "../inputs.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import type { ComputerProvider } from "../../src/vendor/provider.js";
+import type { ComputerProvider } from "../../src/contract/provider.js";
 import type { Context } from "../resource.js";
 import { unknownFields } from "../resource.js";
 import { unwrap, type Props } from "../secrets.js";

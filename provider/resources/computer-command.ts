@@ -14,7 +14,7 @@ import { homeRelative } from "../../src/inside/paths.js";
 import { findRunning } from "../../src/inside/session.js";
 import { MAX_RUN_SECONDS, RUN_MARK, RUNNER_MARGIN_SECONDS, runCommand, type RunResult } from "../../src/inside/run.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { ResultFailure, orThrow } from "../../src/vendor/result.js";
+import { ResultFailure, orThrow } from "../../src/contract/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, isSecret, secret, unwrap, type Props } from "../secrets.js";

@@ -7,7 +7,7 @@ import { readdir, stat } from "node:fs/promises";
 import { posix, resolve } from "node:path";
 import { homeRelative, underHome } from "../../src/inside/paths.js";
 import type { FileToLoad } from "../../src/inside/load.js";
-import { fail, ok, type Refusal, type Result } from "../../src/vendor/result.js";
+import { fail, ok, type Refusal, type Result } from "../../src/contract/result.js";
 
 // The signatures the engine marks an asset and an archive with (sdk/go/common/resource/sig).
 const SIG_KEY = "4dabf18193072939515e22adb298388d";

@@ -7,12 +7,12 @@
 import { z } from "zod";
 import { screenOf } from "../../src/daemon/desktop.js";
 import { sameAllowlist } from "../../src/egress/list.js";
-import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/vendor/provider.js";
+import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/contract/provider.js";
 import type { Hello } from "../../src/daemon/protocol.js";
-import { ownerLabel, withoutOwner } from "../../src/vendor/labels.js";
+import { ownerLabel, withoutOwner } from "../../src/contract/labels.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { ResultFailure, orThrow } from "../../src/vendor/result.js";
-import { normalUser } from "../../src/vendor/user.js";
+import { ResultFailure, orThrow } from "../../src/contract/result.js";
+import { normalUser } from "../../src/contract/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { fieldsOf, strings } from "../inputs.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";

@@ -12,10 +12,10 @@
 import { z } from "zod";
 import { sameAllowlist } from "../../src/egress/list.js";
 import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../../src/egress/proxies.js";
-import type { ComputerProvider } from "../../src/vendor/provider.js";
+import type { ComputerProvider } from "../../src/contract/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { orThrow } from "../../src/vendor/result.js";
-import { normalUser } from "../../src/vendor/user.js";
+import { orThrow } from "../../src/contract/result.js";
+import { normalUser } from "../../src/contract/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { whileWaiting } from "../progress.js";

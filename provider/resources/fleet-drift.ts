@@ -3,9 +3,9 @@
 // gets no prior state, so the children are found by their owner label (their URN's, as each
 // Computer step writes it) in one list, and each found one is read back with the drift check the
 // Computer's refresh uses. Read-only: a preview computes it too.
-import { OWNER_LABEL, ownerLabel } from "../../src/vendor/labels.js";
-import type { ComputerProvider } from "../../src/vendor/provider.js";
-import { orThrow } from "../../src/vendor/result.js";
+import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
+import type { ComputerProvider } from "../../src/contract/provider.js";
+import { orThrow } from "../../src/contract/result.js";
 import { resourceOwner, type Context } from "../resource.js";
 
 const READ_MS = 30_000;

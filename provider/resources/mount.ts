@@ -4,16 +4,16 @@
 // inputs read back so preview shows it field by field); removed on delete unless retained.
 import { createHash } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
-import { fail, ok, orThrow, type Result, ResultFailure } from "../../src/vendor/result.js";
+import { fail, ok, orThrow, type Result, ResultFailure } from "../../src/contract/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { resourceOwner, unknownFields } from "../resource.js";
 import { recordsPath, dropFolderRecord, readFolderRecord, writeFolderRecord } from "../folder-record.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { z } from "zod";
-import { bindPathProblem, MOUNT_KINDS } from "../../src/vendor/mount.js";
+import { bindPathProblem, MOUNT_KINDS } from "../../src/contract/mount.js";
 import { fieldsOf } from "../inputs.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { parseUser, processUser, userText, type User } from "../../src/vendor/user.js";
+import { parseUser, processUser, userText, type User } from "../../src/contract/user.js";
 import { FOLDER_MODE, folderDrift, healFolder, makeFolder, modeText, readFolder, removeFolder } from "../run-folder.js";
 
 const TYPE = "agentrun:index:Mount";

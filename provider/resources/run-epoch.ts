@@ -6,10 +6,10 @@
 import { z } from "zod";
 import { releaseOlder } from "../../src/fleet/janitor.js";
 import { fieldsOf } from "../inputs.js";
-import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } from "../../src/vendor/labels.js";
-import type { ComputerProvider } from "../../src/vendor/provider.js";
+import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } from "../../src/contract/labels.js";
+import type { ComputerProvider } from "../../src/contract/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { orThrow } from "../../src/vendor/result.js";
+import { orThrow } from "../../src/contract/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";

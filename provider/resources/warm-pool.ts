@@ -8,9 +8,9 @@
 // per slot, and the pool never holds more than its size; a create's pool id is kept meanwhile
 // (pool-pending.ts), so the next create fills the same pool.
 import { randomBytes } from "node:crypto";
-import { ownerLabels, DECLARATION_LABEL, EPOCH_LABEL, RUN_LABEL } from "../../src/vendor/labels.js";
+import { ownerLabels, DECLARATION_LABEL, EPOCH_LABEL, RUN_LABEL } from "../../src/contract/labels.js";
 import { clearPool, drainPool, fillPool, POOL_LABEL, poolReady, type Pool } from "../../src/fleet/pool.js";
-import { ResultFailure, orThrow } from "../../src/vendor/result.js";
+import { ResultFailure, orThrow } from "../../src/contract/result.js";
 import { dropPending, readPending, writePending } from "../pool-pending.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";

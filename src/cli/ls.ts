@@ -1,9 +1,9 @@
 // agentrun ls [--label k=v]...: the provider's computers, each with its kind, state, deadline, run
 // and epoch, and its drift in one word (ok, or the first field that drifted).
 import type { Command } from "commander";
-import { EPOCH_LABEL, RUN_LABEL } from "../vendor/labels.js";
+import { EPOCH_LABEL, RUN_LABEL } from "../contract/labels.js";
 import { listComputers, type Listing } from "../fleet/listing.js";
-import type { ComputerProvider } from "../vendor/provider.js";
+import type { ComputerProvider } from "../contract/provider.js";
 import type { Context } from "./context.js";
 import { failed } from "./errors.js";
 import { collect, pairs, providerOf, type ProviderFlags, withProviderOptions } from "./settings.js";

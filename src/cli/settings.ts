@@ -1,10 +1,10 @@
 // Which provider the command talks to, and its settings: from flags, or from a stack's
 // `agentrun:` config (--stack), never from stray environment variables (the Settings rule). A
 // setting left unset defaults as it does for the Pulumi plugin: the host's environment is handed
-// to the registry (src/vendor/host.ts), so Docker's engine follows DOCKER_HOST and the docker context.
+// to the registry (src/contract/host.ts), so Docker's engine follows DOCKER_HOST and the docker context.
 import type { Command } from "commander";
-import type { ComputerProvider } from "../vendor/provider.js";
-import { hostEnvironment } from "../vendor/host.js";
+import type { ComputerProvider } from "../contract/provider.js";
+import { hostEnvironment } from "../contract/host.js";
 import { DEFAULT_PROVIDER, PROVIDER_IDS, isProviderId, providerFromSettings } from "../providers.js";
 import { bounded } from "./bounds.js";
 import { CliError, EXIT, usageError } from "./errors.js";

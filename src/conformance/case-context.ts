@@ -1,7 +1,7 @@
 // What a case is handed: the provider, the shared computer (refused to a case that declares
 // shared: false), its own creates and connects through its CaseRun, run folders, and a sleep
 // that ends with the case.
-import type { MountKind } from "../vendor/mount.js";
+import type { MountKind } from "../contract/mount.js";
 import { CaseFailure } from "./assert.js";
 import type { CaseContext, ConformanceCase } from "./case.js";
 import type { CaseRun } from "./case-run.js";

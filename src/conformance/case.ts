@@ -2,10 +2,10 @@
 // through ComputerProvider, ComputerClient and the suite's helpers (the CaseContext), so the same
 // case runs on any provider.
 import type { ComputerClient } from "../daemon/client.js";
-import type { MountKind, MountSpec } from "../vendor/mount.js";
+import type { MountKind, MountSpec } from "../contract/mount.js";
 import type { Group, Hello } from "../daemon/protocol.js";
-import type { Capabilities, ComputerProvider, ComputerRef, ComputerSpec, Connection, NetworkKind, UserKind } from "../vendor/provider.js";
-import type { Result } from "../vendor/result.js";
+import type { Capabilities, ComputerProvider, ComputerRef, ComputerSpec, Connection, NetworkKind, UserKind } from "../contract/provider.js";
+import type { Result } from "../contract/result.js";
 
 /** Core: what every computer of its kind does; full: an optional capability a provider declares. */
 export const LEVELS = ["core", "full", "optional"] as const;

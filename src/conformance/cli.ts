@@ -4,7 +4,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import type { ComputerProvider } from "../vendor/provider.js";
+import type { ComputerProvider } from "../contract/provider.js";
 import { isProviderId, PROVIDER_IDS, providerModule } from "../providers.js";
 import type { MountFor } from "./case.js";
 import type { RunShape } from "./kind.js";

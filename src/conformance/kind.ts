@@ -1,8 +1,8 @@
 // The suite by kind: which cases a kind runs (kindCases, casesFor) and whether a provider passes
 // it (kindVerdict). Exported, so the serve side reads the same table.
-import { SETTING_KINDS, type SettingKind, SETTING_KIND_NAMES, servingRefusals } from "../vendor/kinds.js";
+import { SETTING_KINDS, type SettingKind, SETTING_KIND_NAMES, servingRefusals } from "../contract/kinds.js";
 import { MACHINE_KINDS, type MachineKind } from "../daemon/protocol.js";
-import type { Capabilities } from "../vendor/provider.js";
+import type { Capabilities } from "../contract/provider.js";
 import type { ConformanceCase } from "./case.js";
 import { browserCases, conformanceCases } from "./cases/index.js";
 import { type CaseResult, type Cleanup, cleanupClean, type KindVerdict } from "./report.js";

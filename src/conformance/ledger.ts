@@ -1,8 +1,8 @@
 // What a run made and what is still coming: every create and connect is tracked, and each
 // release, close and wait at the end is bounded; what fails or runs out is named in cleanup.
 import { asFailure } from "../daemon/client.js";
-import type { ComputerProvider, ComputerRef, Connection } from "../vendor/provider.js";
-import type { Result } from "../vendor/result.js";
+import type { ComputerProvider, ComputerRef, Connection } from "../contract/provider.js";
+import type { Result } from "../contract/result.js";
 import type { Cleanup } from "./report.js";
 
 /** Every computer of a run carries this label, with the run's id. */

@@ -1,8 +1,8 @@
 // What a case needs against what the provider (and the shared computer's hello) declares: run it,
 // skip it in words naming what is not declared, or fail it when its kind requires the need.
-import { coreGroups, type CoreNeed } from "../vendor/kinds.js";
+import { coreGroups, type CoreNeed } from "../contract/kinds.js";
 import type { Hello } from "../daemon/protocol.js";
-import type { Capabilities, ComputerProvider } from "../vendor/provider.js";
+import type { Capabilities, ComputerProvider } from "../contract/provider.js";
 import type { ConformanceCase } from "./case.js";
 
 export type NeedsVerdict =

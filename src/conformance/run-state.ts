@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
-import type { Capabilities, ComputerProvider, ComputerSpec } from "../vendor/provider.js";
+import type { Capabilities, ComputerProvider, ComputerSpec } from "../contract/provider.js";
 import type { CaseGroup, ConformanceCase, MountFor } from "./case.js";
 import { CONFORMANCE_LABEL, Ledger } from "./ledger.js";
 import type { CaseResult } from "./report.js";

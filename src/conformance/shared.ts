@@ -1,6 +1,6 @@
 // The shared computer's place for the cases: HOME read from inside, and a directory of the run's
 // (and one per case) made under it, through files when declared, else exec.
-import type { Capabilities, ComputerProvider, ComputerRef, ComputerSpec, Connection } from "../vendor/provider.js";
+import type { Capabilities, ComputerProvider, ComputerRef, ComputerSpec, Connection } from "../contract/provider.js";
 import { shown } from "./assert.js";
 import { type Ledger, type Made, settle, TIMED_OUT, within } from "./ledger.js";
 

@@ -7,8 +7,8 @@
 // listing (nothing is released then).
 import { readFileSync, writeFileSync } from "node:fs";
 import type { CallOptions } from "../daemon/client.js";
-import type { ComputerRef } from "../vendor/provider.js";
-import type { Result } from "../vendor/result.js";
+import type { ComputerRef } from "../contract/provider.js";
+import type { Result } from "../contract/result.js";
 
 /** What the sweep asks of a provider. */
 export interface Sweepable {

@@ -13,7 +13,7 @@ import {
   type ResultOf,
   RpcErrorObject,
 } from "./protocol.js";
-import { fail, type ResultError } from "../vendor/result.js";
+import { fail, type ResultError } from "../contract/result.js";
 import { parseLine, requestLine } from "./wire.js";
 
 export interface CallOptions {

@@ -2,11 +2,11 @@
 // computer's user: computerd starts nothing itself), and the wait until hello declares the
 // display. Docker uses it at create, and E2B will: the server is one process in the daemon's
 // table, so it ends with the computer.
-import { boundedBy } from "../vendor/bound.js";
+import { boundedBy } from "../contract/bound.js";
 import { CallError, type ComputerClient } from "./client.js";
 import type { Hello } from "./protocol.js";
-import type { ComputerProvider, ComputerRef } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import type { ComputerProvider, ComputerRef } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
 
 /** The display init is given and the server starts on. */
 export const DEFAULT_DISPLAY = ":0";

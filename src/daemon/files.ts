@@ -3,7 +3,7 @@
 // however it ends: finished, failed, left by its consumer, or aborted.
 import { asFailure, type CallOptions, type ComputerClient } from "./client.js";
 import { MAX_CHUNK_BYTES } from "./protocol.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import { fail, ok, type Result } from "../contract/result.js";
 
 /** Reads in flight at once for one file: enough to hide a round trip, few enough to bound memory. */
 const READ_WINDOW = 4;

@@ -1,7 +1,7 @@
 // Helpers over the process methods: a stream followed to the process's end, and the whole table.
 import { asFailure, type CallOptions, type ComputerClient } from "./client.js";
 import { MAX_CHUNK_BYTES, MAX_READ_WAIT_MS, type ProcessInfo, type ProcessStream } from "./protocol.js";
-import { ok, type Result } from "../vendor/result.js";
+import { ok, type Result } from "../contract/result.js";
 
 export interface ReadAllOptions extends CallOptions {
   /** Where to start, in bytes since the process started (default 0). */

@@ -5,9 +5,9 @@
 import { CallError } from "./client.js";
 import type { Action, InputActionsResult } from "./protocol.js";
 import { MAX_WATCH_WAIT_MS } from "./protocol.js";
-import type { Connection, ScreenFrame, ScreenWatch, WatchHandlers } from "../vendor/provider.js";
-import { redactWords } from "../vendor/redact.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import type { Connection, ScreenFrame, ScreenWatch, WatchHandlers } from "../contract/provider.js";
+import { redactWords } from "../contract/redact.js";
+import { fail, ok, type Result } from "../contract/result.js";
 
 /** A frame is never read past this many bytes. */
 export const MAX_FRAME_BYTES = 64 << 20;

@@ -1,8 +1,8 @@
-// check(spec) for Daytona: the child daemon's shared check (src/vendor/agent-child/check.ts) in Daytona's
+// check(spec) for Daytona: the child daemon's shared check (src/contract/agent-child/check.ts) in Daytona's
 // words. A snapshot gives the sandbox its size.
-import { checkChildSpec } from "../vendor/agent-child/check.js";
-import type { Capabilities, ComputerSpec } from "../vendor/provider.js";
-import type { Refusal } from "../vendor/result.js";
+import { checkChildSpec } from "../contract/agent-child/check.js";
+import type { Capabilities, ComputerSpec } from "../contract/provider.js";
+import type { Refusal } from "../contract/result.js";
 import { COMPUTER_LABEL } from "./constants.js";
 
 export const NETWORK_GAP =

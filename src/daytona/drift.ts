@@ -1,6 +1,6 @@
 // The drift check of a sandbox as Daytona reads it back against what was declared (its daemon's is
-// src/vendor/agent-child/drift.ts, shared with E2B). One sentence per mismatch; none when it is what was declared.
-import type { NetworkPolicy } from "../vendor/provider.js";
+// src/contract/agent-child/drift.ts, shared with E2B). One sentence per mismatch; none when it is what was declared.
+import type { NetworkPolicy } from "../contract/provider.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, DESTROY_SLACK_MS, IMAGE_LABEL } from "./constants.js";
 import { networkOf } from "./readback.js";
 import type { Sandbox } from "./schemas.js";

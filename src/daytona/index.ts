@@ -1,6 +1,6 @@
 // The Daytona provider's module, as the registry loads it: the class, create(options), MOUNT,
 // CAPABILITIES, optionsFromSettings, and its conformance module, loaded lazily.
-import type { MountKind } from "../vendor/mount.js";
+import type { MountKind } from "../contract/mount.js";
 
 export { create, driftedProvider } from "./create.js";
 export { CAPABILITIES, DaytonaProvider } from "./provider.js";

@@ -1,16 +1,16 @@
-// Daytona's hooks of the one create flow (src/vendor/create.ts): the daemon's bytes read before
+// Daytona's hooks of the one create flow (src/contract/create.ts): the daemon's bytes read before
 // anything is made, POST /sandbox with the owner's labels in its body (its delete pushed on the
 // undo stack at once), the wait until it starts and its read-back against what was asked, the
 // daemon installed and init started through the toolbox, the first connection, the daemon's
 // drift check, and the wait until Daytona's listing shows the sandbox.
-import { childAborted, connectFailed, daemonRefused, installDaemon } from "../vendor/agent-child/create.js";
-import { daemonDrift } from "../vendor/agent-child/drift.js";
-import { startCommand } from "../vendor/agent-child/install.js";
-import type { Adoption } from "../vendor/adopt.js";
-import { type CreateHooks, type Creation, failedThen } from "../vendor/create.js";
-import type { CheckedSpec, ComputerRef, Connection, CreateOptions } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
-import { waitUntil } from "../vendor/wait.js";
+import { childAborted, connectFailed, daemonRefused, installDaemon } from "../contract/agent-child/create.js";
+import { daemonDrift } from "../contract/agent-child/drift.js";
+import { startCommand } from "../contract/agent-child/install.js";
+import type { Adoption } from "../contract/adopt.js";
+import { type CreateHooks, type Creation, failedThen } from "../contract/create.js";
+import type { CheckedSpec, ComputerRef, Connection, CreateOptions } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
+import { waitUntil } from "../contract/wait.js";
 import { expect } from "./api.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, IMAGE_LABEL, INIT_SESSION, TIMEOUTS } from "./constants.js";
 import { sandboxDrift } from "./drift.js";

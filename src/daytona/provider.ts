@@ -1,8 +1,8 @@
 // DaytonaProvider: the ComputerProvider interface over Daytona's v0 REST API. create is the one
 // flow with Daytona's hooks (make.ts): the sandbox made and read back, the daemon pushed in and
-// started through the toolbox (src/vendor/agent-child/), reached through a session bridge
+// started through the toolbox (src/contract/agent-child/), reached through a session bridge
 // (bridge.ts), and both held to the drift check (drift.ts). Daytona's calls are sandboxes.ts's.
-import { CHILD_HOME } from "../vendor/agent-child/install.js";
+import { CHILD_HOME } from "../contract/agent-child/install.js";
 import { packageVersion } from "../package.js";
 import type { Hello } from "../daemon/protocol.js";
 import type {
@@ -19,23 +19,23 @@ import type {
   ReadBack,
   ReleaseHow,
   CheckedSpec,
-} from "../vendor/provider.js";
-import { checkedSpec } from "../vendor/checked.js";
-import { createWith } from "../vendor/create.js";
-import { fail, ok, type Result } from "../vendor/result.js";
-import { waitUntil } from "../vendor/wait.js";
+} from "../contract/provider.js";
+import { checkedSpec } from "../contract/checked.js";
+import { createWith } from "../contract/create.js";
+import { fail, ok, type Result } from "../contract/result.js";
+import { waitUntil } from "../contract/wait.js";
 import type { CallOptions } from "../daemon/client.js";
 import { expectDone } from "./api.js";
 import { checkSpec, NETWORK_GAP } from "./check.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, IMAGE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN, TOOLBOX_PORT } from "./constants.js";
-import { daemonDrift, helloDrift } from "../vendor/agent-child/drift.js";
+import { daemonDrift, helloDrift } from "../contract/agent-child/drift.js";
 import { sandboxDrift } from "./drift.js";
 import { daytonaHooks } from "./make.js";
 import type { DaytonaProviderOptions, Settled } from "./options.js";
 import { deadlineOf, isComputer, isGoing, networkOf, stateOf } from "./readback.js";
 import { DaytonaSandboxes, GROUPS } from "./sandboxes.js";
-import { attachedIf } from "../vendor/attach.js";
-import { createdAt, type Adoption, removeEarlier } from "../vendor/adopt.js";
+import { attachedIf } from "../contract/attach.js";
+import { createdAt, type Adoption, removeEarlier } from "../contract/adopt.js";
 
 export function capabilitiesOf(settled: Pick<Settled, "autoDeleteInterval" | "sandboxClass" | "daemonUser">): Capabilities {
   return {

@@ -1,5 +1,5 @@
 // What a sandbox read back says: its network, its state as a computer's, its deadline, its size.
-import type { ComputerState, NetworkReadBack } from "../vendor/provider.js";
+import type { ComputerState, NetworkReadBack } from "../contract/provider.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
 import type { Sandbox } from "./schemas.js";
 

@@ -3,7 +3,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { packageRoot } from "../package.js";
-import { secretSetting } from "../vendor/setting-marks.js";
+import { secretSetting } from "../contract/setting-marks.js";
 import type { DaytonaProviderOptions } from "./options.js";
 
 /** Daytona's settings as a host takes them from its user (a stack's agentrun:daytona, the CLI's --set). */

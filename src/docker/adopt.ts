@@ -1,14 +1,14 @@
-// An idempotent create on Docker: src/vendor/adopt.ts's adoption and delete rule over the engine's own
+// An idempotent create on Docker: src/contract/adopt.ts's adoption and delete rule over the engine's own
 // lookups, with the egress parts beside each computer. A computer made for an owner carries the
 // owner and declaration labels from its container's create request on (the plan's labels, so its
 // egress proxy and volume carry them too). A computer that adoption or a delete removes goes with
 // its egress parts, and adoption removes the declaration's egress parts whose computer was never made.
 // A pool's computer a run has claimed is the run's: never adopted, never removed here.
 import type { CallOptions } from "../daemon/client.js";
-import { type Adoption, removeEarlier as removeEarlierBy } from "../vendor/adopt.js";
-import { declarationLabel } from "../vendor/labels.js";
-import type { ComputerRef, ComputerSpec, ReadBack, SpecDefaults } from "../vendor/provider.js";
-import { ok, type Result } from "../vendor/result.js";
+import { type Adoption, removeEarlier as removeEarlierBy } from "../contract/adopt.js";
+import { declarationLabel } from "../contract/labels.js";
+import type { ComputerRef, ComputerSpec, ReadBack, SpecDefaults } from "../contract/provider.js";
+import { ok, type Result } from "../contract/result.js";
 import type { DockerEngine } from "./api.js";
 import { POOL_LABEL } from "../fleet/pool.js";
 import { claimRecords } from "./claims.js";
@@ -129,7 +129,7 @@ async function removeLeftParts(
   return ok();
 }
 
-/** After a delete: the owner's computers made before the one deleted (src/vendor/adopt.ts removeEarlier), with their egress parts. */
+/** After a delete: the owner's computers made before the one deleted (src/contract/adopt.ts removeEarlier), with their egress parts. */
 export function removeEarlier(provider: Adopter, deleted: Inspected): Promise<Result<string[]>> {
   return removeEarlierBy(dockerAdoption(provider), { id: deleted.Id, labels: labelsOf(deleted), created: createdKey(deleted.Created) });
 }

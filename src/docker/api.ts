@@ -5,9 +5,9 @@
 // the first with a private cgroup namespace).
 import type { Duplex } from "node:stream";
 import { Pool } from "undici";
-import type { ResultCode } from "../vendor/result.js";
+import type { ResultCode } from "../contract/result.js";
 import { DEFAULT_ENGINE, type EngineAddress, engineAt } from "./engine.js";
-import { boundedBy, untilAborted } from "../vendor/bound.js";
+import { boundedBy, untilAborted } from "../contract/bound.js";
 
 /** A call not given its own bound. */
 export const ENGINE_CALL_MS = 60_000;

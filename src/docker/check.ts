@@ -1,12 +1,12 @@
 // check(spec) for Docker: every refusal together, each naming its field, with no Docker call.
 // Once the host has been read, its missing enforcement and what it cannot give join them.
-import { labelRefusals } from "../vendor/labels.js";
-import { checkLifetime } from "../vendor/lifetime.js";
+import { labelRefusals } from "../contract/labels.js";
+import { checkLifetime } from "../contract/lifetime.js";
 import { checkAllowlist } from "../egress/list.js";
-import { checkMount } from "../vendor/mount.js";
-import type { Capabilities, ComputerSpec } from "../vendor/provider.js";
-import type { Refusal } from "../vendor/result.js";
-import { userProblem } from "../vendor/user.js";
+import { checkMount } from "../contract/mount.js";
+import type { Capabilities, ComputerSpec } from "../contract/provider.js";
+import type { Refusal } from "../contract/result.js";
+import { userProblem } from "../contract/user.js";
 import { remapProblem } from "./bind.js";
 import { COMPUTER_LABEL } from "./constants.js";
 import { PROXY_PATTERN } from "./egress-request.js";

@@ -8,8 +8,8 @@
 import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../daemon/client.js";
 import { POOL_LABEL } from "../fleet/pool.js";
-import type { ComputerRef, PoolHooks } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import type { ComputerRef, PoolHooks } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
 import type { DockerEngine } from "./api.js";
 import { COMPUTER_LABEL } from "./constants.js";
 import { failure, listByLabels } from "./containers.js";

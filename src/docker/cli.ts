@@ -4,7 +4,7 @@
 // bounded in time and ended by the caller's signal. A call's outcome is a value; what it means is
 // the caller's to say.
 import { execa } from "execa";
-import type { ResultCode } from "../vendor/result.js";
+import type { ResultCode } from "../contract/result.js";
 
 /** A call not given its own bound. */
 export const DOCKER_CALL_MS = 60_000;

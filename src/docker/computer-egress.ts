@@ -4,9 +4,9 @@
 import { promises as fs } from "node:fs";
 import type { CallOptions } from "../daemon/client.js";
 import { hostAddresses } from "../egress/host-addresses.js";
-import type { NetworkReadBack } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
-import { parseUser } from "../vendor/user.js";
+import type { NetworkReadBack } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
+import { parseUser } from "../contract/user.js";
 import { DEADLINE_LABEL } from "./constants.js";
 import type { DockerContext } from "./context.js";
 import { inspectEgress } from "./egress.js";

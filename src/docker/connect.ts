@@ -4,12 +4,12 @@
 import type { Duplex } from "node:stream";
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
-import type { Connection } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import type { Connection } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
 import { type DockerEngine, engineFailure, type Reply } from "./api.js";
 import { DAEMON_TARGET, HELLO_TIMEOUT_MS } from "./constants.js";
 import { Frames } from "./frames.js";
-import { boundedBy } from "../vendor/bound.js";
+import { boundedBy } from "../contract/bound.js";
 
 export interface HelloWant {
   version: string;

@@ -5,8 +5,8 @@
 import { DEFAULT_DISPLAY, DISPLAY_GROUPS } from "../daemon/desktop.js";
 import type { Hello, MachineKind } from "../daemon/protocol.js";
 import type { CallOptions } from "../daemon/client.js";
-import type { Capabilities, ComputerRef, NetworkReadBack, SpecReadBack } from "../vendor/provider.js";
-import type { Result } from "../vendor/result.js";
+import type { Capabilities, ComputerRef, NetworkReadBack, SpecReadBack } from "../contract/provider.js";
+import type { Result } from "../contract/result.js";
 import type { DockerEngine } from "./api.js";
 import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, MAX_LIFETIME_MS } from "./constants.js";
 import type { DriftExpected } from "./drift.js";

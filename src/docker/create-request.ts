@@ -1,6 +1,6 @@
 // A computer's create request for the Engine API (POST /containers/create), exactly as the spec's
 // Docker section gives its docker run flags: one place turns a plan into the container asked for.
-import { WORKSPACE } from "../vendor/mount.js";
+import { WORKSPACE } from "../contract/mount.js";
 import { COMPUTER_LABEL, CPU_PERIOD, DAEMON_TARGET, DEADLINE_LABEL, HOME, KIND_LABEL, RUN_DIR } from "./constants.js";
 import { EGRESS_MOUNT, EGRESS_SOCKET, egressName } from "./egress-request.js";
 import { cpuQuota, type Plan, workSizeMb } from "./plan.js";

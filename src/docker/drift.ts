@@ -2,11 +2,11 @@
 // create asked for. Closed: every HostConfig and Config field is one create sets, one with a
 // stated default, one that widens nothing, or it must be empty, so a field a later Docker adds
 // is drift until it is named here. One sentence per mismatch.
-import { WORKSPACE } from "../vendor/mount.js";
+import { WORKSPACE } from "../contract/mount.js";
 import type { Hello, MachineKind } from "../daemon/protocol.js";
 import { sameNetwork } from "../egress/list.js";
-import type { Capabilities, ComputerSpec, NetworkReadBack } from "../vendor/provider.js";
-import { parseUser, userText } from "../vendor/user.js";
+import type { Capabilities, ComputerSpec, NetworkReadBack } from "../contract/provider.js";
+import { parseUser, userText } from "../contract/user.js";
 import { checkSpec } from "./check.js";
 import {
   COMPUTER_LABEL,

@@ -5,8 +5,8 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { HostEnvironment } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import type { HostEnvironment } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
 
 /** The engine the CLI talks to when nothing names another. */
 export const DEFAULT_ENGINE = "unix:///var/run/docker.sock";

@@ -1,7 +1,7 @@
 // The Docker provider's module, as the registry loads it: the provider class, create(options),
 // MOUNT and CAPABILITIES, and what a caller or the conformance module needs beside them.
-import type { MountKind } from "../vendor/mount.js";
-import type { Capabilities } from "../vendor/provider.js";
+import type { MountKind } from "../contract/mount.js";
+import type { Capabilities } from "../contract/provider.js";
 import { CAPABILITIES as LINUX, DESKTOP_CAPABILITIES } from "./provider.js";
 
 export { create, driftedProvider } from "./create.js";

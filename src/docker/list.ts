@@ -1,8 +1,8 @@
 // list: the computers with these labels, whatever their names, in one list call to the engine;
 // an allowlisted computer's network read back through its proxy, every proxy inspected at once.
 import type { CallOptions } from "../daemon/client.js";
-import type { ComputerInfo, NetworkReadBack } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import type { ComputerInfo, NetworkReadBack } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
 import { withClaims } from "./claims.js";
 import { proxyReadBack } from "./computer-egress.js";
 import { DEADLINE_LABEL } from "./constants.js";

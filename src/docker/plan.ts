@@ -1,7 +1,7 @@
 // A spec made concrete: every size, the user, the workdir and the deadline a computer is made
 // with. The run flags and the drift check both read a Plan, so they cannot disagree.
-import type { CheckedSpec } from "../vendor/provider.js";
-import type { User } from "../vendor/user.js";
+import type { CheckedSpec } from "../contract/provider.js";
+import type { User } from "../contract/user.js";
 import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME } from "./constants.js";
 
 export interface Plan {

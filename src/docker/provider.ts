@@ -25,13 +25,13 @@ import type {
   ScreenWatch,
   SweepOptions,
   WatchHandlers,
-} from "../vendor/provider.js";
+} from "../contract/provider.js";
 import { sameNetwork } from "../egress/list.js";
 import { hostAddresses } from "../egress/host-addresses.js";
-import { attachedIf } from "../vendor/attach.js";
-import { checkedSpec } from "../vendor/checked.js";
-import { createWith } from "../vendor/create.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import { attachedIf } from "../contract/attach.js";
+import { checkedSpec } from "../contract/checked.js";
+import { createWith } from "../contract/create.js";
+import { fail, ok, type Result } from "../contract/result.js";
 import { packageVersion } from "../package.js";
 import { DockerEngine } from "./api.js";
 import { checkSpec } from "./check.js";
@@ -197,7 +197,7 @@ export class DockerProvider implements ComputerProvider {
   }
 
   /**
-   * The one create flow (src/vendor/create.ts) with Docker's hooks: check → prepare (the host,
+   * The one create flow (src/contract/create.ts) with Docker's hooks: check → prepare (the host,
    * the daemon copy, the egress image) → adopt → run (egress parts, then the container) → the
    * read-back → verify (the drift check), every part made undone on a failure or an abort.
    */

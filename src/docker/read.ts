@@ -4,8 +4,8 @@
 import { promises as fs } from "node:fs";
 import type { CallOptions } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
-import type { AttachBy, ReadBack } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import type { AttachBy, ReadBack } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
 import { openConnection } from "./connect.js";
 import { HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";

@@ -1,7 +1,7 @@
 // What docker inspect says a computer is: its network, its run folder, its spec. list, attach,
 // network and the drift check all read a computer through these, so they agree.
-import { type MountReadBack, WORKSPACE } from "../vendor/mount.js";
-import type { NetworkReadBack, SpecReadBack } from "../vendor/provider.js";
+import { type MountReadBack, WORKSPACE } from "../contract/mount.js";
+import type { NetworkReadBack, SpecReadBack } from "../contract/provider.js";
 import { COMPUTER_LABEL, CPU_PERIOD, DEADLINE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
 import { EGRESS_MOUNT, EGRESS_SOCKET, egressKeyOf, egressName, PROXY_PATTERN } from "./egress-request.js";
 

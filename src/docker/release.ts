@@ -3,8 +3,8 @@
 // pool's claim record, its egress parts); and the janitor's part beside the computers.
 import type { CallOptions } from "../daemon/client.js";
 import { POOL_LABEL } from "../fleet/pool.js";
-import type { ComputerRef, ReleaseHow, SweepOptions } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import type { ComputerRef, ReleaseHow, SweepOptions } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
 import { removeEarlier } from "./adopt.js";
 import { removeClaim, sweepClaims } from "./claims.js";
 import { COMPUTER_LABEL, ID_PATTERN, NAME_PATTERN } from "./constants.js";

@@ -6,7 +6,7 @@
 import { arch } from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import type { HostEnvironment } from "../vendor/provider.js";
+import type { HostEnvironment } from "../contract/provider.js";
 import { resolveEngine } from "./engine.js";
 import { packageRoot } from "../package.js";
 import { CREATE_STEPS, pauseAt } from "./pause.js";

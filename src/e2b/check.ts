@@ -1,8 +1,8 @@
-// check(spec) for E2B: the child daemon's shared check (src/vendor/agent-child/check.ts) in E2B's words. A
+// check(spec) for E2B: the child daemon's shared check (src/contract/agent-child/check.ts) in E2B's words. A
 // template gives the sandbox its size; a desktop waits for computerd's own X server.
-import { checkChildSpec } from "../vendor/agent-child/check.js";
-import type { Capabilities, ComputerSpec } from "../vendor/provider.js";
-import type { Refusal } from "../vendor/result.js";
+import { checkChildSpec } from "../contract/agent-child/check.js";
+import type { Capabilities, ComputerSpec } from "../contract/provider.js";
+import type { Refusal } from "../contract/result.js";
 import { COMPUTER_KEY } from "./constants.js";
 import { DESKTOP_GAP } from "./options.js";
 

@@ -2,8 +2,8 @@
 // (whole seconds, never past the cap of the create's time plus maxLifetimeMs), read back, and
 // init's deadline moved to the same time through the daemon.
 import type { CallOptions } from "../daemon/client.js";
-import type { ComputerRef } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import type { ComputerRef } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
 import { codeOf, wordsOf } from "./calls.js";
 import { EXTEND_PAST_MS } from "./constants.js";
 import { createdEnd } from "./readback.js";

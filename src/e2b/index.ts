@@ -1,7 +1,7 @@
 // The E2B provider's module, as the registry loads it: the class, create(options), MOUNT,
 // CAPABILITIES, optionsFromSettings, and its conformance module, loaded lazily. The e2b package
 // is loaded only when the first call needs it.
-import type { MountKind } from "../vendor/mount.js";
+import type { MountKind } from "../contract/mount.js";
 
 export { create, driftedProvider, type E2BOptions } from "./create.js";
 export { CAPABILITIES, E2BProvider } from "./provider.js";

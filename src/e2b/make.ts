@@ -1,16 +1,16 @@
-// E2B's hooks of the one create flow (src/vendor/create.ts): the daemon's bytes read before
+// E2B's hooks of the one create flow (src/contract/create.ts): the daemon's bytes read before
 // anything is made, Sandbox.create with the owner's keys in its metadata (its kill pushed on the
 // undo stack at once), the sandbox read back against what was asked, the daemon installed and
 // init started in the background, the first connection (tried again while init comes up), the
 // daemon's drift check, and the wait until E2B's listing shows the sandbox.
-import { startCommand } from "../vendor/agent-child/install.js";
-import { childAborted, connectFailed, daemonRefused, installDaemon } from "../vendor/agent-child/create.js";
-import type { CreateHooks, Creation } from "../vendor/create.js";
-import { failedThen } from "../vendor/create.js";
-import type { CheckedSpec, ComputerRef, Connection, CreateOptions } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
-import type { Adoption } from "../vendor/adopt.js";
-import { waitUntil } from "../vendor/wait.js";
+import { startCommand } from "../contract/agent-child/install.js";
+import { childAborted, connectFailed, daemonRefused, installDaemon } from "../contract/agent-child/create.js";
+import type { CreateHooks, Creation } from "../contract/create.js";
+import { failedThen } from "../contract/create.js";
+import type { CheckedSpec, ComputerRef, Connection, CreateOptions } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
+import type { Adoption } from "../contract/adopt.js";
+import { waitUntil } from "../contract/wait.js";
 import { openBridge } from "./bridge.js";
 import { call } from "./calls.js";
 import { COMPUTER_KEY, DEADLINE_KEY, IMAGE_KEY, MAX_KEY, NAME_KEY, TIMEOUT_KEY } from "./constants.js";

@@ -1,11 +1,11 @@
 // The E2B provider's options, held to their rules at construction: a wrong one throws in words
 // that never hold the key.
 import path from "node:path";
-import { CHILD_USER } from "../vendor/agent-child/install.js";
+import { CHILD_USER } from "../contract/agent-child/install.js";
 import { packageRoot } from "../package.js";
-import { MAX_PROBE_TARGETS } from "../vendor/probe.js";
-import { OptionError } from "../vendor/result.js";
-import { isRootOrRootGroup, parseUser, userText } from "../vendor/user.js";
+import { MAX_PROBE_TARGETS } from "../contract/probe.js";
+import { OptionError } from "../contract/result.js";
+import { isRootOrRootGroup, parseUser, userText } from "../contract/user.js";
 import { ambientProblem } from "./client.js";
 import { DEFAULT_DOMAIN, HOBBY_MAX_MS, PRO_MAX_MS, TIMEOUTS, type E2BTimeouts } from "./constants.js";
 import type { E2BSandboxClass } from "./sdk.js";

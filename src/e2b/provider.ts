@@ -1,11 +1,11 @@
 // E2BProvider: the ComputerProvider interface on E2B's sandboxes, through the E2BSandboxClass slice
 // of the host's SDK. envd is the sandbox's first process; the daemon is uploaded with files.write,
-// installed and started as root with commands.run (src/vendor/agent-child/, as on Daytona), reached
+// installed and started as root with commands.run (src/contract/agent-child/, as on Daytona), reached
 // through a bridge of its own (bridge.ts), and held to the drift check (readback.ts,
-// src/vendor/agent-child/drift.ts). create is the one flow with E2B's hooks (make.ts); E2B's calls
+// src/contract/agent-child/drift.ts). create is the one flow with E2B's hooks (make.ts); E2B's calls
 // are sandboxes.ts's, extend is extend.ts's and the diagnostic diagnose.ts's.
 import type { CallOptions } from "../daemon/client.js";
-import { helloDrift } from "../vendor/agent-child/drift.js";
+import { helloDrift } from "../contract/agent-child/drift.js";
 import { packageVersion } from "../package.js";
 import type { Hello } from "../daemon/protocol.js";
 import type {
@@ -22,13 +22,13 @@ import type {
   ReadBack,
   ReleaseHow,
   CheckedSpec,
-} from "../vendor/provider.js";
-import { checkedSpec } from "../vendor/checked.js";
-import { createWith } from "../vendor/create.js";
-import { fail, ok, type Result } from "../vendor/result.js";
-import { boundedBy } from "../vendor/bound.js";
-import { attachedIf } from "../vendor/attach.js";
-import { createdAt, type Adoption, removeEarlier } from "../vendor/adopt.js";
+} from "../contract/provider.js";
+import { checkedSpec } from "../contract/checked.js";
+import { createWith } from "../contract/create.js";
+import { fail, ok, type Result } from "../contract/result.js";
+import { boundedBy } from "../contract/bound.js";
+import { attachedIf } from "../contract/attach.js";
+import { createdAt, type Adoption, removeEarlier } from "../contract/adopt.js";
 import { checkSpec, NETWORK_GAP } from "./check.js";
 import { BASE_TEMPLATE, ENVD_PORT } from "./constants.js";
 import { diagnose, type Diagnosis } from "./diagnose.js";
@@ -37,7 +37,7 @@ import { e2bHooks } from "./make.js";
 import type { E2BProviderOptions, Settled } from "./options.js";
 import { deadlineOf, infoDrift, labelsOf, networkOf, ownKeysOf, stateOf } from "./readback.js";
 import { E2BSandboxes, GROUPS } from "./sandboxes.js";
-import { CHILD_HOME } from "../vendor/agent-child/install.js";
+import { CHILD_HOME } from "../contract/agent-child/install.js";
 
 export function capabilitiesOf(settled: Pick<Settled, "maxLifetimeMs" | "daemonUser">): Capabilities {
   return {

@@ -1,6 +1,6 @@
 // What E2B reads back of a sandbox: its network, its state as a computer's, its own keys, its ends,
 // and the drift check against what create asked for. One sentence per mismatch.
-import type { ComputerState, NetworkReadBack } from "../vendor/provider.js";
+import type { ComputerState, NetworkReadBack } from "../contract/provider.js";
 import { COMPUTER_KEY, DEADLINE_KEY, EXTENDED_SLACK_MS, IMAGE_KEY, MAX_KEY, NAME_KEY, NAME_PATTERN, OWN_KEYS, TIMEOUT_KEY } from "./constants.js";
 import type { E2BSandboxInfo } from "./sdk.js";
 

@@ -4,14 +4,14 @@
 // back into a ref. provider.ts, make.ts, extend.ts and diagnose.ts share one of these.
 import { readFile } from "node:fs/promises";
 import type { Hello } from "../daemon/protocol.js";
-import { type Candidate, type Adoption, createdAt } from "../vendor/adopt.js";
-import { CHILD_DAEMON, CHILD_HOME, sha256Of } from "../vendor/agent-child/install.js";
-import { daemonDrift, type DaemonExpected } from "../vendor/agent-child/drift.js";
-import { boundedBy } from "../vendor/bound.js";
-import { readNetworkNone } from "../vendor/probe.js";
-import type { AttachBy, ComputerRef, Connection, NetworkReadBack, SpecReadBack } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
-import { waitUntil } from "../vendor/wait.js";
+import { type Candidate, type Adoption, createdAt } from "../contract/adopt.js";
+import { CHILD_DAEMON, CHILD_HOME, sha256Of } from "../contract/agent-child/install.js";
+import { daemonDrift, type DaemonExpected } from "../contract/agent-child/drift.js";
+import { boundedBy } from "../contract/bound.js";
+import { readNetworkNone } from "../contract/probe.js";
+import type { AttachBy, ComputerRef, Connection, NetworkReadBack, SpecReadBack } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
+import { waitUntil } from "../contract/wait.js";
 import { openBridge } from "./bridge.js";
 import { call, wordsOf } from "./calls.js";
 import { type Connection as E2BConnection, connectionOf, realSandboxClass } from "./client.js";

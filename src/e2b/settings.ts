@@ -1,7 +1,7 @@
 // E2B's options from a host's plain settings (the Pulumi plugin's agentrun:e2b config): apiKey and
 // domain, and testSdk for the plugin's tests; the daemon is the one this package carries for amd64.
 import { z } from "zod";
-import { secretSetting } from "../vendor/setting-marks.js";
+import { secretSetting } from "../contract/setting-marks.js";
 import type { E2BOptions } from "./create.js";
 
 /** E2B's settings as a host takes them from its user (a stack's agentrun:e2b, the CLI's --set). */

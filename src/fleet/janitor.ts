@@ -1,9 +1,9 @@
 // The janitor (sweep: computers past their deadline) and the run fence (releaseOlder: a new
 // claim's first step). Both work for any provider, through its list and release alone.
 import type { CallOptions } from "../daemon/client.js";
-import { RUN_LABEL, epochOf, epochProblem, runProblem } from "../vendor/labels.js";
-import type { Capabilities, ComputerInfo, ComputerProvider, SweepOptions } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import { RUN_LABEL, epochOf, epochProblem, runProblem } from "../contract/labels.js";
+import type { Capabilities, ComputerInfo, ComputerProvider, SweepOptions } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
 
 /** Clock skew allowed between this host and the vendor's, on top of the provider's cap. */
 const CLOCK_SKEW_MS = 60_000;

@@ -6,10 +6,10 @@
 // slot: a provider that keeps owners (Docker) then adopts, one per slot, what a fill cut off
 // left, and never more than the pool's size.
 import type { CallOptions, ComputerClient } from "../daemon/client.js";
-import { epochProblem, OWNER_LABEL, ownerLabel, RUN_LABEL, runLabels, runProblem } from "../vendor/labels.js";
+import { epochProblem, OWNER_LABEL, ownerLabel, RUN_LABEL, runLabels, runProblem } from "../contract/labels.js";
 import type { Hello } from "../daemon/protocol.js";
-import type { ComputerProvider, ComputerRef, ComputerSpec, Connection, CreateOptions, PoolHooks } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import type { ComputerProvider, ComputerRef, ComputerSpec, Connection, CreateOptions, PoolHooks } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
 
 /** The label a pool's computers are made with: the pool's id. */
 export const POOL_LABEL = "agentrun.pool";

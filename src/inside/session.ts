@@ -1,9 +1,9 @@
 // An open connection to a named computer's daemon, with its user's home read from inside: what
 // every in-computer step starts from. A computer that is gone is a result (gone), never a throw.
 import { asFailure, type CallOptions, type ComputerClient } from "../daemon/client.js";
-import type { ComputerInfo, ComputerProvider } from "../vendor/provider.js";
-import { untilAborted } from "../vendor/bound.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import type { ComputerInfo, ComputerProvider } from "../contract/provider.js";
+import { untilAborted } from "../contract/bound.js";
+import { fail, ok, type Result } from "../contract/result.js";
 
 export interface Session {
   /** The computer's name, for words. */

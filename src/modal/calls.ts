@@ -1,9 +1,9 @@
-// Modal's calls through the one bounded-call helper (src/vendor/call.ts), with Modal's errors as
+// Modal's calls through the one bounded-call helper (src/contract/call.ts), with Modal's errors as
 // codes. The SDK takes no AbortSignal, so each call is raced against its bound and the caller's
 // signal, and a result that lands after is handed to late() (a sandbox to terminate).
-import { type Bound, boundedCall } from "../vendor/call.js";
-import { errorWords } from "../vendor/redact.js";
-import type { Result, ResultCode } from "../vendor/result.js";
+import { type Bound, boundedCall } from "../contract/call.js";
+import { errorWords } from "../contract/redact.js";
+import type { Result, ResultCode } from "../contract/result.js";
 
 export type { Bound };
 

@@ -1,10 +1,10 @@
 // check(spec) for Modal: every refusal together, each naming its field, before any Modal call.
-import { labelRefusals } from "../vendor/labels.js";
-import { checkLifetime } from "../vendor/lifetime.js";
-import { checkMount } from "../vendor/mount.js";
-import type { Capabilities, ComputerSpec } from "../vendor/provider.js";
-import type { Refusal } from "../vendor/result.js";
-import { isRootOrRootGroup, parseUser } from "../vendor/user.js";
+import { labelRefusals } from "../contract/labels.js";
+import { checkLifetime } from "../contract/lifetime.js";
+import { checkMount } from "../contract/mount.js";
+import type { Capabilities, ComputerSpec } from "../contract/provider.js";
+import type { Refusal } from "../contract/result.js";
+import { isRootOrRootGroup, parseUser } from "../contract/user.js";
 import { OWNER_TAGS, COMPUTER_TAG, MAX_LABELS, MAX_TAGS, MIN_CPUS, MEMORY_REQUEST_MIB, OWN_TAGS } from "./constants.js";
 
 const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind"]);

@@ -6,11 +6,11 @@ import { Readable, Writable } from "node:stream";
 import type { ReadableStream as NodeReadableStream, WritableStream as NodeWritableStream } from "node:stream/web";
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
-import type { Connection } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import type { Connection } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
 import { bounded, wordsOf } from "./calls.js";
 import type { ModalProcess, ModalSandbox } from "./sdk.js";
-import { boundedBy, type Bounded } from "../vendor/bound.js";
+import { boundedBy, type Bounded } from "../contract/bound.js";
 
 export const CLOSE_WAIT_MS = 5_000;
 /** Between tries while init comes up (computerd stdio itself waits 3 s for the socket). */

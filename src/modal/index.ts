@@ -1,6 +1,6 @@
 // The Modal provider's module, as the registry loads it: the provider class, create(options),
 // MOUNT and CAPABILITIES. The modal package is loaded only when create() builds a client.
-import type { MountKind } from "../vendor/mount.js";
+import type { MountKind } from "../contract/mount.js";
 
 export { CAPABILITIES, ModalProvider, type ModalProviderOptions } from "./provider.js";
 export { BRIDGE, ENTRYPOINT, UPLOAD, imageEntrypoint, imageLayer, modalCommands, type ModalCommands } from "./commands.js";

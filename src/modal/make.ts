@@ -1,12 +1,12 @@
-// Modal's hooks of the one create flow (src/vendor/create.ts): the app and the daemon's bytes read
+// Modal's hooks of the one create flow (src/contract/create.ts): the app and the daemon's bytes read
 // before anything is made, sandboxes.create with the owner's tags in the request (its terminate
 // pushed on the undo stack at once), the daemon's upload, and the sandbox's read-back (poll,
 // tags, hello, the probe: sandboxes.ts's readSandbox, which read() shares) held to what was declared.
-import { abortedWords, type CreateHooks, type Creation, failedThen } from "../vendor/create.js";
-import type { Adoption } from "../vendor/adopt.js";
-import type { CheckedSpec, ComputerRef, CreateOptions, ReadBack } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
-import { parseUser, userText } from "../vendor/user.js";
+import { abortedWords, type CreateHooks, type Creation, failedThen } from "../contract/create.js";
+import type { Adoption } from "../contract/adopt.js";
+import type { CheckedSpec, ComputerRef, CreateOptions, ReadBack } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
+import { parseUser, userText } from "../contract/user.js";
 import { bounded } from "./calls.js";
 import { imageEntrypoint, imageLayer, modalCommands } from "./commands.js";
 import { CPU_REQUEST_CORES, HOME, MEMORY_REQUEST_MIB } from "./constants.js";

@@ -17,11 +17,11 @@ import type {
   ReadBack,
   ReleaseHow,
   CheckedSpec,
-} from "../vendor/provider.js";
+} from "../contract/provider.js";
 import { DEFAULT_IMAGE as MODAL_DEFAULT_IMAGE } from "./constants.js";
-import { checkedSpec } from "../vendor/checked.js";
-import { createWith } from "../vendor/create.js";
-import { fail, ok, type Result } from "../vendor/result.js";
+import { checkedSpec } from "../contract/checked.js";
+import { createWith } from "../contract/create.js";
+import { fail, ok, type Result } from "../contract/result.js";
 import { bounded, wordsOf } from "./calls.js";
 import { checkSpec, modalUserProblem } from "./check.js";
 import { BRIDGE } from "./commands.js";
@@ -32,8 +32,8 @@ import type { ModalProviderOptions } from "./options.js";
 import { helloDrift, probeNone } from "./readback.js";
 import { labelsOf } from "./tags.js";
 import { packageVersion } from "../package.js";
-import { attachedIf } from "../vendor/attach.js";
-import type { Adoption } from "../vendor/adopt.js";
+import { attachedIf } from "../contract/attach.js";
+import type { Adoption } from "../contract/adopt.js";
 import { GROUPS, ModalSandboxes } from "./sandboxes.js";
 
 export type { ModalProviderOptions } from "./options.js";

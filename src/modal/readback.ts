@@ -4,8 +4,8 @@
 // daemon's own loopback alone, and no target answering.
 import type { ComputerClient } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
-import { readNetworkNone } from "../vendor/probe.js";
-import type { NetworkReadBack } from "../vendor/provider.js";
+import { readNetworkNone } from "../contract/probe.js";
+import type { NetworkReadBack } from "../contract/provider.js";
 import { DAEMON_TARGET } from "./constants.js";
 
 /** gVisor's kernel as its uname reports it (guide/troubleshooting): a sandbox not on the VM runtime. */

@@ -4,11 +4,11 @@
 // or tags. provider.ts and make.ts share one of these.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import type { Adoption } from "../vendor/adopt.js";
-import { boundedBy, untilAborted } from "../vendor/bound.js";
-import type { AttachBy, ComputerRef, NetworkReadBack, ReadBack, SpecReadBack } from "../vendor/provider.js";
-import { fail, ok, type Result } from "../vendor/result.js";
-import { waitUntil } from "../vendor/wait.js";
+import type { Adoption } from "../contract/adopt.js";
+import { boundedBy, untilAborted } from "../contract/bound.js";
+import type { AttachBy, ComputerRef, NetworkReadBack, ReadBack, SpecReadBack } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
+import { waitUntil } from "../contract/wait.js";
 import { bounded, codeOf } from "./calls.js";
 import { modalUserProblem } from "./check.js";
 import { BRIDGE } from "./commands.js";

@@ -3,7 +3,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { packageRoot } from "../package.js";
-import { secretSetting } from "../vendor/setting-marks.js";
+import { secretSetting } from "../contract/setting-marks.js";
 
 /** Modal's settings (a stack's agentrun:modal, the CLI's --set): its create's options a host can name. */
 export const MODAL_SETTINGS = z.strictObject({

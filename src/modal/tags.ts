@@ -2,7 +2,7 @@
 // beside the caller's labels, and the spec read back from them. Modal reads back no image,
 // size or network, so what create recorded in a tag only the host's token writes stands for them.
 import { z } from "zod";
-import type { NetworkReadBack } from "../vendor/provider.js";
+import type { NetworkReadBack } from "../contract/provider.js";
 import { COMPUTER_TAG, DEADLINE_TAG, NAME_PATTERN, NAME_TAG, SPEC_TAG } from "./constants.js";
 
 /** What create recorded: the spec as made, with the user and workdir it was given. */

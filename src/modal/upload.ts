@@ -1,10 +1,10 @@
 // The daemon's upload: one root exec of the upload script, the daemon streamed into its stdin in
 // the SDK's 256 KiB chunks, then closed; the sha256 the script prints must be the provider's.
-import { fail, ok, type Result } from "../vendor/result.js";
+import { fail, ok, type Result } from "../contract/result.js";
 import { bounded, codeOf, wordsOf } from "./calls.js";
 import { UPLOAD_CHUNK } from "./constants.js";
 import type { ModalSandbox } from "./sdk.js";
-import { boundedBy } from "../vendor/bound.js";
+import { boundedBy } from "../contract/bound.js";
 
 export interface UploadOptions {
   argv: string[];

@@ -3,7 +3,7 @@
 // one that is not whole, and a delete removes the owner's computers made before it.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { DECLARATION_LABEL, OWNER_LABEL, ownerLabels, ownerLabel } from "../../src/vendor/labels.js";
+import { DECLARATION_LABEL, OWNER_LABEL, ownerLabels, ownerLabel } from "../../src/contract/labels.js";
 import { cleanup, docker, provider, spec, testLabel, withLabel } from "../support/docker-helpers.js";
 
 const SMALL = { cpus: 0.5, memoryMb: 256, pids: 128 };

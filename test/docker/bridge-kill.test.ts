@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CallError } from "../../src/daemon/client.js";
 import { tarOf } from "../../src/conformance/tar.js";
 import { pushTar, writeFile } from "../../src/daemon/files.js";
-import type { ComputerRef, Connection } from "../../src/vendor/provider.js";
+import type { ComputerRef, Connection } from "../../src/contract/provider.js";
 import { docker, provider, spec, testLabel } from "../support/docker-helpers.js";
 import { until } from "../support/fault-helpers.js";
 import { leaks, plant } from "../support/planted-secrets.js";

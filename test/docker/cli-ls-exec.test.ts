@@ -1,10 +1,10 @@
 // agentrun ls and exec against a real Docker computer, and the refusals a person meets first.
 import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
-import { RUN_LABEL, EPOCH_LABEL } from "../../src/vendor/labels.js";
+import { RUN_LABEL, EPOCH_LABEL } from "../../src/contract/labels.js";
 import { ROOT } from "../support/toolchain.js";
 import { agentrun, computers, labelFlags } from "../support/cli-helpers.js";
-import { settingsKeys } from "../../src/vendor/settings.js";
+import { settingsKeys } from "../../src/contract/settings.js";
 
 const fleet = computers();
 let name: string;

@@ -2,7 +2,7 @@
 // the computer every capability set zero and NoNewPrivs 1; connect, attach, list, network and
 // release on the same computer, one group to a test.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ComputerRef, Connection } from "../../src/vendor/provider.js";
+import type { ComputerRef, Connection } from "../../src/contract/provider.js";
 import { cleanup, docker, IMAGE, provider, spec, testLabel, withLabel } from "../support/docker-helpers.js";
 
 const made = cleanup();

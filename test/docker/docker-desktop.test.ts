@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { ComputerClient } from "../../src/daemon/client.js";
 import { decodePng, jpegSize } from "../../src/conformance/images.js";
 import { readFile, writeFile } from "../../src/daemon/files.js";
-import type { ComputerRef, ScreenFrame, ScreenWatch } from "../../src/vendor/provider.js";
+import type { ComputerRef, ScreenFrame, ScreenWatch } from "../../src/contract/provider.js";
 import { cleanup, provider, spec, testLabel, toolchain, withLabel } from "../support/docker-helpers.js";
 
 const made = cleanup();

@@ -5,8 +5,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DockerEngine } from "../../src/docker/api.js";
 import { releaseOlder, sweep } from "../../src/fleet/janitor.js";
-import { runLabels } from "../../src/vendor/labels.js";
-import type { ComputerRef } from "../../src/vendor/provider.js";
+import { runLabels } from "../../src/contract/labels.js";
+import type { ComputerRef } from "../../src/contract/provider.js";
 import { cleanup, docker, provider, spec, testLabel, withLabel } from "../support/docker-helpers.js";
 
 const made = cleanup();

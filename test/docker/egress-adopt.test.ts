@@ -11,8 +11,8 @@ import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CreateStep } from "../../src/docker/pause.js";
 import type { DockerProvider } from "../../src/docker/provider.js";
-import { OWNER_LABEL, ownerLabel } from "../../src/vendor/labels.js";
-import type { ComputerSpec } from "../../src/vendor/provider.js";
+import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
+import type { ComputerSpec } from "../../src/contract/provider.js";
 import { docker, IMAGE, provider, testLabel } from "../support/docker-helpers.js";
 
 const net = `agentrun-egress-adopt-${randomBytes(4).toString("hex")}`;

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerEngine, type Asked } from "../../src/docker/api.js";
 import type { DockerProvider } from "../../src/docker/index.js";
 import { writeFile } from "../../src/daemon/files.js";
-import type { ComputerRef } from "../../src/vendor/provider.js";
+import type { ComputerRef } from "../../src/contract/provider.js";
 import { docker, IMAGE, provider, testLabel } from "../support/docker-helpers.js";
 
 const id = randomBytes(4).toString("hex");

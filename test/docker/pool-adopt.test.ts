@@ -6,7 +6,7 @@
 // pass or fail, with each claim record.
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, test } from "vitest";
-import { OWNER_LABEL, ownerLabel } from "../../src/vendor/labels.js";
+import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
 import { claim, drainPool, fillPool, POOL_LABEL, poolReady, slotOwner, type Claimed } from "../../src/fleet/pool.js";
 import { docker, provider, spec, testLabel, withLabel } from "../support/docker-helpers.js";
 

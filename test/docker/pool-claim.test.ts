@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { releaseOlder, sweep } from "../../src/fleet/janitor.js";
-import { RUN_LABEL, runLabels } from "../../src/vendor/labels.js";
+import { RUN_LABEL, runLabels } from "../../src/contract/labels.js";
 import { DockerEngine, type Asked } from "../../src/docker/api.js";
 import { claim, drainPool, fillPool, POOL_LABEL, poolReady, PoolWatch, type Claimed } from "../../src/fleet/pool.js";
 import { docker, provider, spec, withLabel } from "../support/docker-helpers.js";

@@ -4,10 +4,10 @@
 import { randomBytes } from "node:crypto";
 import { execa } from "execa";
 import { afterAll, expect, it } from "vitest";
-import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/vendor/labels.js";
+import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/contract/labels.js";
 import { MAX_LABELS, MAX_TAGS } from "../../src/modal/constants.js";
 import { create } from "../../src/modal/create.js";
-import { orThrow } from "../../src/vendor/result.js";
+import { orThrow } from "../../src/contract/result.js";
 import { ModalDockerFake } from "../support/fake-modal-docker.js";
 import { toolchain } from "../support/toolchain.js";
 import { adoptionStory, containerLabels } from "../support/adoption-story.js";

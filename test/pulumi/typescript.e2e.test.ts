@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { computerStack, type ComputerStack, type Progress } from "../../src/fleet/automation.js";
-import { orThrow } from "../../src/vendor/result.js";
+import { orThrow } from "../../src/contract/result.js";
 import { program, type RunOutputs } from "../../examples/typescript/program.js";
 import { docker, exists, isRunning, removeContainers } from "../support/docker.js";
 import { homeEnv } from "../support/stack.js";

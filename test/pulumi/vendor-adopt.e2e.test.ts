@@ -4,7 +4,7 @@
 // twice; a refresh of a computer gone by its id finds the resource's sandbox by its owner label;
 // destroy leaves nothing.
 import { describe, expect, test } from "vitest";
-import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/vendor/labels.js";
+import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/contract/labels.js";
 import { useDaytonaStack } from "../support/daytona-helpers.js";
 
 const KEY = `fake-key-adopt-${process.pid}`;

@@ -6,9 +6,9 @@
 import { randomBytes } from "node:crypto";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { ownerLabels, DECLARATION_LABEL, OWNER_LABEL, ownerLabel } from "../../src/vendor/labels.js";
-import type { ComputerProvider, ComputerRef, ComputerSpec } from "../../src/vendor/provider.js";
-import { orThrow } from "../../src/vendor/result.js";
+import { ownerLabels, DECLARATION_LABEL, OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
+import type { ComputerProvider, ComputerRef, ComputerSpec } from "../../src/contract/provider.js";
+import { orThrow } from "../../src/contract/result.js";
 
 export interface AdoptionCase {
   provider(): ComputerProvider;

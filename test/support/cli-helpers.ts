@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { execa } from "execa";
 import { afterAll } from "vitest";
-import type { ComputerSpec } from "../../src/vendor/provider.js";
+import type { ComputerSpec } from "../../src/contract/provider.js";
 import { ROOT } from "./toolchain.js";
 import { provider, spec, testLabel } from "./docker-helpers.js";
 

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach } from "vitest";
 import { DockerProvider, type DockerProviderOptions } from "../../src/docker/provider.js";
-import type { ComputerSpec } from "../../src/vendor/provider.js";
+import type { ComputerSpec } from "../../src/contract/provider.js";
 import { toolchain as readToolchain } from "./toolchain.js";
 
 export const toolchain = readToolchain();

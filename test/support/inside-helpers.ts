@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { execa } from "execa";
 import type { Context } from "../../provider/resource.js";
 import type { ComputerClient } from "../../src/daemon/client.js";
-import { ok } from "../../src/vendor/result.js";
+import { ok } from "../../src/contract/result.js";
 import { provider, spec, testLabel } from "./docker-helpers.js";
 
 export const docker = provider();

@@ -6,7 +6,7 @@
 // test aborts). JANITOR_VENDOR is a vendor whose computers the janitor ends, as Docker's are.
 // Nothing here reaches a network.
 import { CallError, type CallOptions, type ComputerClient } from "../../src/daemon/client.js";
-import { checkLifetime } from "../../src/vendor/lifetime.js";
+import { checkLifetime } from "../../src/contract/lifetime.js";
 import type { Hello } from "../../src/daemon/protocol.js";
 import type {
   CheckedSpec,
@@ -20,8 +20,8 @@ import type {
   NetworkPolicy,
   NetworkReadBack,
   ReleaseHow,
-} from "../../src/vendor/provider.js";
-import { fail, ok, type Result } from "../../src/vendor/result.js";
+} from "../../src/contract/provider.js";
+import { fail, ok, type Result } from "../../src/contract/result.js";
 
 export const STATUS_UNPRIVILEGED = [
   "Name:\tcat",

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { afterEach, expect } from "vitest";
 import { create } from "../../src/modal/create.js";
 import type { ModalProvider } from "../../src/modal/provider.js";
-import type { ComputerSpec } from "../../src/vendor/provider.js";
+import type { ComputerSpec } from "../../src/contract/provider.js";
 import { type FakeOptions, ModalDockerFake } from "./fake-modal-docker.js";
 import { toolchain } from "./docker-helpers.js";
 

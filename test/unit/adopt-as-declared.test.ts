@@ -2,9 +2,9 @@
 // declared, field by field (the provider's defaults filled in as create fills them, a size the
 // vendor gives of its own not compared), and a deadline no later than a create now would give it.
 import { describe, expect, it } from "vitest";
-import { notAsDeclared } from "../../src/vendor/adopt.js";
+import { notAsDeclared } from "../../src/contract/adopt.js";
 import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME } from "../../src/docker/constants.js";
-import type { ComputerSpec, ReadBack, SpecDefaults } from "../../src/vendor/provider.js";
+import type { ComputerSpec, ReadBack, SpecDefaults } from "../../src/contract/provider.js";
 
 const NOW = Date.parse("2026-12-01T06:00:00Z");
 // Docker's defaults, as its capabilities() gives them with the user 1000:1000.

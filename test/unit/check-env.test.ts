@@ -28,7 +28,7 @@ describe("check-env", () => {
     const { code, report } = run();
     expect(report.findings).toEqual([]);
     expect(code).toBe(0);
-    for (const file of ["src/daemon/client.ts", "src/daemon/protocol.ts", "src/daemon/files.ts", "src/fleet/janitor.ts", "src/vendor/kinds.ts"])
+    for (const file of ["src/daemon/client.ts", "src/daemon/protocol.ts", "src/daemon/files.ts", "src/fleet/janitor.ts", "src/contract/kinds.ts"])
       expect(report.files).toContain(file);
     expect(report.files.some((f) => f.startsWith("src/conformance/") || /^src\/[^/]+\/conformance\//.test(f))).toBe(false);
     const top = readdirSync(join(root, "src")).filter((f) => f.endsWith(".ts"));
@@ -43,6 +43,10 @@ describe("check-env", () => {
       "src/aliased.ts:2 process.env read: p.env",
       'src/bracketed.ts:1 process.env read (bracketed): process["env"]',
       "src/computed.ts:2 process read by a computed key: (process as any)[name]",
+      // The hand-over is the environment whole, in its function: a variable read there, and the
+      // whole handed on elsewhere, are both found.
+      "src/contract/host.ts:2 process.env read: process.env",
+      "src/contract/host.ts:5 process.env read: process.env",
       "src/destructured.ts:1 env destructured from process: env",
       "src/destructured.ts:2 env destructured from process: env: renamed",
       "src/dotted.ts:1 process.env read: process.env",
@@ -57,16 +61,12 @@ describe("check-env", () => {
       "src/node-process.ts:3 env imported from node:process: env",
       "src/node-process.ts:4 process.env read: proc.env",
       "src/node-process.ts:4 process.env read: all.env",
-      // The hand-over is the environment whole, in its function: a variable read there, and the
-      // whole handed on elsewhere, are both found.
-      "src/vendor/host.ts:2 process.env read: process.env",
-      "src/vendor/host.ts:5 process.env read: process.env",
     ]);
   });
 
   it("allows its two exceptions, each by variable, file and function, the host's hand-over, and skips src/conformance/ and src/<vendor>/conformance/", () => {
     const { code, report } = run("--root", join(fixtures, "clean"));
-    expect(report).toEqual({ files: ["src/e2b/client.ts", "src/modal/client.ts", "src/vendor/host.ts"], findings: [] });
+    expect(report).toEqual({ files: ["src/contract/host.ts", "src/e2b/client.ts", "src/modal/client.ts"], findings: [] });
     expect(code).toBe(0);
   });
 

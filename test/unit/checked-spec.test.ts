@@ -1,6 +1,6 @@
 // check's result: every refusal together, else the spec with the user and allowlist parsed once.
 import { describe, expect, it } from "vitest";
-import { checkedSpec } from "../../src/vendor/checked.js";
+import { checkedSpec } from "../../src/contract/checked.js";
 
 describe("checkedSpec", () => {
   it("carries the spec, its user parsed and its allowlist in normal form", () => {

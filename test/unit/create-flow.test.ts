@@ -1,10 +1,10 @@
 // The vendor-neutral create: the hooks in the one order, every part undone on a failure or an
 // abort, nothing made for a refused spec, and an owner's whole leftover adopted.
 import { describe, expect, it } from "vitest";
-import { createWith, type CreateHooks, failedThen } from "../../src/vendor/create.js";
-import type { CheckedSpec, ComputerRef, ComputerSpec, ReadBack } from "../../src/vendor/provider.js";
-import { fail, ok, type Result } from "../../src/vendor/result.js";
-import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/vendor/labels.js";
+import { createWith, type CreateHooks, failedThen } from "../../src/contract/create.js";
+import type { CheckedSpec, ComputerRef, ComputerSpec, ReadBack } from "../../src/contract/provider.js";
+import { fail, ok, type Result } from "../../src/contract/result.js";
+import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/contract/labels.js";
 
 const spec: ComputerSpec = { image: "img", lifetimeMs: 60_000, network: "none", labels: { run: "r1" } };
 

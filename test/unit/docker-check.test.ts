@@ -8,8 +8,8 @@ import { checkSpec } from "../../src/docker/check.js";
 import { hostOf, type DockerInfo } from "../../src/docker/host.js";
 import { planOf } from "../../src/docker/plan.js";
 import { CAPABILITIES, DockerProvider } from "../../src/docker/provider.js";
-import { kindOf, kindRefusals, PROVIDERS } from "../../src/vendor/kinds.js";
-import type { ComputerSpec } from "../../src/vendor/provider.js";
+import { kindOf, kindRefusals, PROVIDERS } from "../../src/contract/kinds.js";
+import type { ComputerSpec } from "../../src/contract/provider.js";
 
 const folder = mkdtempSync(path.join(tmpdir(), "agentrun-check-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

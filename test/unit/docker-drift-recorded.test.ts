@@ -6,7 +6,7 @@ import { drift, type DriftExpected, helloDrift, inspectDrift, readBackDrift } fr
 import { CAPABILITIES } from "../../src/docker/provider.js";
 import type { Inspected } from "../../src/docker/readback.js";
 import type { Hello } from "../../src/daemon/protocol.js";
-import type { ComputerSpec } from "../../src/vendor/provider.js";
+import type { ComputerSpec } from "../../src/contract/provider.js";
 
 interface Fixture {
   spec: ComputerSpec;

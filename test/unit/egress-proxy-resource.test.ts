@@ -10,8 +10,8 @@ import { egressProxy } from "../../provider/resources/egress-proxy.js";
 import type { Context } from "../../provider/resource.js";
 import { UNKNOWN, type Props } from "../../provider/secrets.js";
 import type { ProxyReadBack } from "../../src/egress/proxies.js";
-import type { ComputerProvider } from "../../src/vendor/provider.js";
-import { ok } from "../../src/vendor/result.js";
+import type { ComputerProvider } from "../../src/contract/provider.js";
+import { ok } from "../../src/contract/result.js";
 import { testContext } from "../support/context.js";
 
 const ctx = testContext({ docker: { user: "1234:1234" } });

@@ -6,8 +6,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { functions, makeProvider } from "../../provider/plugin.js";
 import type { Context } from "../../provider/resource.js";
-import type { AttachBy, ReadBack } from "../../src/vendor/provider.js";
-import { fail, ok, type Result } from "../../src/vendor/result.js";
+import type { AttachBy, ReadBack } from "../../src/contract/provider.js";
+import { fail, ok, type Result } from "../../src/contract/result.js";
 import { ROOT } from "../support/toolchain.js";
 import { JANITOR_VENDOR, MemoryComputers } from "../support/memory-computers.js";
 

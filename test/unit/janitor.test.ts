@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { releaseOlder, sweep, sweepPlan } from "../../src/fleet/janitor.js";
-import { runLabels } from "../../src/vendor/labels.js";
+import { runLabels } from "../../src/contract/labels.js";
 import { JANITOR_VENDOR, MemoryComputers } from "../support/memory-computers.js";
 
 const now = new Date("2026-11-29T12:00:00Z");

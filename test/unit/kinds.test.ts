@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PROVIDER_IDS, providerFromSettings, providerModule } from "../../src/providers.js";
-import { PROVIDERS, SETTING_KINDS, coreGroups, defaultImage, kindOf, kindRefusals, serves, servingRefusals } from "../../src/vendor/kinds.js";
-import type { Capabilities } from "../../src/vendor/provider.js";
+import { PROVIDERS, SETTING_KINDS, coreGroups, defaultImage, kindOf, kindRefusals, serves, servingRefusals } from "../../src/contract/kinds.js";
+import type { Capabilities } from "../../src/contract/provider.js";
 
 const sandbox = { kind: "linux", groups: ["exec", "files", "processes"] } as const;
 const desktop = { kind: "desktop", groups: ["exec", "files", "processes", "screen", "input.pointer", "input.keys"] } as const;

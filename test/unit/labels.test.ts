@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } from "../../src/vendor/labels.js";
+import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } from "../../src/contract/labels.js";
 
 describe("runLabels", () => {
   it("gives the run and the epoch in decimal", () => {

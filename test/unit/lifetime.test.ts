@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkLifetime } from "../../src/vendor/lifetime.js";
+import { checkLifetime } from "../../src/contract/lifetime.js";
 
 const docker = { maxLifetimeMs: 30 * 86_400_000 };
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { WORKSPACE, checkMount, readBackOf } from "../../src/vendor/mount.js";
+import { WORKSPACE, checkMount, readBackOf } from "../../src/contract/mount.js";
 
 const base = mkdtempSync(join(tmpdir(), "agentrun-mount-"));
 const folder = join(base, "runs", "r1", "work");

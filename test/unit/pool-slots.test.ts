@@ -9,10 +9,10 @@ import { afterEach, describe, expect, test } from "vitest";
 import { dropPending, readPending, writePending } from "../../provider/pool-pending.js";
 import { resourceOwner } from "../../provider/resource.js";
 import { warmPool } from "../../provider/resources/warm-pool.js";
-import { ownerLabels, DECLARATION_LABEL, OWNER_LABEL, ownerLabel, RUN_LABEL } from "../../src/vendor/labels.js";
+import { ownerLabels, DECLARATION_LABEL, OWNER_LABEL, ownerLabel, RUN_LABEL } from "../../src/contract/labels.js";
 import { clearPool, fillPool, POOL_LABEL, slotOwner } from "../../src/fleet/pool.js";
-import type { ComputerInfo, ComputerProvider, ComputerRef, ComputerSpec, CreateOptions } from "../../src/vendor/provider.js";
-import { ok } from "../../src/vendor/result.js";
+import type { ComputerInfo, ComputerProvider, ComputerRef, ComputerSpec, CreateOptions } from "../../src/contract/provider.js";
+import { ok } from "../../src/contract/result.js";
 import { testContext } from "../support/context.js";
 
 const POOL = "pool-0123456789abcdef";

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CallError, type ComputerClient } from "../../src/daemon/client.js";
-import { DEFAULT_PROBE_TARGETS, MAX_PROBE_TARGETS, PROBE_TIMEOUT_MS, parseProbeLine, readNetworkNone } from "../../src/vendor/probe.js";
+import { DEFAULT_PROBE_TARGETS, MAX_PROBE_TARGETS, PROBE_TIMEOUT_MS, parseProbeLine, readNetworkNone } from "../../src/contract/probe.js";
 import type { ExecRunResult } from "../../src/daemon/protocol.js";
 
 interface Vector {

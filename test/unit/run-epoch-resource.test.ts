@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { Context } from "../../provider/resource.js";
 import { runEpoch } from "../../provider/resources/run-epoch.js";
 import { UNKNOWN, isSecret, secret, type Props } from "../../provider/secrets.js";
-import { ResultFailure, ok } from "../../src/vendor/result.js";
+import { ResultFailure, ok } from "../../src/contract/result.js";
 import { JANITOR_VENDOR, MemoryComputers } from "../support/memory-computers.js";
 
 let memory: MemoryComputers;

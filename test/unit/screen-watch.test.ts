@@ -3,7 +3,7 @@
 // flight, and a failed action's words redacted.
 import { describe, expect, it } from "vitest";
 import { CallError, type ComputerClient } from "../../src/daemon/client.js";
-import type { Connection } from "../../src/vendor/provider.js";
+import type { Connection } from "../../src/contract/provider.js";
 import { MAX_INPUTS_IN_FLIGHT, ScreenWatchError, watchScreen } from "../../src/daemon/screen-watch.js";
 
 type Answer = (params: Record<string, unknown>) => unknown;

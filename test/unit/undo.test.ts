@@ -1,7 +1,7 @@
 // The one undo stack: parts undone last first, each within its bound, failures in words.
 import { describe, expect, it } from "vitest";
-import { fail, ok } from "../../src/vendor/result.js";
-import { Undo } from "../../src/vendor/undo.js";
+import { fail, ok } from "../../src/contract/result.js";
+import { Undo } from "../../src/contract/undo.js";
 
 describe("Undo", () => {
   it("undoes every part, the last made first, and is empty after", async () => {

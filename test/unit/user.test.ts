@@ -1,9 +1,9 @@
-// The user rule, written once (src/vendor/user.ts): its shape, its one upper bound, its normal form, and
+// The user rule, written once (src/contract/user.ts): its shape, its one upper bound, its normal form, and
 // a Mount and a Computer that therefore agree on every value.
 import { describe, expect, it } from "vitest";
 import { computer } from "../../provider/resources/computer.js";
 import { mount } from "../../provider/resources/mount.js";
-import { MAX_ID, normalUser, parseUser, userProblem } from "../../src/vendor/user.js";
+import { MAX_ID, normalUser, parseUser, userProblem } from "../../src/contract/user.js";
 import { testContext } from "../support/context.js";
 
 describe("parseUser", () => {

@@ -1,7 +1,7 @@
 // The one bounded-call helper every vendor's SDK calls go through: the vendor's codes, the bound,
 // the caller's abort, and a value that lands late handed over.
 import { describe, expect, it } from "vitest";
-import { boundedCall } from "../../src/vendor/call.js";
+import { boundedCall } from "../../src/contract/call.js";
 
 const never = <T>() => new Promise<T>(() => undefined);
 const codeOf = (error: unknown) => ((error as Error).name === "Gone" ? ("gone" as const) : ("failed" as const));

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { waitUntil } from "../../src/vendor/wait.js";
+import { waitUntil } from "../../src/contract/wait.js";
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -108,7 +108,7 @@ func shape(t *testing.T, line []byte, own bool) string {
 
 func TestProbeLineVectors(t *testing.T) {
 	if os.Getenv("UPDATE_VECTORS") == "1" {
-		f := vectorFile{Comment: "Lines computerd probe printed, one per scenario of daemon/internal/probe/vectors_test.go (UPDATE_VECTORS=1 go test ./internal/probe records them); src/vendor/probe.ts's tests read them."}
+		f := vectorFile{Comment: "Lines computerd probe printed, one per scenario of daemon/internal/probe/vectors_test.go (UPDATE_VECTORS=1 go test ./internal/probe records them); src/contract/probe.ts's tests read them."}
 		for _, s := range scenarios {
 			args, line := record(t, s)
 			if line == "" {

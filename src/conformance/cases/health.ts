@@ -1,5 +1,5 @@
 // health: the daemon answers, and what it says it is matches what the provider declares.
-import { coreGroups, kindRefusals } from "../../vendor/kinds.js";
+import { coreGroups, kindRefusals } from "../../contract/kinds.js";
 import { PROVIDER_GROUPS } from "../../daemon/protocol.js";
 import { call, callFails, check, shown } from "../assert.js";
 import { conformanceCase } from "../case.js";

@@ -1,6 +1,6 @@
 // isolation: what a program in the computer can reach and hold: no network with network none,
 // not the vendor's agent nor the outside (through computerd probe), and no capability for any user.
-import { parseProbeLine } from "../../vendor/probe.js";
+import { parseProbeLine } from "../../contract/probe.js";
 import { check, idsOf, must, output, privilegeProblems, shown } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";
 

@@ -2,7 +2,7 @@
 // the janitor deletes what is past its deadline and keeps the rest; extend moves a deadline within
 // the cap and refuses what would shorten it or pass create + maxLifetimeMs.
 import { sweep } from "../../fleet/janitor.js";
-import type { ComputerInfo } from "../../vendor/provider.js";
+import type { ComputerInfo } from "../../contract/provider.js";
 import { call, check, must, mustFail, shown, until } from "../assert.js";
 import { conformanceCase, type CaseContext, Skip } from "../case.js";
 

@@ -1,7 +1,7 @@
 // mount: the run's folder at /workspace, on a computer of the case's own made with the folder
 // mountFor gives; and each kind the provider does not declare refused by check and create alike.
-import { runLabels } from "../../vendor/labels.js";
-import { MOUNT_KINDS, type MountKind, type MountSpec, readBackOf, WORKSPACE } from "../../vendor/mount.js";
+import { runLabels } from "../../contract/labels.js";
+import { MOUNT_KINDS, type MountKind, type MountSpec, readBackOf, WORKSPACE } from "../../contract/mount.js";
 import { b64, call, check, must, mustFail, output, shown } from "../assert.js";
 import { conformanceCase, type CaseContext, Skip } from "../case.js";
 

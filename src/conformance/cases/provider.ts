@@ -1,9 +1,9 @@
 // provider: check, create, attach, list, network and release through ComputerProvider alone,
 // each on a computer of the case's own; the network changes and the takeover by label.
 import { releaseOlder } from "../../fleet/janitor.js";
-import { EPOCH_LABEL, RUN_LABEL, runLabels } from "../../vendor/labels.js";
+import { EPOCH_LABEL, RUN_LABEL, runLabels } from "../../contract/labels.js";
 import type { CaseContext } from "../case.js";
-import type { ComputerRef, NetworkPolicy } from "../../vendor/provider.js";
+import type { ComputerRef, NetworkPolicy } from "../../contract/provider.js";
 import { check, must, mustFail, shown, until } from "../assert.js";
 import { conformanceCase } from "../case.js";
 

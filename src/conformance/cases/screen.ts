@@ -2,8 +2,8 @@
 // colours are where it paints them, and the live view through the provider's watch() gives a
 // first frame of the screen's size and a new one when the pointer moves.
 import type { Action, InputActionsResult, Point } from "../../daemon/protocol.js";
-import type { ScreenFrame } from "../../vendor/provider.js";
-import type { Result } from "../../vendor/result.js";
+import type { ScreenFrame } from "../../contract/provider.js";
+import type { Result } from "../../contract/result.js";
 import type { ComputerClient } from "../../daemon/client.js";
 import { call, CaseFailure, check, shown } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";

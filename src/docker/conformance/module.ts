@@ -9,8 +9,8 @@ import { toolchainBase } from "../../package.js";
 import { packageRoot } from "../../package.js";
 import type { DockerProvider, DockerProviderOptions } from "../provider.js";
 import { type DockerSettings, optionsFromSettings } from "../settings.js";
-import type { MountKind } from "../../vendor/mount.js";
-import { processUser } from "../../vendor/user.js";
+import type { MountKind } from "../../contract/mount.js";
+import { processUser } from "../../contract/user.js";
 import type { RunFolder } from "../../conformance/case.js";
 import { type RunShape, settingKindOf } from "../../conformance/kind.js";
 

@@ -3,9 +3,9 @@
 // made), or a shared proxy joined only when it reads back as an allowlist for this computer.
 import type { CallOptions } from "../../daemon/client.js";
 import { sameNetwork } from "../../egress/list.js";
-import type { ComputerSpec } from "../../vendor/provider.js";
-import { fail, ok, type Result } from "../../vendor/result.js";
-import type { Undo } from "../../vendor/undo.js";
+import type { ComputerSpec } from "../../contract/provider.js";
+import { fail, ok, type Result } from "../../contract/result.js";
+import type { Undo } from "../../contract/undo.js";
 import type { DockerContext } from "../context.js";
 import { makeEgress, makeEgressVolume, removeEgress } from "../egress.js";
 import type { EgressPlan } from "../egress-request.js";

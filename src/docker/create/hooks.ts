@@ -1,9 +1,9 @@
-// Docker's create as the one flow's hooks (src/vendor/create.ts): check, prepare, adoption's
+// Docker's create as the one flow's hooks (src/contract/create.ts): check, prepare, adoption's
 // lookups, run (make), the read-back (connect) and verify, and Docker's words for an abort at
 // each step. The flow owns the order and the undo stack; each phase is its own file.
-import type { CreateHooks, CreateStep } from "../../vendor/create.js";
-import type { CheckedSpec, ComputerSpec, SpecDefaults } from "../../vendor/provider.js";
-import type { Result } from "../../vendor/result.js";
+import type { CreateHooks, CreateStep } from "../../contract/create.js";
+import type { CheckedSpec, ComputerSpec, SpecDefaults } from "../../contract/provider.js";
+import type { Result } from "../../contract/result.js";
 import { dockerAdoption } from "../adopt.js";
 import type { DockerContext } from "../context.js";
 import { readComputer } from "../read.js";

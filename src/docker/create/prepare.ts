@@ -3,8 +3,8 @@
 // addresses and proxy image, and the daemon's copy; a refusal here makes nothing.
 import type { MachineKind } from "../../daemon/protocol.js";
 import { hostAddresses } from "../../egress/host-addresses.js";
-import type { CheckedSpec, CreateOptions } from "../../vendor/provider.js";
-import { fail, ok, type Result } from "../../vendor/result.js";
+import type { CheckedSpec, CreateOptions } from "../../contract/provider.js";
+import { fail, ok, type Result } from "../../contract/result.js";
 import { hostRefusals } from "../check.js";
 import type { DockerContext } from "../context.js";
 import { DaemonCacheError } from "../daemon-cache.js";

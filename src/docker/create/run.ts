@@ -2,8 +2,8 @@
 // before the computer, then the container made (its proxy made and ready meanwhile) and started:
 // the spec's docker run. Each part is pushed on the undo stack as it is made; a lifetime that
 // ended while docker run went on is a refusal.
-import { fail, ok, type Result } from "../../vendor/result.js";
-import type { Creation } from "../../vendor/create.js";
+import { fail, ok, type Result } from "../../contract/result.js";
+import type { Creation } from "../../contract/create.js";
 import type { Reply } from "../api.js";
 import { bindWritableProblem } from "../bind.js";
 import { type DockerContext, displayOf } from "../context.js";

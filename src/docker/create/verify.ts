@@ -4,9 +4,9 @@
 // flow then deletes it).
 import { startDisplay } from "../../daemon/desktop.js";
 import type { Hello } from "../../daemon/protocol.js";
-import type { Creation } from "../../vendor/create.js";
-import type { ComputerRef, Connection, NetworkReadBack } from "../../vendor/provider.js";
-import { fail, ok, type Result } from "../../vendor/result.js";
+import type { Creation } from "../../contract/create.js";
+import type { ComputerRef, Connection, NetworkReadBack } from "../../contract/provider.js";
+import { fail, ok, type Result } from "../../contract/result.js";
 import { proxyExpected } from "../computer-egress.js";
 import { openConnection } from "../connect.js";
 import { HOME } from "../constants.js";

@@ -203,7 +203,7 @@ export interface ImageOptions extends CallOptions {
 export interface CreateOptions extends CallOptions {
   /**
    * Who the computer is made for (the Pulumi plugin: the stack's folder and the resource's URN).
-   * Every provider keeps it (Docker, Modal, Daytona, E2B; src/vendor/adopt.ts): the computer carries its
+   * Every provider keeps it (Docker, Modal, Daytona, E2B; src/contract/adopt.ts): the computer carries its
    * owner and declaration labels (hashes) from the vendor's create request on, and a create first
    * adopts a whole computer of the same owner and spec left by an interrupted create, or removes
    * one that is not whole. A delete then also removes the owner's computers made before the one
