@@ -42,7 +42,7 @@ import { openConnection } from "./connect.js";
 import { IMAGE_SETTING, KIND_LABEL } from "./constants.js";
 import { CAPABILITIES, capabilitiesOfKind, type DockerContext } from "./context.js";
 import { failure, inspect, listByLabels } from "./containers.js";
-import { dockerHooks } from "./create/hooks.js";
+import { dockerHooks } from "./make/hooks.js";
 import { daemonCopy } from "./daemon-cache.js";
 import { egressImageTag, ensureEgressImage } from "./egress-image.js";
 import { DockerEgressProxies } from "./egress-proxy.js";
