@@ -1,7 +1,7 @@
 // The drift check of a sandbox as Daytona reads it back against what was declared (its daemon's is
 // src/contract/agent-child/drift.ts, shared with E2B). One sentence per mismatch; none when it is what was declared.
 import type { NetworkPolicy } from "../contract/provider.js";
-import { COMPUTER_LABEL, DEADLINE_LABEL, DESTROY_SLACK_MS, IMAGE_LABEL } from "./constants.js";
+import { COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_SNAPSHOT, DESTROY_SLACK_MS, IMAGE_LABEL } from "./constants.js";
 import { networkOf } from "./readback.js";
 import type { Sandbox } from "./schemas.js";
 
@@ -23,7 +23,8 @@ const shown = (v: unknown) => (v === undefined || v === null ? "nothing" : JSON.
 
 export function sandboxDrift(sandbox: Sandbox, want: SandboxExpected): string[] {
   const out: string[] = [];
-  if (want.image !== "default" && sandbox.snapshot !== want.image) out.push(`the snapshot reads ${shown(sandbox.snapshot)}, not ${JSON.stringify(want.image)}`);
+  if (want.image !== DEFAULT_SNAPSHOT && sandbox.snapshot !== want.image)
+    out.push(`the snapshot reads ${shown(sandbox.snapshot)}, not ${JSON.stringify(want.image)}`);
   const network = networkOf(sandbox);
   if (JSON.stringify(network) !== JSON.stringify(want.network)) {
     out.push(

@@ -12,7 +12,7 @@ import type { CheckedSpec, ComputerRef, Connection, CreateOptions } from "../con
 import { fail, ok, type Result } from "../contract/result.js";
 import { waitUntil } from "../contract/wait.js";
 import { expect } from "./api.js";
-import { COMPUTER_LABEL, DEADLINE_LABEL, IMAGE_LABEL, INIT_SESSION, TIMEOUTS } from "./constants.js";
+import { COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_SNAPSHOT, IMAGE_LABEL, INIT_SESSION, TIMEOUTS } from "./constants.js";
 import { sandboxDrift } from "./drift.js";
 import { isGoing } from "./readback.js";
 import type { Daemon, DaytonaSandboxes } from "./sandboxes.js";
@@ -47,7 +47,7 @@ async function makeSandbox(sb: DaytonaSandboxes, c: Creation<DaytonaChecked>): P
   const labels = { ...c.labels, [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: c.deadline, [IMAGE_LABEL]: spec.image };
   const body: CreateSandbox = {
     name,
-    ...(spec.image === "default" ? {} : { snapshot: spec.image }),
+    ...(spec.image === DEFAULT_SNAPSHOT ? {} : { snapshot: spec.image }),
     labels,
     public: false,
     networkBlockAll: true,

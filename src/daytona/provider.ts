@@ -27,7 +27,7 @@ import { waitUntil } from "../contract/wait.js";
 import type { CallOptions } from "../daemon/client.js";
 import { expectDone } from "./api.js";
 import { checkSpec, NETWORK_GAP } from "./check.js";
-import { COMPUTER_LABEL, DEADLINE_LABEL, IMAGE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN, TOOLBOX_PORT } from "./constants.js";
+import { COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_SNAPSHOT, IMAGE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN, TOOLBOX_PORT } from "./constants.js";
 import { daemonDrift, helloDrift } from "../contract/agent-child/drift.js";
 import { sandboxDrift } from "./drift.js";
 import { daytonaHooks } from "./make.js";
@@ -95,7 +95,7 @@ export class DaytonaProvider implements ComputerProvider {
     const sandbox = found.value;
     const labels = sandbox.labels;
     const own = Object.fromEntries(Object.entries(labels).filter(([k]) => k !== COMPUTER_LABEL && !k.startsWith(`${COMPUTER_LABEL}.`)));
-    const image = labels[IMAGE_LABEL] ?? sandbox.snapshot ?? "default";
+    const image = labels[IMAGE_LABEL] ?? sandbox.snapshot ?? DEFAULT_SNAPSHOT;
     const deadline = labels[DEADLINE_LABEL] ?? "";
     const mismatches = sandboxDrift(sandbox, this.#sb.sandboxWant(image, labels[IMAGE_LABEL] !== undefined, own, deadline));
     if (deadlineOf(sandbox) === undefined)

@@ -15,7 +15,7 @@ import { fail, ok, type Result } from "../contract/result.js";
 import { waitUntil } from "../contract/wait.js";
 import { DaytonaApi, expect, expectDone } from "./api.js";
 import { openBridge } from "./bridge.js";
-import { COMPUTER_LABEL, DEADLINE_LABEL, IMAGE_LABEL, PAGE_LIMIT, TIMEOUTS } from "./constants.js";
+import { COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_SNAPSHOT, IMAGE_LABEL, PAGE_LIMIT, TIMEOUTS } from "./constants.js";
 import type { SandboxExpected } from "./drift.js";
 import { type DaytonaProviderOptions, settle, type Settled } from "./options.js";
 import { isComputer, isGoing, networkOf, stateOf } from "./readback.js";
@@ -150,7 +150,7 @@ export class DaytonaSandboxes {
   }
 
   refOf(sandbox: Sandbox, hello: Hello | undefined, checked: boolean): ComputerRef {
-    const image = sandbox.labels[IMAGE_LABEL] ?? sandbox.snapshot ?? "default";
+    const image = sandbox.labels[IMAGE_LABEL] ?? sandbox.snapshot ?? DEFAULT_SNAPSHOT;
     const spec: SpecReadBack & { snapshot?: string } = {
       image,
       user: this.o.daemonUser,
