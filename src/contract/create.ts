@@ -62,13 +62,13 @@ export interface CreateHooks<Checked, Made, Open, Prepared extends Checked = Che
    * Once the connection is closed: waits until the vendor's listing shows what was made (a
    * listing that trails a create, E2B's and Daytona's); the ref it hands out.
    */
-  listed?(creation: Creation<Checked>, made: Made, ref: ComputerRef): Promise<Result<ComputerRef>>;
+  listed?(creation: Creation<Prepared>, made: Made, ref: ComputerRef): Promise<Result<ComputerRef>>;
   /**
    * The failure as the vendor words it once its parts are undone: step is where it failed,
-   * undone whether anything had been made, and failedUndos the words of each undo that failed.
-   * Default: the failure's words, then each failed undo's.
+   * undone whether anything had been made, failedUndos the words of each undo that failed, and
+   * aborted whether the caller had aborted. Default: the failure's words, then each failed undo's.
    */
-  failed?(failure: ResultError, at: { step: CreateStep; name: string | undefined; undone: boolean; failedUndos: string[] }): ResultError;
+  failed?(failure: ResultError, at: { step: CreateStep; name: string | undefined; undone: boolean; failedUndos: string[]; aborted: boolean }): ResultError;
   /** Words for a create the caller aborted at a step (default "create was aborted before <step>"). */
   aborted?(step: CreateStep, name: string | undefined): string;
 }
@@ -187,7 +187,7 @@ async function failedAfter<Checked, Made, Open, Prepared extends Checked>(
 ): Promise<Result<ComputerRef>> {
   const undone = creation.undo.size > 0;
   const failedUndos = await creation.undo.run();
-  const at = { step, name: creation.name, undone, failedUndos };
+  const at = { step, name: creation.name, undone, failedUndos, aborted: creation.signal?.aborted === true };
   return { ok: false, error: hooks.failed ? hooks.failed(error, at) : { ...error, message: [error.message, ...failedUndos].join("; ") } };
 }
 
@@ -196,10 +196,10 @@ async function failedAfter<Checked, Made, Open, Prepared extends Checked>(
  * then done(name) when every part was undone or each failed undo's words; the code is aborted
  * when the caller aborted. A failure before anything was made keeps its own words.
  */
-export function failedThen(signal: AbortSignal | undefined, done: (name: string) => string): NonNullable<CreateHooks<unknown, unknown, unknown>["failed"]> {
+export function failedThen(done: (name: string) => string): NonNullable<CreateHooks<unknown, unknown, unknown>["failed"]> {
   return (error, at) => {
     if (!at.undone) return error;
     const after = at.failedUndos.length > 0 ? at.failedUndos.join("; ") : done(at.name ?? "the computer");
-    return { code: signal?.aborted ? "aborted" : error.code, message: `${error.message}; ${after}` };
+    return { code: at.aborted ? "aborted" : error.code, message: `${error.message}; ${after}` };
   };
 }

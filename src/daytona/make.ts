@@ -178,7 +178,7 @@ export function daytonaHooks(
       );
       return listed.ok ? ok(ref) : listed;
     },
-    failed: failedThen(signal, (name) => `${name} was deleted`),
+    failed: failedThen((name) => `${name} was deleted`),
     aborted: childAborted,
   };
 }

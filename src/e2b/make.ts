@@ -207,7 +207,7 @@ export function e2bHooks(
       );
       return listed.ok ? ok(ref) : listed;
     },
-    failed: failedThen(signal, (name) => `${name} was killed`),
+    failed: failedThen((name) => `${name} was killed`),
     aborted: childAborted,
   };
 }

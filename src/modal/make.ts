@@ -123,7 +123,7 @@ export function modalHooks(
     connect: (c, made) => sb.readSandbox(made.sandbox, { name: c.name, tags: made.tags, spec: made.recorded }, signal, true),
     verify: async (c, _made, read) =>
       read.drift.length > 0 ? fail("refused", `${c.name} is not what was declared, so it was not kept: ${read.drift.join("; ")}`) : ok(read.ref),
-    failed: failedThen(signal, () => `${sandboxId} was terminated`),
+    failed: failedThen(() => `${sandboxId} was terminated`),
     aborted: (step, name) =>
       step === "make"
         ? "create was aborted before Modal was asked; nothing was made"

@@ -156,7 +156,7 @@ describe("createWith", () => {
 
     const failing = vendor();
     failing.hooks.listed = async () => (failing.log.push("listed"), fail("timeout", "computer-000000000001 was not listed within 15 s"));
-    failing.hooks.failed = failedThen(undefined, (name) => `${name} was killed`);
+    failing.hooks.failed = failedThen((name) => `${name} was killed`);
     const made = await createWith(failing.hooks, spec);
     expect(made).toEqual({
       ok: false,
@@ -168,7 +168,7 @@ describe("createWith", () => {
   it("failedThen: a failure before anything was made keeps its words; after, each failed undo in the vendor's words, and aborted when the caller aborted", async () => {
     const before = vendor("make");
     before.hooks.make = async () => fail("invalid", "the template is unknown; nothing was made", { field: "image" });
-    before.hooks.failed = failedThen(undefined, (name) => `${name} was killed`);
+    before.hooks.failed = failedThen((name) => `${name} was killed`);
     expect(await createWith(before.hooks, spec)).toEqual({
       ok: false,
       error: { code: "invalid", message: "the template is unknown; nothing was made", field: "image" },
@@ -181,7 +181,7 @@ describe("createWith", () => {
       return ok("id-1");
     };
     after.hooks.connect = async () => (controller.abort(), fail("failed", "the bridge did not start"));
-    after.hooks.failed = failedThen(controller.signal, (name) => `${name} was killed`);
+    after.hooks.failed = failedThen((name) => `${name} was killed`);
     expect(await createWith(after.hooks, spec, { signal: controller.signal })).toEqual({
       ok: false,
       error: { code: "aborted", message: "the bridge did not start; killing computer-000000000001 failed: E2B answered 500" },
