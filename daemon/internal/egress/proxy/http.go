@@ -79,6 +79,7 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 	}
 	go copyBody(up, br, h)
 	// The response goes back as sent: a redirect reaches the client and is never followed.
+	widen(c)
 	io.Copy(c, up)
 }
 
