@@ -1,17 +1,21 @@
 // The egress proxy's own figures, on this machine's loopback: a 100 MiB download through
 // computerd egress (its Unix socket, absolute-form HTTP and CONNECT) beside the same download
-// straight from the server, interleaved, medians taken; and the proxy's RSS idle and after.
-// Goals (issue 11): through the proxy >= 0.8x the direct download; idle RSS <= 16 MiB.
+// straight from the server, interleaved round by round; each figure is the median of the
+// rounds' own ratios, so load that comes and goes weighs on both sides alike. With --before
+// <computerd>, a second proxy from that binary runs in the same rounds (before and after).
+// Goals (issues 11 and 32): through the proxy >= 0.8x the direct download; idle RSS <= 16 MiB.
 // Run after `npm run setup`, as a user that may bind port 80 of 127.0.2.1:
-//   node bench/egress-proxy.mjs [rounds]
+//   node bench/egress-proxy.mjs [rounds] [--before <computerd binary>]
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, connect } from "node:net";
-import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const rounds = Number(process.argv[2] ?? 5);
+const args = process.argv.slice(2);
+const beforeAt = args.indexOf("--before");
+const before = beforeAt >= 0 ? args.splice(beforeAt, 2)[1] : undefined;
+const rounds = Number(args[0] ?? 11);
 const SIZE = 100 * 1024 * 1024;
 const toolchain = JSON.parse(readFileSync(new URL("../dist/toolchain.json", import.meta.url), "utf8"));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -38,26 +42,16 @@ await new Promise((resolve) => server.listen(80, "127.0.2.1", resolve));
 const tls = createServer((c) => server.emit("connection", c));
 await new Promise((resolve) => tls.listen(443, "127.0.2.1", resolve));
 
-const dir = mkdtempSync(join(tmpdir(), "egress-bench-"));
-const socket = join(dir, "egress.sock");
-const proxy = spawn(
-  toolchain.daemon.amd64,
-  [
-    "egress",
-    "--socket",
-    socket,
-    "--deadline",
-    new Date(Date.now() + 3_600_000).toISOString(),
-    "--allow",
-    "127.0.2.0/24",
-    "--reachable-for-tests",
-    "127.0.2.0/24",
-  ],
-  { stdio: ["ignore", "pipe", "inherit"] },
-);
-await new Promise((resolve) => proxy.stdout.on("data", (b) => String(b).includes("ready") && resolve()));
-await new Promise((resolve) => setTimeout(resolve, 300));
-const idle = rss(proxy.pid);
+/** A proxy from one computerd binary on a socket of its own, started and ready. */
+async function startProxy(binary) {
+  const socket = join(mkdtempSync(join(tmpdir(), "egress-bench-")), "egress.sock");
+  const deadline = new Date(Date.now() + 3_600_000).toISOString();
+  const argv = ["egress", "--socket", socket, "--deadline", deadline, "--allow", "127.0.2.0/24", "--reachable-for-tests", "127.0.2.0/24"];
+  const proxy = spawn(binary, argv, { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise((resolve) => proxy.stdout.on("data", (b) => String(b).includes("ready") && resolve()));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return { binary, socket, proxy, idle: rss(proxy.pid), http: [], connect: [] };
+}
 
 /** Milliseconds to read the whole response from a connection opened by open(). */
 function download(open, request) {
@@ -72,26 +66,29 @@ function download(open, request) {
   });
 }
 
+const proxies = [await startProxy(toolchain.daemon.amd64)];
+if (before) proxies.unshift(await startProxy(before));
 const direct = [];
-const proxied = [];
-const tunnelled = [];
 for (let i = 0; i < rounds; i += 1) {
-  direct.push(await download(() => connect(80, "127.0.2.1"), "GET /big HTTP/1.1\r\nHost: 127.0.2.1\r\n\r\n"));
-  proxied.push(await download(() => connect(socket), "GET http://127.0.2.1/big HTTP/1.1\r\nHost: 127.0.2.1\r\n\r\n"));
-  tunnelled.push(await download(() => connect(socket), "CONNECT 127.0.2.1:443 HTTP/1.1\r\n\r\nGET /big HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const d = await download(() => connect(80, "127.0.2.1"), "GET /big HTTP/1.1\r\nHost: 127.0.2.1\r\n\r\n");
+  direct.push(d);
+  for (const p of proxies) {
+    p.http.push(d / (await download(() => connect(p.socket), "GET http://127.0.2.1/big HTTP/1.1\r\nHost: 127.0.2.1\r\n\r\n")));
+    p.connect.push(d / (await download(() => connect(p.socket), "CONNECT 127.0.2.1:443 HTTP/1.1\r\n\r\nGET /big HTTP/1.1\r\nHost: x\r\n\r\n")));
+  }
 }
-const after = rss(proxy.pid);
-proxy.kill("SIGTERM");
+for (const p of proxies) p.after = rss(p.proxy.pid);
+for (const p of proxies) p.proxy.kill("SIGTERM");
 server.close();
 tls.close();
 
 const mibps = (ms) => (SIZE / 1024 / 1024 / (ms / 1000)).toFixed(0);
-console.log(`100 MiB download, median of ${rounds} (this machine is shared with other work; each round runs all three back to back):`);
-console.log(`  direct (anchor)            ${median(direct).toFixed(0)} ms  ${mibps(median(direct))} MiB/s`);
-console.log(
-  `  through the proxy (HTTP)   ${median(proxied).toFixed(0)} ms  ${mibps(median(proxied))} MiB/s  ${(median(direct) / median(proxied)).toFixed(2)}x the direct (goal >= 0.8x)`,
-);
-console.log(
-  `  through the proxy (CONNECT) ${median(tunnelled).toFixed(0)} ms  ${mibps(median(tunnelled))} MiB/s  ${(median(direct) / median(tunnelled)).toFixed(2)}x the direct`,
-);
-console.log(`proxy RSS: idle ${idle.toFixed(1)} MiB (goal <= 16 MiB), after the downloads ${after.toFixed(1)} MiB`);
+console.log(`100 MiB download, ${rounds} rounds, each the direct download then every proxy's (this machine is shared with other work):`);
+console.log(`  direct (anchor)              median ${median(direct).toFixed(0)} ms  ${mibps(median(direct))} MiB/s`);
+for (const p of proxies) {
+  const name = p === proxies[proxies.length - 1] ? "this build" : "before";
+  console.log(`  ${name} (${p.binary})`);
+  console.log(`    through the proxy (HTTP)     ${median(p.http).toFixed(2)}x the direct, median of the rounds' ratios (goal >= 0.8x)`);
+  console.log(`    through the proxy (CONNECT)  ${median(p.connect).toFixed(2)}x the direct (goal >= 0.8x)`);
+  console.log(`    proxy RSS: idle ${p.idle.toFixed(1)} MiB (goal <= 16 MiB), after the downloads ${p.after.toFixed(1)} MiB`);
+}

@@ -32,6 +32,7 @@ export {
   type AllowRefusalKind,
   type AllowlistCheck,
 } from "./egress/list.js";
+export { judgeTarget, type TargetVerdict } from "./egress/target.js";
 export * from "./contract/probe.js";
 export * from "./providers.js";
 export { DockerProvider, type DockerProviderOptions, type EgressOptions, ensureImage, type ImageSource } from "./docker/index.js";

@@ -177,14 +177,17 @@ async function read(ctx: Context, id: string, props: Props) {
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
   const o = await observe(proxiesOf(provider), id, bounded(ctx, STEP_MS));
   if (o === "gone") return {}; // its volume is gone: refresh drops it, and the next up makes a new one
-  // An import has no outputs: what is there is what was declared, and its lifetime what is left.
+  // An import has no outputs: what is there is what was declared (its hint too, which a stack's
+  // default would otherwise change), and its lifetime what is left.
+  const imported = !Array.isArray(old.allow);
+  const hint = typeof old.hint === "string" ? old.hint : imported && o.ref.hint !== "" ? o.ref.hint : undefined;
   const declared: Inputs = {
     name: id,
     provider: provider.id,
-    allow: Array.isArray(old.allow) ? (old.allow as string[]) : o.ref.allow,
+    allow: imported ? o.ref.allow : (old.allow as string[]),
     lifetimeMs: typeof old.lifetimeMs === "number" ? old.lifetimeMs : Math.max(1000, Math.ceil((Date.parse(o.ref.deadline) - Date.now()) / 1000) * 1000),
     user: typeof old.user === "string" ? old.user : o.ref.user,
-    ...(typeof old.hint === "string" ? { hint: old.hint } : {}),
+    ...(hint === undefined ? {} : { hint }),
   };
   // A proxy re-run by hand with another list reads back as made, but not as declared.
   const drift = [...o.drift];

@@ -14,7 +14,7 @@ import { parseUser, userText } from "../contract/user.js";
 import type { DockerEngine } from "./api.js";
 import { failure } from "./containers.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, MAX_LIFETIME_MS } from "./constants.js";
-import { inspectEgress, makeEgress, makeEgressVolume, removeEgress } from "./egress.js";
+import { inspectEgress, makeEgress, makeEgressVolume, PROXY_FAILED_PARTS, removeEgress } from "./egress.js";
 import { type EgressExpected, flagsOf, proxyReadBack } from "./egress-readback.js";
 import { EGRESS_LABEL, egressName, type EgressPlan, PROXY_PATTERN } from "./egress-request.js";
 import type { Host } from "./host.js";
@@ -151,7 +151,8 @@ export class DockerEgressProxies implements EgressProxies {
     const volume = await makeEgressVolume(this.#deps.engine, plan, { signal });
     if (!volume.ok) return volume;
     const made = await makeEgress(this.#deps.engine, plan, { signal, readyMs: this.#deps.readyMs });
-    if (!made.ok) return fail(made.error.code, made.error.message.replace("and the computer was never run", "and nothing is left"), made.error);
+    if (!made.ok)
+      return fail(made.error.code, made.error.message.replace(PROXY_FAILED_PARTS, "the proxy and its volume were removed, and nothing is left"), made.error);
     return ok(this.#refOf(plan));
   }
 

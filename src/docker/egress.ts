@@ -25,14 +25,12 @@ interface ListedPart {
 
 const labelFilter = (labels: string[]) => JSON.stringify({ label: labels });
 
+/** What a computer's failed proxy leaves: nothing, and the computer, started beside it, ran nothing of the agent's. */
+export const PROXY_FAILED_PARTS = "the proxy, its volume and the computer were removed, and the computer ran nothing";
+
 const undone = async (engine: DockerEngine, plan: EgressPlan, code: Parameters<typeof fail>[0], words: string, keepVolume = false) => {
   await removeEgress(engine, plan.key, keepVolume ? "proxy" : "delete");
-  return fail(
-    code,
-    keepVolume
-      ? `${words}; the proxy was removed, and its computers reach nothing until it is made again`
-      : `${words}; the proxy and its volume were removed and the computer was never run`,
-  );
+  return fail(code, keepVolume ? `${words}; the proxy was removed, and its computers reach nothing until it is made again` : `${words}; ${PROXY_FAILED_PARTS}`);
 };
 
 /**
@@ -49,7 +47,8 @@ export async function makeEgressVolume(engine: DockerEngine, plan: EgressPlan, o
 /**
  * Makes and starts the proxy on its volume and waits for its ready line. Any failure removes
  * the proxy and the volume (the proxy alone with keepVolume: a shared proxy made again on the
- * volume its computers mount) and says why in words; a caller runs its computer only after ok.
+ * volume its computers mount) and says why in words. A computer started meanwhile serves nothing
+ * until the proxy answers on its socket (init waits on it).
  */
 export async function makeEgress(
   engine: DockerEngine,

@@ -113,7 +113,7 @@ describe("an allowlisted Docker computer", () => {
       error: {
         code: "failed",
         message: expect.stringMatching(
-          /ended before it was ready \(exit code 1: computerd egress: its deadline .* has passed\); the proxy and its volume were removed and the computer was never run/,
+          /ended before it was ready \(exit code 1: computerd egress: its deadline .* has passed\); the proxy, its volume and the computer were removed, and the computer ran nothing/,
         ),
       },
     });

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ADDRESS_CLASSES, ADDRESS_TABLE, classify, parseAddress, parseHost, formatAddress } from "../../src/egress/address.js";
+import { judgeTarget } from "../../src/egress/target.js";
 import { ALLOW_REFUSAL_KINDS, checkAllowlist, checkTestNetwork, DEFAULT_HINT, EGRESS_PORTS, hintProblem, MAX_EACH, MAX_HINT } from "../../src/egress/list.js";
 
 interface Vectors {
@@ -16,6 +17,7 @@ interface Vectors {
   addresses: Array<{ address: string; class: string }>;
   entries: Array<{ entry: string; reachable?: string; ok: boolean; as?: string; kind?: string; class?: string }>;
   lists: Array<{ entries: string[]; ok: boolean; as?: string[]; kinds?: string[] }>;
+  targets: Array<{ list: string[]; target: string; class?: string; listed: boolean }>;
   reachable: Array<{ range: string; ok: boolean }>;
   hint: { default: string; max: number };
 }
@@ -63,6 +65,10 @@ describe("an allowlist, held to computerd's verdicts", () => {
     const got = checkAllowlist(entries);
     if (ok) expect(got).toEqual({ ok: true, entries: as });
     else expect((got as { refusals: Array<{ kind: string }> }).refusals.map((r) => r.kind)).toEqual(kinds);
+  });
+
+  it.each(vectors.targets)("judges the target $target", ({ list, target, class: c, listed }) => {
+    expect(judgeTarget(list, target)).toEqual(c === undefined ? { listed } : { class: c, listed });
   });
 
   it.each(vectors.reachable)("takes $range as a test network: $ok", ({ range, ok }) => {

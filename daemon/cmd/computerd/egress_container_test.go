@@ -74,9 +74,11 @@ func TestEgressFromInsideAComputer(t *testing.T) {
 	docker(t, "run", "-d", "--name", px, "--network", net, "--user", "1000:1000", "--read-only", "--cap-drop", "ALL",
 		"--security-opt", "no-new-privileges", "--memory", "256m", "--memory-swap", "256m", "--pids-limit", "64", "--cpu-period", "100000", "--cpu-quota", "50000",
 		"--ulimit", "nofile=1024:1024", "--log-driver", "json-file", "--log-opt", "max-size=1m", "--log-opt", "max-file=2",
+		"--add-host", "reserved.egress.test:192.0.2.7", "--add-host", "private.egress.test:10.9.8.7",
 		"-v", vol+":/opt/agentrun/egress", "-v", bin+":/opt/agentrun/computerd:ro", img,
 		"/opt/agentrun/computerd", "egress", "--socket", "/opt/agentrun/egress/egress.sock", "--deadline", iso(2*time.Minute),
-		"--allow", upIP+"/32", "--allow", "up.egress.test", "--reachable-for-tests", subnet, "--hint", "ask the test")
+		"--allow", upIP+"/32", "--allow", "up.egress.test",
+		"--allow", "reserved.egress.test", "--allow", "private.egress.test", "--allow", "nothing.egress.test", "--reachable-for-tests", subnet, "--hint", "ask the test")
 	waitLog(t, px, "computerd egress: ready on /opt/agentrun/egress/egress.sock", 10*time.Second)
 
 	c := run(t, []string{"--user", "1000:1000", "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--network", "none",
@@ -108,9 +110,32 @@ func TestEgressFromInsideAComputer(t *testing.T) {
 	})
 	before := accepted()
 	t.Run("refused in words, with nothing reaching the upstream", func(t *testing.T) {
-		for _, u := range []string{"http://" + gateway + "/", "http://169.254.169.254/latest/meta-data/", "http://0x7f000001/", "http://evil.egress.test/", "http://" + upIP + ":8080/"} {
+		for _, u := range []string{"http://" + gateway + "/", "http://169.254.169.254/latest/meta-data/", "http://0x7f000001/", "http://evil.egress.test/", "http://[::ffff:" + upIP + "]/"} {
 			if got := kitRun("get", u); !strings.HasPrefix(got, "403 403 ") || !strings.Contains(got, "is not on this box's network list: ask the test") {
 				t.Errorf("%s: %q", u, got)
+			}
+		}
+		if got := kitRun("get", "http://"+upIP+":8080/"); got != "403 403 "+upIP+" is reached on ports 80 and 443 alone, not on port 8080: ask the test\n" {
+			t.Errorf("another port: %q", got)
+		}
+		if got := kitRun("socket", "127.0.0.1:3128", "CONNECT [::ffff:"+upIP+"]:443 HTTP/1.1\\r\\n\\r\\n"); !strings.HasPrefix(got, "HTTP/1.1 403") || !strings.Contains(got, "is not on this box's network list") {
+			t.Errorf("CONNECT to the IPv4-mapped form of a listed address: %q", got)
+		}
+	})
+	t.Run("a listed name the proxy will not dial says why, on HTTP, CONNECT and SOCKS5", func(t *testing.T) {
+		for _, tc := range []struct{ host, status, words, socks string }{
+			{"reserved.egress.test", "403", "reserved.egress.test is on this box's network list but resolves to a reserved address: ask the test", "reply 2"},
+			{"private.egress.test", "403", "private.egress.test is on this box's network list but resolves to a private address: ask the test", "reply 2"},
+			{"nothing.egress.test", "502", "nothing.egress.test is on this box's network list but did not resolve to any address: ask the test", "reply 4"},
+		} {
+			if got := kitRun("get", "http://"+tc.host+"/"); got != tc.status+" "+tc.status+" "+tc.words+"\n" {
+				t.Errorf("HTTP to %s: %q", tc.host, got)
+			}
+			if got := kitRun("socket", "127.0.0.1:3128", "CONNECT "+tc.host+":443 HTTP/1.1\\r\\n\\r\\n"); !strings.HasPrefix(got, "HTTP/1.1 "+tc.status) || !strings.HasSuffix(got, tc.status+" "+tc.words+"\n") {
+				t.Errorf("CONNECT to %s: %q", tc.host, got)
+			}
+			if got := kitRun("socks", "127.0.0.1:3128", tc.host, "443"); got != tc.socks {
+				t.Errorf("SOCKS5 to %s: %q, want %s", tc.host, got, tc.socks)
 			}
 		}
 	})
@@ -131,7 +156,7 @@ func TestEgressFromInsideAComputer(t *testing.T) {
 		t.Fatalf("the upstream accepted %d connections during the refusals and the one allowed socket request, want 1", n)
 	}
 	logs := waitLog(t, px, "ready", time.Second)
-	for _, class := range []string{`"class":"allowed"`, `"class":"off-list"`, `"class":"metadata"`, `"class":"loopback"`, `"class":"port"`} {
+	for _, class := range []string{`"class":"allowed"`, `"class":"off-list"`, `"class":"metadata"`, `"class":"loopback"`, `"class":"port"`, `"class":"reserved"`, `"class":"private"`, `"class":"no-answer"`} {
 		if !strings.Contains(logs, class) {
 			t.Errorf("the proxy's log lacks %s: %s", class, logs)
 		}

@@ -4,8 +4,10 @@ import (
 	"encoding/base64"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,5 +100,59 @@ func TestInitWithoutEgressGivesNoProxyVariable(t *testing.T) {
 	out, _ := base64.StdEncoding.DecodeString(r.Stdout)
 	if strings.Contains(strings.ToLower(string(out)), "proxy") {
 		t.Fatalf("env: %s", out)
+	}
+}
+
+// An allowlisted computer starts beside its proxy: until the proxy answers on its socket, init
+// serves no client (a hello waits, and no exec.run can start), and once it answers, init serves.
+func TestInitServesNothingUntilTheProxyAnswers(t *testing.T) {
+	holdRelayPort(t).Close()
+	socket := filepath.Join(t.TempDir(), "egress.sock")
+	p := startInit(t, "", "--deadline", iso(time.Now().Add(time.Hour)), "--egress", socket)
+	c := p.dial(t)
+	_, replies := c.Start("exec.run", map[string]any{"argv": []string{"touch", filepath.Join(p.home, "ran")}})
+	select {
+	case r := <-replies:
+		t.Fatalf("init answered before its proxy did: %s", r.Result)
+	case <-time.After(500 * time.Millisecond):
+	}
+	if _, err := os.Stat(filepath.Join(p.home, "ran")); err == nil {
+		t.Fatal("a program ran before the proxy answered")
+	}
+	ul, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ul.Close()
+	go func() {
+		for {
+			c, err := ul.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	select {
+	case r := <-replies:
+		if r.Error != nil {
+			t.Fatalf("exec.run once the proxy answered: %v", r.Error)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("init never served once the proxy answered: %s", p.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(p.home, "ran")); err != nil {
+		t.Fatal("the program did not run once the proxy answered")
+	}
+}
+
+// Stopped while it waits for its proxy, init ends, having run nothing.
+func TestInitStoppedWhileItWaitsForItsProxyEnds(t *testing.T) {
+	holdRelayPort(t).Close()
+	p := startInit(t, "", "--deadline", iso(time.Now().Add(time.Hour)), "--egress", filepath.Join(t.TempDir(), "egress.sock"))
+	p.dial(t)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.exit(t, 5*time.Second); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.stderr)
 	}
 }

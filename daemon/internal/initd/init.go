@@ -157,6 +157,13 @@ func run(o Options) error {
 	d := methods.New(clock, x11.NewDisplay(os.Getenv("DISPLAY"), x11.AuthPath(os.Getenv("XAUTHORITY"), os.Getenv("HOME"))))
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	// An allowlisted computer starts beside its proxy: until the proxy answers, init serves no
+	// client, so nothing of the agent's runs before its one way out is there.
+	if o.Egress != "" && !waitForProxy(o.Egress, stop, clock.Fired()) {
+		l.Close()
+		os.Remove(SocketPath())
+		return nil
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -1,6 +1,6 @@
 // create's egress phase, for an allowlist: a computer's own proxy (its volume first, pushed on
 // the undo stack as it is made; then the proxy, made and ready while the computer's container is
-// made), or a shared proxy joined only when it reads back as an allowlist for this computer.
+// made and started), or a shared proxy joined only when it reads back as an allowlist for this computer.
 import type { CallOptions } from "../../daemon/client.js";
 import { sameNetwork } from "../../egress/list.js";
 import type { ComputerSpec } from "../../contract/provider.js";
@@ -78,7 +78,7 @@ export async function egressBefore(
   return ok();
 }
 
-/** The computer's own proxy made, started and ready (the computer's container is made meanwhile); ok when it has none. */
+/** The computer's own proxy made, started and ready (the computer's container is made and started meanwhile); ok when it has none. */
 export function egressProxy(context: Pick<DockerContext, "engine" | "egress">, egressPlan: EgressPlan | undefined, signal: AbortSignal | undefined) {
   return egressPlan ? makeEgress(context.engine, egressPlan, { signal, readyMs: context.egress.readyMs }) : Promise.resolve(ok(undefined));
 }

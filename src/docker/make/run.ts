@@ -1,6 +1,6 @@
 // create's run phase, Docker's make: the plan, the run folder's writability, the egress parts
-// before the computer, then the container made (its proxy made and ready meanwhile) and started:
-// the spec's docker run. Each part is pushed on the undo stack as it is made; a lifetime that
+// before the computer, then the container made and started while its proxy is made and becomes
+// ready: the spec's docker run. Each part is pushed on the undo stack as it is made; a lifetime that
 // ended while docker run went on is a refusal.
 import { fail, ok, type Result } from "../../contract/result.js";
 import type { Creation } from "../../contract/create.js";
@@ -55,18 +55,12 @@ export async function run(context: DockerContext, creation: Creation<Prepared>):
   if (!before.ok) return before;
 
   await context.pause?.("before-run", signal);
-  // The proxy is made, started and ready before the computer starts, so a failure runs
-  // nothing; the computer's container is made (not started) meanwhile.
-  const [proxyMade, made] = await Promise.all([egressProxy(context, egressPlan, signal), createContainer(context.engine, createRequest(plan), { signal })]);
-  const id = made.ok ? made.value?.Id : undefined;
-  // A request cut off may leave the engine making the container still; one answered has said all.
-  const cutOff = made.aborted || made.timedOut || made.unreachable;
-  if (id) undo.push({ what: `the container ${name}`, run: (s) => remove(context.engine, id, { signal: s }) });
-  else if (cutOff || !proxyMade.ok) undo.push({ what: `the container ${name}`, run: () => removeLate(context.engine, name) });
+  // The computer starts beside its own proxy, not after it: init serves no client until the
+  // proxy answers on its socket, so nothing of the agent's runs before its one way out is there.
+  const [proxyMade, container] = await Promise.all([egressProxy(context, egressPlan, signal), makeAndStart(context, creation, plan)]);
   if (!proxyMade.ok) return proxyMade;
-  if (!id) return notMade(context, creation, made);
-
-  const begun = await start(context.engine, id, { signal });
+  if (!("begun" in container)) return notMade(context, creation, container.made);
+  const { id, begun } = container;
   if (!begun.ok) {
     if (begun.aborted) return fail("aborted", `create was aborted while ${name} started; it was removed`);
     const failed = failure(context.engine, `starting ${name}`, begun);
@@ -76,6 +70,24 @@ export async function run(context: DockerContext, creation: Creation<Prepared>):
   // The spec's words: the container's create and start are its docker run.
   if (Date.now() >= Date.parse(creation.deadline)) return fail("timeout", `${lifetimeEnded(creation)}; it was removed`);
   return ok({ id, plan, egressPlan });
+}
+
+/** The computer's container made (on the undo stack at once) and started; the engine's reply to each. */
+async function makeAndStart(
+  context: DockerContext,
+  creation: Creation<Prepared>,
+  plan: Plan,
+): Promise<{ made: Reply<{ Id: string }> } | { id: string; begun: Awaited<ReturnType<typeof start>> }> {
+  const { name, signal, undo } = creation;
+  const made = await createContainer(context.engine, createRequest(plan), { signal });
+  const id = made.ok ? made.value?.Id : undefined;
+  if (!id) {
+    // A request cut off may leave the engine making the container still; one answered has said all.
+    if (made.aborted || made.timedOut || made.unreachable) undo.push({ what: `the container ${name}`, run: () => removeLate(context.engine, name) });
+    return { made };
+  }
+  undo.push({ what: `the container ${name}`, run: (s) => remove(context.engine, id, { signal: s }) });
+  return { id, begun: await start(context.engine, id, { signal }) };
 }
 
 /** A container the engine did not make, in words: an image not there, an abort, the engine's own. */

@@ -60,3 +60,17 @@ func ListCases() [][]string {
 		{"pypi.org", "10.0.0.0/8", "pypi.org:443"},
 	}
 }
+
+// TargetList is the list every TargetCase is judged against.
+var TargetList = []string{"93.184.215.0/24", "2606:4700::/32", "pypi.org", "*.pythonhosted.org"}
+
+// TargetCases are targets' hosts as a client writes them: a listed IPv4 address in each of
+// its forms, the IPv6 forms that embed it (none of them listed: an IPv6 literal is held to
+// the IPv6 CIDRs), names on and off the list, and refused addresses.
+var TargetCases = []string{
+	"93.184.215.14", "1572394766", "0x5db8d70e", "0135.0270.0327.016",
+	"[::ffff:93.184.215.14]", "::ffff:93.184.215.14", "[::ffff:5db8:d70e]", "[0:0:0:0:0:ffff:5db8:d70e]",
+	"[64:ff9b::5db8:d70e]", "[2002:5db8:d70e::1]", "[2606:4700::1111]", "[2606:4701::1]", "8.8.8.8",
+	"10.0.0.1", "[::ffff:10.0.0.1]", "[::ffff:169.254.169.254]", "127.1", "[::1]",
+	"pypi.org", "PyPI.org.", "files.pythonhosted.org", "pythonhosted.org", "evil.org",
+}

@@ -95,6 +95,12 @@ type listVerdict struct {
 	Kinds   []Kind   `json:"kinds,omitempty"`
 }
 
+type targetVerdict struct {
+	List   []string `json:"list"`
+	Target string   `json:"target"`
+	Verdict
+}
+
 type reachableVerdict struct {
 	Range string `json:"range"`
 	OK    bool   `json:"ok"`
@@ -110,6 +116,7 @@ type vectors struct {
 	Addresses []addr.Classified  `json:"addresses"`
 	Entries   []entryVerdict     `json:"entries"`
 	Lists     []listVerdict      `json:"lists"`
+	Targets   []targetVerdict    `json:"targets"`
 	Reachable []reachableVerdict `json:"reachable"`
 	Hint      hintRule           `json:"hint"`
 }
@@ -161,6 +168,17 @@ func makeVectors(t *testing.T) vectors {
 			lv.Kinds = append(lv.Kinds, x.Kind)
 		}
 		v.Lists = append(v.Lists, lv)
+	}
+	l, r := Parse(TargetList, netip.Prefix{})
+	if r != nil {
+		t.Fatalf("the targets' list is refused: %v", r)
+	}
+	for _, target := range TargetCases {
+		h, err := addr.ParseHost(target)
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		v.Targets = append(v.Targets, targetVerdict{TargetList, target, l.Target(h, addr.Classify)})
 	}
 	for _, s := range ReachableCases {
 		_, err := ParseReachable(s)

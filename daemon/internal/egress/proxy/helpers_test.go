@@ -139,12 +139,13 @@ var names = map[string][]netip.Addr{
 	"mapped.test":     {netip.MustParseAddr("::ffff:127.0.0.1")},
 	"host.test":       {thisHost},
 	"nothing.test":    {},
+	"reserved.test":   {netip.MustParseAddr("192.0.2.7")},
 }
 
 func startProxy(t *testing.T, tweak func(*Config)) *harness {
 	t.Helper()
 	h := &harness{up: startUpstream(t, serverIP)}
-	list, refusals := allow.Parse([]string{"allowed.test", "*.suffix.test", "rebind.test", "private.test", "metadata.test", "mapped.test", "host.test", "nothing.test", "127.0.2.0/24"}, testRange)
+	list, refusals := allow.Parse([]string{"allowed.test", "*.suffix.test", "rebind.test", "private.test", "metadata.test", "mapped.test", "host.test", "nothing.test", "reserved.test", "gone.test", "127.0.2.0/24"}, testRange)
 	if refusals != nil {
 		t.Fatal(refusals)
 	}

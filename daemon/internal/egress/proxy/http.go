@@ -60,8 +60,8 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 	}
 	up, at, err := p.dial(d)
 	if err != nil {
-		p.log(d.host, d.port, at, Unreached)
-		reply(c, 502, fmt.Sprintf("%s could not be reached on port %d", printable(d.host, maxHostInLog), d.port))
+		d.class, d.at = Unreached, at
+		p.refuseHTTP(c, d)
 		return
 	}
 	defer p.drop(up)
@@ -79,28 +79,15 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 	}
 	go copyBody(up, br, h)
 	// The response goes back as sent: a redirect reaches the client and is never followed.
+	widen(c)
 	io.Copy(c, up)
 }
 
-// refuseHTTP answers a refused target in the spec's words and logs it.
+// refuseHTTP answers a refused target in words that say why, and logs it.
 func (p *Proxy) refuseHTTP(c net.Conn, d decision) {
 	p.log(d.host, d.port, d.at, d.class)
-	var words string
-	switch d.class {
-	case Limit:
-		words = fmt.Sprintf("this box's egress proxy holds at most %d connections open and %d in all, and is at its bound: %s", p.cfg.MaxOpen, p.cfg.MaxTotal, p.cfg.Hint)
-	case Malformed:
-		reply(c, 400, fmt.Sprintf("the request to %s is not one this proxy reads: its host is neither a name nor an address, or its body is framed by more than one Content-Length or chunked alone", printable(d.host, maxHostInLog)))
-		return
-	default:
-		words = p.refusalWords(d.host)
-	}
-	reply(c, 403, words)
-}
-
-// refusalWords are the words every refused target reads: the same as serve's model sees.
-func (p *Proxy) refusalWords(host string) string {
-	return fmt.Sprintf("%s is not on this box's network list: %s", printable(host, maxHostInLog), p.cfg.Hint)
+	status, words := p.refusal(d)
+	reply(c, status, words)
 }
 
 // reply writes a whole response whose body is "<status> <words>" and closes nothing.

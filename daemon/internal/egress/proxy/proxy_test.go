@@ -23,74 +23,81 @@ func TestRefusalsOpenNoSocket(t *testing.T) {
 		return fmt.Sprintf("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", hostport, hostport)
 	}
 	cases := []struct {
-		name, raw, class string
+		name, raw, class, words string
 	}{
-		{"a name off the list", connect(fmt.Sprintf("evil.test:%d", p)), OffList},
-		{"a name off the list, absolute-form", get(fmt.Sprintf("http://evil.test:%d/", p), fmt.Sprintf("evil.test:%d", p)), OffList},
-		{"the suffix itself, not below it", connect(fmt.Sprintf("suffix.test:%d", p)), OffList},
-		{"a name that ends like a suffix", connect(fmt.Sprintf("evilsuffix.test:%d", p)), OffList},
-		{"an address outside every listed CIDR", connect(fmt.Sprintf("8.8.8.8:%d", p)), OffList},
-		{"a listed name on another port", connect("allowed.test:22"), WrongPort},
-		{"a listed address on another port", connect("127.0.2.1:8080"), WrongPort},
-		{"loopback", connect(fmt.Sprintf("127.0.0.1:%d", p)), "loopback"},
-		{"loopback in decimal", connect(fmt.Sprintf("2130706433:%d", p)), "loopback"},
-		{"loopback in octal", connect(fmt.Sprintf("0177.0.0.1:%d", p)), "loopback"},
-		{"loopback in hex", connect(fmt.Sprintf("0x7f000001:%d", p)), "loopback"},
-		{"loopback in dotted hex", connect(fmt.Sprintf("0x7f.0x0.0x0.0x1:%d", p)), "loopback"},
-		{"loopback short", connect(fmt.Sprintf("127.1:%d", p)), "loopback"},
-		{"loopback with a trailing dot", connect(fmt.Sprintf("127.0.0.1.:%d", p)), "loopback"},
-		{"loopback IPv4-mapped", connect(fmt.Sprintf("[::ffff:127.0.0.1]:%d", p)), "loopback"},
-		{"loopback IPv4-mapped in hex", connect(fmt.Sprintf("[::ffff:7f00:1]:%d", p)), "loopback"},
-		{"loopback IPv6", connect(fmt.Sprintf("[::1]:%d", p)), "loopback"},
-		{"0.0.0.0, this machine's loopback", connect(fmt.Sprintf("0.0.0.0:%d", p)), "loopback"},
-		{"0, as 0.0.0.0", connect(fmt.Sprintf("0:%d", p)), "loopback"},
-		{"private", connect(fmt.Sprintf("10.0.0.1:%d", p)), "private"},
-		{"private NAT64", connect(fmt.Sprintf("[64:ff9b::a00:1]:%d", p)), "private"},
-		{"private 6to4", connect(fmt.Sprintf("[2002:a00:1::1]:%d", p)), "private"},
-		{"public NAT64, still reserved", connect(fmt.Sprintf("[64:ff9b::808:808]:%d", p)), "reserved"},
-		{"unique local IPv6", connect(fmt.Sprintf("[fd12::1]:%d", p)), "private"},
-		{"metadata", connect(fmt.Sprintf("169.254.169.254:%d", p)), "metadata"},
-		{"metadata in hex", get(fmt.Sprintf("http://0xa9fea9fe:%d/latest/meta-data/", p), fmt.Sprintf("0xa9fea9fe:%d", p)), "metadata"},
-		{"metadata IPv6", connect(fmt.Sprintf("[fd00:ec2::254]:%d", p)), "metadata"},
-		{"link-local", connect(fmt.Sprintf("169.254.1.1:%d", p)), "link-local"},
-		{"link-local IPv6 with a zone", connect(fmt.Sprintf("[fe80::1%%25lo]:%d", p)), Malformed},
-		{"multicast", connect(fmt.Sprintf("224.0.0.1:%d", p)), "multicast"},
-		{"reserved", connect(fmt.Sprintf("240.0.0.1:%d", p)), "reserved"},
-		{"this host", connect(fmt.Sprintf("127.0.2.9:%d", p)), "this-host"},
-		{"a listed name answering this host", connect(fmt.Sprintf("host.test:%d", p)), "this-host"},
-		{"a listed name answering private", connect(fmt.Sprintf("private.test:%d", p)), "private"},
-		{"a listed name answering metadata", connect(fmt.Sprintf("metadata.test:%d", p)), "metadata"},
-		{"a listed name answering IPv4-mapped loopback", connect(fmt.Sprintf("mapped.test:%d", p)), "loopback"},
-		{"a listed name answering one refused address among good ones", connect(fmt.Sprintf("rebind.test:%d", p)), "loopback"},
-		{"a listed name answering nothing", connect(fmt.Sprintf("nothing.test:%d", p)), NoAnswer},
-		{"a number past an address", connect(fmt.Sprintf("1.2.3.256:%d", p)), Malformed},
-		{"a Host header naming another host", get(fmt.Sprintf("http://allowed.test:%d/", p), fmt.Sprintf("evil.test:%d", p)), HostClash},
-		{"a Host header naming another port", get(fmt.Sprintf("http://allowed.test:%d/", p), "allowed.test:80"), HostClash},
-		{"a CONNECT whose Host names another host", fmt.Sprintf("CONNECT allowed.test:%d HTTP/1.1\r\nHost: evil.test\r\n\r\n", p), HostClash},
-		{"two Host headers", fmt.Sprintf("GET http://allowed.test:%d/ HTTP/1.1\r\nHost: allowed.test:%d\r\nHost: evil.test\r\n\r\n", p, p), HostClash},
-		{"an upgrade", fmt.Sprintf("GET http://allowed.test:%d/ HTTP/1.1\r\nHost: allowed.test:%d\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", p, p), Upgrade},
-		{"an upgrade named in Connection alone", fmt.Sprintf("GET http://allowed.test:%d/ HTTP/1.1\r\nConnection: keep-alive, upgrade\r\n\r\n", p), Upgrade},
-		{"a body framed twice", fmt.Sprintf("POST http://allowed.test:%d/ HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", p), Malformed},
-		{"two lengths", fmt.Sprintf("POST http://allowed.test:%d/ HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", p), Malformed},
-		{"userinfo in the URL", get(fmt.Sprintf("http://allowed.test:%d@evil.test/", p), "evil.test"), Malformed},
-		{"an https URL", get(fmt.Sprintf("https://allowed.test:%d/", p), "allowed.test"), Malformed},
-		{"origin-form, no target", "GET / HTTP/1.1\r\nHost: allowed.test\r\n\r\n", Malformed},
-		{"a folded header", fmt.Sprintf("GET http://allowed.test:%d/ HTTP/1.1\r\nX-A: b\r\n c\r\n\r\n", p), Malformed},
-		{"HTTP/2's preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", Malformed},
+		{"a name off the list", connect(fmt.Sprintf("evil.test:%d", p)), OffList, "is not on this box's network list: ask the operator"},
+		{"a name off the list, absolute-form", get(fmt.Sprintf("http://evil.test:%d/", p), fmt.Sprintf("evil.test:%d", p)), OffList, "is not on this box's network list: ask the operator"},
+		{"the suffix itself, not below it", connect(fmt.Sprintf("suffix.test:%d", p)), OffList, "is not on this box's network list: ask the operator"},
+		{"a name that ends like a suffix", connect(fmt.Sprintf("evilsuffix.test:%d", p)), OffList, "is not on this box's network list: ask the operator"},
+		{"an address outside every listed CIDR", connect(fmt.Sprintf("8.8.8.8:%d", p)), OffList, "is not on this box's network list: ask the operator"},
+		{"a listed name on another port", connect("allowed.test:22"), WrongPort, "is reached on ports 80, 443 and %d alone, not on port"},
+		{"a listed address on another port", connect("127.0.2.1:8080"), WrongPort, "is reached on ports 80, 443 and %d alone, not on port"},
+		{"loopback", connect(fmt.Sprintf("127.0.0.1:%d", p)), "loopback", "is not on this box's network list: ask the operator"},
+		{"loopback in decimal", connect(fmt.Sprintf("2130706433:%d", p)), "loopback", "is not on this box's network list: ask the operator"},
+		{"loopback in octal", connect(fmt.Sprintf("0177.0.0.1:%d", p)), "loopback", "is not on this box's network list: ask the operator"},
+		{"loopback in hex", connect(fmt.Sprintf("0x7f000001:%d", p)), "loopback", "is not on this box's network list: ask the operator"},
+		{"loopback in dotted hex", connect(fmt.Sprintf("0x7f.0x0.0x0.0x1:%d", p)), "loopback", "is not on this box's network list: ask the operator"},
+		{"loopback short", connect(fmt.Sprintf("127.1:%d", p)), "loopback", "is not on this box's network list: ask the operator"},
+		{"loopback with a trailing dot", connect(fmt.Sprintf("127.0.0.1.:%d", p)), "loopback", "is not on this box's network list: ask the operator"},
+		{"loopback IPv4-mapped", connect(fmt.Sprintf("[::ffff:127.0.0.1]:%d", p)), "loopback", "is not on this box's network list: ask the operator"},
+		{"loopback IPv4-mapped in hex", connect(fmt.Sprintf("[::ffff:7f00:1]:%d", p)), "loopback", "is not on this box's network list: ask the operator"},
+		{"loopback IPv6", connect(fmt.Sprintf("[::1]:%d", p)), "loopback", "is not on this box's network list: ask the operator"},
+		{"0.0.0.0, this machine's loopback", connect(fmt.Sprintf("0.0.0.0:%d", p)), "loopback", "is not on this box's network list: ask the operator"},
+		{"0, as 0.0.0.0", connect(fmt.Sprintf("0:%d", p)), "loopback", "is not on this box's network list: ask the operator"},
+		{"private", connect(fmt.Sprintf("10.0.0.1:%d", p)), "private", "is not on this box's network list: ask the operator"},
+		{"private NAT64", connect(fmt.Sprintf("[64:ff9b::a00:1]:%d", p)), "private", "is not on this box's network list: ask the operator"},
+		{"private 6to4", connect(fmt.Sprintf("[2002:a00:1::1]:%d", p)), "private", "is not on this box's network list: ask the operator"},
+		{"public NAT64, still reserved", connect(fmt.Sprintf("[64:ff9b::808:808]:%d", p)), "reserved", "is not on this box's network list: ask the operator"},
+		{"unique local IPv6", connect(fmt.Sprintf("[fd12::1]:%d", p)), "private", "is not on this box's network list: ask the operator"},
+		{"metadata", connect(fmt.Sprintf("169.254.169.254:%d", p)), "metadata", "is not on this box's network list: ask the operator"},
+		{"metadata in hex", get(fmt.Sprintf("http://0xa9fea9fe:%d/latest/meta-data/", p), fmt.Sprintf("0xa9fea9fe:%d", p)), "metadata", "is not on this box's network list: ask the operator"},
+		{"metadata IPv6", connect(fmt.Sprintf("[fd00:ec2::254]:%d", p)), "metadata", "is not on this box's network list: ask the operator"},
+		{"link-local", connect(fmt.Sprintf("169.254.1.1:%d", p)), "link-local", "is not on this box's network list: ask the operator"},
+		{"link-local IPv6 with a zone", connect(fmt.Sprintf("[fe80::1%%25lo]:%d", p)), Malformed, ""},
+		{"multicast", connect(fmt.Sprintf("224.0.0.1:%d", p)), "multicast", "is not on this box's network list: ask the operator"},
+		{"reserved", connect(fmt.Sprintf("240.0.0.1:%d", p)), "reserved", "is not on this box's network list: ask the operator"},
+		{"this host", connect(fmt.Sprintf("127.0.2.9:%d", p)), "this-host", "127.0.2.9 is on this box's network list but is an address of this box's own host: ask the operator"},
+		{"a listed name answering this host", connect(fmt.Sprintf("host.test:%d", p)), "this-host", "is on this box's network list but resolves to an address of this box's own host: ask the operator"},
+		{"a listed name answering private", connect(fmt.Sprintf("private.test:%d", p)), "private", "is on this box's network list but resolves to a private address: ask the operator"},
+		{"a listed name answering metadata", connect(fmt.Sprintf("metadata.test:%d", p)), "metadata", "is on this box's network list but resolves to a cloud metadata address: ask the operator"},
+		{"a listed name answering IPv4-mapped loopback", connect(fmt.Sprintf("mapped.test:%d", p)), "loopback", "is on this box's network list but resolves to a loopback address: ask the operator"},
+		{"a listed name answering one refused address among good ones", connect(fmt.Sprintf("rebind.test:%d", p)), "loopback", "is on this box's network list but resolves to a loopback address: ask the operator"},
+		{"a listed name answering reserved", connect(fmt.Sprintf("reserved.test:%d", p)), "reserved", "reserved.test is on this box's network list but resolves to a reserved address: ask the operator"},
+		{"a listed name answering reserved, absolute-form", get(fmt.Sprintf("http://reserved.test:%d/", p), fmt.Sprintf("reserved.test:%d", p)), "reserved", "reserved.test is on this box's network list but resolves to a reserved address: ask the operator"},
+		{"a listed name whose lookup fails", connect(fmt.Sprintf("gone.test:%d", p)), NoAnswer, "gone.test is on this box's network list but did not resolve to any address: ask the operator"},
+		{"a listed name answering nothing, absolute-form", get(fmt.Sprintf("http://nothing.test:%d/", p), fmt.Sprintf("nothing.test:%d", p)), NoAnswer, "nothing.test is on this box's network list but did not resolve to any address: ask the operator"},
+		{"a listed address IPv4-mapped, outside every IPv6 CIDR", connect(fmt.Sprintf("[::ffff:127.0.2.1]:%d", p)), OffList, "[::ffff:127.0.2.1] is not on this box's network list: ask the operator"},
+		{"a listed address IPv4-mapped in hex", connect(fmt.Sprintf("[::ffff:7f00:201]:%d", p)), OffList, "is not on this box's network list: ask the operator"},
+		{"a listed address IPv4-mapped, absolute-form", get(fmt.Sprintf("http://[::ffff:127.0.2.1]:%d/", p), fmt.Sprintf("[::ffff:127.0.2.1]:%d", p)), OffList, "is not on this box's network list: ask the operator"},
+		{"a listed name answering nothing", connect(fmt.Sprintf("nothing.test:%d", p)), NoAnswer, "nothing.test is on this box's network list but did not resolve to any address: ask the operator"},
+		{"a number past an address", connect(fmt.Sprintf("1.2.3.256:%d", p)), Malformed, ""},
+		{"a Host header naming another host", get(fmt.Sprintf("http://allowed.test:%d/", p), fmt.Sprintf("evil.test:%d", p)), HostClash, "the request's Host header does not name"},
+		{"a Host header naming another port", get(fmt.Sprintf("http://allowed.test:%d/", p), "allowed.test:80"), HostClash, "the request's Host header does not name"},
+		{"a CONNECT whose Host names another host", fmt.Sprintf("CONNECT allowed.test:%d HTTP/1.1\r\nHost: evil.test\r\n\r\n", p), HostClash, "the request's Host header does not name"},
+		{"two Host headers", fmt.Sprintf("GET http://allowed.test:%d/ HTTP/1.1\r\nHost: allowed.test:%d\r\nHost: evil.test\r\n\r\n", p, p), HostClash, "the request's Host header does not name"},
+		{"an upgrade", fmt.Sprintf("GET http://allowed.test:%d/ HTTP/1.1\r\nHost: allowed.test:%d\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", p, p), Upgrade, "asks for an HTTP upgrade, which this box's egress proxy does not carry: ask the operator"},
+		{"an upgrade named in Connection alone", fmt.Sprintf("GET http://allowed.test:%d/ HTTP/1.1\r\nConnection: keep-alive, upgrade\r\n\r\n", p), Upgrade, "asks for an HTTP upgrade, which this box's egress proxy does not carry: ask the operator"},
+		{"a body framed twice", fmt.Sprintf("POST http://allowed.test:%d/ HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", p), Malformed, ""},
+		{"two lengths", fmt.Sprintf("POST http://allowed.test:%d/ HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", p), Malformed, ""},
+		{"userinfo in the URL", get(fmt.Sprintf("http://allowed.test:%d@evil.test/", p), "evil.test"), Malformed, ""},
+		{"an https URL", get(fmt.Sprintf("https://allowed.test:%d/", p), "allowed.test"), Malformed, ""},
+		{"origin-form, no target", "GET / HTTP/1.1\r\nHost: allowed.test\r\n\r\n", Malformed, ""},
+		{"a folded header", fmt.Sprintf("GET http://allowed.test:%d/ HTTP/1.1\r\nX-A: b\r\n c\r\n\r\n", p), Malformed, ""},
+		{"HTTP/2's preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", Malformed, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(h.logs(t))
 			out := h.roundTrip(t, tc.raw)
-			want := "403 "
-			if tc.class == Malformed {
-				want = "400 "
+			want := map[string]string{Malformed: "400 ", NoAnswer: "502 "}[tc.class]
+			if want == "" {
+				want = "403 "
 			}
 			if !strings.HasPrefix(out, "HTTP/1.1 "+want) {
 				t.Fatalf("answered %q, want %s", out, want)
 			}
-			if tc.class != Malformed && !strings.Contains(out, "is not on this box's network list: ask the operator") {
-				t.Fatalf("the refusal's words: %q", out)
+			if words := strings.ReplaceAll(tc.words, "%d", fmt.Sprint(p)); !strings.Contains(out, "\r\n\r\n"+want) || !strings.Contains(out, words) {
+				t.Fatalf("the refusal's words: %q, want %q", out, words)
 			}
 			logs := h.logs(t)
 			if len(logs) != before+1 || logs[len(logs)-1]["class"] != tc.class {
@@ -126,6 +133,11 @@ func TestSOCKSRefusalsOpenNoSocket(t *testing.T) {
 		{"a listed name on another port", socksConnect, 3, []byte("allowed.test"), 25, repNotAllowed, WrongPort},
 		{"rebinding", socksConnect, 3, []byte("rebind.test"), p, repNotAllowed, "loopback"},
 		{"this host", socksConnect, 1, ip("127.0.2.9"), p, repNotAllowed, "this-host"},
+		{"a listed address IPv4-mapped", socksConnect, 4, ip("::ffff:127.0.2.1"), p, repNotAllowed, OffList},
+		{"a listed name answering nothing", socksConnect, 3, []byte("nothing.test"), p, repUnreachable, NoAnswer},
+		{"a listed name whose lookup fails", socksConnect, 3, []byte("gone.test"), p, repUnreachable, NoAnswer},
+		{"a listed name answering reserved", socksConnect, 3, []byte("reserved.test"), p, repNotAllowed, "reserved"},
+		{"a listed name answering private", socksConnect, 3, []byte("private.test"), p, repNotAllowed, "private"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -140,17 +140,13 @@ func (p *Proxy) serveSOCKS(c net.Conn, br *bufio.Reader, admitted bool) {
 	}
 	if d.class != "" {
 		p.log(d.host, d.port, d.at, d.class)
-		if d.class == Command {
-			socksReply(c, repCmdNotSupp)
-		} else {
-			socksReply(c, repNotAllowed)
-		}
+		socksReply(c, socksCode(d.class))
 		return
 	}
 	up, at, err := p.dial(d)
 	if err != nil {
 		p.log(d.host, d.port, at, Unreached)
-		socksReply(c, repUnreachable)
+		socksReply(c, socksCode(Unreached))
 		return
 	}
 	defer p.drop(up)

@@ -24,13 +24,15 @@ const (
 )
 
 // decision is what the check made of one target: the addresses to dial, or the class it
-// was refused for.
+// was refused for, and whether the list holds the target, so a refusal says its true reason.
 type decision struct {
-	host  string
-	port  uint16
-	addrs []netip.Addr
-	class string
-	at    netip.Addr // the address the class is about, for the log
+	host   string
+	port   uint16
+	addrs  []netip.Addr
+	class  string
+	at     netip.Addr // the address the class is about, for the log
+	listed bool
+	named  bool // the target is a name, not an address
 }
 
 // classOf is an address's class for this proxy: the host's own first, then the test seam,
@@ -47,8 +49,9 @@ func (c *Config) classOf(a netip.Addr) addr.Class {
 }
 
 // check decides one target. Every refusal here comes before any socket opens: a name off the
-// list before any lookup; an address by its class and the list; a listed name's answers each
-// by its class, so that a name that answers one refused address is refused whole.
+// list before any lookup; an address by its class and the list's CIDRs of its own family; a
+// listed name's answers each by its class, so that a name that answers one refused address is
+// refused whole.
 func (c *Config) check(ctx context.Context, host string, port uint16) decision {
 	d := decision{host: host, port: port}
 	if !slices.Contains(c.Ports, port) {
@@ -60,18 +63,19 @@ func (c *Config) check(ctx context.Context, host string, port uint16) decision {
 		d.class = Malformed
 		return d
 	}
+	v := c.List.Target(h, c.classOf)
+	d.listed = v.Listed
 	if h.Addr.IsValid() {
-		a := h.Addr.Unmap()
-		d.addrs, d.at = []netip.Addr{a}, a
-		if cl := c.classOf(a); cl != addr.Public {
-			d.class = string(cl)
-		} else if !c.List.HasAddr(a) {
+		d.addrs, d.at = []netip.Addr{h.Addr}, h.Addr
+		if v.Class != addr.Public {
+			d.class = string(v.Class)
+		} else if !v.Listed {
 			d.class = OffList
 		}
 		return d
 	}
-	d.host = h.Name
-	if !c.List.HasName(h.Name) {
+	d.host, d.named = h.Name, true
+	if !v.Listed {
 		d.class = OffList
 		return d
 	}

@@ -4,7 +4,10 @@
 //	egresskit serve              HTTP on :80 and TLS on :443, one "accepted" line per connection
 //	egresskit get <url>          a GET through the proxy variables; prints the status and body
 //	egresskit direct <host:port> a dial that ignores the proxy variables
-//	egresskit socket <path> <request>  the request written to a Unix socket; prints the answer
+//	egresskit socket <path|host:port> <request>  the request written to a Unix socket or a TCP
+//	                             port; prints the answer
+//	egresskit socks <host:port> <target host> <target port>  a SOCKS5 CONNECT by name; prints
+//	                             the reply's code
 package main
 
 import (
@@ -42,7 +45,7 @@ func main() {
 		c.Close()
 		fmt.Println("connected")
 	case "socket":
-		c, err := net.Dial("unix", os.Args[2])
+		c, err := dial(os.Args[2])
 		if err != nil {
 			fmt.Println(err)
 			os.Exit(1)
@@ -51,7 +54,35 @@ func main() {
 		io.WriteString(c, strings.ReplaceAll(os.Args[3], `\r\n`, "\r\n"))
 		b, _ := io.ReadAll(c)
 		os.Stdout.Write(b)
+	case "socks":
+		socks(os.Args[2], os.Args[3], os.Args[4])
 	}
+}
+
+func dial(to string) (net.Conn, error) {
+	if strings.Contains(to, "/") {
+		return net.Dial("unix", to)
+	}
+	return net.Dial("tcp", to)
+}
+
+func socks(proxy, host, port string) {
+	c, err := dial(proxy)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	var p int
+	fmt.Sscan(port, &p)
+	req := append([]byte{5, 1, 0, 5, 1, 0, 3, byte(len(host))}, host...)
+	c.Write(append(req, byte(p>>8), byte(p)))
+	var r [12]byte
+	if _, err := io.ReadFull(c, r[:]); err != nil {
+		fmt.Println("no reply:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("reply %d", r[3])
 }
 
 type counted struct{ net.Listener }
