@@ -775,11 +775,15 @@ export interface ComputerCommandArgs {
   timeoutSeconds?: pulumi.Input<number>;
   /** Values whose change runs the command again, as pulumi-command's `triggers`. */
   triggers?: pulumi.Input<any[]>;
-  /** Files, relative to the home, read back after the run as `results` (each at most 50 MiB, as UTF-8 text). A change is kept for the next run and runs nothing. */
+  /** Files, relative to the home, removed before the run and read back after it as `results` (each at most 50 MiB). A run that passed must leave every one; a failed run kept by `allowFailure` gives those it left. A change is kept for the next run and runs nothing. */
   resultPaths?: pulumi.Input<pulumi.Input<string>[]>;
+  /** A file, relative to the home, removed before the run, in which the command leaves its reward: one number (such as 1, 0.75 or -2e-3), given back as `reward`; anything else fails the step in words. A run that passed must leave it. A change is kept for the next run. */
+  rewardPath?: pulumi.Input<string>;
+  /** Keep a non-zero exit or a timeout as this step's verdict (`passed: false`, with `exitCode`, the tails, the result files and the reward it left) rather than fail the step: a verifier whose failing verdict is a result. Default: false. A change is kept for the next run. */
+  allowFailure?: pulumi.Input<boolean>;
 }
 
-/** A command run inside a computer exactly once. It is staged under `~/.agentrun/run/<hash of its URN>/`, run as the computer's user by a runner that stops it at `timeoutSeconds`, its `resultPaths` read back, and the folder removed. Each run is sent once, with a fresh run id: a run whose connection to the daemon breaks fails naming the computer, the call and the cause, and is never sent again; staging first ends whatever still runs from its folder, so the next `up` runs it once. A non-zero exit or a timeout fails the step. Refresh never runs it (a computer that is gone drops it, so the next `up` runs it on the new one); a change of `command`, `stdin`, `env` or `triggers` runs it again. Delete removes its result files (the folders they are in stay). */
+/** A command run inside a computer exactly once. It is staged under `~/.agentrun/run/<hash of its URN>/`, run as the computer's user by a runner that stops it at `timeoutSeconds`, its `resultPaths` and `rewardPath` read back, and the folder removed. Each run is sent once, with a fresh run id: a run whose connection to the daemon breaks fails naming the computer, the call and the cause, and is never sent again; staging first ends whatever still runs from its folder, so the next `up` runs it once. As a check that grades: the result and reward files are removed before the run (a file that cannot be removed stops it, in words), so nothing an earlier run left is read as this one's; with `allowFailure` a non-zero exit or a timeout is kept as the step's verdict (`passed`, `exitCode`, the tails, the result files and the reward), else it fails the step. A check sees what the computer's user can: the home, the loopback (an app's `address`), and the network the computer was declared with; it cannot see the host, other computers, or the stack's secrets unless given them. Refresh never runs it (a computer that is gone drops it, so the next `up` runs it on the new one); a change of `command`, `stdin`, `env` or `triggers` runs it again, the old run deleted first, so state holds the last run's verdict and the stack's history the earlier ones. Delete removes its result and reward files (the folders they are in stay). */
 export class ComputerCommand extends pulumi.CustomResource {
   static readonly __pulumiType = "agentrun:index:ComputerCommand";
 
@@ -797,21 +801,33 @@ export class ComputerCommand extends pulumi.CustomResource {
   declare readonly timeoutSeconds: pulumi.Output<number>;
   /** Values whose change runs the command again, as pulumi-command's `triggers`. */
   declare readonly triggers: pulumi.Output<any[] | undefined>;
-  /** Files, relative to the home, read back after the run as `results` (each at most 50 MiB, as UTF-8 text). A change is kept for the next run and runs nothing. */
+  /** Files, relative to the home, removed before the run and read back after it as `results` (each at most 50 MiB). A run that passed must leave every one; a failed run kept by `allowFailure` gives those it left. A change is kept for the next run and runs nothing. */
   declare readonly resultPaths: pulumi.Output<string[]>;
+  /** A file, relative to the home, removed before the run, in which the command leaves its reward: one number (such as 1, 0.75 or -2e-3), given back as `reward`; anything else fails the step in words. A run that passed must leave it. A change is kept for the next run. */
+  declare readonly rewardPath: pulumi.Output<string | undefined>;
+  /** Keep a non-zero exit or a timeout as this step's verdict (`passed: false`, with `exitCode`, the tails, the result files and the reward it left) rather than fail the step: a verifier whose failing verdict is a result. Default: false. A change is kept for the next run. */
+  declare readonly allowFailure: pulumi.Output<boolean>;
   /** The run's own id, fresh each time it is sent (the command sees it as AGENTRUN_RUN_ID). */
   declare readonly runId: pulumi.Output<string>;
-  /** The command's exit code (a run that exits otherwise fails the step). */
+  /** The command's exit code (-1 when a signal ended it). Without `allowFailure`, only a run that exited 0 is in state. */
   declare readonly exitCode: pulumi.Output<number>;
+  /** Whether the command ran past `timeoutSeconds` and was stopped (kept only with `allowFailure`). */
+  declare readonly timedOut: pulumi.Output<boolean>;
+  /** Whether the command exited 0 within its timeout: the check's verdict. */
+  declare readonly passed: pulumi.Output<boolean>;
   /** The tail of the command's standard output (its last 16 KiB); a secret when any input is one. */
   declare readonly stdout: pulumi.Output<string>;
   /** The tail of the command's standard error (its last 16 KiB); a secret when any input is one. */
   declare readonly stderr: pulumi.Output<string>;
-  /** Each of `resultPaths` with its content as read back after the run; a secret when any input is one. */
+  /** Each of `resultPaths` the run left, with its content: UTF-8 text where it is text, else base64 (see `resultEncodings`); a secret when any input is one. */
   declare readonly results: pulumi.Output<Record<string, string>>;
+  /** How each of `results` is written: `utf8` (the file's text) or `base64` (its bytes, which are not UTF-8). */
+  declare readonly resultEncodings: pulumi.Output<Record<string, string>>;
+  /** The number in `rewardPath` after the run, when it left one; a secret when any input is one. */
+  declare readonly reward: pulumi.Output<number | undefined>;
 
   constructor(name: string, args: ComputerCommandArgs, opts?: pulumi.CustomResourceOptions) {
-    super(ComputerCommand.__pulumiType, name, { provider: undefined, stdin: undefined, env: undefined, timeoutSeconds: undefined, triggers: undefined, resultPaths: undefined, ...args, runId: undefined, exitCode: undefined, stdout: undefined, stderr: undefined, results: undefined }, opts);
+    super(ComputerCommand.__pulumiType, name, { provider: undefined, stdin: undefined, env: undefined, timeoutSeconds: undefined, triggers: undefined, resultPaths: undefined, rewardPath: undefined, allowFailure: undefined, ...args, runId: undefined, exitCode: undefined, timedOut: undefined, passed: undefined, stdout: undefined, stderr: undefined, results: undefined, resultEncodings: undefined, reward: undefined }, opts);
   }
 }
 
