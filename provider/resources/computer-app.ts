@@ -12,6 +12,7 @@ import { posix } from "node:path";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import {
   APP_MARK,
+  APP_NAME,
   lastWords,
   MAX_READY_SECONDS,
   removeApp,
@@ -38,13 +39,12 @@ import { checkSettings } from "./computer-app-settings.js";
 import { checkComputer, ENV_NAME, hasUnknown, inComputer } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerApp";
-const NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const SERVICE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 const DEFAULT_READY_SECONDS = 60;
 const INSTALL_MS = 30 * 60_000;
 const STEP_MS = 2 * 60_000;
 // Outputs derived from inputs of other names, so a secret input keeps them secret.
-const DERIVED = { folder: [], sources: ["files"], written: ["files"], running: [], drift: ["files", "services"] } as const;
+const DERIVED = { folder: [], sources: ["files"], written: ["files"], running: [], drift: ["files", "services"], address: ["port"] } as const;
 
 /** A ComputerApp's inputs as a stack gives them. */
 const Given = z.strictObject({
@@ -55,17 +55,21 @@ const Given = z.strictObject({
   services: z.record(z.string(), z.strictObject({ argv: z.array(z.string()), env: strings().optional() })),
   settings: z.record(z.string(), anyValue()).optional(),
   settingsSchema: z.record(z.string(), anyValue()).optional(),
+  port: z.number().int().optional(),
   ready: z.strictObject({ port: z.number().int().optional(), command: z.array(z.string()).optional(), timeoutSeconds: z.number().int().optional() }).optional(),
 });
 const INPUTS = fieldsOf(Given);
 type Given = z.infer<typeof Given>;
 /** What check gives: the provider filled in, and ready's timeout (one of port and command, as the library's Ready). */
 type Inputs = Required<Pick<Given, "computer" | "provider" | "name" | "services">> &
-  Pick<Given, "settings" | "settingsSchema"> & { files?: Props; services: Record<string, Service>; ready?: Ready };
+  Pick<Given, "settings" | "settingsSchema" | "port"> & { files?: Props; services: Record<string, Service>; ready?: Ready };
 type Written = Record<string, FileReadBack>;
 
 const isObject = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
 const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === "string" || a === UNKNOWN);
+
+/** The app's address as code inside the computer reaches it: its loopback port, with no network. */
+export const addressOf = (port: number) => `http://127.0.0.1:${port}`;
 
 /** The app's folder, relative to the home. */
 export const folderOf = (name: string) => posix.join(APP_ROOT, name);
@@ -123,11 +127,11 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   const refuse = (property: string, reason: string) => void failures.push({ property, reason });
   const { computer, provider } = await checkComputer(ctx, plain, failures);
   const name = plain.name;
-  if (name !== UNKNOWN && (typeof name !== "string" || !NAME.test(name)))
+  if (name !== UNKNOWN && (typeof name !== "string" || !APP_NAME.test(name)))
     refuse("name", "name is required: the app's name, lowercase letters, digits, _ and - (at most 63), its folder's under ~/.agentrun/apps");
   if (plain.files !== undefined && plain.files !== UNKNOWN) {
     if (!isArchive(plain.files)) refuse("files", "files is an archive (fn::fileArchive of a folder, or fn::assetArchive), installed into the app's folder");
-    else if (typeof name === "string" && NAME.test(name) && !hasUnknown(plain.files)) {
+    else if (typeof name === "string" && APP_NAME.test(name) && !hasUnknown(plain.files)) {
       const planned = await plan({ ".": plain.files }, folderOf(name));
       if (!planned.ok) for (const r of planned.error.refusals ?? []) refuse("files", r.message);
     }
@@ -138,10 +142,15 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   else if (settingsSchema !== undefined && settingsSchema !== UNKNOWN && !hasUnknown(settings)) {
     for (const r of checkSettings(settingsSchema, news.settings, settings)) refuse(r.field, r.message);
   }
-  const ready = checkReady(plain.ready, refuse);
+  const port = plain.port;
+  if (port !== undefined && port !== UNKNOWN && !(Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535))
+    refuse("port", "port is the TCP port, 1 to 65535, the app answers on at the computer's loopback (its address is http://127.0.0.1:<port>)");
+  // With a port and no ready check of its own, the app is ready once its port answers.
+  const ready = checkReady(plain.ready ?? (port !== undefined ? { port } : undefined), refuse);
   if (failures.length) return { failures };
   const inputs: Props = { computer, provider, name, services: plain.services };
   if (ready !== undefined) inputs.ready = ready;
+  if (port !== undefined) inputs.port = port;
   for (const k of ["files", "settings", "settingsSchema"] as const) if (plain[k] !== undefined) inputs[k] = plain[k];
   // settings keep their own secret fields wrapped, as given; every other field wrapped whole.
   const wrapped = wrapDerived(inputs, new Set([...secretKeys].filter((k) => k !== "settings")));
@@ -203,7 +212,8 @@ async function install(
 /** The inputs as given (their secrets still wrapped), then what was made, wrapped where it derives from a secret. */
 function outputsOf(raw: Props, inputs: Inputs, written: Written, running: Record<string, Started>, drift: string[]): Props {
   const secretKeys = new Set([...secretFieldsOf(raw)].filter((k) => k !== "settings"));
-  const made = { folder: folderOf(inputs.name), sources: { files: sourceOf(inputs.files) }, written, running, drift };
+  const made: Props = { folder: folderOf(inputs.name), sources: { files: sourceOf(inputs.files) }, written, running, drift };
+  if (inputs.port !== undefined) made.address = addressOf(inputs.port);
   return { ...raw, ...wrapDerived(made, secretKeys, DERIVED) };
 }
 
@@ -259,7 +269,7 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
     source === "?" ||
     source !== (o.sources?.files ?? "") ||
     (o.drift?.length ?? 0) > 0 ||
-    ["services", "settings", "settingsSchema", "ready"].some((k) => !same(o[k], n[k]));
+    ["services", "settings", "settingsSchema", "ready", "port"].some((k) => !same(o[k], n[k]));
   return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: false };
 }
 

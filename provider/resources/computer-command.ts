@@ -16,6 +16,7 @@ import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { removeFiles } from "../../src/inside/load.js";
 import { homeRelative } from "../../src/inside/paths.js";
 import { findRunning } from "../../src/inside/session.js";
+import { addressVar, APP_NAME, LOOPBACK_ADDRESS } from "../../src/inside/app.js";
 import { MAX_RUN_SECONDS, RUN_MARK, RUNNER_MARGIN_SECONDS, runCommand, type RunResult } from "../../src/inside/run.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/contract/result.js";
@@ -31,7 +32,7 @@ export const MAX_TIMEOUT_SECONDS = MAX_RUN_SECONDS - RUNNER_MARGIN_SECONDS;
 /** How much of stdout and stderr the outputs keep: their tails. */
 export const TAIL_CHARS = 16 * 1024;
 /** Inputs whose change runs the command again. */
-const RERUN = ["computer", "provider", "command", "stdin", "env", "triggers"] as const;
+const RERUN = ["computer", "provider", "command", "stdin", "env", "apps", "triggers"] as const;
 const STEP_MS = 2 * 60_000;
 
 /** A ComputerCommand's inputs as a stack gives them. */
@@ -47,12 +48,13 @@ const Given = z.strictObject({
   resultPaths: z.array(z.string()).optional(),
   rewardPath: z.string().optional(),
   allowFailure: z.boolean().optional(),
+  apps: strings().optional(),
 });
 const INPUTS = fieldsOf(Given);
 type Given = z.infer<typeof Given>;
 /** What check gives: the provider, the timeout and the result paths filled in. */
 type Inputs = Required<Pick<Given, "computer" | "provider" | "command" | "timeoutSeconds" | "resultPaths" | "allowFailure">> &
-  Pick<Given, "stdin" | "env" | "triggers" | "rewardPath">;
+  Pick<Given, "stdin" | "env" | "triggers" | "rewardPath" | "apps">;
 /** Inputs whose change is kept for the next run. */
 const KEPT = ["timeoutSeconds", "resultPaths", "rewardPath", "allowFailure"] as const;
 
@@ -112,12 +114,31 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   const allowFailure = plain.allowFailure ?? false;
   if (allowFailure !== UNKNOWN && typeof allowFailure !== "boolean")
     refuse("allowFailure", "allowFailure is true (a failing exit or a timeout is kept as this step's verdict) or false (it fails the step)");
+  checkApps(plain.apps, env, refuse);
   if (failures.length) return { failures };
   const inputs: Props = { computer, provider, command, timeoutSeconds: timeout, resultPaths: paths === UNKNOWN ? paths : resultPaths, allowFailure };
   if (rewardPath !== undefined) inputs.rewardPath = rewardPath;
-  for (const k of ["stdin", "env", "triggers"] as const) if (plain[k] !== undefined) inputs[k] = plain[k];
+  for (const k of ["stdin", "env", "triggers", "apps"] as const) if (plain[k] !== undefined) inputs[k] = plain[k];
   for (const k of secretKeys) if (k in inputs) inputs[k] = secret(inputs[k]);
   return { inputs };
+}
+
+/** apps: app names to their loopback addresses (a ComputerApp's `address`), each given to the command as a variable. */
+function checkApps(apps: unknown, env: unknown, refuse: (property: string, reason: string) => void): void {
+  if (apps === undefined || apps === UNKNOWN) return;
+  if (typeof apps !== "object" || apps === null || Array.isArray(apps))
+    return refuse("apps", "apps is a map of app names to their addresses (a ComputerApp's `address` output)");
+  for (const [name, address] of Object.entries(apps)) {
+    if (!APP_NAME.test(name))
+      refuse("apps", `apps' name ${JSON.stringify(name.slice(0, 64))} is not an app's name (lowercase letters, digits, _ and -, at most 63)`);
+    else if (typeof env === "object" && env !== null && addressVar(name) in env)
+      refuse("apps", `env's ${addressVar(name)} is the address of the app ${name}: name another`);
+    if (address !== UNKNOWN && (typeof address !== "string" || !LOOPBACK_ADDRESS.test(address)))
+      refuse(
+        "apps",
+        `apps.${name} is an address on the computer's loopback, http://127.0.0.1:<port> (a ComputerApp's \`address\`): a check reaches an app with no network`,
+      );
+  }
 }
 
 /** The run's folder's name: one per resource, from its URN (never its inputs, which may be secret). */
@@ -184,7 +205,7 @@ async function create(ctx: Context, raw: Props) {
     key,
     command: inputs.command,
     stdin: inputs.stdin,
-    env: inputs.env,
+    env: { ...inputs.env, ...Object.fromEntries(Object.entries(inputs.apps ?? {}).map(([name, address]) => [addressVar(name), address])) },
     timeoutSeconds: inputs.timeoutSeconds,
     resultPaths: inputs.resultPaths,
     rewardPath: inputs.rewardPath,

@@ -771,6 +771,8 @@ export interface ComputerCommandArgs {
   stdin?: pulumi.Input<string>;
   /** Variables set for the command. `AGENTRUN_RUN` and `AGENTRUN_RUN_ID` are the runner's own. */
   env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** Apps the command talks to: app names to their addresses (a ComputerApp's `address`, `http://127.0.0.1:<port>`, on the computer's loopback, so the command reaches them with no network). Each is given to the command as `AGENTRUN_APP_<NAME>_URL` (the name upper-cased, `-` as `_`: the app `scores-api` is `AGENTRUN_APP_SCORES_API_URL`). A change runs the command again. */
+  apps?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /** How long the command may run, in whole seconds, 1 to 3590 (the daemon's bound on a run is 3600 s and the runner keeps 10 s of it). Past it the command and everything it started are stopped (TERM, then KILL 2 s later) and the step fails as timed out. Default: 300. */
   timeoutSeconds?: pulumi.Input<number>;
   /** Values whose change runs the command again, as pulumi-command's `triggers`. */
@@ -783,7 +785,7 @@ export interface ComputerCommandArgs {
   allowFailure?: pulumi.Input<boolean>;
 }
 
-/** A command run inside a computer exactly once. It is staged under `~/.agentrun/run/<hash of its URN>/`, run as the computer's user by a runner that stops it at `timeoutSeconds`, its `resultPaths` and `rewardPath` read back, and the folder removed. Each run is sent once, with a fresh run id: a run whose connection to the daemon breaks fails naming the computer, the call and the cause, and is never sent again; staging first ends whatever still runs from its folder, so the next `up` runs it once. As a check that grades: the result and reward files are removed before the run (a file that cannot be removed stops it, in words), so nothing an earlier run left is read as this one's; with `allowFailure` a non-zero exit or a timeout is kept as the step's verdict (`passed`, `exitCode`, the tails, the result files and the reward), else it fails the step. A check sees what the computer's user can: the home, the loopback (an app's `address`), and the network the computer was declared with; it cannot see the host, other computers, or the stack's secrets unless given them. Refresh never runs it (a computer that is gone drops it, so the next `up` runs it on the new one); a change of `command`, `stdin`, `env` or `triggers` runs it again, the old run deleted first, so state holds the last run's verdict and the stack's history the earlier ones. Delete removes its result and reward files (the folders they are in stay). */
+/** A command run inside a computer exactly once. It is staged under `~/.agentrun/run/<hash of its URN>/`, run as the computer's user by a runner that stops it at `timeoutSeconds`, its `resultPaths` and `rewardPath` read back, and the folder removed. Each run is sent once, with a fresh run id: a run whose connection to the daemon breaks fails naming the computer, the call and the cause, and is never sent again; staging first ends whatever still runs from its folder, so the next `up` runs it once. As a check that grades: the result and reward files are removed before the run (a file that cannot be removed stops it, in words), so nothing an earlier run left is read as this one's; with `allowFailure` a non-zero exit or a timeout is kept as the step's verdict (`passed`, `exitCode`, the tails, the result files and the reward), else it fails the step. A check sees what the computer's user can: the home, the loopback (an app's `address`), and the network the computer was declared with; it cannot see the host, other computers, or the stack's secrets unless given them. Refresh never runs it (a computer that is gone drops it, so the next `up` runs it on the new one); a change of `command`, `stdin`, `env`, `apps` or `triggers` runs it again, the old run deleted first, so state holds the last run's verdict and the stack's history the earlier ones. Delete removes its result and reward files (the folders they are in stay). */
 export class ComputerCommand extends pulumi.CustomResource {
   static readonly __pulumiType = "agentrun:index:ComputerCommand";
 
@@ -797,6 +799,8 @@ export class ComputerCommand extends pulumi.CustomResource {
   declare readonly stdin: pulumi.Output<string | undefined>;
   /** Variables set for the command. `AGENTRUN_RUN` and `AGENTRUN_RUN_ID` are the runner's own. */
   declare readonly env: pulumi.Output<Record<string, string> | undefined>;
+  /** Apps the command talks to: app names to their addresses (a ComputerApp's `address`, `http://127.0.0.1:<port>`, on the computer's loopback, so the command reaches them with no network). Each is given to the command as `AGENTRUN_APP_<NAME>_URL` (the name upper-cased, `-` as `_`: the app `scores-api` is `AGENTRUN_APP_SCORES_API_URL`). A change runs the command again. */
+  declare readonly apps: pulumi.Output<Record<string, string> | undefined>;
   /** How long the command may run, in whole seconds, 1 to 3590 (the daemon's bound on a run is 3600 s and the runner keeps 10 s of it). Past it the command and everything it started are stopped (TERM, then KILL 2 s later) and the step fails as timed out. Default: 300. */
   declare readonly timeoutSeconds: pulumi.Output<number>;
   /** Values whose change runs the command again, as pulumi-command's `triggers`. */
@@ -827,7 +831,7 @@ export class ComputerCommand extends pulumi.CustomResource {
   declare readonly reward: pulumi.Output<number | undefined>;
 
   constructor(name: string, args: ComputerCommandArgs, opts?: pulumi.CustomResourceOptions) {
-    super(ComputerCommand.__pulumiType, name, { provider: undefined, stdin: undefined, env: undefined, timeoutSeconds: undefined, triggers: undefined, resultPaths: undefined, rewardPath: undefined, allowFailure: undefined, ...args, runId: undefined, exitCode: undefined, timedOut: undefined, passed: undefined, stdout: undefined, stderr: undefined, results: undefined, resultEncodings: undefined, reward: undefined }, opts);
+    super(ComputerCommand.__pulumiType, name, { provider: undefined, stdin: undefined, env: undefined, apps: undefined, timeoutSeconds: undefined, triggers: undefined, resultPaths: undefined, rewardPath: undefined, allowFailure: undefined, ...args, runId: undefined, exitCode: undefined, timedOut: undefined, passed: undefined, stdout: undefined, stderr: undefined, results: undefined, resultEncodings: undefined, reward: undefined }, opts);
   }
 }
 
@@ -846,6 +850,8 @@ export interface ComputerAppArgs {
   settings?: pulumi.Input<Record<string, any>>;
   /** A JSON schema `settings` must meet (checked with ajv, every violation named by its place, never its value). */
   settingsSchema?: pulumi.Input<Record<string, any>>;
+  /** The TCP port the app answers on at the computer's loopback: its `address` is `http://127.0.0.1:<port>`. With no `ready`, the app is ready once this port answers. A change restarts its services. */
+  port?: pulumi.Input<number>;
   /** What must answer, within its bound, before the app is up. */
   ready?: pulumi.Input<AppReadyArgs>;
 }
@@ -868,6 +874,8 @@ export class ComputerApp extends pulumi.CustomResource {
   declare readonly settings: pulumi.Output<Record<string, any> | undefined>;
   /** A JSON schema `settings` must meet (checked with ajv, every violation named by its place, never its value). */
   declare readonly settingsSchema: pulumi.Output<Record<string, any> | undefined>;
+  /** The TCP port the app answers on at the computer's loopback: its `address` is `http://127.0.0.1:<port>`. With no `ready`, the app is ready once this port answers. A change restarts its services. */
+  declare readonly port: pulumi.Output<number | undefined>;
   /** What must answer, within its bound, before the app is up. */
   declare readonly ready: pulumi.Output<AppReady | undefined>;
   /** The app's folder, relative to the home: `.agentrun/apps/<name>`. The seed installs under /opt/agentrun/apps, which needs root; a hardened computer has none. */
@@ -880,9 +888,11 @@ export class ComputerApp extends pulumi.CustomResource {
   declare readonly running: pulumi.Output<Record<string, AppProcess>>;
   /** One sentence for each service not running and each file changed or removed inside since it was installed; empty when the app is as installed. */
   declare readonly drift: pulumi.Output<string[]>;
+  /** The app's address as code inside the computer reaches it, `http://127.0.0.1:<port>` (with `port`): give it to a ComputerCommand's `apps`, so a check talks to the app with no network. */
+  declare readonly address: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: ComputerAppArgs, opts?: pulumi.CustomResourceOptions) {
-    super(ComputerApp.__pulumiType, name, { provider: undefined, files: undefined, settings: undefined, settingsSchema: undefined, ready: undefined, ...args, folder: undefined, sources: undefined, written: undefined, running: undefined, drift: undefined }, opts);
+    super(ComputerApp.__pulumiType, name, { provider: undefined, files: undefined, settings: undefined, settingsSchema: undefined, port: undefined, ready: undefined, ...args, folder: undefined, sources: undefined, written: undefined, running: undefined, drift: undefined, address: undefined }, opts);
   }
 }
 

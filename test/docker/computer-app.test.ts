@@ -5,6 +5,7 @@
 // folder.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { computerApp } from "../../provider/resources/computer-app.js";
+import { computerCommand } from "../../provider/resources/computer-command.js";
 import { secret } from "../../provider/secrets.js";
 import { inside, makeComputer, stepContext } from "../support/inside-helpers.js";
 
@@ -46,16 +47,37 @@ describe("ComputerApp on a real computer", () => {
       services: { web: { argv: ["sh", "-c", "setsid sleep 300 & exec perl serve.pl"], env: { PORT: "8080" } } },
       settings: { greeting: "hello", token: secret("t0k3n") },
       settingsSchema: schema,
+      port: 8080,
       ready: { port: 8080, timeoutSeconds: 30 },
     });
     outs = (await computerApp.create(stepContext(), inputs)).outs!;
     expect(outs).toMatchObject({
       folder: ".agentrun/apps/notes",
+      address: "http://127.0.0.1:8080",
       running: { web: { id: expect.stringMatching(/^p\d+$/), pid: expect.any(Number) } },
       drift: [],
     });
     expect(Object.keys(outs.written as object)).toEqual([".agentrun/apps/notes/serve.pl"]);
     expect(JSON.parse((await inside(computer.name, GET(8080))).stdout)).toEqual({ greeting: "hello", token: "t0k3n" });
+  }, 120_000);
+
+  test("a command given the app reaches it at its address, from its variable, with no network", async () => {
+    const checked = await computerCommand.check(
+      stepContext(),
+      {},
+      {
+        computer: computer.name,
+        command: [
+          "bash",
+          "-c",
+          'a=${AGENTRUN_APP_NOTES_URL#http://}; exec 3<>/dev/tcp/${a%:*}/${a##*:} && printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3 && tail -n 1 <&3',
+        ],
+        apps: { notes: outs.address },
+      },
+    );
+    expect(checked.failures ?? []).toEqual([]);
+    const ran = await computerCommand.create(stepContext(), checked.inputs!);
+    expect(JSON.parse(String(ran.outs!.stdout))).toEqual({ greeting: "hello", token: "t0k3n" });
   }, 120_000);
 
   test("read finds it as installed; a service killed inside is drift; update restarts it", async () => {

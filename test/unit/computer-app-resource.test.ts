@@ -3,7 +3,7 @@
 // which changes replace it and which update it.
 import { describe, expect, test } from "vitest";
 import { checkSettings, secretFields } from "../../provider/resources/computer-app-settings.js";
-import { computerApp, folderOf } from "../../provider/resources/computer-app.js";
+import { addressOf, computerApp, folderOf } from "../../provider/resources/computer-app.js";
 import { isSecret, secret } from "../../provider/secrets.js";
 import { testContext } from "../support/context.js";
 
@@ -104,7 +104,12 @@ describe("ComputerApp check", () => {
     [
       "an unknown field",
       { image: "x" },
-      'image: agentrun:index:ComputerApp has no field "image"; it takes computer, provider, name, files, services, settings, settingsSchema, ready',
+      'image: agentrun:index:ComputerApp has no field "image"; it takes computer, provider, name, files, services, settings, settingsSchema, port, ready',
+    ],
+    [
+      "a port out of range",
+      { port: 70000 },
+      "port: port is the TCP port, 1 to 65535, the app answers on at the computer's loopback (its address is http://127.0.0.1:<port>)",
     ],
   ])("refuses %s in words", async (_name, news, words) => {
     expect(await reasons(news)).toContainEqual(words);
@@ -135,6 +140,19 @@ describe("ComputerApp check", () => {
   });
 });
 
+describe("ComputerApp's address", () => {
+  test("is its port on the computer's loopback, and the app is ready once the port answers", async () => {
+    const checked = await computerApp.check(ctx, {}, { computer: "c", name: "notes", services: web, port: 8080 });
+    expect(checked.inputs).toMatchObject({ port: 8080, ready: { port: 8080, timeoutSeconds: 60 } });
+    expect(addressOf(8080)).toBe("http://127.0.0.1:8080");
+  });
+
+  test("a ready check of its own is kept", async () => {
+    const checked = await computerApp.check(ctx, {}, { computer: "c", name: "notes", services: web, port: 8080, ready: { command: ["true"] } });
+    expect(checked.inputs?.ready).toEqual({ command: ["true"], timeoutSeconds: 60 });
+  });
+});
+
 describe("settings schemas", () => {
   test("a field marked writeOnly or format password is a secret", () => {
     expect(secretFields(schema)).toEqual(["token", "key"]);
@@ -162,6 +180,7 @@ describe("ComputerApp diff", () => {
     ["services", { services: { web: { argv: ["perl", "other.pl"] } } }],
     ["settings", { settings: { a: 1 } }],
     ["ready", { ready: { port: 1, timeoutSeconds: 60 } }],
+    ["port", { port: 9000 }],
   ])("a change of %s is an update", async (_k, change) => {
     expect(await computerApp.diff(ctx, "app", olds, { ...news, ...change })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
   });

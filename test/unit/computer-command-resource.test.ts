@@ -3,6 +3,7 @@
 import { describe, expect, test } from "vitest";
 import { computerCommand, encodeResult, MAX_TIMEOUT_SECONDS, runKey } from "../../provider/resources/computer-command.js";
 import { rewardOf } from "../../src/inside/run.js";
+import { addressVar } from "../../src/inside/app.js";
 import { isSecret, secret } from "../../provider/secrets.js";
 import { testContext } from "../support/context.js";
 
@@ -52,7 +53,7 @@ describe("ComputerCommand check", () => {
     [
       "an unknown field",
       { cwd: "/tmp" },
-      'cwd: agentrun:index:ComputerCommand has no field "cwd"; it takes computer, provider, command, stdin, env, timeoutSeconds, triggers, resultPaths, rewardPath, allowFailure',
+      'cwd: agentrun:index:ComputerCommand has no field "cwd"; it takes computer, provider, command, stdin, env, timeoutSeconds, triggers, resultPaths, rewardPath, allowFailure, apps',
     ],
     [
       "an absolute reward path",
@@ -68,6 +69,22 @@ describe("ComputerCommand check", () => {
       "allowFailure that is no boolean",
       { allowFailure: "yes" },
       "allowFailure: allowFailure is true (a failing exit or a timeout is kept as this step's verdict) or false (it fails the step)",
+    ],
+    ["apps that are a list", { apps: ["http://127.0.0.1:8080"] }, "apps: apps is a map of app names to their addresses (a ComputerApp's `address` output)"],
+    [
+      "an app name that is no app's",
+      { apps: { "Scores API": "http://127.0.0.1:8080" } },
+      "apps: apps' name \"Scores API\" is not an app's name (lowercase letters, digits, _ and -, at most 63)",
+    ],
+    [
+      "an app's address off the loopback",
+      { apps: { scores: "http://10.0.0.5:8080" } },
+      "apps: apps.scores is an address on the computer's loopback, http://127.0.0.1:<port> (a ComputerApp's `address`): a check reaches an app with no network",
+    ],
+    [
+      "env naming an app's variable",
+      { apps: { scores: "http://127.0.0.1:8080" }, env: { AGENTRUN_APP_SCORES_URL: "x" } },
+      "apps: env's AGENTRUN_APP_SCORES_URL is the address of the app scores: name another",
     ],
     ["no computer", { computer: undefined }, "computer: computer is required: the name of the Computer to act inside (a Computer's `name` output)"],
   ])("refuses %s in words", async (_name, news, words) => {
@@ -130,6 +147,7 @@ describe("ComputerCommand diff", () => {
     ["stdin", { stdin: "x" }],
     ["env", { env: { A: "2" } }],
     ["triggers", { triggers: [1] }],
+    ["apps", { apps: { scores: "http://127.0.0.1:8080" } }],
     ["computer", { computer: "d" }],
   ])("a change of %s runs it again (a replace, the old run deleted first so its delete never takes the new run's files)", async (field, change) => {
     expect(await computerCommand.diff(ctx, "run-r", olds, { ...news, ...change })).toEqual({ changes: true, replaces: [field], deleteBeforeReplace: true });
@@ -150,6 +168,20 @@ describe("ComputerCommand diff", () => {
 
   test("state from before allowFailure reads as allowFailure false", async () => {
     expect(await computerCommand.diff(ctx, "run-r", olds, { ...news, allowFailure: false })).toMatchObject({ changes: false });
+  });
+});
+
+describe("ComputerCommand's apps", () => {
+  test.each([
+    ["scores", "AGENTRUN_APP_SCORES_URL"],
+    ["scores-api", "AGENTRUN_APP_SCORES_API_URL"],
+    ["a_1", "AGENTRUN_APP_A_1_URL"],
+  ])("the app %s's address is in %s", (name, variable) => {
+    expect(addressVar(name)).toBe(variable);
+  });
+
+  test("takes loopback addresses, with a path", async () => {
+    expect(await reasons({ apps: { a: "http://127.0.0.1:8080", b: "http://localhost:3000/mcp", c: "http://[::1]:1" } })).toEqual([]);
   });
 });
 
