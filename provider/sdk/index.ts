@@ -469,6 +469,66 @@ export type MountKind = "bind" | "archil";
 /** The sandbox class a Daytona snapshot must read back. */
 export type DaytonaClass = "container" | "linux-vm";
 
+/** The platforms a ComputerApp runs on, as a computer's daemon names them in hello; a list left out allows any. */
+export interface AppSupports {
+  /** The operating systems it runs on: `linux`, `android`. */
+  readonly os?: string[];
+  /** The architectures it runs on: `amd64`, `arm64`. */
+  readonly arch?: string[];
+}
+
+/** The platforms a ComputerApp runs on, as a computer's daemon names them in hello; a list left out allows any. */
+export interface AppSupportsArgs {
+  /** The operating systems it runs on: `linux`, `android`. */
+  os?: pulumi.Input<pulumi.Input<string>[]>;
+  /** The architectures it runs on: `amd64`, `arm64`. */
+  arch?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** One install step of a ComputerApp: run once, at create, in order, from the app's folder as the computer's user. */
+export interface AppInstallStep {
+  /** The step's name, in its result and its failure: letters, digits, spaces, _, . and - (at most 63). */
+  readonly name: string;
+  /** A script (run by `sh` from the app's folder) or an argv (a list of strings). */
+  readonly command: any;
+  /** How long it may run, whole seconds, 1 to 3600; past it the step is stopped and the install fails. Default: 300. */
+  readonly timeoutSeconds?: number;
+}
+
+/** One install step of a ComputerApp: run once, at create, in order, from the app's folder as the computer's user. */
+export interface AppInstallStepArgs {
+  /** The step's name, in its result and its failure: letters, digits, spaces, _, . and - (at most 63). */
+  name: pulumi.Input<string>;
+  /** A script (run by `sh` from the app's folder) or an argv (a list of strings). */
+  command: any;
+  /** How long it may run, whole seconds, 1 to 3600; past it the step is stopped and the install fails. Default: 300. */
+  timeoutSeconds?: pulumi.Input<number>;
+}
+
+/** What one install step gave. */
+export interface AppStepResult {
+  /** The step's name. */
+  readonly name: string;
+  /** Its exit code (0: every step in state passed). */
+  readonly exitCode: number;
+  /** The tail of its standard output (its last 4 KiB). */
+  readonly stdout: string;
+  /** The tail of its standard error (its last 4 KiB). */
+  readonly stderr: string;
+}
+
+/** What one install step gave. */
+export interface AppStepResultArgs {
+  /** The step's name. */
+  name: pulumi.Input<string>;
+  /** Its exit code (0: every step in state passed). */
+  exitCode: pulumi.Input<number>;
+  /** The tail of its standard output (its last 4 KiB). */
+  stdout: pulumi.Input<string>;
+  /** The tail of its standard error (its last 4 KiB). */
+  stderr: pulumi.Input<string>;
+}
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<MountKind>;
@@ -845,7 +905,7 @@ export interface ComputerAppArgs {
   /** The app's files, installed into its folder: a local folder (fn::fileArchive) or named assets (fn::assetArchive), sent as ComputerFiles sends them (batches of at most 64 MiB, each file whole) and read back by sha256. */
   files?: pulumi.Input<pulumi.asset.Archive>;
   /** The app's services by name, each started through the daemon (process.start) as the computer's user, from the app's folder, with orphans kept (a daemon a service starts runs on) and the app's settings in AGENTRUN_APP_SETTINGS. */
-  services: pulumi.Input<Record<string, pulumi.Input<AppServiceArgs>>>;
+  services?: pulumi.Input<Record<string, pulumi.Input<AppServiceArgs>>>;
   /** The app's settings, given to every service as one JSON value (AGENTRUN_APP_SETTINGS), checked against `settingsSchema` at check. A field the schema marks secret (writeOnly, or format password) is taken only as a Pulumi secret. Any program in the computer runs as the same user, so it can read them. */
   settings?: pulumi.Input<Record<string, any>>;
   /** A JSON schema `settings` must meet (checked with ajv, every violation named by its place, never its value). */
@@ -854,9 +914,19 @@ export interface ComputerAppArgs {
   port?: pulumi.Input<number>;
   /** What must answer, within its bound, before the app is up. */
   ready?: pulumi.Input<AppReadyArgs>;
+  /** The platforms the app runs on (os and arch), held against the computer's hello before anything is written: a computer outside them refuses the app in words, with nothing written. A change is an update, checked again. */
+  supports?: pulumi.Input<AppSupportsArgs>;
+  /** What the app asks for, in words: stored, shown when it is installed and kept in state, not enforced. */
+  permissions?: pulumi.Input<pulumi.Input<string>[]>;
+  /** A file for the agent on how to use the app (fn::fileAsset or fn::stringAsset, at most 256 KiB): written as SKILL.md in the app's folder, read back by sha256 like its files, and given back as `skillText`. */
+  skill?: pulumi.Input<pulumi.asset.Asset | pulumi.asset.Archive>;
+  /** Steps run once, at create, after the files are written and before the services start, in order, from the app's folder as the computer's user; each its own result in `installed`. A step that fails (or runs past its timeout) fails the create, naming it, and the app's folder is removed. A change installs the app again (a replace, the old one removed first). */
+  installSteps?: pulumi.Input<pulumi.Input<AppInstallStepArgs>[]>;
+  /** The app's command: started after its services, from its folder as the computer's user, with its settings; one whose process died is drift. An app needs services or a launch. */
+  launch?: pulumi.Input<AppServiceArgs>;
 }
 
-/** An app installed onto a computer and run: its files under `~/.agentrun/apps/<name>/` (not the seed's /opt/agentrun/apps: a hardened computer has no root), its services started as the computer's user through the daemon with orphans kept and its settings (checked against `settingsSchema`) in AGENTRUN_APP_SETTINGS, then its `ready` check waited on. Refresh reads each service back from the daemon's process table and each file by sha256: a service that died, or a file changed inside, is drift, and the next `up` restarts the services and writes the files again. Delete stops its services (TERM, KILL 5 s later, then every process still carrying the app's mark) and removes its folder. */
+/** An app installed onto a computer and run: its files under `~/.agentrun/apps/<name>/` (not the seed's /opt/agentrun/apps: a hardened computer has no root), its services started as the computer's user through the daemon with orphans kept and its settings (checked against `settingsSchema`) in AGENTRUN_APP_SETTINGS, then its `ready` check waited on. Refresh reads each service back from the daemon's process table and each file by sha256: a service that died, or a file changed inside, is drift, and the next `up` restarts the services and writes the files again. Delete stops its services (TERM, KILL 5 s later, then every process still carrying the app's mark) and removes its folder. As the seed declares an app: `supports` is held against the computer's hello before anything is written (refused in words, nothing written); `permissions` are stored and shown, not enforced; a `skill` is written as SKILL.md in its folder and given back as `skillText`; `installSteps` run once, at create, in order, as the computer's user, each its own result in `installed`, and a step that fails fails the create with the app's folder removed (what a step wrote outside it is its own); `launch` is the app's command, started after its services, and one that died is drift. A secret setting is readable by every program the computer's user runs, the agent's among them. */
 export class ComputerApp extends pulumi.CustomResource {
   static readonly __pulumiType = "agentrun:index:ComputerApp";
 
@@ -869,7 +939,7 @@ export class ComputerApp extends pulumi.CustomResource {
   /** The app's files, installed into its folder: a local folder (fn::fileArchive) or named assets (fn::assetArchive), sent as ComputerFiles sends them (batches of at most 64 MiB, each file whole) and read back by sha256. */
   declare readonly files: pulumi.Output<pulumi.asset.Archive | undefined>;
   /** The app's services by name, each started through the daemon (process.start) as the computer's user, from the app's folder, with orphans kept (a daemon a service starts runs on) and the app's settings in AGENTRUN_APP_SETTINGS. */
-  declare readonly services: pulumi.Output<Record<string, AppService>>;
+  declare readonly services: pulumi.Output<Record<string, AppService> | undefined>;
   /** The app's settings, given to every service as one JSON value (AGENTRUN_APP_SETTINGS), checked against `settingsSchema` at check. A field the schema marks secret (writeOnly, or format password) is taken only as a Pulumi secret. Any program in the computer runs as the same user, so it can read them. */
   declare readonly settings: pulumi.Output<Record<string, any> | undefined>;
   /** A JSON schema `settings` must meet (checked with ajv, every violation named by its place, never its value). */
@@ -878,6 +948,16 @@ export class ComputerApp extends pulumi.CustomResource {
   declare readonly port: pulumi.Output<number | undefined>;
   /** What must answer, within its bound, before the app is up. */
   declare readonly ready: pulumi.Output<AppReady | undefined>;
+  /** The platforms the app runs on (os and arch), held against the computer's hello before anything is written: a computer outside them refuses the app in words, with nothing written. A change is an update, checked again. */
+  declare readonly supports: pulumi.Output<AppSupports | undefined>;
+  /** What the app asks for, in words: stored, shown when it is installed and kept in state, not enforced. */
+  declare readonly permissions: pulumi.Output<string[] | undefined>;
+  /** A file for the agent on how to use the app (fn::fileAsset or fn::stringAsset, at most 256 KiB): written as SKILL.md in the app's folder, read back by sha256 like its files, and given back as `skillText`. */
+  declare readonly skill: pulumi.Output<pulumi.asset.Asset | pulumi.asset.Archive | undefined>;
+  /** Steps run once, at create, after the files are written and before the services start, in order, from the app's folder as the computer's user; each its own result in `installed`. A step that fails (or runs past its timeout) fails the create, naming it, and the app's folder is removed. A change installs the app again (a replace, the old one removed first). */
+  declare readonly installSteps: pulumi.Output<AppInstallStep[] | undefined>;
+  /** The app's command: started after its services, from its folder as the computer's user, with its settings; one whose process died is drift. An app needs services or a launch. */
+  declare readonly launch: pulumi.Output<AppService | undefined>;
   /** The app's folder, relative to the home: `.agentrun/apps/<name>`. The seed installs under /opt/agentrun/apps, which needs root; a hardened computer has none. */
   declare readonly folder: pulumi.Output<string>;
   /** The engine's hash of `files` when it was installed (a diff is given hashes, not contents). */
@@ -890,9 +970,15 @@ export class ComputerApp extends pulumi.CustomResource {
   declare readonly drift: pulumi.Output<string[]>;
   /** The app's address as code inside the computer reaches it, `http://127.0.0.1:<port>` (with `port`): give it to a ComputerCommand's `apps`, so a check talks to the app with no network. */
   declare readonly address: pulumi.Output<string | undefined>;
+  /** The launch's process in the daemon's table. */
+  declare readonly launched: pulumi.Output<AppProcess | undefined>;
+  /** Each install step's result, from the create that ran them; a secret when installSteps is one. */
+  declare readonly installed: pulumi.Output<AppStepResult[] | undefined>;
+  /** The skill's text, as written into the app's folder: what to give the agent. */
+  declare readonly skillText: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: ComputerAppArgs, opts?: pulumi.CustomResourceOptions) {
-    super(ComputerApp.__pulumiType, name, { provider: undefined, files: undefined, settings: undefined, settingsSchema: undefined, port: undefined, ready: undefined, ...args, folder: undefined, sources: undefined, written: undefined, running: undefined, drift: undefined, address: undefined }, opts);
+    super(ComputerApp.__pulumiType, name, { provider: undefined, files: undefined, services: undefined, settings: undefined, settingsSchema: undefined, port: undefined, ready: undefined, supports: undefined, permissions: undefined, skill: undefined, installSteps: undefined, launch: undefined, ...args, folder: undefined, sources: undefined, written: undefined, running: undefined, drift: undefined, address: undefined, launched: undefined, installed: undefined, skillText: undefined }, opts);
   }
 }
 

@@ -132,3 +132,87 @@ describe("ComputerApp on a real computer", () => {
     expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
   }, 120_000);
 });
+
+describe("ComputerApp as the seed declares it, on a real computer", () => {
+  const other = process.arch === "arm64" ? "amd64" : "arm64";
+  const here = process.arch === "arm64" ? "arm64" : "amd64";
+  const appsThere = async () => (await inside(computer.name, "ls -A ~/.agentrun/apps 2>/dev/null; true")).stdout;
+
+  test("supports that exclude the computer refuse the app in words, with nothing written", async () => {
+    const inputs = await make({ name: "elsewhere", services: { web: { argv: ["sleep", "300"] } }, supports: { os: ["linux"], arch: [other] } });
+    await expect(computerApp.create(stepContext(), inputs)).rejects.toThrow(
+      `${computer.name}: the app elsewhere does not run on this computer, which is arch ${here} (it supports ${other}); nothing of it was written`,
+    );
+    expect(await appsThere()).toBe("");
+  }, 120_000);
+
+  test("install steps run once, in order, as the computer's user, from its folder; the skill and permissions are given back; the launch runs", async () => {
+    const said: string[] = [];
+    const inputs = await make({
+      name: "tool",
+      files: archive({ "tool.sh": text("echo tool") }),
+      supports: { os: ["linux"], arch: [here] },
+      permissions: ["reads ~/Documents", "listens on the loopback"],
+      skill: text("# tool\nRun tool.sh to see it work.\n"),
+      installSteps: [
+        { name: "first", command: "echo first >> steps.log; id -u; pwd" },
+        { name: "second", command: ["sh", "-c", "echo second >> steps.log; echo built > built.txt"] },
+      ],
+      launch: { argv: ["sleep", "300"] },
+    });
+    const outs = (await computerApp.create(stepContext(said), inputs)).outs!;
+    const uid = (await inside(computer.name, "id -u")).stdout;
+    const home = (await inside(computer.name, "echo $HOME")).stdout;
+    expect(outs.installed).toEqual([
+      { name: "first", exitCode: 0, stdout: `${uid}\n${home}/.agentrun/apps/tool\n`, stderr: "" },
+      { name: "second", exitCode: 0, stdout: "", stderr: "" },
+    ]);
+    expect((await inside(computer.name, "cat ~/.agentrun/apps/tool/steps.log")).stdout).toBe("first\nsecond");
+    expect(outs.skillText).toBe("# tool\nRun tool.sh to see it work.\n");
+    expect(Object.keys(outs.written as object).sort()).toEqual([".agentrun/apps/tool/SKILL.md", ".agentrun/apps/tool/tool.sh"]);
+    expect(outs.permissions).toEqual(["reads ~/Documents", "listens on the loopback"]);
+    expect(said).toContain("tool asks for: reads ~/Documents; listens on the loopback");
+    expect(outs.launched).toMatchObject({ id: expect.stringMatching(/^p\d+$/), pid: expect.any(Number) });
+
+    // A launch killed inside is drift; update starts it again and runs no install step again.
+    await inside(computer.name, `kill -9 ${(outs.launched as { pid: number }).pid}`);
+    let drifted: Record<string, unknown> = {};
+    for (let i = 0; i < 50; i++) {
+      drifted = (await computerApp.read(stepContext(), "app-t", outs)).props as Record<string, unknown>;
+      if ((drifted.drift as string[]).length) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(drifted.drift).toEqual(["the launch is not running (ended on KILL)"]);
+    const healed = (await computerApp.update(stepContext(), "app-t", drifted, inputs)).outs!;
+    expect((healed.launched as { pid: number }).pid).not.toBe((outs.launched as { pid: number }).pid);
+    expect(healed.installed).toEqual(outs.installed);
+    expect((await inside(computer.name, "cat ~/.agentrun/apps/tool/steps.log")).stdout).toBe("first\nsecond");
+    expect((await computerApp.read(stepContext(), "app-t", healed)).props).toMatchObject({ drift: [] });
+
+    await computerApp.delete(stepContext(), "app-t", healed);
+    expect(
+      (await inside(computer.name, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^sleep 300' && echo $p; done; true")).stdout,
+    ).toBe("");
+    expect(await appsThere()).toBe("");
+  }, 120_000);
+
+  test("an install step that fails fails the create, naming it; what the install wrote is removed and nothing was started", async () => {
+    const inputs = await make({
+      name: "broken-install",
+      files: archive({ "a.txt": text("a") }),
+      installSteps: [
+        { name: "fetch", command: "echo fetched > fetched.txt" },
+        { name: "build", command: "echo missing compiler >&2; exit 4" },
+        { name: "never", command: "echo never > never.txt" },
+      ],
+      services: { web: { argv: ["sleep", "301"] } },
+    });
+    await expect(computerApp.create(stepContext(), inputs)).rejects.toThrow(
+      `${computer.name}: install step 2 of 3 (build) exited 4: missing compiler; what the install wrote in .agentrun/apps/broken-install is removed`,
+    );
+    expect(await appsThere()).toBe("");
+    expect(
+      (await inside(computer.name, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^sleep 301' && echo $p; done; true")).stdout,
+    ).toBe("");
+  }, 120_000);
+});

@@ -1,0 +1,98 @@
+// What a ComputerApp declares beyond its files and services, as the seed gives an app: supports
+// (the platforms it runs on), permissions (stored and shown, not enforced), a skill (a file for
+// the agent), installSteps (run once, in order) and launch (its command). Each checked here, every
+// refusal in words; the values as the later steps take them.
+import { APP_MARK, SETTINGS_VAR } from "../../src/inside/app.js";
+import { MAX_RUN_SECONDS } from "../../src/inside/run.js";
+import { isAsset } from "./computer-files-assets.js";
+import { ENV_NAME } from "./computer-step.js";
+import { UNKNOWN, type Props } from "../secrets.js";
+
+type Refuse = (property: string, reason: string) => void;
+const isObject = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
+const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === "string" || a === UNKNOWN);
+const isWords = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => (typeof a === "string" && a.trim() !== "") || a === UNKNOWN);
+
+/** The operating systems and architectures a daemon's hello names. */
+export const KNOWN_OS = ["linux", "android"] as const;
+export const KNOWN_ARCH = ["amd64", "arm64"] as const;
+const DEFAULT_STEP_SECONDS = 300;
+const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,62}$/;
+
+export function checkSupports(supports: unknown, refuse: Refuse): void {
+  if (supports === undefined || supports === UNKNOWN) return;
+  const words = `supports is {os, arch}: lists of the platforms the app runs on (os of ${KNOWN_OS.join(", ")}; arch of ${KNOWN_ARCH.join(", ")})`;
+  if (!isObject(supports)) return refuse("supports", words);
+  const unknown = Object.keys(supports).filter((k) => k !== "os" && k !== "arch");
+  if (unknown.length) refuse("supports", `supports has no field ${unknown.join(", ")}; it takes os and arch`);
+  for (const [field, known] of [
+    ["os", KNOWN_OS],
+    ["arch", KNOWN_ARCH],
+  ] as const) {
+    const list = supports[field];
+    if (list === undefined || list === UNKNOWN) continue;
+    if (!Array.isArray(list) || list.length === 0) refuse("supports", `supports.${field} is a non-empty list of ${known.join(", ")}`);
+    else
+      for (const v of list)
+        if (v !== UNKNOWN && !(known as readonly unknown[]).includes(v))
+          refuse("supports", `supports.${field} names ${JSON.stringify(v)}, which no computer's daemon says it is: give ${known.join(", ")}`);
+  }
+}
+
+export function checkPermissions(permissions: unknown, refuse: Refuse): void {
+  if (permissions === undefined || permissions === UNKNOWN) return;
+  if (!isWords(permissions)) refuse("permissions", "permissions is a list of what the app asks for, in words (stored and shown, not enforced)");
+}
+
+export function checkSkill(skill: unknown, refuse: Refuse): void {
+  if (skill === undefined || skill === UNKNOWN) return;
+  if (!isAsset(skill)) refuse("skill", "skill is a file for the agent: an asset (fn::fileAsset of a local file, or fn::stringAsset), installed as SKILL.md");
+}
+
+/** The steps with their timeouts filled in, or undefined (refused into failures). */
+export function checkInstallSteps(steps: unknown, refuse: Refuse): unknown {
+  if (steps === undefined || steps === UNKNOWN) return steps;
+  if (!Array.isArray(steps))
+    return refuse(
+      "installSteps",
+      "installSteps is a list of {name, command, timeoutSeconds}, run once, in order, from the app's folder as the computer's user",
+    );
+  const names = new Set<unknown>();
+  return steps.map((step, i) => {
+    const at = `installSteps[${i}]`;
+    if (!isObject(step)) return refuse("installSteps", `${at} is {name, command, timeoutSeconds}`);
+    const unknown = Object.keys(step).filter((k) => !["name", "command", "timeoutSeconds"].includes(k));
+    if (unknown.length) refuse("installSteps", `${at} has no field ${unknown.join(", ")}; it takes name, command and timeoutSeconds`);
+    if (step.name !== UNKNOWN && (typeof step.name !== "string" || !STEP_NAME.test(step.name)))
+      refuse("installSteps", `${at}.name is required: letters, digits, spaces, _, . and - (at most 63), naming the step in its result`);
+    else if (names.has(step.name)) refuse("installSteps", `${at}.name ${JSON.stringify(step.name)} names another step too`);
+    names.add(step.name);
+    const c = step.command;
+    if (c !== UNKNOWN && !(typeof c === "string" && c.trim() !== "") && !isArgv(c))
+      refuse("installSteps", `${at}.command is required: a script (run by sh from the app's folder) or an argv, a list of strings`);
+    const secs = step.timeoutSeconds ?? DEFAULT_STEP_SECONDS;
+    if (secs !== UNKNOWN && !(Number.isInteger(secs) && (secs as number) >= 1 && (secs as number) <= MAX_RUN_SECONDS))
+      refuse("installSteps", `${at}.timeoutSeconds is whole seconds from 1 to ${MAX_RUN_SECONDS}`);
+    return { ...step, timeoutSeconds: secs };
+  });
+}
+
+export function checkLaunch(launch: unknown, secret: boolean, refuse: Refuse): void {
+  if (launch === undefined || launch === UNKNOWN) return;
+  if (!isObject(launch) || !isArgv(launch.argv))
+    return refuse("launch", "launch is {argv, env}: the app's command, started as the computer's user from its folder");
+  const unknown = Object.keys(launch).filter((k) => k !== "argv" && k !== "env");
+  if (unknown.length) refuse("launch", `launch has no field ${unknown.join(", ")}; it takes argv and env`);
+  checkEnv(launch.env, "launch.env", "launch", secret, refuse);
+}
+
+/** A service's or the launch's env: variable names to text, never the app's own variables. */
+export function checkEnv(env: unknown, at: string, property: string, secret: boolean, refuse: Refuse): void {
+  if (env === undefined || env === UNKNOWN) return;
+  if (!isObject(env)) return refuse(property, `${at} is a map of variable names to text`);
+  for (const [k, v] of Object.entries(env)) {
+    if (!ENV_NAME.test(k)) refuse(property, secret ? `${at} (a secret) is refused` : `${at}'s name ${JSON.stringify(k)} is not a variable name`);
+    else if (k === APP_MARK || k === SETTINGS_VAR) refuse(property, `${at}'s ${k} is the app's own: name another`);
+    if (v !== UNKNOWN && typeof v !== "string") refuse(property, `${at}'s ${k} must be text`);
+  }
+}
