@@ -4,7 +4,8 @@
 // refusal in words; the values as the later steps take them.
 import { APP_MARK, SETTINGS_VAR } from "../../src/inside/app.js";
 import { MAX_RUN_SECONDS } from "../../src/inside/run.js";
-import { isAsset } from "./computer-files-assets.js";
+import { REQUIREMENT } from "../../src/inside/requirements.js";
+import { isArchive, isAsset } from "./computer-files-assets.js";
 import { ENV_NAME } from "./computer-step.js";
 import { UNKNOWN, type Props } from "../secrets.js";
 
@@ -95,4 +96,31 @@ export function checkEnv(env: unknown, at: string, property: string, secret: boo
     else if (k === APP_MARK || k === SETTINGS_VAR) refuse(property, `${at}'s ${k} is the app's own: name another`);
     if (v !== UNKNOWN && typeof v !== "string") refuse(property, `${at}'s ${k} must be text`);
   }
+}
+
+export function checkRequirements(requirements: unknown, refuse: Refuse): void {
+  if (requirements === undefined || requirements === UNKNOWN) return;
+  const words = "requirements is {python: {packages, wheels}}: a Python app's requirements, installed once into a venv in its folder (.venv)";
+  if (!isObject(requirements)) return refuse("requirements", words);
+  const unknown = Object.keys(requirements).filter((k) => k !== "python");
+  if (unknown.length) refuse("requirements", `requirements has no field ${unknown.join(", ")}; it takes python`);
+  const python = requirements.python;
+  if (python === UNKNOWN) return;
+  if (!isObject(python)) return refuse("requirements", words);
+  const extra = Object.keys(python).filter((k) => k !== "packages" && k !== "wheels");
+  if (extra.length) refuse("requirements", `requirements.python has no field ${extra.join(", ")}; it takes packages and wheels`);
+  const packages = python.packages;
+  if (packages !== UNKNOWN) {
+    if (!Array.isArray(packages) || packages.length === 0)
+      refuse("requirements", "requirements.python.packages is a non-empty list of pip requirements (name, name==1.0)");
+    else
+      for (const p of packages)
+        if (p !== UNKNOWN && (typeof p !== "string" || !REQUIREMENT.test(p)))
+          refuse(
+            "requirements",
+            `requirements.python.packages' ${JSON.stringify(String(p).slice(0, 80))} is not a requirement by name and version: an option, a path or a URL is refused (send wheels instead)`,
+          );
+  }
+  if (python.wheels !== undefined && python.wheels !== UNKNOWN && !isArchive(python.wheels))
+    refuse("requirements", "requirements.python.wheels is a local folder of wheels (fn::fileArchive), sent with the app and installed from offline");
 }

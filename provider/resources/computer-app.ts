@@ -30,6 +30,7 @@ import {
 } from "../../src/inside/app.js";
 import { driftOf, readBack, syncFiles, type FileReadBack, type FileToLoad } from "../../src/inside/load.js";
 import { runInstallSteps, type InstallStep, type StepResult } from "../../src/inside/install.js";
+import { installPython, VENV, WHEELS } from "../../src/inside/requirements.js";
 import { unsupported, type Supports } from "../../src/inside/supports.js";
 import { endMarked } from "../../src/inside/marks.js";
 import { APP_ROOT, inHome } from "../../src/inside/paths.js";
@@ -40,7 +41,7 @@ import type { Context, ResourceHandler } from "../resource.js";
 import { unknownFields } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { isArchive, isAsset, plan, toLoad } from "./computer-files-assets.js";
-import { checkEnv, checkInstallSteps, checkLaunch, checkPermissions, checkSkill, checkSupports } from "./computer-app-declaration.js";
+import { checkEnv, checkInstallSteps, checkLaunch, checkRequirements, checkPermissions, checkSkill, checkSupports } from "./computer-app-declaration.js";
 import { checkSettings } from "./computer-app-settings.js";
 import { checkComputer, hasUnknown, inComputer } from "./computer-step.js";
 
@@ -59,6 +60,7 @@ const DERIVED = {
   drift: ["files", "services", "launch"],
   address: ["port"],
   installed: ["installSteps"],
+  pythonPackages: ["requirements"],
   skillText: ["skill"],
 } as const;
 /** The skill's file in the app's folder, and the most of it given back. */
@@ -81,6 +83,7 @@ const Given = z.strictObject({
   skill: asset().optional(),
   installSteps: z.array(z.strictObject({ name: z.string(), command: anyValue(), timeoutSeconds: z.number().int().optional() })).optional(),
   launch: z.strictObject({ argv: z.array(z.string()), env: strings().optional() }).optional(),
+  requirements: z.strictObject({ python: z.strictObject({ packages: z.array(z.string()), wheels: archive().optional() }) }).optional(),
 });
 const INPUTS = fieldsOf(Given);
 type Given = z.infer<typeof Given>;
@@ -94,6 +97,7 @@ type Inputs = Required<Pick<Given, "computer" | "provider" | "name">> &
     supports?: Supports;
     installSteps?: InstallStep[];
     launch?: Service;
+    requirements?: { python: { packages: string[]; wheels?: Props } };
   };
 /** What an install made, as state keeps it. */
 interface Installed {
@@ -101,6 +105,8 @@ interface Installed {
   running: Record<string, Started>;
   launched?: Started;
   installed?: StepResult[];
+  /** The Python distributions installed into its venv, name==version. */
+  pythonPackages?: string[];
 }
 type Written = Record<string, FileReadBack>;
 
@@ -171,6 +177,12 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   checkPermissions(plain.permissions, refuse);
   checkSkill(plain.skill, refuse);
   checkLaunch(plain.launch, secretKeys.has("launch"), refuse);
+  checkRequirements(plain.requirements, refuse);
+  const wheels = isObject(plain.requirements) && isObject(plain.requirements.python) ? plain.requirements.python.wheels : undefined;
+  if (typeof name === "string" && APP_NAME.test(name) && isArchive(wheels) && !hasUnknown(wheels)) {
+    const planned = await plan({ [WHEELS]: wheels }, folderOf(name));
+    if (!planned.ok) for (const r of planned.error.refusals ?? []) refuse("requirements", r.message.replace(`files.${WHEELS}`, "requirements.python.wheels"));
+  }
   const installSteps = checkInstallSteps(plain.installSteps, refuse);
   if (typeof name === "string" && APP_NAME.test(name) && isAsset(plain.skill) && !hasUnknown(plain.skill) && !hasUnknown(plain.files)) {
     const planned = await plan({ ...(isArchive(plain.files) ? { ".": plain.files } : {}), [SKILL_FILE]: plain.skill }, folderOf(name));
@@ -197,7 +209,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   if (ready !== undefined) inputs.ready = ready;
   if (port !== undefined) inputs.port = port;
   if (installSteps !== undefined) inputs.installSteps = installSteps;
-  for (const k of ["files", "settings", "settingsSchema", "supports", "permissions", "skill", "launch"] as const)
+  for (const k of ["files", "settings", "settingsSchema", "supports", "permissions", "skill", "launch", "requirements"] as const)
     if (plain[k] !== undefined) inputs[k] = plain[k];
   // settings keep their own secret fields wrapped, as given; every other field wrapped whole.
   const wrapped = wrapDerived(inputs, new Set([...secretKeys].filter((k) => k !== "settings")));
@@ -209,7 +221,12 @@ async function check(ctx: Context, _olds: Props, news: Props) {
 const sourceOf = (files: Props | undefined) => (files === undefined ? "" : typeof files.hash === "string" ? files.hash : "?");
 
 async function filesOf(inputs: Inputs) {
-  const files = { ...(inputs.files ? { ".": inputs.files } : {}), ...(inputs.skill ? { [SKILL_FILE]: inputs.skill } : {}) };
+  const wheels = inputs.requirements?.python.wheels;
+  const files = {
+    ...(inputs.files ? { ".": inputs.files } : {}),
+    ...(inputs.skill ? { [SKILL_FILE]: inputs.skill } : {}),
+    ...(wheels ? { [WHEELS]: wheels } : {}),
+  };
   return toLoad(orThrow(await plan(files, folderOf(inputs.name))));
 }
 
@@ -262,6 +279,14 @@ async function install(
     ctx.say?.(`installing ${inputs.name} into ${inputs.computer}: batch ${i} of ${of} (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
   const written = await syncFiles(session, files, remove, { signal, onBatch });
   if (!written.ok) return written;
+  let pythonPackages: string[] | undefined;
+  if (firstTime && inputs.requirements) {
+    const { packages, wheels } = inputs.requirements.python;
+    ctx.say?.(`installing ${inputs.name}'s Python requirements into ${folderOf(inputs.name)}/${VENV} (${packages.join(", ")})`);
+    const venv = await installPython(session, dir, { packages, wheels: wheels !== undefined }, { signal });
+    if (!venv.ok) return fail(venv.error.code, `${venv.error.message}; what the install wrote in ${folderOf(inputs.name)} is removed`);
+    pythonPackages = venv.value;
+  }
   let installed: StepResult[] | undefined;
   if (firstTime && inputs.installSteps?.length) {
     ctx.say?.(`running ${inputs.name}'s ${inputs.installSteps.length} install step(s) in ${inputs.computer}`);
@@ -293,6 +318,7 @@ async function install(
   const done: Installed & { skillText?: string } = { written: written.value, running: started.value };
   if (launched) done.launched = launched;
   if (installed) done.installed = installed;
+  if (pythonPackages) done.pythonPackages = pythonPackages;
   const skillText = await skillOf(files, inputs.name);
   if (skillText !== undefined) done.skillText = skillText;
   return ok(done);
@@ -312,6 +338,7 @@ function installedOf(outs: Props): Installed & { skillText?: string } {
   const made: Installed & { skillText?: string } = { written: (o.written ?? {}) as Written, running: (o.running ?? {}) as Record<string, Started> };
   if (o.launched) made.launched = o.launched as Started;
   if (o.installed) made.installed = o.installed as StepResult[];
+  if (o.pythonPackages) made.pythonPackages = o.pythonPackages as string[];
   if (typeof o.skillText === "string") made.skillText = o.skillText;
   return made;
 }
@@ -364,9 +391,9 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
   const o = unwrap(olds).plain as Props & { sources?: { files?: string }; drift?: string[] };
   const n = unwrap(news).plain as Props;
   const replaces = ["computer", "provider", "name"].filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
-  // Install steps run once: new ones install the app again, the old one removed first (one folder).
-  const reinstall = hasUnknown(n.installSteps) || !same(o.installSteps, n.installSteps);
-  if (reinstall) replaces.push("installSteps");
+  // Install steps and requirements go in once: new ones install the app again, the old one removed first (one folder).
+  const reinstalls = ["installSteps", "requirements"].filter((k) => hasUnknown(n[k]) || !same(o[k], n[k]));
+  replaces.push(...reinstalls);
   const source = hasUnknown(n.files) ? "?" : sourceOf(n.files as Props | undefined);
   const changed =
     hasUnknown(n) ||
@@ -374,7 +401,7 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
     source !== (o.sources?.files ?? "") ||
     (o.drift?.length ?? 0) > 0 ||
     ["services", "settings", "settingsSchema", "ready", "port", "supports", "permissions", "skill", "launch"].some((k) => !same(o[k], n[k]));
-  return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: reinstall && replaces.length === 1 };
+  return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: reinstalls.length > 0 && reinstalls.length === replaces.length };
 }
 
 /** Stops the services and the launch, makes the files as wanted, starts them again and waits for ready; install steps are not run again. */
@@ -391,8 +418,9 @@ async function update(ctx: Context, _id: string, olds: Props, news: Props) {
       return install(ctx, session, inputs, Object.keys(before.written), false, signal);
     }),
   );
-  // The install steps' results stay those of the install that ran them.
-  return { outs: outputsOf(news, inputs, { ...done, ...(before.installed ? { installed: before.installed } : {}) }, []) };
+  // The install steps' and requirements' results stay those of the install that ran them.
+  const kept = { ...(before.installed ? { installed: before.installed } : {}), ...(before.pythonPackages ? { pythonPackages: before.pythonPackages } : {}) };
+  return { outs: outputsOf(news, inputs, { ...done, ...kept }, []) };
 }
 
 async function remove(ctx: Context, _id: string, props: Props) {

@@ -529,6 +529,34 @@ export interface AppStepResultArgs {
   stderr: pulumi.Input<string>;
 }
 
+/** What a ComputerApp needs installed before it runs. */
+export interface AppRequirements {
+  /** A Python app's requirements, installed once into a venv in its folder (`.venv`). */
+  readonly python: AppPythonRequirements;
+}
+
+/** What a ComputerApp needs installed before it runs. */
+export interface AppRequirementsArgs {
+  /** A Python app's requirements, installed once into a venv in its folder (`.venv`). */
+  python: pulumi.Input<AppPythonRequirementsArgs>;
+}
+
+/** A Python app's requirements: installed once, at create, into `.venv` in the app's folder, before its install steps; its services and launch run them as `.venv/bin/python`. */
+export interface AppPythonRequirements {
+  /** pip requirements by name and version (`name`, `name==1.0`, `name[extra]>=2,<3`); an option, a path or a URL is refused. */
+  readonly packages: string[];
+  /** A local folder of wheels (fn::fileArchive), sent into the app's `.wheels` and installed from offline (pip's `--no-index`); pip runs from its own wheel there when the computer's python3 has no pip. Without it, pip uses the computer's python3 pip through the computer's network as it was declared (an allowlist's proxy), which is never opened for it. */
+  readonly wheels?: pulumi.asset.Archive;
+}
+
+/** A Python app's requirements: installed once, at create, into `.venv` in the app's folder, before its install steps; its services and launch run them as `.venv/bin/python`. */
+export interface AppPythonRequirementsArgs {
+  /** pip requirements by name and version (`name`, `name==1.0`, `name[extra]>=2,<3`); an option, a path or a URL is refused. */
+  packages: pulumi.Input<pulumi.Input<string>[]>;
+  /** A local folder of wheels (fn::fileArchive), sent into the app's `.wheels` and installed from offline (pip's `--no-index`); pip runs from its own wheel there when the computer's python3 has no pip. Without it, pip uses the computer's python3 pip through the computer's network as it was declared (an allowlist's proxy), which is never opened for it. */
+  wheels?: pulumi.Input<pulumi.asset.Archive>;
+}
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<MountKind>;
@@ -924,6 +952,8 @@ export interface ComputerAppArgs {
   installSteps?: pulumi.Input<pulumi.Input<AppInstallStepArgs>[]>;
   /** The app's command: started after its services, from its folder as the computer's user, with its settings; one whose process died is drift. An app needs services or a launch. */
   launch?: pulumi.Input<AppServiceArgs>;
+  /** What the app needs installed: a Python app's requirements into a venv in its folder, from wheels sent with it or through the computer's declared network. A requirement that cannot be had fails the create in words, with the app's folder removed. A change installs the app again (a replace, the old one removed first). */
+  requirements?: pulumi.Input<AppRequirementsArgs>;
 }
 
 /** An app installed onto a computer and run: its files under `~/.agentrun/apps/<name>/` (not the seed's /opt/agentrun/apps: a hardened computer has no root), its services started as the computer's user through the daemon with orphans kept and its settings (checked against `settingsSchema`) in AGENTRUN_APP_SETTINGS, then its `ready` check waited on. Refresh reads each service back from the daemon's process table and each file by sha256: a service that died, or a file changed inside, is drift, and the next `up` restarts the services and writes the files again. Delete stops its services (TERM, KILL 5 s later, then every process still carrying the app's mark) and removes its folder. As the seed declares an app: `supports` is held against the computer's hello before anything is written (refused in words, nothing written); `permissions` are stored and shown, not enforced; a `skill` is written as SKILL.md in its folder and given back as `skillText`; `installSteps` run once, at create, in order, as the computer's user, each its own result in `installed`, and a step that fails fails the create with the app's folder removed (what a step wrote outside it is its own); `launch` is the app's command, started after its services, and one that died is drift. A secret setting is readable by every program the computer's user runs, the agent's among them. */
@@ -958,6 +988,8 @@ export class ComputerApp extends pulumi.CustomResource {
   declare readonly installSteps: pulumi.Output<AppInstallStep[] | undefined>;
   /** The app's command: started after its services, from its folder as the computer's user, with its settings; one whose process died is drift. An app needs services or a launch. */
   declare readonly launch: pulumi.Output<AppService | undefined>;
+  /** What the app needs installed: a Python app's requirements into a venv in its folder, from wheels sent with it or through the computer's declared network. A requirement that cannot be had fails the create in words, with the app's folder removed. A change installs the app again (a replace, the old one removed first). */
+  declare readonly requirements: pulumi.Output<AppRequirements | undefined>;
   /** The app's folder, relative to the home: `.agentrun/apps/<name>`. The seed installs under /opt/agentrun/apps, which needs root; a hardened computer has none. */
   declare readonly folder: pulumi.Output<string>;
   /** The engine's hash of `files` when it was installed (a diff is given hashes, not contents). */
@@ -976,9 +1008,11 @@ export class ComputerApp extends pulumi.CustomResource {
   declare readonly installed: pulumi.Output<AppStepResult[] | undefined>;
   /** The skill's text, as written into the app's folder: what to give the agent. */
   declare readonly skillText: pulumi.Output<string | undefined>;
+  /** The Python distributions installed into the app's venv, `name==version`, from the create that installed them. */
+  declare readonly pythonPackages: pulumi.Output<string[] | undefined>;
 
   constructor(name: string, args: ComputerAppArgs, opts?: pulumi.CustomResourceOptions) {
-    super(ComputerApp.__pulumiType, name, { provider: undefined, files: undefined, services: undefined, settings: undefined, settingsSchema: undefined, port: undefined, ready: undefined, supports: undefined, permissions: undefined, skill: undefined, installSteps: undefined, launch: undefined, ...args, folder: undefined, sources: undefined, written: undefined, running: undefined, drift: undefined, address: undefined, launched: undefined, installed: undefined, skillText: undefined }, opts);
+    super(ComputerApp.__pulumiType, name, { provider: undefined, files: undefined, services: undefined, settings: undefined, settingsSchema: undefined, port: undefined, ready: undefined, supports: undefined, permissions: undefined, skill: undefined, installSteps: undefined, launch: undefined, requirements: undefined, ...args, folder: undefined, sources: undefined, written: undefined, running: undefined, drift: undefined, address: undefined, launched: undefined, installed: undefined, skillText: undefined, pythonPackages: undefined }, opts);
   }
 }
 

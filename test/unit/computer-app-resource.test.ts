@@ -105,7 +105,7 @@ describe("ComputerApp check", () => {
     [
       "an unknown field",
       { image: "x" },
-      'image: agentrun:index:ComputerApp has no field "image"; it takes computer, provider, name, files, services, settings, settingsSchema, port, ready, supports, permissions, skill, installSteps, launch',
+      'image: agentrun:index:ComputerApp has no field "image"; it takes computer, provider, name, files, services, settings, settingsSchema, port, ready, supports, permissions, skill, installSteps, launch, requirements',
     ],
     [
       "a port out of range",
@@ -181,6 +181,30 @@ describe("ComputerApp check", () => {
       { launch: { argv: ["x"], env: { AGENTRUN_APP: "y" } } },
       "launch: launch.env's AGENTRUN_APP is the app's own: name another",
     ],
+    ["requirements of no language it knows", { requirements: { node: { packages: ["x"] } } }, "requirements: requirements has no field node; it takes python"],
+    [
+      "no Python packages",
+      { requirements: { python: { packages: [] } } },
+      "requirements: requirements.python.packages is a non-empty list of pip requirements (name, name==1.0)",
+    ],
+    ...["--index-url=http://example.test/simple", "-r /etc/passwd", "https://example.test/x.whl", "./wheels/x.whl", "x @ https://example.test/x.whl"].map(
+      (p) =>
+        [
+          `the pip requirement ${p}`,
+          { requirements: { python: { packages: [p] } } },
+          `requirements: requirements.python.packages' ${JSON.stringify(p)} is not a requirement by name and version: an option, a path or a URL is refused (send wheels instead)`,
+        ] as [string, Record<string, unknown>, string],
+    ),
+    [
+      "wheels that are no folder",
+      { requirements: { python: { packages: ["x"], wheels: "./wheels" } } },
+      "requirements: requirements.python.wheels is a local folder of wheels (fn::fileArchive), sent with the app and installed from offline",
+    ],
+    [
+      "a wheels folder that is not there",
+      { requirements: { python: { packages: ["x"], wheels: { [SIG]: "0def7320c3a5731c473e5ecbe6d01bc7", path: "/no/such/wheels" } } } },
+      "requirements: requirements.python.wheels: /no/such/wheels is not a local folder (a tar or zip archive is not unpacked: give its folder)",
+    ],
   ])("refuses %s in words", async (_name, news, words) => {
     expect(await reasons(news)).toContainEqual(words);
   });
@@ -215,6 +239,13 @@ describe("ComputerApp as the seed declares it", () => {
     const checked = await computerApp.check(ctx, {}, { computer: "c", name: "notes", launch: { argv: ["xclock"] } });
     expect(checked.failures).toBeUndefined();
     expect(checked.inputs).toMatchObject({ services: {}, launch: { argv: ["xclock"] } });
+  });
+
+  test("keeps Python requirements by name and version", async () => {
+    const requirements = { python: { packages: ["tinyapp==1.0", "req[socks]>=2,<3"] } };
+    const checked = await computerApp.check(ctx, {}, { computer: "c", name: "notes", services: web, requirements });
+    expect(checked.failures).toBeUndefined();
+    expect(checked.inputs?.requirements).toEqual(requirements);
   });
 
   test("fills in each install step's timeout", async () => {
@@ -275,6 +306,13 @@ describe("ComputerApp diff", () => {
     ["port", { port: 9000 }],
   ])("a change of %s is an update", async (_k, change) => {
     expect(await computerApp.diff(ctx, "app", olds, { ...news, ...change })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  });
+  test("new requirements install it again, the old one removed first (one folder)", async () => {
+    expect(await computerApp.diff(ctx, "app", olds, { ...news, requirements: { python: { packages: ["x"] } } })).toEqual({
+      changes: true,
+      replaces: ["requirements"],
+      deleteBeforeReplace: true,
+    });
   });
   test("new install steps install it again, the old one removed first (one folder)", async () => {
     expect(await computerApp.diff(ctx, "app", olds, { ...news, installSteps: [{ name: "a", command: "true", timeoutSeconds: 300 }] })).toEqual({
