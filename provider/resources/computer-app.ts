@@ -243,11 +243,12 @@ async function whyNotReady(session: Session, started: Record<string, Started>): 
   return parts.join("; ");
 }
 
-/** The computer is one the app supports, or a refusal in words, before anything of it is written. */
-function supported(session: Session, inputs: Inputs): Result<undefined> {
+/** The computer is one the app supports, or a refusal in words, before anything of it is written (or, on an update, changed). */
+function supported(session: Session, inputs: Inputs, installed: boolean): Result<undefined> {
   const why = unsupported(inputs.supports, session.hello);
   if (!why) return ok();
-  return fail("invalid", `${session.name}: the app ${inputs.name} does not run on this computer, which is ${why}; nothing of it was written`);
+  const left = installed ? "the app is left as it was" : "nothing of it was written";
+  return fail("invalid", `${session.name}: the app ${inputs.name} does not run on this computer, which is ${why}; ${left}`);
 }
 
 /** The skill's text, from the files about to be written. */
@@ -348,7 +349,7 @@ async function create(ctx: Context, raw: Props) {
   if (inputs.permissions?.length) ctx.say?.(`${inputs.name} asks for: ${inputs.permissions.join("; ")}`);
   const done = orThrow(
     await inComputer(ctx, inputs, INSTALL_MS, async (session, signal) => {
-      const fits = supported(session, inputs);
+      const fits = supported(session, inputs, false);
       if (!fits.ok) return fits;
       const dir = inHome(session.home, folderOf(inputs.name));
       // What a create that failed before left running from this folder is ended first.
@@ -410,7 +411,7 @@ async function update(ctx: Context, _id: string, olds: Props, news: Props) {
   const before = installedOf(olds);
   const done = orThrow(
     await inComputer(ctx, inputs, INSTALL_MS, async (session, signal) => {
-      const fits = supported(session, inputs);
+      const fits = supported(session, inputs, true);
       if (!fits.ok) return fits;
       const dir = inHome(session.home, folderOf(inputs.name));
       const stopped = await stopServices(session, dir, { ...before.running, ...(before.launched ? { "(launch)": before.launched } : {}) }, { signal });

@@ -6,7 +6,7 @@
 // timeout) is kept as a result, its verdict (passed, exitCode, the tails, the result files as
 // bytes, the reward) in state; its result and reward files are removed before it runs. read never
 // runs it; diff runs it again (a replace, the old deleted first, so its delete never takes the new
-// run's files) only when command, stdin, env or triggers change (or the computer); the old run's
+// run's files) only when command, stdin, env, apps or triggers change (or the computer); the old run's
 // verdict is then in the stack's history alone. A changed timeoutSeconds, resultPaths, rewardPath
 // or allowFailure is kept for the next run. delete removes its result and reward files.
 import { createHash } from "node:crypto";

@@ -165,6 +165,17 @@ describe("ComputerApp as the seed declares it, on a real computer", () => {
     expect(await appsThere()).toBe("");
   }, 120_000);
 
+  test("supports changed to exclude the computer refuse the update in words, with the app left as it was", async () => {
+    const inputs = await make({ name: "stays", services: { web: { argv: ["sleep", "303"] } } });
+    const outs = (await computerApp.create(stepContext(), inputs)).outs!;
+    const narrowed = await make({ name: "stays", services: { web: { argv: ["sleep", "303"] } }, supports: { arch: [other] } });
+    await expect(computerApp.update(stepContext(), "app-s", outs, narrowed)).rejects.toThrow(
+      `${computer.name}: the app stays does not run on this computer, which is arch ${here} (it supports ${other}); the app is left as it was`,
+    );
+    expect((await computerApp.read(stepContext(), "app-s", outs)).props).toMatchObject({ drift: [] });
+    await computerApp.delete(stepContext(), "app-s", outs);
+  }, 120_000);
+
   test("install steps run once, in order, as the computer's user, from its folder; the skill and permissions are given back; the launch runs", async () => {
     const said: string[] = [];
     const inputs = await make({
