@@ -4,6 +4,7 @@
 // refusal in words; the values as the later steps take them.
 import { APP_MARK, SETTINGS_VAR } from "../../src/inside/app.js";
 import { MAX_RUN_SECONDS } from "../../src/inside/run.js";
+import { MAX_WINDOW_SECONDS } from "../../src/inside/window.js";
 import { REQUIREMENT } from "../../src/inside/requirements.js";
 import { isArchive, isAsset } from "./computer-files-assets.js";
 import { ENV_NAME } from "./computer-step.js";
@@ -18,6 +19,7 @@ const isWords = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) 
 export const KNOWN_OS = ["linux", "android"] as const;
 export const KNOWN_ARCH = ["amd64", "arm64"] as const;
 const DEFAULT_STEP_SECONDS = 300;
+const DEFAULT_WINDOW_SECONDS = 30;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,62}$/;
 
 export function checkSupports(supports: unknown, refuse: Refuse): void {
@@ -78,13 +80,24 @@ export function checkInstallSteps(steps: unknown, refuse: Refuse): unknown {
   });
 }
 
-export function checkLaunch(launch: unknown, secret: boolean, refuse: Refuse): void {
-  if (launch === undefined || launch === UNKNOWN) return;
+/** The launch with its window's timeout filled in, or undefined (refused into failures). */
+export function checkLaunch(launch: unknown, secret: boolean, refuse: Refuse): unknown {
+  if (launch === undefined || launch === UNKNOWN) return launch;
   if (!isObject(launch) || !isArgv(launch.argv))
-    return refuse("launch", "launch is {argv, env}: the app's command, started as the computer's user from its folder");
-  const unknown = Object.keys(launch).filter((k) => k !== "argv" && k !== "env");
-  if (unknown.length) refuse("launch", `launch has no field ${unknown.join(", ")}; it takes argv and env`);
+    return refuse("launch", "launch is {argv, env, window}: the app's command, started as the computer's user from its folder");
+  const unknown = Object.keys(launch).filter((k) => !["argv", "env", "window"].includes(k));
+  if (unknown.length) refuse("launch", `launch has no field ${unknown.join(", ")}; it takes argv, env and window`);
   checkEnv(launch.env, "launch.env", "launch", secret, refuse);
+  const window = launch.window;
+  if (window === undefined || window === UNKNOWN) return launch;
+  if (!isObject(window) || (window.title !== UNKNOWN && (typeof window.title !== "string" || window.title.trim() === "")))
+    return refuse("launch", "launch.window is {title, timeoutSeconds}: a part of the title of the window the launch shows on a desktop, found and raised");
+  const extra = Object.keys(window).filter((k) => k !== "title" && k !== "timeoutSeconds");
+  if (extra.length) refuse("launch", `launch.window has no field ${extra.join(", ")}; it takes title and timeoutSeconds`);
+  const secs = window.timeoutSeconds ?? DEFAULT_WINDOW_SECONDS;
+  if (secs !== UNKNOWN && !(Number.isInteger(secs) && (secs as number) >= 1 && (secs as number) <= MAX_WINDOW_SECONDS))
+    refuse("launch", `launch.window.timeoutSeconds is whole seconds from 1 to ${MAX_WINDOW_SECONDS}`);
+  return { ...launch, window: { ...window, timeoutSeconds: secs } };
 }
 
 /** A service's or the launch's env: variable names to text, never the app's own variables. */

@@ -31,6 +31,8 @@ import {
 import { driftOf, readBack, syncFiles, type FileReadBack, type FileToLoad } from "../../src/inside/load.js";
 import { runInstallSteps, type InstallStep, type StepResult } from "../../src/inside/install.js";
 import { installPython, VENV, WHEELS } from "../../src/inside/requirements.js";
+import { raiseWindow, windowThere, type FoundWindow, type WindowWanted } from "../../src/inside/window.js";
+import { DEFAULT_DISPLAY } from "../../src/daemon/desktop.js";
 import { unsupported, type Supports } from "../../src/inside/supports.js";
 import { endMarked } from "../../src/inside/marks.js";
 import { APP_ROOT, inHome } from "../../src/inside/paths.js";
@@ -61,6 +63,7 @@ const DERIVED = {
   address: ["port"],
   installed: ["installSteps"],
   pythonPackages: ["requirements"],
+  window: ["launch"],
   skillText: ["skill"],
 } as const;
 /** The skill's file in the app's folder, and the most of it given back. */
@@ -82,7 +85,13 @@ const Given = z.strictObject({
   permissions: z.array(z.string()).optional(),
   skill: asset().optional(),
   installSteps: z.array(z.strictObject({ name: z.string(), command: anyValue(), timeoutSeconds: z.number().int().optional() })).optional(),
-  launch: z.strictObject({ argv: z.array(z.string()), env: strings().optional() }).optional(),
+  launch: z
+    .strictObject({
+      argv: z.array(z.string()),
+      env: strings().optional(),
+      window: z.strictObject({ title: z.string(), timeoutSeconds: z.number().int().optional() }).optional(),
+    })
+    .optional(),
   requirements: z.strictObject({ python: z.strictObject({ packages: z.array(z.string()), wheels: archive().optional() }) }).optional(),
 });
 const INPUTS = fieldsOf(Given);
@@ -96,7 +105,7 @@ type Inputs = Required<Pick<Given, "computer" | "provider" | "name">> &
     ready?: Ready;
     supports?: Supports;
     installSteps?: InstallStep[];
-    launch?: Service;
+    launch?: Service & { window?: WindowWanted };
     requirements?: { python: { packages: string[]; wheels?: Props } };
   };
 /** What an install made, as state keeps it. */
@@ -107,6 +116,8 @@ interface Installed {
   installed?: StepResult[];
   /** The Python distributions installed into its venv, name==version. */
   pythonPackages?: string[];
+  /** The launch's window, found by its title and raised. */
+  window?: FoundWindow;
 }
 type Written = Record<string, FileReadBack>;
 
@@ -176,7 +187,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   checkSupports(plain.supports, refuse);
   checkPermissions(plain.permissions, refuse);
   checkSkill(plain.skill, refuse);
-  checkLaunch(plain.launch, secretKeys.has("launch"), refuse);
+  const launch = checkLaunch(plain.launch, secretKeys.has("launch"), refuse);
   checkRequirements(plain.requirements, refuse);
   const wheels = isObject(plain.requirements) && isObject(plain.requirements.python) ? plain.requirements.python.wheels : undefined;
   if (typeof name === "string" && APP_NAME.test(name) && isArchive(wheels) && !hasUnknown(wheels)) {
@@ -209,7 +220,8 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   if (ready !== undefined) inputs.ready = ready;
   if (port !== undefined) inputs.port = port;
   if (installSteps !== undefined) inputs.installSteps = installSteps;
-  for (const k of ["files", "settings", "settingsSchema", "supports", "permissions", "skill", "launch", "requirements"] as const)
+  if (launch !== undefined) inputs.launch = launch;
+  for (const k of ["files", "settings", "settingsSchema", "supports", "permissions", "skill", "requirements"] as const)
     if (plain[k] !== undefined) inputs[k] = plain[k];
   // settings keep their own secret fields wrapped, as given; every other field wrapped whole.
   const wrapped = wrapDerived(inputs, new Set([...secretKeys].filter((k) => k !== "settings")));
@@ -237,7 +249,7 @@ async function whyNotReady(session: Session, started: Record<string, Started>): 
     Object.entries(started).map(async ([name, s]) => {
       const state = states.ok ? states.value[name] : "unknown";
       const words = await lastWords(session, s);
-      return `${name} ${state}${words ? ` (${words})` : ""}`;
+      return `${name === "(launch)" ? "the launch" : name} ${state}${words ? ` (${words})` : ""}`;
     }),
   );
   return parts.join("; ");
@@ -245,7 +257,9 @@ async function whyNotReady(session: Session, started: Record<string, Started>): 
 
 /** The computer is one the app supports, or a refusal in words, before anything of it is written (or, on an update, changed). */
 function supported(session: Session, inputs: Inputs, installed: boolean): Result<undefined> {
-  const why = unsupported(inputs.supports, session.hello);
+  const why =
+    unsupported(inputs.supports, session.hello) ??
+    (inputs.launch?.window && session.hello.kind !== "desktop" ? `kind ${session.hello.kind}, not a desktop, where a launch's window shows` : undefined);
   if (!why) return ok();
   const left = installed ? "the app is left as it was" : "nothing of it was written";
   return fail("invalid", `${session.name}: the app ${inputs.name} does not run on this computer, which is ${why}; ${left}`);
@@ -299,7 +313,9 @@ async function install(
   if (!started.ok) return started;
   let launched: Started | undefined;
   if (inputs.launch) {
-    const l = await startServices(session, dir, { launch: inputs.launch }, inputs.settings, { signal });
+    const { argv, env, window } = inputs.launch;
+    // On a desktop the launch is a client of its display, unless it names another.
+    const l = await startServices(session, dir, { launch: { argv, env: window ? { DISPLAY: DEFAULT_DISPLAY, ...env } : env } }, inputs.settings, { signal });
     if (!l.ok) {
       await stopServices(session, dir, started.value);
       return fail(l.error.code, l.error.message.replace("the service launch", "the launch"));
@@ -307,6 +323,19 @@ async function install(
     launched = l.value.launch;
   }
   const all = { ...started.value, ...(launched ? { "(launch)": launched } : {}) };
+  let window: FoundWindow | undefined;
+  if (inputs.launch?.window) {
+    ctx.say?.(
+      `waiting for ${inputs.name}'s window ${JSON.stringify(inputs.launch.window.title)} in ${inputs.computer} (at most ${inputs.launch.window.timeoutSeconds} s)`,
+    );
+    const raised = await raiseWindow(session, inputs.launch.window, { signal });
+    if (!raised.ok) {
+      const why = await whyNotReady(session, all);
+      await stopServices(session, dir, all);
+      return fail(raised.error.code, `${raised.error.message}; its services and launch were stopped: ${why}`);
+    }
+    window = raised.value;
+  }
   if (inputs.ready) {
     ctx.say?.(`waiting for ${inputs.name} to be ready in ${inputs.computer} (at most ${inputs.ready.timeoutSeconds} s)`);
     const ready = await waitReady(session, inputs.ready, { signal });
@@ -320,6 +349,7 @@ async function install(
   if (launched) done.launched = launched;
   if (installed) done.installed = installed;
   if (pythonPackages) done.pythonPackages = pythonPackages;
+  if (window) done.window = window;
   const skillText = await skillOf(files, inputs.name);
   if (skillText !== undefined) done.skillText = skillText;
   return ok(done);
@@ -340,6 +370,7 @@ function installedOf(outs: Props): Installed & { skillText?: string } {
   if (o.launched) made.launched = o.launched as Started;
   if (o.installed) made.installed = o.installed as StepResult[];
   if (o.pythonPackages) made.pythonPackages = o.pythonPackages as string[];
+  if (o.window) made.window = o.window as FoundWindow;
   if (typeof o.skillText === "string") made.skillText = o.skillText;
   return made;
 }
@@ -378,6 +409,12 @@ async function read(ctx: Context, id: string, props: Props) {
     const stopped = Object.entries(states.value)
       .filter(([, s]) => s !== "running")
       .map(([name, s]) => (name === "(launch)" ? `the launch is not running (${s})` : `the service ${name} is not running (${s})`));
+    const title = old.launch?.window?.title;
+    if (title !== undefined && made.window) {
+      const there = await windowThere(session, title, { signal });
+      if (!there.ok) return there;
+      if (!there.value) stopped.push(`the launch's window titled ${JSON.stringify(title)} is gone`);
+    }
     return ok([...stopped, ...driftOf(made.written, files.value)]);
   });
   if (!seen.ok && seen.error.code === "gone") return {}; // gone with its computer

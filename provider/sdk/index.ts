@@ -557,6 +557,58 @@ export interface AppPythonRequirementsArgs {
   wheels?: pulumi.Input<pulumi.asset.Archive>;
 }
 
+/** A ComputerApp's launch: its command, and on a desktop its window. */
+export interface AppLaunch {
+  /** The program and its arguments, started from the app's folder as the computer's user, after the app's services. */
+  readonly argv: string[];
+  /** Variables set for it, beside AGENTRUN_APP_SETTINGS (the app's settings as one JSON value) and AGENTRUN_APP (its folder), which are the app's own. */
+  readonly env?: Record<string, string>;
+  /** The window the launch shows on a desktop: found by its title, raised and given the keyboard (DISPLAY is set for the launch unless env names it). Refused, before anything is written, on a computer that is not a desktop. */
+  readonly window?: AppWindow;
+}
+
+/** A ComputerApp's launch: its command, and on a desktop its window. */
+export interface AppLaunchArgs {
+  /** The program and its arguments, started from the app's folder as the computer's user, after the app's services. */
+  argv: pulumi.Input<pulumi.Input<string>[]>;
+  /** Variables set for it, beside AGENTRUN_APP_SETTINGS (the app's settings as one JSON value) and AGENTRUN_APP (its folder), which are the app's own. */
+  env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** The window the launch shows on a desktop: found by its title, raised and given the keyboard (DISPLAY is set for the launch unless env names it). Refused, before anything is written, on a computer that is not a desktop. */
+  window?: pulumi.Input<AppWindowArgs>;
+}
+
+/** A launch's window, found by its title. */
+export interface AppWindow {
+  /** A part of the window's title (_NET_WM_NAME, else WM_NAME). */
+  readonly title: string;
+  /** How long the window may take to show, whole seconds, 1 to 600; past it the create fails in words and the app's services and launch are stopped. Default: 30. */
+  readonly timeoutSeconds?: number;
+}
+
+/** A launch's window, found by its title. */
+export interface AppWindowArgs {
+  /** A part of the window's title (_NET_WM_NAME, else WM_NAME). */
+  title: pulumi.Input<string>;
+  /** How long the window may take to show, whole seconds, 1 to 600; past it the create fails in words and the app's services and launch are stopped. Default: 30. */
+  timeoutSeconds?: pulumi.Input<number>;
+}
+
+/** The window a launch showed, as found. */
+export interface AppWindowFound {
+  /** The window's X id. */
+  readonly id: number;
+  /** Its whole title. */
+  readonly title: string;
+}
+
+/** The window a launch showed, as found. */
+export interface AppWindowFoundArgs {
+  /** The window's X id. */
+  id: pulumi.Input<number>;
+  /** Its whole title. */
+  title: pulumi.Input<string>;
+}
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<MountKind>;
@@ -950,13 +1002,13 @@ export interface ComputerAppArgs {
   skill?: pulumi.Input<pulumi.asset.Asset | pulumi.asset.Archive>;
   /** Steps run once, at create, after the files are written and before the services start, in order, from the app's folder as the computer's user; each its own result in `installed`. A step that fails (or runs past its timeout) fails the create, naming it, and the app's folder is removed. A change installs the app again (a replace, the old one removed first). */
   installSteps?: pulumi.Input<pulumi.Input<AppInstallStepArgs>[]>;
-  /** The app's command: started after its services, from its folder as the computer's user, with its settings; one whose process died is drift. An app needs services or a launch. */
-  launch?: pulumi.Input<AppServiceArgs>;
+  /** The app's command: started after its services, from its folder as the computer's user, with its settings; on a desktop, its `window` found by its title and raised. A launch that died, or whose window is gone, is drift. An app needs services or a launch. */
+  launch?: pulumi.Input<AppLaunchArgs>;
   /** What the app needs installed: a Python app's requirements into a venv in its folder, from wheels sent with it or through the computer's declared network. A requirement that cannot be had fails the create in words, with the app's folder removed. A change installs the app again (a replace, the old one removed first). */
   requirements?: pulumi.Input<AppRequirementsArgs>;
 }
 
-/** An app installed onto a computer and run: its files under `~/.agentrun/apps/<name>/` (not the seed's /opt/agentrun/apps: a hardened computer has no root), its services started as the computer's user through the daemon with orphans kept and its settings (checked against `settingsSchema`) in AGENTRUN_APP_SETTINGS, then its `ready` check waited on. Refresh reads each service back from the daemon's process table and each file by sha256: a service that died, or a file changed inside, is drift, and the next `up` restarts the services and writes the files again. Delete stops its services (TERM, KILL 5 s later, then every process still carrying the app's mark) and removes its folder. As the seed declares an app: `supports` is held against the computer's hello before anything is written (refused in words, nothing written); `permissions` are stored and shown, not enforced; a `skill` is written as SKILL.md in its folder and given back as `skillText`; `installSteps` run once, at create, in order, as the computer's user, each its own result in `installed`, and a step that fails fails the create with the app's folder removed (what a step wrote outside it is its own); `launch` is the app's command, started after its services, and one that died is drift. A secret setting is readable by every program the computer's user runs, the agent's among them. */
+/** An app installed onto a computer and run: its files under `~/.agentrun/apps/<name>/` (not the seed's /opt/agentrun/apps: a hardened computer has no root), its services started as the computer's user through the daemon with orphans kept and its settings (checked against `settingsSchema`) in AGENTRUN_APP_SETTINGS, then its `ready` check waited on. Refresh reads each service back from the daemon's process table and each file by sha256: a service that died, or a file changed inside, is drift, and the next `up` restarts the services and writes the files again. Delete stops its services (TERM, KILL 5 s later, then every process still carrying the app's mark) and removes its folder. As the seed declares an app: `supports` is held against the computer's hello before anything is written (refused in words, nothing written); `permissions` are stored and shown, not enforced; a `skill` is written as SKILL.md in its folder and given back as `skillText`; `installSteps` run once, at create, in order, as the computer's user, each its own result in `installed`, and a step that fails fails the create with the app's folder removed (what a step wrote outside it is its own); `launch` is the app's command, started after its services, on a desktop its window found by its title (`computerd window`, run inside as the computer's user) and raised; a launch that died, or whose window is gone, is drift. A secret setting is readable by every program the computer's user runs, the agent's among them. */
 export class ComputerApp extends pulumi.CustomResource {
   static readonly __pulumiType = "agentrun:index:ComputerApp";
 
@@ -986,8 +1038,8 @@ export class ComputerApp extends pulumi.CustomResource {
   declare readonly skill: pulumi.Output<pulumi.asset.Asset | pulumi.asset.Archive | undefined>;
   /** Steps run once, at create, after the files are written and before the services start, in order, from the app's folder as the computer's user; each its own result in `installed`. A step that fails (or runs past its timeout) fails the create, naming it, and the app's folder is removed. A change installs the app again (a replace, the old one removed first). */
   declare readonly installSteps: pulumi.Output<AppInstallStep[] | undefined>;
-  /** The app's command: started after its services, from its folder as the computer's user, with its settings; one whose process died is drift. An app needs services or a launch. */
-  declare readonly launch: pulumi.Output<AppService | undefined>;
+  /** The app's command: started after its services, from its folder as the computer's user, with its settings; on a desktop, its `window` found by its title and raised. A launch that died, or whose window is gone, is drift. An app needs services or a launch. */
+  declare readonly launch: pulumi.Output<AppLaunch | undefined>;
   /** What the app needs installed: a Python app's requirements into a venv in its folder, from wheels sent with it or through the computer's declared network. A requirement that cannot be had fails the create in words, with the app's folder removed. A change installs the app again (a replace, the old one removed first). */
   declare readonly requirements: pulumi.Output<AppRequirements | undefined>;
   /** The app's folder, relative to the home: `.agentrun/apps/<name>`. The seed installs under /opt/agentrun/apps, which needs root; a hardened computer has none. */
@@ -1010,9 +1062,11 @@ export class ComputerApp extends pulumi.CustomResource {
   declare readonly skillText: pulumi.Output<string | undefined>;
   /** The Python distributions installed into the app's venv, `name==version`, from the create that installed them. */
   declare readonly pythonPackages: pulumi.Output<string[] | undefined>;
+  /** The launch's window as found and raised. */
+  declare readonly window: pulumi.Output<AppWindowFound | undefined>;
 
   constructor(name: string, args: ComputerAppArgs, opts?: pulumi.CustomResourceOptions) {
-    super(ComputerApp.__pulumiType, name, { provider: undefined, files: undefined, services: undefined, settings: undefined, settingsSchema: undefined, port: undefined, ready: undefined, supports: undefined, permissions: undefined, skill: undefined, installSteps: undefined, launch: undefined, requirements: undefined, ...args, folder: undefined, sources: undefined, written: undefined, running: undefined, drift: undefined, address: undefined, launched: undefined, installed: undefined, skillText: undefined, pythonPackages: undefined }, opts);
+    super(ComputerApp.__pulumiType, name, { provider: undefined, files: undefined, services: undefined, settings: undefined, settingsSchema: undefined, port: undefined, ready: undefined, supports: undefined, permissions: undefined, skill: undefined, installSteps: undefined, launch: undefined, requirements: undefined, ...args, folder: undefined, sources: undefined, written: undefined, running: undefined, drift: undefined, address: undefined, launched: undefined, installed: undefined, skillText: undefined, pythonPackages: undefined, window: undefined }, opts);
   }
 }
 

@@ -12,6 +12,7 @@ import { computerApp } from "../../provider/resources/computer-app.js";
 import { computerCommand } from "../../provider/resources/computer-command.js";
 import { secret } from "../../provider/secrets.js";
 import { docker, inside, makeComputer, stepContext } from "../support/inside-helpers.js";
+import { provider, toolchain } from "../support/docker-helpers.js";
 
 const SIG = "4dabf18193072939515e22adb298388d";
 const text = (t: string) => ({ [SIG]: "c44067f5952c0a294b673a41bacd8c17", text: t, hash: t.length.toString() });
@@ -301,4 +302,72 @@ describe("ComputerApp's Python requirements, on a real computer", () => {
     );
     expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
   }, 180_000);
+});
+
+describe("ComputerApp's launch window, on a real desktop", () => {
+  const desktops = provider({ desktop: {} });
+  let desk: { name: string; remove(): Promise<void> };
+  let folder = "";
+  // The desktop fixture (a pure-Go X client) as the app's program: a window titled as asked.
+  beforeAll(async () => {
+    const image = await desktops.image();
+    if (!image.ok) throw new Error(image.error.message);
+    desk = await makeComputer({ image: image.value, kind: "desktop" });
+    folder = await mkdtemp(join(tmpdir(), "agentrun-seed-viewer-"));
+    await copyFile(join(toolchain.root, "dist", "computerd-fixture-linux-amd64"), join(folder, "viewer"));
+  }, 600_000);
+  afterAll(async () => {
+    if (folder) await rm(folder, { recursive: true, force: true });
+    await desk?.remove();
+  }, 60_000);
+  const viewer = (title: string, timeoutSeconds: number) => ({
+    files: { [SIG]: "0def7320c3a5731c473e5ecbe6d01bc7", path: folder, hash: "v" },
+    launch: { argv: ["./viewer", "--log", "events.log", "--title", "Scores viewer"], window: { title, timeoutSeconds } },
+  });
+  const makeOn = async (on: string, news: Record<string, unknown>) => {
+    const checked = await computerApp.check(stepContext(), {}, { computer: on, ...news });
+    expect(checked.failures ?? []).toEqual([]);
+    return checked.inputs!;
+  };
+  const viewers = async () =>
+    (await inside(desk.name, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^./viewer' && echo $p; done; true")).stdout;
+
+  test("the launch's window is found by its title and raised; its launch killed is drift twice over; update shows it again", async () => {
+    const inputs = await makeOn(desk.name, { name: "viewer", ...viewer("Scores", 20) });
+    const outs = (await computerApp.create(stepContext(), inputs)).outs!;
+    expect(outs.window).toEqual({ id: expect.any(Number), title: "Scores viewer" });
+    expect((await inside(desk.name, "head -n 1 ~/.agentrun/apps/viewer/events.log")).stdout).toBe('{"event":"ready","height":200,"width":200}');
+    expect((await computerApp.read(stepContext(), "app-v", outs)).props).toMatchObject({ drift: [] });
+
+    await inside(desk.name, `kill -9 ${(outs.launched as { pid: number }).pid}`);
+    let drifted: Record<string, unknown> = {};
+    for (let i = 0; i < 50; i++) {
+      drifted = (await computerApp.read(stepContext(), "app-v", outs)).props as Record<string, unknown>;
+      if ((drifted.drift as string[]).length === 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(drifted.drift).toEqual(["the launch is not running (ended on KILL)", 'the launch\'s window titled "Scores" is gone']);
+    const healed = (await computerApp.update(stepContext(), "app-v", drifted, inputs)).outs!;
+    expect(healed.window).toEqual({ id: expect.any(Number), title: "Scores viewer" });
+    expect((await computerApp.read(stepContext(), "app-v", healed)).props).toMatchObject({ drift: [] });
+    await computerApp.delete(stepContext(), "app-v", healed);
+    expect(await viewers()).toBe("");
+  }, 180_000);
+
+  test("a launch whose window never shows fails the create in words, with its launch stopped and nothing left", async () => {
+    const inputs = await makeOn(desk.name, { name: "no-window", ...viewer("Settings", 2) });
+    await expect(computerApp.create(stepContext(), inputs)).rejects.toThrow(
+      `${desk.name}: no window titled "Settings" showed within 2 s; its services and launch were stopped: the launch running`,
+    );
+    expect(await viewers()).toBe("");
+    expect((await inside(desk.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
+  }, 180_000);
+
+  test("a launch with a window is refused on a computer that is no desktop, before anything is written", async () => {
+    const inputs = await makeOn(computer.name, { name: "viewer", ...viewer("Scores", 5) });
+    await expect(computerApp.create(stepContext(), inputs)).rejects.toThrow(
+      `${computer.name}: the app viewer does not run on this computer, which is kind linux, not a desktop, where a launch's window shows; nothing of it was written`,
+    );
+    expect((await inside(computer.name, "ls -A ~/.agentrun/apps 2>/dev/null; true")).stdout).toBe("");
+  }, 120_000);
 });

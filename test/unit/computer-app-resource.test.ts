@@ -175,7 +175,21 @@ describe("ComputerApp check", () => {
       { installSteps: [{ name: "a", command: "true", timeoutSeconds: 3601 }] },
       "installSteps: installSteps[0].timeoutSeconds is whole seconds from 1 to 3600",
     ],
-    ["a launch with no argv", { launch: { command: "x" } }, "launch: launch is {argv, env}: the app's command, started as the computer's user from its folder"],
+    [
+      "a launch with no argv",
+      { launch: { command: "x" } },
+      "launch: launch is {argv, env, window}: the app's command, started as the computer's user from its folder",
+    ],
+    [
+      "a launch's window with no title",
+      { launch: { argv: ["x"], window: { title: " " } } },
+      "launch: launch.window is {title, timeoutSeconds}: a part of the title of the window the launch shows on a desktop, found and raised",
+    ],
+    [
+      "a launch's window waited on too long",
+      { launch: { argv: ["x"], window: { title: "X", timeoutSeconds: 601 } } },
+      "launch: launch.window.timeoutSeconds is whole seconds from 1 to 600",
+    ],
     [
       "a launch setting the app's own variable",
       { launch: { argv: ["x"], env: { AGENTRUN_APP: "y" } } },
@@ -246,6 +260,11 @@ describe("ComputerApp as the seed declares it", () => {
     const checked = await computerApp.check(ctx, {}, { computer: "c", name: "notes", services: web, requirements });
     expect(checked.failures).toBeUndefined();
     expect(checked.inputs?.requirements).toEqual(requirements);
+  });
+
+  test("fills in the launch's window's timeout", async () => {
+    const checked = await computerApp.check(ctx, {}, { computer: "c", name: "notes", launch: { argv: ["viewer"], window: { title: "Scores" } } });
+    expect(checked.inputs?.launch).toEqual({ argv: ["viewer"], window: { title: "Scores", timeoutSeconds: 30 } });
   });
 
   test("fills in each install step's timeout", async () => {
