@@ -1,8 +1,8 @@
-// What a ComputerApp declares beyond its files and services, as the seed gives an app: supports
-// (the platforms it runs on), permissions (stored and shown, not enforced), a skill (a file for
-// the agent), installSteps (run once, in order) and launch (its command). Each checked here, every
-// refusal in words; the values as the later steps take them.
-import { APP_MARK, SETTINGS_VAR } from "../../src/inside/app.js";
+// What a ComputerApp declares, checked: its services and ready check, and as the seed gives an
+// app, supports (the platforms it runs on), permissions (stored and shown, not enforced), a skill
+// (a file for the agent), installSteps (run once, in order), requirements and launch (its command
+// and window). Every refusal in words; the values as the later steps take them.
+import { APP_MARK, MAX_READY_SECONDS, SETTINGS_VAR } from "../../src/inside/app.js";
 import { MAX_RUN_SECONDS } from "../../src/inside/run.js";
 import { MAX_WINDOW_SECONDS } from "../../src/inside/window.js";
 import { REQUIREMENT } from "../../src/inside/requirements.js";
@@ -21,6 +21,8 @@ export const KNOWN_ARCH = ["amd64", "arm64"] as const;
 const DEFAULT_STEP_SECONDS = 300;
 const DEFAULT_WINDOW_SECONDS = 30;
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,62}$/;
+const SERVICE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+const DEFAULT_READY_SECONDS = 60;
 
 export function checkSupports(supports: unknown, refuse: Refuse): void {
   if (supports === undefined || supports === UNKNOWN) return;
@@ -136,4 +138,43 @@ export function checkRequirements(requirements: unknown, refuse: Refuse): void {
   }
   if (python.wheels !== undefined && python.wheels !== UNKNOWN && !isArchive(python.wheels))
     refuse("requirements", "requirements.python.wheels is a local folder of wheels (fn::fileArchive), sent with the app and installed from offline");
+}
+
+export function checkServices(services: unknown, launch: unknown, secret: boolean, refuse: (p: string, r: string) => void): void {
+  if (services === UNKNOWN || (services === undefined && launch !== undefined)) return;
+  if (!isObject(services) || (Object.keys(services).length === 0 && launch === undefined))
+    return refuse(
+      "services",
+      "services or launch is required: services, a map of service names to {argv, env}, each started as the computer's user from the app's folder; launch, the app's command",
+    );
+  for (const [name, s] of Object.entries(services)) {
+    if (!SERVICE.test(name)) refuse("services", `the service name ${JSON.stringify(name.slice(0, 64))} is not letters, digits, _, . and - (at most 63)`);
+    if (!isObject(s) || !isArgv(s.argv)) {
+      refuse("services", `services.${name} needs argv: the program and its arguments, a list of strings`);
+      continue;
+    }
+    const unknown = Object.keys(s).filter((k) => k !== "argv" && k !== "env");
+    if (unknown.length) refuse("services", `services.${name} has no field ${unknown.join(", ")}; it takes argv and env`);
+    checkEnv(s.env, `services.${name}.env`, "services", secret, refuse);
+  }
+}
+
+/** ready with its timeout filled in, or undefined (refused into failures). */
+export function checkReady(ready: unknown, refuse: (p: string, r: string) => void): unknown {
+  if (ready === undefined || ready === UNKNOWN) return ready;
+  if (!isObject(ready))
+    return refuse(
+      "ready",
+      "ready is {port} (a TCP port on the computer's loopback) or {command} (an argv that exits 0 when the app is up), with timeoutSeconds",
+    );
+  const unknown = Object.keys(ready).filter((k) => !["port", "command", "timeoutSeconds"].includes(k));
+  if (unknown.length) refuse("ready", `ready has no field ${unknown.join(", ")}; it takes port or command, and timeoutSeconds`);
+  if ((ready.port === undefined) === (ready.command === undefined)) refuse("ready", "ready takes one of port and command");
+  if (ready.port !== undefined && ready.port !== UNKNOWN && !(Number.isInteger(ready.port) && (ready.port as number) >= 1 && (ready.port as number) <= 65535))
+    refuse("ready", "ready.port is a TCP port, 1 to 65535, on the computer's loopback");
+  if (ready.command !== undefined && !isArgv(ready.command)) refuse("ready", "ready.command is an argv, a list of strings, that exits 0 once the app is up");
+  const secs = ready.timeoutSeconds ?? DEFAULT_READY_SECONDS;
+  if (secs !== UNKNOWN && !(Number.isInteger(secs) && (secs as number) >= 1 && (secs as number) <= MAX_READY_SECONDS))
+    refuse("ready", `ready.timeoutSeconds is whole seconds from 1 to ${MAX_READY_SECONDS}`);
+  return { ...ready, timeoutSeconds: secs };
 }

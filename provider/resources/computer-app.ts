@@ -18,7 +18,6 @@ import {
   APP_MARK,
   APP_NAME,
   lastWords,
-  MAX_READY_SECONDS,
   removeApp,
   serviceStates,
   startServices,
@@ -43,13 +42,20 @@ import type { Context, ResourceHandler } from "../resource.js";
 import { unknownFields } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { isArchive, isAsset, plan, toLoad } from "./computer-files-assets.js";
-import { checkEnv, checkInstallSteps, checkLaunch, checkRequirements, checkPermissions, checkSkill, checkSupports } from "./computer-app-declaration.js";
+import {
+  checkInstallSteps,
+  checkLaunch,
+  checkReady,
+  checkRequirements,
+  checkServices,
+  checkPermissions,
+  checkSkill,
+  checkSupports,
+} from "./computer-app-declaration.js";
 import { checkSettings } from "./computer-app-settings.js";
 import { checkComputer, hasUnknown, inComputer } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerApp";
-const SERVICE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
-const DEFAULT_READY_SECONDS = 60;
 const INSTALL_MS = 30 * 60_000;
 const STEP_MS = 2 * 60_000;
 // Outputs derived from inputs of other names, so a secret input keeps them secret.
@@ -122,51 +128,12 @@ interface Installed {
 type Written = Record<string, FileReadBack>;
 
 const isObject = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
-const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === "string" || a === UNKNOWN);
 
 /** The app's address as code inside the computer reaches it: its loopback port, with no network. */
 export const addressOf = (port: number) => `http://127.0.0.1:${port}`;
 
 /** The app's folder, relative to the home. */
 export const folderOf = (name: string) => posix.join(APP_ROOT, name);
-
-function checkServices(services: unknown, launch: unknown, secret: boolean, refuse: (p: string, r: string) => void): void {
-  if (services === UNKNOWN || (services === undefined && launch !== undefined)) return;
-  if (!isObject(services) || (Object.keys(services).length === 0 && launch === undefined))
-    return refuse(
-      "services",
-      "services or launch is required: services, a map of service names to {argv, env}, each started as the computer's user from the app's folder; launch, the app's command",
-    );
-  for (const [name, s] of Object.entries(services)) {
-    if (!SERVICE.test(name)) refuse("services", `the service name ${JSON.stringify(name.slice(0, 64))} is not letters, digits, _, . and - (at most 63)`);
-    if (!isObject(s) || !isArgv(s.argv)) {
-      refuse("services", `services.${name} needs argv: the program and its arguments, a list of strings`);
-      continue;
-    }
-    const unknown = Object.keys(s).filter((k) => k !== "argv" && k !== "env");
-    if (unknown.length) refuse("services", `services.${name} has no field ${unknown.join(", ")}; it takes argv and env`);
-    checkEnv(s.env, `services.${name}.env`, "services", secret, refuse);
-  }
-}
-
-function checkReady(ready: unknown, refuse: (p: string, r: string) => void): unknown {
-  if (ready === undefined || ready === UNKNOWN) return ready;
-  if (!isObject(ready))
-    return refuse(
-      "ready",
-      "ready is {port} (a TCP port on the computer's loopback) or {command} (an argv that exits 0 when the app is up), with timeoutSeconds",
-    );
-  const unknown = Object.keys(ready).filter((k) => !["port", "command", "timeoutSeconds"].includes(k));
-  if (unknown.length) refuse("ready", `ready has no field ${unknown.join(", ")}; it takes port or command, and timeoutSeconds`);
-  if ((ready.port === undefined) === (ready.command === undefined)) refuse("ready", "ready takes one of port and command");
-  if (ready.port !== undefined && ready.port !== UNKNOWN && !(Number.isInteger(ready.port) && (ready.port as number) >= 1 && (ready.port as number) <= 65535))
-    refuse("ready", "ready.port is a TCP port, 1 to 65535, on the computer's loopback");
-  if (ready.command !== undefined && !isArgv(ready.command)) refuse("ready", "ready.command is an argv, a list of strings, that exits 0 once the app is up");
-  const secs = ready.timeoutSeconds ?? DEFAULT_READY_SECONDS;
-  if (secs !== UNKNOWN && !(Number.isInteger(secs) && (secs as number) >= 1 && (secs as number) <= MAX_READY_SECONDS))
-    refuse("ready", `ready.timeoutSeconds is whole seconds from 1 to ${MAX_READY_SECONDS}`);
-  return { ...ready, timeoutSeconds: secs };
-}
 
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
