@@ -1,5 +1,5 @@
 // examples/task-env through the real Pulumi engine, as a story: up makes the desktop, loads the
-// CSV, installs and launches the app, runs the agent's stand-in (which gives the app its answer
+// CSV, installs and launches the app, shows the viewer's window, runs the agent's stand-in (which gives the app its answer
 // at the app's address) and the verifier, which grades it to a reward; a second up changes
 // nothing; a wrong answer re-verified is a failing verdict kept in state, not a failed up; the
 // CSV edited and the launch killed inside each show as drift, and up --refresh heals both (the
@@ -12,6 +12,8 @@ import { testStack, type TestStack } from "../support/stack.js";
 import { ROOT } from "../support/toolchain.js";
 
 const example = parse(await readFile(`${ROOT}/examples/task-env/Pulumi.yaml`, "utf8"));
+// The stack runs from a folder of its own: the viewer's folder is named where the example has it.
+example.resources["scores-viewer"].properties.files = { "fn::fileArchive": `${ROOT}/examples/task-env/viewer` };
 const inside = async (name: string, script: string) => (await docker("exec", name, "bash", "-c", script)).stdout;
 const csv = "id,name,score\n1,ada,0.91\n2,grace,0.87\n3,alan,0.78";
 /** Gives the app an answer from inside, as an agent would. */
@@ -40,6 +42,7 @@ describe("examples/task-env through the real engine", () => {
     s.made.add(name);
     expect(up.outputs.address?.value).toBe("http://127.0.0.1:8080");
     expect(up.outputs.skill?.value).toContain("POST /answer with the name of the top scorer");
+    expect(up.outputs.window?.value).toEqual({ id: expect.any(Number), title: "Scores viewer" });
     expect(up.outputs.answered?.value).toBe("answered ada\n");
     expect([up.outputs.passed?.value, up.outputs.reward?.value]).toEqual([true, 1]);
     expect(up.outputs.verdict?.value).toEqual({ "results/verdict.json": '{"answer": "ada", "expected": "ada"}\n' });
@@ -49,7 +52,7 @@ describe("examples/task-env through the real engine", () => {
 
   test("a second up changes nothing", async () => {
     const up = await s.stack.up({ color: "never" });
-    expect(up.summary.resourceChanges).toEqual({ same: 6 });
+    expect(up.summary.resourceChanges).toEqual({ same: 7 });
   }, 300_000);
 
   test("a wrong answer, verified again, is a failing verdict kept in state: the up passes with reward 0", async () => {
