@@ -289,6 +289,14 @@ describe("ComputerApp's Python requirements, on a real computer", () => {
     expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
   }, 180_000);
 
+  test("with no wheels and no pip in the image, the create fails in words, the network untouched and nothing left", async () => {
+    const inputs = await make({ name: "py-no-pip", requirements: { python: { packages: ["tinyapp==1.0"] } }, services: { web: { argv: ["sleep", "304"] } } });
+    await expect(computerApp.create(stepContext(), inputs)).rejects.toThrow(
+      `${computer.name}: the app's Python requirements could not be installed through the computer's network as declared (exit 3): there is no pip: the computer's python3 has none, and no pip wheel was sent (put pip's wheel among the wheels: Debian's python3-pip-whl has one); what the install wrote in .agentrun/apps/py-no-pip is removed`,
+    );
+    expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
+  }, 180_000);
+
   test("a requirement that cannot be had fails the create in words, and nothing is left half-installed", async () => {
     const inputs = await make({
       name: "py-missing",
