@@ -36,6 +36,17 @@ typescript() {
 # static busybox is the stand-in agent copied into a Modal fake's sandbox.
 apt_tool() {
   command -v "$1" >/dev/null && return 10
+  apt_install "$1" "$2"
+}
+
+# A file from Debian, installed when missing: <path pattern> <package>. pip's wheel: ComputerApp's
+# requirements are tested offline, pip run from its own wheel inside a computer whose image has none.
+apt_file() {
+  compgen -G "$1" >/dev/null && return 10
+  apt_install "$1" "$2"
+}
+
+apt_install() {
   [ "$(id -u)" = 0 ] || die "$1 is missing; run as root: apt-get install $2"
   say "installing $1 (apt-get)"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null \
@@ -47,6 +58,7 @@ step "node modules" node_modules
 step "tmux (for the shell tests)" apt_tool tmux tmux
 step "Xvfb (for the daemon's X11 tests)" apt_tool Xvfb xvfb
 step "BusyBox (for the Modal entrypoint's tests)" apt_tool busybox busybox-static
+step "pip's wheel (for ComputerApp's requirements test)" apt_file "/usr/share/python-wheels/pip-*.whl" python3-pip-whl
 step "Docker engine" bash scripts/setup-docker.sh
 step "computerd (dist/computerd-linux-amd64, -arm64)" bash scripts/build-daemon.sh
 step --into PULUMI_BIN "Pulumi CLI" bash scripts/setup-pulumi.sh

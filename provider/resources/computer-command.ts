@@ -2,9 +2,13 @@
 // ~/.agentrun/run/<urn hash>/, run as the computer's user, its result files read back and the
 // folder removed (src/inside/run.ts). Sent exactly once: a run whose connection breaks fails
 // naming the computer, the call and the cause, and is never resent; the next up's staging ends
-// what is left of it and runs it once. read never runs it; diff runs it again (a replace) only
-// when command, stdin, env or triggers change (or the computer); a changed timeoutSeconds or
-// resultPaths is kept for the next run. delete removes its result files.
+// what is left of it and runs it once. A check that grades: with allowFailure a failing exit (or a
+// timeout) is kept as a result, its verdict (passed, exitCode, the tails, the result files as
+// bytes, the reward) in state; its result and reward files are removed before it runs. read never
+// runs it; diff runs it again (a replace, the old deleted first, so its delete never takes the new
+// run's files) only when command, stdin, env, apps or triggers change (or the computer); the old run's
+// verdict is then in the stack's history alone. A changed timeoutSeconds, resultPaths, rewardPath
+// or allowFailure is kept for the next run. delete removes its result and reward files.
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { anyValue, fieldsOf, PULUMI_TYPE, strings } from "../inputs.js";
@@ -12,6 +16,7 @@ import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { removeFiles } from "../../src/inside/load.js";
 import { homeRelative } from "../../src/inside/paths.js";
 import { findRunning } from "../../src/inside/session.js";
+import { addressVar, APP_NAME, LOOPBACK_ADDRESS } from "../../src/inside/app.js";
 import { MAX_RUN_SECONDS, RUN_MARK, RUNNER_MARGIN_SECONDS, runCommand, type RunResult } from "../../src/inside/run.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/contract/result.js";
@@ -27,7 +32,7 @@ export const MAX_TIMEOUT_SECONDS = MAX_RUN_SECONDS - RUNNER_MARGIN_SECONDS;
 /** How much of stdout and stderr the outputs keep: their tails. */
 export const TAIL_CHARS = 16 * 1024;
 /** Inputs whose change runs the command again. */
-const RERUN = ["computer", "provider", "command", "stdin", "env", "triggers"] as const;
+const RERUN = ["computer", "provider", "command", "stdin", "env", "apps", "triggers"] as const;
 const STEP_MS = 2 * 60_000;
 
 /** A ComputerCommand's inputs as a stack gives them. */
@@ -41,11 +46,17 @@ const Given = z.strictObject({
   timeoutSeconds: z.number().int().optional(),
   triggers: z.array(anyValue()).optional(),
   resultPaths: z.array(z.string()).optional(),
+  rewardPath: z.string().optional(),
+  allowFailure: z.boolean().optional(),
+  apps: strings().optional(),
 });
 const INPUTS = fieldsOf(Given);
 type Given = z.infer<typeof Given>;
 /** What check gives: the provider, the timeout and the result paths filled in. */
-type Inputs = Required<Pick<Given, "computer" | "provider" | "command" | "timeoutSeconds" | "resultPaths">> & Pick<Given, "stdin" | "env" | "triggers">;
+type Inputs = Required<Pick<Given, "computer" | "provider" | "command" | "timeoutSeconds" | "resultPaths" | "allowFailure">> &
+  Pick<Given, "stdin" | "env" | "triggers" | "rewardPath" | "apps">;
+/** Inputs whose change is kept for the next run. */
+const KEPT = ["timeoutSeconds", "resultPaths", "rewardPath", "allowFailure"] as const;
 
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
@@ -94,11 +105,40 @@ async function check(ctx: Context, _olds: Props, news: Props) {
         else resultPaths.push(r.value);
       }
   }
+  let rewardPath = plain.rewardPath;
+  if (rewardPath !== undefined && rewardPath !== UNKNOWN) {
+    const r = homeRelative(rewardPath, "the reward path");
+    if (!r.ok) refuse("rewardPath", r.error.message);
+    else rewardPath = r.value;
+  }
+  const allowFailure = plain.allowFailure ?? false;
+  if (allowFailure !== UNKNOWN && typeof allowFailure !== "boolean")
+    refuse("allowFailure", "allowFailure is true (a failing exit or a timeout is kept as this step's verdict) or false (it fails the step)");
+  checkApps(plain.apps, env, refuse);
   if (failures.length) return { failures };
-  const inputs: Props = { computer, provider, command, timeoutSeconds: timeout, resultPaths: paths === UNKNOWN ? paths : resultPaths };
-  for (const k of ["stdin", "env", "triggers"] as const) if (plain[k] !== undefined) inputs[k] = plain[k];
+  const inputs: Props = { computer, provider, command, timeoutSeconds: timeout, resultPaths: paths === UNKNOWN ? paths : resultPaths, allowFailure };
+  if (rewardPath !== undefined) inputs.rewardPath = rewardPath;
+  for (const k of ["stdin", "env", "triggers", "apps"] as const) if (plain[k] !== undefined) inputs[k] = plain[k];
   for (const k of secretKeys) if (k in inputs) inputs[k] = secret(inputs[k]);
   return { inputs };
+}
+
+/** apps: app names to their loopback addresses (a ComputerApp's `address`), each given to the command as a variable. */
+function checkApps(apps: unknown, env: unknown, refuse: (property: string, reason: string) => void): void {
+  if (apps === undefined || apps === UNKNOWN) return;
+  if (typeof apps !== "object" || apps === null || Array.isArray(apps))
+    return refuse("apps", "apps is a map of app names to their addresses (a ComputerApp's `address` output)");
+  for (const [name, address] of Object.entries(apps)) {
+    if (!APP_NAME.test(name))
+      refuse("apps", `apps' name ${JSON.stringify(name.slice(0, 64))} is not an app's name (lowercase letters, digits, _ and -, at most 63)`);
+    else if (typeof env === "object" && env !== null && addressVar(name) in env)
+      refuse("apps", `env's ${addressVar(name)} is the address of the app ${name}: name another`);
+    if (address !== UNKNOWN && (typeof address !== "string" || !LOOPBACK_ADDRESS.test(address)))
+      refuse(
+        "apps",
+        `apps.${name} is an address on the computer's loopback, http://127.0.0.1:<port> (a ComputerApp's \`address\`): a check reaches an app with no network`,
+      );
+  }
 }
 
 /** The run's folder's name: one per resource, from its URN (never its inputs, which may be secret). */
@@ -109,19 +149,51 @@ export function runKey(urn: string | undefined): string {
 
 const tail = (text: string) => (text.length > TAIL_CHARS ? text.slice(-TAIL_CHARS) : text);
 
+/** A result's bytes as state holds them: UTF-8 text where they are text, else base64. */
+export function encodeResult(bytes: Uint8Array): { text: string; encoding: "utf8" | "base64" } {
+  try {
+    return { text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes), encoding: "utf8" };
+  } catch {
+    return { text: Buffer.from(bytes).toString("base64"), encoding: "base64" };
+  }
+}
+
+/** What a run gave, as state keeps it (the results already encoded). */
+type Verdict = Pick<RunResult, "runId" | "exitCode" | "timedOut" | "passed" | "stdout" | "stderr" | "reward"> & {
+  results: Record<string, string>;
+  resultEncodings: Record<string, string>;
+};
+
+function verdictOf(run: RunResult): Verdict {
+  const encoded = Object.entries(run.results).map(([path, bytes]) => [path, encodeResult(bytes)] as const);
+  return {
+    ...run,
+    results: Object.fromEntries(encoded.map(([p, e]) => [p, e.text])),
+    resultEncodings: Object.fromEntries(encoded.map(([p, e]) => [p, e.encoding])),
+  };
+}
+
 /** The outputs: the inputs, then what the run gave; with any input a secret, everything it gave is one. */
-function outputsOf(raw: Props, inputs: Inputs, run: Pick<RunResult, "runId" | "exitCode" | "stdout" | "stderr" | "results">): Props {
+function outputsOf(raw: Props, inputs: Inputs, run: Verdict): Props {
   const anySecret = Object.values(raw).some(isSecret);
   const keep = (v: unknown) => (anySecret ? secret(v) : v);
-  const outs: Props = { ...raw, provider: inputs.provider, timeoutSeconds: inputs.timeoutSeconds, resultPaths: raw.resultPaths ?? [] };
-  return {
-    ...outs,
+  const outs: Props = {
+    ...raw,
+    provider: inputs.provider,
+    timeoutSeconds: inputs.timeoutSeconds,
+    resultPaths: raw.resultPaths ?? [],
+    allowFailure: inputs.allowFailure,
     runId: run.runId,
     exitCode: run.exitCode ?? -1,
+    timedOut: run.timedOut,
+    passed: run.passed,
     stdout: keep(tail(run.stdout)),
     stderr: keep(tail(run.stderr)),
     results: keep(run.results),
+    resultEncodings: run.resultEncodings,
   };
+  if (run.reward !== undefined) outs.reward = keep(run.reward);
+  return outs;
 }
 
 async function create(ctx: Context, raw: Props) {
@@ -129,27 +201,31 @@ async function create(ctx: Context, raw: Props) {
   const anySecret = Object.values(raw).some(isSecret);
   const key = runKey(ctx.urn);
   ctx.say?.(`running the command in ${inputs.computer} (at most ${inputs.timeoutSeconds} s)`);
+  const spec = {
+    key,
+    command: inputs.command,
+    stdin: inputs.stdin,
+    env: { ...inputs.env, ...Object.fromEntries(Object.entries(inputs.apps ?? {}).map(([name, address]) => [addressVar(name), address])) },
+    timeoutSeconds: inputs.timeoutSeconds,
+    resultPaths: inputs.resultPaths,
+    rewardPath: inputs.rewardPath,
+  };
   const ran = orThrow(
-    await inComputer(ctx, inputs, (inputs.timeoutSeconds + RUNNER_MARGIN_SECONDS) * 1000 + STEP_MS, (session, signal) =>
-      runCommand(
-        session,
-        { key, command: inputs.command, stdin: inputs.stdin, env: inputs.env, timeoutSeconds: inputs.timeoutSeconds, resultPaths: inputs.resultPaths },
-        { signal },
-      ),
-    ),
+    await inComputer(ctx, inputs, (inputs.timeoutSeconds + RUNNER_MARGIN_SECONDS) * 1000 + STEP_MS, (session, signal) => runCommand(session, spec, { signal })),
   );
   if (ran.leftovers > 0) ctx.say?.(`ended ${ran.leftovers} process(es) an earlier run of this command left running in ${inputs.computer}`);
   const said = (text: string) => (anySecret || !text.trim() ? "" : `: ${text.trim().split("\n").slice(-5).join("; ").slice(-1000)}`);
-  if (ran.timedOut) {
-    throw new ResultFailure({
-      code: "timeout",
-      message: `${inputs.computer}: the command ran past its timeout of ${inputs.timeoutSeconds} s and was stopped, with everything it started; its folder is removed${said(ran.stderr)}`,
-    });
+  const outs = outputsOf(raw, inputs, verdictOf(ran));
+  if (ran.passed) return { id: `run-${ran.runId}`, outs };
+  const how = ran.timedOut
+    ? `ran past its timeout of ${inputs.timeoutSeconds} s and was stopped, with everything it started`
+    : `exited ${ran.exitCode ?? `on ${ran.signal}`}`;
+  if (inputs.allowFailure) {
+    ctx.say?.(`the command ${how}: kept as its verdict (allowFailure)`);
+    return { id: `run-${ran.runId}`, outs };
   }
-  if (ran.exitCode !== 0) {
-    throw new ResultFailure({ code: "failed", message: `${inputs.computer}: the command exited ${ran.exitCode ?? `on ${ran.signal}`}${said(ran.stderr)}` });
-  }
-  return { id: `run-${ran.runId}`, outs: outputsOf(raw, inputs, ran) };
+  if (ran.timedOut) throw new ResultFailure({ code: "timeout", message: `${inputs.computer}: the command ${how}; its folder is removed${said(ran.stderr)}` });
+  throw new ResultFailure({ code: "failed", message: `${inputs.computer}: the command ${how}${said(ran.stderr)}` });
 }
 
 async function read(ctx: Context, id: string, props: Props) {
@@ -168,28 +244,35 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
   const o = unwrap(olds).plain;
   const n = unwrap(news).plain;
   const replaces = RERUN.filter((k) => hasUnknown(n[k]) || !same(o[k], n[k]));
-  const updates = (["timeoutSeconds", "resultPaths"] as const).filter((k) => !same(o[k], n[k]));
-  return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
+  // State from before allowFailure holds none: it was false.
+  const updates = KEPT.filter((k) => (k === "allowFailure" ? (o[k] ?? false) !== (n[k] ?? false) : !same(o[k], n[k])));
+  // The old run goes first: its delete removes its result files, which the new run writes again.
+  return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: replaces.length > 0 };
 }
 
-/** Only timeoutSeconds or resultPaths changed: kept for the next run, which this is not. */
+/** Only what is kept for the next run changed: the verdict in state stays the last run's. */
 async function update(_ctx: Context, _id: string, olds: Props, news: Props) {
   const inputs = unwrap(news).plain as Inputs;
   const before = unwrap(olds).plain as Props;
   const outs = outputsOf(news, inputs, {
     runId: String(before.runId),
     exitCode: before.exitCode as number,
+    timedOut: before.timedOut === true,
+    // State from before allowFailure holds only runs that passed.
+    passed: before.passed !== false,
     stdout: String(before.stdout ?? ""),
     stderr: String(before.stderr ?? ""),
     results: (before.results ?? {}) as Record<string, string>,
+    resultEncodings: (before.resultEncodings ?? {}) as Record<string, string>,
+    reward: before.reward as number | undefined,
   });
   return { outs };
 }
 
-/** Its folder went when the run ended; its result files go now (files only: folders stay). */
+/** Its folder went when the run ended; its result and reward files go now (files only: folders stay). */
 async function remove(ctx: Context, _id: string, props: Props): Promise<void> {
   const old = unwrap(props).plain as Partial<Inputs>;
-  const paths = old.resultPaths ?? [];
+  const paths = [...(old.resultPaths ?? []), ...(old.rewardPath ? [old.rewardPath] : [])];
   if (paths.length === 0 || typeof old.computer !== "string") return;
   const removed = await inComputer(ctx, { computer: old.computer, provider: old.provider }, STEP_MS, (session, signal) =>
     removeFiles(session, paths, { signal }),

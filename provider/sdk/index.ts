@@ -469,6 +469,146 @@ export type MountKind = "bind" | "archil";
 /** The sandbox class a Daytona snapshot must read back. */
 export type DaytonaClass = "container" | "linux-vm";
 
+/** The platforms a ComputerApp runs on, as a computer's daemon names them in hello; a list left out allows any. */
+export interface AppSupports {
+  /** The operating systems it runs on: `linux`, `android`. */
+  readonly os?: string[];
+  /** The architectures it runs on: `amd64`, `arm64`. */
+  readonly arch?: string[];
+}
+
+/** The platforms a ComputerApp runs on, as a computer's daemon names them in hello; a list left out allows any. */
+export interface AppSupportsArgs {
+  /** The operating systems it runs on: `linux`, `android`. */
+  os?: pulumi.Input<pulumi.Input<string>[]>;
+  /** The architectures it runs on: `amd64`, `arm64`. */
+  arch?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** One install step of a ComputerApp: run once, at create, in order, from the app's folder as the computer's user. */
+export interface AppInstallStep {
+  /** The step's name, in its result and its failure: letters, digits, spaces, _, . and - (at most 63). */
+  readonly name: string;
+  /** A script (run by `sh` from the app's folder) or an argv (a list of strings). */
+  readonly command: any;
+  /** How long it may run, whole seconds, 1 to 3600; past it the step is stopped and the install fails. Default: 300. */
+  readonly timeoutSeconds?: number;
+}
+
+/** One install step of a ComputerApp: run once, at create, in order, from the app's folder as the computer's user. */
+export interface AppInstallStepArgs {
+  /** The step's name, in its result and its failure: letters, digits, spaces, _, . and - (at most 63). */
+  name: pulumi.Input<string>;
+  /** A script (run by `sh` from the app's folder) or an argv (a list of strings). */
+  command: any;
+  /** How long it may run, whole seconds, 1 to 3600; past it the step is stopped and the install fails. Default: 300. */
+  timeoutSeconds?: pulumi.Input<number>;
+}
+
+/** What one install step gave. */
+export interface AppStepResult {
+  /** The step's name. */
+  readonly name: string;
+  /** Its exit code (0: every step in state passed). */
+  readonly exitCode: number;
+  /** The tail of its standard output (its last 4 KiB). */
+  readonly stdout: string;
+  /** The tail of its standard error (its last 4 KiB). */
+  readonly stderr: string;
+}
+
+/** What one install step gave. */
+export interface AppStepResultArgs {
+  /** The step's name. */
+  name: pulumi.Input<string>;
+  /** Its exit code (0: every step in state passed). */
+  exitCode: pulumi.Input<number>;
+  /** The tail of its standard output (its last 4 KiB). */
+  stdout: pulumi.Input<string>;
+  /** The tail of its standard error (its last 4 KiB). */
+  stderr: pulumi.Input<string>;
+}
+
+/** What a ComputerApp needs installed before it runs. */
+export interface AppRequirements {
+  /** A Python app's requirements, installed once into a venv in its folder (`.venv`). */
+  readonly python: AppPythonRequirements;
+}
+
+/** What a ComputerApp needs installed before it runs. */
+export interface AppRequirementsArgs {
+  /** A Python app's requirements, installed once into a venv in its folder (`.venv`). */
+  python: pulumi.Input<AppPythonRequirementsArgs>;
+}
+
+/** A Python app's requirements: installed once, at create, into `.venv` in the app's folder, before its install steps; its services and launch run them as `.venv/bin/python`. */
+export interface AppPythonRequirements {
+  /** pip requirements by name and version (`name`, `name==1.0`, `name[extra]>=2,<3`); an option, a path or a URL is refused. */
+  readonly packages: string[];
+  /** A local folder of wheels (fn::fileArchive), sent into the app's `.wheels` and installed from offline (pip's `--no-index`); pip runs from its own wheel there when the computer's python3 has no pip. Without it, pip uses the computer's python3 pip through the computer's network as it was declared (an allowlist's proxy), which is never opened for it. */
+  readonly wheels?: pulumi.asset.Archive;
+}
+
+/** A Python app's requirements: installed once, at create, into `.venv` in the app's folder, before its install steps; its services and launch run them as `.venv/bin/python`. */
+export interface AppPythonRequirementsArgs {
+  /** pip requirements by name and version (`name`, `name==1.0`, `name[extra]>=2,<3`); an option, a path or a URL is refused. */
+  packages: pulumi.Input<pulumi.Input<string>[]>;
+  /** A local folder of wheels (fn::fileArchive), sent into the app's `.wheels` and installed from offline (pip's `--no-index`); pip runs from its own wheel there when the computer's python3 has no pip. Without it, pip uses the computer's python3 pip through the computer's network as it was declared (an allowlist's proxy), which is never opened for it. */
+  wheels?: pulumi.Input<pulumi.asset.Archive>;
+}
+
+/** A ComputerApp's launch: its command, and on a desktop its window. */
+export interface AppLaunch {
+  /** The program and its arguments, started from the app's folder as the computer's user, after the app's services. */
+  readonly argv: string[];
+  /** Variables set for it, beside AGENTRUN_APP_SETTINGS (the app's settings as one JSON value) and AGENTRUN_APP (its folder), which are the app's own. */
+  readonly env?: Record<string, string>;
+  /** The window the launch shows on a desktop: found by its title, raised and given the keyboard (DISPLAY is set for the launch unless env names it). Refused, before anything is written, on a computer that is not a desktop. */
+  readonly window?: AppWindow;
+}
+
+/** A ComputerApp's launch: its command, and on a desktop its window. */
+export interface AppLaunchArgs {
+  /** The program and its arguments, started from the app's folder as the computer's user, after the app's services. */
+  argv: pulumi.Input<pulumi.Input<string>[]>;
+  /** Variables set for it, beside AGENTRUN_APP_SETTINGS (the app's settings as one JSON value) and AGENTRUN_APP (its folder), which are the app's own. */
+  env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** The window the launch shows on a desktop: found by its title, raised and given the keyboard (DISPLAY is set for the launch unless env names it). Refused, before anything is written, on a computer that is not a desktop. */
+  window?: pulumi.Input<AppWindowArgs>;
+}
+
+/** A launch's window, found by its title. */
+export interface AppWindow {
+  /** A part of the window's title (_NET_WM_NAME, else WM_NAME). */
+  readonly title: string;
+  /** How long the window may take to show, whole seconds, 1 to 600; past it the create fails in words and the app's services and launch are stopped. Default: 30. */
+  readonly timeoutSeconds?: number;
+}
+
+/** A launch's window, found by its title. */
+export interface AppWindowArgs {
+  /** A part of the window's title (_NET_WM_NAME, else WM_NAME). */
+  title: pulumi.Input<string>;
+  /** How long the window may take to show, whole seconds, 1 to 600; past it the create fails in words and the app's services and launch are stopped. Default: 30. */
+  timeoutSeconds?: pulumi.Input<number>;
+}
+
+/** The window a launch showed, as found. */
+export interface AppWindowFound {
+  /** The window's X id. */
+  readonly id: number;
+  /** Its whole title. */
+  readonly title: string;
+}
+
+/** The window a launch showed, as found. */
+export interface AppWindowFoundArgs {
+  /** The window's X id. */
+  id: pulumi.Input<number>;
+  /** Its whole title. */
+  title: pulumi.Input<string>;
+}
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<MountKind>;
@@ -771,15 +911,21 @@ export interface ComputerCommandArgs {
   stdin?: pulumi.Input<string>;
   /** Variables set for the command. `AGENTRUN_RUN` and `AGENTRUN_RUN_ID` are the runner's own. */
   env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** Apps the command talks to: app names to their addresses (a ComputerApp's `address`, `http://127.0.0.1:<port>`, on the computer's loopback, so the command reaches them with no network). Each is given to the command as `AGENTRUN_APP_<NAME>_URL` (the name upper-cased, `-` as `_`: the app `scores-api` is `AGENTRUN_APP_SCORES_API_URL`). A change runs the command again. */
+  apps?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /** How long the command may run, in whole seconds, 1 to 3590 (the daemon's bound on a run is 3600 s and the runner keeps 10 s of it). Past it the command and everything it started are stopped (TERM, then KILL 2 s later) and the step fails as timed out. Default: 300. */
   timeoutSeconds?: pulumi.Input<number>;
   /** Values whose change runs the command again, as pulumi-command's `triggers`. */
   triggers?: pulumi.Input<any[]>;
-  /** Files, relative to the home, read back after the run as `results` (each at most 50 MiB, as UTF-8 text). A change is kept for the next run and runs nothing. */
+  /** Files, relative to the home, removed before the run and read back after it as `results` (each at most 50 MiB). A run that passed must leave every one; a failed run kept by `allowFailure` gives those it left. A change is kept for the next run and runs nothing. */
   resultPaths?: pulumi.Input<pulumi.Input<string>[]>;
+  /** A file, relative to the home, removed before the run, in which the command leaves its reward: one number (such as 1, 0.75 or -2e-3), given back as `reward`; anything else fails the step in words. A run that passed must leave it. A change is kept for the next run. */
+  rewardPath?: pulumi.Input<string>;
+  /** Keep a non-zero exit or a timeout as this step's verdict (`passed: false`, with `exitCode`, the tails, the result files and the reward it left) rather than fail the step: a verifier whose failing verdict is a result. Default: false. A change is kept for the next run. */
+  allowFailure?: pulumi.Input<boolean>;
 }
 
-/** A command run inside a computer exactly once. It is staged under `~/.agentrun/run/<hash of its URN>/`, run as the computer's user by a runner that stops it at `timeoutSeconds`, its `resultPaths` read back, and the folder removed. Each run is sent once, with a fresh run id: a run whose connection to the daemon breaks fails naming the computer, the call and the cause, and is never sent again; staging first ends whatever still runs from its folder, so the next `up` runs it once. A non-zero exit or a timeout fails the step. Refresh never runs it (a computer that is gone drops it, so the next `up` runs it on the new one); a change of `command`, `stdin`, `env` or `triggers` runs it again. Delete removes its result files (the folders they are in stay). */
+/** A command run inside a computer exactly once. It is staged under `~/.agentrun/run/<hash of its URN>/`, run as the computer's user by a runner that stops it at `timeoutSeconds`, its `resultPaths` and `rewardPath` read back, and the folder removed. Each run is sent once, with a fresh run id: a run whose connection to the daemon breaks fails naming the computer, the call and the cause, and is never sent again; staging first ends whatever still runs from its folder, so the next `up` runs it once. As a check that grades: the result and reward files are removed before the run (a file that cannot be removed stops it, in words), so nothing an earlier run left is read as this one's; with `allowFailure` a non-zero exit or a timeout is kept as the step's verdict (`passed`, `exitCode`, the tails, the result files and the reward), else it fails the step. A check sees what the computer's user can: the home, the loopback (an app's `address`), and the network the computer was declared with; it cannot see the host, other computers, or the stack's secrets unless given them. Refresh never runs it (a computer that is gone drops it, so the next `up` runs it on the new one); a change of `command`, `stdin`, `env`, `apps` or `triggers` runs it again, the old run deleted first, so state holds the last run's verdict and the stack's history the earlier ones. Delete removes its result and reward files (the folders they are in stay). */
 export class ComputerCommand extends pulumi.CustomResource {
   static readonly __pulumiType = "agentrun:index:ComputerCommand";
 
@@ -793,25 +939,39 @@ export class ComputerCommand extends pulumi.CustomResource {
   declare readonly stdin: pulumi.Output<string | undefined>;
   /** Variables set for the command. `AGENTRUN_RUN` and `AGENTRUN_RUN_ID` are the runner's own. */
   declare readonly env: pulumi.Output<Record<string, string> | undefined>;
+  /** Apps the command talks to: app names to their addresses (a ComputerApp's `address`, `http://127.0.0.1:<port>`, on the computer's loopback, so the command reaches them with no network). Each is given to the command as `AGENTRUN_APP_<NAME>_URL` (the name upper-cased, `-` as `_`: the app `scores-api` is `AGENTRUN_APP_SCORES_API_URL`). A change runs the command again. */
+  declare readonly apps: pulumi.Output<Record<string, string> | undefined>;
   /** How long the command may run, in whole seconds, 1 to 3590 (the daemon's bound on a run is 3600 s and the runner keeps 10 s of it). Past it the command and everything it started are stopped (TERM, then KILL 2 s later) and the step fails as timed out. Default: 300. */
   declare readonly timeoutSeconds: pulumi.Output<number>;
   /** Values whose change runs the command again, as pulumi-command's `triggers`. */
   declare readonly triggers: pulumi.Output<any[] | undefined>;
-  /** Files, relative to the home, read back after the run as `results` (each at most 50 MiB, as UTF-8 text). A change is kept for the next run and runs nothing. */
+  /** Files, relative to the home, removed before the run and read back after it as `results` (each at most 50 MiB). A run that passed must leave every one; a failed run kept by `allowFailure` gives those it left. A change is kept for the next run and runs nothing. */
   declare readonly resultPaths: pulumi.Output<string[]>;
+  /** A file, relative to the home, removed before the run, in which the command leaves its reward: one number (such as 1, 0.75 or -2e-3), given back as `reward`; anything else fails the step in words. A run that passed must leave it. A change is kept for the next run. */
+  declare readonly rewardPath: pulumi.Output<string | undefined>;
+  /** Keep a non-zero exit or a timeout as this step's verdict (`passed: false`, with `exitCode`, the tails, the result files and the reward it left) rather than fail the step: a verifier whose failing verdict is a result. Default: false. A change is kept for the next run. */
+  declare readonly allowFailure: pulumi.Output<boolean>;
   /** The run's own id, fresh each time it is sent (the command sees it as AGENTRUN_RUN_ID). */
   declare readonly runId: pulumi.Output<string>;
-  /** The command's exit code (a run that exits otherwise fails the step). */
+  /** The command's exit code (-1 when a signal ended it). Without `allowFailure`, only a run that exited 0 is in state. */
   declare readonly exitCode: pulumi.Output<number>;
+  /** Whether the command ran past `timeoutSeconds` and was stopped (kept only with `allowFailure`). */
+  declare readonly timedOut: pulumi.Output<boolean>;
+  /** Whether the command exited 0 within its timeout: the check's verdict. */
+  declare readonly passed: pulumi.Output<boolean>;
   /** The tail of the command's standard output (its last 16 KiB); a secret when any input is one. */
   declare readonly stdout: pulumi.Output<string>;
   /** The tail of the command's standard error (its last 16 KiB); a secret when any input is one. */
   declare readonly stderr: pulumi.Output<string>;
-  /** Each of `resultPaths` with its content as read back after the run; a secret when any input is one. */
+  /** Each of `resultPaths` the run left, with its content: UTF-8 text where it is text, else base64 (see `resultEncodings`); a secret when any input is one. */
   declare readonly results: pulumi.Output<Record<string, string>>;
+  /** How each of `results` is written: `utf8` (the file's text) or `base64` (its bytes, which are not UTF-8). */
+  declare readonly resultEncodings: pulumi.Output<Record<string, string>>;
+  /** The number in `rewardPath` after the run, when it left one; a secret when any input is one. */
+  declare readonly reward: pulumi.Output<number | undefined>;
 
   constructor(name: string, args: ComputerCommandArgs, opts?: pulumi.CustomResourceOptions) {
-    super(ComputerCommand.__pulumiType, name, { provider: undefined, stdin: undefined, env: undefined, timeoutSeconds: undefined, triggers: undefined, resultPaths: undefined, ...args, runId: undefined, exitCode: undefined, stdout: undefined, stderr: undefined, results: undefined }, opts);
+    super(ComputerCommand.__pulumiType, name, { provider: undefined, stdin: undefined, env: undefined, apps: undefined, timeoutSeconds: undefined, triggers: undefined, resultPaths: undefined, rewardPath: undefined, allowFailure: undefined, ...args, runId: undefined, exitCode: undefined, timedOut: undefined, passed: undefined, stdout: undefined, stderr: undefined, results: undefined, resultEncodings: undefined, reward: undefined }, opts);
   }
 }
 
@@ -825,16 +985,30 @@ export interface ComputerAppArgs {
   /** The app's files, installed into its folder: a local folder (fn::fileArchive) or named assets (fn::assetArchive), sent as ComputerFiles sends them (batches of at most 64 MiB, each file whole) and read back by sha256. */
   files?: pulumi.Input<pulumi.asset.Archive>;
   /** The app's services by name, each started through the daemon (process.start) as the computer's user, from the app's folder, with orphans kept (a daemon a service starts runs on) and the app's settings in AGENTRUN_APP_SETTINGS. */
-  services: pulumi.Input<Record<string, pulumi.Input<AppServiceArgs>>>;
+  services?: pulumi.Input<Record<string, pulumi.Input<AppServiceArgs>>>;
   /** The app's settings, given to every service as one JSON value (AGENTRUN_APP_SETTINGS), checked against `settingsSchema` at check. A field the schema marks secret (writeOnly, or format password) is taken only as a Pulumi secret. Any program in the computer runs as the same user, so it can read them. */
   settings?: pulumi.Input<Record<string, any>>;
   /** A JSON schema `settings` must meet (checked with ajv, every violation named by its place, never its value). */
   settingsSchema?: pulumi.Input<Record<string, any>>;
+  /** The TCP port the app answers on at the computer's loopback: its `address` is `http://127.0.0.1:<port>`. With no `ready`, the app is ready once this port answers. A change restarts its services. */
+  port?: pulumi.Input<number>;
   /** What must answer, within its bound, before the app is up. */
   ready?: pulumi.Input<AppReadyArgs>;
+  /** The platforms the app runs on (os and arch), held against the computer's hello before anything is written: a computer outside them refuses the app in words, with nothing written. A change is an update, checked again. */
+  supports?: pulumi.Input<AppSupportsArgs>;
+  /** What the app asks for, in words: stored, shown when it is installed and kept in state, not enforced. */
+  permissions?: pulumi.Input<pulumi.Input<string>[]>;
+  /** A file for the agent on how to use the app (fn::fileAsset or fn::stringAsset, at most 256 KiB): written as SKILL.md in the app's folder, read back by sha256 like its files, and given back as `skillText`. */
+  skill?: pulumi.Input<pulumi.asset.Asset | pulumi.asset.Archive>;
+  /** Steps run once, at create, after the files are written and before the services start, in order, from the app's folder as the computer's user; each its own result in `installed`. A step that fails (or runs past its timeout) fails the create, naming it, and the app's folder is removed. A change installs the app again (a replace, the old one removed first). */
+  installSteps?: pulumi.Input<pulumi.Input<AppInstallStepArgs>[]>;
+  /** The app's command: started after its services, from its folder as the computer's user, with its settings; on a desktop, its `window` found by its title and raised. A launch that died, or whose window is gone, is drift. An app needs services or a launch. */
+  launch?: pulumi.Input<AppLaunchArgs>;
+  /** What the app needs installed: a Python app's requirements into a venv in its folder, from wheels sent with it or through the computer's declared network. A requirement that cannot be had fails the create in words, with the app's folder removed. A change installs the app again (a replace, the old one removed first). */
+  requirements?: pulumi.Input<AppRequirementsArgs>;
 }
 
-/** An app installed onto a computer and run: its files under `~/.agentrun/apps/<name>/` (not the seed's /opt/agentrun/apps: a hardened computer has no root), its services started as the computer's user through the daemon with orphans kept and its settings (checked against `settingsSchema`) in AGENTRUN_APP_SETTINGS, then its `ready` check waited on. Refresh reads each service back from the daemon's process table and each file by sha256: a service that died, or a file changed inside, is drift, and the next `up` restarts the services and writes the files again. Delete stops its services (TERM, KILL 5 s later, then every process still carrying the app's mark) and removes its folder. */
+/** An app installed onto a computer and run: its files under `~/.agentrun/apps/<name>/` (not the seed's /opt/agentrun/apps: a hardened computer has no root), its services started as the computer's user through the daemon with orphans kept and its settings (checked against `settingsSchema`) in AGENTRUN_APP_SETTINGS, then its `ready` check waited on. Refresh reads each service back from the daemon's process table and each file by sha256: a service that died, or a file changed inside, is drift, and the next `up` restarts the services and writes the files again. Delete stops its services (TERM, KILL 5 s later, then every process still carrying the app's mark) and removes its folder. As the seed declares an app: `supports` is held against the computer's hello before anything is written (refused in words, nothing written); `permissions` are stored and shown, not enforced; a `skill` is written as SKILL.md in its folder and given back as `skillText`; `installSteps` run once, at create, in order, as the computer's user, each its own result in `installed`, and a step that fails fails the create with the app's folder removed (what a step wrote outside it is its own); `launch` is the app's command, started after its services, on a desktop its window found by its title (`computerd window`, run inside as the computer's user) and raised; a launch that died, or whose window is gone, is drift. A secret setting is readable by every program the computer's user runs, the agent's among them. */
 export class ComputerApp extends pulumi.CustomResource {
   static readonly __pulumiType = "agentrun:index:ComputerApp";
 
@@ -847,13 +1021,27 @@ export class ComputerApp extends pulumi.CustomResource {
   /** The app's files, installed into its folder: a local folder (fn::fileArchive) or named assets (fn::assetArchive), sent as ComputerFiles sends them (batches of at most 64 MiB, each file whole) and read back by sha256. */
   declare readonly files: pulumi.Output<pulumi.asset.Archive | undefined>;
   /** The app's services by name, each started through the daemon (process.start) as the computer's user, from the app's folder, with orphans kept (a daemon a service starts runs on) and the app's settings in AGENTRUN_APP_SETTINGS. */
-  declare readonly services: pulumi.Output<Record<string, AppService>>;
+  declare readonly services: pulumi.Output<Record<string, AppService> | undefined>;
   /** The app's settings, given to every service as one JSON value (AGENTRUN_APP_SETTINGS), checked against `settingsSchema` at check. A field the schema marks secret (writeOnly, or format password) is taken only as a Pulumi secret. Any program in the computer runs as the same user, so it can read them. */
   declare readonly settings: pulumi.Output<Record<string, any> | undefined>;
   /** A JSON schema `settings` must meet (checked with ajv, every violation named by its place, never its value). */
   declare readonly settingsSchema: pulumi.Output<Record<string, any> | undefined>;
+  /** The TCP port the app answers on at the computer's loopback: its `address` is `http://127.0.0.1:<port>`. With no `ready`, the app is ready once this port answers. A change restarts its services. */
+  declare readonly port: pulumi.Output<number | undefined>;
   /** What must answer, within its bound, before the app is up. */
   declare readonly ready: pulumi.Output<AppReady | undefined>;
+  /** The platforms the app runs on (os and arch), held against the computer's hello before anything is written: a computer outside them refuses the app in words, with nothing written. A change is an update, checked again. */
+  declare readonly supports: pulumi.Output<AppSupports | undefined>;
+  /** What the app asks for, in words: stored, shown when it is installed and kept in state, not enforced. */
+  declare readonly permissions: pulumi.Output<string[] | undefined>;
+  /** A file for the agent on how to use the app (fn::fileAsset or fn::stringAsset, at most 256 KiB): written as SKILL.md in the app's folder, read back by sha256 like its files, and given back as `skillText`. */
+  declare readonly skill: pulumi.Output<pulumi.asset.Asset | pulumi.asset.Archive | undefined>;
+  /** Steps run once, at create, after the files are written and before the services start, in order, from the app's folder as the computer's user; each its own result in `installed`. A step that fails (or runs past its timeout) fails the create, naming it, and the app's folder is removed. A change installs the app again (a replace, the old one removed first). */
+  declare readonly installSteps: pulumi.Output<AppInstallStep[] | undefined>;
+  /** The app's command: started after its services, from its folder as the computer's user, with its settings; on a desktop, its `window` found by its title and raised. A launch that died, or whose window is gone, is drift. An app needs services or a launch. */
+  declare readonly launch: pulumi.Output<AppLaunch | undefined>;
+  /** What the app needs installed: a Python app's requirements into a venv in its folder, from wheels sent with it or through the computer's declared network. A requirement that cannot be had fails the create in words, with the app's folder removed. A change installs the app again (a replace, the old one removed first). */
+  declare readonly requirements: pulumi.Output<AppRequirements | undefined>;
   /** The app's folder, relative to the home: `.agentrun/apps/<name>`. The seed installs under /opt/agentrun/apps, which needs root; a hardened computer has none. */
   declare readonly folder: pulumi.Output<string>;
   /** The engine's hash of `files` when it was installed (a diff is given hashes, not contents). */
@@ -864,9 +1052,21 @@ export class ComputerApp extends pulumi.CustomResource {
   declare readonly running: pulumi.Output<Record<string, AppProcess>>;
   /** One sentence for each service not running and each file changed or removed inside since it was installed; empty when the app is as installed. */
   declare readonly drift: pulumi.Output<string[]>;
+  /** The app's address as code inside the computer reaches it, `http://127.0.0.1:<port>` (with `port`): give it to a ComputerCommand's `apps`, so a check talks to the app with no network. */
+  declare readonly address: pulumi.Output<string | undefined>;
+  /** The launch's process in the daemon's table. */
+  declare readonly launched: pulumi.Output<AppProcess | undefined>;
+  /** Each install step's result, from the create that ran them; a secret when installSteps is one. */
+  declare readonly installed: pulumi.Output<AppStepResult[] | undefined>;
+  /** The skill's text, as written into the app's folder: what to give the agent. */
+  declare readonly skillText: pulumi.Output<string | undefined>;
+  /** The Python distributions installed into the app's venv, `name==version`, from the create that installed them. */
+  declare readonly pythonPackages: pulumi.Output<string[] | undefined>;
+  /** The launch's window as found and raised. */
+  declare readonly window: pulumi.Output<AppWindowFound | undefined>;
 
   constructor(name: string, args: ComputerAppArgs, opts?: pulumi.CustomResourceOptions) {
-    super(ComputerApp.__pulumiType, name, { provider: undefined, files: undefined, settings: undefined, settingsSchema: undefined, ready: undefined, ...args, folder: undefined, sources: undefined, written: undefined, running: undefined, drift: undefined }, opts);
+    super(ComputerApp.__pulumiType, name, { provider: undefined, files: undefined, services: undefined, settings: undefined, settingsSchema: undefined, port: undefined, ready: undefined, supports: undefined, permissions: undefined, skill: undefined, installSteps: undefined, launch: undefined, requirements: undefined, ...args, folder: undefined, sources: undefined, written: undefined, running: undefined, drift: undefined, address: undefined, launched: undefined, installed: undefined, skillText: undefined, pythonPackages: undefined, window: undefined }, opts);
   }
 }
 

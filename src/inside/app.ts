@@ -9,6 +9,14 @@ import { runQuietly } from "./load.js";
 import { endMarked } from "./marks.js";
 import type { Session } from "./session.js";
 
+/** An app's name: its folder's under ~/.agentrun/apps, and its address's variable. */
+export const APP_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+/** An app's address as a command is given it: on the computer's loopback, so it needs no network. */
+export const LOOPBACK_ADDRESS = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):([0-9]{1,5})(\/[^\s]*)?$/;
+
+/** The variable a command finds an app's address in: AGENTRUN_APP_<NAME>_URL, the name upper-cased, - as _. */
+export const addressVar = (name: string) => `AGENTRUN_APP_${name.toUpperCase().replace(/-/g, "_")}_URL`;
+
 /** The variable that marks every process of an app with its folder. */
 export const APP_MARK = "AGENTRUN_APP";
 /** The variable that holds an app's settings, one JSON value. */

@@ -3,6 +3,8 @@
 // back, and the folder removed. A run is sent once: a connection that breaks fails the run naming
 // the computer, the call and the cause, and nothing resends it. Staging first ends whatever still
 // runs from the folder (every process marked with it: marks.ts), so a retried step runs once.
+// A check that grades: its result and reward files are removed before it runs, so nothing an
+// earlier run left is read as this one's; they are read back as bytes, and the reward as a number.
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import { CallError, type CallOptions } from "../daemon/client.js";
@@ -34,8 +36,10 @@ export interface RunSpec {
   stdin?: string;
   env?: Record<string, string>;
   timeoutSeconds: number;
-  /** Home-relative files read back after the run. */
+  /** Home-relative files read back after the run (removed before it). */
   resultPaths?: string[];
+  /** A home-relative file holding the run's reward, one number (removed before the run). */
+  rewardPath?: string;
 }
 
 export interface RunResult {
@@ -48,8 +52,12 @@ export interface RunResult {
   stderr: string;
   /** Whether the daemon kept only the first 360 KiB of stdout or stderr. */
   truncated: boolean;
-  /** Each result path's content, as UTF-8 text. */
-  results: Record<string, string>;
+  /** Whether it exited 0 within its timeout. */
+  passed: boolean;
+  /** Each result path's bytes. A run that passed left every one; one that failed, those it left. */
+  results: Record<string, Uint8Array>;
+  /** The number in the reward file, when there is one (a run that passed must leave it). */
+  reward?: number;
   /** How many processes of an earlier run of this folder were still running and were ended. */
   leftovers: number;
 }
@@ -88,6 +96,9 @@ async function stage(session: Session, dir: string, spec: RunSpec, options: Call
   const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(STAGE_MS)]) : AbortSignal.timeout(STAGE_MS);
   const ended = await endMarked(session, RUN_MARK, dir, { signal });
   if (!ended.ok) return ended;
+  // Before the folder is made, so a run stopped here leaves none.
+  const cleared = await clearOutputs(session, [...(spec.resultPaths ?? []), ...(spec.rewardPath ? [spec.rewardPath] : [])], signal);
+  if (!cleared.ok) return cleared;
   const made = await runQuietly(session, ["sh", "-c", 'rm -rf -- "$1" && mkdir -p -m 700 -- "$1"', "sh", dir], STAGE_MS, "staging the run's folder", {
     signal,
   });
@@ -137,43 +148,84 @@ async function runOnce(session: Session, dir: string, spec: RunSpec, leftovers: 
   }
   const status = await readFile(session.client, posix.join(dir, "status"), { signal: AbortSignal.timeout(STAGE_MS) });
   const timedOut = run.timedOut || (status.ok && Buffer.from(status.value).toString("utf8").trim() === "timeout");
-  const results: Record<string, string> = {};
-  if (!timedOut) {
-    for (const path of spec.resultPaths ?? []) {
-      const read = await readResult(session, path);
-      if (!read.ok) return read;
-      results[path] = read.value;
-    }
-  }
+  const passed = !timedOut && run.exitCode === 0;
+  const outputs = await readOutputs(session, spec, passed);
+  if (!outputs.ok) return outputs;
   return ok({
     runId,
     exitCode: run.exitCode,
     signal: run.signal,
     timedOut,
+    passed,
     stdout: Buffer.from(run.stdout, "base64").toString("utf8"),
     stderr: Buffer.from(run.stderr, "base64").toString("utf8"),
     truncated: run.truncated,
-    results,
+    ...outputs.value,
     leftovers,
   });
 }
 
-async function readResult(session: Session, path: string): Promise<Result<string>> {
+// Removes each path given (home-relative) that is there; the first that cannot go stops it, rm naming it.
+const CLEAR = `cd "$HOME" || exit 1
+for f do
+  if [ -e "$f" ] || [ -h "$f" ]; then rm -f -- "$f" || exit 1; fi
+done`;
+
+/** Removes what an earlier run left at the result and reward paths; one that cannot be removed stops the run, in words. */
+async function clearOutputs(session: Session, paths: readonly string[], signal: AbortSignal): Promise<Result<undefined>> {
+  if (paths.length === 0) return ok();
+  const cleared = await runQuietly(session, ["sh", "-c", CLEAR, "sh", ...paths], STAGE_MS, "rm of the result and reward files", { signal });
+  if (cleared.ok) return ok();
+  return fail(
+    cleared.error.code,
+    `${cleared.error.message}. A result or reward file an earlier run left could not be removed, so the command was not run: it would be read as this run's`,
+  );
+}
+
+/** The result files and the reward: all required of a run that passed; of one that failed, those it left. */
+async function readOutputs(session: Session, spec: RunSpec, passed: boolean): Promise<Result<Pick<RunResult, "results" | "reward">>> {
+  const results: Record<string, Uint8Array> = {};
+  for (const path of spec.resultPaths ?? []) {
+    const read = await readResult(session, path, "result");
+    if (!read.ok && (passed || read.error.code !== "not_found")) return read;
+    if (read.ok) results[path] = read.value;
+  }
+  if (!spec.rewardPath) return ok({ results });
+  const read = await readResult(session, spec.rewardPath, "reward file");
+  if (!read.ok) return !passed && read.error.code === "not_found" ? ok({ results }) : read;
+  const reward = rewardOf(read.value);
+  if (reward === undefined)
+    return fail(
+      "invalid",
+      `${session.name}: the reward file ${spec.rewardPath} holds ${read.value.length} bytes that are not one number: a reward is a number such as 1, 0.75 or -2e-3`,
+    );
+  return ok({ results, reward });
+}
+
+/** The one number a reward file holds (JSON's number, space around it allowed), else undefined. */
+export function rewardOf(bytes: Uint8Array): number | undefined {
+  const text = Buffer.from(bytes).toString("utf8").trim();
+  if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+async function readResult(session: Session, path: string, what: string): Promise<Result<Uint8Array>> {
   const full = inHome(session.home, path);
   const signal = AbortSignal.timeout(STAGE_MS * 5);
   try {
     const st = await session.client.call("files.stat", { path: full, follow: true }, { signal });
-    if (st.type !== "file") return fail("invalid", `${session.name}: the result ${path} is a ${st.type}, not a file`);
+    if (st.type !== "file") return fail("invalid", `${session.name}: the ${what} ${path} is a ${st.type}, not a file`);
     if (st.size > MAX_RESULT_BYTES)
-      return fail("limit", `${session.name}: the result ${path} holds ${st.size} bytes, past the most read back, ${MAX_RESULT_BYTES} (50 MiB)`);
+      return fail("limit", `${session.name}: the ${what} ${path} holds ${st.size} bytes, past the most read back, ${MAX_RESULT_BYTES} (50 MiB)`);
   } catch (error) {
     const kind = error instanceof CallError ? error.kind : "failed";
-    if (kind === "not_found") return fail("not_found", `${session.name}: the command left no result ${path}`);
-    return fail(kind, `${session.name}: the result ${path} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    if (kind === "not_found") return fail("not_found", `${session.name}: the command left no ${what} ${path}`);
+    return fail(kind, `${session.name}: the ${what} ${path} could not be read: ${error instanceof Error ? error.message : String(error)}`);
   }
   const read = await readFile(session.client, full, { signal });
-  if (!read.ok) return fail(read.error.code, `${session.name}: the result ${path} could not be read: ${read.error.message}`);
-  return ok(Buffer.from(read.value).toString("utf8"));
+  if (!read.ok) return fail(read.error.code, `${session.name}: the ${what} ${path} could not be read: ${read.error.message}`);
+  return ok(read.value);
 }
 
 async function removeFolder(session: Session, dir: string): Promise<Result<undefined>> {

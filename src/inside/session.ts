@@ -1,6 +1,7 @@
 // An open connection to a named computer's daemon, with its user's home read from inside: what
 // every in-computer step starts from. A computer that is gone is a result (gone), never a throw.
 import { asFailure, type CallOptions, type ComputerClient } from "../daemon/client.js";
+import type { Hello } from "../daemon/protocol.js";
 import type { ComputerInfo, ComputerProvider } from "../contract/provider.js";
 import { untilAborted } from "../contract/bound.js";
 import { fail, ok, type Result } from "../contract/result.js";
@@ -11,6 +12,8 @@ export interface Session {
   client: ComputerClient;
   /** The computer's user's home, absolute, as its daemon's programs see it ($HOME). */
   home: string;
+  /** What the daemon said of the computer when the session opened: os, arch, kind, groups. */
+  hello: Hello;
   close(): Promise<void>;
 }
 
@@ -37,7 +40,7 @@ export async function openSession(provider: ComputerProvider, name: string, opti
     await close();
     return fail(home.error.code, `${name}: its home could not be read: ${home.error.message}`);
   }
-  return ok({ name, client, home: home.value, close });
+  return ok({ name, client, home: home.value, hello: connected.value.hello, close });
 }
 
 /** The home the daemon gives its programs (HOME is always set, for the computer's user). */

@@ -69,6 +69,100 @@ describe("ComputerCommand on a real computer", () => {
   }, 120_000);
 });
 
+describe("ComputerCommand as a check that grades", () => {
+  test("allowFailure keeps a failing exit as its verdict: exit code, tails, the result it left and its reward", async () => {
+    const inputs = await make({
+      command: "mkdir -p out; echo '{\"failed\": 2}' > out/r.json; echo 0.25 > out/reward; echo ran; echo 2 tests failed >&2; exit 1",
+      resultPaths: ["out/r.json", "out/missing.json"],
+      rewardPath: "out/reward",
+      allowFailure: true,
+    });
+    const said: string[] = [];
+    const created = await computerCommand.create(stepContext(said), inputs);
+    expect(created.outs).toMatchObject({
+      passed: false,
+      timedOut: false,
+      exitCode: 1,
+      stdout: "ran\n",
+      stderr: "2 tests failed\n",
+      results: { "out/r.json": '{"failed": 2}\n' },
+      resultEncodings: { "out/r.json": "utf8" },
+      reward: 0.25,
+    });
+    expect(said).toContain("the command exited 1: kept as its verdict (allowFailure)");
+    expect(await runsLeft()).toBe("");
+  }, 120_000);
+
+  test("allowFailure keeps a timeout as its verdict", async () => {
+    const inputs = await make({ command: "sleep 30", timeoutSeconds: 1, allowFailure: true });
+    const created = await computerCommand.create(stepContext(), inputs);
+    expect(created.outs).toMatchObject({ passed: false, timedOut: true, results: {} });
+    expect(await marked()).toBe("");
+  }, 120_000);
+
+  test("a passing run gives its reward as a number", async () => {
+    const inputs = await make({ command: "echo 1 > reward.txt", rewardPath: "reward.txt" });
+    expect((await computerCommand.create(stepContext(), inputs)).outs).toMatchObject({ passed: true, exitCode: 0, reward: 1 });
+  }, 120_000);
+
+  test("result and reward files an earlier run left are removed before the run", async () => {
+    await inside(computer.name, "mkdir -p ~/old && echo stale > ~/old/r.json && echo 1 > ~/old/reward && ln -sf /etc/hostname ~/old/link");
+    const inputs = await make({
+      command: "for f in old/r.json old/reward old/link; do [ -e $f ] || [ -h $f ] && echo there $f; done; exit 1",
+      resultPaths: ["old/r.json", "old/link"],
+      rewardPath: "old/reward",
+      allowFailure: true,
+    });
+    const created = await computerCommand.create(stepContext(), inputs);
+    expect(created.outs).toMatchObject({ passed: false, exitCode: 1, stdout: "", results: {} });
+    expect(created.outs).not.toHaveProperty("reward");
+    expect(await runsLeft()).toBe("");
+  }, 120_000);
+
+  test("a passing run that leaves no reward file fails the step, naming it", async () => {
+    const inputs = await make({ command: "true", rewardPath: "no/reward" });
+    await expect(computerCommand.create(stepContext(), inputs)).rejects.toThrow(`${computer.name}: the command left no reward file no/reward`);
+  }, 120_000);
+
+  test("a reward file that is not a number fails the step in words, not quoting it", async () => {
+    const inputs = await make({ command: "echo 'all good!' > reward.txt", rewardPath: "reward.txt", allowFailure: true });
+    await expect(computerCommand.create(stepContext(), inputs)).rejects.toThrow(
+      `${computer.name}: the reward file reward.txt holds 10 bytes that are not one number: a reward is a number such as 1, 0.75 or -2e-3`,
+    );
+    expect(await runsLeft()).toBe("");
+  }, 120_000);
+
+  test("a result file that cannot be removed stops the run in words, and the command is not run", async () => {
+    await inside(computer.name, "mkdir -p ~/stuck/r.json/inner");
+    const inputs = await make({ command: "echo ran >> ~/stuck-count", resultPaths: ["stuck/r.json"] });
+    await expect(computerCommand.create(stepContext(), inputs)).rejects.toThrow(
+      `${computer.name}: rm of the result and reward files exited 1: rm: cannot remove 'stuck/r.json': Is a directory. A result or reward file an earlier run left could not be removed, so the command was not run: it would be read as this run's`,
+    );
+    expect((await inside(computer.name, "cat ~/stuck-count 2>/dev/null; true")).stdout).toBe("");
+    expect(await runsLeft()).toBe("");
+  }, 120_000);
+
+  test("a binary result is read as bytes and kept as base64", async () => {
+    const inputs = await make({ command: "printf '\\211PNG\\r\\n\\032\\n\\000\\377' > shot.png", resultPaths: ["shot.png"] });
+    const outs = (await computerCommand.create(stepContext(), inputs)).outs!;
+    expect(outs.resultEncodings).toEqual({ "shot.png": "base64" });
+    expect(Buffer.from((outs.results as Record<string, string>)["shot.png"]!, "base64")).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]),
+    );
+  }, 120_000);
+
+  test("delete removes the reward file with the result files", async () => {
+    const inputs = await make({
+      command: "mkdir -p graded; echo 1 > graded/reward; echo ok > graded/r.txt",
+      resultPaths: ["graded/r.txt"],
+      rewardPath: "graded/reward",
+    });
+    const created = await computerCommand.create(stepContext(), inputs);
+    await computerCommand.delete(stepContext(), String(created.id), created.outs!);
+    expect((await inside(computer.name, "ls -A ~/graded")).stdout).toBe("");
+  }, 120_000);
+});
+
 describe("chaos", () => {
   test("a command past its timeout is reported, nothing of it is left running, and its folder is removed", async () => {
     const inputs = await make({ command: "sleep 100 & sleep 100; echo never", timeoutSeconds: 2 });

@@ -5,14 +5,15 @@ import { randomBytes } from "node:crypto";
 import { execa } from "execa";
 import type { Context } from "../../provider/resource.js";
 import type { ComputerClient } from "../../src/daemon/client.js";
+import type { ComputerSpec } from "../../src/contract/provider.js";
 import { ok } from "../../src/contract/result.js";
 import { provider, spec, testLabel } from "./docker-helpers.js";
 
 export const docker = provider();
 
 /** A fresh computer with this test's label; remove() takes it away by its exact name. */
-export async function makeComputer(): Promise<{ name: string; remove(): Promise<void> }> {
-  const made = await docker.create(spec({ labels: testLabel(), memoryMb: 512 }));
+export async function makeComputer(extra: Partial<ComputerSpec> = {}): Promise<{ name: string; remove(): Promise<void> }> {
+  const made = await docker.create(spec({ labels: testLabel(), memoryMb: 512, ...extra }));
   if (!made.ok) throw new Error(made.error.message);
   const name = made.value.name;
   return { name, remove: async () => void (await execa("docker", ["rm", "--force", "--volumes", name], { reject: false })) };

@@ -11,6 +11,7 @@ import (
 	"agentrun.dev/computerd/internal/initd"
 	"agentrun.dev/computerd/internal/probe"
 	"agentrun.dev/computerd/internal/version"
+	"agentrun.dev/computerd/internal/windows"
 )
 
 const usage = `usage:
@@ -18,6 +19,7 @@ const usage = `usage:
   computerd stdio
   ` + probe.Usage + `
   ` + egress.Usage + `
+  ` + windows.Usage + `
   computerd --version`
 
 func main() {
@@ -48,6 +50,8 @@ func dispatch(args []string) int {
 		return probe.Main(args[1:], os.Stdout, os.Stderr)
 	case "egress":
 		return egress.Main(args[1:], os.Stdout, os.Stderr)
+	case "window":
+		return windows.Main(args[1:], os.Stdout, os.Stderr)
 	case "guard":
 		// Started by the daemon itself, with its pipes on fds 3 and 4.
 		return guard.Main()
