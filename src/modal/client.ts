@@ -22,7 +22,9 @@ export function modalClient(options: ClientOptions): ModalSdk {
       throw new TypeError(`the Modal provider needs ${key}: the token's ${key === "tokenId" ? "id" : "secret"}`);
   }
   const server = options.serverUrl ?? DEFAULT_SERVER_URL;
-  if (!/^https:\/\/[^\s/]+(:\d+)?\/?$/.test(server)) throw new TypeError("the Modal provider's serverUrl is an https:// address with no path");
+  // Plaintext only to this machine's loopback, which the SDK dials without TLS (a server of one's own, a test's).
+  if (!/^https:\/\/[^\s/]+(:\d+)?\/?$/.test(server) && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\/?$/.test(server))
+    throw new TypeError("the Modal provider's serverUrl is an https:// address with no path (or http:// on the loopback, with a port)");
   // The library's one touch of Modal's environment: an ambient server is refused, never used.
   if (process.env.MODAL_SERVER_URL !== undefined)
     throw new TypeError(

@@ -52,5 +52,10 @@ describe("the Modal client", () => {
     expect(client.profile.tokenId).toBe(token.tokenId);
     expect(process.env.MODAL_SERVER_URL).toBeUndefined();
     expect(() => modalClient({ ...token, serverUrl: "http://plain.example" })).toThrow(/https:\/\/ address with no path/);
+    // Plaintext only on the loopback (the SDK dials a localhost server without TLS), never elsewhere.
+    const local = modalClient({ ...token, serverUrl: "http://127.0.0.1:50051" }) as unknown as { profile: { serverUrl: string } };
+    expect(local.profile.serverUrl).toBe("http://127.0.0.1:50051");
+    expect(() => modalClient({ ...token, serverUrl: "http://10.0.0.1:50051" })).toThrow(/http:\/\/ on the loopback/);
+    expect(() => modalClient({ ...token, serverUrl: "http://127.0.0.1" })).toThrow(/with a port/);
   });
 });

@@ -1,0 +1,33 @@
+// What the Modal tests at the wire share: a loopback server per test (its sandboxes carrying a run
+// label only that test's do, removed by it after the test, pass or fail), and the provider on the
+// real ModalClient pointed at it with the server's token.
+import { randomBytes } from "node:crypto";
+import { afterEach, expect } from "vitest";
+import { create } from "../../src/modal/create.js";
+import type { ModalProvider } from "../../src/modal/provider.js";
+import { DAEMON } from "./modal-helpers.js";
+import { ModalWireServer, type WireToken } from "./modal-wire/server.js";
+import type { FakeOptions } from "./fake-modal-docker.js";
+
+export const newToken = (): WireToken => ({ tokenId: `ak-${randomBytes(8).toString("hex")}`, tokenSecret: `as-${randomBytes(16).toString("hex")}` });
+
+/** Servers made in a test, each stopped and its containers removed after it; a test that left one running fails. */
+export function wires(): (
+  options?: Omit<FakeOptions, "run" | "v2Ids"> & { token?: WireToken },
+) => Promise<{ server: ModalWireServer; provider: ModalProvider; token: WireToken }> {
+  const made: ModalWireServer[] = [];
+  afterEach(async () => {
+    const running = (await Promise.all(made.map((s) => s.fake.running()))).flat();
+    await Promise.all(made.map(async (s) => (await s.stop(), await s.fake.remove())));
+    made.length = 0;
+    expect(running, "sandboxes left running after the test").toEqual([]);
+  });
+  return async (options = {}) => {
+    const { token: given, ...fake } = options;
+    const token = newToken();
+    const server = await new ModalWireServer({ run: `wire-${randomBytes(6).toString("hex")}`, token, ...fake }).start();
+    made.push(server);
+    const provider = create({ ...(given ?? token), serverUrl: server.serverUrl, app: "agentrun-test", daemonPath: DAEMON });
+    return { server, provider, token };
+  };
+}
