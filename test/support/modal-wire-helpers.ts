@@ -6,10 +6,8 @@ import { afterEach, expect } from "vitest";
 import { create } from "../../src/modal/create.js";
 import type { ModalProvider } from "../../src/modal/provider.js";
 import { DAEMON } from "./modal-helpers.js";
-import { ModalWireServer, type WireToken } from "./modal-wire/server.js";
+import { ModalWireServer, newToken, type WireToken } from "./modal-wire/server.js";
 import type { FakeOptions } from "./fake-modal-docker.js";
-
-export const newToken = (): WireToken => ({ tokenId: `ak-${randomBytes(8).toString("hex")}`, tokenSecret: `as-${randomBytes(16).toString("hex")}` });
 
 /** Servers made in a test, each stopped and its containers removed after it; a test that left one running fails. */
 export function wires(): (

@@ -18,6 +18,9 @@ export interface WireToken {
   tokenSecret: string;
 }
 
+/** A token of Modal's shape (ak- and as-), made up for one server. */
+export const newToken = (): WireToken => ({ tokenId: `ak-${randomBytes(8).toString("hex")}`, tokenSecret: `as-${randomBytes(16).toString("hex")}` });
+
 export interface ModalWireOptions extends Omit<FakeOptions, "v2Ids"> {
   token: WireToken;
 }
