@@ -12,7 +12,7 @@ import type { FakeOptions } from "./fake-modal-docker.js";
 /** Servers made in a test, each stopped and its containers removed after it; a test that left one running fails. */
 export function wires(): (
   options?: Omit<FakeOptions, "run" | "v2Ids"> & { token?: WireToken },
-) => Promise<{ server: ModalWireServer; provider: ModalProvider; token: WireToken }> {
+) => Promise<{ server: ModalWireServer; fake: ModalWireServer["fake"]; provider: ModalProvider; token: WireToken }> {
   const made: ModalWireServer[] = [];
   afterEach(async () => {
     const running = (await Promise.all(made.map((s) => s.fake.running()))).flat();
@@ -26,6 +26,6 @@ export function wires(): (
     const server = await new ModalWireServer({ run: `wire-${randomBytes(6).toString("hex")}`, token, ...fake }).start();
     made.push(server);
     const provider = create({ ...(given ?? token), serverUrl: server.serverUrl, app: "agentrun-test", daemonPath: DAEMON });
-    return { server, provider, token };
+    return { server, fake: server.fake, provider, token };
   };
 }

@@ -25,8 +25,18 @@ export interface ModalWireOptions extends Omit<FakeOptions, "v2Ids"> {
   token: WireToken;
 }
 
-/** One call's fault: answered with this status; or the work done and the answer lost (answered so); or stdout cut after so many bytes. */
-export type Fault = { code: grpc.status; details: string; afterWork?: boolean } | { cutAfterBytes: number; code: grpc.status; details: string };
+/** One call's fault: answered with this status, before the work or (afterWork) with the work done and its answer lost. */
+export interface Fault {
+  code: grpc.status;
+  details: string;
+  afterWork?: boolean;
+}
+
+/** A cut of exec stdout streams: the stream that carries the bytes past `after` (counted from the cut's queuing) ends with this status there. */
+interface Cut extends Fault {
+  after: number;
+  sent: number;
+}
 
 type Request = Record<string, unknown>;
 /** A method's work: its answer (unary), or what it wrote to the call (streaming). */
@@ -71,6 +81,7 @@ export class ModalWireServer {
   readonly #authToken = jwt("control-plane");
   readonly #routerJwt = jwt("task-command-router");
   readonly #faults = new Map<string, Fault[]>();
+  readonly #cuts: Cut[] = [];
   readonly #images = new Map<string, ModalImage>();
   readonly #created = new Map<string, number>();
   readonly #execs = new Map<string, Exec>();
@@ -105,6 +116,16 @@ export class ModalWireServer {
   /** Queues faults for a method's next calls, one each. */
   fail(method: string, ...faults: Fault[]): void {
     this.#faults.set(method, [...(this.#faults.get(method) ?? []), ...faults]);
+  }
+
+  /** Cuts the exec stdout streams live or to come, one cut each: each ends the stream that carries its byte `after`, with its status. */
+  cut(after: number, fault: Fault, times = 1): void {
+    for (let n = 0; n < times; n++) this.#cuts.push({ ...fault, after, sent: 0 });
+  }
+
+  /** How many queued cuts have not yet cut a stream. */
+  pendingCuts(): number {
+    return this.#cuts.length;
   }
 
   /** The methods called, each once, in the order first called. */
@@ -155,7 +176,7 @@ export class ModalWireServer {
       const refused = this.#refused(service, method, call.metadata);
       if (refused) return callback({ code: grpc.status.UNAUTHENTICATED, details: refused });
       const fault = this.#take(method);
-      if (fault && !("afterWork" in fault && fault.afterWork)) return callback({ code: fault.code, details: fault.details });
+      if (fault && !fault.afterWork) return callback({ code: fault.code, details: fault.details });
       const key = String(call.metadata.get("x-idempotency-key")[0] ?? "");
       const earlier = key ? this.#answered.get(`${method}:${key}`) : undefined;
       const answer = earlier ? Promise.resolve(earlier) : handler(call.request, call as unknown as grpc.ServerWritableStream<Request, object>, undefined);
@@ -177,8 +198,8 @@ export class ModalWireServer {
       const refused = this.#refused(service, method, call.metadata);
       if (refused) return call.emit("error", { code: grpc.status.UNAUTHENTICATED, details: refused });
       const fault = this.#take(method);
-      if (fault && !("cutAfterBytes" in fault)) return call.emit("error", { code: fault.code, details: fault.details });
-      handler(call.request, call, fault).then(
+      if (fault) return call.emit("error", { code: fault.code, details: fault.details });
+      handler(call.request, call, undefined).then(
         () => call.end(),
         (error: unknown) => call.emit("error", statusOf(error)),
       );
@@ -303,19 +324,19 @@ export class ModalWireServer {
         this.#execs.set(execId, new Exec(await sandbox.exec(r.commandArgs as string[], { mode: "binary" })));
         return {};
       },
-      TaskExecStdioRead: async (r, call, fault) => {
+      TaskExecStdioRead: async (r, call) => {
         const exec = this.#exec(r.execId);
-        const output = Number(r.fileDescriptor) === 1 ? exec.stderr : exec.stdout;
-        const cut = fault && "cutAfterBytes" in fault ? fault : undefined;
-        let sent = 0;
-        for await (const data of output.from(Number(r.offset), () => call.cancelled)) {
-          if (cut && sent + data.length > cut.cutAfterBytes) {
-            const part = data.subarray(0, Math.max(0, cut.cutAfterBytes - sent));
+        const stdout = Number(r.fileDescriptor) !== 1;
+        for await (const data of (stdout ? exec.stdout : exec.stderr).from(Number(r.offset), () => call.cancelled)) {
+          const cut = stdout ? this.#cuts[0] : undefined;
+          if (cut && cut.sent + data.length > cut.after) {
+            this.#cuts.shift();
+            const part = data.subarray(0, cut.after - cut.sent);
             if (part.length) call.write({ data: part });
             throw new RpcError(cut.code, cut.details);
           }
+          if (cut) cut.sent += data.length;
           call.write({ data });
-          sent += data.length;
         }
       },
       TaskExecStdinWrite: async (r) => {
