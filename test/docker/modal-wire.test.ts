@@ -2,7 +2,8 @@
 // as Modal's gRPC answers it (a lost create answer, an exec's stdout cut mid-stream, a 429 as
 // RESOURCE_EXHAUSTED, a 5xx as UNAVAILABLE or INTERNAL, a token refused UNAUTHENTICATED). What the
 // SDK absorbs (its retries with one idempotency key, its resumed stdio reads) is shown absorbed;
-// what it passes on is a result with its code. Nothing is left in Docker after each.
+// what it passes on is a result with its code; and no ambient MODAL_* variable turns the SDK
+// elsewhere. Nothing is left in Docker after each.
 import { createHash } from "node:crypto";
 import { status } from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
@@ -17,6 +18,15 @@ const text = (b64: string) => Buffer.from(b64, "base64").toString("utf8");
 const lost = { code: status.UNAVAILABLE, details: "upstream connect error or disconnect/reset before headers", afterWork: true };
 
 describe("Modal's faults at the wire", () => {
+  it("an ambient MODAL_SANDBOX_V2=0 does not turn the SDK to another backend: create is still SandboxCreateV2", async () => {
+    process.env.MODAL_SANDBOX_V2 = "0";
+    const built = await wire().finally(() => delete process.env.MODAL_SANDBOX_V2);
+    const made = await built.provider.create(spec());
+    if (!made.ok) throw new Error(`${made.error.message}; calls ${built.server.methods().join(" ")}`);
+    expect(built.server.methods()).toContain("SandboxCreateV2");
+    expect(await built.provider.release(made.value, "delete")).toEqual({ ok: true, value: undefined });
+  }, 120_000);
+
   it("a create whose answer is lost once is retried by the SDK under one idempotency key: one sandbox, not two", async () => {
     const { provider, server, fake } = await wire();
     server.fail("SandboxCreateV2", lost);
