@@ -4,8 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { readFile, writeFile } from "../../src/daemon/files.js";
-import { spec } from "../support/modal-helpers.js";
-import { wires } from "../support/modal-wire-helpers.js";
+import { spec, wires } from "../support/modal-helpers.js";
 
 const fake = wires();
 const text = (b64: string) => Buffer.from(b64, "base64").toString("utf8");

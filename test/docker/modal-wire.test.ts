@@ -8,10 +8,9 @@ import { createHash } from "node:crypto";
 import { status } from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
 import { create } from "../../src/modal/create.js";
-import { spec } from "../support/modal-helpers.js";
 import { newToken } from "../support/modal-wire/server.js";
-import { wires } from "../support/modal-wire-helpers.js";
-import { DAEMON } from "../support/modal-helpers.js";
+
+import { DAEMON, spec, wires } from "../support/modal-helpers.js";
 
 const wire = wires();
 const text = (b64: string) => Buffer.from(b64, "base64").toString("utf8");

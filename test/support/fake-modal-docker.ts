@@ -4,6 +4,8 @@
 // poll, wait and terminate read and end the container; list filters by app and tags; and the
 // SDK's errors (NotFoundError, InvalidError, ConflictError) are thrown as the SDK throws them.
 // Every container carries the fake's own run label, so a test removes exactly what it made.
+// The wire server (modal-wire/server.ts) serves these sandboxes to the real SDK; the slice itself
+// stays for the Pulumi plugin's testSdk.
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
