@@ -2,22 +2,28 @@
 // pointed at a loopback gRPC server of Modal's protocol, its sandboxes root Docker containers.
 // npm run conformance -- --provider ./dist/test/support/fake-modal-wire-conformance.js
 // Its containers carry the fake's run label AGENTRUN_MODAL_FAKE_RUN (one made up when unset), and
-// the run's end removes them by it. The token is made up here, and the server checks it.
+// the run's end removes them by it. The token is made up here, and the server checks it. With
+// AGENTRUN_MODAL_WIRE_CALLS set, the RPCs the run called are written there as it exits.
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { toolchainBase } from "../../src/package.js";
 import { create } from "../../src/modal/create.js";
 import type { ModalProvider } from "../../src/modal/provider.js";
 import { CONFORMANCE_MAX_LIFETIME_MS } from "../../src/modal/conformance/module.js";
 import { ModalWireServer, newToken } from "./modal-wire/server.js";
 
-export const ENV = ["AGENTRUN_MODAL_FAKE_RUN"] as const;
+export const ENV = ["AGENTRUN_MODAL_FAKE_RUN", "AGENTRUN_MODAL_WIRE_CALLS"] as const;
 const run = process.env.AGENTRUN_MODAL_FAKE_RUN || `conformance-${randomBytes(6).toString("hex")}`;
 const token = newToken();
 let started: Promise<ModalWireServer> | undefined;
 
 /** The one server of this run, started at the first provider. */
 export function server(): Promise<ModalWireServer> {
-  started ??= new ModalWireServer({ run, token }).start();
+  if (!started) {
+    started = new ModalWireServer({ run, token }).start();
+    const callsFile = process.env.AGENTRUN_MODAL_WIRE_CALLS;
+    if (callsFile) void started.then((s) => process.once("exit", () => writeFileSync(callsFile, `${JSON.stringify(s.calls)}\n`)));
+  }
   return started;
 }
 
