@@ -101,6 +101,18 @@ describe("Modal's faults at the wire", () => {
     expect(await fake.running()).toEqual([]);
   }, 120_000);
 
+  it("a 429 with Modal's retry policy is waited out by the SDK as the server asks: the create lands, one sandbox", async () => {
+    const { provider, server, fake } = await wire();
+    server.fail("SandboxCreateV2", { code: status.RESOURCE_EXHAUSTED, details: "too many requests", retryAfterSecs: 1 });
+    const started = Date.now();
+    const made = await provider.create(spec());
+    if (!made.ok) throw new Error(made.error.message);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(server.calls.filter((m) => m === "SandboxCreateV2")).toHaveLength(2);
+    expect(await fake.running()).toEqual([made.value.id]);
+    expect(await provider.release(made.value, "delete")).toEqual({ ok: true, value: undefined });
+  }, 120_000);
+
   it("a 5xx once (UNAVAILABLE, then INTERNAL) is retried by the SDK; one for good is unreachable, and nothing is made", async () => {
     const { provider, server, fake } = await wire();
     server.fail("SandboxCreateV2", { code: status.UNAVAILABLE, details: "no healthy upstream" }, { code: status.INTERNAL, details: "internal error" });

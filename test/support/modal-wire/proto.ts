@@ -11,6 +11,11 @@ package modal.client;
 
 message Empty {}
 
+// A status's details (the grpc-status-details-bin trailer): a retry policy tells the SDK when to try again.
+message Any { string type_url = 1; bytes value = 2; }
+message RPCStatus { int32 code = 1; string message = 2; repeated Any details = 3; }
+message RPCRetryPolicy { float retry_after_secs = 1; }
+
 message GenericResult {
   int32 status = 1;
   string exception = 2;
@@ -192,6 +197,15 @@ protobuf.parse(ROUTER, root, { keepCase: false });
 /** A message type of either package by its service's package and name. */
 export function messageType(service: string, name: string): protobuf.Type {
   return root.lookupType(`${service.slice(0, service.lastIndexOf("."))}.${name}`);
+}
+
+/** The grpc-status-details-bin of a status whose retry policy asks the SDK to try again after so many seconds (Modal's throttle). */
+export function retryAfter(code: number, message: string, seconds: number): Buffer {
+  const Policy = root.lookupType("modal.client.RPCRetryPolicy");
+  const Status = root.lookupType("modal.client.RPCStatus");
+  const value = Policy.encode(Policy.fromObject({ retryAfterSecs: seconds })).finish();
+  const details = [{ typeUrl: "type.googleapis.com/modal.client.RPCRetryPolicy", value }];
+  return Buffer.from(Status.encode(Status.fromObject({ code, message, details })).finish());
 }
 
 /** GenericResult's statuses (api.proto's GenericStatus). */

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import type { ModalImage } from "../../../src/modal/sdk.js";
 import { ModalDockerFake, type FakeOptions } from "../fake-modal-docker.js";
 import { Exec } from "./execs.js";
-import { CONTROL_PLANE, messageType, NETWORK_BLOCKED, ROUTER_SERVICE, RPCS, STATUS } from "./proto.js";
+import { CONTROL_PLANE, messageType, NETWORK_BLOCKED, retryAfter, ROUTER_SERVICE, RPCS, STATUS } from "./proto.js";
 
 export interface WireToken {
   tokenId: string;
@@ -25,11 +25,23 @@ export interface ModalWireOptions extends Omit<FakeOptions, "v2Ids"> {
   token: WireToken;
 }
 
-/** One call's fault: answered with this status, before the work or (afterWork) with the work done and its answer lost. */
+/**
+ * One call's fault: answered with this status, before the work or (afterWork) with the work done
+ * and its answer lost; with retryAfterSecs, the status carries Modal's retry policy (its throttle).
+ */
 export interface Fault {
   code: grpc.status;
   details: string;
   afterWork?: boolean;
+  retryAfterSecs?: number;
+}
+
+/** A fault as the status grpc-js answers with. */
+function answerOf(fault: Fault): Partial<grpc.StatusObject> {
+  if (fault.retryAfterSecs === undefined) return { code: fault.code, details: fault.details };
+  const metadata = new grpc.Metadata();
+  metadata.set("grpc-status-details-bin", retryAfter(fault.code, fault.details, fault.retryAfterSecs));
+  return { code: fault.code, details: fault.details, metadata };
 }
 
 /** A cut of exec stdout streams: the stream that carries the bytes past `after` (counted from the cut's queuing) ends with this status there. */
@@ -176,7 +188,7 @@ export class ModalWireServer {
       const refused = this.#refused(service, method, call.metadata);
       if (refused) return callback({ code: grpc.status.UNAUTHENTICATED, details: refused });
       const fault = this.#take(method);
-      if (fault && !fault.afterWork) return callback({ code: fault.code, details: fault.details });
+      if (fault && !fault.afterWork) return callback(answerOf(fault));
       const key = String(call.metadata.get("x-idempotency-key")[0] ?? "");
       const earlier = key ? this.#answered.get(`${method}:${key}`) : undefined;
       const answer = earlier ? Promise.resolve(earlier) : handler(call.request, call as unknown as grpc.ServerWritableStream<Request, object>, undefined);
@@ -184,7 +196,7 @@ export class ModalWireServer {
         (given) => {
           const response = given ?? {};
           if (key) this.#answered.set(`${method}:${key}`, response);
-          if (fault) callback({ code: fault.code, details: fault.details });
+          if (fault) callback(answerOf(fault));
           else callback(null, response);
         },
         (error: unknown) => callback(statusOf(error)),
