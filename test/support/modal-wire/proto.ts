@@ -52,8 +52,6 @@ message ImageGetOrCreateRequest {
   string builder_version = 9;
 }
 message ImageGetOrCreateResponse { string image_id = 1; GenericResult result = 2; }
-message ImageJoinStreamingRequest { string image_id = 1; float timeout = 2; string last_entry_id = 3; }
-message ImageJoinStreamingResponse { GenericResult result = 1; string entry_id = 3; bool eof = 4; }
 
 message Resources {
   uint32 memory_mb = 2;
@@ -152,16 +150,15 @@ message TaskExecStdinWriteRequest {
 }
 message TaskExecStdinWriteResponse {}
 
-message TaskExecStdinStatusRequest { string task_id = 1; string exec_id = 2; }
-message TaskExecStdinStatusResponse { uint64 num_bytes_written = 1; bool closed = 2; }
 
 message TaskExecWaitRequest { string task_id = 1; string exec_id = 2; }
 message TaskExecWaitResponse { oneof exit_status { int32 code = 1; int32 signal = 2; } }
-message TaskExecPollRequest { string task_id = 1; string exec_id = 2; }
-message TaskExecPollResponse { oneof exit_status { int32 code = 1; int32 signal = 2; } }
 `;
 
-/** The served RPCs: service, method, request and response message, and whether the answer streams. */
+/**
+ * The served RPCs, exactly those the provider's path calls (the server's log of Core, case by
+ * case): service, method, request and response message, and whether the answer streams.
+ */
 export const CONTROL_PLANE = "modal.client.ModalClient";
 export const ROUTER_SERVICE = "modal.task_command_router.TaskCommandRouter";
 
@@ -171,7 +168,6 @@ export const RPCS = {
     AppGetOrCreate: ["AppGetOrCreateRequest", "AppGetOrCreateResponse"],
     EnvironmentGetOrCreate: ["EnvironmentGetOrCreateRequest", "EnvironmentGetOrCreateResponse"],
     ImageGetOrCreate: ["ImageGetOrCreateRequest", "ImageGetOrCreateResponse"],
-    ImageJoinStreaming: ["ImageJoinStreamingRequest", "ImageJoinStreamingResponse", "stream"],
     SandboxCreateV2: ["SandboxCreateV2Request", "SandboxCreateV2Response"],
     SandboxGetCommandRouterAccess: ["SandboxGetCommandRouterAccessRequest", "SandboxGetCommandRouterAccessResponse"],
     SandboxGetTaskIdV2: ["SandboxGetTaskIdRequest", "SandboxGetTaskIdResponse"],
@@ -184,9 +180,7 @@ export const RPCS = {
     TaskExecStart: ["TaskExecStartRequest", "TaskExecStartResponse"],
     TaskExecStdioRead: ["TaskExecStdioReadRequest", "TaskExecStdioReadResponse", "stream"],
     TaskExecStdinWrite: ["TaskExecStdinWriteRequest", "TaskExecStdinWriteResponse"],
-    TaskExecStdinStatus: ["TaskExecStdinStatusRequest", "TaskExecStdinStatusResponse"],
     TaskExecWait: ["TaskExecWaitRequest", "TaskExecWaitResponse"],
-    TaskExecPoll: ["TaskExecPollRequest", "TaskExecPollResponse"],
   },
 } as const satisfies Record<string, Record<string, readonly [string, string] | readonly [string, string, "stream"]>>;
 

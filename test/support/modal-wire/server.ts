@@ -254,9 +254,6 @@ export class ModalWireServer {
         this.#images.set(built.imageId, built);
         return { imageId: built.imageId, result: { status: STATUS.success } };
       },
-      ImageJoinStreaming: async (_r, call) => {
-        call.write({ result: { status: STATUS.success }, entryId: "1", eof: true });
-      },
       SandboxCreateV2: async (r) => {
         const d = (r.definition ?? {}) as Record<string, unknown> & { resources?: Record<string, number>; networkAccess?: { networkAccessType?: number } };
         const image = this.#images.get(String(d.imageId));
@@ -321,10 +318,6 @@ export class ModalWireServer {
     return exec;
   }
 
-  static #exit(exec: Exec) {
-    return exec.code === undefined ? {} : { code: exec.code };
-  }
-
   #router(): Record<string, Handler> {
     return {
       TaskExecStart: async (r) => {
@@ -356,16 +349,11 @@ export class ModalWireServer {
         if (wrote === "gap") throw new RpcError(grpc.status.OUT_OF_RANGE, `stdin offset ${String(r.offset)} is past the bytes written`);
         return {};
       },
-      TaskExecStdinStatus: async (r) => {
-        const exec = this.#exec(r.execId);
-        return { numBytesWritten: exec.stdinWritten, closed: exec.stdinClosed };
-      },
       TaskExecWait: async (r) => {
         const exec = this.#exec(r.execId);
         await exec.exited;
-        return ModalWireServer.#exit(exec);
+        return { code: exec.code };
       },
-      TaskExecPoll: async (r) => ModalWireServer.#exit(this.#exec(r.execId)),
     };
   }
 }
