@@ -5,7 +5,9 @@
 // dotted, bracketed, destructured, aliased, through globalThis, or an import of node:process.
 // Two uses are allowed, each by its variable, its file and its function: guards against a vendor
 // SDK that reads the environment on its own. And one hand-over of the environment whole, by its
-// file and function: a host's (the plugin's, the CLI's) to the registry, named by "*".
+// file and function: a host's (the plugin's, the CLI's) to the registry, named by "*". A variable
+// ending "_*" allows, in its function alone, a name of that prefix or a computed one: the guard
+// that hides a vendor's listed variables while its client is built.
 //
 // Usage: node scripts/check-env.mjs [--root <dir>] [--json]
 // Exits 0 when the rule holds, 1 when it does not, 2 on a usage error.
@@ -17,6 +19,7 @@ import ts from "typescript";
 /** The allowed uses: [file, function, variable], "*" for the environment handed on whole. */
 export const ALLOWED = [
   ["src/modal/client.ts", "modalClient", "MODAL_SERVER_URL"],
+  ["src/modal/client.ts", "hidingProfile", "MODAL_*"],
   ["src/e2b/client.ts", "ambientProblem", "E2B_SANDBOX_URL"],
   ["src/contract/host.ts", "hostEnvironment", "*"],
 ];
@@ -132,10 +135,12 @@ export function findingsIn(file, text) {
     if (outer && ts.isPropertyAccessExpression(outer) && outer.expression === unwrap(access)) name = outer.name.text;
     else if (outer && ts.isElementAccessExpression(outer) && outer.expression === unwrap(access)) name = literalName(outer.argumentExpression);
     const whole = outer && ts.isPropertyAssignment(outer) && outer.initializer === unwrap(access);
-    if (name === undefined && !whole) return false;
+    const computed = name === undefined && !whole && outer && ts.isElementAccessExpression(outer) && outer.expression === unwrap(access);
+    if (name === undefined && !whole && !computed) return false;
     if (whole) name = "*";
     const fn = functionName(access);
-    return ALLOWED.some(([f, func, variable]) => f === file && func === fn && variable === name);
+    const prefixed = (variable) => variable.endsWith("_*") && (computed || (name !== undefined && name.startsWith(variable.slice(0, -1))));
+    return ALLOWED.some(([f, func, variable]) => f === file && func === fn && (variable === name || prefixed(variable)));
   };
 
   // Second pass: every place the process object is used, judged by what is done with it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: set-up, the tests' type-check and the formatting, then the daemon's
 # Go tests, the conformance runs of the table below (the suite on Docker, on a Docker desktop, on
-# the Daytona fake and on E2B's and Modal's Docker-backed fakes: each must print its verdict and
+# the Daytona fake, on E2B's Docker-backed fake and on Modal at the wire: each must print its verdict and
 # exit 0), and every vitest project (unit, docker, pulumi, live: see vitest.config.ts).
 # Fails when a suite fails or ran no test; ends with one "N passed, N failed" line.
 set -euo pipefail
@@ -41,8 +41,9 @@ CONFORMANCE=(
   'daytona|1|^core PASS |on the Daytona fake|on the Daytona fake|DAYTONA_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/daytona-conformance.test.ts'
   # E2B's run needs its Docker-backed fake (a stand-in envd built first), which the test file holds.
   'e2b|1|^core PASS |on the E2B fake|on the E2B fake|E2B_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/e2b-conformance.test.ts'
-  # Modal on the Docker-backed fake: its sandboxes carry a run label only this run's do, and go by it.
-  "modal|2|^core PASS |on Modal's Docker-backed fake|on Modal's fake|AGENTRUN_MODAL_FAKE_RUN=\"\$MODAL_RUN\" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-modal-conformance.js >\"\$REPORT\" 2>&1"
+  # Modal at the wire: the real modal SDK against a loopback gRPC server of Modal's protocol, its
+  # sandboxes root containers carrying a run label only this run's do, and going by it.
+  "modal-wire|2|^core PASS |on Modal at the wire|on Modal at the wire|AGENTRUN_MODAL_FAKE_RUN=\"\$MODAL_RUN\" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-modal-wire-conformance.js >\"\$REPORT\" 2>&1"
 )
 wave_ids() { for row in "${CONFORMANCE[@]}"; do IFS='|' read -r id wave _ <<<"$row"; [ "$wave" != "$1" ] || printf ' %s' "$id"; done; }
 say "conformance, beside each other:$(wave_ids 1); then:$(wave_ids 2)"

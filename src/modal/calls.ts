@@ -7,9 +7,28 @@ import type { Result, ResultCode } from "../contract/result.js";
 
 export type { Bound };
 
-/** An SDK error as a result's code: NotFoundError is not_found, and the rest by name. */
+/**
+ * The gRPC statuses the SDK passes on unnamed (nice-grpc's ClientError, its numeric code): most
+ * control-plane refusals, a 429 (RESOURCE_EXHAUSTED) and a 5xx among them, reach the caller so.
+ */
+const GRPC_CODES: Partial<Record<number, ResultCode>> = {
+  3: "invalid", // INVALID_ARGUMENT
+  4: "timeout", // DEADLINE_EXCEEDED
+  5: "not_found", // NOT_FOUND
+  6: "exists", // ALREADY_EXISTS
+  7: "unauthorized", // PERMISSION_DENIED
+  8: "limit", // RESOURCE_EXHAUSTED
+  14: "unreachable", // UNAVAILABLE
+  16: "unauthorized", // UNAUTHENTICATED
+};
+
+/** An SDK error as a result's code: its named errors by name, a gRPC status by its code, and the rest by their words. */
 export function codeOf(error: unknown): ResultCode {
   const name = error instanceof Error ? error.name : "";
+  if (name === "ClientError") {
+    const code = GRPC_CODES[(error as { code?: unknown }).code as number];
+    if (code) return code;
+  }
   if (name === "NotFoundError") return "not_found";
   if (name === "InvalidError") return "invalid";
   if (name === "ConflictError") return "gone";

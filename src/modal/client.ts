@@ -2,11 +2,31 @@
 // nothing else. The client takes no server, and reads MODAL_SERVER_URL (else a profile's) once
 // as it is constructed, so the construction sets that variable to the server chosen here and
 // puts it back: no MODAL_PROFILE, MODAL_CONFIG_PATH or ~/.modal.toml can send the key elsewhere.
+// The same construction reads more of its profile from MODAL_* variables (the environment, the
+// sandbox backend, the image builder, the throttle wait: seen at the wire, where MODAL_SANDBOX_V2=0
+// turned create into another RPC): each is hidden while the client is built, so none applies.
 import { createRequire } from "node:module";
 import type { ModalClient } from "modal";
 import type { ModalSdk } from "./sdk.js";
 
 export const DEFAULT_SERVER_URL = "https://api.modal.com:443";
+
+/** What the SDK's profile takes from the process (its config.ts), each hidden while a client is built. */
+export const PROFILE_VARIABLES = [
+  "MODAL_PROFILE",
+  "MODAL_TOKEN_ID",
+  "MODAL_TOKEN_SECRET",
+  "MODAL_OAUTH_REFRESH_TOKEN",
+  "MODAL_OAUTH_CLIENT_ID",
+  "MODAL_OAUTH_CLIENT_SECRET",
+  "MODAL_OAUTH_JWT_KEY",
+  "MODAL_ENVIRONMENT",
+  "MODAL_IMAGE_BUILDER_VERSION",
+  "MODAL_LOGLEVEL",
+  "MODAL_MAX_THROTTLE_WAIT",
+  "MODAL_SANDBOX_CHANNEL_IDLE_TIMEOUT",
+  "MODAL_SANDBOX_V2",
+] as const;
 
 export interface ClientOptions {
   tokenId: string;
@@ -22,7 +42,9 @@ export function modalClient(options: ClientOptions): ModalSdk {
       throw new TypeError(`the Modal provider needs ${key}: the token's ${key === "tokenId" ? "id" : "secret"}`);
   }
   const server = options.serverUrl ?? DEFAULT_SERVER_URL;
-  if (!/^https:\/\/[^\s/]+(:\d+)?\/?$/.test(server)) throw new TypeError("the Modal provider's serverUrl is an https:// address with no path");
+  // Plaintext only to this machine's loopback, which the SDK dials without TLS (a server of one's own, a test's).
+  if (!/^https:\/\/[^\s/]+(:\d+)?\/?$/.test(server) && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\/?$/.test(server))
+    throw new TypeError("the Modal provider's serverUrl is an https:// address with no path (or http:// on the loopback, with a port)");
   // The library's one touch of Modal's environment: an ambient server is refused, never used.
   if (process.env.MODAL_SERVER_URL !== undefined)
     throw new TypeError(
@@ -31,8 +53,24 @@ export function modalClient(options: ClientOptions): ModalSdk {
   const { ModalClient: Client } = createRequire(import.meta.url)("modal") as { ModalClient: new (params: object) => ModalClient };
   process.env.MODAL_SERVER_URL = server;
   try {
-    return new Client({ tokenId: options.tokenId, tokenSecret: options.tokenSecret, ...(options.environment ? { environment: options.environment } : {}) });
+    return hidingProfile(
+      () => new Client({ tokenId: options.tokenId, tokenSecret: options.tokenSecret, ...(options.environment ? { environment: options.environment } : {}) }),
+    );
   } finally {
     delete process.env.MODAL_SERVER_URL;
+  }
+}
+
+/** build() with PROFILE_VARIABLES out of the process, each put back after. */
+function hidingProfile<T>(build: () => T): T {
+  const hidden: [string, string | undefined][] = [];
+  for (const name of PROFILE_VARIABLES) {
+    hidden.push([name, process.env[name]]);
+    delete process.env[name];
+  }
+  try {
+    return build();
+  } finally {
+    for (const [name, value] of hidden) if (value !== undefined) process.env[name] = value;
   }
 }

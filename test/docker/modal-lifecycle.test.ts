@@ -1,17 +1,17 @@
-// The Modal provider on the Docker-backed fake: each sandbox a root container with every
-// capability, the daemon uploaded through exec's stdin, init --own-network, the probe and the
-// bridge all real. Nothing is left after each test.
+// The Modal provider through the real `modal` SDK at the wire (a loopback gRPC server of Modal's
+// protocol): each sandbox a root container with every capability, the daemon uploaded through
+// exec's stdin, init --own-network, the probe and the bridge all real. Nothing is left after each test.
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { readFile, writeFile } from "../../src/daemon/files.js";
-import { fakes, spec } from "../support/modal-helpers.js";
+import { spec, wires } from "../support/modal-helpers.js";
 
-const fake = fakes();
+const fake = wires();
 const text = (b64: string) => Buffer.from(b64, "base64").toString("utf8");
 
-describe("Modal on the Docker-backed fake", () => {
+describe("Modal at the wire", () => {
   it("creates, connects, runs, writes and reads files, lists and releases", async () => {
-    const { provider, fake: sdk } = fake();
+    const { provider, fake: sdk } = await fake();
     const made = await provider.create(spec({ labels: { "agentrun.test": "lifecycle" } }));
     if (!made.ok) throw new Error(made.error.message);
     const ref = made.value;
@@ -58,7 +58,7 @@ describe("Modal on the Docker-backed fake", () => {
   }, 120_000);
 
   it("refuses a sandbox killed mid-upload, and leaves nothing running", async () => {
-    const { provider, fake: sdk } = fake({ killAfterUploadBytes: 1024 * 1024 });
+    const { provider, fake: sdk } = await fake({ killAfterUploadBytes: 1024 * 1024 });
     const made = await provider.create(spec());
     expect(made).toMatchObject({ ok: false });
     expect(made.ok ? "" : made.error.message).toMatch(/upload/);
@@ -66,7 +66,7 @@ describe("Modal on the Docker-backed fake", () => {
   }, 120_000);
 
   it("refuses a daemon whose sha256 does not read back, and terminates the sandbox", async () => {
-    const { provider, fake: sdk } = fake({ corruptUpload: true });
+    const { provider, fake: sdk } = await fake({ corruptUpload: true });
     const made = await provider.create(spec());
     expect(made).toMatchObject({ ok: false, error: { code: "refused" } });
     expect(made.ok ? "" : made.error.message).toMatch(/read back sha256 [0-9a-f]{64}, not the provider's .* was terminated/);
@@ -74,7 +74,7 @@ describe("Modal on the Docker-backed fake", () => {
   }, 120_000);
 
   it("refuses a sandbox whose kernel reads gVisor's, and terminates it", async () => {
-    const { provider, fake: sdk } = fake({ kernel: "4.19.0-gvisor" });
+    const { provider, fake: sdk } = await fake({ kernel: "4.19.0-gvisor" });
     const made = await provider.create(spec());
     expect(made).toMatchObject({ ok: false, error: { code: "refused" } });
     expect(made.ok ? "" : made.error.message).toMatch(/its kernel is 4.19.0-gvisor: a gVisor sandbox, not Modal's VM runtime.*was terminated/);
@@ -82,7 +82,7 @@ describe("Modal on the Docker-backed fake", () => {
   }, 120_000);
 
   it("keeps a stand-in agent on the sandbox's loopback out of reach of the daemon's programs", async () => {
-    const { provider } = fake();
+    const { provider } = await fake();
     const made = await provider.create(spec());
     if (!made.ok) throw new Error(made.error.message);
     const id = made.value.id;

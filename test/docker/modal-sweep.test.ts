@@ -1,38 +1,44 @@
-// The Modal sweep on the Docker-backed fake: --before records the app's computers, --after
-// terminates only those made since and reads each back; a before file of another app is refused
-// (exit 2) having ended nothing.
+// The Modal sweep through the real `modal` SDK at the wire (the sweep's own client, built from the
+// COMPUTER_MODAL_* settings): --before records the app's computers, --after terminates only those
+// made since and reads each back; a before file of another app is refused (exit 2) having ended nothing.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sweepMain } from "../../src/modal/conformance/sweep.js";
-import { fakes, spec } from "../support/modal-helpers.js";
+import { spec, wires } from "../support/modal-helpers.js";
 
-const fake = fakes();
+const wire = wires();
 const dir = mkdtempSync(path.join(tmpdir(), "modal-sweep-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const env = { COMPUTER_MODAL_TOKEN_ID: "ak-test", COMPUTER_MODAL_TOKEN_SECRET: "as-test", COMPUTER_MODAL_APP: "agentrun-test" };
 
 describe("the Modal sweep", () => {
   it("terminates what a run made since --before, and never what was there", async () => {
-    const { provider, fake: sdk } = fake();
+    const { provider, fake: sdk, server, token } = await wire();
+    const at = {
+      COMPUTER_MODAL_TOKEN_ID: token.tokenId,
+      COMPUTER_MODAL_TOKEN_SECRET: token.tokenSecret,
+      COMPUTER_MODAL_APP: "agentrun-test",
+      COMPUTER_MODAL_SERVER_URL: server.serverUrl,
+    };
     const kept = await provider.create(spec());
     if (!kept.ok) throw new Error(kept.error.message);
     const file = path.join(dir, "before.json");
-    const before = await sweepMain(["--before", file], env, () => sdk);
+    const before = await sweepMain(["--before", file], at);
     expect(before).toEqual({ code: 0, out: JSON.stringify({ recorded: 1 }), err: "" });
-    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ app: "agentrun-test", server: "https://api.modal.com:443", ids: [kept.value.id] });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ app: "agentrun-test", server: server.serverUrl, ids: [kept.value.id] });
     const made = await Promise.all([provider.create(spec()), provider.create(spec())]);
     const ids = made.map((m) => (m.ok ? m.value.id : m.error.message));
 
     const foreign = path.join(dir, "foreign.json");
-    writeFileSync(foreign, JSON.stringify({ app: "another-app", server: "https://api.modal.com:443", ids: [] }));
-    const refused = await sweepMain(["--after", foreign], env, () => sdk);
+    writeFileSync(foreign, JSON.stringify({ app: "another-app", server: server.serverUrl, ids: [] }));
+    const refused = await sweepMain(["--after", foreign], at);
     expect(refused.code).toBe(2);
     expect(refused.err).toMatch(/of the app another-app, not agentrun-test/);
     expect((await sdk.running()).length).toBe(3);
 
-    const after = await sweepMain(["--after", file], env, () => sdk);
+    const after = await sweepMain(["--after", file], at);
     expect(after).toEqual({ code: 0, out: JSON.stringify({ swept: 2, gone: 2, stillThere: [] }), err: "" });
     expect(await sdk.running()).toEqual([kept.value.id]);
     expect(

@@ -1,5 +1,6 @@
-// Idempotent create on Modal, against the Docker-backed fake of its SDK slice: the tags are the
-// container's labels, fixed by its docker run (the create request). Modal's SDK reads back no
+// Idempotent create on Modal, through the real `modal` SDK at the wire (a loopback server of
+// Modal's protocol over root containers): the tags are the container's labels, fixed by its
+// docker run (the create request). Modal's SDK reads back no
 // creation time of a sandbox, so a delete leaves the owner's other sandboxes.
 import { randomBytes } from "node:crypto";
 import { execa } from "execa";
@@ -8,15 +9,18 @@ import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/contract/labels.js";
 import { MAX_LABELS, MAX_TAGS } from "../../src/modal/constants.js";
 import { create } from "../../src/modal/create.js";
 import { orThrow } from "../../src/contract/result.js";
-import { ModalDockerFake } from "../support/fake-modal-docker.js";
+import { ModalWireServer, newToken } from "../support/modal-wire/server.js";
 import { toolchain } from "../support/toolchain.js";
 import { adoptionStory, containerLabels } from "../support/adoption-story.js";
 
-const fake = new ModalDockerFake({ run: `test-${randomBytes(6).toString("hex")}` });
-const provider = create({ sdk: fake, app: "agentrun-test", daemonPath: toolchain().daemon.amd64 });
+const token = newToken();
+const server = await new ModalWireServer({ run: `test-${randomBytes(6).toString("hex")}`, token }).start();
+const { fake } = server;
+const provider = create({ ...token, serverUrl: server.serverUrl, app: "agentrun-test", daemonPath: toolchain().daemon.amd64 });
 
 afterAll(async () => {
   const left = await fake.running();
+  await server.stop();
   await fake.remove();
   expect(left, "sandboxes left running after the tests").toEqual([]);
 }, 60_000);

@@ -4,6 +4,8 @@
 // poll, wait and terminate read and end the container; list filters by app and tags; and the
 // SDK's errors (NotFoundError, InvalidError, ConflictError) are thrown as the SDK throws them.
 // Every container carries the fake's own run label, so a test removes exactly what it made.
+// The wire server (modal-wire/server.ts) serves these sandboxes to the real SDK; the slice itself
+// stays for the Pulumi plugin's testSdk.
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -102,7 +104,11 @@ export interface FakeOptions {
   killAfterUploadBytes?: number;
   /** Flip one byte of the upload's stdin (a daemon that arrives other than sent). */
   corruptUpload?: boolean;
+  /** Sandbox ids in the V2 shape (sb- and a 26-letter ULID), as SandboxCreateV2 answers; else V1's (sb- and 22). */
+  v2Ids?: boolean;
 }
+
+const ULID_LETTERS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 interface Inspect {
   State: { Running: boolean; ExitCode: number; Status: string };
@@ -356,7 +362,7 @@ export class ModalDockerFake implements ModalSdk {
       const tags = params.tags ?? {};
       if (Object.keys(tags).length > 10) throw InvalidError("a sandbox carries at most 10 tags");
       const from = await this.#built(image as FakeImage);
-      const id = `sb-${randomBytes(11).toString("hex")}`;
+      const id = this.options.v2Ids ? `sb-${[...randomBytes(26)].map((b) => ULID_LETTERS[b % 32]).join("")}` : `sb-${randomBytes(11).toString("hex")}`;
       const args = [
         "run",
         "--detach",

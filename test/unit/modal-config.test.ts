@@ -52,5 +52,28 @@ describe("the Modal client", () => {
     expect(client.profile.tokenId).toBe(token.tokenId);
     expect(process.env.MODAL_SERVER_URL).toBeUndefined();
     expect(() => modalClient({ ...token, serverUrl: "http://plain.example" })).toThrow(/https:\/\/ address with no path/);
+    // Plaintext only on the loopback (the SDK dials a localhost server without TLS), never elsewhere.
+    const local = modalClient({ ...token, serverUrl: "http://127.0.0.1:50051" }) as unknown as { profile: { serverUrl: string } };
+    expect(local.profile.serverUrl).toBe("http://127.0.0.1:50051");
+    expect(() => modalClient({ ...token, serverUrl: "http://10.0.0.1:50051" })).toThrow(/http:\/\/ on the loopback/);
+    expect(() => modalClient({ ...token, serverUrl: "http://127.0.0.1" })).toThrow(/with a port/);
+  });
+
+  it("builds the client from its options alone: the SDK's MODAL_* profile variables apply none, and are put back", async () => {
+    const { modalClient, PROFILE_VARIABLES } = await import("../../src/modal/client.js");
+    const ambient = { MODAL_ENVIRONMENT: "elsewhere", MODAL_SANDBOX_V2: "0", MODAL_IMAGE_BUILDER_VERSION: "2023.12", MODAL_MAX_THROTTLE_WAIT: "5" };
+    Object.assign(process.env, ambient);
+    try {
+      const client = modalClient({ ...token, serverUrl: "https://api.modal.com:443" }) as unknown as {
+        profile: { environment?: string; sandboxV2: boolean; imageBuilderVersion?: string; maxThrottleWaitSecs?: number };
+      };
+      expect(client.profile).toMatchObject({ sandboxV2: true, environment: undefined, imageBuilderVersion: undefined, maxThrottleWaitSecs: undefined });
+      const given = modalClient({ ...token, environment: "staging" }) as unknown as { profile: { environment?: string } };
+      expect(given.profile.environment).toBe("staging");
+      expect(Object.fromEntries(Object.keys(ambient).map((k) => [k, process.env[k]]))).toEqual(ambient);
+      expect(PROFILE_VARIABLES).toEqual(expect.arrayContaining(Object.keys(ambient)));
+    } finally {
+      for (const key of Object.keys(ambient)) delete process.env[key];
+    }
   });
 });

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
-import { bounded } from "../../src/modal/calls.js";
+import { bounded, codeOf } from "../../src/modal/calls.js";
 import { CAPABILITIES, create, ModalProvider } from "../../src/modal/index.js";
 import { checkSpec } from "../../src/modal/check.js";
 import { UPLOAD } from "../../src/modal/commands.js";
@@ -63,6 +63,32 @@ function sdkWith(sandboxes: Partial<ModalSdk["sandboxes"]>): ModalSdk {
 }
 
 const spec = { image: "debian:bookworm-slim", lifetimeMs: 60_000, network: "none" as const };
+
+describe("the SDK's errors as codes", () => {
+  // nice-grpc's ClientError, as the real SDK passes a control-plane status on (seen at the wire).
+  const grpcError = (code: number, status: string) =>
+    Object.assign(new Error(`/modal.client.ModalClient/SandboxCreateV2 ${status}: words`), { name: "ClientError", code, details: "words" });
+
+  it("reads a gRPC status by its code: a 429 is the limit, a 5xx unreachable, a refused token unauthorized", () => {
+    expect(codeOf(grpcError(8, "RESOURCE_EXHAUSTED"))).toBe("limit");
+    expect(codeOf(grpcError(14, "UNAVAILABLE"))).toBe("unreachable");
+    expect(codeOf(grpcError(16, "UNAUTHENTICATED"))).toBe("unauthorized");
+    expect(codeOf(grpcError(7, "PERMISSION_DENIED"))).toBe("unauthorized");
+    expect(codeOf(grpcError(5, "NOT_FOUND"))).toBe("not_found");
+    expect(codeOf(grpcError(3, "INVALID_ARGUMENT"))).toBe("invalid");
+    expect(codeOf(grpcError(13, "INTERNAL"))).toBe("failed");
+  });
+
+  it("reads the SDK's named errors by name", () => {
+    const named = (name: string) => Object.assign(new Error("words"), { name });
+    expect(["NotFoundError", "InvalidError", "ConflictError", "ResourceExhaustedError"].map((n) => codeOf(named(n)))).toEqual([
+      "not_found",
+      "invalid",
+      "gone",
+      "limit",
+    ]);
+  });
+});
 
 describe("check", () => {
   const refusals = (s: object) => checkSpec(s as never, CAPABILITIES).map((r) => `${r.field}: ${r.message}`);
