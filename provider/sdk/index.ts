@@ -97,6 +97,26 @@ export interface E2BSettingsArgs {
   testSdk?: pulumi.Input<string>;
 }
 
+/** Settings for browsers on Browserbase (`provider: browserbase`, `kind: browser`): each computer is a session made with keepAlive. Its CDP URL is a secret held in the plugin's memory alone, never in state: get it at the time of use with `agentrun cdp <name>`. */
+export interface BrowserbaseSettings {
+  /** The Browserbase API key. Required for a Browserbase browser; a secret, never in a message, label or log. */
+  readonly apiKey?: string;
+  /** The Browserbase project the sessions are made in. Required for a Browserbase browser. */
+  readonly projectId?: string;
+  /** Browserbase's API. Unset: https://api.browserbase.com. */
+  readonly apiUrl?: string;
+}
+
+/** Settings for browsers on Browserbase (`provider: browserbase`, `kind: browser`): each computer is a session made with keepAlive. Its CDP URL is a secret held in the plugin's memory alone, never in state: get it at the time of use with `agentrun cdp <name>`. */
+export interface BrowserbaseSettingsArgs {
+  /** The Browserbase API key. Required for a Browserbase browser; a secret, never in a message, label or log. */
+  apiKey?: pulumi.Input<string>;
+  /** The Browserbase project the sessions are made in. Required for a Browserbase browser. */
+  projectId?: pulumi.Input<string>;
+  /** Browserbase's API. Unset: https://api.browserbase.com. */
+  apiUrl?: pulumi.Input<string>;
+}
+
 /** A run folder as a Computer takes it: its kind and where it is. */
 export interface MountValue {
   /** The mount's kind: `bind`, a folder on the computer's host. */

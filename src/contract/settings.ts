@@ -3,6 +3,7 @@
 // file, so every host refuses the same keys in the same words. Loading this loads no provider
 // and no vendor SDK.
 import type { z } from "zod";
+import { BROWSERBASE_SETTINGS } from "../browserbase/settings.js";
 import { DAYTONA_SETTINGS } from "../daytona/settings.js";
 import { DOCKER_SETTINGS } from "../docker/settings.js";
 import { E2B_SETTINGS } from "../e2b/settings.js";
@@ -16,6 +17,7 @@ export const PROVIDER_SETTINGS = {
   modal: MODAL_SETTINGS,
   daytona: DAYTONA_SETTINGS,
   e2b: E2B_SETTINGS,
+  browserbase: BROWSERBASE_SETTINGS,
 } as const satisfies Readonly<Record<string, z.ZodObject>>;
 
 /** Each provider's settings as its schema parses them, by registry id. */
