@@ -51,8 +51,9 @@ export function browserRecipe(base: string): string {
 
 /** The set-up's base image (dist/toolchain.json), read where the fakes are built from. */
 export function setupBase(): string {
-  const root = new URL("../../../", import.meta.url).pathname;
-  for (const file of [`${root}dist/toolchain.json`, `${root}../dist/toolchain.json`]) {
+  // From test/support/ (vitest) or dist/test/support/ (the conformance CLI).
+  for (const up of ["../../", "../../../"]) {
+    const file = new URL(`${up}dist/toolchain.json`, import.meta.url).pathname;
     try {
       return (JSON.parse(readFileSync(file, "utf8")) as { baseImage: string }).baseImage;
     } catch {
