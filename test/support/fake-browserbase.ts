@@ -47,6 +47,8 @@ export interface FakeBrowserbaseOptions {
   image?: string;
   /** Docker names start with it (default bbfake-<pid>). */
   prefix?: string;
+  /** The value of the fake's label on every container (default made up): a caller removes a run's leftovers by it. */
+  run?: string;
 }
 
 const MIN_TIMEOUT_S = 60;
@@ -62,14 +64,16 @@ export class FakeBrowserbase {
   createDelayMs = 0;
   /** A session ends at its timeout, scaled by this (a test's timeout in seconds becomes ms). */
   timeScale = 1000;
-  readonly #options: Required<FakeBrowserbaseOptions>;
+  readonly #options: Required<Omit<FakeBrowserbaseOptions, "run">>;
   readonly #secret = randomBytes(32);
   readonly #server: http.Server;
-  readonly #run = randomBytes(4).toString("hex");
+  readonly #run: string;
   #image = "";
 
   private constructor(options: FakeBrowserbaseOptions) {
-    this.#options = { image: "", prefix: `bbfake-${process.pid}`, ...options };
+    const { run, ...rest } = options;
+    this.#options = { image: "", prefix: `bbfake-${process.pid}`, ...rest };
+    this.#run = run ?? randomBytes(4).toString("hex");
     this.#server = http.createServer((req, res) => void this.#route(req, res));
     this.#server.on("upgrade", (req, socket, head) => this.#upgrade(req, socket, head));
   }
