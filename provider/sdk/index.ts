@@ -295,7 +295,7 @@ export interface ListedComputerArgs {
 
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
 export interface ComputerTemplate {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`) or `e2b` (set `agentrun:e2b.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`) or `browserbase` (a browser: set `agentrun:browserbase.apiKey` and `.projectId`). */
   readonly provider?: string;
   /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   readonly image?: string;
@@ -319,7 +319,7 @@ export interface ComputerTemplate {
   readonly user?: string;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   readonly workdir?: string;
-  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
+  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), or `browser` (a vendor's browser over CDP, with network `open` and image `chromium`, its defaults). */
   readonly kind?: ComputerKind;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   readonly egress?: EgressValue;
@@ -327,7 +327,7 @@ export interface ComputerTemplate {
 
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
 export interface ComputerTemplateArgs {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`) or `e2b` (set `agentrun:e2b.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`) or `browserbase` (a browser: set `agentrun:browserbase.apiKey` and `.projectId`). */
   provider?: pulumi.Input<string>;
   /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   image?: pulumi.Input<string>;
@@ -351,7 +351,7 @@ export interface ComputerTemplateArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
+  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), or `browser` (a vendor's browser over CDP, with network `open` and image `chromium`, its defaults). */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -480,8 +480,8 @@ export interface ScreenArgs {
 /** What a computer may reach: none, open, or allow (only the names and CIDRs of its allow list). */
 export type Network = "none" | "open" | "allow";
 
-/** A computer's kind: a linux computer, or a desktop (a screen, a pointer and keys). */
-export type ComputerKind = "linux" | "desktop";
+/** A computer's kind: a linux computer, a desktop (a screen, a pointer and keys), or a browser (CDP). */
+export type ComputerKind = "linux" | "desktop" | "browser";
 
 /** A run folder's kind: bind (a folder on this host), or archil (not built yet). */
 export type MountKind = "bind" | "archil";
@@ -529,7 +529,7 @@ export class Mount extends pulumi.CustomResource {
 }
 
 export interface ComputerArgs {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`) or `e2b` (set `agentrun:e2b.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`) or `browserbase` (a browser: set `agentrun:browserbase.apiKey` and `.projectId`). */
   provider?: pulumi.Input<string>;
   /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   image?: pulumi.Input<string>;
@@ -553,7 +553,7 @@ export interface ComputerArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
+  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), or `browser` (a vendor's browser over CDP, with network `open` and image `chromium`, its defaults). */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -587,7 +587,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly user: pulumi.Output<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   declare readonly workdir: pulumi.Output<string>;
-  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
+  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), or `browser` (a vendor's browser over CDP, with network `open` and image `chromium`, its defaults). */
   declare readonly kind: pulumi.Output<string>;
   /** The computer's name at the vendor as it was made (Docker: computer-<12 hex digits>); also its resource id. A computer renamed by hand is drift. */
   declare readonly name: pulumi.Output<string>;

@@ -1,6 +1,7 @@
 // BrowserbaseProvider: the one browser provider (src/contract/browser/provider.ts) on Browserbase's
 // sessions (vendor.ts), through the host's SDK slice or the provider's own fetch transport.
 import { BrowserProvider } from "../contract/browser/provider.js";
+import { BROWSER_IMAGE } from "../contract/kinds.js";
 import type { Capabilities } from "../contract/provider.js";
 import { fetchApi } from "./api.js";
 import { DEFAULT_API_URL, MAX_LIFETIME_MS } from "./constants.js";
@@ -17,6 +18,7 @@ export const CAPABILITIES: Capabilities = {
   network: ["open"],
   release: ["delete"],
   isolation: "vm",
+  defaults: { image: BROWSER_IMAGE },
 };
 
 export class BrowserbaseProvider extends BrowserProvider {

@@ -139,7 +139,7 @@ describe("Browserbase: create, connect, list, release", () => {
     expect(JSON.stringify(ref)).not.toContain("signingKey");
     const listed = orThrow(await p.list({ "agentrun.test": "bb-unit" }));
     expect(JSON.stringify(listed)).not.toContain("signingKey");
-    expect(listed[0]!.labels).toEqual({ "agentrun.test": "bb-unit" });
+    expect(listed[0]!.labels).toEqual({ "agentrun.test": "bb-unit", "agentrun.computer": "1", "agentrun.computer.name": ref.name });
   });
 
   it("answers hello and ping from the API and refuses every other method in words", async () => {

@@ -11,9 +11,9 @@ export const NAME_LABEL = "agentrun.computer.name";
 /** A create's own mark, a value of its own: what it made is found by it when its outcome is unknown. */
 export const CREATE_LABEL = "agentrun.create";
 
-/** The labels a caller sees: the provider's own and the create label left out. */
+/** The labels a caller sees, as any provider's list shows them (its own namespace too): the create label left out. */
 export function shownLabels(labels: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(labels).filter(([k]) => k !== CREATE_LABEL && k !== COMPUTER_LABEL && !k.startsWith(`${COMPUTER_LABEL}.`)));
+  return Object.fromEntries(Object.entries(labels).filter(([k]) => k !== CREATE_LABEL));
 }
 
 /** True when labels carry every wanted one, exactly. */
