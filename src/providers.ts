@@ -10,6 +10,7 @@ export const providers = {
   daytona: () => import("./daytona/index.js"),
   e2b: () => import("./e2b/index.js"),
   browserbase: () => import("./browserbase/index.js"),
+  kernel: () => import("./kernel/index.js"),
 } satisfies Record<string, () => Promise<ProviderModule<never>>>;
 
 export type ProviderId = keyof typeof providers;

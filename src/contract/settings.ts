@@ -7,6 +7,7 @@ import { BROWSERBASE_SETTINGS } from "../browserbase/settings.js";
 import { DAYTONA_SETTINGS } from "../daytona/settings.js";
 import { DOCKER_SETTINGS } from "../docker/settings.js";
 import { E2B_SETTINGS } from "../e2b/settings.js";
+import { KERNEL_SETTINGS } from "../kernel/settings.js";
 import { MODAL_SETTINGS } from "../modal/settings.js";
 import { fail, ok, type Result } from "./result.js";
 import { isSecretSetting } from "./setting-marks.js";
@@ -18,6 +19,7 @@ export const PROVIDER_SETTINGS = {
   daytona: DAYTONA_SETTINGS,
   e2b: E2B_SETTINGS,
   browserbase: BROWSERBASE_SETTINGS,
+  kernel: KERNEL_SETTINGS,
 } as const satisfies Readonly<Record<string, z.ZodObject>>;
 
 /** Each provider's settings as its schema parses them, by registry id. */

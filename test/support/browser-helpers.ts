@@ -3,28 +3,38 @@
 // running. With a stack, a YAML program pointed at the fake, destroyed before the fake closes.
 import { afterAll, beforeAll, expect } from "vitest";
 import { FakeBrowserbase } from "./fake-browserbase.js";
+import { FakeKernel } from "./fake-kernel.js";
 import { testStack, type TestStack } from "./stack.js";
 
-export function useBrowserbaseFake(apiKey: string, projectId: string, before?: { close(): Promise<void> }): { readonly fake: FakeBrowserbase } {
-  const held: { fake?: FakeBrowserbase } = {};
+/** A fake started before the file's tests and closed after them; the file fails if it still runs a browser. */
+function useFake<F extends { close(): Promise<void>; live(): unknown[] }>(start: () => Promise<F>, before?: { close(): Promise<void> }): { readonly fake: F } {
+  const held: { fake?: F } = {};
   beforeAll(async () => {
-    held.fake = await FakeBrowserbase.start({ apiKey, projectId, prefix: `agentrun-bbtest-${process.pid}` });
+    held.fake = await start();
   }, 900_000);
   afterAll(async () => {
     try {
       await before?.close();
     } finally {
-      const left = held.fake ? held.fake.live().map((s) => s.id) : [];
+      const left = held.fake ? held.fake.live() : [];
       await held.fake?.close();
       expect(left).toEqual([]);
     }
   }, 300_000);
   return {
     get fake() {
-      if (!held.fake) throw new Error("the Browserbase fake is not started");
+      if (!held.fake) throw new Error("the browser fake is not started");
       return held.fake;
     },
   };
+}
+
+export function useBrowserbaseFake(apiKey: string, projectId: string, before?: { close(): Promise<void> }): { readonly fake: FakeBrowserbase } {
+  return useFake(() => FakeBrowserbase.start({ apiKey, projectId, prefix: `agentrun-bbtest-${process.pid}` }), before);
+}
+
+export function useKernelFake(apiKey: string): { readonly fake: FakeKernel } {
+  return useFake(() => FakeKernel.start({ apiKey, prefix: `agentrun-ktest-${process.pid}` }));
 }
 
 /** The fake and a stack of these resources whose agentrun:browserbase config (a secret) points the plugin at it. */

@@ -103,6 +103,9 @@ export abstract class FakeBrowserVendor<B extends FakeBrowser> {
     return `${this.apiUrl}/live/${id}?token=${this.#sign(`live:${id}`)}`;
   }
 
+  /** A browser was used (a CDP connection, its live view): a vendor with an idle timeout starts it again. */
+  protected touched(_held: B): void {}
+
   /** The next create's fault, taken. */
   protected takeFault(): CreateFault {
     const fault = this.createFault;
@@ -146,6 +149,7 @@ export abstract class FakeBrowserVendor<B extends FakeBrowser> {
     const held = this.browsers.get(id);
     if (!held || !this.#signed(`live:${id}`, token)) return send(res, 401, { message: "invalid live view token" });
     if (!held.browser || !held.running()) return send(res, 404, { message: "the browser is not running" });
+    this.touched(held);
     if (frame) {
       const jpeg = await screenshot(held.browser);
       res.writeHead(200, { "content-type": "image/jpeg", "cache-control": "no-store" });
@@ -166,6 +170,7 @@ export abstract class FakeBrowserVendor<B extends FakeBrowser> {
     const refuse = (status: number, words: string) => void socket.end(`HTTP/1.1 ${status} ${words}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
     if (url.pathname !== "/connect" || !this.#signed(`cdp:${id}`, url.searchParams.get("signingKey"))) return refuse(401, "Unauthorized");
     if (!held?.browser || !held.running()) return refuse(410, "Gone");
+    this.touched(held);
     relay(req, socket, head, held.browser);
   }
 }

@@ -14,6 +14,7 @@ const MAPS: Array<[readme: string, folders: string[]]> = [
   ["daytona/README.md", ["daytona"]],
   ["modal/README.md", ["modal"]],
   ["browserbase/README.md", ["browserbase"]],
+  ["kernel/README.md", ["kernel"]],
 ];
 
 const files = (folder: string) => readdirSync(join(SRC, folder)).filter((f) => f.endsWith(".ts"));

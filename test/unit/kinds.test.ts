@@ -141,6 +141,7 @@ const SETTINGS: Record<string, Record<string, unknown>> = {
   daytona: { apiKey: "kinds-test-placeholder" },
   e2b: { apiKey: "kinds-test-placeholder" },
   browserbase: { apiKey: "kinds-test-placeholder", projectId: "kinds-test-project" },
+  kernel: { apiKey: "kinds-test-placeholder" },
 };
 
 describe("each registry row against its provider", () => {

@@ -69,6 +69,7 @@ describe("secret settings, as their vendors' schemas mark them", () => {
       "browserbase.projectId",
       "daytona.apiKey",
       "e2b.apiKey",
+      "kernel.apiKey",
       "modal.tokenId",
       "modal.tokenSecret",
     ]);
