@@ -33,30 +33,50 @@ export function useBrowserbaseFake(apiKey: string, projectId: string, before?: {
   return useFake(() => FakeBrowserbase.start({ apiKey, projectId, prefix: `agentrun-bbtest-${process.pid}` }), before);
 }
 
-export function useKernelFake(apiKey: string): { readonly fake: FakeKernel } {
-  return useFake(() => FakeKernel.start({ apiKey, prefix: `agentrun-ktest-${process.pid}` }));
+export function useKernelFake(apiKey: string, before?: { close(): Promise<void> }): { readonly fake: FakeKernel } {
+  return useFake(() => FakeKernel.start({ apiKey, prefix: `agentrun-ktest-${process.pid}` }), before);
 }
 
-/** The fake and a stack of these resources whose agentrun:browserbase config (a secret) points the plugin at it. */
-export function useBrowserbaseStack(
+/** A fake and a stack of these resources whose agentrun:<vendor> config (a secret) points the plugin at it. */
+function useStack<F extends { apiUrl: string }>(
+  vendor: string,
   name: string,
-  keys: { apiKey: string; projectId: string },
+  keys: Record<string, string>,
+  useIt: (before: { close(): Promise<void> }) => { readonly fake: F },
   resources: Record<string, unknown>,
   outputs: Record<string, unknown>,
-): { readonly fake: FakeBrowserbase; readonly s: TestStack } {
+): { readonly fake: F; readonly s: TestStack } {
   let stack: TestStack | undefined;
-  const held = useBrowserbaseFake(keys.apiKey, keys.projectId, { close: async () => stack?.dispose() });
+  const held = useIt({ close: async () => stack?.dispose() });
   beforeAll(async () => {
     stack = await testStack(name, resources, outputs);
-    await stack.stack.setConfig("agentrun:browserbase", { value: JSON.stringify({ ...keys, apiUrl: held.fake.apiUrl }), secret: true });
+    await stack.stack.setConfig(`agentrun:${vendor}`, { value: JSON.stringify({ ...keys, apiUrl: held.fake.apiUrl }), secret: true });
   }, 120_000);
   return {
     get fake() {
       return held.fake;
     },
     get s() {
-      if (!stack) throw new Error("the Browserbase stack is not made");
+      if (!stack) throw new Error(`the ${vendor} stack is not made`);
       return stack;
     },
   };
+}
+
+export function useBrowserbaseStack(
+  name: string,
+  keys: { apiKey: string; projectId: string },
+  resources: Record<string, unknown>,
+  outputs: Record<string, unknown>,
+): { readonly fake: FakeBrowserbase; readonly s: TestStack } {
+  return useStack("browserbase", name, keys, (before) => useBrowserbaseFake(keys.apiKey, keys.projectId, before), resources, outputs);
+}
+
+export function useKernelStack(
+  name: string,
+  keys: { apiKey: string },
+  resources: Record<string, unknown>,
+  outputs: Record<string, unknown>,
+): { readonly fake: FakeKernel; readonly s: TestStack } {
+  return useStack("kernel", name, keys, (before) => useKernelFake(keys.apiKey, before), resources, outputs);
 }

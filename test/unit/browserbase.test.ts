@@ -54,7 +54,8 @@ class MemoryApi implements BrowserbaseApi {
     this.calls.push("retrieve");
     const s = this.sessions.get(id);
     if (!s) throw new SdkError(404, "Session not found");
-    return s;
+    // As the SDK's SessionRetrieveResponse: connectUrl while it runs.
+    return s.status === "RUNNING" ? { ...s, connectUrl: SECRET_URL } : s;
   }
   async update(id: string) {
     this.calls.push("update");
@@ -233,5 +234,28 @@ describe("Browserbase: a create whose outcome is unknown never sends a second cr
     const made = await p.create(spec, { signal: AbortSignal.abort() });
     expect(made.ok ? "" : made.error.code).toBe("aborted");
     expect(api.calls).toEqual([]);
+  });
+});
+
+describe("Browserbase: the owner's idempotent create", () => {
+  it("adopts the browser an interrupted create of the same owner and spec left, in a process that did not make it", async () => {
+    const api = new MemoryApi();
+    const first = orThrow(await create({ api, projectId: "p", pollMs: 1 }).create(spec, { owner: "stack/urn:b" }));
+    // A new process (the plugin started again): the same owner and spec find that browser, and make none.
+    const again = create({ api, projectId: "p", pollMs: 1 });
+    const adopted = orThrow(await again.create(spec, { owner: "stack/urn:b" }));
+    expect(adopted.id).toBe(first.id);
+    expect(api.calls.filter((c) => c === "create")).toHaveLength(1);
+    expect(orThrow(await again.connect(adopted)).cdp!.url).toBe(SECRET_URL);
+  });
+
+  it("releases one of the same owner and spec that ended badly (labels changed), and makes another", async () => {
+    const api = new MemoryApi();
+    const first = orThrow(await create({ api, projectId: "p", pollMs: 1 }).create(spec, { owner: "stack/urn:c" }));
+    api.sessions.get(first.id)!.userMetadata!.agentrun_test = "changed";
+    // The declaration label still names it, and its labels are not the ones declared: released, and a new one made.
+    const made = orThrow(await create({ api, projectId: "p", pollMs: 1 }).create(spec, { owner: "stack/urn:c" }));
+    expect(made.id).not.toBe(first.id);
+    expect(api.sessions.get(first.id)!.status).toBe("COMPLETED");
   });
 });

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../../daemon/client.js";
 import type { Hello } from "../../daemon/protocol.js";
 import { packageVersion } from "../../package.js";
+import type { Adoption } from "../adopt.js";
 import { attachedIf } from "../attach.js";
 import { checkedSpec } from "../checked.js";
 import { createWith, type Creation, type CreateHooks } from "../create.js";
@@ -74,6 +75,7 @@ export class BrowserProvider implements ComputerProvider {
   #hooks(): CreateHooks<CheckedSpec, Browser, Hello> {
     return {
       check: (spec) => this.check(spec),
+      adoption: this.#adoption(),
       make: (creation) => this.#make(creation),
       connect: async (creation, browser) => {
         const read = await this.#vendor.read(browser.id, creation.signal);
@@ -88,6 +90,24 @@ export class BrowserProvider implements ComputerProvider {
         return ok(this.#ref(browser, creation.name));
       },
       failed: (error, at) => (at.undone && at.failedUndos.length === 0 ? { ...error, message: `${error.message}; ${at.name} was released` } : error),
+    };
+  }
+
+  /**
+   * The owner's idempotent create (src/contract/adopt.ts), beside the create label: the label
+   * covers a create whose answer this process lost, found and released at once; the owner labels
+   * (in the same create request) cover a create whose process ended before it could look, so the
+   * owner's next create adopts that browser when whole and as declared, or releases it.
+   */
+  #adoption(): Adoption {
+    return {
+      list: async (labels, options) => {
+        const listed = await this.#listed(labels, options);
+        return listed.ok ? ok(listed.value.map((b) => ({ ref: this.#ref(b, b.labels[NAME_LABEL]!), state: "running" as const }))) : listed;
+      },
+      read: (by, options) => this.read(by, options),
+      remove: (ref) => this.#end(ref.id, AbortSignal.timeout(RELEASE_WAIT_MS)),
+      defaults: this.capabilities().defaults,
     };
   }
 
