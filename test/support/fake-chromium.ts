@@ -63,9 +63,9 @@ export function setupBase(): string {
   throw new Error("dist/toolchain.json is missing: run scripts/setup.sh first (it imports the base image the browser image is built from)");
 }
 
-/** The browser image made ready once, tagged by its recipe's hash: built on the first use, reused after. */
-export async function browserImage(base = setupBase()): Promise<string> {
-  const made = await ensureImage({ recipe: browserRecipe(base) }, { timeoutMs: 15 * 60_000 });
+/** The browser image made ready once, tagged by its recipe's hash: built on the first use (onWait told), reused after. */
+export async function browserImage(base = setupBase(), onWait?: () => void): Promise<string> {
+  const made = await ensureImage({ recipe: browserRecipe(base) }, { timeoutMs: 15 * 60_000, ...(onWait ? { onWait } : {}) });
   if (!made.ok) throw new Error(`the browser image: ${made.error.message}`);
   return made.value;
 }
