@@ -259,3 +259,21 @@ describe("Browserbase: the owner's idempotent create", () => {
     expect(api.sessions.get(first.id)!.status).toBe("COMPLETED");
   });
 });
+
+describe("the live conformance modules are gated", () => {
+  it("build no provider without the switch, and never read the vendors' bare variables", async () => {
+    const bb = await import("../../src/browserbase/conformance/module.js");
+    const kernel = await import("../../src/kernel/conformance/module.js");
+    expect(() => bb.createProvider({ COMPUTER_BROWSERBASE_API_KEY: "k", COMPUTER_BROWSERBASE_PROJECT_ID: "p" })).toThrow(
+      "a live Browserbase run needs AGENTRUN_COMPUTER_LIVE_BROWSERBASE=1",
+    );
+    expect(() => bb.createProvider({ AGENTRUN_COMPUTER_LIVE_BROWSERBASE: "1", BROWSERBASE_API_KEY: "bb_live_x", BROWSERBASE_PROJECT_ID: "p" })).toThrow(
+      /needs COMPUTER_BROWSERBASE_API_KEY and COMPUTER_BROWSERBASE_PROJECT_ID \(BROWSERBASE_API_KEY is never read/,
+    );
+    expect(() => kernel.createProvider({ AGENTRUN_COMPUTER_LIVE_KERNEL: "1", KERNEL_API_KEY: "k" })).toThrow(
+      /needs COMPUTER_KERNEL_API_KEY \(KERNEL_API_KEY is never read/,
+    );
+    expect(kernel.createProvider({ AGENTRUN_COMPUTER_LIVE_KERNEL: "1", COMPUTER_KERNEL_API_KEY: "k" }).id).toBe("kernel");
+    expect(bb.conformanceImage()).toBe("chromium");
+  });
+});

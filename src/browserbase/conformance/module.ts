@@ -2,7 +2,7 @@
 // AGENTRUN_COMPUTER_LIVE_BROWSERBASE=1, checked before anything else, then the run's settings
 // from its own COMPUTER_BROWSERBASE_* names (never BROWSERBASE_API_KEY, which on a shared host may
 // hold another account's key). A live run costs one session: every browser case but the first shares it.
-import { BROWSER_IMAGE } from "../../contract/kinds.js";
+import { liveRun } from "../../contract/browser/live.js";
 import { create } from "../create.js";
 import type { BrowserbaseProviderOptions } from "../options.js";
 import type { BrowserbaseProvider } from "../provider.js";
@@ -29,29 +29,10 @@ export function settingsFromEnv(env: Record<string, string | undefined>): Browse
   };
 }
 
-/** Why a live run may not start, or undefined: the switch first, then the settings. */
-export function liveProblem(env: Record<string, string | undefined>): string | undefined {
-  if (env.AGENTRUN_COMPUTER_LIVE_BROWSERBASE !== "1") {
-    return "a live Browserbase run needs AGENTRUN_COMPUTER_LIVE_BROWSERBASE=1 (it makes a session at Browserbase, on the key's account)";
-  }
-  try {
-    settingsFromEnv(env);
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
+const run = liveRun({ name: "Browserbase", id: "BROWSERBASE", settingsFromEnv, create });
+
+export const { liveProblem, conformanceImage, conformanceNotes } = run;
 
 export function createProvider(env: Record<string, string | undefined> = process.env): BrowserbaseProvider {
-  const problem = liveProblem(env);
-  if (problem) throw new Error(problem);
-  return create(settingsFromEnv(env));
+  return run.createProvider(env);
 }
-
-export function conformanceImage(): string {
-  return BROWSER_IMAGE;
-}
-
-export const conformanceNotes: string[] = [
-  "Browserbase: one session for the run (every browser case but the first shares it); nothing here ran against real Browserbase unless AGENTRUN_COMPUTER_LIVE_BROWSERBASE=1",
-];
