@@ -1,13 +1,13 @@
 // What the browser vendors' fakes share (fake-browserbase.ts, fake-kernel.ts): a loopback HTTP
 // server, each browser a real Chromium container (fake-chromium.ts) made and removed here, its CDP
 // behind a signed URL this server checks (a wrong or missing key is 401) and piped raw to the
-// container, its live view a page of the browser's screenshots behind a signed token, the faults
+// container, its live view a page of the browser's screencast behind a signed token, the faults
 // a test sets on the next create, and close() removing every container of the fake's run.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { browserImage, type Chromium, relay, removeChromium, removeLabelled, screenshot, startChromium } from "./fake-chromium.js";
+import { browserImage, type Chromium, relay, removeChromium, removeLabelled, Screencast, startChromium } from "./fake-chromium.js";
 
 /** What a test makes the next create do: answer whole (default), lose its reply, answer 500, or answer 2xx with no body. */
 export type CreateFault = "none" | "drop-reply" | "answer-500" | "answer-no-body";
@@ -27,6 +27,8 @@ export interface FakeBrowser {
   id: string;
   browser?: Chromium;
   timer?: NodeJS.Timeout;
+  /** The live view's screencast, started when the live view is first asked for. */
+  screencast?: Promise<Screencast>;
   running(): boolean;
 }
 
@@ -90,6 +92,10 @@ export abstract class FakeBrowserVendor<B extends FakeBrowser> {
 
   protected stop(held: B): Promise<void> {
     clearTimeout(held.timer);
+    void held.screencast?.then(
+      (cast) => cast.stop(),
+      () => undefined,
+    );
     return held.browser ? removeChromium(held.browser.container) : Promise.resolve();
   }
 
@@ -151,7 +157,8 @@ export abstract class FakeBrowserVendor<B extends FakeBrowser> {
     if (!held.browser || !held.running()) return send(res, 404, { message: "the browser is not running" });
     this.touched(held);
     if (frame) {
-      const jpeg = await screenshot(held.browser);
+      held.screencast ??= Screencast.start(held.browser);
+      const jpeg = await (await held.screencast).frame();
       res.writeHead(200, { "content-type": "image/jpeg", "cache-control": "no-store" });
       return void res.end(jpeg);
     }

@@ -180,40 +180,50 @@ export function relay(request: IncomingMessage, socket: Duplex, head: Buffer, br
   socket.on("close", end);
 }
 
-/** One CDP call on a WebSocket URL: its result, or a throw with CDP's error. */
-export async function cdpCall(url: string, method: string, params: Record<string, unknown> = {}, timeoutMs = 10_000): Promise<Record<string, unknown>> {
-  const ws = new WebSocket(url);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      ws.once("open", () => resolve());
-      ws.once("error", reject);
-      ws.once("unexpected-response", (_req, res) => reject(new Error(`CDP answered ${res.statusCode}`)));
-    });
-    return await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${method} did not answer within ${timeoutMs / 1000} s`)), timeoutMs);
-      ws.on("message", (data) => {
-        const msg = JSON.parse(String(data)) as { id?: number; result?: Record<string, unknown>; error?: { message: string } };
-        if (msg.id !== 1) return;
-        clearTimeout(timer);
-        if (msg.error) reject(new Error(msg.error.message));
-        else resolve(msg.result ?? {});
-      });
-      ws.send(JSON.stringify({ id: 1, method, params }));
-    });
-  } finally {
-    ws.close();
-  }
-}
+/**
+ * The live view's source: the browser's first page screencast (Page.startScreencast), each frame
+ * acknowledged as it comes and the latest kept, as a vendor's live view is fed.
+ */
+export class Screencast {
+  #latest: Buffer | undefined;
+  #waiting: Array<(frame: Buffer) => void> = [];
+  readonly #ws: WebSocket;
 
-/** The browser's first page as a JPEG (the live view's frame), through the page's own CDP target. */
-export async function screenshot(browser: Chromium): Promise<Buffer> {
-  const targets = (await (await fetch(`http://127.0.0.1:${browser.port}/json/list`, { signal: AbortSignal.timeout(5000) })).json()) as Array<{
-    type: string;
-    webSocketDebuggerUrl?: string;
-  }>;
-  const page = targets.find((t) => t.type === "page" && t.webSocketDebuggerUrl);
-  if (!page) throw new Error("the browser has no page");
-  const url = new URL(page.webSocketDebuggerUrl!);
-  const shot = await cdpCall(`ws://127.0.0.1:${browser.port}${url.pathname}`, "Page.captureScreenshot", { format: "jpeg", quality: 60 });
-  return Buffer.from(String(shot.data), "base64");
+  private constructor(ws: WebSocket) {
+    this.#ws = ws;
+    ws.on("message", (data) => {
+      const msg = JSON.parse(String(data)) as { method?: string; params?: { data: string; sessionId: number } };
+      if (msg.method !== "Page.screencastFrame" || !msg.params) return;
+      this.#latest = Buffer.from(msg.params.data, "base64");
+      ws.send(JSON.stringify({ id: 2, method: "Page.screencastFrameAck", params: { sessionId: msg.params.sessionId } }));
+      for (const resolve of this.#waiting.splice(0)) resolve(this.#latest);
+    });
+  }
+
+  static async start(browser: Chromium): Promise<Screencast> {
+    const targets = (await (await fetch(`http://127.0.0.1:${browser.port}/json/list`, { signal: AbortSignal.timeout(5000) })).json()) as Array<{
+      type: string;
+      webSocketDebuggerUrl?: string;
+    }>;
+    const page = targets.find((t) => t.type === "page" && t.webSocketDebuggerUrl);
+    if (!page) throw new Error("the browser has no page");
+    const ws = new WebSocket(`ws://127.0.0.1:${browser.port}${new URL(page.webSocketDebuggerUrl!).pathname}`);
+    await new Promise<void>((resolve, reject) => (ws.once("open", () => resolve()), ws.once("error", reject)));
+    const cast = new Screencast(ws);
+    ws.send(JSON.stringify({ id: 1, method: "Page.startScreencast", params: { format: "jpeg", quality: 60, everyNthFrame: 1 } }));
+    return cast;
+  }
+
+  /** The latest frame, or the first one to come within timeoutMs. */
+  frame(timeoutMs = 5000): Promise<Buffer> {
+    if (this.#latest) return Promise.resolve(this.#latest);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("the screencast gave no frame in time")), timeoutMs);
+      this.#waiting.push((frame) => (clearTimeout(timer), resolve(frame)));
+    });
+  }
+
+  stop(): void {
+    this.#ws.terminate();
+  }
 }
