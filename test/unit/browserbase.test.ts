@@ -26,6 +26,9 @@ class MemoryApi implements BrowserbaseApi {
   calls: string[] = [];
   /** What the next create does after making its session: answer, throw a 500, or never answer. */
   createFault: "none" | "500" | "hang" | "no-browser" | "400" = "none";
+  /** Sessions answer PENDING at create, and RUNNING from their second read on. */
+  startsPending = false;
+  #reads = new Map<string, number>();
   #n = 0;
 
   async create(params: SessionCreateParams, options?: { signal?: AbortSignal }) {
@@ -45,6 +48,7 @@ class MemoryApi implements BrowserbaseApi {
       userMetadata: params.userMetadata ?? {},
     };
     this.sessions.set(id, session);
+    if (this.startsPending) session.status = "PENDING";
     if (this.createFault === "500") throw new SdkError(500, "upstream exploded at 10.1.2.3");
     if (this.createFault === "no-browser") return {} as never;
     if (this.createFault === "hang") await new Promise((_, reject) => options?.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
@@ -54,6 +58,9 @@ class MemoryApi implements BrowserbaseApi {
     this.calls.push("retrieve");
     const s = this.sessions.get(id);
     if (!s) throw new SdkError(404, "Session not found");
+    const reads = (this.#reads.get(id) ?? 0) + 1;
+    this.#reads.set(id, reads);
+    if (s.status === "PENDING" && reads >= 2) s.status = "RUNNING";
     // As the SDK's SessionRetrieveResponse: connectUrl while it runs.
     return s.status === "RUNNING" ? { ...s, connectUrl: SECRET_URL } : s;
   }
@@ -129,6 +136,14 @@ describe("Browserbase: create, connect, list, release", () => {
     expect(session.userMetadata).toMatchObject({ agentrun_test: "bb-unit", agentrun_computer: "1", agentrun_computer_name: ref.name });
     expect(Object.keys(session.userMetadata!)).toContain("agentrun_create");
     expect(api.calls.filter((c) => c === "create")).toHaveLength(1);
+  });
+
+  it("waits for a session that answers PENDING until it runs", async () => {
+    const { api, p } = provider();
+    api.startsPending = true;
+    const ref = orThrow(await p.create(spec));
+    expect(api.sessions.get(ref.id)!.status).toBe("RUNNING");
+    expect(api.calls.filter((c) => c === "retrieve").length).toBeGreaterThanOrEqual(2);
   });
 
   it("gives cdp.url at connect and in no ref, list, or JSON", async () => {

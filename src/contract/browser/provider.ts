@@ -36,6 +36,8 @@ import { type Browser, type BrowserVendor, outcomeUnknown } from "./vendor.js";
 
 /** The bound of the search a create with an unknown outcome makes for what its label made. */
 export const RECOVER_MS = 60_000;
+/** The bound of the wait for a browser still starting. */
+export const READY_MS = 120_000;
 /** The bound of release's read-back. */
 export const RELEASE_WAIT_MS = 60_000;
 
@@ -77,6 +79,22 @@ export class BrowserProvider implements ComputerProvider {
       check: (spec) => this.check(spec),
       adoption: this.#adoption(),
       make: (creation) => this.#make(creation),
+      // A browser still starting (Browserbase's PENDING) is waited for: its CDP URL answers once it runs.
+      ready: async (creation, browser) => {
+        if (!browser.starting) return ok(browser);
+        const read = await waitUntil(
+          async (signal) => {
+            const one = await this.#vendor.read(browser.id, signal);
+            if (!one.ok) throw new Error(one.error.message);
+            return one.value;
+          },
+          (b) => !b || b.ended || !b.starting,
+          { boundMs: READY_MS, signal: creation.signal, minMs: this.#pollMs, what: `${creation.name} to start`, describe: (b) => (b ? "starting" : "gone") },
+        );
+        if (!read.ok) return read;
+        if (!read.value || read.value.ended) return fail("gone", `${creation.name} ended as it started`);
+        return ok({ ...read.value, labels: browser.labels });
+      },
       connect: async (creation, browser) => {
         const read = await this.#vendor.read(browser.id, creation.signal);
         if (!read.ok) return read;
