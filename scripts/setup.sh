@@ -77,4 +77,14 @@ node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({
   pulumiBin: process.argv[2], baseImage: process.argv[3], root: process.argv[4],
   daemon: { amd64: process.argv[4] + "/dist/computerd-linux-amd64", arm64: process.argv[4] + "/dist/computerd-linux-arm64" },
 }, null, 2) + "\n")' dist/toolchain.json "$PULUMI_BIN" "$BASE_IMAGE" "$ROOT"
+# The browser fakes' image (Debian's chromium on the base, tagged by its recipe's hash), built
+# once here so the suites and conformance runs that start a fake at once never build it twice.
+browser_image() {
+  node --input-type=module -e '
+    const { browserImage } = await import(process.argv[1] + "/dist/test/support/fake-chromium.js");
+    let built = false;
+    await browserImage(process.argv[2], () => { built = true; });
+    process.exit(built ? 0 : 10);' "$ROOT" "$BASE_IMAGE"
+}
+step "browser image (Chromium, for the browser fakes)" browser_image
 if [ $((SECONDS - t_all)) -gt 2 ]; then say "set-up done in $((SECONDS - t_all)) s"; fi

@@ -33,7 +33,7 @@ read -r go_pass go_fail <"$out/go.counts"
 # 0 and print its verdict; its report is $REPORT (written by the command, or by the test file that
 # starts the vendor's fake) and anything else it says goes to its log. The runs of a wave go in
 # parallel, and wave 2 starts when wave 1 is done.
-export MODAL_RUN="ci-$(date +%s)-$$"
+export MODAL_RUN="ci-$(date +%s)-$$" BROWSERBASE_RUN="ci-bb-$(date +%s)-$$" KERNEL_RUN="ci-kernel-$(date +%s)-$$"
 CONFORMANCE=(
   'docker|1|^core PASS |on Docker|on Docker|node dist/src/conformance/cli.js --provider docker >"$REPORT" 2>&1'
   'desktop|1|^kind desktop PASS|--kind desktop on Docker|on a Docker desktop|node dist/src/conformance/cli.js --provider docker --kind desktop --fixture dist/computerd-fixture-linux-amd64 >"$REPORT" 2>&1'
@@ -44,6 +44,9 @@ CONFORMANCE=(
   # Modal at the wire: the real modal SDK against a loopback gRPC server of Modal's protocol, its
   # sandboxes root containers carrying a run label only this run's do, and going by it.
   "modal-wire|2|^core PASS |on Modal at the wire|on Modal at the wire|AGENTRUN_MODAL_FAKE_RUN=\"\$MODAL_RUN\" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-modal-wire-conformance.js >\"\$REPORT\" 2>&1"
+  # Browserbase and Kernel on their fakes (in the CLI's process): browsers are Chromium containers with the run's label.
+  'browserbase|2|^kind browser PASS|--kind browser on the Browserbase fake|on the Browserbase fake|AGENTRUN_BROWSERBASE_FAKE_RUN="$BROWSERBASE_RUN" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-browserbase-conformance.js --kind browser >"$REPORT" 2>&1'
+  'kernel|2|^kind browser PASS|--kind browser on the Kernel fake|on the Kernel fake|AGENTRUN_KERNEL_FAKE_RUN="$KERNEL_RUN" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-kernel-conformance.js --kind browser >"$REPORT" 2>&1'
 )
 wave_ids() { for row in "${CONFORMANCE[@]}"; do IFS='|' read -r id wave _ <<<"$row"; [ "$wave" != "$1" ] || printf ' %s' "$id"; done; }
 say "conformance, beside each other:$(wave_ids 1); then:$(wave_ids 2)"
@@ -62,7 +65,7 @@ for wave in 1 2; do
   done
   unset pids
 done
-left="$(docker ps -aq --filter "label=agentrun.test.modal-fake=$MODAL_RUN")"
+left="$(docker ps -aq --filter "label=agentrun.test.modal-fake=$MODAL_RUN"; docker ps -aq --filter "label=agentrun.test.browserbase-fake=$BROWSERBASE_RUN"; docker ps -aq --filter "label=agentrun.test.kernel-fake=$KERNEL_RUN")"
 [ -z "$left" ] || docker rm --force $left >/dev/null
 set -e
 conf_ok=0

@@ -34,5 +34,7 @@ export {
 } from "./egress/list.js";
 export { judgeTarget, type TargetVerdict } from "./egress/target.js";
 export * from "./contract/probe.js";
+// A browser vendor call's failure keeps the host transport's thrown error hidden: read it here.
+export { causeOf } from "./contract/browser/vendor.js";
 export * from "./providers.js";
 export { DockerProvider, type DockerProviderOptions, type EgressOptions, ensureImage, type ImageSource } from "./docker/index.js";

@@ -9,6 +9,8 @@ export const providers = {
   modal: () => import("./modal/index.js"),
   daytona: () => import("./daytona/index.js"),
   e2b: () => import("./e2b/index.js"),
+  browserbase: () => import("./browserbase/index.js"),
+  kernel: () => import("./kernel/index.js"),
 } satisfies Record<string, () => Promise<ProviderModule<never>>>;
 
 export type ProviderId = keyof typeof providers;

@@ -38,7 +38,7 @@ export const GIVEN = z.strictObject({
   pids: z.number().int().positive().optional(),
   user: z.string().min(1).optional(),
   workdir: z.string().min(1).optional(),
-  kind: z.enum(["linux", "desktop"]).optional(),
+  kind: z.enum(["linux", "desktop", "browser"]).optional(),
   egress: z.strictObject({ proxy: z.string().min(1), user: z.string().min(1) }).optional(),
 });
 export const INPUTS = fieldsOf(GIVEN);
@@ -78,12 +78,14 @@ export function specOf(inputs: Inputs): ComputerSpec {
 
 /**
  * The inputs a declaration that names none gets, filled in at check so what is read back
- * compares equal: network none and no labels, and the provider's own kind, image (when it names
- * one), sizes, workdir and user (capabilities().defaults), which this resource never writes itself.
+ * compares equal: network none (or the one network a provider offers, a browser's open) and no
+ * labels, and the provider's own kind, image (when it names one), sizes, workdir and user
+ * (capabilities().defaults), which this resource never writes itself.
  */
 export function defaultsOf(provider: ComputerProvider): Props {
-  const { kind, defaults = {} } = provider.capabilities();
-  return withoutUndefined({ provider: provider.id, network: "none", labels: {}, kind, ...defaults });
+  const { kind, network: offered = [], defaults = {} } = provider.capabilities();
+  const network = offered.includes("none") || offered.length !== 1 ? "none" : offered[0];
+  return withoutUndefined({ provider: provider.id, network, labels: {}, kind, ...defaults });
 }
 
 const withoutUndefined = (props: Props): Props => Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined));
@@ -213,7 +215,8 @@ function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello:
     cpus: spec.cpus ?? declared.cpus,
     memoryMb: spec.memoryMb ?? declared.memoryMb,
     pids: spec.pids ?? declared.pids,
-    user: spec.user,
+    // A computer with no user of its own (a browser) reads back none.
+    user: spec.user || undefined,
     workdir: spec.workdir ?? declared.workdir,
     kind: hello?.kind ?? spec.kind ?? declared.kind,
   };

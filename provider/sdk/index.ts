@@ -97,6 +97,42 @@ export interface E2BSettingsArgs {
   testSdk?: pulumi.Input<string>;
 }
 
+/** Settings for browsers on Browserbase (`provider: browserbase`, `kind: browser`): each computer is a session made with keepAlive. Its CDP URL is a secret held in the plugin's memory alone, never in state: get it at the time of use with `agentrun cdp <name>`. */
+export interface BrowserbaseSettings {
+  /** The Browserbase API key. Required for a Browserbase browser; a secret, never in a message, label or log. */
+  readonly apiKey?: string;
+  /** The Browserbase project the sessions are made in. Required for a Browserbase browser. */
+  readonly projectId?: string;
+  /** Browserbase's API. Unset: https://api.browserbase.com. */
+  readonly apiUrl?: string;
+}
+
+/** Settings for browsers on Browserbase (`provider: browserbase`, `kind: browser`): each computer is a session made with keepAlive. Its CDP URL is a secret held in the plugin's memory alone, never in state: get it at the time of use with `agentrun cdp <name>`. */
+export interface BrowserbaseSettingsArgs {
+  /** The Browserbase API key. Required for a Browserbase browser; a secret, never in a message, label or log. */
+  apiKey?: pulumi.Input<string>;
+  /** The Browserbase project the sessions are made in. Required for a Browserbase browser. */
+  projectId?: pulumi.Input<string>;
+  /** Browserbase's API. Unset: https://api.browserbase.com. */
+  apiUrl?: pulumi.Input<string>;
+}
+
+/** Settings for browsers on Kernel (`provider: kernel`, `kind: browser`): each computer is a Kernel browser, its lifetime an idle timeout. Its CDP URL is a secret held in memory alone, never in state: get it at the time of use with `agentrun cdp <name>`. */
+export interface KernelSettings {
+  /** The Kernel API key. Required for a Kernel browser; a secret, never in a message, label or log. */
+  readonly apiKey?: string;
+  /** Kernel's API. Unset: https://api.onkernel.com. */
+  readonly apiUrl?: string;
+}
+
+/** Settings for browsers on Kernel (`provider: kernel`, `kind: browser`): each computer is a Kernel browser, its lifetime an idle timeout. Its CDP URL is a secret held in memory alone, never in state: get it at the time of use with `agentrun cdp <name>`. */
+export interface KernelSettingsArgs {
+  /** The Kernel API key. Required for a Kernel browser; a secret, never in a message, label or log. */
+  apiKey?: pulumi.Input<string>;
+  /** Kernel's API. Unset: https://api.onkernel.com. */
+  apiUrl?: pulumi.Input<string>;
+}
+
 /** A run folder as a Computer takes it: its kind and where it is. */
 export interface MountValue {
   /** The mount's kind: `bind`, a folder on the computer's host. */
@@ -275,7 +311,7 @@ export interface ListedComputerArgs {
 
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
 export interface ComputerTemplate {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`) or `e2b` (set `agentrun:e2b.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), or a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`). */
   readonly provider?: string;
   /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   readonly image?: string;
@@ -299,7 +335,7 @@ export interface ComputerTemplate {
   readonly user?: string;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   readonly workdir?: string;
-  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
+  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), or `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults). */
   readonly kind?: ComputerKind;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   readonly egress?: EgressValue;
@@ -307,7 +343,7 @@ export interface ComputerTemplate {
 
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
 export interface ComputerTemplateArgs {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`) or `e2b` (set `agentrun:e2b.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), or a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`). */
   provider?: pulumi.Input<string>;
   /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   image?: pulumi.Input<string>;
@@ -331,7 +367,7 @@ export interface ComputerTemplateArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
+  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), or `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults). */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -460,8 +496,8 @@ export interface ScreenArgs {
 /** What a computer may reach: none, open, or allow (only the names and CIDRs of its allow list). */
 export type Network = "none" | "open" | "allow";
 
-/** A computer's kind: a linux computer, or a desktop (a screen, a pointer and keys). */
-export type ComputerKind = "linux" | "desktop";
+/** A computer's kind: a linux computer, a desktop (a screen, a pointer and keys), or a browser (CDP). */
+export type ComputerKind = "linux" | "desktop" | "browser";
 
 /** A run folder's kind: bind (a folder on this host), or archil (not built yet). */
 export type MountKind = "bind" | "archil";
@@ -649,7 +685,7 @@ export class Mount extends pulumi.CustomResource {
 }
 
 export interface ComputerArgs {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`) or `e2b` (set `agentrun:e2b.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), or a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`). */
   provider?: pulumi.Input<string>;
   /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   image?: pulumi.Input<string>;
@@ -673,7 +709,7 @@ export interface ComputerArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
+  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), or `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults). */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -707,7 +743,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly user: pulumi.Output<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   declare readonly workdir: pulumi.Output<string>;
-  /** The machine kind: `linux` (the default) or `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user). */
+  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), or `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults). */
   declare readonly kind: pulumi.Output<string>;
   /** The computer's name at the vendor as it was made (Docker: computer-<12 hex digits>); also its resource id. A computer renamed by hand is drift. */
   declare readonly name: pulumi.Output<string>;

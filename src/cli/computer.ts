@@ -1,11 +1,12 @@
 // A computer by the name `agentrun ls` shows (or its vendor id), and a connection to its daemon.
+import { COMPUTER_LABEL } from "../contract/browser/labels.js";
 import type { ComputerInfo, ComputerProvider, Connection } from "../contract/provider.js";
 import { bounded } from "./bounds.js";
 import { CliError, EXIT, failed } from "./errors.js";
 
 /** The listed computer with that name or id; an unknown one is a usage refusal naming what there is. */
 export async function findComputer(provider: ComputerProvider, name: string, signal: AbortSignal): Promise<ComputerInfo> {
-  const listed = await provider.list(undefined, { signal: bounded(signal) });
+  const listed = await provider.list(everyOwn(provider), { signal: bounded(signal) });
   if (!listed.ok) throw failed(`the computers at ${provider.id} could not be listed`, listed.error);
   const found = listed.value.find((info) => info.ref.name === name || info.ref.id === name);
   if (found) return found;
@@ -41,4 +42,12 @@ export async function withConnection<T>(
   } finally {
     await connection.close().catch(() => undefined);
   }
+}
+
+/**
+ * The labels that list every computer of a provider: none, but for a browser vendor, whose list
+ * takes at least one label (an account holds browsers no provider made): the mark each carries.
+ */
+export function everyOwn(provider: ComputerProvider): Record<string, string> | undefined {
+  return provider.capabilities().kind === "browser" ? { [COMPUTER_LABEL]: "1" } : undefined;
 }

@@ -5,6 +5,7 @@ import { EPOCH_LABEL, RUN_LABEL } from "../contract/labels.js";
 import { listComputers, type Listing } from "../fleet/listing.js";
 import type { ComputerProvider } from "../contract/provider.js";
 import type { Context } from "./context.js";
+import { everyOwn } from "./computer.js";
 import { failed } from "./errors.js";
 import { collect, pairs, providerOf, type ProviderFlags, withProviderOptions } from "./settings.js";
 import { table } from "./table.js";
@@ -55,7 +56,7 @@ export function lsCommand(program: Command, context: Context): Command {
     const { signal } = context;
     const labels = pairs(flags.label, "--label", "ls");
     const provider = await providerOf(flags, "ls", signal);
-    const found = await listComputers(provider, labels, { signal });
+    const found = await listComputers(provider, Object.keys(labels).length > 0 ? labels : (everyOwn(provider) ?? {}), { signal });
     if (!found.ok) throw failed(`the computers at ${provider.id} could not be listed`, found.error);
     const rows = found.value.map((l) => row(provider, l));
     if (flags.json) {

@@ -4,6 +4,7 @@
 import { realpathSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { Command, CommanderError } from "commander";
+import { cdpCommand } from "./cdp.js";
 import { conformanceCommand } from "./conformance.js";
 import { type Context, processContext } from "./context.js";
 import { cpCommand } from "./cp.js";
@@ -29,6 +30,7 @@ export function program(context: Context): Command {
   execCommand(root, context);
   shellCommand(root, context);
   cpCommand(root, context);
+  cdpCommand(root, context);
   sweepCommand(root, context);
   conformanceCommand(root);
   for (const sub of root.commands) sub.exitOverride().showHelpAfterError(`(see \`agentrun ${sub.name()} --help\`)`);

@@ -101,6 +101,8 @@ export interface ConformanceCase {
   needs: Needs;
   /** Runs on the shared computer (t.computer, t.client): a case of a group, or one that says so. */
   shared: boolean;
+  /** Runs once every other case has ended (a browser's release of the shared computer). */
+  last?: boolean;
   /** Throws CaseFailure with what it found; returns words when it passes only in a reduced sense, or a Skip. */
   run(t: CaseContext): Promise<void | Skip>;
 }
@@ -114,9 +116,15 @@ export class Skip {
  * Declares a case; the id's group is its group. A case that needs a group, or is of health, runs
  * on the shared computer; another says so with { shared: true }.
  */
-export function conformanceCase(id: string, level: Level, needs: Needs, run: ConformanceCase["run"], options: { shared?: boolean } = {}): ConformanceCase {
+export function conformanceCase(
+  id: string,
+  level: Level,
+  needs: Needs,
+  run: ConformanceCase["run"],
+  options: { shared?: boolean; last?: boolean } = {},
+): ConformanceCase {
   const group = id.split(".")[0] as CaseGroup;
   if (!CASE_GROUPS.includes(group)) throw new TypeError(`case ${id}: ${group} is not a conformance group`);
   const shared = options.shared ?? (group === "health" || (needs.groups ?? []).length > 0);
-  return { id, level, group, needs, shared, run };
+  return { id, level, group, needs, shared, run, ...(options.last ? { last: true } : {}) };
 }

@@ -1,7 +1,7 @@
 // What a case needs against what the provider (and the shared computer's hello) declares: run it,
 // skip it in words naming what is not declared, or fail it when its kind requires the need.
 import { coreGroups, type CoreNeed } from "../contract/kinds.js";
-import type { Hello } from "../daemon/protocol.js";
+import { type Hello, PROVIDER_GROUPS } from "../daemon/protocol.js";
 import type { Capabilities, ComputerProvider } from "../contract/provider.js";
 import type { ConformanceCase } from "./case.js";
 
@@ -22,7 +22,9 @@ function lacks(c: ConformanceCase, provider: ComputerProvider, caps: Capabilitie
   const { needs } = c;
   for (const group of needs.groups ?? []) {
     if (!caps.groups.includes(group)) out.push({ name: group, words: `the provider does not declare ${group}`, core: group });
-    else if (hello && !hello.groups.includes(group)) out.push({ name: group, words: `the computer's hello does not declare ${group}`, core: group });
+    // A provider's group (cdp, stream, downloads) is the provider's alone: a hello never lists it.
+    else if (hello && !isProviderGroup(group) && !hello.groups.includes(group))
+      out.push({ name: group, words: `the computer's hello does not declare ${group}`, core: group });
   }
   for (const network of needs.networks ?? []) {
     if (!caps.network.includes(network)) {
@@ -74,3 +76,5 @@ export function needsVerdict(c: ConformanceCase, provider: ComputerProvider, cap
   }
   return { run: false, fail: false, reason: missing.map((m) => m.words).join("; "), undeclared };
 }
+
+const isProviderGroup = (group: string) => (PROVIDER_GROUPS as readonly string[]).includes(group);

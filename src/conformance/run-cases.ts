@@ -12,8 +12,8 @@ import { makeDir } from "./shared.js";
 /** Runs every selected case, each result in run.results. */
 export async function runCases(run: Run, selected: readonly ConformanceCase[], shared: SharedOutcome): Promise<void> {
   const record = groupRecorder(run, selected);
-  // Cases with computers of their own start first: they take longest.
-  const queue = [...selected].sort((a, b) => Number(a.shared) - Number(b.shared));
+  // Cases with computers of their own start first: they take longest. A case marked last waits for every other.
+  const queue = selected.filter((c) => !c.last).sort((a, b) => Number(a.shared) - Number(b.shared));
   const workers = Array.from({ length: Math.max(1, run.options.concurrency ?? CONCURRENCY) }, async () => {
     for (let c = queue.shift(); c; c = queue.shift()) {
       record.start(c);
@@ -21,6 +21,10 @@ export async function runCases(run: Run, selected: readonly ConformanceCase[], s
     }
   });
   await Promise.all(workers);
+  for (const c of selected.filter((s) => s.last)) {
+    record.start(c);
+    record.done(c, await caseResult(run, c, shared));
+  }
 }
 
 /** Each case's result kept, and its group's start and end told as they come. */

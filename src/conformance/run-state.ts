@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
+import { coreGroups } from "../contract/kinds.js";
 import type { Capabilities, ComputerProvider, ComputerSpec } from "../contract/provider.js";
 import type { CaseGroup, ConformanceCase, MountFor } from "./case.js";
 import { CONFORMANCE_LABEL, Ledger } from "./ledger.js";
@@ -73,9 +74,10 @@ export function newRun(provider: ComputerProvider, options: ConformanceOptions):
   const runId = randomBytes(4).toString("hex");
   const cleanupTimeoutMs = options.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS;
   const runLabel = { [CONFORMANCE_LABEL]: runId };
+  const caps = provider.capabilities();
   return {
     provider,
-    caps: provider.capabilities(),
+    caps,
     options,
     runId,
     caseTimeoutMs: options.caseTimeoutMs ?? CASE_TIMEOUT_MS,
@@ -84,8 +86,14 @@ export function newRun(provider: ComputerProvider, options: ConformanceOptions):
     progress: options.onProgress ?? (() => {}),
     ledger: new Ledger(cleanupTimeoutMs),
     runLabel,
-    base: { image: options.image, lifetimeMs: LIFETIME_MS, network: "none", labels: runLabel },
+    base: { image: options.image, lifetimeMs: LIFETIME_MS, network: baseNetwork(caps), labels: runLabel },
     results: new Map(),
     signal: options.signal,
   };
+}
+
+/** None, unless the provider offers no none and its kind does not require it (a browser's is open alone). */
+function baseNetwork(caps: Capabilities): "none" | "open" {
+  const requiresNone = coreGroups(caps.kind, caps.daemon).includes("network:none");
+  return caps.network.includes("none") || requiresNone ? "none" : "open";
 }

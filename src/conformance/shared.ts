@@ -11,8 +11,12 @@ export interface Shared {
   base: string;
 }
 
-/** HOME, read from inside through exec; the base directory made under it. */
+/** A computer the cases reach no file system of (a browser, driven over CDP): no HOME, no directories. */
+export const placeless = (caps: Capabilities) => !caps.groups.includes("exec") && !caps.groups.includes("files");
+
+/** HOME, read from inside through exec; the base directory made under it. None for a placeless computer. */
 export async function prepareShared(connection: Connection, caps: Capabilities, runId: string, signal: AbortSignal): Promise<{ home: string; base: string }> {
+  if (placeless(caps)) return { home: "", base: "" };
   const ran = await connection.client.call("exec.run", { argv: ["printenv", "HOME"], timeoutMs: 30_000 }, { signal });
   const home = Buffer.from(ran.stdout, "base64").toString("utf8").trim();
   if (ran.exitCode !== 0 || !home.startsWith("/")) throw new Error(`the shared computer's HOME could not be read (printenv HOME printed ${shown(home)})`);
@@ -23,6 +27,7 @@ export async function prepareShared(connection: Connection, caps: Capabilities, 
 }
 
 export async function makeDir(shared: Shared, caps: Capabilities, path: string, signal: AbortSignal): Promise<void> {
+  if (placeless(caps)) return;
   if (caps.groups.includes("files")) await shared.connection.client.call("files.mkdir", { path, parents: true }, { signal });
   else await shared.connection.client.call("exec.run", { argv: ["mkdir", "-p", path], timeoutMs: 30_000 }, { signal });
 }

@@ -3,9 +3,11 @@
 // file, so every host refuses the same keys in the same words. Loading this loads no provider
 // and no vendor SDK.
 import type { z } from "zod";
+import { BROWSERBASE_SETTINGS } from "../browserbase/settings.js";
 import { DAYTONA_SETTINGS } from "../daytona/settings.js";
 import { DOCKER_SETTINGS } from "../docker/settings.js";
 import { E2B_SETTINGS } from "../e2b/settings.js";
+import { KERNEL_SETTINGS } from "../kernel/settings.js";
 import { MODAL_SETTINGS } from "../modal/settings.js";
 import { fail, ok, type Result } from "./result.js";
 import { isSecretSetting } from "./setting-marks.js";
@@ -16,6 +18,8 @@ export const PROVIDER_SETTINGS = {
   modal: MODAL_SETTINGS,
   daytona: DAYTONA_SETTINGS,
   e2b: E2B_SETTINGS,
+  browserbase: BROWSERBASE_SETTINGS,
+  kernel: KERNEL_SETTINGS,
 } as const satisfies Readonly<Record<string, z.ZodObject>>;
 
 /** Each provider's settings as its schema parses them, by registry id. */

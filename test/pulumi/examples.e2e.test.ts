@@ -53,6 +53,12 @@ describe("the YAML examples and the root stack", async () => {
           const set = await pulumi("config", "set", "--secret", "--path", `agentrun:${vendor}.apiKey`, "preview-only", "--stack", "example");
           expect(set.exitCode, set.stderr).toBe(0);
         }
+        if (dir === "examples/browser") {
+          for (const key of ["apiKey", "projectId"]) {
+            const set = await pulumi("config", "set", "--secret", "--path", `agentrun:browserbase.${key}`, "preview-only", "--stack", "example");
+            expect(set.exitCode, set.stderr).toBe(0);
+          }
+        }
         const preview = await pulumi("preview", "--stack", "example");
         expect(preview.stderr + preview.stdout).not.toMatch(/error:/);
         expect(preview.exitCode).toBe(0);

@@ -360,3 +360,24 @@ describe("a case's own checks", () => {
     expect(result(report, "health.threw")?.reason).toBe("the case threw: boom");
   });
 });
+
+describe("a case marked last (a browser's release of the shared computer)", () => {
+  it("runs once every other case has ended, whatever the concurrency", async () => {
+    const order: string[] = [];
+    const slow = (id: string) =>
+      conformanceCase(id, "core", {}, async (t) => {
+        await t.sleep(50);
+        order.push(id);
+      });
+    const cases = [
+      conformanceCase("health.last", "core", {}, async () => void order.push("health.last"), { last: true }),
+      slow("health.a"),
+      slow("health.b"),
+      slow("health.c"),
+    ];
+    const { provider } = vendor();
+    await run(provider, { cases, concurrency: 4 });
+    expect(order.at(-1)).toBe("health.last");
+    expect(order).toHaveLength(4);
+  });
+});

@@ -8,11 +8,13 @@ const SRC = join(import.meta.dirname, "..", "..", "src");
 
 /** A README and the folders (relative to src/) whose .ts files it maps, each named as `folder/file` or by the file alone under its folder's heading. */
 const MAPS: Array<[readme: string, folders: string[]]> = [
-  ["README.md", ["", "daemon", "contract", "contract/agent-child", "egress", "fleet", "inside"]],
+  ["README.md", ["", "daemon", "contract", "contract/agent-child", "contract/browser", "egress", "fleet", "inside"]],
   ["docker/README.md", ["docker", "docker/make"]],
   ["e2b/README.md", ["e2b"]],
   ["daytona/README.md", ["daytona"]],
   ["modal/README.md", ["modal"]],
+  ["browserbase/README.md", ["browserbase"]],
+  ["kernel/README.md", ["kernel"]],
 ];
 
 const files = (folder: string) => readdirSync(join(SRC, folder)).filter((f) => f.endsWith(".ts"));

@@ -1,5 +1,6 @@
 // The suite's cases, in the report's group order.
 import type { ConformanceCase } from "../case.js";
+import { browserCases as browserOwnCases } from "./browser.js";
 import { driftCases } from "./drift.js";
 import { execCases } from "./exec.js";
 import { filesCases } from "./files.js";
@@ -27,5 +28,5 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...lifetimeCases,
 ];
 
-/** A browser's own cases: none are written yet, as no browser provider exists. */
-export const browserCases: readonly ConformanceCase[] = [];
+/** A browser's own cases: the health cases, then browser.*, release last. */
+export const browserCases: readonly ConformanceCase[] = [...healthCases, ...browserOwnCases];

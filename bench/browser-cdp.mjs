@@ -1,0 +1,85 @@
+// A CDP round trip (Runtime.evaluate of 1+1 on a page) through the URL the provider's connect
+// gives (the fake's signed URL, piped raw to the container), beside the same call on the
+// container's published port directly, on each vendor's fake, in the same run, in alternating
+// blocks. The browser is released; the fakes remove their containers on close.
+//
+//   node bench/browser-cdp.mjs [calls]     (default 1000; needs dist/ from npm run build)
+import { resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const load = (p) => import(resolve(root, p));
+const { FakeBrowserbase } = await load("dist/test/support/fake-browserbase.js");
+const { FakeKernel } = await load("dist/test/support/fake-kernel.js");
+const { openCdp, openPage } = await load("dist/src/conformance/cdp.js");
+const bb = await load("dist/src/browserbase/create.js");
+const kernel = await load("dist/src/kernel/create.js");
+const calls = Number(process.argv[2] ?? 1000);
+const BLOCK = 50;
+
+const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+const spec = { image: "chromium", lifetimeMs: 300_000, network: "open", labels: { "agentrun.bench": "browser-cdp" } };
+
+const vendors = [
+  {
+    name: "Browserbase",
+    start: () => FakeBrowserbase.start({ apiKey: "bb_bench_key", projectId: "bench", prefix: `agentrun-bench-bb-${process.pid}` }),
+    provider: (fake) => bb.create({ apiKey: "bb_bench_key", projectId: "bench", apiUrl: fake.apiUrl }),
+  },
+  {
+    name: "Kernel",
+    start: () => FakeKernel.start({ apiKey: "kernel_bench_key", prefix: `agentrun-bench-k-${process.pid}` }),
+    provider: (fake) => kernel.create({ apiKey: "kernel_bench_key", apiUrl: fake.apiUrl }),
+  },
+];
+
+async function evaluator(url) {
+  const cdp = await openCdp(url);
+  const page = await openPage(cdp, "<p>bench</p>");
+  return {
+    once: async () => {
+      const r = await cdp.send("Runtime.evaluate", { expression: "1+1", returnByValue: true }, page.sessionId);
+      if (r.result?.value !== 2) throw new Error("1+1 was not 2");
+    },
+    close: () => cdp.close(),
+  };
+}
+
+for (const v of vendors) {
+  const fake = await v.start();
+  const provider = v.provider(fake);
+  const ref = await provider.create(spec);
+  if (!ref.ok) throw new Error(ref.error.message);
+  try {
+    const conn = await provider.connect(ref.value);
+    if (!conn.ok) throw new Error(conn.error.message);
+    const browser = fake.browserOf(ref.value.id);
+    const through = await evaluator(conn.value.cdp.url);
+    const direct = await evaluator(`ws://127.0.0.1:${browser.port}${browser.browserPath}`);
+    const ours = [];
+    const anchor = [];
+    for (let i = 0; i < 20; i += 1) await Promise.all([through.once(), direct.once()]); // warm
+    for (let done = 0; done < calls; done += BLOCK) {
+      for (const [sink, side] of [
+        [anchor, direct],
+        [ours, through],
+      ]) {
+        for (let j = 0; j < BLOCK; j += 1) {
+          const t = performance.now();
+          await side.once();
+          sink.push(performance.now() - t);
+        }
+      }
+    }
+    through.close();
+    direct.close();
+    const o = quantile(ours, 0.5);
+    const a = quantile(anchor, 0.5);
+    console.log(
+      `${v.name} fake, Runtime.evaluate(1+1) over ${calls} calls: through the provider's URL p50 ${o.toFixed(3)} ms (p99 ${quantile(ours, 0.99).toFixed(3)}); the container's port directly p50 ${a.toFixed(3)} ms (p99 ${quantile(anchor, 0.99).toFixed(3)}); ratio ${(o / a).toFixed(2)} (goal <= 1.1)`,
+    );
+  } finally {
+    await provider.release(ref.value, "delete");
+    await fake.close();
+  }
+}

@@ -1,0 +1,15 @@
+// The Kernel provider's module, as the registry loads it: the class, create(options), MOUNT,
+// CAPABILITIES, and its conformance module, loaded lazily.
+import type { MountKind } from "../contract/mount.js";
+
+export { create } from "./create.js";
+export { CAPABILITIES, KernelProvider } from "./provider.js";
+export type { KernelProviderOptions } from "./options.js";
+export type { KernelRequest } from "./sdk.js";
+export type { KernelSettings } from "./settings.js";
+export { causeOf } from "../contract/browser/vendor.js";
+
+/** A browser takes no run folder. */
+export const MOUNT: readonly MountKind[] = [];
+
+export const conformance = () => import("./conformance/module.js");
