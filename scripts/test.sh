@@ -36,7 +36,7 @@ read -r go_pass go_fail <"$out/go.counts"
 export MODAL_RUN="ci-$(date +%s)-$$"
 CONFORMANCE=(
   'docker|1|^core PASS |on Docker|on Docker|node dist/src/conformance/cli.js --provider docker >"$REPORT" 2>&1'
-  'desktop|1|^kind desktop PASS|--kind desktop on Docker|on a Docker desktop|node dist/src/conformance/cli.js --provider docker --kind desktop --fixture dist/computerd-fixture-linux-amd64 >"$REPORT" 2>&1'
+  'desktop|1|^kind desktop PASS|--kind desktop on Docker|on a Docker desktop|node dist/src/conformance/cli.js --provider docker --kind desktop >"$REPORT" 2>&1'
   # Daytona's run needs its fake (a loopback server over root containers), which the test file starts.
   'daytona|1|^core PASS |on the Daytona fake|on the Daytona fake|DAYTONA_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/daytona-conformance.test.ts'
   # E2B's run needs its Docker-backed fake (a stand-in envd built first), which the test file holds.
