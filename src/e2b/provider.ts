@@ -2,7 +2,7 @@
 // of the host's SDK. envd is the sandbox's first process; the daemon is uploaded with files.write,
 // installed and started as root with commands.run (src/contract/agent-child/, as on Daytona), reached
 // through a bridge of its own (bridge.ts), and held to the drift check (readback.ts,
-// src/contract/agent-child/drift.ts).
+// src/contract/agent-child/drift.ts); a desktop's live view is the shared one (src/contract/watch.ts).
 // create is the one flow with E2B's hooks (make.ts); E2B's calls
 // are sandboxes.ts's, extend is extend.ts's and the diagnostic diagnose.ts's.
 import type { CallOptions } from "../daemon/client.js";
@@ -25,6 +25,7 @@ import type {
   CheckedSpec,
 } from "../contract/provider.js";
 import { checkedSpec } from "../contract/checked.js";
+import { daemonLiveView, type LiveView } from "../contract/watch.js";
 import { createWith } from "../contract/create.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import { boundedBy } from "../contract/bound.js";
@@ -199,6 +200,9 @@ export class E2BProvider implements ComputerProvider {
     }
     return connection;
   }
+
+  /** The live view of a desktop: frames of its screen on a connection of the watch's own, as on Docker. */
+  readonly watch: LiveView = daemonLiveView(this);
 
   // --- release, extend ---
 

@@ -1,8 +1,10 @@
 // An E2B desktop against the Docker-backed fake, its desktop template running Docker's desktop
 // image (Xvfb on the set-up's base): the X server started through computerd as the computer's
-// user, hello declaring the display, the screen answered by computerd's shim; a desktop whose X
+// user, hello declaring the display, the screen answered by computerd's shim, the live view through
+// watch() (refused on a linux computer); a desktop whose X
 // server has gone refused by connect; a template with no X server refused in words, nothing left.
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import type { ScreenFrame } from "../../src/contract/provider.js";
 import { create as dockerProvider } from "../../src/docker/create.js";
 import { create } from "../../src/e2b/create.js";
 import { orThrow } from "../../src/contract/result.js";
@@ -44,6 +46,37 @@ describe("an E2B desktop on the fake", () => {
       orThrow(await p.release(ref, "delete"));
     }
     expect(await fake.containers()).toEqual([]);
+  }, 240_000);
+
+  it("gives the live view through watch(): frames of the screen's size, and input on the watch's connection", async () => {
+    const p = provider();
+    const ref = orThrow(await p.create(spec));
+    try {
+      const frames: ScreenFrame[] = [];
+      const ended: unknown[] = [];
+      const watch = orThrow(await p.watch(ref, { frame: (f, ack) => (frames.push(f), ack()), ended: (e) => void ended.push(e) }, { maxWidth: 640 }));
+      try {
+        await vi.waitFor(() => expect(frames.length).toBeGreaterThan(0), { timeout: 20_000 });
+        expect(frames[0]).toMatchObject({ format: "jpeg", width: 1280, height: 800, frameWidth: 640, frameHeight: 400 });
+        expect(orThrow(await watch.input([{ type: "move", point: [100, 100] }]))).toMatchObject({ done: 1 });
+      } finally {
+        await watch.close();
+      }
+      expect(ended).toEqual([]);
+    } finally {
+      orThrow(await p.release(ref, "delete"));
+    }
+  }, 240_000);
+
+  it("refuses the live view of a linux computer as unsupported", async () => {
+    const p = create({ sdk: fake, apiKey: KEY, daemonPath: toolchain().daemon.amd64, timeouts: { pollMs: 100 } });
+    const ref = orThrow(await p.create({ ...spec, image: "base" }));
+    try {
+      const watched = await p.watch(ref, { frame: () => undefined, ended: () => undefined });
+      expect(watched).toMatchObject({ ok: false, error: { code: "unsupported" } });
+    } finally {
+      orThrow(await p.release(ref, "delete"));
+    }
   }, 240_000);
 
   it("refuses to connect to a desktop whose X server has gone: its hello reads kind linux", async () => {
