@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command: set-up, the tests' type-check and the formatting, then the daemon's
 # Go tests, the conformance runs of the table below (the suite on Docker, on a Docker desktop, on
-# the Daytona fake, on E2B's Docker-backed fake and on Modal at the wire: each must print its verdict and
-# exit 0), and every vitest project (unit, docker, pulumi, live: see vitest.config.ts).
+# the Daytona fake, on E2B's Docker-backed fake as linux and as a desktop, on Modal at the wire, and
+# on the browser fakes: each must print its verdict and exit 0), and every vitest project (unit,
+# docker, pulumi, live: see vitest.config.ts).
 # Fails when a suite fails or ran no test; ends with one "N passed, N failed" line.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -36,11 +37,13 @@ read -r go_pass go_fail <"$out/go.counts"
 export MODAL_RUN="ci-$(date +%s)-$$" BROWSERBASE_RUN="ci-bb-$(date +%s)-$$" KERNEL_RUN="ci-kernel-$(date +%s)-$$"
 CONFORMANCE=(
   'docker|1|^core PASS |on Docker|on Docker|node dist/src/conformance/cli.js --provider docker >"$REPORT" 2>&1'
-  'desktop|1|^kind desktop PASS|--kind desktop on Docker|on a Docker desktop|node dist/src/conformance/cli.js --provider docker --kind desktop --fixture dist/computerd-fixture-linux-amd64 >"$REPORT" 2>&1'
+  'desktop|1|^kind desktop PASS|--kind desktop on Docker|on a Docker desktop|node dist/src/conformance/cli.js --provider docker --kind desktop >"$REPORT" 2>&1'
   # Daytona's run needs its fake (a loopback server over root containers), which the test file starts.
   'daytona|1|^core PASS |on the Daytona fake|on the Daytona fake|DAYTONA_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/daytona-conformance.test.ts'
   # E2B's run needs its Docker-backed fake (a stand-in envd built first), which the test file holds.
-  'e2b|1|^core PASS |on the E2B fake|on the E2B fake|E2B_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/e2b-conformance.test.ts'
+  'e2b|1|^core PASS |on the E2B fake|on the E2B fake|E2B_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/e2b-conformance.test.ts -t "^Core"'
+  # E2B's desktop on the same fake: a desktop template whose sandboxes run Docker's desktop image.
+  'e2b-desktop|2|^kind desktop PASS|--kind desktop on the E2B fake|on an E2B desktop (fake)|E2B_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/e2b-conformance.test.ts -t "^kind desktop"'
   # Modal at the wire: the real modal SDK against a loopback gRPC server of Modal's protocol, its
   # sandboxes root containers carrying a run label only this run's do, and going by it.
   "modal-wire|2|^core PASS |on Modal at the wire|on Modal at the wire|AGENTRUN_MODAL_FAKE_RUN=\"\$MODAL_RUN\" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-modal-wire-conformance.js >\"\$REPORT\" 2>&1"

@@ -1,6 +1,7 @@
 // The conformance CLI: npm run conformance -- --provider <registry id | ./module.js> [--image <image>]
 // [--only a,b] [--kind k] [--fixture <path>] [--json]. Exits 0 when Core passes (or the kind, with
 // --kind), 1 when it fails, 2 on a usage error, 3 on a partial run.
+import { access } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -21,7 +22,7 @@ export function usage(): string {
     "  --image     the image every computer starts from (default: the provider's conformance image)",
     "  --only      groups or case ids: a run that leaves a Core case out is partial (exit 3)",
     "  --kind      sandbox, desktop, phone or browser (or linux, android, ios): that kind's cases and verdict; never with --only",
-    "  --fixture   the input fixture for a desktop or phone",
+    "  --fixture   the input fixture for a desktop or phone (default: the provider's own, when its module has one)",
     "  --json      the report as JSON on stdout",
     "exit codes: 0 Core passes (with --kind, the kind passes), 1 it fails, 2 usage, 3 a partial run",
   ].join("\n");
@@ -36,6 +37,8 @@ interface ConformanceModule {
   createDriftedProvider?: (settings?: undefined, run?: RunShape) => ComputerProvider | Promise<ComputerProvider>;
   mountFor?: MountFor;
   conformanceImage?: (run?: RunShape) => string | undefined;
+  /** The input fixture this package builds for the run, used when --fixture gives none. */
+  conformanceFixture?: (run?: RunShape) => string | undefined | Promise<string | undefined>;
   conformanceNotes?: string[];
   create?: (options: unknown) => ComputerProvider;
   optionsFromSettings?: (settings: Record<string, unknown>) => unknown;
@@ -163,6 +166,22 @@ async function imageOf(values: Args, conformance: ConformanceModule, provider: C
   return { image };
 }
 
+/**
+ * The run's input fixture: --fixture, else the one the module names for the run (the package's
+ * own), said in a note either way it goes, since a desktop's input cases skip without one.
+ */
+async function fixtureOf(values: Args, conformance: ConformanceModule, io: Io): Promise<{ fixture?: string; notes: string[] }> {
+  if (values.fixture) return { fixture: path.resolve(io.cwd, values.fixture), notes: [] };
+  const own = await conformance.conformanceFixture?.(values.kind !== undefined ? { kind: values.kind } : {});
+  if (!own) return { notes: [] };
+  try {
+    await access(own);
+  } catch {
+    return { notes: [`no --fixture was given, and the package's own input fixture is not at ${own} (npm run setup builds it)`] };
+  }
+  return { fixture: own, notes: [`no --fixture was given: the input cases used the package's own fixture, ${own}`] };
+}
+
 /** Runs the CLI with argv (after the node and script); the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const args = argsOf(argv, io);
@@ -194,14 +213,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   const image = await imageOf(values, conformance, provider, io);
   if ("exit" in image) return image.exit;
+  const fixture = await fixtureOf(values, conformance, io);
+  const notes = [...(conformance.conformanceNotes ?? []), ...fixture.notes];
   const report = await runConformance(provider, {
     image: image.image,
     ...(only ? { only } : {}),
     ...(values.kind !== undefined ? { kind: values.kind } : {}),
     ...(drifted ? { drifted } : {}),
     ...(conformance.createProvider && conformance.mountFor ? { mountFor: conformance.mountFor } : {}),
-    ...(values.fixture ? { fixture: path.resolve(io.cwd, values.fixture) } : {}),
-    ...(conformance.conformanceNotes?.length ? { notes: conformance.conformanceNotes } : {}),
+    ...(fixture.fixture ? { fixture: fixture.fixture } : {}),
+    ...(notes.length ? { notes } : {}),
     ...(io.signal ? { signal: io.signal } : {}),
     ...(io.progress && !values.json ? { onProgress: (event: Progress) => io.stderr(`${progressLine(event)}\n`) } : {}),
   });

@@ -4,7 +4,7 @@ import type { MountKind } from "./mount.js";
 import type { Group, MachineKind } from "../daemon/protocol.js";
 import type { Capabilities, DaemonMode } from "./provider.js";
 import { DEFAULT_SNAPSHOT as DAYTONA_DEFAULT_SNAPSHOT } from "../daytona/constants.js";
-import { BASE_TEMPLATE as E2B_BASE_TEMPLATE } from "../e2b/constants.js";
+import { BASE_TEMPLATE as E2B_BASE_TEMPLATE, DESKTOP_TEMPLATE as E2B_DESKTOP_TEMPLATE } from "../e2b/constants.js";
 import { DEFAULT_IMAGE as MODAL_DEFAULT_IMAGE } from "../modal/constants.js";
 
 export const SETTING_KIND_NAMES = ["none", "sandbox", "desktop", "phone", "browser"] as const;
@@ -185,17 +185,16 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     capabilities: [LINUX],
     defaultImage: { sandbox: MODAL_DEFAULT_IMAGE },
   }),
-  // E2B's desktop waits for computerd's own X server: its check refuses kind desktop, so its row
-  // offers the linux computer alone until the desktop joins it (src/e2b/constants.ts's
-  // DESKTOP_TEMPLATE then). An Archil mount is not built on E2B yet: its computers take none.
+  // E2B makes either, as Docker does: a spec's kind, or its kind option. An Archil mount is not
+  // built on E2B yet: its computers take none.
   entry({
     id: "e2b",
     label: "E2B",
     keys: required("E2B_API_KEY"),
     mounts: [],
     metered: true,
-    capabilities: [LINUX],
-    defaultImage: { sandbox: E2B_BASE_TEMPLATE },
+    capabilities: [LINUX, DESKTOP],
+    defaultImage: { sandbox: E2B_BASE_TEMPLATE, desktop: E2B_DESKTOP_TEMPLATE },
   }),
   entry({
     id: "orgo",

@@ -260,6 +260,7 @@ export interface ComputerProvider {
   extend?(ref: ComputerRef, ttlMs: number, options?: CallOptions): Promise<Result<{ deadline: string }>>;
   /** The vendor's live screen URL. */
   stream?(ref: ComputerRef, options?: CallOptions): Promise<Result<{ url: string }>>;
+  /** The live view, where the computers declare a screen (src/contract/watch.ts). */
   watch?(ref: ComputerRef, handlers: WatchHandlers, options?: CallOptions & { maxWidth?: number; quality?: number }): Promise<Result<ScreenWatch>>;
   /** The janitor's hook for what a provider leaves beside its computers (Docker's egress leftovers). */
   sweep?(options?: SweepOptions): Promise<Result<{ removed: string[] }>>;

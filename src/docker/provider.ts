@@ -5,7 +5,7 @@
 // Only an image's build or pull goes through the docker CLI (cli.ts, image.ts).
 import { promises as fs } from "node:fs";
 import type { CallOptions } from "../daemon/client.js";
-import { daemonWatch } from "../daemon/screen-watch.js";
+import { daemonLiveView, type LiveView } from "../contract/watch.js";
 import type {
   AttachBy,
   Capabilities,
@@ -22,9 +22,7 @@ import type {
   PoolHooks,
   ReadBack,
   ReleaseHow,
-  ScreenWatch,
   SweepOptions,
-  WatchHandlers,
 } from "../contract/provider.js";
 import { sameNetwork } from "../egress/list.js";
 import { hostAddresses } from "../egress/host-addresses.js";
@@ -232,9 +230,7 @@ export class DockerProvider implements ComputerProvider {
   }
 
   /** The live view: frames of the computer's screen on a connection of the watch's own. */
-  watch(ref: ComputerRef, handlers: WatchHandlers, options: CallOptions & { maxWidth?: number; quality?: number } = {}): Promise<Result<ScreenWatch>> {
-    return daemonWatch((signal) => this.connect(ref, signal ? { signal } : {}), handlers, options);
-  }
+  readonly watch: LiveView = daemonLiveView(this);
 
   /**
    * Finds a computer and runs the drift check, as attach does, but hands back what it read

@@ -1,10 +1,9 @@
 // check(spec) for E2B: the child daemon's shared check (src/contract/agent-child/check.ts) in E2B's words. A
-// template gives the sandbox its size; a desktop waits for computerd's own X server.
+// template gives the sandbox its size; a desktop is kind desktop on a template with Xvfb.
 import { checkChildSpec } from "../contract/agent-child/check.js";
 import type { Capabilities, ComputerSpec } from "../contract/provider.js";
 import type { Refusal } from "../contract/result.js";
 import { COMPUTER_KEY } from "./constants.js";
-import { DESKTOP_GAP } from "./options.js";
 
 export const NETWORK_GAP =
   "an E2B computer's network is none alone for now: its daemon's programs run in a network of their own, and open and allowlists wait for a proxy out of it (known gap; a computer that needs pip, npm or git from the internet cannot be made on E2B yet)";
@@ -16,7 +15,7 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refus
     sizedBy: "template",
     image: 'image is required: an E2B template by id or alias ("base" for E2B\'s base template)',
     networkGap: NETWORK_GAP,
-    kind: (kind) => (kind === "desktop" ? DESKTOP_GAP : `E2B makes linux computers, not ${String(kind)}`),
+    kind: (kind) => (kind === "desktop" ? undefined : `E2B makes linux and desktop computers, not ${String(kind)}`),
     ownLabel: COMPUTER_KEY,
   });
   // A template is a name E2B resolves: no whitespace, and a bound on its length.

@@ -12,7 +12,9 @@ export const IMAGE_KEY = "agentrun.computer.image";
 export const TIMEOUT_KEY = "agentrun.computer.timeout";
 /** The most extend may reach (create's time plus the cap), an ISO time: init's --max-deadline. */
 export const MAX_KEY = "agentrun.computer.max";
-export const OWN_KEYS = [COMPUTER_KEY, NAME_KEY, DEADLINE_KEY, IMAGE_KEY, TIMEOUT_KEY, MAX_KEY] as const;
+/** The computer's kind, linux or desktop (absent: linux, as create wrote before desktops). */
+export const KIND_KEY = "agentrun.computer.kind";
+export const OWN_KEYS = [COMPUTER_KEY, NAME_KEY, DEADLINE_KEY, IMAGE_KEY, TIMEOUT_KEY, MAX_KEY, KIND_KEY] as const;
 
 export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
 
@@ -21,7 +23,7 @@ export const ENVD_PORT = 49983;
 export const DEFAULT_DOMAIN = "e2b.app";
 /** A kind linux computer's template when a spec names none. */
 export const BASE_TEMPLATE = "base";
-/** A desktop's template, once E2B's desktop joins its registry row (its check refuses kind desktop today). */
+/** A desktop's template when a spec names none: E2B Desktop's (Xvfb among its packages). */
 export const DESKTOP_TEMPLATE = "desktop";
 
 /** Hobby's cap on a sandbox, the default; Pro's 24 h the most maxLifetimeMs may give. */

@@ -1,7 +1,8 @@
 // E2B's hooks of the one create flow (src/contract/create.ts): the daemon's bytes read before
 // anything is made, Sandbox.create with the owner's keys in its metadata (its kill pushed on the
 // undo stack at once), the sandbox read back against what was asked, the daemon installed and
-// init started in the background, the first connection (tried again while init comes up), the
+// init started in the background, the first connection (tried again while init comes up), a
+// desktop's X server started through the daemon (src/daemon/desktop.ts, as on Docker), the
 // daemon's drift check, and the wait until E2B's listing shows the sandbox.
 import { startCommand } from "../contract/agent-child/install.js";
 import { childAborted, connectFailed, daemonRefused, installDaemon } from "../contract/agent-child/create.js";
@@ -13,14 +14,21 @@ import type { Adoption } from "../contract/adopt.js";
 import { waitUntil } from "../contract/wait.js";
 import { openBridge } from "./bridge.js";
 import { call } from "./calls.js";
-import { COMPUTER_KEY, DEADLINE_KEY, IMAGE_KEY, MAX_KEY, NAME_KEY, TIMEOUT_KEY } from "./constants.js";
-import { infoDrift, ownKeysOf } from "./readback.js";
+import { DEFAULT_DISPLAY, startDisplay } from "../daemon/desktop.js";
+import type { Hello } from "../daemon/protocol.js";
+import { COMPUTER_KEY, DEADLINE_KEY, IMAGE_KEY, KIND_KEY, MAX_KEY, NAME_KEY, TIMEOUT_KEY } from "./constants.js";
+import { type E2BKind, infoDrift, ownKeysOf } from "./readback.js";
 import type { Daemon, E2BSandboxes } from "./sandboxes.js";
 import type { E2BCommandHandle, E2BSandbox, E2BSandboxInfo } from "./sdk.js";
 
 /** The checked spec, with the daemon's bytes once prepare has read them. */
 export interface E2BChecked extends CheckedSpec {
   daemon?: Daemon;
+}
+
+/** The computer's kind: the spec's, else the provider's. */
+export function kindOf(c: Creation<E2BChecked>, sb: E2BSandboxes): E2BKind {
+  return c.spec.kind === "desktop" ? "desktop" : c.spec.kind === "linux" ? "linux" : sb.o.kind;
 }
 
 /** What create made: the sandbox read back, its metadata, and init's command once started. */
@@ -94,15 +102,24 @@ async function startInit(sb: E2BSandboxes, sandbox: E2BSandbox, c: Creation<E2BC
   const startOnly = new AbortController();
   const init = await call(
     (_s, ms) =>
-      sandbox.commands.run(startCommand({ deadline: c.deadline, maxDeadline: max, user: sb.o.daemonUser }), {
-        background: true,
-        user: "root",
-        timeoutMs: 0,
-        requestTimeoutMs: ms,
-        signal: startOnly.signal,
-        onStdout: (d) => void (words.length < 4096 && (words += d)),
-        onStderr: (d) => void (words.length < 4096 && (words += d)),
-      }),
+      sandbox.commands.run(
+        startCommand({
+          deadline: c.deadline,
+          maxDeadline: max,
+          user: sb.o.daemonUser,
+          // The display the shim reaches; the X server itself starts through the daemon once it is up.
+          ...(kindOf(c, sb) === "desktop" ? { env: { DISPLAY: DEFAULT_DISPLAY } } : {}),
+        }),
+        {
+          background: true,
+          user: "root",
+          timeoutMs: 0,
+          requestTimeoutMs: ms,
+          signal: startOnly.signal,
+          onStdout: (d) => void (words.length < 4096 && (words += d)),
+          onStderr: (d) => void (words.length < 4096 && (words += d)),
+        },
+      ),
     { what: `starting computerd init in ${c.name}`, ms: sb.o.t.commandMs, signal: c.signal, late: (h) => void h.disconnect().catch(() => undefined) },
   );
   if (!init.ok) return init;
@@ -138,6 +155,7 @@ async function makeAndRead(sb: E2BSandboxes, c: Creation<E2BChecked>): Promise<R
     [IMAGE_KEY]: c.spec.image,
     [TIMEOUT_KEY]: String(timeoutS),
     [MAX_KEY]: max,
+    [KIND_KEY]: kindOf(c, sb),
   };
   const made = await makeSandbox(sb, c.spec.image, name, metadata, timeoutS, signal);
   if (!made.ok) return made;
@@ -183,7 +201,18 @@ export function e2bHooks(
       return connection.ok ? connection : connectFailed(connection.error, words, (t) => t.trim().split("\n").pop());
     },
     verify: async (c, made, connection) => {
-      const read = await sb.readDaemonOver(connection, c.checked.daemon!.sha256, signal);
+      const kind = kindOf(c, sb);
+      let hello: Hello | undefined;
+      if (kind === "desktop") {
+        const shown = await startDisplay(connection.client, signal ? { signal } : {});
+        if (!shown.ok)
+          return fail(
+            shown.error.code === "aborted" || shown.error.code === "timeout" ? shown.error.code : "failed",
+            `${c.name}'s desktop: ${shown.error.message}`,
+          );
+        hello = shown.value;
+      }
+      const read = await sb.readDaemonOver(connection, { sha256: c.checked.daemon!.sha256, kind, ...(hello ? { hello } : {}) }, signal);
       if (!read.ok) return read;
       const refused = daemonRefused(c.name, read.value.drift);
       if (refused) return refused;

@@ -8,6 +8,7 @@ import { OptionError } from "../contract/result.js";
 import { isRootOrRootGroup, parseUser, userText } from "../contract/user.js";
 import { ambientProblem } from "./client.js";
 import { DEFAULT_DOMAIN, HOBBY_MAX_MS, PRO_MAX_MS, TIMEOUTS, type E2BTimeouts } from "./constants.js";
+import type { E2BKind } from "./readback.js";
 import type { E2BSandboxClass } from "./sdk.js";
 
 export interface E2BProviderOptions {
@@ -17,8 +18,8 @@ export interface E2BProviderOptions {
   domain?: string;
   /** computerd for linux/amd64 (default this package's dist/computerd-linux-amd64). */
   daemonPath?: string;
-  /** The computers' kind: linux. A desktop waits for computerd's own X server (see check.ts). */
-  kind?: "linux" | "desktop";
+  /** The kind of a computer whose spec names none: linux (default), or desktop (Xvfb started through computerd). */
+  kind?: E2BKind;
   /** The longest lifetime: default Hobby's 1 h, at most Pro's 24 h. */
   maxLifetimeMs?: number;
   /** The daemon's user, uid:gid (default 2510:2510); never root. */
@@ -40,6 +41,7 @@ export interface Settled {
   daemonPath: string;
   maxLifetimeMs: number;
   daemonUser: string;
+  kind: E2BKind;
   probeTargets: string[] | undefined;
   t: E2BTimeouts;
 }
@@ -49,9 +51,6 @@ export function packagedDaemon(): string {
 }
 
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
-
-export const DESKTOP_GAP =
-  "an E2B desktop waits for computerd to start its own X server (a desktop's Xvfb run as the computer's user through the daemon, src/daemon/desktop.ts), which is not built yet: make kind linux computers on E2B for now";
 
 export function settle(options: E2BProviderOptions): Settled {
   if (typeof options !== "object" || options === null) throw new TypeError("E2BProvider takes options: { apiKey, ... }");
@@ -68,9 +67,8 @@ export function settle(options: E2BProviderOptions): Settled {
   if (typeof domain !== "string" || !DOMAIN.test(domain)) throw new OptionError("domain", "E2BProvider's domain", " is a host name, such as e2b.app");
   if (options.daemonPath !== undefined && (typeof options.daemonPath !== "string" || !options.daemonPath))
     throw new OptionError("daemonPath", "E2BProvider's daemonPath", " is the path of computerd for linux/amd64");
-  if (options.kind !== undefined && options.kind !== "linux") {
-    throw new OptionError("kind", "E2BProvider's kind", options.kind === "desktop" ? `: ${DESKTOP_GAP}` : " is linux");
-  }
+  if (options.kind !== undefined && options.kind !== "linux" && options.kind !== "desktop")
+    throw new OptionError("kind", "E2BProvider's kind", " is linux or desktop");
   const max = options.maxLifetimeMs ?? HOBBY_MAX_MS;
   if (!Number.isInteger(max) || max < 1000 || max > PRO_MAX_MS)
     throw new OptionError("maxLifetimeMs", "E2BProvider's maxLifetimeMs", ` is a whole number of milliseconds from 1000 to ${PRO_MAX_MS} (Pro's 24 hours)`);
@@ -101,6 +99,7 @@ export function settle(options: E2BProviderOptions): Settled {
     daemonPath: options.daemonPath ?? packagedDaemon(),
     maxLifetimeMs: max,
     daemonUser: userText(user.value),
+    kind: options.kind ?? "linux",
     probeTargets: t ? [...t] : undefined,
     t: { ...TIMEOUTS, ...options.timeouts },
   };

@@ -2,7 +2,8 @@
 // of the host's SDK. envd is the sandbox's first process; the daemon is uploaded with files.write,
 // installed and started as root with commands.run (src/contract/agent-child/, as on Daytona), reached
 // through a bridge of its own (bridge.ts), and held to the drift check (readback.ts,
-// src/contract/agent-child/drift.ts). create is the one flow with E2B's hooks (make.ts); E2B's calls
+// src/contract/agent-child/drift.ts); a desktop's live view is the shared one (src/contract/watch.ts).
+// create is the one flow with E2B's hooks (make.ts); E2B's calls
 // are sandboxes.ts's, extend is extend.ts's and the diagnostic diagnose.ts's.
 import type { CallOptions } from "../daemon/client.js";
 import { helloDrift } from "../contract/agent-child/drift.js";
@@ -24,27 +25,28 @@ import type {
   CheckedSpec,
 } from "../contract/provider.js";
 import { checkedSpec } from "../contract/checked.js";
+import { daemonLiveView, type LiveView } from "../contract/watch.js";
 import { createWith } from "../contract/create.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import { boundedBy } from "../contract/bound.js";
 import { attachedIf } from "../contract/attach.js";
 import { createdAt, type Adoption, removeEarlier } from "../contract/adopt.js";
 import { checkSpec, NETWORK_GAP } from "./check.js";
-import { BASE_TEMPLATE, ENVD_PORT } from "./constants.js";
+import { BASE_TEMPLATE, DESKTOP_TEMPLATE, ENVD_PORT } from "./constants.js";
 import { diagnose, type Diagnosis } from "./diagnose.js";
 import { Extender } from "./extend.js";
 import { e2bHooks } from "./make.js";
 import type { E2BProviderOptions, Settled } from "./options.js";
-import { deadlineOf, infoDrift, labelsOf, networkOf, ownKeysOf, stateOf } from "./readback.js";
-import { E2BSandboxes, GROUPS } from "./sandboxes.js";
+import { deadlineOf, type E2BKind, infoDrift, labelsOf, networkOf, ownKeysOf, stateOf } from "./readback.js";
+import { E2BSandboxes, groupsOf } from "./sandboxes.js";
 import { CHILD_HOME } from "../contract/agent-child/install.js";
 
-export function capabilitiesOf(settled: Pick<Settled, "maxLifetimeMs" | "daemonUser">): Capabilities {
+export function capabilitiesOf(settled: Pick<Settled, "maxLifetimeMs" | "daemonUser" | "kind">): Capabilities {
   return {
-    kind: "linux",
+    kind: settled.kind,
     os: "linux",
     daemon: "child",
-    groups: [...GROUPS],
+    groups: groupsOf(settled.kind),
     lifetime: "vendor",
     maxLifetimeMs: settled.maxLifetimeMs,
     network: ["none"],
@@ -52,12 +54,15 @@ export function capabilitiesOf(settled: Pick<Settled, "maxLifetimeMs" | "daemonU
     release: ["delete"],
     vendorAgentPorts: [ENVD_PORT],
     isolation: "microvm",
-    defaults: { image: BASE_TEMPLATE, workdir: CHILD_HOME, user: settled.daemonUser },
+    defaults: { image: settled.kind === "desktop" ? DESKTOP_TEMPLATE : BASE_TEMPLATE, workdir: CHILD_HOME, user: settled.daemonUser },
   };
 }
 
-/** The capabilities with the options unset. */
-export const CAPABILITIES: Capabilities = capabilitiesOf({ maxLifetimeMs: 60 * 60 * 1000, daemonUser: "2510:2510" });
+/** The capabilities of each kind, the other options unset. */
+export const CAPABILITIES: Record<E2BKind, Capabilities> = {
+  linux: capabilitiesOf({ maxLifetimeMs: 60 * 60 * 1000, daemonUser: "2510:2510", kind: "linux" }),
+  desktop: capabilitiesOf({ maxLifetimeMs: 60 * 60 * 1000, daemonUser: "2510:2510", kind: "desktop" }),
+};
 
 export class E2BProvider implements ComputerProvider {
   readonly id = "e2b";
@@ -113,7 +118,7 @@ export class E2BProvider implements ComputerProvider {
       if (connection.error.code === "aborted") return connection;
       drift.push(connection.error.message);
     } else {
-      const read = await sb.readDaemonOver(connection.value, daemon.sha256, signal);
+      const read = await sb.readDaemonOver(connection.value, { sha256: daemon.sha256, kind: own.kind }, signal);
       await connection.value.close();
       if (!read.ok) return read;
       hello = read.value.hello;
@@ -187,13 +192,17 @@ export class E2BProvider implements ComputerProvider {
       );
     const connection = await this.#sb.connectTo(found.value, options.signal);
     if (!connection.ok) return connection;
-    const wrong = helloDrift(connection.value.hello, this.#sb.daemonWant(""));
+    // A desktop whose X server has gone says hello as kind linux: refused.
+    const wrong = helloDrift(connection.value.hello, this.#sb.daemonWant("", found.value.own.kind));
     if (wrong.length) {
       await connection.value.close();
       return fail("refused", `the daemon in ${ref.name} is not the provider's: ${wrong.join("; ")}; make a new computer with this provider`);
     }
     return connection;
   }
+
+  /** The live view of a desktop: frames of its screen on a connection of the watch's own, as on Docker. */
+  readonly watch: LiveView = daemonLiveView(this);
 
   // --- release, extend ---
 

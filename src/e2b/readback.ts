@@ -1,7 +1,7 @@
 // What E2B reads back of a sandbox: its network, its state as a computer's, its own keys, its ends,
 // and the drift check against what create asked for. One sentence per mismatch.
 import type { ComputerState, NetworkReadBack } from "../contract/provider.js";
-import { COMPUTER_KEY, DEADLINE_KEY, EXTENDED_SLACK_MS, IMAGE_KEY, MAX_KEY, NAME_KEY, NAME_PATTERN, OWN_KEYS, TIMEOUT_KEY } from "./constants.js";
+import { COMPUTER_KEY, DEADLINE_KEY, EXTENDED_SLACK_MS, IMAGE_KEY, KIND_KEY, MAX_KEY, NAME_KEY, NAME_PATTERN, OWN_KEYS, TIMEOUT_KEY } from "./constants.js";
 import type { E2BSandboxInfo } from "./sdk.js";
 
 const ALL_V4 = "0.0.0.0/0";
@@ -31,7 +31,10 @@ export interface OwnKeys {
   image: string;
   timeoutS: number;
   max: string;
+  kind: E2BKind;
 }
+
+export type E2BKind = "linux" | "desktop";
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
@@ -44,7 +47,9 @@ export function ownKeysOf(metadata: Record<string, string>): { ok: true; value: 
   if (!ISO.test(deadline) || !ISO.test(max)) return { ok: false, why: `${DEADLINE_KEY} or ${MAX_KEY} is not the ISO time create writes` };
   const timeoutS = Number(metadata[TIMEOUT_KEY]);
   if (!Number.isInteger(timeoutS) || timeoutS <= 0) return { ok: false, why: `${TIMEOUT_KEY} is not a whole number of seconds` };
-  return { ok: true, value: { name, deadline, image: metadata[IMAGE_KEY] ?? "", timeoutS, max } };
+  const kind = metadata[KIND_KEY] ?? "linux";
+  if (kind !== "linux" && kind !== "desktop") return { ok: false, why: `${KIND_KEY} is neither linux nor desktop` };
+  return { ok: true, value: { name, deadline, image: metadata[IMAGE_KEY] ?? "", timeoutS, max, kind } };
 }
 
 /** The caller's labels: the metadata without the provider's keys. */

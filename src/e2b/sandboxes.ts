@@ -3,7 +3,8 @@
 // reads the sandbox gone, the daemon's bytes, and a sandbox found by id, name or labels and read
 // back into a ref. provider.ts, make.ts, extend.ts and diagnose.ts share one of these.
 import { readFile } from "node:fs/promises";
-import type { Hello } from "../daemon/protocol.js";
+import { DISPLAY_GROUPS } from "../daemon/desktop.js";
+import type { Group, Hello } from "../daemon/protocol.js";
 import { type Candidate, type Adoption, createdAt } from "../contract/adopt.js";
 import { CHILD_DAEMON, CHILD_HOME, sha256Of } from "../contract/agent-child/install.js";
 import { daemonDrift, type DaemonExpected } from "../contract/agent-child/drift.js";
@@ -17,11 +18,16 @@ import { call, wordsOf } from "./calls.js";
 import { type Connection as E2BConnection, connectionOf, realSandboxClass } from "./client.js";
 import { COMPUTER_KEY, CONNECT_UNDER_MS, NAME_KEY, NAME_PATTERN } from "./constants.js";
 import { type E2BProviderOptions, settle, type Settled } from "./options.js";
-import { deadlineOf, networkOf, type OwnKeys, ownKeysOf, stateOf } from "./readback.js";
+import { deadlineOf, type E2BKind, networkOf, type OwnKeys, ownKeysOf, stateOf } from "./readback.js";
 import { type E2BSandbox, type E2BSandboxClass, type E2BSandboxInfo, isE2BError } from "./sdk.js";
 
 export const PROVIDER_ID = "e2b";
 export const GROUPS = ["exec", "files", "processes"] as const;
+
+/** The groups a computer of this kind declares: a desktop's display adds the screen and input. */
+export function groupsOf(kind: E2BKind): Group[] {
+  return kind === "desktop" ? [...GROUPS, ...DISPLAY_GROUPS] : [...GROUPS];
+}
 
 export type Found = { info: E2BSandboxInfo; own: OwnKeys };
 export type Daemon = { bytes: Buffer; sha256: string };
@@ -131,8 +137,8 @@ export class E2BSandboxes {
     return this.#readDaemon().catch(() => undefined);
   }
 
-  daemonWant(sha256: string): DaemonExpected {
-    return { version: this.version, arch: "amd64", kind: "linux", groups: GROUPS, user: this.o.daemonUser, sha256 };
+  daemonWant(sha256: string, kind: E2BKind): DaemonExpected {
+    return { version: this.version, arch: "amd64", kind, groups: groupsOf(kind), user: this.o.daemonUser, sha256 };
   }
 
   /** Kill, never signalled, then the wait until getInfo answers not found and the listing no longer shows it, twice running. */
@@ -214,15 +220,16 @@ export class E2BSandboxes {
     );
   }
 
-  /** The daemon over a connection: hello, its status, cwd, exe and sha256, and the probe for network none. */
+  /** The daemon over a connection: hello (a desktop's once its display answers), its status, cwd, exe and sha256, and the probe for network none. */
   async readDaemonOver(
     connection: Connection,
-    sha256: string,
+    want: { sha256: string; kind: E2BKind; hello?: Hello },
     signal?: AbortSignal,
   ): Promise<Result<{ hello: Hello; drift: string[]; notes: string[]; network: NetworkReadBack }>> {
+    const hello = want.hello ?? connection.hello;
     let drift: string[];
     try {
-      drift = await daemonDrift(connection.client, connection.hello, this.daemonWant(sha256), signal);
+      drift = await daemonDrift(connection.client, hello, this.daemonWant(want.sha256, want.kind), signal);
     } catch {
       return fail("aborted", "reading the daemon was aborted");
     }
@@ -237,7 +244,7 @@ export class E2BSandboxes {
       if (probe.error.code === "aborted") return probe;
       drift.push(probe.error.message);
     }
-    return ok({ hello: connection.hello, drift, notes: probe.ok ? probe.value.notes : [], network: probe.ok ? "none" : { other: probe.error.message } });
+    return ok({ hello, drift, notes: probe.ok ? probe.value.notes : [], network: probe.ok ? "none" : { other: probe.error.message } });
   }
 
   refOf(info: E2BSandboxInfo, own: OwnKeys, hello: Hello | undefined, notes: string[] = []): ComputerRef {
@@ -247,7 +254,7 @@ export class E2BSandboxes {
       network: networkOf(info),
       ...(hello ? { workdir: CHILD_HOME } : {}),
       deadline: deadlineOf(info, own),
-      kind: "linux",
+      kind: own.kind,
       snapshot: info.templateId,
     };
     return { id: info.sandboxId, name: own.name, provider: PROVIDER_ID, spec, ...(hello ? { hello } : {}), ...(notes.length ? { notes } : {}) };

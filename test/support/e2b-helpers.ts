@@ -5,8 +5,8 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { E2BDockerFake } from "./fake-e2b-docker.js";
 import { standinBinary } from "./standin.js";
 
-export function useE2BFake(apiKey: string): E2BDockerFake {
-  const fake = new E2BDockerFake({ run: `test-${randomBytes(6).toString("hex")}`, apiKey });
+export function useE2BFake(apiKey: string, templates?: Record<string, string>): E2BDockerFake {
+  const fake = new E2BDockerFake({ run: `test-${randomBytes(6).toString("hex")}`, apiKey, ...(templates ? { templates } : {}) });
   beforeAll(async () => {
     await standinBinary();
   }, 120_000);

@@ -63,6 +63,17 @@ describe("the conformance CLI", () => {
     expect(run.stderr).toMatch(/^✓ health: 4 passed, 0 failed, 0 skipped in /m);
   });
 
+  it("takes the module's own fixture when --fixture gives none, and says so in the report", async () => {
+    const own = await cli("--provider", "./own-fixture-module.ts", "--only", "health");
+    expect(own.stdout).toContain(`note: no --fixture was given: the input cases used the package's own fixture, ${FIXTURES}own-fixture-module.ts`);
+    const given = await cli("--provider", "./own-fixture-module.ts", "--only", "health", "--fixture", "memory-module.ts");
+    expect(given.stdout).not.toContain("--fixture");
+    const missing = await cli("--provider", "./missing-fixture-module.ts", "--only", "health");
+    expect(missing.stdout).toContain(
+      "note: no --fixture was given, and the package's own input fixture is not at /nonexistent/computerd-fixture-linux-amd64 (npm run setup builds it)",
+    );
+  });
+
   it("prints --json that the report's schema takes, with no progress", async () => {
     const run = await cli("--provider", "./memory-module.ts", "--only", "health,provider.create", "--json");
     expect(run.code).toBe(EXIT.partial);
@@ -157,17 +168,28 @@ describe("Docker's conformance module", () => {
   });
 
   it("takes the package's daemon for Docker's architecture, and names docker version when it fails", async () => {
-    const { daemonForDocker } = await import("../../src/docker/conformance/module.js");
+    const { daemonForDocker, dockerArch } = await import("../../src/docker/conformance/module.js");
     const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
     const dir = mkdtempSync("/tmp/agentrun-conformance-test-");
     try {
       writeFileSync(`${dir}/arm`, "#!/bin/sh\necho aarch64\n", { mode: 0o755 });
       writeFileSync(`${dir}/broken`, "#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2; exit 1\n", { mode: 0o755 });
       expect(await daemonForDocker(`${dir}/arm`)).toMatch(/\/dist\/computerd-linux-arm64$/);
+      expect(await dockerArch(`${dir}/arm`)).toBe("arm64");
       await expect(daemonForDocker(`${dir}/broken`)).rejects.toThrow(/^docker version failed \(Cannot connect to the Docker daemon\)/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("names the package's own fixture for a desktop run, and none for a sandbox", async () => {
+    const { conformanceFixture } = await import("../../src/docker/conformance/module.js");
+    const { packageRoot } = await import("../../src/package.js");
+    expect(await conformanceFixture({})).toBeUndefined();
+    expect(await conformanceFixture({ kind: "sandbox" })).toBeUndefined();
+    const arm = () => Promise.resolve("arm64" as const);
+    expect(await conformanceFixture({ kind: "sandbox" }, arm)).toBeUndefined();
+    expect(await conformanceFixture({ kind: "desktop" }, arm)).toBe(`${packageRoot()}/dist/computerd-fixture-linux-arm64`);
   });
 
   it("gives a bind run folder owned by the provider's user, mode 0700, canonical, and removes it on close", async () => {

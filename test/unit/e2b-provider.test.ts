@@ -54,9 +54,17 @@ describe("check", () => {
     expect(words({ ...spec, network: undefined })).toMatch(/network is required/);
   });
 
-  it("refuses kind desktop in words naming why (computerd's own X server is not built)", () => {
-    expect(words({ ...spec, kind: "desktop" })).toMatch(/X server/);
+  it("takes kind desktop, and refuses any kind but linux and desktop in words", () => {
+    expect(provider().check({ ...spec, kind: "desktop" }).ok).toBe(true);
     expect(fields({ ...spec, kind: "android" })).toEqual(["kind"]);
+    expect(words({ ...spec, kind: "android" })).toBe("E2B makes linux and desktop computers, not android");
+  });
+
+  it("declares a desktop's groups and its desktop template with the kind option", () => {
+    const caps = create({ apiKey: KEY, kind: "desktop" }).capabilities();
+    expect(caps).toMatchObject({ kind: "desktop", defaults: { image: "desktop" } });
+    expect(caps.groups).toEqual(["exec", "files", "processes", "screen", "input.pointer", "input.keys"]);
+    expect(provider().capabilities()).toMatchObject({ kind: "linux", groups: ["exec", "files", "processes"], defaults: { image: "base" } });
   });
 
   it("caps the lifetime at maxLifetimeMs, up to Pro's 24 hours", () => {
@@ -68,7 +76,7 @@ describe("check", () => {
 describe("options", () => {
   it("refuses a missing key in words that name the option, and never echoes a key", () => {
     expect(() => create({} as never)).toThrow(/apiKey option.*E2B_API_KEY is never read/);
-    for (const bad of [{ domain: "not a domain" }, { daemonUser: "0:0" }, { kind: "desktop" }, { probeTargets: [] }, { timeouts: { nope: 1 } }]) {
+    for (const bad of [{ domain: "not a domain" }, { daemonUser: "0:0" }, { kind: "android" }, { probeTargets: [] }, { timeouts: { nope: 1 } }]) {
       let message = "";
       try {
         create({ apiKey: KEY, ...bad } as never);

@@ -99,7 +99,7 @@ describe("PROVIDERS", () => {
       docker: ["sandbox", "desktop"],
       daytona: ["sandbox"],
       modal: ["sandbox"],
-      e2b: ["sandbox"],
+      e2b: ["sandbox", "desktop"],
       orgo: ["desktop"],
       "phone-harness": ["phone"],
       browserbase: ["browser"],
@@ -113,7 +113,7 @@ describe("PROVIDERS", () => {
     expect(defaultImage("daytona", "sandbox")).toBe("default");
     expect(defaultImage("modal", "sandbox")).toBe("debian:bookworm-slim");
     expect(defaultImage("e2b", "sandbox")).toBe("base");
-    expect(defaultImage("e2b", "desktop")).toBeUndefined();
+    expect(defaultImage("e2b", "desktop")).toBe("desktop");
     expect(defaultImage("orgo", "desktop")).toBe("linux");
     expect(defaultImage("phone-harness", "phone")).toBe("android");
     expect(defaultImage("kernel", "browser")).toBe("chromium");
@@ -166,6 +166,13 @@ describe("each registry row against its provider", () => {
     const { kind, groups } = built.value.capabilities();
     expect(PROVIDERS.find((p) => p.id === "docker")!.capabilities).toContainEqual({ kind, groups });
     expect(kind).toBe("desktop");
+  });
+
+  it("builds E2B's desktop configuration from its kind option, as its row offers it", async () => {
+    const { create } = await import("../../src/e2b/create.js");
+    const { kind, groups, defaults } = create({ apiKey: "kinds-test-placeholder", kind: "desktop" }).capabilities();
+    expect(PROVIDERS.find((p) => p.id === "e2b")!.capabilities).toContainEqual({ kind, groups });
+    expect([kind, defaults?.image]).toEqual(["desktop", "desktop"]);
   });
 
   it.each(PROVIDER_IDS)("has %s's check take a computer of every kind its row offers", async (id) => {

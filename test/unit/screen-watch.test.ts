@@ -1,9 +1,12 @@
 // watchScreen over a stand-in connection that answers as computerd does: frames read whole across
 // screen.read, unchanged answers waited through, a frame past 64 MiB refused, at most 8 inputs in
-// flight, and a failed action's words redacted.
-import { describe, expect, it } from "vitest";
+// flight, and a failed action's words redacted; and daemonLiveView, the watch() every computerd
+// vendor (Docker, E2B) serves through: no screen refused, connect's refusal redacted, the end once.
+import { describe, expect, it, vi } from "vitest";
 import { CallError, type ComputerClient } from "../../src/daemon/client.js";
-import type { Connection } from "../../src/contract/provider.js";
+import type { Connection, ScreenFrame } from "../../src/contract/provider.js";
+import { fail, ok } from "../../src/contract/result.js";
+import { daemonLiveView } from "../../src/contract/watch.js";
 import { MAX_INPUTS_IN_FLIGHT, ScreenWatchError, watchScreen } from "../../src/daemon/screen-watch.js";
 
 type Answer = (params: Record<string, unknown>) => unknown;
@@ -86,5 +89,49 @@ describe("watchScreen", () => {
     await watch.close();
     await expect(watch.next()).rejects.toMatchObject({ code: "closed" });
     await expect(watch.act([])).rejects.toMatchObject({ code: "closed" });
+  });
+});
+
+describe("daemonLiveView, every computerd vendor's watch()", () => {
+  const ref = { id: "c1", name: "computer-000000000001", provider: "test" };
+  const handlers = (ended: unknown[], frames: ScreenFrame[]) => ({
+    frame: (f: ScreenFrame, ack: () => void) => (frames.push(f), ack()),
+    ended: (e: unknown) => void ended.push(e),
+  });
+
+  it("refuses a computer whose hello declares no screen as unsupported, and lets its connection go", async () => {
+    let closed = 0;
+    const linux = { ...connection({}), hello: { version: "0", os: "linux", kind: "linux", arch: "amd64", groups: ["exec"] }, close: async () => void closed++ };
+    const watch = daemonLiveView({ connect: async () => ok(linux as Connection) });
+    const opened = await watch(ref, handlers([], []));
+    expect(opened).toMatchObject({ ok: false, error: { code: "unsupported" } });
+    expect(opened.ok ? "" : opened.error.message).toMatch(/declares no screen \(its kind is linux\), so it has no live view/);
+    expect(closed).toBe(1);
+  });
+
+  it("passes connect's refusal on with its words redacted", async () => {
+    const watch = daemonLiveView({ connect: async () => fail("gone", "computer-000000000001 is gone at https://user:hunter2@e2b.example/sandboxes/x") });
+    const opened = await watch(ref, handlers([], []));
+    expect(opened).toMatchObject({ ok: false, error: { code: "gone" } });
+    expect(opened.ok ? "" : opened.error.message).not.toMatch(/hunter2|https:/);
+  });
+
+  it("gives each frame to handlers.frame, then ended once, as gone, when the connection ends", async () => {
+    let n = 0;
+    const desktop = connection({
+      "screen.watch": () => {
+        n++;
+        if (n > 2) throw new CallError("closed", "the connection closed", "screen.watch");
+        return frame(n, { data: Buffer.from("jpeg").toString("base64"), eof: true });
+      },
+    });
+    const ended: unknown[] = [];
+    const frames: ScreenFrame[] = [];
+    const opened = await daemonLiveView({ connect: async () => ok(desktop) })(ref, handlers(ended, frames));
+    expect(opened.ok).toBe(true);
+    await vi.waitFor(() => expect(ended).toHaveLength(1));
+    expect(frames.map((f) => f.seq)).toEqual([1, 2]);
+    expect(ended[0]).toMatchObject({ code: "gone" });
+    if (opened.ok) expect(await opened.value.input([])).toMatchObject({ ok: false, error: { code: "closed" } });
   });
 });

@@ -25,8 +25,8 @@ export interface ChildCheckWords {
   image: string;
   /** network's refusal for open and allowlists. */
   networkGap: string;
-  /** kind's refusal, for a kind other than linux. */
-  kind(kind: unknown): string;
+  /** kind's refusal for a kind other than linux, or undefined for one the vendor makes too (E2B's desktop). */
+  kind(kind: unknown): string | undefined;
   /** The provider's own label namespace. */
   ownLabel: string;
 }
@@ -51,7 +51,8 @@ export function checkChildSpec(spec: ComputerSpec, capabilities: Capabilities, w
   if (lifetime) out.push(lifetime);
   if (spec.network === undefined) out.push({ field: "network", message: "network is required: none" });
   else if (spec.network !== "none") out.push({ field: "network", message: words.networkGap });
-  if (spec.kind !== undefined && spec.kind !== "linux") out.push({ field: "kind", message: words.kind(spec.kind) });
+  const kind = spec.kind !== undefined && spec.kind !== "linux" ? words.kind(spec.kind) : undefined;
+  if (kind) out.push({ field: "kind", message: kind });
   if (spec.labels !== undefined) {
     if (typeof spec.labels !== "object" || spec.labels === null || Array.isArray(spec.labels)) {
       out.push({ field: "labels", message: "labels is an object of strings" });

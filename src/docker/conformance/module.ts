@@ -5,13 +5,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { create, driftedProvider } from "../create.js";
-import { toolchainBase } from "../../package.js";
-import { packageRoot } from "../../package.js";
+import { packageRoot, toolchainBase } from "../../package.js";
 import type { DockerProvider, DockerProviderOptions } from "../provider.js";
 import { type DockerSettings, optionsFromSettings } from "../settings.js";
 import type { MountKind } from "../../contract/mount.js";
 import { processUser } from "../../contract/user.js";
 import type { RunFolder } from "../../conformance/case.js";
+import { packagedFixture } from "../../conformance/fixture.js";
 import { type RunShape, settingKindOf } from "../../conformance/kind.js";
 
 /** Every name this module reads. */
@@ -29,10 +29,10 @@ export function settingsFromEnv(env: Record<string, string | undefined>): Docker
   return settings;
 }
 
-const ARCHES: Record<string, string> = { amd64: "amd64", x86_64: "amd64", arm64: "arm64", aarch64: "arm64" };
+const ARCHES: Record<string, "amd64" | "arm64"> = { amd64: "amd64", x86_64: "amd64", arm64: "arm64", aarch64: "arm64" };
 
-/** This package's daemon for the Docker server's architecture, from docker version (killed past 30 s). */
-export async function daemonForDocker(docker = "docker"): Promise<string> {
+/** The Docker server's architecture, from docker version (killed past 30 s). */
+export async function dockerArch(docker = "docker"): Promise<"amd64" | "arm64"> {
   const ran = await execa(docker, ["version", "--format", "{{.Server.Arch}}"], {
     reject: false,
     timeout: DOCKER_VERSION_MS,
@@ -51,10 +51,17 @@ export async function daemonForDocker(docker = "docker"): Promise<string> {
     throw new Error(
       `docker version reports the architecture ${JSON.stringify(reported.slice(0, 40))}; this package carries computerd for amd64 and arm64 only`,
     );
-  return path.join(packageRoot(), "dist", `computerd-linux-${arch}`);
+  return arch;
 }
 
-let found: Promise<string> | undefined;
+/** This package's daemon for the Docker server's architecture. */
+export async function daemonForDocker(docker = "docker"): Promise<string> {
+  return path.join(packageRoot(), "dist", `computerd-linux-${await dockerArch(docker)}`);
+}
+
+let asked: Promise<"amd64" | "arm64"> | undefined;
+/** Docker's architecture, asked of docker version once per process. */
+const serverArch = () => (asked ??= dockerArch());
 
 /** A run of --kind desktop: the provider's computers are desktops. */
 const isDesktop = (run: RunShape) => run.kind !== undefined && settingKindOf(run.kind) === "desktop";
@@ -62,7 +69,7 @@ const isDesktop = (run: RunShape) => run.kind !== undefined && settingKindOf(run
 /** The provider's options from the settings, the daemon asked of docker version once per process when unset. */
 async function options(settings: DockerSettings, run: RunShape): Promise<DockerProviderOptions> {
   const { image: _ignored, ...rest } = settings;
-  const made = optionsFromSettings({ ...rest, daemonPath: rest.daemonPath ?? (await (found ??= daemonForDocker())) });
+  const made = optionsFromSettings({ ...rest, daemonPath: rest.daemonPath ?? path.join(packageRoot(), "dist", `computerd-linux-${await serverArch()}`) });
   return isDesktop(run) ? { ...made, desktop: {} } : made;
 }
 
@@ -102,6 +109,11 @@ export async function mountFor(kind: MountKind, settings: DockerSettings = setti
  */
 export function conformanceImage(run: RunShape = {}): string | undefined {
   return isDesktop(run) ? undefined : toolchainBase();
+}
+
+/** A desktop run's input fixture when the CLI is given none: the package's own, for Docker's architecture. */
+export async function conformanceFixture(run: RunShape = {}, arch: () => Promise<"amd64" | "arm64"> = serverArch): Promise<string | undefined> {
+  return isDesktop(run) ? packagedFixture(await arch()) : undefined;
 }
 
 export const conformanceNotes: string[] = [];

@@ -26,7 +26,7 @@ export async function main(
   }
   const bound = AbortSignal.timeout(DIAGNOSE_BOUND_MS);
   const signal = options.signal ? AbortSignal.any([options.signal, bound]) : bound;
-  const read = await provider.diagnose(conformanceImage(env), { signal });
+  const read = await provider.diagnose(conformanceImage({}, env), { signal });
   if (!read.ok) return { code: 1, out: JSON.stringify({ ok: false, error: read.error }), err: "" };
   return { code: read.value.gone ? 0 : 1, out: JSON.stringify({ ok: true, ...read.value }), err: "" };
 }

@@ -4,8 +4,10 @@
 // minutes (Hobby's plan caps a sandbox at 1 h).
 import { SANDBOX_URL_SET } from "../client.js";
 import { create, driftedProvider, type E2BOptions } from "../create.js";
-import { BASE_TEMPLATE } from "../constants.js";
+import { BASE_TEMPLATE, DESKTOP_TEMPLATE } from "../constants.js";
 import type { E2BProvider } from "../provider.js";
+import { packagedFixture } from "../../conformance/fixture.js";
+import { type RunShape, settingKindOf } from "../../conformance/kind.js";
 
 /** Every name this module reads. */
 export const ENV = [
@@ -55,24 +57,36 @@ export function liveProblem(env: Record<string, string | undefined>): string | u
   }
 }
 
-function options(env: Record<string, string | undefined>): E2BOptions {
+/** A run of --kind desktop: the provider's computers are desktops. */
+export const isDesktopRun = (run: RunShape) => run.kind !== undefined && settingKindOf(run.kind) === "desktop";
+
+function options(env: Record<string, string | undefined>, run: RunShape): E2BOptions {
   const problem = liveProblem(env);
   if (problem) throw new Error(problem);
   const settings = settingsFromEnv(env);
-  return { ...settings, maxLifetimeMs: Math.min(settings.maxLifetimeMs ?? CONFORMANCE_MAX_LIFETIME_MS, CONFORMANCE_MAX_LIFETIME_MS) } as E2BOptions;
+  return {
+    ...settings,
+    ...(isDesktopRun(run) ? { kind: "desktop" } : {}),
+    maxLifetimeMs: Math.min(settings.maxLifetimeMs ?? CONFORMANCE_MAX_LIFETIME_MS, CONFORMANCE_MAX_LIFETIME_MS),
+  } as E2BOptions;
 }
 
-export function createProvider(env: Record<string, string | undefined> = process.env): E2BProvider {
-  return create(options(env));
+export function createProvider(env: Record<string, string | undefined> = process.env, run: RunShape = {}): E2BProvider {
+  return create(options(env, run));
 }
 
-export function createDriftedProvider(env: Record<string, string | undefined> = process.env): E2BProvider {
-  return driftedProvider(options(env));
+export function createDriftedProvider(env: Record<string, string | undefined> = process.env, run: RunShape = {}): E2BProvider {
+  return driftedProvider(options(env, run));
 }
 
-/** COMPUTER_E2B_TEMPLATE, else E2B's base template (kind linux). */
-export function conformanceImage(env: Record<string, string | undefined> = process.env): string {
-  return env.COMPUTER_E2B_TEMPLATE || BASE_TEMPLATE;
+/** COMPUTER_E2B_TEMPLATE, else E2B's desktop template for a desktop run and its base template for any other. */
+export function conformanceImage(run: RunShape = {}, env: Record<string, string | undefined> = process.env): string {
+  return env.COMPUTER_E2B_TEMPLATE || (isDesktopRun(run) || env.COMPUTER_E2B_KIND === "desktop" ? DESKTOP_TEMPLATE : BASE_TEMPLATE);
+}
+
+/** A desktop run's input fixture when the CLI is given none: the package's own for amd64, E2B's architecture. */
+export function conformanceFixture(run: RunShape = {}): string | undefined {
+  return isDesktopRun(run) ? packagedFixture("amd64") : undefined;
 }
 
 export const conformanceNotes: string[] = [
