@@ -9,6 +9,7 @@ export const providers = {
   modal: () => import("./modal/index.js"),
   daytona: () => import("./daytona/index.js"),
   e2b: () => import("./e2b/index.js"),
+  "phone-harness": () => import("./phone-harness/index.js"),
 } satisfies Record<string, () => Promise<ProviderModule<never>>>;
 
 export type ProviderId = keyof typeof providers;

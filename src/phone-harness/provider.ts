@@ -1,0 +1,159 @@
+// PhoneHarnessProvider: rents a temporary cloud Android emulator from the phone harness. No
+// daemon runs on the phone: connect gives an in-process client that answers the protocol with
+// adb commands (client.ts). The service keeps no labels, so the ledger keeps them (phones.ts).
+import { checkedSpec } from "../contract/checked.js";
+import { createWith } from "../contract/create.js";
+import { PHONE_IMAGE } from "../contract/kinds.js";
+import { checkLifetime } from "../contract/lifetime.js";
+import type {
+  AttachBy,
+  Capabilities,
+  CheckedSpec,
+  ComputerInfo,
+  ComputerProvider,
+  ComputerRef,
+  ComputerSpec,
+  Connection,
+  CreateOptions,
+  NetworkPolicy,
+  NetworkReadBack,
+  ReadBack,
+  ReleaseHow,
+} from "../contract/provider.js";
+import { fail, ok, type Refusal, type Result } from "../contract/result.js";
+import type { CallOptions } from "../daemon/client.js";
+import { PHONE_GROUPS } from "./input.js";
+import { phoneHooks } from "./make.js";
+import { MAX_LIFETIME_MS, type PhoneHarnessOptions, settle } from "./options.js";
+import { Phones, PROVIDER_ID } from "./phones.js";
+
+export function capabilitiesOf(maxLifetimeMs: number): Capabilities {
+  return {
+    kind: "android",
+    os: "android",
+    daemon: "none",
+    groups: [...PHONE_GROUPS],
+    lifetime: "vendor",
+    maxLifetimeMs,
+    network: ["open"],
+    release: ["delete"],
+  };
+}
+
+export const CAPABILITIES: Capabilities = capabilitiesOf(MAX_LIFETIME_MS);
+const NOT_TAKEN = ["mount", "egress", "cpus", "memoryMb", "pids", "user", "workdir"] as const;
+
+export class PhoneHarnessProvider implements ComputerProvider {
+  readonly id = PROVIDER_ID;
+  readonly version: string;
+  readonly #phones: Phones;
+
+  constructor(options: PhoneHarnessOptions) {
+    this.#phones = new Phones(settle(options));
+    this.version = this.#phones.o.version;
+  }
+
+  capabilities(): Capabilities {
+    return capabilitiesOf(this.#phones.o.maxLifetimeMs);
+  }
+
+  check(spec: ComputerSpec): Result<CheckedSpec> {
+    if (typeof spec !== "object" || spec === null) return fail("invalid", "a spec is an object: { image, lifetimeMs, network }");
+    const refusals: Refusal[] = [];
+    const lifetime = checkLifetime(spec.lifetimeMs, this.capabilities());
+    if (lifetime) refusals.push(lifetime);
+    if (spec.image !== PHONE_IMAGE)
+      refusals.push({ field: "image", message: `a phone-harness phone's image is "${PHONE_IMAGE}" (the phone harness's Android emulator)` });
+    if (spec.network !== "open") refusals.push({ field: "network", message: "a phone-harness phone's network is open: the phone harness offers no other" });
+    if (spec.kind !== undefined && spec.kind !== "android") refusals.push({ field: "kind", message: "a phone-harness phone is android" });
+    for (const field of NOT_TAKEN)
+      if (spec[field] !== undefined) refusals.push({ field, message: `a phone-harness phone takes no ${field}: the phone harness fixes it` });
+    return checkedSpec(spec, refusals);
+  }
+
+  create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
+    return createWith(
+      phoneHooks(this.#phones, (s) => this.check(s)),
+      spec,
+      options,
+    );
+  }
+
+  async read(by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {
+    const ref = await this.attach(by, options);
+    if (!ref.ok) return ref;
+    const entry = await this.#phones.o.ledger.get(ref.value.id);
+    return ok({ ref: ref.value, state: "running", labels: entry?.labels ?? {}, drift: [] });
+  }
+
+  async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+    if (by && "id" in by) {
+      const found = await this.#phones.find(by.id, options.signal);
+      return found.ok ? ok(this.#phones.refOf(found.value.entry)) : found;
+    }
+    const all = await this.list(by?.labels ?? {}, options);
+    if (!all.ok) return all;
+    if (all.value.length !== 1) return fail("not_found", `${all.value.length} phones of this provider carry those labels, not one`);
+    return ok(all.value[0]!.ref);
+  }
+
+  async list(labels: Record<string, string> = {}, options: CallOptions = {}): Promise<Result<ComputerInfo[]>> {
+    if (typeof labels !== "object" || labels === null || Object.values(labels).some((v) => typeof v !== "string")) {
+      return fail("invalid", "list takes labels: an object of strings", { field: "labels" });
+    }
+    const all = await this.#phones.list(options.signal);
+    if (!all.ok) return all;
+    return ok(all.value.filter(({ entry }) => Object.entries(labels).every(([k, v]) => entry.labels[k] === v)).map((p) => this.#phones.infoOf(p)));
+  }
+
+  async network(ref: ComputerRef, policy?: NetworkPolicy, options: CallOptions = {}): Promise<Result<NetworkReadBack>> {
+    const found = await this.#phones.find(ref?.id, options.signal);
+    if (!found.ok) return found;
+    if (policy !== undefined && policy !== "open")
+      return fail("unsupported", "a phone-harness phone's network is open and stays so: the phone harness offers no other", { field: "network" });
+    return ok("open");
+  }
+
+  async connect(ref: ComputerRef, options: CallOptions = {}): Promise<Result<Connection>> {
+    const found = await this.#phones.find(ref?.id, options.signal);
+    if (!found.ok) return found.error.code === "not_found" ? fail("gone", found.error.message) : found;
+    if (found.value.session.status !== "ready") return fail("unreachable", `the phone ${ref.id} is ${found.value.session.status}, not ready`);
+    const client = await this.#phones.connect(ref.id, options.signal);
+    if (!client.ok) return client;
+    if (client.value.hello.version !== this.version) {
+      await client.value.close();
+      return fail("refused", `the phone's client reports version ${client.value.hello.version}, not the provider's ${this.version}`);
+    }
+    return ok({ client: client.value, hello: client.value.hello, close: () => client.value.close() });
+  }
+
+  async release(ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {
+    if (how === "stop")
+      return fail("unsupported", `release "stop" is refused: the phone harness ends a phone, it never stops one; release it with delete`, { field: "how" });
+    if (how !== "delete") return fail("invalid", 'release takes "stop" or "delete"', { field: "how" });
+    const id = ref?.id;
+    if (typeof id !== "string" || !id) return fail("invalid", "a phone-harness ref has its session id", { field: "id" });
+    const { ledger } = this.#phones.o;
+    const entry = await ledger.get(id);
+    if (entry?.released) return ok();
+    if (!entry) {
+      // Never a DELETE for a session the ledger does not name.
+      const one = await this.#phones.api.get(id, options.signal);
+      if (!one.ok) return one.error.code === "not_found" ? ok() : one;
+      return fail("not_found", `${id} is not a phone of this provider's ledger, so it was not ended`);
+    }
+    const ended = await this.#phones.api.end(id, options.signal);
+    if (!ended.ok && ended.error.code !== "not_found") return ended;
+    if (ended.ok) await ledger.put({ ...entry, released: true });
+    else await ledger.remove(id);
+    return ok();
+  }
+
+  /** list(): one GET /sessions joined to the ledger; rents nothing and reaches no phone. */
+  async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
+    const all = await this.#phones.list(options.signal);
+    if (!all.ok) return all;
+    const n = all.value.length;
+    return ok({ detail: `the phone harness answers; ${n} phone${n === 1 ? "" : "s"} of this provider` });
+  }
+}
