@@ -37,7 +37,9 @@ describe("the conformance CLI", () => {
       expect(run.stderr).toContain("usage: npm run conformance");
       expect(run.stdout).toBe("");
     }
-    expect((await cli("--provider", "no-such-vendor")).stderr).toMatch(/neither a registry id \(docker, modal, daytona, e2b, phone-harness\) nor a module path/);
+    expect((await cli("--provider", "no-such-vendor")).stderr).toMatch(
+      /neither a registry id \(docker, modal, daytona, e2b, phone-harness\) nor a module path/,
+    );
   });
 
   it("exits 2 for --kind none and an --only naming no group or case, in words", async () => {
