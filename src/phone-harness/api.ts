@@ -73,9 +73,11 @@ export class PhoneHarnessApi {
     }
     const text = await response.text().catch(() => "");
     const body = parsed(text);
-    if (response.status >= 500) return { ...fail("unreachable", `${what} answered ${response.status}${this.said(body)}`), lost: true };
+    const name = typeof body?.error === "string" ? body.error : "";
+    // A 5xx says nothing of what was done, but phones_busy: a refusal, whatever its status.
+    if (response.status >= 500 && name !== "phones_busy")
+      return { ...fail("unreachable", `${what} answered ${response.status}${this.said(body)}`), lost: true };
     if (!response.ok) {
-      const name = typeof body?.error === "string" ? body.error : "";
       const code =
         CODES[name] ??
         (response.status === 401

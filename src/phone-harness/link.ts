@@ -22,10 +22,16 @@ export async function linkPhone(adb: AdbTransport, endpoint: string, code: strin
   if (!/^(already )?connected to /.test(said)) throw new AdbError("refused", "adb could not connect to the phone's adb link");
   const id = await transportId(adb, endpoint, signal);
   const bound = (service: string, s?: AbortSignal) => adb.server([`host:transport-id:${id}`, service], { signal: s });
+  // adb reconnects a dropped link on its own, and the phone then answers every shell locked.
+  const unlockedOnly = async (service: string, s?: AbortSignal) => {
+    const out = await bound(service, s);
+    if (out.toString("latin1") === "locked\n") throw new AdbError("refused", "the phone's adb link dropped (the phone answers locked): connect again");
+    return out;
+  };
   const link: PhoneLink = {
     id,
-    shell: async (command, s) => (await bound(`shell:${command}`, s)).toString(),
-    exec: (command, s) => bound(`exec:${command}`, s),
+    shell: async (command, s) => (await unlockedOnly(`shell:${command}`, s)).toString(),
+    exec: (command, s) => unlockedOnly(`exec:${command}`, s),
     close: async () => void (await adb.server([`host:disconnect:${endpoint}`]).catch(() => undefined)),
   };
   const unlocked = await bound(`shell:unlock ${code}`, signal).catch(async (error: unknown) => {

@@ -19,7 +19,7 @@ export function phoneHooks(phones: Phones, check: (spec: ComputerSpec) => Result
     connect: async (creation, entry) => phones.connect(entry.id, creation.signal),
     verify: async (_creation, entry) => ok(phones.refOf(entry)),
     close: (client) => client.close(),
-    failed: failedThen((name) => `the phone ${name} was ended`),
+    failed: failedThen(() => "the phone was ended"),
   };
 }
 
@@ -89,7 +89,7 @@ async function ready(phones: Phones, creation: Creation<CheckedSpec>, entry: Led
   const until = Math.min(Date.now() + readyMs, Date.parse(creation.deadline));
   for (;;) {
     const left = until - Date.now();
-    if (left <= 0) return fail("timeout", `the phone ${entry.id} was not ready within ${readyMs / 1000} s (or before its deadline), so it was ended`);
+    if (left <= 0) return fail("timeout", `the phone ${entry.id} was not ready within ${readyMs / 1000} s (or before its deadline)`);
     const read = await phones.api.get(entry.id, creation.signal, left);
     if (read.ok && read.value.status === "ready") return ok(entry);
     if (read.ok && /^(failed|error|ended)$/.test(read.value.status)) return fail("failed", `the phone ${entry.id} failed to start (${read.value.status})`);

@@ -52,6 +52,8 @@ export interface FakePhoneHarness {
   phone(id: string): SimPhone | undefined;
   /** Every request, as "METHOD /path" (never a header). */
   requests: string[];
+  /** Every unlock code a phone was given (a test looks for them where they must never be). */
+  codes: string[];
   /** Starts a session as another client of the account would (not in this provider's ledger). */
   startOther(): Promise<FakeSession>;
   close(): Promise<void>;
@@ -73,6 +75,7 @@ export async function startFakePhoneHarness(): Promise<FakePhoneHarness> {
     timing: { bootMs: 150, endMs: 100 },
     sessionLimit: 3,
     requests,
+    codes: [],
     running: () => [...held.values()].map((h) => h.session),
     phone: (id) => held.get(id)?.phone,
     startOther: () => make(`other-${randomUUID()}`, 600),
@@ -99,6 +102,7 @@ export async function startFakePhoneHarness(): Promise<FakePhoneHarness> {
     };
     const h: Held = { session, code: String(100000 + (randomBytes(3).readUIntBE(0, 3) % 900000)), timers: [] };
     held.set(session.id, h);
+    fake.codes.push(h.code);
     byKey.set(requestKey, session.id);
     h.timers.push(setTimeout(() => end(session.id), timeoutSeconds * 1000));
     const { neverReady, bootFails } = fake.faults;

@@ -1,5 +1,6 @@
 // A phone harness story's parts: the fake service with simulated phones, a real adb server of
 // the test's own, and the provider pointed at both.
+import { readdirSync, readFileSync } from "node:fs";
 import { adbCli } from "../../src/phone-harness/adb.js";
 import { create, type PhoneHarnessOptions } from "../../src/phone-harness/index.js";
 import { startFakePhoneHarness, type FakePhoneHarness } from "./fake-phone-harness.js";
@@ -28,3 +29,28 @@ export async function phoneStand(): Promise<PhoneStand> {
 }
 
 export const PHONE_SPEC = { image: "android", lifetimeMs: 5 * 60_000, network: "open" as const, labels: { story: "phone" } };
+
+/** Samples every process's argv (/proc/<pid>/cmdline) until stopped; the argvs that held a secret. */
+export function watchArgv(secrets: () => string[]): { stop(): string[] } {
+  const seen = new Set<string>();
+  const sample = () => {
+    const wanted = secrets().filter(Boolean);
+    for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+      let argv = "";
+      try {
+        argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
+      } catch {
+        continue;
+      }
+      if (wanted.some((s) => argv.includes(s))) seen.add(argv);
+    }
+  };
+  const timer = setInterval(sample, 10);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      sample();
+      return [...seen];
+    },
+  };
+}
