@@ -42,6 +42,8 @@ CONFORMANCE=(
   # E2B's run needs its Docker-backed fake (a stand-in envd built first), which the test file holds.
   'e2b|1|^core PASS |on the E2B fake|on the E2B fake|E2B_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/e2b-conformance.test.ts'
   # Modal on the Docker-backed fake: its sandboxes carry a run label only this run's do, and go by it.
+  # The phone harness on its fake: simulated Android phones behind a real adb server of the run's own, killed when it exits.
+  'phone|2|^kind phone PASS|--kind phone on the phone harness fake|on the phone harness fake|node dist/src/conformance/cli.js --provider ./dist/test/support/fake-phone-harness-conformance.js --kind phone >"$REPORT" 2>&1'
   "modal|2|^core PASS |on Modal's Docker-backed fake|on Modal's fake|AGENTRUN_MODAL_FAKE_RUN=\"\$MODAL_RUN\" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-modal-conformance.js >\"\$REPORT\" 2>&1"
 )
 wave_ids() { for row in "${CONFORMANCE[@]}"; do IFS='|' read -r id wave _ <<<"$row"; [ "$wave" != "$1" ] || printf ' %s' "$id"; done; }

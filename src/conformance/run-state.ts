@@ -73,9 +73,12 @@ export function newRun(provider: ComputerProvider, options: ConformanceOptions):
   const runId = randomBytes(4).toString("hex");
   const cleanupTimeoutMs = options.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS;
   const runLabel = { [CONFORMANCE_LABEL]: runId };
+  const caps = provider.capabilities();
+  // A phone's kind does not require network none: one that declares no none is made open.
+  const network = caps.network.includes("none") || (caps.kind !== "android" && caps.kind !== "ios") ? "none" : "open";
   return {
     provider,
-    caps: provider.capabilities(),
+    caps,
     options,
     runId,
     caseTimeoutMs: options.caseTimeoutMs ?? CASE_TIMEOUT_MS,
@@ -84,7 +87,7 @@ export function newRun(provider: ComputerProvider, options: ConformanceOptions):
     progress: options.onProgress ?? (() => {}),
     ledger: new Ledger(cleanupTimeoutMs),
     runLabel,
-    base: { image: options.image, lifetimeMs: LIFETIME_MS, network: "none", labels: runLabel },
+    base: { image: options.image, lifetimeMs: Math.min(LIFETIME_MS, caps.maxLifetimeMs), network, labels: runLabel },
     results: new Map(),
     signal: options.signal,
   };

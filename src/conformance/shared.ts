@@ -11,8 +11,9 @@ export interface Shared {
   base: string;
 }
 
-/** HOME, read from inside through exec; the base directory made under it. */
+/** HOME, read from inside through exec; the base directory made under it. A computer with neither exec nor files (a phone) has none: both are "". */
 export async function prepareShared(connection: Connection, caps: Capabilities, runId: string, signal: AbortSignal): Promise<{ home: string; base: string }> {
+  if (!caps.groups.includes("exec") && !caps.groups.includes("files")) return { home: "", base: "" };
   const ran = await connection.client.call("exec.run", { argv: ["printenv", "HOME"], timeoutMs: 30_000 }, { signal });
   const home = Buffer.from(ran.stdout, "base64").toString("utf8").trim();
   if (ran.exitCode !== 0 || !home.startsWith("/")) throw new Error(`the shared computer's HOME could not be read (printenv HOME printed ${shown(home)})`);

@@ -1,5 +1,5 @@
 // The phone harness provider built from its options (the registry's create), and the
-// conformance suite's drifted twin, whose connections' hello reports another version.
+// conformance suite's drifted twin, which holds its phones' clients to another version.
 import type { PhoneHarnessOptions } from "./options.js";
 import { PhoneHarnessProvider } from "./provider.js";
 
@@ -8,5 +8,5 @@ export function create(options: PhoneHarnessOptions): PhoneHarnessProvider {
 }
 
 export function driftedProvider(options: PhoneHarnessOptions): PhoneHarnessProvider {
-  return create({ ...options, helloVersion: `${create(options).version}-drift` });
+  return create({ ...options, version: `${create(options).version}-drift` });
 }

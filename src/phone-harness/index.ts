@@ -10,3 +10,5 @@ export { fileLedger, memoryLedger, type Ledger, type LedgerEntry } from "./ledge
 
 /** A phone takes no run folder: the phone harness takes no files. */
 export const MOUNT: readonly MountKind[] = [];
+
+export const conformance = () => import("./conformance/module.js");

@@ -30,8 +30,8 @@ export interface PhoneHarnessOptions {
   /** The timer a bound is made with (default AbortSignal.timeout). */
   timeout?: (ms: number) => AbortSignal;
   fetch?: typeof fetch;
-  /** The version its connections' hello reports (default this package's); only a drifted provider sets another. */
-  helloVersion?: string;
+  /** The version a phone's client must report (default this package's); only a drifted provider sets another. */
+  version?: string;
 }
 
 export interface Settled {
@@ -44,7 +44,9 @@ export interface Settled {
   maxLifetimeMs: number;
   timeout: (ms: number) => AbortSignal;
   fetch: typeof fetch;
+  /** What the provider holds its phones' clients to. */
   version: string;
+  /** What a phone's client reports: this package's version. */
   helloVersion: string;
 }
 
@@ -89,7 +91,7 @@ export function settle(options: PhoneHarnessOptions): Settled {
     maxLifetimeMs,
     timeout: options.timeout ?? ((ms) => AbortSignal.timeout(ms)),
     fetch: options.fetch ?? fetch,
-    version,
-    helloVersion: options.helloVersion ?? version,
+    version: options.version ?? version,
+    helloVersion: version,
   };
 }

@@ -83,6 +83,15 @@ export class Phones {
     return ok({ entry, session: session.value });
   }
 
+  /** A client that reports another version than the provider holds it to, refused in words; undefined when it is the provider's. */
+  versionDrift(client: PhoneClient): { ok: false; error: { code: "refused"; message: string } } | undefined {
+    if (client.hello.version === this.o.version) return undefined;
+    return {
+      ok: false,
+      error: { code: "refused", message: `the phone's client reports version ${client.hello.version}, not the provider's ${this.o.version}` },
+    };
+  }
+
   /** The session's adb link, connected and unlocked, and probed (its screen's size and density). */
   async connect(id: string, signal?: AbortSignal): Promise<Result<PhoneClient>> {
     const link = await this.api.adb(id, signal);

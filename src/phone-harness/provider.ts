@@ -1,6 +1,7 @@
 // PhoneHarnessProvider: rents a temporary cloud Android emulator from the phone harness. No
 // daemon runs on the phone: connect gives an in-process client that answers the protocol with
 // adb commands (client.ts). The service keeps no labels, so the ledger keeps them (phones.ts).
+import { attachedIf } from "../contract/attach.js";
 import { checkedSpec } from "../contract/checked.js";
 import { createWith } from "../contract/create.js";
 import { PHONE_IMAGE } from "../contract/kinds.js";
@@ -23,6 +24,7 @@ import type {
 import { fail, ok, type Refusal, type Result } from "../contract/result.js";
 import type { CallOptions } from "../daemon/client.js";
 import { PHONE_GROUPS } from "./input.js";
+import type { LedgerEntry } from "./ledger.js";
 import { phoneHooks } from "./make.js";
 import { MAX_LIFETIME_MS, type PhoneHarnessOptions, settle } from "./options.js";
 import { Phones, PROVIDER_ID } from "./phones.js";
@@ -41,7 +43,12 @@ export function capabilitiesOf(maxLifetimeMs: number): Capabilities {
 }
 
 export const CAPABILITIES: Capabilities = capabilitiesOf(MAX_LIFETIME_MS);
-const NOT_TAKEN = ["mount", "egress", "cpus", "memoryMb", "pids", "user", "workdir"] as const;
+const NOT_TAKEN = ["egress", "cpus", "memoryMb", "pids", "user", "workdir"] as const;
+
+const shownKind = (mount: unknown) => {
+  const kind = (mount as { kind?: unknown } | null)?.kind;
+  return typeof kind === "string" && /^[a-z]{1,20}$/.test(kind) ? `even ${kind}` : "any kind";
+};
 
 export class PhoneHarnessProvider implements ComputerProvider {
   readonly id = PROVIDER_ID;
@@ -66,6 +73,8 @@ export class PhoneHarnessProvider implements ComputerProvider {
       refusals.push({ field: "image", message: `a phone-harness phone's image is "${PHONE_IMAGE}" (the phone harness's Android emulator)` });
     if (spec.network !== "open") refusals.push({ field: "network", message: "a phone-harness phone's network is open: the phone harness offers no other" });
     if (spec.kind !== undefined && spec.kind !== "android") refusals.push({ field: "kind", message: "a phone-harness phone is android" });
+    if (spec.mount !== undefined)
+      refusals.push({ field: "mount", message: `a phone-harness phone takes no mount (not ${shownKind(spec.mount)}): the phone harness takes no files` });
     for (const field of NOT_TAKEN)
       if (spec[field] !== undefined) refusals.push({ field, message: `a phone-harness phone takes no ${field}: the phone harness fixes it` });
     return checkedSpec(spec, refusals);
@@ -79,22 +88,41 @@ export class PhoneHarnessProvider implements ComputerProvider {
     );
   }
 
+  /** The phone found (by id, or by labels: exactly one), and its client's version read over a connection of its own (the drift check). */
   async read(by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {
-    const ref = await this.attach(by, options);
-    if (!ref.ok) return ref;
-    const entry = await this.#phones.o.ledger.get(ref.value.id);
-    return ok({ ref: ref.value, state: "running", labels: entry?.labels ?? {}, drift: [] });
+    const found = await this.#found(by, options);
+    if (!found.ok) return found;
+    const entry = found.value;
+    const ready = await this.#phones.find(entry.id, options.signal);
+    if (!ready.ok) return ready;
+    const drift: string[] = [];
+    let hello: ReadBack["hello"];
+    if (ready.value.session.status === "ready") {
+      const client = await this.#phones.connect(entry.id, options.signal);
+      if (!client.ok) return client;
+      hello = client.value.hello;
+      const wrong = this.#phones.versionDrift(client.value);
+      await client.value.close();
+      if (wrong) drift.push(wrong.error.message);
+    } else drift.push(`the phone is ${ready.value.session.status}, not ready`);
+    return ok({ ref: this.#phones.refOf(entry), state: "running", labels: entry.labels, ...(hello ? { hello } : {}), drift });
   }
 
   async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+    return attachedIf(await this.read(by, options));
+  }
+
+  async #found(by: AttachBy, options: CallOptions): Promise<Result<LedgerEntry>> {
     if (by && "id" in by) {
       const found = await this.#phones.find(by.id, options.signal);
-      return found.ok ? ok(this.#phones.refOf(found.value.entry)) : found;
+      return found.ok ? ok(found.value.entry) : found;
     }
-    const all = await this.list(by?.labels ?? {}, options);
+    const all = await this.#phones.list(options.signal);
     if (!all.ok) return all;
-    if (all.value.length !== 1) return fail("not_found", `${all.value.length} phones of this provider carry those labels, not one`);
-    return ok(all.value[0]!.ref);
+    const labels = by?.labels ?? {};
+    const matching = all.value.filter(({ entry }) => Object.entries(labels).every(([k, v]) => entry.labels[k] === v));
+    if (matching.length !== 1) return fail("not_found", `${matching.length} phones of this provider carry those labels, not one`);
+    return ok(matching[0]!.entry);
   }
 
   async list(labels: Record<string, string> = {}, options: CallOptions = {}): Promise<Result<ComputerInfo[]>> {
@@ -120,9 +148,10 @@ export class PhoneHarnessProvider implements ComputerProvider {
     if (found.value.session.status !== "ready") return fail("unreachable", `the phone ${ref.id} is ${found.value.session.status}, not ready`);
     const client = await this.#phones.connect(ref.id, options.signal);
     if (!client.ok) return client;
-    if (client.value.hello.version !== this.version) {
+    const drift = this.#phones.versionDrift(client.value);
+    if (drift) {
       await client.value.close();
-      return fail("refused", `the phone's client reports version ${client.value.hello.version}, not the provider's ${this.version}`);
+      return drift;
     }
     return ok({ client: client.value, hello: client.value.hello, close: () => client.value.close() });
   }

@@ -36,6 +36,8 @@ export interface FakePhoneHarnessFaults {
   neverReady?: boolean;
   /** New phones fail while booting. */
   bootFails?: boolean;
+  /** New phones take taps and change nothing. */
+  deadTaps?: boolean;
   /** Every new POST answers 503 phones_busy. */
   busy?: boolean;
 }
@@ -111,6 +113,7 @@ export async function startFakePhoneHarness(): Promise<FakePhoneHarness> {
         setTimeout(async () => {
           if (bootFails) return void (session.status = "failed");
           h.phone = await startPhone({ code: h.code });
+          h.phone.model.deadTaps = fake.faults.deadTaps === true;
           if (held.has(session.id)) session.status = "ready";
           else void h.phone.close();
         }, fake.timing.bootMs),

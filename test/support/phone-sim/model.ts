@@ -58,6 +58,8 @@ export class PhoneModel {
   settings: SettingsScreen[] = [];
   scroll = 0;
   query = "";
+  /** A fault: taps reach the phone and change nothing (a test of the words a missed tap gets). */
+  deadTaps = false;
   /** Every touch, key and text the phone took, in order: what a test reads back. */
   readonly log: string[] = [];
 
@@ -121,7 +123,7 @@ export class PhoneModel {
       return;
     }
     this.log.push(`${t.kind} ${t.x},${t.y}`);
-    if (t.kind === "tap") this.tap(t.x, t.y);
+    if (t.kind === "tap" && !this.deadTaps) this.tap(t.x, t.y);
   }
 
   private tap(x: number, y: number): void {
