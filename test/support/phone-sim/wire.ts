@@ -12,7 +12,8 @@ export const A_OKAY = 0x59414b4f;
 export const A_CLSE = 0x45534c43;
 export const A_WRTE = 0x45545257;
 const A_VERSION = 0x01000001;
-const MAX_PAYLOAD = 256 * 1024;
+// adbd's own since Android 9 (1 MiB), so a screencap crosses in few packets.
+const MAX_PAYLOAD = 1024 * 1024;
 const AUTH_TOKEN = 1;
 const AUTH_SIGNATURE = 2;
 const AUTH_RSAPUBLICKEY = 3;
