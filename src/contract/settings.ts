@@ -7,6 +7,7 @@ import { DAYTONA_SETTINGS } from "../daytona/settings.js";
 import { DOCKER_SETTINGS } from "../docker/settings.js";
 import { E2B_SETTINGS } from "../e2b/settings.js";
 import { MODAL_SETTINGS } from "../modal/settings.js";
+import { PHONE_HARNESS_SETTINGS } from "../phone-harness/settings.js";
 import { fail, ok, type Result } from "./result.js";
 import { isSecretSetting } from "./setting-marks.js";
 
@@ -16,6 +17,7 @@ export const PROVIDER_SETTINGS = {
   modal: MODAL_SETTINGS,
   daytona: DAYTONA_SETTINGS,
   e2b: E2B_SETTINGS,
+  "phone-harness": PHONE_HARNESS_SETTINGS,
 } as const satisfies Readonly<Record<string, z.ZodObject>>;
 
 /** Each provider's settings as its schema parses them, by registry id. */

@@ -7,6 +7,7 @@ export { CAPABILITIES, PhoneHarnessProvider } from "./provider.js";
 export type { PhoneHarnessOptions } from "./options.js";
 export { adbCli, type AdbTransport } from "./adb.js";
 export { fileLedger, memoryLedger, type Ledger, type LedgerEntry } from "./ledger.js";
+export { optionsFromSettings, type PhoneHarnessSettings } from "./settings.js";
 
 /** A phone takes no run folder: the phone harness takes no files. */
 export const MOUNT: readonly MountKind[] = [];

@@ -80,6 +80,11 @@ export class PhoneHarnessProvider implements ComputerProvider {
     return checkedSpec(spec, refusals);
   }
 
+  /** The phone harness's one image: its Android emulator. */
+  async image(): Promise<Result<string>> {
+    return ok(PHONE_IMAGE);
+  }
+
   create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
     return createWith(
       phoneHooks(this.#phones, (s) => this.check(s)),

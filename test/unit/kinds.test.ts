@@ -140,7 +140,7 @@ const SETTINGS: Record<string, Record<string, unknown>> = {
   modal: { app: "agentrun-test", tokenId: "ak-test", tokenSecret: "as-test" },
   daytona: { apiKey: "kinds-test-placeholder" },
   e2b: { apiKey: "kinds-test-placeholder" },
-  "phone-harness": { apiKey: "kinds-test-placeholder" },
+  "phone-harness": { apiKey: "kinds-test-placeholder", ledger: "/nonexistent/kinds-test-ledger.json" },
 };
 
 describe("each registry row against its provider", () => {

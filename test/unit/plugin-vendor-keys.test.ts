@@ -64,7 +64,7 @@ describe("provider/ names no vendor key", () => {
 
 describe("secret settings, as their vendors' schemas mark them", () => {
   test("are the marked fields of every provider's settings", () => {
-    expect(secretSettings().sort()).toEqual(["daytona.apiKey", "e2b.apiKey", "modal.tokenId", "modal.tokenSecret"]);
+    expect(secretSettings().sort()).toEqual(["daytona.apiKey", "e2b.apiKey", "modal.tokenId", "modal.tokenSecret", "phone-harness.apiKey"]);
   });
 
   // schema.json's config says the same: a stack's secret setting is a Pulumi secret there.
