@@ -17,7 +17,7 @@ export function phoneHooks(phones: Phones, check: (spec: ComputerSpec) => Result
     make: (creation) => make(phones, creation),
     ready: (creation, entry) => ready(phones, creation, entry),
     connect: async (creation, entry) => phones.connect(entry.id, creation.signal),
-    verify: async (_creation, entry, client) => phones.versionDrift(client) ?? ok(phones.refOf(entry)),
+    verify: async (_creation, entry, client) => phones.versionDrift(client) ?? ok(phones.refOf(entry, client.hello)),
     close: (client) => client.close(),
     failed: failedThen(() => "the phone was ended"),
   };

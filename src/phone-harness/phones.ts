@@ -16,7 +16,7 @@ import { AdbError } from "./adb.js";
 export const PROVIDER_ID = "phone-harness";
 export const PENDING = "pending-";
 /** The shell user adb's commands run as on Android. */
-const SHELL_USER = "2000:2000";
+export const SHELL_USER = "2000:2000";
 
 export class Phones {
   readonly api: PhoneHarnessApi;
@@ -24,8 +24,8 @@ export class Phones {
     this.api = new PhoneHarnessApi(o);
   }
 
-  refOf(entry: LedgerEntry): ComputerRef {
-    return { id: entry.id, name: entry.id, provider: PROVIDER_ID, spec: this.specOf(entry) };
+  refOf(entry: LedgerEntry, hello?: Hello): ComputerRef {
+    return { id: entry.id, name: entry.id, provider: PROVIDER_ID, spec: this.specOf(entry), ...(hello ? { hello } : {}) };
   }
 
   specOf(entry: LedgerEntry): SpecReadBack {

@@ -27,7 +27,7 @@ import { PHONE_GROUPS } from "./input.js";
 import type { LedgerEntry } from "./ledger.js";
 import { phoneHooks } from "./make.js";
 import { MAX_LIFETIME_MS, type PhoneHarnessOptions, settle } from "./options.js";
-import { Phones, PROVIDER_ID } from "./phones.js";
+import { Phones, PROVIDER_ID, SHELL_USER } from "./phones.js";
 
 export function capabilitiesOf(maxLifetimeMs: number): Capabilities {
   return {
@@ -39,11 +39,12 @@ export function capabilitiesOf(maxLifetimeMs: number): Capabilities {
     maxLifetimeMs,
     network: ["open"],
     release: ["delete"],
+    defaults: { image: PHONE_IMAGE, user: SHELL_USER },
   };
 }
 
 export const CAPABILITIES: Capabilities = capabilitiesOf(MAX_LIFETIME_MS);
-const NOT_TAKEN = ["egress", "cpus", "memoryMb", "pids", "user", "workdir"] as const;
+const NOT_TAKEN = ["egress", "cpus", "memoryMb", "pids", "workdir"] as const;
 
 const shownKind = (mount: unknown) => {
   const kind = (mount as { kind?: unknown } | null)?.kind;
@@ -73,6 +74,8 @@ export class PhoneHarnessProvider implements ComputerProvider {
       refusals.push({ field: "image", message: `a phone-harness phone's image is "${PHONE_IMAGE}" (the phone harness's Android emulator)` });
     if (spec.network !== "open") refusals.push({ field: "network", message: "a phone-harness phone's network is open: the phone harness offers no other" });
     if (spec.kind !== undefined && spec.kind !== "android") refusals.push({ field: "kind", message: "a phone-harness phone is android" });
+    if (spec.user !== undefined && spec.user !== SHELL_USER)
+      refusals.push({ field: "user", message: `a phone-harness phone's user is adb's shell, ${SHELL_USER}: it takes no other` });
     if (spec.mount !== undefined)
       refusals.push({ field: "mount", message: `a phone-harness phone takes no mount (not ${shownKind(spec.mount)}): the phone harness takes no files` });
     for (const field of NOT_TAKEN)
@@ -110,7 +113,7 @@ export class PhoneHarnessProvider implements ComputerProvider {
       await client.value.close();
       if (wrong) drift.push(wrong.error.message);
     } else drift.push(`the phone is ${ready.value.session.status}, not ready`);
-    return ok({ ref: this.#phones.refOf(entry), state: "running", labels: entry.labels, ...(hello ? { hello } : {}), drift });
+    return ok({ ref: this.#phones.refOf(entry, hello), state: "running", labels: entry.labels, ...(hello ? { hello } : {}), drift });
   }
 
   async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
