@@ -5,6 +5,23 @@
 import { AdbError, type AdbTransport, hostReply } from "./adb.js";
 
 const ONLINE_MS = 10_000;
+/** The links open to each endpoint, per adb server: the last one to close disconnects it, so a watch's own connection never cuts the others. */
+const open = new WeakMap<AdbTransport, Map<string, number>>();
+
+function opened(adb: AdbTransport, endpoint: string): () => Promise<void> {
+  const counts = open.get(adb) ?? new Map<string, number>();
+  open.set(adb, counts);
+  counts.set(endpoint, (counts.get(endpoint) ?? 0) + 1);
+  let closed = false;
+  return async () => {
+    if (closed) return;
+    closed = true;
+    const left = (counts.get(endpoint) ?? 1) - 1;
+    if (left > 0) return void counts.set(endpoint, left);
+    counts.delete(endpoint);
+    await adb.server([`host:disconnect:${endpoint}`]).catch(() => undefined);
+  };
+}
 
 export interface PhoneLink {
   /** The adb server's transport id of the phone. */
@@ -20,7 +37,11 @@ export interface PhoneLink {
 export async function linkPhone(adb: AdbTransport, endpoint: string, code: string, signal?: AbortSignal): Promise<PhoneLink> {
   const said = hostReply(await adb.server([`host:connect:${endpoint}`], { signal }));
   if (!/^(already )?connected to /.test(said)) throw new AdbError("refused", "adb could not connect to the phone's adb link");
-  const id = await transportId(adb, endpoint, signal);
+  const close = opened(adb, endpoint);
+  const id = await transportId(adb, endpoint, signal).catch(async (error: unknown) => {
+    await close();
+    throw error;
+  });
   const bound = (service: string, s?: AbortSignal) => adb.server([`host:transport-id:${id}`, service], { signal: s });
   // adb reconnects a dropped link on its own, and the phone then answers every shell locked.
   const unlockedOnly = async (service: string, s?: AbortSignal) => {
@@ -32,7 +53,7 @@ export async function linkPhone(adb: AdbTransport, endpoint: string, code: strin
     id,
     shell: async (command, s) => (await unlockedOnly(`shell:${command}`, s)).toString(),
     exec: (command, s) => unlockedOnly(`exec:${command}`, s),
-    close: async () => void (await adb.server([`host:disconnect:${endpoint}`]).catch(() => undefined)),
+    close,
   };
   const unlocked = await bound(`shell:unlock ${code}`, signal).catch(async (error: unknown) => {
     await link.close();

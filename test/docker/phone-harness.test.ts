@@ -66,6 +66,17 @@ describe("the phone harness provider", () => {
       expect(phone.commands.filter((c) => c.startsWith("input text"))).toEqual(["input text 'a%sb%'", "input text 'sc'"]);
       await client.call("apps.terminate", { id: "com.android.settings" });
       expect((await client.call("apps.list", {})).foreground).toBe("com.android.launcher3");
+
+      // screen.watch: PNG frames, a new one only when the pixels changed, screencaps at most once a second.
+      const first = await client.call("screen.watch", { after: 0, maxWidth: 270 });
+      expect(first).toMatchObject({ changed: true, format: "png", width: WIDTH, height: HEIGHT, frameWidth: 270, frameHeight: 480 });
+      const started = Date.now();
+      expect(await client.call("screen.watch", { after: first.seq, waitMs: 1500 })).toEqual({ seq: first.seq, changed: false });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+      await client.call("apps.launch", { id: "com.android.settings" });
+      const next = await client.call("screen.watch", { after: first.seq, waitMs: 3000 });
+      expect(next).toMatchObject({ seq: first.seq + 1, changed: true });
+      expect(decodePng(Buffer.from(next.data!, "base64")).width).toBe(WIDTH);
       await connection.value.close();
       // Another client's session: not this provider's, so no DELETE is sent for it.
       const released = await provider.release({ id: other.id, name: other.id, provider: "phone-harness" }, "delete");
