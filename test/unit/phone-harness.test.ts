@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseUiXml } from "../../src/phone-harness/apps.js";
+import { createProvider, liveProblem } from "../../src/phone-harness/conformance/module.js";
+import { create } from "../../src/phone-harness/create.js";
 import { commandsOf, typeCommands } from "../../src/phone-harness/input.js";
 import { fileLedger } from "../../src/phone-harness/ledger.js";
 import { crop, parseScreencap } from "../../src/phone-harness/screen.js";
@@ -81,5 +83,24 @@ describe("the file ledger", () => {
     expect(JSON.parse(readFileSync(path, "utf8")).p3.labels).toEqual({ a: "p3" });
     expect(readdirSync(dir)).toEqual(["ledger.json"]);
     expect(existsSync(`${path}.part`)).toBe(false);
+  });
+});
+
+describe("the phone harness's conformance module", () => {
+  it("rents nothing without AGENTRUN_COMPUTER_LIVE_PHONE_HARNESS=1, and never reads the bare PHONE_HARNESS_API_KEY", () => {
+    expect(liveProblem({ COMPUTER_PHONE_HARNESS_API_KEY: "k" })).toMatch(/needs AGENTRUN_COMPUTER_LIVE_PHONE_HARNESS=1 \(it rents phones at 5 cents a minute/);
+    expect(() => createProvider({ COMPUTER_PHONE_HARNESS_API_KEY: "k" })).toThrow(/AGENTRUN_COMPUTER_LIVE_PHONE_HARNESS=1/);
+    expect(liveProblem({ AGENTRUN_COMPUTER_LIVE_PHONE_HARNESS: "1", PHONE_HARNESS_API_KEY: "bare-key" })).toBe(
+      "the phone harness's run needs COMPUTER_PHONE_HARNESS_API_KEY (PHONE_HARNESS_API_KEY is never read: set COMPUTER_PHONE_HARNESS_API_KEY to a key meant for this run)",
+    );
+    expect(liveProblem({ AGENTRUN_COMPUTER_LIVE_PHONE_HARNESS: "1", COMPUTER_PHONE_HARNESS_API_KEY: "k" })).toBeUndefined();
+    expect(createProvider({ AGENTRUN_COMPUTER_LIVE_PHONE_HARNESS: "1", COMPUTER_PHONE_HARNESS_API_KEY: "k" }).capabilities().maxLifetimeMs).toBe(10 * 60_000);
+  });
+
+  it("refuses the ios platform and a missing key in words that hold no key", () => {
+    expect(() =>
+      createProvider({ AGENTRUN_COMPUTER_LIVE_PHONE_HARNESS: "1", COMPUTER_PHONE_HARNESS_API_KEY: "secret-k", COMPUTER_PHONE_HARNESS_PLATFORM: "ios" }),
+    ).toThrow(/platform "ios" is not offered yet/);
+    expect(() => create({ apiKey: "" })).toThrow(/apiKey is required/);
   });
 });
