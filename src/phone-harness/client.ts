@@ -21,6 +21,8 @@ type Handler = (params: never, signal: AbortSignal | undefined) => Promise<unkno
 export class PhoneClient implements ComputerClient {
   private readonly screen: PhoneScreen;
   private closed = false;
+  /** Aborted by close(): a screencap, a wait or a command in flight ends with the connection. */
+  private readonly closing = new AbortController();
   private readonly handlers: Partial<Record<Method, Handler>>;
 
   constructor(
@@ -54,9 +56,11 @@ export class PhoneClient implements ComputerClient {
     if (this.closed) throw new CallError("closed", "the phone's connection is closed", method);
     const handler = this.handlers[method as Method];
     if (!handler) throw new CallError("unsupported", `${method}: ${REFUSED[method] ?? (method in METHODS ? NO_SHELL : "no such method")}`, method);
+    const signal = options.signal ? AbortSignal.any([options.signal, this.closing.signal]) : this.closing.signal;
     try {
-      return await handler((params ?? {}) as never, options.signal);
+      return await handler((params ?? {}) as never, signal);
     } catch (error) {
+      if (this.closing.signal.aborted) throw new CallError("closed", `${method}: the phone's connection was closed`, method);
       if (error instanceof CallError) throw error;
       if (error instanceof AdbError)
         throw new CallError(error.kind === "aborted" ? "aborted" : "closed", `${method}: the phone's adb link failed: ${error.message}`, method);
@@ -67,6 +71,7 @@ export class PhoneClient implements ComputerClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closing.abort();
     await this.link.close();
   }
 }

@@ -77,7 +77,12 @@ describe("the phone harness provider", () => {
       const next = await client.call("screen.watch", { after: first.seq, waitMs: 3000 });
       expect(next).toMatchObject({ seq: first.seq + 1, changed: true });
       expect(decodePng(Buffer.from(next.data!, "base64")).width).toBe(WIDTH);
-      await connection.value.close();
+      // The connection's close ends a watch's wait in flight.
+      const waiting = client.call("screen.watch", { after: next.seq, waitMs: 8000 });
+      const closedAt = Date.now();
+      setTimeout(() => void connection.value.close(), 100);
+      await expect(waiting).rejects.toMatchObject({ kind: "closed" });
+      expect(Date.now() - closedAt).toBeLessThan(2000);
       // Another client's session: not this provider's, so no DELETE is sent for it.
       const released = await provider.release({ id: other.id, name: other.id, provider: "phone-harness" }, "delete");
       expect(released).toMatchObject({ ok: false, error: { code: "not_found" } });
