@@ -135,6 +135,15 @@ describe("the phone harness provider's faults", () => {
     });
   });
 
+  it("asks a readiness read cut off by requestMs again while readyMs has time left", async () => {
+    stand.fake.faults.slowReads = 2;
+    const provider = stand.provider({ requestMs: 400, readyMs: 10_000 });
+    const made = await provider.create(PHONE_SPEC);
+    expect(made.ok, JSON.stringify(made)).toBe(true);
+    expect(stand.fake.faults.slowReads).toBe(0);
+    if (made.ok) await provider.release(made.value, "delete");
+  });
+
   it("ends a phone that fails while booting", async () => {
     stand.fake.faults.bootFails = true;
     const made = await stand.provider().create(PHONE_SPEC);

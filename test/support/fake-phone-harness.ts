@@ -38,6 +38,8 @@ export interface FakePhoneHarnessFaults {
   bootFails?: boolean;
   /** New phones take taps and change nothing. */
   deadTaps?: boolean;
+  /** The next this many GET /sessions/<id> are held a second before they answer. */
+  slowReads?: number;
   /** Every new POST answers 503 phones_busy. */
   busy?: boolean;
 }
@@ -155,7 +157,11 @@ export async function startFakePhoneHarness(): Promise<FakePhoneHarness> {
     }
     const h = held.get(id ?? "");
     if (!h) return json(res, 404, { error: "not_found", message: "no such session" });
-    if (req.method === "GET" && !sub) return json(res, 200, h.session);
+    if (req.method === "GET" && !sub) {
+      if (!fake.faults.slowReads) return json(res, 200, h.session);
+      fake.faults.slowReads--;
+      return void setTimeout(() => json(res, 200, h.session), 1000);
+    }
     if (req.method === "GET" && sub === "adb") {
       if (h.session.status !== "ready" || !h.phone) return json(res, 409, { error: "not_ready", message: "the phone is not ready" });
       return json(res, 200, { endpoint: `127.0.0.1:${h.phone.port}`, unlock_code: h.code });
