@@ -33,7 +33,8 @@ typescript() {
 # A program from Debian, installed when missing: <command> <package>. tmux: the tests drive
 # `agentrun shell` through a real terminal it holds (and resize it); Xvfb: the daemon's X11
 # tests run against a real X server; BusyBox: Modal's entrypoint is tested under its sh, and a
-# static busybox is the stand-in agent copied into a Modal fake's sandbox.
+# static busybox is the stand-in agent copied into a Modal fake's sandbox. adb: the phone
+# harness speaks to the real adb server (Android platform tools), in front of a simulated phone.
 apt_tool() {
   command -v "$1" >/dev/null && return 10
   apt_install "$1" "$2"
@@ -59,6 +60,7 @@ step "tmux (for the shell tests)" apt_tool tmux tmux
 step "Xvfb (for the daemon's X11 tests)" apt_tool Xvfb xvfb
 step "BusyBox (for the Modal entrypoint's tests)" apt_tool busybox busybox-static
 step "pip's wheel (for ComputerApp's requirements test)" apt_file "/usr/share/python-wheels/pip-*.whl" python3-pip-whl
+step "adb (for the phone harness's tests)" apt_tool adb adb
 step "Docker engine" bash scripts/setup-docker.sh
 step "computerd (dist/computerd-linux-amd64, -arm64)" bash scripts/build-daemon.sh
 step --into PULUMI_BIN "Pulumi CLI" bash scripts/setup-pulumi.sh

@@ -11,6 +11,7 @@ export const providers = {
   e2b: () => import("./e2b/index.js"),
   browserbase: () => import("./browserbase/index.js"),
   kernel: () => import("./kernel/index.js"),
+  "phone-harness": () => import("./phone-harness/index.js"),
 } satisfies Record<string, () => Promise<ProviderModule<never>>>;
 
 export type ProviderId = keyof typeof providers;

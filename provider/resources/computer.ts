@@ -38,7 +38,7 @@ export const GIVEN = z.strictObject({
   pids: z.number().int().positive().optional(),
   user: z.string().min(1).optional(),
   workdir: z.string().min(1).optional(),
-  kind: z.enum(["linux", "desktop", "browser"]).optional(),
+  kind: z.enum(["linux", "desktop", "browser", "phone"]).optional(),
   egress: z.strictObject({ proxy: z.string().min(1), user: z.string().min(1) }).optional(),
 });
 export const INPUTS = fieldsOf(GIVEN);
@@ -56,6 +56,10 @@ export type Inputs = Required<Omit<z.infer<typeof Given>, "allow" | "mount" | "i
   egress?: { proxy: string; user: string };
 };
 
+/** A phone is the machine kind android (the only phone built): the input says phone, the spec android. */
+const machineKindOf = (kind: Inputs["kind"] | undefined): ComputerSpec["kind"] => (kind === "phone" ? "android" : kind);
+const inputKindOf = (kind: string | undefined): string | undefined => (kind === "android" ? "phone" : kind);
+
 /** The library's spec from the resource's inputs. */
 export function specOf(inputs: Inputs): ComputerSpec {
   const spec: ComputerSpec = {
@@ -69,7 +73,7 @@ export function specOf(inputs: Inputs): ComputerSpec {
     pids: inputs.pids,
     user: inputs.user,
     workdir: inputs.workdir,
-    kind: inputs.kind,
+    kind: machineKindOf(inputs.kind),
   };
   if (inputs.mount) spec.mount = inputs.mount as ComputerSpec["mount"];
   if (inputs.egress) spec.egress = inputs.egress.proxy;
@@ -78,14 +82,14 @@ export function specOf(inputs: Inputs): ComputerSpec {
 
 /**
  * The inputs a declaration that names none gets, filled in at check so what is read back
- * compares equal: network none (or the one network a provider offers, a browser's open) and no
+ * compares equal: network none (or the one network a provider offers, a browser's or a phone's open) and no
  * labels, and the provider's own kind, image (when it names one), sizes, workdir and user
  * (capabilities().defaults), which this resource never writes itself.
  */
 export function defaultsOf(provider: ComputerProvider): Props {
   const { kind, network: offered = [], defaults = {} } = provider.capabilities();
   const network = offered.includes("none") || offered.length !== 1 ? "none" : offered[0];
-  return withoutUndefined({ provider: provider.id, network, labels: {}, kind, ...defaults });
+  return withoutUndefined({ provider: provider.id, network, labels: {}, kind: inputKindOf(kind), ...defaults });
 }
 
 const withoutUndefined = (props: Props): Props => Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined));
@@ -218,7 +222,7 @@ function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello:
     // A computer with no user of its own (a browser) reads back none.
     user: spec.user || undefined,
     workdir: spec.workdir ?? declared.workdir,
-    kind: hello?.kind ?? spec.kind ?? declared.kind,
+    kind: inputKindOf(hello?.kind ?? spec.kind) ?? declared.kind,
   };
   // Behind a shared proxy: which proxy, not its list (a new list changes nothing here).
   if (spec.egress) read.egress = { proxy: spec.egress, user: spec.user };
@@ -289,7 +293,7 @@ export async function defaultImage(provider: ComputerProvider, signal: AbortSign
   };
   const onStep = ({ step, of, line }: { step: number; of: number; line: string }) => waiting?.now(`step ${step} of ${of} (${line})`);
   try {
-    return orThrow(await provider.image({ signal, onWait, onStep, kind }));
+    return orThrow(await provider.image({ signal, onWait, onStep, kind: machineKindOf(kind) }));
   } finally {
     waiting?.stop();
   }

@@ -155,7 +155,7 @@ export interface Hello {
   readonly version: string;
   /** The machine's architecture, as Go names it (amd64, arm64). */
   readonly arch: string;
-  /** The machine kind the daemon reports: linux or desktop. */
+  /** The machine kind the daemon (or a phone's client) reports: linux, desktop or android. */
   readonly kind: string;
   /** The method groups the daemon serves (exec, files, processes, ...). */
   readonly groups: string[];
@@ -167,7 +167,7 @@ export interface HelloArgs {
   version: pulumi.Input<string>;
   /** The machine's architecture, as Go names it (amd64, arm64). */
   arch: pulumi.Input<string>;
-  /** The machine kind the daemon reports: linux or desktop. */
+  /** The machine kind the daemon (or a phone's client) reports: linux, desktop or android. */
   kind: pulumi.Input<string>;
   /** The method groups the daemon serves (exec, files, processes, ...). */
   groups: pulumi.Input<pulumi.Input<string>[]>;
@@ -269,7 +269,7 @@ export interface ListedComputer {
   readonly vendorId: string;
   /** The registry id of its provider. */
   readonly provider: string;
-  /** Its machine kind: linux or desktop. */
+  /** Its machine kind: linux, desktop or android. */
   readonly kind: string;
   /** running or stopped (a Docker computer stops itself at its deadline). */
   readonly state: string;
@@ -293,7 +293,7 @@ export interface ListedComputerArgs {
   vendorId: pulumi.Input<string>;
   /** The registry id of its provider. */
   provider: pulumi.Input<string>;
-  /** Its machine kind: linux or desktop. */
+  /** Its machine kind: linux, desktop or android. */
   kind: pulumi.Input<string>;
   /** running or stopped (a Docker computer stops itself at its deadline). */
   state: pulumi.Input<string>;
@@ -311,7 +311,7 @@ export interface ListedComputerArgs {
 
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
 export interface ComputerTemplate {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), or a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`), or a phone: `phone-harness` (set `agentrun:phone-harness.apiKey` and `.ledger`). */
   readonly provider?: string;
   /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   readonly image?: string;
@@ -335,7 +335,7 @@ export interface ComputerTemplate {
   readonly user?: string;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   readonly workdir?: string;
-  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), or `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults). */
+  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
   readonly kind?: ComputerKind;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   readonly egress?: EgressValue;
@@ -343,7 +343,7 @@ export interface ComputerTemplate {
 
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
 export interface ComputerTemplateArgs {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), or a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`), or a phone: `phone-harness` (set `agentrun:phone-harness.apiKey` and `.ledger`). */
   provider?: pulumi.Input<string>;
   /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   image?: pulumi.Input<string>;
@@ -367,7 +367,7 @@ export interface ComputerTemplateArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), or `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults). */
+  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -496,8 +496,8 @@ export interface ScreenArgs {
 /** What a computer may reach: none, open, or allow (only the names and CIDRs of its allow list). */
 export type Network = "none" | "open" | "allow";
 
-/** A computer's kind: a linux computer, a desktop (a screen, a pointer and keys), or a browser (CDP). */
-export type ComputerKind = "linux" | "desktop" | "browser";
+/** A computer's kind: a linux computer, a desktop (a screen, a pointer and keys), a browser (CDP), or a phone (a screen, touch and apps). */
+export type ComputerKind = "linux" | "desktop" | "browser" | "phone";
 
 /** A run folder's kind: bind (a folder on this host), or archil (not built yet). */
 export type MountKind = "bind" | "archil";
@@ -645,6 +645,34 @@ export interface AppWindowFoundArgs {
   title: pulumi.Input<string>;
 }
 
+/** Settings for phones from the phone harness (`provider: phone-harness`, `kind: phone`): temporary cloud Android emulators driven through the local adb server, with no daemon on the phone. The endpoint and the unlock code never reach a spawned adb's argv, a message or the state. */
+export interface PhoneHarnessSettings {
+  /** The phone harness API key. Required for a phone; a secret, never in a message, label or log. */
+  readonly apiKey?: string;
+  /** The phone harness's API. Unset: https://api.phone-harness.com/v1. */
+  readonly baseUrl?: string;
+  /** The file that keeps each phone's labels, image and deadline (the phone harness keeps none), written atomically. Required: refresh and destroy find the phones an earlier run made through it. */
+  readonly ledger?: string;
+  /** The adb CLI (Android platform tools). Unset: adb on PATH. */
+  readonly adb?: string;
+  /** The adb server's port on the loopback. Unset: 5037, adb's own. */
+  readonly adbPort?: number;
+}
+
+/** Settings for phones from the phone harness (`provider: phone-harness`, `kind: phone`): temporary cloud Android emulators driven through the local adb server, with no daemon on the phone. The endpoint and the unlock code never reach a spawned adb's argv, a message or the state. */
+export interface PhoneHarnessSettingsArgs {
+  /** The phone harness API key. Required for a phone; a secret, never in a message, label or log. */
+  apiKey?: pulumi.Input<string>;
+  /** The phone harness's API. Unset: https://api.phone-harness.com/v1. */
+  baseUrl?: pulumi.Input<string>;
+  /** The file that keeps each phone's labels, image and deadline (the phone harness keeps none), written atomically. Required: refresh and destroy find the phones an earlier run made through it. */
+  ledger?: pulumi.Input<string>;
+  /** The adb CLI (Android platform tools). Unset: adb on PATH. */
+  adb?: pulumi.Input<string>;
+  /** The adb server's port on the loopback. Unset: 5037, adb's own. */
+  adbPort?: pulumi.Input<number>;
+}
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<MountKind>;
@@ -685,7 +713,7 @@ export class Mount extends pulumi.CustomResource {
 }
 
 export interface ComputerArgs {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), or a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`), or a phone: `phone-harness` (set `agentrun:phone-harness.apiKey` and `.ledger`). */
   provider?: pulumi.Input<string>;
   /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   image?: pulumi.Input<string>;
@@ -709,7 +737,7 @@ export interface ComputerArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), or `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults). */
+  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -743,7 +771,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly user: pulumi.Output<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   declare readonly workdir: pulumi.Output<string>;
-  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), or `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults). */
+  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
   declare readonly kind: pulumi.Output<string>;
   /** The computer's name at the vendor as it was made (Docker: computer-<12 hex digits>); also its resource id. A computer renamed by hand is drift. */
   declare readonly name: pulumi.Output<string>;

@@ -76,7 +76,8 @@ async function caseResult(run: Run, c: ConformanceCase, outcome: SharedOutcome):
   const context = caseContext(run, c, caseRun, outcome, () => dir);
   let result: CaseResult;
   try {
-    if (c.shared && shared) {
+    // A computer with no HOME (a phone: neither exec nor files) gets no directory.
+    if (c.shared && shared?.base) {
       dir = `${shared.base}/${c.id}`;
       await caseRun.untilEnd(makeDir(shared, run.caps, dir, caseRun.controller.signal), `making ${dir}`);
     }

@@ -86,7 +86,7 @@ export function newRun(provider: ComputerProvider, options: ConformanceOptions):
     progress: options.onProgress ?? (() => {}),
     ledger: new Ledger(cleanupTimeoutMs),
     runLabel,
-    base: { image: options.image, lifetimeMs: LIFETIME_MS, network: baseNetwork(caps), labels: runLabel },
+    base: { image: options.image, lifetimeMs: Math.min(LIFETIME_MS, caps.maxLifetimeMs), network: baseNetwork(caps), labels: runLabel },
     results: new Map(),
     signal: options.signal,
   };

@@ -9,6 +9,7 @@ import { DOCKER_SETTINGS } from "../docker/settings.js";
 import { E2B_SETTINGS } from "../e2b/settings.js";
 import { KERNEL_SETTINGS } from "../kernel/settings.js";
 import { MODAL_SETTINGS } from "../modal/settings.js";
+import { PHONE_HARNESS_SETTINGS } from "../phone-harness/settings.js";
 import { fail, ok, type Result } from "./result.js";
 import { isSecretSetting } from "./setting-marks.js";
 
@@ -20,6 +21,7 @@ export const PROVIDER_SETTINGS = {
   e2b: E2B_SETTINGS,
   browserbase: BROWSERBASE_SETTINGS,
   kernel: KERNEL_SETTINGS,
+  "phone-harness": PHONE_HARNESS_SETTINGS,
 } as const satisfies Readonly<Record<string, z.ZodObject>>;
 
 /** Each provider's settings as its schema parses them, by registry id. */

@@ -59,6 +59,15 @@ describe("the YAML examples and the root stack", async () => {
             expect(set.exitCode, set.stderr).toBe(0);
           }
         }
+        if (dir === "examples/phone") {
+          for (const [key, value, secret] of [
+            ["apiKey", "preview-only", true],
+            ["ledger", join(work, "phones.json"), false],
+          ] as const) {
+            const set = await pulumi("config", "set", "--stack", "example", "--path", ...(secret ? ["--secret"] : []), `agentrun:phone-harness.${key}`, value);
+            expect(set.exitCode, set.stderr).toBe(0);
+          }
+        }
         const preview = await pulumi("preview", "--stack", "example");
         expect(preview.stderr + preview.stdout).not.toMatch(/error:/);
         expect(preview.exitCode).toBe(0);

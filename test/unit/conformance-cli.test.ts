@@ -38,7 +38,7 @@ describe("the conformance CLI", () => {
       expect(run.stdout).toBe("");
     }
     expect((await cli("--provider", "no-such-vendor")).stderr).toMatch(
-      /neither a registry id \(docker, modal, daytona, e2b, browserbase, kernel\) nor a module path/,
+      /neither a registry id \(docker, modal, daytona, e2b, browserbase, kernel, phone-harness\) nor a module path/,
     );
   });
 
@@ -87,7 +87,8 @@ describe("the conformance CLI", () => {
 describe("kinds", () => {
   it("takes a kind's cases: the groups it requires or allows, and those of no group", () => {
     expect(kindCases("linux").map((c) => c.id)).toEqual(kindCases("sandbox").map((c) => c.id));
-    const display = (c: { needs: { groups?: string[] } }) => (c.needs.groups ?? []).some((g) => g === "screen" || g.startsWith("input."));
+    const display = (c: { needs: { groups?: string[] } }) =>
+      (c.needs.groups ?? []).some((g) => g === "screen" || g.startsWith("input.") || g.startsWith("apps"));
     expect(kindCases("sandbox")).toEqual(casesFor("linux").filter((c) => !display(c)));
     expect(
       kindCases("desktop")
@@ -100,6 +101,22 @@ describe("kinds", () => {
       "input.type-text",
       "input.key-table-refuses-unknown",
       "input.actions-stops-at-first-failure",
+      "apps.launch-terminate",
+    ]);
+    expect(
+      kindCases("phone")
+        .filter(display)
+        .map((c) => c.id),
+    ).toEqual([
+      "screen.screenshot-size",
+      "screen.watch",
+      "input.type-text",
+      "input.key-table-refuses-unknown",
+      "touch.tap",
+      "touch.swipe",
+      "touch.pinch",
+      "apps.launch-terminate",
+      "apps.ui-tree-shape",
     ]);
     expect(() => kindCases("none")).toThrow(/no computer/);
   });

@@ -11,6 +11,7 @@ const MAPS: Array<[readme: string, folders: string[]]> = [
   ["README.md", ["", "daemon", "contract", "contract/agent-child", "contract/browser", "egress", "fleet", "inside"]],
   ["docker/README.md", ["docker", "docker/make"]],
   ["e2b/README.md", ["e2b"]],
+  ["phone-harness/README.md", ["phone-harness"]],
   ["daytona/README.md", ["daytona"]],
   ["modal/README.md", ["modal"]],
   ["browserbase/README.md", ["browserbase"]],

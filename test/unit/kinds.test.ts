@@ -142,6 +142,7 @@ const SETTINGS: Record<string, Record<string, unknown>> = {
   e2b: { apiKey: "kinds-test-placeholder" },
   browserbase: { apiKey: "kinds-test-placeholder", projectId: "kinds-test-project" },
   kernel: { apiKey: "kinds-test-placeholder" },
+  "phone-harness": { apiKey: "kinds-test-placeholder", ledger: "/nonexistent/kinds-test-ledger.json" },
 };
 
 describe("each registry row against its provider", () => {

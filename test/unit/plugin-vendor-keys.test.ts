@@ -72,6 +72,7 @@ describe("secret settings, as their vendors' schemas mark them", () => {
       "kernel.apiKey",
       "modal.tokenId",
       "modal.tokenSecret",
+      "phone-harness.apiKey",
     ]);
   });
 

@@ -41,7 +41,7 @@ afterEach(() => {
 describe("the provider registry", () => {
   it("loads no provider when it is loaded", async () => {
     const registry = await import("../../src/providers.js");
-    expect(registry.PROVIDER_IDS).toEqual(["docker", "modal", "daytona", "e2b", "browserbase", "kernel"]);
+    expect(registry.PROVIDER_IDS).toEqual(["docker", "modal", "daytona", "e2b", "browserbase", "kernel", "phone-harness"]);
     expect(loaded.docker).toBe(0);
     expect(loaded.modal).toBe(0);
     expect(loaded.sdk).toBe(0);
@@ -67,15 +67,21 @@ describe("the provider registry", () => {
 
   it("refuses an unknown id, naming the ones it holds", async () => {
     const { providerFor, providerModule } = await import("../../src/providers.js");
-    await expect(providerModule("fly")).rejects.toThrow('there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel');
+    await expect(providerModule("fly")).rejects.toThrow(
+      'there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness',
+    );
     expect(await providerFor("fly", {})).toEqual({
       ok: false,
-      error: { code: "invalid", field: "provider", message: 'there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel' },
+      error: {
+        code: "invalid",
+        field: "provider",
+        message: 'there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness',
+      },
     });
     // An id that could hold anything is not echoed.
     expect(await providerFor("sk-live-0123456789abcdef0123456789abcdef/../x", {})).toMatchObject({
       ok: false,
-      error: { message: "there is no provider that id: the registry holds docker, modal, daytona, e2b, browserbase, kernel" },
+      error: { message: "there is no provider that id: the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness" },
     });
     await expect(providerModule("toString")).rejects.toThrow("there is no provider");
     expect(loaded.docker).toBe(0);

@@ -12,6 +12,7 @@ import { mountCases } from "./mount.js";
 import { processCases } from "./process.js";
 import { providerCases } from "./provider.js";
 import { screenCases } from "./screen.js";
+import { settingsCases } from "./settings.js";
 
 /** Every case of the suite for a computer that runs computerd or answers its methods. */
 export const conformanceCases: readonly ConformanceCase[] = [
@@ -25,6 +26,7 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...mountCases,
   ...screenCases,
   ...inputCases,
+  ...settingsCases,
   ...lifetimeCases,
 ];
 

@@ -5,6 +5,7 @@ import type { Action, InputActionsResult } from "../../daemon/protocol.js";
 import { call, check, shown } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";
 import { type FixtureEvent, noFixture, onTheDisplay, type RunningFixture, startFixture } from "../fixture.js";
+import { isPhone, refusedKeyTypesNothing, typeIntoSearch } from "./settings.js";
 
 async function act(t: CaseContext, actions: Action[]): Promise<InputActionsResult> {
   return call("input.actions", t.client.call("input.actions", { actions }, { signal: t.signal }));
@@ -41,30 +42,35 @@ export const inputCases = [
   ),
 
   conformanceCase("input.type-text", "core", { groups: ["input.keys"] }, (t) =>
-    withFixture(t, async (fixture) => {
-      const text = "Hello, agentrun! 123";
-      await actOk(t, [{ type: "type", text }]);
-      const seen = await fixture.until((e) => typed(e).length >= text.length, `${text.length} typed characters`);
-      check(typed(seen) === text, `the fixture received ${shown(typed(seen))}, not ${shown(text)}`);
-    }),
+    // A phone with no fixture app reads the text back from Settings' search field.
+    isPhone(t) && !t.fixture
+      ? typeIntoSearch(t)
+      : withFixture(t, async (fixture) => {
+          const text = "Hello, agentrun! 123";
+          await actOk(t, [{ type: "type", text }]);
+          const seen = await fixture.until((e) => typed(e).length >= text.length, `${text.length} typed characters`);
+          check(typed(seen) === text, `the fixture received ${shown(typed(seen))}, not ${shown(text)}`);
+        }),
   ),
 
   conformanceCase("input.key-table-refuses-unknown", "core", { groups: ["input.keys"] }, (t) =>
-    onTheDisplay(t, async () => {
-      const fixture = t.fixture ? await startFixture(t, t.fixture) : undefined;
-      const done = await act(t, [
-        { type: "key", keys: ["a"] },
-        { type: "key", keys: ["Hyper_Q"] },
-      ]);
-      check(
-        done.done === 0 && done.failed?.index === 1 && done.failed.kind === "invalid",
-        `a batch whose second key is Hyper_Q answered ${shown(done)}, not done 0 with failed.index 1, kind invalid`,
-      );
-      if (!fixture) return noFixture();
-      await t.sleep(500);
-      const seen = await fixture.events();
-      check(seen.length === 0, `the refused batch still ran: the fixture logged ${shown(seen)}`);
-    }),
+    isPhone(t) && !t.fixture
+      ? refusedKeyTypesNothing(t)
+      : onTheDisplay(t, async () => {
+          const fixture = t.fixture ? await startFixture(t, t.fixture) : undefined;
+          const done = await act(t, [
+            { type: "key", keys: ["a"] },
+            { type: "key", keys: ["Hyper_Q"] },
+          ]);
+          check(
+            done.done === 0 && done.failed?.index === 1 && done.failed.kind === "invalid",
+            `a batch whose second key is Hyper_Q answered ${shown(done)}, not done 0 with failed.index 1, kind invalid`,
+          );
+          if (!fixture) return noFixture();
+          await t.sleep(500);
+          const seen = await fixture.events();
+          check(seen.length === 0, `the refused batch still ran: the fixture logged ${shown(seen)}`);
+        }),
   ),
 
   conformanceCase("input.actions-stops-at-first-failure", "core", { groups: ["input.pointer"] }, (t) =>
