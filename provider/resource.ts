@@ -3,7 +3,8 @@
 // so this contract imports no handler.
 import type { ComponentResourceOptions, Inputs } from "@pulumi/pulumi";
 import type { z } from "zod";
-import type { CheckResult, ConstructResult, CreateResult, DiffResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
+import type { CheckResult, ConstructResult, CreateResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
+import type { FieldDiff } from "./server-gaps.js";
 import type { ComputerProvider } from "../src/contract/provider.js";
 import { boundedBy } from "../src/contract/bound.js";
 import { orThrow } from "../src/contract/result.js";
@@ -30,9 +31,11 @@ export interface ResourceHandler {
   /** The input fields the resource takes: given's. */
   inputs: readonly string[];
   check(ctx: Context, olds: Props, news: Props): Promise<CheckResult>;
-  diff(ctx: Context, id: string, olds: Props, news: Props): Promise<DiffResult>;
+  /** A FieldDiff names each changed field, which is then what the engine prints; a DiffResult leaves the engine to diff the inputs. */
+  diff(ctx: Context, id: string, olds: Props, news: Props): Promise<FieldDiff>;
   create(ctx: Context, inputs: Props): Promise<CreateResult>;
-  read(ctx: Context, id: string, props: Props): Promise<ReadResult>;
+  /** props: the stored outputs; inputs: the stored inputs (none on an import). */
+  read(ctx: Context, id: string, props: Props, inputs?: Props): Promise<ReadResult>;
   update(ctx: Context, id: string, olds: Props, news: Props): Promise<UpdateResult>;
   delete(ctx: Context, id: string, props: Props): Promise<void>;
 }

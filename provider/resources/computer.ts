@@ -14,6 +14,7 @@ import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/contract/result.js";
 import { normalUser } from "../../src/contract/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
+import type { FieldChange, FieldDiff } from "../server-gaps.js";
 import { fieldsOf, strings } from "../inputs.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { type Say, type Ticker, ticker, whileWaiting } from "../progress.js";
@@ -321,7 +322,7 @@ function vendorIdOf(id: string, old: Props): string {
   return typeof old.vendorId === "string" && old.vendorId ? old.vendorId : id;
 }
 
-async function read(ctx: Context, id: string, props: Props) {
+async function read(ctx: Context, id: string, props: Props, stored?: Props) {
   const secretKeys = secretFieldsOf(props);
   const old = unwrap(props).plain as Inputs & Props;
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
@@ -346,7 +347,9 @@ async function read(ctx: Context, id: string, props: Props) {
     o.drift.length > 0 ? outputsOf(declared, o, labels) : await withScreen(provider, outputsOf(declared, o, labels), o.ref, o.hello, bounded(ctx, STEP_MS));
   // The name stays the one it was made as, so the rename stays drift on every refresh until replaced.
   if (made !== undefined) outs.name = made;
+  // In the shape declared: a field left to the provider stays left out (an import declared nothing, so has every one).
   const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);
+  if (stored) for (const k of LEFT_TO_PROVIDER) if (!(k in stored)) delete inputs[k];
   // A resource keeps its id whatever the computer is called now; an import takes the name read.
   return { id: made === undefined || owned ? o.ref.name : id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
@@ -371,17 +374,36 @@ function sorted(v: unknown): unknown {
   return v;
 }
 
-async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
+// An image left to the provider is whatever it made ready, and a size left to it is its own (a
+// Daytona snapshot's): each compared, and read back as an input, only when declared.
+const LEFT_TO_PROVIDER: readonly string[] = ["image", "cpus", "memoryMb", "pids"];
+
+/**
+ * Each field that changed, by name, which is what the engine prints: an input declared otherwise
+ * or read back otherwise, `state` for a stopped computer (past its deadline), and `drift` for a
+ * mismatch no field names (a rename, a setting no input holds). Every one is a replace, and the
+ * drift's sentences are the detail.
+ */
+async function diff(_ctx: Context, _id: string, olds: Props, news: Props): Promise<FieldDiff> {
   const o = unwrap(olds).plain;
   const n = unwrap(news).plain;
-  // An image left to the provider is whatever it made ready, and a size left to it is its own
-  // (a Daytona snapshot's): each compared only when declared.
-  const leftToProvider = (k: string) => (k === "image" || k === "cpus" || k === "memoryMb" || k === "pids") && n[k] === undefined;
-  const replaces: string[] = FIXED.filter((k) => !leftToProvider(k) && !same(o[k], n[k]));
-  // A stopped computer (past its deadline) and a drifted one are made again.
-  if (o.state === "stopped") replaces.push("state");
-  if (Array.isArray(o.drift) && o.drift.length > 0) replaces.push("drift");
-  return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
+  const changed: Record<string, FieldChange> = {};
+  for (const k of FIXED) {
+    if ((LEFT_TO_PROVIDER.includes(k) && n[k] === undefined) || same(o[k], n[k])) continue;
+    changed[k] = o[k] === undefined ? "add-replace" : n[k] === undefined ? "delete-replace" : "update-replace";
+  }
+  if (o.state === "stopped") changed.state = "update-replace";
+  const drifted = Array.isArray(o.drift) && o.drift.length > 0;
+  if (drifted && Object.keys(changed).length === 0) changed.drift = "update-replace";
+  const replaces = Object.keys(changed);
+  // The drift's sentences are shown under --diff whatever field names them.
+  return {
+    changes: replaces.length > 0,
+    replaces,
+    deleteBeforeReplace: false,
+    detailedDiff: drifted ? { drift: "update", ...changed } : changed,
+    diffs: replaces,
+  };
 }
 
 async function update(): Promise<never> {

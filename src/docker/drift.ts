@@ -22,7 +22,7 @@ import {
   RECIPE_LABEL,
   KIND_LABEL,
 } from "./constants.js";
-import { cpuQuota } from "./plan.js";
+import { cpuQuota, workSizeMb } from "./plan.js";
 import { deadlineOf, hasComputerName, type Inspected, labelsOf, nameOf, networkOf, specOf } from "./readback.js";
 import { initCommand, tmpfsOptions } from "./create-request.js";
 import { EGRESS_MOUNT, egressName } from "./egress-request.js";
@@ -154,12 +154,16 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
     if (missing.length) out.push(`HostConfig.${field} lacks ${missing.join(", ")}, which Docker holds for every container`);
   }
   if (host.PidsLimit !== pids) out.push(`HostConfig.PidsLimit is ${show(host.PidsLimit)}, not ${pids}`);
+  // Read back, memoryMb is the memory now: a docker update of it shows as the memory /work was sized for.
+  const made = memoryMadeWith(host, memoryMb);
+  if (made !== memoryMb) out.push(`HostConfig.Memory is ${memoryMb} MiB, not the ${made} MiB the computer was made with (/work's tmpfs is sized for it)`);
   for (const field of ["Memory", "MemorySwap"] as const) {
-    if (host[field] !== memoryMb * MIB) out.push(`HostConfig.${field} is ${show(host[field])} bytes, not ${memoryMb * MIB} (${memoryMb} MiB)`);
+    if (field === "Memory" && made !== memoryMb) continue;
+    if (host[field] !== made * MIB) out.push(`HostConfig.${field} is ${show(host[field])} bytes, not ${made * MIB} (${made} MiB)`);
   }
   if (host.CpuPeriod !== CPU_PERIOD) out.push(`HostConfig.CpuPeriod is ${show(host.CpuPeriod)}, not ${CPU_PERIOD}`);
   if (host.CpuQuota !== cpuQuota(cpus)) out.push(`HostConfig.CpuQuota is ${show(host.CpuQuota)}, not ${cpuQuota(cpus)} (${cpus} CPUs)`);
-  out.push(...tmpfsDrift(host.Tmpfs, { uid: Number(uid), gid: Number(gid), memoryMb }));
+  out.push(...tmpfsDrift(host.Tmpfs, { uid: Number(uid), gid: Number(gid), memoryMb: made }));
   out.push(...mountsDrift(spec, inspected, expected));
   const restart = host.RestartPolicy as { Name?: string; MaximumRetryCount?: number } | undefined;
   if (!(restart === undefined || restart === null || ((restart.Name === "no" || restart.Name === "") && !restart.MaximumRetryCount))) {
@@ -207,6 +211,19 @@ function configDrift(spec: ComputerSpec, config: Record<string, unknown>, expect
     out.push(`Config.${field} is ${show(value)}, and must be empty`);
   }
   return out;
+}
+
+/**
+ * The memory a computer was made with: /work's tmpfs is sized from it at create and no docker
+ * update changes it, so a size that is not memoryMb's names the memory as what changed (the swap
+ * tells which of the two memories that size fits, when it was left as made).
+ */
+function memoryMadeWith(host: Record<string, unknown>, memoryMb: number): number {
+  const work = (host.Tmpfs as Record<string, unknown> | undefined)?.[HOME];
+  const size = /(?:^|,)size=(\d+)m(?:,|$)/.exec(typeof work === "string" ? work : "")?.[1];
+  if (size === undefined || workSizeMb(memoryMb) === Number(size)) return memoryMb;
+  const swapMb = Number(host.MemorySwap) / MIB;
+  return workSizeMb(swapMb) === Number(size) ? swapMb : Number(size) * 2;
 }
 
 function tmpfsDrift(tmpfs: unknown, want: { uid: number; gid: number; memoryMb: number }): string[] {
