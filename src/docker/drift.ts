@@ -23,7 +23,7 @@ import {
   KIND_LABEL,
 } from "./constants.js";
 import { cpuQuota, workSizeMb } from "./plan.js";
-import { deadlineOf, hasComputerName, type Inspected, labelsOf, nameOf, networkOf, specOf } from "./readback.js";
+import { deadlineOf, hasComputerName, hasEgress, type Inspected, labelsOf, nameOf, networkOf, specOf } from "./readback.js";
 import { initCommand, tmpfsOptions } from "./create-request.js";
 import { EGRESS_MOUNT, egressName } from "./egress-request.js";
 
@@ -130,7 +130,10 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
   const [uid = "", gid = ""] = expected.user.split(":");
 
   const network = networkOf(inspected, expected.proxy);
-  if (typeof network === "object" && "other" in network) out.push(`the network reads back as other (${network.other}), not ${show(spec.network)}`);
+  // An allowlist with no entries is the proxy's list, whatever it is: read back, or a shared proxy's.
+  const unlisted = isAllow(spec.network) && spec.network.allow.length === 0;
+  if (typeof network === "object" && "other" in network)
+    out.push(`the network reads back as other (${network.other})${unlisted ? "" : `, not ${show(spec.network)}`}`);
   else if (!(sameNetwork(network, spec.network) || theProxysList(spec, network)))
     out.push(`the network reads back as ${show(network)}, not ${show(spec.network)}`);
 
@@ -348,7 +351,8 @@ export function readBackDrift(inspected: Inspected, capabilities: Capabilities, 
   const spec: ComputerSpec = {
     image: readBack.image,
     lifetimeMs: 1,
-    network: typeof readBack.network === "string" || "allow" in readBack.network ? readBack.network : "none",
+    // A network that reads back as other is held to its wiring: an allowlist's when the computer has one (its list is the proxy's, whatever it is).
+    network: typeof readBack.network === "string" || "allow" in readBack.network ? readBack.network : hasEgress(inspected) ? { allow: [] } : "none",
     labels: Object.fromEntries(Object.entries(labelsOf(inspected)).filter(([k]) => k !== COMPUTER_LABEL && !k.startsWith(`${COMPUTER_LABEL}.`))),
     cpus: readBack.cpus,
     memoryMb: readBack.memoryMb,
@@ -361,7 +365,12 @@ export function readBackDrift(inspected: Inspected, capabilities: Capabilities, 
   if (readBack.egress !== undefined) spec.egress = readBack.egress;
   if (readBack.mount && "kind" in readBack.mount && readBack.mount.kind === "bind") spec.mount = { kind: "bind", path: readBack.mount.path };
   else if (readBack.mount && "other" in readBack.mount) mismatches.push(`the run folder reads back as other: ${readBack.mount.other}`);
-  for (const refusal of checkSpec({ ...spec, labels: {} }, { capabilities, ...(testNetwork === undefined ? {} : { testNetwork }) })) {
+  // The network that read back as other is its own sentence (inspectDrift's): the check holds the rest.
+  const other = typeof readBack.network === "object" && "other" in readBack.network;
+  for (const refusal of checkSpec(
+    { ...spec, ...(other ? { network: "none" as const } : {}), labels: {} },
+    { capabilities, ...(testNetwork === undefined ? {} : { testNetwork }) },
+  )) {
     if (refusal.field !== "mount.path" && refusal.field !== "mount") mismatches.push(`read back, ${refusal.message}`);
   }
   const deadline = readBack.deadline;
