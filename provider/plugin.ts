@@ -69,7 +69,7 @@ export function makeProvider(opts: {
     getSchema: async () => opts.schema,
     check: async (urn, olds: Props, news: Props) => {
       if (!opts.settings.ok) return { failures: [{ property: "", reason: opts.settings.message }] };
-      return (await handler(urn)).check(ctx, olds ?? {}, news ?? {});
+      return (await handler(urn)).check({ ...ctx, urn }, olds ?? {}, news ?? {});
     },
     // A library refusal a stack's user meets is said in their terms (words.ts).
     diff: async (id, urn, olds: Props, news: Props) => inStackWords(settings, async () => (await handler(urn)).diff(ctx, id, olds ?? {}, news ?? {})),
@@ -78,6 +78,10 @@ export function makeProvider(opts: {
       inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).read(c, id, props ?? {}, inputs))),
     update: async (id, urn, olds: Props, news: Props) =>
       inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).update(c, id, olds ?? {}, news ?? {}))),
+    preview: async (urn: string, news: Props, olds?: Props) => {
+      const h = await handler(urn);
+      return h.preview ? h.preview({ ...ctx, urn }, news, olds) : news;
+    },
     delete: async (id, urn, props: Props) => inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).delete(c, id, props ?? {}))),
     invoke: async (token, inputs: Props) =>
       inStackWords(settings, async () => {

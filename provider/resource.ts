@@ -21,7 +21,7 @@ export interface Context {
   signal: AbortSignal;
   /** Says a line on this resource's line in the engine (a long wait's reason); absent outside a step. */
   say?: Say;
-  /** The resource's URN, in a step (create, read, update, delete); a key for what it keeps inside a computer. */
+  /** The resource's URN, in a check or a step (create, read, update, delete); a key for what it keeps inside a computer. */
   urn?: string;
 }
 
@@ -37,6 +37,8 @@ export interface ResourceHandler {
   /** props: the stored outputs; inputs: the stored inputs (none on an import). */
   read(ctx: Context, id: string, props: Props, inputs?: Props): Promise<ReadResult>;
   update(ctx: Context, id: string, olds: Props, news: Props): Promise<UpdateResult>;
+  /** The outputs a create (olds undefined) or an update will make, for a preview; without it a preview takes the inputs as the outputs. */
+  preview?(ctx: Context, news: Props, olds?: Props): Promise<Props>;
   delete(ctx: Context, id: string, props: Props): Promise<void>;
 }
 

@@ -6,6 +6,10 @@
 // - read: the server hands read the stored outputs alone; the stored inputs go with them, so read
 //   answers in the shape that was declared (a field left to the provider stays left out). An import
 //   sends neither, which the server's own read failed on: both are then empty.
+// - preview: the server says nothing of previews, so the engine takes a previewed create's or
+//   update's outputs to be its inputs, and an output of another name (a Mount's `mount`) is unknown
+//   to everything that takes it. The plugin says it previews: a create or update with the preview
+//   flag is answered by the resource's preview (the outputs the step will make), never run.
 import { createRequire } from "node:module";
 import type { Props } from "./secrets.js";
 
@@ -24,10 +28,12 @@ export interface FieldDiff {
   diffs?: string[];
 }
 
-/** The server's provider, with read given the stored inputs too. */
+/** The server's provider, with read given the stored inputs too, and a previewed step's outputs. */
 export interface ServedProvider {
   diff?(id: string, urn: string, olds: Props, news: Props): Promise<FieldDiff>;
   read?(id: string, urn: string, props: Props, inputs?: Props): Promise<{ id?: string; props?: Props; inputs?: Props }>;
+  /** The outputs a create (olds undefined) or an update (olds: the stored outputs) of these inputs will make; unknown ones as the engine's unknown. */
+  preview?(urn: string, news: Props, olds?: Props): Promise<Props>;
 }
 
 const require = createRequire(createRequire(import.meta.url).resolve("@pulumi/pulumi"));
@@ -40,6 +46,9 @@ const { ResourceProviderService } = require("./proto/provider_grpc_pb") as { Res
 const proto = require("./proto/provider_pb") as {
   DiffResponse: new () => Message;
   ReadResponse: new () => Message;
+  CreateResponse: new () => Message;
+  UpdateResponse: new () => Message;
+  ConfigureResponse: new () => Message;
   PropertyDiff: (new () => Message) & { Kind: Record<string, number> };
 };
 const { Struct } = require("google-protobuf/google/protobuf/struct_pb") as { Struct: { fromJavaScript(v: unknown): unknown } };
@@ -66,8 +75,37 @@ export function diffResponse(result: FieldDiff): Message {
 
 const props = (s: Struct | undefined): Props => s?.toJavaScript() ?? {};
 
-function served(provider: ServedProvider) {
+type StepRequest = { getUrn(): string; getPreview(): boolean; getProperties?(): Struct; getNews?(): Struct; getOlds?(): Struct };
+type Method = (call: Call<StepRequest>, callback: Callback) => unknown;
+
+function served(impl: Record<string, unknown>) {
+  const provider = impl.provider as ServedProvider;
+  /** A create or an update: previewed by the resource, else the server's own. */
+  const step = (run: Method, Response: new () => Message): Method =>
+    async function (call, callback) {
+      const r = call.request;
+      if (!r.getPreview()) return run.call(impl, call, callback);
+      try {
+        const news = props(r.getProperties?.() ?? r.getNews?.());
+        const olds = r.getOlds && props(r.getOlds());
+        const resp = new Response();
+        resp.setProperties!(Struct.fromJavaScript(provider.preview ? await provider.preview(r.getUrn(), news, olds) : news));
+        callback(undefined, resp);
+      } catch (error) {
+        callback(error);
+      }
+    };
   return {
+    configure(_call: unknown, callback: Callback) {
+      const resp = new proto.ConfigureResponse();
+      resp.setAcceptsecrets!(true);
+      resp.setAcceptresources!(true);
+      resp.setAcceptoutputs!(true);
+      resp.setSupportspreview!(true);
+      callback(undefined, resp);
+    },
+    create: step(impl.create as Method, proto.CreateResponse),
+    update: step(impl.update as Method, proto.UpdateResponse),
     async diff(call: Call<{ getId(): string; getUrn(): string; getOlds(): Struct; getNews(): Struct }>, callback: Callback) {
       try {
         const r = call.request;
@@ -95,6 +133,6 @@ function served(provider: ServedProvider) {
 
 const addService = grpc.Server.prototype.addService;
 grpc.Server.prototype.addService = function (this: unknown, service: unknown, impl: Record<string, unknown>) {
-  if (service === ResourceProviderService) Object.assign(impl, served(impl.provider as ServedProvider));
+  if (service === ResourceProviderService) Object.assign(impl, served(impl));
   return addService.call(this, service, impl);
 };
