@@ -7,7 +7,9 @@ import type { Hello, MachineKind } from "../daemon/protocol.js";
 import { sameNetwork } from "../egress/list.js";
 import type { Capabilities, ComputerSpec, NetworkReadBack } from "../contract/provider.js";
 import { parseUser, userText } from "../contract/user.js";
+import { POOL_LABEL } from "../fleet/pool.js";
 import { checkSpec } from "./check.js";
+import { isReadyName } from "./claims.js";
 import {
   COMPUTER_LABEL,
   CPU_PERIOD,
@@ -345,8 +347,12 @@ export interface ReadBackHeld {
 export function readBackDrift(inspected: Inspected, capabilities: Capabilities, proxy?: NetworkReadBack, testNetwork?: string): ReadBackHeld {
   const readBack = specOf(inspected, proxy);
   const mismatches: string[] = [];
-  if (!hasComputerName(inspected)) {
-    mismatches.push(`its name ${nameOf(inspected)} is not one create gives (computer-<12 hex digits>)`);
+  // A warm pool's ready computer is named pool-<hex> until a claim renames it back (claims.ts).
+  const ready = isReadyName(nameOf(inspected)) && labelsOf(inspected)[POOL_LABEL] !== undefined;
+  if (!hasComputerName(inspected) && !ready) {
+    mismatches.push(
+      `its name ${nameOf(inspected)} is not one create gives (computer-<12 hex digits>, or pool-<12 hex digits> for a warm pool's ready computer)`,
+    );
   }
   const spec: ComputerSpec = {
     image: readBack.image,

@@ -250,7 +250,9 @@ describe("the read-back half (attach and read)", () => {
 
   it("names a computer renamed by hand", () => {
     const renamed = changed(f, (i) => (i.Name = "/mine-now"));
-    expect(readBackDrift(renamed, CAPABILITIES).mismatches).toEqual(["its name mine-now is not one create gives (computer-<12 hex digits>)"]);
+    expect(readBackDrift(renamed, CAPABILITIES).mismatches).toEqual([
+      "its name mine-now is not one create gives (computer-<12 hex digits>, or pool-<12 hex digits> for a warm pool's ready computer)",
+    ]);
   });
 
   it("names a deadline label missing, or not the time create writes, and a user that is not uid:gid", () => {
