@@ -24,6 +24,7 @@ const TYPE = "agentrun:index:Computer";
 // How long one step may wait on the vendor (an image built at create is the longest).
 const CREATE_MS = 15 * 60_000;
 const STEP_MS = 2 * 60_000;
+const HOST_MS = 10_000;
 
 /** A Computer's inputs as a stack gives them (a Fleet's and a WarmPool's template too). */
 export const GIVEN = z.strictObject({
@@ -43,6 +44,23 @@ export const GIVEN = z.strictObject({
   egress: z.strictObject({ proxy: z.string().min(1), user: z.string().min(1) }).optional(),
 });
 export const INPUTS = fieldsOf(GIVEN);
+/** What each field takes, in words: a value of the wrong shape is refused with what to ask for, never zod's stock words. */
+const TAKES: Record<(typeof INPUTS)[number], string> = {
+  provider: `a provider's id, such as "${DEFAULT_PROVIDER}"`,
+  image: "an image's name, such as debian:bookworm-slim",
+  lifetimeMs: "a number of milliseconds, such as 600000 (10 minutes)",
+  network: '"none", "open" or "allow"',
+  allow: 'a list of the names and CIDRs the computer may reach, such as ["pypi.org", "10.1.0.0/16"]',
+  mount: "a Mount's mount output ({ kind, path })",
+  labels: "an object of string values",
+  cpus: "a number of CPUs above 0, such as 0.5 or 2",
+  memoryMb: "a whole number of MiB above 0, such as 512",
+  pids: "a whole number above 0, such as 256",
+  user: 'a user as uid:gid (or uid), such as "1000:1000"',
+  workdir: "an absolute path, such as /work",
+  kind: '"linux" or "desktop"',
+  egress: "an EgressProxy's egress output",
+};
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs, each optional (the template's type). */
 export const TEMPLATE = GIVEN.partial();
 // Everything a Docker computer is made with is fixed at create: a change is a replace.
@@ -103,8 +121,9 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   if (!parsed.success) {
     // The field and what it must be; never the value, which could be a secret put in the wrong place.
     for (const issue of parsed.error.issues) {
-      const property = String(issue.path[0] ?? "");
-      failures.push({ property, reason: `${issue.path.join(".")}: ${issue.message}` });
+      const property = String(issue.path[0] ?? "") as (typeof INPUTS)[number];
+      if (refused.has(property)) continue;
+      failures.push({ property, reason: `${property} must be ${TAKES[property]}` });
       refused.add(property);
     }
   }
@@ -139,8 +158,10 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     user: normalUser(known.user ?? defaults.user),
   });
 
-  // With every value known, the provider's own check of the fields not refused already.
+  // With every value known, the provider's own check of the fields not refused already, held to
+  // the host when the provider can read it (a host it cannot reach leaves that to create).
   if (provider && !hasUnknown(inputs)) {
+    await provider.host?.({ signal: bounded(ctx, HOST_MS) });
     const shaped = Object.fromEntries(Object.entries(inputs).filter(([k]) => !refused.has(k)));
     const checked = provider.check(specOf({ image: "", ...shaped } as Inputs));
     if (!checked.ok) {

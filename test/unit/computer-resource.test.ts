@@ -90,6 +90,17 @@ describe("Computer check", () => {
     expect(failures.map((f) => f.property).sort()).toEqual(["cpus", "kind", "user"]);
   });
 
+  it("says what to ask for when a value has the wrong shape or range, never zod's stock words", async () => {
+    expect(await failuresOf({ ...good, cpus: -1 })).toEqual([{ property: "cpus", reason: "cpus must be a number of CPUs above 0, such as 0.5 or 2" }]);
+    expect(await failuresOf({ ...good, memoryMb: 1.5, kind: "android" })).toEqual([
+      { property: "memoryMb", reason: "memoryMb must be a whole number of MiB above 0, such as 512" },
+      { property: "kind", reason: 'kind must be "linux" or "desktop"' },
+    ]);
+    expect(await failuresOf({ ...good, mount: { kind: "bind" } })).toEqual([
+      { property: "mount", reason: "mount must be a Mount's mount output ({ kind, path })" },
+    ]);
+  });
+
   it("refuses a user past 2^31 - 1 as a Mount does", async () => {
     expect(await failuresOf({ ...good, user: "3000000000" })).toEqual([{ property: "user", reason: "user's ids are at most 2147483647" }]);
   });
