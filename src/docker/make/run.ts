@@ -12,6 +12,7 @@ import { IMAGE_SETTING } from "../constants.js";
 import { createRequest } from "../create-request.js";
 import type { EgressPlan } from "../egress-request.js";
 import { type Plan, planOf } from "../plan.js";
+import { nameUser } from "../user-name.js";
 import { egressBefore, egressPlanOf, egressProxy } from "./egress.js";
 import type { Prepared } from "./prepare.js";
 
@@ -65,6 +66,9 @@ export async function run(context: DockerContext, creation: Creation<Prepared>):
   else if (cutOff || !proxyMade.ok) undo.push({ what: `the container ${name}`, run: () => removeLate(context.engine, name) });
   if (!proxyMade.ok) return proxyMade;
   if (!id) return notMade(context, creation, made);
+  // Its user by name in its own /etc, before anything runs as it.
+  const named = await nameUser(context.engine, id, plan, { signal });
+  if (!named.ok) return fail(named.error.code, `${named.error.message}; ${name} was removed`);
 
   const begun = await start(context.engine, id, { signal });
   if (!begun.ok) {
