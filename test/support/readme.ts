@@ -1,0 +1,35 @@
+// An example's README followed literally: its sh block run line by line in bash, from a copy of
+// the repository's layout (the example's folder beside links to dist/ and provider/), so what the
+// README writes (.pulumi/, the stack's settings) never lands in the work tree.
+import { cp, mkdir, mkdtemp, readFile, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import { homeEnv } from "./stack.js";
+import { ROOT } from "./toolchain.js";
+
+/** The README's first sh block, as its lines. */
+export async function readmeSteps(example: string): Promise<string[]> {
+  const text = await readFile(join(ROOT, "examples", example, "README.md"), "utf8");
+  const block = /```sh\n([\s\S]*?)```/.exec(text)?.[1];
+  if (block === undefined) throw new Error(`examples/${example}/README.md has no sh block`);
+  return block.split("\n").filter((l) => l.trim() !== "");
+}
+
+/**
+ * Runs the steps in bash from a fresh copy of the layout, stopping at the first that fails, and
+ * skipping `npm run setup` (the test's set-up has run it), with a Pulumi home of its own. Each
+ * step's exit code and output.
+ */
+export async function followReadme(example: string, env: Record<string, string> = {}) {
+  const root = await mkdtemp(join(tmpdir(), `agentrun-readme-${example}-`));
+  await mkdir(join(root, "examples"));
+  await cp(join(ROOT, "examples", example), join(root, "examples", example), { recursive: true });
+  await symlink(join(ROOT, "dist"), join(root, "dist"));
+  await symlink(join(ROOT, "provider"), join(root, "provider"));
+  const steps = (await readmeSteps(example)).filter((l) => !/^npm run setup\b/.test(l));
+  // One shell for every line, as a reader's terminal is; each line's exit code marked after it.
+  const script = steps.map((line, n) => `${line}\necho "::step ${n} $?" >&2`).join("\n");
+  const ran = await execa("bash", ["-c", script], { cwd: root, env: { ...homeEnv(join(root, "home")), ...env }, reject: false, all: true });
+  return { root, steps, ran };
+}
