@@ -1,7 +1,8 @@
 // An example's README followed literally: its sh block run line by line in bash, from a copy of
 // the repository's layout (the example's folder beside links to dist/ and provider/), so what the
 // README writes (.pulumi/, the stack's settings) never lands in the work tree.
-import { cp, mkdir, mkdtemp, readFile, symlink } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -30,6 +31,19 @@ export async function followReadme(example: string, env: Record<string, string> 
   const steps = (await readmeSteps(example)).filter((l) => !/^npm run setup\b/.test(l));
   // One shell for every line, as a reader's terminal is; each line's exit code marked after it.
   const script = steps.map((line, n) => `${line}\necho "::step ${n} $?" >&2`).join("\n");
-  const ran = await execa("bash", ["-c", script], { cwd: root, env: { ...homeEnv(join(root, "home")), ...env }, reject: false, all: true });
-  return { root, steps, ran };
+  const shellEnv = { ...homeEnv(join(root, "home")), ...env };
+  const ran = await execa("bash", ["-c", script], { cwd: root, env: shellEnv, reject: false, all: true });
+  // Whatever a step that failed left: the stack destroyed as the README's own lines would.
+  const teardown = async () => {
+    const folder = join(root, "examples", example);
+    const again = `. ../../dist/toolchain.env && export PULUMI_BACKEND_URL=file://$PWD/.pulumi PULUMI_CONFIG_PASSPHRASE=local && pulumi destroy --yes --non-interactive --stack dev`;
+    if (existsSync(join(folder, ".pulumi"))) await execa("bash", ["-c", again], { cwd: folder, env: shellEnv, reject: false });
+    await rm(root, { recursive: true, force: true });
+  };
+  return { root, steps, ran, teardown };
+}
+
+/** Each step's line and exit code, as the run marked them. */
+export function stepCodes(followed: { steps: string[]; ran: { stderr: string } }): Array<[string, number]> {
+  return [...followed.ran.stderr.matchAll(/^::step (\d+) (\d+)$/gm)].map((m) => [followed.steps[Number(m[1])]!, Number(m[2])]);
 }
