@@ -22,17 +22,20 @@ export async function readmeSteps(example: string): Promise<string[]> {
  * skipping `npm run setup` (the test's set-up has run it), with a Pulumi home of its own. Each
  * step's exit code and output.
  */
-export async function followReadme(example: string, env: Record<string, string> = {}) {
+export async function followReadme(example: string, env: Record<string, string> = {}, at: "copy" | "root" = "copy") {
   const root = await mkdtemp(join(tmpdir(), `agentrun-readme-${example}-`));
-  await mkdir(join(root, "examples"));
-  await cp(join(ROOT, "examples", example), join(root, "examples", example), { recursive: true });
-  await symlink(join(ROOT, "dist"), join(root, "dist"));
-  await symlink(join(ROOT, "provider"), join(root, "provider"));
+  if (at === "copy") {
+    await mkdir(join(root, "examples"));
+    await cp(join(ROOT, "examples", example), join(root, "examples", example), { recursive: true });
+    await symlink(join(ROOT, "dist"), join(root, "dist"));
+    await symlink(join(ROOT, "provider"), join(root, "provider"));
+  }
   const steps = (await readmeSteps(example)).filter((l) => !/^npm run setup\b/.test(l));
   // One shell for every line, as a reader's terminal is; each line's exit code marked after it.
   const script = steps.map((line, n) => `${line}\necho "::step ${n} $?" >&2`).join("\n");
   const shellEnv = { ...homeEnv(join(root, "home")), ...env };
-  const ran = await execa("bash", ["-c", script], { cwd: root, env: shellEnv, reject: false, all: true });
+  // A README whose lines run from the repository's root (a TypeScript example, which imports this package by name) runs there.
+  const ran = await execa("bash", ["-c", script], { cwd: at === "copy" ? root : ROOT, env: shellEnv, reject: false, all: true });
   // Whatever a step that failed left: the stack destroyed as the README's own lines would.
   const teardown = async () => {
     const folder = join(root, "examples", example);
