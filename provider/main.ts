@@ -5,7 +5,7 @@
 // schema has none.
 import { readFileSync } from "node:fs";
 import { main } from "@pulumi/pulumi/provider/index.js";
-import "./read-request.js";
+import "./server-gaps.js";
 import { settingsFrom } from "./config.js";
 import { engineAddress, engineLog } from "./engine-log.js";
 import { makeProvider } from "./plugin.js";

@@ -7,6 +7,7 @@ import { inStackWords } from "./words.js";
 import { type EngineLog, stepLines } from "./engine-log.js";
 import type { FunctionHandler } from "./function.js";
 import type { Props } from "./secrets.js";
+import type { ServedProvider } from "./server-gaps.js";
 
 /**
  * Every resource type and its module, loaded lazily: the plugin loads a resource's module (and
@@ -40,7 +41,7 @@ export function makeProvider(opts: {
   settings: { ok: true; value: Settings } | { ok: false; message: string };
   /** Lines to the engine against a URN (progress on a resource's line); absent, none are said. */
   log?: EngineLog;
-}): Provider {
+}): Provider & ServedProvider {
   const settings = opts.settings.ok ? opts.settings.value : {};
   const cancel = new AbortController();
   const ctx: Context = { settings, vendor: vendors(settings), signal: cancel.signal };
@@ -68,14 +69,19 @@ export function makeProvider(opts: {
     getSchema: async () => opts.schema,
     check: async (urn, olds: Props, news: Props) => {
       if (!opts.settings.ok) return { failures: [{ property: "", reason: opts.settings.message }] };
-      return (await handler(urn)).check(ctx, olds ?? {}, news ?? {});
+      return (await handler(urn)).check({ ...ctx, urn }, olds ?? {}, news ?? {});
     },
     // A library refusal a stack's user meets is said in their terms (words.ts).
     diff: async (id, urn, olds: Props, news: Props) => inStackWords(settings, async () => (await handler(urn)).diff(ctx, id, olds ?? {}, news ?? {})),
     create: async (urn, inputs: Props) => inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).create(c, inputs ?? {}))),
-    read: async (id, urn, props?: Props) => inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).read(c, id, props ?? {}))),
+    read: async (id: string, urn: string, props?: Props, inputs?: Props) =>
+      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).read(c, id, props ?? {}, inputs))),
     update: async (id, urn, olds: Props, news: Props) =>
       inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).update(c, id, olds ?? {}, news ?? {}))),
+    preview: async (urn: string, news: Props, olds?: Props) => {
+      const h = await handler(urn);
+      return h.preview ? h.preview({ ...ctx, urn }, news, olds) : news;
+    },
     delete: async (id, urn, props: Props) => inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).delete(c, id, props ?? {}))),
     invoke: async (token, inputs: Props) =>
       inStackWords(settings, async () => {

@@ -3,7 +3,8 @@
 // so this contract imports no handler.
 import type { ComponentResourceOptions, Inputs } from "@pulumi/pulumi";
 import type { z } from "zod";
-import type { CheckResult, ConstructResult, CreateResult, DiffResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
+import type { CheckResult, ConstructResult, CreateResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
+import type { FieldDiff } from "./server-gaps.js";
 import type { ComputerProvider } from "../src/contract/provider.js";
 import { boundedBy } from "../src/contract/bound.js";
 import { orThrow } from "../src/contract/result.js";
@@ -20,7 +21,7 @@ export interface Context {
   signal: AbortSignal;
   /** Says a line on this resource's line in the engine (a long wait's reason); absent outside a step. */
   say?: Say;
-  /** The resource's URN, in a step (create, read, update, delete); a key for what it keeps inside a computer. */
+  /** The resource's URN, in a check or a step (create, read, update, delete); a key for what it keeps inside a computer. */
   urn?: string;
 }
 
@@ -30,10 +31,14 @@ export interface ResourceHandler {
   /** The input fields the resource takes: given's. */
   inputs: readonly string[];
   check(ctx: Context, olds: Props, news: Props): Promise<CheckResult>;
-  diff(ctx: Context, id: string, olds: Props, news: Props): Promise<DiffResult>;
+  /** A FieldDiff names each changed field, which is then what the engine prints; a DiffResult leaves the engine to diff the inputs. */
+  diff(ctx: Context, id: string, olds: Props, news: Props): Promise<FieldDiff>;
   create(ctx: Context, inputs: Props): Promise<CreateResult>;
-  read(ctx: Context, id: string, props: Props): Promise<ReadResult>;
+  /** props: the stored outputs; inputs: the stored inputs (none on an import). */
+  read(ctx: Context, id: string, props: Props, inputs?: Props): Promise<ReadResult>;
   update(ctx: Context, id: string, olds: Props, news: Props): Promise<UpdateResult>;
+  /** The outputs a create (olds undefined) or an update will make, for a preview; without it a preview takes the inputs as the outputs. */
+  preview?(ctx: Context, news: Props, olds?: Props): Promise<Props>;
   delete(ctx: Context, id: string, props: Props): Promise<void>;
 }
 

@@ -90,3 +90,7 @@ browser_image() {
 }
 step "browser image (Chromium, for the browser fakes)" browser_image
 if [ $((SECONDS - t_all)) -gt 2 ]; then say "set-up done in $((SECONDS - t_all)) s"; fi
+# Run as `npm run setup` on its own (not inside npm run up or npm test): what to run next.
+if [ "${npm_lifecycle_event:-}" = setup ]; then
+  say "next: \`. dist/toolchain.env\` puts this set-up's pulumi on your PATH; then \`npm run up\` makes the root stack's computers, or follow an example's README (examples/README.md lists them)"
+fi

@@ -12,6 +12,8 @@ const ran = await runHarness({
   run,
   argv,
   passphrase,
+  // State in ~/.agentrun/state, or the folder STATE names.
+  ...(process.env.STATE ? { state: process.env.STATE } : {}),
   onProgress: (p) => {
     if (p.kind === "step" && p.status !== "started" && p.type === "agentrun:index:Computer") console.error(`${p.name}: ${p.op} ${p.status}`);
   },

@@ -14,6 +14,7 @@ import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/contract/result.js";
 import { normalUser } from "../../src/contract/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
+import type { FieldChange, FieldDiff } from "../server-gaps.js";
 import { fieldsOf, strings } from "../inputs.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { type Say, type Ticker, ticker, whileWaiting } from "../progress.js";
@@ -23,6 +24,7 @@ const TYPE = "agentrun:index:Computer";
 // How long one step may wait on the vendor (an image built at create is the longest).
 const CREATE_MS = 15 * 60_000;
 const STEP_MS = 2 * 60_000;
+const HOST_MS = 10_000;
 
 /** A Computer's inputs as a stack gives them (a Fleet's and a WarmPool's template too). */
 export const GIVEN = z.strictObject({
@@ -42,6 +44,23 @@ export const GIVEN = z.strictObject({
   egress: z.strictObject({ proxy: z.string().min(1), user: z.string().min(1) }).optional(),
 });
 export const INPUTS = fieldsOf(GIVEN);
+/** What each field takes, in words: a value of the wrong shape is refused with what to ask for, never zod's stock words. */
+const TAKES: Record<(typeof INPUTS)[number], string> = {
+  provider: `a provider's id, such as "${DEFAULT_PROVIDER}"`,
+  image: "an image's name, such as debian:bookworm-slim",
+  lifetimeMs: "a number of milliseconds, such as 600000 (10 minutes)",
+  network: '"none", "open" or "allow"',
+  allow: 'a list of the names and CIDRs the computer may reach, such as ["pypi.org", "10.1.0.0/16"]',
+  mount: "a Mount's mount output ({ kind, path })",
+  labels: "an object of string values",
+  cpus: "a number of CPUs above 0, such as 0.5 or 2",
+  memoryMb: "a whole number of MiB above 0, such as 512",
+  pids: "a whole number above 0, such as 256",
+  user: 'a user as uid:gid (or uid), such as "1000:1000"',
+  workdir: "an absolute path, such as /work",
+  kind: '"linux" or "desktop"',
+  egress: "an EgressProxy's egress output",
+};
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs, each optional (the template's type). */
 export const TEMPLATE = GIVEN.partial();
 // Everything a Docker computer is made with is fixed at create: a change is a replace.
@@ -108,8 +127,9 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   if (!parsed.success) {
     // The field and what it must be; never the value, which could be a secret put in the wrong place.
     for (const issue of parsed.error.issues) {
-      const property = String(issue.path[0] ?? "");
-      failures.push({ property, reason: `${issue.path.join(".")}: ${issue.message}` });
+      const property = String(issue.path[0] ?? "") as (typeof INPUTS)[number];
+      if (refused.has(property)) continue;
+      failures.push({ property, reason: `${property} must be ${TAKES[property]}` });
       refused.add(property);
     }
   }
@@ -144,8 +164,10 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     user: normalUser(known.user ?? defaults.user),
   });
 
-  // With every value known, the provider's own check of the fields not refused already.
+  // With every value known, the provider's own check of the fields not refused already, held to
+  // the host when the provider can read it (a host it cannot reach leaves that to create).
   if (provider && !hasUnknown(inputs)) {
+    await provider.host?.({ signal: bounded(ctx, HOST_MS) });
     const shaped = Object.fromEntries(Object.entries(inputs).filter(([k]) => !refused.has(k)));
     const checked = provider.check(specOf({ image: "", ...shaped } as Inputs));
     if (!checked.ok) {
@@ -328,7 +350,7 @@ function vendorIdOf(id: string, old: Props): string {
   return typeof old.vendorId === "string" && old.vendorId ? old.vendorId : id;
 }
 
-async function read(ctx: Context, id: string, props: Props) {
+async function read(ctx: Context, id: string, props: Props, stored?: Props) {
   const secretKeys = secretFieldsOf(props);
   const old = unwrap(props).plain as Inputs & Props;
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
@@ -353,7 +375,9 @@ async function read(ctx: Context, id: string, props: Props) {
     o.drift.length > 0 ? outputsOf(declared, o, labels) : await withScreen(provider, outputsOf(declared, o, labels), o.ref, o.hello, bounded(ctx, STEP_MS));
   // The name stays the one it was made as, so the rename stays drift on every refresh until replaced.
   if (made !== undefined) outs.name = made;
+  // In the shape declared: a field left to the provider stays left out (an import declared nothing, so has every one).
   const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);
+  if (stored) for (const k of LEFT_TO_PROVIDER) if (!(k in stored)) delete inputs[k];
   // A resource keeps its id whatever the computer is called now; an import takes the name read.
   return { id: made === undefined || owned ? o.ref.name : id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
@@ -378,17 +402,36 @@ function sorted(v: unknown): unknown {
   return v;
 }
 
-async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
+// An image left to the provider is whatever it made ready, and a size left to it is its own (a
+// Daytona snapshot's): each compared, and read back as an input, only when declared.
+const LEFT_TO_PROVIDER: readonly string[] = ["image", "cpus", "memoryMb", "pids"];
+
+/**
+ * Each field that changed, by name, which is what the engine prints: an input declared otherwise
+ * or read back otherwise, `state` for a stopped computer (past its deadline), and `drift` for a
+ * mismatch no field names (a rename, a setting no input holds). Every one is a replace, and the
+ * drift's sentences are the detail.
+ */
+async function diff(_ctx: Context, _id: string, olds: Props, news: Props): Promise<FieldDiff> {
   const o = unwrap(olds).plain;
   const n = unwrap(news).plain;
-  // An image left to the provider is whatever it made ready, and a size left to it is its own
-  // (a Daytona snapshot's): each compared only when declared.
-  const leftToProvider = (k: string) => (k === "image" || k === "cpus" || k === "memoryMb" || k === "pids") && n[k] === undefined;
-  const replaces: string[] = FIXED.filter((k) => !leftToProvider(k) && !same(o[k], n[k]));
-  // A stopped computer (past its deadline) and a drifted one are made again.
-  if (o.state === "stopped") replaces.push("state");
-  if (Array.isArray(o.drift) && o.drift.length > 0) replaces.push("drift");
-  return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
+  const changed: Record<string, FieldChange> = {};
+  for (const k of FIXED) {
+    if ((LEFT_TO_PROVIDER.includes(k) && n[k] === undefined) || same(o[k], n[k])) continue;
+    changed[k] = o[k] === undefined ? "add-replace" : n[k] === undefined ? "delete-replace" : "update-replace";
+  }
+  if (o.state === "stopped") changed.state = "update-replace";
+  const drifted = Array.isArray(o.drift) && o.drift.length > 0;
+  if (drifted && Object.keys(changed).length === 0) changed.drift = "update-replace";
+  const replaces = Object.keys(changed);
+  // The drift's sentences are shown under --diff whatever field names them.
+  return {
+    changes: replaces.length > 0,
+    replaces,
+    deleteBeforeReplace: false,
+    detailedDiff: drifted ? { drift: "update", ...changed } : changed,
+    diffs: replaces,
+  };
 }
 
 async function update(): Promise<never> {

@@ -6,9 +6,9 @@
 // read back. diff: a new list or hint, or drift, is an update (the proxy made again on the same
 // volume, so its computers keep running); a new provider, user or lifetime, or a deadline
 // passed, is a replace. delete: the proxy and its volume, after the computers behind it.
-// check chooses the proxy's name and writes it, with the `egress` value, into the inputs: a
-// preview knows an updated resource's inputs alone, so the computers behind a proxy whose list
-// changes see the same `egress` and are not shown as made again.
+// check chooses the proxy's name (from the resource, so a preview's is its up's) and writes it,
+// with the `egress` value, into the inputs: a preview knows an updated resource's inputs alone, so
+// the computers behind a proxy whose list changes see the same `egress` and are not shown as made again.
 import { z } from "zod";
 import { sameAllowlist } from "../../src/egress/list.js";
 import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../../src/egress/proxies.js";
@@ -17,7 +17,7 @@ import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { orThrow } from "../../src/contract/result.js";
 import { normalUser } from "../../src/contract/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
-import { bounded, unknownFields, vendorOf } from "../resource.js";
+import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { whileWaiting } from "../progress.js";
 import { fieldsOf } from "../inputs.js";
 import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
@@ -120,9 +120,12 @@ async function check(ctx: Context, olds: Props, news: Props) {
     }
   }
   if (failures.length) return { failures };
-  // The name stays while the proxy does; a change that makes a new proxy chooses a new one.
+  // The name stays while the proxy does; a change that makes a new proxy chooses a new one, the
+  // same at a preview as at its up (seeded by the resource and the name it replaces).
   const keep = typeof old.name === "string" && replacedBy(old, inputs).length === 0;
-  inputs.name = keep ? old.name : (provider?.proxies?.freshName() ?? UNKNOWN);
+  const owner = resourceOwner(ctx);
+  const seed = owner === undefined ? undefined : `${owner}\0${typeof old.name === "string" ? old.name : ""}`;
+  inputs.name = keep ? old.name : (provider?.proxies?.freshName(seed) ?? UNKNOWN);
   inputs.egress = { proxy: inputs.name, user: inputs.user };
   return { inputs: wrapDerived(inputs, secretKeys, { egress: ["user"], name: [] }) };
 }

@@ -11,33 +11,39 @@ import { resourceOwner, type Context } from "../resource.js";
 const READ_MS = 30_000;
 const AT_ONCE = 8;
 
-/** A child as found: its drift check's mismatches, gone (no computer), or a read that failed in words. */
-export type Found = { drift: readonly string[] } | "missing" | { failed: string };
+/** A child as found: its state and drift check's mismatches, gone (no computer), or a read that failed in words. */
+export type Found = { state: "running" | "stopped"; drift: readonly string[] } | "missing" | { failed: string };
 
 export interface FleetDrift {
+  /** How many children a refresh replaces: drifted or stopped (a Computer's diff replaces just these). */
   count: number;
   computers: string[];
+  /** Children removed by hand: a refresh drops them, and the up makes them again. */
+  gone: string[];
   /** Reads that failed, in words; absent when every read answered. */
   note?: string;
 }
 
 /**
- * The summary from what was found of children 0..size-1. A missing child below the highest one
- * found is gone (removed by hand); missing ones past it are new in this up (a first up, a grown size).
+ * The summary from what was found of children 0..size-1, held to what a Computer's read and diff
+ * say of each: a stopped or drifted child is counted; a missing one below the highest found is gone
+ * (removed by hand); missing ones past it are new in this up (a first up, a grown size).
  */
 export function summarize(name: string, size: number, found: ReadonlyMap<number, Found>): FleetDrift {
   let highest = -1;
   for (const [n, f] of found) if (f !== "missing" && n > highest) highest = n;
   const computers: string[] = [];
+  const gone: string[] = [];
   const failed: string[] = [];
   for (let n = 0; n < size; n++) {
     const f = found.get(n) ?? "missing";
     if (f === "missing") {
-      if (n < highest) computers.push(`${name}-${n}`);
+      if (n < highest) gone.push(`${name}-${n}`);
     } else if ("failed" in f) failed.push(`${name}-${n}: ${f.failed}`);
-    else if (f.drift.length > 0) computers.push(`${name}-${n}`);
+    else if (f.state === "stopped" || f.drift.length > 0) computers.push(`${name}-${n}`);
   }
-  return failed.length ? { count: computers.length, computers, note: `not read back: ${failed.join("; ")}` } : { count: computers.length, computers };
+  const summary = { count: computers.length, computers, gone };
+  return failed.length ? { ...summary, note: `not read back: ${failed.join("; ")}` } : summary;
 }
 
 /** A child's URN from its fleet's: the child's type is the parent's type chain and its own. */
@@ -64,7 +70,7 @@ export async function driftAtStart(ctx: Context, provider: ComputerProvider | st
     const readOne = async ([n, id]: [number, string]) => {
       if (!provider.read) return found.set(n, { failed: `the ${provider.id} provider cannot read a computer back` });
       const r = await provider.read({ id }, { signal });
-      found.set(n, r.ok ? { drift: r.value.drift } : r.error.code === "not_found" ? "missing" : { failed: r.error.message });
+      found.set(n, r.ok ? { state: r.value.state, drift: r.value.drift } : r.error.code === "not_found" ? "missing" : { failed: r.error.message });
     };
     await Promise.all(
       Array.from({ length: Math.min(AT_ONCE, queue.length) }, async () => {
@@ -73,6 +79,6 @@ export async function driftAtStart(ctx: Context, provider: ComputerProvider | st
     );
     return summarize(name, size, found);
   } catch (e) {
-    return { count: 0, computers: [], note: `the children could not be read back: ${(e as Error).message}` };
+    return { count: 0, computers: [], gone: [], note: `the children could not be read back: ${(e as Error).message}` };
   }
 }

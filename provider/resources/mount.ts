@@ -177,6 +177,19 @@ async function update(_ctx: Context, _id: string, olds: Props, news: Props) {
   return { outs: wrapDerived(outputsOf(inputs, state, unwrap(olds).plain.made === true), secretKeys, DERIVED) };
 }
 
+/**
+ * What an up makes, for a preview: the folder as declared (an update heals its owner and mode), so
+ * the `mount` a Computer takes is known, and a folder's drift replaces no computer on it.
+ */
+async function preview(_ctx: Context, news: Props, olds?: Props) {
+  const { plain, secretKeys } = unwrap(news);
+  const inputs = plain as Inputs;
+  if (Object.values(inputs).includes(UNKNOWN)) return news;
+  const outs = outputsOf(inputs, { owner: ownerOf(inputs.user), mode: FOLDER_MODE }, olds === undefined ? false : unwrap(olds).plain.made === true);
+  // Whether a create makes the folder is known only once it runs.
+  return wrapDerived(olds === undefined ? { ...outs, made: UNKNOWN } : outs, secretKeys, DERIVED);
+}
+
 async function remove(ctx: Context, id: string, props: Props) {
   const old = unwrap(props).plain;
   const path = typeof old.path === "string" ? old.path : id;
@@ -188,4 +201,4 @@ async function remove(ctx: Context, id: string, props: Props) {
   if (owner !== undefined && claim && recordsPath(claim, path)) await dropFolderRecord(owner);
 }
 
-export const mount: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const mount: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, preview, delete: remove };

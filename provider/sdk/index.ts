@@ -373,22 +373,26 @@ export interface ComputerTemplateArgs {
   egress?: pulumi.Input<EgressValueArgs>;
 }
 
-/** How many of a fleet's computers were found drifted or gone at the start of the last up (or preview), and which. */
+/** How many of a fleet's computers were found drifted, stopped or gone at the start of the last up (or preview), and which. */
 export interface FleetDrift {
-  /** How many of the fleet's computers read back other than declared (or gone). */
+  /** How many of the fleet's computers read back stopped or other than declared: the children the up replaces. */
   readonly count: number;
-  /** The drifted or gone children by resource name (`<fleet>-<n>`), in order. A child missing past the highest one found counts as new, not gone. */
+  /** The drifted or stopped children by resource name (`<fleet>-<n>`), in order. */
   readonly computers: string[];
+  /** The children removed by hand, by resource name, in order: the up makes them again. A child missing past the highest one found counts as new, not gone. */
+  readonly gone: string[];
   /** The children that could not be read back, in words; absent when every read answered. A failed read never fails the up. */
   readonly note?: string;
 }
 
-/** How many of a fleet's computers were found drifted or gone at the start of the last up (or preview), and which. */
+/** How many of a fleet's computers were found drifted, stopped or gone at the start of the last up (or preview), and which. */
 export interface FleetDriftArgs {
-  /** How many of the fleet's computers read back other than declared (or gone). */
+  /** How many of the fleet's computers read back stopped or other than declared: the children the up replaces. */
   count: pulumi.Input<number>;
-  /** The drifted or gone children by resource name (`<fleet>-<n>`), in order. A child missing past the highest one found counts as new, not gone. */
+  /** The drifted or stopped children by resource name (`<fleet>-<n>`), in order. */
   computers: pulumi.Input<pulumi.Input<string>[]>;
+  /** The children removed by hand, by resource name, in order: the up makes them again. A child missing past the highest one found counts as new, not gone. */
+  gone: pulumi.Input<pulumi.Input<string>[]>;
   /** The children that could not be read back, in words; absent when every read answered. A failed read never fails the up. */
   note?: pulumi.Input<string>;
 }

@@ -1,7 +1,7 @@
 // agentrun cp <src> <dst>: a file or a folder between this machine and a computer, either way;
 // the computer's side is name:/absolute/path. Files go through writeFile/readFile, folders as tar
-// through pushTar/pullTarStream, made and read here by the host's tar. A folder's contents land in
-// dst (made when missing); a file into an existing folder keeps its name.
+// through pushTar/pullTarStream, made and read here by the host's tar. As `cp -r`: into an existing
+// folder, a file or a folder lands under its own name (dst/<name>); else it is made at dst.
 import { spawn } from "node:child_process";
 import { mkdir, readFile as readLocal, stat, writeFile as writeLocal } from "node:fs/promises";
 import path from "node:path";
@@ -56,14 +56,14 @@ async function* tarOf(folder: string, counted: (n: number) => void): AsyncGenera
 async function upload(client: ComputerClient, from: string, to: string, signal: AbortSignal): Promise<string> {
   const local = await stat(from).catch(() => undefined);
   if (!local) throw usageError(`there is no ${from} here to copy`, "cp");
+  const target = (await remoteType(client, to, signal)) === "dir" ? path.posix.join(to, path.basename(path.resolve(from))) : to;
   if (local.isDirectory()) {
-    const shown = progress(`${from} → ${to}`);
-    const pushed = await pushTar(client, to, tarOf(from, shown.add), { signal });
+    const shown = progress(`${from} → ${target}`);
+    const pushed = await pushTar(client, target, tarOf(from, shown.add), { signal });
     shown.done();
-    if (!pushed.ok) throw failed(`${from} could not be copied to ${to}`, pushed.error);
-    return `${from}/ → ${to}/ (${pushed.value.entries} entries)`;
+    if (!pushed.ok) throw failed(`${from} could not be copied to ${target}`, pushed.error);
+    return `${from}/ → ${target}/ (${pushed.value.entries} entries)`;
   }
-  const target = (await remoteType(client, to, signal)) === "dir" ? path.posix.join(to, path.basename(from)) : to;
   const bytes = await readLocal(from);
   const shown = progress(`${from} → ${target}`, bytes.length);
   const written = await writeFile(client, target, bytes, { signal, mode: local.mode & 0o7777 });
@@ -77,21 +77,21 @@ async function download(client: ComputerClient, from: string, to: string, signal
   const type = await remoteType(client, from, signal);
   if (type === "missing") throw usageError(`there is no ${from} in the computer to copy`, "cp");
   if (type === "other") throw usageError(`${from} is neither a file nor a folder`, "cp");
+  const here = await stat(to).catch(() => undefined);
+  const target = here?.isDirectory() ? path.join(to, path.posix.basename(from)) : to;
   if (type === "file") {
-    const here = await stat(to).catch(() => undefined);
-    const target = here?.isDirectory() ? path.join(to, path.posix.basename(from)) : to;
     const read = await readFile(client, from, { signal });
     if (!read.ok) throw failed(`${from} could not be read`, read.error);
     await writeLocal(target, read.value);
     return `${from} → ${target} (${read.value.length} bytes)`;
   }
-  await mkdir(to, { recursive: true });
-  const tar = spawn("tar", ["-x", "-f", "-", "--no-same-owner", "-C", to], { stdio: ["pipe", "ignore", "pipe"] });
+  await mkdir(target, { recursive: true });
+  const tar = spawn("tar", ["-x", "-f", "-", "--no-same-owner", "-C", target], { stdio: ["pipe", "ignore", "pipe"] });
   let said = "";
   tar.stderr.on("data", (b: Buffer) => (said += b.toString()));
   const ended = new Promise<number | null>((resolve) => tar.on("close", resolve));
   const pull = pullTarStream(client, from, { signal });
-  const shown = progress(`${from} → ${to}`);
+  const shown = progress(`${from} → ${target}`);
   for await (const chunk of pull.chunks) {
     shown.add(chunk.length);
     if (!tar.stdin.write(chunk)) await new Promise((resolve) => tar.stdin.once("drain", resolve));
@@ -101,17 +101,21 @@ async function download(client: ComputerClient, from: string, to: string, signal
   const pulled = await pull.done;
   const code = await ended;
   if (!pulled.ok) throw failed(`${from} could not be read`, pulled.error);
-  if (code !== 0) throw new CliError(EXIT.failed, `tar could not write into ${to}: ${said.trim()}`);
-  return `${from}/ → ${to}/`;
+  if (code !== 0) throw new CliError(EXIT.failed, `tar could not write into ${target}: ${said.trim()}`);
+  return `${from}/ → ${target}/`;
 }
 
 export function cpCommand(program: Command, context: Context): Command {
   const command = program
     .command("cp")
-    .description("copy a file or a folder into a computer or out of one")
+    .description("copy a file or a folder into a computer or out of one, as cp -r does")
     .argument("<src>", "a local path, or name:/path in a computer")
     .argument("<dst>", "a local path, or name:/path in a computer")
-    .addHelpText("after", "\nExamples:\n  agentrun cp ./src computer-0123456789ab:/work/src\n  agentrun cp computer-0123456789ab:/work/out ./out");
+    .addHelpText(
+      "after",
+      "\nAs cp -r: into an existing folder, src lands under its own name (dst/<name of src>); else it is made as dst.\n" +
+        "\nExamples:\n  agentrun cp ./src computer-0123456789ab:/work        # lands as /work/src\n  agentrun cp computer-0123456789ab:/work/out ./out  # ./out made as a copy of /work/out",
+    );
   withProviderOptions(command);
   return command.action(async (src: string, dst: string, flags: ProviderFlags) => {
     const { signal } = context;

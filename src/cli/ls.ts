@@ -1,5 +1,5 @@
 // agentrun ls [--label k=v]...: the provider's computers, each with its kind, state, deadline, run
-// and epoch, and its drift in one word (ok, or the first field that drifted).
+// and epoch, and its drift in a word (ok, or how many mismatches; --json has each in words).
 import type { Command } from "commander";
 import { EPOCH_LABEL, RUN_LABEL } from "../contract/labels.js";
 import { listComputers, type Listing } from "../fleet/listing.js";
@@ -20,14 +20,11 @@ export interface Listed {
   run: string | null;
   epoch: string | null;
   labels: Record<string, string>;
-  /** ok, the first field that drifted (with +N for more), or unknown when it could not be read. */
+  /** ok, how many mismatches the drift check found (each in driftWords), or unknown when it could not be read. */
   drift: string;
   /** Every mismatch in words (or why it could not be read). */
   driftWords: string[];
 }
-
-/** A drift sentence's subject: the field it names first. */
-const subject = (sentence: string) => sentence.split(/[\s:]/, 1)[0] || "drift";
 
 function row(provider: ComputerProvider, { info, kind, state, drift, readBack }: Listing): Listed {
   return {
@@ -40,7 +37,7 @@ function row(provider: ComputerProvider, { info, kind, state, drift, readBack }:
     run: info.labels[RUN_LABEL] ?? null,
     epoch: info.labels[EPOCH_LABEL] ?? null,
     labels: info.labels,
-    drift: !readBack ? "unknown" : drift.length === 0 ? "ok" : `${subject(drift[0]!)}${drift.length > 1 ? `+${drift.length - 1}` : ""}`,
+    drift: !readBack ? "unknown" : drift.length === 0 ? "ok" : `${drift.length} mismatch${drift.length > 1 ? "es" : ""}`,
     driftWords: drift,
   };
 }

@@ -243,6 +243,8 @@ export interface ComputerProvider {
   capabilities(): Capabilities;
   /** Every refusal of a spec in words, with no vendor call; else the spec with what check parsed, which every later step takes. */
   check(spec: ComputerSpec): Result<CheckedSpec>;
+  /** Reads the host once (Docker: docker info), after which check also refuses what the host cannot give (cpus past its CPUs). */
+  host?(options?: CallOptions): Promise<Result<unknown>>;
   create(spec: ComputerSpec, options?: CreateOptions): Promise<Result<ComputerRef>>;
   /** Finds a computer and runs the drift check on it; a drifted one is refused and left as it is. */
   attach(by: AttachBy, options?: CallOptions): Promise<Result<ComputerRef>>;

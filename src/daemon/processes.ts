@@ -1,6 +1,7 @@
-// Helpers over the process methods: a stream followed to the process's end, and the whole table.
+// Helpers over the process methods: a stream followed to the process's end, the whole table, and
+// exec.run's output as text.
 import { asFailure, type CallOptions, type ComputerClient } from "./client.js";
-import { MAX_CHUNK_BYTES, MAX_READ_WAIT_MS, type ProcessInfo, type ProcessStream } from "./protocol.js";
+import { type ExecRunResult, MAX_CHUNK_BYTES, MAX_READ_WAIT_MS, type ProcessInfo, type ProcessStream } from "./protocol.js";
 import { ok, type Result } from "../contract/result.js";
 
 export interface ReadAllOptions extends CallOptions {
@@ -54,4 +55,12 @@ export async function listProcesses(client: ComputerClient, options: CallOptions
   } catch (error) {
     return asFailure(error);
   }
+}
+
+/** exec.run's result with its streams as text: the protocol gives them as base64 bytes, decoded here as UTF-8. */
+export type ExecRunText = Omit<ExecRunResult, "stdout" | "stderr"> & { stdout: string; stderr: string };
+
+/** exec.run's result as text (`const ran = runText(await client.call("exec.run", { argv }))`; `ran.stdout` is what the program printed). */
+export function runText(result: ExecRunResult): ExecRunText {
+  return { ...result, stdout: Buffer.from(result.stdout, "base64").toString("utf8"), stderr: Buffer.from(result.stderr, "base64").toString("utf8") };
 }

@@ -24,7 +24,7 @@ export interface EngineBound {
 
 export interface EngineCall extends EngineBound {
   query?: Record<string, string | number | boolean>;
-  /** Sent as JSON. */
+  /** Sent as JSON, or a tar archive's bytes as they are (PUT /containers/{id}/archive). */
   body?: unknown;
 }
 
@@ -155,13 +155,14 @@ export class DockerEngine {
   ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: Buffer } | Reply<never>> {
     const { bound: timeout, signal } = boundedBy(call.timeoutMs ?? ENGINE_CALL_MS, call.signal);
     const query = call.query ? `?${new URLSearchParams(Object.entries(call.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : "";
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const tar = Buffer.isBuffer(call.body);
+    const body = call.body === undefined ? undefined : tar ? (call.body as Buffer) : JSON.stringify(call.body);
     try {
       const reply = await this.#connections.request({
         method: method as "GET",
         path: `${path}${query}`,
         signal,
-        ...(body === undefined ? {} : { body, headers: { "content-type": "application/json" } }),
+        ...(body === undefined ? {} : { body, headers: { "content-type": tar ? "application/x-tar" : "application/json" } }),
       });
       return { status: reply.statusCode, headers: reply.headers, bytes: Buffer.from(await reply.body.arrayBuffer()) };
     } catch (error) {

@@ -131,6 +131,10 @@ function sizeRefusals(spec: ComputerSpec): Refusal[] {
 export function hostRefusals(spec: ComputerSpec, host: Host, volumeRoot: string | undefined): Refusal[] {
   const out: Refusal[] = [];
   for (const lack of host.lacks) out.push({ field: "host", message: lack });
+  // The computer's cpus are a CFS quota, which Docker sets past the host's CPUs without a word
+  // (its --cpus refuses them): refused here in its terms.
+  if (typeof spec.cpus === "number" && host.cpus !== undefined && spec.cpus > host.cpus)
+    out.push({ field: "cpus", message: `cpus is ${spec.cpus}, more than this Docker host's ${host.cpus} CPUs (docker info): ask for at most ${host.cpus}` });
   if (spec.mount !== undefined) {
     const remap = remapProblem(host);
     if (remap) out.push({ field: "host", message: remap });

@@ -21,6 +21,8 @@ export interface CreateRequest {
   name: string;
   body: {
     Image: string;
+    /** The computer's name: its shell prompt and `hostname` say which computer it is. */
+    Hostname: string;
     User: string;
     Labels: Record<string, string>;
     Env: string[];
@@ -47,6 +49,7 @@ export function createRequest(plan: Plan): CreateRequest {
     name: plan.name,
     body: {
       Image: plan.image,
+      Hostname: plan.name,
       User: `${plan.uid}:${plan.gid}`,
       Labels: { [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: plan.deadline, ...plan.labels, ...(plan.display !== undefined ? { [KIND_LABEL]: "desktop" } : {}) },
       // A desktop's init reads DISPLAY; the programs it starts never get it from init.

@@ -7,7 +7,9 @@ import type { Hello, MachineKind } from "../daemon/protocol.js";
 import { sameNetwork } from "../egress/list.js";
 import type { Capabilities, ComputerSpec, NetworkReadBack } from "../contract/provider.js";
 import { parseUser, userText } from "../contract/user.js";
+import { POOL_LABEL } from "../fleet/pool.js";
 import { checkSpec } from "./check.js";
+import { isReadyName } from "./claims.js";
 import {
   COMPUTER_LABEL,
   CPU_PERIOD,
@@ -22,8 +24,8 @@ import {
   RECIPE_LABEL,
   KIND_LABEL,
 } from "./constants.js";
-import { cpuQuota } from "./plan.js";
-import { deadlineOf, hasComputerName, type Inspected, labelsOf, nameOf, networkOf, specOf } from "./readback.js";
+import { cpuQuota, workSizeMb } from "./plan.js";
+import { deadlineOf, hasComputerName, hasEgress, type Inspected, labelsOf, nameOf, networkOf, specOf } from "./readback.js";
 import { initCommand, tmpfsOptions } from "./create-request.js";
 import { EGRESS_MOUNT, egressName } from "./egress-request.js";
 
@@ -130,7 +132,10 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
   const [uid = "", gid = ""] = expected.user.split(":");
 
   const network = networkOf(inspected, expected.proxy);
-  if (typeof network === "object" && "other" in network) out.push(`the network reads back as other (${network.other}), not ${show(spec.network)}`);
+  // An allowlist with no entries is the proxy's list, whatever it is: read back, or a shared proxy's.
+  const unlisted = isAllow(spec.network) && spec.network.allow.length === 0;
+  if (typeof network === "object" && "other" in network)
+    out.push(`the network reads back as other (${network.other})${unlisted ? "" : `, not ${show(spec.network)}`}`);
   else if (!(sameNetwork(network, spec.network) || theProxysList(spec, network)))
     out.push(`the network reads back as ${show(network)}, not ${show(spec.network)}`);
 
@@ -154,12 +159,16 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
     if (missing.length) out.push(`HostConfig.${field} lacks ${missing.join(", ")}, which Docker holds for every container`);
   }
   if (host.PidsLimit !== pids) out.push(`HostConfig.PidsLimit is ${show(host.PidsLimit)}, not ${pids}`);
+  // Read back, memoryMb is the memory now: a docker update of it shows as the memory /work was sized for.
+  const made = memoryMadeWith(host, memoryMb);
+  if (made !== memoryMb) out.push(`HostConfig.Memory is ${memoryMb} MiB, not the ${made} MiB the computer was made with (/work's tmpfs is sized for it)`);
   for (const field of ["Memory", "MemorySwap"] as const) {
-    if (host[field] !== memoryMb * MIB) out.push(`HostConfig.${field} is ${show(host[field])} bytes, not ${memoryMb * MIB} (${memoryMb} MiB)`);
+    if (field === "Memory" && made !== memoryMb) continue;
+    if (host[field] !== made * MIB) out.push(`HostConfig.${field} is ${show(host[field])} bytes, not ${made * MIB} (${made} MiB)`);
   }
   if (host.CpuPeriod !== CPU_PERIOD) out.push(`HostConfig.CpuPeriod is ${show(host.CpuPeriod)}, not ${CPU_PERIOD}`);
   if (host.CpuQuota !== cpuQuota(cpus)) out.push(`HostConfig.CpuQuota is ${show(host.CpuQuota)}, not ${cpuQuota(cpus)} (${cpus} CPUs)`);
-  out.push(...tmpfsDrift(host.Tmpfs, { uid: Number(uid), gid: Number(gid), memoryMb }));
+  out.push(...tmpfsDrift(host.Tmpfs, { uid: Number(uid), gid: Number(gid), memoryMb: made }));
   out.push(...mountsDrift(spec, inspected, expected));
   const restart = host.RestartPolicy as { Name?: string; MaximumRetryCount?: number } | undefined;
   if (!(restart === undefined || restart === null || ((restart.Name === "no" || restart.Name === "") && !restart.MaximumRetryCount))) {
@@ -207,6 +216,19 @@ function configDrift(spec: ComputerSpec, config: Record<string, unknown>, expect
     out.push(`Config.${field} is ${show(value)}, and must be empty`);
   }
   return out;
+}
+
+/**
+ * The memory a computer was made with: /work's tmpfs is sized from it at create and no docker
+ * update changes it, so a size that is not memoryMb's names the memory as what changed (the swap
+ * tells which of the two memories that size fits, when it was left as made).
+ */
+function memoryMadeWith(host: Record<string, unknown>, memoryMb: number): number {
+  const work = (host.Tmpfs as Record<string, unknown> | undefined)?.[HOME];
+  const size = /(?:^|,)size=(\d+)m(?:,|$)/.exec(typeof work === "string" ? work : "")?.[1];
+  if (size === undefined || workSizeMb(memoryMb) === Number(size)) return memoryMb;
+  const swapMb = Number(host.MemorySwap) / MIB;
+  return workSizeMb(swapMb) === Number(size) ? swapMb : Number(size) * 2;
 }
 
 function tmpfsDrift(tmpfs: unknown, want: { uid: number; gid: number; memoryMb: number }): string[] {
@@ -325,13 +347,18 @@ export interface ReadBackHeld {
 export function readBackDrift(inspected: Inspected, capabilities: Capabilities, proxy?: NetworkReadBack, testNetwork?: string): ReadBackHeld {
   const readBack = specOf(inspected, proxy);
   const mismatches: string[] = [];
-  if (!hasComputerName(inspected)) {
-    mismatches.push(`its name ${nameOf(inspected)} is not one create gives (computer-<12 hex digits>)`);
+  // A warm pool's ready computer is named pool-<hex> until a claim renames it back (claims.ts).
+  const ready = isReadyName(nameOf(inspected)) && labelsOf(inspected)[POOL_LABEL] !== undefined;
+  if (!hasComputerName(inspected) && !ready) {
+    mismatches.push(
+      `its name ${nameOf(inspected)} is not one create gives (computer-<12 hex digits>, or pool-<12 hex digits> for a warm pool's ready computer)`,
+    );
   }
   const spec: ComputerSpec = {
     image: readBack.image,
     lifetimeMs: 1,
-    network: typeof readBack.network === "string" || "allow" in readBack.network ? readBack.network : "none",
+    // A network that reads back as other is held to its wiring: an allowlist's when the computer has one (its list is the proxy's, whatever it is).
+    network: typeof readBack.network === "string" || "allow" in readBack.network ? readBack.network : hasEgress(inspected) ? { allow: [] } : "none",
     labels: Object.fromEntries(Object.entries(labelsOf(inspected)).filter(([k]) => k !== COMPUTER_LABEL && !k.startsWith(`${COMPUTER_LABEL}.`))),
     cpus: readBack.cpus,
     memoryMb: readBack.memoryMb,
@@ -344,7 +371,12 @@ export function readBackDrift(inspected: Inspected, capabilities: Capabilities, 
   if (readBack.egress !== undefined) spec.egress = readBack.egress;
   if (readBack.mount && "kind" in readBack.mount && readBack.mount.kind === "bind") spec.mount = { kind: "bind", path: readBack.mount.path };
   else if (readBack.mount && "other" in readBack.mount) mismatches.push(`the run folder reads back as other: ${readBack.mount.other}`);
-  for (const refusal of checkSpec({ ...spec, labels: {} }, { capabilities, ...(testNetwork === undefined ? {} : { testNetwork }) })) {
+  // The network that read back as other is its own sentence (inspectDrift's): the check holds the rest.
+  const other = typeof readBack.network === "object" && "other" in readBack.network;
+  for (const refusal of checkSpec(
+    { ...spec, ...(other ? { network: "none" as const } : {}), labels: {} },
+    { capabilities, ...(testNetwork === undefined ? {} : { testNetwork }) },
+  )) {
     if (refusal.field !== "mount.path" && refusal.field !== "mount") mismatches.push(`read back, ${refusal.message}`);
   }
   const deadline = readBack.deadline;

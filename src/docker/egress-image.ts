@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fail, ok, type Result } from "../contract/result.js";
 import { type CallBound, type DockerCli, failureOf } from "./cli.js";
 import { EGRESS_ENTRYPOINT } from "./egress-request.js";
+import { tarOf } from "./tar.js";
 
 export const EGRESS_REPO = "agentrun-egress";
 const IMPORT_MS = 120_000;
@@ -20,23 +21,7 @@ export function egressImageTag(daemon: Uint8Array): string {
 
 /** A ustar archive of one file, /computerd, mode 0755, owned by 0:0, dated at the epoch. */
 export function daemonTar(daemon: Uint8Array): Buffer {
-  const header = Buffer.alloc(512);
-  const put = (text: string, at: number) => header.write(text, at, "ascii");
-  const octal = (n: number, width: number) => `${n.toString(8).padStart(width - 1, "0")}\0`;
-  put(EGRESS_ENTRYPOINT.slice(1), 0);
-  put(octal(0o755, 8), 100);
-  put(octal(0, 8), 108);
-  put(octal(0, 8), 116);
-  put(octal(daemon.length, 12), 124);
-  put(octal(0, 12), 136);
-  put("        ", 148); // the checksum counts its own field as spaces
-  put("0", 156);
-  put("ustar\0", 257);
-  put("00", 263);
-  const sum = header.reduce((a, b) => a + b, 0);
-  put(`${sum.toString(8).padStart(6, "0")}\0 `, 148);
-  const pad = Buffer.alloc((512 - (daemon.length % 512)) % 512);
-  return Buffer.concat([header, Buffer.from(daemon), pad, Buffer.alloc(1024)]);
+  return tarOf([{ path: EGRESS_ENTRYPOINT.slice(1), mode: 0o755, bytes: daemon }]);
 }
 
 const making = new Map<string, Promise<Result<string>>>();

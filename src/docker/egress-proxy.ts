@@ -3,7 +3,7 @@
 // finds them; computers join it by mounting its volume read-only. Changing the list makes the
 // proxy container again on the same volume: its computers keep running, and their next
 // connection meets the new list.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { CallOptions } from "../daemon/client.js";
 import { checkAllowlist, hintProblem } from "../egress/list.js";
 import type { EgressProxies, ProxyNetwork, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
@@ -90,8 +90,8 @@ export class DockerEgressProxies implements EgressProxies {
     return out;
   }
 
-  freshName(): string {
-    return `proxy-${randomBytes(6).toString("hex")}`;
+  freshName(seed?: string): string {
+    return `proxy-${seed === undefined ? randomBytes(6).toString("hex") : createHash("sha256").update(seed).digest("hex").slice(0, 12)}`;
   }
 
   check(spec: ProxySpec): Result<undefined> {

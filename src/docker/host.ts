@@ -12,6 +12,7 @@ export interface DockerInfo {
   SecurityOptions?: string[] | null;
   Architecture?: string;
   ServerVersion?: string;
+  NCPU?: number;
   [field: string]: unknown;
 }
 
@@ -24,6 +25,8 @@ export interface Host {
   remap?: "userns" | "rootless";
   /** The engine's version (ServerVersion), when it reports one. */
   engine?: string;
+  /** The host's CPUs (NCPU), when it reports them: Docker refuses --cpus above them. */
+  cpus?: number;
   /** Each requirement the host lacks, in words; create refuses while any is here. */
   lacks: string[];
 }
@@ -66,6 +69,7 @@ export function hostOf(info: DockerInfo): Host {
   if (security.has("rootless")) host.remap = "rootless";
   else if (security.has("userns")) host.remap = "userns";
   if (typeof info.ServerVersion === "string" && info.ServerVersion) host.engine = info.ServerVersion;
+  if (typeof info.NCPU === "number" && info.NCPU > 0) host.cpus = info.NCPU;
   return host;
 }
 

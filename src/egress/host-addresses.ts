@@ -50,24 +50,35 @@ export function hostAddresses(options: HostAddressOptions = {}): Result<string[]
     if (!a) return fail("invalid", `egress.hostAddresses holds ${JSON.stringify(text)}, which is not an IP address`, { field: "egress.hostAddresses" });
     given.push(formatAddress(unmap(a)));
   }
-  if (given.length === 0) {
-    const sign = containerSign(options.hostRoot);
-    if (sign) {
-      return fail(
-        "unsupported",
-        `an allowlist needs the Docker host's own addresses, and this provider runs in a container (${sign}), so its interfaces are not the host's: give egress.hostAddresses (the host's IP addresses, its public and NAT'd ones too)`,
-        { field: "network" },
-      );
-    }
+  const sign = containerSign(options.hostRoot);
+  if (given.length === 0 && sign) {
+    return fail(
+      "unsupported",
+      `an allowlist needs the Docker host's own addresses, and this provider runs in a container (${sign}), so its interfaces are not the host's: give egress.hostAddresses (the host's IP addresses, its public and NAT'd ones too)`,
+      { field: "network" },
+    );
   }
   const own: string[] = [];
+  const onInterfaces = new Set<string>();
   for (const list of Object.values(options.interfaces ?? networkInterfaces())) {
     for (const i of list ?? []) {
       const a = parseAddress(i.address.split("%")[0]!);
+      if (a) onInterfaces.add(formatAddress(unmap(a)));
       // Only a public address needs naming: every other class is refused by the table already,
       // and the host's veths come and go with its containers.
       if (!i.internal && a && classify(a) === "public") own.push(formatAddress(unmap(a)));
     }
+  }
+  // On the Docker host itself its interfaces are the host's: a given address on none of them is
+  // the host's only as a public one it is reached at (a cloud's NAT'd address).
+  if (!sign) {
+    const stray = given.filter((a) => !onInterfaces.has(a) && classify(parseAddress(a)!) !== "public");
+    if (stray.length > 0)
+      return fail(
+        "invalid",
+        `egress.hostAddresses holds ${stray.join(", ")}, which is none of this host's addresses: this provider runs on the Docker host, whose public addresses it finds itself (\`ip -brief address\` lists them); give only a public address the host is reached at that is on no interface (a cloud's NAT'd one), or unset it`,
+        { field: "egress.hostAddresses" },
+      );
   }
   return ok([...new Set([...own, ...given])].sort());
 }

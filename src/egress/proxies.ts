@@ -51,8 +51,11 @@ export interface ProxyReadBack {
 }
 
 export interface EgressProxies {
-  /** A fresh name to make a proxy under, chosen ahead (a Pulumi check does). */
-  freshName(): string;
+  /**
+   * A name to make a proxy under, chosen ahead (a Pulumi check does): the same for the same seed
+   * (so a preview names the proxy its up makes), else random.
+   */
+  freshName(seed?: string): string;
   /** Every refusal of a spec together, in words, with no vendor call. */
   check(spec: ProxySpec): Result<undefined>;
   /** The volume, then the proxy, then its ready line; a failure leaves nothing. */

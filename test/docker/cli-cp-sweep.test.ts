@@ -47,6 +47,18 @@ describe("agentrun cp", () => {
     expect(statSync(path.join(local, "deep", "c")).mode & 0o777).toBe(0o600);
   });
 
+  it("copies a folder as cp -r does: into an existing folder under its own name, both ways", async () => {
+    const kit = path.join(here, "kit");
+    mkdirSync(kit);
+    writeFileSync(path.join(kit, "k.txt"), "kappa\n");
+    expect((await agentrun(["cp", kit, `${name}:/work`])).exitCode).toBe(0);
+    expect(await inside("cat /work/kit/k.txt")).toBe("kappa");
+    const back = path.join(here, "back-kit");
+    mkdirSync(back);
+    expect((await agentrun(["cp", `${name}:/work/kit`, back])).exitCode).toBe(0);
+    expect(readFileSync(path.join(back, "kit", "k.txt"), "utf8")).toBe("kappa\n");
+  });
+
   it("copies a file in and out again, into a folder under its own name", async () => {
     const file = path.join(here, "note.txt");
     writeFileSync(file, "a note\n");

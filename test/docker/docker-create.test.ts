@@ -123,6 +123,16 @@ describe("a Docker computer, made here", () => {
         await connection?.close();
       });
 
+      it("its user has a name (agent, home /work), so a shell never says it has none", async () => {
+        const ran = await connection.client.call("exec.run", { argv: ["sh", "-c", "id -un; id -gn; getent passwd 1000 | cut -d: -f6"], timeoutMs: 10_000 });
+        expect(text(ran.stdout).trim().split("\n")).toEqual(["agent", "agent", "/work"]);
+      });
+
+      it("is called by its computer's name: the hostname is the computer's", async () => {
+        const ran = await connection.client.call("exec.run", { argv: ["hostname"], timeoutMs: 10_000 });
+        expect(text(ran.stdout).trim()).toBe(ref.name);
+      });
+
       it("says hello as this provider's daemon", () => {
         expect(connection.hello).toMatchObject({ version: docker_.version, os: "linux", kind: "linux", arch: "amd64" });
       });

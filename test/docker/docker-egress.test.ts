@@ -102,6 +102,21 @@ describe("an allowlisted Docker computer", () => {
     expect(egressOf(labels)).toEqual({ containers: [], volumes: [] });
   }, 120_000);
 
+  it("a host address added to egress.hostAddresses after create reads back as the network alone, no follow-on sentence", async () => {
+    const labels = testLabel();
+    const created = await testProvider().create({ image: IMAGE, lifetimeMs: 600_000, network: { allow: [`${upIP}/32`] }, labels });
+    if (created.ok) made.track(created.value.name);
+    if (!created.ok) throw new Error(created.error.message);
+    const read = await testProvider({ hostAddresses: ["203.0.113.7", "203.0.113.8"] }).read({ id: created.value.name });
+    expect((await testProvider().release(created.value, "delete")).ok).toBe(true);
+    if (!read.ok) throw new Error(read.error.message);
+    expect(read.value.drift).toEqual([
+      expect.stringMatching(
+        /^the network reads back as other \(network allow, but its egress proxy .* does not refuse the Docker host's addresses 203\.0\.113\.8/,
+      ),
+    ]);
+  }, 120_000);
+
   it("a proxy that ends before its ready line fails create in its words, removes its parts and runs nothing", async () => {
     const docker_ = testProvider();
     const labels = testLabel();

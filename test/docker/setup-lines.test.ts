@@ -35,6 +35,14 @@ describe("the set-up's lines under npm run up", () => {
     expect(readFileSync(log, "utf8")).toContain("== Pulumi CLI (");
   }, 600_000);
 
+  it("npm run setup on its own ends by saying what to run next", async () => {
+    const run = await execa("npm", ["run", "--silent", "setup"], { cwd: ROOT, env: { AGENTRUN_SETUP_LOG: path.join(dir, "npm.log") }, reject: false });
+    expect(run.exitCode, String(run.stderr)).toBe(0);
+    expect(String(run.stderr).trim().split("\n").at(-1)).toBe(
+      "[setup] next: `. dist/toolchain.env` puts this set-up's pulumi on your PATH; then `npm run up` makes the root stack's computers, or follow an example's README (examples/README.md lists them)",
+    );
+  }, 600_000);
+
   it("a failed step shows the end of the log and names it", async () => {
     const log = path.join(dir, "failed.log");
     const script = `. scripts/lib.sh; step "a failing step" sh -c 'echo chatter; echo the reason >&2; exit 3'`;

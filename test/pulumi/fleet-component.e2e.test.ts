@@ -72,7 +72,7 @@ describe("a Fleet of ten through the real engine", () => {
     const children = (state.deployment.resources as Array<{ urn: string; type: string; parent?: string }>).filter((r) => r.type === "agentrun:index:Computer");
     expect(children.map((r) => r.urn.split("::").pop()).sort()).toEqual(Array.from({ length: 10 }, (_, n) => `agents-${n}`).sort());
     expect(children.every((r) => r.parent?.endsWith("agentrun:index:Fleet::agents"))).toBe(true);
-    expect((await s.stack.outputs()).drift?.value).toEqual({ count: 0, computers: [] });
+    expect((await s.stack.outputs()).drift?.value).toEqual({ count: 0, computers: [], gone: [] });
   }, 600_000);
 
   test("a second up changes nothing", async () => {
@@ -81,26 +81,29 @@ describe("a Fleet of ten through the real engine", () => {
     expect(up.summary.resourceChanges).toEqual({ same: 14 });
   }, 300_000);
 
-  test("one child removed and one changed by hand: preview --refresh names each; up heals them", async () => {
+  test("one child removed, one changed and one stopped by hand: preview --refresh names each; up heals them", async () => {
     const made = await names();
     await docker("rm", "--force", made[3]!);
     expect((await docker("update", "--memory", "100m", "--memory-swap", "128m", made[5]!)).exitCode).toBe(0);
+    expect((await docker("stop", "--time", "1", made[7]!)).exitCode).toBe(0);
     const preview = await s.cli("preview", "--refresh", "--expect-no-changes");
     expect(preview.exitCode).toBe(7);
     expect(preview.stdout).toMatch(/\+\s+agentrun:index:Computer\s+agents-3\s+create/);
-    expect(preview.stdout).toMatch(/\+-\s+agentrun:index:Computer\s+agents-5\s+replace/);
-    expect(preview.stdout).not.toMatch(/agents-[0-246-9]\s+(create|replace|delete)/);
+    expect(preview.stdout).toMatch(/\+-\s+agentrun:index:Computer\s+agents-5\s+replace \[diff: ~memoryMb\]/);
+    expect(preview.stdout).toMatch(/\+-\s+agentrun:index:Computer\s+agents-7\s+replace \[diff: ~state\]/);
+    expect(preview.stdout).not.toMatch(/agents-[0-2468-9]\s+(create|replace|delete)/);
     const up = await s.stack.up({ color: "never", refresh: true });
-    expect(up.summary.resourceChanges).toMatchObject({ create: 1, replace: 1 });
+    expect(up.summary.resourceChanges).toMatchObject({ create: 1, replace: 2 });
     const after = await names();
     expect(await exists(made[5]!)).toBe(false);
-    for (const n of [3, 5]) expect(await isRunning(after[n]!)).toBe(true);
-    expect(after.filter((_, n) => n !== 3 && n !== 5)).toEqual(made.filter((_, n) => n !== 3 && n !== 5));
+    for (const n of [3, 5, 7]) expect(await isRunning(after[n]!)).toBe(true);
+    expect(after.filter((_, n) => ![3, 5, 7].includes(n))).toEqual(made.filter((_, n) => ![3, 5, 7].includes(n)));
     expect((await s.cli("preview", "--refresh", "--expect-no-changes")).exitCode).toBe(0);
-    // The up's drift output names what it found before healing; the up after finds none.
-    expect((await s.stack.outputs()).drift?.value).toEqual({ count: 2, computers: ["agents-3", "agents-5"] });
+    // The up's drift output names what it found before healing (the stopped child counted, the
+    // removed one gone); the up after finds none.
+    expect((await s.stack.outputs()).drift?.value).toEqual({ count: 2, computers: ["agents-5", "agents-7"], gone: ["agents-3"] });
     await s.stack.up({ color: "never" });
-    expect((await s.stack.outputs()).drift?.value).toEqual({ count: 0, computers: [] });
+    expect((await s.stack.outputs()).drift?.value).toEqual({ count: 0, computers: [], gone: [] });
   }, 600_000);
 
   test("the size cut to 8 removes agents-8 and agents-9 alone", async () => {

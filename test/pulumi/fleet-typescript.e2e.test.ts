@@ -65,7 +65,7 @@ describe("a Fleet declared in TypeScript runs through the real engine", () => {
       const labels = JSON.parse((await docker("inspect", "--format", "{{json .Config.Labels}}", name)).stdout);
       expect(labels).toMatchObject({ "agentrun.run": run, "agentrun.epoch": "1" });
     }
-    expect(up.outputs.drift?.value).toEqual({ count: 0, computers: [] });
+    expect(up.outputs.drift?.value).toEqual({ count: 0, computers: [], gone: [] });
     const state = await stack.exportStack();
     const children = (state.deployment.resources as Array<{ urn: string; type: string }>).filter((r) => r.type === "agentrun:index:Computer");
     expect(children.map((r) => r.urn.split("::").pop()).sort()).toEqual(["fleet-0", "fleet-1"]);

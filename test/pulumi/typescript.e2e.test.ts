@@ -9,13 +9,15 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { computerStack, type ComputerStack, type Progress } from "../../src/fleet/automation.js";
 import { orThrow } from "../../src/contract/result.js";
 import { program, type RunOutputs } from "../../examples/typescript/program.js";
 import { docker, exists, isRunning, removeContainers } from "../support/docker.js";
 import { homeEnv } from "../support/stack.js";
-import { toolchain } from "../support/toolchain.js";
+import { ROOT, toolchain } from "../support/toolchain.js";
 
 describe("the TypeScript example through the real engine, by the Automation API", () => {
   const run = `ts-${randomBytes(4).toString("hex")}`;
@@ -96,5 +98,35 @@ describe("the TypeScript example through the real engine, by the Automation API"
     expect(destroyed.changes).toEqual({ delete: 5 });
     for (const name of names) expect(await exists(name)).toBe(false);
     expect(existsSync(join(base, "work"))).toBe(false);
+  }, 300_000);
+});
+
+describe("examples/typescript/automation.ts, run as its README says", () => {
+  const made = new Set<string>();
+  let base: string;
+
+  beforeAll(async () => {
+    base = await mkdtemp(join(tmpdir(), "agentrun-ts-readme-"));
+  });
+
+  afterAll(async () => {
+    await removeContainers(made);
+    await rm(base, { recursive: true, force: true });
+  }, 120_000);
+
+  test("the README's three lines compile it with the example's tsconfig, make two computers and destroy them", async () => {
+    const readme = readFileSync(join(ROOT, "examples/typescript/README.md"), "utf8");
+    const block = /```sh\n(\. dist\/toolchain\.env\n[^`]*automation\.js\n)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    const ran = await execa("bash", ["-euo", "pipefail", "-c", block!], {
+      cwd: ROOT,
+      env: { STATE: join(base, "state"), ...homeEnv(join(base, "home")) },
+      reject: false,
+    });
+    for (const name of /^made (.*);/m.exec(ran.stdout)?.[1]?.split(", ") ?? []) made.add(name);
+    expect(ran.exitCode, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^made computer-[0-9a-f]{12}, computer-[0-9a-f]{12}; drift: \[\[\],\[\]\]$/m);
+    expect(ran.stdout).toContain("destroyed run r1");
+    for (const name of made) expect(await exists(name)).toBe(false);
   }, 300_000);
 });

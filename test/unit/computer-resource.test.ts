@@ -90,6 +90,17 @@ describe("Computer check", () => {
     expect(failures.map((f) => f.property).sort()).toEqual(["cpus", "kind", "user"]);
   });
 
+  it("says what to ask for when a value has the wrong shape or range, never zod's stock words", async () => {
+    expect(await failuresOf({ ...good, cpus: -1 })).toEqual([{ property: "cpus", reason: "cpus must be a number of CPUs above 0, such as 0.5 or 2" }]);
+    expect(await failuresOf({ ...good, memoryMb: 1.5, kind: "android" })).toEqual([
+      { property: "memoryMb", reason: "memoryMb must be a whole number of MiB above 0, such as 512" },
+      { property: "kind", reason: 'kind must be "linux" or "desktop"' },
+    ]);
+    expect(await failuresOf({ ...good, mount: { kind: "bind" } })).toEqual([
+      { property: "mount", reason: "mount must be a Mount's mount output ({ kind, path })" },
+    ]);
+  });
+
   it("refuses a user past 2^31 - 1 as a Mount does", async () => {
     expect(await failuresOf({ ...good, user: "3000000000" })).toEqual([{ property: "user", reason: "user's ids are at most 2147483647" }]);
   });
@@ -147,7 +158,22 @@ describe("Computer diff", () => {
   };
 
   it("has no change when the computer is as declared", async () => {
-    expect(await computer.diff(ctx, "computer-0", olds, news)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(await computer.diff(ctx, "computer-0", olds, news)).toEqual({
+      changes: false,
+      replaces: [],
+      deleteBeforeReplace: false,
+      detailedDiff: {},
+      diffs: [],
+    });
+  });
+
+  it("names each changed field and how, which is what the engine prints", async () => {
+    const { labels: _labels, ...unlabelled } = news;
+    expect((await computer.diff(ctx, "c", olds, { ...unlabelled, cpus: 1, workdir: "/w" })).detailedDiff).toEqual({
+      cpus: "update-replace",
+      workdir: "update-replace",
+      labels: "delete-replace",
+    });
   });
 
   it("replaces for any changed field, labels compared by value not key order", async () => {
@@ -162,8 +188,10 @@ describe("Computer diff", () => {
     expect((await computer.diff(ctx, "c", olds, { ...news, image: "other:1" })).replaces).toEqual(["image"]);
   });
 
-  it("replaces a stopped or a drifted computer", async () => {
+  it("replaces a stopped or a drifted computer, naming drift only where no field does", async () => {
     expect((await computer.diff(ctx, "c", { ...olds, state: "stopped" }, news)).replaces).toEqual(["state"]);
+    const memory = await computer.diff(ctx, "c", { ...olds, memoryMb: 1024, drift: ["HostConfig.Memory is 1024 MiB"] }, news);
+    expect(memory).toMatchObject({ replaces: ["memoryMb"], diffs: ["memoryMb"], detailedDiff: { memoryMb: "update-replace", drift: "update" } });
     expect((await computer.diff(ctx, "c", { ...olds, drift: ["Config.User is 0:0"] }, news)).replaces).toEqual(["drift"]);
   });
 
@@ -226,13 +254,20 @@ describe("Computer read", () => {
     expect((r.props as Props).hello).toEqual({ version: "0.0.0", arch: "amd64", kind: "linux", groups: ["exec", "files", "processes"] });
   });
 
+  it("reads back in the shape declared: an image left to the provider stays left out of the inputs", async () => {
+    const { image: _image, ...stored } = declared;
+    const r = await computer.read(contextOf(readingProvider(() => ok(readBack()))), "computer-0123456789ab", declared, stored);
+    expect(r.inputs).not.toHaveProperty("image");
+    expect(r.props).toHaveProperty("image");
+  });
+
   it("reads a drifted computer back field by field, naming each mismatch", async () => {
     const drifted = readBack({ drift: ["HostConfig.NanoCpus reads 1 CPU, not 2"] });
     drifted.ref.spec = { ...drifted.ref.spec!, cpus: 1, user: "0:0" };
     const r = await computer.read(contextOf(readingProvider(() => ok(drifted))), "computer-0123456789ab", declared);
     expect(r.inputs).toMatchObject({ cpus: 1, user: "0:0" });
     expect((r.props as Props).drift).toEqual(["HostConfig.NanoCpus reads 1 CPU, not 2"]);
-    expect((await computer.diff(ctx, "c", r.props as Props, declared)).replaces).toEqual(["cpus", "user", "drift"]);
+    expect((await computer.diff(ctx, "c", r.props as Props, declared)).replaces).toEqual(["cpus", "user"]);
   });
 
   it("reads back a run folder, an allowlist and a network that is no policy in the resource's own fields", async () => {

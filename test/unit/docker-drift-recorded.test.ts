@@ -89,16 +89,26 @@ describe("drift on computers made here", () => {
     expect(drift(f.spec, f.inspected, hello, expectedOf(f, "0:0"))).toEqual([]);
   });
 
-  it("names the memory and swap a docker update changed, and the /work size they no longer match", () => {
+  it("names the memory and swap a docker update changed, read back too, never /work's size that follows them", () => {
     const f = fixture("inspect-hand-memory");
     expect(inspectDrift(f.spec, f.inspected, expectedOf(f))).toEqual([
       "HostConfig.Memory is 1073741824 bytes, not 4294967296 (4096 MiB)",
       "HostConfig.MemorySwap is 1073741824 bytes, not 4294967296 (4096 MiB)",
     ]);
-    // attach reads the sizes back from the computer: then /work's size is what no longer matches
+    // attach reads the sizes back from the computer: the memory it was made with is /work's size's
     const readBack = { ...f.spec, memoryMb: 1024 };
     expect(inspectDrift(readBack, f.inspected, expectedOf(f))).toEqual([
-      'HostConfig.Tmpfs /work is "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=2048m", not "uid=1000,gid=1000,mode=0700,exec,nosuid,nodev,size=512m" (in any order)',
+      "HostConfig.Memory is 1024 MiB, not the 4096 MiB the computer was made with (/work's tmpfs is sized for it)",
+      "HostConfig.MemorySwap is 1073741824 bytes, not 4294967296 (4096 MiB)",
+    ]);
+  });
+
+  it("names the memory alone when a docker update left the swap as made", () => {
+    const f = fixture("inspect-hand-memory");
+    const inspected = structuredClone(f.inspected);
+    (inspected.HostConfig as Record<string, unknown>).MemorySwap = 4096 * 1024 * 1024;
+    expect(inspectDrift({ ...f.spec, memoryMb: 1024 }, inspected, expectedOf(f))).toEqual([
+      "HostConfig.Memory is 1024 MiB, not the 4096 MiB the computer was made with (/work's tmpfs is sized for it)",
     ]);
   });
 
@@ -240,7 +250,9 @@ describe("the read-back half (attach and read)", () => {
 
   it("names a computer renamed by hand", () => {
     const renamed = changed(f, (i) => (i.Name = "/mine-now"));
-    expect(readBackDrift(renamed, CAPABILITIES).mismatches).toEqual(["its name mine-now is not one create gives (computer-<12 hex digits>)"]);
+    expect(readBackDrift(renamed, CAPABILITIES).mismatches).toEqual([
+      "its name mine-now is not one create gives (computer-<12 hex digits>, or pool-<12 hex digits> for a warm pool's ready computer)",
+    ]);
   });
 
   it("names a deadline label missing, or not the time create writes, and a user that is not uid:gid", () => {

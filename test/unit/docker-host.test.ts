@@ -3,12 +3,14 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { type DockerInfo, engineMajor, hostOf } from "../../src/docker/host.js";
+import { checkSpec } from "../../src/docker/check.js";
+import { CAPABILITIES } from "../../src/docker/context.js";
 
 const recorded = JSON.parse(readFileSync(new URL("../fixtures/docker/info-20.10.24.json", import.meta.url), "utf8")) as DockerInfo;
 
 describe("hostOf", () => {
   it("reads this machine's engine: amd64, seccomp, no AppArmor or SELinux, no remapping, nothing lacking", () => {
-    expect(hostOf(recorded)).toEqual({ arch: "amd64", apparmor: false, selinux: false, engine: "20.10.24+dfsg1", lacks: [] });
+    expect(hostOf(recorded)).toEqual({ arch: "amd64", apparmor: false, selinux: false, engine: "20.10.24+dfsg1", cpus: 2, lacks: [] });
     expect(engineMajor(hostOf(recorded))).toBe(20);
   });
 
@@ -51,5 +53,19 @@ describe("hostOf", () => {
     expect(hostOf(none).engine).toBeUndefined();
     expect(engineMajor(hostOf(none))).toBeUndefined();
     expect(engineMajor(hostOf({ ...recorded, ServerVersion: "26.1.0" }))).toBe(26);
+  });
+});
+
+describe("a spec held to the host it was read from", () => {
+  const host = hostOf(recorded);
+  const spec = { image: "debian:bookworm-slim", lifetimeMs: 600_000, network: "none" as const };
+  it("refuses more cpus than the host has, as Docker's --cpus would, in its terms", () => {
+    expect(checkSpec({ ...spec, cpus: 3 }, { capabilities: CAPABILITIES, host })).toEqual([
+      { field: "cpus", message: "cpus is 3, more than this Docker host's 2 CPUs (docker info): ask for at most 2" },
+    ]);
+  });
+  it("takes the host's CPUs and fewer", () => {
+    expect(checkSpec({ ...spec, cpus: 2 }, { capabilities: CAPABILITIES, host })).toEqual([]);
+    expect(checkSpec({ ...spec, cpus: 3 }, { capabilities: CAPABILITIES })).toEqual([]);
   });
 });

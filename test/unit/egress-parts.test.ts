@@ -218,6 +218,21 @@ describe("the Docker host's addresses", () => {
     });
   });
 
+  it("refuses in words, on the Docker host itself, a given address that is none of its own and not public", () => {
+    const root = mkdtempSync(join(tmpdir(), "host-"));
+    const got = hostAddresses({ hostRoot: root, interfaces: eth, hostAddresses: ["192.0.2.1"] });
+    expect(got).toMatchObject({
+      ok: false,
+      error: {
+        code: "invalid",
+        field: "egress.hostAddresses",
+        message: expect.stringMatching(/^egress.hostAddresses holds 192\.0\.2\.1, which is none of this host's addresses.*ip -brief address/),
+      },
+    });
+    // A public one on no interface is the host's NAT'd address: taken.
+    expect(hostAddresses({ hostRoot: root, interfaces: eth, hostAddresses: ["8.8.8.8"] }).ok).toBe(true);
+  });
+
   it("reads a container's cgroup as a sign", () => {
     const root = mkdtempSync(join(tmpdir(), "host-"));
     mkdirSync(join(root, "proc", "self"), { recursive: true });

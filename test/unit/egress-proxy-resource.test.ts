@@ -56,6 +56,19 @@ describe("EgressProxy check", () => {
     expect(r.failures).toBeUndefined();
   });
 
+  it("names a new proxy the same at every check of the resource (a preview's name is its up's), another resource's otherwise", async () => {
+    const at = (urn: string) => ({ ...ctx, urn });
+    const urn = "urn:pulumi:test::p::agentrun:index:EgressProxy::egress";
+    const preview = (await egressProxy.check(at(urn), {}, good)).inputs!;
+    const up = (await egressProxy.check(at(urn), {}, good)).inputs!;
+    expect(up.name).toBe(preview.name);
+    expect((await egressProxy.check(at(`${urn}2`), {}, good)).inputs!.name).not.toBe(preview.name);
+    // Its replacement (a new lifetime) gets a name of its own, the same at its preview and its up.
+    const replacement = (await egressProxy.check(at(urn), up, { ...good, lifetimeMs: 9_000_000 })).inputs!;
+    expect(replacement.name).not.toBe(up.name);
+    expect((await egressProxy.check(at(urn), up, { ...good, lifetimeMs: 9_000_000 })).inputs!.name).toBe(replacement.name);
+  });
+
   it("keeps its name for a new list, and chooses a new one for a new lifetime or user", async () => {
     const first = (await egressProxy.check(ctx, {}, good)).inputs!;
     const narrower = (await egressProxy.check(ctx, first, { ...good, allow: ["pypi.org"] })).inputs!;

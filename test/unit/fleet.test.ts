@@ -28,14 +28,14 @@ describe("a fleet's template", () => {
 
 describe("a fleet's drift summary, as found at the start of an up", () => {
   const found = (entries: Array<[number, Found]>) => new Map(entries);
-  test("names each child drifted or gone (missing below the highest found), in order", () => {
+  test("counts each child drifted or stopped and names each gone (missing below the highest found), in order", () => {
     const f = found([
-      [0, { drift: [] }],
-      [1, { drift: ["memory 100 MiB, not 128"] }],
+      [0, { state: "running", drift: [] }],
+      [1, { state: "running", drift: ["memory 100 MiB, not 128"] }],
       [2, "missing"],
-      [4, { drift: [] }],
+      [4, { state: "stopped", drift: [] }],
     ]);
-    expect(summarize("f", 5, f)).toEqual({ count: 3, computers: ["f-1", "f-2", "f-3"] });
+    expect(summarize("f", 5, f)).toEqual({ count: 2, computers: ["f-1", "f-4"], gone: ["f-2", "f-3"] });
   });
   test("children past the highest found are new in this up, not gone (a first up, a grown size)", () => {
     expect(
@@ -43,19 +43,19 @@ describe("a fleet's drift summary, as found at the start of an up", () => {
         "f",
         4,
         found([
-          [0, { drift: [] }],
-          [1, { drift: [] }],
+          [0, { state: "running", drift: [] }],
+          [1, { state: "running", drift: [] }],
         ]),
       ),
-    ).toEqual({ count: 0, computers: [] });
-    expect(summarize("f", 3, found([]))).toEqual({ count: 0, computers: [] });
+    ).toEqual({ count: 0, computers: [], gone: [] });
+    expect(summarize("f", 3, found([]))).toEqual({ count: 0, computers: [], gone: [] });
   });
   test("a read that failed is a note in words, not a drifted child", () => {
     const f = found([
       [0, { failed: "the engine did not answer" }],
-      [1, { drift: ["stopped"] }],
+      [1, { state: "stopped", drift: [] }],
     ]);
-    expect(summarize("f", 2, f)).toEqual({ count: 1, computers: ["f-1"], note: "not read back: f-0: the engine did not answer" });
+    expect(summarize("f", 2, f)).toEqual({ count: 1, computers: ["f-1"], gone: [], note: "not read back: f-0: the engine did not answer" });
   });
   test("a child's URN is its fleet's with the Computer's type appended", () => {
     expect(childUrn("urn:pulumi:dev::p::agentrun:index:Fleet::agents", "agents-3")).toBe(

@@ -31,7 +31,10 @@ describe("the TypeScript SDK", () => {
       const config = path.join(dir, "tsconfig.json");
       writeFileSync(
         config,
-        JSON.stringify({ extends: `${ROOT}/examples/typescript/tsconfig.json`, compilerOptions: { paths, typeRoots: [`${ROOT}/node_modules/@types`] } }),
+        JSON.stringify({
+          extends: `${ROOT}/examples/typescript/tsconfig.json`,
+          compilerOptions: { paths, typeRoots: [`${ROOT}/node_modules/@types`], rootDir: ROOT },
+        }),
       );
       const r = await execa("npx", ["tsc", "-p", config], { reject: false, cwd: ROOT });
       expect(r.stdout + r.stderr).toBe("");

@@ -2,7 +2,7 @@
 // before the computer, then the container made and started while its proxy is made and becomes
 // ready: the spec's docker run. Each part is pushed on the undo stack as it is made; a lifetime that
 // ended while docker run went on is a refusal.
-import { fail, ok, type Result } from "../../contract/result.js";
+import { fail, ok, type Result, type ResultError } from "../../contract/result.js";
 import type { Creation } from "../../contract/create.js";
 import type { Reply } from "../api.js";
 import { bindWritableProblem } from "../bind.js";
@@ -12,6 +12,7 @@ import { IMAGE_SETTING } from "../constants.js";
 import { createRequest } from "../create-request.js";
 import type { EgressPlan } from "../egress-request.js";
 import { type Plan, planOf } from "../plan.js";
+import { nameUser } from "../user-name.js";
 import { egressBefore, egressPlanOf, egressProxy } from "./egress.js";
 import type { Prepared } from "./prepare.js";
 
@@ -59,7 +60,8 @@ export async function run(context: DockerContext, creation: Creation<Prepared>):
   // proxy answers on its socket, so nothing of the agent's runs before its one way out is there.
   const [proxyMade, container] = await Promise.all([egressProxy(context, egressPlan, signal), makeAndStart(context, creation, plan)]);
   if (!proxyMade.ok) return proxyMade;
-  if (!("begun" in container)) return notMade(context, creation, container.made);
+  if ("made" in container) return notMade(context, creation, container.made);
+  if ("named" in container) return fail(container.named.error.code, `${container.named.error.message}; ${name} was removed`);
   const { id, begun } = container;
   if (!begun.ok) {
     if (begun.aborted) return fail("aborted", `create was aborted while ${name} started; it was removed`);
@@ -72,12 +74,15 @@ export async function run(context: DockerContext, creation: Creation<Prepared>):
   return ok({ id, plan, egressPlan });
 }
 
-/** The computer's container made (on the undo stack at once) and started; the engine's reply to each. */
+/**
+ * The computer's container made (on the undo stack at once), its user named in its own /etc
+ * before anything runs as it, and started; where it stopped, and the engine's reply.
+ */
 async function makeAndStart(
   context: DockerContext,
   creation: Creation<Prepared>,
   plan: Plan,
-): Promise<{ made: Reply<{ Id: string }> } | { id: string; begun: Awaited<ReturnType<typeof start>> }> {
+): Promise<{ made: Reply<{ Id: string }> } | { named: { ok: false; error: ResultError } } | { id: string; begun: Awaited<ReturnType<typeof start>> }> {
   const { name, signal, undo } = creation;
   const made = await createContainer(context.engine, createRequest(plan), { signal });
   const id = made.ok ? made.value?.Id : undefined;
@@ -87,6 +92,8 @@ async function makeAndStart(
     return { made };
   }
   undo.push({ what: `the container ${name}`, run: (s) => remove(context.engine, id, { signal: s }) });
+  const named = await nameUser(context.engine, id, plan, { signal });
+  if (!named.ok) return { named };
   return { id, begun: await start(context.engine, id, { signal }) };
 }
 
