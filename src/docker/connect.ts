@@ -7,9 +7,10 @@ import { helloWithin } from "../daemon/hello.js";
 import type { Connection } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import { type DockerEngine, engineFailure, type Reply } from "./api.js";
-import { DAEMON_TARGET, HELLO_TIMEOUT_MS } from "./constants.js";
+import { HELLO_TIMEOUT_MS } from "./constants.js";
 import { Frames } from "./frames.js";
 import { boundedBy } from "../contract/bound.js";
+import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 
 export interface HelloWant {
   version: string;
@@ -32,7 +33,7 @@ export async function openConnection(
   const { bound, signal: helloSignal } = boundedBy(HELLO_TIMEOUT_MS, signal);
   const made = await engine.call<{ Id: string }>("POST", `/containers/${encodeURIComponent(container.id)}/exec`, {
     signal: helloSignal,
-    body: { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, Cmd: [DAEMON_TARGET, "stdio"] },
+    body: { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, Cmd: [DAEMON_IN_COMPUTER, "stdio"] },
   });
   const refused = (reply: Reply, what: string) => {
     if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);

@@ -14,8 +14,6 @@ export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
 /** A container id, short or whole. */
 export const ID_PATTERN = /^[0-9a-f]{12,64}$/;
 
-/** Where the daemon copy is bound read-only, and the computer's entrypoint. */
-export const DAEMON_TARGET = "/opt/agentrun/computerd";
 /** Init's socket directory: a tmpfs of 1 MiB owned by the computer's user. */
 export const RUN_DIR = "/run/agentrun";
 /** The computer's home and default workdir: a tmpfs of half its memory. */

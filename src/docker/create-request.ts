@@ -1,9 +1,10 @@
 // A computer's create request for the Engine API (POST /containers/create), exactly as the spec's
 // Docker section gives its docker run flags: one place turns a plan into the container asked for.
 import { WORKSPACE } from "../contract/mount.js";
-import { COMPUTER_LABEL, CPU_PERIOD, DAEMON_TARGET, DEADLINE_LABEL, HOME, KIND_LABEL, RUN_DIR } from "./constants.js";
+import { COMPUTER_LABEL, CPU_PERIOD, DEADLINE_LABEL, HOME, KIND_LABEL, RUN_DIR } from "./constants.js";
 import { EGRESS_MOUNT, EGRESS_SOCKET, egressName } from "./egress-request.js";
 import { cpuQuota, type Plan, workSizeMb } from "./plan.js";
+import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 
 const MIB = 1024 * 1024;
 
@@ -40,7 +41,7 @@ export function initCommand(deadline: string, allow: boolean): string[] {
 
 export function createRequest(plan: Plan): CreateRequest {
   const mounts: Array<Record<string, unknown>> = [
-    { Type: "bind", Source: plan.daemon, Target: DAEMON_TARGET, ReadOnly: true, BindOptions: { Propagation: "rprivate" } },
+    { Type: "bind", Source: plan.daemon, Target: DAEMON_IN_COMPUTER, ReadOnly: true, BindOptions: { Propagation: "rprivate" } },
   ];
   if (plan.mount) mounts.push({ Type: "bind", Source: plan.mount.path, Target: WORKSPACE, ReadOnly: false, BindOptions: { Propagation: "rprivate" } });
   // An allowlist: the egress volume read-only, and init relays port 3128 to the proxy's socket.
@@ -55,7 +56,7 @@ export function createRequest(plan: Plan): CreateRequest {
       // A desktop's init reads DISPLAY; the programs it starts never get it from init.
       Env: [`HOME=${HOME}`, ...(plan.display !== undefined ? [`DISPLAY=${plan.display}`] : [])],
       WorkingDir: plan.workdir,
-      Entrypoint: [DAEMON_TARGET],
+      Entrypoint: [DAEMON_IN_COMPUTER],
       Cmd: initCommand(plan.deadline, plan.allow !== undefined),
       HostConfig: {
         CapDrop: ["ALL"],

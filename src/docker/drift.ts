@@ -13,7 +13,6 @@ import { isReadyName } from "./claims.js";
 import {
   COMPUTER_LABEL,
   CPU_PERIOD,
-  DAEMON_TARGET,
   DEADLINE_LABEL,
   DEFAULT_CPUS,
   DEFAULT_MEMORY_MB,
@@ -28,6 +27,7 @@ import { cpuQuota, workSizeMb } from "./plan.js";
 import { deadlineOf, hasComputerName, hasEgress, type Inspected, labelsOf, nameOf, networkOf, specOf } from "./readback.js";
 import { initCommand, tmpfsOptions } from "./create-request.js";
 import { EGRESS_MOUNT, egressName } from "./egress-request.js";
+import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 
 /** What the provider knows that the spec does not say. */
 export interface DriftExpected {
@@ -207,7 +207,7 @@ function configDrift(spec: ComputerSpec, config: Record<string, unknown>, expect
   const display = expected.display === undefined ? [] : [`DISPLAY=${expected.display}`];
   if (show(displays) !== show(display))
     out.push(`Config.Env holds ${show(displays)}, not ${expected.display === undefined ? "no DISPLAY (it is not a desktop)" : show(display)}`);
-  if (show(config.Entrypoint) !== show([DAEMON_TARGET])) out.push(`Config.Entrypoint is ${show(config.Entrypoint)}, not ${show([DAEMON_TARGET])}`);
+  if (show(config.Entrypoint) !== show([DAEMON_IN_COMPUTER])) out.push(`Config.Entrypoint is ${show(config.Entrypoint)}, not ${show([DAEMON_IN_COMPUTER])}`);
   const cmd = initCommand(expected.deadline, isAllow(spec.network));
   if (show(config.Cmd) !== show(cmd)) out.push(`Config.Cmd is ${show(config.Cmd)}, not ${show(cmd)}`);
   out.push(...labelsDrift(spec, config.Labels, expected));
@@ -247,7 +247,7 @@ function tmpfsDrift(tmpfs: unknown, want: { uid: number; gid: number; memoryMb: 
 
 function mountsDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftExpected): string[] {
   const out: string[] = [];
-  const want = [{ source: expected.daemon, target: DAEMON_TARGET, readOnly: true }];
+  const want = [{ source: expected.daemon, target: DAEMON_IN_COMPUTER, readOnly: true }];
   if (spec.mount?.kind === "bind") want.push({ source: spec.mount.path, target: WORKSPACE, readOnly: false });
   if (isAllow(spec.network)) {
     // The egress volume, read-only: its own check, as it is a volume and not a bind.
@@ -269,7 +269,7 @@ function mountsDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftEx
   for (const w of want) {
     const a = asked.filter((m) => m.Target === w.target);
     const g = given.filter((m) => m.Destination === w.target);
-    const what = `the ${w.target === DAEMON_TARGET ? "daemon" : "run folder"} at ${w.target}`;
+    const what = `the ${w.target === DAEMON_IN_COMPUTER ? "daemon" : "run folder"} at ${w.target}`;
     const rw = w.readOnly ? "read-only" : "read-write";
     const propagation = (a[0]?.BindOptions as { Propagation?: string } | undefined)?.Propagation;
     if (

@@ -5,12 +5,12 @@
 // whatever came before.
 import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../daemon/client.js";
-import { CHILD_DAEMON } from "../contract/agent-child/install.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import { COMPUTER_KEY, DEADLINE_KEY, IMAGE_KEY, MAX_KEY, NAME_KEY, TIMEOUT_KEY } from "./constants.js";
 import { install, makeSandbox } from "./make.js";
 import { infoDrift, labelsOf } from "./readback.js";
 import type { E2BSandboxes } from "./sandboxes.js";
+import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 
 export type Diagnosis = { sandbox: string; readBack: unknown; check: string; diagnosis: unknown; gone: boolean; goneWords?: string };
 
@@ -46,7 +46,7 @@ export async function diagnose(sb: E2BSandboxes, template: string, options: Call
     check = drift.length ? `refused: ${drift.join("; ")}` : "passed";
     const installed = await install(sb, made.value, name, daemon, signal);
     if (installed.ok) {
-      const ran = await sb.run(made.value, `${CHILD_DAEMON} probe --diagnose`, "computerd probe --diagnose", signal);
+      const ran = await sb.run(made.value, `${DAEMON_IN_COMPUTER} probe --diagnose`, "computerd probe --diagnose", signal);
       if (ran.ok) {
         try {
           diagnosis = JSON.parse(ran.value.stdout.trim().split("\n").pop() ?? "");

@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { DISPLAY_GROUPS } from "../daemon/desktop.js";
 import type { Group, Hello } from "../daemon/protocol.js";
 import { type Candidate, type Adoption, createdAt } from "../contract/adopt.js";
-import { CHILD_DAEMON, CHILD_HOME, sha256Of } from "../contract/agent-child/install.js";
+import { CHILD_HOME, sha256Of } from "../contract/agent-child/install.js";
 import { daemonDrift, type DaemonExpected } from "../contract/agent-child/drift.js";
 import { boundedBy } from "../contract/bound.js";
 import { readNetworkNone } from "../contract/probe.js";
@@ -20,6 +20,7 @@ import { COMPUTER_KEY, CONNECT_UNDER_MS, NAME_KEY, NAME_PATTERN } from "./consta
 import { type E2BProviderOptions, settle, type Settled } from "./options.js";
 import { deadlineOf, type E2BKind, networkOf, type OwnKeys, ownKeysOf, stateOf } from "./readback.js";
 import { type E2BSandbox, type E2BSandboxClass, type E2BSandboxInfo, isE2BError } from "./sdk.js";
+import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 
 export const PROVIDER_ID = "e2b";
 export const GROUPS = ["exec", "files", "processes"] as const;
@@ -234,7 +235,7 @@ export class E2BSandboxes {
       return fail("aborted", "reading the daemon was aborted");
     }
     const probe = await readNetworkNone(connection.client, {
-      daemonPath: CHILD_DAEMON,
+      daemonPath: DAEMON_IN_COMPUTER,
       interfaces: ["lo"],
       user: this.o.daemonUser,
       ...(this.o.probeTargets ? { targets: this.o.probeTargets } : {}),

@@ -4,9 +4,8 @@
 import { CallError, type CallOptions } from "../daemon/client.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import type { Session } from "./session.js";
+import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 
-/** Where every provider puts the daemon inside a computer. */
-export const DAEMON_IN_COMPUTER = "/opt/agentrun/computerd";
 /** The most a launch's window may take to show. */
 export const MAX_WINDOW_SECONDS = 600;
 

@@ -1,6 +1,7 @@
 // What a Modal sandbox runs, exactly as sent: the entrypoint that waits for the daemon and execs
 // init, the upload that writes it in place only when its sha256 is right, and the bridge.
-import { DAEMON_PART, DAEMON_TARGET, HOME } from "./constants.js";
+import { DAEMON_PART, HOME } from "./constants.js";
+import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 
 /**
  * POSIX sh (BusyBox and dash alike): wait for the daemon to be there and executable, then exec
@@ -8,7 +9,7 @@ import { DAEMON_PART, DAEMON_TARGET, HOME } from "./constants.js";
  * ends the sandbox. $1 the deadline, $2 uid:gid, $3 the wait in whole seconds.
  */
 export const ENTRYPOINT = [
-  `d=${DAEMON_TARGET}`,
+  `d=${DAEMON_IN_COMPUTER}`,
   "n=$(($3 * 5))",
   'while [ ! -x "$d" ]; do',
   '  [ "$n" -gt 0 ] || { echo "agentrun: no daemon at $d after $3 s, so the computer ends" >&2; exit 3; }',
@@ -37,7 +38,7 @@ export const UPLOAD = [
 ].join("\n");
 
 /** Each connection's exec: the bridge to init's socket. */
-export const BRIDGE: readonly string[] = [DAEMON_TARGET, "stdio"];
+export const BRIDGE: readonly string[] = [DAEMON_IN_COMPUTER, "stdio"];
 
 export interface ModalCommands {
   /** The sandbox's command. */
@@ -52,17 +53,17 @@ export interface ModalCommands {
 export function modalCommands(options: { deadline: string; user: string; waitSeconds: number; sha256: string }): ModalCommands {
   return {
     entrypoint: ["sh", "-c", ENTRYPOINT, "sh", options.deadline, options.user, String(Math.ceil(options.waitSeconds))],
-    upload: ["sh", "-c", UPLOAD, "sh", DAEMON_TARGET, options.sha256],
+    upload: ["sh", "-c", UPLOAD, "sh", DAEMON_IN_COMPUTER, options.sha256],
     bridge: [...BRIDGE],
   };
 }
 
 /** With daemonImage the daemon is in the image: the command is init itself. */
 export function imageEntrypoint(deadline: string, user: string): string[] {
-  return [DAEMON_TARGET, "init", "--deadline", deadline, "--user", user, "--own-network"];
+  return [DAEMON_IN_COMPUTER, "init", "--deadline", deadline, "--user", user, "--own-network"];
 }
 
 /** The layer on the spec's image: HOME and the workdir, and with daemonImage the daemon copied from it. */
 export function imageLayer(workdir: string, daemonImage?: string): string[] {
-  return [...(daemonImage ? [`COPY --from=${daemonImage} /computerd ${DAEMON_TARGET}`] : []), `ENV HOME=${HOME}`, `WORKDIR ${workdir}`];
+  return [...(daemonImage ? [`COPY --from=${daemonImage} /computerd ${DAEMON_IN_COMPUTER}`] : []), `ENV HOME=${HOME}`, `WORKDIR ${workdir}`];
 }

@@ -6,7 +6,7 @@ import type { ComputerClient } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import { readNetworkNone } from "../contract/probe.js";
 import type { NetworkReadBack } from "../contract/provider.js";
-import { DAEMON_TARGET } from "./constants.js";
+import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 
 /** gVisor's kernel as its uname reports it (guide/troubleshooting): a sandbox not on the VM runtime. */
 export const GVISOR_KERNEL = /gvisor/i;
@@ -46,7 +46,7 @@ export async function probeNone(
   options: { user: string; targets?: readonly string[]; signal?: AbortSignal | undefined },
 ): Promise<ProbeRead> {
   const read = await readNetworkNone(client, {
-    daemonPath: DAEMON_TARGET,
+    daemonPath: DAEMON_IN_COMPUTER,
     interfaces: ["lo"],
     ...(options.targets ? { targets: options.targets } : {}),
     ...(options.signal ? { signal: options.signal } : {}),

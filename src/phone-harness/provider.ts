@@ -20,10 +20,8 @@ import type {
   NetworkReadBack,
   ReadBack,
   ReleaseHow,
-  ScreenWatch,
-  WatchHandlers,
 } from "../contract/provider.js";
-import { daemonWatch } from "../daemon/screen-watch.js";
+import { daemonLiveView, type LiveView } from "../contract/watch.js";
 import { fail, ok, type Refusal, type Result } from "../contract/result.js";
 import type { CallOptions } from "../daemon/client.js";
 import { PHONE_GROUPS } from "./input.js";
@@ -167,10 +165,8 @@ export class PhoneHarnessProvider implements ComputerProvider {
     return ok({ client: client.value, hello: client.value.hello, close: () => client.value.close() });
   }
 
-  /** The live view: PNG frames of the phone's screen on a connection of the watch's own. */
-  watch(ref: ComputerRef, handlers: WatchHandlers, options: CallOptions & { maxWidth?: number; quality?: number } = {}): Promise<Result<ScreenWatch>> {
-    return daemonWatch((signal) => this.connect(ref, signal ? { signal } : {}), handlers, options);
-  }
+  /** The live view: PNG frames of the phone's screen on a connection of the watch's own (its in-process client answers screen.watch). */
+  readonly watch: LiveView = daemonLiveView(this);
 
   async release(ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {
     if (how === "stop")

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BRIDGE, ENTRYPOINT, imageEntrypoint, imageLayer, modalCommands, UPLOAD } from "../../src/modal/commands.js";
-import { DAEMON_PART, DAEMON_TARGET } from "../../src/modal/constants.js";
+import { DAEMON_PART } from "../../src/modal/constants.js";
+import { DAEMON_IN_COMPUTER } from "../../src/contract/daemon-path.js";
 
 const SHELLS: Array<[string, string[]]> = [
   ["BusyBox sh", ["busybox", "sh"]],
@@ -26,19 +27,19 @@ function scratch(): string {
 }
 
 function moved(script: string, dir: string): string {
-  return script.replaceAll(DAEMON_PART, `${dir}/.computerd.part`).replaceAll(DAEMON_TARGET, `${dir}/computerd`);
+  return script.replaceAll(DAEMON_PART, `${dir}/.computerd.part`).replaceAll(DAEMON_IN_COMPUTER, `${dir}/computerd`);
 }
 
 describe("modalCommands", () => {
   it("sends the entrypoint, upload and bridge with their arguments, and the image's own start", () => {
     const c = modalCommands({ deadline: "2026-12-01T00:00:00.000Z", user: "2510:2510", waitSeconds: 360, sha256: "ab".repeat(32) });
     expect(c.entrypoint).toEqual(["sh", "-c", ENTRYPOINT, "sh", "2026-12-01T00:00:00.000Z", "2510:2510", "360"]);
-    expect(c.upload).toEqual(["sh", "-c", UPLOAD, "sh", DAEMON_TARGET, "ab".repeat(32)]);
+    expect(c.upload).toEqual(["sh", "-c", UPLOAD, "sh", DAEMON_IN_COMPUTER, "ab".repeat(32)]);
     expect(c.bridge).toEqual([...BRIDGE]);
     expect(BRIDGE).toEqual(["/opt/agentrun/computerd", "stdio"]);
-    expect(imageEntrypoint("D", "1:1")).toEqual([DAEMON_TARGET, "init", "--deadline", "D", "--user", "1:1", "--own-network"]);
+    expect(imageEntrypoint("D", "1:1")).toEqual([DAEMON_IN_COMPUTER, "init", "--deadline", "D", "--user", "1:1", "--own-network"]);
     expect(imageLayer("/work")).toEqual(["ENV HOME=/work", "WORKDIR /work"]);
-    expect(imageLayer("/srv", "r/d@sha256:" + "0".repeat(64))[0]).toBe(`COPY --from=r/d@sha256:${"0".repeat(64)} /computerd ${DAEMON_TARGET}`);
+    expect(imageLayer("/srv", "r/d@sha256:" + "0".repeat(64))[0]).toBe(`COPY --from=r/d@sha256:${"0".repeat(64)} /computerd ${DAEMON_IN_COMPUTER}`);
   });
 });
 

@@ -12,12 +12,13 @@ import { bounded, codeOf } from "../../src/modal/calls.js";
 import { CAPABILITIES, create, ModalProvider } from "../../src/modal/index.js";
 import { checkSpec } from "../../src/modal/check.js";
 import { UPLOAD } from "../../src/modal/commands.js";
-import { DAEMON_PART, DAEMON_TARGET, MAX_LIFETIME_MS } from "../../src/modal/constants.js";
+import { DAEMON_PART, MAX_LIFETIME_MS } from "../../src/modal/constants.js";
 import type { ModalProcess, ModalSandbox, ModalSdk } from "../../src/modal/sdk.js";
 import { labelsOf, ownTagsOf, tagDrift, tagsOf } from "../../src/modal/tags.js";
 import { upload } from "../../src/modal/upload.js";
 import { DEFAULT_IMAGE as MODAL_DEFAULT_IMAGE } from "../../src/modal/constants.js";
 import { sweep } from "../../src/fleet/janitor.js";
+import { DAEMON_IN_COMPUTER } from "../../src/contract/daemon-path.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "modal-provider-"));
 const daemonPath = path.join(dir, "computerd");
@@ -40,8 +41,8 @@ function localSandbox(id: string, state: { code: number | null; terminated: numb
       state.code = 137;
     },
     exec: async (argv) => {
-      const script = argv[2]!.replaceAll(DAEMON_PART, `${dir}/${id}.part`).replaceAll(DAEMON_TARGET, `${dir}/${id}`);
-      const child = spawn("dash", ["-c", script, ...argv.slice(3).map((a) => a.replaceAll(DAEMON_TARGET, `${dir}/${id}`))]);
+      const script = argv[2]!.replaceAll(DAEMON_PART, `${dir}/${id}.part`).replaceAll(DAEMON_IN_COMPUTER, `${dir}/${id}`);
+      const child = spawn("dash", ["-c", script, ...argv.slice(3).map((a) => a.replaceAll(DAEMON_IN_COMPUTER, `${dir}/${id}`))]);
       const exited = new Promise<number>((resolve) => child.once("close", (code) => resolve(code ?? 1)));
       return {
         stdin: Writable.toWeb(child.stdin),
@@ -233,7 +234,7 @@ describe("the upload", () => {
     const bytes = Buffer.alloc(700 * 1024, 3);
     const { createHash } = await import("node:crypto");
     const sha = createHash("sha256").update(bytes).digest("hex");
-    const argv = ["sh", "-c", UPLOAD, "sh", DAEMON_TARGET];
+    const argv = ["sh", "-c", UPLOAD, "sh", DAEMON_IN_COMPUTER];
     const good = await upload(localSandbox("good", state), { argv: [...argv, sha], bytes, sha256: sha, uploadMs: 20_000, callMs: 5_000 });
     expect(good).toEqual({ ok: true, value: undefined });
     const bad = await upload(localSandbox("bad", state), {

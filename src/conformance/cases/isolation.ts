@@ -3,9 +3,8 @@
 import { parseProbeLine } from "../../contract/probe.js";
 import { check, idsOf, must, output, privilegeProblems, shown } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";
+import { DAEMON_IN_COMPUTER } from "../../contract/daemon-path.js";
 
-/** Where every computer has the daemon. */
-export const DAEMON_IN_COMPUTER = "/opt/agentrun/computerd";
 /** A public IP literal and a DNS name: the outside a computer with network none must not reach. */
 export const OUTSIDE_TARGETS = ["1.1.1.1:443", "example.com:443"] as const;
 

@@ -3,8 +3,9 @@
 // groups, NoNewPrivs 1, every capability set zero), the daemon's cwd and exe, and the installed
 // binary's sha256. One sentence per mismatch; none when the daemon is what was declared.
 import { CallError, type ComputerClient } from "../../daemon/client.js";
-import { CHILD_DAEMON, CHILD_HOME } from "./install.js";
+import { CHILD_HOME } from "./install.js";
 import type { Hello } from "../../daemon/protocol.js";
+import { DAEMON_IN_COMPUTER } from "../daemon-path.js";
 
 export interface DaemonExpected {
   version: string;
@@ -52,18 +53,18 @@ export async function daemonDrift(client: ComputerClient, hello: Hello, want: Da
   try {
     const run = await client.call(
       "exec.run",
-      { argv: ["sh", "-c", `cat /proc/self/status; echo "sha256 $(sha256sum ${CHILD_DAEMON})"`], timeoutMs: 20_000 },
+      { argv: ["sh", "-c", `cat /proc/self/status; echo "sha256 $(sha256sum ${DAEMON_IN_COMPUTER})"`], timeoutMs: 20_000 },
       { signal },
     );
     const text = Buffer.from(run.stdout, "base64").toString("utf8");
     if (run.exitCode !== 0) out.push(`reading the daemon's programs from inside exited ${run.exitCode ?? run.signal}`);
     else out.push(...statusDrift(text, want.user));
     const sha = /^sha256 ([0-9a-f]{64})/m.exec(text)?.[1];
-    if (sha !== want.sha256) out.push(`${CHILD_DAEMON} reads sha256 ${sha ?? "nothing"}, not the provider's daemon's ${want.sha256}`);
+    if (sha !== want.sha256) out.push(`${DAEMON_IN_COMPUTER} reads sha256 ${sha ?? "nothing"}, not the provider's daemon's ${want.sha256}`);
     const cwd = await client.call("files.stat", { path: "/proc/self/cwd" }, { signal });
     if (cwd.target !== CHILD_HOME) out.push(`the daemon works in ${cwd.target ?? "an unknown directory"}, not ${CHILD_HOME}`);
     const exe = await client.call("files.stat", { path: "/proc/self/exe" }, { signal });
-    if (exe.target !== CHILD_DAEMON) out.push(`the daemon runs ${exe.target ?? "an unknown binary"}, not ${CHILD_DAEMON}`);
+    if (exe.target !== DAEMON_IN_COMPUTER) out.push(`the daemon runs ${exe.target ?? "an unknown binary"}, not ${DAEMON_IN_COMPUTER}`);
   } catch (error) {
     if (error instanceof CallError && error.kind === "aborted") throw error;
     out.push(`the daemon could not be read from inside: ${(error as Error).message}`);

@@ -9,9 +9,8 @@
 //   - bridge: computerd stdio, as root, after the same path rule.
 import { createHash, randomBytes } from "node:crypto";
 import { fail, ok, type Result } from "../result.js";
+import { DAEMON_IN_COMPUTER } from "../daemon-path.js";
 
-/** Where the daemon is installed, root's alone. */
-export const CHILD_DAEMON = "/opt/agentrun/computerd";
 /** The daemon's home and working directory. */
 export const CHILD_HOME = "/work";
 /** The socket's directory, which init gives the daemon's user. */
@@ -47,7 +46,7 @@ const PATH_RULE = [
   "  done",
   "}",
 ].join("\n");
-const DAEMON_PATH = [CHILD_DAEMON, "/opt/agentrun", "/opt", "/"].map(shellQuote).join(" ");
+const DAEMON_PATH = [DAEMON_IN_COMPUTER, "/opt/agentrun", "/opt", "/"].map(shellQuote).join(" ");
 
 // Runs a script as root: at once when the shell is root's, else through passwordless sudo; a
 // sandbox with neither is refused in the script's words.
@@ -61,7 +60,7 @@ function asRoot(script: string, args: string[] = []): string {
 }
 
 /**
- * The install, as one sh command run as the vendor's user: moves the upload to CHILD_DAEMON,
+ * The install, as one sh command run as the vendor's user: moves the upload to DAEMON_IN_COMPUTER,
  * root-owned, mode 755, makes the home and the socket's directory, holds the whole path to the
  * rule (removing the binary when it fails), and prints the installed binary's sha256.
  */
@@ -69,7 +68,7 @@ export function installCommand(uploaded: string): string {
   const script = [
     "set -u",
     PATH_RULE,
-    "src=$1; dst=" + shellQuote(CHILD_DAEMON),
+    "src=$1; dst=" + shellQuote(DAEMON_IN_COMPUTER),
     "mkdir -p /opt/agentrun && chown 0:0 /opt/agentrun && chmod 755 /opt/agentrun || exit 4",
     'rm -rf "$dst"',
     'cp "$src" "$dst" && chown 0:0 "$dst" && chmod 755 "$dst" || { rm -f "$src" "$dst"; exit 4; }',
@@ -121,14 +120,14 @@ function rootRun(argv: string[], env: Record<string, string> = {}): string {
 /** computerd init as the computer's first process of ours: its own network, its user, its deadline. */
 export function startCommand(options: StartOptions): string {
   return rootRun(
-    [CHILD_DAEMON, "init", "--deadline", options.deadline, "--user", options.user, "--own-network", "--max-deadline", options.maxDeadline],
+    [DAEMON_IN_COMPUTER, "init", "--deadline", options.deadline, "--user", options.user, "--own-network", "--max-deadline", options.maxDeadline],
     options.env,
   );
 }
 
 /** computerd stdio as root: the bridge to init's socket, which carries bytes and nothing else. */
 export function bridgeCommand(): string {
-  return rootRun([CHILD_DAEMON, "stdio"]);
+  return rootRun([DAEMON_IN_COMPUTER, "stdio"]);
 }
 
 /** A refusal the start or the bridge printed, in its words, when there is one. */
