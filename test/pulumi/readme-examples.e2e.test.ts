@@ -59,3 +59,26 @@ describe("examples/automation as its README says", () => {
     for (const name of names) expect((await docker("inspect", name)).exitCode).not.toBe(0);
   }, 600_000);
 });
+
+describe("examples/allowlist as its README says", () => {
+  let teardown: (() => Promise<void>) | undefined;
+
+  afterAll(async () => {
+    await teardown?.();
+  }, 300_000);
+
+  test("every line exits 0: the proxy and its computers, a clean preview, the list narrowed as an update of the proxy alone, nothing left", async () => {
+    const followed = await followReadme("allowlist");
+    teardown = followed.teardown;
+    expect(stepCodes(followed), followed.ran.all).toEqual(followed.steps.map((s) => [s, 0]));
+    expect(followed.ran.stdout).toMatch(/agentrun:index:EgressProxy\s+pypi\s+updated/);
+    // The computers were made once, by the first up, and never again.
+    expect(followed.ran.stdout.match(/agentrun:index:Computer\s+builder\s+created/g)).toHaveLength(1);
+    expect(followed.ran.stdout).not.toMatch(/agentrun:index:Computer\s+(builder|tester)\s+replaced/);
+    const proxy = /proxy\s*:\s*"(proxy-[0-9a-f]{12})"/.exec(followed.ran.stdout)?.[1];
+    expect(proxy, followed.ran.stdout).toBeDefined();
+    const left = await docker("ps", "--all", "--format", "{{.Names}}", "--filter", `label=agentrun.computer.egress=${proxy}`);
+    const volumes = await docker("volume", "ls", "--format", "{{.Name}}", "--filter", `label=agentrun.computer.egress=${proxy}`);
+    expect([left.stdout, volumes.stdout]).toEqual(["", ""]);
+  }, 600_000);
+});
