@@ -82,3 +82,40 @@ describe("examples/allowlist as its README says", () => {
     expect([left.stdout, volumes.stdout]).toEqual(["", ""]);
   }, 600_000);
 });
+
+describe("examples/drift-check as its README says", () => {
+  let teardown: (() => Promise<void>) | undefined;
+
+  afterAll(async () => {
+    await teardown?.();
+  }, 300_000);
+
+  test("every line exits as it says: 0 as declared, 7 once stopped by hand naming state, 0 after up --refresh", async () => {
+    const followed = await followReadme("drift-check");
+    teardown = followed.teardown;
+    expect(stepCodes(followed), followed.ran.all).toEqual(followed.steps.map((s) => [s, 0]));
+    expect(followed.ran.stdout).toMatch(/\[diff: ~state\]/);
+    expect(followed.ran.stderr).toMatch(/drift check: the stack dev has drifted/);
+    const name = /computer-[0-9a-f]{12}/.exec(followed.ran.stdout)?.[0];
+    expect(name, followed.ran.stdout).toBeDefined();
+    expect((await docker("inspect", name!)).exitCode).not.toBe(0);
+  }, 600_000);
+});
+
+describe("examples/desktop as its README says", () => {
+  let teardown: (() => Promise<void>) | undefined;
+
+  afterAll(async () => {
+    await teardown?.();
+  }, 300_000);
+
+  test("every line exits 0: a desktop of 1280x800, as declared, then nothing left", async () => {
+    const followed = await followReadme("desktop");
+    teardown = followed.teardown;
+    expect(stepCodes(followed), followed.ran.all).toEqual(followed.steps.map((s) => [s, 0]));
+    expect(followed.ran.stdout).toMatch(/\{"height":800,"width":1280\}/);
+    const name = /computer-[0-9a-f]{12}/.exec(followed.ran.stdout)?.[0];
+    expect(name, followed.ran.stdout).toBeDefined();
+    expect((await docker("inspect", name!)).exitCode).not.toBe(0);
+  }, 600_000);
+});
