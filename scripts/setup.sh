@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Everything the main job and the tests need, made once and reused: node modules, a Docker
-# engine, computerd, the Pulumi CLI (built from Go modules), the base image, the TypeScript build.
-# Quiet when all is there; says what it does while it builds; every failure names the next step.
-# Writes dist/toolchain.env (for shells) and dist/toolchain.json (for tests).
+# Everything the main job needs, made once and reused: node modules, a Docker engine, computerd,
+# the Pulumi CLI (built from Go modules), the base image, the TypeScript build; with --tests (as
+# npm test runs it) the tests' own tools too: tmux, Xvfb, BusyBox, pip's wheel, adb and the
+# browser fakes' Chromium image. Quiet when all is there; says what it does while it builds; every
+# failure names the next step. Writes dist/toolchain.env (for shells) and dist/toolchain.json (for tests).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 t_all=$SECONDS
+tests=0
+case "${1:-}" in
+  --tests) tests=1 ;;
+  "") ;;
+  *) die "usage: bash scripts/setup.sh [--tests]" ;;
+esac
 
 node_modules() {
   local want have
@@ -56,11 +63,13 @@ apt_install() {
 }
 
 step "node modules" node_modules
-step "tmux (for the shell tests)" apt_tool tmux tmux
-step "Xvfb (for the daemon's X11 tests)" apt_tool Xvfb xvfb
-step "BusyBox (for the Modal entrypoint's tests)" apt_tool busybox busybox-static
-step "pip's wheel (for ComputerApp's requirements test)" apt_file "/usr/share/python-wheels/pip-*.whl" python3-pip-whl
-step "adb (for the phone harness's tests)" apt_tool adb adb
+if [ "$tests" = 1 ]; then
+  step "tmux (for the shell tests)" apt_tool tmux tmux
+  step "Xvfb (for the daemon's X11 tests)" apt_tool Xvfb xvfb
+  step "BusyBox (for the Modal entrypoint's tests)" apt_tool busybox busybox-static
+  step "pip's wheel (for ComputerApp's requirements test)" apt_file "/usr/share/python-wheels/pip-*.whl" python3-pip-whl
+  step "adb (for the phone harness's tests)" apt_tool adb adb
+fi
 step "Docker engine" bash scripts/setup-docker.sh
 step "computerd (dist/computerd-linux-amd64, -arm64)" bash scripts/build-daemon.sh
 step --into PULUMI_BIN "Pulumi CLI" bash scripts/setup-pulumi.sh
@@ -88,7 +97,7 @@ browser_image() {
     await browserImage(process.argv[2], () => { built = true; });
     process.exit(built ? 0 : 10);' "$ROOT" "$BASE_IMAGE"
 }
-step "browser image (Chromium, for the browser fakes)" browser_image
+if [ "$tests" = 1 ]; then step "browser image (Chromium, for the browser fakes)" browser_image; fi
 if [ $((SECONDS - t_all)) -gt 2 ]; then say "set-up done in $((SECONDS - t_all)) s"; fi
 # Run as `npm run setup` on its own (not inside npm run up or npm test): what to run next.
 if [ "${npm_lifecycle_event:-}" = setup ]; then

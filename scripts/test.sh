@@ -8,7 +8,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
-bash scripts/setup.sh
+bash scripts/setup.sh --tests
 . dist/toolchain.env
 out="$(mktemp -d /tmp/agentrun-test.XXXXXX)"
 trap 'rm -rf "$out"' EXIT

@@ -12,6 +12,8 @@ const dir = mkdtempSync(path.join(tmpdir(), "agentrun-setup-lines-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const STEP = /^\[setup\] (.+) … (ready in \d+ s|already there \(\d+ s\))$/;
+// What npm run up's set-up makes: the main job's parts alone, none of the tests' tools.
+const MAIN_JOB = ["node modules", "Docker engine", "computerd (dist/computerd-linux-amd64, -arm64)", "Pulumi CLI", "base image", "TypeScript build"];
 
 describe("the set-up's lines under npm run up", () => {
   it("says one line per step with its time, and nothing else but the total", async () => {
@@ -21,18 +23,28 @@ describe("the set-up's lines under npm run up", () => {
     const lines = String(run.stderr)
       .split("\n")
       .filter((line) => !/^\[setup\] set-up done in \d+ s$/.test(line));
-    expect(lines.map((line) => STEP.exec(line)?.[1] ?? `not a step line: ${line}`)).toEqual([
+    expect(lines.map((line) => STEP.exec(line)?.[1] ?? `not a step line: ${line}`)).toEqual(MAIN_JOB);
+    expect(readFileSync(log, "utf8")).toContain("== Pulumi CLI (");
+  }, 600_000);
+
+  it("makes the tests' own tools only when asked with --tests, as npm test asks", async () => {
+    const run = await execa("bash", ["scripts/setup.sh", "--tests"], { cwd: ROOT, env: { AGENTRUN_SETUP_LOG: path.join(dir, "tests.log") }, reject: false });
+    expect(run.exitCode, String(run.stderr)).toBe(0);
+    const steps = String(run.stderr)
+      .split("\n")
+      .flatMap((line) => STEP.exec(line)?.[1] ?? []);
+    expect(steps).toEqual([
       "node modules",
       "tmux (for the shell tests)",
       "Xvfb (for the daemon's X11 tests)",
       "BusyBox (for the Modal entrypoint's tests)",
-      "Docker engine",
-      "computerd (dist/computerd-linux-amd64, -arm64)",
-      "Pulumi CLI",
-      "base image",
-      "TypeScript build",
+      "pip's wheel (for ComputerApp's requirements test)",
+      "adb (for the phone harness's tests)",
+      ...MAIN_JOB.slice(1),
+      "browser image (Chromium, for the browser fakes)",
     ]);
-    expect(readFileSync(log, "utf8")).toContain("== Pulumi CLI (");
+    const wrong = await execa("bash", ["scripts/setup.sh", "--everything"], { cwd: ROOT, reject: false });
+    expect([wrong.exitCode, String(wrong.stderr)]).toEqual([1, expect.stringContaining("usage: bash scripts/setup.sh [--tests]")]);
   }, 600_000);
 
   it("npm run setup on its own ends by saying what to run next", async () => {

@@ -1,7 +1,7 @@
 // Every YAML example and the root stack pass the real engine's preview (schema, types and the
 // plugin's checks) with the plugin from this work tree: an example that rots fails here. Each is
 // copied to a temporary folder with its plugin path made absolute; preview makes nothing.
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -30,8 +30,11 @@ describe("the YAML examples and the root stack", async () => {
       try {
         const doc = parse(await readFile(`${ROOT}/${dir}/Pulumi.yaml`, "utf8"));
         doc.plugins.providers = doc.plugins.providers.map((p: { name: string }) => ({ ...p, path: `${ROOT}/provider/bin` }));
-        // A YAML program is its Pulumi.yaml alone.
+        // An example is its folder (the files and folders its program reads as assets, links
+        // followed); the root stack is its Pulumi.yaml alone.
         await mkdir(join(work, "project"));
+        if (dir !== ".")
+          await cp(`${ROOT}/${dir}`, join(work, "project"), { recursive: true, dereference: true, filter: (from) => !from.endsWith("/.pulumi") });
         await writeFile(join(work, "project/Pulumi.yaml"), stringify(doc));
         const env = pulumiEnv(work, join(work, "home"));
         const pulumi = (...args: string[]) =>

@@ -52,7 +52,9 @@ describe("the packed package, installed into an empty folder", () => {
       expect(paths).toContain(needed);
     const strays = paths.filter((p) => /^(test|bench|daemon|src|scripts|examples|dist\/test)\//.test(p) || p.endsWith(".map") || /^provider\/.*\.ts$/.test(p));
     expect(strays).toEqual([]);
-    expect(packed.entryCount).toBeLessThan(600);
+    // The compiled library grows by a vendor's folder at a time (620 files with the browsers and
+    // the phone); the tree as it was shipped before held 1,343.
+    expect(packed.entryCount).toBeLessThan(700);
   });
 
   test("installed from its tarball, it runs a YAML stack through its plugin and agentrun ls, and the stack comes down", async () => {
