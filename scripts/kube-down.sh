@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm run kube:down: stops the cluster kube-up.sh started and removes what it made: its Pods,
-# processes, mounts, veths, bridge and dummy link, the iptables chains the kubelet and the CNI
+# processes, mounts, veths, bridges (the Pods' and the node's link), the iptables chains the kubelet and the CNI
 # plugins added, the cgroups, the kernel settings it changed, its state folder, and this work
 # tree's dist/kubeconfig and dist/kube.json. Safe to run again, and after a kube:up that failed.
 set -euo pipefail
@@ -44,7 +44,7 @@ for g in $(pod_cgroups); do rmdir "$g" 2>/dev/null || true; done
 awk -v s="$KUBE_STATE" '$5 == s || index($5, s "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r \
   | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
 
-# Links: the Pods' veths on the bridge, the bridge, the node's dummy link.
+# Links: the Pods' veths on the bridge, the bridge, the node's own link.
 for veth in $(ip -o link show master "$KUBE_BRIDGE" 2>/dev/null | awk -F': ' '{ print $2 }' | cut -d@ -f1); do
   ip link delete "$veth" 2>/dev/null || true
 done
@@ -63,7 +63,7 @@ unchain() { # <iptables|ip6tables> <file of "table chain" there before>
     done < <("$cmd" -t "$t" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^(KUBE|CNI)-/ { print $2 }')
     [ "${#made[@]}" = 0 ] && continue
     for chain in "${made[@]}"; do
-      "$cmd" -t "$t" -S 2>/dev/null | grep -E -- "-j $chain( |$)" | sed 's/^-A /-D /' | while read -r rule; do
+      "$cmd" -t "$t" -S 2>/dev/null | { grep -E -- "-j $chain( |$)" || true; } | sed 's/^-A /-D /' | while read -r rule; do
         eval "$cmd -t $t $rule" 2>/dev/null || true
       done
     done

@@ -4,7 +4,7 @@
 
 KUBE_STATE="${AGENTRUN_KUBE_STATE:-/var/lib/agentrun-kube}"
 KUBE_NODE=agentrun-node
-# The node's own address, on a dummy link so nothing outside this machine sees it (the kubelet
+# The node's own address, on a link of its own so nothing outside this machine sees it (the kubelet
 # refuses a loopback node IP); the Pods' bridge and range; the Services' range (no kube-proxy
 # runs: only the API server's own Service address is used, in its certificate).
 KUBE_LINK=agentrun-kube0

@@ -105,7 +105,8 @@ pki() {
 
 node_link() {
   ip link show "$KUBE_LINK" >/dev/null 2>&1 && return 0
-  ip link add "$KUBE_LINK" type dummy
+  # A bridge with no ports: this kernel has no dummy links.
+  ip link add "$KUBE_LINK" type bridge
   ip addr add "$KUBE_NODE_IP/32" dev "$KUBE_LINK"
   ip link set "$KUBE_LINK" up
 }
@@ -157,6 +158,9 @@ disabled_plugins = ["io.containerd.nri.v1.nri"]
 
 [plugins."io.containerd.cri.v1.runtime"]
   netns_mounts_under_state_dir = true
+  # This machine withholds CAP_SYS_RESOURCE, so no process may lower its OOM score below
+  # containerd's own; the kubelet's -998 for the pause container would fail every sandbox.
+  restrict_oom_score_adj = true
   [plugins."io.containerd.cri.v1.runtime".containerd]
     default_runtime_name = "runc"
     [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
@@ -191,7 +195,8 @@ EOF
   wait_for "containerd did not answer" 60 containerd ctr version
 }
 
-ctr() { "$CONTAINERD_BIN/ctr" --address "$KUBE_CONTAINERD_SOCK" --namespace k8s.io "$@"; }
+# (each ctr call also warns that cgroup v1 is deprecated: said once in the docs, not every time)
+ctr() { "$CONTAINERD_BIN/ctr" --address "$KUBE_CONTAINERD_SOCK" --namespace k8s.io "$@" 2> >(grep -v "support for cgroup v1 is deprecated" >&2); }
 
 # import <image ref in containerd> <what to save from Docker>: pinned, so the kubelet's image
 # garbage collection never removes it (nothing could pull it back).
@@ -216,6 +221,12 @@ images() {
     docker rmi "$PAUSE_IMAGE" >/dev/null
   fi
   import "docker.io/library/$BASE_IMAGE" "$BASE_IMAGE"
+  # Pods name the image by digest, and the CRI finds an image only by a name containerd holds.
+  local ref
+  ref="$(base_image_ref)"
+  ctr images ls -q "name==$ref" | grep -q . && return 0
+  ctr images tag "docker.io/library/$BASE_IMAGE" "$ref" >/dev/null
+  ctr images label "$ref" io.cri-containerd.pinned=pinned >/dev/null
 }
 
 kubelet_up() {
@@ -326,7 +337,11 @@ step --into BINS "the cluster's programs" bash scripts/toolchain/build-kube.sh
 eval "$BINS"
 PAUSE_IMAGE="agentrun.local/kube-pause:$(sha256sum "$PAUSE_BIN/pause" | cut -c1-12)"
 
-if ready_node && [ -n "$(kube_pid containerd)" ]; then
+all_running() {
+  local p
+  for p in $KUBE_PROCESSES; do [ -n "$(kube_pid "$p")" ] || return 1; done
+}
+if all_running && ready_node; then
   write_dist
   exit 0
 fi
