@@ -7,8 +7,9 @@ set -euo pipefail
 . "$(dirname "$0")/kube-lib.sh"
 cd "$ROOT"
 need_root
+kube_lock
 
-[ -d "$KUBE_STATE" ] || { rm -f dist/kubeconfig dist/kube.json; exit 0; }
+[ -d "$KUBE_STATE" ] || { rm -f dist/kubeconfig dist/kube.json "$KUBE_STATE.lock"; exit 0; }
 say "stopping the cluster ($KUBE_STATE)"
 
 # Pods first, while the kubelet runs, so each one's network is torn down by its CNI plugins.
@@ -83,5 +84,5 @@ fi
 find /var/log/containers -maxdepth 1 -type l -lname "$KUBE_STATE/*" -delete 2>/dev/null || true
 rmdir /var/log/containers 2>/dev/null || true
 rm -rf "$KUBE_STATE"
-rm -f dist/kubeconfig dist/kube.json
+rm -f dist/kubeconfig dist/kube.json "$KUBE_STATE.lock"
 say "the cluster is stopped and removed"

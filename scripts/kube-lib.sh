@@ -39,6 +39,12 @@ kube_api() {
     "$@" "https://127.0.0.1:$KUBE_API_PORT$path"
 }
 
+# One kube-up or kube-down at a time on the machine (several work trees share the cluster).
+kube_lock() {
+  exec 8>"$KUBE_STATE.lock"
+  flock 8
+}
+
 need_root() {
   [ "$(id -u)" = 0 ] || die "the cluster needs root (it mounts, makes links and iptables rules); run as root"
 }

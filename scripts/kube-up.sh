@@ -10,6 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/kube-lib.sh"
 cd "$ROOT"
 need_root
+kube_lock
 t_all=$SECONDS
 PKI="$KUBE_STATE/pki"
 
@@ -35,12 +36,12 @@ wait_for() {
 }
 
 # start <name> <program> [args...]: in its own session (an interrupted kube:up or test run
-# leaves it running for kube:down), unless it already runs.
+# leaves it running for kube:down), unless it already runs; never holding kube_lock's file.
 start() {
   local name="$1"; shift
   [ -n "$(kube_pid "$name")" ] && return 0
   say "starting $name"
-  setsid "$@" >>"$KUBE_STATE/log/$name.log" 2>&1 </dev/null &
+  setsid "$@" >>"$KUBE_STATE/log/$name.log" 2>&1 </dev/null 8>&- &
   echo $! >"$KUBE_STATE/run/$name.pid"
 }
 

@@ -72,7 +72,7 @@ fi
 
 command -v go >/dev/null || die "Go is not installed; install Go 1.26 or later and run this again"
 export CGO_ENABLED=0 GOFLAGS="-mod=mod -p=1"
-say "building the cluster's programs from Go modules: $(missing | tr '\n' ' ')(kube-apiserver alone takes about 10 minutes cold)"
+say "building the cluster's programs from Go modules: $(missing | tr '\n' ' ')(cold, kube-apiserver alone takes 10 to 45 minutes on 2 cores)"
 targets | while read -r dir module bin pkg tags flavour; do
   [ -x "$dir/$bin" ] && continue
   mkdir -p "$dir"

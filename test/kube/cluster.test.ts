@@ -104,6 +104,7 @@ describe.skipIf(!asked)(asked ? "the test cluster" : `skipped: ${why}`, () => {
   it("kube:down leaves no process, link, mount, chain or state behind", async () => {
     await kubeDown();
     expect(existsSync(kube.state)).toBe(false);
+    expect(existsSync(`${kube.state}.lock`)).toBe(false);
     expect(existsSync(`${ROOT}/dist/kubeconfig`)).toBe(false);
     const links = (await run("ip", ["-o", "link", "show"])).stdout;
     expect(links).not.toMatch(/agentrun-kbr0|agentrun-kube0/);
