@@ -33,7 +33,14 @@ for p in $(echo "$KUBE_PROCESSES" | tr ' ' '\n' | tac); do stop "$p"; done
 
 # What outlives containerd: its shims (found by the socket only this containerd has) and every
 # process in the Pods' cgroups.
-for pid in $(pgrep -f -- "-address $KUBE_CONTAINERD_SOCK" || true); do kill -9 "$pid" 2>/dev/null || true; done
+# A shim killed leaves its socket in containerd's fixed folder, named by the hash of this
+# containerd's address, the namespace and the task's id.
+shim_socket() { printf '/run/containerd/s/%s' "$(printf '%s' "$KUBE_CONTAINERD_SOCK/k8s.io/$1" | sha256sum | cut -c1-64)"; }
+for pid in $(pgrep -f -- "-address $KUBE_CONTAINERD_SOCK" || true); do
+  id="$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | awk 'take { print; exit } $0 == "-id" { take = 1 }' || true)"
+  kill -9 "$pid" 2>/dev/null || true
+  [ -z "$id" ] || rm -f "$(shim_socket "$id")"
+done
 pod_cgroups() { find /sys/fs/cgroup/*/kubepods -depth -type d 2>/dev/null || true; }
 for g in $(pod_cgroups); do
   for pid in $(cat "$g/cgroup.procs" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
