@@ -1,0 +1,362 @@
+#!/usr/bin/env bash
+# npm run kube:up: a single-node Kubernetes cluster on this machine, for the Kubernetes provider's
+# tests (docs/kubernetes-cluster.md). Builds what is not cached, makes certificates on the spot,
+# starts etcd, the API server on 127.0.0.1, the controller manager, the scheduler, a containerd
+# of its own, the CNI bridge and the kubelet, each in the background with its log and pid under
+# the state folder; imports the computers' image and a pause image into containerd; writes
+# dist/kubeconfig and dist/kube.json; waits until the node is Ready and a Pod runs.
+# A no-op (but for dist/) when the cluster already answers. npm run kube:down undoes it all.
+set -euo pipefail
+. "$(dirname "$0")/kube-lib.sh"
+cd "$ROOT"
+need_root
+kube_lock
+t_all=$SECONDS
+PKI="$KUBE_STATE/pki"
+
+ready_node() {
+  kube_api "/api/v1/nodes/$KUBE_NODE" 2>/dev/null \
+    | node -e 'const n=JSON.parse(require("fs").readFileSync(0,"utf8"));process.exit(n.status.conditions.some(c=>c.type==="Ready"&&c.status==="True")?0:1)' 2>/dev/null
+}
+
+# wait_for <what> <seconds> <process whose log tells why> <command...>
+wait_for() {
+  local what="$1" limit="$2" proc="$3" t0=$SECONDS; shift 3
+  until "$@" >/dev/null 2>&1; do
+    if [ $((SECONDS - t0)) -ge "$limit" ]; then
+      tail -n 20 "$KUBE_STATE/log/$proc.log" 2>/dev/null | sed 's/^/  | /' >&2
+      die "$what within $limit s; the lines above are the end of $KUBE_STATE/log/$proc.log"
+    fi
+    if [ -n "$proc" ] && [ -z "$(kube_pid "$proc")" ]; then
+      tail -n 20 "$KUBE_STATE/log/$proc.log" 2>/dev/null | sed 's/^/  | /' >&2
+      die "$proc stopped; the lines above are the end of $KUBE_STATE/log/$proc.log"
+    fi
+    sleep 0.5
+  done
+}
+
+# start <name> <program> [args...]: in its own session (an interrupted kube:up or test run
+# leaves it running for kube:down), unless it already runs; never holding kube_lock's file.
+start() {
+  local name="$1"; shift
+  [ -n "$(kube_pid "$name")" ] && return 0
+  say "starting $name"
+  setsid "$@" >>"$KUBE_STATE/log/$name.log" 2>&1 </dev/null 8>&- &
+  echo $! >"$KUBE_STATE/run/$name.pid"
+}
+
+# Certificates: one CA signs every serving and client certificate; ECDSA P-256 keys.
+cert() { # <name> <subject> <extendedKeyUsage> [subjectAltName]
+  openssl ecparam -name prime256v1 -genkey -noout -out "$PKI/$1.key" 2>/dev/null
+  openssl req -new -key "$PKI/$1.key" -subj "$2" -out "$PKI/$1.csr"
+  { echo "basicConstraints=CA:FALSE"; echo "keyUsage=critical,digitalSignature,keyEncipherment"
+    echo "extendedKeyUsage=$3"; [ -z "${4:-}" ] || echo "subjectAltName=$4"; } >"$PKI/$1.ext"
+  openssl x509 -req -in "$PKI/$1.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial -days 3650 -sha256 \
+    -extfile "$PKI/$1.ext" -out "$PKI/$1.crt" 2>/dev/null
+  rm -f "$PKI/$1.csr" "$PKI/$1.ext"
+}
+
+kubeconfig() { # <file> <certificate name> <user>
+  cat >"$1" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: agentrun-kube
+  cluster:
+    server: https://127.0.0.1:$KUBE_API_PORT
+    certificate-authority-data: $(base64 -w0 "$PKI/ca.crt")
+users:
+- name: $3
+  user:
+    client-certificate-data: $(base64 -w0 "$PKI/$2.crt")
+    client-key-data: $(base64 -w0 "$PKI/$2.key")
+contexts:
+- name: agentrun-kube
+  context:
+    cluster: agentrun-kube
+    user: $3
+current-context: agentrun-kube
+EOF
+  chmod 600 "$1"
+}
+
+pki() {
+  [ -f "$PKI/done" ] && return 0
+  say "making the cluster's certificates (openssl)"
+  rm -rf "$PKI" && mkdir -p "$PKI" && chmod 700 "$PKI"
+  openssl ecparam -name prime256v1 -genkey -noout -out "$PKI/ca.key" 2>/dev/null
+  openssl req -x509 -new -key "$PKI/ca.key" -sha256 -days 3650 -subj "/CN=agentrun-kube-ca" -out "$PKI/ca.crt" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign"
+  cert apiserver "/CN=kube-apiserver" serverAuth \
+    "IP:127.0.0.1,IP:$KUBE_NODE_IP,IP:$KUBE_SERVICE_IP,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+  cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" clientAuth
+  cert admin "/O=system:masters/CN=agentrun-admin" clientAuth
+  cert controller-manager "/CN=system:kube-controller-manager" clientAuth
+  cert scheduler "/CN=system:kube-scheduler" clientAuth
+  cert kubelet-client "/O=system:nodes/CN=system:node:$KUBE_NODE" clientAuth
+  cert kubelet "/CN=$KUBE_NODE" serverAuth "IP:$KUBE_NODE_IP,DNS:$KUBE_NODE"
+  openssl ecparam -name prime256v1 -genkey -noout -out "$PKI/sa.key" 2>/dev/null
+  openssl ec -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub" 2>/dev/null
+  kubeconfig "$KUBE_STATE/admin.kubeconfig" admin agentrun-admin
+  kubeconfig "$KUBE_STATE/controller-manager.kubeconfig" controller-manager system:kube-controller-manager
+  kubeconfig "$KUBE_STATE/scheduler.kubeconfig" scheduler system:kube-scheduler
+  kubeconfig "$KUBE_STATE/kubelet.kubeconfig" kubelet-client "system:node:$KUBE_NODE"
+  touch "$PKI/done"
+}
+
+node_link() {
+  ip link show "$KUBE_LINK" >/dev/null 2>&1 && return 0
+  # A bridge with no ports: this kernel has no dummy links.
+  ip link add "$KUBE_LINK" type bridge
+  ip addr add "$KUBE_NODE_IP/32" dev "$KUBE_LINK"
+  ip link set "$KUBE_LINK" up
+}
+
+control_plane() {
+  start etcd "$ETCD_BIN/etcd" --name agentrun-kube --data-dir "$KUBE_STATE/etcd" \
+    --listen-client-urls "http://127.0.0.1:$KUBE_ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$KUBE_ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$KUBE_ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$KUBE_ETCD_PEER_PORT" \
+    --initial-cluster "agentrun-kube=http://127.0.0.1:$KUBE_ETCD_PEER_PORT"
+  wait_for "etcd did not answer" 60 etcd curl -sf --max-time 2 "http://127.0.0.1:$KUBE_ETCD_PORT/health"
+  start kube-apiserver "$KUBE_BIN/kube-apiserver" --etcd-servers "http://127.0.0.1:$KUBE_ETCD_PORT" \
+    --bind-address 127.0.0.1 --secure-port "$KUBE_API_PORT" --advertise-address "$KUBE_NODE_IP" --cert-dir "$KUBE_STATE/apiserver" \
+    --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" --client-ca-file "$PKI/ca.crt" \
+    --service-cluster-ip-range "$KUBE_SERVICE_CIDR" --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
+    --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction --profiling=false \
+    --kubelet-client-certificate "$PKI/apiserver-kubelet-client.crt" --kubelet-client-key "$PKI/apiserver-kubelet-client.key" \
+    --kubelet-certificate-authority "$PKI/ca.crt" --kubelet-preferred-address-types InternalIP
+  wait_for "the API server was not ready" 180 kube-apiserver kube_api /readyz
+  start kube-controller-manager "$KUBE_BIN/kube-controller-manager" --kubeconfig "$KUBE_STATE/controller-manager.kubeconfig" \
+    --authentication-kubeconfig "$KUBE_STATE/controller-manager.kubeconfig" --authorization-kubeconfig "$KUBE_STATE/controller-manager.kubeconfig" \
+    --bind-address 127.0.0.1 --cert-dir "$KUBE_STATE/controller-manager" --leader-elect=false --profiling=false \
+    --service-account-private-key-file "$PKI/sa.key" --root-ca-file "$PKI/ca.crt" --use-service-account-credentials \
+    --cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" --service-cluster-ip-range "$KUBE_SERVICE_CIDR"
+  start kube-scheduler "$KUBE_BIN/kube-scheduler" --kubeconfig "$KUBE_STATE/scheduler.kubeconfig" \
+    --authentication-kubeconfig "$KUBE_STATE/scheduler.kubeconfig" --authorization-kubeconfig "$KUBE_STATE/scheduler.kubeconfig" \
+    --bind-address 127.0.0.1 --cert-dir "$KUBE_STATE/scheduler" --leader-elect=false --profiling=false
+}
+
+# containerd of its own: root, state, sockets and the Pods' network namespaces all under the
+# state folder, so the Docker engine's containerd is never touched.
+containerd_up() {
+  local c="$KUBE_STATE/containerd"
+  mkdir -p "$c" "$KUBE_STATE/cni/net.d"
+  cat >"$c/config.toml" <<EOF
+version = 3
+root = "$c/root"
+state = "$c/state"
+disabled_plugins = ["io.containerd.nri.v1.nri"]
+
+[grpc]
+  address = "$KUBE_CONTAINERD_SOCK"
+
+[ttrpc]
+  address = "$KUBE_CONTAINERD_SOCK.ttrpc"
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$c/opt"
+
+[plugins."io.containerd.cri.v1.runtime"]
+  netns_mounts_under_state_dir = true
+  # This machine withholds CAP_SYS_RESOURCE, so no process may lower its OOM score below
+  # containerd's own; the kubelet's -998 for the pause container would fail every sandbox.
+  restrict_oom_score_adj = true
+  [plugins."io.containerd.cri.v1.runtime".containerd]
+    default_runtime_name = "runc"
+    [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
+        BinaryName = "$(command -v runc)"
+        SystemdCgroup = false
+  [plugins."io.containerd.cri.v1.runtime".cni]
+    bin_dirs = ["$CNI_BIN"]
+    conf_dir = "$KUBE_STATE/cni/net.d"
+
+[plugins."io.containerd.cri.v1.images"]
+  snapshotter = "overlayfs"
+  [plugins."io.containerd.cri.v1.images".pinned_images]
+    sandbox = "$PAUSE_IMAGE"
+EOF
+  # The Pods' network: a bridge with masquerade out, addresses from the range host-local keeps.
+  cat >"$KUBE_STATE/cni/net.d/10-agentrun-kube.conflist" <<EOF
+{
+  "cniVersion": "1.0.0",
+  "name": "$KUBE_CNI_NETWORK",
+  "plugins": [
+    {
+      "type": "bridge", "bridge": "$KUBE_BRIDGE", "isGateway": true, "ipMasq": true, "hairpinMode": true,
+      "ipam": { "type": "host-local", "dataDir": "$KUBE_STATE/cni/ipam", "ranges": [[{ "subnet": "$KUBE_POD_CIDR" }]], "routes": [{ "dst": "0.0.0.0/0" }] }
+    },
+    { "type": "portmap", "capabilities": { "portMappings": true } }
+  ]
+}
+EOF
+  PATH="$CONTAINERD_BIN:$PATH" start containerd "$CONTAINERD_BIN/containerd" --config "$c/config.toml"
+  wait_for "containerd did not answer" 60 containerd ctr version
+}
+
+# (each ctr call also warns that cgroup v1 is deprecated: said once in the docs, not every time)
+ctr() { "$CONTAINERD_BIN/ctr" --address "$KUBE_CONTAINERD_SOCK" --namespace k8s.io "$@" 2> >(grep -v "support for cgroup v1 is deprecated" >&2); }
+
+# import <image ref in containerd> <what to save from Docker>: pinned, so the kubelet's image
+# garbage collection never removes it (nothing could pull it back).
+import() {
+  ctr images ls -q "name==$1" | grep -q . && return 0
+  say "importing $2 into the cluster's containerd"
+  docker save "$2" | ctr images import --local - >/dev/null
+  ctr images ls -q "name==$1" | grep -q . || die "$2 was imported but containerd does not list $1"
+  ctr images label "$1" io.cri-containerd.pinned=pinned >/dev/null
+}
+
+images() {
+  if ! ctr images ls -q "name==$PAUSE_IMAGE" | grep -q .; then
+    # The pause image: the static program alone, made an image by import.
+    local work
+    work="$(mktemp -d /tmp/agentrun-kube-pause.XXXXXX)"
+    cp "$PAUSE_BIN/pause" "$work/pause"
+    tar -C "$work" -cf "$work/rootfs.tar" pause
+    docker import -c 'ENTRYPOINT ["/pause"]' "$work/rootfs.tar" "$PAUSE_IMAGE" >/dev/null
+    rm -rf "$work"
+    import "$PAUSE_IMAGE" "$PAUSE_IMAGE"
+    docker rmi "$PAUSE_IMAGE" >/dev/null
+  fi
+  import "docker.io/library/$BASE_IMAGE" "$BASE_IMAGE"
+  # Pods name the image by digest, and the CRI finds an image only by a name containerd holds.
+  local ref
+  ref="$(base_image_ref)"
+  ctr images ls -q "name==$ref" | grep -q . && return 0
+  ctr images tag "docker.io/library/$BASE_IMAGE" "$ref" >/dev/null
+  ctr images label "$ref" io.cri-containerd.pinned=pinned >/dev/null
+}
+
+kubelet_up() {
+  local k="$KUBE_STATE/kubelet"
+  mkdir -p "$k" "$KUBE_STATE/pod-logs"
+  # The kubelet sets these kernel settings on start; kube-down puts the old values back.
+  [ -f "$KUBE_STATE/sysctl.before" ] || sysctl $KUBE_SYSCTLS | sed 's/ //g' >"$KUBE_STATE/sysctl.before"
+  # The iptables chains there before the kubelet and the CNI plugins made theirs: kube-down
+  # removes only the others.
+  [ -f "$KUBE_STATE/iptables.before" ] || for t in filter nat mangle; do
+    iptables -t "$t" -S | awk -v t="$t" '$1 == "-N" { print t, $2 }'
+  done >"$KUBE_STATE/iptables.before"
+  [ -f "$KUBE_STATE/ip6tables.before" ] || for t in filter nat mangle; do
+    ip6tables -t "$t" -S 2>/dev/null | awk -v t="$t" '$1 == "-N" { print t, $2 }'
+  done >"$KUBE_STATE/ip6tables.before"
+  cat >"$k/config.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+# This machine's cgroups are v1 (Docker reports the cgroupfs driver).
+failCgroupV1: false
+cgroupDriver: cgroupfs
+containerRuntimeEndpoint: unix://$KUBE_CONTAINERD_SOCK
+address: $KUBE_NODE_IP
+port: 10250
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: 10248
+tlsCertFile: $PKI/kubelet.crt
+tlsPrivateKeyFile: $PKI/kubelet.key
+authentication:
+  anonymous:
+    enabled: false
+  webhook:
+    enabled: true
+  x509:
+    clientCAFile: $PKI/ca.crt
+authorization:
+  mode: Webhook
+podLogsDir: $KUBE_STATE/pod-logs
+failSwapOn: false
+# The images were imported, not pulled: nothing may collect them, and a full disk elsewhere on a
+# shared machine must not evict the tests' Pods.
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard:
+  memory.available: 100Mi
+  nodefs.available: 1%
+  imagefs.available: 1%
+  nodefs.inodesFree: 1%
+resolvConf: /etc/resolv.conf
+EOF
+  start kubelet "$KUBE_BIN/kubelet" --config "$k/config.yaml" --kubeconfig "$KUBE_STATE/kubelet.kubeconfig" \
+    --root-dir "$k" --hostname-override "$KUBE_NODE" --node-ip "$KUBE_NODE_IP"
+  wait_for "the node was not Ready" 180 kubelet ready_node
+}
+
+kubectl() { "$KUBE_BIN/kubectl" --kubeconfig "$KUBE_STATE/admin.kubeconfig" "$@"; }
+
+# The image the computers run, by its digest in the node's store.
+base_image_ref() {
+  local digest
+  digest="$(ctr images ls "name==docker.io/library/$BASE_IMAGE" | awk 'NR == 2 { print $3 }')"
+  [ -n "$digest" ] || die "the node's store has no $BASE_IMAGE; run npm run kube:down and npm run kube:up"
+  echo "docker.io/library/${BASE_IMAGE%%:*}@$digest"
+}
+
+# The proof the cluster runs Pods: one from the computers' image by digest, never pulled.
+smoke_pod() {
+  local name=agentrun-kube-smoke
+  wait_for "the default service account was not made" 60 kube-controller-manager kubectl get serviceaccount default
+  kubectl delete pod "$name" --ignore-not-found --wait >/dev/null
+  kubectl apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $name
+spec:
+  restartPolicy: Never
+  automountServiceAccountToken: false
+  enableServiceLinks: false
+  terminationGracePeriodSeconds: 0
+  containers:
+  - name: smoke
+    image: $(base_image_ref)
+    imagePullPolicy: Never
+    command: ["sleep", "600"]
+EOF
+  if ! kubectl wait --for=condition=Ready "pod/$name" --timeout=120s >/dev/null; then
+    kubectl describe pod "$name" | tail -n 15 | sed 's/^/  | /' >&2
+    die "the smoke Pod did not run; the lines above are its events (logs in $KUBE_STATE/log)"
+  fi
+  kubectl delete pod "$name" --wait --timeout=60s >/dev/null
+}
+
+# dist/kubeconfig (the admin's, certificates inline) and dist/kube.json, for the tests and the
+# conformance module of this work tree.
+write_dist() {
+  mkdir -p dist
+  install -m 600 "$KUBE_STATE/admin.kubeconfig" dist/kubeconfig
+  node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({
+    kubeconfig: process.argv[2], image: process.argv[3], pauseImage: process.argv[4], kubectl: process.argv[5], state: process.argv[6],
+  }, null, 2) + "\n")' dist/kube.json "$ROOT/dist/kubeconfig" "$(base_image_ref)" "$PAUSE_IMAGE" "$KUBE_BIN/kubectl" "$KUBE_STATE"
+}
+
+[ -f dist/toolchain.json ] || die "dist/toolchain.json is missing; run npm run setup first"
+BASE_IMAGE="$(node -p 'require("./dist/toolchain.json").baseImage')"
+step --into BINS "the cluster's programs" bash scripts/toolchain/build-kube.sh
+eval "$BINS"
+PAUSE_IMAGE="agentrun.local/kube-pause:$(sha256sum "$PAUSE_BIN/pause" | cut -c1-12)"
+
+all_running() {
+  local p
+  for p in $KUBE_PROCESSES; do [ -n "$(kube_pid "$p")" ] || return 1; done
+}
+if all_running && ready_node; then
+  write_dist
+  exit 0
+fi
+if ! command -v runc >/dev/null; then
+  say "installing runc (apt-get)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq runc >/dev/null || die "apt-get install runc failed"
+fi
+mkdir -p "$KUBE_STATE/run" "$KUBE_STATE/log"
+pki
+node_link
+control_plane
+containerd_up
+images
+kubelet_up
+smoke_pod
+write_dist
+say "the cluster is up in $((SECONDS - t_all)) s: KUBECONFIG=$ROOT/dist/kubeconfig (npm run kube:down stops it)"
