@@ -50,9 +50,9 @@ async function etcFile(engine: DockerEngine, id: string, file: string, options: 
 
 /** Names the computer's user and group in its /etc/passwd and /etc/group before it starts; an image with neither file is left as it is. */
 export async function nameUser(engine: DockerEngine, id: string, user: { uid: number; gid: number }, options: CallOptions = {}): Promise<Result<undefined>> {
-  const passwd = await etcFile(engine, id, "passwd", options);
+  // Both read at once: each is a round trip on every create's path.
+  const [passwd, group] = await Promise.all([etcFile(engine, id, "passwd", options), etcFile(engine, id, "group", options)]);
   if (!passwd.ok) return passwd;
-  const group = await etcFile(engine, id, "group", options);
   if (!group.ok) return group;
   const files: TarFile[] = [];
   const p = passwd.value === undefined ? undefined : passwdWith(passwd.value, user.uid, user.gid);
