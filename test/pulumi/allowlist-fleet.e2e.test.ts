@@ -7,7 +7,7 @@
 // a name off the list is refused before any lookup, so no traffic leaves the machine. Every part
 // made is removed by its exact name at the end.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { docker } from "../support/docker.js";
+import { docker, egressParts } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";
 
@@ -53,10 +53,7 @@ describe("an EgressProxy shared by two computers, through the real engine", () =
     }
   }, 300_000);
 
-  const parts = async () => ({
-    containers: (await docker("ps", "--all", "--format", "{{.Names}}", "--filter", `label=agentrun.computer.egress=${proxy}`)).stdout,
-    volumes: (await docker("volume", "ls", "--format", "{{.Name}}", "--filter", `label=agentrun.computer.egress=${proxy}`)).stdout,
-  });
+  const parts = () => egressParts(proxy);
   const started = async () => Promise.all(ids.map(async (id) => (await docker("inspect", "-f", "{{.State.Running}} {{.State.StartedAt}}", id)).stdout));
   /** The first line of the proxy's answer to a GET from inside a computer, through its relay. */
   const fromInside = async (name: string, host: string) =>

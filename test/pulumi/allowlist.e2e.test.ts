@@ -4,7 +4,7 @@
 // volume with the egress label. The list names one host nothing here ever connects to, so no
 // traffic leaves the machine. Every container made is removed by its exact name at the end.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { docker } from "../support/docker.js";
+import { docker, egressParts } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";
 
@@ -38,11 +38,6 @@ describe("an allowlisted computer through the real engine", () => {
     }
   }, 300_000);
 
-  const egressParts = async () => ({
-    containers: (await docker("ps", "--all", "--format", "{{.Names}}", "--filter", `label=agentrun.computer.egress=${name}`)).stdout,
-    volumes: (await docker("volume", "ls", "--format", "{{.Name}}", "--filter", `label=agentrun.computer.egress=${name}`)).stdout,
-  });
-
   test("up makes the computer and its proxy, and reads the list back", async () => {
     const up = await s.stack.up({ color: "never" });
     name = String(up.outputs.name?.value);
@@ -50,7 +45,7 @@ describe("an allowlisted computer through the real engine", () => {
     expect(up.outputs.network?.value).toBe("allow");
     // The same list read back in its normal form is kept as declared, so a refresh changes nothing.
     expect(up.outputs.allow?.value).toEqual(["pypi.org", "*.pythonhosted.org"]);
-    expect(await egressParts()).toEqual({ containers: `${name}-egress`, volumes: `${name}-egress` });
+    expect(await egressParts(name)).toEqual({ containers: `${name}-egress`, volumes: `${name}-egress` });
   }, 300_000);
 
   test("a refresh finds nothing to change", async () => {
@@ -67,6 +62,6 @@ describe("an allowlisted computer through the real engine", () => {
 
   test("destroy leaves nothing with the egress label", async () => {
     await s.stack.destroy({ color: "never" });
-    expect(await egressParts()).toEqual({ containers: "", volumes: "" });
+    expect(await egressParts(name)).toEqual({ containers: "", volumes: "" });
   }, 300_000);
 });

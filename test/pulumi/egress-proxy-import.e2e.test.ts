@@ -4,7 +4,7 @@
 // nothing here connects to. Every part made is removed by its exact name, pass or fail.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DockerProvider } from "../../src/docker/index.js";
-import { docker } from "../support/docker.js";
+import { docker, egressParts } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 import { ROOT } from "../support/toolchain.js";
 
@@ -13,10 +13,7 @@ const HOST_ADDRESSES = ["192.0.2.1"]; // the plugin runs in a container here, so
 describe("pulumi import of an egress proxy this provider made", () => {
   let s: TestStack;
   let name = "";
-  const parts = async () => ({
-    containers: (await docker("ps", "--all", "--format", "{{.Names}}", "--filter", `label=agentrun.computer.egress=${name}`)).stdout,
-    volumes: (await docker("volume", "ls", "--format", "{{.Name}}", "--filter", `label=agentrun.computer.egress=${name}`)).stdout,
-  });
+  const parts = () => egressParts(name);
 
   beforeAll(async () => {
     const provider = new DockerProvider({ daemonPath: `${ROOT}/dist/computerd-linux-amd64`, egress: { hostAddresses: HOST_ADDRESSES } });

@@ -4,7 +4,7 @@ import { rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { docker } from "../support/docker.js";
+import { docker, egressParts } from "../support/docker.js";
 import { followReadme, stepCodes } from "../support/readme.js";
 
 describe("examples/run-folder as its README says", () => {
@@ -77,9 +77,7 @@ describe("examples/allowlist as its README says", () => {
     expect(followed.ran.stdout).not.toMatch(/agentrun:index:Computer\s+(builder|tester)\s+replaced/);
     const proxy = /proxy\s*:\s*"(proxy-[0-9a-f]{12})"/.exec(followed.ran.stdout)?.[1];
     expect(proxy, followed.ran.stdout).toBeDefined();
-    const left = await docker("ps", "--all", "--format", "{{.Names}}", "--filter", `label=agentrun.computer.egress=${proxy}`);
-    const volumes = await docker("volume", "ls", "--format", "{{.Name}}", "--filter", `label=agentrun.computer.egress=${proxy}`);
-    expect([left.stdout, volumes.stdout]).toEqual(["", ""]);
+    expect(await egressParts(proxy!)).toEqual({ containers: "", volumes: "" });
   }, 600_000);
 });
 

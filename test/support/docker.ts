@@ -20,3 +20,13 @@ export async function isRunning(name: string): Promise<boolean> {
 export async function exists(name: string): Promise<boolean> {
   return (await docker("inspect", "--format", "{{.Id}}", name)).exitCode === 0;
 }
+
+/** The containers and volumes labelled as one computer's or proxy's egress parts, each list as docker prints it. */
+export async function egressParts(key: string): Promise<{ containers: string; volumes: string }> {
+  const filter = `label=agentrun.computer.egress=${key}`;
+  const [containers, volumes] = await Promise.all([
+    docker("ps", "--all", "--format", "{{.Names}}", "--filter", filter),
+    docker("volume", "ls", "--format", "{{.Name}}", "--filter", filter),
+  ]);
+  return { containers: containers.stdout, volumes: volumes.stdout };
+}

@@ -35,6 +35,27 @@ func holdRelayPort(t *testing.T) net.Listener {
 	return l
 }
 
+// standInProxy listens on the egress socket until the test ends, writing answer to each
+// connection and closing it.
+func standInProxy(t *testing.T, socket, answer string) {
+	t.Helper()
+	l, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(c, answer)
+			c.Close()
+		}
+	}()
+}
+
 // Init refuses to start when it cannot listen for the computer's programs.
 func TestInitWithEgressRefusesToStartWhenItCannotListen(t *testing.T) {
 	held := holdRelayPort(t)
@@ -50,21 +71,7 @@ func TestInitWithEgressRefusesToStartWhenItCannotListen(t *testing.T) {
 func TestInitWithEgressRelaysAndGivesTheProxyVariables(t *testing.T) {
 	holdRelayPort(t).Close()
 	socket := filepath.Join(t.TempDir(), "egress.sock")
-	ul, err := net.Listen("unix", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ul.Close()
-	go func() {
-		for {
-			c, err := ul.Accept()
-			if err != nil {
-				return
-			}
-			io.WriteString(c, "the proxy\n")
-			c.Close()
-		}
-	}()
+	standInProxy(t, socket, "the proxy\n")
 	p := startInit(t, "", "--deadline", iso(time.Now().Add(time.Hour)), "--egress", socket)
 	c := p.dial(t)
 	var r struct {
@@ -119,20 +126,7 @@ func TestInitServesNothingUntilTheProxyAnswers(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(p.home, "ran")); err == nil {
 		t.Fatal("a program ran before the proxy answered")
 	}
-	ul, err := net.Listen("unix", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ul.Close()
-	go func() {
-		for {
-			c, err := ul.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	standInProxy(t, socket, "")
 	select {
 	case r := <-replies:
 		if r.Error != nil {
