@@ -7,9 +7,16 @@
 // turned create into another RPC): each is hidden while the client is built, so none applies.
 import { createRequire } from "node:module";
 import type { ModalClient } from "modal";
+import { TIMEOUTS } from "./constants.js";
 import type { ModalSdk } from "./sdk.js";
 
 export const DEFAULT_SERVER_URL = "https://api.modal.com:443";
+
+/**
+ * How long the SDK may keep retrying a call Modal throttles: left unset it retries without end, in
+ * the background of a call whose bound has already given up, so it ends with the longest bound.
+ */
+export const MAX_THROTTLE_WAIT_SECS = TIMEOUTS.createMs / 1000;
 
 /** What the SDK's profile takes from the process (its config.ts), each hidden while a client is built. */
 export const PROFILE_VARIABLES = [
@@ -54,7 +61,13 @@ export function modalClient(options: ClientOptions): ModalSdk {
   process.env.MODAL_SERVER_URL = server;
   try {
     return hidingProfile(
-      () => new Client({ tokenId: options.tokenId, tokenSecret: options.tokenSecret, ...(options.environment ? { environment: options.environment } : {}) }),
+      () =>
+        new Client({
+          tokenId: options.tokenId,
+          tokenSecret: options.tokenSecret,
+          maxThrottleWaitSecs: MAX_THROTTLE_WAIT_SECS,
+          ...(options.environment ? { environment: options.environment } : {}),
+        }),
     );
   } finally {
     delete process.env.MODAL_SERVER_URL;

@@ -67,7 +67,7 @@ describe("the Modal client", () => {
       const client = modalClient({ ...token, serverUrl: "https://api.modal.com:443" }) as unknown as {
         profile: { environment?: string; sandboxV2: boolean; imageBuilderVersion?: string; maxThrottleWaitSecs?: number };
       };
-      expect(client.profile).toMatchObject({ sandboxV2: true, environment: undefined, imageBuilderVersion: undefined, maxThrottleWaitSecs: undefined });
+      expect(client.profile).toMatchObject({ sandboxV2: true, environment: undefined, imageBuilderVersion: undefined, maxThrottleWaitSecs: 600 });
       const given = modalClient({ ...token, environment: "staging" }) as unknown as { profile: { environment?: string } };
       expect(given.profile.environment).toBe("staging");
       expect(Object.fromEntries(Object.keys(ambient).map((k) => [k, process.env[k]]))).toEqual(ambient);
