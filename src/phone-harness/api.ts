@@ -3,7 +3,7 @@
 // phones_busy and session_limit, denied for the key or the credit), and no word holds the key.
 import { z } from "zod";
 import { redactWords } from "../contract/redact.js";
-import { fail, ok, type Result, type ResultCode } from "../contract/result.js";
+import { fail, ok, type ResultCode } from "../contract/result.js";
 
 export const Session = z.object({
   id: z.string(),

@@ -4,7 +4,7 @@
 // a phone that fails, is not ready in time, or whose ledger write fails is ended.
 import { randomUUID } from "node:crypto";
 import { failedThen, type CreateHooks, type Creation } from "../contract/create.js";
-import type { CheckedSpec, ComputerRef, ComputerSpec } from "../contract/provider.js";
+import type { CheckedSpec, ComputerSpec } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import type { ApiFailure, ApiResult, Session } from "./api.js";
 import type { PhoneClient } from "./client.js";

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputerClient } from "../../src/daemon/client.js";
 import { listProcesses, readAll } from "../../src/daemon/processes.js";
-import { sh, startComputer, type TestComputer } from "../support/computerd.js";
+import { startComputer, type TestComputer } from "../support/computerd.js";
 
 let computer: TestComputer;
 let client: ComputerClient;

@@ -56,6 +56,21 @@ describe("checkActions", () => {
     expect(checkActions([{ type: "wait", ms: 5 }], [])).toBeUndefined();
   });
 
+  it("takes a phone's touches, keys and text on a phone's groups, and refuses a pointer's click there", () => {
+    const touches = [
+      { type: "tap", point: [1, 1] },
+      { type: "swipe", from: [1, 1], to: [5, 5], ms: 100 },
+      { type: "key", keys: ["enter"] },
+      { type: "type", text: "hi" },
+    ];
+    expect(checkActions(touches, phone)).toBeUndefined();
+    expect(checkActions([click], phone)?.failed).toEqual({
+      index: 0,
+      kind: "unsupported",
+      message: "action 0 (click) needs the group input.pointer, which this computer does not declare",
+    });
+  });
+
   it("checks repeat after the group, as computerd does", () => {
     const tooMany = { type: "key", keys: ["a"], repeat: MAX_KEY_REPEAT + 1 };
     expect(checkActions([tooMany], ["input.pointer"])?.failed?.kind).toBe("unsupported");
