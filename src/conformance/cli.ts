@@ -139,8 +139,7 @@ function argsOf(argv: string[], io: Io): { exit: number } | { values: Args; only
 type Args = { provider?: string; image?: string; only?: string; kind?: string; fixture?: string; json?: boolean; help?: boolean };
 
 /** The provider and its drifted twin, from a conformance module (or create() with the CLI's options, which are none). */
-async function providersOf(conformance: ConformanceModule, kind: string | undefined): Promise<{ provider: ComputerProvider; drifted?: ComputerProvider }> {
-  const run: RunShape = kind !== undefined ? { kind } : {};
+async function providersOf(conformance: ConformanceModule, run: RunShape): Promise<{ provider: ComputerProvider; drifted?: ComputerProvider }> {
   const provider = conformance.createProvider
     ? await conformance.createProvider(undefined, run)
     : conformance.create!(conformance.optionsFromSettings?.({}) ?? {});
@@ -149,8 +148,14 @@ async function providersOf(conformance: ConformanceModule, kind: string | undefi
 }
 
 /** The run's image: --image, the module's, else the provider's own made ready; or the exit code, said on io. */
-async function imageOf(values: Args, conformance: ConformanceModule, provider: ComputerProvider, io: Io): Promise<{ exit: number } | { image: string }> {
-  let image = values.image ?? conformance.conformanceImage?.(values.kind !== undefined ? { kind: values.kind } : {});
+async function imageOf(
+  values: Args,
+  run: RunShape,
+  conformance: ConformanceModule,
+  provider: ComputerProvider,
+  io: Io,
+): Promise<{ exit: number } | { image: string }> {
+  let image = values.image ?? conformance.conformanceImage?.(run);
   if (!image && provider.image) {
     const made = await provider.image({ ...(io.signal ? { signal: io.signal } : {}) });
     if (!made.ok) {
@@ -170,9 +175,9 @@ async function imageOf(values: Args, conformance: ConformanceModule, provider: C
  * The run's input fixture: --fixture, else the one the module names for the run (the package's
  * own), said in a note either way it goes, since a desktop's input cases skip without one.
  */
-async function fixtureOf(values: Args, conformance: ConformanceModule, io: Io): Promise<{ fixture?: string; notes: string[] }> {
+async function fixtureOf(values: Args, run: RunShape, conformance: ConformanceModule, io: Io): Promise<{ fixture?: string; notes: string[] }> {
   if (values.fixture) return { fixture: path.resolve(io.cwd, values.fixture), notes: [] };
-  const own = await conformance.conformanceFixture?.(values.kind !== undefined ? { kind: values.kind } : {});
+  const own = await conformance.conformanceFixture?.(run);
   if (!own) return { notes: [] };
   try {
     await access(own);
@@ -198,27 +203,29 @@ export async function main(argv: string[], io: Io): Promise<number> {
     throw error;
   }
   const { conformance } = loaded;
+  // The run's shape, the one value every part of the module is handed.
+  const run: RunShape = values.kind !== undefined ? { kind: values.kind } : {};
   let made: { provider: ComputerProvider; drifted?: ComputerProvider };
   try {
-    made = await providersOf(conformance, values.kind);
+    made = await providersOf(conformance, run);
   } catch (error) {
     io.stderr(`the provider could not be made: ${(error as Error).message}\n`);
     return EXIT.fail;
   }
   const { provider, drifted } = made;
-  const chosen = casesOfRun(provider.capabilities(), { ...(only ? { only } : {}), ...(values.kind !== undefined ? { kind: values.kind } : {}) });
+  const chosen = casesOfRun(provider.capabilities(), { ...(only ? { only } : {}), ...run });
   if (!chosen.ok) {
     io.stderr(`${chosen.error.message}\n${usage()}\n`);
     return EXIT.usage;
   }
-  const image = await imageOf(values, conformance, provider, io);
+  const image = await imageOf(values, run, conformance, provider, io);
   if ("exit" in image) return image.exit;
-  const fixture = await fixtureOf(values, conformance, io);
+  const fixture = await fixtureOf(values, run, conformance, io);
   const notes = [...(conformance.conformanceNotes ?? []), ...fixture.notes];
   const report = await runConformance(provider, {
     image: image.image,
     ...(only ? { only } : {}),
-    ...(values.kind !== undefined ? { kind: values.kind } : {}),
+    ...run,
     ...(drifted ? { drifted } : {}),
     ...(conformance.createProvider && conformance.mountFor ? { mountFor: conformance.mountFor } : {}),
     ...(fixture.fixture ? { fixture: fixture.fixture } : {}),
