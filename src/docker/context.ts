@@ -14,6 +14,7 @@ import type { DockerEgressProxies } from "./egress-proxy.js";
 import type { Host } from "./host.js";
 import type { Pause, Settled } from "./options.js";
 import { type Inspected, nameOf, specOf } from "./readback.js";
+import type { ImageEtcCache } from "./user-name.js";
 
 export const CAPABILITIES: Capabilities = {
   kind: "linux",
@@ -51,6 +52,8 @@ export interface DockerContext extends Settled {
   readonly version: string;
   readonly proxies: DockerEgressProxies;
   readonly pause: Pause | undefined;
+  /** Each image's /etc/passwd and /etc/group, read once per image id (naming a computer's user). */
+  readonly etc: ImageEtcCache;
   /** The host read (once per provider), refused in words when it lacks any enforcement. */
   enforcingHost(options: CallOptions): Promise<Result<Host>>;
   /** The proxy's image made ready (once per provider). */

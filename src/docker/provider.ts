@@ -51,6 +51,7 @@ import { type DockerProviderOptions, settle, type Settled } from "./options.js";
 import { readComputer } from "./read.js";
 import { labelsOf, nameOf, networkOf } from "./readback.js";
 import { releaseComputer, sweepParts, targetOf } from "./release.js";
+import { ImageEtcCache } from "./user-name.js";
 
 export { CAPABILITIES, capabilitiesOfKind, DESKTOP_CAPABILITIES } from "./context.js";
 export type { DockerProviderOptions, EgressOptions } from "./options.js";
@@ -103,6 +104,7 @@ export class DockerProvider implements ComputerProvider {
       version: this.version,
       proxies: this.proxies,
       pause: options.pause,
+      etc: new ImageEtcCache(),
       enforcingHost: (o) => this.#enforcingHost(o),
       egressImage: (signal) => this.#ensureEgressImage(signal),
       daemonCopy: () => this.#daemonCopy(),

@@ -2,7 +2,9 @@
 // name (a shell's prompt then reads "I have no name!"), so before the computer starts the
 // provider writes the image's /etc/passwd and /etc/group back with a line for the uid and one for
 // the gid, each named agent (its home /work), when the image names neither. No mount: the files
-// are the container's own, as the image's are.
+// are the container's own, as the image's are. What an image's /etc holds is read once per image
+// id (each read is an archive call, tens of milliseconds on every create's path), and an image id
+// names its content, so what was read never goes stale.
 import type { CallOptions } from "../daemon/client.js";
 import { ok, type Result } from "../contract/result.js";
 import type { DockerEngine } from "./api.js";
@@ -40,6 +42,34 @@ export function groupWith(group: string, gid: number): string | undefined {
   return withLine(group, `${nameFor(entries, gid)}:x:${gid}:`);
 }
 
+/** An image's /etc/passwd and /etc/group as text; undefined where the image has none. */
+export interface ImageEtc {
+  passwd: string | undefined;
+  group: string | undefined;
+}
+
+/** The most images whose /etc is kept; past it the oldest read is dropped (and read again when asked). */
+const KEPT_IMAGES = 64;
+
+/** What each image's /etc held, by image id, read from the first container of it; a failed read is not kept. */
+export class ImageEtcCache {
+  readonly #byImage = new Map<string, Promise<Result<ImageEtc>>>();
+
+  /** The image's /etc files, read from container id (made from image) when not read before. */
+  read(engine: DockerEngine, image: string, id: string, options: CallOptions): Promise<Result<ImageEtc>> {
+    let reading = this.#byImage.get(image);
+    if (!reading) {
+      reading = readEtc(engine, id, options).then((read) => {
+        if (!read.ok) this.#byImage.delete(image);
+        return read;
+      });
+      this.#byImage.set(image, reading);
+      if (this.#byImage.size > KEPT_IMAGES) this.#byImage.delete(this.#byImage.keys().next().value!);
+    }
+    return reading;
+  }
+}
+
 /** One of the container's /etc files as text; undefined when the image has none. */
 async function etcFile(engine: DockerEngine, id: string, file: string, options: CallOptions): Promise<Result<string | undefined>> {
   const got = await engine.raw("GET", `/containers/${id}/archive`, { query: { path: `/etc/${file}` }, signal: options.signal, timeoutMs: CALL_MS });
@@ -48,16 +78,34 @@ async function etcFile(engine: DockerEngine, id: string, file: string, options: 
   return ok(firstFileOf(got.value!)?.toString("utf8"));
 }
 
-/** Names the computer's user and group in its /etc/passwd and /etc/group before it starts; an image with neither file is left as it is. */
-export async function nameUser(engine: DockerEngine, id: string, user: { uid: number; gid: number }, options: CallOptions = {}): Promise<Result<undefined>> {
-  // Both read at once: each is a round trip on every create's path.
+async function readEtc(engine: DockerEngine, id: string, options: CallOptions): Promise<Result<ImageEtc>> {
+  // Both read at once: each is a round trip.
   const [passwd, group] = await Promise.all([etcFile(engine, id, "passwd", options), etcFile(engine, id, "group", options)]);
   if (!passwd.ok) return passwd;
   if (!group.ok) return group;
+  return ok({ passwd: passwd.value, group: group.value });
+}
+
+/**
+ * Names the computer's user and group in its /etc/passwd and /etc/group before it starts; an
+ * image with neither file is left as it is. The image's files come from etc, read once per image.
+ */
+export async function nameUser(
+  engine: DockerEngine,
+  etc: ImageEtcCache,
+  id: string,
+  user: { uid: number; gid: number },
+  options: CallOptions = {},
+): Promise<Result<undefined>> {
+  // The container's own image id, not its tag: a tag may move to another image between calls.
+  const container = await engine.call<{ Image?: string }>("GET", `/containers/${id}/json`, { signal: options.signal, timeoutMs: CALL_MS });
+  if (!container.ok || !container.value?.Image) return failure(engine, `reading the image of ${id}`, container);
+  const read = await etc.read(engine, container.value.Image, id, options);
+  if (!read.ok) return read;
   const files: TarFile[] = [];
-  const p = passwd.value === undefined ? undefined : passwdWith(passwd.value, user.uid, user.gid);
+  const p = read.value.passwd === undefined ? undefined : passwdWith(read.value.passwd, user.uid, user.gid);
   if (p !== undefined) files.push({ path: "passwd", mode: 0o644, bytes: Buffer.from(p) });
-  const g = group.value === undefined ? undefined : groupWith(group.value, user.gid);
+  const g = read.value.group === undefined ? undefined : groupWith(read.value.group, user.gid);
   if (g !== undefined) files.push({ path: "group", mode: 0o644, bytes: Buffer.from(g) });
   if (files.length === 0) return ok();
   const put = await engine.call("PUT", `/containers/${id}/archive`, {

@@ -1,8 +1,14 @@
 // A computer's user by name: the image's /etc/passwd and /etc/group get a line for the computer's
-// uid and gid when they name neither, and are left as they are when they do.
-import { describe, expect, it } from "vitest";
+// uid and gid when they name neither, and are left as they are when they do; what an image's /etc
+// holds is read once per image id (against an engine stand-in on a unix socket).
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { DockerEngine } from "../../src/docker/api.js";
 import { firstFileOf, tarOf } from "../../src/docker/tar.js";
-import { groupWith, passwdWith } from "../../src/docker/user-name.js";
+import { groupWith, ImageEtcCache, nameUser, passwdWith } from "../../src/docker/user-name.js";
 
 const PASSWD = "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
 
@@ -27,5 +33,56 @@ describe("a computer's user by name", () => {
     const tar = tarOf([{ path: "passwd", mode: 0o644, bytes: Buffer.from(PASSWD) }]);
     expect(tar.length % 512).toBe(0);
     expect(firstFileOf(tar)?.toString("utf8")).toBe(PASSWD);
+  });
+});
+
+describe("naming a computer's user, once per image", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "agentrun-user-name-"));
+  let server: Server | undefined;
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** An engine whose containers c1 and c2 are of image sha256:a and c3 of sha256:b, each with the same /etc. */
+  async function standIn(): Promise<{ engine: DockerEngine; asked: string[] }> {
+    const socket = path.join(dir, "engine.sock");
+    const asked: string[] = [];
+    const images: Record<string, string> = { c1: "sha256:a", c2: "sha256:a", c3: "sha256:b" };
+    server = createServer((request, response) => {
+      const url = new URL(request.url ?? "/", "http://engine");
+      asked.push(`${request.method} ${url.pathname}${url.searchParams.get("path") ? ` ${url.searchParams.get("path")}` : ""}`);
+      if (url.pathname === "/_ping") return void response.writeHead(200, { "API-Version": "1.41" }).end("OK");
+      const [, , , id, what] = url.pathname.split("/");
+      if (what === "json") return void response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ Id: id, Image: images[id!] }));
+      if (request.method === "PUT") return void request.resume().on("end", () => response.writeHead(200).end());
+      const file = url.searchParams.get("path") === "/etc/passwd" ? PASSWD : "root:x:0:\n";
+      response
+        .writeHead(200, { "Content-Type": "application/x-tar" })
+        .end(tarOf([{ path: path.basename(url.searchParams.get("path")!), mode: 0o644, bytes: Buffer.from(file) }]));
+    });
+    await new Promise<void>((resolve) => server!.listen(socket, resolve));
+    return { engine: new DockerEngine(`unix://${socket}`), asked };
+  }
+
+  it("reads an image's /etc from its first container alone, and writes each container's own", async () => {
+    const { engine, asked } = await standIn();
+    const etc = new ImageEtcCache();
+    const user = { uid: 1000, gid: 1000 };
+    for (const id of ["c1", "c2", "c3"]) expect(await nameUser(engine, etc, id, user)).toEqual({ ok: true, value: undefined });
+    await engine.close();
+    const calls = asked.filter((a) => a !== "GET /_ping").map((a) => a.replace(/^(\w+) \/v1\.41/, "$1 "));
+    // The two files of an image are read at once, so in either order.
+    expect(calls.filter((a) => a.startsWith("GET") && a.includes("/archive")).sort()).toEqual([
+      "GET /containers/c1/archive /etc/group",
+      "GET /containers/c1/archive /etc/passwd",
+      "GET /containers/c3/archive /etc/group",
+      "GET /containers/c3/archive /etc/passwd",
+    ]);
+    expect(calls.filter((a) => a.startsWith("PUT"))).toEqual([
+      "PUT /containers/c1/archive /etc",
+      "PUT /containers/c2/archive /etc",
+      "PUT /containers/c3/archive /etc",
+    ]);
   });
 });

@@ -102,6 +102,9 @@ func Run(ctx context.Context, reg *runs.Registry, p Params) (Result, error) {
 		<-run.Exited()
 	}
 	wg.Wait()
+	// The guard's done follows its report of the end at once; taken before the reply, the
+	// guard waits for the caller's next run.
+	<-run.Ended()
 	if ctx.Err() != nil {
 		return Result{}, rpc.Errorf(rpc.Aborted, "exec.run was cancelled; the program and everything it started were ended")
 	}
@@ -117,25 +120,21 @@ func Run(ctx context.Context, reg *runs.Registry, p Params) (Result, error) {
 func strp(s string) *string { return &s }
 
 // start runs spec under a guard and returns the daemon's ends of its stdin, stdout and stderr.
-// A run as the daemon's own user takes a guard that already runs; a run as another user
-// starts its own, with that user's credential.
+// A run as the daemon's own user takes the guard that waits for the next run; a run as another
+// user starts its own, with that user's credential.
 func start(ctx context.Context, reg *runs.Registry, spec guard.Spec, cred *syscall.Credential) (*guard.Run, *os.File, *os.File, *os.File, error) {
-	if cred == nil {
-		run, w, err := reg.StartWarm(ctx, spec)
-		if err != nil {
-			return nil, nil, nil, nil, err
-		}
-		return run, w.Stdin, w.Stdout, w.Stderr, nil
-	}
 	var ours, theirs [3]*os.File
+	closeAll := func(fs []*os.File) {
+		for _, f := range fs {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
 	for i := range 3 {
 		r, w, err := os.Pipe()
 		if err != nil {
-			for _, f := range append(ours[:], theirs[:]...) {
-				if f != nil {
-					f.Close()
-				}
-			}
+			closeAll(append(ours[:], theirs[:]...))
 			return nil, nil, nil, nil, err
 		}
 		if i == 0 {
@@ -144,14 +143,16 @@ func start(ctx context.Context, reg *runs.Registry, spec guard.Spec, cred *sysca
 			theirs[i], ours[i] = w, r
 		}
 	}
-	run, err := reg.Start(ctx, guard.Options{Spec: spec, Stdin: theirs[0], Stdout: theirs[1], Stderr: theirs[2], Cred: cred})
-	for _, f := range theirs {
-		f.Close()
+	var run *guard.Run
+	var err error
+	if cred == nil {
+		run, err = reg.StartWarm(ctx, spec, theirs)
+	} else {
+		run, err = reg.Start(ctx, guard.Options{Spec: spec, Stdin: theirs[0], Stdout: theirs[1], Stderr: theirs[2], Cred: cred})
 	}
+	closeAll(theirs[:])
 	if err != nil {
-		for _, f := range ours {
-			f.Close()
-		}
+		closeAll(ours[:])
 		return nil, nil, nil, nil, err
 	}
 	return run, ours[0], ours[1], ours[2], nil

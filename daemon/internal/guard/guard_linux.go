@@ -19,12 +19,14 @@ const KillDelay = 2 * time.Second
 
 const prSetChildSubreaper = 36
 
-// Main is `computerd guard`: fd 3 is the control pipe, fd 4 the report pipe, 0-2 the
-// program's stdio. It returns the guard's exit code.
+// Main is `computerd guard`: fd 3 is the control socket, fd 4 the report pipe, 0-2 /dev/null.
+// Each run's spec comes as a line on the control socket with the program's stdin, stdout and
+// stderr beside it (SCM_RIGHTS). It returns the guard's exit code.
 //
-// The guard is one thread of work: it blocks in ppoll on its control pipe and on the
-// program's pidfd, with no signal handler and no reader goroutine, since a guard starts for
-// every run and each thread and handler is start-up time on the run's path.
+// A guard serves one run at a time and, once nothing is left under it, reports done and waits
+// for the next: the daemon keeps one so waiting, so a run's latency holds no start of a guard.
+// The guard is one thread of work: it blocks in ppoll on its control socket and on the
+// program's pidfd, with no signal handler and no reader goroutine.
 func Main() int {
 	syscall.CloseOnExec(3)
 	syscall.CloseOnExec(4)
@@ -33,41 +35,57 @@ func Main() int {
 		rep.send(report{Error: "the guard could not become a subreaper: " + e.Error(), Kind: string(rpc.Unsupported)})
 		return 1
 	}
-	// What the start needs is made ready while the guard waits for its spec (a warm guard waits
-	// ahead of its run): /dev/null open, the decoder of a spec built.
-	null, nullErr := syscall.Open("/dev/null", syscall.O_RDWR|syscall.O_CLOEXEC, 0)
-	var warm, spec Spec
-	json.Unmarshal([]byte(`{"argv":[],"env":[]}`), &warm)
 	ctl := &lineReader{fd: 3}
-	first, ok := ctl.first()
-	if !ok {
-		return 1
-	}
-	if err := json.Unmarshal(first, &spec); err != nil || len(spec.Argv) == 0 {
-		rep.send(report{Error: "the guard got no program to run", Kind: string(rpc.Invalid)})
-		return 1
-	}
-	pid, err := startProgram(spec)
-	if err != nil {
-		rep.send(report{Error: err.Error(), Kind: string(rpc.KindOf(err))})
-		return 1
-	}
-	// Keep no copy of the program's pipes, so its closing them is seen from the moment its
-	// start is reported; a terminal stays open until the program ends.
-	if nullErr == nil {
-		if !spec.Pty {
-			syscall.Dup3(null, 0, 0)
+	for {
+		line, stdio, ok := ctl.next()
+		if !ok {
+			// The daemon let this guard go (or is gone) with no run under way.
+			return 0
 		}
-		syscall.Dup3(null, 1, 0)
-		syscall.Dup3(null, 2, 0)
-		syscall.Close(null)
+		var spec Spec
+		if err := json.Unmarshal(line, &spec); err != nil || len(spec.Argv) == 0 || len(stdio) != 3 {
+			closeFds(stdio)
+			rep.send(report{Error: "the guard got no program to run", Kind: string(rpc.Invalid)})
+			return 1
+		}
+		serve(ctl, rep, spec, stdio)
+		if ctl.eof {
+			return 0
+		}
+		rep.send(report{Done: true})
 	}
-	rep.send(report{Started: pid})
-	g := &guard{spec: spec, pid: pid, pidfd: pidfdOpen(pid), rep: rep}
-	return g.loop(ctl)
 }
 
-func startProgram(spec Spec) (int, error) {
+// serve runs one program to its end and ends whatever it left under the guard; a program that
+// cannot start is reported, and the guard is ready again all the same.
+func serve(ctl *lineReader, rep *reporter, spec Spec, stdio []int) {
+	pid, err := startProgram(spec, stdio)
+	// Keep no copy of the program's stdio, so its closing them is seen from the moment its
+	// start is reported; a terminal stays open until the program ends.
+	tty := -1
+	if spec.Pty && err == nil {
+		tty, stdio = stdio[0], stdio[1:]
+	}
+	closeFds(stdio)
+	if err != nil {
+		rep.send(report{Error: err.Error(), Kind: string(rpc.KindOf(err))})
+		return
+	}
+	rep.send(report{Started: pid})
+	g := &guard{spec: spec, pid: pid, pidfd: pidfdOpen(pid), tty: tty, rep: rep}
+	g.loop(ctl)
+	if g.pidfd >= 0 {
+		syscall.Close(g.pidfd)
+	}
+}
+
+func closeFds(fds []int) {
+	for _, fd := range fds {
+		syscall.Close(fd)
+	}
+}
+
+func startProgram(spec Spec, stdio []int) (int, error) {
 	path := spec.Argv[0]
 	if !strings.Contains(path, "/") {
 		p, err := lookPath(path, envValue(spec.Env, "PATH"))
@@ -78,11 +96,13 @@ func startProgram(spec Spec) (int, error) {
 	}
 	sys := &syscall.SysProcAttr{Setpgid: true}
 	if spec.Pty {
+		// Ctty is the program's fd 0, its terminal.
 		sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	}
 	// syscall.ForkExec, not os.StartProcess: the os package's first start in a process probes
-	// clone(CLONE_PIDFD) with a fork of its own, and every guard is a new process.
-	pid, err := syscall.ForkExec(path, spec.Argv, &syscall.ProcAttr{Dir: spec.Dir, Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: sys})
+	// clone(CLONE_PIDFD) with a fork of its own.
+	files := []uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])}
+	pid, err := syscall.ForkExec(path, spec.Argv, &syscall.ProcAttr{Dir: spec.Dir, Env: spec.Env, Files: files, Sys: sys})
 	if err != nil {
 		return 0, &os.PathError{Op: "start", Path: path, Err: err}
 	}
@@ -129,6 +149,7 @@ type guard struct {
 	spec     Spec
 	pid      int
 	pidfd    int // -1 where the kernel has no pidfd_open: the tick finds the program's end
+	tty      int // a pty's terminal, kept open until the program ends; -1 without one
 	rep      *reporter
 	status   *syscall.WaitStatus
 	reported bool
@@ -139,7 +160,8 @@ type guard struct {
 // group emptied after the program), as the spec's sweeps do.
 const tick = 100 * time.Millisecond
 
-func (g *guard) loop(ctl *lineReader) int {
+// loop follows one run until its end is reported and nothing is left under the guard.
+func (g *guard) loop(ctl *lineReader) {
 	for {
 		// With no child left there is nothing under the guard: no /proc walk is needed.
 		none := g.reap()
@@ -150,7 +172,7 @@ func (g *guard) loop(ctl *lineReader) int {
 			g.sendExit()
 		}
 		if g.reported && (none || len(ptree.Children(ptree.All(), os.Getpid())) == 0) {
-			return 0
+			return
 		}
 		wait := tick
 		if !g.killAt.IsZero() {
@@ -232,8 +254,9 @@ func (g *guard) sendExit() {
 		code := st.ExitStatus()
 		m.ExitCode = &code
 	}
-	if g.spec.Pty {
-		syscall.Close(0)
+	if g.tty >= 0 {
+		syscall.Close(g.tty)
+		g.tty = -1
 	}
 	g.rep.send(m)
 }

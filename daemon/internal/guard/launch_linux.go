@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -36,12 +37,12 @@ type Run struct {
 	GuardPid int
 
 	ctlMu sync.Mutex
-	ctl   *os.File
+	ctl   *os.File // nil once the run is over: the guard may serve another
 
 	exited chan struct{}
 	status Status
 	notes  chan string
-	ended  chan struct{} // the guard itself is gone
+	ended  chan struct{} // the run is over: its guard is gone, or waits for another run
 }
 
 // Launcher starts guards with one binary and arguments, read once, so a test may point a new
@@ -54,40 +55,50 @@ type Launcher struct {
 // Default is the launcher of Exe and Args as they are now.
 func Default() Launcher { return Launcher{Exe: Exe, Args: Args} }
 
-// Start starts a guard and its program, and returns once the program runs. When ctx ends
-// first, the guard is killed with everything under it and ctx's error returned.
+// Start starts a guard and its program, and returns once the program runs; the guard ends
+// with its run. When ctx ends first, the guard is killed with everything under it and ctx's
+// error returned.
 func (l Launcher) Start(ctx context.Context, o Options) (*Run, error) {
 	null, err := os.OpenFile("/dev/null", os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer null.Close()
-	s, err := l.spawn([3]*os.File{orNull(o.Stdin, null), orNull(o.Stdout, null), orNull(o.Stderr, null)}, o.Cred)
+	g, err := l.Spawn(o.Cred)
 	if err != nil {
 		return nil, err
 	}
-	return s.begin(ctx, o.Spec)
+	return g.Begin(ctx, o.Spec, [3]*os.File{orNull(o.Stdin, null), orNull(o.Stdout, null), orNull(o.Stderr, null)}, nil)
 }
 
-// spawned is a guard that runs and waits for its spec on the control pipe.
-type spawned struct {
+// Idle is a guard that runs and waits for a run's spec.
+type Idle struct {
 	pid      int
 	guardEnd <-chan syscall.WaitStatus
-	ctl, rep *os.File
+	ctl      *os.File // the daemon's end of the control socket
+	repR     *os.File
+	rep      *bufio.Scanner
 }
 
-func (l Launcher) spawn(stdio [3]*os.File, cred *syscall.Credential) (*spawned, error) {
-	ctlR, ctlW, err := os.Pipe()
+// Spawn starts a guard, as cred's user (nil: the daemon's own), that waits for its first run.
+func (l Launcher) Spawn(cred *syscall.Credential) (*Idle, error) {
+	null, err := os.OpenFile("/dev/null", os.O_RDWR, 0)
 	if err != nil {
-		return nil, fmt.Errorf("the guard's control pipe: %w", err)
+		return nil, err
 	}
+	defer null.Close()
+	pair, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("the guard's control socket: %w", err)
+	}
+	ctlW, ctlR := os.NewFile(uintptr(pair[0]), "guard-control"), os.NewFile(uintptr(pair[1]), "guard-control")
 	repR, repW, err := os.Pipe()
 	if err != nil {
 		ctlR.Close()
 		ctlW.Close()
 		return nil, fmt.Errorf("the guard's report pipe: %w", err)
 	}
-	files := []*os.File{stdio[0], stdio[1], stdio[2], ctlR, repW}
+	files := []*os.File{null, null, null, ctlR, repW}
 	pid, guardEnd, err := reaper.Spawn(func() (int, error) {
 		// GOMAXPROCS given spares the runtime some start-up work; the guard needs one
 		// processor. Its program gets spec.Env alone.
@@ -108,16 +119,36 @@ func (l Launcher) spawn(stdio [3]*os.File, cred *syscall.Credential) (*spawned, 
 		repR.Close()
 		return nil, fmt.Errorf("starting the guard: %w", err)
 	}
-	return &spawned{pid: pid, guardEnd: guardEnd, ctl: ctlW, rep: repR}, nil
+	return &Idle{pid: pid, guardEnd: guardEnd, ctl: ctlW, repR: repR, rep: bufio.NewScanner(repR)}, nil
 }
 
-// begin hands the guard its spec and waits for the program's start.
-func (s *spawned) begin(ctx context.Context, spec Spec) (*Run, error) {
-	r := &Run{GuardPid: s.pid, ctl: s.ctl, exited: make(chan struct{}), notes: make(chan string, 1), ended: make(chan struct{})}
+// Alive reports whether the guard still runs (a program, as the guard's user, may kill one
+// that waits).
+func (g *Idle) Alive() bool {
+	select {
+	case st := <-g.guardEnd:
+		// Taken here, so give it back for whoever waits on it next.
+		ch := make(chan syscall.WaitStatus, 1)
+		ch <- st
+		g.guardEnd = ch
+		return false
+	default:
+		return true
+	}
+}
+
+// Begin hands the guard a run's spec and the program's stdio, and waits for the program's
+// start; the caller closes its copies of stdio. When the run is over, park is asked to keep
+// the guard for another (nil: never); a guard not kept is let go and ends.
+func (g *Idle) Begin(ctx context.Context, spec Spec, stdio [3]*os.File, park func(*Idle) bool) (*Run, error) {
+	r := &Run{GuardPid: g.pid, ctl: g.ctl, exited: make(chan struct{}), notes: make(chan string, 1), ended: make(chan struct{})}
 	line, _ := json.Marshal(spec)
-	s.ctl.Write(append(line, '\n'))
+	if err := g.send(append(line, '\n'), stdio); !errors.Is(err, syscall.EPIPE) && err != nil {
+		// A guard that ended already (EPIPE) is read to its end below, as any ended guard.
+		killTree(g.pid)
+	}
 	started := make(chan error, 1)
-	go r.read(s.rep, s.guardEnd, started)
+	go r.read(g, park, started)
 	select {
 	case err := <-started:
 		if err != nil {
@@ -127,68 +158,47 @@ func (s *spawned) begin(ctx context.Context, spec Spec) (*Run, error) {
 		return r, nil
 	case <-ctx.Done():
 		// The program has not started (its exec may be stalled): end the guard and all under it.
-		killTree(s.pid)
+		killTree(g.pid)
 		<-r.ended
 		return nil, ctx.Err()
 	}
 }
 
-// Warm is a guard started ahead of its run with the program's stdio pipes made, so exec.run
-// takes a guard that already runs and its start is off the run's path.
-type Warm struct {
-	s *spawned
-	// The daemon's ends of the program's stdin, stdout and stderr.
-	Stdin          *os.File
-	Stdout, Stderr *os.File
-}
-
-// SpawnWarm starts a guard that waits for its spec, as the daemon's own user.
-func (l Launcher) SpawnWarm() (*Warm, error) {
-	var ours, theirs [3]*os.File
-	closeAll := func() {
-		for _, f := range append(ours[:], theirs[:]...) {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}
-	for i := range 3 {
-		r, w, err := os.Pipe()
-		if err != nil {
-			closeAll()
-			return nil, err
-		}
-		if i == 0 {
-			theirs[i], ours[i] = r, w
-		} else {
-			theirs[i], ours[i] = w, r
-		}
-	}
-	s, err := l.spawn(theirs, nil)
-	for _, f := range theirs {
-		f.Close()
-	}
+// send writes line with stdio's descriptors beside its first bytes.
+func (g *Idle) send(line []byte, stdio [3]*os.File) error {
+	raw, err := g.ctl.SyscallConn()
 	if err != nil {
-		for _, f := range ours {
-			f.Close()
-		}
-		return nil, err
+		return err
 	}
-	return &Warm{s: s, Stdin: ours[0], Stdout: ours[1], Stderr: ours[2]}, nil
+	rights := syscall.UnixRights(int(stdio[0].Fd()), int(stdio[1].Fd()), int(stdio[2].Fd()))
+	var n int
+	var sendErr error
+	if err := raw.Write(func(fd uintptr) bool {
+		n, sendErr = syscall.SendmsgN(int(fd), line, rights, nil, 0)
+		return sendErr != syscall.EAGAIN
+	}); err != nil {
+		return err
+	}
+	if sendErr != nil {
+		return sendErr
+	}
+	_, err = g.ctl.Write(line[n:])
+	return err
 }
 
-// Begin runs spec on the warm guard; on an error the caller closes the stdio ends.
-func (w *Warm) Begin(ctx context.Context, spec Spec) (*Run, error) { return w.s.begin(ctx, spec) }
+// Discard ends a guard that waits: with its control socket closed it exits, and it is killed
+// in case it is stuck.
+func (g *Idle) Discard() {
+	killTree(g.pid)
+	g.ctl.Close()
+	g.repR.Close()
+}
 
-// Discard ends a warm guard never used: with its control pipe closed before a spec it exits,
-// and it is killed in case it is stuck before reading it.
-func (w *Warm) Discard() {
-	killTree(w.s.pid)
-	w.s.ctl.Close()
-	w.s.rep.Close()
-	w.Stdin.Close()
-	w.Stdout.Close()
-	w.Stderr.Close()
+// letGo closes the control socket of a guard between runs, so it exits, and waits for its end.
+func (g *Idle) letGo() {
+	g.ctl.Close()
+	<-g.guardEnd
+	g.repR.Close()
 }
 
 func orNull(f, null *os.File) *os.File {
@@ -198,13 +208,11 @@ func orNull(f, null *os.File) *os.File {
 	return f
 }
 
-func (r *Run) read(rep *os.File, guardEnd <-chan syscall.WaitStatus, started chan<- error) {
-	defer rep.Close()
-	sc := bufio.NewScanner(rep)
+func (r *Run) read(g *Idle, park func(*Idle) bool, started chan<- error) {
 	first := true
-	for sc.Scan() {
+	for g.rep.Scan() {
 		var m report
-		if json.Unmarshal(sc.Bytes(), &m) != nil {
+		if json.Unmarshal(g.rep.Bytes(), &m) != nil {
 			continue
 		}
 		switch {
@@ -223,9 +231,21 @@ func (r *Run) read(rep *os.File, guardEnd <-chan syscall.WaitStatus, started cha
 			case r.notes <- *m.Note:
 			default:
 			}
+		case m.Done:
+			// The run is over and nothing is left under the guard: no later command of this
+			// run may reach the run the guard serves next.
+			r.ctlMu.Lock()
+			r.ctl = nil
+			r.ctlMu.Unlock()
+			if park == nil || !park(g) {
+				g.letGo()
+			}
+			close(r.ended)
+			return
 		}
 	}
-	st := <-guardEnd
+	st := <-g.guardEnd
+	g.repR.Close()
 	if first {
 		if st.Signaled() {
 			started <- &KilledEarly{Signal: SignalName(st.Signal())}
@@ -247,6 +267,7 @@ func (r *Run) read(rep *os.File, guardEnd <-chan syscall.WaitStatus, started cha
 	}
 	r.ctlMu.Lock()
 	r.ctl.Close()
+	r.ctl = nil
 	r.ctlMu.Unlock()
 	close(r.ended)
 }
@@ -273,14 +294,17 @@ func (r *Run) Exited() <-chan struct{} { return r.exited }
 // Status is the program's end; valid once Exited is closed.
 func (r *Run) Status() Status { return r.status }
 
-// Ended is closed once the guard itself is gone (with orphans kept, after the program).
+// Ended is closed once the run is over: nothing is left under its guard (with orphans kept,
+// after they end), or the guard itself is gone.
 func (r *Run) Ended() <-chan struct{} { return r.ended }
 
 func (r *Run) command(line string) {
 	r.ctlMu.Lock()
 	defer r.ctlMu.Unlock()
-	// After the guard is gone the pipe is closed and there is nothing to tell.
-	r.ctl.Write([]byte(line + "\n"))
+	// After the run is over there is nothing to tell its guard.
+	if r.ctl != nil {
+		r.ctl.Write([]byte(line + "\n"))
+	}
 }
 
 // Stop asks the guard to end the program: TERM to its group and everything under the guard,

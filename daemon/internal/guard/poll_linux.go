@@ -40,27 +40,51 @@ func pidfdOpen(pid int) int {
 	return int(fd)
 }
 
-// lineReader splits the control pipe into lines with plain reads, so the guard needs no
-// goroutine of its own to follow it.
+// lineReader splits the control socket into lines with plain reads, so the guard needs no
+// goroutine of its own to follow it. Descriptors sent beside a line (a run's stdio) are kept
+// until next takes the spec they came with.
 type lineReader struct {
 	fd  int
 	buf []byte
+	fds []int
 	eof bool
 }
 
-// fill reads once: what is there, or blocks for the next bytes; at the end of the pipe it
+// maxFds is the most descriptors one read takes: a run's three, with room for a sender's error.
+const maxFds = 8
+
+// fill reads once: what is there, or blocks for the next bytes; at the end of the socket it
 // sets eof.
 func (r *lineReader) fill() {
 	var b [4096]byte
-	n, err := syscall.Read(r.fd, b[:])
+	var oob [64]byte // CmsgSpace(maxFds * 4)
+	n, oobn, _, _, err := syscall.Recvmsg(r.fd, b[:], oob[:], syscall.MSG_CMSG_CLOEXEC)
 	for err == syscall.EINTR {
-		n, err = syscall.Read(r.fd, b[:])
+		n, oobn, _, _, err = syscall.Recvmsg(r.fd, b[:], oob[:], syscall.MSG_CMSG_CLOEXEC)
+	}
+	if oobn > 0 {
+		r.fds = append(r.fds, rightsOf(oob[:oobn])...)
 	}
 	if n <= 0 {
 		r.eof = true
 		return
 	}
 	r.buf = append(r.buf, b[:n]...)
+}
+
+// rightsOf is every descriptor the control messages carry.
+func rightsOf(oob []byte) []int {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var fds []int
+	for i := range msgs {
+		if got, err := syscall.ParseUnixRights(&msgs[i]); err == nil {
+			fds = append(fds, got...)
+		}
+	}
+	return fds
 }
 
 // line takes the next whole line read so far, without its newline, or nil.
@@ -74,7 +98,7 @@ func (r *lineReader) line() []byte {
 	return line
 }
 
-// first blocks for the first line; ok is false when the pipe ends before one.
+// first blocks for the next line; ok is false when the socket ends before one.
 func (r *lineReader) first() (line []byte, ok bool) {
 	for {
 		if l := r.line(); l != nil {
@@ -84,5 +108,21 @@ func (r *lineReader) first() (line []byte, ok bool) {
 			return nil, false
 		}
 		r.fill()
+	}
+}
+
+// next blocks for the next run's spec (a JSON line) and the descriptors sent with it; a
+// command line before it was for a run already over, and is dropped. ok is false once the
+// socket ends.
+func (r *lineReader) next() (spec []byte, fds []int, ok bool) {
+	for {
+		l, ok := r.first()
+		if !ok {
+			return nil, nil, false
+		}
+		if len(l) > 0 && l[0] == '{' {
+			fds, r.fds = r.fds, nil
+			return l, fds, true
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package guard
 
-// Spec is what the daemon asks of a guard, sent as the first line on its control pipe.
+// Spec is what the daemon asks of a guard for one run, sent as a line on its control socket
+// with the program's stdin, stdout and stderr beside it (SCM_RIGHTS).
 type Spec struct {
 	Argv []string `json:"argv"`
 	Dir  string   `json:"dir,omitempty"`
@@ -24,10 +25,13 @@ type report struct {
 	ExitCode *int    `json:"exitCode,omitempty"`
 	Signal   string  `json:"signal,omitempty"`
 	Note     *string `json:"note,omitempty"`
+	// Done: the run is over and nothing is left under the guard, which waits for the next.
+	Done bool `json:"done,omitempty"`
 }
 
-// Control lines from the daemon to the guard. End of the pipe is stop: no program outlives
-// the daemon.
+// Control lines from the daemon to the guard. End of the socket is stop: no program outlives
+// the daemon. A command that comes while the guard waits between runs is for a run already
+// over, and is dropped.
 const (
 	cmdStop   = "stop"   // TERM to the group and all under the guard, KILL 2 s later
 	cmdSignal = "signal" // signal NAME: to the program's group (each group with waitGroup)

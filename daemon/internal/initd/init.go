@@ -165,6 +165,8 @@ func run(o Options) error {
 		return nil
 	}
 
+	// The first exec.run's guard, started while the first client connects.
+	go d.Runs.Prime()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var conns sync.WaitGroup

@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"agentrun.dev/computerd/internal/nocgo"
+	"agentrun.dev/computerd/internal/ptree"
 	"agentrun.dev/computerd/internal/rpctest"
 )
 
@@ -239,6 +241,27 @@ func TestInitSweepsTheOrphansOfAKilledGuard(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("the orphan of a killed guard still runs")
+}
+
+// Init starts the first exec.run's guard ahead, as it starts serving: the first run's program
+// is the child of a guard that waited before the run was asked for.
+func TestInitStartsTheFirstRunsGuardAhead(t *testing.T) {
+	p := startInit(t, "", "--deadline", iso(time.Now().Add(time.Hour)))
+	c := p.dial(t)
+	var ahead []ptree.Stat
+	for deadline := time.Now().Add(3 * time.Second); len(ahead) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		ahead = ptree.Children(ptree.All(), p.cmd.Process.Pid)
+	}
+	if len(ahead) != 1 {
+		t.Fatalf("init's children before any run: %+v, want the one guard it starts ahead", ahead)
+	}
+	var r struct {
+		Stdout []byte `json:"stdout"`
+	}
+	c.Must(t, "exec.run", map[string]any{"argv": []string{"sh", "-c", "echo $PPID"}}, &r)
+	if got := strings.TrimSpace(string(r.Stdout)); got != strconv.Itoa(ahead[0].Pid) {
+		t.Fatalf("the first run's guard is %s, not %d, the one started ahead", got, ahead[0].Pid)
+	}
 }
 
 func TestBridgeWithNoDaemonSaysSoAndExitsOne(t *testing.T) {

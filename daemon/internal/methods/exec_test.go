@@ -231,3 +231,32 @@ func TestExecRunAsAnotherUserWithTheCapabilities(t *testing.T) {
 		}
 	}
 }
+
+// Run after run is served by the guard that waited for it: the guard waits again once its run
+// is over (a program that could not start included), so no run's latency holds a guard's start;
+// each run still has its own process group, and what a run leaves is ended with it.
+func TestExecRunTakesTheGuardThatWaits(t *testing.T) {
+	c := connect(t)
+	m := marker()
+	parentOf := func() (guardPid, pgid string) {
+		var r execResult
+		c.Must(t, "exec.run", map[string]any{"argv": []string{"sh", "-c", "echo $PPID $(cut -d' ' -f5 /proc/$$/stat) $$; sleep " + m + " &"}}, &r)
+		f := strings.Fields(string(r.Stdout))
+		if len(f) != 3 || f[1] != f[2] {
+			t.Fatalf("a run's guard, group and pid: %q, want the program leading its own group", r.Stdout)
+		}
+		return f[0], f[1]
+	}
+	first, group := parentOf()
+	var missing execResult
+	if err := c.Call(t.Context(), "exec.run", map[string]any{"argv": []string{"no-such-program-" + m}}, &missing); err == nil {
+		t.Fatal("a program not on PATH ran")
+	}
+	second, other := parentOf()
+	if first != second || group == other {
+		t.Fatalf("guards %s then %s, groups %s then %s: want one guard and a group per run", first, second, group, other)
+	}
+	if left := running("sleep\x00" + m); len(left) > 0 {
+		t.Fatalf("what the runs left still runs: %v", left)
+	}
+}

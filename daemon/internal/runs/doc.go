@@ -1,4 +1,4 @@
-// Package runs holds every guard the daemon started, for init's shutdown: it refuses new
-// programs once the computer is shutting down, waits for starts under way, stops every guard
-// and kills what is left.
+// Package runs holds every guard the daemon started: the one that waits for the next
+// exec.run, and for init's shutdown, every run's: it refuses new programs once the computer is
+// shutting down, waits for starts under way, stops every guard and kills what is left.
 package runs

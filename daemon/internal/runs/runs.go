@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"os"
 	"sync"
 	"time"
 
@@ -23,7 +24,7 @@ type Registry struct {
 	closing  bool
 	starting sync.WaitGroup
 	live     map[*guard.Run]struct{}
-	warm     *guard.Warm // the next exec.run's guard, already running
+	warm     *guard.Idle // the next exec.run's guard, already running and waiting
 }
 
 // New makes an empty registry starting guards as guard.Exe and guard.Args say now.
@@ -50,50 +51,61 @@ func (r *Registry) Start(ctx context.Context, o guard.Options) (*guard.Run, erro
 	return run, nil
 }
 
-// StartWarm starts spec on a guard that already runs, as the daemon's own user, and returns
-// the program's stdio ends with it; the next such guard is started in the background.
-func (r *Registry) StartWarm(ctx context.Context, spec guard.Spec) (*guard.Run, *guard.Warm, error) {
+// StartWarm starts spec, as the daemon's own user, on the guard that waits for the next run,
+// handing it stdio (the caller closes its copies). The guard waits again once its run is over,
+// so run after run takes a guard that already runs; only a run that finds none waiting (one
+// beside another, or the first when none was started ahead) starts its own.
+func (r *Registry) StartWarm(ctx context.Context, spec guard.Spec, stdio [3]*os.File) (*guard.Run, error) {
 	r.mu.Lock()
 	if r.closing {
 		r.mu.Unlock()
-		return nil, nil, ErrShuttingDown
+		return nil, ErrShuttingDown
 	}
 	r.starting.Add(1)
-	w := r.warm
+	g := r.warm
 	r.warm = nil
 	r.mu.Unlock()
 	defer r.starting.Done()
-	var err error
-	if w == nil {
-		if w, err = r.launch.SpawnWarm(); err != nil {
-			return nil, nil, err
+	if g != nil && !g.Alive() {
+		g.Discard()
+		g = nil
+	}
+	if g == nil {
+		var err error
+		if g, err = r.launch.Spawn(nil); err != nil {
+			return nil, err
 		}
 	}
-	go r.refill()
-	run, err := w.Begin(ctx, spec)
+	run, err := g.Begin(ctx, spec, stdio, r.park)
 	if err != nil {
-		w.Stdin.Close()
-		w.Stdout.Close()
-		w.Stderr.Close()
-		return nil, nil, err
+		return nil, err
 	}
 	r.add(run)
-	return run, w, nil
+	return run, nil
 }
 
-func (r *Registry) refill() {
-	w, err := r.launch.SpawnWarm()
+// Prime starts a guard that waits for the first exec.run, unless one waits already (init, as
+// it starts serving).
+func (r *Registry) Prime() {
+	g, err := r.launch.Spawn(nil)
 	if err != nil {
 		return // the next run starts its guard itself
 	}
-	r.mu.Lock()
-	if r.closing || r.warm != nil {
-		r.mu.Unlock()
-		w.Discard()
-		return
+	if !r.park(g) {
+		g.Discard()
 	}
-	r.warm = w
-	r.mu.Unlock()
+}
+
+// park keeps a guard whose run is over for the next run, when none waits and no shutdown has
+// begun.
+func (r *Registry) park(g *guard.Idle) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closing || r.warm != nil {
+		return false
+	}
+	r.warm = g
+	return true
 }
 
 func (r *Registry) add(run *guard.Run) {

@@ -92,7 +92,7 @@ async function makeAndStart(
     return { made };
   }
   undo.push({ what: `the container ${name}`, run: (s) => remove(context.engine, id, { signal: s }) });
-  const named = await nameUser(context.engine, id, plan, { signal });
+  const named = await nameUser(context.engine, context.etc, id, plan, { signal });
   if (!named.ok) return { named };
   return { id, begun: await start(context.engine, id, { signal }) };
 }
