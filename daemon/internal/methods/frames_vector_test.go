@@ -1,7 +1,6 @@
 package methods
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -136,24 +135,5 @@ func framesTable(t *testing.T) framesDoc {
 }
 
 func TestFramesMatchTheVector(t *testing.T) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(framesTable(t)); err != nil {
-		t.Fatal(err)
-	}
-	want := buf.Bytes()
-	if os.Getenv("UPDATE_VECTORS") == "1" {
-		if err := os.WriteFile(framesVectorPath, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(framesVectorPath)
-	if err != nil {
-		t.Fatalf("%v (write it with UPDATE_VECTORS=1 go test ./internal/methods)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("test/vectors/frames.json differs from the Go side: run UPDATE_VECTORS=1 go test ./internal/methods and review the change")
-	}
+	matchVector(t, framesVectorPath, framesTable(t))
 }
