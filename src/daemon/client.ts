@@ -5,7 +5,14 @@ import type { z } from "zod";
 import {
   CANCEL_METHOD,
   type ClientErrorKind,
+  FRAME_LEAD_BYTES,
+  FRAME_MARK,
+  FRAMED,
+  type FramedMethod,
+  type FramedParamsOf,
+  type FramedResultOf,
   isLimitIssue,
+  MAX_WIRE_FRAME_BYTES,
   MAX_LINE_BYTES,
   METHODS,
   type Method,
@@ -28,6 +35,10 @@ export interface ComputerClient {
   request(method: string, params: unknown, options?: CallOptions): Promise<unknown>;
   /** Ends the connection; every call in flight settles as closed. */
   close(): Promise<void>;
+  /** Past the spec's wire: true once hello took up frames on this connection. */
+  readonly framed?: boolean;
+  /** A call whose data travels as a frame's bytes, never base64; only where framed is true. */
+  callFramed?<M extends FramedMethod>(method: M, params: FramedParamsOf<M>, options?: CallOptions): Promise<FramedResultOf<M>>;
 }
 
 /** How a call failed: the daemon's error kind, or closed / protocol from this side. */
@@ -70,6 +81,9 @@ export class DaemonClient implements ComputerClient {
   #nextId = 1;
   #parts: Buffer[] = [];
   #partsBytes = 0;
+  #framed = false;
+  /** The frame being read: its whole length, lead included, and its header's (-1 while the lead is read). */
+  #frame: { total: number; head: number } | undefined;
   #closedReason: string | undefined;
   #resolveClosed!: (reason: string) => void;
   /** Settles once the connection has ended, with why in words. */
@@ -112,6 +126,37 @@ export class DaemonClient implements ComputerClient {
     return this.#send(method, params ?? {}, undefined, options);
   }
 
+  get framed(): boolean {
+    return this.#framed;
+  }
+
+  /** Frames from here on, both ways: hello took them up (helloWithin, for a bridge that carries any byte). */
+  useFrames(): void {
+    this.#framed = true;
+  }
+
+  callFramed<M extends FramedMethod>(method: M, params: FramedParamsOf<M>, options: CallOptions = {}): Promise<FramedResultOf<M>> {
+    if (!this.#framed) return Promise.reject(new CallError("invalid", `${method}: frames were not taken up on this connection`, method));
+    const { data, ...rest } = params as { data?: Uint8Array };
+    const bytes = data ?? new Uint8Array(0);
+    // The method's own checks, on the params as the spec has them: data "" in the header.
+    const checked = METHODS[method].params.safeParse(data === undefined ? rest : { ...rest, data: "" });
+    if (!checked.success) {
+      const kind = checked.error.issues.every(isLimitIssue) ? "limit" : "invalid";
+      return Promise.reject(new CallError(kind, `${method}: ${issuesInWords(checked.error)}`, method));
+    }
+    if (bytes.length > MAX_WIRE_FRAME_BYTES) {
+      return Promise.reject(
+        new CallError(
+          "limit",
+          `${method}: ${bytes.length} bytes are over the ${MAX_WIRE_FRAME_BYTES} (1 MiB) one frame carries; send them in smaller chunks`,
+          method,
+        ),
+      );
+    }
+    return this.#send(method, checked.data, FRAMED[method].result, options, bytes) as Promise<FramedResultOf<M>>;
+  }
+
   async close(): Promise<void> {
     if (this.#closedReason === undefined) this.#end("the connection was closed by this client");
     await new Promise<void>((resolve) => {
@@ -126,7 +171,7 @@ export class DaemonClient implements ComputerClient {
     if ((this.#writable as unknown) !== this.#readable) this.#writable.destroy();
   }
 
-  #send(method: string, params: unknown, schema: z.ZodType | undefined, options: CallOptions): Promise<unknown> {
+  #send(method: string, params: unknown, schema: z.ZodType | undefined, options: CallOptions, frame?: Uint8Array): Promise<unknown> {
     const { signal } = options;
     if (this.#closedReason !== undefined) {
       return Promise.reject(new CallError("closed", `${method} was not sent: ${this.#closedReason}`, method));
@@ -160,7 +205,8 @@ export class DaemonClient implements ComputerClient {
         reject,
         cleanup: () => signal?.removeEventListener("abort", onAbort),
       });
-      this.#write(bytes);
+      if (frame) this.#writeFrame(bytes.subarray(0, bytes.length - 1), frame);
+      else this.#write(bytes);
     });
   }
 
@@ -169,9 +215,27 @@ export class DaemonClient implements ComputerClient {
     this.#writable.write(line);
   }
 
+  /** A frame: its lead, its header and its bytes, written together and never copied into one buffer. */
+  #writeFrame(head: Buffer, bytes: Uint8Array): void {
+    if (this.#closedReason !== undefined || this.#writable.destroyed || this.#writable.writableEnded) return;
+    const lead = Buffer.allocUnsafe(FRAME_LEAD_BYTES);
+    lead[0] = FRAME_MARK;
+    lead.writeUInt32BE(head.length, 1);
+    lead.writeUInt32BE(bytes.length, 5);
+    this.#writable.cork();
+    this.#writable.write(Buffer.concat([lead, head]));
+    if (bytes.length > 0) this.#writable.write(bytes);
+    this.#writable.uncork();
+  }
+
   #onData = (chunk: Buffer | string): void => {
     let data = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    for (;;) {
+    while (data.length > 0 && this.#closedReason === undefined) {
+      if (!this.#frame && this.#framed && this.#partsBytes === 0 && data[0] === FRAME_MARK) this.#frame = { total: FRAME_LEAD_BYTES, head: -1 };
+      if (this.#frame) {
+        data = this.#onFrameData(data);
+        continue;
+      }
       const newline = data.indexOf(10);
       if (newline < 0) break;
       const head = data.subarray(0, newline);
@@ -189,7 +253,39 @@ export class DaemonClient implements ComputerClient {
     }
   };
 
-  #onLine(line: Buffer): void {
+  /** Takes what the frame being read still needs from data, and gives the rest. */
+  #onFrameData(data: Buffer): Buffer {
+    const frame = this.#frame!;
+    const want = frame.total - this.#partsBytes;
+    if (data.length < want) {
+      this.#parts.push(data);
+      this.#partsBytes += data.length;
+      return data.subarray(data.length);
+    }
+    // A frame whole in one chunk is read where it lies; one across chunks is copied once.
+    const whole = this.#parts.length === 0 ? data.subarray(0, want) : Buffer.concat([...this.#parts, data.subarray(0, want)]);
+    this.#parts = [];
+    this.#partsBytes = 0;
+    if (frame.head < 0) {
+      const head = whole.readUInt32BE(1);
+      const bytes = whole.readUInt32BE(5);
+      if (head === 0 || head > MAX_LINE_BYTES || bytes > MAX_WIRE_FRAME_BYTES) {
+        this.#end(`the daemon sent a frame of a ${head}-byte header and ${bytes} bytes, past the protocol's bounds`);
+        return data.subarray(data.length);
+      }
+      this.#frame = { total: FRAME_LEAD_BYTES + head + bytes, head };
+      this.#parts = [whole];
+      this.#partsBytes = whole.length;
+      return data.subarray(want);
+    }
+    this.#frame = undefined;
+    const end = FRAME_LEAD_BYTES + frame.head;
+    this.#onLine(whole.subarray(FRAME_LEAD_BYTES, end), whole.subarray(end));
+    return data.subarray(want);
+  }
+
+  /** A line, or a frame's header and bytes. */
+  #onLine(line: Buffer, bytes?: Buffer): void {
     if (line.length === 0) return;
     let message: unknown;
     try {
@@ -217,6 +313,7 @@ export class DaemonClient implements ComputerClient {
     if (!("result" in (message as object))) {
       return pending.reject(new CallError("protocol", `${method}: the daemon's reply has neither result nor error`, method));
     }
+    if (bytes && typeof result === "object" && result !== null) (result as { data?: unknown }).data = bytes;
     if (!pending.schema) return pending.resolve(result);
     const checked = pending.schema.safeParse(result);
     if (!checked.success) {
@@ -238,6 +335,7 @@ export class DaemonClient implements ComputerClient {
     this.#closedReason = reason;
     this.#parts = [];
     this.#partsBytes = 0;
+    this.#frame = undefined;
     for (const [id, pending] of this.#pending) {
       this.#pending.delete(id);
       pending.cleanup();

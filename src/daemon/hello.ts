@@ -4,7 +4,7 @@
 // answered, in the bridge's own words when it printed any.
 import type { Bounded } from "../contract/bound.js";
 import { CallError, type DaemonClient } from "./client.js";
-import type { Hello } from "./protocol.js";
+import { FRAME_VERSION, type Hello } from "./protocol.js";
 import { fail, ok, type Result } from "../contract/result.js";
 
 export interface HelloWithin {
@@ -24,11 +24,25 @@ export interface HelloWithin {
   words?: () => string | Promise<string>;
   /** Words that say the computer is gone, not unreachable. */
   gone?: RegExp;
+  /**
+   * The bridge carries any byte both ways (Docker's attached exec, Modal's binary exec): hello asks
+   * for frames, and file and tar bytes travel as themselves where the daemon takes them up.
+   */
+  frames?: boolean;
 }
 
 export async function helloWithin(o: HelloWithin): Promise<Result<Hello>> {
   try {
-    return ok(await o.client.call("hello", { client: o.who }, { signal: o.bounded.signal }));
+    const options = { signal: o.bounded.signal };
+    // A daemon from before frames refuses a param it does not know: it is asked again as the spec asks.
+    const { frames, ...hello } = o.frames
+      ? await o.client.call("hello", { client: o.who, frames: FRAME_VERSION }, options).catch((error: unknown) => {
+          if (error instanceof CallError && error.kind === "invalid") return o.client.call("hello", { client: o.who }, options);
+          throw error;
+        })
+      : await o.client.call("hello", { client: o.who }, options);
+    if (frames === FRAME_VERSION) o.client.useFrames();
+    return ok(hello);
   } catch (error) {
     await o.close();
     if (o.caller?.aborted) return fail("aborted", `connecting to ${o.target} was aborted`);

@@ -66,6 +66,7 @@ export async function openConnection(
   const said = await helloWithin({
     client,
     who: "agentrun-docker",
+    frames: true,
     target,
     bounded: { bound, signal: helloSignal },
     boundMs: HELLO_TIMEOUT_MS,

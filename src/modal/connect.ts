@@ -55,6 +55,7 @@ async function once(sandbox: ModalSandbox, options: BridgeOptions, within: Bound
   const said = await helloWithin({
     client,
     who: "agentrun-modal",
+    frames: true,
     target: sandbox.sandboxId,
     bounded: within,
     boundMs: options.helloMs,

@@ -1,5 +1,7 @@
 // The file helpers against a real computerd: whole files in chunks, and a 50 MiB tree through a
-// pull piped into a push on one connection; every push and pull that began is ended.
+// pull piped into a push on one connection; every push and pull that began is ended. Each case
+// runs twice: as frames (Docker's bridge asks for them), and as the spec's lines (the same
+// connection seen through a client that never took frames up).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputerClient } from "../../src/daemon/client.js";
 import { pullTar, pullTarStream, pushTar, readFile, writeFile } from "../../src/daemon/files.js";
@@ -7,17 +9,30 @@ import { MAX_CHUNK_BYTES, MAX_OPEN_TARS } from "../../src/daemon/protocol.js";
 import { sh, startComputer, type TestComputer } from "../support/computerd.js";
 
 let computer: TestComputer;
+let framed: ComputerClient;
 let client: ComputerClient;
 
 beforeAll(async () => {
   computer = await startComputer("files", { workMb: 400 });
-  client = await computer.connect();
+  framed = await computer.connect();
 });
 afterAll(async () => {
   await computer?.remove();
 });
 
-describe("files helpers against computerd", () => {
+/** The connection as a client that never asked for frames sees it: call, request and close alone. */
+const linesOnly = (c: ComputerClient): ComputerClient => ({ call: c.call.bind(c), request: c.request.bind(c), close: c.close.bind(c) });
+
+describe.each([
+  ["as frames", () => framed],
+  ["as the spec's lines", () => linesOnly(framed)],
+])("files helpers against computerd, %s", (how, clientOf) => {
+  beforeAll(async () => {
+    client = clientOf();
+    expect(client.framed === true).toBe(how === "as frames");
+    await sh(client, "cd /work && rm -rf files tree copy small small-copy in-the-way aborted");
+  });
+
   it("writes and reads back a file over 512 KiB, read-only by the mode on its last chunk", async () => {
     const bytes = new Uint8Array(3 * MAX_CHUNK_BYTES + 12_345).map((_, i) => (i * 7 + (i >> 11)) & 0xff);
     const written = await writeFile(client, "/work/files/ro.bin", bytes, { mode: 0o444, parents: true });

@@ -66,11 +66,11 @@ func (d *Daemon) Table(s *Session) map[string]rpc.Entry {
 		"files.move":     rpc.Def(files.Move),
 		"files.remove":   rpc.Def(files.Remove),
 		"tar.pull.begin": rpc.Def(s.transfers.PullBegin),
-		"tar.pull.read":  rpc.Def(s.transfers.PullRead),
-		"tar.pull.end":   rpc.Def(s.transfers.PullEnd),
+		"tar.pull.read":  rpc.Def(s.transfers.PullRead).Ordered(),
+		"tar.pull.end":   rpc.Def(s.transfers.PullEnd).Ordered(),
 		"tar.push.begin": rpc.Def(s.transfers.PushBegin),
-		"tar.push.write": rpc.Def(s.transfers.PushWrite),
-		"tar.push.end":   rpc.Def(s.transfers.PushEnd),
+		"tar.push.write": rpc.Def(s.transfers.PushWrite).Ordered(),
+		"tar.push.end":   rpc.Def(s.transfers.PushEnd).Ordered(),
 		"process.start":  rpc.Def(d.Procs.Start),
 		"process.read":   rpc.Def(d.Procs.Read),
 		"process.write":  rpc.Def(d.Procs.Write),
@@ -102,8 +102,8 @@ func (d *Daemon) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s := d.NewSession()
 	defer s.Close()
 	table := d.Table(s)
-	return rpc.Serve(ctx, r, w, func(m string) (rpc.Handler, bool) {
+	return rpc.Serve(ctx, r, w, func(m string) (rpc.Entry, bool) {
 		e, ok := table[m]
-		return e.Handler, ok
+		return e, ok
 	})
 }

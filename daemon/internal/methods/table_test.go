@@ -122,25 +122,31 @@ func methodTable() tableDoc {
 }
 
 func TestMethodTableMatchesTheVector(t *testing.T) {
+	matchVector(t, vectorPath, methodTable())
+}
+
+// matchVector holds the vector at path to doc, written as indented JSON; UPDATE_VECTORS=1
+// writes it first.
+func matchVector(t *testing.T, path string, doc any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(methodTable()); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		t.Fatal(err)
 	}
 	want := buf.Bytes()
 	if os.Getenv("UPDATE_VECTORS") == "1" {
-		os.MkdirAll(filepath.Dir(vectorPath), 0o755)
-		if err := os.WriteFile(vectorPath, want, 0o644); err != nil {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, want, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := os.ReadFile(vectorPath)
+	got, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%v (write it with UPDATE_VECTORS=1 go test ./internal/methods)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("test/vectors/methods.json differs from the Go types: run UPDATE_VECTORS=1 go test ./internal/methods and review the change")
+		t.Fatalf("test/vectors/%s differs from the Go side: run UPDATE_VECTORS=1 go test ./internal/methods and review the change", filepath.Base(path))
 	}
 }

@@ -6,14 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"sync"
+	"sync/atomic"
 )
 
 // Handler serves one method: params in (raw JSON, nil when absent), a result or an error out.
 type Handler func(ctx context.Context, params json.RawMessage) (any, error)
 
-// Lookup finds the handler of a method; false answers "no such method".
-type Lookup func(method string) (Handler, bool)
+// Lookup finds a method; false answers "no such method".
+type Lookup func(method string) (Entry, bool)
 
 // CancelMethod is the notification that cancels a request in flight by its id.
 const CancelMethod = "$/cancelRequest"
@@ -33,16 +35,22 @@ var nullID = json.RawMessage("null")
 func Serve(ctx context.Context, r io.Reader, w io.Writer, lookup Lookup) error {
 	ctx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
-	c := &conn{w: w, inflight: map[string]context.CancelFunc{}}
+	c := &conn{w: w, inflight: map[string]context.CancelFunc{}, tails: map[string]chan struct{}{}}
+	ctx = context.WithValue(ctx, acceptKey{}, &c.frames)
 	lines := NewLineReader(r, MaxLine)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		line, err := lines.Next()
-		if err == ErrLineTooLong {
+		msg, err := lines.NextMessage(&c.frames)
+		switch err {
+		case ErrLineTooLong, ErrFrameHeadTooLong:
 			c.send(reply{ID: nullID, Error: toWire(Errorf(Limit, "%w", err))})
 			continue
+		case ErrFrameHeadEmpty:
+			c.send(reply{ID: nullID, Error: toWire(Errorf(Invalid, "%w", err))})
+			continue
 		}
+		line := msg.Head
 		if err != nil {
 			cancelAll()
 			if err == io.EOF {
@@ -74,7 +82,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, lookup Lookup) error {
 			}
 			continue
 		}
-		h, ok := lookup(method)
+		e, ok := lookup(method)
 		if !ok {
 			if id != nil {
 				c.send(reply{ID: id, Error: &wireError{Code: codeNoMethod, Message: fmt.Sprintf("no method %q", method), Data: errorData{Kind: Unsupported}}})
@@ -95,11 +103,26 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, lookup Lookup) error {
 			c.mu.Unlock()
 		}
 		params := append(json.RawMessage(nil), req.Params...)
+		if msg.Framed {
+			rctx = withFrame(rctx, msg.Bytes)
+		}
+		var turn turn
+		if msg.Over == 0 {
+			turn = c.queue(e, params)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer cancel()
-			res, err := h(rctx, params)
+			var res any
+			var err error
+			if msg.Over > 0 {
+				err = errFrameBytesTooLong(msg.Over)
+			} else {
+				turn.wait()
+				res, err = e.Handler(rctx, params)
+				turn.done()
+			}
 			if id == nil {
 				return
 			}
@@ -113,6 +136,12 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, lookup Lookup) error {
 			if res == nil {
 				res = struct{}{}
 			}
+			if msg.Framed {
+				if head, b, ok := splitData(res); ok {
+					c.sendFrame(reply{ID: id, Result: head}, b)
+					return
+				}
+			}
 			c.send(reply{ID: id, Result: res})
 		}()
 	}
@@ -121,25 +150,108 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, lookup Lookup) error {
 type conn struct {
 	wmu      sync.Mutex
 	w        io.Writer
+	frames   atomic.Bool // the client asked for frames in hello
 	mu       sync.Mutex
 	inflight map[string]context.CancelFunc
+	tails    map[string]chan struct{} // per ordered key, the turn of the last request queued
 }
 
 func (c *conn) send(r reply) {
-	r.JSONRPC = "2.0"
-	r.Result = withEmptyBytes(r.Result)
 	buf := replyBuffers.Get().(*bytes.Buffer)
 	defer putReplyBuffer(buf)
 	buf.Reset()
-	// One encode into a reused buffer; Encode ends the line itself, so nothing is copied again.
-	if err := json.NewEncoder(buf).Encode(r); err != nil {
-		buf.Reset()
-		json.NewEncoder(buf).Encode(reply{JSONRPC: "2.0", ID: r.ID, Error: toWire(fmt.Errorf("the reply could not be encoded: %v", err))})
-	}
+	c.encode(buf, r)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	// A reader that went away loses its replies; the requests still end as they would.
 	_, _ = c.w.Write(buf.Bytes())
+}
+
+// sendFrame sends a reply whose result's data is b, as a frame: the lead and header in one
+// buffer, then b as it is, written together.
+func (c *conn) sendFrame(r reply, b []byte) {
+	buf := replyBuffers.Get().(*bytes.Buffer)
+	defer putReplyBuffer(buf)
+	buf.Reset()
+	var lead [frameLead]byte
+	buf.Write(lead[:])
+	c.encode(buf, r)
+	head := buf.Bytes()
+	head = head[:len(head)-1] // the newline Encode ends with: a header has none
+	AppendFrameLead(head[:0], len(head)-frameLead, len(b))
+	out := net.Buffers{head, b}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, _ = out.WriteTo(c.w)
+}
+
+// encode appends r as one line to buf (after what it holds), or an error reply when r cannot be.
+func (c *conn) encode(buf *bytes.Buffer, r reply) {
+	r.JSONRPC = "2.0"
+	r.Result = withEmptyBytes(r.Result)
+	at := buf.Len()
+	// One encode into a reused buffer; Encode ends the line itself, so nothing is copied again.
+	if err := json.NewEncoder(buf).Encode(r); err != nil {
+		buf.Truncate(at)
+		json.NewEncoder(buf).Encode(reply{JSONRPC: "2.0", ID: r.ID, Error: toWire(fmt.Errorf("the reply could not be encoded: %v", err))})
+	}
+}
+
+// turn is a request's place among those of one ordered key: it runs after the one before it.
+type turn struct {
+	after, mine chan struct{}
+	release     func()
+}
+
+func (t turn) wait() {
+	if t.after != nil {
+		<-t.after
+	}
+}
+
+func (t turn) done() {
+	if t.mine != nil {
+		t.release()
+	}
+}
+
+// queue gives a request its turn. On a connection that asked for frames, requests of a method in
+// order run one after another by their params' id, in the order they came, so a client may
+// send several writes to one push, or reads of one pull, without waiting for each reply.
+func (c *conn) queue(e Entry, params json.RawMessage) turn {
+	if !e.InOrder || !c.frames.Load() {
+		return turn{}
+	}
+	key := orderKey(params)
+	mine := make(chan struct{})
+	c.mu.Lock()
+	after := c.tails[key]
+	c.tails[key] = mine
+	c.mu.Unlock()
+	return turn{after: after, mine: mine, release: func() {
+		c.mu.Lock()
+		if c.tails[key] == mine {
+			delete(c.tails, key)
+		}
+		c.mu.Unlock()
+		close(mine)
+	}}
+}
+
+// orderKey is the params' id member as written ("" when there is none).
+func orderKey(params json.RawMessage) string {
+	key := ""
+	i := skipSpace(params, 0)
+	if i < len(params) && params[i] == '{' {
+		eachMember(params, i, 0, func(k []byte, start, end int) bool {
+			if string(k) == `"id"` {
+				key = string(params[start:end])
+				return false
+			}
+			return true
+		})
+	}
+	return key
 }
 
 var replyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}

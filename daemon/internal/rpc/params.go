@@ -24,6 +24,9 @@ func Method[P any, R any](fn func(ctx context.Context, p P) (R, error)) Handler 
 				return nil, Errorf(Invalid, "invalid params: %v", err)
 			}
 		}
+		if err := fillData(ctx, &p); err != nil {
+			return nil, err
+		}
 		return fn(ctx, p)
 	}
 }
@@ -39,6 +42,15 @@ type Entry struct {
 	Handler Handler
 	Params  any
 	Result  any
+	// InOrder: on a connection that asked for frames, requests with the same params id run one
+	// after another in the order they came (a push's writes, a pull's reads).
+	InOrder bool
+}
+
+// Ordered is e with its requests run in order by their params id.
+func (e Entry) Ordered() Entry {
+	e.InOrder = true
+	return e
 }
 
 // Def defines a method by its typed function.

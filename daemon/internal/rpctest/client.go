@@ -1,14 +1,16 @@
 package rpctest
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"agentrun.dev/computerd/internal/rpc"
 )
 
 // WireError is an error reply as it came.
@@ -22,11 +24,14 @@ type WireError struct {
 
 func (e *WireError) Error() string { return fmt.Sprintf("%s: %s", e.Data.Kind, e.Message) }
 
-// Reply is one line from the daemon.
+// Reply is one line, or one frame, from the daemon.
 type Reply struct {
 	ID     json.RawMessage `json:"id"`
 	Result json.RawMessage `json:"result"`
 	Error  *WireError      `json:"error"`
+	// Framed: the reply came as a frame, its result's data as Bytes.
+	Framed bool   `json:"-"`
+	Bytes  []byte `json:"-"`
 }
 
 // Client talks to a daemon over a writer and a reader of lines.
@@ -42,13 +47,23 @@ type Client struct {
 func New(r io.Reader, w io.WriteCloser) *Client {
 	c := &Client{w: w, wait: map[string]chan Reply{}, orphan: make(chan Reply, 16)}
 	go func() {
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-		for sc.Scan() {
-			var rep Reply
-			if json.Unmarshal(sc.Bytes(), &rep) != nil {
+		// Frames are read whether asked for or not: a daemon sends one only to a frame.
+		lines := rpc.NewLineReader(r, 4<<20)
+		var frames atomic.Bool
+		frames.Store(true)
+		for {
+			m, err := lines.NextMessage(&frames)
+			if err == rpc.ErrLineTooLong {
 				continue
 			}
+			if err != nil {
+				return
+			}
+			var rep Reply
+			if json.Unmarshal(m.Head, &rep) != nil {
+				continue
+			}
+			rep.Framed, rep.Bytes = m.Framed, m.Bytes
 			c.mu.Lock()
 			ch := c.wait[string(rep.ID)]
 			delete(c.wait, string(rep.ID))
@@ -72,15 +87,51 @@ func (c *Client) Send(line string) {
 
 // Start sends a request and returns its id and where its reply comes.
 func (c *Client) Start(method string, params any) (int, <-chan Reply) {
+	return c.start(method, params, nil)
+}
+
+// StartFrame sends a request as a frame carrying b as its data (params give data as "", or
+// none), and returns its id and where its reply comes.
+func (c *Client) StartFrame(method string, params any, b []byte) (int, <-chan Reply) {
+	if b == nil {
+		b = []byte{}
+	}
+	return c.start(method, params, b)
+}
+
+func (c *Client) start(method string, params any, frame []byte) (int, <-chan Reply) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.next++
 	id := c.next
 	ch := make(chan Reply, 1)
 	c.wait[fmt.Sprint(id)] = ch
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	io.WriteString(c.w, string(b)+"\n")
-	c.mu.Unlock()
+	if frame == nil {
+		io.WriteString(c.w, string(b)+"\n")
+		return id, ch
+	}
+	c.w.Write(append(append(rpc.AppendFrameLead(nil, len(b), len(frame)), b...), frame...))
 	return id, ch
+}
+
+// Write sends raw bytes, a frame's or a line's.
+func (c *Client) Write(b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.w.Write(b)
+}
+
+// Wait waits (up to 60 s) for a reply that Start or StartFrame asked for.
+func Wait(t testing.TB, ch <-chan Reply) Reply {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(60 * time.Second):
+		t.Fatal("no reply within 60 s")
+		return Reply{}
+	}
 }
 
 // Call sends a request and waits (up to 60 s) for its reply; into, when not nil, gets the result.
