@@ -27,7 +27,11 @@ export const pluginOf = (dir) => async (p, cmd) => cmd.includes("dist/provider/m
 /** Reads every 500 ms and keeps the largest reading: peak() so far; stop() ends it. */
 export function peakOf(read) {
   let peak = 0;
-  const every = setInterval(async () => (peak = Math.max(peak, await read())), 500);
+  // The reading is taken before peak is: a slow read (a loaded machine) never puts back an older peak.
+  const every = setInterval(async () => {
+    const now = await read();
+    peak = Math.max(peak, now);
+  }, 500);
   return { peak: () => peak, stop: () => clearInterval(every) };
 }
 

@@ -1,5 +1,4 @@
 // The Pulumi provider: dispatches the engine's calls to the resource modules by type token.
-import type { Provider } from "@pulumi/pulumi/provider/index.js";
 import type { Settings } from "./config.js";
 import { typeOf, type Construct, type Context, type ResourceHandler } from "./resource.js";
 import { vendors } from "./vendors.js";
@@ -7,7 +6,7 @@ import { inStackWords } from "./words.js";
 import { type EngineLog, stepLines } from "./engine-log.js";
 import type { FunctionHandler } from "./function.js";
 import type { Props } from "./secrets.js";
-import type { ServedProvider } from "./server-gaps.js";
+import type { ServedProvider } from "./server.js";
 
 /**
  * Every resource type and its module, loaded lazily: the plugin loads a resource's module (and
@@ -41,7 +40,7 @@ export function makeProvider(opts: {
   settings: { ok: true; value: Settings } | { ok: false; message: string };
   /** Lines to the engine against a URN (progress on a resource's line); absent, none are said. */
   log?: EngineLog;
-}): Provider & ServedProvider {
+}): ServedProvider {
   const settings = opts.settings.ok ? opts.settings.value : {};
   const cancel = new AbortController();
   const ctx: Context = { settings, vendor: vendors(settings), signal: cancel.signal };

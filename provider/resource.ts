@@ -4,7 +4,7 @@
 import type { ComponentResourceOptions, Inputs } from "@pulumi/pulumi";
 import type { z } from "zod";
 import type { CheckResult, ConstructResult, CreateResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
-import type { FieldDiff } from "./server-gaps.js";
+import type { FieldDiff } from "./server.js";
 import type { ComputerProvider } from "../src/contract/provider.js";
 import { boundedBy } from "../src/contract/bound.js";
 import { orThrow } from "../src/contract/result.js";

@@ -31,16 +31,18 @@ fi
 command -v go >/dev/null || die "Go is not installed; install Go 1.25 or later and run this again"
 rm -rf "$BIN.partial" && mkdir -p "$BIN.partial"
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
-say "building the Pulumi CLI $PULUMI_VERSION from Go modules (several minutes the first time)"
+say "building the Pulumi CLI $PULUMI_VERSION and pulumi-language-yaml $YAML_VERSION from Go modules (several minutes the first time)"
+# The two builds run side by side: each one's single-threaded link runs beside the other's compiles.
 (cd "$TOOLS/pulumi-cli" && go build -trimpath -o "$BIN.partial/pulumi" \
   -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$PULUMI_VERSION" \
-  github.com/pulumi/pulumi/pkg/v3/cmd/pulumi) \
-  || die "the Pulumi CLI did not build; check that the Go module proxy answers (go env GOPROXY)"
-say "building pulumi-language-yaml $YAML_VERSION"
+  github.com/pulumi/pulumi/pkg/v3/cmd/pulumi) &
+cli=$!
 (cd "$TOOLS/pulumi-yaml" && go build -trimpath -o "$BIN.partial/pulumi-language-yaml" \
   -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=$YAML_VERSION" \
-  github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml) \
-  || die "pulumi-language-yaml did not build; check that the Go module proxy answers"
+  github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml) &
+yaml=$!
+wait "$cli" || die "the Pulumi CLI did not build; check that the Go module proxy answers (go env GOPROXY)"
+wait "$yaml" || die "pulumi-language-yaml did not build; check that the Go module proxy answers"
 got="$("$BIN.partial/pulumi" version)"
 [ "$got" = "$PULUMI_VERSION" ] || die "the built CLI says $got, not $PULUMI_VERSION"
 rm -rf "$BIN" && mv "$BIN.partial" "$BIN"

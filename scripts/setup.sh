@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything the main job needs, made once and reused: node modules, a Docker engine, computerd,
-# the Pulumi CLI (built from Go modules), the base image, the TypeScript build; with --tests (as
+# the Pulumi CLI (built from Go modules), the base image, the TypeScript build, the computers' own
+# image, side by side where one needs nothing of another; with --tests (as
 # npm test runs it) the tests' own tools too: tmux, Xvfb, BusyBox, pip's wheel, adb and the
 # browser fakes' Chromium image. Quiet when all is there; says what it does while it builds; every
 # failure names the next step. Writes dist/toolchain.env (for shells) and dist/toolchain.json (for tests).
@@ -62,6 +63,14 @@ apt_install() {
     || die "apt-get install $2 failed"
 }
 
+# The Go builds need nothing of the rest, so they start first and run beside it; the images
+# start as soon as the Docker engine (the base) and the TypeScript build (the computers' image,
+# whose recipe is the provider's) are there. Side by side, a cold set-up takes about as long as
+# the Pulumi CLI's build alone.
+BESIDE="$(mktemp -d /tmp/agentrun-setup.XXXXXX)"
+trap 'rm -rf "$BESIDE"' EXIT
+beside pulumi "Pulumi CLI" bash scripts/setup-pulumi.sh
+beside daemon "computerd (dist/computerd-linux-amd64, -arm64)" bash scripts/build-daemon.sh
 step "node modules" node_modules
 if [ "$tests" = 1 ]; then
   step "tmux (for the shell tests)" apt_tool tmux tmux
@@ -71,11 +80,32 @@ if [ "$tests" = 1 ]; then
   step "adb (for the phone harness's tests)" apt_tool adb adb
 fi
 step "Docker engine" bash scripts/setup-docker.sh
-step "computerd (dist/computerd-linux-amd64, -arm64)" bash scripts/build-daemon.sh
-step --into PULUMI_BIN "Pulumi CLI" bash scripts/setup-pulumi.sh
-step --into BASE_IMAGE "base image" bash scripts/base-image.sh
+beside base "base image" bash scripts/base-image.sh
 step "TypeScript build" typescript
-
+joined base BASE_IMAGE
+# The computers' own image (the provider's recipe on the base), made here beside the CLI's build
+# rather than by the first `pulumi up` before its first computer. Exit 10: it was there.
+computers_image() {
+  node --input-type=module -e '
+    const { dockerRecipe, ensureImage } = await import(process.argv[1] + "/dist/src/docker/image.js");
+    let built = false;
+    const made = await ensureImage({ recipe: dockerRecipe(process.argv[2]) }, { onWait: () => (built = true) });
+    if (!made.ok) console.error(`[setup] ${made.error.message}`);
+    process.exit(!made.ok ? 1 : built ? 0 : 10);' "$ROOT" "$BASE_IMAGE"
+}
+beside image "computers' image (the provider's default)" computers_image
+# The browser fakes' image (Debian's chromium on the base, tagged by its recipe's hash), built
+# once here so the suites and conformance runs that start a fake at once never build it twice.
+browser_image() {
+  node --input-type=module -e '
+    const { browserImage } = await import(process.argv[1] + "/dist/test/support/fake-chromium.js");
+    let built = false;
+    await browserImage(process.argv[2], () => { built = true; });
+    process.exit(built ? 0 : 10);' "$ROOT" "$BASE_IMAGE"
+}
+if [ "$tests" = 1 ]; then beside browser "browser image (Chromium, for the browser fakes)" browser_image; fi
+joined daemon
+joined pulumi PULUMI_BIN
 mkdir -p dist
 cat > dist/toolchain.env <<ENV
 export PATH="$PULUMI_BIN:\$PATH"
@@ -88,16 +118,8 @@ node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({
   pulumiBin: process.argv[2], baseImage: process.argv[3], root: process.argv[4],
   daemon: { amd64: process.argv[4] + "/dist/computerd-linux-amd64", arm64: process.argv[4] + "/dist/computerd-linux-arm64" },
 }, null, 2) + "\n")' dist/toolchain.json "$PULUMI_BIN" "$BASE_IMAGE" "$ROOT"
-# The browser fakes' image (Debian's chromium on the base, tagged by its recipe's hash), built
-# once here so the suites and conformance runs that start a fake at once never build it twice.
-browser_image() {
-  node --input-type=module -e '
-    const { browserImage } = await import(process.argv[1] + "/dist/test/support/fake-chromium.js");
-    let built = false;
-    await browserImage(process.argv[2], () => { built = true; });
-    process.exit(built ? 0 : 10);' "$ROOT" "$BASE_IMAGE"
-}
-if [ "$tests" = 1 ]; then step "browser image (Chromium, for the browser fakes)" browser_image; fi
+joined image
+if [ "$tests" = 1 ]; then joined browser; fi
 if [ $((SECONDS - t_all)) -gt 2 ]; then say "set-up done in $((SECONDS - t_all)) s"; fi
 # Run as `npm run setup` on its own (not inside npm run up or npm test): what to run next.
 if [ "${npm_lifecycle_event:-}" = setup ]; then

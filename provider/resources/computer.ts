@@ -14,7 +14,7 @@ import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/contract/result.js";
 import { normalUser } from "../../src/contract/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
-import type { FieldChange, FieldDiff } from "../server-gaps.js";
+import type { FieldChange, FieldDiff } from "../server.js";
 import { fieldsOf, strings } from "../inputs.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { type Say, type Ticker, ticker, whileWaiting } from "../progress.js";

@@ -1,7 +1,6 @@
 // A computer's network as its egress proxy makes it: the proxy of an allowlisted computer read
 // back and held to what it must be now (its own proxy, or the shared proxy it joined), for
 // read, list, network and create's drift check.
-import { promises as fs } from "node:fs";
 import type { CallOptions } from "../daemon/client.js";
 import { hostAddresses } from "../egress/host-addresses.js";
 import type { NetworkReadBack } from "../contract/provider.js";
@@ -10,6 +9,7 @@ import { parseUser } from "../contract/user.js";
 import { DEADLINE_LABEL } from "./constants.js";
 import type { DockerContext } from "./context.js";
 import { inspectEgress } from "./egress.js";
+import { daemonDigest } from "./daemon-cache.js";
 import { egressImageTag } from "./egress-image.js";
 import type { EgressExpected } from "./egress-readback.js";
 import { proxyReadBack as heldTo } from "./egress-readback.js";
@@ -55,9 +55,9 @@ export async function proxyReadBack(
   if (!found.ok) return found;
   const addresses = hostAddresses(context.egress);
   if (!addresses.ok) return ok({ other: `network allow, but its egress proxy cannot be held to the Docker host's addresses: ${addresses.error.message}` });
-  const bytes = await fs.readFile(context.daemonPath).catch(() => undefined);
-  if (!bytes) return fail("failed", `the daemon at ${context.daemonPath} could not be read, so ${name}'s egress proxy cannot be checked against it`);
-  return ok(heldTo(found.value, proxyExpected(context, name, { uid, gid, deadline, image: egressImageTag(bytes), hostAddresses: addresses.value })));
+  const digest = await daemonDigest(context.daemonPath).catch(() => undefined);
+  if (!digest) return fail("failed", `the daemon at ${context.daemonPath} could not be read, so ${name}'s egress proxy cannot be checked against it`);
+  return ok(heldTo(found.value, proxyExpected(context, name, { uid, gid, deadline, image: egressImageTag(digest), hostAddresses: addresses.value })));
 }
 
 /**

@@ -19,9 +19,29 @@ function sha256(bytes: Buffer): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-/** Where the copy of these bytes lives. */
-export function daemonCopyPath(cache: string, bytes: Buffer): string {
-  return path.join(cache, `computerd-${sha256(bytes)}`);
+/** Where the copy of the daemon of this sha256 (daemonDigest's) lives. */
+export function daemonCopyPath(cache: string, digest: string): string {
+  return path.join(cache, `computerd-${digest}`);
+}
+
+const digests = new Map<string, { version: string; digest: Promise<string> }>();
+
+/**
+ * The sha256 (hex) of the daemon at daemonPath, hashed once per version of the file (its inode,
+ * size and time): a fleet's reads at once share it, where each held the whole binary (4 MiB each,
+ * most of a plugin's memory in a refresh of 100). Throws when the file cannot be read.
+ */
+export async function daemonDigest(daemonPath: string): Promise<string> {
+  const stat = await fs.stat(daemonPath);
+  const version = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  let known = digests.get(daemonPath);
+  if (known?.version !== version) {
+    const digest = fs.readFile(daemonPath).then(sha256);
+    digest.catch(() => digests.delete(daemonPath));
+    known = { version, digest };
+    digests.set(daemonPath, known);
+  }
+  return known.digest;
 }
 
 /**
@@ -65,17 +85,19 @@ async function trustedDir(dir: string): Promise<void> {
 
 /**
  * The path of the copy of daemonPath's bytes, written (temporary file, then rename) when missing
- * or when what is there no longer hashes to its name.
+ * or when what is there no longer hashes to its name (hashed again only once the file changed).
  */
 export async function daemonCopy(daemonPath: string, cache: string): Promise<string> {
-  const bytes = await fs.readFile(daemonPath);
+  const digest = await daemonDigest(daemonPath);
   await trustedDir(cache);
-  const copy = daemonCopyPath(cache, bytes);
-  const there = await fs.readFile(copy).catch(() => undefined);
-  const stat = there ? await fs.lstat(copy) : undefined;
-  if (there && stat?.isFile() && (stat.mode & 0o7777) === 0o755 && path.basename(copy) === `computerd-${sha256(there)}`) return copy;
+  const copy = daemonCopyPath(cache, digest);
+  const stat = await fs.lstat(copy).catch(() => undefined);
+  const there = stat?.isFile() && (stat.mode & 0o7777) === 0o755 ? await daemonDigest(copy).catch(() => undefined) : undefined;
+  if (there === digest) return copy;
   const temporary = `${copy}.${randomBytes(6).toString("hex")}.partial`;
   try {
+    const bytes = await fs.readFile(daemonPath);
+    if (sha256(bytes) !== digest) throw new DaemonCacheError(`the daemon ${daemonPath} changed while it was copied; run the step again`);
     await fs.writeFile(temporary, bytes, { mode: 0o755, flag: "wx" });
     await fs.chmod(temporary, 0o755); // the umask may have narrowed it
     await fs.rename(temporary, copy);

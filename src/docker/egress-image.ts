@@ -9,14 +9,15 @@ import { join } from "node:path";
 import { fail, ok, type Result } from "../contract/result.js";
 import { type CallBound, type DockerCli, failureOf } from "./cli.js";
 import { EGRESS_ENTRYPOINT } from "./egress-request.js";
+import { daemonDigest } from "./daemon-cache.js";
 import { tarOf } from "./tar.js";
 
 export const EGRESS_REPO = "agentrun-egress";
 const IMPORT_MS = 120_000;
 
-/** The image's tag for a daemon's bytes. */
-export function egressImageTag(daemon: Uint8Array): string {
-  return `${EGRESS_REPO}:${createHash("sha256").update(daemon).digest("hex").slice(0, 16)}`;
+/** The image's tag for a daemon of this sha256 (daemon-cache.ts's daemonDigest). */
+export function egressImageTag(digest: string): string {
+  return `${EGRESS_REPO}:${digest.slice(0, 16)}`;
 }
 
 /** A ustar archive of one file, /computerd, mode 0755, owned by 0:0, dated at the epoch. */
@@ -31,25 +32,32 @@ const making = new Map<string, Promise<Result<string>>>();
  * now by docker import. Creates at the same moment share one import.
  */
 export async function ensureEgressImage(cli: DockerCli, daemonPath: string, bound: CallBound = {}): Promise<Result<string>> {
+  let tag: string;
+  try {
+    tag = egressImageTag(await daemonDigest(daemonPath));
+  } catch (error) {
+    return fail("invalid", `the daemon ${daemonPath} cannot be read for the egress proxy's image: ${(error as Error).message}`);
+  }
+  const there = await cli.run(["image", "inspect", "--format", "{{.Id}}", tag], { ...bound, timeoutMs: 30_000 });
+  if (there.ok) return ok(tag);
+  if (bound.signal?.aborted) return fail("aborted", "making the egress proxy's image was aborted");
+  let flight = making.get(tag);
+  if (!flight) {
+    flight = importImage(cli, daemonPath, tag).finally(() => making.delete(tag));
+    making.set(tag, flight);
+  }
+  return flight;
+}
+
+async function importImage(cli: DockerCli, daemonPath: string, tag: string): Promise<Result<string>> {
   let daemon: Buffer;
   try {
     daemon = await readFile(daemonPath);
   } catch (error) {
     return fail("invalid", `the daemon ${daemonPath} cannot be read for the egress proxy's image: ${(error as Error).message}`);
   }
-  const tag = egressImageTag(daemon);
-  const there = await cli.run(["image", "inspect", "--format", "{{.Id}}", tag], { ...bound, timeoutMs: 30_000 });
-  if (there.ok) return ok(tag);
-  if (bound.signal?.aborted) return fail("aborted", "making the egress proxy's image was aborted");
-  let flight = making.get(tag);
-  if (!flight) {
-    flight = importImage(cli, daemon, tag).finally(() => making.delete(tag));
-    making.set(tag, flight);
-  }
-  return flight;
-}
-
-async function importImage(cli: DockerCli, daemon: Buffer, tag: string): Promise<Result<string>> {
+  if (egressImageTag(createHash("sha256").update(daemon).digest("hex")) !== tag)
+    return fail("failed", `the daemon ${daemonPath} changed while its egress proxy's image was made; run the step again`);
   const dir = await mkdtemp(join(tmpdir(), "agentrun-egress-"));
   try {
     const tar = join(dir, "computerd.tar");

@@ -3,7 +3,6 @@
 // copy, the egress image); create is the one flow with Docker's hooks (create/), and read, list,
 // release, the create request, the drift check and the container calls live in their own files.
 // Only an image's build or pull goes through the docker CLI (cli.ts, image.ts).
-import { promises as fs } from "node:fs";
 import type { CallOptions } from "../daemon/client.js";
 import { daemonLiveView, type LiveView } from "../contract/watch.js";
 import type {
@@ -41,7 +40,7 @@ import { IMAGE_SETTING, KIND_LABEL } from "./constants.js";
 import { CAPABILITIES, capabilitiesOfKind, type DockerContext } from "./context.js";
 import { failure, inspect, listByLabels } from "./containers.js";
 import { dockerHooks } from "./make/hooks.js";
-import { daemonCopy } from "./daemon-cache.js";
+import { daemonCopy, daemonDigest } from "./daemon-cache.js";
 import { egressImageTag, ensureEgressImage } from "./egress-image.js";
 import { DockerEgressProxies } from "./egress-proxy.js";
 import { type Host, hostOf } from "./host.js";
@@ -86,9 +85,9 @@ export class DockerProvider implements ComputerProvider {
       host: (o) => this.#enforcingHost(o),
       image: (o) => this.#ensureEgressImage(o.signal),
       imageTag: async () => {
-        const bytes = await fs.readFile(settled.daemonPath).catch(() => undefined);
-        return bytes
-          ? ok(egressImageTag(bytes))
+        const digest = await daemonDigest(settled.daemonPath).catch(() => undefined);
+        return digest
+          ? ok(egressImageTag(digest))
           : fail("failed", `the daemon at ${settled.daemonPath} could not be read, so an egress proxy cannot be checked against it`);
       },
       addresses: () => hostAddresses(settled.egress),

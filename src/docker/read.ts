@@ -1,7 +1,6 @@
 // read: a computer found by name, id or labels and drift-checked, handed back whether or not it
 // drifted (the ref with the spec read back, its state, every mismatch); attach refuses a drifted
 // one, and a Pulumi refresh shows it field by field.
-import { promises as fs } from "node:fs";
 import type { CallOptions } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import type { AttachBy, ReadBack } from "../contract/provider.js";
@@ -11,7 +10,7 @@ import { openConnection } from "./connect.js";
 import { HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
 import { capabilitiesOfKind, type DockerContext, expectedOf, refOf } from "./context.js";
 import { inspect, listByLabels } from "./containers.js";
-import { daemonCopyPath } from "./daemon-cache.js";
+import { daemonCopyPath, daemonDigest } from "./daemon-cache.js";
 import { drift, readBackDrift } from "./drift.js";
 import { homeDrift } from "./home.js";
 import { labelsOf, nameOf, stateOf } from "./readback.js";
@@ -80,9 +79,9 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
     hello = inside.value.hello;
     mismatches.push(...inside.value.mismatches);
   }
-  const bytes = await fs.readFile(context.daemonPath).catch(() => undefined);
-  if (!bytes) return fail("failed", `the daemon at ${context.daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
-  const daemon = daemonCopyPath(context.daemonCache, bytes);
+  const digest = await daemonDigest(context.daemonPath).catch(() => undefined);
+  if (!digest) return fail("failed", `the daemon at ${context.daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
+  const daemon = daemonCopyPath(context.daemonCache, digest);
   mismatches.push(
     ...drift(held.spec, inspected.value, hello, {
       ...expectedOf(context, host.value, { uid: held.uid, gid: held.gid, deadline: held.deadline, daemon, kind: held.kind }),

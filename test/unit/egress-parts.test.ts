@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { daemonDigest } from "../../src/docker/daemon-cache.js";
 import { daemonTar, egressImageTag } from "../../src/docker/egress-image.js";
 import { proxyReadBack, type EgressExpected } from "../../src/docker/egress-readback.js";
 import { EGRESS_LABEL, egressArgs, egressProxyRequest, egressVolumeRequest, type EgressPlan } from "../../src/docker/egress-request.js";
@@ -171,9 +172,12 @@ describe("the proxy's image", () => {
     expect(execFileSync("cat", [join(dir, "x", "computerd")])).toEqual(bytes);
   });
 
-  it("is tagged by the daemon's hash", () => {
-    expect(egressImageTag(Buffer.from("a"))).toBe("agentrun-egress:ca978112ca1bbdca");
-    expect(egressImageTag(Buffer.from("b"))).not.toBe(egressImageTag(Buffer.from("a")));
+  it("is tagged by the daemon's hash, hashed anew when the daemon's file changes", async () => {
+    const daemon = join(mkdtempSync(join(tmpdir(), "egress-tag-")), "computerd");
+    writeFileSync(daemon, "a");
+    expect(egressImageTag(await daemonDigest(daemon))).toBe("agentrun-egress:ca978112ca1bbdca");
+    writeFileSync(daemon, "bb");
+    expect(egressImageTag(await daemonDigest(daemon))).toBe("agentrun-egress:3b64db95cb55c763");
   });
 });
 

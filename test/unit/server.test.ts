@@ -1,7 +1,7 @@
-// provider/server-gaps.ts: a diff's changed fields reach the engine as its diffs and detailed diff,
+// provider/server.ts: a diff's changed fields reach the engine as its diffs and detailed diff,
 // which is what `pulumi preview` prints; a diff that names none leaves the engine to diff the inputs.
 import { describe, expect, it } from "vitest";
-import { diffResponse } from "../../provider/server-gaps.js";
+import { diffResponse } from "../../provider/server.js";
 
 type Response = {
   getChanges(): number;
