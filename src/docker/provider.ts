@@ -51,6 +51,8 @@ import { type DockerProviderOptions, settle, type Settled } from "./options.js";
 import { readComputer } from "./read.js";
 import { labelsOf, nameOf, networkOf } from "./readback.js";
 import { releaseComputer, sweepParts, targetOf } from "./release.js";
+import { daemonArchive, elsewhereWords } from "./remote.js";
+import { isRemote } from "./engine.js";
 
 export { CAPABILITIES, capabilitiesOfKind, DESKTOP_CAPABILITIES } from "./context.js";
 export type { DockerProviderOptions, EgressOptions } from "./options.js";
@@ -71,14 +73,17 @@ export class DockerProvider implements ComputerProvider {
   #hostRead: Promise<Result<Host>> | undefined;
   #copying: Promise<string> | undefined;
   #egressImage: Promise<Result<string>> | undefined;
+  #daemonArchive: Promise<Buffer> | undefined;
 
   constructor(options: DockerProviderOptions) {
     const settled = settle(options);
     this.#settled = settled;
     this.engine = options.engine instanceof DockerEngine ? options.engine : new DockerEngine(options.engine);
+    const remote = isRemote(this.engine.address) ? { engine: this.engine.address, hostFolders: settled.hostFolders } : undefined;
+    if (remote) settled.egress.elsewhere = elsewhereWords(remote.engine);
     this.pool = dockerPool(this.engine, this.id);
     // A build or pull goes to the same engine as every other call.
-    this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker", undefined, this.engine.address.address);
+    this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker", undefined, this.engine.address);
     this.version = options.version ?? packageVersion();
     this.proxies = new DockerEgressProxies({
       engine: this.engine,
@@ -106,6 +111,8 @@ export class DockerProvider implements ComputerProvider {
       enforcingHost: (o) => this.#enforcingHost(o),
       egressImage: (signal) => this.#ensureEgressImage(signal),
       daemonCopy: () => this.#daemonCopy(),
+      remote,
+      daemonArchive: () => (this.#daemonArchive ??= fs.readFile(settled.daemonPath).then(daemonArchive)),
     };
   }
 
@@ -142,6 +149,7 @@ export class DockerProvider implements ComputerProvider {
         ...(this.#host ? { host: this.#host } : {}),
         ...(volume ? { volumeRoot: volume.root } : {}),
         ...(egress.testNetwork ? { testNetwork: egress.testNetwork.range } : {}),
+        ...(this.#context.remote ? { remote: this.#context.remote, hostAddresses: (egress.hostAddresses ?? []).length > 0 } : {}),
       }),
     );
   }

@@ -82,7 +82,8 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   }
   const bytes = await fs.readFile(context.daemonPath).catch(() => undefined);
   if (!bytes) return fail("failed", `the daemon at ${context.daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
-  const daemon = daemonCopyPath(context.daemonCache, bytes);
+  // A remote engine's computer holds the daemon in its own files (put by archive), bound from nowhere.
+  const daemon = context.remote ? undefined : daemonCopyPath(context.daemonCache, bytes);
   mismatches.push(
     ...drift(held.spec, inspected.value, hello, {
       ...expectedOf(context, host.value, { uid: held.uid, gid: held.gid, deadline: held.deadline, daemon, kind: held.kind }),
