@@ -55,9 +55,8 @@ let loading: Promise<string> | undefined;
 const baseOnEngine = () =>
   (loading ??= (async () => {
     const base = toolchain().baseImage;
-    const saved = execa("docker", ["save", base], { buffer: false, stdout: "pipe" });
-    const loaded = execa("docker", ["-H", engine.address, "load"], { stdin: saved.stdout!, reject: false });
-    const [, load] = await Promise.all([saved, loaded]);
+    // One pipe in bash: execa's own piping of save into load never settled here.
+    const load = await execa("bash", ["-o", "pipefail", "-c", 'docker save "$1" | docker -H "$2" load', "load", base, engine.address], { reject: false });
     if (load.exitCode !== 0) throw new Error(`the base image could not be loaded on the test's engine: ${load.stderr}`);
     return base;
   })());
