@@ -11,8 +11,8 @@ export interface DockerSettings {
   readonly daemonPath?: string;
   /** The folder the daemon's copies are kept in (made 0700). Unset: ~/.cache/agentrun-computer. */
   readonly daemonCache?: string;
-  /** The Docker engine's unix socket, unix:///path. Unset: the one the docker CLI would use (DOCKER_HOST, else its current context, else unix:///var/run/docker.sock). TCP, TLS and ssh engines are refused in words: reach one through a local socket. */
-  readonly engine?: string;
+  /** The Docker engine: an address (unix:///path; tcp://host:port, TLS verified both ways; ssh://user@host[:port], through this machine's ssh client running docker system dial-stdio there) or a docker context's name; or an object { host or context, certPath (the folder with ca.pem, cert.pem and key.pem, for tcp://), ssh (the ssh client's argv, default ["ssh"]), hostFolders (the engine host's folders a run folder may be bound from) }. Unset: the one the docker CLI would use (DOCKER_HOST with DOCKER_TLS_VERIFY and DOCKER_CERT_PATH, else its current context, else unix:///var/run/docker.sock). Plain TCP is refused in words: an engine anyone may reach is root on its host. */
+  readonly engine?: any;
   /** An allowlist's egress proxy. */
   readonly egress?: EgressSettings;
   /** Desktops by default: every computer of this provider is kind desktop unless it declares linux. `display` (default `:0`), `server` (the X server's argv, default Xvfb at 1280x800x24 with no TCP), `timeoutMs` (how long create waits for the display). */
@@ -29,8 +29,8 @@ export interface DockerSettingsArgs {
   daemonPath?: pulumi.Input<string>;
   /** The folder the daemon's copies are kept in (made 0700). Unset: ~/.cache/agentrun-computer. */
   daemonCache?: pulumi.Input<string>;
-  /** The Docker engine's unix socket, unix:///path. Unset: the one the docker CLI would use (DOCKER_HOST, else its current context, else unix:///var/run/docker.sock). TCP, TLS and ssh engines are refused in words: reach one through a local socket. */
-  engine?: pulumi.Input<string>;
+  /** The Docker engine: an address (unix:///path; tcp://host:port, TLS verified both ways; ssh://user@host[:port], through this machine's ssh client running docker system dial-stdio there) or a docker context's name; or an object { host or context, certPath (the folder with ca.pem, cert.pem and key.pem, for tcp://), ssh (the ssh client's argv, default ["ssh"]), hostFolders (the engine host's folders a run folder may be bound from) }. Unset: the one the docker CLI would use (DOCKER_HOST with DOCKER_TLS_VERIFY and DOCKER_CERT_PATH, else its current context, else unix:///var/run/docker.sock). Plain TCP is refused in words: an engine anyone may reach is root on its host. */
+  engine?: any;
   /** An allowlist's egress proxy. */
   egress?: pulumi.Input<EgressSettingsArgs>;
   /** Desktops by default: every computer of this provider is kind desktop unless it declares linux. `display` (default `:0`), `server` (the X server's argv, default Xvfb at 1280x800x24 with no TCP), `timeoutMs` (how long create waits for the display). */

@@ -28,7 +28,7 @@ const ARCHIL_FIELDS = ["kind", "disk", "region", "folder", "token"];
  * The one mount rule every provider's check runs, with no vendor call: every refusal, together,
  * each naming its field. No refusal holds a field's value (a token put in the wrong field).
  */
-export function checkMount(mount: unknown, declared: readonly MountKind[] | undefined): MountRefusal[] {
+export function checkMount(mount: unknown, declared: readonly MountKind[] | undefined, options: BindPathOptions = {}): MountRefusal[] {
   const takes = declared && declared.length > 0 ? `it takes ${declared.join(", ")}` : "it takes no mount";
   if (typeof mount !== "object" || mount === null || Array.isArray(mount)) {
     return [{ field: "mount", message: `mount is an object with a kind (bind or archil); ${takes}` }];
@@ -48,7 +48,7 @@ export function checkMount(mount: unknown, declared: readonly MountKind[] | unde
       field: `mount.${key}`,
       message: `mount.${key} is not a field of ${kind === "archil" ? "an" : "a"} ${kind} mount (it has ${allowed.slice(1).join(", ")})`,
     }));
-  if (kind === "bind") refusals.push(...bindRefusals(fields.path));
+  if (kind === "bind") refusals.push(...bindRefusals(fields.path, options));
   else {
     for (const key of ["disk", "region", "folder", "token"]) {
       const problem = textProblem(fields[key]);
@@ -69,9 +69,16 @@ function textProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-function bindRefusals(path: unknown): MountRefusal[] {
-  const problem = bindPathProblem(path);
+function bindRefusals(path: unknown, options: BindPathOptions): MountRefusal[] {
+  const problem = bindPathProblem(path, options);
   return problem ? [{ field: "mount.path", message: problem }] : [];
+}
+
+export interface BindPathOptions {
+  /** The folder may be missing (a Mount makes it). */
+  mayBeMissing?: boolean;
+  /** The folder is on another host (a remote Docker engine's): only its text is checked, as this machine's disk says nothing of it. */
+  elsewhere?: boolean;
 }
 
 /**
@@ -79,9 +86,9 @@ function bindRefusals(path: unknown): MountRefusal[] {
  * absolute, canonical (no `.`, `..`, doubled or trailing slash, and no symlink in any part, so
  * what is read back is what is bound), with no NUL and nothing a bind's options cannot hold
  * (Docker's --mount is comma-separated and quoted), every existing part a directory. The folder
- * itself must be there unless mayBeMissing (a Mount makes it). Undefined when the path is fine.
+ * itself must be there unless mayBeMissing (a Mount makes it); elsewhere, the text alone. Undefined when the path is fine.
  */
-export function bindPathProblem(path: unknown, options: { mayBeMissing?: boolean } = {}): string | undefined {
+export function bindPathProblem(path: unknown, options: BindPathOptions = {}): string | undefined {
   if (typeof path !== "string" || path.length === 0) return "the run folder's path is a non-empty string";
   if (path.includes("\0")) return "the run folder's path has a NUL byte";
   if (!path.startsWith("/")) return `the run folder's path must be absolute (it is "${path}"); give the whole path from /`;
@@ -89,6 +96,7 @@ export function bindPathProblem(path: unknown, options: { mayBeMissing?: boolean
   const normal = posix.normalize(path).replace(/\/+$/, "");
   if (normal !== path) return `the run folder's path is not canonical: write it as ${normal}`;
   if (/[,"\n\r]/.test(path)) return "the run folder's path has a comma, a double quote or a line break, which a bind's options (Docker's --mount) cannot hold";
+  if (options.elsewhere) return undefined;
   let prefix = "";
   for (const part of path.split("/").slice(1)) {
     prefix += `/${part}`;

@@ -1,4 +1,4 @@
-// The Docker Engine API over its unix socket (undici), the provider's way to Docker for everything
+// The Docker Engine API over its unix socket, TLS or ssh (undici, transport.ts), the provider's way to Docker for everything
 // but build and pull (cli.ts). Every call is bounded in time and ended by the caller's signal; its
 // outcome is a value, and what it means is the caller's to say. The API version is the engine's
 // own, capped at the newest this provider was written against, and never below 1.41 (Engine 20.10,
@@ -6,7 +6,8 @@
 import type { Duplex } from "node:stream";
 import { Pool } from "undici";
 import type { ResultCode } from "../contract/result.js";
-import { DEFAULT_ENGINE, type EngineAddress, engineAt } from "./engine.js";
+import { DEFAULT_ENGINE, type EngineAddress, engineAt, isRemote } from "./engine.js";
+import { connectionsTo } from "./transport.js";
 import { boundedBy, untilAborted } from "../contract/bound.js";
 
 /** A call not given its own bound. */
@@ -67,7 +68,7 @@ export class DockerEngine {
   #pool: Pool | undefined;
   #version: Promise<Reply<string>> | undefined;
 
-  /** The engine at a unix socket (default unix:///var/run/docker.sock); another address throws in words. */
+  /** The engine at an address (default unix:///var/run/docker.sock); one refused throws in words. */
   constructor(address: string | EngineAddress = DEFAULT_ENGINE, onCall?: (asked: Asked) => void) {
     if (typeof address === "string") {
       const at = engineAt(address);
@@ -81,7 +82,7 @@ export class DockerEngine {
 
   get #connections(): Pool {
     // Connections open when asked for and are kept alive; a fleet's creates run side by side.
-    this.#pool ??= new Pool("http://docker", { socketPath: this.address.socket, maxResponseSize: MAX_REPLY_BYTES, keepAliveTimeout: 10_000 });
+    this.#pool ??= connectionsTo(this.address, { maxResponseSize: MAX_REPLY_BYTES, keepAliveTimeout: 10_000 });
     return this.#pool;
   }
 
@@ -218,9 +219,11 @@ export function engineFailure(what: string, reply: Reply, engine: EngineAddress)
   if (reply.aborted) return { code: "aborted", message: `${what} was aborted` };
   if (reply.timedOut) return { code: "timeout", message: `${what} did not finish in time; is the Docker host overloaded?` };
   if (reply.unreachable) {
+    // A remote engine's refusal is the transport's own words: TLS's, or ssh's.
+    const why = isRemote(engine) && reply.message ? `: ${reply.message}` : "";
     return {
       code: "unreachable",
-      message: `${what}: Docker is not answering at ${engine.address} (from ${engine.from}; is it running, and may this user reach it?)`,
+      message: `${what}: Docker is not answering at ${engine.address} (from ${engine.from}; is it running, and may this user reach it?)${why}`,
     };
   }
   if (reply.status === 0) return { code: "failed", message: `${what} failed: ${reply.message}` };

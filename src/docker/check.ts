@@ -11,6 +11,7 @@ import { remapProblem } from "./bind.js";
 import { COMPUTER_LABEL } from "./constants.js";
 import { PROXY_PATTERN } from "./egress-request.js";
 import { engineMajor, type Host } from "./host.js";
+import { elsewhereWords, type RemoteEngine, remoteBindRefusal } from "./remote.js";
 
 const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind", "egress"]);
 
@@ -22,6 +23,10 @@ export interface CheckContext {
   volumeRoot?: string;
   /** The test-only seam's range (the egress option's testNetwork), which a listed CIDR may be in. */
   testNetwork?: string;
+  /** The engine, when it is another host's. */
+  remote?: RemoteEngine;
+  /** Whether egress.hostAddresses names the Docker host's addresses. */
+  hostAddresses?: boolean;
 }
 
 function hasNul(value: string): boolean {
@@ -76,6 +81,12 @@ function networkRefusals(spec: ComputerSpec, context: CheckContext): Refusal[] {
     const list = checkAllowlist(spec.network.allow, context.testNetwork === undefined ? {} : { testNetwork: context.testNetwork });
     if (!list.ok && !theProxys) for (const r of list.refusals) out.push({ field: "network", message: `network.allow: ${r.message}` });
     if (Object.keys(spec.network).some((k) => k !== "allow")) out.push({ field: "network", message: "an allowlist is { allow: [...] } and nothing else" });
+    // The proxy refuses the Docker host's own addresses, and this machine's interfaces are not them.
+    if (context.remote && !context.hostAddresses)
+      out.push({
+        field: "network",
+        message: `${elsewhereWords(context.remote.engine)}, and its addresses cannot be read from here, so an allowlist's proxy could not refuse them: give egress.hostAddresses (that host's IP addresses, its public and NAT'd ones too), or ask for none or open`,
+      });
   } else if (spec.network !== "none" && spec.network !== "open") {
     out.push({ field: "network", message: "network is none, open or an allowlist ({ allow: [...] })" });
   }
@@ -93,8 +104,12 @@ function networkRefusals(spec: ComputerSpec, context: CheckContext): Refusal[] {
 
 /** The run folder: checkMount's rule, and below the volume's root with the volume option. */
 function mountRefusals(mount: NonNullable<ComputerSpec["mount"]>, context: CheckContext): Refusal[] {
-  const refusals = checkMount(mount, context.capabilities.mount);
+  const refusals = checkMount(mount, context.capabilities.mount, { elsewhere: context.remote !== undefined });
   const path = (mount as { path?: unknown }).path;
+  if (refusals.length === 0 && typeof path === "string" && context.remote) {
+    const remote = remoteBindRefusal(path, context.remote);
+    if (remote) refusals.push(remote);
+  }
   const root = context.volumeRoot;
   if (refusals.length === 0 && typeof path === "string" && root !== undefined && !(path.startsWith(`${root}/`) && path !== root)) {
     refusals.push({

@@ -5,6 +5,7 @@
 // the caller's to say.
 import { execa } from "execa";
 import type { ResultCode } from "../contract/result.js";
+import { type EngineAddress, engineAt } from "./engine.js";
 
 /** A call not given its own bound. */
 export const DOCKER_CALL_MS = 60_000;
@@ -30,21 +31,38 @@ export interface Outcome {
   missing: boolean;
 }
 
+/** The CLI's arguments that name an engine: its address, and an engine over TCP's TLS files, verified. */
+export function engineArgs(engine: EngineAddress): string[] {
+  if (engine.kind === "tcp") {
+    return ["--host", engine.address, "--tlsverify", "--tlscacert", engine.tls.ca, "--tlscert", engine.tls.cert, "--tlskey", engine.tls.key];
+  }
+  return ["--host", engine.address];
+}
+
 /**
- * The docker CLI at a path, talking to the engine at host (unix:///...) when given, else to the
- * one it resolves itself; onCall sees every argument list (the image tests count calls).
+ * The docker CLI at a path, talking to the engine at host when given (an address, or one with its
+ * TLS files), else to the one it resolves itself; onCall sees every argument list (the image
+ * tests count calls). Over ssh the CLI runs the user's ssh itself, as it always does.
  */
 export class DockerCli {
+  readonly host: string | undefined;
+  readonly #engineArgs: string[];
+
   constructor(
     readonly path = "docker",
     private readonly onCall?: (args: readonly string[]) => void,
-    readonly host?: string,
-  ) {}
+    host?: string | EngineAddress,
+  ) {
+    const engine = typeof host === "string" ? engineAt(host, "the docker CLI's host") : host === undefined ? undefined : { ok: true as const, value: host };
+    if (engine && !engine.ok) throw new TypeError(engine.error.message, { cause: engine.error });
+    this.host = engine?.value.address;
+    this.#engineArgs = engine ? engineArgs(engine.value) : [];
+  }
 
   async run(args: readonly string[], bound: CallBound = {}): Promise<Outcome> {
     this.onCall?.(args);
     if (bound.signal?.aborted) return { ok: false, exitCode: undefined, stdout: "", stderr: "", aborted: true, timedOut: false, missing: false };
-    const running = execa(this.path, [...(this.host ? ["--host", this.host] : []), ...args], {
+    const running = execa(this.path, [...this.#engineArgs, ...args], {
       reject: false,
       timeout: bound.timeoutMs ?? DOCKER_CALL_MS,
       forceKillAfterDelay: 2_000,

@@ -12,6 +12,7 @@ import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, MAX_LIFETIME_MS } 
 import type { DriftExpected } from "./drift.js";
 import type { DockerEgressProxies } from "./egress-proxy.js";
 import type { Host } from "./host.js";
+import type { RemoteEngine } from "./remote.js";
 import type { Pause, Settled } from "./options.js";
 import { type Inspected, nameOf, specOf } from "./readback.js";
 import type { ImageEtcCache } from "./user-name.js";
@@ -60,6 +61,10 @@ export interface DockerContext extends Settled {
   egressImage(signal?: AbortSignal): Promise<Result<string>>;
   /** The daemon's copy in the cache (creates at the same moment share one); throws as daemonCopy does. */
   daemonCopy(): Promise<string>;
+  /** The engine, when it is another host's: the daemon goes in by archive, binds only from hostFolders. */
+  readonly remote: RemoteEngine | undefined;
+  /** The daemon as the archive a remote engine's computer is given (read once); throws when daemonPath cannot be read. */
+  daemonArchive(): Promise<Buffer>;
 }
 
 /** A desktop's DISPLAY. */
@@ -71,7 +76,7 @@ export function displayOf(context: Pick<Settled, "desktop">): string {
 export function expectedOf(
   context: Pick<DockerContext, "version" | "desktop">,
   host: Host,
-  at: { uid: number; gid: number; deadline: string; daemon: string; kind: MachineKind },
+  at: { uid: number; gid: number; deadline: string; daemon: string | undefined; kind: MachineKind },
 ): DriftExpected {
   const declared = capabilitiesOfKind(at.kind);
   return {

@@ -40,9 +40,11 @@ export function initCommand(deadline: string, allow: boolean): string[] {
 }
 
 export function createRequest(plan: Plan): CreateRequest {
-  const mounts: Array<Record<string, unknown>> = [
-    { Type: "bind", Source: plan.daemon, Target: DAEMON_IN_COMPUTER, ReadOnly: true, BindOptions: { Propagation: "rprivate" } },
-  ];
+  // On a remote engine the daemon is put in by archive before start (remote.ts), not bound.
+  const mounts: Array<Record<string, unknown>> =
+    plan.daemon === undefined
+      ? []
+      : [{ Type: "bind", Source: plan.daemon, Target: DAEMON_IN_COMPUTER, ReadOnly: true, BindOptions: { Propagation: "rprivate" } }];
   if (plan.mount) mounts.push({ Type: "bind", Source: plan.mount.path, Target: WORKSPACE, ReadOnly: false, BindOptions: { Propagation: "rprivate" } });
   // An allowlist: the egress volume read-only, and init relays port 3128 to the proxy's socket.
   if (plan.allow) mounts.push({ Type: "volume", Source: egressName(plan.egress ?? plan.name), Target: EGRESS_MOUNT, ReadOnly: true });

@@ -33,8 +33,8 @@ import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 export interface DriftExpected {
   /** uid:gid: the spec's, the provider's, or the default. */
   user: string;
-  /** The daemon copy's path on the host. */
-  daemon: string;
+  /** The daemon copy's path on the host; unset, the daemon was put in by archive (a remote engine) and no mount may be there. */
+  daemon: string | undefined;
   /** The deadline label's value, as create wrote it. */
   deadline: string;
   /** The provider's version, which hello must report. */
@@ -247,7 +247,7 @@ function tmpfsDrift(tmpfs: unknown, want: { uid: number; gid: number; memoryMb: 
 
 function mountsDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftExpected): string[] {
   const out: string[] = [];
-  const want = [{ source: expected.daemon, target: DAEMON_IN_COMPUTER, readOnly: true }];
+  const want = expected.daemon === undefined ? [] : [{ source: expected.daemon, target: DAEMON_IN_COMPUTER, readOnly: true }];
   if (spec.mount?.kind === "bind") want.push({ source: spec.mount.path, target: WORKSPACE, readOnly: false });
   if (isAllow(spec.network)) {
     // The egress volume, read-only: its own check, as it is a volume and not a bind.

@@ -31,6 +31,11 @@ export interface DockerProviderOptions {
    * reads no environment.
    */
   engine?: string | EngineAddress | DockerEngine;
+  /**
+   * Folders on the engine's host (absolute paths there) a run folder may be bound from, when the
+   * engine is another host's: its folders are not this machine's, so a bind elsewhere is refused.
+   */
+  hostFolders?: string[];
   /** The docker CLI, for an image's build or pull only: its path (default docker), or a DockerCli. */
   docker?: string | DockerCli;
   /**
@@ -73,7 +78,11 @@ export interface EgressOptions {
 }
 
 /** The egress option with its defaults filled in. */
-export type EgressSettings = Required<Pick<EgressOptions, "hint" | "readyMs">> & Omit<EgressOptions, "hint" | "readyMs">;
+export type EgressSettings = Required<Pick<EgressOptions, "hint" | "readyMs">> &
+  Omit<EgressOptions, "hint" | "readyMs"> & {
+    /** Why this machine is not the Docker host (a remote engine), in words: its interfaces are then not the host's. */
+    elsewhere?: string;
+  };
 
 /** The options checked, with every default filled in. */
 export interface Settled {
@@ -88,6 +97,8 @@ export interface Settled {
   desktop: DesktopOptions & { image: ImageSource | undefined };
   /** The kind a spec that names none gets. */
   kind: MachineKind;
+  /** The engine host's folders a run folder may be bound from, when the engine is another host's. */
+  hostFolders: string[];
 }
 
 /** Every option checked (a bad one throws a TypeError in words), and settled. */
@@ -116,7 +127,15 @@ export function settle(options: DockerProviderOptions): Settled {
     egress: egressOf(options.egress ?? {}),
     desktop: desktopOf(options.desktop ?? {}),
     kind: options.desktop ? "desktop" : "linux",
+    hostFolders: hostFoldersOf(options.hostFolders),
   };
+}
+
+function hostFoldersOf(folders: DockerProviderOptions["hostFolders"]): string[] {
+  if (folders === undefined) return [];
+  if (!Array.isArray(folders) || !folders.every((f) => typeof f === "string" && path.posix.isAbsolute(f) && !f.includes("\0")))
+    throw new OptionError("hostFolders", "DockerProvider's hostFolders option", " is a list of absolute paths on the Docker engine's host");
+  return folders.map((f) => path.posix.normalize(f));
 }
 
 function userOf(option: string | undefined): User {

@@ -17,8 +17,8 @@ export interface Plan {
   /** The ISO time the lifetime ends: the deadline label and init's --deadline. */
   deadline: string;
   labels: Record<string, string>;
-  /** The daemon copy's path on the host, bound at /opt/agentrun/computerd. */
-  daemon: string;
+  /** The daemon copy's path on the host, bound at /opt/agentrun/computerd; unset, it is put there by archive (a remote engine). */
+  daemon: string | undefined;
   mount?: { kind: "bind"; path: string };
   /** An allowlist, normalized: the computer stays at network none and reaches it through its egress proxy. */
   allow?: string[];
@@ -35,7 +35,7 @@ export interface Plan {
  */
 export function planOf(
   checked: CheckedSpec,
-  at: { name: string; deadline: string; daemon: string; userDefault: User; labels?: Record<string, string>; display?: string },
+  at: { name: string; deadline: string; daemon: string | undefined; userDefault: User; labels?: Record<string, string>; display?: string },
 ): Plan {
   const { spec } = checked;
   const { uid, gid } = checked.user ?? at.userDefault;

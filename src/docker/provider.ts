@@ -3,6 +3,7 @@
 // copy, the egress image); create is the one flow with Docker's hooks (create/), and read, list,
 // release, the create request, the drift check and the container calls live in their own files.
 // Only an image's build or pull goes through the docker CLI (cli.ts, image.ts).
+import { promises as fs } from "node:fs";
 import type { CallOptions } from "../daemon/client.js";
 import { daemonLiveView, type LiveView } from "../contract/watch.js";
 import type {
@@ -51,6 +52,8 @@ import { readComputer } from "./read.js";
 import { labelsOf, nameOf, networkOf } from "./readback.js";
 import { releaseComputer, sweepParts, targetOf } from "./release.js";
 import { ImageEtcCache } from "./user-name.js";
+import { daemonArchive, elsewhereWords } from "./remote.js";
+import { isRemote } from "./engine.js";
 
 export { CAPABILITIES, capabilitiesOfKind, DESKTOP_CAPABILITIES } from "./context.js";
 export type { DockerProviderOptions, EgressOptions } from "./options.js";
@@ -71,14 +74,17 @@ export class DockerProvider implements ComputerProvider {
   #hostRead: Promise<Result<Host>> | undefined;
   #copying: Promise<string> | undefined;
   #egressImage: Promise<Result<string>> | undefined;
+  #daemonArchive: Promise<Buffer> | undefined;
 
   constructor(options: DockerProviderOptions) {
     const settled = settle(options);
     this.#settled = settled;
     this.engine = options.engine instanceof DockerEngine ? options.engine : new DockerEngine(options.engine);
+    const remote = isRemote(this.engine.address) ? { engine: this.engine.address, hostFolders: settled.hostFolders } : undefined;
+    if (remote) settled.egress.elsewhere = elsewhereWords(remote.engine);
     this.pool = dockerPool(this.engine, this.id);
     // A build or pull goes to the same engine as every other call.
-    this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker", undefined, this.engine.address.address);
+    this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker", undefined, this.engine.address);
     this.version = options.version ?? packageVersion();
     this.proxies = new DockerEgressProxies({
       engine: this.engine,
@@ -107,6 +113,8 @@ export class DockerProvider implements ComputerProvider {
       enforcingHost: (o) => this.#enforcingHost(o),
       egressImage: (signal) => this.#ensureEgressImage(signal),
       daemonCopy: () => this.#daemonCopy(),
+      remote,
+      daemonArchive: () => (this.#daemonArchive ??= fs.readFile(settled.daemonPath).then(daemonArchive)),
     };
   }
 
@@ -143,6 +151,7 @@ export class DockerProvider implements ComputerProvider {
         ...(this.#host ? { host: this.#host } : {}),
         ...(volume ? { volumeRoot: volume.root } : {}),
         ...(egress.testNetwork ? { testNetwork: egress.testNetwork.range } : {}),
+        ...(this.#context.remote ? { remote: this.#context.remote, hostAddresses: (egress.hostAddresses ?? []).length > 0 } : {}),
       }),
     );
   }

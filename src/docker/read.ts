@@ -81,7 +81,8 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   }
   const digest = await daemonDigest(context.daemonPath).catch(() => undefined);
   if (!digest) return fail("failed", `the daemon at ${context.daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
-  const daemon = daemonCopyPath(context.daemonCache, digest);
+  // A remote engine's computer holds the daemon in its own files (put by archive), bound from nowhere.
+  const daemon = context.remote ? undefined : daemonCopyPath(context.daemonCache, digest);
   mismatches.push(
     ...drift(held.spec, inspected.value, hello, {
       ...expectedOf(context, host.value, { uid: held.uid, gid: held.gid, deadline: held.deadline, daemon, kind: held.kind }),

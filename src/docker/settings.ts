@@ -3,11 +3,12 @@
 // named by its tag, and the engine: the one named, else (when the host hands its environment in)
 // the one the docker CLI would use there. The registry (providerFromSettings) calls it, so no host
 // knows Docker.
-import { arch } from "node:os";
+import { arch, homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import type { HostEnvironment } from "../contract/provider.js";
-import { resolveEngine } from "./engine.js";
+import { fail, type Result } from "../contract/result.js";
+import { contextEngine, type EngineAddress, engineAt, resolveEngine, tlsIn } from "./engine.js";
 import { packageRoot } from "../package.js";
 import { CREATE_STEPS, pauseAt } from "./pause.js";
 import type { DockerProviderOptions } from "./provider.js";
@@ -19,8 +20,24 @@ export const DOCKER_SETTINGS = z.strictObject({
   image: z.string().optional(),
   daemonPath: z.string().optional(),
   daemonCache: z.string().optional(),
-  /** The engine's unix socket (unix:///path); unset, the docker CLI's choice in the host's environment. */
-  engine: z.string().optional(),
+  /**
+   * The engine: an address (unix:///path, tcp://host:port, ssh://user@host) or a docker context's
+   * name, or { host or context, certPath (ca.pem, cert.pem, key.pem for tcp://), ssh (the ssh
+   * client's argv), hostFolders (the engine host's folders a run folder may be bound from) };
+   * unset, the docker CLI's choice in the host's environment.
+   */
+  engine: z
+    .union([
+      z.string(),
+      z.strictObject({
+        host: z.string().optional(),
+        context: z.string().optional(),
+        certPath: z.string().optional(),
+        ssh: z.array(z.string()).min(1).optional(),
+        hostFolders: z.array(z.string()).optional(),
+      }),
+    ])
+    .optional(),
   /** An allowlist's egress proxy: the Docker host's own addresses (required in a container) and the refusals' hint. */
   egress: z.strictObject({ hostAddresses: z.array(z.string()).optional(), hint: z.string().optional() }).optional(),
   /** Desktops by default: the display, the X server's argv and how long create waits for it. */
@@ -40,7 +57,21 @@ export function packagedDaemon(): string {
   return path.join(packageRoot(), "dist", `computerd-linux-${GOARCH[arch()] ?? arch()}`);
 }
 
-/** The options; an engine the CLI's choice names but the provider cannot reach (ssh, TCP) throws in words. */
+/** The engine the setting names: an address as it is, a context from the CLI's config (which the host's environment locates). */
+function engineOf(setting: NonNullable<DockerSettings["engine"]>, host: HostEnvironment | undefined): Result<EngineAddress> {
+  const named = typeof setting === "string" ? (/:\/\//.test(setting) || path.isAbsolute(setting) ? { host: setting } : { context: setting }) : setting;
+  const from = "agentrun:docker's engine";
+  if ((named.host === undefined) === (named.context === undefined))
+    return fail("invalid", `${from} names an engine by one of host (an address) or context (a docker context's name)`, { field: "engine" });
+  const ssh = named.ssh ? { ssh: named.ssh } : {};
+  if (named.context !== undefined) {
+    const env = host?.env ?? {};
+    return contextEngine(env.DOCKER_CONFIG || path.join(host?.home ?? homedir(), ".docker"), named.context, ssh);
+  }
+  return engineAt(named.host!, from, { ...(named.certPath ? { tls: tlsIn(path.resolve(named.certPath)) } : {}), ...ssh });
+}
+
+/** The options; an engine that is refused (plain TCP, TLS files missing, a context not there) throws in words. */
 export function optionsFromSettings(settings: DockerSettings, host?: HostEnvironment): DockerProviderOptions {
   const { image, engine, testPause, ...rest } = settings;
   const options: DockerProviderOptions = {
@@ -49,9 +80,9 @@ export function optionsFromSettings(settings: DockerSettings, host?: HostEnviron
     ...(image ? { image: { image } } : {}),
     ...(testPause ? { pause: pauseAt(testPause.at, testPause.file) } : {}),
   };
-  if (engine !== undefined) return { ...options, engine };
-  if (!host) return options;
-  const found = resolveEngine(host);
+  if (engine === undefined && !host) return options;
+  const found = engine === undefined ? resolveEngine(host!) : engineOf(engine, host);
   if (!found.ok) throw new TypeError(found.error.message, { cause: found.error });
-  return { ...options, engine: found.value };
+  const folders = typeof engine === "object" && engine.hostFolders ? { hostFolders: engine.hostFolders } : {};
+  return { ...options, engine: found.value, ...folders };
 }

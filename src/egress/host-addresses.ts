@@ -16,6 +16,8 @@ export interface HostAddressOptions {
   hostRoot?: string;
   /** This machine's interfaces (default os.networkInterfaces()), for tests. */
   interfaces?: ReturnType<typeof networkInterfaces>;
+  /** Why this machine is not the Docker host though it runs in no container (a remote engine), in words. */
+  elsewhere?: string;
 }
 
 /** The sign that this process runs in a container, in words, or undefined on a plain host. */
@@ -50,11 +52,13 @@ export function hostAddresses(options: HostAddressOptions = {}): Result<string[]
     if (!a) return fail("invalid", `egress.hostAddresses holds ${JSON.stringify(text)}, which is not an IP address`, { field: "egress.hostAddresses" });
     given.push(formatAddress(unmap(a)));
   }
-  const sign = containerSign(options.hostRoot);
+  const contained = containerSign(options.hostRoot);
+  const sign = options.elsewhere ?? contained;
   if (given.length === 0 && sign) {
+    const where = options.elsewhere ?? `this provider runs in a container (${contained})`;
     return fail(
       "unsupported",
-      `an allowlist needs the Docker host's own addresses, and this provider runs in a container (${sign}), so its interfaces are not the host's: give egress.hostAddresses (the host's IP addresses, its public and NAT'd ones too)`,
+      `an allowlist needs the Docker host's own addresses, and ${where}, so this machine's interfaces are not the host's: give egress.hostAddresses (the host's IP addresses, its public and NAT'd ones too)`,
       { field: "network" },
     );
   }

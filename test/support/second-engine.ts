@@ -2,8 +2,9 @@
 // pidfile and bridge, and no iptables, so restarting it touches nothing of anyone else's. Never
 // --bridge=none: dockerd then deletes the host's docker0, the shared engine's bridge. Its one
 // image is empty (a computer needs nothing but the daemon the provider binds in). Needs root and
-// `ip`, as the set-up's engine does.
+// `ip`, as the set-up's engine does. With tls, it listens on 127.0.0.1 too, TLS verified both ways.
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { execa } from "execa";
@@ -11,6 +12,8 @@ import { execa } from "execa";
 export interface SecondEngine {
   /** unix:///run/…/docker.sock, for agentrun:docker.engine. */
   address: string;
+  /** tcp://127.0.0.1:<port>, when it was started with tls. */
+  tcp?: string;
   /** An empty image on it. */
   image: string;
   /** The docker CLI against it. */
@@ -23,7 +26,17 @@ export interface SecondEngine {
 
 const READY_MS = 120_000;
 
-export async function startSecondEngine(): Promise<SecondEngine> {
+/** A port on 127.0.0.1 nothing listens on now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** tls: the engine's CA, certificate and key, for a listener on 127.0.0.1 that verifies its clients by that CA. */
+export async function startSecondEngine(options: { tls?: { ca: string; cert: string; key: string } } = {}): Promise<SecondEngine> {
   const tag = randomBytes(4).toString("hex");
   const data = `/var/lib/agentrun-faults-${tag}`;
   const run = `/run/agentrun-f${tag}`;
@@ -40,6 +53,10 @@ export async function startSecondEngine(): Promise<SecondEngine> {
   await mkdir(data, { recursive: true });
   await mkdir(run, { recursive: true });
   const address = `unix://${socket}`;
+  const tcp = options.tls ? `tcp://127.0.0.1:${await freePort()}` : undefined;
+  const listen = options.tls
+    ? [`--host=${tcp}`, "--tlsverify", `--tlscacert=${options.tls.ca}`, `--tlscert=${options.tls.cert}`, `--tlskey=${options.tls.key}`]
+    : [];
   const docker = async (...args: string[]) => {
     const r = await execa("docker", ["-H", address, ...args], { reject: false, timeout: 60_000 });
     return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout).trim(), stderr: String(r.stderr).trim() };
@@ -51,6 +68,7 @@ export async function startSecondEngine(): Promise<SecondEngine> {
       "dockerd",
       [
         `--host=${address}`,
+        ...listen,
         `--data-root=${data}/root`,
         `--exec-root=${run}/exec`,
         `--pidfile=${pidfile}`,
@@ -85,6 +103,7 @@ export async function startSecondEngine(): Promise<SecondEngine> {
   if (imported.exitCode !== 0) throw new Error(`the empty image could not be imported: ${imported.stderr}`);
   return {
     address,
+    ...(tcp ? { tcp } : {}),
     image: "agentrun-empty:faults",
     docker,
     restart: async () => {

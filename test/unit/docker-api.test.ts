@@ -66,7 +66,7 @@ describe("DockerEngine", () => {
     });
   });
 
-  it("refuses an address that is not a local unix socket when it is made", () => {
-    expect(() => new DockerEngine("tcp://127.0.0.1:2375")).toThrow(/a Docker engine over TCP \(with or without TLS\) is not supported/);
+  it("refuses plain TCP when it is made", () => {
+    expect(() => new DockerEngine("tcp://127.0.0.1:2375")).toThrow(/names an engine over TCP with no TLS material: .*root on its host/);
   });
 });

@@ -13,8 +13,8 @@ import type { Host } from "../host.js";
 /** The checked spec with what Docker said of it: every later phase takes this. */
 export interface Prepared extends CheckedSpec {
   host: Host;
-  /** The daemon copy's path on the host. */
-  daemon: string;
+  /** The daemon copy's path on the host; unset on a remote engine, where it goes in by archive. */
+  daemon: string | undefined;
   /** The kind the spec asks for, or the provider's. */
   kind: MachineKind;
   /** An allowlist's: the Docker host's addresses and the proxy's image, ready. */
@@ -30,7 +30,7 @@ export async function prepare(context: DockerContext, checked: CheckedSpec, opti
   if (refusals.length > 0) {
     return fail("refused", `${refusals.map((r) => r.message).join("; ")}. Nothing was made`, { field: refusals[0]!.field ?? "host" });
   }
-  const prepared: Prepared = { ...checked, host: host.value, daemon: "", kind: checked.spec.kind ?? context.kind };
+  const prepared: Prepared = { ...checked, host: host.value, daemon: undefined, kind: checked.spec.kind ?? context.kind };
   // An allowlist: the host's addresses and the proxy's image first, so a refusal makes nothing.
   if (checked.allow !== undefined) {
     const addresses = hostAddresses(context.egress);
@@ -40,10 +40,13 @@ export async function prepare(context: DockerContext, checked: CheckedSpec, opti
     prepared.egress = { hostAddresses: addresses.value, image: image.value };
   }
   try {
-    prepared.daemon = await context.daemonCopy();
+    // A remote engine's computer gets the daemon by archive: read here, so a refusal makes nothing.
+    if (context.remote) await context.daemonArchive();
+    else prepared.daemon = await context.daemonCopy();
   } catch (error) {
     if (error instanceof DaemonCacheError) return fail("invalid", error.message, { field: "daemonCache" });
-    return fail("failed", `the daemon at ${context.daemonPath} could not be copied into ${context.daemonCache}: ${(error as Error).message}`);
+    const into = context.remote ? "read" : `copied into ${context.daemonCache}`;
+    return fail("failed", `the daemon at ${context.daemonPath} could not be ${into}: ${(error as Error).message}`);
   }
   return ok(prepared);
 }

@@ -46,7 +46,8 @@ export async function run(context: DockerContext, creation: Creation<Prepared>):
     labels: creation.labels,
     ...(checked.kind === "desktop" ? { display: displayOf(context) } : {}),
   });
-  if (plan.mount) {
+  // A remote engine's run folder is on its host, which this machine cannot stat: Docker's bind says.
+  if (plan.mount && !context.remote) {
     const problem = await bindWritableProblem(plan.mount.path, plan.uid, plan.gid);
     if (problem) return fail("refused", problem, { field: "mount" });
   }
@@ -92,9 +93,17 @@ async function makeAndStart(
     return { made };
   }
   undo.push({ what: `the container ${name}`, run: (s) => remove(context.engine, id, { signal: s }) });
-  const named = await nameUser(context.engine, context.etc, id, plan, { signal });
+  const [named, daemon] = await Promise.all([nameUser(context.engine, context.etc, id, plan, { signal }), putDaemon(context, id, plan, signal)]);
   if (!named.ok) return { named };
+  if (!daemon.ok) return { named: daemon };
   return { id, begun: await start(context.engine, id, { signal }) };
+}
+
+/** A remote engine's computer: the daemon put at /opt/agentrun/computerd by archive before it starts (a local one binds it). */
+async function putDaemon(context: DockerContext, id: string, plan: Plan, signal: AbortSignal | undefined): Promise<Result<undefined>> {
+  if (plan.daemon !== undefined) return ok();
+  const put = await context.engine.call("PUT", `/containers/${id}/archive`, { query: { path: "/" }, body: await context.daemonArchive(), signal });
+  return put.ok ? ok() : failure(context.engine, `putting the daemon into ${plan.name}`, put);
 }
 
 /** A container the engine did not make, in words: an image not there, an abort, the engine's own. */
