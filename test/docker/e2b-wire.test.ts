@@ -1,6 +1,6 @@
 // E2B at the wire: the real `e2b` SDK against the loopback server of E2B's API and envd, each fault
 // answered as E2B answers it (a create whose answer is lost, a process stream cut mid-output, a 429
-// with and without Retry-After, a 5xx, a key refused). What the SDK
+// with and without Retry-After, a 5xx, a key refused, a template E2B does not have). What the SDK
 // absorbs (its waits on a 429's Retry-After) is shown absorbed; what it passes on is a result with
 // its code. Nothing is left in Docker after each.
 import { describe, expect, it } from "vitest";
@@ -100,6 +100,14 @@ describe("E2B at the wire", () => {
     const made = await providerWith({ apiKey: wrong }).create(spec());
     expect(made).toMatchObject({ ok: false, error: { code: "unauthorized" } });
     expect(JSON.stringify(made)).not.toContain(wrong);
+    expect(server.methods()).toEqual([CREATE]);
+    expect(await fake.containers()).toEqual([]);
+  }, 60_000);
+
+  it("a template E2B does not have is refused 400 by the SDK's SandboxError: invalid at once, nothing made and no listing waited on", async () => {
+    const { provider, server, fake } = await wire();
+    const made = await provider.create(spec({ image: "no-such-template" }));
+    expect(made).toMatchObject({ ok: false, error: { code: "invalid" } });
     expect(server.methods()).toEqual([CREATE]);
     expect(await fake.containers()).toEqual([]);
   }, 60_000);

@@ -2,7 +2,7 @@
 // ambient E2B_SANDBOX_URL refused, publicStream refused whatever its value), the connection options
 // against the real SDK's ConnectionConfig with every ambient variable set, the read-back's drift,
 // the conformance module's names, and the plugin's test-only setting.
-import { ConnectionConfig } from "e2b";
+import { ConnectionConfig, SandboxError } from "e2b";
 import { afterEach, describe, expect, it } from "vitest";
 import { settingsFrom } from "../../provider/config.js";
 import { liveProblem, settingsFromEnv } from "../../src/e2b/conformance/module.js";
@@ -174,6 +174,11 @@ describe("the read-back", () => {
     expect(
       ["SandboxNotFoundError", "AuthenticationError", "TimeoutError", "RateLimitError", "InvalidArgumentError", "SandboxError"].map((n) => codeOf(named(n))),
     ).toEqual(["not_found", "unauthorized", "timeout", "limit", "invalid", "failed"]);
+  });
+
+  it("reads the SDK's SandboxError by the API's status it carries: 400 invalid, 404 not found, any other failed", () => {
+    const answered = (statusCode: number) => Object.assign(new SandboxError(`${statusCode}: x`), { statusCode });
+    expect([400, 404, 409, 500].map((s) => codeOf(answered(s)))).toEqual(["invalid", "not_found", "failed", "failed"]);
   });
 });
 
