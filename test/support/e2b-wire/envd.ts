@@ -11,6 +11,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
+import { execArgs } from "../fake-e2b-docker.js";
 import { answerUnary, answerUnaryError, bodyOf, ConnectError, ServerStream, streamRequest, unaryRequest } from "./connect.js";
 
 /** Docker's uid:gid for an envd user: root, or E2B's default user (uid 1000). */
@@ -129,24 +130,7 @@ export class Envd {
     const user = this.#user(req);
     const pid = (this.#nextPid += 1);
     const pidFile = `/tmp/.envd-wire-${pid}`;
-    const child = spawn(
-      "docker",
-      [
-        "exec",
-        "-i",
-        "-u",
-        user,
-        ...(p.cwd ? ["-w", p.cwd] : []),
-        ...Object.entries(p.envs ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
-        sandboxId,
-        "/bin/sh",
-        "-c",
-        `echo $$ > ${pidFile}; exec "$0" "$@"`,
-        p.cmd,
-        ...(p.args ?? []),
-      ],
-      { stdio: ["pipe", "pipe", "pipe"] },
-    );
+    const child = spawn("docker", execArgs(sandboxId, user, p, pidFile, [p.cmd, ...(p.args ?? [])]), { stdio: ["pipe", "pipe", "pipe"] });
     child.stdin!.on("error", () => undefined);
     const proc: Proc = { pid, sandboxId, child, pidFile, stdin: message.stdin === true, signalled: false };
     if (!proc.stdin) child.stdin!.end();

@@ -21,6 +21,8 @@ export const ENVD_VERSION = "0.5.7";
 /** The fake's own connection options (it checks them; the wire's caller is checked here). */
 const FAKE_CONN = { apiKey: "e2b_wire", debug: false, domain: "e2b.app", apiUrl: "https://api.e2b.app" } as const;
 const MAX_LIMIT = 100;
+/** How long an idle connection is kept open. */
+const IDLE_MS = 60_000;
 
 /** A key of E2B's shape, made up for one server. */
 export const newApiKey = (): string => `e2b_${randomBytes(20).toString("hex")}`;
@@ -93,6 +95,9 @@ export class E2BWireServer {
     });
     this.#api = createServer((req, res) => void this.#rest(req, res));
     this.#sandboxes = createServer((req, res) => void this.envd.handle(req, res).catch(() => res.destroy()));
+    // E2B's edge keeps an idle connection longer than the SDK's fetch does (undici's 4 s): Node's 5 s
+    // default raced the SDK's reuse of a connection on a busy host, a SendInput's "fetch failed".
+    for (const server of [this.#api, this.#sandboxes]) server.keepAliveTimeout = IDLE_MS;
   }
 
   /** The API's address, the provider's apiUrl. */
