@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: set-up, the tests' type-check and the formatting, then the daemon's
 # Go tests, the conformance runs of the table below (the suite on Docker, on a Docker desktop, on
-# the Daytona fake, on E2B's Docker-backed fake as linux and as a desktop, on Modal at the wire, and
+# the Daytona fake, on E2B at the wire and on E2B's Docker-backed fake as a desktop, on Modal at the wire, and
 # on the browser and phone fakes: each must print its verdict and exit 0), and every vitest project (unit,
 # docker, pulumi, live: see vitest.config.ts).
 # Fails when a suite fails or ran no test; ends with one "N passed, N failed" line.
@@ -34,16 +34,18 @@ read -r go_pass go_fail <"$out/go.counts"
 # 0 and print its verdict; its report is $REPORT (written by the command, or by the test file that
 # starts the vendor's fake) and anything else it says goes to its log. The runs of a wave go in
 # parallel, and wave 2 starts when wave 1 is done.
-export MODAL_RUN="ci-$(date +%s)-$$" BROWSERBASE_RUN="ci-bb-$(date +%s)-$$" KERNEL_RUN="ci-kernel-$(date +%s)-$$"
+export MODAL_RUN="ci-$(date +%s)-$$" E2B_RUN="ci-e2b-$(date +%s)-$$" BROWSERBASE_RUN="ci-bb-$(date +%s)-$$" KERNEL_RUN="ci-kernel-$(date +%s)-$$"
 CONFORMANCE=(
   'docker|1|^core PASS |on Docker|on Docker|node dist/src/conformance/cli.js --provider docker >"$REPORT" 2>&1'
   'desktop|1|^kind desktop PASS|--kind desktop on Docker|on a Docker desktop|node dist/src/conformance/cli.js --provider docker --kind desktop >"$REPORT" 2>&1'
   # Daytona's run needs its fake (a loopback server over root containers), which the test file starts.
   'daytona|1|^core PASS |on the Daytona fake|on the Daytona fake|DAYTONA_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/daytona-conformance.test.ts'
-  # E2B's run needs its Docker-backed fake (a stand-in envd built first), which the test file holds.
-  'e2b|1|^core PASS |on the E2B fake|on the E2B fake|E2B_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/e2b-conformance.test.ts -t "^Core"'
+  # E2B at the wire: the real e2b SDK against a loopback server of E2B's API and envd, its sandboxes
+  # root containers (a stand-in agent on 49983 built first) carrying a run label only this run's do,
+  # and going by it with the run's network.
+  "e2b-wire|1|^core PASS |on E2B at the wire|on E2B at the wire|AGENTRUN_E2B_FAKE_RUN=\"\$E2B_RUN\" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-e2b-wire-conformance.js >\"\$REPORT\" 2>&1"
   # E2B's desktop on the same fake: a desktop template whose sandboxes run Docker's desktop image.
-  'e2b-desktop|2|^kind desktop PASS|--kind desktop on the E2B fake|on an E2B desktop (fake)|E2B_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/e2b-conformance.test.ts -t "^kind desktop"'
+  'e2b-desktop|2|^kind desktop PASS|--kind desktop on the E2B fake|on an E2B desktop (fake)|E2B_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/e2b-conformance.test.ts'
   # Modal at the wire: the real modal SDK against a loopback gRPC server of Modal's protocol, its
   # sandboxes root containers carrying a run label only this run's do, and going by it.
   "modal-wire|2|^core PASS |on Modal at the wire|on Modal at the wire|AGENTRUN_MODAL_FAKE_RUN=\"\$MODAL_RUN\" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-modal-wire-conformance.js >\"\$REPORT\" 2>&1"
@@ -70,8 +72,9 @@ for wave in 1 2; do
   done
   unset pids
 done
-left="$(docker ps -aq --filter "label=agentrun.test.modal-fake=$MODAL_RUN"; docker ps -aq --filter "label=agentrun.test.browserbase-fake=$BROWSERBASE_RUN"; docker ps -aq --filter "label=agentrun.test.kernel-fake=$KERNEL_RUN")"
+left="$(docker ps -aq --filter "label=agentrun.test.modal-fake=$MODAL_RUN"; docker ps -aq --filter "label=agentrun.test.e2b-fake=$E2B_RUN"; docker ps -aq --filter "label=agentrun.test.browserbase-fake=$BROWSERBASE_RUN"; docker ps -aq --filter "label=agentrun.test.kernel-fake=$KERNEL_RUN")"
 [ -z "$left" ] || docker rm --force $left >/dev/null
+docker network rm "fake-e2b-$E2B_RUN" >/dev/null 2>&1 || true
 set -e
 conf_ok=0
 for row in "${CONFORMANCE[@]}"; do

@@ -13,6 +13,10 @@ export function codeOf(error: unknown): ResultCode {
   if (name === "TimeoutError") return "timeout";
   if (name === "RateLimitError") return "limit";
   if (name === "InvalidArgumentError") return "invalid";
+  // Any other answer of E2B's API is the SDK's SandboxError "<status>: <message>" with its statusCode (a create of a template E2B does not have is a 400).
+  const status = name === "SandboxError" ? (error as { statusCode?: unknown }).statusCode : undefined;
+  if (status === 400) return "invalid";
+  if (status === 404) return "not_found";
   if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|fetch failed/i.test(String(error))) return "unreachable";
   return "failed";
 }

@@ -12,11 +12,13 @@ export interface Connection {
   apiKey: string;
   domain: string;
   apiUrl: string;
+  sandboxUrl?: string;
   debug: false;
 }
 
-export function connectionOf(apiKey: string, domain: string): Connection {
-  return { apiKey, domain, apiUrl: `https://api.${domain}`, debug: false };
+/** The connection of settled options: the API https://api.<domain> unless given, envd the SDK's own unless given. */
+export function connectionOf(o: { apiKey: string; domain: string; apiUrl: string; sandboxUrl: string | undefined }): Connection {
+  return { apiKey: o.apiKey, domain: o.domain, apiUrl: o.apiUrl, ...(o.sandboxUrl ? { sandboxUrl: o.sandboxUrl } : {}), debug: false };
 }
 
 export const SANDBOX_URL_SET =

@@ -5,6 +5,7 @@ import { CHILD_USER } from "../contract/agent-child/install.js";
 import { packageRoot } from "../package.js";
 import { MAX_PROBE_TARGETS } from "../contract/probe.js";
 import { OptionError } from "../contract/result.js";
+import { isServerUrl } from "../contract/server-url.js";
 import { isRootOrRootGroup, parseUser, userText } from "../contract/user.js";
 import { ambientProblem } from "./client.js";
 import { DEFAULT_DOMAIN, HOBBY_MAX_MS, PRO_MAX_MS, TIMEOUTS, type E2BTimeouts } from "./constants.js";
@@ -16,6 +17,14 @@ export interface E2BProviderOptions {
   apiKey: string;
   /** E2B's domain (default e2b.app); the API is https://api.<domain>. */
   domain?: string;
+  /** E2B's API at another address than https://api.<domain>: https:// with no path, or http:// on the loopback (a server of one's own). */
+  apiUrl?: string;
+  /**
+   * Every sandbox's envd at one address, each request naming its sandbox in E2b-Sandbox-Id (as
+   * E2B's own sandbox proxy takes them): https:// with no path, or http:// on the loopback. Unset,
+   * the SDK's own (https://sandbox.<domain> for E2B's domains).
+   */
+  sandboxUrl?: string;
   /** computerd for linux/amd64 (default this package's dist/computerd-linux-amd64). */
   daemonPath?: string;
   /** The kind of a computer whose spec names none: linux (default), or desktop (Xvfb started through computerd). */
@@ -38,6 +47,8 @@ export interface E2BProviderOptions {
 export interface Settled {
   apiKey: string;
   domain: string;
+  apiUrl: string;
+  sandboxUrl: string | undefined;
   daemonPath: string;
   maxLifetimeMs: number;
   daemonUser: string;
@@ -65,6 +76,9 @@ export function settle(options: E2BProviderOptions): Settled {
   if (ambient) throw new TypeError(`E2BProvider refuses to start: ${ambient}`);
   const domain = options.domain ?? DEFAULT_DOMAIN;
   if (typeof domain !== "string" || !DOMAIN.test(domain)) throw new OptionError("domain", "E2BProvider's domain", " is a host name, such as e2b.app");
+  for (const key of ["apiUrl", "sandboxUrl"] as const)
+    if (options[key] !== undefined && !isServerUrl(options[key]))
+      throw new OptionError(key, `E2BProvider's ${key}`, " is an https:// address with no path (or http:// on the loopback, with a port)");
   if (options.daemonPath !== undefined && (typeof options.daemonPath !== "string" || !options.daemonPath))
     throw new OptionError("daemonPath", "E2BProvider's daemonPath", " is the path of computerd for linux/amd64");
   if (options.kind !== undefined && options.kind !== "linux" && options.kind !== "desktop")
@@ -96,6 +110,8 @@ export function settle(options: E2BProviderOptions): Settled {
   return {
     apiKey: options.apiKey,
     domain,
+    apiUrl: (options.apiUrl ?? `https://api.${domain}`).replace(/\/$/, ""),
+    sandboxUrl: options.sandboxUrl?.replace(/\/$/, ""),
     daemonPath: options.daemonPath ?? packagedDaemon(),
     maxLifetimeMs: max,
     daemonUser: userText(user.value),

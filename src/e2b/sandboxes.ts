@@ -44,7 +44,7 @@ export class E2BSandboxes {
   constructor(options: E2BProviderOptions, version: string) {
     this.o = settle(options);
     this.version = version;
-    this.#conn = connectionOf(this.o.apiKey, this.o.domain);
+    this.#conn = connectionOf(this.o);
     const given = options.sdk;
     let loaded: Promise<E2BSandboxClass> | undefined;
     // The Sandbox class (or a fake) has create; a loader of one does not.

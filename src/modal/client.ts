@@ -7,6 +7,7 @@
 // turned create into another RPC): each is hidden while the client is built, so none applies.
 import { createRequire } from "node:module";
 import type { ModalClient } from "modal";
+import { isServerUrl } from "../contract/server-url.js";
 import { TIMEOUTS } from "./constants.js";
 import type { ModalSdk } from "./sdk.js";
 
@@ -50,8 +51,7 @@ export function modalClient(options: ClientOptions): ModalSdk {
   }
   const server = options.serverUrl ?? DEFAULT_SERVER_URL;
   // Plaintext only to this machine's loopback, which the SDK dials without TLS (a server of one's own, a test's).
-  if (!/^https:\/\/[^\s/]+(:\d+)?\/?$/.test(server) && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\/?$/.test(server))
-    throw new TypeError("the Modal provider's serverUrl is an https:// address with no path (or http:// on the loopback, with a port)");
+  if (!isServerUrl(server)) throw new TypeError("the Modal provider's serverUrl is an https:// address with no path (or http:// on the loopback, with a port)");
   // The library's one touch of Modal's environment: an ambient server is refused, never used.
   if (process.env.MODAL_SERVER_URL !== undefined)
     throw new TypeError(

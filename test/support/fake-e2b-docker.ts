@@ -63,6 +63,32 @@ interface Inspect {
   NetworkSettings: { Networks: Record<string, { IPAddress: string }> };
 }
 
+/**
+ * docker exec of argv in a sandbox as envd starts a process: as the user (uid:gid), in cwd, with
+ * envs, its pid (in the container) written to pidFile first, so a signal reaches it by pid.
+ */
+export function execArgs(
+  id: string,
+  user: string,
+  opts: { cwd?: string | undefined; envs?: Record<string, string> | undefined },
+  pidFile: string,
+  argv: string[],
+): string[] {
+  return [
+    "exec",
+    "-i",
+    "-u",
+    user,
+    ...(opts.cwd ? ["-w", opts.cwd] : []),
+    ...Object.entries(opts.envs ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
+    id,
+    "/bin/sh",
+    "-c",
+    `echo $$ > ${pidFile}; exec "$0" "$@"`,
+    ...argv,
+  ];
+}
+
 function baseImage(): string {
   return (JSON.parse(readFileSync(path.join(packageRoot(), "dist", "toolchain.json"), "utf8")) as { baseImage: string }).baseImage;
 }
@@ -308,27 +334,11 @@ export class E2BDockerFake implements E2BSandboxClass {
 
   #sandbox(id: string): E2BSandbox {
     const fake = this;
-    const userArgs = (user: string | undefined) => ["-u", user === "root" ? "0:0" : "1000:1000"];
+    const uidOf = (user: string | undefined) => (user === "root" ? "0:0" : "1000:1000");
     const start = (cmd: string, opts: Parameters<E2BSandbox["commands"]["run"]>[1] = {}) => {
       const pid = (fake.#nextPid += 1);
       const pidFile = `/tmp/.e2b-fake-${pid}`;
-      const child = spawn(
-        "docker",
-        [
-          "exec",
-          "-i",
-          ...userArgs(opts.user),
-          ...(opts.cwd ? ["-w", opts.cwd] : []),
-          ...Object.entries(opts.envs ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
-          id,
-          "/bin/sh",
-          "-c",
-          `echo $$ > ${pidFile}; exec /bin/bash -l -c "$1"`,
-          "sh",
-          cmd,
-        ],
-        { stdio: ["pipe", "pipe", "pipe"] },
-      );
+      const child = spawn("docker", execArgs(id, uidOf(opts.user), opts, pidFile, ["/bin/bash", "-l", "-c", cmd]), { stdio: ["pipe", "pipe", "pipe"] });
       child.stdin!.on("error", () => undefined);
       if (!opts.stdin) child.stdin!.end();
       fake.#commands.set(pid, { child, pidFile });
@@ -402,7 +412,7 @@ export class E2BDockerFake implements E2BSandboxClass {
         await fake.onUpload?.(id);
         const bytes =
           data instanceof Blob ? Buffer.from(await data.arrayBuffer()) : typeof data === "string" ? Buffer.from(data) : Buffer.from(data as ArrayBuffer);
-        const wrote = await fake.docker(["exec", "-i", ...userArgs(opts?.user), id, "sh", "-c", 'cat > "$1"', "sh", target], bytes);
+        const wrote = await fake.docker(["exec", "-i", "-u", uidOf(opts?.user), id, "sh", "-c", 'cat > "$1"', "sh", target], bytes);
         if (wrote.exitCode !== 0) throw new SdkError("SandboxError", `writing ${target} failed: ${wrote.stderr.trim()}`);
         return { name: path.basename(target), path: target, type: "file" } as Awaited<ReturnType<E2BSandbox["files"]["write"]>>;
       },

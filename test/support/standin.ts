@@ -4,9 +4,11 @@ import { execFile } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { packageRoot } from "../../src/package.js";
 
 const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
+// The package's root, from test/support and from its build in dist/test/support alike.
+const ROOT = packageRoot();
 const OUT = path.join(ROOT, "dist", "test", "standin-linux-amd64");
 const SRC = path.join(ROOT, "daemon", "cmd", "computerd", "testdata", "standin", "main.go");
 

@@ -2,13 +2,14 @@
 // ambient E2B_SANDBOX_URL refused, publicStream refused whatever its value), the connection options
 // against the real SDK's ConnectionConfig with every ambient variable set, the read-back's drift,
 // the conformance module's names, and the plugin's test-only setting.
-import { ConnectionConfig } from "e2b";
+import { ConnectionConfig, SandboxError } from "e2b";
 import { afterEach, describe, expect, it } from "vitest";
 import { settingsFrom } from "../../provider/config.js";
 import { liveProblem, settingsFromEnv } from "../../src/e2b/conformance/module.js";
 import { codeOf } from "../../src/e2b/calls.js";
 import { connectionOf } from "../../src/e2b/client.js";
 import { create } from "../../src/e2b/create.js";
+import { settle } from "../../src/e2b/options.js";
 import { infoDrift, networkOf } from "../../src/e2b/readback.js";
 import type { E2BSandboxInfo } from "../../src/e2b/sdk.js";
 
@@ -102,13 +103,30 @@ describe("options", () => {
     process.env.E2B_DOMAIN = "ambient.example";
     process.env.E2B_API_URL = "https://api.ambient.example";
     process.env.E2B_DEBUG = "true";
-    const config = new ConnectionConfig(connectionOf(KEY, "e2b.app"));
+    const config = new ConnectionConfig(connectionOf(settle({ apiKey: KEY })));
     expect({ apiKey: config.apiKey, domain: config.domain, apiUrl: config.apiUrl, debug: config.debug }).toEqual({
       apiKey: KEY,
       domain: "e2b.app",
       apiUrl: "https://api.e2b.app",
       debug: false,
     });
+  });
+
+  it("points the real SDK's API and every sandbox's envd at the apiUrl and sandboxUrl given (a loopback server of one's own)", () => {
+    const config = new ConnectionConfig(connectionOf(settle({ apiKey: KEY, apiUrl: "http://127.0.0.1:4100/", sandboxUrl: "http://127.0.0.1:4101" })));
+    expect(config.apiUrl).toBe("http://127.0.0.1:4100");
+    expect(config.getSandboxUrl("isb1", { sandboxDomain: "e2b.app", envdPort: 49983 })).toBe("http://127.0.0.1:4101");
+    // Unset, envd is the SDK's own: E2B's sandbox proxy for its domains.
+    expect(new ConnectionConfig(connectionOf(settle({ apiKey: KEY }))).getSandboxUrl("isb1", { sandboxDomain: "e2b.app", envdPort: 49983 })).toBe(
+      "https://sandbox.e2b.app",
+    );
+  });
+
+  it("takes apiUrl and sandboxUrl only as https:// with no path, or http:// on the loopback", () => {
+    for (const key of ["apiUrl", "sandboxUrl"])
+      for (const bad of ["http://api.example.com", "https://api.example.com/v1", "ftp://127.0.0.1:1", "http://10.0.0.1:80", 7])
+        expect(() => create({ apiKey: KEY, [key]: bad } as never)).toThrow(new RegExp(key));
+    expect(() => create({ apiKey: KEY, apiUrl: "https://api.example.com", sandboxUrl: "http://localhost:4101" })).not.toThrow();
   });
 });
 
@@ -156,6 +174,11 @@ describe("the read-back", () => {
     expect(
       ["SandboxNotFoundError", "AuthenticationError", "TimeoutError", "RateLimitError", "InvalidArgumentError", "SandboxError"].map((n) => codeOf(named(n))),
     ).toEqual(["not_found", "unauthorized", "timeout", "limit", "invalid", "failed"]);
+  });
+
+  it("reads the SDK's SandboxError by the API's status it carries: 400 invalid, 404 not found, any other failed", () => {
+    const answered = (statusCode: number) => Object.assign(new SandboxError(`${statusCode}: x`), { statusCode });
+    expect([400, 404, 409, 500].map((s) => codeOf(answered(s)))).toEqual(["invalid", "not_found", "failed", "failed"]);
   });
 });
 
