@@ -135,15 +135,17 @@ export class DockerProvider implements ComputerProvider {
   /** Every refusal together, with no Docker call (the host's too, once it has been read); else the checked spec. */
   check(spec: ComputerSpec): Result<CheckedSpec> {
     const { volume, egress } = this.#settled;
-    return checkedSpec(
-      spec,
-      checkSpec(spec, {
-        capabilities: CAPABILITIES,
-        ...(this.#host ? { host: this.#host } : {}),
-        ...(volume ? { volumeRoot: volume.root } : {}),
-        ...(egress.testNetwork ? { testNetwork: egress.testNetwork.range } : {}),
-      }),
-    );
+    const refusals = checkSpec(spec, {
+      capabilities: CAPABILITIES,
+      ...(this.#host ? { host: this.#host } : {}),
+      ...(volume ? { volumeRoot: volume.root } : {}),
+      ...(egress.testNetwork ? { testNetwork: egress.testNetwork.range } : {}),
+    });
+    // An allowlist's proxy refuses the Docker host's addresses: settings that cannot name them refuse it here, before anything is made.
+    const allowlist = typeof spec?.network === "object" && spec.network !== null;
+    const addresses = allowlist ? hostAddresses(egress) : ok([]);
+    if (!addresses.ok) refusals.push({ field: "host", message: addresses.error.message });
+    return checkedSpec(spec, refusals);
   }
 
   /** The host's enforcement, from GET /info once per provider; a failed read is not kept. */
