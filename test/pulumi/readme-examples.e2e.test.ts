@@ -90,3 +90,9 @@ for (const [example, env] of Object.entries(STAND_INS)) {
     { env, until: /^pulumi up\b/, timeoutMs: 120_000 },
   );
 }
+
+followedAsWritten("task-env", "the verifier's reward 1 in the outputs, a clean preview, then nothing left", async ({ ran }) => {
+  expect(ran.stdout).toMatch(/passed\s*:\s*true/);
+  expect(ran.stdout).toMatch(/reward\s*:\s*1\b/);
+  await expectGone(computersNamed(ran.stdout));
+});
