@@ -96,3 +96,17 @@ followedAsWritten("task-env", "the verifier's reward 1 in the outputs, a clean p
   expect(ran.stdout).toMatch(/reward\s*:\s*1\b/);
   await expectGone(computersNamed(ran.stdout));
 });
+
+const FLEET_FOLDER = "/var/tmp/agentrun/examples/fleet-component";
+followedAsWritten(
+  "fleet-component",
+  "ten computers and a pool, a clean preview, a size of 12 adding two at the tail alone, nothing left",
+  async ({ ran }) => {
+    const grown = ran.stdout.slice(ran.stdout.lastIndexOf("Updating (dev)"), ran.stdout.indexOf("Destroying (dev)"));
+    expect(grown).toMatch(/agentrun:index:Computer\s+agents-10\s+created/);
+    expect(grown).toMatch(/agentrun:index:Computer\s+agents-11\s+created/);
+    expect(grown).not.toMatch(/agents-\d\s+(replaced|deleted|updated)/);
+    await expectGone(computersNamed(ran.stdout));
+  },
+  { after: () => rm(FLEET_FOLDER, { recursive: true, force: true }) },
+);
