@@ -173,7 +173,9 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     if (!checked.ok) {
       const all = checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }];
       for (const r of all) {
-        const property = r.field.split(".")[0] ?? "";
+        // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
+        const field = r.field.split(".")[0] ?? "";
+        const property = (INPUTS as readonly string[]).includes(field) ? field : "";
         if (refused.has(property) || (image === undefined && property === "image")) continue;
         // A secret field's refusal is named, never shown: the words could quote it.
         failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });

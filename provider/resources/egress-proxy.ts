@@ -113,7 +113,9 @@ async function check(ctx: Context, olds: Props, news: Props) {
     );
     if (!checked.ok) {
       for (const r of checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }]) {
-        const property = r.field.split(".")[0] ?? "";
+        // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
+        const field = r.field.split(".")[0] ?? "";
+        const property = (INPUTS as readonly string[]).includes(field) ? field : "";
         if (refused.has(property) || (property === "allow" && !("allow" in inputs)) || (property === "lifetimeMs" && !("lifetimeMs" in inputs))) continue;
         failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });
       }

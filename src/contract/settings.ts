@@ -34,6 +34,7 @@ export const TEST_SETTINGS: Readonly<Record<string, string>> = {
   "modal.testSdk": "points the plugin at a fake of Modal",
   "e2b.testSdk": "points the plugin at a fake of E2B",
   "docker.testPause": "holds a create at a step (the fault tests' seam)",
+  "docker.testHostRoot": "reads the container signs under a folder of the test's (a plugin in a container taken for one on the Docker host)",
 };
 
 /** Every setting its provider's schema marks secret (secretSetting), as <id>.<key>. */

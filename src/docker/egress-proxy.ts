@@ -87,6 +87,9 @@ export class DockerEgressProxies implements EgressProxies {
     if (spec.labels !== undefined) out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));
     if (spec.name !== undefined && !(typeof spec.name === "string" && PROXY_PATTERN.test(spec.name)))
       out.push({ field: "name", message: "an egress proxy's name is proxy-<12 hex digits>" });
+    // The host's addresses the proxy would refuse: settings that cannot name them refuse every proxy, before anything is made.
+    const addresses = this.#deps.addresses();
+    if (!addresses.ok) out.push({ field: "host", message: addresses.error.message });
     return out;
   }
 

@@ -144,16 +144,19 @@ export class DockerProvider implements ComputerProvider {
   /** Every refusal together, with no Docker call (the host's too, once it has been read); else the checked spec. */
   check(spec: ComputerSpec): Result<CheckedSpec> {
     const { volume, egress } = this.#settled;
-    return checkedSpec(
-      spec,
-      checkSpec(spec, {
-        capabilities: CAPABILITIES,
-        ...(this.#host ? { host: this.#host } : {}),
-        ...(volume ? { volumeRoot: volume.root } : {}),
-        ...(egress.testNetwork ? { testNetwork: egress.testNetwork.range } : {}),
-        ...(this.#context.remote ? { remote: this.#context.remote, hostAddresses: (egress.hostAddresses ?? []).length > 0 } : {}),
-      }),
-    );
+    const refusals = checkSpec(spec, {
+      capabilities: CAPABILITIES,
+      ...(this.#host ? { host: this.#host } : {}),
+      ...(volume ? { volumeRoot: volume.root } : {}),
+      ...(egress.testNetwork ? { testNetwork: egress.testNetwork.range } : {}),
+      ...(this.#context.remote ? { remote: this.#context.remote, hostAddresses: (egress.hostAddresses ?? []).length > 0 } : {}),
+    });
+    // An allowlist's proxy refuses the Docker host's addresses: settings that cannot name them refuse it here, before anything is made.
+    // (A remote engine's host is not this one: its addresses are given, and checkSpec holds them.)
+    const allowlist = typeof spec?.network === "object" && spec.network !== null;
+    const addresses = allowlist && !this.#context.remote ? hostAddresses(egress) : ok([]);
+    if (!addresses.ok) refusals.push({ field: "host", message: addresses.error.message });
+    return checkedSpec(spec, refusals);
   }
 
   /** The host's enforcement, from GET /info once per provider; a failed read is not kept. */

@@ -46,6 +46,8 @@ export const DOCKER_SETTINGS = z.strictObject({
     .optional(),
   /** Tests only (the plugin refuses it unless its test flag is on): hold a create at a step. */
   testPause: z.strictObject({ at: z.enum(CREATE_STEPS), file: z.string().min(1) }).optional(),
+  /** Tests only: the folder the container signs are read under, so a plugin in a container can be a plain host's. */
+  testHostRoot: z.string().min(1).optional(),
 });
 export type DockerSettings = z.infer<typeof DOCKER_SETTINGS>;
 
@@ -73,12 +75,13 @@ function engineOf(setting: NonNullable<DockerSettings["engine"]>, host: HostEnvi
 
 /** The options; an engine that is refused (plain TCP, TLS files missing, a context not there) throws in words. */
 export function optionsFromSettings(settings: DockerSettings, host?: HostEnvironment): DockerProviderOptions {
-  const { image, engine, testPause, ...rest } = settings;
+  const { image, engine, testPause, testHostRoot, ...rest } = settings;
   const options: DockerProviderOptions = {
     daemonPath: packagedDaemon(),
     ...rest,
     ...(image ? { image: { image } } : {}),
     ...(testPause ? { pause: pauseAt(testPause.at, testPause.file) } : {}),
+    ...(testHostRoot ? { egress: { ...rest.egress, hostRoot: testHostRoot } } : {}),
   };
   if (engine === undefined && !host) return options;
   const found = engine === undefined ? resolveEngine(host!) : engineOf(engine, host);

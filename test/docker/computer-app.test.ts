@@ -3,16 +3,16 @@
 // inside is drift and update restarts it; a service that never answers fails the create with its
 // last words and leaves nothing; delete stops the services and all they started, and removes the
 // folder.
-import { copyFile, mkdtemp, readdir, rm } from "node:fs/promises";
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { execa } from "execa";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { computerApp } from "../../provider/resources/computer-app.js";
 import { computerCommand } from "../../provider/resources/computer-command.js";
 import { secret } from "../../provider/secrets.js";
 import { docker, inside, makeComputer, stepContext } from "../support/inside-helpers.js";
 import { provider, toolchain } from "../support/docker-helpers.js";
+import { pipWheel, TINYAPP_GREETING, writeTinyapp } from "../support/python-wheel.js";
 
 const SIG = "4dabf18193072939515e22adb298388d";
 const text = (t: string) => ({ [SIG]: "c44067f5952c0a294b673a41bacd8c17", text: t, hash: t.length.toString() });
@@ -25,21 +25,6 @@ while (my $c = $s->accept) { my $r = <$c>; print $c "HTTP/1.0 200 OK\\r\\n\\r\\n
 `;
 const GET = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && tail -n 1 <&3`;
 const schema = { type: "object", properties: { greeting: { type: "string" }, token: { type: "string", writeOnly: true } }, required: ["greeting"] };
-
-/** Where Debian's python3-pip-whl keeps pip's wheel. */
-const PIP_WHEELS = "/usr/share/python-wheels";
-// Writes a pure-Python wheel, tinyapp 1.0, to argv[1], its RECORD hashed as pip reads it.
-const MAKE_WHEEL = `import base64, hashlib, sys, zipfile
-files = {
-  "tinyapp/__init__.py": b'GREETING = "hello from tinyapp"\\n',
-  "tinyapp-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\\nName: tinyapp\\nVersion: 1.0\\n",
-  "tinyapp-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\\nGenerator: agentrun-test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
-}
-record = "".join(f"{n},sha256={base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b'=').decode()},{len(b)}\\n" for n, b in files.items())
-with zipfile.ZipFile(sys.argv[1], "w") as z:
-  for n, b in files.items(): z.writestr(n, b)
-  z.writestr("tinyapp-1.0.dist-info/RECORD", record + "tinyapp-1.0.dist-info/RECORD,,\\n")
-`;
 
 let computer: { name: string; remove(): Promise<void> };
 beforeAll(async () => {
@@ -258,10 +243,9 @@ describe("ComputerApp's Python requirements, on a real computer", () => {
     computer = await makeComputer({ image: image.value });
     // A folder of wheels as an app would send: a small pure-Python one made here, and pip's own (Debian's python3-pip-whl).
     wheels = await mkdtemp(join(tmpdir(), "agentrun-seed-wheels-"));
-    const pip = (await readdir(PIP_WHEELS)).find((f) => /^pip-.*\.whl$/.test(f));
-    if (!pip) throw new Error(`no pip wheel in ${PIP_WHEELS}: the set-up installs it (apt-get install python3-pip-whl)`);
-    await copyFile(join(PIP_WHEELS, pip), join(wheels, pip));
-    await execa("python3", ["-c", MAKE_WHEEL, join(wheels, "tinyapp-1.0-py3-none-any.whl")]);
+    const pip = await pipWheel();
+    await copyFile(pip, join(wheels, basename(pip)));
+    await writeTinyapp(wheels);
   }, 600_000);
   afterAll(async () => {
     if (wheels) await rm(wheels, { recursive: true, force: true });
@@ -284,7 +268,7 @@ describe("ComputerApp's Python requirements, on a real computer", () => {
     });
     const outs = (await computerApp.create(stepContext(), inputs)).outs!;
     expect(outs.pythonPackages).toEqual(["tinyapp==1.0"]);
-    expect((await inside(computer.name, "cat ~/.agentrun/apps/py/said.txt")).stdout).toBe("hello from tinyapp");
+    expect((await inside(computer.name, "cat ~/.agentrun/apps/py/said.txt")).stdout).toBe(TINYAPP_GREETING);
     await computerApp.delete(stepContext(), "app-py", outs);
     expect((await inside(computer.name, "ls -A ~/.agentrun/apps")).stdout).toBe("");
   }, 180_000);

@@ -3,117 +3,110 @@
 import { rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, test } from "vitest";
-import { docker, egressParts } from "../support/docker.js";
-import { followReadme, stepCodes } from "../support/readme.js";
+import { expect } from "vitest";
+import { egressParts } from "../support/docker.js";
+import { computersNamed, expectGone, followedAsWritten } from "../support/readme.js";
 
-describe("examples/run-folder as its README says", () => {
-  const FOLDER = "/var/tmp/agentrun/examples/runs/r1/work";
-  let teardown: (() => Promise<void>) | undefined;
-
-  afterAll(async () => {
-    await teardown?.();
-    await rm(FOLDER, { recursive: true, force: true });
-  }, 120_000);
-
-  test("every line exits 0, and the folder is kept after destroy, 1000:1000 and 0700", async () => {
-    const followed = await followReadme("run-folder");
-    teardown = followed.teardown;
-    expect(stepCodes(followed), followed.ran.all).toEqual(followed.steps.map((s) => [s, 0]));
-    const st = await stat(FOLDER);
+const RUN_FOLDER = "/var/tmp/agentrun/examples/runs/r1/work";
+followedAsWritten(
+  "run-folder",
+  "the folder is kept after destroy, 1000:1000 and 0700",
+  async () => {
+    const st = await stat(RUN_FOLDER);
     expect([st.uid, st.gid, st.mode & 0o7777]).toEqual([1000, 1000, 0o700]);
-  }, 300_000);
-});
+  },
+  { after: () => rm(RUN_FOLDER, { recursive: true, force: true }), timeoutMs: 300_000 },
+);
 
-describe("examples/fleet as its README says", () => {
-  let teardown: (() => Promise<void>) | undefined;
+followedAsWritten("fleet", "up, a clean preview, a new epoch, destroy and the stack removed", () => {});
 
-  afterAll(async () => {
-    await teardown?.();
-  }, 300_000);
-
-  test("every line exits 0: up, a clean preview, a new epoch, destroy and the stack removed", async () => {
-    const followed = await followReadme("fleet");
-    teardown = followed.teardown;
-    expect(stepCodes(followed), followed.ran.all).toEqual(followed.steps.map((s) => [s, 0]));
-  }, 600_000);
-});
-
-describe("examples/automation as its README says", () => {
-  const state = join(tmpdir(), `agentrun-readme-automation-${process.pid}`);
-  let teardown: (() => Promise<void>) | undefined;
-
-  afterAll(async () => {
-    await teardown?.();
-    await rm(state, { recursive: true, force: true });
-  }, 300_000);
-
-  test("every line exits 0: compiled, five computers each ran the command, and none is left", async () => {
-    const followed = await followReadme("automation", { STATE: state }, "root");
-    teardown = followed.teardown;
-    expect(stepCodes(followed), followed.ran.all).toEqual(followed.steps.map((s) => [s, 0]));
-    const lines = followed.ran.stdout.split("\n").filter((l) => / exited /.test(l));
+const AUTOMATION_STATE = join(tmpdir(), `agentrun-readme-automation-${process.pid}`);
+followedAsWritten(
+  "automation",
+  "compiled, five computers each ran the command, and none is left",
+  async ({ ran }) => {
+    const lines = ran.stdout.split("\n").filter((l) => / exited /.test(l));
     expect(lines).toHaveLength(5);
     for (const line of lines) expect(line).toMatch(/^computer-[0-9a-f]{12} exited 0: Linux /);
-    const names = lines.map((l) => l.split(" ")[0]!);
-    for (const name of names) expect((await docker("inspect", name)).exitCode).not.toBe(0);
-  }, 600_000);
-});
+    await expectGone(lines.map((l) => l.split(" ")[0]!));
+  },
+  { env: { STATE: AUTOMATION_STATE }, at: "root", after: () => rm(AUTOMATION_STATE, { recursive: true, force: true }) },
+);
 
-describe("examples/allowlist as its README says", () => {
-  let teardown: (() => Promise<void>) | undefined;
-
-  afterAll(async () => {
-    await teardown?.();
-  }, 300_000);
-
-  test("every line exits 0: the proxy and its computers, a clean preview, the list narrowed as an update of the proxy alone, nothing left", async () => {
-    const followed = await followReadme("allowlist");
-    teardown = followed.teardown;
-    expect(stepCodes(followed), followed.ran.all).toEqual(followed.steps.map((s) => [s, 0]));
-    expect(followed.ran.stdout).toMatch(/agentrun:index:EgressProxy\s+pypi\s+updated/);
+followedAsWritten(
+  "allowlist",
+  "the proxy and its computers, a clean preview, the list narrowed as an update of the proxy alone, nothing left",
+  async ({ ran }) => {
+    expect(ran.stdout).toMatch(/agentrun:index:EgressProxy\s+pypi\s+updated/);
     // The computers were made once, by the first up, and never again.
-    expect(followed.ran.stdout.match(/agentrun:index:Computer\s+builder\s+created/g)).toHaveLength(1);
-    expect(followed.ran.stdout).not.toMatch(/agentrun:index:Computer\s+(builder|tester)\s+replaced/);
-    const proxy = /proxy\s*:\s*"(proxy-[0-9a-f]{12})"/.exec(followed.ran.stdout)?.[1];
-    expect(proxy, followed.ran.stdout).toBeDefined();
+    expect(ran.stdout.match(/agentrun:index:Computer\s+builder\s+created/g)).toHaveLength(1);
+    expect(ran.stdout).not.toMatch(/agentrun:index:Computer\s+(builder|tester)\s+replaced/);
+    const proxy = /proxy\s*:\s*"(proxy-[0-9a-f]{12})"/.exec(ran.stdout)?.[1];
+    expect(proxy, ran.stdout).toBeDefined();
     expect(await egressParts(proxy!)).toEqual({ containers: "", volumes: "" });
-  }, 600_000);
+  },
+);
+
+followedAsWritten("drift-check", "as declared, 7 once stopped by hand naming state, as declared after up --refresh", async ({ ran }) => {
+  expect(ran.stdout).toMatch(/\[diff: ~state\]/);
+  expect(ran.stderr).toMatch(/drift check: the stack dev has drifted/);
+  await expectGone(computersNamed(ran.stdout));
 });
 
-describe("examples/drift-check as its README says", () => {
-  let teardown: (() => Promise<void>) | undefined;
-
-  afterAll(async () => {
-    await teardown?.();
-  }, 300_000);
-
-  test("every line exits as it says: 0 as declared, 7 once stopped by hand naming state, 0 after up --refresh", async () => {
-    const followed = await followReadme("drift-check");
-    teardown = followed.teardown;
-    expect(stepCodes(followed), followed.ran.all).toEqual(followed.steps.map((s) => [s, 0]));
-    expect(followed.ran.stdout).toMatch(/\[diff: ~state\]/);
-    expect(followed.ran.stderr).toMatch(/drift check: the stack dev has drifted/);
-    const name = /computer-[0-9a-f]{12}/.exec(followed.ran.stdout)?.[0];
-    expect(name, followed.ran.stdout).toBeDefined();
-    expect((await docker("inspect", name!)).exitCode).not.toBe(0);
-  }, 600_000);
+followedAsWritten("desktop", "a desktop of 1280x800, as declared, then nothing left", async ({ ran }) => {
+  expect(ran.stdout).toMatch(/\{"height":800,"width":1280\}/);
+  await expectGone(computersNamed(ran.stdout));
 });
 
-describe("examples/desktop as its README says", () => {
-  let teardown: (() => Promise<void>) | undefined;
+followedAsWritten(
+  "ci-deadline",
+  "the check passes within the deadline, fails naming the computer past it, and passes once the sweep deleted it",
+  async ({ ran }) => {
+    const [name] = computersNamed(ran.all);
+    expect(ran.stderr).toContain(`deadline check: these computers have outlived their deadline: ${name}`);
+    expect(ran.stdout.match(/deadline check: no computer has outlived its deadline/g)).toHaveLength(2);
+    await expectGone([name!]);
+  },
+);
 
-  afterAll(async () => {
-    await teardown?.();
-  }, 300_000);
+// A vendor's example runs here up to its `pulumi up` (these machines reach no vendor): the stack,
+// its settings from the reader's variables, and a preview that checks every field and makes nothing.
+const STAND_INS: Record<string, Record<string, string>> = {
+  e2b: { E2B_API_KEY: "e2b_stand-in" },
+  daytona: { DAYTONA_API_KEY: "dtn_stand-in" },
+  modal: { MODAL_TOKEN_ID: "ak-stand-in", MODAL_TOKEN_SECRET: "as-stand-in" },
+  browser: { BROWSERBASE_API_KEY: "bb_stand-in", BROWSERBASE_PROJECT_ID: "stand-in" },
+  phone: { PHONE_HARNESS_API_KEY: "ph_stand-in" },
+};
+for (const [example, env] of Object.entries(STAND_INS)) {
+  followedAsWritten(
+    example,
+    "up to pulumi up, with stand-in keys: the stack, its secrets kept secret, a preview that makes nothing",
+    async ({ ran, steps }) => {
+      expect(steps.at(-1)).toMatch(/^pulumi preview\b/);
+      expect(ran.stdout).toMatch(/Resources:\s*\n\s*\+ \d+ to create/);
+      for (const value of Object.values(env)) expect(ran.all).not.toContain(value);
+    },
+    { env, until: /^pulumi up\b/, timeoutMs: 120_000 },
+  );
+}
 
-  test("every line exits 0: a desktop of 1280x800, as declared, then nothing left", async () => {
-    const followed = await followReadme("desktop");
-    teardown = followed.teardown;
-    expect(stepCodes(followed), followed.ran.all).toEqual(followed.steps.map((s) => [s, 0]));
-    expect(followed.ran.stdout).toMatch(/\{"height":800,"width":1280\}/);
-    const name = /computer-[0-9a-f]{12}/.exec(followed.ran.stdout)?.[0];
-    expect(name, followed.ran.stdout).toBeDefined();
-    expect((await docker("inspect", name!)).exitCode).not.toBe(0);
-  }, 600_000);
+followedAsWritten("task-env", "the verifier's reward 1 in the outputs, a clean preview, then nothing left", async ({ ran }) => {
+  expect(ran.stdout).toMatch(/passed\s*:\s*true/);
+  expect(ran.stdout).toMatch(/reward\s*:\s*1\b/);
+  await expectGone(computersNamed(ran.stdout));
 });
+
+const FLEET_FOLDER = "/var/tmp/agentrun/examples/fleet-component";
+followedAsWritten(
+  "fleet-component",
+  "ten computers and a pool, a clean preview, a size of 12 adding two at the tail alone, nothing left",
+  async ({ ran }) => {
+    const grown = ran.stdout.slice(ran.stdout.lastIndexOf("Updating (dev)"), ran.stdout.indexOf("Destroying (dev)"));
+    expect(grown).toMatch(/agentrun:index:Computer\s+agents-10\s+created/);
+    expect(grown).toMatch(/agentrun:index:Computer\s+agents-11\s+created/);
+    expect(grown).not.toMatch(/agents-\d\s+(replaced|deleted|updated)/);
+    await expectGone(computersNamed(ran.stdout));
+  },
+  { after: () => rm(FLEET_FOLDER, { recursive: true, force: true }) },
+);

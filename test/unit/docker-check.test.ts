@@ -1,6 +1,6 @@
 // check(spec) on Docker: every refusal the spec lists, together, with no Docker call (the
 // provider's docker CLI is a path that does not exist, so any call would fail the test).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,15 +10,20 @@ import { planOf } from "../../src/docker/plan.js";
 import { CAPABILITIES, DockerProvider } from "../../src/docker/provider.js";
 import { kindOf, kindRefusals, PROVIDERS } from "../../src/contract/kinds.js";
 import type { ComputerSpec } from "../../src/contract/provider.js";
+import type { Result } from "../../src/contract/result.js";
 
 const folder = mkdtempSync(path.join(tmpdir(), "agentrun-check-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
-const docker = new DockerProvider({ daemonPath: "/nonexistent/computerd", docker: "/nonexistent/docker" });
+// Taken for one on the Docker host (no container sign under the folder), so an allowlist needs no host addresses given.
+const docker = new DockerProvider({ daemonPath: "/nonexistent/computerd", docker: "/nonexistent/docker", egress: { hostRoot: folder } });
 const good: ComputerSpec = { image: "agentrun-base:x", lifetimeMs: 600_000, network: "none" };
 const info = JSON.parse(readFileSync(new URL("../fixtures/docker/info-20.10.24.json", import.meta.url), "utf8")) as DockerInfo;
 
 function refusals(spec: unknown): Array<[string, string]> {
-  const checked = docker.check(spec as ComputerSpec);
+  return refusalsOf(docker.check(spec as ComputerSpec));
+}
+
+function refusalsOf(checked: Result<unknown>): Array<[string, string]> {
   if (checked.ok) return [];
   return (checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }]).map((r) => [r.field, r.message]);
 }
@@ -145,6 +150,30 @@ describe("DockerProvider's options", () => {
       },
     ]);
     expect(checkSpec({ ...good, network: { allow: ["pypi.org"] } }, { capabilities: CAPABILITIES, host: hostOf(info) })).toEqual([]);
+  });
+
+  it("refuses an allowlist at check when the Docker host's addresses cannot be named: in a container with none given", () => {
+    const root = mkdtempSync(path.join(tmpdir(), "agentrun-check-container-"));
+    writeFileSync(path.join(root, ".dockerenv"), "");
+    const inContainer = new DockerProvider({ daemonPath: "/x", docker: "/nonexistent/docker", egress: { hostRoot: root } });
+    expect(inContainer.check({ ...good, network: { allow: ["pypi.org"] } })).toMatchObject({
+      ok: false,
+      error: { refusals: [{ field: "host", message: expect.stringMatching(/runs in a container \(\/\.dockerenv is there\).*give egress\.hostAddresses/) }] },
+    });
+    expect(inContainer.proxies.check({ allow: ["pypi.org"], lifetimeMs: 600_000 })).toMatchObject({
+      ok: false,
+      error: { refusals: [{ field: "host", message: expect.stringMatching(/give egress\.hostAddresses/) }] },
+    });
+    expect(inContainer.check(good)).toEqual({ ok: true, value: { spec: good } });
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("refuses an allowlist at check, on the Docker host, when a given address is none of the host's and not public", () => {
+    const stray = new DockerProvider({ daemonPath: "/x", docker: "/nonexistent/docker", egress: { hostRoot: folder, hostAddresses: ["10.99.0.1"] } });
+    const words = /^egress\.hostAddresses holds 10\.99\.0\.1, which is none of this host's addresses.*ip -brief address/;
+    expect(refusalsOf(stray.check({ ...good, network: { allow: ["pypi.org"] } }))).toEqual([["host", expect.stringMatching(words)]]);
+    expect(refusalsOf(stray.proxies.check({ allow: ["pypi.org"], lifetimeMs: 600_000 }))).toEqual([["host", expect.stringMatching(words)]]);
+    expect(stray.check(good)).toEqual({ ok: true, value: { spec: good } });
   });
 
   it("takes a listed CIDR in the test network's range only with the test-only seam", () => {

@@ -4,7 +4,10 @@
 // user or lifetime a replace. The proxy's make, read, update and release on the real engine are
 // test/docker/egress-shared.test.ts; through the real Pulumi engine,
 // test/pulumi/allowlist-fleet.e2e.test.ts.
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { computer } from "../../provider/resources/computer.js";
 import { egressProxy } from "../../provider/resources/egress-proxy.js";
 import type { Context } from "../../provider/resource.js";
@@ -14,7 +17,10 @@ import type { ComputerProvider } from "../../src/contract/provider.js";
 import { ok } from "../../src/contract/result.js";
 import { testContext } from "../support/context.js";
 
-const ctx = testContext({ docker: { user: "1234:1234" } });
+// The plugin taken for one on the Docker host (no container sign under an empty folder), so an allowlist needs no host addresses given.
+const plainHost = mkdtempSync(join(tmpdir(), "agentrun-plain-host-"));
+afterAll(() => rmSync(plainHost, { recursive: true, force: true }));
+const ctx = testContext({ docker: { user: "1234:1234", testHostRoot: plainHost } });
 const good = { allow: ["pypi.org", "*.pythonhosted.org"], lifetimeMs: 7_200_000 };
 const failuresOf = async (news: Props, c: Context = ctx, olds: Props = {}) => (await egressProxy.check(c, olds, news)).failures ?? [];
 
