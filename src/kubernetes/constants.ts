@@ -26,7 +26,7 @@ export const MAX_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 export const DEADLINE_GRACE_S = 30;
 
 /** Init runs as root to enter a network namespace of its own, then drops every capability for the user's programs. */
-export const INIT_CAPABILITIES = ["SYS_ADMIN", "NET_ADMIN", "CHOWN", "SETPCAP", "SETUID", "SETGID"] as const;
+export const INIT_CAPABILITIES = ["SYS_ADMIN", "NET_ADMIN", "CHOWN", "DAC_OVERRIDE", "FOWNER", "SETPCAP", "SETUID", "SETGID"] as const;
 
 /** The spec's bounds, each overridable by the timeouts option (tests). */
 export interface KubernetesTimeouts {

@@ -71,8 +71,9 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
           workingDir: recorded.workdir,
           env: [{ name: "HOME", value: HOME }],
           // Root for init alone: it enters a network namespace of its own (SYS_ADMIN, NET_ADMIN),
-          // makes HOME the user's (CHOWN), then drops every capability, sets no_new_privs and
-          // becomes the user (SETPCAP, SETUID, SETGID). Kubernetes refuses
+          // makes HOME the user's (CHOWN, FOWNER), then drops every capability, sets no_new_privs and
+          // becomes the user (SETPCAP, SETUID, SETGID); exec's programs run as this root too, and the
+          // bridge reaches init's socket in the user's own 0700 folder (DAC_OVERRIDE). Kubernetes refuses
           // allowPrivilegeEscalation false beside SYS_ADMIN; init sets no_new_privs itself.
           securityContext: {
             runAsUser: 0,

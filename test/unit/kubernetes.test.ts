@@ -127,7 +127,7 @@ describe("the Pod", () => {
     expect(spec.securityContext).toEqual({ seccompProfile: { type: "RuntimeDefault" } });
     expect(c.securityContext).toMatchObject({
       privileged: false,
-      capabilities: { drop: ["ALL"], add: ["SYS_ADMIN", "NET_ADMIN", "CHOWN", "SETPCAP", "SETUID", "SETGID"] },
+      capabilities: { drop: ["ALL"], add: ["SYS_ADMIN", "NET_ADMIN", "CHOWN", "DAC_OVERRIDE", "FOWNER", "SETPCAP", "SETUID", "SETGID"] },
     });
     expect(c).toMatchObject({ image: plan.recorded.image, imagePullPolicy: "Never" });
     expect(c.resources).toEqual({ requests: { cpu: "500m", memory: "256Mi" }, limits: { cpu: "500m", memory: "256Mi" } });
@@ -167,7 +167,17 @@ describe("the drift check", () => {
   it("names an image edited by hand, a capability added, and a Pod past its deadline", () => {
     const pod = running();
     (pod.spec!.containers![0] as { image: string }).image = "other:latest";
-    pod.spec!.containers![0]!.securityContext!.capabilities!.add = ["SYS_ADMIN", "NET_ADMIN", "CHOWN", "SETPCAP", "SETUID", "SETGID", "NET_RAW"];
+    pod.spec!.containers![0]!.securityContext!.capabilities!.add = [
+      "SYS_ADMIN",
+      "NET_ADMIN",
+      "CHOWN",
+      "DAC_OVERRIDE",
+      "FOWNER",
+      "SETPCAP",
+      "SETUID",
+      "SETGID",
+      "NET_RAW",
+    ];
     pod.status = { phase: "Failed", reason: "DeadlineExceeded" };
     const drift = podDrift(pod, want).join("; ");
     expect(drift).toMatch(/its image is "other:latest"/);
