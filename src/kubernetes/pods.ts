@@ -15,7 +15,7 @@ import { openExec } from "./exec.js";
 import type { Connection } from "../contract/provider.js";
 import { settle, type KubernetesProviderOptions, type Settled } from "./options.js";
 import { selectorOf } from "./labels.js";
-import { type Pod, stateOf, waitingProblem } from "./readback.js";
+import { computerState, type Pod, stateOf, waitingProblem } from "./readback.js";
 import { uploadDaemon } from "./upload.js";
 
 export const GROUPS = ["exec", "files", "processes"] as const;
