@@ -77,7 +77,11 @@ export class KubeApi {
           ...tls,
           method,
           signal,
-          headers: { ...tls.headers, accept: "application/json", ...(body !== undefined ? { "content-type": contentType } : {}) },
+          headers: {
+            ...tls.headers,
+            accept: "application/json",
+            ...(body !== undefined ? { "content-type": contentType, "content-length": String(Buffer.byteLength(body)) } : {}),
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];

@@ -229,7 +229,7 @@ export class KubePods {
         return ok(
           found.value.map((pod): Candidate => ({
             ref: { id: pod.metadata.name, name: pod.metadata.name, provider: "kubernetes" },
-            state: stateOf(pod) === "running" ? "running" : "stopped",
+            state: computerState(pod),
             created: createdAt(pod.metadata.creationTimestamp),
           })),
         );
