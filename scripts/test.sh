@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command: set-up, the tests' type-check and the formatting, then the daemon's
 # Go tests, the conformance runs of the table below (the suite on Docker, on a Docker desktop, on
-# the Daytona fake, on E2B's Docker-backed fake as linux and as a desktop, on Modal at the wire, and
-# on the browser and phone fakes: each must print its verdict and exit 0), and every vitest project (unit,
+# the Daytona fake, on E2B's Docker-backed fake as linux and as a desktop, on Modal at the wire,
+# on the browser and phone fakes, and Core on the test Kubernetes cluster, which it starts: each
+# must print its verdict and exit 0), and every vitest project (unit,
 # docker, pulumi, live: see vitest.config.ts).
 # Fails when a suite fails or ran no test; ends with one "N passed, N failed" line.
 set -euo pipefail
@@ -50,6 +51,9 @@ CONFORMANCE=(
   # Browserbase and Kernel on their fakes (in the CLI's process): browsers are Chromium containers with the run's label.
   'browserbase|2|^kind browser PASS|--kind browser on the Browserbase fake|on the Browserbase fake|AGENTRUN_BROWSERBASE_FAKE_RUN="$BROWSERBASE_RUN" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-browserbase-conformance.js --kind browser >"$REPORT" 2>&1'
   'kernel|2|^kind browser PASS|--kind browser on the Kernel fake|on the Kernel fake|AGENTRUN_KERNEL_FAKE_RUN="$KERNEL_RUN" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-kernel-conformance.js --kind browser >"$REPORT" 2>&1'
+  # Core on the single-node test cluster, which the row starts (npm run kube:up: a no-op when it
+  # answers; cold, it first builds the cluster's programs): Pods through its API server, its kubeconfig found under dist/.
+  'kube|1|^core PASS |on the test Kubernetes cluster|on Kubernetes (the test cluster)|bash scripts/kube-up.sh >&2 && node dist/src/conformance/cli.js --provider kubernetes >"$REPORT" 2>&1'
   # The phone harness on its fake: simulated Android phones behind a real adb server of the run's own, killed when it exits.
   'phone|2|^kind phone PASS|--kind phone on the phone harness fake|on the phone harness fake|node dist/src/conformance/cli.js --provider ./dist/test/support/fake-phone-harness-conformance.js --kind phone >"$REPORT" 2>&1'
 )
