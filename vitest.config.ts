@@ -24,7 +24,8 @@ export default defineConfig({
       },
       ...["docker", "pulumi", "live", "kube"].map((name) => ({
         extends: true,
-        test: { name, include: [`test/${name}/**/*.test.ts`], sequence: { groupOrder: 1 } },
+        // The kube files share one cluster, which the cluster's own test stops: one file at a time.
+        test: { name, include: [`test/${name}/**/*.test.ts`], sequence: { groupOrder: 1 }, ...(name === "kube" ? { fileParallelism: false } : {}) },
       })),
     ],
   },

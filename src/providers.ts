@@ -12,6 +12,7 @@ export const providers = {
   browserbase: () => import("./browserbase/index.js"),
   kernel: () => import("./kernel/index.js"),
   "phone-harness": () => import("./phone-harness/index.js"),
+  kubernetes: () => import("./kubernetes/index.js"),
 } satisfies Record<string, () => Promise<ProviderModule<never>>>;
 
 export type ProviderId = keyof typeof providers;

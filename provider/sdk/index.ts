@@ -133,6 +133,50 @@ export interface KernelSettingsArgs {
   apiUrl?: pulumi.Input<string>;
 }
 
+/** Settings for computers as Pods on a Kubernetes cluster (`provider: kubernetes`): each computer is one Pod with no controller, its network none (init's own network namespace), talked to through the API server's exec subresource. */
+export interface KubernetesSettings {
+  /** The kubeconfig's contents (its current context's server, CA and client certificate or token, inline). Required; a secret, never in a message, label or log. */
+  readonly kubeconfig?: string;
+  /** A context of the kubeconfig other than its current one. */
+  readonly context?: string;
+  /** The namespace Pods are made and listed in. Unset: the context's, else `default`. */
+  readonly namespace?: string;
+  /** The Pods' RuntimeClass (gVisor, Kata) where the cluster has one. Unset: none. */
+  readonly runtimeClass?: string;
+  /** The image shown as the default for a Computer that names none, best pinned by digest. */
+  readonly image?: string;
+  /** The container's imagePullPolicy: `Always`, `IfNotPresent` (the default) or `Never` (an image already on the nodes). */
+  readonly imagePullPolicy?: string;
+  /** The nodes' architecture Pods are scheduled on, and the daemon uploaded for it: `amd64` (the default) or `arm64`. */
+  readonly arch?: string;
+  /** The computerd uploaded into each Pod. Unset: the one this package carries for the arch. */
+  readonly daemonPath?: string;
+  /** The computers' user when a resource declares none, as uid:gid in numbers; never root. Unset: 2510:2510. */
+  readonly user?: string;
+}
+
+/** Settings for computers as Pods on a Kubernetes cluster (`provider: kubernetes`): each computer is one Pod with no controller, its network none (init's own network namespace), talked to through the API server's exec subresource. */
+export interface KubernetesSettingsArgs {
+  /** The kubeconfig's contents (its current context's server, CA and client certificate or token, inline). Required; a secret, never in a message, label or log. */
+  kubeconfig?: pulumi.Input<string>;
+  /** A context of the kubeconfig other than its current one. */
+  context?: pulumi.Input<string>;
+  /** The namespace Pods are made and listed in. Unset: the context's, else `default`. */
+  namespace?: pulumi.Input<string>;
+  /** The Pods' RuntimeClass (gVisor, Kata) where the cluster has one. Unset: none. */
+  runtimeClass?: pulumi.Input<string>;
+  /** The image shown as the default for a Computer that names none, best pinned by digest. */
+  image?: pulumi.Input<string>;
+  /** The container's imagePullPolicy: `Always`, `IfNotPresent` (the default) or `Never` (an image already on the nodes). */
+  imagePullPolicy?: pulumi.Input<string>;
+  /** The nodes' architecture Pods are scheduled on, and the daemon uploaded for it: `amd64` (the default) or `arm64`. */
+  arch?: pulumi.Input<string>;
+  /** The computerd uploaded into each Pod. Unset: the one this package carries for the arch. */
+  daemonPath?: pulumi.Input<string>;
+  /** The computers' user when a resource declares none, as uid:gid in numbers; never root. Unset: 2510:2510. */
+  user?: pulumi.Input<string>;
+}
+
 /** A run folder as a Computer takes it: its kind and where it is. */
 export interface MountValue {
   /** The mount's kind: `bind`, a folder on the computer's host. */
@@ -311,7 +355,7 @@ export interface ListedComputerArgs {
 
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
 export interface ComputerTemplate {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`), or a phone: `phone-harness` (set `agentrun:phone-harness.apiKey` and `.ledger`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`), a phone: `phone-harness` (set `agentrun:phone-harness.apiKey` and `.ledger`), or `kubernetes` (Pods on your cluster: set `agentrun:kubernetes.kubeconfig`). */
   readonly provider?: string;
   /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   readonly image?: string;
@@ -343,7 +387,7 @@ export interface ComputerTemplate {
 
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
 export interface ComputerTemplateArgs {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`), or a phone: `phone-harness` (set `agentrun:phone-harness.apiKey` and `.ledger`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`), a phone: `phone-harness` (set `agentrun:phone-harness.apiKey` and `.ledger`), or `kubernetes` (Pods on your cluster: set `agentrun:kubernetes.kubeconfig`). */
   provider?: pulumi.Input<string>;
   /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   image?: pulumi.Input<string>;
@@ -717,7 +761,7 @@ export class Mount extends pulumi.CustomResource {
 }
 
 export interface ComputerArgs {
-  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`), or a phone: `phone-harness` (set `agentrun:phone-harness.apiKey` and `.ledger`). */
+  /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`), a phone: `phone-harness` (set `agentrun:phone-harness.apiKey` and `.ledger`), or `kubernetes` (Pods on your cluster: set `agentrun:kubernetes.kubeconfig`). */
   provider?: pulumi.Input<string>;
   /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
   image?: pulumi.Input<string>;

@@ -224,6 +224,16 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     capabilities: [BROWSER],
     defaultImage: { browser: BROWSER_IMAGE },
   }),
+  // A cluster the user brings: its kubeconfig (a secret) and a namespace; the image is theirs.
+  entry({
+    id: "kubernetes",
+    label: "Kubernetes",
+    keys: [...required("KUBECONFIG"), ...optional("KUBERNETES_NAMESPACE")],
+    mounts: [],
+    metered: false,
+    capabilities: [LINUX],
+    defaultImage: {},
+  }),
   entry({
     id: "kernel",
     label: "Kernel",

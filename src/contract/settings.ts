@@ -8,6 +8,7 @@ import { DAYTONA_SETTINGS } from "../daytona/settings.js";
 import { DOCKER_SETTINGS } from "../docker/settings.js";
 import { E2B_SETTINGS } from "../e2b/settings.js";
 import { KERNEL_SETTINGS } from "../kernel/settings.js";
+import { KUBERNETES_SETTINGS } from "../kubernetes/settings.js";
 import { MODAL_SETTINGS } from "../modal/settings.js";
 import { PHONE_HARNESS_SETTINGS } from "../phone-harness/settings.js";
 import { fail, ok, type Result } from "./result.js";
@@ -22,6 +23,7 @@ export const PROVIDER_SETTINGS = {
   browserbase: BROWSERBASE_SETTINGS,
   kernel: KERNEL_SETTINGS,
   "phone-harness": PHONE_HARNESS_SETTINGS,
+  kubernetes: KUBERNETES_SETTINGS,
 } as const satisfies Readonly<Record<string, z.ZodObject>>;
 
 /** Each provider's settings as its schema parses them, by registry id. */

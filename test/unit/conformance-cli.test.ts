@@ -38,7 +38,7 @@ describe("the conformance CLI", () => {
       expect(run.stdout).toBe("");
     }
     expect((await cli("--provider", "no-such-vendor")).stderr).toMatch(
-      /neither a registry id \(docker, modal, daytona, e2b, browserbase, kernel, phone-harness\) nor a module path/,
+      /neither a registry id \(docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes\) nor a module path/,
     );
   });
 

@@ -103,6 +103,7 @@ describe("PROVIDERS", () => {
       orgo: ["desktop"],
       "phone-harness": ["phone"],
       browserbase: ["browser"],
+      kubernetes: ["sandbox"],
       kernel: ["browser"],
     });
     for (const p of PROVIDERS) for (const kind of p.kinds) expect(p.capabilities.some((c) => serves(c, kind))).toBe(true);
@@ -143,6 +144,15 @@ const SETTINGS: Record<string, Record<string, unknown>> = {
   browserbase: { apiKey: "kinds-test-placeholder", projectId: "kinds-test-project" },
   kernel: { apiKey: "kinds-test-placeholder" },
   "phone-harness": { apiKey: "kinds-test-placeholder", ledger: "/nonexistent/kinds-test-ledger.json" },
+  kubernetes: {
+    kubeconfig: [
+      "apiVersion: v1",
+      "clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:1' } }]",
+      "users: [{ name: u, user: { token: kinds-test-placeholder } }]",
+      "contexts: [{ name: x, context: { cluster: c, user: u } }]",
+      "current-context: x",
+    ].join("\n"),
+  },
 };
 
 describe("each registry row against its provider", () => {

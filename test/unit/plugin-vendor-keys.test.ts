@@ -70,6 +70,7 @@ describe("secret settings, as their vendors' schemas mark them", () => {
       "daytona.apiKey",
       "e2b.apiKey",
       "kernel.apiKey",
+      "kubernetes.kubeconfig",
       "modal.tokenId",
       "modal.tokenSecret",
       "phone-harness.apiKey",

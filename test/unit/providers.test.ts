@@ -41,7 +41,7 @@ afterEach(() => {
 describe("the provider registry", () => {
   it("loads no provider when it is loaded", async () => {
     const registry = await import("../../src/providers.js");
-    expect(registry.PROVIDER_IDS).toEqual(["docker", "modal", "daytona", "e2b", "browserbase", "kernel", "phone-harness"]);
+    expect(registry.PROVIDER_IDS).toEqual(["docker", "modal", "daytona", "e2b", "browserbase", "kernel", "phone-harness", "kubernetes"]);
     expect(loaded.docker).toBe(0);
     expect(loaded.modal).toBe(0);
     expect(loaded.sdk).toBe(0);
@@ -68,20 +68,20 @@ describe("the provider registry", () => {
   it("refuses an unknown id, naming the ones it holds", async () => {
     const { providerFor, providerModule } = await import("../../src/providers.js");
     await expect(providerModule("fly")).rejects.toThrow(
-      'there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness',
+      'there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes',
     );
     expect(await providerFor("fly", {})).toEqual({
       ok: false,
       error: {
         code: "invalid",
         field: "provider",
-        message: 'there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness',
+        message: 'there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes',
       },
     });
     // An id that could hold anything is not echoed.
     expect(await providerFor("sk-live-0123456789abcdef0123456789abcdef/../x", {})).toMatchObject({
       ok: false,
-      error: { message: "there is no provider that id: the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness" },
+      error: { message: "there is no provider that id: the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes" },
     });
     await expect(providerModule("toString")).rejects.toThrow("there is no provider");
     expect(loaded.docker).toBe(0);

@@ -32,7 +32,7 @@ describe("RunEpoch check", () => {
     const r = await runEpoch.check(ctx, {}, { provider: "fly", run: "", epoch: 1.5, colour: "blue" });
     expect(r.failures?.map((f) => `${f.property}: ${f.reason}`)).toEqual([
       'colour: agentrun:index:RunEpoch has no field "colour"; it takes provider, run, epoch',
-      'provider: there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness',
+      'provider: there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes',
       "run: a run id is a non-empty string",
       "epoch: an epoch is a whole number",
     ]);

@@ -1,0 +1,93 @@
+// Kubernetes on the test cluster (npm run kube:up), in one run, interleaved:
+// - create-to-ready: KubernetesProvider.create (the cluster's checks once, the Pod made, the wait
+//   until its container runs, the daemon's upload, hello over exec, the Pod read back and the
+//   probe) beside its anchor, the same Pod (podManifest, its command a sleep) made with
+//   `kubectl apply` + `kubectl wait --for=condition=Ready` + one `kubectl exec true`, kubectl the
+//   one built from the same module;
+// - exec.run(["true"]) over the established connection beside `kubectl exec <pod> -- true`.
+// Every Pod is deleted, pass or fail. Run after `npm run build`: node bench/kube-create.mjs [rounds] [runs]
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { create, podManifest } from "../dist/src/kubernetes/index.js";
+
+const rounds = Number(process.argv[2] ?? 5);
+const runs = Number(process.argv[3] ?? 50);
+const kube = JSON.parse(readFileSync(new URL("../dist/kube.json", import.meta.url), "utf8"));
+const provider = create({ kubeconfig: readFileSync(kube.kubeconfig, "utf8"), imagePullPolicy: "Never" });
+const kubectl = (input, ...args) => execFileSync(kube.kubectl, ["--kubeconfig", kube.kubeconfig, ...args], { encoding: "utf8", input });
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const spec = { image: kube.image, lifetimeMs: 600_000, network: "none" };
+
+// One create first: the cluster's checks and the daemon's bytes are once per provider and process.
+const warm = await provider.create(spec);
+if (!warm.ok) throw new Error(warm.error.message);
+await provider.release(warm.value, "delete");
+
+const made = [];
+const bare = [];
+const mine = [];
+try {
+  for (let i = 0; i < rounds; i += 1) {
+    let t0 = performance.now();
+    const ref = await provider.create(spec);
+    made.push(performance.now() - t0);
+    if (!ref.ok) throw new Error(ref.error.message);
+    await provider.release(ref.value, "delete");
+
+    const name = `bench-kube-${process.pid}-${i}`;
+    const manifest = podManifest({
+      name,
+      namespace: "default",
+      deadline: new Date(Date.now() + 600_000).toISOString(),
+      lifetimeMs: 600_000,
+      recorded: { image: kube.image, user: "2510:2510", workdir: "/work" },
+      labels: { "agentrun.bench": "kube-create" },
+      arch: "amd64",
+      pullPolicy: "Never",
+      waitSeconds: 1,
+    });
+    manifest.spec.containers[0].command = ["sleep", "600"];
+    mine.push(name);
+    t0 = performance.now();
+    kubectl(JSON.stringify(manifest), "apply", "-f", "-");
+    kubectl(undefined, "wait", "--for=condition=Ready", `pod/${name}`, "--timeout=120s");
+    kubectl(undefined, "exec", name, "--", "true");
+    bare.push(performance.now() - t0);
+    kubectl(undefined, "delete", "pod", name, "--wait=true");
+    mine.pop();
+  }
+  const c = median(made);
+  const a = median(bare);
+  console.log(
+    `create-to-ready: provider median ${c.toFixed(0)} ms, kubectl apply + wait Ready + exec true median ${a.toFixed(0)} ms: ${(c / a).toFixed(2)}x the anchor (bound 1.3x; ${rounds} rounds)`,
+  );
+
+  const ref = await provider.create(spec);
+  if (!ref.ok) throw new Error(ref.error.message);
+  const connection = await provider.connect(ref.value);
+  if (!connection.ok) throw new Error(connection.error.message);
+  const ours = [];
+  const theirs = [];
+  try {
+    for (let i = 0; i < runs; i += 1) {
+      let t0 = performance.now();
+      await connection.value.client.call("exec.run", { argv: ["true"] });
+      ours.push(performance.now() - t0);
+      if (i % 5 === 0) {
+        t0 = performance.now();
+        kubectl(undefined, "exec", ref.value.name, "--", "true");
+        theirs.push(performance.now() - t0);
+      }
+    }
+  } finally {
+    await connection.value.close();
+    await provider.release(ref.value, "delete");
+  }
+  const e = median(ours);
+  const k = median(theirs);
+  console.log(
+    `exec.run(["true"]) median ${e.toFixed(1)} ms over the open connection, kubectl exec true median ${k.toFixed(0)} ms: ${(k / e).toFixed(1)}x faster (bound 20x; ${runs} and ${theirs.length} runs)`,
+  );
+} finally {
+  for (const name of mine) kubectl(undefined, "delete", "pod", name, "--ignore-not-found", "--wait=true");
+}

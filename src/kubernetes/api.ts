@@ -1,0 +1,113 @@
+// The API server through Node's own https: the kubeconfig's CA, client certificate or bearer
+// token on every call, no redirect followed, each call bounded and under the caller's signal.
+// An answer other than 2xx is a result coded by its status, in the API server's own message.
+import https from "node:https";
+import { boundedBy } from "../contract/bound.js";
+import { redactWords } from "../contract/redact.js";
+import { fail, ok, type Result, type ResultCode } from "../contract/result.js";
+import type { Credentials } from "./kubeconfig.js";
+
+export interface Call {
+  method?: "GET" | "POST" | "PATCH" | "DELETE";
+  body?: unknown;
+  /** PATCH's content type (default a merge patch). */
+  contentType?: string;
+  signal?: AbortSignal | undefined;
+  ms: number;
+}
+
+/** The TLS options of every connection, the exec's WebSocket's too. */
+export function tlsOf(c: Credentials): https.RequestOptions & { headers: Record<string, string> } {
+  return {
+    ...(c.ca ? { ca: c.ca } : {}),
+    ...(c.cert ? { cert: c.cert, key: c.key } : {}),
+    ...(c.serverName ? { servername: c.serverName } : {}),
+    headers: c.token ? { authorization: `Bearer ${c.token}` } : {},
+  };
+}
+
+/** A status as a result's code. */
+export function codeOfStatus(status: number): ResultCode {
+  if (status === 404 || status === 410) return "not_found";
+  if (status === 401) return "unauthorized";
+  if (status === 403) return "refused";
+  if (status === 400 || status === 422) return "invalid";
+  if (status === 409) return "exists";
+  return "failed";
+}
+
+/** The API server's message from a Status body, else the status line. */
+function messageOf(status: number, text: string): string {
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (typeof body.message === "string" && body.message) return redactWords(body.message.slice(0, 600));
+  } catch {
+    // not JSON: the status alone says it
+  }
+  return `HTTP ${status}`;
+}
+
+export class KubeApi {
+  readonly #creds: Credentials;
+
+  constructor(creds: Credentials) {
+    this.#creds = creds;
+  }
+
+  get server(): string {
+    return this.#creds.server;
+  }
+
+  get credentials(): Credentials {
+    return this.#creds;
+  }
+
+  /** One call; what says it in words for a failure. The body parsed as JSON. */
+  async call<T = unknown>(path: string, what: string, options: Call): Promise<Result<T>> {
+    if (options.signal?.aborted) return fail("aborted", `${what} was aborted before the API server was asked`);
+    const { bound, signal } = boundedBy(options.ms, options.signal);
+    const tls = tlsOf(this.#creds);
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const method = options.method ?? "GET";
+    const contentType = method === "PATCH" ? (options.contentType ?? "application/merge-patch+json") : "application/json";
+    return new Promise<Result<T>>((resolve) => {
+      const req = https.request(
+        `${this.#creds.server}${path}`,
+        {
+          ...tls,
+          method,
+          signal,
+          headers: {
+            ...tls.headers,
+            accept: "application/json",
+            ...(body !== undefined ? { "content-type": contentType, "content-length": String(Buffer.byteLength(body)) } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("error", (error) => resolve(this.#failed(what, error, bound, options.signal)));
+          res.on("end", () => {
+            const text = Buffer.concat(chunks).toString("utf8");
+            const status = res.statusCode ?? 0;
+            if (status >= 200 && status < 300) {
+              try {
+                resolve(ok((text ? JSON.parse(text) : undefined) as T));
+              } catch {
+                resolve(fail("protocol", `${what}: the API server's answer is not JSON`));
+              }
+            } else resolve(fail(codeOfStatus(status), `${what}: ${messageOf(status, text)}`));
+          });
+        },
+      );
+      req.on("error", (error) => resolve(this.#failed(what, error, bound, options.signal)));
+      req.end(body);
+    });
+  }
+
+  #failed<T>(what: string, error: Error, bound: AbortSignal, caller: AbortSignal | undefined): Result<T> {
+    if (caller?.aborted) return fail("aborted", `${what} was aborted`);
+    if (bound.aborted) return fail("timeout", `${what}: the API server did not answer within the bound`);
+    return fail("unreachable", `${what}: the API server at ${this.#creds.server} could not be reached (${redactWords(error.message)})`);
+  }
+}

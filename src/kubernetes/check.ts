@@ -1,0 +1,71 @@
+// check(spec) for Kubernetes: every refusal together, each naming its field, before any API call.
+import { labelRefusals } from "../contract/labels.js";
+import { checkLifetime } from "../contract/lifetime.js";
+import { checkMount } from "../contract/mount.js";
+import type { Capabilities, ComputerSpec } from "../contract/provider.js";
+import type { Refusal } from "../contract/result.js";
+import { isRootOrRootGroup, parseUser } from "../contract/user.js";
+import { COMPUTER_LABEL } from "./constants.js";
+
+const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind"]);
+/** The least memory a computer is given: init, the daemon and a shell. */
+export const MIN_MEMORY_MB = 32;
+/** A Pod's image reference: no space, NUL or uppercase-only junk; Kubernetes checks the rest. */
+const IMAGE = /^[^\s\0]+$/;
+
+/** Why a user cannot be a Kubernetes computer's, or undefined: root, or root's group, is refused. */
+export function userProblem(user: unknown): string | undefined {
+  const parsed = parseUser(user);
+  if (!parsed.ok) return parsed.error.message;
+  if (isRootOrRootGroup(parsed.value))
+    return "a Kubernetes computer never runs its programs as root or in root's group: init is root only to enter a network of its own and drop to the user; ask for a uid:gid such as 2510:2510";
+  return undefined;
+}
+
+export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refusal[] {
+  if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
+  const out: Refusal[] = [];
+  for (const key of Object.keys(spec)) {
+    if (!FIELDS.has(key)) out.push({ field: key, message: `${key} is not a field the Kubernetes provider takes (it takes ${[...FIELDS].join(", ")})` });
+  }
+  if (typeof spec.image !== "string" || spec.image.length === 0)
+    out.push({ field: "image", message: "image is required: the image a Pod starts from, best pinned by digest" });
+  else if (!IMAGE.test(spec.image)) out.push({ field: "image", message: "image is an image reference with no space or NUL" });
+  const lifetime = checkLifetime(spec.lifetimeMs, capabilities);
+  if (lifetime) out.push(lifetime);
+  if (spec.network === undefined) out.push({ field: "network", message: "network is required: none (init's own network namespace inside the Pod)" });
+  else if (spec.network !== "none")
+    out.push({
+      field: "network",
+      message:
+        "network is none on Kubernetes for now: a Pod's own network is the cluster's, which the provider cannot read back or narrow; open and an allowlist are refused",
+    });
+  if (spec.kind !== undefined && spec.kind !== "linux")
+    out.push({ field: "kind", message: `Kubernetes makes linux computers, not ${String(spec.kind)}; ask for kind linux` });
+  if (spec.labels !== undefined) {
+    out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));
+    if (typeof spec.labels === "object" && spec.labels !== null) {
+      for (const key of Object.keys(spec.labels)) {
+        if (key.startsWith(`${COMPUTER_LABEL}/`))
+          out.push({ field: "labels", message: `the label ${key} is in the provider's own prefix (${COMPUTER_LABEL}/); choose another key` });
+      }
+    }
+  }
+  if (spec.mount !== undefined) out.push(...checkMount(spec.mount, capabilities.mount));
+  if (spec.cpus !== undefined && !(typeof spec.cpus === "number" && Number.isFinite(spec.cpus) && spec.cpus >= 0.001 && spec.cpus <= 1024))
+    out.push({ field: "cpus", message: "cpus is a number of CPUs from 0.001 (one millicore) to 1024" });
+  if (spec.memoryMb !== undefined && !(Number.isInteger(spec.memoryMb) && spec.memoryMb >= MIN_MEMORY_MB && spec.memoryMb <= 1 << 22))
+    out.push({ field: "memoryMb", message: `memoryMb is a whole number of MiB from ${MIN_MEMORY_MB} up` });
+  if (spec.pids !== undefined)
+    out.push({
+      field: "pids",
+      message: "pids is refused: a Pod's pids limit is the node's (the kubelet's podPidsLimit), so it could not be held per computer",
+    });
+  if (spec.user !== undefined) {
+    const problem = userProblem(spec.user);
+    if (problem) out.push({ field: "user", message: problem });
+  }
+  if (spec.workdir !== undefined && (typeof spec.workdir !== "string" || !spec.workdir.startsWith("/") || /[\s\0]/.test(spec.workdir)))
+    out.push({ field: "workdir", message: "workdir is an absolute path with no NUL or space" });
+  return out;
+}

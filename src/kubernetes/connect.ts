@@ -1,0 +1,63 @@
+// A connection to a Pod's daemon: computerd stdio through the exec subresource, its stdin and
+// stdout the DaemonClient's stream. One deadline, helloMs, covers the exec's upgrade (at most
+// callMs of it) and the hello after it; create's first connection retries while init comes up.
+import { boundedBy } from "../contract/bound.js";
+import type { Connection } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
+import { DaemonClient } from "../daemon/client.js";
+import { helloWithin } from "../daemon/hello.js";
+import { BRIDGE } from "./commands.js";
+import type { ExecStream } from "./exec.js";
+
+/** Runs argv in the computer's container through exec. */
+export type ExecRunner = (argv: readonly string[], options: { stdin: boolean; ms: number; signal?: AbortSignal | undefined }) => Promise<Result<ExecStream>>;
+
+export interface BridgeOptions {
+  target: string;
+  helloMs: number;
+  callMs: number;
+  signal?: AbortSignal | undefined;
+  /** Keep trying until init listens, within helloMs (create's first connection). */
+  retry?: boolean;
+}
+
+const RETRY_MS = 250;
+
+async function once(run: ExecRunner, options: BridgeOptions, remainingMs: number): Promise<Result<Connection>> {
+  const within = boundedBy(Math.max(1, remainingMs), options.signal);
+  const started = await run(BRIDGE, { stdin: true, ms: Math.max(1, Math.min(options.callMs, remainingMs)), signal: within.signal });
+  if (!started.ok) return started;
+  const exec = started.value;
+  const client = new DaemonClient({ readable: exec.stdout, writable: exec.stdin });
+  const close = async () => {
+    await client.close();
+    if (!exec.stdin.writableEnded) exec.stdin.end();
+    exec.close();
+  };
+  const said = await helloWithin({
+    client,
+    who: "agentrun-kubernetes",
+    target: options.target,
+    bounded: within,
+    boundMs: options.helloMs,
+    caller: options.signal,
+    close,
+    words: () => exec.stderr(),
+  });
+  if (!said.ok) return said;
+  return ok({ client, hello: said.value, close });
+}
+
+/** Opens the bridge and says hello within helloMs and the caller's signal. */
+export async function openBridge(run: ExecRunner, options: BridgeOptions): Promise<Result<Connection>> {
+  const deadline = Date.now() + options.helloMs;
+  for (;;) {
+    const tried = await once(run, options, deadline - Date.now());
+    if (tried.ok) return tried;
+    if (options.signal?.aborted) return fail("aborted", `connecting to ${options.target} was aborted`);
+    if (!options.retry || tried.error.code === "not_found" || tried.error.code === "gone") return tried;
+    if (Date.now() + RETRY_MS >= deadline)
+      return fail("timeout", `the daemon in ${options.target} did not say hello within ${options.helloMs / 1000} s (${tried.error.message})`);
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
+}

@@ -1,0 +1,54 @@
+// The names, paths and numbers a Kubernetes computer is made with, in one place.
+
+/** Every Pod of this provider carries agentrun.computer=1; only such Pods count as computers. */
+export const COMPUTER_LABEL = "agentrun.computer";
+/** The annotations (values a label cannot hold): the deadline, the spec recorded, the caller's labels exactly. */
+export const DEADLINE_ANNOTATION = "agentrun.computer/deadline";
+export const SPEC_ANNOTATION = "agentrun.computer/spec";
+export const LABELS_ANNOTATION = "agentrun.computer/labels";
+/** The computer's container, and the field manager every write names. */
+export const CONTAINER = "computer";
+export const FIELD_MANAGER = "agentrun";
+
+export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
+
+/** The computer's home and default workdir. */
+export const HOME = "/work";
+/** The computer's user when neither the spec nor the user option names one. */
+export const DEFAULT_USER = "2510:2510";
+export const DEFAULT_NAMESPACE = "default";
+/** The nodes' architecture, and the daemon uploaded for it. */
+export const DEFAULT_ARCH = "amd64";
+
+/** A week: a Pod is never meant to be a long-lived server. */
+export const MAX_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+/** What a computer's deadline is given on top for init to end it first (activeDeadlineSeconds is the backstop). */
+export const DEADLINE_GRACE_S = 30;
+
+/** Init runs as root to enter a network namespace of its own, then drops every capability for the user's programs. */
+export const INIT_CAPABILITIES = ["SYS_ADMIN", "NET_ADMIN", "CHOWN", "DAC_OVERRIDE", "FOWNER", "SETPCAP", "SETUID", "SETGID"] as const;
+
+/** The spec's bounds, each overridable by the timeouts option (tests). */
+export interface KubernetesTimeouts {
+  /** Any one API call. */
+  callMs: number;
+  /** From the Pod's create to its container running. */
+  startMs: number;
+  /** The daemon's upload through exec's stdin. */
+  uploadMs: number;
+  /** A connection, from the exec to hello. */
+  helloMs: number;
+  /** release's wait until the API server answers 404. */
+  releaseMs: number;
+  /** The first pause of a wait; each doubles, up to 5 s. */
+  pollMs: number;
+}
+
+export const TIMEOUTS: KubernetesTimeouts = {
+  callMs: 30_000,
+  startMs: 180_000,
+  uploadMs: 120_000,
+  helloMs: 30_000,
+  releaseMs: 120_000,
+  pollMs: 100,
+};

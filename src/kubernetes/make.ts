@@ -1,0 +1,98 @@
+// Kubernetes' hooks of the one create flow (src/contract/create.ts): the cluster's checks and the
+// daemon's bytes before anything is made; the Pod made with the owner's labels in the request
+// (its delete, waited for, pushed on the undo stack at once); the wait until its container runs
+// (an image not on the node refused, naming image); the daemon's upload; the bridge; and the
+// Pod read back whole (inspect.ts) held to what was declared.
+import type { Adoption } from "../contract/adopt.js";
+import { abortedWords, type CreateHooks, failedThen } from "../contract/create.js";
+import type { CheckedSpec, ComputerRef, ComputerSpec, Connection, CreateOptions } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
+import { parseUser, userText } from "../contract/user.js";
+import { uploadArgv } from "./commands.js";
+import { HOME } from "./constants.js";
+import { inspectPod } from "./inspect.js";
+import { podManifest, type RecordedSpec } from "./pod.js";
+import type { Daemon, KubePods } from "./pods.js";
+
+export interface KubeChecked extends CheckedSpec {
+  daemon?: Daemon;
+}
+
+export interface KubeMade {
+  name: string;
+  uid: string | undefined;
+}
+
+export function kubeHooks(
+  sb: KubePods,
+  provider: { check(spec: ComputerSpec): Result<CheckedSpec>; adoption(): Adoption },
+  options: CreateOptions,
+): CreateHooks<KubeChecked, KubeMade, Connection> {
+  const { signal } = options;
+  const { t } = sb.o;
+  return {
+    check: (spec) => provider.check(spec),
+    prepare: async (checked) => {
+      const cluster = await sb.clusterChecks(signal);
+      if (!cluster.ok) return fail(cluster.error.code, `${cluster.error.message}; nothing was made`, cluster.error.field ? { field: cluster.error.field } : {});
+      const daemon = await sb.daemonBytes();
+      return daemon.ok ? ok({ ...checked, daemon: daemon.value }) : daemon;
+    },
+    adoption: provider.adoption(),
+    make: async (c) => {
+      const user = parseUser(c.spec.user ?? sb.o.user);
+      if (!user.ok) return user;
+      const recorded: RecordedSpec = {
+        image: c.spec.image,
+        user: userText(user.value),
+        workdir: c.spec.workdir ?? HOME,
+        ...(c.spec.cpus === undefined ? {} : { cpus: c.spec.cpus }),
+        ...(c.spec.memoryMb === undefined ? {} : { memoryMb: c.spec.memoryMb }),
+      };
+      const manifest = podManifest({
+        name: c.name,
+        namespace: sb.o.namespace,
+        deadline: c.deadline,
+        lifetimeMs: c.spec.lifetimeMs,
+        recorded,
+        labels: c.labels,
+        arch: sb.o.arch,
+        runtimeClass: sb.o.runtimeClass,
+        pullPolicy: sb.o.pullPolicy,
+        waitSeconds: (t.uploadMs + t.callMs) / 1000,
+      });
+      const made = await sb.create(manifest, signal);
+      if (!made.ok) {
+        const field = /RuntimeClass/i.test(made.error.message) ? { field: "runtimeClass" } : {};
+        return fail(made.error.code, `${made.error.message}; nothing was made`, field);
+      }
+      const uid = made.value.metadata.uid;
+      c.undo.push({ what: `the Pod ${c.name}`, run: (s) => sb.deleteAndWait(c.name, uid, s), ms: t.releaseMs + t.callMs });
+      return ok({ name: c.name, uid });
+    },
+    ready: async (c, made) => {
+      const running = await sb.waitRunning(made.name, signal);
+      if (!running.ok) return running;
+      const uploaded = await sb.upload(made.name, c.checked.daemon!, uploadArgv(c.checked.daemon!.sha256), signal);
+      return uploaded.ok ? ok(made) : uploaded;
+    },
+    connect: (_c, made) => sb.open(made.name, signal, true),
+    verify: async (c, made, connection): Promise<Result<ComputerRef>> => {
+      const pod = await sb.get(made.name, signal);
+      if (!pod.ok) return pod;
+      const read = await inspectPod(sb, pod.value, { connection, signal });
+      if (!read.ok) return read;
+      return read.value.drift.length > 0
+        ? fail("refused", `${c.name} is not what was declared, so it was not kept: ${read.value.drift.join("; ")}`)
+        : ok(read.value.ref);
+    },
+    close: (connection) => connection.close(),
+    failed: failedThen((name) => `the Pod ${name} was deleted`),
+    aborted: (step, name) =>
+      step === "make"
+        ? "create was aborted before the API server was asked; nothing was made"
+        : step === "verify"
+          ? `create of ${name} was aborted after its checks`
+          : abortedWords(step),
+  };
+}

@@ -1,0 +1,115 @@
+// The Kubernetes provider's options, held to their rules at construction: a wrong one throws an
+// OptionError naming it, in words that never hold the kubeconfig.
+import path from "node:path";
+import { MAX_PROBE_TARGETS } from "../contract/probe.js";
+import { OptionError } from "../contract/result.js";
+import { parseUser, userText } from "../contract/user.js";
+import { packageRoot } from "../package.js";
+import { userProblem } from "./check.js";
+import { DEFAULT_ARCH, DEFAULT_NAMESPACE, DEFAULT_USER, MAX_LIFETIME_MS, TIMEOUTS, type KubernetesTimeouts } from "./constants.js";
+import { type Credentials, parseKubeconfig } from "./kubeconfig.js";
+
+export interface KubernetesProviderOptions {
+  /** The kubeconfig's contents (a secret): its current context's server, CA and credentials. */
+  kubeconfig: string;
+  /** A context other than the current one. */
+  context?: string;
+  /** Where Pods are made and listed (default the context's, else default). */
+  namespace?: string;
+  /** The Pods' RuntimeClass (gVisor, Kata) where the cluster has one; none by default. */
+  runtimeClass?: string;
+  /** The image a spec that names none is shown as the default (best pinned by digest). */
+  image?: string;
+  /** The container's imagePullPolicy (default IfNotPresent; Never for an image already on the nodes). */
+  imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
+  /** The nodes' architecture a Pod is scheduled on, and the daemon uploaded for it (default amd64). */
+  arch?: "amd64" | "arm64";
+  /** The daemon to upload (default this package's dist/computerd-linux-<arch>). */
+  daemonPath?: string;
+  /** The computer's user when a spec names none (default 2510:2510); never root. */
+  user?: string;
+  maxLifetimeMs?: number;
+  /** The probe's targets (default the shared ones). */
+  probeTargets?: string[];
+  /** The version hello must report (default this package's); only a drifted provider sets another. */
+  version?: string;
+  timeouts?: Partial<KubernetesTimeouts>;
+}
+
+export interface Settled {
+  creds: Credentials;
+  namespace: string;
+  runtimeClass: string | undefined;
+  image: string | undefined;
+  pullPolicy: "Always" | "IfNotPresent" | "Never";
+  arch: "amd64" | "arm64";
+  daemonPath: string;
+  user: string;
+  maxLifetimeMs: number;
+  probeTargets: string[] | undefined;
+  t: KubernetesTimeouts;
+}
+
+/** A DNS label, as a namespace's and a RuntimeClass's names are. */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+export function settle(options: KubernetesProviderOptions): Settled {
+  if (!options || typeof options !== "object") throw new TypeError("the Kubernetes provider takes options: at least kubeconfig, the kubeconfig's contents");
+  if (options.kubeconfig === undefined)
+    throw new OptionError("kubeconfig", "the Kubernetes provider's kubeconfig", " is required: the kubeconfig's contents (as a secret)");
+  const creds = parseKubeconfig(options.kubeconfig, options.context);
+  const namespace = options.namespace ?? creds.namespace ?? DEFAULT_NAMESPACE;
+  if (typeof namespace !== "string" || !DNS_LABEL.test(namespace))
+    throw new OptionError("namespace", "the Kubernetes provider's namespace", " is a namespace's name: lowercase letters, digits and -, up to 63");
+  if (options.runtimeClass !== undefined && (typeof options.runtimeClass !== "string" || !DNS_SUBDOMAIN.test(options.runtimeClass)))
+    throw new OptionError("runtimeClass", "the Kubernetes provider's runtimeClass", " is a RuntimeClass's name: lowercase letters, digits, - and .");
+  if (options.image !== undefined && (typeof options.image !== "string" || !/^[^\s\0]+$/.test(options.image)))
+    throw new OptionError("image", "the Kubernetes provider's image", " is an image reference with no space or NUL");
+  const pullPolicy = options.imagePullPolicy ?? "IfNotPresent";
+  if (!["Always", "IfNotPresent", "Never"].includes(pullPolicy))
+    throw new OptionError("imagePullPolicy", "the Kubernetes provider's imagePullPolicy", " is Always, IfNotPresent or Never");
+  const arch = options.arch ?? DEFAULT_ARCH;
+  if (arch !== "amd64" && arch !== "arm64") throw new OptionError("arch", "the Kubernetes provider's arch", " is amd64 or arm64");
+  if (options.daemonPath !== undefined && (typeof options.daemonPath !== "string" || !path.isAbsolute(options.daemonPath)))
+    throw new OptionError("daemonPath", "the Kubernetes provider's daemonPath", ` is the absolute path of computerd for linux/${arch}`);
+  if (options.user !== undefined) {
+    const problem = userProblem(options.user);
+    if (problem) throw new OptionError("user", "the Kubernetes provider's user", `: ${problem}`);
+  }
+  const max = options.maxLifetimeMs ?? MAX_LIFETIME_MS;
+  if (!Number.isInteger(max) || max < 1000 || max > MAX_LIFETIME_MS)
+    throw new OptionError("maxLifetimeMs", "the Kubernetes provider's maxLifetimeMs", ` is a whole number of milliseconds from 1000 to ${MAX_LIFETIME_MS}`);
+  const targets = options.probeTargets;
+  if (
+    targets !== undefined &&
+    (!Array.isArray(targets) || targets.length === 0 || targets.length > MAX_PROBE_TARGETS || !targets.every((x) => typeof x === "string" && x))
+  )
+    throw new OptionError(
+      "probeTargets",
+      "the Kubernetes provider's probeTargets",
+      ` is a list of 1 to ${MAX_PROBE_TARGETS} host:port or host:port/udp targets`,
+    );
+  for (const [key, value] of Object.entries(options.timeouts ?? {})) {
+    if (!(key in TIMEOUTS) || !Number.isInteger(value) || (value as number) <= 0)
+      throw new OptionError(
+        `timeouts.${key}`,
+        `the Kubernetes provider's timeouts.${key}`,
+        ` is not a bound it takes (${Object.keys(TIMEOUTS).join(", ")}, each a whole number of ms)`,
+      );
+  }
+  const user = parseUser(options.user ?? DEFAULT_USER);
+  return {
+    creds,
+    namespace,
+    runtimeClass: options.runtimeClass,
+    image: options.image,
+    pullPolicy,
+    arch,
+    daemonPath: options.daemonPath ?? path.join(packageRoot(), "dist", `computerd-linux-${arch}`),
+    user: user.ok ? userText(user.value) : DEFAULT_USER,
+    maxLifetimeMs: max,
+    probeTargets: targets ? [...targets] : undefined,
+    t: { ...TIMEOUTS, ...options.timeouts },
+  };
+}

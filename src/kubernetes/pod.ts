@@ -1,0 +1,90 @@
+// The Pod a computer is: no controller (restartPolicy Never), labelled, its deadline both init's
+// and activeDeadlineSeconds, no service account token, no service links, no host namespace,
+// seccomp RuntimeDefault, and one container whose init holds only what entering a network of its
+// own and dropping to the user take; every program the agent runs holds nothing (init drops all).
+import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, DEADLINE_GRACE_S, HOME, INIT_CAPABILITIES, SPEC_ANNOTATION } from "./constants.js";
+import { entrypoint } from "./commands.js";
+import { encodeLabels, labelsAnnotation } from "./labels.js";
+
+/** What create records of the spec (the annotation), which read-back holds the Pod to. */
+export interface RecordedSpec {
+  image: string;
+  /** uid:gid. */
+  user: string;
+  workdir: string;
+  cpus?: number;
+  memoryMb?: number;
+}
+
+export interface PodPlan {
+  name: string;
+  namespace: string;
+  deadline: string;
+  lifetimeMs: number;
+  recorded: RecordedSpec;
+  labels: Record<string, string>;
+  arch: string;
+  runtimeClass?: string | undefined;
+  pullPolicy: "Always" | "IfNotPresent" | "Never";
+  /** How long the command waits for the daemon's upload, in seconds. */
+  waitSeconds: number;
+}
+
+/** CPUs as Kubernetes quantity: whole millicores. */
+export const cpuQuantity = (cpus: number) => `${Math.round(cpus * 1000)}m`;
+export const memoryQuantity = (mb: number) => `${mb}Mi`;
+
+export function podManifest(plan: PodPlan): Record<string, unknown> {
+  const { recorded } = plan;
+  const sizes: Record<string, string> = {
+    ...(recorded.cpus === undefined ? {} : { cpu: cpuQuantity(recorded.cpus) }),
+    ...(recorded.memoryMb === undefined ? {} : { memory: memoryQuantity(recorded.memoryMb) }),
+  };
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: plan.name,
+      namespace: plan.namespace,
+      labels: { [COMPUTER_LABEL]: "1", ...encodeLabels(plan.labels) },
+      annotations: { [DEADLINE_ANNOTATION]: plan.deadline, [SPEC_ANNOTATION]: JSON.stringify(recorded), ...labelsAnnotation(plan.labels) },
+    },
+    spec: {
+      restartPolicy: "Never",
+      // init ends the computer at its deadline; the kubelet ends the Pod a little later if init did not.
+      activeDeadlineSeconds: Math.ceil(plan.lifetimeMs / 1000) + DEADLINE_GRACE_S,
+      terminationGracePeriodSeconds: 2,
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      hostNetwork: false,
+      hostPID: false,
+      hostIPC: false,
+      nodeSelector: { "kubernetes.io/os": "linux", "kubernetes.io/arch": plan.arch },
+      ...(plan.runtimeClass ? { runtimeClassName: plan.runtimeClass } : {}),
+      securityContext: { seccompProfile: { type: "RuntimeDefault" } },
+      containers: [
+        {
+          name: CONTAINER,
+          image: recorded.image,
+          imagePullPolicy: plan.pullPolicy,
+          command: entrypoint(plan.deadline, recorded.user, plan.waitSeconds),
+          workingDir: recorded.workdir,
+          env: [{ name: "HOME", value: HOME }],
+          // Root for init alone: it enters a network namespace of its own (SYS_ADMIN, NET_ADMIN),
+          // makes HOME the user's (CHOWN, FOWNER), then drops every capability, sets no_new_privs and
+          // becomes the user (SETPCAP, SETUID, SETGID); exec's programs run as this root too, and the
+          // bridge reaches init's socket in the user's own 0700 folder (DAC_OVERRIDE). Kubernetes refuses
+          // allowPrivilegeEscalation false beside SYS_ADMIN; init sets no_new_privs itself.
+          securityContext: {
+            runAsUser: 0,
+            runAsGroup: 0,
+            runAsNonRoot: false,
+            privileged: false,
+            capabilities: { drop: ["ALL"], add: [...INIT_CAPABILITIES] },
+          },
+          resources: { requests: sizes, limits: sizes },
+        },
+      ],
+    },
+  };
+}

@@ -1,0 +1,242 @@
+// The Pods as the parts use them: the API server from the kubeconfig, one Pod read, one list by
+// labels, the create, a delete waited for until the API server answers 404, the wait until the
+// container runs (or why it never will), the daemon's upload and the bridge through exec.
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { createdAt, type Adoption, type Candidate } from "../contract/adopt.js";
+import type { AttachBy, ReadBack, SpecDefaults } from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
+import { waitUntil } from "../contract/wait.js";
+import type { CallOptions } from "../daemon/client.js";
+import { KubeApi } from "./api.js";
+import { CONTAINER, FIELD_MANAGER, NAME_PATTERN } from "./constants.js";
+import { openBridge, type ExecRunner } from "./connect.js";
+import { openExec } from "./exec.js";
+import type { Connection } from "../contract/provider.js";
+import { settle, type KubernetesProviderOptions, type Settled } from "./options.js";
+import { selectorOf } from "./labels.js";
+import { computerState, type Pod, stateOf, waitingProblem } from "./readback.js";
+import { uploadDaemon } from "./upload.js";
+
+export const GROUPS = ["exec", "files", "processes"] as const;
+export type Daemon = { bytes: Uint8Array; sha256: string };
+
+export class KubePods {
+  readonly o: Settled;
+  readonly api: KubeApi;
+  readonly version: string;
+  #daemon: Promise<Daemon> | undefined;
+  /** The cluster's checks (namespace, RuntimeClass), once they passed. */
+  #checked = false;
+
+  constructor(options: KubernetesProviderOptions, packageVersion: () => string) {
+    this.o = settle(options);
+    this.api = new KubeApi(this.o.creds);
+    this.version = options.version ?? packageVersion();
+  }
+
+  want() {
+    return { version: this.version, arch: this.o.arch, kind: "linux", groups: GROUPS, user: this.o.user, sha256: "" };
+  }
+
+  path(name?: string): string {
+    return `/api/v1/namespaces/${encodeURIComponent(this.o.namespace)}/pods${name === undefined ? "" : `/${encodeURIComponent(name)}`}`;
+  }
+
+  async daemonBytes(): Promise<Result<Daemon>> {
+    const path = this.o.daemonPath;
+    this.#daemon ??= readFile(path).then((bytes) => ({ bytes, sha256: createHash("sha256").update(bytes).digest("hex") }));
+    try {
+      return ok(await this.#daemon);
+    } catch (error) {
+      this.#daemon = undefined;
+      return fail(
+        "invalid",
+        `the daemon at ${path} could not be read (${(error as NodeJS.ErrnoException).code ?? "error"}); build it with npm run setup, or give daemonPath`,
+        {
+          field: "daemonPath",
+        },
+      );
+    }
+  }
+
+  /**
+   * Before anything is made: the server answers the credentials, the namespace is there and they
+   * may make Pods and exec in it, the RuntimeClass is the cluster's. Each refusal names its setting.
+   */
+  async clusterChecks(signal?: AbortSignal): Promise<Result<undefined>> {
+    if (this.#checked) return ok();
+    const ms = this.o.t.callMs;
+    const ns = this.o.namespace;
+    const read = await this.api.call(`/api/v1/namespaces/${encodeURIComponent(ns)}`, `reading the namespace ${ns}`, { ms, signal });
+    if (!read.ok) {
+      if (read.error.code === "not_found")
+        return fail("invalid", `the namespace ${ns} does not exist in the kubeconfig's cluster; give namespace one that does`, { field: "namespace" });
+      if (read.error.code === "unreachable" || read.error.code === "timeout")
+        return fail(read.error.code, `the kubeconfig's server could not be reached (${read.error.message}); check kubeconfig`, { field: "kubeconfig" });
+      if (read.error.code === "unauthorized")
+        return fail("unauthorized", `the kubeconfig's credentials were refused by its server; check kubeconfig`, { field: "kubeconfig" });
+      if (read.error.code !== "refused") return read;
+      // Credentials that may not read namespaces: the access review below still says what they may do.
+    }
+    for (const [resource, subresource, verb] of [
+      ["pods", "", "create"],
+      ["pods", "exec", "create"],
+      ["pods", "", "delete"],
+      ["pods", "", "list"],
+    ] as const) {
+      const review = await this.api.call<{ status?: { allowed?: boolean } }>("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "an access review", {
+        method: "POST",
+        body: {
+          apiVersion: "authorization.k8s.io/v1",
+          kind: "SelfSubjectAccessReview",
+          spec: { resourceAttributes: { namespace: ns, resource, subresource, verb } },
+        },
+        ms,
+        signal,
+      });
+      if (!review.ok) return review;
+      if (review.value?.status?.allowed !== true)
+        return fail(
+          "refused",
+          `the kubeconfig's credentials may not ${verb} ${subresource ? `${resource}/${subresource}` : resource} in the namespace ${ns}; give namespace one they may write, or other credentials`,
+          {
+            field: "namespace",
+          },
+        );
+    }
+    if (this.o.runtimeClass) {
+      const rc = await this.api.call(
+        `/apis/node.k8s.io/v1/runtimeclasses/${encodeURIComponent(this.o.runtimeClass)}`,
+        `reading the RuntimeClass ${this.o.runtimeClass}`,
+        { ms, signal },
+      );
+      if (!rc.ok && rc.error.code === "not_found")
+        return fail("invalid", `the cluster has no RuntimeClass ${this.o.runtimeClass}; give runtimeClass one it has (kubectl get runtimeclass), or none`, {
+          field: "runtimeClass",
+        });
+      if (!rc.ok && rc.error.code !== "refused") return rc;
+    }
+    this.#checked = true;
+    return ok();
+  }
+
+  get(name: string, signal?: AbortSignal): Promise<Result<Pod>> {
+    return this.api.call<Pod>(this.path(name), `reading the Pod ${name}`, { ms: this.o.t.callMs, signal });
+  }
+
+  /** Every Pod of this provider carrying the labels, in one list call. */
+  async list(labels: Record<string, string>, signal?: AbortSignal): Promise<Result<Pod[]>> {
+    const listed = await this.api.call<{ items?: Pod[] }>(
+      `${this.path()}?labelSelector=${encodeURIComponent(selectorOf(labels))}`,
+      "listing the computers' Pods",
+      {
+        ms: this.o.t.callMs,
+        signal,
+      },
+    );
+    return listed.ok ? ok((listed.value?.items ?? []).filter((p) => NAME_PATTERN.test(p.metadata.name))) : listed;
+  }
+
+  /** The Pod of a ref or of labels: not_found when there is none, or more than one carries the labels. */
+  async find(by: AttachBy, signal?: AbortSignal): Promise<Result<Pod>> {
+    if (by && "id" in by) {
+      if (typeof by.id !== "string" || !NAME_PATTERN.test(by.id))
+        return fail("not_found", `${String(by.id).slice(0, 60)} is not the name of a computer of this provider`);
+      return this.get(by.id, signal);
+    }
+    const found = await this.list(by?.labels ?? {}, signal);
+    if (!found.ok) return found;
+    if (found.value.length !== 1) return fail("not_found", `${found.value.length} computers carry those labels, not one`);
+    return ok(found.value[0]!);
+  }
+
+  create(manifest: Record<string, unknown>, signal?: AbortSignal): Promise<Result<Pod>> {
+    return this.api.call<Pod>(`${this.path()}?fieldManager=${FIELD_MANAGER}`, "creating the Pod", {
+      method: "POST",
+      body: manifest,
+      ms: this.o.t.callMs,
+      signal,
+    });
+  }
+
+  /** Deletes the Pod (by its uid, when known, so a Pod of the same name made since is never touched) and waits until the API server answers 404. */
+  async deleteAndWait(name: string, uid: string | undefined, signal?: AbortSignal): Promise<Result<undefined>> {
+    const asked = await this.api.call(this.path(name), `deleting the Pod ${name}`, {
+      method: "DELETE",
+      body: { apiVersion: "v1", kind: "DeleteOptions", ...(uid ? { preconditions: { uid } } : {}) },
+      ms: this.o.t.callMs,
+      signal,
+    });
+    if (!asked.ok && asked.error.code === "not_found") return ok();
+    if (!asked.ok && asked.error.code !== "exists") return asked;
+    const gone = await waitUntil(
+      async (s) => {
+        const read = await this.get(name, s);
+        if (!read.ok) return read.error.code === "not_found" ? "gone" : read.error.message;
+        return uid && read.value.metadata.uid !== uid ? "gone" : `there (${stateOf(read.value)})`;
+      },
+      (state) => state === "gone",
+      { boundMs: this.o.t.releaseMs, signal, minMs: this.o.t.pollMs, what: `the Pod ${name} to be gone`, describe: (s) => s },
+    );
+    return gone.ok ? ok() : gone;
+  }
+
+  /** Waits until the container runs; refuses at once what will never run (an image not there, a Pod that ended), naming the setting. */
+  async waitRunning(name: string, signal?: AbortSignal): Promise<Result<Pod>> {
+    let problem: { message: string; field?: string } | undefined;
+    const read = await waitUntil(
+      async (s) => {
+        const pod = await this.get(name, s);
+        if (!pod.ok) throw new Error(pod.error.message);
+        problem = waitingProblem(pod.value);
+        return pod.value;
+      },
+      (pod) => problem !== undefined || pod.status?.containerStatuses?.some((c) => c.name === CONTAINER && c.state?.running !== undefined) === true,
+      { boundMs: this.o.t.startMs, signal, minMs: this.o.t.pollMs, maxMs: 1000, what: `the Pod ${name}'s container to run`, describe: (p) => stateOf(p) },
+    );
+    if (!read.ok) return read;
+    if (problem) return fail("invalid", `${name}: ${problem.message}`, problem.field ? { field: problem.field } : {});
+    return read;
+  }
+
+  runner(name: string): ExecRunner {
+    return (argv, options) => openExec(this.api, { namespace: this.o.namespace, pod: name, container: CONTAINER }, argv, options);
+  }
+
+  upload(name: string, daemon: Daemon, argv: string[], signal?: AbortSignal): Promise<Result<undefined>> {
+    return uploadDaemon(this.runner(name), {
+      argv,
+      bytes: daemon.bytes,
+      sha256: daemon.sha256,
+      uploadMs: this.o.t.uploadMs,
+      callMs: this.o.t.callMs,
+      signal,
+      what: `the daemon's upload into ${name}`,
+    });
+  }
+
+  open(name: string, signal?: AbortSignal, retry = false): Promise<Result<Connection>> {
+    return openBridge(this.runner(name), { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal, retry });
+  }
+
+  /** Adoption's lookups: the Pods of a declaration with their creation times; read is the provider's, remove a delete waited for. */
+  adoption(read: (by: { id: string }, options: CallOptions) => Promise<Result<ReadBack>>, defaults: SpecDefaults | undefined): Adoption {
+    return {
+      list: async (labels, options) => {
+        const found = await this.list(labels, options.signal);
+        if (!found.ok) return found;
+        return ok(
+          found.value.map((pod): Candidate => ({
+            ref: { id: pod.metadata.name, name: pod.metadata.name, provider: "kubernetes" },
+            state: computerState(pod),
+            created: createdAt(pod.metadata.creationTimestamp),
+          })),
+        );
+      },
+      read,
+      remove: (ref) => this.deleteAndWait(ref.name, undefined),
+      defaults,
+    };
+  }
+}

@@ -1,0 +1,186 @@
+// KubernetesProvider: the ComputerProvider interface on Pods through the API server. create is
+// the one flow with Kubernetes' hooks (make.ts); the Pod's manifest, its read-back and drift, the
+// exec bridge and the upload live in their own files, the API calls in pods.ts; this one wires
+// them into create, read, attach, list, network, connect and release.
+import { createdAt, removeEarlier, type Adoption } from "../contract/adopt.js";
+import { helloDrift } from "../contract/agent-child/drift.js";
+import { attachedIf } from "../contract/attach.js";
+import { checkedSpec } from "../contract/checked.js";
+import { createWith } from "../contract/create.js";
+import type {
+  AttachBy,
+  Capabilities,
+  CheckedSpec,
+  ComputerInfo,
+  ComputerProvider,
+  ComputerRef,
+  ComputerSpec,
+  Connection,
+  CreateOptions,
+  NetworkPolicy,
+  NetworkReadBack,
+  ReadBack,
+  ReleaseHow,
+} from "../contract/provider.js";
+import { fail, ok, type Result } from "../contract/result.js";
+import type { CallOptions } from "../daemon/client.js";
+import { packageVersion } from "../package.js";
+import { checkSpec } from "./check.js";
+import { DEFAULT_USER, HOME, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
+import { inspectPod } from "./inspect.js";
+import { decodeLabels, recordedLabels } from "./labels.js";
+import { kubeHooks } from "./make.js";
+import type { KubernetesProviderOptions, Settled } from "./options.js";
+import { GROUPS, KubePods } from "./pods.js";
+import { computerState, deadlineOf } from "./readback.js";
+
+export type { KubernetesProviderOptions } from "./options.js";
+
+export function capabilitiesOf(o: Pick<Settled, "maxLifetimeMs" | "user" | "image" | "runtimeClass">): Capabilities {
+  return {
+    kind: "linux",
+    os: "linux",
+    daemon: "pid1",
+    groups: [...GROUPS],
+    lifetime: "vendor",
+    maxLifetimeMs: o.maxLifetimeMs,
+    network: ["none"],
+    networkReadBack: false,
+    release: ["delete"],
+    user: ["uid"],
+    mount: [],
+    vendorAgentPorts: [],
+    isolation: o.runtimeClass ? `container (RuntimeClass ${o.runtimeClass})` : "container",
+    defaults: { ...(o.image ? { image: o.image } : {}), workdir: HOME, user: o.user },
+  };
+}
+
+/** The capabilities with the options unset. */
+export const CAPABILITIES: Capabilities = capabilitiesOf({ maxLifetimeMs: MAX_LIFETIME_MS, user: DEFAULT_USER, image: undefined, runtimeClass: undefined });
+
+export class KubernetesProvider implements ComputerProvider {
+  readonly id = "kubernetes";
+  readonly version: string;
+  readonly #sb: KubePods;
+
+  constructor(options: KubernetesProviderOptions) {
+    this.#sb = new KubePods(options, packageVersion);
+    this.version = this.#sb.version;
+  }
+
+  capabilities(): Capabilities {
+    return capabilitiesOf(this.#sb.o);
+  }
+
+  check(spec: ComputerSpec): Result<CheckedSpec> {
+    return checkedSpec(spec, checkSpec(spec, this.capabilities()));
+  }
+
+  #adoption(): Adoption {
+    return this.#sb.adoption((by, options) => this.read(by, options), this.capabilities().defaults);
+  }
+
+  /** The one create flow with Kubernetes' hooks; a Pod an interrupted create of the same owner and spec left is adopted when whole, else deleted. */
+  create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
+    return createWith(kubeHooks(this.#sb, { check: (s) => this.check(s), adoption: () => this.#adoption() }, options), spec, options);
+  }
+
+  async read(by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {
+    const found = await this.#sb.find(by, options.signal);
+    if (!found.ok) return found;
+    return inspectPod(this.#sb, found.value, { signal: options.signal });
+  }
+
+  async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {
+    return attachedIf(await this.read(by, options));
+  }
+
+  async list(labels: Record<string, string> = {}, options: CallOptions = {}): Promise<Result<ComputerInfo[]>> {
+    if (typeof labels !== "object" || labels === null || Object.entries(labels).some(([k, v]) => !k || typeof v !== "string")) {
+      return fail("invalid", "list takes labels: an object of strings", { field: "labels" });
+    }
+    const found = await this.#sb.list(labels, options.signal);
+    if (!found.ok) return found;
+    return ok(
+      found.value
+        .filter((pod) => !pod.metadata.deletionTimestamp)
+        .map((pod) => {
+          const given = recordedLabels(pod.metadata.annotations);
+          const decoded = decodeLabels(pod.metadata.labels ?? {}, given);
+          return { pod, decoded };
+        })
+        // The selector matched the encoded labels; the decoded ones are held to those asked for exactly.
+        .filter(({ decoded }) => Object.entries(labels).every(([k, v]) => decoded[k] === v))
+        .map(({ pod, decoded }) => ({
+          ref: { id: pod.metadata.name, name: pod.metadata.name, provider: this.id },
+          labels: decoded,
+          deadline: deadlineOf(pod),
+          state: computerState(pod),
+          network: "none" as const,
+        })),
+    );
+  }
+
+  async connect(ref: ComputerRef, options: CallOptions = {}): Promise<Result<Connection>> {
+    const found = await this.#sb.find({ id: ref?.id ?? ref?.name }, options.signal);
+    if (!found.ok) return found.error.code === "not_found" ? fail("gone", found.error.message) : found;
+    if (computerState(found.value) !== "running") return fail("gone", `${found.value.metadata.name} is not running, so it cannot be connected to`);
+    const connection = await this.#sb.open(found.value.metadata.name, options.signal);
+    if (!connection.ok) return connection;
+    const wrong = helloDrift(connection.value.hello, this.#sb.want());
+    if (wrong.length > 0) {
+      await connection.value.close();
+      return fail("refused", `the daemon in ${found.value.metadata.name} is not the provider's: ${wrong.join("; ")}; make a new computer with this provider`);
+    }
+    return connection;
+  }
+
+  async network(ref: ComputerRef, policy?: NetworkPolicy, options: CallOptions = {}): Promise<Result<NetworkReadBack>> {
+    if (policy !== undefined && policy !== "none")
+      return fail(
+        "unsupported",
+        "a Kubernetes computer's network is none (init's own network namespace), fixed at create: make a new computer with the network you want",
+        {
+          field: "network",
+        },
+      );
+    const read = await this.read({ id: ref?.id ?? ref?.name }, options);
+    if (!read.ok) return read;
+    return ok(read.value.ref.spec?.network ?? { other: "its network could not be read" });
+  }
+
+  async release(ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {
+    if (how === "stop")
+      return fail(
+        "unsupported",
+        `a Pod has no stopped state (restartPolicy Never; delete is its end), so stop is refused and ${ref?.name ?? "the computer"} runs on: release it with delete`,
+        {
+          field: "how",
+        },
+      );
+    if (how !== "delete") return fail("invalid", 'release takes "stop" or "delete"', { field: "how" });
+    const name = ref?.id ?? ref?.name;
+    if (typeof name !== "string" || !NAME_PATTERN.test(name))
+      return fail("invalid", "a Kubernetes computer's ref has its Pod's name (computer-<12 hex digits>)", { field: "id" });
+    if (options.signal?.aborted) return fail("aborted", `release of ${name} was aborted before the API server was asked`);
+    const read = await this.#sb.get(name, options.signal);
+    if (!read.ok) return read.error.code === "not_found" ? ok() : read;
+    if (read.value.metadata.labels?.["agentrun.computer"] !== "1")
+      return fail("not_found", `${name} is not a computer (no agentrun.computer=1 label), so it was not released`);
+    const gone = await this.#sb.deleteAndWait(name, read.value.metadata.uid, options.signal);
+    if (!gone.ok) return fail(gone.error.code, `release of ${name}: ${gone.error.message}`);
+    const earlier = await removeEarlier(this.#adoption(), {
+      id: name,
+      labels: read.value.metadata.labels ?? {},
+      created: createdAt(read.value.metadata.creationTimestamp),
+    });
+    return earlier.ok ? ok() : earlier;
+  }
+
+  /** One read that makes nothing: the server answers the credentials and they may write Pods in the namespace. */
+  async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
+    const checked = await this.#sb.clusterChecks(options.signal);
+    if (!checked.ok) return checked;
+    return ok({ detail: `the API server at ${this.#sb.api.server} answers; the credentials may make Pods in ${this.#sb.o.namespace}` });
+  }
+}

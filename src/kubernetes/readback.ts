@@ -1,0 +1,204 @@
+// A Pod read back: the slice of it the provider reads, its state, why a container that waits will
+// never run, the spec it records, and the drift check closed over all of it (spec, status,
+// container state, labels, node) against what create made.
+import type { ComputerState, SpecReadBack } from "../contract/provider.js";
+import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, INIT_CAPABILITIES, SPEC_ANNOTATION } from "./constants.js";
+import { cpuQuantity, memoryQuantity, type RecordedSpec } from "./pod.js";
+import { encodeLabels, recordedLabels } from "./labels.js";
+
+interface SecurityContext {
+  runAsUser?: number;
+  runAsGroup?: number;
+  privileged?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  capabilities?: { add?: string[]; drop?: string[] };
+  seccompProfile?: { type?: string };
+}
+
+interface Container {
+  name: string;
+  image?: string;
+  imagePullPolicy?: string;
+  securityContext?: SecurityContext;
+  resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
+}
+
+interface ContainerStatus {
+  name: string;
+  image?: string;
+  state?: {
+    running?: { startedAt?: string };
+    waiting?: { reason?: string; message?: string };
+    terminated?: { reason?: string; exitCode?: number; message?: string };
+  };
+}
+
+/** The slice of a Pod the provider reads. */
+export interface Pod {
+  metadata: {
+    name: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+  };
+  spec?: {
+    nodeName?: string;
+    restartPolicy?: string;
+    activeDeadlineSeconds?: number;
+    automountServiceAccountToken?: boolean;
+    enableServiceLinks?: boolean;
+    hostNetwork?: boolean;
+    hostPID?: boolean;
+    hostIPC?: boolean;
+    runtimeClassName?: string;
+    securityContext?: SecurityContext;
+    containers?: Container[];
+  };
+  status?: {
+    phase?: string;
+    reason?: string;
+    message?: string;
+    conditions?: Array<{ type?: string; status?: string; reason?: string; message?: string }>;
+    containerStatuses?: ContainerStatus[];
+  };
+}
+
+const container = (pod: Pod) => pod.spec?.containers?.find((c) => c.name === CONTAINER);
+const containerStatus = (pod: Pod) => pod.status?.containerStatuses?.find((c) => c.name === CONTAINER);
+
+/** The Pod's state in words: its phase, and its container's state. */
+export function stateOf(pod: Pod): string {
+  const s = containerStatus(pod)?.state;
+  const inner = s?.running
+    ? "running"
+    : s?.waiting
+      ? `waiting (${s.waiting.reason ?? "no reason"})`
+      : s?.terminated
+        ? `terminated (${s.terminated.reason ?? "no reason"})`
+        : "not started";
+  return `${pod.metadata.deletionTimestamp ? "being deleted, " : ""}phase ${pod.status?.phase ?? "unknown"}${pod.status?.reason ? ` (${pod.status.reason})` : ""}, its container ${inner}`;
+}
+
+/** running only while the Pod runs, its container runs and no delete is under way. */
+export function computerState(pod: Pod): ComputerState {
+  return pod.status?.phase === "Running" && containerStatus(pod)?.state?.running !== undefined && !pod.metadata.deletionTimestamp ? "running" : "stopped";
+}
+
+const NEVER_PULLS = new Set(["ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName"]);
+
+/** Why a Pod that has not started never will, naming the setting; undefined while it may still start. */
+export function waitingProblem(pod: Pod): { message: string; field?: string } | undefined {
+  const waiting = containerStatus(pod)?.state?.waiting;
+  const image = container(pod)?.image ?? "its image";
+  if (waiting?.reason && NEVER_PULLS.has(waiting.reason))
+    return {
+      field: "image",
+      message: `the image ${image} cannot be had on the node (${waiting.reason}${waiting.message ? `: ${waiting.message.slice(0, 300)}` : ""})`,
+    };
+  if (waiting?.reason === "CreateContainerError" || waiting?.reason === "CreateContainerConfigError" || waiting?.reason === "RunContainerError")
+    return { message: `its container could not be made (${waiting.reason}${waiting.message ? `: ${waiting.message.slice(0, 300)}` : ""})` };
+  const terminated = containerStatus(pod)?.state?.terminated;
+  if (terminated || pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded")
+    return { message: `it ended before it was ready: ${stateOf(pod)}${terminated?.message ? `: ${terminated.message.slice(0, 300)}` : ""}` };
+  return undefined;
+}
+
+/** What create recorded, from the annotation; undefined when it is missing or not one. */
+export function recordedSpec(pod: Pod): RecordedSpec | undefined {
+  try {
+    const r = JSON.parse(pod.metadata.annotations?.[SPEC_ANNOTATION] ?? "") as RecordedSpec;
+    return typeof r?.image === "string" && typeof r.user === "string" && typeof r.workdir === "string" ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The deadline as create wrote it, when it is an ISO time. */
+export function deadlineOf(pod: Pod): Date | undefined {
+  const text = pod.metadata.annotations?.[DEADLINE_ANNOTATION];
+  const t = text ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(t) || new Date(t).toISOString() !== text ? undefined : new Date(t);
+}
+
+/** The spec read back from the Pod itself (the image its container runs, its sizes), the user and workdir as recorded. */
+export function specOf(pod: Pod, recorded: RecordedSpec | undefined): SpecReadBack {
+  const c = container(pod);
+  const limits = c?.resources?.limits ?? {};
+  const cpu = limits.cpu === undefined ? undefined : /^(\d+)m$/.test(limits.cpu) ? Number(limits.cpu.slice(0, -1)) / 1000 : Number(limits.cpu);
+  const mem = limits.memory === undefined ? undefined : /^(\d+)Mi$/.test(limits.memory) ? Number(limits.memory.slice(0, -2)) : undefined;
+  return {
+    image: c?.image ?? "",
+    user: recorded?.user ?? "",
+    network: "none",
+    workdir: recorded?.workdir ?? "",
+    kind: "linux",
+    ...(cpu === undefined ? {} : { cpus: cpu }),
+    ...(mem === undefined ? {} : { memoryMb: mem }),
+    ...(pod.metadata.annotations?.[DEADLINE_ANNOTATION] ? { deadline: pod.metadata.annotations[DEADLINE_ANNOTATION] } : {}),
+  };
+}
+
+export interface PodWant {
+  runtimeClass: string | undefined;
+  pullPolicy: string;
+}
+
+const same = (a: readonly string[] | undefined, b: readonly string[]) => JSON.stringify([...(a ?? [])].sort()) === JSON.stringify([...b].sort());
+const show = (v: unknown) => JSON.stringify(v) ?? "nothing";
+
+/** One sentence per way the Pod is not what create made; none when it is. */
+export function podDrift(pod: Pod, want: PodWant): string[] {
+  const out: string[] = [];
+  const name = pod.metadata.name;
+  if (pod.metadata.deletionTimestamp) out.push(`${name} is being deleted`);
+  const phase = pod.status?.phase;
+  if (phase !== "Running") out.push(`${name} is ${stateOf(pod)}${pod.status?.message ? `: ${pod.status.message.slice(0, 200)}` : ""}, not running`);
+  else if (containerStatus(pod)?.state?.running === undefined) out.push(`${name}'s container is not running (${stateOf(pod)})`);
+  if (!pod.spec?.nodeName) out.push(`${name} is on no node`);
+  const recorded = recordedSpec(pod);
+  if (!recorded) out.push(`${name}'s ${SPEC_ANNOTATION} annotation is missing or not what create writes`);
+  if (!deadlineOf(pod)) out.push(`${name}'s ${DEADLINE_ANNOTATION} annotation is missing or not the ISO time create writes`);
+  const c = container(pod);
+  if (!c) return [...out, `${name} has no container ${CONTAINER}`];
+  if (recorded && c.image !== recorded.image) out.push(`its image is ${show(c.image)}, not ${show(recorded.image)}`);
+  if (c.imagePullPolicy !== want.pullPolicy) out.push(`its imagePullPolicy is ${show(c.imagePullPolicy)}, not ${show(want.pullPolicy)}`);
+  const s = pod.spec!;
+  if (s.restartPolicy !== "Never") out.push(`its restartPolicy is ${show(s.restartPolicy)}, not "Never"`);
+  if (!(typeof s.activeDeadlineSeconds === "number" && s.activeDeadlineSeconds > 0)) out.push("it has no activeDeadlineSeconds");
+  if (s.automountServiceAccountToken !== false) out.push("it mounts a service account token");
+  if (s.enableServiceLinks !== false) out.push("it has service links in its environment");
+  for (const host of ["hostNetwork", "hostPID", "hostIPC"] as const) if (s[host] === true) out.push(`it shares the node's namespace (${host})`);
+  if ((s.runtimeClassName ?? undefined) !== want.runtimeClass) out.push(`its runtimeClassName is ${show(s.runtimeClassName)}, not ${show(want.runtimeClass)}`);
+  if (s.securityContext?.seccompProfile?.type !== "RuntimeDefault")
+    out.push(`its seccomp profile is ${show(s.securityContext?.seccompProfile?.type)}, not "RuntimeDefault"`);
+  const sc = c.securityContext ?? {};
+  if (sc.privileged === true) out.push("its container is privileged");
+  if (!same(sc.capabilities?.drop, ["ALL"])) out.push(`its container drops ${show(sc.capabilities?.drop)}, not ["ALL"]`);
+  if (!same(sc.capabilities?.add, INIT_CAPABILITIES)) out.push(`its container adds ${show(sc.capabilities?.add)}, not ${show(INIT_CAPABILITIES)}`);
+  if (recorded) {
+    const limits = c.resources?.limits ?? {};
+    const wantCpu = recorded.cpus === undefined ? undefined : cpuQuantity(recorded.cpus);
+    const wantMem = recorded.memoryMb === undefined ? undefined : memoryQuantity(recorded.memoryMb);
+    if (limits.cpu !== wantCpu) out.push(`its cpu limit is ${show(limits.cpu)}, not ${show(wantCpu)}`);
+    if (limits.memory !== wantMem) out.push(`its memory limit is ${show(limits.memory)}, not ${show(wantMem)}`);
+  }
+  out.push(...labelDrift(pod));
+  return out;
+}
+
+/** A Pod's labels against those create wrote (the annotation's, encoded): each changed, removed or added by hand. */
+export function labelDrift(pod: Pod): string[] {
+  const have = pod.metadata.labels ?? {};
+  const given = recordedLabels(pod.metadata.annotations);
+  if (!given) return [`its labels cannot be checked: the annotation that records them is missing or not a map of strings`];
+  const want: Record<string, string> = { [COMPUTER_LABEL]: "1", ...encodeLabels(given) };
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(want)) {
+    if (!(k in have)) out.push(`its label ${k} was removed`);
+    else if (have[k] !== v) out.push(`its label ${k} reads ${show(have[k])}, not ${show(v)}`);
+  }
+  for (const k of Object.keys(have)) if (!(k in want)) out.push(`its label ${k} was added`);
+  return out;
+}

@@ -1,0 +1,18 @@
+// Kubernetes' settings as a host takes them from its user (a stack's agentrun:kubernetes config,
+// the CLI's --set): the kubeconfig's contents are a secret.
+import { z } from "zod";
+import { secretSetting } from "../contract/setting-marks.js";
+
+export const KUBERNETES_SETTINGS = z.strictObject({
+  kubeconfig: secretSetting(z.string().min(1).optional()),
+  context: z.string().min(1).optional(),
+  namespace: z.string().min(1).optional(),
+  runtimeClass: z.string().min(1).optional(),
+  image: z.string().min(1).optional(),
+  imagePullPolicy: z.string().optional(),
+  arch: z.string().optional(),
+  daemonPath: z.string().min(1).optional(),
+  user: z.string().optional(),
+});
+
+export type KubernetesSettings = z.infer<typeof KUBERNETES_SETTINGS>;

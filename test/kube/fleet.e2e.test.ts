@@ -1,0 +1,88 @@
+// A fleet of ten Pods through the real Pulumi engine on the test cluster, as a story: up; one Pod
+// deleted and one relabelled by hand; `preview --refresh --expect-no-changes` exits 7 naming both;
+// up heals them; destroy leaves no Pod carrying the run's label. Skipped in words unless
+// AGENTRUN_KUBE_TESTS=1 (npm run test:kube); starts the cluster when it is not running and leaves
+// it running (kube:down is the cluster test's).
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KubeApi } from "../../src/kubernetes/api.js";
+import { parseKubeconfig } from "../../src/kubernetes/kubeconfig.js";
+import { encodeLabel } from "../../src/kubernetes/labels.js";
+import type { Pod } from "../../src/kubernetes/readback.js";
+import { RUN_LABEL } from "../../src/contract/labels.js";
+import { testStack, type TestStack } from "../support/stack.js";
+import { ROOT } from "../support/toolchain.js";
+
+const run = promisify(execFile);
+const asked = process.env.AGENTRUN_KUBE_TESTS === "1";
+const why = "the test cluster: set AGENTRUN_KUBE_TESTS=1 (npm run test:kube) to build and start it";
+const PODS = "/api/v1/namespaces/default/pods";
+
+describe.skipIf(!asked)(asked ? "a fleet on the test cluster" : `skipped: ${why}`, () => {
+  const runId = `kube-e2e:${randomBytes(4).toString("hex")}`;
+  const [runKey, runValue] = encodeLabel(RUN_LABEL, runId);
+  let kube: { kubeconfig: string; image: string };
+  let api: KubeApi;
+  let s: TestStack;
+  const pods = async () => {
+    const listed = await api.call<{ items: Pod[] }>(`${PODS}?labelSelector=${encodeURIComponent(`${runKey}=${runValue}`)}`, "listing", { ms: 10_000 });
+    if (!listed.ok) throw new Error(listed.error.message);
+    return listed.value.items.filter((p) => !p.metadata.deletionTimestamp);
+  };
+
+  beforeAll(async () => {
+    await run("bash", [`${ROOT}/scripts/kube-up.sh`], { cwd: ROOT, maxBuffer: 64 << 20 });
+    kube = JSON.parse(readFileSync(`${ROOT}/dist/kube.json`, "utf8"));
+    const text = readFileSync(kube.kubeconfig, "utf8");
+    api = new KubeApi(parseKubeconfig(text));
+    s = await testStack(
+      "kube-fleet",
+      {
+        claim: { type: "agentrun:index:RunEpoch", properties: { provider: "kubernetes", run: runId, epoch: 1 } },
+        agents: {
+          type: "agentrun:index:Fleet",
+          properties: {
+            size: 10,
+            template: { provider: "kubernetes", image: kube.image, lifetimeMs: 1_800_000, network: "none", cpus: 0.1, memoryMb: 128 },
+            labels: "${claim.labels}",
+          },
+        },
+      },
+      { names: "${agents.names}" },
+    );
+    await s.stack.setConfig("agentrun:kubernetes", { value: JSON.stringify({ kubeconfig: text, imagePullPolicy: "Never" }), secret: true });
+  }, 3_600_000);
+  afterAll(async () => {
+    await s?.dispose();
+  }, 600_000);
+
+  it("ups ten Pods, shows one deleted and one relabelled by hand, heals both, and destroys every one", async () => {
+    await s.stack.up({ color: "never" });
+    const made = await pods();
+    expect(made).toHaveLength(10);
+    const [gone, relabelled] = [made[0]!.metadata.name, made[1]!.metadata.name];
+    const deleted = await api.call(`${PODS}/${gone}`, "deleting", { method: "DELETE", ms: 10_000 });
+    expect(deleted.ok).toBe(true);
+    const patched = await api.call(`${PODS}/${relabelled}`, "relabelling", {
+      method: "PATCH",
+      body: { metadata: { labels: { team: "by-hand" } } },
+      ms: 10_000,
+    });
+    expect(patched.ok).toBe(true);
+    const preview = await s.cli("preview", "--refresh", "--expect-no-changes", "--diff");
+    expect(preview.exitCode).toBe(7);
+    const said = preview.stdout + preview.stderr;
+    expect(said).toContain(gone);
+    expect(said).toContain(relabelled);
+    await s.stack.up({ color: "never", refresh: true });
+    const healed = await pods();
+    expect(healed).toHaveLength(10);
+    expect(healed.every((p) => p.metadata.labels?.team === undefined)).toBe(true);
+    expect((await s.cli("preview", "--refresh", "--expect-no-changes")).exitCode).toBe(0);
+    await s.stack.destroy({ color: "never" });
+    expect(await pods()).toHaveLength(0);
+  }, 1_800_000);
+});
