@@ -108,7 +108,9 @@ describe("Computer check", () => {
   it("refuses an unknown provider beside an unknown field, naming the ones the registry holds", async () => {
     const failures = await failuresOf({ ...good, provider: "fly", colour: 1 });
     expect(failures.map((f) => f.property)).toEqual(["colour", "provider"]);
-    expect(failures[1]!.reason).toBe('there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes');
+    expect(failures[1]!.reason).toBe(
+      'there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes',
+    );
   });
 
   it("names a secret field's refusal without its words", async () => {
