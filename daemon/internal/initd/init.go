@@ -166,7 +166,7 @@ func run(o Options) error {
 	}
 
 	// The first exec.run's guard, started while the first client connects.
-	go d.Runs.Prime()
+	d.Runs.Prime()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var conns sync.WaitGroup

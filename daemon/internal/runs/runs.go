@@ -24,7 +24,8 @@ type Registry struct {
 	closing  bool
 	starting sync.WaitGroup
 	live     map[*guard.Run]struct{}
-	warm     *guard.Idle // the next exec.run's guard, already running and waiting
+	warm     *guard.Idle   // the next exec.run's guard, already running and waiting
+	priming  chan struct{} // closed once Prime's guard is parked (or failed to start)
 }
 
 // New makes an empty registry starting guards as guard.Exe and guard.Args say now.
@@ -62,10 +63,21 @@ func (r *Registry) StartWarm(ctx context.Context, spec guard.Spec, stdio [3]*os.
 		return nil, ErrShuttingDown
 	}
 	r.starting.Add(1)
+	priming := r.priming
+	r.mu.Unlock()
+	defer r.starting.Done()
+	// A guard Prime is starting already started before this run: waiting for it is never slower
+	// than starting another.
+	if priming != nil {
+		select {
+		case <-priming:
+		case <-ctx.Done():
+		}
+	}
+	r.mu.Lock()
 	g := r.warm
 	r.warm = nil
 	r.mu.Unlock()
-	defer r.starting.Done()
 	if g != nil && !g.Alive() {
 		g.Discard()
 		g = nil
@@ -84,16 +96,28 @@ func (r *Registry) StartWarm(ctx context.Context, spec guard.Spec, stdio [3]*os.
 	return run, nil
 }
 
-// Prime starts a guard that waits for the first exec.run, unless one waits already (init, as
-// it starts serving).
+// Prime starts a guard that waits for the first exec.run, in the background (init, as it starts
+// serving); a run that comes before it is ready waits for it.
 func (r *Registry) Prime() {
-	g, err := r.launch.Spawn(nil)
-	if err != nil {
-		return // the next run starts its guard itself
-	}
-	if !r.park(g) {
-		g.Discard()
-	}
+	done := make(chan struct{})
+	r.mu.Lock()
+	r.priming = done
+	r.mu.Unlock()
+	go func() {
+		defer func() {
+			r.mu.Lock()
+			r.priming = nil
+			r.mu.Unlock()
+			close(done)
+		}()
+		g, err := r.launch.Spawn(nil)
+		if err != nil {
+			return // the next run starts its guard itself
+		}
+		if !r.park(g) {
+			g.Discard()
+		}
+	}()
 }
 
 // park keeps a guard whose run is over for the next run, when none waits and no shutdown has
