@@ -133,6 +133,9 @@ func run(o Options) error {
 			return err
 		}
 	}
+	// Signals are caught before the socket is there: a client that can connect can be answered by a stop.
+	stop := make(chan os.Signal, 2)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	l, err := listen(SocketPath())
 	if err != nil {
 		return err
@@ -155,8 +158,6 @@ func run(o Options) error {
 	// The display DISPLAY names at start, reached when first asked for (an X server started
 	// later through process.start is found then).
 	d := methods.New(clock, x11.NewDisplay(os.Getenv("DISPLAY"), x11.AuthPath(os.Getenv("XAUTHORITY"), os.Getenv("HOME"))))
-	stop := make(chan os.Signal, 2)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	// An allowlisted computer starts beside its proxy: until the proxy answers, init serves no
 	// client, so nothing of the agent's runs before its one way out is there.
 	if o.Egress != "" && !waitForProxy(o.Egress, stop, clock.Fired()) {
