@@ -69,8 +69,10 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   }
   // The template is checked as a Computer is, with the provider's defaults filled in.
   const checked = await computer.check(ctx, {}, given);
-  for (const f of checked.failures ?? []) failures.push({ property: "template", reason: `template.${f.property}: ${f.reason}` });
-  const template = (checked.inputs ? unwrap(checked.inputs).plain : {}) as Props;
+  // A problem of the whole computer (no property) is said as it is, not as a field's.
+  for (const f of checked.failures ?? []) failures.push({ property: "template", reason: f.property ? `template.${f.property}: ${f.reason}` : f.reason });
+  // The pool's own refusals are said beside the template's, from what was given where the check refused it.
+  const template = (checked.inputs ? unwrap(checked.inputs).plain : given) as Props;
   failures.push(...poolTemplateProblems(template));
   if (failures.length) return { failures };
   if (template.provider === UNKNOWN) return { inputs: wrapDerived({ size: plain.size, template }, secretKeys) };
