@@ -56,6 +56,11 @@ describe("the YAML examples and the root stack", async () => {
           const set = await pulumi("config", "set", "--secret", "--path", `agentrun:${vendor}.apiKey`, "preview-only", "--stack", "example");
           expect(set.exitCode, set.stderr).toBe(0);
         }
+        if (dir === "examples/allowlist") {
+          // As its README says: the plugin runs in a container here, so the host's addresses are given.
+          const set = await pulumi("config", "set", "--stack", "example", "--path", "agentrun:docker.egress.hostAddresses[0]", "192.0.2.1");
+          expect(set.exitCode, set.stderr).toBe(0);
+        }
         if (dir === "examples/browser") {
           for (const key of ["apiKey", "projectId"]) {
             const set = await pulumi("config", "set", "--secret", "--path", `agentrun:browserbase.${key}`, "preview-only", "--stack", "example");
