@@ -19,9 +19,11 @@ const text = (t: string) => ({ [SIG]: "c44067f5952c0a294b673a41bacd8c17", text: 
 const archive = (assets: Record<string, unknown>) => ({ [SIG]: "0def7320c3a5731c473e5ecbe6d01bc7", assets, hash: "a" });
 
 // Answers every request with its settings, on the port its env names, on the loopback alone.
+// The request is read to its blank line: a close with a line left unread resets the connection,
+// which can reach the client before the answer does.
 const SERVE = `use IO::Socket::INET;
 my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $ENV{PORT}, Listen => 5, ReuseAddr => 1) or die "listen: $!";
-while (my $c = $s->accept) { my $r = <$c>; print $c "HTTP/1.0 200 OK\\r\\n\\r\\n$ENV{AGENTRUN_APP_SETTINGS}\\n"; close $c; }
+while (my $c = $s->accept) { while (my $l = <$c>) { last if $l =~ /^\\r?$/ } print $c "HTTP/1.0 200 OK\\r\\n\\r\\n$ENV{AGENTRUN_APP_SETTINGS}\\n"; close $c; }
 `;
 const GET = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && tail -n 1 <&3`;
 const schema = { type: "object", properties: { greeting: { type: "string" }, token: { type: "string", writeOnly: true } }, required: ["greeting"] };
