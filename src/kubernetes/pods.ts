@@ -1,8 +1,7 @@
 // The Pods as the parts use them: the API server from the kubeconfig, one Pod read, one list by
 // labels, the create, a delete waited for until the API server answers 404, the wait until the
 // container runs (or why it never will), the daemon's upload and the bridge through exec.
-import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import { createdAt, type Adoption, type Candidate } from "../contract/adopt.js";
 import type { AttachBy, ReadBack, SpecDefaults } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
@@ -18,14 +17,14 @@ import { selectorOf } from "./labels.js";
 import { computerState, type Pod, stateOf, waitingProblem } from "./readback.js";
 import { uploadDaemon } from "./upload.js";
 
+export type { Daemon };
 export const GROUPS = ["exec", "files", "processes"] as const;
-export type Daemon = { bytes: Uint8Array; sha256: string };
 
 export class KubePods {
   readonly o: Settled;
   readonly api: KubeApi;
   readonly version: string;
-  #daemon: Promise<Daemon> | undefined;
+  readonly #daemon: DaemonFile;
   /** The cluster's checks (namespace, RuntimeClass), once they passed. */
   #checked = false;
 
@@ -33,6 +32,7 @@ export class KubePods {
     this.o = settle(options);
     this.api = new KubeApi(this.o.creds);
     this.version = options.version ?? packageVersion();
+    this.#daemon = new DaemonFile(this.o.daemonPath);
   }
 
   want() {
@@ -43,21 +43,8 @@ export class KubePods {
     return `/api/v1/namespaces/${encodeURIComponent(this.o.namespace)}/pods${name === undefined ? "" : `/${encodeURIComponent(name)}`}`;
   }
 
-  async daemonBytes(): Promise<Result<Daemon>> {
-    const path = this.o.daemonPath;
-    this.#daemon ??= readFile(path).then((bytes) => ({ bytes, sha256: createHash("sha256").update(bytes).digest("hex") }));
-    try {
-      return ok(await this.#daemon);
-    } catch (error) {
-      this.#daemon = undefined;
-      return fail(
-        "invalid",
-        `the daemon at ${path} could not be read (${(error as NodeJS.ErrnoException).code ?? "error"}); build it with npm run setup, or give daemonPath`,
-        {
-          field: "daemonPath",
-        },
-      );
-    }
+  daemonBytes(): Promise<Result<Daemon>> {
+    return this.#daemon.bytes();
   }
 
   /**

@@ -2,8 +2,7 @@
 // read once, the daemon's bytes, a terminate waited for until Modal reads the sandbox finished,
 // the drift check of one sandbox (poll, tags, hello, the probe), and sandboxes found by id, name
 // or tags. provider.ts and make.ts share one of these.
-import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import type { Adoption } from "../contract/adopt.js";
 import { boundedBy, untilAborted } from "../contract/bound.js";
 import type { AttachBy, ComputerRef, NetworkReadBack, ReadBack, SpecReadBack } from "../contract/provider.js";
@@ -21,8 +20,8 @@ import { packagedDaemon } from "./settings.js";
 import { labelsOf, ownTagsOf, type OwnTags, type RecordedSpec, tagDrift } from "./tags.js";
 
 export const PROVIDER_ID = "modal";
+export type { Daemon };
 export const GROUPS = ["exec", "files", "processes"] as const;
-export type Daemon = { bytes: Uint8Array; sha256: string };
 export type Running = { sandbox: ModalSandbox; tags: Record<string, string>; own: OwnTags };
 
 type Finished = { code: number | null } | { gone: true };
@@ -34,7 +33,7 @@ export class ModalSandboxes {
   readonly version: string;
   readonly #sdk: () => Promise<ModalSdk>;
   #appRead: Promise<Result<ModalApp>> | undefined;
-  #daemon: Promise<Daemon> | undefined;
+  readonly #daemon: DaemonFile;
 
   constructor(options: ModalProviderOptions, version: () => string) {
     this.o = settle(options);
@@ -45,6 +44,7 @@ export class ModalSandboxes {
         ? () => (loaded ??= given().catch((error: unknown) => ((loaded = undefined), Promise.reject(error))))
         : () => Promise.resolve(given);
     this.version = options.version ?? version();
+    this.#daemon = new DaemonFile(this.o.daemonPath ?? packagedDaemon());
   }
 
   sdk(): Promise<ModalSdk> {
@@ -68,19 +68,8 @@ export class ModalSandboxes {
     return untilAborted(this.#appRead, signal, () => fail("aborted", "reading the Modal app was aborted"));
   }
 
-  async daemonBytes(): Promise<Result<Daemon>> {
-    const path = this.o.daemonPath ?? packagedDaemon();
-    this.#daemon ??= readFile(path).then((bytes) => ({ bytes, sha256: createHash("sha256").update(bytes).digest("hex") }));
-    try {
-      return ok(await this.#daemon);
-    } catch (error) {
-      this.#daemon = undefined;
-      return fail(
-        "invalid",
-        `the daemon at ${path} could not be read (${(error as NodeJS.ErrnoException).code ?? "error"}); build it with npm run setup, or give daemonPath`,
-        { field: "daemonPath" },
-      );
-    }
+  daemonBytes(): Promise<Result<Daemon>> {
+    return this.#daemon.bytes();
   }
 
   /** Reads poll() until it reports an exit code or Modal no longer knows the sandbox. */
