@@ -15,7 +15,8 @@ import { expect } from "./api.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_SNAPSHOT, IMAGE_LABEL, INIT_SESSION, TIMEOUTS } from "./constants.js";
 import { sandboxDrift } from "./drift.js";
 import { isGoing } from "./readback.js";
-import type { Daemon, DaytonaSandboxes } from "./sandboxes.js";
+import type { Daemon } from "../contract/daemon-file.js";
+import type { DaytonaSandboxes } from "./sandboxes.js";
 import { type CreateSandbox, Sandbox } from "./schemas.js";
 import type { Toolbox } from "./toolbox.js";
 
@@ -129,11 +130,8 @@ export function daytonaHooks(
   return {
     check: (spec) => provider.check(spec),
     prepare: async (checked) => {
-      try {
-        return ok({ ...checked, daemon: await sb.readDaemon() });
-      } catch (error) {
-        return fail("invalid", `the daemon at ${sb.o.daemonPath} could not be read: ${(error as Error).message}; nothing was made`, { field: "daemonPath" });
-      }
+      const daemon = await sb.daemonBytes();
+      return daemon.ok ? ok({ ...checked, daemon: daemon.value }) : daemon;
     },
     adoption: provider.adoption(),
     make: async (c) => {

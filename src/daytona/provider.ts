@@ -103,8 +103,8 @@ export class DaytonaProvider implements ComputerProvider {
     let hello: Hello | undefined;
     const started = sandbox.state === "started";
     if (started) {
-      const daemon = await this.#sb.readDaemon().catch(() => undefined);
-      if (!daemon) return fail("failed", `the daemon at ${this.#sb.o.daemonPath} could not be read, so ${sandbox.name}'s daemon cannot be checked against it`);
+      const daemon = await this.#sb.daemonBytes();
+      if (!daemon.ok) return fail("failed", `${daemon.error.message}, so ${sandbox.name}'s daemon cannot be checked against it`);
       const toolbox = await this.#sb.toolbox(sandbox, signal);
       if (!toolbox.ok) return toolbox;
       const connection = await this.#sb.open(toolbox.value, sandbox.name, signal);
@@ -114,7 +114,7 @@ export class DaytonaProvider implements ComputerProvider {
       } else {
         hello = connection.value.hello;
         try {
-          mismatches.push(...(await daemonDrift(connection.value.client, hello, this.#sb.daemonWant(daemon.sha256), signal)));
+          mismatches.push(...(await daemonDrift(connection.value.client, hello, this.#sb.daemonWant(daemon.value.sha256), signal)));
         } catch {
           await connection.value.close();
           return fail("aborted", `reading ${sandbox.name} was aborted`);

@@ -2,14 +2,14 @@
 // and every page listed, the toolbox of one, the daemon's bytes, a delete waited for until
 // Daytona reads the sandbox gone, the bridge and hello, and a sandbox found by id or labels and
 // read back into a ref. provider.ts, make.ts and release.ts share one of these.
-import { promises as fs } from "node:fs";
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
 import type { Hello } from "../daemon/protocol.js";
 import { type Adoption, createdAt } from "../contract/adopt.js";
 import { type DaemonExpected } from "../contract/agent-child/drift.js";
-import { CHILD_HOME, sha256Of } from "../contract/agent-child/install.js";
+import { CHILD_HOME } from "../contract/agent-child/install.js";
 import { boundedBy } from "../contract/bound.js";
+import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import type { AttachBy, ComputerRef, Connection, SpecReadBack } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import { waitUntil } from "../contract/wait.js";
@@ -24,7 +24,6 @@ import { defaultWebSocket, Toolbox, type WebSocketFactory } from "./toolbox.js";
 
 export const PROVIDER_ID = "daytona";
 export const GROUPS = ["exec", "files", "processes"] as const;
-export type Daemon = { bytes: Buffer; sha256: string };
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -33,13 +32,14 @@ export class DaytonaSandboxes {
   readonly version: string;
   readonly #api: DaytonaApi;
   readonly #webSocket: WebSocketFactory;
-  #daemon: Promise<Daemon> | undefined;
+  readonly #daemon: DaemonFile;
 
   constructor(options: DaytonaProviderOptions, version: () => string) {
     this.o = settle(options);
     this.#api = new DaytonaApi(this.o.apiKey, options.fetch ?? fetch);
     this.#webSocket = options.webSocket ?? defaultWebSocket;
     this.version = options.version ?? version();
+    this.#daemon = new DaemonFile(this.o.daemonPath);
   }
 
   call(path: string, what: string, options: Parameters<DaytonaApi["request"]>[3] = {}) {
@@ -87,10 +87,9 @@ export class DaytonaSandboxes {
     return Toolbox.of(this.#api, this.o.apiKey, proxy, sandbox.id, this.#webSocket);
   }
 
-  readDaemon(): Promise<Daemon> {
-    this.#daemon ??= fs.readFile(this.o.daemonPath).then((bytes) => ({ bytes, sha256: sha256Of(bytes) }));
-    this.#daemon.catch(() => (this.#daemon = undefined));
-    return this.#daemon;
+  /** The daemon's bytes and sha256 (read once), or an invalid daemonPath in words. */
+  daemonBytes(): Promise<Result<Daemon>> {
+    return this.#daemon.bytes();
   }
 
   daemonWant(sha256: string): DaemonExpected {

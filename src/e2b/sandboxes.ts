@@ -118,7 +118,7 @@ export class E2BSandboxes {
     return ok(out);
   }
 
-  #readDaemon(): Promise<Daemon> {
+  #daemonBytes(): Promise<Daemon> {
     this.#daemon ??= readFile(this.o.daemonPath).then((bytes) => ({ bytes, sha256: sha256Of(bytes) }));
     this.#daemon.catch(() => (this.#daemon = undefined));
     return this.#daemon;
@@ -127,7 +127,7 @@ export class E2BSandboxes {
   /** The daemon's bytes, or why they could not be read, before anything is made. */
   async daemonBytes(): Promise<Result<Daemon>> {
     try {
-      return ok(await this.#readDaemon());
+      return ok(await this.#daemonBytes());
     } catch (error) {
       return fail("invalid", `the daemon at ${this.o.daemonPath} could not be read: ${(error as Error).message}; nothing was made`, { field: "daemonPath" });
     }
@@ -135,7 +135,7 @@ export class E2BSandboxes {
 
   /** The daemon's bytes for a read-back, or undefined when they cannot be read. */
   daemonIfRead(): Promise<Daemon | undefined> {
-    return this.#readDaemon().catch(() => undefined);
+    return this.#daemonBytes().catch(() => undefined);
   }
 
   daemonWant(sha256: string, kind: E2BKind): DaemonExpected {

@@ -16,6 +16,17 @@ function refusal(spec: object): { fields: string[]; message: string } {
   return { fields: (checked.error.refusals ?? [{ field: checked.error.field ?? "" }]).map((r) => r.field), message: checked.error.message };
 }
 
+describe("DaytonaProvider.create with a daemon that cannot be read", () => {
+  it("is refused on daemonPath in words, with no request, and reads again on the next call", async () => {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const made = await provider.create(good);
+      expect(made).toMatchObject({ ok: false, error: { code: "invalid", field: "daemonPath" } });
+      if (!made.ok)
+        expect(made.error.message).toBe("the daemon at /nonexistent/computerd could not be read (ENOENT); build it with npm run setup, or give daemonPath");
+    }
+  });
+});
+
 describe("DaytonaProvider.check", () => {
   it("takes a snapshot, a lifetime and network none", () => {
     expect(provider.check(good)).toMatchObject({ ok: true, value: { spec: good } });
