@@ -90,9 +90,7 @@ say "vitest"
 set +e
 npx vitest run --exclude test/docker/daytona-conformance.test.ts --exclude test/docker/e2b-conformance.test.ts --reporter=default --reporter=json --outputFile.json="$out/vitest.json" "$@"; vt_rc=$?
 set -e
-read -r vt_pass vt_fail < <(node -e '
-  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  console.log(r.numPassedTests, r.numFailedTests + (r.numTotalTests === 0 ? 1 : 0));' "$out/vitest.json" 2>/dev/null || echo "0 1")
+read -r vt_pass vt_fail < <(node scripts/vitest-summary.mjs "$out/vitest.json")
 
 echo "go: $go_pass passed, $go_fail failed; vitest: $vt_pass passed, $vt_fail failed"
 [ "$go_pass" -gt 0 ] || { say "go test ran no test"; go_rc=1; }
