@@ -42,7 +42,8 @@ describe("the TypeScript SDK", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+    // A whole tsc of the library: ~20 s quiet, past a minute with npm test's Docker suites beside it.
+  }, 180_000);
 
   test("registers each resource with its type token and the inputs given", async () => {
     const registered: Array<{ type: string; name: string; inputs: Record<string, unknown> }> = [];
