@@ -87,12 +87,14 @@ beside base "base image" bash scripts/base-image.sh
 step "TypeScript build" typescript
 joined base BASE_IMAGE
 # The computers' own image (the provider's recipe on the base), made here beside the CLI's build
-# rather than by the first `pulumi up` before its first computer. Exit 10: it was there.
+# rather than by the first `pulumi up` before its first computer. Exit 10: it was there. Its bound
+# is an hour, not a create's ten minutes: beside the CLI's build on a busy 2-core machine it took
+# longer than ten.
 computers_image() {
   node --input-type=module -e '
     const { dockerRecipe, ensureImage } = await import(process.argv[1] + "/dist/src/docker/image.js");
     let built = false;
-    const made = await ensureImage({ recipe: dockerRecipe(process.argv[2]) }, { onWait: () => (built = true) });
+    const made = await ensureImage({ recipe: dockerRecipe(process.argv[2]) }, { onWait: () => (built = true), timeoutMs: 3_600_000 });
     if (!made.ok) console.error(`[setup] ${made.error.message}`);
     process.exit(!made.ok ? 1 : built ? 0 : 10);' "$ROOT" "$BASE_IMAGE"
 }
