@@ -61,8 +61,11 @@ export async function claim(pool: Pool, claimOf: { run: string; epoch: number } 
   const held = await watch?.handOver(ref.id);
   if (watch) void watch.look();
   if (held) return ok({ ref, client: held.client, hello: held.hello, close: held.close });
-  // Else the way only the claim may take, where the vendor has one (Docker: the computer's own stdio).
-  const connected = taken.value.connect ? await taken.value.connect({ signal }) : await pool.provider.connect(ref, { signal });
+  // Else the way only the claim may take, where the vendor has one (Docker: the computer's own
+  // stdio); when it fails (a stdin someone else attached to first), the way any client connects.
+  const own = taken.value.connect;
+  let connected = own ? await own({ signal }) : await pool.provider.connect(ref, { signal });
+  if (!connected.ok && own && !signal?.aborted) connected = await pool.provider.connect(ref, { signal });
   if (!connected.ok) {
     // Taken but not reachable: it is the run's now, so it is released rather than left.
     await pool.provider.release(ref, "delete");
