@@ -228,7 +228,17 @@ export interface PoolHooks {
    * none is ready. prefer: ready computers to try first, before the pool is listed (those a
    * caller already holds a connection to).
    */
-  take(pool: string, labels: Record<string, string>, options?: CallOptions & { prefer?: ComputerRef[] }): Promise<Result<ComputerRef>>;
+  take(pool: string, labels: Record<string, string>, options?: CallOptions & { prefer?: ComputerRef[] }): Promise<Result<Taken>>;
+}
+
+/** A computer a take took for its claim. */
+export interface Taken {
+  ref: ComputerRef;
+  /**
+   * Connects as the computer's first client, a way only its claim may take (Docker: the
+   * container's own stdio, with no exec); absent, the claim connects as any client does.
+   */
+  connect?(options?: CallOptions): Promise<Result<Connection>>;
 }
 
 // --- The interface ---

@@ -177,8 +177,21 @@ export class DockerEngine {
    * An attached exec's stream: POST /exec/{id}/start upgraded to a raw connection (Upgrade: tcp).
    * Stdin goes in as written; stdout and stderr come out in Docker's multiplexed frames.
    */
-  async hijack(id: string, bound: EngineBound = {}): Promise<Reply<Duplex>> {
-    const path = `/exec/${id}/start`;
+  hijack(id: string, bound: EngineBound = {}): Promise<Reply<Duplex>> {
+    return this.#upgrade(`/exec/${id}/start`, "", { Detach: false, Tty: false }, bound);
+  }
+
+  /**
+   * A container's own stdio, attached as it streams from now on (no logs): POST
+   * /containers/{id}/attach upgraded. With stdin, what is written is the container's stdin;
+   * stdout and stderr come out in Docker's multiplexed frames (a container without a TTY).
+   */
+  attach(id: string, streams: { stdin: boolean }, bound: EngineBound = {}): Promise<Reply<Duplex>> {
+    const query = `?stream=1&logs=0&stdin=${streams.stdin ? 1 : 0}&stdout=1&stderr=1`;
+    return this.#upgrade(`/containers/${encodeURIComponent(id)}/attach`, query, undefined, bound);
+  }
+
+  async #upgrade(path: string, query: string, body: unknown, bound: EngineBound): Promise<Reply<Duplex>> {
     this.#onCall?.({ method: "POST", path });
     if (bound.signal?.aborted) return failed<Duplex>(0, "aborted", { aborted: true });
     const version = await this.#apiVersion(bound);
@@ -187,12 +200,11 @@ export class DockerEngine {
     try {
       // undici's upgrade sends a request body as any request does (its types omit it).
       const upgraded = await this.#connections.upgrade({
-        path: `/${version.value}${path}`,
+        path: `/${version.value}${path}${query}`,
         method: "POST",
         protocol: "tcp",
         signal,
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ Detach: false, Tty: false }),
+        ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
       } as Parameters<Pool["upgrade"]>[0]);
       return { ok: true, status: 101, value: upgraded.socket, message: "", aborted: false, timedOut: false, unreachable: false };
     } catch (error) {

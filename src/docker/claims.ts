@@ -8,10 +8,11 @@
 import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../daemon/client.js";
 import { POOL_LABEL } from "../fleet/pool.js";
-import type { ComputerRef, PoolHooks } from "../contract/provider.js";
+import type { ComputerRef, Connection, PoolHooks } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import type { DockerEngine } from "./api.js";
-import { COMPUTER_LABEL } from "./constants.js";
+import { COMPUTER_LABEL, KIND_LABEL } from "./constants.js";
+import { commandServesStdio } from "./create-request.js";
 import { failure, listByLabels } from "./containers.js";
 import { type Inspected, labelsOf } from "./readback.js";
 
@@ -107,20 +108,39 @@ export async function markReady(engine: DockerEngine, name: string, options: Cal
   return renamed.ok ? ok(to) : failure(engine, `renaming ${name} ready as ${to}`, renamed);
 }
 
+/** A pool's computer as its list reports it; stdio and kind are known where it was listed (a preferred one is not). */
+export interface Member {
+  id: string;
+  name: string;
+  /** Its init serves its first client over its own stdio (made with init --stdio). */
+  stdio?: boolean;
+  kind?: "linux" | "desktop";
+}
+
 /** The pool's ready computers: running, with its label and a ready name, in one list call. */
-export async function readyMembers(engine: DockerEngine, pool: string, options: CallOptions = {}): Promise<Result<Array<{ id: string; name: string }>>> {
+export async function readyMembers(engine: DockerEngine, pool: string, options: CallOptions = {}): Promise<Result<Member[]>> {
   const filters = JSON.stringify({ label: [`${COMPUTER_LABEL}=1`, `${POOL_LABEL}=${pool}`], status: ["running"], name: [`^/${READY_PREFIX}`] });
-  const listed = await engine.call<Array<{ Id: string; Names?: string[] | null }>>("GET", "/containers/json", {
-    query: { filters },
-    signal: options.signal,
-    timeoutMs: CALL_MS,
-  });
+  const listed = await engine.call<Array<{ Id: string; Names?: string[] | null; Command?: string; Labels?: Record<string, string> | null }>>(
+    "GET",
+    "/containers/json",
+    { query: { filters }, signal: options.signal, timeoutMs: CALL_MS },
+  );
   if (!listed.ok) return failure(engine, `listing pool ${pool}'s ready computers`, listed);
-  return ok((listed.value ?? []).map((c) => ({ id: c.Id, name: (c.Names?.[0] ?? "").replace(/^\//, "") })).filter((c) => isReadyName(c.name)));
+  return ok(
+    (listed.value ?? [])
+      .map((c) => ({
+        id: c.Id,
+        name: (c.Names?.[0] ?? "").replace(/^\//, ""),
+        // A computer a provider from before init --stdio made has no stdin to take: it is connected through the bridge.
+        stdio: commandServesStdio(c.Command),
+        kind: c.Labels?.[KIND_LABEL] === "desktop" ? ("desktop" as const) : ("linux" as const),
+      }))
+      .filter((c) => isReadyName(c.name)),
+  );
 }
 
 /** Renames a ready computer to its computer name: ok when this call took it, undefined when another claim did. */
-async function renameTaken(engine: DockerEngine, member: { id: string; name: string }, options: CallOptions): Promise<Result<string | undefined>> {
+async function renameTaken(engine: DockerEngine, member: Member, options: CallOptions): Promise<Result<string | undefined>> {
   const to = claimedName(member.name);
   const renamed = await engine.call("POST", `/containers/${encodeURIComponent(member.name)}/rename`, {
     query: { name: to },
@@ -144,19 +164,19 @@ export async function take(
   engine: DockerEngine,
   pool: string,
   labels: Record<string, string>,
-  options: CallOptions & { prefer?: Array<{ id: string; name: string }> } = {},
-): Promise<Result<{ id: string; name: string }>> {
+  options: CallOptions & { prefer?: Member[] } = {},
+): Promise<Result<Member>> {
   const tried = new Set<string>();
-  const attempt = async (member: { id: string; name: string }): Promise<Result<{ id: string; name: string } | undefined>> => {
+  const attempt = async (member: Member): Promise<Result<Member | undefined>> => {
     tried.add(member.name);
     const taken = await renameTaken(engine, member, options);
     if (!taken.ok || taken.value === undefined) return taken as Result<undefined>;
     const recorded = await recordClaim(engine, member.id, labels, options);
-    return recorded.ok ? ok({ id: member.id, name: taken.value }) : recorded;
+    return recorded.ok ? ok({ ...member, name: taken.value }) : recorded;
   };
   for (const member of (options.prefer ?? []).filter((m) => isReadyName(m.name))) {
-    const got = await attempt(member);
-    if (!got.ok || got.value) return got as Result<{ id: string; name: string }>;
+    const got = await attempt({ id: member.id, name: member.name });
+    if (!got.ok || got.value) return got as Result<Member>;
   }
   const ready = await readyMembers(engine, pool, options);
   if (!ready.ok) return ready;
@@ -164,7 +184,7 @@ export async function take(
   const start = members.length ? randomBytes(2).readUInt16BE(0) % members.length : 0;
   for (let i = 0; i < members.length; i += 1) {
     const got = await attempt(members[(start + i) % members.length]!);
-    if (!got.ok || got.value) return got as Result<{ id: string; name: string }>;
+    if (!got.ok || got.value) return got as Result<Member>;
   }
   if (options.signal?.aborted) return fail("aborted", `the claim on pool ${pool} was aborted`);
   return fail(
@@ -188,8 +208,11 @@ export async function sweepClaims(engine: DockerEngine, options: CallOptions = {
   return ok(removed);
 }
 
-/** The provider's pool hooks over these calls. */
-export function dockerPool(engine: DockerEngine, provider: string): PoolHooks {
+/** Connects to a computer of a kind over its own stdio (openConnection's "stdio"). */
+export type StdioConnect = (member: { id: string; name: string }, kind: "linux" | "desktop", options: CallOptions) => Promise<Result<Connection>>;
+
+/** The provider's pool hooks over these calls; a claim of a computer whose init serves its stdio connects through it. */
+export function dockerPool(engine: DockerEngine, provider: string, stdio: StdioConnect): PoolHooks {
   const ref = (c: { id: string; name: string }): ComputerRef => ({ id: c.id, name: c.name, provider });
   return {
     ready: async (made, options) => {
@@ -202,7 +225,12 @@ export function dockerPool(engine: DockerEngine, provider: string): PoolHooks {
     },
     take: async (pool, labels, options) => {
       const taken = await take(engine, pool, labels, options);
-      return taken.ok ? ok(ref(taken.value)) : taken;
+      if (!taken.ok) return taken;
+      const { kind, stdio: serves } = taken.value;
+      return ok({
+        ref: ref(taken.value),
+        ...(serves && kind ? { connect: (o: CallOptions = {}) => stdio(taken.value, kind, o) } : {}),
+      });
     },
   };
 }

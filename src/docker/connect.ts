@@ -1,6 +1,7 @@
 // A connection to a computer's daemon: an exec of /opt/agentrun/computerd stdio (the bridge to
-// init's socket) attached over the Engine API, its stdout taken out of Docker's frames, and a
-// hello held to what the provider declares.
+// init's socket) attached over the Engine API, or, for the claim of a pool's computer, the
+// container's own stdio attached (init --stdio: its first client, with no exec); its stdout taken
+// out of Docker's frames, and a hello held to what the provider declares.
 import type { Duplex } from "node:stream";
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
@@ -21,20 +22,24 @@ export interface HelloWant {
 /** Docker's words for a container that is not there, or not running. */
 const GONE = /No such container|is not running|is paused|is restarting/i;
 
+/**
+ * How a connection reaches init: "exec", the bridge, for any client; "stdio", the container's own
+ * stdin and stdout, for the one client that takes them (a pool's computer's claim): Docker gives
+ * a container's stdin to the first attach with stdin and closes it when that attach ends.
+ */
+export type Way = "exec" | "stdio";
+
 /** Opens the bridge to the container (by its id; its name is for words) and says hello within HELLO_TIMEOUT_MS and the caller's signal. */
 export async function openConnection(
   engine: DockerEngine,
   container: { id: string; name: string },
   want: HelloWant | undefined,
   signal?: AbortSignal,
+  way: Way = "exec",
 ): Promise<Result<Connection>> {
   const target = container.name;
   if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);
   const { bound, signal: helloSignal } = boundedBy(HELLO_TIMEOUT_MS, signal);
-  const made = await engine.call<{ Id: string }>("POST", `/containers/${encodeURIComponent(container.id)}/exec`, {
-    signal: helloSignal,
-    body: { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, Cmd: [DAEMON_IN_COMPUTER, "stdio"] },
-  });
   const refused = (reply: Reply, what: string) => {
     if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);
     if (bound.aborted) return fail("timeout", `the daemon in ${target} did not say hello within ${HELLO_TIMEOUT_MS / 1000} s`);
@@ -43,9 +48,19 @@ export async function openConnection(
     const failure = engineFailure(what, reply, engine.address);
     return fail(failure.code === "failed" ? "unreachable" : failure.code, `the daemon in ${target} did not answer hello: ${failure.message}`);
   };
-  if (!made.ok || !made.value?.Id) return refused(made, `making the bridge's exec in ${target}`);
-  const attached = await engine.hijack(made.value.Id, { signal: helloSignal });
-  if (!attached.ok || !attached.value) return refused(attached, `attaching to the bridge in ${target}`);
+  let attached: Reply<Duplex>;
+  if (way === "stdio") {
+    attached = await engine.attach(container.id, { stdin: true }, { signal: helloSignal });
+    if (!attached.ok || !attached.value) return refused(attached, `attaching to ${target}'s own stdio`);
+  } else {
+    const made = await engine.call<{ Id: string }>("POST", `/containers/${encodeURIComponent(container.id)}/exec`, {
+      signal: helloSignal,
+      body: { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, Cmd: [DAEMON_IN_COMPUTER, "stdio"] },
+    });
+    if (!made.ok || !made.value?.Id) return refused(made, `making the bridge's exec in ${target}`);
+    attached = await engine.hijack(made.value.Id, { signal: helloSignal });
+    if (!attached.ok || !attached.value) return refused(attached, `attaching to the bridge in ${target}`);
+  }
   const socket: Duplex = attached.value;
 
   let stderr = "";
@@ -57,7 +72,8 @@ export async function openConnection(
   const client = new DaemonClient({ readable: frames, writable: socket });
   const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
   const close = async () => {
-    // Ending stdin ends the bridge in the computer; the engine then closes the stream.
+    // Ending stdin ends the bridge in the computer (or init's stdio client: the engine closes the
+    // container's stdin); the client's close then ends the stream from this side.
     await client.close();
     await Promise.race([ended, new Promise((r) => setTimeout(r, 2_000).unref())]);
     socket.destroy();

@@ -30,13 +30,23 @@ export interface CreateRequest {
     WorkingDir: string;
     Entrypoint: string[];
     Cmd: string[];
+    /** A pool's computer: its stdin open for the one attach that takes it, closed when that attach ends. */
+    OpenStdin?: true;
+    StdinOnce?: true;
     HostConfig: Record<string, unknown>;
   };
 }
 
-/** Init's command: its deadline, and for an allowlist its relay to the egress proxy. */
-export function initCommand(deadline: string, allow: boolean): string[] {
-  return ["init", "--deadline", deadline, ...(allow ? ["--egress", EGRESS_SOCKET] : [])];
+/** Init's command: its deadline, for an allowlist its relay to the egress proxy, and for a pool's computer its stdio served. */
+export function initCommand(deadline: string, allow: boolean, stdio: boolean): string[] {
+  return ["init", "--deadline", deadline, ...(allow ? ["--egress", EGRESS_SOCKET] : []), ...(stdio ? [STDIO_FLAG] : [])];
+}
+
+const STDIO_FLAG = "--stdio";
+
+/** Whether a computer's command, as the engine's list reports it (argv joined by spaces), has init serve its stdio. */
+export function commandServesStdio(command: string | undefined): boolean {
+  return (command ?? "").split(" ").includes(STDIO_FLAG);
 }
 
 export function createRequest(plan: Plan): CreateRequest {
@@ -59,8 +69,12 @@ export function createRequest(plan: Plan): CreateRequest {
       Env: [`HOME=${HOME}`, ...(plan.display !== undefined ? [`DISPLAY=${plan.display}`] : [])],
       WorkingDir: plan.workdir,
       Entrypoint: [DAEMON_IN_COMPUTER],
-      Cmd: initCommand(plan.deadline, plan.allow !== undefined),
+      Cmd: initCommand(plan.deadline, plan.allow !== undefined, plan.stdio),
+      ...(plan.stdio ? { OpenStdin: true, StdinOnce: true } : {}),
       HostConfig: {
+        // A pool's computer speaks the protocol on its stdout: no log driver keeps what it says
+        // (a file's bytes, a program's output). Its init's words at start come on create's attach.
+        ...(plan.stdio ? { LogConfig: { Type: "none", Config: {} } } : {}),
         CapDrop: ["ALL"],
         SecurityOpt: ["no-new-privileges"],
         IpcMode: "private",

@@ -23,7 +23,7 @@ import {
   RECIPE_LABEL,
   KIND_LABEL,
 } from "./constants.js";
-import { cpuQuota, workSizeMb } from "./plan.js";
+import { cpuQuota, servesStdio, workSizeMb } from "./plan.js";
 import { deadlineOf, hasComputerName, hasEgress, type Inspected, labelsOf, nameOf, networkOf, specOf } from "./readback.js";
 import { initCommand, tmpfsOptions } from "./create-request.js";
 import { EGRESS_MOUNT, egressName } from "./egress-request.js";
@@ -208,7 +208,7 @@ function configDrift(spec: ComputerSpec, config: Record<string, unknown>, expect
   if (show(displays) !== show(display))
     out.push(`Config.Env holds ${show(displays)}, not ${expected.display === undefined ? "no DISPLAY (it is not a desktop)" : show(display)}`);
   if (show(config.Entrypoint) !== show([DAEMON_IN_COMPUTER])) out.push(`Config.Entrypoint is ${show(config.Entrypoint)}, not ${show([DAEMON_IN_COMPUTER])}`);
-  const cmd = initCommand(expected.deadline, isAllow(spec.network));
+  const cmd = initCommand(expected.deadline, isAllow(spec.network), servesStdio(spec.labels));
   if (show(config.Cmd) !== show(cmd)) out.push(`Config.Cmd is ${show(config.Cmd)}, not ${show(cmd)}`);
   out.push(...labelsDrift(spec, config.Labels, expected));
   for (const [field, value] of Object.entries(config)) {

@@ -3,6 +3,7 @@
 import type { CheckedSpec } from "../contract/provider.js";
 import type { User } from "../contract/user.js";
 import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME } from "./constants.js";
+import { POOL_LABEL } from "../fleet/pool.js";
 
 export interface Plan {
   name: string;
@@ -26,6 +27,8 @@ export interface Plan {
   display?: string;
   /** A shared egress proxy's name: the computer mounts its volume, not one of its own (allow is then [] or the proxy's list). */
   egress?: string;
+  /** Init serves its first client over its own stdio (a pool's computer, servesStdio). */
+  stdio: boolean;
 }
 
 /**
@@ -52,7 +55,9 @@ export function planOf(
     deadline: at.deadline,
     labels: { ...(at.labels ?? spec.labels ?? {}) },
     daemon: at.daemon,
+    stdio: false,
   };
+  plan.stdio = servesStdio(plan.labels);
   if (at.display !== undefined) plan.display = at.display;
   if (spec.mount?.kind === "bind") plan.mount = { kind: "bind", path: spec.mount.path };
   // An allowlist, in its normal form (empty: a shared proxy's list).
@@ -71,4 +76,13 @@ export function cpuQuota(cpus: number): number {
 /** /work holds at most half of the memory, in whole MiB. */
 export function workSizeMb(memoryMb: number): number {
   return Math.floor(memoryMb / 2);
+}
+
+/**
+ * Whether a computer serves its first client over its own stdio: a warm pool's (it carries the
+ * pool's label), whose claim is the one client that attaches to it. Only a claim knows it is
+ * first: the rename that takes a ready computer succeeds once.
+ */
+export function servesStdio(labels: Record<string, string> | undefined): boolean {
+  return labels?.[POOL_LABEL] !== undefined;
 }

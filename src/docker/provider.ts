@@ -36,7 +36,8 @@ import { checkSpec } from "./check.js";
 import { dockerPool } from "./claims.js";
 import { DockerCli } from "./cli.js";
 import { proxyReadBack } from "./computer-egress.js";
-import { openConnection } from "./connect.js";
+import { openConnection, type Way } from "./connect.js";
+import type { MachineKind } from "../daemon/protocol.js";
 import { IMAGE_SETTING, KIND_LABEL } from "./constants.js";
 import { CAPABILITIES, capabilitiesOfKind, type DockerContext } from "./context.js";
 import { failure, inspect, listByLabels } from "./containers.js";
@@ -82,7 +83,7 @@ export class DockerProvider implements ComputerProvider {
     this.engine = options.engine instanceof DockerEngine ? options.engine : new DockerEngine(options.engine);
     const remote = isRemote(this.engine.address) ? { engine: this.engine.address, hostFolders: settled.hostFolders } : undefined;
     if (remote) settled.egress.elsewhere = elsewhereWords(remote.engine);
-    this.pool = dockerPool(this.engine, this.id);
+    this.pool = dockerPool(this.engine, this.id, (member, kind, o) => this.#open(member, kind, o, "stdio"));
     // A build or pull goes to the same engine as every other call.
     this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker", undefined, this.engine.address);
     this.version = options.version ?? packageVersion();
@@ -233,13 +234,13 @@ export class DockerProvider implements ComputerProvider {
       if (!found.ok) return found;
       kind = labelsOf(found.value)[KIND_LABEL] === "desktop" ? "desktop" : "linux";
     }
+    return this.#open({ id: target.value, name: typeof ref.name === "string" ? ref.name : target.value }, kind, options, "exec");
+  }
+
+  /** A connection, its hello held to the kind's declaration; a pool's claim opens it over the computer's own stdio. */
+  #open(container: { id: string; name: string }, kind: MachineKind, options: CallOptions, way: Way): Promise<Result<Connection>> {
     const declared = capabilitiesOfKind(kind);
-    return openConnection(
-      this.engine,
-      { id: target.value, name: typeof ref.name === "string" ? ref.name : target.value },
-      { version: this.version, kind: declared.kind, groups: declared.groups },
-      options.signal,
-    );
+    return openConnection(this.engine, container, { version: this.version, kind: declared.kind, groups: declared.groups }, options.signal, way);
   }
 
   /** The live view: frames of the computer's screen on a connection of the watch's own. */

@@ -56,17 +56,22 @@ export async function claim(pool: Pool, claimOf: { run: string; epoch: number } 
   const watch = pool instanceof PoolWatch ? pool : undefined;
   const taken = await hooks.value.take(pool.id, runLabels(run, epoch), { signal, ...(watch ? { prefer: watch.held() } : {}) });
   if (!taken.ok) return taken;
+  const { ref } = taken.value;
   // A bridge this process holds already: the claim is then a rename and a record, with no connect.
-  const held = await watch?.handOver(taken.value.id);
+  const held = await watch?.handOver(ref.id);
   if (watch) void watch.look();
-  if (held) return ok({ ref: taken.value, client: held.client, hello: held.hello, close: held.close });
-  const connected = await pool.provider.connect(taken.value, { signal });
+  if (held) return ok({ ref, client: held.client, hello: held.hello, close: held.close });
+  // Else the way only the claim may take, where the vendor has one (Docker: the computer's own
+  // stdio); when it fails (a stdin someone else attached to first), the way any client connects.
+  const own = taken.value.connect;
+  let connected = own ? await own({ signal }) : await pool.provider.connect(ref, { signal });
+  if (!connected.ok && own && !signal?.aborted) connected = await pool.provider.connect(ref, { signal });
   if (!connected.ok) {
     // Taken but not reachable: it is the run's now, so it is released rather than left.
-    await pool.provider.release(taken.value, "delete");
-    return fail(connected.error.code, `claimed ${taken.value.name} from pool ${pool.id}, but ${connected.error.message}; it was released`);
+    await pool.provider.release(ref, "delete");
+    return fail(connected.error.code, `claimed ${ref.name} from pool ${pool.id}, but ${connected.error.message}; it was released`);
   }
-  return ok({ ref: taken.value, client: connected.value.client, hello: connected.value.hello, close: connected.value.close });
+  return ok({ ref, client: connected.value.client, hello: connected.value.hello, close: connected.value.close });
 }
 
 /** The pool's ready computers now. */

@@ -1,9 +1,13 @@
 // Warm pools on the real Docker engine: a pool of ten filled, fifty claims racing for it (ten win,
 // each a different computer; the rest are told the pool is empty), a claimed computer connected
 // and carrying its run's labels so list, releaseOlder and the sweep treat it as the run's, a
-// refill, and a drain. Everything is removed at the end by the pool's label, which only this
-// test's computers carry, and each claim record by its exact name.
+// refill, and a drain; a PoolWatch's claim with no connect, and a claim with no watch over the
+// computer's own stdio, with no exec. Everything is removed at the end by the pool's label, which
+// only this test's computers carry, and each claim record by its exact name.
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { releaseOlder, sweep } from "../../src/fleet/janitor.js";
 import { RUN_LABEL, runLabels } from "../../src/contract/labels.js";
@@ -158,4 +162,103 @@ describe("a PoolWatch: a service's own bridges to a pool's ready computers", () 
     expect(held).toHaveLength(1);
     expect(held).not.toContain(other.ok ? other.value.ref.id : "");
   }, 60_000);
+});
+
+describe("a claim with no watch: the computer's own stdio, with no exec", () => {
+  const asked: Asked[] = [];
+  const docker_ = provider({ engine: new DockerEngine(undefined, (a) => asked.push(a)) });
+  const pool = { provider: docker_, id: `pool-${randomBytes(8).toString("hex")}` };
+  const run = `pool-stdio-${randomBytes(4).toString("hex")}`;
+  const claimed: Claimed[] = [];
+  const scripts: string[] = [];
+
+  /** What the engine reports it did to a container between two times (its own record: exec_create, attach, ...). */
+  const actions = async (id: string, since: number, until: number): Promise<string[]> => {
+    const filters = JSON.stringify({ container: [id], type: ["container"] });
+    const read = await docker_.engine.raw("GET", "/events", { query: { since: since / 1000, until: until / 1000, filters }, timeoutMs: 10_000 });
+    expect(read.ok).toBe(true);
+    return (read.value ?? Buffer.alloc(0))
+      .toString("utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => String((JSON.parse(line) as { Action?: string }).Action).split(":")[0]!);
+  };
+
+  beforeAll(async () => {
+    const filled = await fillPool(pool, spec({ memoryMb: 128, cpus: 0.5, pids: 128 }), 1);
+    expect(filled.ok ? filled.value : filled.error).toHaveLength(1);
+  }, 300_000);
+
+  afterAll(async () => {
+    for (const c of claimed) await c.close().catch(() => {});
+    const names = withLabel({ [POOL_LABEL]: pool.id });
+    const ids = names.map((name) => docker("inspect", "--format", "{{.Id}}", name));
+    if (names.length) docker("rm", "--force", "--volumes", ...names);
+    for (const id of ids) docker("volume", "rm", "--force", `agentrun-claim-${id}`);
+    for (const s of scripts) rmSync(s, { recursive: true, force: true });
+    await docker_.engine.close();
+  }, 300_000);
+
+  test("a pool's computer is made with its stdin open for one attach, no log kept, and init serving it", async () => {
+    const [name] = withLabel({ [POOL_LABEL]: pool.id });
+    const made = JSON.parse(docker("inspect", "--format", "{{json .}}", name!)) as {
+      Config: { OpenStdin: boolean; StdinOnce: boolean; Cmd: string[] };
+      HostConfig: { LogConfig: { Type: string } };
+    };
+    expect(made.Config).toMatchObject({ OpenStdin: true, StdinOnce: true });
+    expect(made.Config.Cmd.at(-1)).toBe("--stdio");
+    expect(made.HostConfig.LogConfig.Type).toBe("none");
+  });
+
+  test("the claim attaches and makes no exec in the computer (the engine's own events say so); a second client comes through the bridge and shares its processes", async () => {
+    asked.length = 0;
+    const since = Date.now() - 50;
+    const c = await claim(pool, { run, epoch: 1 });
+    expect(c.ok ? c.value.ref.name : c.error).toMatch(/^computer-[0-9a-f]{12}$/);
+    if (!c.ok) return;
+    claimed.push(c.value);
+    const started = await c.value.client.call("process.start", { argv: ["sleep", "780.6161"] });
+    const ran = await c.value.client.call("exec.run", { argv: ["sh", "-c", "echo attached"] });
+    expect(Buffer.from(ran.stdout, "base64").toString()).toBe("attached\n");
+    await new Promise((r) => setTimeout(r, 1_100));
+    const claimActions = await actions(c.value.ref.id, since, Date.now());
+    expect(claimActions).toContain("attach");
+    expect(claimActions.filter((a) => a === "exec_create")).toEqual([]);
+    expect(asked.filter((a) => a.path.endsWith("/exec"))).toEqual([]);
+
+    const secondSince = Date.now() - 50;
+    const second = await docker_.connect(c.value.ref);
+    expect(second.ok).toBe(true);
+    if (!second.ok) return;
+    const listed = await second.value.client.call("process.list", {});
+    expect(listed.processes.map((p) => p.pid)).toContain(started.pid);
+    await second.value.close();
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await actions(c.value.ref.id, secondSince, Date.now())).filter((a) => a === "exec_create")).toHaveLength(1);
+  }, 120_000);
+
+  test("the claim's client closed, later clients still connect through the bridge", async () => {
+    const c = claimed[0]!;
+    await c.close();
+    const again = await docker_.connect(c.ref);
+    expect(again.ok).toBe(true);
+    if (!again.ok) return;
+    const ran = await again.value.client.call("exec.run", { argv: ["true"] });
+    expect(ran.exitCode).toBe(0);
+    await again.value.close();
+  }, 60_000);
+
+  test("a pool's computer whose init refuses to start says why: its words come on the attach made before its start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "refusing-init-"));
+    scripts.push(dir);
+    const script = join(dir, "computerd");
+    writeFileSync(script, "#!/bin/sh\necho 'computerd init: refusing, for the test' >&2\nexit 1\n", { mode: 0o755 });
+    const refusing = provider({ daemonPath: script });
+    const made = await refusing.create(spec({ labels: { [POOL_LABEL]: pool.id } }));
+    await refusing.engine.close();
+    expect(made.ok ? made.value : made.error).toMatchObject({
+      code: "failed",
+      message: expect.stringMatching(/was not running after its start \(exit code 1: computerd init: refusing, for the test\); it was removed$/),
+    });
+  }, 120_000);
 });

@@ -10,7 +10,7 @@ import { fail, ok } from "../../src/contract/result.js";
 
 const POOL = "pool-0123456789abcdef";
 
-function inMemory(opts: { connects: boolean; hooks?: boolean }) {
+function inMemory(opts: { connects: boolean; hooks?: boolean; ownWay?: boolean; ownWayFails?: boolean }) {
   const ready: ComputerRef[] = [{ id: "a".repeat(64), name: "pool-aaaaaaaaaaaa", provider: "memory" }];
   const asked: string[] = [];
   const released: string[] = [];
@@ -30,7 +30,15 @@ function inMemory(opts: { connects: boolean; hooks?: boolean }) {
             take: async (pool: string, labels: Record<string, string>) => {
               asked.push(`take ${pool} ${JSON.stringify(labels)}`);
               const one = ready.shift();
-              return one ? ok({ ...one, name: one.name.replace("pool-", "computer-") }) : fail("not_found", `pool ${pool} has no ready computer`);
+              if (!one) return fail("not_found", `pool ${pool} has no ready computer`);
+              const ref = { ...one, name: one.name.replace("pool-", "computer-") };
+              const connect = async () => (
+                asked.push(`own way ${ref.name}`),
+                opts.ownWayFails
+                  ? fail("timeout", `the daemon in ${ref.name} did not say hello within 30 s`)
+                  : ok({ client: {}, hello: {}, close: async () => {} })
+              );
+              return ok({ ref, ...(opts.ownWay ? { connect } : {}) });
             },
           },
         }),
@@ -55,6 +63,21 @@ describe("claim", () => {
     const r = await claim({ provider: m.provider, id: POOL }, { run: "r1", epoch: 3 });
     expect(r.ok && r.value.ref.name).toBe("computer-aaaaaaaaaaaa");
     expect(m.asked).toEqual([`take ${POOL} {"agentrun.run":"r1","agentrun.epoch":"3"}`, "connect computer-aaaaaaaaaaaa"]);
+  });
+
+  test("a take that hands the claim a way of its own to connect (Docker: the computer's own stdio) is connected through it, not through connect", async () => {
+    const m = inMemory({ connects: true, ownWay: true });
+    const r = await claim({ provider: m.provider, id: POOL }, { run: "r1", epoch: 3 });
+    expect(r.ok && r.value.ref).toEqual({ id: "a".repeat(64), name: "computer-aaaaaaaaaaaa", provider: "memory" });
+    expect(m.asked).toEqual([`take ${POOL} {"agentrun.run":"r1","agentrun.epoch":"3"}`, "own way computer-aaaaaaaaaaaa"]);
+  });
+
+  test("a take's own way that fails (a stdin another attach took first) falls back to connect, and the claim holds", async () => {
+    const m = inMemory({ connects: true, ownWay: true, ownWayFails: true });
+    const r = await claim({ provider: m.provider, id: POOL }, { run: "r1", epoch: 3 });
+    expect(r.ok).toBe(true);
+    expect(m.asked.slice(1)).toEqual(["own way computer-aaaaaaaaaaaa", "connect computer-aaaaaaaaaaaa"]);
+    expect(m.released).toEqual([]);
   });
 
   test("an empty pool is not_found, in the provider's words", async () => {

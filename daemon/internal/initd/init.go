@@ -37,11 +37,13 @@ type Options struct {
 	OwnNetwork bool
 	// Egress is the egress proxy's socket: init relays 127.0.0.1:3128 to it (package relay).
 	Egress string
+	// Stdio serves one client over init's own stdin and stdout (a container attached), beside the socket.
+	Stdio bool
 }
 
-const initUsage = "usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>]"
+const initUsage = "usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>] [--stdio]"
 
-// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>]`.
+// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>] [--stdio]`.
 func ParseArgs(args []string) (Options, error) {
 	if hasFlag(args, "own-network") && hasFlag(args, "egress") {
 		return Options{}, fmt.Errorf("--own-network takes no --egress: such a computer's network is none (open and allowlists wait for a proxy out of its namespace)")
@@ -53,6 +55,7 @@ func ParseArgs(args []string) (Options, error) {
 	user := fs.String("user", "", "")
 	own := fs.Bool("own-network", false, "")
 	egress := fs.String("egress", "", "")
+	stdio := fs.Bool("stdio", false, "")
 	if err := fs.Parse(args); err != nil {
 		return Options{}, fmt.Errorf("%v; %s", err, initUsage)
 	}
@@ -72,7 +75,7 @@ func ParseArgs(args []string) (Options, error) {
 			return Options{}, fmt.Errorf("--max-deadline %q is not an ISO time such as 2026-01-02T15:04:05Z", *max)
 		}
 	}
-	o.User, o.OwnNetwork = *user, *own
+	o.User, o.OwnNetwork, o.Stdio = *user, *own, *stdio
 	if o.OwnNetwork && o.User == "" {
 		return Options{}, fmt.Errorf("--own-network needs --user <uid:gid>, the computer's programs' own uid (not 0); %s", initUsage)
 	}
@@ -170,6 +173,14 @@ func run(o Options) error {
 	d.Runs.Prime()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// --stdio: one client over init's own stdin and stdout, served as a socket's connection is.
+	// Docker gives a container's stdin to the first attach that takes it and closes it when that
+	// attach ends (StdinOnce): so this is the computer's first client, reached with no exec, its
+	// end is stdin's, and every later client comes through the socket. No program init starts
+	// holds these descriptors (a guard gets /dev/null), so none reads the requests or writes a reply.
+	if o.Stdio {
+		go d.Serve(ctx, os.Stdin, os.Stdout)
+	}
 	var conns sync.WaitGroup
 	go func() {
 		for {

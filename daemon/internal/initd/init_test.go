@@ -30,6 +30,12 @@ func iso(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 // startInit runs the test binary as `computerd init` with its socket in a fresh directory.
 func startInit(t *testing.T, socket string, args ...string) *initProc {
 	t.Helper()
+	return startInitBefore(t, socket, nil, args...)
+}
+
+// startInitBefore is startInit with before run on the command just before it starts.
+func startInitBefore(t *testing.T, socket string, before func(*initProc), args ...string) *initProc {
+	t.Helper()
 	if nocgo.Linked() {
 		t.Skip("this test binary links cgo (a -race build), so init refuses to start: the drop's tests run without cgo")
 	}
@@ -47,6 +53,9 @@ func startInit(t *testing.T, socket string, args ...string) *initProc {
 	p.cmd = exec.Command(os.Args[0], append([]string{"init"}, args...)...)
 	p.cmd.Env = append(os.Environ(), "AGENTRUN_COMPUTERD_SOCKET="+socket, "HOME="+home)
 	p.cmd.Stderr = p.stderr
+	if before != nil {
+		before(p)
+	}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

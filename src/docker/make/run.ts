@@ -1,6 +1,6 @@
 // create's run phase, Docker's make: the plan, the run folder's writability, the egress parts
-// before the computer, then the container made and started while its proxy is made and becomes
-// ready: the spec's docker run. Each part is pushed on the undo stack as it is made; a lifetime that
+// before the computer, then the container made (a pool's with its output attached for init's
+// words) and started while its proxy is made and becomes ready: the spec's docker run. Each part is pushed on the undo stack as it is made; a lifetime that
 // ended while docker run went on is a refusal.
 import { fail, ok, type Result, type ResultError } from "../../contract/result.js";
 import type { Creation } from "../../contract/create.js";
@@ -15,6 +15,7 @@ import { type Plan, planOf } from "../plan.js";
 import { nameUser } from "../user-name.js";
 import { egressBefore, egressPlanOf, egressProxy } from "./egress.js";
 import type { Prepared } from "./prepare.js";
+import { attachWords, type StartWords } from "./words.js";
 
 /** What the run phase made: the container, started, and its plan. */
 export interface Made {
@@ -22,6 +23,8 @@ export interface Made {
   plan: Plan;
   /** The computer's own proxy, when it has one. */
   egressPlan: EgressPlan | undefined;
+  /** A pool's computer: its output attached before its start, for init's words (its log driver keeps none). */
+  words?: StartWords;
 }
 
 /** 45000 is "45 s", 101234 is "101.2 s"; exact when asked (a lifetime), else to a tenth. */
@@ -63,7 +66,7 @@ export async function run(context: DockerContext, creation: Creation<Prepared>):
   if (!proxyMade.ok) return proxyMade;
   if ("made" in container) return notMade(context, creation, container.made);
   if ("named" in container) return fail(container.named.error.code, `${container.named.error.message}; ${name} was removed`);
-  const { id, begun } = container;
+  const { id, begun, words } = container;
   if (!begun.ok) {
     if (begun.aborted) return fail("aborted", `create was aborted while ${name} started; it was removed`);
     const failed = failure(context.engine, `starting ${name}`, begun);
@@ -72,7 +75,7 @@ export async function run(context: DockerContext, creation: Creation<Prepared>):
   }
   // The spec's words: the container's create and start are its docker run.
   if (Date.now() >= Date.parse(creation.deadline)) return fail("timeout", `${lifetimeEnded(creation)}; it was removed`);
-  return ok({ id, plan, egressPlan });
+  return ok({ id, plan, egressPlan, ...(words ? { words } : {}) });
 }
 
 /**
@@ -83,7 +86,11 @@ async function makeAndStart(
   context: DockerContext,
   creation: Creation<Prepared>,
   plan: Plan,
-): Promise<{ made: Reply<{ Id: string }> } | { named: { ok: false; error: ResultError } } | { id: string; begun: Awaited<ReturnType<typeof start>> }> {
+): Promise<
+  | { made: Reply<{ Id: string }> }
+  | { named: { ok: false; error: ResultError } }
+  | { id: string; begun: Awaited<ReturnType<typeof start>>; words: StartWords | undefined }
+> {
   const { name, signal, undo } = creation;
   const made = await createContainer(context.engine, createRequest(plan), { signal });
   const id = made.ok ? made.value?.Id : undefined;
@@ -96,7 +103,11 @@ async function makeAndStart(
   const [named, daemon] = await Promise.all([nameUser(context.engine, context.etc, id, plan, { signal }), putDaemon(context, id, plan, signal)]);
   if (!named.ok) return { named };
   if (!daemon.ok) return { named: daemon };
-  return { id, begun: await start(context.engine, id, { signal }) };
+  // Attached before the start, so nothing init says is missed.
+  const words = plan.stdio ? await attachWords(context.engine, id, name, signal) : undefined;
+  if (words && !words.ok) return { named: words };
+  if (words) undo.push({ what: `the attach to ${name}'s output`, run: async () => words.value.close() });
+  return { id, begun: await start(context.engine, id, { signal }), words: words?.value };
 }
 
 /** A remote engine's computer: the daemon put at /opt/agentrun/computerd by archive before it starts (a local one binds it). */

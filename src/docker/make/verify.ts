@@ -47,26 +47,35 @@ export async function readBack(context: DockerContext, creation: Creation<Prepar
   ]);
   const refused = async (code: Refusal, words: string) => {
     if (connection.ok) await connection.value.close();
+    made.words?.close();
     return fail(code, words);
   };
   if (!inspected.ok) {
     return refused(signal?.aborted ? "aborted" : inspected.error.code === "not_found" ? "gone" : "failed", `${inspected.error.message}; ${name} was deleted`);
   }
-  const state = inspected.value.State;
+  let state = inspected.value.State;
+  if (state?.Running && !connection.ok && !signal?.aborted) {
+    // Init may have ended between the inspect and the hello: read again, so its words are said.
+    const again = await inspect(context.engine, id, { signal });
+    if (again.ok) state = again.value.State;
+  }
   if (!state?.Running) {
     if (state?.ExitCode === 0 && Date.now() >= Date.parse(creation.deadline)) return refused("timeout", lifetimeEnded(creation));
-    const words = await refusedWords(context, id);
+    const words = await refusedWords(context, made);
     return refused("failed", `${name} was not running after its start (exit code ${state?.ExitCode ?? "?"}${words}); it was removed`);
   }
   if (!connection.ok) {
-    if (signal?.aborted) return fail("aborted", `create was aborted while saying hello; ${name} was deleted`);
-    return fail(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
+    if (signal?.aborted) return refused("aborted", `create was aborted while saying hello; ${name} was deleted`);
+    return refused(connection.error.code === "timeout" ? "timeout" : "refused", `${connection.error.message}; ${name} was deleted`);
   }
+  // Init serves: its start has no more words to say.
+  made.words?.close();
   return ok({ inspected: inspected.value, connection: connection.value, proxyFound, joinedNow });
 }
 
-async function refusedWords(context: DockerContext, id: string): Promise<string> {
-  const words = await lastWords(context.engine, id);
+/** Init's last line: from the attach made before its start (a pool's computer keeps no log), else its log. */
+async function refusedWords(context: DockerContext, made: Made): Promise<string> {
+  const words = made.words ? await made.words.last() : await lastWords(context.engine, made.id);
   return words ? `: ${words}` : "";
 }
 
