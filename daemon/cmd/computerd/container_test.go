@@ -200,8 +200,20 @@ func TestHardenedContainerEndToEnd(t *testing.T) {
 	}
 	holdsNothing(t, "a program", sh(t, cl, "cat /proc/self/status"))
 	holdsNothing(t, "init (PID 1)", sh(t, cl, "cat /proc/1/status"))
-	if id := sh(t, cl, "id -u; echo $HOME; stat -c %a /work"); id != "1000\n/work\n700\n" {
-		t.Fatalf("user, home and /work: %q", id)
+	// The daemon's processes run as the computer's user too; none of its programs can open their
+	// files through /proc (the protocol's pipes among them), while a program's own are open to it.
+	reach := `for p in /proc/[0-9]*; do
+  c=$(tr '\0' ' ' < $p/cmdline 2>/dev/null)
+  case "$c" in *computerd\ init\ *|*computerd\ stdio\ |computerd\ guard\ ) ls $p/fd >/dev/null 2>&1 && echo "open: $c" || echo "closed: ${c%% -*}";; esac
+done; ls /proc/self/fd >/dev/null && echo "own: open"`
+	got := sh(t, cl, reach)
+	for _, want := range []string{"closed: /opt/agentrun/computerd init", "closed: /opt/agentrun/computerd stdio", "closed: computerd guard", "own: open"} {
+		if !strings.Contains(got, want+"\n") && !strings.Contains(got, want+" \n") {
+			t.Fatalf("the daemon's processes as a program of the computer sees them, no %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains("\n"+got, "\nopen: ") {
+		t.Fatalf("a program of the computer opens a daemon's process's files:\n%s", got)
 	}
 	var w struct{ Size int64 }
 	cl.Must(t, "files.write", map[string]any{"path": "/work/a.txt", "data": []byte("hello")}, &w)

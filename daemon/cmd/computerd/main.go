@@ -10,6 +10,7 @@ import (
 	"agentrun.dev/computerd/internal/guard"
 	"agentrun.dev/computerd/internal/initd"
 	"agentrun.dev/computerd/internal/probe"
+	"agentrun.dev/computerd/internal/procctl"
 	"agentrun.dev/computerd/internal/version"
 	"agentrun.dev/computerd/internal/windows"
 )
@@ -44,6 +45,12 @@ func dispatch(args []string) int {
 		if len(args) != 1 {
 			fmt.Fprintln(os.Stderr, usage)
 			return 2
+		}
+		// The bridge carries the protocol over its stdin and stdout: the computer's programs, as
+		// the same user, must not open them through /proc.
+		if err := procctl.NotDumpable(); err != nil {
+			fmt.Fprintln(os.Stderr, "computerd stdio:", err)
+			return 1
 		}
 		return bridge.Run(initd.SocketPath(), os.Stdin, os.Stdout, os.Stderr)
 	case "probe":

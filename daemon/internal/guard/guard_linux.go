@@ -10,14 +10,13 @@ import (
 	"syscall"
 	"time"
 
+	"agentrun.dev/computerd/internal/procctl"
 	"agentrun.dev/computerd/internal/ptree"
 	"agentrun.dev/computerd/internal/rpc"
 )
 
 // KillDelay is how long after SIGTERM a stop sends SIGKILL.
 const KillDelay = 2 * time.Second
-
-const prSetChildSubreaper = 36
 
 // Main is `computerd guard`: fd 3 is the control socket, fd 4 the report pipe, 0-2 /dev/null.
 // Each run's spec comes as a line on the control socket with the program's stdin, stdout and
@@ -31,8 +30,14 @@ func Main() int {
 	syscall.CloseOnExec(3)
 	syscall.CloseOnExec(4)
 	rep := &reporter{fd: 4}
-	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
-		rep.send(report{Error: "the guard could not become a subreaper: " + e.Error(), Kind: string(rpc.Unsupported)})
+	if err := procctl.ChildSubreaper(); err != nil {
+		rep.send(report{Error: "the guard could not become a subreaper: " + err.Error(), Kind: string(rpc.Unsupported)})
+		return 1
+	}
+	// The guard holds each run's stdio and its limits: the program it runs, as the same user,
+	// must not reach into it.
+	if err := procctl.NotDumpable(); err != nil {
+		rep.send(report{Error: "the guard could not keep its programs out: " + err.Error(), Kind: string(rpc.Unsupported)})
 		return 1
 	}
 	ctl := &lineReader{fd: 3}

@@ -20,12 +20,11 @@ import (
 	"agentrun.dev/computerd/internal/isolate"
 	"agentrun.dev/computerd/internal/launch"
 	"agentrun.dev/computerd/internal/methods"
+	"agentrun.dev/computerd/internal/procctl"
 	"agentrun.dev/computerd/internal/ptree"
 	"agentrun.dev/computerd/internal/reaper"
 	"agentrun.dev/computerd/internal/x11"
 )
-
-const prSetChildSubreaper = 36
 
 // Options are init's flags.
 type Options struct {
@@ -131,6 +130,9 @@ func run(o Options) error {
 	if err := dropPrivileges(o.User, SocketPath()); err != nil {
 		return err
 	}
+	if err := procctl.NotDumpable(); err != nil {
+		return fmt.Errorf("keeping the computer's programs out of init: %v", err)
+	}
 	if o.OwnNetwork {
 		if err := isolate.InstallFilter(); err != nil {
 			return err
@@ -153,8 +155,8 @@ func run(o Options) error {
 		launch.UseRelay(relay.Env(relay.Addr))
 		go relay.Serve(rl, o.Egress)
 	}
-	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
-		return fmt.Errorf("becoming a child subreaper: %v", e)
+	if err := procctl.ChildSubreaper(); err != nil {
+		return fmt.Errorf("becoming a child subreaper: %v", err)
 	}
 	reaper.ReapAll(sweep)
 
