@@ -4,6 +4,7 @@
 // own side of the network held, and the network's refusals and options before any API call.
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import type { NetworkPolicy } from "../../src/contract/provider.js";
 import { create } from "../../src/kubernetes/create.js";
 import { ENTRYPOINT_FIXED, KUBE_ENTRYPOINT } from "../../src/kubernetes/commands.js";
 import { EGRESS_CONTAINER, initNetworkArgs, podNetwork, sidecarNetwork, type SidecarPlan, type SidecarWant } from "../../src/kubernetes/egress.js";
@@ -223,8 +224,8 @@ describe("check and options", () => {
   const provider = create({ kubeconfig });
 
   it("takes none, open and an allowlist, and declares all three", () => {
-    for (const network of ["none", "open", { allow: ["example.com"] }] as const)
-      expect(provider.check({ image: "i", lifetimeMs: 1000, network }).ok).toBe(true);
+    const networks: NetworkPolicy[] = ["none", "open", { allow: ["example.com"] }];
+    for (const network of networks) expect(provider.check({ image: "i", lifetimeMs: 1000, network }).ok).toBe(true);
     expect(provider.capabilities().network).toEqual(["none", "open", "allow"]);
   });
 
