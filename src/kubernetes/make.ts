@@ -9,13 +9,13 @@ import { abortedWords, type CreateHooks, failedThen } from "../contract/create.j
 import type { CheckedSpec, ComputerRef, ComputerSpec, Connection, CreateOptions } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import { parseUser, userText } from "../contract/user.js";
+import { waitUntil } from "../contract/wait.js";
 import { uploadArgv } from "./commands.js";
 import { HOME } from "./constants.js";
 import { EGRESS_CONTAINER, type SidecarPlan } from "./egress.js";
 import { egressImageOf, inspectPod } from "./inspect.js";
 import { podManifest, type RecordedSpec } from "./pod.js";
 import type { Daemon, KubePods } from "./pods.js";
-import { waitUntil } from "../contract/wait.js";
 import { sidecarProblem, stateOf } from "./readback.js";
 
 export interface KubeChecked extends CheckedSpec {
@@ -140,6 +140,7 @@ async function sidecarRunning(sb: KubePods, name: string, signal: AbortSignal | 
     { boundMs: sb.o.t.startMs, signal, minMs: sb.o.t.pollMs, maxMs: 1000, what: `the egress proxy of ${name} to run`, describe: (p) => stateOf(p) },
   );
   if (!read.ok) return read;
-  if (problem) return fail("failed", `${name}: ${problem.message}`, problem.field ? { field: problem.field } : {});
+  // An image the node cannot have is the caller's to fix (invalid, naming egress.image); a proxy that ended is a failure.
+  if (problem) return fail(problem.field ? "invalid" : "failed", `${name}: ${problem.message}`, problem.field ? { field: problem.field } : {});
   return ok();
 }
