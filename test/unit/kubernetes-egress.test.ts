@@ -4,7 +4,9 @@
 // own side of the network held, and the network's refusals and options before any API call.
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import type { NetworkPolicy } from "../../src/contract/provider.js";
+import type { Connection, NetworkPolicy } from "../../src/contract/provider.js";
+import { inspectPod } from "../../src/kubernetes/inspect.js";
+import type { KubePods } from "../../src/kubernetes/pods.js";
 import { create } from "../../src/kubernetes/create.js";
 import { ENTRYPOINT_FIXED, KUBE_ENTRYPOINT } from "../../src/kubernetes/commands.js";
 import { EGRESS_CONTAINER, initNetworkArgs, podNetwork, sidecarNetwork, type SidecarPlan, type SidecarWant } from "../../src/kubernetes/egress.js";
@@ -43,7 +45,7 @@ const plan = (network: PodPlan["recorded"]["network"], withSidecar = typeof netw
   arch: "amd64",
   pullPolicy: "Never",
   waitSeconds: 150,
-  sidecar: withSidecar ? sidecar : undefined,
+  sidecar: withSidecar ? { ...sidecar, ...(typeof network === "object" ? { allow: network.allow } : {}) } : undefined,
 });
 const want: SidecarWant = { image: IMAGE, pullPolicy: "Never", uid: 2510, gid: 2510, deadline: DEADLINE, hostAddresses: ["203.0.113.7"] };
 const podWant = { runtimeClass: undefined, pullPolicy: "Never" };
@@ -246,5 +248,73 @@ describe("check and options", () => {
 
   it("refuses a host address that is not an IP address, naming egress", () => {
     expect(() => create({ kubeconfig, egress: { hostAddresses: ["node-1.example"] } })).toThrow(/egress.*not an IP address/);
+  });
+});
+
+describe("the network read from inside (inspect)", () => {
+  const hello = { version: "1.0.0", os: "linux", kind: "linux" as const, arch: "amd64", groups: ["exec", "files", "processes"] };
+  /** A KubePods slice whose connection answers the probe with these interfaces, recording the probe's argv. */
+  function pods(interfaces: string[], asked: string[][]) {
+    const client = {
+      call: async (method: string, params: { argv: string[] }) => {
+        expect(method).toBe("exec.run");
+        asked.push(params.argv);
+        const targets = params.argv.filter((_a, i) => params.argv[i - 1] === "--connect");
+        const line = {
+          uid: 2510,
+          gid: 2510,
+          kernel: "6",
+          interfaces,
+          reached: [],
+          accepted: [],
+          results: targets.map((target) => ({ target, protocol: "tcp", outcome: "refused", bytes: 0, detail: "refused" })),
+        };
+        return { exitCode: 0, timedOut: false, stdout: Buffer.from(JSON.stringify(line)).toString("base64"), stderr: "" };
+      },
+    };
+    const connection = { client, hello, close: async () => undefined } as unknown as Connection;
+    return {
+      o: {
+        runtimeClass: undefined,
+        pullPolicy: "Never",
+        probeTargets: undefined,
+        egress: { image: IMAGE, hostAddresses: ["203.0.113.7"], hint: "h", testRange: undefined },
+      },
+      open: async () => ({ ok: true, value: connection }),
+      want: () => ({ version: "1.0.0", arch: "amd64", kind: "linux", groups: ["exec", "files", "processes"], user: "2510:2510", sha256: "" }),
+      daemonBytes: async () => ({ ok: true, value: { sha256: "0".repeat(64), bytes: new Uint8Array() } }),
+    } as unknown as KubePods;
+  }
+
+  it("reads open as the Pod's interfaces beside lo, dialing only the computer's own loopback", async () => {
+    const asked: string[][] = [];
+    const read = await inspectPod(pods(["eth0", "lo"], asked), running("open"), {});
+    expect(read.ok && read.value.drift).toEqual([]);
+    expect(read.ok && read.value.ref.spec?.network).toBe("open");
+    expect(asked[0]!.filter((_a, i) => asked[0]![i - 1] === "--connect")).toEqual(["127.0.0.1:9"]);
+  });
+
+  it("names an open computer whose programs see lo alone", async () => {
+    const read = await inspectPod(pods(["lo"], []), running("open"), {});
+    expect(read.ok && read.value.drift.join("; ")).toMatch(/network open, but the computer's programs see lo alone/);
+    expect(read.ok && read.value.ref.spec?.network).toMatchObject({ other: expect.any(String) });
+  });
+
+  it("reads an allowlist as its sidecar's list while its programs see lo alone", async () => {
+    const read = await inspectPod(pods(["lo"], []), running({ allow: ["example.com"] }), {});
+    expect(read.ok && read.value.drift).toEqual([]);
+    expect(read.ok && read.value.ref.spec?.network).toEqual({ allow: ["example.com"] });
+  });
+
+  it("names an allowlisted computer whose programs see the Pod's network past the proxy", async () => {
+    const read = await inspectPod(pods(["eth0", "lo"], []), running({ allow: ["example.com"] }), {});
+    expect(read.ok && read.value.drift.join("; ")).toMatch(/network allow, but not through its proxy alone/);
+  });
+
+  it("names a sidecar whose image was edited by hand", async () => {
+    const pod = running({ allow: ["example.com"] });
+    pod.spec!.containers![1]!.image = "busybox:latest";
+    const read = await inspectPod(pods(["lo"], []), pod, {});
+    expect(read.ok && read.value.drift.join("; ")).toMatch(/the egress proxy runs busybox:latest, not the provider's proxy image/);
   });
 });
