@@ -230,6 +230,24 @@ images() {
   ctr images label "$ref" io.cri-containerd.pinned=pinned >/dev/null
 }
 
+# The egress proxy's image: this work tree's computerd alone, made an image by import as the Docker
+# provider makes it, under the name the Kubernetes provider gives a sidecar by default
+# (agentrun-egress:<the daemon's sha256, 16 digits>). Each work tree's daemon is its own image.
+egress_image() {
+  local daemon=dist/computerd-linux-amd64 tag work
+  [ -f "$daemon" ] || return 0
+  tag="agentrun-egress:$(sha256sum "$daemon" | cut -c1-16)"
+  ctr images ls -q "name==docker.io/library/$tag" | grep -q . && return 0
+  if ! docker image inspect "$tag" >/dev/null 2>&1; then
+    work="$(mktemp -d /tmp/agentrun-kube-egress.XXXXXX)"
+    install -m 0755 "$daemon" "$work/computerd"
+    tar -C "$work" --owner=0 --group=0 -cf "$work/rootfs.tar" computerd
+    docker import -c 'ENTRYPOINT ["/computerd"]' "$work/rootfs.tar" "$tag" >/dev/null
+    rm -rf "$work"
+  fi
+  import "docker.io/library/$tag" "$tag"
+}
+
 kubelet_up() {
   local k="$KUBE_STATE/kubelet"
   mkdir -p "$k" "$KUBE_STATE/pod-logs"
@@ -343,6 +361,7 @@ all_running() {
   for p in $KUBE_PROCESSES; do [ -n "$(kube_pid "$p")" ] || return 1; done
 }
 if all_running && ready_node; then
+  egress_image
   write_dist
   exit 0
 fi
@@ -356,6 +375,7 @@ node_link
 control_plane
 containerd_up
 images
+egress_image
 kubelet_up
 smoke_pod
 write_dist

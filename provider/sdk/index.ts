@@ -133,7 +133,7 @@ export interface KernelSettingsArgs {
   apiUrl?: pulumi.Input<string>;
 }
 
-/** Settings for computers as Pods on a Kubernetes cluster (`provider: kubernetes`): each computer is one Pod with no controller, its network none (init's own network namespace), talked to through the API server's exec subresource. */
+/** Settings for computers as Pods on a Kubernetes cluster (`provider: kubernetes`): each computer is one Pod with no controller, its network none (init's own network namespace), open (the Pod's) or an allowlist (an egress proxy beside it in the Pod), talked to through the API server's exec subresource. */
 export interface KubernetesSettings {
   /** The kubeconfig's contents (its current context's server, CA and client certificate or token, inline). Required; a secret, never in a message, label or log. */
   readonly kubeconfig?: string;
@@ -153,9 +153,11 @@ export interface KubernetesSettings {
   readonly daemonPath?: string;
   /** The computers' user when a resource declares none, as uid:gid in numbers; never root. Unset: 2510:2510. */
   readonly user?: string;
+  /** An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network. */
+  readonly egress?: KubernetesEgressSettings;
 }
 
-/** Settings for computers as Pods on a Kubernetes cluster (`provider: kubernetes`): each computer is one Pod with no controller, its network none (init's own network namespace), talked to through the API server's exec subresource. */
+/** Settings for computers as Pods on a Kubernetes cluster (`provider: kubernetes`): each computer is one Pod with no controller, its network none (init's own network namespace), open (the Pod's) or an allowlist (an egress proxy beside it in the Pod), talked to through the API server's exec subresource. */
 export interface KubernetesSettingsArgs {
   /** The kubeconfig's contents (its current context's server, CA and client certificate or token, inline). Required; a secret, never in a message, label or log. */
   kubeconfig?: pulumi.Input<string>;
@@ -175,6 +177,28 @@ export interface KubernetesSettingsArgs {
   daemonPath?: pulumi.Input<string>;
   /** The computers' user when a resource declares none, as uid:gid in numbers; never root. Unset: 2510:2510. */
   user?: pulumi.Input<string>;
+  /** An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network. */
+  egress?: pulumi.Input<KubernetesEgressSettingsArgs>;
+}
+
+/** What every allowlisted Pod's egress proxy is given beside its list. */
+export interface KubernetesEgressSettings {
+  /** The nodes' own public IP addresses, refused as this-host beside every private, loopback, link-local and metadata range (which the proxy always refuses). */
+  readonly hostAddresses?: string[];
+  /** The words every refusal adds (printable ASCII, at most 512 bytes). */
+  readonly hint?: string;
+  /** The proxy's image: computerd alone at /computerd, on the nodes or in a registry they pull from. Unset: agentrun-egress:<the first 16 hex digits of the daemon's sha256>, as npm run kube:up imports it. */
+  readonly image?: string;
+}
+
+/** What every allowlisted Pod's egress proxy is given beside its list. */
+export interface KubernetesEgressSettingsArgs {
+  /** The nodes' own public IP addresses, refused as this-host beside every private, loopback, link-local and metadata range (which the proxy always refuses). */
+  hostAddresses?: pulumi.Input<pulumi.Input<string>[]>;
+  /** The words every refusal adds (printable ASCII, at most 512 bytes). */
+  hint?: pulumi.Input<string>;
+  /** The proxy's image: computerd alone at /computerd, on the nodes or in a registry they pull from. Unset: agentrun-egress:<the first 16 hex digits of the daemon's sha256>, as npm run kube:up imports it. */
+  image?: pulumi.Input<string>;
 }
 
 /** A run folder as a Computer takes it: its kind and where it is. */

@@ -8,17 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fail, ok, type Result } from "../contract/result.js";
 import { type CallBound, type DockerCli, failureOf } from "./cli.js";
-import { EGRESS_ENTRYPOINT } from "./egress-request.js";
+import { EGRESS_ENTRYPOINT, egressImageTag } from "../egress/proxy-command.js";
+
+export { egressImageTag } from "../egress/proxy-command.js";
 import { daemonDigest } from "./daemon-cache.js";
 import { tarOf } from "./tar.js";
 
-export const EGRESS_REPO = "agentrun-egress";
 const IMPORT_MS = 120_000;
-
-/** The image's tag for a daemon of this sha256 (daemon-cache.ts's daemonDigest). */
-export function egressImageTag(digest: string): string {
-  return `${EGRESS_REPO}:${digest.slice(0, 16)}`;
-}
 
 /** A ustar archive of one file, /computerd, mode 0755, owned by 0:0, dated at the epoch. */
 export function daemonTar(daemon: Uint8Array): Buffer {

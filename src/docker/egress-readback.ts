@@ -3,6 +3,7 @@
 // and refuses every one of the Docker host's addresses the provider requires now. Anything less
 // is { other: "network allow, but its egress proxy ... <why>" }: never reported as a policy.
 import { checkAllowlist } from "../egress/list.js";
+import { EGRESS_FLAGS, flagsOf } from "../egress/proxy-command.js";
 import type { ProxyNetwork } from "../egress/proxies.js";
 import { DEADLINE_LABEL } from "./constants.js";
 import { EGRESS_BOUNDS, EGRESS_ENTRYPOINT, EGRESS_LABEL, EGRESS_MOUNT, EGRESS_SOCKET, egressName, PROXY_PATTERN } from "./egress-request.js";
@@ -27,18 +28,6 @@ export interface EgressExpected {
 type Loose = Record<string, unknown>;
 const obj = (v: unknown): Loose => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Loose) : {});
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
-/** The flags of the proxy's argv: each flag's values in order, or undefined when it is not egress's argv. */
-export function flagsOf(cmd: unknown): Map<string, string[]> | undefined {
-  if (!Array.isArray(cmd) || cmd[0] !== "egress" || cmd.some((a) => typeof a !== "string")) return undefined;
-  const flags = new Map<string, string[]>();
-  for (let i = 1; i < cmd.length; i += 2) {
-    const name = cmd[i] as string;
-    if (!name.startsWith("--") || i + 1 >= cmd.length) return undefined;
-    flags.set(name, [...(flags.get(name) ?? []), cmd[i + 1] as string]);
-  }
-  return flags;
-}
 
 /** Why a proxy is not as made, in words, or undefined when it is. */
 function problemOf(proxy: Loose, want: EgressExpected): string | undefined {
@@ -94,8 +83,7 @@ export function proxyReadBack(proxy: unknown, want: EgressExpected): ProxyNetwor
   if (problem) return other(problem);
   const flags = flagsOf(obj(p.Config).Cmd);
   if (!flags) return other("runs another command than computerd egress");
-  const known = new Set(["--socket", "--deadline", "--allow", "--host-address", "--hint", "--reachable-for-tests"]);
-  const unknown = [...flags.keys()].find((k) => !known.has(k));
+  const unknown = [...flags.keys()].find((k) => !EGRESS_FLAGS.has(k));
   if (unknown) return other(`runs with ${unknown}, which the provider never gives`);
   if (!same(flags.get("--socket"), [EGRESS_SOCKET])) return other(`does not listen on ${EGRESS_SOCKET}`);
   if (!same(flags.get("--deadline"), [want.deadline]))

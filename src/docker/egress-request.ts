@@ -2,15 +2,12 @@
 // lives in, and the proxy container, hardened and bounded exactly as the spec lists. The
 // read-back (egress-readback.ts) holds a proxy to the same numbers.
 import { DEADLINE_LABEL } from "./constants.js";
+import { EGRESS_ENTRYPOINT, EGRESS_MOUNT, egressArgs } from "../egress/proxy-command.js";
+
+export { EGRESS_ENTRYPOINT, EGRESS_MOUNT, EGRESS_SOCKET, egressArgs } from "../egress/proxy-command.js";
 
 /** Every egress part carries the computer's name under this label: release and sweep find them by it. */
 export const EGRESS_LABEL = "agentrun.computer.egress";
-/** Where the egress volume is, in the proxy and (read-only) in the computer. */
-export const EGRESS_MOUNT = "/opt/agentrun/egress";
-/** The proxy's socket, which init --egress relays port 3128 to. */
-export const EGRESS_SOCKET = `${EGRESS_MOUNT}/egress.sock`;
-/** The proxy's binary inside its image (the image holds it alone). */
-export const EGRESS_ENTRYPOINT = "/computerd";
 
 const MIB = 1024 * 1024;
 /** The proxy's bounds: 256 MiB with swap the same, 64 pids, half a CPU, 1024 open files, a bounded log. */
@@ -69,22 +66,6 @@ export function egressVolumeRequest(plan: EgressPlan) {
     DriverOpts: { type: "tmpfs", device: "tmpfs", o: `size=1m,uid=${plan.uid},gid=${plan.gid},mode=0700` },
     Labels: egressLabels(plan),
   };
-}
-
-/** The proxy's argv after its entrypoint: the list, the deadline, the host's addresses and the hint. */
-export function egressArgs(plan: EgressPlan): string[] {
-  return [
-    "egress",
-    "--socket",
-    EGRESS_SOCKET,
-    "--deadline",
-    plan.deadline,
-    ...plan.allow.flatMap((a) => ["--allow", a]),
-    ...plan.hostAddresses.flatMap((a) => ["--host-address", a]),
-    "--hint",
-    plan.hint,
-    ...(plan.testNetwork ? ["--reachable-for-tests", plan.testNetwork.range] : []),
-  ];
 }
 
 /** POST /containers/create: on the default bridge alone, no port published, as the computer's user, read-only and bounded. */

@@ -5,6 +5,7 @@ import { checkMount } from "../contract/mount.js";
 import type { Capabilities, ComputerSpec } from "../contract/provider.js";
 import type { Refusal } from "../contract/result.js";
 import { isRootOrRootGroup, parseUser } from "../contract/user.js";
+import { checkAllowlist } from "../egress/list.js";
 import { COMPUTER_LABEL } from "./constants.js";
 
 const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind"]);
@@ -22,7 +23,19 @@ export function userProblem(user: unknown): string | undefined {
   return undefined;
 }
 
-export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refusal[] {
+/** The network's refusals: none, open (the Pod's network) or an allowlist (its proxy beside the computer). */
+function networkRefusals(network: unknown, testRange: string | undefined): Refusal[] {
+  if (network === undefined)
+    return [{ field: "network", message: "network is required: none (init's own network namespace), open (the Pod's network) or { allow: [...] }" }];
+  if (network === "none" || network === "open") return [];
+  if (typeof network === "object" && network !== null && !Array.isArray(network) && Object.keys(network).join() === "allow") {
+    const list = checkAllowlist((network as { allow: unknown }).allow, testRange ? { testNetwork: testRange } : {});
+    return list.ok ? [] : list.refusals.map((r) => ({ field: "network", message: `network.allow: ${r.message}` }));
+  }
+  return [{ field: "network", message: "network is none, open or { allow: [host names, *.suffixes and CIDRs] }" }];
+}
+
+export function checkSpec(spec: ComputerSpec, capabilities: Capabilities, testRange?: string): Refusal[] {
   if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
   const out: Refusal[] = [];
   for (const key of Object.keys(spec)) {
@@ -33,13 +46,7 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refus
   else if (!IMAGE.test(spec.image)) out.push({ field: "image", message: "image is an image reference with no space or NUL" });
   const lifetime = checkLifetime(spec.lifetimeMs, capabilities);
   if (lifetime) out.push(lifetime);
-  if (spec.network === undefined) out.push({ field: "network", message: "network is required: none (init's own network namespace inside the Pod)" });
-  else if (spec.network !== "none")
-    out.push({
-      field: "network",
-      message:
-        "network is none on Kubernetes for now: a Pod's own network is the cluster's, which the provider cannot read back or narrow; open and an allowlist are refused",
-    });
+  out.push(...networkRefusals(spec.network, testRange));
   if (spec.kind !== undefined && spec.kind !== "linux")
     out.push({ field: "kind", message: `Kubernetes makes linux computers, not ${String(spec.kind)}; ask for kind linux` });
   if (spec.labels !== undefined) {

@@ -1,12 +1,24 @@
 // What a Pod runs, exactly as sent: Modal's entrypoint (wait for the daemon's upload, then exec
-// init as the user with a network of its own; init makes HOME the user's), Modal's upload (the
-// part file, its sha256, the rename), and each connection's bridge.
+// init as the user; init makes HOME the user's) with the network's own flags after the three
+// values, Modal's upload (the part file, its sha256, the rename), and each connection's bridge.
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { BRIDGE, ENTRYPOINT, UPLOAD } from "../modal/commands.js";
 
-/** The container's command for a deadline, a user and the wait in seconds. */
-export function entrypoint(deadline: string, user: string, waitSeconds: number): string[] {
-  return ["sh", "-c", ENTRYPOINT, "sh", deadline, user, String(Math.ceil(waitSeconds))];
+const MODAL_EXEC = 'exec "$d" init --deadline "$1" --user "$2" --own-network';
+/** Modal's wait for the daemon, then init with the flags given after $3 (a network's: initNetworkArgs). */
+export const KUBE_ENTRYPOINT = [
+  ...ENTRYPOINT.split("\n").filter((line) => line !== MODAL_EXEC),
+  "dl=$1 u=$2",
+  "shift 3",
+  'exec "$d" init --deadline "$dl" --user "$u" "$@"',
+].join("\n");
+
+/** The number of argv entries before the network's flags (sh -c script sh deadline user wait). */
+export const ENTRYPOINT_FIXED = 7;
+
+/** The container's command for a deadline, a user, the wait in seconds and the network's flags for init. */
+export function entrypoint(deadline: string, user: string, waitSeconds: number, networkArgs: readonly string[]): string[] {
+  return ["sh", "-c", KUBE_ENTRYPOINT, "sh", deadline, user, String(Math.ceil(waitSeconds)), ...networkArgs];
 }
 
 /** The upload's exec (root, the daemon on its stdin) for the daemon's sha256. */

@@ -1,21 +1,85 @@
 // A Pod read back whole, as create's last check and read() both take it: the Pod's own drift
-// (spec, status, container state, labels, node), then, while it runs, hello against the
-// provider's daemon and the probe from inside, which reads init's own network as none.
+// (spec, status, container state, labels, node), an allowlist's sidecar held to what it must be,
+// then, while it runs, hello against the provider's daemon and the probe from inside: init's own
+// network (none, and an allowlist's, whose one way out is the relay) reads lo alone and reaches no
+// target; open reads the Pod's interfaces beside lo.
 import { helloDrift } from "../contract/agent-child/drift.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { readNetworkNone } from "../contract/probe.js";
-import type { ComputerRef, Connection, ReadBack } from "../contract/provider.js";
+import type { ComputerRef, Connection, NetworkPolicy, ReadBack } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
+import { parseUser } from "../contract/user.js";
+import type { ComputerClient } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
+import { sameNetwork } from "../egress/list.js";
+import { egressImageTag } from "../egress/proxy-command.js";
+import { DEADLINE_ANNOTATION } from "./constants.js";
+import { podNetwork, type SidecarWant } from "./egress.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
+import type { RecordedSpec } from "./pod.js";
 import type { KubePods } from "./pods.js";
-import { computerState, type Pod, podDrift, recordedSpec, specOf } from "./readback.js";
+import { computerState, type Pod, podDrift, recordedNetwork, recordedSpec, sidecarOf, specOf } from "./readback.js";
+
+/** open's probe dials the computer's own loopback alone: it reads the interfaces and sends nothing out. */
+const OPEN_PROBE_TARGETS = ["127.0.0.1:9"];
+
+/** The proxy image the provider runs: the option's, else the one tagged by its daemon's sha256. */
+export async function egressImageOf(sb: KubePods): Promise<Result<string>> {
+  if (sb.o.egress.image) return ok(sb.o.egress.image);
+  const daemon = await sb.daemonBytes();
+  return daemon.ok ? ok(egressImageTag(daemon.value.sha256)) : daemon;
+}
+
+/** What an allowlisted Pod's sidecar must be, from what create recorded and the provider now. */
+async function sidecarWant(sb: KubePods, pod: Pod, recorded: RecordedSpec | undefined): Promise<Result<SidecarWant | undefined>> {
+  const user = parseUser(recorded?.user ?? "");
+  const deadline = pod.metadata.annotations?.[DEADLINE_ANNOTATION];
+  if (!user.ok || !deadline) return ok(undefined);
+  const image = await egressImageOf(sb);
+  if (!image.ok) return image;
+  return ok({
+    image: image.value,
+    pullPolicy: sb.o.pullPolicy,
+    uid: user.value.uid,
+    gid: user.value.gid,
+    deadline,
+    hostAddresses: sb.o.egress.hostAddresses,
+    testRange: sb.o.egress.testRange,
+  });
+}
+
+/** The network read from inside: lo alone and no target reached for none and an allowlist; the Pod's interfaces for open. */
+async function probeNetwork(sb: KubePods, client: ComputerClient, network: NetworkPolicy, recorded: RecordedSpec | undefined, signal: AbortSignal | undefined) {
+  const open = network === "open";
+  const allow = typeof network === "object";
+  const read = await readNetworkNone(client, {
+    daemonPath: DAEMON_IN_COMPUTER,
+    ...(open ? {} : { interfaces: ["lo"] }),
+    ...(open ? { targets: OPEN_PROBE_TARGETS } : sb.o.probeTargets ? { targets: sb.o.probeTargets } : {}),
+    ...(recorded ? { user: recorded.user } : {}),
+    ...(signal ? { signal } : {}),
+  });
+  if (!read.ok) return allow ? fail(read.error.code, `network allow, but not through its proxy alone: ${read.error.message}`) : read;
+  if (!open) return read;
+  const others = read.value.probe.interfaces.filter((i) => i !== "lo");
+  if (others.length === 0) return fail("refused", "network open, but the computer's programs see lo alone: init runs in a network of its own, not the Pod's");
+  return ok({ ...read.value, notes: [] });
+}
 
 export async function inspectPod(sb: KubePods, pod: Pod, options: { connection?: Connection; signal?: AbortSignal | undefined }): Promise<Result<ReadBack>> {
   const name = pod.metadata.name;
   const recorded = recordedSpec(pod);
   const drift = podDrift(pod, { runtimeClass: sb.o.runtimeClass, pullPolicy: sb.o.pullPolicy });
   const spec = specOf(pod, recorded);
+  const network = recordedNetwork(recorded);
+  if (typeof network === "object") {
+    const want = await sidecarWant(sb, pod, recorded);
+    if (!want.ok) return want;
+    spec.network = podNetwork(network, sidecarOf(pod), want.value);
+    if (typeof spec.network === "object" && "other" in spec.network) drift.push(spec.network.other.replace(/^network allow, but its /, "the "));
+    else if (!sameNetwork(spec.network, network))
+      drift.push(`the egress proxy holds the list ${JSON.stringify(spec.network)}, not the declared ${JSON.stringify(network)}`);
+  }
   const notes: string[] = [];
   const state = computerState(pod);
   let hello: Hello | undefined;
@@ -28,13 +92,7 @@ export async function inspectPod(sb: KubePods, pod: Pod, options: { connection?:
       const connection = opened.value;
       hello = connection.hello;
       drift.push(...helloDrift(hello, sb.want()));
-      const probe = await readNetworkNone(connection.client, {
-        daemonPath: DAEMON_IN_COMPUTER,
-        interfaces: ["lo"],
-        ...(sb.o.probeTargets ? { targets: sb.o.probeTargets } : {}),
-        ...(recorded ? { user: recorded.user } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      const probe = await probeNetwork(sb, connection.client, network, recorded, options.signal);
       if (!options.connection) await connection.close();
       if (options.signal?.aborted) return fail("aborted", `reading ${name} was aborted`);
       if (!probe.ok) {

@@ -1,21 +1,27 @@
 // Kubernetes' hooks of the one create flow (src/contract/create.ts): the cluster's checks and the
 // daemon's bytes before anything is made; the Pod made with the owner's labels in the request
 // (its delete, waited for, pushed on the undo stack at once); the wait until its container runs
-// (an image not on the node refused, naming image); the daemon's upload; the bridge; and the
-// Pod read back whole (inspect.ts) held to what was declared.
+// (an image not on the node refused, naming image); the daemon's upload; an allowlist's proxy
+// running (init serves nothing before it answers, so a proxy that never does means no program
+// ran); the bridge; and the Pod read back whole (inspect.ts) held to what was declared.
 import type { Adoption } from "../contract/adopt.js";
 import { abortedWords, type CreateHooks, failedThen } from "../contract/create.js";
 import type { CheckedSpec, ComputerRef, ComputerSpec, Connection, CreateOptions } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import { parseUser, userText } from "../contract/user.js";
+import { waitUntil } from "../contract/wait.js";
 import { uploadArgv } from "./commands.js";
 import { HOME } from "./constants.js";
-import { inspectPod } from "./inspect.js";
+import { EGRESS_CONTAINER, type SidecarPlan } from "./egress.js";
+import { egressImageOf, inspectPod } from "./inspect.js";
 import { podManifest, type RecordedSpec } from "./pod.js";
 import type { Daemon, KubePods } from "./pods.js";
+import { sidecarProblem, stateOf } from "./readback.js";
 
 export interface KubeChecked extends CheckedSpec {
   daemon?: Daemon;
+  /** An allowlist's proxy image. */
+  egressImage?: string;
 }
 
 export interface KubeMade {
@@ -36,16 +42,21 @@ export function kubeHooks(
       const cluster = await sb.clusterChecks(signal);
       if (!cluster.ok) return fail(cluster.error.code, `${cluster.error.message}; nothing was made`, cluster.error.field ? { field: cluster.error.field } : {});
       const daemon = await sb.daemonBytes();
-      return daemon.ok ? ok({ ...checked, daemon: daemon.value }) : daemon;
+      if (!daemon.ok) return daemon;
+      if (checked.allow === undefined) return ok({ ...checked, daemon: daemon.value });
+      const image = await egressImageOf(sb);
+      return image.ok ? ok({ ...checked, daemon: daemon.value, egressImage: image.value }) : image;
     },
     adoption: provider.adoption(),
     make: async (c) => {
       const user = parseUser(c.spec.user ?? sb.o.user);
       if (!user.ok) return user;
+      const allow = c.checked.allow;
       const recorded: RecordedSpec = {
         image: c.spec.image,
         user: userText(user.value),
         workdir: c.spec.workdir ?? HOME,
+        network: allow ? { allow } : c.spec.network === "open" ? "open" : "none",
         ...(c.spec.cpus === undefined ? {} : { cpus: c.spec.cpus }),
         ...(c.spec.memoryMb === undefined ? {} : { memoryMb: c.spec.memoryMb }),
       };
@@ -60,6 +71,7 @@ export function kubeHooks(
         runtimeClass: sb.o.runtimeClass,
         pullPolicy: sb.o.pullPolicy,
         waitSeconds: (t.uploadMs + t.callMs) / 1000,
+        sidecar: allow ? sidecarPlan(sb, c.checked.egressImage!, user.value, c.deadline, allow) : undefined,
       });
       const made = await sb.create(manifest, signal);
       if (!made.ok) {
@@ -74,7 +86,10 @@ export function kubeHooks(
       const running = await sb.waitRunning(made.name, signal);
       if (!running.ok) return running;
       const uploaded = await sb.upload(made.name, c.checked.daemon!, uploadArgv(c.checked.daemon!.sha256), signal);
-      return uploaded.ok ? ok(made) : uploaded;
+      if (!uploaded.ok) return uploaded;
+      if (c.checked.allow === undefined) return ok(made);
+      const proxy = await sidecarRunning(sb, made.name, signal);
+      return proxy.ok ? ok(made) : proxy;
     },
     connect: (_c, made) => sb.open(made.name, signal, true),
     verify: async (c, made, connection): Promise<Result<ComputerRef>> => {
@@ -95,4 +110,37 @@ export function kubeHooks(
           ? `create of ${name} was aborted after its checks`
           : abortedWords(step),
   };
+}
+
+function sidecarPlan(sb: KubePods, image: string, user: { uid: number; gid: number }, deadline: string, allow: string[]): SidecarPlan {
+  return {
+    image,
+    pullPolicy: sb.o.pullPolicy,
+    uid: user.uid,
+    gid: user.gid,
+    deadline,
+    allow,
+    hostAddresses: sb.o.egress.hostAddresses,
+    hint: sb.o.egress.hint,
+    testRange: sb.o.egress.testRange,
+  };
+}
+
+/** Waits until the egress proxy's container runs; refuses at once one that never will, naming its setting. */
+async function sidecarRunning(sb: KubePods, name: string, signal: AbortSignal | undefined): Promise<Result<undefined>> {
+  let problem: { message: string; field?: string } | undefined;
+  const read = await waitUntil(
+    async (s) => {
+      const pod = await sb.get(name, s);
+      if (!pod.ok) throw new Error(pod.error.message);
+      problem = sidecarProblem(pod.value);
+      return pod.value;
+    },
+    (pod) => problem !== undefined || pod.status?.containerStatuses?.some((c) => c.name === EGRESS_CONTAINER && c.state?.running !== undefined) === true,
+    { boundMs: sb.o.t.startMs, signal, minMs: sb.o.t.pollMs, maxMs: 1000, what: `the egress proxy of ${name} to run`, describe: (p) => stateOf(p) },
+  );
+  if (!read.ok) return read;
+  // An image the node cannot have is the caller's to fix (invalid, naming egress.image); a proxy that ended is a failure.
+  if (problem) return fail(problem.field ? "invalid" : "failed", `${name}: ${problem.message}`, problem.field ? { field: problem.field } : {});
+  return ok();
 }

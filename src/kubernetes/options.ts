@@ -2,6 +2,8 @@
 // OptionError naming it, in words that never hold the kubeconfig.
 import path from "node:path";
 import { MAX_PROBE_TARGETS } from "../contract/probe.js";
+import { formatAddress, parseAddress, unmap } from "../egress/address.js";
+import { checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
 import { OptionError } from "../contract/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import { packageRoot } from "../package.js";
@@ -34,6 +36,20 @@ export interface KubernetesProviderOptions {
   /** The version hello must report (default this package's); only a drifted provider sets another. */
   version?: string;
   timeouts?: Partial<KubernetesTimeouts>;
+  egress?: KubernetesEgressOptions;
+}
+
+/** An allowlist's proxy beside the computer in its Pod. */
+export interface KubernetesEgressOptions {
+  /** The nodes' own public addresses (IP addresses), refused beside every private, loopback, link-local and metadata range. */
+  hostAddresses?: string[];
+  /** The words every refusal adds (printable ASCII). */
+  hint?: string;
+  /** The proxy's image: computerd alone at /computerd (default agentrun-egress:<the daemon's sha256, 16 digits>). */
+  image?: string;
+  /** The test-only seam: a range the proxy reaches as if public (the test's own servers). Refused unless testOnly. */
+  testNetwork?: { range: string };
+  testOnly?: boolean;
 }
 
 export interface Settled {
@@ -48,6 +64,7 @@ export interface Settled {
   maxLifetimeMs: number;
   probeTargets: string[] | undefined;
   t: KubernetesTimeouts;
+  egress: { hostAddresses: string[]; hint: string; image: string | undefined; testRange: string | undefined };
 }
 
 /** A DNS label, as a namespace's and a RuntimeClass's names are. */
@@ -99,6 +116,7 @@ export function settle(options: KubernetesProviderOptions): Settled {
       );
   }
   const user = parseUser(options.user ?? DEFAULT_USER);
+  const egress = egressOf(options.egress ?? {});
   return {
     creds,
     namespace,
@@ -111,5 +129,27 @@ export function settle(options: KubernetesProviderOptions): Settled {
     maxLifetimeMs: max,
     probeTargets: targets ? [...targets] : undefined,
     t: { ...TIMEOUTS, ...options.timeouts },
+    egress,
   };
+}
+
+function egressOf(egress: KubernetesEgressOptions): Settled["egress"] {
+  const bad = (words: string) => new OptionError("egress", "the Kubernetes provider's egress option", words);
+  const hostAddresses: string[] = [];
+  if (egress.hostAddresses !== undefined && !Array.isArray(egress.hostAddresses)) throw bad(": hostAddresses is a list of IP addresses");
+  for (const text of egress.hostAddresses ?? []) {
+    const a = typeof text === "string" ? parseAddress(text) : undefined;
+    if (!a) throw bad(`: hostAddresses holds ${JSON.stringify(text)}, which is not an IP address`);
+    hostAddresses.push(formatAddress(unmap(a)));
+  }
+  const hint = egress.hint ?? DEFAULT_HINT;
+  const words = hintProblem(hint);
+  if (words) throw bad(`: ${words}`);
+  if (egress.image !== undefined && (typeof egress.image !== "string" || !/^[^\s\0]+$/.test(egress.image)))
+    throw bad(": image is an image reference with no space or NUL");
+  if (egress.testNetwork !== undefined) {
+    const refused = checkTestNetwork(egress.testNetwork?.range, { testOnly: egress.testOnly === true });
+    if (refused) throw bad(`: ${refused}`);
+  }
+  return { hostAddresses: [...new Set(hostAddresses)].sort(), hint, image: egress.image, testRange: egress.testNetwork?.range };
 }

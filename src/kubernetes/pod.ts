@@ -2,8 +2,11 @@
 // and activeDeadlineSeconds, no service account token, no service links, no host namespace,
 // seccomp RuntimeDefault, and one container whose init holds only what entering a network of its
 // own and dropping to the user take; every program the agent runs holds nothing (init drops all).
+// An allowlist adds the egress proxy beside it (egress.ts), sharing only its socket's folder.
 import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, DEADLINE_GRACE_S, HOME, INIT_CAPABILITIES, SPEC_ANNOTATION } from "./constants.js";
+import type { NetworkPolicy } from "../contract/provider.js";
 import { entrypoint } from "./commands.js";
+import { computerEgressMount, egressVolume, initNetworkArgs, type SidecarPlan, sidecarContainer } from "./egress.js";
 import { encodeLabels, labelsAnnotation } from "./labels.js";
 
 /** What create records of the spec (the annotation), which read-back holds the Pod to. */
@@ -12,6 +15,8 @@ export interface RecordedSpec {
   /** uid:gid. */
   user: string;
   workdir: string;
+  /** none, open or the allowlist normalized; absent on a Pod made before networks beyond none (none). */
+  network?: NetworkPolicy;
   cpus?: number;
   memoryMb?: number;
 }
@@ -28,6 +33,8 @@ export interface PodPlan {
   pullPolicy: "Always" | "IfNotPresent" | "Never";
   /** How long the command waits for the daemon's upload, in seconds. */
   waitSeconds: number;
+  /** An allowlist's proxy beside the computer. */
+  sidecar?: SidecarPlan | undefined;
 }
 
 /** CPUs as Kubernetes quantity: whole millicores. */
@@ -67,7 +74,7 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
           name: CONTAINER,
           image: recorded.image,
           imagePullPolicy: plan.pullPolicy,
-          command: entrypoint(plan.deadline, recorded.user, plan.waitSeconds),
+          command: entrypoint(plan.deadline, recorded.user, plan.waitSeconds, initNetworkArgs(recorded.network ?? "none")),
           workingDir: recorded.workdir,
           env: [{ name: "HOME", value: HOME }],
           // Root for init alone: it enters a network namespace of its own (SYS_ADMIN, NET_ADMIN),
@@ -83,8 +90,11 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
             capabilities: { drop: ["ALL"], add: [...INIT_CAPABILITIES] },
           },
           resources: { requests: sizes, limits: sizes },
+          ...(plan.sidecar ? { volumeMounts: [computerEgressMount()] } : {}),
         },
+        ...(plan.sidecar ? [sidecarContainer(plan.sidecar)] : []),
       ],
+      ...(plan.sidecar ? { volumes: [egressVolume()] } : {}),
     },
   };
 }

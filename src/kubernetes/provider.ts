@@ -23,6 +23,7 @@ import type {
   ReleaseHow,
 } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
+import { sameNetwork } from "../egress/list.js";
 import type { CallOptions } from "../daemon/client.js";
 import { packageVersion } from "../package.js";
 import { checkSpec } from "./check.js";
@@ -32,7 +33,7 @@ import { decodeLabels, recordedLabels } from "./labels.js";
 import { kubeHooks } from "./make.js";
 import type { KubernetesProviderOptions, Settled } from "./options.js";
 import { GROUPS, KubePods } from "./pods.js";
-import { computerState, deadlineOf } from "./readback.js";
+import { computerState, deadlineOf, recordedNetwork, recordedSpec } from "./readback.js";
 
 export type { KubernetesProviderOptions } from "./options.js";
 
@@ -44,7 +45,7 @@ export function capabilitiesOf(o: Pick<Settled, "maxLifetimeMs" | "user" | "imag
     groups: [...GROUPS],
     lifetime: "vendor",
     maxLifetimeMs: o.maxLifetimeMs,
-    network: ["none"],
+    network: ["none", "open", "allow"],
     networkReadBack: false,
     release: ["delete"],
     user: ["uid"],
@@ -73,7 +74,7 @@ export class KubernetesProvider implements ComputerProvider {
   }
 
   check(spec: ComputerSpec): Result<CheckedSpec> {
-    return checkedSpec(spec, checkSpec(spec, this.capabilities()));
+    return checkedSpec(spec, checkSpec(spec, this.capabilities(), this.#sb.o.egress.testRange));
   }
 
   #adoption(): Adoption {
@@ -116,7 +117,7 @@ export class KubernetesProvider implements ComputerProvider {
           labels: decoded,
           deadline: deadlineOf(pod),
           state: computerState(pod),
-          network: "none" as const,
+          network: recordedNetwork(recordedSpec(pod)),
         })),
     );
   }
@@ -136,17 +137,16 @@ export class KubernetesProvider implements ComputerProvider {
   }
 
   async network(ref: ComputerRef, policy?: NetworkPolicy, options: CallOptions = {}): Promise<Result<NetworkReadBack>> {
-    if (policy !== undefined && policy !== "none")
-      return fail(
-        "unsupported",
-        "a Kubernetes computer's network is none (init's own network namespace), fixed at create: make a new computer with the network you want",
-        {
-          field: "network",
-        },
-      );
     const read = await this.read({ id: ref?.id ?? ref?.name }, options);
     if (!read.ok) return read;
-    return ok(read.value.ref.spec?.network ?? { other: "its network could not be read" });
+    const now = read.value.ref.spec?.network ?? { other: "its network could not be read" };
+    if (policy !== undefined && !sameNetwork(now, policy))
+      return fail(
+        "unsupported",
+        "a Kubernetes computer's network is fixed at create (a Pod's containers and init's namespace cannot change): make a new computer with the network you want",
+        { field: "network" },
+      );
+    return ok(now);
   }
 
   async release(ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {

@@ -1,8 +1,10 @@
 // A Pod read back: the slice of it the provider reads, its state, why a container that waits will
 // never run, the spec it records, and the drift check closed over all of it (spec, status,
 // container state, labels, node) against what create made.
-import type { ComputerState, SpecReadBack } from "../contract/provider.js";
+import type { ComputerState, NetworkPolicy, SpecReadBack } from "../contract/provider.js";
+import { ENTRYPOINT_FIXED } from "./commands.js";
 import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, INIT_CAPABILITIES, SPEC_ANNOTATION } from "./constants.js";
+import { computerEgressMount, EGRESS_CONTAINER, EGRESS_VOLUME, initNetworkArgs, type SidecarReadBack } from "./egress.js";
 import { cpuQuantity, memoryQuantity, type RecordedSpec } from "./pod.js";
 import { encodeLabels, recordedLabels } from "./labels.js";
 
@@ -19,8 +21,11 @@ interface Container {
   name: string;
   image?: string;
   imagePullPolicy?: string;
+  command?: string[];
+  args?: string[];
   securityContext?: SecurityContext;
   resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
+  volumeMounts?: Array<{ name?: string; mountPath?: string; readOnly?: boolean }>;
 }
 
 interface ContainerStatus {
@@ -55,6 +60,10 @@ export interface Pod {
     runtimeClassName?: string;
     securityContext?: SecurityContext;
     containers?: Container[];
+    initContainers?: Container[];
+    ephemeralContainers?: Array<{ name: string }>;
+    shareProcessNamespace?: boolean;
+    volumes?: Array<{ name?: string; emptyDir?: { medium?: string; sizeLimit?: string } }>;
   };
   status?: {
     phase?: string;
@@ -65,8 +74,30 @@ export interface Pod {
   };
 }
 
-const container = (pod: Pod) => pod.spec?.containers?.find((c) => c.name === CONTAINER);
-const containerStatus = (pod: Pod) => pod.status?.containerStatuses?.find((c) => c.name === CONTAINER);
+const container = (pod: Pod, name = CONTAINER) => pod.spec?.containers?.find((c) => c.name === name);
+const containerStatus = (pod: Pod, name = CONTAINER) => pod.status?.containerStatuses?.find((c) => c.name === name);
+
+/** A container's state in words. */
+function containerState(pod: Pod, name: string): string {
+  const s = containerStatus(pod, name)?.state;
+  return s?.running
+    ? "running"
+    : s?.waiting
+      ? `waiting (${s.waiting.reason ?? "no reason"})`
+      : s?.terminated
+        ? `terminated (${s.terminated.reason ?? "no reason"}, exit code ${s.terminated.exitCode ?? "?"})`
+        : "not started";
+}
+
+/** The Pod's egress sidecar as read back (egress.ts holds it to what it must be). */
+export function sidecarOf(pod: Pod): SidecarReadBack {
+  return {
+    container: container(pod, EGRESS_CONTAINER),
+    running: containerStatus(pod, EGRESS_CONTAINER)?.state?.running !== undefined && !pod.metadata.deletionTimestamp,
+    state: containerState(pod, EGRESS_CONTAINER),
+    volume: pod.spec?.volumes?.find((v) => v.name === EGRESS_VOLUME),
+  };
+}
 
 /** The Pod's state in words: its phase, and its container's state. */
 export function stateOf(pod: Pod): string {
@@ -102,8 +133,35 @@ export function waitingProblem(pod: Pod): { message: string; field?: string } | 
   const terminated = containerStatus(pod)?.state?.terminated;
   if (terminated || pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded")
     return { message: `it ended before it was ready: ${stateOf(pod)}${terminated?.message ? `: ${terminated.message.slice(0, 300)}` : ""}` };
+  return sidecarProblem(pod);
+}
+
+/** Why an allowlisted Pod's egress proxy will never serve (its image not there, it ended), naming the setting; undefined while it may. */
+export function sidecarProblem(pod: Pod): { message: string; field?: string } | undefined {
+  if (!container(pod, EGRESS_CONTAINER)) return undefined;
+  const state = containerStatus(pod, EGRESS_CONTAINER)?.state;
+  const image = container(pod, EGRESS_CONTAINER)?.image ?? "its image";
+  const words = (w?: string) => (w ? `: ${w.slice(0, 300)}` : "");
+  if (state?.waiting?.reason && NEVER_PULLS.has(state.waiting.reason))
+    return {
+      field: "egress.image",
+      message: `the egress proxy's image ${image} cannot be had on the node (${state.waiting.reason}${words(state.waiting.message)}), so no program of the computer ran`,
+    };
+  if (
+    state?.waiting?.reason === "CreateContainerError" ||
+    state?.waiting?.reason === "CreateContainerConfigError" ||
+    state?.waiting?.reason === "RunContainerError"
+  )
+    return { message: `its egress proxy could not be made (${state.waiting.reason}${words(state.waiting.message)}), so no program of the computer ran` };
+  if (state?.terminated)
+    return {
+      message: `its egress proxy ended before it was ready (${containerState(pod, EGRESS_CONTAINER)}${words(state.terminated.message)}), so no program of the computer ran`,
+    };
   return undefined;
 }
+
+/** The network create recorded: none on a Pod made before networks beyond none. */
+export const recordedNetwork = (recorded: RecordedSpec | undefined): NetworkPolicy => recorded?.network ?? "none";
 
 /** What create recorded, from the annotation; undefined when it is missing or not one. */
 export function recordedSpec(pod: Pod): RecordedSpec | undefined {
@@ -131,7 +189,7 @@ export function specOf(pod: Pod, recorded: RecordedSpec | undefined): SpecReadBa
   return {
     image: c?.image ?? "",
     user: recorded?.user ?? "",
-    network: "none",
+    network: recordedNetwork(recorded),
     workdir: recorded?.workdir ?? "",
     kind: "linux",
     ...(cpu === undefined ? {} : { cpus: cpu }),
@@ -177,6 +235,7 @@ export function podDrift(pod: Pod, want: PodWant): string[] {
   if (sc.privileged === true) out.push("its container is privileged");
   if (!same(sc.capabilities?.drop, ["ALL"])) out.push(`its container drops ${show(sc.capabilities?.drop)}, not ["ALL"]`);
   if (!same(sc.capabilities?.add, INIT_CAPABILITIES)) out.push(`its container adds ${show(sc.capabilities?.add)}, not ${show(INIT_CAPABILITIES)}`);
+  out.push(...networkPartsDrift(pod, recordedNetwork(recorded)));
   if (recorded) {
     const limits = c.resources?.limits ?? {};
     const wantCpu = recorded.cpus === undefined ? undefined : cpuQuantity(recorded.cpus);
@@ -185,6 +244,32 @@ export function podDrift(pod: Pod, want: PodWant): string[] {
     if (limits.memory !== wantMem) out.push(`its memory limit is ${show(limits.memory)}, not ${show(wantMem)}`);
   }
   out.push(...labelDrift(pod));
+  return out;
+}
+
+/**
+ * The Pod's own side of its network: init's network flags as recorded, the containers it was made
+ * with and no other (a debug container would share the Pod's network), and for an allowlist the
+ * computer's read-only mount of the socket's folder alone. The sidecar itself is the network's
+ * read-back (egress.ts), which inspect.ts adds.
+ */
+export function networkPartsDrift(pod: Pod, network: NetworkPolicy): string[] {
+  const out: string[] = [];
+  const c = container(pod);
+  const flags = c?.command?.slice(ENTRYPOINT_FIXED);
+  const want = initNetworkArgs(network);
+  if (flags && show(flags) !== show(want)) out.push(`its init runs with the network flags ${show(flags)}, not ${show(want)}`);
+  const allow = typeof network === "object";
+  const names = (pod.spec?.containers ?? []).map((x) => x.name);
+  const expected = allow ? [CONTAINER, EGRESS_CONTAINER] : [CONTAINER];
+  if (show([...names].sort()) !== show([...expected].sort())) out.push(`its containers are ${show(names)}, not ${show(expected)}`);
+  if ((pod.spec?.initContainers ?? []).length > 0) out.push("it has init containers the computer was not made with");
+  if ((pod.spec?.ephemeralContainers ?? []).length > 0)
+    out.push(`it has ephemeral containers (${pod.spec!.ephemeralContainers!.map((e) => e.name).join(", ")}), which share its network`);
+  if (pod.spec?.shareProcessNamespace === true) out.push("its containers share one process namespace");
+  const mounts = (c?.volumeMounts ?? []).map((m) => ({ name: m.name, mountPath: m.mountPath, readOnly: m.readOnly === true }));
+  const wantMounts = allow ? [computerEgressMount()] : [];
+  if (show(mounts) !== show(wantMounts)) out.push(`its container mounts ${show(mounts)}, not ${show(wantMounts)}`);
   return out;
 }
 

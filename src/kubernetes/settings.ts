@@ -13,6 +13,8 @@ export const KUBERNETES_SETTINGS = z.strictObject({
   arch: z.string().optional(),
   daemonPath: z.string().min(1).optional(),
   user: z.string().optional(),
+  /** An allowlist's proxy: the nodes' own public addresses, the refusals' hint, the proxy's image. */
+  egress: z.strictObject({ hostAddresses: z.array(z.string()).optional(), hint: z.string().optional(), image: z.string().min(1).optional() }).optional(),
 });
 
 export type KubernetesSettings = z.infer<typeof KUBERNETES_SETTINGS>;

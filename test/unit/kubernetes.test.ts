@@ -119,7 +119,7 @@ describe("the Pod", () => {
   it("is made once and never restarted, its deadline both init's and activeDeadlineSeconds", () => {
     expect(spec.restartPolicy).toBe("Never");
     expect(spec.activeDeadlineSeconds).toBe(630);
-    expect((c.command as string[]).slice(-3)).toEqual(["2026-12-02T12:00:00.000Z", "2510:2510", "150"]);
+    expect((c.command as string[]).slice(4)).toEqual(["2026-12-02T12:00:00.000Z", "2510:2510", "150", "--own-network"]);
   });
 
   it("holds no token, no service links, no host namespace, seccomp RuntimeDefault, and init's capabilities alone", () => {
@@ -228,7 +228,7 @@ describe("refusals before any API call", () => {
 
   it("refuses a spec's bad fields together, each named", () => {
     const provider = create({ kubeconfig: kubeconfig() });
-    const checked = provider.check({ image: "", lifetimeMs: 0, network: "open", pids: 10, user: "0", mount: { kind: "bind", path: "/x" } } as never);
+    const checked = provider.check({ image: "", lifetimeMs: 0, network: "everywhere", pids: 10, user: "0", mount: { kind: "bind", path: "/x" } } as never);
     expect(checked.ok).toBe(false);
     if (checked.ok) return;
     const fields = (checked.error.refusals ?? []).map((r) => r.field);

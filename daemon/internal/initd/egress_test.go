@@ -150,3 +150,37 @@ func TestInitStoppedWhileItWaitsForItsProxyEnds(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, p.stderr)
 	}
 }
+
+// An allowlist in a network of its own (Kubernetes' sidecar): init enters its own namespace, its
+// programs see lo alone, and 127.0.0.1:3128 of that loopback relays to the socket, a path the
+// proxy outside the namespace listens on.
+func TestInitInItsOwnNetworkRelaysToTheEgressSocket(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("--own-network starts as root")
+	}
+	// The socket's folder is the proxy's and open to the computer's user, as an emptyDir is.
+	shared := t.TempDir()
+	os.Chmod(filepath.Dir(shared), 0o755) // the test's own folder, which holds the socket's and sockDir's
+	os.Chmod(shared, 0o755)
+	socket := filepath.Join(shared, "egress.sock")
+	standInProxy(t, socket, "the proxy\n")
+	os.Chmod(socket, 0o777)
+	dir := sockDir(t)
+	p := startInit(t, dir+"/computerd.sock", "--deadline", iso(time.Now().Add(time.Hour)), "--user", "54323:54323", "--own-network", "--egress", socket)
+	c := p.dial(t)
+	var r struct {
+		ExitCode int    `json:"exitCode"`
+		Stdout   string `json:"stdout"`
+		Stderr   string `json:"stderr"`
+	}
+	c.Must(t, "exec.run", map[string]any{"argv": []string{"sh", "-c", "cut -d: -f1 /proc/net/dev | tail -n +3 | tr -d ' '"}}, &r)
+	if out, _ := base64.StdEncoding.DecodeString(r.Stdout); string(out) != "lo\n" {
+		t.Fatalf("the interfaces its programs see: %q", out)
+	}
+	c.Must(t, "exec.run", map[string]any{"argv": []string{"bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128 && cat <&3"}, "timeoutMs": 5000}, &r)
+	out, _ := base64.StdEncoding.DecodeString(r.Stdout)
+	if string(out) != "the proxy\n" {
+		errs, _ := base64.StdEncoding.DecodeString(r.Stderr)
+		t.Fatalf("through 3128 in its own network: %q (exit %d: %s); init: %s", out, r.ExitCode, errs, p.stderr)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -35,6 +34,8 @@ type Options struct {
 	// seccomp filter (package isolate).
 	OwnNetwork bool
 	// Egress is the egress proxy's socket: init relays 127.0.0.1:3128 to it (package relay).
+	// With OwnNetwork the relay listens on the namespace's own loopback and the socket, a path
+	// on a volume shared with a proxy outside the namespace, is its one way out (Kubernetes).
 	Egress string
 	// Stdio serves one client over init's own stdin and stdout (a container attached), beside the socket.
 	Stdio bool
@@ -44,9 +45,6 @@ const initUsage = "usage: computerd init --deadline <time> [--max-deadline <time
 
 // ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>] [--stdio]`.
 func ParseArgs(args []string) (Options, error) {
-	if hasFlag(args, "own-network") && hasFlag(args, "egress") {
-		return Options{}, fmt.Errorf("--own-network takes no --egress: such a computer's network is none (open and allowlists wait for a proxy out of its namespace)")
-	}
 	fs := flag.NewFlagSet("computerd init", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	dl := fs.String("deadline", "", "")
@@ -83,23 +81,6 @@ func ParseArgs(args []string) (Options, error) {
 	}
 	o.Egress = *egress
 	return o, nil
-}
-
-// hasFlag says whether args name the flag, as -name, --name or --name=value.
-func hasFlag(args []string, name string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if !strings.HasPrefix(a, "-") {
-			continue // a flag's value
-		}
-		a = strings.TrimLeft(a, "-")
-		if a == name || strings.HasPrefix(a, name+"=") {
-			return true
-		}
-	}
-	return false
 }
 
 // Main runs init to its end and returns its exit code: 0 after a shutdown, 1 when it refuses

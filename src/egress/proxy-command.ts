@@ -1,0 +1,61 @@
+// The egress proxy as every vendor runs it: computerd egress, the static daemon alone in an image
+// tagged by its sha256, listening on a socket in a folder it shares with its computer (a Docker
+// volume, a Pod's emptyDir), its argv built here and read back by the same flags.
+
+/** Where the proxy's folder is, in the proxy and (read-only) in the computer. */
+export const EGRESS_MOUNT = "/opt/agentrun/egress";
+/** The proxy's socket, which init --egress relays port 3128 to. */
+export const EGRESS_SOCKET = `${EGRESS_MOUNT}/egress.sock`;
+/** The proxy's binary inside its image (the image holds it alone). */
+export const EGRESS_ENTRYPOINT = "/computerd";
+/** The proxy image's repository: the tag is the daemon's sha256's first 16 hex digits. */
+export const EGRESS_REPO = "agentrun-egress";
+
+/** The image's tag for a daemon of this sha256. */
+export function egressImageTag(digest: string): string {
+  return `${EGRESS_REPO}:${digest.slice(0, 16)}`;
+}
+
+export interface ProxyArgs {
+  /** When the proxy stops forwarding (its computer's deadline). */
+  deadline: string;
+  /** The list, normalized (checkAllowlist). */
+  allow: readonly string[];
+  /** The host's own addresses, refused as this-host. */
+  hostAddresses: readonly string[];
+  /** The words every refusal adds (printable ASCII). */
+  hint: string;
+  /** The test-only seam: a range the proxy reaches as if public (checkTestNetwork). */
+  testNetwork?: { range: string };
+}
+
+/** The proxy's argv after its entrypoint: the list, the deadline, the host's addresses and the hint. */
+export function egressArgs(plan: ProxyArgs): string[] {
+  return [
+    "egress",
+    "--socket",
+    EGRESS_SOCKET,
+    "--deadline",
+    plan.deadline,
+    ...plan.allow.flatMap((a) => ["--allow", a]),
+    ...plan.hostAddresses.flatMap((a) => ["--host-address", a]),
+    "--hint",
+    plan.hint,
+    ...(plan.testNetwork ? ["--reachable-for-tests", plan.testNetwork.range] : []),
+  ];
+}
+
+/** Every flag egressArgs writes. */
+export const EGRESS_FLAGS: ReadonlySet<string> = new Set(["--socket", "--deadline", "--allow", "--host-address", "--hint", "--reachable-for-tests"]);
+
+/** The flags of the proxy's argv: each flag's values in order, or undefined when it is not egress's argv. */
+export function flagsOf(cmd: unknown): Map<string, string[]> | undefined {
+  if (!Array.isArray(cmd) || cmd[0] !== "egress" || cmd.some((a) => typeof a !== "string")) return undefined;
+  const flags = new Map<string, string[]>();
+  for (let i = 1; i < cmd.length; i += 2) {
+    const name = cmd[i] as string;
+    if (!name.startsWith("--") || i + 1 >= cmd.length) return undefined;
+    flags.set(name, [...(flags.get(name) ?? []), cmd[i + 1] as string]);
+  }
+  return flags;
+}

@@ -1,0 +1,163 @@
+// An allowlisted computer's egress proxy on Kubernetes: a second container in the Pod running
+// computerd egress, non-root with every capability dropped, the only one with the Pod's network;
+// it shares with the computer only the folder of its socket (an emptyDir in memory), where init
+// --own-network --egress relays 127.0.0.1:3128 of its own loopback. Read back from the Pod: the
+// sidecar there, running, hardened as made, its image the provider's and its argv the list.
+import type { NetworkPolicy, NetworkReadBack } from "../contract/provider.js";
+import { checkAllowlist } from "../egress/list.js";
+import type { ProxyNetwork } from "../egress/proxies.js";
+import { EGRESS_ENTRYPOINT, EGRESS_FLAGS, EGRESS_MOUNT, EGRESS_SOCKET, egressArgs, flagsOf } from "../egress/proxy-command.js";
+
+/** The sidecar's container, and the emptyDir of its socket. */
+export const EGRESS_CONTAINER = "egress";
+export const EGRESS_VOLUME = "egress";
+
+/** The sidecar's bounds: half a CPU and 256 MiB at most (as on Docker), a little asked for. */
+export const EGRESS_RESOURCES = {
+  requests: { cpu: "10m", memory: "16Mi" },
+  limits: { cpu: "500m", memory: "256Mi" },
+} as const;
+/** The socket's folder: memory, 1 MiB. */
+export const EGRESS_VOLUME_SIZE = "1Mi";
+
+export interface SidecarPlan {
+  image: string;
+  pullPolicy: string;
+  uid: number;
+  gid: number;
+  deadline: string;
+  /** The list, normalized. */
+  allow: readonly string[];
+  hostAddresses: readonly string[];
+  hint: string;
+  /** The test-only seam's range (checkTestNetwork). */
+  testRange?: string | undefined;
+}
+
+/** What init adds for a network: none and an allowlist are a network namespace of its own; an allowlist relays to the socket. */
+export function initNetworkArgs(network: NetworkPolicy): string[] {
+  if (network === "open") return [];
+  return typeof network === "object" ? ["--own-network", "--egress", EGRESS_SOCKET] : ["--own-network"];
+}
+
+/** The proxy's securityContext: its own user, nothing held, nothing gained, its root read-only. */
+export function sidecarSecurity(uid: number, gid: number) {
+  return {
+    runAsUser: uid,
+    runAsGroup: gid,
+    runAsNonRoot: true,
+    privileged: false,
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    capabilities: { drop: ["ALL"] },
+    seccompProfile: { type: "RuntimeDefault" },
+  };
+}
+
+export function sidecarContainer(plan: SidecarPlan): Record<string, unknown> {
+  return {
+    name: EGRESS_CONTAINER,
+    image: plan.image,
+    imagePullPolicy: plan.pullPolicy,
+    command: [EGRESS_ENTRYPOINT],
+    args: egressArgs({
+      deadline: plan.deadline,
+      allow: plan.allow,
+      hostAddresses: plan.hostAddresses,
+      hint: plan.hint,
+      ...(plan.testRange ? { testNetwork: { range: plan.testRange } } : {}),
+    }),
+    securityContext: sidecarSecurity(plan.uid, plan.gid),
+    resources: EGRESS_RESOURCES,
+    volumeMounts: [{ name: EGRESS_VOLUME, mountPath: EGRESS_MOUNT }],
+  };
+}
+
+export const egressVolume = () => ({ name: EGRESS_VOLUME, emptyDir: { medium: "Memory", sizeLimit: EGRESS_VOLUME_SIZE } });
+/** The computer's side: the socket's folder, read-only. */
+export const computerEgressMount = () => ({ name: EGRESS_VOLUME, mountPath: EGRESS_MOUNT, readOnly: true });
+
+/** The sidecar's slice of a Pod as read back. */
+export interface SidecarReadBack {
+  container:
+    | {
+        image?: string;
+        imagePullPolicy?: string;
+        command?: string[];
+        args?: string[];
+        securityContext?: object;
+        resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
+        volumeMounts?: Array<{ name?: string; mountPath?: string; readOnly?: boolean }>;
+      }
+    | undefined;
+  running: boolean;
+  /** Its state in words when it does not run. */
+  state: string;
+  volume: { name?: string; emptyDir?: { medium?: string; sizeLimit?: string } } | undefined;
+}
+
+export interface SidecarWant {
+  image: string;
+  pullPolicy: string;
+  uid: number;
+  gid: number;
+  deadline: string;
+  /** The addresses the proxy must refuse now (more is fine). */
+  hostAddresses: readonly string[];
+  testRange?: string | undefined;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Each field the sidecar was made with holds (the API server may add defaults beside them). */
+function hardened(have: object, want: object): boolean {
+  return Object.entries(want).every(([k, v]) => same((have as Record<string, unknown>)[k], v));
+}
+
+/** Why the sidecar is not as made, in words, or undefined when it is. */
+function problemOf(s: SidecarReadBack, want: SidecarWant): string | undefined {
+  const c = s.container;
+  if (!c) return "is gone (the Pod has no egress container)";
+  if (!s.running) return `is not running (${s.state}; a Pod's container is not restarted: make a new computer)`;
+  if (c.image !== want.image) return `runs ${String(c.image)}, not the provider's proxy image ${want.image}`;
+  if (c.imagePullPolicy !== want.pullPolicy) return `has imagePullPolicy ${String(c.imagePullPolicy)}, not ${want.pullPolicy}`;
+  if (!same(c.command, [EGRESS_ENTRYPOINT])) return "has another command than the proxy's";
+  if (!hardened(c.securityContext ?? {}, sidecarSecurity(want.uid, want.gid)))
+    return `is not hardened as made (non-root ${want.uid}:${want.gid}, every capability dropped, no privilege escalation, a read-only root, seccomp RuntimeDefault)`;
+  if (!same(c.resources?.limits ?? {}, EGRESS_RESOURCES.limits)) return "is not bounded to half a CPU and 256 MiB";
+  const mounts = (c.volumeMounts ?? []).map((m) => ({ name: m.name, mountPath: m.mountPath, readOnly: m.readOnly === true }));
+  if (!same(mounts, [{ name: EGRESS_VOLUME, mountPath: EGRESS_MOUNT, readOnly: false }])) return `does not mount its socket's folder alone at ${EGRESS_MOUNT}`;
+  if (!same(s.volume?.emptyDir ?? null, { medium: "Memory", sizeLimit: EGRESS_VOLUME_SIZE }))
+    return `its socket's folder is not the emptyDir in memory of ${EGRESS_VOLUME_SIZE} it was made with`;
+  return undefined;
+}
+
+/** The sidecar's list as the computer reads it: { allow } only when it is as made, else words. */
+export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetwork {
+  const other = (why: string) => ({ other: `network allow, but its egress proxy ${why}` });
+  const problem = problemOf(s, want);
+  if (problem) return other(problem);
+  const flags = flagsOf(s.container?.args);
+  if (!flags) return other("runs another command than computerd egress");
+  const unknown = [...flags.keys()].find((k) => !EGRESS_FLAGS.has(k));
+  if (unknown) return other(`runs with ${unknown}, which the provider never gives`);
+  if (!same(flags.get("--socket"), [EGRESS_SOCKET])) return other(`does not listen on ${EGRESS_SOCKET}`);
+  if (!same(flags.get("--deadline"), [want.deadline])) return other("ends at another time than its computer");
+  const reach = flags.get("--reachable-for-tests");
+  if (reach && !(want.testRange && same(reach, [want.testRange])))
+    return other(`marks ${reach.join(", ")} reachable, a test-only setting this provider does not have`);
+  const refused = new Set(flags.get("--host-address") ?? []);
+  const missing = want.hostAddresses.filter((a) => !refused.has(a));
+  if (missing.length > 0)
+    return other(`does not refuse the nodes' addresses ${missing.join(", ")} (egress.hostAddresses gained them after the proxy was made)`);
+  const list = checkAllowlist(flags.get("--allow") ?? [], want.testRange ? { testNetwork: want.testRange } : {});
+  if (!list.ok) return other(`holds a list check refuses: ${list.refusals.map((r) => r.message).join("; ")}`);
+  return { allow: list.entries };
+}
+
+/** A Pod's network as its parts read (before the probe): none and open as recorded, an allowlist its sidecar's. */
+export function podNetwork(recorded: NetworkPolicy, sidecar: SidecarReadBack, want: SidecarWant | undefined): NetworkReadBack {
+  if (typeof recorded !== "object") return recorded;
+  if (!want) return { other: "network allow, but its egress proxy cannot be held to what it must be" };
+  return sidecarNetwork(sidecar, want);
+}
