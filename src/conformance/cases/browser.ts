@@ -11,7 +11,7 @@ import { CONFORMANCE_LABEL } from "../ledger.js";
 const runLabel = (t: CaseContext) => ({ [CONFORMANCE_LABEL]: t.runId });
 
 /** A CDP connection through the URL a connection of the case's own gives; the words of a failure hold no URL. */
-async function cdpOf(t: CaseContext) {
+export async function cdpOf(t: CaseContext) {
   const connection = await t.connect(t.computer);
   check(typeof connection.cdp?.url === "string" && connection.cdp.url.length > 0, "connect gave no cdp.url: a browser's connection carries its CDP target");
   check(!JSON.stringify(connection).includes(connection.cdp.url), "the connection's JSON holds the CDP URL: it is a secret, readable as cdp.url alone");
