@@ -104,19 +104,28 @@ async function firstFrame(t: CaseContext): Promise<ScreenFrame> {
   return first!;
 }
 
-/** An expression's value on each page the browser has open (at most 10), each attached flat and let go. */
+/**
+ * An expression's value on each page the browser has open (at most 10), each attached flat and let
+ * go. A page another case closes meanwhile is passed over; none answering is a failure.
+ */
 async function onEveryPage(cdp: Cdp, expression: string): Promise<unknown[]> {
   const { targetInfos } = (await cdp.send("Target.getTargets")) as { targetInfos: Array<{ targetId: string; type: string }> };
   const out: unknown[] = [];
+  let last = "the browser has no page open";
   for (const page of targetInfos.filter((x) => x.type === "page").slice(0, 10)) {
-    const { sessionId } = (await cdp.send("Target.attachToTarget", { targetId: page.targetId, flatten: true })) as { sessionId: string };
     try {
-      const answer = (await cdp.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)) as { result?: { value?: unknown } };
-      out.push(answer.result?.value);
-    } finally {
-      await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
+      const { sessionId } = (await cdp.send("Target.attachToTarget", { targetId: page.targetId, flatten: true })) as { sessionId: string };
+      try {
+        const answer = (await cdp.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)) as { result?: { value?: unknown } };
+        out.push(answer.result?.value);
+      } finally {
+        await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
+      }
+    } catch (error) {
+      last = (error as Error).message;
     }
   }
+  if (out.length === 0) throw new CaseFailure(`no page of the browser answered over CDP: ${last}`);
   return out;
 }
 
@@ -211,4 +220,6 @@ export const screenCases = [
 ];
 
 /** screen.watch on a browser, whose screen is its pages' (it declares cdp, not the daemon's screen). */
-export const browserScreenCases = [conformanceCase("screen.watch", "core", { groups: ["cdp"], methods: ["watch"] }, watchBrowser)];
+export const browserScreenCases = [
+  conformanceCase("screen.watch", "core", { groups: ["cdp"], methods: ["watch"] }, (t) => onTheDisplay(t, () => watchBrowser(t))),
+];
