@@ -1,9 +1,11 @@
 // A CDP round trip (Runtime.evaluate of 1+1 on a page) through the URL the provider's connect
 // gives (the fake's signed URL, piped raw to the container), beside the same call on the
 // container's published port directly, on each vendor's fake, in the same run, in alternating
-// blocks. The browser is released; the fakes remove their containers on close.
+// blocks; and the live view's first frame, watch() to the first frame handed over, beside
+// Page.startScreencast on the same page over the container's port (connect, attach, start, first
+// frame), alternating. The browser is released; the fakes remove their containers on close.
 //
-//   node bench/browser-cdp.mjs [calls]     (default 1000; needs dist/ from npm run build)
+//   node bench/browser-cdp.mjs [calls] [watches]   (default 1000 and 20; needs dist/ from npm run build)
 import { resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -15,6 +17,7 @@ const { openCdp, openPage } = await load("dist/src/conformance/cdp.js");
 const bb = await load("dist/src/browserbase/create.js");
 const kernel = await load("dist/src/kernel/create.js");
 const calls = Number(process.argv[2] ?? 1000);
+const watches = Number(process.argv[3] ?? 20);
 const BLOCK = 50;
 
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
@@ -43,6 +46,40 @@ async function evaluator(url) {
     },
     close: () => cdp.close(),
   };
+}
+
+/** The anchor: the first screencast frame of the browser's first page, straight over CDP. */
+async function rawFirstFrame(url) {
+  const t = performance.now();
+  const cdp = await openCdp(url);
+  try {
+    const { targetInfos } = await cdp.send("Target.getTargets");
+    const page = targetInfos.find((x) => x.type === "page");
+    const { sessionId } = await cdp.send("Target.attachToTarget", { targetId: page.targetId, flatten: true });
+    const first = new Promise((res) =>
+      cdp.listen({ event: (e) => e.method === "Page.screencastFrame" && e.sessionId === sessionId && res(), closed: () => {} }),
+    );
+    await cdp.send("Page.startScreencast", { format: "jpeg", quality: 60, maxWidth: 1280 }, sessionId);
+    await first;
+    return performance.now() - t;
+  } finally {
+    cdp.close();
+  }
+}
+
+/** Ours: watch() to its first frame. */
+async function watchFirstFrame(provider, ref) {
+  const t = performance.now();
+  let ms;
+  let watch;
+  await new Promise((res, rej) => {
+    void provider
+      .watch(ref, { frame: () => ((ms ??= performance.now() - t), res()), ended: (e) => rej(new Error(e.message)) })
+      .then((w) => (w.ok ? (watch = w.value) : rej(new Error(w.error.message))));
+  });
+  while (!watch) await new Promise((r) => setTimeout(r, 1));
+  await watch.close();
+  return ms;
 }
 
 for (const v of vendors) {
@@ -77,6 +114,17 @@ for (const v of vendors) {
     const a = quantile(anchor, 0.5);
     console.log(
       `${v.name} fake, Runtime.evaluate(1+1) over ${calls} calls: through the provider's URL p50 ${o.toFixed(3)} ms (p99 ${quantile(ours, 0.99).toFixed(3)}); the container's port directly p50 ${a.toFixed(3)} ms (p99 ${quantile(anchor, 0.99).toFixed(3)}); ratio ${(o / a).toFixed(2)} (goal <= 1.1)`,
+    );
+    const cast = [];
+    const raw = [];
+    for (let i = 0; i < watches; i += 1) {
+      raw.push(await rawFirstFrame(`ws://127.0.0.1:${browser.port}${browser.browserPath}`));
+      cast.push(await watchFirstFrame(provider, ref.value));
+    }
+    const w = quantile(cast, 0.5);
+    const r = quantile(raw, 0.5);
+    console.log(
+      `${v.name} fake, the live view's first frame over ${watches} watches: watch() p50 ${w.toFixed(1)} ms (p99 ${quantile(cast, 0.99).toFixed(1)}); Page.startScreencast on the container's port p50 ${r.toFixed(1)} ms (p99 ${quantile(raw, 0.99).toFixed(1)}); ratio ${(w / r).toFixed(2)} (no goal: watch() adds the vendor's read and the signed URL's relay)`,
     );
   } finally {
     await provider.release(ref.value, "delete");

@@ -381,7 +381,7 @@ export interface ListedComputerArgs {
 export interface ComputerTemplate {
   /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`), a phone: `phone-harness` (set `agentrun:phone-harness.apiKey` and `.ledger`), or `kubernetes` (Pods on your cluster: set `agentrun:kubernetes.kubeconfig`). */
   readonly provider?: string;
-  /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
+  /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `desktop` (E2B Desktop's template), or `base` for kind `linux`; Daytona has none, so a Daytona computer declares one. */
   readonly image?: string;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   readonly lifetimeMs?: number;
@@ -403,7 +403,7 @@ export interface ComputerTemplate {
   readonly user?: string;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   readonly workdir?: string;
-  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
+  /** The machine kind: `linux` (the default; on E2B `desktop`), `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
   readonly kind?: ComputerKind;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   readonly egress?: EgressValue;
@@ -413,7 +413,7 @@ export interface ComputerTemplate {
 export interface ComputerTemplateArgs {
   /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`), a phone: `phone-harness` (set `agentrun:phone-harness.apiKey` and `.ledger`), or `kubernetes` (Pods on your cluster: set `agentrun:kubernetes.kubeconfig`). */
   provider?: pulumi.Input<string>;
-  /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
+  /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `desktop` (E2B Desktop's template), or `base` for kind `linux`; Daytona has none, so a Daytona computer declares one. */
   image?: pulumi.Input<string>;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   lifetimeMs?: pulumi.Input<number>;
@@ -435,7 +435,7 @@ export interface ComputerTemplateArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
+  /** The machine kind: `linux` (the default; on E2B `desktop`), `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -787,7 +787,7 @@ export class Mount extends pulumi.CustomResource {
 export interface ComputerArgs {
   /** The vendor, by registry id: `docker` (the local Docker engine, the default), `modal` (set `agentrun:modal`'s token), `daytona` (set `agentrun:daytona.apiKey`), `e2b` (set `agentrun:e2b.apiKey`), a browser: `browserbase` (set `agentrun:browserbase.apiKey` and `.projectId`) or `kernel` (set `agentrun:kernel.apiKey`), a phone: `phone-harness` (set `agentrun:phone-harness.apiKey` and `.ledger`), or `kubernetes` (Pods on your cluster: set `agentrun:kubernetes.kubeconfig`). */
   provider?: pulumi.Input<string>;
-  /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
+  /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `desktop` (E2B Desktop's template), or `base` for kind `linux`; Daytona has none, so a Daytona computer declares one. */
   image?: pulumi.Input<string>;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   lifetimeMs: pulumi.Input<number>;
@@ -809,7 +809,7 @@ export interface ComputerArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
+  /** The machine kind: `linux` (the default; on E2B `desktop`), `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -821,7 +821,7 @@ export class Computer extends pulumi.CustomResource {
 
   /** The vendor, by registry id. Default: `docker`, the local Docker engine. */
   declare readonly provider: pulumi.Output<string>;
-  /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `base`; Daytona has none, so a Daytona computer declares one. */
+  /** The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `desktop` (E2B Desktop's template), or `base` for kind `linux`; Daytona has none, so a Daytona computer declares one. */
   declare readonly image: pulumi.Output<string>;
   /** How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`. */
   declare readonly lifetimeMs: pulumi.Output<number>;
@@ -843,7 +843,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly user: pulumi.Output<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   declare readonly workdir: pulumi.Output<string>;
-  /** The machine kind: `linux` (the default), `desktop` (an X display, its screen and input: on Docker, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
+  /** The machine kind: `linux` (the default; on E2B `desktop`), `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
   declare readonly kind: pulumi.Output<string>;
   /** The computer's name at the vendor as it was made (Docker: computer-<12 hex digits>); also its resource id. A computer renamed by hand is drift. */
   declare readonly name: pulumi.Output<string>;

@@ -1,7 +1,9 @@
 // The suite's readers of what screen.shot and screen.watch send: a PNG decoded whole (8-bit,
 // non-interlaced, at most 16384 pixels a side and 2^25 pixels, inflated no further than its
-// IHDR gives), and a JPEG walked to its end for its size (the suite has no JPEG decoder).
+// IHDR gives), and a JPEG walked to its end for its size (the library's, src/contract/jpeg.ts).
 import { inflateSync } from "node:zlib";
+
+export { jpegSize } from "../contract/jpeg.js";
 
 export const MAX_SIDE = 16384;
 export const MAX_PIXELS = 2 ** 25;
@@ -118,29 +120,4 @@ function unfilter(row: Buffer, prev: Buffer, out: Buffer, channels: number, y: n
     }
     out[i] = v & 0xff;
   }
-}
-
-/** A JPEG's size from its frame header, walked segment by segment to its end marker; throws in words. */
-export function jpegSize(bytes: Uint8Array): { width: number; height: number } {
-  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) throw new Error("not a JPEG: no start of image");
-  let off = 2;
-  let size: { width: number; height: number } | undefined;
-  while (off + 4 <= b.length) {
-    if (b[off] !== 0xff) throw new Error(`the JPEG has no marker at byte ${off}`);
-    const marker = b[off + 1]!;
-    if (marker === 0xd9) break;
-    const length = b.readUInt16BE(off + 2);
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      size = { height: b.readUInt16BE(off + 5), width: b.readUInt16BE(off + 7) };
-    }
-    off += 2 + length;
-    if (marker === 0xda) {
-      // The scan's entropy-coded bytes run to the next marker that is not a stuffed 0 or a restart.
-      while (off + 1 < b.length && !(b[off] === 0xff && b[off + 1] !== 0 && !(b[off + 1]! >= 0xd0 && b[off + 1]! <= 0xd7))) off++;
-    }
-  }
-  if (off + 2 > b.length || b[off] !== 0xff || b[off + 1] !== 0xd9) throw new Error("the JPEG ends before its end of image");
-  if (!size) throw new Error("the JPEG has no frame header");
-  return size;
 }

@@ -27,7 +27,7 @@ export interface E2BProviderOptions {
   sandboxUrl?: string;
   /** computerd for linux/amd64 (default this package's dist/computerd-linux-amd64). */
   daemonPath?: string;
-  /** The kind of a computer whose spec names none: linux (default), or desktop (Xvfb started through computerd). */
+  /** The kind of a computer whose spec names none: desktop (default, the spec's: Xvfb started through computerd), or linux. */
   kind?: E2BKind;
   /** The longest lifetime: default Hobby's 1 h, at most Pro's 24 h. */
   maxLifetimeMs?: number;
@@ -115,7 +115,7 @@ export function settle(options: E2BProviderOptions): Settled {
     daemonPath: options.daemonPath ?? packagedDaemon(),
     maxLifetimeMs: max,
     daemonUser: userText(user.value),
-    kind: options.kind ?? "linux",
+    kind: options.kind ?? "desktop",
     probeTargets: t ? [...t] : undefined,
     t: { ...TIMEOUTS, ...options.timeouts },
   };

@@ -18,6 +18,7 @@ import type {
   ComputerSpec,
   Connection,
   CreateOptions,
+  ImageOptions,
   NetworkPolicy,
   NetworkReadBack,
   ReadBack,
@@ -54,8 +55,14 @@ export function capabilitiesOf(settled: Pick<Settled, "maxLifetimeMs" | "daemonU
     release: ["delete"],
     vendorAgentPorts: [ENVD_PORT],
     isolation: "microvm",
-    defaults: { image: settled.kind === "desktop" ? DESKTOP_TEMPLATE : BASE_TEMPLATE, workdir: CHILD_HOME, user: settled.daemonUser },
+    // No image here: a spec's template follows its kind (image()), which may differ from the provider's.
+    defaults: { workdir: CHILD_HOME, user: settled.daemonUser },
   };
+}
+
+/** The template a spec of this kind starts from when it names none: E2B Desktop's for a desktop, the base for linux. */
+export function templateOf(kind: E2BKind): string {
+  return kind === "desktop" ? DESKTOP_TEMPLATE : BASE_TEMPLATE;
 }
 
 /** The capabilities of each kind, the other options unset. */
@@ -82,6 +89,13 @@ export class E2BProvider implements ComputerProvider {
 
   check(spec: ComputerSpec): Result<CheckedSpec> {
     return checkedSpec(spec, checkSpec(spec, this.capabilities()));
+  }
+
+  /** The template for a spec that names none, by its kind (default the provider's): E2B's own, so no call is made. */
+  async image(options: ImageOptions = {}): Promise<Result<string>> {
+    const kind = options.kind ?? this.#sb.o.kind;
+    if (kind !== "linux" && kind !== "desktop") return fail("invalid", `E2B makes linux and desktop computers, not ${String(kind)}`, { field: "kind" });
+    return ok(templateOf(kind));
   }
 
   /** Adoption's lookups: the computers with these keys, running or paused, with E2B's startedAt; and a kill of one. */

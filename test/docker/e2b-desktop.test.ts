@@ -14,7 +14,8 @@ import { toolchain } from "../support/toolchain.js";
 const KEY = `e2b_test_${process.pid}`;
 const templates: Record<string, string> = {};
 const fake = useE2BFake(KEY, templates);
-const provider = () => create({ sdk: fake, apiKey: KEY, daemonPath: toolchain().daemon.amd64, kind: "desktop", timeouts: { pollMs: 100 } });
+// No kind option: E2B's computer is a desktop unless a spec says kind linux (the spec's default).
+const provider = () => create({ sdk: fake, apiKey: KEY, daemonPath: toolchain().daemon.amd64, timeouts: { pollMs: 100 } });
 const spec = { image: "desktop", lifetimeMs: 600_000, network: "none" as const, labels: { "agentrun.test": "e2b-desktop" } };
 
 beforeAll(async () => {
@@ -68,9 +69,10 @@ describe("an E2B desktop on the fake", () => {
     }
   }, 240_000);
 
-  it("refuses the live view of a linux computer as unsupported", async () => {
-    const p = create({ sdk: fake, apiKey: KEY, daemonPath: toolchain().daemon.amd64, timeouts: { pollMs: 100 } });
-    const ref = orThrow(await p.create({ ...spec, image: "base" }));
+  it("makes kind linux when a spec says so, and refuses its live view as unsupported", async () => {
+    const p = provider();
+    const ref = orThrow(await p.create({ ...spec, image: "base", kind: "linux" }));
+    expect(ref.spec).toMatchObject({ image: "base", kind: "linux" });
     try {
       const watched = await p.watch(ref, { frame: () => undefined, ended: () => undefined });
       expect(watched).toMatchObject({ ok: false, error: { code: "unsupported" } });

@@ -11,7 +11,7 @@ import { toolchain } from "../support/toolchain.js";
 const KEY = `e2b_test_${process.pid}`;
 const fake = useE2BFake(KEY);
 const provider = () => create({ sdk: fake, apiKey: KEY, daemonPath: toolchain().daemon.amd64, timeouts: { pollMs: 100 } });
-const spec = { image: "base", lifetimeMs: 600_000, network: "none" as const, labels: { "agentrun.test": "e2b-fake" } };
+const spec = { image: "base", kind: "linux" as const, lifetimeMs: 600_000, network: "none" as const, labels: { "agentrun.test": "e2b-fake" } };
 
 describe("E2B against the Docker-backed fake", () => {
   it("create, connect, exec, files, attach, list, extend and release; nothing is left", async () => {

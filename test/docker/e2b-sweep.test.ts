@@ -23,7 +23,7 @@ it("kills the computers made since --before, reports another's sandbox still the
   const older = await raw();
   expect(await main(["--before", file], env, fake)).toMatchObject({ code: 0 });
   const provider = create({ sdk: fake, apiKey: KEY, daemonPath: toolchain().daemon.amd64, timeouts: { pollMs: 100 } });
-  const computer = orThrow(await provider.create({ image: "base", lifetimeMs: 600_000, network: "none" }));
+  const computer = orThrow(await provider.create({ image: "base", kind: "linux", lifetimeMs: 600_000, network: "none" }));
   const other = await raw();
   const after = await main(["--after", file], env, fake);
   expect(after.code).toBe(1);

@@ -8,7 +8,7 @@ import type { ComputerSpec } from "../../src/contract/provider.js";
 import { wires } from "../support/e2b-wire-helpers.js";
 
 const wire = wires();
-const spec = (extra: Partial<ComputerSpec> = {}): ComputerSpec => ({ image: "base", lifetimeMs: 600_000, network: "none", ...extra });
+const spec = (extra: Partial<ComputerSpec> = {}): ComputerSpec => ({ image: "base", kind: "linux", lifetimeMs: 600_000, network: "none", ...extra });
 const CREATE = "POST /v2/sandboxes";
 const START = "POST /process.Process/Start";
 

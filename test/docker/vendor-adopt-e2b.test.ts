@@ -16,7 +16,7 @@ const KILL_INIT = `for p in /proc/[0-9]*; do case "$(tr '\\0' ' ' < "$p/cmdline"
 
 adoptionStory("E2B", {
   provider: () => provider,
-  spec: { image: "base", lifetimeMs: 600_000, network: "none", labels: { "agentrun.test": "vendor-adopt" } },
+  spec: { image: "base", kind: "linux", lifetimeMs: 600_000, network: "none", labels: { "agentrun.test": "vendor-adopt" } },
   labelsMade: (id) => containerLabels(id, "e2b.meta."),
   // A killed sandbox's container is removed.
   held: async (id) => (await execa("docker", ["inspect", "--type", "container", id], { reject: false })).exitCode === 0,

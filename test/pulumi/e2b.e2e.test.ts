@@ -26,7 +26,7 @@ describe("an E2B computer through the real engine, on the Docker-backed fake", (
     s = await testStack(
       "e2b",
       {
-        e: { type: "agentrun:index:Computer", properties: { provider: "e2b", image: "base", lifetimeMs: 600_000, network: "none" } },
+        e: { type: "agentrun:index:Computer", properties: { provider: "e2b", image: "base", kind: "linux", lifetimeMs: 600_000, network: "none" } },
       },
       { id: "${e.vendorId}", name: "${e.name}", network: "${e.network}" },
     );

@@ -1,6 +1,8 @@
 // The conformance module of the E2B provider at the wire (test only): the real e2b SDK pointed at a
 // loopback server of E2B's REST API and of envd (test/support/e2b-wire/), its sandboxes the
-// Docker-backed fake's root containers with the stand-in agent on 49983.
+// Docker-backed fake's root containers with the stand-in agent on 49983. Its computers are kind
+// linux on the base template: the wire is the SDK's calls, the same for a desktop, whose X server
+// the Docker-backed fake's desktop run proves (a desktop per case would start Xvfb in every one).
 // npm run conformance -- --provider ./dist/test/support/fake-e2b-wire-conformance.js
 // Its containers carry the fake's run label AGENTRUN_E2B_FAKE_RUN (one made up when unset), by
 // which the test script removes them and the run's network after. The key is made up here, and
@@ -9,6 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { CONFORMANCE_MAX_LIFETIME_MS } from "../../src/e2b/conformance/module.js";
+import { BASE_TEMPLATE } from "../../src/e2b/constants.js";
 import { create, driftedProvider, type E2BOptions } from "../../src/e2b/create.js";
 import type { E2BProvider } from "../../src/e2b/provider.js";
 import { E2BWireServer, newApiKey } from "./e2b-wire/server.js";
@@ -31,7 +34,7 @@ export function server(): Promise<E2BWireServer> {
 
 async function options(): Promise<E2BOptions> {
   const { apiUrl, sandboxUrl } = await server();
-  return { apiKey, apiUrl, sandboxUrl, maxLifetimeMs: CONFORMANCE_MAX_LIFETIME_MS };
+  return { apiKey, apiUrl, sandboxUrl, kind: "linux", maxLifetimeMs: CONFORMANCE_MAX_LIFETIME_MS };
 }
 
 export const createProvider = async (): Promise<E2BProvider> => create(await options());
@@ -39,7 +42,7 @@ export const createProvider = async (): Promise<E2BProvider> => create(await opt
 export const createDriftedProvider = async (): Promise<E2BProvider> => driftedProvider(await options());
 
 export function conformanceImage(): string {
-  return "base";
+  return BASE_TEMPLATE;
 }
 
 export const conformanceNotes: string[] = [

@@ -5,12 +5,12 @@
 import { ConnectionConfig, SandboxError } from "e2b";
 import { afterEach, describe, expect, it } from "vitest";
 import { settingsFrom } from "../../provider/config.js";
-import { liveProblem, settingsFromEnv } from "../../src/e2b/conformance/module.js";
+import { conformanceImage, createProvider, liveProblem, settingsFromEnv } from "../../src/e2b/conformance/module.js";
 import { codeOf } from "../../src/e2b/calls.js";
 import { connectionOf } from "../../src/e2b/client.js";
 import { create } from "../../src/e2b/create.js";
 import { settle } from "../../src/e2b/options.js";
-import { infoDrift, networkOf } from "../../src/e2b/readback.js";
+import { infoDrift, networkOf, ownKeysOf } from "../../src/e2b/readback.js";
 import type { E2BSandboxInfo } from "../../src/e2b/sdk.js";
 
 const KEY = "e2b_0123456789abcdef0123456789abcdef";
@@ -61,11 +61,21 @@ describe("check", () => {
     expect(words({ ...spec, kind: "android" })).toBe("E2B makes linux and desktop computers, not android");
   });
 
-  it("declares a desktop's groups and its desktop template with the kind option", () => {
-    const caps = create({ apiKey: KEY, kind: "desktop" }).capabilities();
-    expect(caps).toMatchObject({ kind: "desktop", defaults: { image: "desktop" } });
+  it("is a desktop unless told otherwise, as the spec's E2B is: kind desktop, its groups", () => {
+    const caps = provider().capabilities();
+    expect(caps.kind).toBe("desktop");
     expect(caps.groups).toEqual(["exec", "files", "processes", "screen", "input.pointer", "input.keys"]);
-    expect(provider().capabilities()).toMatchObject({ kind: "linux", groups: ["exec", "files", "processes"], defaults: { image: "base" } });
+    expect(create({ apiKey: KEY, kind: "linux" }).capabilities()).toMatchObject({ kind: "linux", groups: ["exec", "files", "processes"] });
+  });
+
+  it("gives a spec that names no template the one of its kind: desktop, base for kind linux, with no call", async () => {
+    // No default image among the capabilities: a host fills it in by the spec's kind through image().
+    expect(provider().capabilities().defaults?.image).toBeUndefined();
+    expect(await provider().image()).toEqual({ ok: true, value: "desktop" });
+    expect(await provider().image({ kind: "linux" })).toEqual({ ok: true, value: "base" });
+    expect(await create({ apiKey: KEY, kind: "linux" }).image()).toEqual({ ok: true, value: "base" });
+    expect(await create({ apiKey: KEY, kind: "linux" }).image({ kind: "desktop" })).toEqual({ ok: true, value: "desktop" });
+    expect(await provider().image({ kind: "android" })).toMatchObject({ ok: false, error: { code: "invalid", field: "kind" } });
   });
 
   it("caps the lifetime at maxLifetimeMs, up to Pro's 24 hours", () => {
@@ -169,6 +179,19 @@ describe("the read-back", () => {
     for (const part of ["template", "metadata team", "onTimeout", "autoResume", "paused", "end"]) expect(drift).toContain(part);
   });
 
+  it("reads a computer made before desktops (no kind key) as kind linux, whatever the provider's default", () => {
+    const own = {
+      "agentrun.computer": "1",
+      "agentrun.computer.name": "computer-0123456789ab",
+      "agentrun.computer.deadline": "2026-12-02T15:00:00.000Z",
+      "agentrun.computer.image": "base",
+      "agentrun.computer.timeout": "600",
+      "agentrun.computer.max": "2026-12-02T15:50:00.000Z",
+    };
+    expect(ownKeysOf(own)).toMatchObject({ ok: true, value: { kind: "linux", image: "base" } });
+    expect(ownKeysOf({ ...own, "agentrun.computer.kind": "desktop" })).toMatchObject({ ok: true, value: { kind: "desktop" } });
+  });
+
   it("reads the SDK's errors by name", () => {
     const named = (name: string) => Object.assign(new Error("x"), { name });
     expect(
@@ -183,6 +206,16 @@ describe("the read-back", () => {
 });
 
 describe("the conformance module and the plugin's settings", () => {
+  it("runs a desktop on E2B's desktop template unless --kind sandbox or COMPUTER_E2B_KIND says linux", () => {
+    const live = { AGENTRUN_COMPUTER_LIVE_E2B: "1", COMPUTER_E2B_API_KEY: KEY };
+    const linux = { ...live, COMPUTER_E2B_KIND: "linux" };
+    expect([conformanceImage({}, live), createProvider(live).capabilities().kind]).toEqual(["desktop", "desktop"]);
+    expect([conformanceImage({ kind: "sandbox" }, live), createProvider(live, { kind: "sandbox" }).capabilities().kind]).toEqual(["base", "linux"]);
+    expect([conformanceImage({}, linux), createProvider(linux).capabilities().kind]).toEqual(["base", "linux"]);
+    expect([conformanceImage({ kind: "desktop" }, linux), createProvider(linux, { kind: "desktop" }).capabilities().kind]).toEqual(["desktop", "desktop"]);
+    expect(conformanceImage({}, { ...live, COMPUTER_E2B_TEMPLATE: "mine" })).toBe("mine");
+  });
+
   it("reads COMPUTER_E2B_* alone, the live switch first, and never E2B_API_KEY", () => {
     expect(liveProblem({ COMPUTER_E2B_API_KEY: KEY })).toMatch(/AGENTRUN_COMPUTER_LIVE_E2B=1/);
     expect(liveProblem({ AGENTRUN_COMPUTER_LIVE_E2B: "1", E2B_API_KEY: KEY })).toMatch(/COMPUTER_E2B_API_KEY.*E2B_API_KEY is never read/);

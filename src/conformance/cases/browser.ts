@@ -6,12 +6,13 @@ import { redactWords } from "../../contract/redact.js";
 import { check, must, mustFail, shown } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";
 import { evaluateLoaded, openCdp, openPage } from "../cdp.js";
+import { onTheDisplay } from "../fixture.js";
 import { CONFORMANCE_LABEL } from "../ledger.js";
 
 const runLabel = (t: CaseContext) => ({ [CONFORMANCE_LABEL]: t.runId });
 
 /** A CDP connection through the URL a connection of the case's own gives; the words of a failure hold no URL. */
-async function cdpOf(t: CaseContext) {
+export async function cdpOf(t: CaseContext) {
   const connection = await t.connect(t.computer);
   check(typeof connection.cdp?.url === "string" && connection.cdp.url.length > 0, "connect gave no cdp.url: a browser's connection carries its CDP target");
   check(!JSON.stringify(connection).includes(connection.cdp.url), "the connection's JSON holds the CDP URL: it is a secret, readable as cdp.url alone");
@@ -73,20 +74,23 @@ export const browserCases = [
     }
   }),
 
-  conformanceCase("browser.cdp-evaluate", "core", { groups: ["cdp"] }, async (t) => {
-    const cdp = await cdpOf(t);
-    try {
-      const page = await openPage(cdp, "<title>agentrun conformance</title><p id=p>42</p>");
+  // A page of its own is what the browser shows while it is open: on the display, apart from the live view's case.
+  conformanceCase("browser.cdp-evaluate", "core", { groups: ["cdp"] }, (t) =>
+    onTheDisplay(t, async () => {
+      const cdp = await cdpOf(t);
       try {
-        const value = await evaluateLoaded(cdp, page.sessionId, "document.title + ':' + (1+1) + ':' + document.getElementById('p').textContent");
-        check(value === "agentrun conformance:2:42", `Runtime.evaluate on the data: page answered ${shown(value)}, not "agentrun conformance:2:42"`);
+        const page = await openPage(cdp, "<title>agentrun conformance</title><p id=p>42</p>");
+        try {
+          const value = await evaluateLoaded(cdp, page.sessionId, "document.title + ':' + (1+1) + ':' + document.getElementById('p').textContent");
+          check(value === "agentrun conformance:2:42", `Runtime.evaluate on the data: page answered ${shown(value)}, not "agentrun conformance:2:42"`);
+        } finally {
+          await cdp.send("Target.closeTarget", { targetId: page.targetId }).catch(() => undefined);
+        }
       } finally {
-        await cdp.send("Target.closeTarget", { targetId: page.targetId }).catch(() => undefined);
+        cdp.close();
       }
-    } finally {
-      cdp.close();
-    }
-  }),
+    }),
+  ),
 
   conformanceCase("browser.live-view", "core", { groups: ["stream"], methods: ["stream"] }, async (t) => {
     const live = must(await t.provider.stream!(t.computer, { signal: t.signal }), "stream");

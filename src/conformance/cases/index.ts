@@ -11,7 +11,7 @@ import { lifetimeCases } from "./lifetime.js";
 import { mountCases } from "./mount.js";
 import { processCases } from "./process.js";
 import { providerCases } from "./provider.js";
-import { screenCases } from "./screen.js";
+import { browserScreenCases, screenCases } from "./screen.js";
 import { settingsCases } from "./settings.js";
 
 /** Every case of the suite for a computer that runs computerd or answers its methods. */
@@ -30,5 +30,5 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...lifetimeCases,
 ];
 
-/** A browser's own cases: the health cases, then browser.*, release last. */
-export const browserCases: readonly ConformanceCase[] = [...healthCases, ...browserOwnCases];
+/** A browser's own cases: the health cases, then browser.* and its live view, release last. */
+export const browserCases: readonly ConformanceCase[] = [...healthCases, ...browserOwnCases, ...browserScreenCases];

@@ -1,6 +1,8 @@
 // screen: screen.shot decodes to its size (and a region to the region's), the desktop fixture's
 // colours are where it paints them, and the live view through the provider's watch() gives a
-// first frame of the screen's size and a new one when the pointer moves.
+// first frame of the screen's size and a new one when the pointer moves. A browser (no screen.shot,
+// no input through the watch) runs screen.watch too: its first frame the size of a page's viewport
+// as CDP reads it, and a new one once the browser's pages change.
 import type { Action, InputActionsResult, Point } from "../../daemon/protocol.js";
 import type { ScreenFrame } from "../../contract/provider.js";
 import type { Result } from "../../contract/result.js";
@@ -9,6 +11,8 @@ import { call, CaseFailure, check, shown } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";
 import { FIXTURE_COLOURS, noFixture, onTheDisplay, startFixture } from "../fixture.js";
 import { decodePng, jpegSize } from "../images.js";
+import type { Cdp } from "../cdp.js";
+import { cdpOf } from "./browser.js";
 
 /** A shot's PNG whole: its first chunk, then screen.read to its end. */
 export async function shot(client: ComputerClient, signal: AbortSignal, region?: { x: number; y: number; width: number; height: number }) {
@@ -89,6 +93,72 @@ function frameSize(frame: ScreenFrame): { width: number; height: number } {
   }
 }
 
+/** The first frame decodes to the size it says; returns it. */
+async function firstFrame(t: CaseContext): Promise<ScreenFrame> {
+  const [first] = await watchUntil(t, () => true, 20_000, "a first frame");
+  const size = frameSize(first!);
+  check(
+    size.width === first!.frameWidth && size.height === first!.frameHeight,
+    `the first frame decodes to ${size.width}x${size.height}, and says ${first!.frameWidth}x${first!.frameHeight}`,
+  );
+  return first!;
+}
+
+/**
+ * An expression's value on each page the browser has open (at most 10), each attached flat and let
+ * go. A page another case closes meanwhile is passed over; none answering is a failure.
+ */
+async function onEveryPage(cdp: Cdp, expression: string): Promise<unknown[]> {
+  const { targetInfos } = (await cdp.send("Target.getTargets")) as { targetInfos: Array<{ targetId: string; type: string }> };
+  const out: unknown[] = [];
+  let last = "the browser has no page open";
+  for (const page of targetInfos.filter((x) => x.type === "page").slice(0, 10)) {
+    try {
+      const { sessionId } = (await cdp.send("Target.attachToTarget", { targetId: page.targetId, flatten: true })) as { sessionId: string };
+      try {
+        const answer = (await cdp.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)) as { result?: { value?: unknown } };
+        out.push(answer.result?.value);
+      } finally {
+        await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
+      }
+    } catch (error) {
+      last = (error as Error).message;
+    }
+  }
+  if (out.length === 0) throw new CaseFailure(`no page of the browser answered over CDP: ${last}`);
+  return out;
+}
+
+/** screen.watch on a browser: the frame's size against the pages' viewports, and a frame after the pages change. */
+async function watchBrowser(t: CaseContext): Promise<void> {
+  const first = await firstFrame(t);
+  const cdp = await cdpOf(t);
+  try {
+    const viewports = (await onEveryPage(cdp, "[innerWidth, innerHeight]")) as Array<[number, number]>;
+    check(
+      viewports.some(([w, h]) => w === first.width && h === first.height),
+      `the frame's screen is ${first.width}x${first.height}, and the browser's pages' viewports read ${shown(viewports)}`,
+    );
+    let changed: Promise<unknown> | undefined;
+    let failed: string | undefined;
+    await watchUntil(
+      t,
+      (frame) => {
+        if (changed) return frame.seq > 1;
+        // The first frame shown, every page's background changes: the screencast's next frame follows the ack.
+        changed = onEveryPage(cdp, "document.documentElement.style.background = 'rgb(12, 34, 56)'").catch((error: Error) => (failed = error.message));
+        return false;
+      },
+      20_000,
+      "a frame after the browser's pages changed",
+    ).catch((error: Error) => {
+      throw new CaseFailure(failed ? `the pages could not be changed over CDP: ${failed}` : error.message);
+    });
+  } finally {
+    cdp.close();
+  }
+}
+
 export const screenCases = [
   conformanceCase("screen.screenshot-size", "core", { groups: ["screen"] }, (t) =>
     onTheDisplay(t, async () => {
@@ -118,15 +188,10 @@ export const screenCases = [
   conformanceCase("screen.watch", "core", { groups: ["screen"], methods: ["watch"] }, (t) =>
     onTheDisplay(t, async () => {
       const whole = await shot(t.client, t.signal);
-      const [first] = await watchUntil(t, () => true, 20_000, "a first frame");
-      const size = frameSize(first!);
+      const first = await firstFrame(t);
       check(
-        size.width === first!.frameWidth && size.height === first!.frameHeight,
-        `the first frame decodes to ${size.width}x${size.height}, and says ${first!.frameWidth}x${first!.frameHeight}`,
-      );
-      check(
-        first!.width === whole.width && first!.height === whole.height,
-        `the frame's screen is ${first!.width}x${first!.height}, and screen.shot reads ${whole.width}x${whole.height}`,
+        first.width === whole.width && first.height === whole.height,
+        `the frame's screen is ${first.width}x${first.height}, and screen.shot reads ${whole.width}x${whole.height}`,
       );
       if (!t.hello.groups.includes("input.pointer")) return;
       const cursor = whole.cursor ?? [0, 0];
@@ -152,4 +217,9 @@ export const screenCases = [
       });
     }),
   ),
+];
+
+/** screen.watch on a browser, whose screen is its pages' (it declares cdp, not the daemon's screen). */
+export const browserScreenCases = [
+  conformanceCase("screen.watch", "core", { groups: ["cdp"], methods: ["watch"] }, (t) => onTheDisplay(t, () => watchBrowser(t))),
 ];

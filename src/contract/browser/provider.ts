@@ -2,7 +2,8 @@
 // Browserbase and Kernel. A computer is a vendor browser that answers CDP; create is the one flow
 // (createWith) with a create label for an outcome left unknown; connect reads the browser first and
 // gives cdp.url from memory (UrlStore); list and attach by labels take at least one label and match
-// every label here; release asks the vendor to end it and reads it back ended.
+// every label here; watch is CDP's screencast (screencast.ts); release asks the vendor to end it and
+// reads it back ended.
 import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../../daemon/client.js";
 import type { Hello } from "../../daemon/protocol.js";
@@ -27,10 +28,12 @@ import type {
   ReleaseHow,
 } from "../provider.js";
 import { fail, ok, type Result } from "../result.js";
+import type { LiveView } from "../watch.js";
 import { waitUntil } from "../wait.js";
 import { checkBrowserSpec } from "./check.js";
 import { BrowserClient } from "./client.js";
 import { BROWSER_IMAGE, COMPUTER_LABEL, CREATE_LABEL, isOurs, matchesAll, NAME_LABEL, shownLabels } from "./labels.js";
+import { cdpLiveView } from "./screencast.js";
 import { UrlStore } from "./url-store.js";
 import { type Browser, type BrowserVendor, outcomeUnknown } from "./vendor.js";
 
@@ -258,6 +261,9 @@ export class BrowserProvider implements ComputerProvider {
     const client = new BrowserClient({ name: ref.name, hello, read: (signal) => this.#vendor.read(ref.id, signal) });
     return ok({ client, hello, cdp: secretUrl(url), close: () => client.close() });
   }
+
+  /** The live view: CDP's screencast of the browser's first page, on a CDP connection of the watch's own (screencast.ts). */
+  readonly watch: LiveView = cdpLiveView(this);
 
   async stream(ref: ComputerRef, options: CallOptions = {}): Promise<Result<{ url: string }>> {
     const found = await this.#ours(ref.id, options);

@@ -57,8 +57,17 @@ export function liveProblem(env: Record<string, string | undefined>): string | u
   }
 }
 
-/** A run of --kind desktop: the provider's computers are desktops. */
-export const isDesktopRun = (run: RunShape) => run.kind !== undefined && settingKindOf(run.kind) === "desktop";
+/**
+ * The kind of the run's computers: --kind's (desktop, or sandbox for linux), else the setting's
+ * (COMPUTER_E2B_KIND, which the provider holds to linux or desktop), else E2B's own, desktop.
+ */
+export function runKind(run: RunShape, setting?: string): string {
+  const asked = run.kind !== undefined ? settingKindOf(run.kind) : undefined;
+  return asked === "desktop" ? "desktop" : asked === "sandbox" ? "linux" : (setting ?? "desktop");
+}
+
+/** A run whose computers are desktops: --kind desktop, or no --kind and no kind setting but linux. */
+export const isDesktopRun = (run: RunShape, setting?: string) => runKind(run, setting) === "desktop";
 
 function options(env: Record<string, string | undefined>, run: RunShape): E2BOptions {
   const problem = liveProblem(env);
@@ -66,7 +75,7 @@ function options(env: Record<string, string | undefined>, run: RunShape): E2BOpt
   const settings = settingsFromEnv(env);
   return {
     ...settings,
-    ...(isDesktopRun(run) ? { kind: "desktop" } : {}),
+    kind: runKind(run, settings.kind),
     maxLifetimeMs: Math.min(settings.maxLifetimeMs ?? CONFORMANCE_MAX_LIFETIME_MS, CONFORMANCE_MAX_LIFETIME_MS),
   } as E2BOptions;
 }
@@ -79,14 +88,14 @@ export function createDriftedProvider(env: Record<string, string | undefined> = 
   return driftedProvider(options(env, run));
 }
 
-/** COMPUTER_E2B_TEMPLATE, else E2B's desktop template for a desktop run and its base template for any other. */
+/** COMPUTER_E2B_TEMPLATE, else E2B's desktop template for a desktop run and its base template for a linux one. */
 export function conformanceImage(run: RunShape = {}, env: Record<string, string | undefined> = process.env): string {
-  return env.COMPUTER_E2B_TEMPLATE || (isDesktopRun(run) || env.COMPUTER_E2B_KIND === "desktop" ? DESKTOP_TEMPLATE : BASE_TEMPLATE);
+  return env.COMPUTER_E2B_TEMPLATE || (isDesktopRun(run, env.COMPUTER_E2B_KIND) ? DESKTOP_TEMPLATE : BASE_TEMPLATE);
 }
 
 /** A desktop run's input fixture when the CLI is given none: the package's own for amd64, E2B's architecture. */
-export function conformanceFixture(run: RunShape = {}): string | undefined {
-  return isDesktopRun(run) ? packagedFixture("amd64") : undefined;
+export function conformanceFixture(run: RunShape = {}, env: Record<string, string | undefined> = process.env): string | undefined {
+  return isDesktopRun(run, env.COMPUTER_E2B_KIND) ? packagedFixture("amd64") : undefined;
 }
 
 export const conformanceNotes: string[] = [
