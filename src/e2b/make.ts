@@ -18,7 +18,8 @@ import { DEFAULT_DISPLAY, startDisplay } from "../daemon/desktop.js";
 import type { Hello } from "../daemon/protocol.js";
 import { COMPUTER_KEY, DEADLINE_KEY, IMAGE_KEY, KIND_KEY, MAX_KEY, NAME_KEY, TIMEOUT_KEY } from "./constants.js";
 import { type E2BKind, infoDrift, ownKeysOf } from "./readback.js";
-import type { Daemon, E2BSandboxes } from "./sandboxes.js";
+import type { Daemon } from "../contract/daemon-file.js";
+import type { E2BSandboxes } from "./sandboxes.js";
 import type { E2BCommandHandle, E2BSandbox, E2BSandboxInfo } from "./sdk.js";
 
 /** The checked spec, with the daemon's bytes once prepare has read them. */

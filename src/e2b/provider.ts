@@ -123,8 +123,8 @@ export class E2BProvider implements ComputerProvider {
     const { info, own } = found.value;
     const drift = infoDrift(info, { template: own.image, metadata: {} }).filter((d) => info.state === "running" || !/ is paused, not running/.test(d));
     if (info.state !== "running") return ok({ ref: sb.refOf(info, own, undefined), state: stateOf(info), labels: labelsOf(info.metadata), drift });
-    const daemon = await sb.daemonIfRead();
-    if (!daemon) return fail("failed", `the daemon at ${sb.o.daemonPath} could not be read, so ${own.name}'s daemon cannot be checked against it`);
+    const daemon = await sb.daemonBytes();
+    if (!daemon.ok) return fail("failed", `${daemon.error.message}, so ${own.name}'s daemon cannot be checked against it`);
     const connection = await sb.connectTo(found.value, signal);
     let hello: Hello | undefined;
     let notes: string[] = [];
@@ -132,7 +132,7 @@ export class E2BProvider implements ComputerProvider {
       if (connection.error.code === "aborted") return connection;
       drift.push(connection.error.message);
     } else {
-      const read = await sb.readDaemonOver(connection.value, { sha256: daemon.sha256, kind: own.kind }, signal);
+      const read = await sb.readDaemonOver(connection.value, { sha256: daemon.value.sha256, kind: own.kind }, signal);
       await connection.value.close();
       if (!read.ok) return read;
       hello = read.value.hello;

@@ -2,13 +2,13 @@
 // signalled (calls.ts), the listing every page within one deadline, a kill waited for until E2B
 // reads the sandbox gone, the daemon's bytes, and a sandbox found by id, name or labels and read
 // back into a ref. provider.ts, make.ts, extend.ts and diagnose.ts share one of these.
-import { readFile } from "node:fs/promises";
 import { DISPLAY_GROUPS } from "../daemon/desktop.js";
 import type { Group, Hello } from "../daemon/protocol.js";
 import { type Candidate, type Adoption, createdAt } from "../contract/adopt.js";
-import { CHILD_HOME, sha256Of } from "../contract/agent-child/install.js";
+import { CHILD_HOME } from "../contract/agent-child/install.js";
 import { daemonDrift, type DaemonExpected } from "../contract/agent-child/drift.js";
 import { boundedBy } from "../contract/bound.js";
+import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import { readNetworkNone } from "../contract/probe.js";
 import type { AttachBy, ComputerRef, Connection, NetworkReadBack, SpecReadBack } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
@@ -31,7 +31,6 @@ export function groupsOf(kind: E2BKind): Group[] {
 }
 
 export type Found = { info: E2BSandboxInfo; own: OwnKeys };
-export type Daemon = { bytes: Buffer; sha256: string };
 export type CallOpts = E2BConnection & { requestTimeoutMs: number; signal: AbortSignal };
 
 export class E2BSandboxes {
@@ -39,12 +38,13 @@ export class E2BSandboxes {
   readonly version: string;
   readonly #conn: E2BConnection;
   readonly #sdk: () => Promise<E2BSandboxClass>;
-  #daemon: Promise<Daemon> | undefined;
+  readonly #daemon: DaemonFile;
 
   constructor(options: E2BProviderOptions, version: string) {
     this.o = settle(options);
     this.version = version;
     this.#conn = connectionOf(this.o);
+    this.#daemon = new DaemonFile(this.o.daemonPath);
     const given = options.sdk;
     let loaded: Promise<E2BSandboxClass> | undefined;
     // The Sandbox class (or a fake) has create; a loader of one does not.
@@ -118,24 +118,9 @@ export class E2BSandboxes {
     return ok(out);
   }
 
-  #daemonBytes(): Promise<Daemon> {
-    this.#daemon ??= readFile(this.o.daemonPath).then((bytes) => ({ bytes, sha256: sha256Of(bytes) }));
-    this.#daemon.catch(() => (this.#daemon = undefined));
-    return this.#daemon;
-  }
-
-  /** The daemon's bytes, or why they could not be read, before anything is made. */
-  async daemonBytes(): Promise<Result<Daemon>> {
-    try {
-      return ok(await this.#daemonBytes());
-    } catch (error) {
-      return fail("invalid", `the daemon at ${this.o.daemonPath} could not be read: ${(error as Error).message}; nothing was made`, { field: "daemonPath" });
-    }
-  }
-
-  /** The daemon's bytes for a read-back, or undefined when they cannot be read. */
-  daemonIfRead(): Promise<Daemon | undefined> {
-    return this.#daemonBytes().catch(() => undefined);
+  /** The daemon's bytes and sha256 (read once), or an invalid daemonPath in words, before anything is made. */
+  daemonBytes(): Promise<Result<Daemon>> {
+    return this.#daemon.bytes();
   }
 
   daemonWant(sha256: string, kind: E2BKind): DaemonExpected {

@@ -239,3 +239,20 @@ describe("the conformance module and the plugin's settings", () => {
     expect(settingsFrom(test, { test: true }).ok).toBe(true);
   });
 });
+
+describe("E2BProvider.create with a daemon that cannot be read", () => {
+  it("is refused on daemonPath in words before any call, and reads again on the next", async () => {
+    const sdk = {
+      create: () => {
+        throw new Error("create made a call");
+      },
+    };
+    const p = create({ apiKey: KEY, daemonPath: "/nonexistent/computerd", sdk: sdk as never });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const made = await p.create(spec);
+      expect(made).toMatchObject({ ok: false, error: { code: "invalid", field: "daemonPath" } });
+      if (!made.ok)
+        expect(made.error.message).toBe("the daemon at /nonexistent/computerd could not be read (ENOENT); build it with npm run setup, or give daemonPath");
+    }
+  });
+});
