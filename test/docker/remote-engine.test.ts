@@ -6,7 +6,7 @@
 // words with nothing made; what a remote engine changes (the daemon put in by archive, a bind
 // only from the host's folders, an allowlist without the host's addresses) is said.
 import { mkdtempSync, realpathSync } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
@@ -38,11 +38,17 @@ const ok = <T>(r: { ok: true; value: T } | { ok: false; error: { message: string
 };
 const tcpEngine = (certs = client): EngineAddress => ok(engineAt(engine.tcp!, "the test's engine", { tls: tlsIn(certs) }));
 const sshEngine = (ssh = sshd.ssh): EngineAddress => ok(engineAt(sshd.address, "the test's engine", { ssh }));
+/**
+ * The docker CLI a provider pulls with: over ssh the CLI runs `ssh` from PATH itself, so the
+ * test's puts its own first, carrying the test's ssh config, as a user's ~/.ssh/config would.
+ */
+let dockerCli: string;
 const options = (address: EngineAddress, more: Partial<DockerProviderOptions> = {}): DockerProviderOptions => ({
   daemonPath: packagedDaemon(),
   engine: address,
   daemonCache: path.join(dir, "cache"),
   base: pinned,
+  docker: dockerCli,
   ...more,
 });
 /** Every container on the test's engine. */
@@ -55,6 +61,11 @@ let pinned: string;
 beforeAll(async () => {
   remote = await startRemoteEngine(dir);
   ({ engine, sshd, client } = remote);
+  const bin = path.join(dir, "bin");
+  await mkdir(bin, { recursive: true });
+  await writeFile(path.join(bin, "ssh"), `#!/bin/sh\nexec /usr/bin/ssh ${sshd.ssh.slice(1).join(" ")} "$@"\n`, { mode: 0o755 });
+  dockerCli = path.join(bin, "docker");
+  await writeFile(dockerCli, `#!/bin/sh\nPATH="${bin}:$PATH" exec /usr/bin/docker "$@"\n`, { mode: 0o755 });
   registry = await startRegistry(path.join(dir, "registry"));
   pinned = await registry.push(toolchain().baseImage, "library/python", "3.12-slim");
 }, 300_000);
@@ -152,7 +163,10 @@ describe("ssh's one login", () => {
         for (let i = 0; i < 5; i++) {
           const connection = ok(await provider.connect(ref));
           try {
-            expect(await connection.client.call("exec.run", { argv: ["true"], timeoutMs: 10_000 })).toMatchObject({ exitCode: 0 });
+            // The engine's empty image holds the daemon alone.
+            expect(await connection.client.call("exec.run", { argv: ["/opt/agentrun/computerd", "version"], timeoutMs: 10_000 })).toMatchObject({
+              exitCode: 0,
+            });
           } finally {
             await connection.close();
           }
