@@ -48,8 +48,8 @@ export function dialArgv(engine: SshEngine, mux?: string): string[] {
 /**
  * One login shared by an engine's connections: its control socket in a folder of its own (0700,
  * made at the first dial), so another provider's login, or another ssh argv's, is never taken.
- * close asks the master to exit and removes the folder; unclosed, the master ends MUX_PERSIST_S
- * after its last connection.
+ * close asks the master to exit and removes the folder; unclosed, the folder goes at the
+ * process's exit and the master ends MUX_PERSIST_S after its last connection.
  */
 export class SshMux {
   #dir: string | undefined;
@@ -58,14 +58,23 @@ export class SshMux {
 
   /** The control socket's path. */
   get path(): string {
-    this.#dir ??= mkdtempSync(path.join(tmpdir(), "agentrun-ssh-"));
+    if (!this.#dir) {
+      this.#dir = mkdtempSync(path.join(tmpdir(), "agentrun-ssh-"));
+      process.once("exit", this.#atExit);
+    }
     return path.join(this.#dir, "master");
   }
+
+  /** A process that ends unclosed removes the folder; its login, unreachable then, ends itself. */
+  readonly #atExit = () => {
+    if (this.#dir) rmSync(this.#dir, { recursive: true, force: true });
+  };
 
   async close(): Promise<void> {
     const dir = this.#dir;
     if (!dir) return;
     this.#dir = undefined;
+    process.removeListener("exit", this.#atExit);
     const [client, ...args] = clientArgv(this.engine, path.join(dir, "master"));
     // No master there (none was made, or it ended) is fine: ssh says so and exits 255.
     await new Promise<void>((resolve) => execFile(client!, [...args, "-O", "exit", "--", this.engine.host], { timeout: CLOSE_MS }, () => resolve()));

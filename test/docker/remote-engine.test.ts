@@ -80,17 +80,22 @@ describe.each([
   ["ssh", () => sshEngine()],
 ])("a remote engine over %s", (_name, address) => {
   let provider: DockerProvider;
+  let drifted: DockerProvider;
   beforeAll(() => {
     provider = create(options(address(), { hostFolders: [realpathSync(tmpdir())] }));
+    drifted = driftedProvider(options(address(), { hostFolders: [realpathSync(tmpdir())] }));
   });
-  afterAll(() => provider?.engine.close());
+  afterAll(async () => {
+    await provider?.engine.close();
+    await drifted?.engine.close();
+  });
 
   it("passes Core on the pinned base the provider pulled onto the engine, the daemon put in by archive and no path of this machine's bound", async () => {
     const base = ok(await provider.base());
     expect(base).toMatchObject({ image: pinned, from: "pinned" });
     const report = await runConformance(provider, {
       image: base.image,
-      drifted: driftedProvider(options(address(), { hostFolders: [realpathSync(tmpdir())] })),
+      drifted,
       mountFor: (kind) => mountFor(kind),
     });
     expect(report.core, formatReport(report)).toBe("pass");
