@@ -52,6 +52,8 @@ apt_tool() {
 # requirements are tested offline, pip run from its own wheel inside a computer whose image has none.
 # sshd: a remote Docker engine is tested through an sshd the test runs on 127.0.0.1 (its own config
 # and keys, started and stopped by the test; the package's service is not started here).
+# docker-registry: the default image's pull is tested against a registry the test runs on
+# 127.0.0.1 (its own config and storage folder; the package's service is not started here).
 apt_file() {
   compgen -G "$1" >/dev/null && return 10
   apt_install "$1" "$2"
@@ -81,6 +83,7 @@ if [ "$tests" = 1 ]; then
   step "pip's wheel (for ComputerApp's requirements test)" apt_file "/usr/share/python-wheels/pip-*.whl" python3-pip-whl
   step "adb (for the phone harness's tests)" apt_tool adb adb
   step "sshd (for the remote Docker engine's tests)" apt_file /usr/sbin/sshd openssh-server
+  step "registry (for the default image's pull tests)" apt_file /usr/bin/docker-registry docker-registry
 fi
 step "Docker engine" bash scripts/setup-docker.sh
 beside base "base image" bash scripts/base-image.sh

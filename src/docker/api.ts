@@ -4,10 +4,10 @@
 // own, capped at the newest this provider was written against, and never below 1.41 (Engine 20.10,
 // the first with a private cgroup namespace).
 import type { Duplex } from "node:stream";
-import { Pool } from "undici";
+import type { Pool } from "undici";
 import type { ResultCode } from "../contract/result.js";
 import { DEFAULT_ENGINE, type EngineAddress, engineAt, isRemote } from "./engine.js";
-import { connectionsTo } from "./transport.js";
+import { type Connections, connectionsTo } from "./transport.js";
 import { boundedBy, untilAborted } from "../contract/bound.js";
 
 /** A call not given its own bound. */
@@ -65,7 +65,7 @@ const below = (a: readonly [number, number], b: readonly [number, number]) => a[
 export class DockerEngine {
   readonly address: EngineAddress;
   readonly #onCall: ((asked: Asked) => void) | undefined;
-  #pool: Pool | undefined;
+  #open: Connections | undefined;
   #version: Promise<Reply<string>> | undefined;
 
   /** The engine at an address (default unix:///var/run/docker.sock); one refused throws in words. */
@@ -82,8 +82,8 @@ export class DockerEngine {
 
   get #connections(): Pool {
     // Connections open when asked for and are kept alive; a fleet's creates run side by side.
-    this.#pool ??= connectionsTo(this.address, { maxResponseSize: MAX_REPLY_BYTES, keepAliveTimeout: 10_000 });
-    return this.#pool;
+    this.#open ??= connectionsTo(this.address, { maxResponseSize: MAX_REPLY_BYTES, keepAliveTimeout: 10_000 });
+    return this.#open.pool;
   }
 
   /** The API version to speak: the engine's (from /_ping, once), capped; a failed read is not kept. */
@@ -215,11 +215,11 @@ export class DockerEngine {
     }
   }
 
-  /** Closes the kept connections; a later call opens new ones. */
+  /** Closes the kept connections (and an ssh engine's shared login); a later call opens new ones. */
   async close(): Promise<void> {
-    const pool = this.#pool;
-    this.#pool = undefined;
-    await pool?.close();
+    const open = this.#open;
+    this.#open = undefined;
+    await open?.close();
   }
 }
 

@@ -35,7 +35,7 @@ const STEP_LINE = /^Step (\d+)\/(\d+) : (.*)$/;
 
 export const IMAGE_TIMEOUT_MS = 10 * 60_000;
 /** The default image's contents, in words, for a caller's "preparing" row. */
-export const DOCKER_RECIPE_HAS = "python3, git, curl, nodejs, npm, ripgrep and socat on Debian bookworm";
+export const DOCKER_RECIPE_HAS = "python3, git, curl, nodejs, npm, ripgrep and socat on Debian";
 
 export function recipeHash(recipe: string): string {
   return createHash("sha256").update(recipe).digest("hex");
@@ -46,16 +46,17 @@ export function recipeTag(recipe: string): string {
 }
 
 /**
- * The provider's own recipe, FROM a base that needs no registry: the Debian image the toolchain
- * set-up imports (dist/toolchain.json's baseImage). It makes no /work (Docker would copy that
- * directory's mode onto the tmpfs there) and declares no VOLUME (drift).
+ * The provider's own recipe on a Debian base: the spec's pinned python image (which has its
+ * python), or the set-up's local Debian (dist/toolchain.json's baseImage), which gets Debian's
+ * python3. It makes no /work (Docker would copy that directory's mode onto the tmpfs there) and
+ * declares no VOLUME (drift).
  */
-export function dockerRecipe(base: string): string {
+export function dockerRecipe(base: string, hasPython = false): string {
   return [
     `FROM ${base}`,
     "RUN apt-get update \\",
     " && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \\",
-    "    ca-certificates python3 git curl nodejs npm ripgrep socat \\",
+    `    ca-certificates ${hasPython ? "" : "python3 "}git curl nodejs npm ripgrep socat \\`,
     " && rm -rf /var/lib/apt/lists/*",
     "",
   ].join("\n");
@@ -251,6 +252,9 @@ function buildWords(tag: string, outcome: Outcome, docker: string): string {
   return `${lead}: ${reached.message}`;
 }
 
+/** A pull's reason (image-unpulled's detail) when no registry answered: where a fallback may stand in. */
+export const REGISTRY_UNREACHED = "the registry could not be reached";
+
 /** Why a pull failed, in words that hold none of Docker's output, and what a library caller can do about it when the reason does not say. */
 function pullFailure(outcome: Outcome, docker: string): { reason: string; remedy?: string } {
   const text = output(outcome);
@@ -261,7 +265,7 @@ function pullFailure(outcome: Outcome, docker: string): { reason: string; remedy
   if (/unauthorized|denied|authentication required/i.test(text))
     return { reason: "the registry refused the pull; log in to it (docker login) or check the name" };
   if (/no such host|dial tcp|i\/o timeout|TLS handshake|connection refused|network is unreachable/i.test(text)) {
-    return { reason: "the registry could not be reached", remedy: "pull or load it on this host ahead (docker load), or give a recipe" };
+    return { reason: REGISTRY_UNREACHED, remedy: "pull or load it on this host ahead (docker load), or give a recipe" };
   }
   return { reason: reached.message };
 }

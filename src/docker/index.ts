@@ -5,7 +5,14 @@ import type { Capabilities } from "../contract/provider.js";
 import { CAPABILITIES as LINUX, DESKTOP_CAPABILITIES } from "./provider.js";
 
 export { create, driftedProvider } from "./create.js";
-export { capabilitiesOfKind, DESKTOP_CAPABILITIES, DockerProvider, type DockerProviderOptions, type EgressOptions } from "./provider.js";
+export {
+  capabilitiesOfKind,
+  DESKTOP_CAPABILITIES,
+  type DockerImageOptions,
+  DockerProvider,
+  type DockerProviderOptions,
+  type EgressOptions,
+} from "./provider.js";
 
 /** Its capabilities by configuration: linux, and desktop with the desktop option. */
 export const CAPABILITIES: Record<string, Capabilities> = { linux: LINUX, desktop: DESKTOP_CAPABILITIES };
@@ -30,6 +37,7 @@ export {
   recipeHash,
   recipeTag,
 } from "./image.js";
+export { type BaseChoice, DOCKER_BASE } from "./default-image.js";
 export { type DockerSettings, optionsFromSettings, packagedDaemon } from "./settings.js";
 export { deadlineOf, type Inspected, mountOf, networkOf, specOf } from "./readback.js";
 export { COMPUTER_LABEL, DEADLINE_LABEL } from "./constants.js";

@@ -12,7 +12,8 @@ import type { DockerEngine } from "./api.js";
 import { DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";
 import { EGRESS_READY_MS } from "./egress.js";
 import type { EngineAddress } from "./engine.js";
-import { desktopRecipe, dockerRecipe, type ImageSource, sourceProblem } from "./image.js";
+import { DOCKER_BASE } from "./default-image.js";
+import { type ImageSource, sourceProblem } from "./image.js";
 import { toolchainBase } from "../package.js";
 import type { CreateStep } from "./pause.js";
 
@@ -23,8 +24,17 @@ export interface DockerProviderOptions {
   daemonCache?: string;
   /** The computer's user when a spec names none: uid:gid, never root or root's group. */
   user?: string;
-  /** The image docker.image() makes ready; default the provider's recipe on the set-up's base. */
+  /**
+   * The image docker.image() makes ready; default the provider's recipe on the pinned base
+   * (pulled once), or on the set-up's local base where no registry answers.
+   */
   image?: ImageSource;
+  /**
+   * The pinned base the default recipe stands on, by name and digest (default DOCKER_BASE,
+   * python:3.12-slim from Docker Hub): a registry mirror's copy of it, where Docker Hub is not the
+   * registry this engine reaches.
+   */
+  base?: string;
   /**
    * The Docker engine: its unix socket (default unix:///var/run/docker.sock), the address
    * resolveEngine({ env, home }) found as the docker CLI does, or a DockerEngine. The provider
@@ -50,7 +60,7 @@ export interface DockerProviderOptions {
   /**
    * Desktops: the provider's computers are kind desktop unless a spec asks for linux (a spec may
    * ask for a desktop without it). Its image is what docker.image({ kind: "desktop" }) makes
-   * ready (default: Xvfb on the set-up's base).
+   * ready (default: Xvfb on the base the default recipe stands on).
    */
   desktop?: DesktopOptions & { image?: ImageSource };
   /** The fault tests' seam: called at each step of a create (pause.ts), to hold it there. */
@@ -91,7 +101,10 @@ export interface Settled {
   /** The user a spec that names none gets, parsed, and as uid:gid. */
   user: User;
   userText: string;
+  /** The image option; undefined is the provider's own recipe, on the base chosen at image(). */
   image: ImageSource | undefined;
+  /** The pinned base, and the set-up's local one where this package's set-up made it. */
+  base: { pinned: string; local: string | undefined };
   volume: { name: string; root: string } | undefined;
   egress: EgressSettings;
   desktop: DesktopOptions & { image: ImageSource | undefined };
@@ -108,21 +121,20 @@ export function settle(options: DockerProviderOptions): Settled {
   }
   const daemonCache = path.resolve(options.daemonCache ?? DEFAULT_DAEMON_CACHE);
   const user = userOf(options.user);
-  let image: ImageSource | undefined;
   if (options.image !== undefined) {
     const problem = sourceProblem(options.image);
     if (problem) throw new OptionError("image", "DockerProvider's image option", `: ${problem}`);
-    image = options.image;
-  } else {
-    const base = toolchainBase();
-    image = base ? { recipe: dockerRecipe(base) } : undefined;
   }
+  const pinned = options.base ?? DOCKER_BASE;
+  if (typeof pinned !== "string" || sourceProblem({ image: pinned }) || !/@sha256:[a-f0-9]{64}$/.test(pinned))
+    throw new OptionError("base", "DockerProvider's base option", " is an image by name pinned by its digest (name@sha256:…)");
   return {
     daemonPath: options.daemonPath,
     daemonCache,
     user,
     userText: userText(user),
-    image,
+    image: options.image,
+    base: { pinned, local: toolchainBase() },
     volume: volumeOf(options.volume, daemonCache),
     egress: egressOf(options.egress ?? {}),
     desktop: desktopOf(options.desktop ?? {}),
@@ -203,6 +215,5 @@ function desktopOf(desktop: DesktopOptions & { image?: ImageSource }): Settled["
   }
   if (desktop.display !== undefined && !/^:\d{1,4}$/.test(desktop.display))
     throw new OptionError("desktop.display", "DockerProvider's desktop.display option", " is a local display, such as :0");
-  const base = toolchainBase();
-  return { ...desktop, image: desktop.image ?? (base ? { recipe: desktopRecipe(base) } : undefined) };
+  return { ...desktop, image: desktop.image };
 }

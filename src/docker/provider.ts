@@ -46,7 +46,9 @@ import { daemonCopy, daemonDigest } from "./daemon-cache.js";
 import { egressImageTag, ensureEgressImage } from "./egress-image.js";
 import { DockerEgressProxies } from "./egress-proxy.js";
 import { type Host, hostOf } from "./host.js";
-import { ensureImage, type EnsureOptions, ofSetting } from "./image.js";
+import { desktopRecipe, dockerRecipe, ensureImage, type EnsureOptions, ofSetting } from "./image.js";
+import { type BaseChoice, chooseBase } from "./default-image.js";
+import { untilAborted } from "../contract/bound.js";
 import { listComputers } from "./list.js";
 import { type DockerProviderOptions, settle, type Settled } from "./options.js";
 import { readComputer } from "./read.js";
@@ -58,6 +60,9 @@ import { isRemote } from "./engine.js";
 
 export { CAPABILITIES, capabilitiesOfKind, DESKTOP_CAPABILITIES } from "./context.js";
 export type { DockerProviderOptions, EgressOptions } from "./options.js";
+
+/** Docker's image options: onBase is told which base the provider's own recipe stands on, and why. */
+export type DockerImageOptions = Omit<EnsureOptions, "docker"> & Pick<ImageOptions, "kind"> & { onBase?: (base: BaseChoice) => void };
 
 export class DockerProvider implements ComputerProvider {
   readonly id = "docker";
@@ -76,6 +81,7 @@ export class DockerProvider implements ComputerProvider {
   #copying: Promise<string> | undefined;
   #egressImage: Promise<Result<string>> | undefined;
   #daemonArchive: Promise<Buffer> | undefined;
+  #base: Promise<Result<BaseChoice>> | undefined;
 
   constructor(options: DockerProviderOptions) {
     const settled = settle(options);
@@ -196,16 +202,36 @@ export class DockerProvider implements ComputerProvider {
     return host;
   }
 
-  /** ensureImage of the provider's image option (a desktop's, for kind desktop), with its docker CLI. */
-  image(options: Omit<EnsureOptions, "docker"> & Pick<ImageOptions, "kind"> = {}): Promise<Result<string>> {
-    const { kind = this.#settled.kind, ...rest } = options;
-    const source = kind === "desktop" ? this.#settled.desktop.image : this.#settled.image;
+  /**
+   * ensureImage of the provider's image option (a desktop's, for kind desktop), with its docker
+   * CLI; with none, the provider's own recipe (Xvfb for a desktop) on the base chosen once
+   * (base()), which onBase is told.
+   */
+  async image(options: DockerImageOptions = {}): Promise<Result<string>> {
+    const { kind = this.#settled.kind, onBase, ...rest } = options;
+    let source = kind === "desktop" ? this.#settled.desktop.image : this.#settled.image;
     if (!source) {
-      return Promise.resolve(
-        fail("invalid", "no image to make: dist/toolchain.json names no base image (run bash scripts/setup.sh, which makes it), and no image option was given"),
-      );
+      const base = await this.base(rest);
+      if (!base.ok) return kind === "desktop" ? base : ofSetting(base, this.id, IMAGE_SETTING);
+      onBase?.(base.value);
+      const pinned = base.value.from === "pinned";
+      source = { recipe: kind === "desktop" ? desktopRecipe(base.value.image) : dockerRecipe(base.value.image, pinned) };
     }
-    return ensureImage(source, { ...rest, docker: this.cli }).then((made) => (kind === "desktop" ? made : ofSetting(made, this.id, IMAGE_SETTING)));
+    const made = await ensureImage(source, { ...rest, docker: this.cli });
+    return kind === "desktop" ? made : ofSetting(made, this.id, IMAGE_SETTING);
+  }
+
+  /**
+   * The base the provider's own recipes stand on, on its engine: the pinned base (pulled once),
+   * else the set-up's local base where no registry answers (default-image.ts). Chosen once per
+   * provider; a failure is not kept.
+   */
+  base(options: Omit<EnsureOptions, "docker" | "onStep"> = {}): Promise<Result<BaseChoice>> {
+    this.#base ??= chooseBase(this.cli, { ...this.#settled.base, ...options }).then((r) => {
+      if (!r.ok) this.#base = undefined;
+      return r;
+    });
+    return untilAborted(this.#base, options.signal, () => fail("aborted", "making the base image ready was aborted"));
   }
 
   /**

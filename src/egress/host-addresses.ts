@@ -42,8 +42,8 @@ export function containerSign(hostRoot = "/"): string | undefined {
 
 /**
  * The addresses a proxy refuses as this host's: every public interface address of this machine,
- * then the caller's. In a container the caller's are required; an entry that is
- * not an IP address is refused in words.
+ * then the caller's; for a remote engine (elsewhere), the caller's alone. In a container or for a
+ * remote engine the caller's are required; an entry that is not an IP address is refused in words.
  */
 export function hostAddresses(options: HostAddressOptions = {}): Result<string[]> {
   const given: string[] = [];
@@ -62,6 +62,9 @@ export function hostAddresses(options: HostAddressOptions = {}): Result<string[]
       { field: "network" },
     );
   }
+  // A remote engine's host is not this machine: its addresses are the given ones alone, so a
+  // proxy there neither refuses this machine's addresses nor reads back differently as they change.
+  if (options.elsewhere) return ok([...new Set(given)].sort());
   const own: string[] = [];
   const onInterfaces = new Set<string>();
   for (const list of Object.values(options.interfaces ?? networkInterfaces())) {

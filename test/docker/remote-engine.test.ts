@@ -1,10 +1,12 @@
 // A Docker engine on another host, reached over TCP with TLS verified both ways and over ssh:
 // the test's own second dockerd (never the shared engine) listening on 127.0.0.1 with
 // certificates made here, and an sshd of the test's own on 127.0.0.1 in front of it. Core passes
-// through each; a wrong certificate, an unknown host key and a refused login are each refused in
+// through each, on the pinned base the provider pulls onto that engine from a registry of the
+// test's own (the set-up's base pushed there under the pinned name's path); a wrong certificate, an unknown host key and a refused login are each refused in
 // words with nothing made; what a remote engine changes (the daemon put in by archive, a bind
 // only from the host's folders, an allowlist without the host's addresses) is said.
 import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
@@ -19,6 +21,7 @@ import { clientOf, makeCa } from "../support/engine-certs.js";
 import { type RemoteEngine, startRemoteEngine } from "../support/remote-engine.js";
 import type { SecondEngine } from "../support/second-engine.js";
 import type { TestSshd } from "../support/sshd.js";
+import { startRegistry, type TestRegistry } from "../support/registry.js";
 import { toolchain } from "../support/toolchain.js";
 import { packagedDaemon } from "../../src/docker/settings.js";
 
@@ -35,48 +38,64 @@ const ok = <T>(r: { ok: true; value: T } | { ok: false; error: { message: string
 };
 const tcpEngine = (certs = client): EngineAddress => ok(engineAt(engine.tcp!, "the test's engine", { tls: tlsIn(certs) }));
 const sshEngine = (ssh = sshd.ssh): EngineAddress => ok(engineAt(sshd.address, "the test's engine", { ssh }));
+/**
+ * The docker CLI a provider pulls with: over ssh the CLI runs `ssh` from PATH itself, so the
+ * test's puts its own first, carrying the test's ssh config, as a user's ~/.ssh/config would.
+ */
+let dockerCli: string;
 const options = (address: EngineAddress, more: Partial<DockerProviderOptions> = {}): DockerProviderOptions => ({
   daemonPath: packagedDaemon(),
   engine: address,
   daemonCache: path.join(dir, "cache"),
+  base: pinned,
+  docker: dockerCli,
   ...more,
 });
 /** Every container on the test's engine. */
 const containers = async () => (await engine.docker("ps", "--all", "--quiet")).stdout.split("\n").filter(Boolean);
 
 let remote: RemoteEngine | undefined;
+let registry: TestRegistry | undefined;
+/** The set-up's base in the test's registry, as a mirror's copy of the pinned base: the provider pulls it onto the engine. */
+let pinned: string;
 beforeAll(async () => {
   remote = await startRemoteEngine(dir);
   ({ engine, sshd, client } = remote);
+  const bin = path.join(dir, "bin");
+  await mkdir(bin, { recursive: true });
+  await writeFile(path.join(bin, "ssh"), `#!/bin/sh\nexec /usr/bin/ssh ${sshd.ssh.slice(1).join(" ")} "$@"\n`, { mode: 0o755 });
+  dockerCli = path.join(bin, "docker");
+  await writeFile(dockerCli, `#!/bin/sh\nPATH="${bin}:$PATH" exec /usr/bin/docker "$@"\n`, { mode: 0o755 });
+  registry = await startRegistry(path.join(dir, "registry"));
+  pinned = await registry.push(toolchain().baseImage, "library/python", "3.12-slim");
 }, 300_000);
 
-let loading: Promise<string> | undefined;
-/** Core's image, the set-up's base, put on the test's engine from the shared one (read only), once. */
-const baseOnEngine = () =>
-  (loading ??= (async () => {
-    const base = toolchain().baseImage;
-    // One pipe in bash: execa's own piping of save into load never settled here.
-    const load = await execa("bash", ["-o", "pipefail", "-c", 'docker save "$1" | docker -H "$2" load', "load", base, engine.address], { reject: false });
-    if (load.exitCode !== 0) throw new Error(`the base image could not be loaded on the test's engine: ${load.stderr}`);
-    return base;
-  })());
-
-afterAll(() => remote?.dispose(), 120_000);
+afterAll(async () => {
+  await registry?.stop();
+  await remote?.dispose();
+}, 120_000);
 
 describe.each([
   ["TCP with TLS", () => tcpEngine()],
   ["ssh", () => sshEngine()],
 ])("a remote engine over %s", (_name, address) => {
   let provider: DockerProvider;
+  let drifted: DockerProvider;
   beforeAll(() => {
     provider = create(options(address(), { hostFolders: [realpathSync(tmpdir())] }));
+    drifted = driftedProvider(options(address(), { hostFolders: [realpathSync(tmpdir())] }));
   });
-  afterAll(() => provider?.engine.close());
+  afterAll(async () => {
+    await provider?.engine.close();
+    await drifted?.engine.close();
+  });
 
-  it("passes Core, the daemon put in by archive and no path of this machine's bound", async () => {
+  it("passes Core on the pinned base the provider pulled onto the engine, the daemon put in by archive and no path of this machine's bound", async () => {
+    const base = ok(await provider.base());
+    expect(base).toMatchObject({ image: pinned, from: "pinned" });
     const report = await runConformance(provider, {
-      image: await baseOnEngine(),
-      drifted: driftedProvider(options(address(), { hostFolders: [realpathSync(tmpdir())] })),
+      image: base.image,
+      drifted,
       mountFor: (kind) => mountFor(kind),
     });
     expect(report.core, formatReport(report)).toBe("pass");
@@ -110,6 +129,66 @@ describe.each([
       );
     expect(await containers()).toEqual([]);
   });
+});
+
+describe("an allowlisted computer on a remote engine, its host's addresses given", () => {
+  it("gets a proxy on that engine refusing the given addresses alone, and reads back with no drift", async () => {
+    const provider = create(options(tcpEngine(), { egress: { hostAddresses: ["10.9.8.7"] } }));
+    try {
+      const ref = ok(await provider.create({ ...spec, image: engine.image, network: { allow: ["example.com"] } }));
+      try {
+        const proxy = JSON.parse((await engine.docker("inspect", `${ref.name}-egress`)).stdout)[0];
+        const args: string[] = proxy.Args;
+        expect(args.flatMap((a, i) => (args[i - 1] === "--host-address" ? [a] : []))).toEqual(["10.9.8.7"]);
+        const read = ok(await provider.read({ id: ref.id }));
+        expect(read.drift).toEqual([]);
+        expect(read.ref.spec?.network).toEqual({ allow: ["example.com"] });
+      } finally {
+        await provider.release(ref, "delete");
+      }
+      expect(await containers()).toEqual([]);
+    } finally {
+      await provider.engine.close();
+    }
+  }, 180_000);
+});
+
+describe("ssh's one login", () => {
+  /** The mux folders in the temp directory now. */
+  const muxFolders = async () => new Set((await readdir(tmpdir())).filter((f) => f.startsWith("agentrun-ssh-")));
+
+  it("carries a provider's connections as sessions on one login, in a 0700 folder of its own, closed with the engine", async () => {
+    const earlier = await muxFolders();
+    const provider = create(options(sshEngine()));
+    let ours: string[] = [];
+    try {
+      const ref = ok(await provider.create({ ...spec, image: engine.image }));
+      try {
+        const before = sshd.logins();
+        for (let i = 0; i < 5; i++) {
+          const connection = ok(await provider.connect(ref));
+          try {
+            // The engine's empty image holds the daemon alone.
+            expect(await connection.client.call("exec.run", { argv: ["/opt/agentrun/computerd", "version"], timeoutMs: 10_000 })).toMatchObject({
+              exitCode: 0,
+            });
+          } finally {
+            await connection.close();
+          }
+        }
+        expect(sshd.logins() - before).toBe(0);
+        ours = [...(await muxFolders())].filter((f) => !earlier.has(f));
+        expect(ours).toHaveLength(1);
+        expect((await stat(path.join(tmpdir(), ours[0]!))).mode & 0o777).toBe(0o700);
+        expect((await stat(path.join(tmpdir(), ours[0]!, "master"))).isSocket()).toBe(true);
+      } finally {
+        await provider.release(ref, "delete");
+      }
+    } finally {
+      await provider.engine.close();
+    }
+    expect([...(await muxFolders())].filter((f) => ours.includes(f))).toEqual([]);
+  }, 180_000);
 });
 
 describe("refused in words with nothing made", () => {

@@ -20,6 +20,8 @@ export interface TestSshd {
   unknownHost: string[];
   /** The argv of a client whose key the host does not take. */
   refusedKey: string[];
+  /** Logins the host has taken so far (sshd's "Accepted publickey" lines). */
+  logins(): number;
   stop(): Promise<void>;
 }
 
@@ -84,7 +86,12 @@ export async function startSshd(dir: string, dockerHost: string): Promise<TestSs
   );
   const child: ChildProcess = spawn(SSHD, ["-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
-  child.stderr?.on("data", (c: Buffer) => (log = (log + c.toString()).slice(-4000)));
+  let logins = 0;
+  child.stderr?.on("data", (c: Buffer) => {
+    const text = c.toString();
+    logins += text.match(/Accepted publickey/g)?.length ?? 0;
+    log = (log + text).slice(-4000);
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const ssh = await clientConfig(dir, "client", userKey, knownHosts);
   // Ready when a login runs a command.
@@ -103,6 +110,7 @@ export async function startSshd(dir: string, dockerHost: string): Promise<TestSs
     ssh,
     unknownHost: await clientConfig(dir, "unknown-host", userKey, emptyKnown),
     refusedKey: await clientConfig(dir, "refused-key", otherKey, knownHosts),
+    logins: () => logins,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");

@@ -9,7 +9,7 @@ import { engineAt, type EngineAddress } from "../../src/docker/engine.js";
 import { planOf } from "../../src/docker/plan.js";
 import { DockerProvider } from "../../src/docker/provider.js";
 import { daemonArchive } from "../../src/docker/remote.js";
-import { dialArgv } from "../../src/docker/ssh-dial.js";
+import { dialArgv, MUX_PERSIST_S } from "../../src/docker/ssh-dial.js";
 import { firstFileOf } from "../../src/docker/tar.js";
 import { hostAddresses } from "../../src/egress/host-addresses.js";
 
@@ -122,5 +122,51 @@ describe("an engine as the docker CLI and its ssh helper are given it", () => {
       expect(refused.error.message).toMatch(/and the Docker engine is ssh:\/\/x, another host's, so this machine's interfaces are not the host's/);
     // The host's own, given, are taken even though no interface here has them.
     expect(hostAddresses({ elsewhere: "x", hostRoot: "/nonexistent", hostAddresses: ["10.0.0.5"], interfaces: {} })).toEqual({ ok: true, value: ["10.0.0.5"] });
+  });
+
+  it("gives a remote engine's proxy the given host addresses alone, never this machine's interfaces", () => {
+    const eth0 = {
+      address: "93.184.215.14",
+      netmask: "255.255.255.0",
+      family: "IPv4",
+      mac: "02:00:00:00:00:01",
+      internal: false,
+      cidr: "93.184.215.14/24",
+    } as const;
+    const interfaces = { eth0: [eth0] };
+    // On the Docker host itself, its public interface address is refused.
+    expect(hostAddresses({ hostRoot: "/nonexistent", interfaces })).toEqual({ ok: true, value: ["93.184.215.14"] });
+    expect(hostAddresses({ elsewhere: "x", hostRoot: "/nonexistent", hostAddresses: ["203.0.113.7", "10.0.0.5"], interfaces })).toEqual({
+      ok: true,
+      value: ["10.0.0.5", "203.0.113.7"],
+    });
+  });
+
+  it("shares one ssh login among an engine's connections, in the mux's own folder", () => {
+    expect(dialArgv(ssh as Extract<EngineAddress, { kind: "ssh" }>, "/tmp/agentrun-ssh-x/master")).toEqual([
+      "ssh",
+      "-F",
+      "/c",
+      "-T",
+      "-o",
+      "BatchMode=yes",
+      "-o",
+      "ConnectTimeout=30",
+      "-o",
+      "ControlMaster=auto",
+      "-o",
+      "ControlPath=/tmp/agentrun-ssh-x/master",
+      "-o",
+      `ControlPersist=${MUX_PERSIST_S}`,
+      "-l",
+      "deploy",
+      "-p",
+      "2222",
+      "--",
+      "fleet-1",
+      "docker",
+      "system",
+      "dial-stdio",
+    ]);
   });
 });

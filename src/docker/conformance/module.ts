@@ -1,5 +1,6 @@
 // Docker's conformance module: the run's settings from its own COMPUTER_DOCKER_* names, the
-// provider and its drifted twin built through create(), a bind run folder, and the image to run.
+// provider and its drifted twin built through create() on the engine the docker CLI resolves
+// here, a bind run folder, and the image to run.
 import { promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,6 +10,8 @@ import { packageRoot, toolchainBase } from "../../package.js";
 import type { DockerProvider, DockerProviderOptions } from "../provider.js";
 import { type DockerSettings, optionsFromSettings } from "../settings.js";
 import type { MountKind } from "../../contract/mount.js";
+import { hostEnvironment } from "../../contract/host.js";
+import type { HostEnvironment } from "../../contract/provider.js";
 import { processUser } from "../../contract/user.js";
 import type { RunFolder } from "../../conformance/case.js";
 import { packagedFixture } from "../../conformance/fixture.js";
@@ -66,20 +69,32 @@ const serverArch = () => (asked ??= dockerArch());
 /** A run of --kind desktop: the provider's computers are desktops. */
 const isDesktop = (run: RunShape) => run.kind !== undefined && settingKindOf(run.kind) === "desktop";
 
-/** The provider's options from the settings, the daemon asked of docker version once per process when unset. */
-async function options(settings: DockerSettings, run: RunShape): Promise<DockerProviderOptions> {
+/**
+ * The provider's options from the settings, on the engine the docker CLI would use in host's
+ * environment (as docker version, which names the daemon's architecture, does); the daemon asked
+ * of docker version once per process when unset.
+ */
+async function options(settings: DockerSettings, run: RunShape, host: HostEnvironment): Promise<DockerProviderOptions> {
   const { image: _ignored, ...rest } = settings;
-  const made = optionsFromSettings({ ...rest, daemonPath: rest.daemonPath ?? path.join(packageRoot(), "dist", `computerd-linux-${await serverArch()}`) });
+  const made = optionsFromSettings({ ...rest, daemonPath: rest.daemonPath ?? path.join(packageRoot(), "dist", `computerd-linux-${await serverArch()}`) }, host);
   return isDesktop(run) ? { ...made, desktop: {} } : made;
 }
 
-export async function createProvider(settings: DockerSettings = settingsFromEnv(process.env), run: RunShape = {}): Promise<DockerProvider> {
-  return create(await options(settings, run));
+export async function createProvider(
+  settings: DockerSettings = settingsFromEnv(process.env),
+  run: RunShape = {},
+  host: HostEnvironment = hostEnvironment(),
+): Promise<DockerProvider> {
+  return create(await options(settings, run, host));
 }
 
 /** The same provider holding its daemon to another version, so none of its computers is handed out. */
-export async function createDriftedProvider(settings: DockerSettings = settingsFromEnv(process.env), run: RunShape = {}): Promise<DockerProvider> {
-  return driftedProvider(await options(settings, run));
+export async function createDriftedProvider(
+  settings: DockerSettings = settingsFromEnv(process.env),
+  run: RunShape = {},
+  host: HostEnvironment = hostEnvironment(),
+): Promise<DockerProvider> {
+  return driftedProvider(await options(settings, run, host));
 }
 
 /** A fresh folder under the temp directory, owned by the provider's user, mode 0700, for a bind. */
