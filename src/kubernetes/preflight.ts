@@ -93,6 +93,7 @@ export class Preflight {
       ),
     );
     for (const [i, review] of reviews.entries()) {
+      if (!review.ok && review.error.code === "refused") continue;
       if (!review.ok) return review;
       if (review.value?.status?.allowed === true) continue;
       const [resource, subresource, verb] = ACCESS[i]!;

@@ -6,6 +6,7 @@
 // loopback address: the test cluster runs no kube-proxy to route the Service's address. Everything
 // made is deleted by name, pass or fail. Skipped in words unless AGENTRUN_KUBE_TESTS=1.
 import { randomBytes } from "node:crypto";
+import { realpathSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pod } from "../../src/kubernetes/readback.js";
 import { KUBE_ASKED, KUBE_SKIPPED, must, testCluster, until, type TestCluster } from "../support/kube.js";
@@ -83,6 +84,9 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "in-cluster credentials in a Pod of th
         subjects: [{ kind: "ServiceAccount", name, namespace: "default" }],
       },
     });
+    // A work tree whose node_modules links elsewhere: that folder too, where the link points.
+    const linked = realpathSync(`${ROOT}/node_modules`);
+    const modules = linked.startsWith(`${ROOT}/`) ? [] : [{ name: "modules", hostPath: { path: linked, type: "Directory" } }];
     await must(admin, `${NS}/pods`, {
       method: "POST",
       body: {
@@ -110,12 +114,14 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "in-cluster credentials in a Pod of th
               volumeMounts: [
                 { name: "package", mountPath: ROOT, readOnly: true },
                 { name: "node", mountPath: "/usr/local/bin/node", readOnly: true },
+                ...modules.map((m) => ({ name: m.name, mountPath: m.hostPath.path, readOnly: true })),
               ],
             },
           ],
           volumes: [
             { name: "package", hostPath: { path: ROOT, type: "Directory" } },
             { name: "node", hostPath: { path: process.execPath, type: "File" } },
+            ...modules,
           ],
         },
       },
