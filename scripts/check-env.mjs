@@ -3,11 +3,12 @@
 // (src/conformance/) and each vendor's conformance module (src/<vendor>/conformance/). Every
 // file is read with TypeScript's parser, and any way to reach process.env fails the check:
 // dotted, bracketed, destructured, aliased, through globalThis, or an import of node:process.
-// Two uses are allowed, each by its variable, its file and its function: guards against a vendor
-// SDK that reads the environment on its own. And one hand-over of the environment whole, by its
-// file and function: a host's (the plugin's, the CLI's) to the registry, named by "*". A variable
-// ending "_*" allows, in its function alone, a name of that prefix or a computed one: the guard
-// that hides a vendor's listed variables while its client is built.
+// These uses are allowed, each by its variable, its file and its function: guards against a vendor
+// SDK that reads the environment on its own, and the API server's address Kubernetes sets in a Pod
+// (in-cluster credentials). And one hand-over of the environment whole, by its file and function:
+// a host's (the plugin's, the CLI's) to the registry, named by "*". A variable ending "_*" allows,
+// in its function alone, a name of that prefix or a computed one: the guard that hides a vendor's
+// listed variables while its client is built.
 //
 // Usage: node scripts/check-env.mjs [--root <dir>] [--json]
 // Exits 0 when the rule holds, 1 when it does not, 2 on a usage error.
@@ -22,6 +23,9 @@ export const ALLOWED = [
   ["src/modal/client.ts", "hidingProfile", "MODAL_*"],
   ["src/e2b/client.ts", "ambientProblem", "E2B_SANDBOX_URL"],
   ["src/contract/host.ts", "hostEnvironment", "*"],
+  // In-cluster credentials: the API server's address as Kubernetes sets it in every Pod.
+  ["src/kubernetes/in-cluster.ts", "serviceAddress", "KUBERNETES_SERVICE_HOST"],
+  ["src/kubernetes/in-cluster.ts", "serviceAddress", "KUBERNETES_SERVICE_PORT"],
 ];
 
 const GLOBALS = new Set(["globalThis", "global", "self", "window"]);

@@ -6,18 +6,31 @@
 # the state folder; imports the computers' image and a pause image into containerd; writes
 # dist/kubeconfig and dist/kube.json; waits until the node is Ready and a Pod runs.
 # A no-op (but for dist/) when the cluster already answers. npm run kube:down undoes it all.
+# `kube-up.sh --running` starts nothing and says by its exit status whether the cluster answers
+# (npm test stops the cluster at its end only when it was not running before).
 set -euo pipefail
 . "$(dirname "$0")/kube-lib.sh"
 cd "$ROOT"
 need_root
-kube_lock
-t_all=$SECONDS
 PKI="$KUBE_STATE/pki"
 
 ready_node() {
   kube_api "/api/v1/nodes/$KUBE_NODE" 2>/dev/null \
     | node -e 'const n=JSON.parse(require("fs").readFileSync(0,"utf8"));process.exit(n.status.conditions.some(c=>c.type==="Ready"&&c.status==="True")?0:1)' 2>/dev/null
 }
+
+all_running() {
+  local p
+  for p in $KUBE_PROCESSES; do [ -n "$(kube_pid "$p")" ] || return 1; done
+}
+
+case "${1:-}" in
+  --running) all_running && ready_node; exit ;;
+  "") ;;
+  *) die "kube-up.sh takes no argument but --running (it was given $1)" ;;
+esac
+kube_lock
+t_all=$SECONDS
 
 # wait_for <what> <seconds> <process whose log tells why> <command...>
 wait_for() {
@@ -356,10 +369,6 @@ step --into BINS "the cluster's programs" bash scripts/toolchain/build-kube.sh
 eval "$BINS"
 PAUSE_IMAGE="agentrun.local/kube-pause:$(sha256sum "$PAUSE_BIN/pause" | cut -c1-12)"
 
-all_running() {
-  local p
-  for p in $KUBE_PROCESSES; do [ -n "$(kube_pid "$p")" ] || return 1; done
-}
 if all_running && ready_node; then
   egress_image
   write_dist

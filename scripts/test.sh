@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The README's test command: set-up, the tests' type-check and the formatting, then the daemon's
 # Go tests, the conformance runs of the table below (the suite on Docker, on a Docker desktop, on
-# the Daytona fake, on E2B at the wire and on E2B's Docker-backed fake as a desktop, on Modal at the wire, and
-# on the browser and phone fakes: each must print its verdict and exit 0), and every vitest project (unit,
-# docker, pulumi, live: see vitest.config.ts).
+# the Daytona fake, on E2B at the wire and on E2B's Docker-backed fake as a desktop, on Modal at the wire,
+# on the browser and phone fakes, and Core on the test Kubernetes cluster, which it starts: each must
+# print its verdict and exit 0), and every vitest project (unit, docker, pulumi, live, and kube but
+# its cluster's own start-and-stop test: see vitest.config.ts). The cluster is stopped at the end
+# only when npm test started it (kube:down).
 # Fails when a suite fails or ran no test; ends with one "N passed, N failed" line.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -11,7 +13,17 @@ cd "$ROOT"
 bash scripts/setup.sh --tests
 . dist/toolchain.env
 out="$(mktemp -d /tmp/agentrun-test.XXXXXX)"
-trap 'rm -rf "$out"' EXIT
+# The test cluster is the machine's, shared by work trees: stopped at the end (or on an
+# interruption) only when it did not answer before npm test started it.
+kube_ours=1
+bash scripts/kube-up.sh --running 2>/dev/null && kube_ours=0
+kube_stop() {
+  [ "$kube_ours" = 1 ] || return 0
+  kube_ours=0
+  say "stopping the test cluster npm test started (kube:down)"
+  bash scripts/kube-down.sh
+}
+trap 'rm -rf "$out"; kube_stop >&2 || true' EXIT
 
 say "type-checking the tests (tsconfig.test.json)"
 npx tsc -p tsconfig.test.json
@@ -44,6 +56,10 @@ CONFORMANCE=(
   # root containers (a stand-in agent on 49983 built first) carrying a run label only this run's do,
   # and going by it with the run's network.
   "e2b-wire|1|^core PASS |on E2B at the wire|on E2B at the wire|AGENTRUN_E2B_FAKE_RUN=\"\$E2B_RUN\" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-e2b-wire-conformance.js >\"\$REPORT\" 2>&1"
+  # Core on the single-node test cluster, which the row starts (npm run kube:up: a no-op when it
+  # answers; cold, it first builds the cluster's programs): Pods through its API server, its kubeconfig
+  # found under dist/.
+  'kube|1|^core PASS |on the test Kubernetes cluster|on Kubernetes (the test cluster)|bash scripts/kube-up.sh >&2 && node dist/src/conformance/cli.js --provider kubernetes >"$REPORT" 2>&1'
   # E2B's desktop on the same fake: a desktop template whose sandboxes run Docker's desktop image.
   'e2b-desktop|2|^kind desktop PASS|--kind desktop on the E2B fake|on an E2B desktop (fake)|E2B_CONFORMANCE_OUT="$REPORT" npx vitest run --project docker test/docker/e2b-conformance.test.ts'
   # Modal at the wire: the real modal SDK against a loopback gRPC server of Modal's protocol, its
@@ -88,7 +104,10 @@ done
 
 say "vitest"
 set +e
-npx vitest run --exclude test/docker/daytona-conformance.test.ts --exclude test/docker/e2b-conformance.test.ts --reporter=default --reporter=json --outputFile.json="$out/vitest.json" "$@"; vt_rc=$?
+# The kube files run on the cluster the kube row started; its own start-and-stop test is
+# npm run test:kube's alone, as it stops a cluster other work trees share.
+AGENTRUN_KUBE_TESTS=1 npx vitest run --exclude test/docker/daytona-conformance.test.ts --exclude test/docker/e2b-conformance.test.ts \
+  --exclude test/kube/cluster.test.ts --reporter=default --reporter=json --outputFile.json="$out/vitest.json" "$@"; vt_rc=$?
 set -e
 read -r vt_pass vt_fail < <(node scripts/vitest-summary.mjs "$out/vitest.json")
 
@@ -100,4 +119,6 @@ for row in "${CONFORMANCE[@]}"; do
   echo "conformance $summary: $(grep "${verdict% PASS*} " "$out/conformance-$id.txt" 2>/dev/null | tail -n1 || echo 'no verdict')"
 done
 echo "tests: $((go_pass + vt_pass)) passed, $((go_fail + vt_fail)) failed"
-[ "$go_rc" = 0 ] && [ "$vt_rc" = 0 ] && [ "$conf_ok" = 0 ]
+kube_rc=0
+kube_stop || { say "kube:down failed; the lines above say why"; kube_rc=1; }
+[ "$go_rc" = 0 ] && [ "$vt_rc" = 0 ] && [ "$conf_ok" = 0 ] && [ "$kube_rc" = 0 ]

@@ -135,8 +135,10 @@ export interface KernelSettingsArgs {
 
 /** Settings for computers as Pods on a Kubernetes cluster (`provider: kubernetes`): each computer is one Pod with no controller, its network none (init's own network namespace), open (the Pod's) or an allowlist (an egress proxy beside it in the Pod), talked to through the API server's exec subresource. */
 export interface KubernetesSettings {
-  /** The kubeconfig's contents (its current context's server, CA and client certificate or token, inline). Required; a secret, never in a message, label or log. */
+  /** The kubeconfig's contents (its current context's server, CA and client certificate or token, inline). Required unless `inCluster`; a secret, never in a message, label or log. */
   readonly kubeconfig?: string;
+  /** `true` for a plugin that runs in a Pod: the Pod's own service account (its token, CA and namespace where Kubernetes mounts them, the API server's address from `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`) in place of a kubeconfig. */
+  readonly inCluster?: boolean;
   /** A context of the kubeconfig other than its current one. */
   readonly context?: string;
   /** The namespace Pods are made and listed in. Unset: the context's, else `default`. */
@@ -159,8 +161,10 @@ export interface KubernetesSettings {
 
 /** Settings for computers as Pods on a Kubernetes cluster (`provider: kubernetes`): each computer is one Pod with no controller, its network none (init's own network namespace), open (the Pod's) or an allowlist (an egress proxy beside it in the Pod), talked to through the API server's exec subresource. */
 export interface KubernetesSettingsArgs {
-  /** The kubeconfig's contents (its current context's server, CA and client certificate or token, inline). Required; a secret, never in a message, label or log. */
+  /** The kubeconfig's contents (its current context's server, CA and client certificate or token, inline). Required unless `inCluster`; a secret, never in a message, label or log. */
   kubeconfig?: pulumi.Input<string>;
+  /** `true` for a plugin that runs in a Pod: the Pod's own service account (its token, CA and namespace where Kubernetes mounts them, the API server's address from `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`) in place of a kubeconfig. */
+  inCluster?: pulumi.Input<boolean>;
   /** A context of the kubeconfig other than its current one. */
   context?: pulumi.Input<string>;
   /** The namespace Pods are made and listed in. Unset: the context's, else `default`. */

@@ -18,11 +18,12 @@ export interface Call {
 
 /** The TLS options of every connection, the exec's WebSocket's too. */
 export function tlsOf(c: Credentials): https.RequestOptions & { headers: Record<string, string> } {
+  const token = typeof c.token === "function" ? c.token() : c.token;
   return {
     ...(c.ca ? { ca: c.ca } : {}),
     ...(c.cert ? { cert: c.cert, key: c.key } : {}),
     ...(c.serverName ? { servername: c.serverName } : {}),
-    headers: c.token ? { authorization: `Bearer ${c.token}` } : {},
+    headers: token ? { authorization: `Bearer ${token}` } : {},
   };
 }
 

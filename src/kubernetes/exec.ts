@@ -126,12 +126,13 @@ export function openExec(
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let message = `HTTP ${res.statusCode}`;
+        const text = Buffer.concat(chunks).toString("utf8").trim();
+        // A Status body's message; else the body itself, which says why an exec was refused before its upgrade.
+        let message = text ? `HTTP ${res.statusCode}: ${text}` : `HTTP ${res.statusCode}`;
         try {
           message = (JSON.parse(text) as { message?: string }).message ?? message;
         } catch {
-          // the status alone
+          // not JSON: the status and the text
         }
         close();
         done(fail(codeOfStatus(res.statusCode ?? 0), `${what}: ${redactWords(message.slice(0, 400))}`));

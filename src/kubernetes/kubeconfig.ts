@@ -13,7 +13,8 @@ export interface Credentials {
   serverName?: string;
   cert?: string;
   key?: string;
-  token?: string;
+  /** A bearer token, or where to read it each time (in-cluster: the kubelet rotates it). */
+  token?: string | (() => string);
   /** The context's namespace, when it names one. */
   namespace?: string;
 }

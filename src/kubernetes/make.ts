@@ -39,7 +39,7 @@ export function kubeHooks(
   return {
     check: (spec) => provider.check(spec),
     prepare: async (checked) => {
-      const cluster = await sb.clusterChecks(signal);
+      const cluster = await sb.preflight.check(checked.spec.image, signal);
       if (!cluster.ok) return fail(cluster.error.code, `${cluster.error.message}; nothing was made`, cluster.error.field ? { field: cluster.error.field } : {});
       const daemon = await sb.daemonBytes();
       if (!daemon.ok) return daemon;

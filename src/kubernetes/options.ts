@@ -9,12 +9,15 @@ import { parseUser, userText } from "../contract/user.js";
 import { packageRoot } from "../package.js";
 import { userProblem } from "./check.js";
 import { DEFAULT_ARCH, DEFAULT_NAMESPACE, DEFAULT_USER, MAX_LIFETIME_MS, TIMEOUTS, type KubernetesTimeouts } from "./constants.js";
+import { inClusterCredentials } from "./in-cluster.js";
 import { type Credentials, parseKubeconfig } from "./kubeconfig.js";
 
 export interface KubernetesProviderOptions {
-  /** The kubeconfig's contents (a secret): its current context's server, CA and credentials. */
-  kubeconfig: string;
-  /** A context other than the current one. */
+  /** The kubeconfig's contents (a secret): its current context's server, CA and credentials. One of kubeconfig and inCluster. */
+  kubeconfig?: string;
+  /** The Pod's own service account, for a process that runs in the cluster (in-cluster.ts). One of kubeconfig and inCluster. */
+  inCluster?: boolean;
+  /** A context of the kubeconfig other than the current one. */
   context?: string;
   /** Where Pods are made and listed (default the context's, else default). */
   namespace?: string;
@@ -71,11 +74,30 @@ export interface Settled {
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
-export function settle(options: KubernetesProviderOptions): Settled {
-  if (!options || typeof options !== "object") throw new TypeError("the Kubernetes provider takes options: at least kubeconfig, the kubeconfig's contents");
+/** The credentials from the kubeconfig, or from the Pod's service account: one of them, never both. */
+function credentialsOf(options: KubernetesProviderOptions): Credentials {
+  if (options.inCluster !== undefined && typeof options.inCluster !== "boolean")
+    throw new OptionError("inCluster", "the Kubernetes provider's inCluster", " is true (the Pod's own service account) or false");
+  if (options.inCluster) {
+    if (options.kubeconfig !== undefined)
+      throw new OptionError("inCluster", "the Kubernetes provider's inCluster", " and kubeconfig are both given: give one, the kubeconfig or inCluster: true");
+    if (options.context !== undefined)
+      throw new OptionError("context", "the Kubernetes provider's context", " names a kubeconfig's context, and inCluster takes none");
+    return inClusterCredentials();
+  }
   if (options.kubeconfig === undefined)
-    throw new OptionError("kubeconfig", "the Kubernetes provider's kubeconfig", " is required: the kubeconfig's contents (as a secret)");
-  const creds = parseKubeconfig(options.kubeconfig, options.context);
+    throw new OptionError(
+      "kubeconfig",
+      "the Kubernetes provider's kubeconfig",
+      " is required: the kubeconfig's contents (as a secret), or inCluster: true for a process that runs in a Pod",
+    );
+  return parseKubeconfig(options.kubeconfig, options.context);
+}
+
+export function settle(options: KubernetesProviderOptions): Settled {
+  if (!options || typeof options !== "object")
+    throw new TypeError("the Kubernetes provider takes options: kubeconfig (the kubeconfig's contents), or inCluster: true in a Pod");
+  const creds = credentialsOf(options);
   const namespace = options.namespace ?? creds.namespace ?? DEFAULT_NAMESPACE;
   if (typeof namespace !== "string" || !DNS_LABEL.test(namespace))
     throw new OptionError("namespace", "the Kubernetes provider's namespace", " is a namespace's name: lowercase letters, digits and -, up to 63");

@@ -14,6 +14,7 @@ import { openExec } from "./exec.js";
 import type { Connection } from "../contract/provider.js";
 import { settle, type KubernetesProviderOptions, type Settled } from "./options.js";
 import { selectorOf } from "./labels.js";
+import { Preflight } from "./preflight.js";
 import { computerState, type Pod, stateOf, waitingProblem } from "./readback.js";
 import { uploadDaemon } from "./upload.js";
 
@@ -25,14 +26,15 @@ export class KubePods {
   readonly api: KubeApi;
   readonly version: string;
   readonly #daemon: DaemonFile;
-  /** The cluster's checks (namespace, RuntimeClass), once they passed. */
-  #checked = false;
+  /** What the API server can refuse before anything is made (preflight.ts). */
+  readonly preflight: Preflight;
 
   constructor(options: KubernetesProviderOptions, packageVersion: () => string) {
     this.o = settle(options);
     this.api = new KubeApi(this.o.creds);
     this.version = options.version ?? packageVersion();
     this.#daemon = new DaemonFile(this.o.daemonPath);
+    this.preflight = new Preflight(this.api, this.o);
   }
 
   want() {
@@ -45,67 +47,6 @@ export class KubePods {
 
   daemonBytes(): Promise<Result<Daemon>> {
     return this.#daemon.bytes();
-  }
-
-  /**
-   * Before anything is made: the server answers the credentials, the namespace is there and they
-   * may make Pods and exec in it, the RuntimeClass is the cluster's. Each refusal names its setting.
-   */
-  async clusterChecks(signal?: AbortSignal): Promise<Result<undefined>> {
-    if (this.#checked) return ok();
-    const ms = this.o.t.callMs;
-    const ns = this.o.namespace;
-    const read = await this.api.call(`/api/v1/namespaces/${encodeURIComponent(ns)}`, `reading the namespace ${ns}`, { ms, signal });
-    if (!read.ok) {
-      if (read.error.code === "not_found")
-        return fail("invalid", `the namespace ${ns} does not exist in the kubeconfig's cluster; give namespace one that does`, { field: "namespace" });
-      if (read.error.code === "unreachable" || read.error.code === "timeout")
-        return fail(read.error.code, `the kubeconfig's server could not be reached (${read.error.message}); check kubeconfig`, { field: "kubeconfig" });
-      if (read.error.code === "unauthorized")
-        return fail("unauthorized", `the kubeconfig's credentials were refused by its server; check kubeconfig`, { field: "kubeconfig" });
-      if (read.error.code !== "refused") return read;
-      // Credentials that may not read namespaces: the access review below still says what they may do.
-    }
-    for (const [resource, subresource, verb] of [
-      ["pods", "", "create"],
-      ["pods", "exec", "create"],
-      ["pods", "", "delete"],
-      ["pods", "", "list"],
-    ] as const) {
-      const review = await this.api.call<{ status?: { allowed?: boolean } }>("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "an access review", {
-        method: "POST",
-        body: {
-          apiVersion: "authorization.k8s.io/v1",
-          kind: "SelfSubjectAccessReview",
-          spec: { resourceAttributes: { namespace: ns, resource, subresource, verb } },
-        },
-        ms,
-        signal,
-      });
-      if (!review.ok) return review;
-      if (review.value?.status?.allowed !== true)
-        return fail(
-          "refused",
-          `the kubeconfig's credentials may not ${verb} ${subresource ? `${resource}/${subresource}` : resource} in the namespace ${ns}; give namespace one they may write, or other credentials`,
-          {
-            field: "namespace",
-          },
-        );
-    }
-    if (this.o.runtimeClass) {
-      const rc = await this.api.call(
-        `/apis/node.k8s.io/v1/runtimeclasses/${encodeURIComponent(this.o.runtimeClass)}`,
-        `reading the RuntimeClass ${this.o.runtimeClass}`,
-        { ms, signal },
-      );
-      if (!rc.ok && rc.error.code === "not_found")
-        return fail("invalid", `the cluster has no RuntimeClass ${this.o.runtimeClass}; give runtimeClass one it has (kubectl get runtimeclass), or none`, {
-          field: "runtimeClass",
-        });
-      if (!rc.ok && rc.error.code !== "refused") return rc;
-    }
-    this.#checked = true;
-    return ok();
   }
 
   get(name: string, signal?: AbortSignal): Promise<Result<Pod>> {

@@ -179,7 +179,7 @@ export class KubernetesProvider implements ComputerProvider {
 
   /** One read that makes nothing: the server answers the credentials and they may write Pods in the namespace. */
   async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
-    const checked = await this.#sb.clusterChecks(options.signal);
+    const checked = await this.#sb.preflight.check(undefined, options.signal);
     if (!checked.ok) return checked;
     return ok({ detail: `the API server at ${this.#sb.api.server} answers; the credentials may make Pods in ${this.#sb.o.namespace}` });
   }

@@ -3,28 +3,20 @@
 // up heals them; destroy leaves no Pod carrying the run's label. Skipped in words unless
 // AGENTRUN_KUBE_TESTS=1 (npm run test:kube); starts the cluster when it is not running and leaves
 // it running (kube:down is the cluster test's).
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KubeApi } from "../../src/kubernetes/api.js";
-import { parseKubeconfig } from "../../src/kubernetes/kubeconfig.js";
+import type { KubeApi } from "../../src/kubernetes/api.js";
 import { encodeLabel } from "../../src/kubernetes/labels.js";
 import type { Pod } from "../../src/kubernetes/readback.js";
 import { RUN_LABEL } from "../../src/contract/labels.js";
+import { KUBE_ASKED, KUBE_SKIPPED, testCluster } from "../support/kube.js";
 import { testStack, type TestStack } from "../support/stack.js";
-import { ROOT } from "../support/toolchain.js";
 
-const run = promisify(execFile);
-const asked = process.env.AGENTRUN_KUBE_TESTS === "1";
-const why = "the test cluster: set AGENTRUN_KUBE_TESTS=1 (npm run test:kube) to build and start it";
 const PODS = "/api/v1/namespaces/default/pods";
 
-describe.skipIf(!asked)(asked ? "a fleet on the test cluster" : `skipped: ${why}`, () => {
+describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a fleet on the test cluster" : `skipped: ${KUBE_SKIPPED}`, () => {
   const runId = `kube-e2e:${randomBytes(4).toString("hex")}`;
   const [runKey, runValue] = encodeLabel(RUN_LABEL, runId);
-  let kube: { kubeconfig: string; image: string };
   let api: KubeApi;
   let s: TestStack;
   const pods = async () => {
@@ -34,10 +26,9 @@ describe.skipIf(!asked)(asked ? "a fleet on the test cluster" : `skipped: ${why}
   };
 
   beforeAll(async () => {
-    await run("bash", [`${ROOT}/scripts/kube-up.sh`], { cwd: ROOT, maxBuffer: 64 << 20 });
-    kube = JSON.parse(readFileSync(`${ROOT}/dist/kube.json`, "utf8"));
-    const text = readFileSync(kube.kubeconfig, "utf8");
-    api = new KubeApi(parseKubeconfig(text));
+    const kube = await testCluster();
+    const text = kube.text;
+    api = kube.admin;
     s = await testStack(
       "kube-fleet",
       {

@@ -1,0 +1,58 @@
+// The test cluster as the test/kube files use it: started (npm run kube:up, a no-op when it
+// answers; never stopped here), its kubeconfig and image from dist/kube.json, its admin's API, and
+// a wait on what the API server reads back.
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
+import { KubeApi } from "../../src/kubernetes/api.js";
+import { parseKubeconfig } from "../../src/kubernetes/kubeconfig.js";
+import { ROOT } from "./toolchain.js";
+
+const run = promisify(execFile);
+
+/** Whether the kube files run: AGENTRUN_KUBE_TESTS=1 (npm run test:kube, and npm test after its kube row). */
+export const KUBE_ASKED = process.env.AGENTRUN_KUBE_TESTS === "1";
+export const KUBE_SKIPPED = "the test cluster: set AGENTRUN_KUBE_TESTS=1 (npm run test:kube) to build and start it";
+
+export interface TestCluster {
+  /** dist/kubeconfig's path and contents (the cluster's admin). */
+  kubeconfig: string;
+  text: string;
+  /** The computers' image by digest in the node's store. */
+  image: string;
+  /** The kubectl built with the cluster. */
+  kubectl: string;
+  /** The admin's API, to make and read what a test needs beside the provider. */
+  admin: KubeApi;
+}
+
+/** kube:up, then the cluster as dist/kube.json names it. */
+export async function testCluster(): Promise<TestCluster> {
+  await run("bash", [`${ROOT}/scripts/kube-up.sh`], { cwd: ROOT, maxBuffer: 64 << 20 });
+  const kube = JSON.parse(readFileSync(`${ROOT}/dist/kube.json`, "utf8")) as { kubeconfig: string; image: string; kubectl: string };
+  const text = readFileSync(kube.kubeconfig, "utf8");
+  return { ...kube, text, admin: new KubeApi(parseKubeconfig(text)) };
+}
+
+/** One admin call that must succeed (or answer 404, when gone is allowed): its body. */
+export async function must<T = unknown>(
+  api: KubeApi,
+  path: string,
+  options: { method?: "GET" | "POST" | "PATCH" | "DELETE"; body?: unknown; gone?: boolean } = {},
+): Promise<T | undefined> {
+  const got = await api.call<T>(path, `${options.method ?? "GET"} ${path}`, { ...options, ms: 15_000 });
+  if (got.ok) return got.value;
+  if (options.gone && got.error.code === "not_found") return undefined;
+  throw new Error(got.error.message);
+}
+
+/** Waits until probe gives a value, up to seconds. */
+export async function until<T>(what: string, seconds: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const end = Date.now() + seconds * 1000;
+  for (;;) {
+    const got = await probe();
+    if (got !== undefined) return got;
+    if (Date.now() > end) throw new Error(`${what} within ${seconds} s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
