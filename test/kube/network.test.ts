@@ -1,7 +1,7 @@
 // A Kubernetes computer's network beyond none, read from inside on the test cluster: an
 // allowlisted computer reaches a listed host only through its proxy (a second container in the
 // Pod), is refused another, sees no interface but lo and cannot reach the listed host directly;
-// an open computer shares the Pod's network and reaches out. The test's server listens on the
+// an open computer shares the Pod's network and reaches out. The test's server is reached at the
 // host's side of the Pods' bridge, port 80 (the proxy takes 80 and 443 alone), in the range the
 // test-only seam marks reachable. Every Pod is released by its exact name. Skipped in words unless
 // AGENTRUN_KUBE_TESTS=1 (npm run test:kube); starts the cluster when it is not running and leaves
@@ -9,7 +9,6 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { networkInterfaces } from "node:os";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputerRef, Connection, NetworkPolicy } from "../../src/contract/provider.js";
@@ -20,9 +19,13 @@ import { ROOT } from "../support/toolchain.js";
 const run = promisify(execFile);
 const asked = process.env.AGENTRUN_KUBE_TESTS === "1";
 const why = "the test cluster: set AGENTRUN_KUBE_TESTS=1 (npm run test:kube) to build and start it";
-/** The Pods' bridge (scripts/kube-lib.sh) and the range the test-only seam marks reachable. */
-const BRIDGE = "agentrun-kbr0";
+/**
+ * The range the test-only seam marks reachable (scripts/kube-lib.sh's Pod range), and the host's
+ * side of the Pods' bridge: the range's first address, the gateway host-local gives the bridge at
+ * the first Pod's start (so a cluster just started has no such address yet).
+ */
 const POD_RANGE = "10.209.0.0/24";
+const GATEWAY = "10.209.0.1";
 const HINT = "kube-net test: only the test server is listed";
 const ANSWER = "hello from the test server";
 
@@ -63,11 +66,10 @@ describe.skipIf(!asked)(asked ? "a Kubernetes computer's network, from inside" :
     await run("bash", [`${ROOT}/scripts/kube-up.sh`], { cwd: ROOT, maxBuffer: 64 << 20 });
     const kube = JSON.parse(readFileSync(`${ROOT}/dist/kube.json`, "utf8")) as { kubeconfig: string; image: string };
     image = kube.image;
-    const address = networkInterfaces()[BRIDGE]?.find((i) => i.family === "IPv4")?.address;
-    if (!address) throw new Error(`the Pods' bridge ${BRIDGE} has no IPv4 address on this machine: is the cluster up (npm run kube:up)?`);
-    host = address;
+    host = GATEWAY;
+    // On every address: the bridge has the gateway's only once a Pod started.
     server = createServer((_req, res) => res.end(ANSWER));
-    await new Promise<void>((resolve, reject) => server.once("error", reject).listen(80, host, resolve));
+    await new Promise<void>((resolve, reject) => server.once("error", reject).listen(80, "0.0.0.0", resolve));
     provider = create({
       kubeconfig: readFileSync(kube.kubeconfig, "utf8"),
       imagePullPolicy: "Never",
@@ -81,7 +83,7 @@ describe.skipIf(!asked)(asked ? "a Kubernetes computer's network, from inside" :
       const gone = await provider.release(ref, "delete");
       if (!gone.ok) throw new Error(`release of ${ref.name}: ${gone.error.message}`);
     }
-    await new Promise((resolve) => server?.close(resolve));
+    if (server) await new Promise((resolve) => server.close(resolve));
   }, 300_000);
 
   describe("an allowlist", () => {
