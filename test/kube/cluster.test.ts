@@ -9,11 +9,10 @@ import { request } from "node:https";
 import { promisify } from "node:util";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KUBE_ASKED as asked, KUBE_SKIPPED as why, until } from "../support/kube.js";
 import { ROOT } from "../support/toolchain.js";
 
 const run = promisify(execFile);
-const asked = process.env.AGENTRUN_KUBE_TESTS === "1";
-const why = "the test cluster: set AGENTRUN_KUBE_TESTS=1 (npm run test:kube) to build and start it";
 
 type Kube = { kubeconfig: string; image: string; state: string };
 type Reply = { status: number; body: { status?: { phase?: string; containerStatuses?: { imageID: string }[] }; spec?: { containers: { image: string }[] } } };
@@ -44,16 +43,6 @@ function api(kube: Kube, method: string, path: string, body?: unknown): Promise<
     req.on("error", reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
-}
-
-async function until<T>(what: string, seconds: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + seconds * 1000;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > end) throw new Error(`${what} within ${seconds} s`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
 }
 
 const kubeUp = () => run("bash", [`${ROOT}/scripts/kube-up.sh`], { cwd: ROOT, maxBuffer: 64 << 20 });
