@@ -58,6 +58,7 @@ describe("the set-up's lines under npm run up", () => {
         "pip's wheel (for ComputerApp's requirements test)",
         "adb (for the phone harness's tests)",
         "sshd (for the remote Docker engine's tests)",
+        "registry (for the default image's pull tests)",
         "browser image (Chromium, for the browser fakes)",
       ]),
     );

@@ -3,7 +3,9 @@
 // conformance module): one sandbox made as create makes one for network none, with a 10-minute
 // E2B timeout; its read-back and the provider's check of it; computerd probe --diagnose run in it;
 // one JSON line printed; the sandbox killed and read back gone, after an error or an abort too
-// (SIGINT, SIGTERM, or its own 8-minute bound). Exit 0 when a diagnosis came back and the sandbox
+// (SIGINT, SIGTERM, or its own 8-minute bound). The sandbox is linux on the base template unless
+// COMPUTER_E2B_KIND or COMPUTER_E2B_TEMPLATE says otherwise: the network is the same on a desktop,
+// which would start an X server for nothing. Exit 0 when a diagnosis came back and the sandbox
 // reads gone, 1 otherwise, 2 with no live switch or a refused setting.
 import { pathToFileURL } from "node:url";
 import { create } from "../create.js";
@@ -26,7 +28,7 @@ export async function main(
   }
   const bound = AbortSignal.timeout(DIAGNOSE_BOUND_MS);
   const signal = options.signal ? AbortSignal.any([options.signal, bound]) : bound;
-  const read = await provider.diagnose(conformanceImage({}, env), { signal });
+  const read = await provider.diagnose(conformanceImage({ kind: env.COMPUTER_E2B_KIND || "linux" }, env), { signal });
   if (!read.ok) return { code: 1, out: JSON.stringify({ ok: false, error: read.error }), err: "" };
   return { code: read.value.gone ? 0 : 1, out: JSON.stringify({ ok: true, ...read.value }), err: "" };
 }
