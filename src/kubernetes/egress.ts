@@ -6,7 +6,7 @@
 import type { NetworkPolicy, NetworkReadBack } from "../contract/provider.js";
 import { checkAllowlist } from "../egress/list.js";
 import type { ProxyNetwork } from "../egress/proxies.js";
-import { EGRESS_ENTRYPOINT, EGRESS_FLAGS, EGRESS_MOUNT, EGRESS_SOCKET, egressArgs, flagsOf } from "../egress/proxy-command.js";
+import { EGRESS_ENTRYPOINT, EGRESS_FLAGS, EGRESS_MOUNT, EGRESS_SOCKET, egressArgs, flagsOf, type ProxyArgs } from "../egress/proxy-command.js";
 
 /** The sidecar's container, and the emptyDir of its socket. */
 export const EGRESS_CONTAINER = "egress";
@@ -20,16 +20,12 @@ export const EGRESS_RESOURCES = {
 /** The socket's folder: memory, 1 MiB. */
 export const EGRESS_VOLUME_SIZE = "1Mi";
 
-export interface SidecarPlan {
+/** The proxy's argv (the list, deadline, host addresses, hint) and what the Pod runs it as. */
+export interface SidecarPlan extends Omit<ProxyArgs, "testNetwork"> {
   image: string;
   pullPolicy: string;
   uid: number;
   gid: number;
-  deadline: string;
-  /** The list, normalized. */
-  allow: readonly string[];
-  hostAddresses: readonly string[];
-  hint: string;
   /** The test-only seam's range (checkTestNetwork). */
   testRange?: string | undefined;
 }
@@ -60,13 +56,7 @@ export function sidecarContainer(plan: SidecarPlan): Record<string, unknown> {
     image: plan.image,
     imagePullPolicy: plan.pullPolicy,
     command: [EGRESS_ENTRYPOINT],
-    args: egressArgs({
-      deadline: plan.deadline,
-      allow: plan.allow,
-      hostAddresses: plan.hostAddresses,
-      hint: plan.hint,
-      ...(plan.testRange ? { testNetwork: { range: plan.testRange } } : {}),
-    }),
+    args: egressArgs({ ...plan, ...(plan.testRange ? { testNetwork: { range: plan.testRange } } : {}) }),
     securityContext: sidecarSecurity(plan.uid, plan.gid),
     resources: EGRESS_RESOURCES,
     volumeMounts: [{ name: EGRESS_VOLUME, mountPath: EGRESS_MOUNT }],
@@ -96,16 +86,8 @@ export interface SidecarReadBack {
   volume: { name?: string; emptyDir?: { medium?: string; sizeLimit?: string } } | undefined;
 }
 
-export interface SidecarWant {
-  image: string;
-  pullPolicy: string;
-  uid: number;
-  gid: number;
-  deadline: string;
-  /** The addresses the proxy must refuse now (more is fine). */
-  hostAddresses: readonly string[];
-  testRange?: string | undefined;
-}
+/** What the sidecar read back must hold: its plan but the list and the hint (read from its argv); hostAddresses are those it must refuse now (more is fine). */
+export type SidecarWant = Omit<SidecarPlan, "allow" | "hint">;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 

@@ -9,14 +9,13 @@ import { abortedWords, type CreateHooks, failedThen } from "../contract/create.j
 import type { CheckedSpec, ComputerRef, ComputerSpec, Connection, CreateOptions } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import { parseUser, userText } from "../contract/user.js";
-import { waitUntil } from "../contract/wait.js";
 import { uploadArgv } from "./commands.js";
 import { HOME } from "./constants.js";
 import { EGRESS_CONTAINER, type SidecarPlan } from "./egress.js";
 import { egressImageOf, inspectPod } from "./inspect.js";
 import { podManifest, type RecordedSpec } from "./pod.js";
 import type { Daemon, KubePods } from "./pods.js";
-import { sidecarProblem, stateOf } from "./readback.js";
+import { sidecarProblem } from "./readback.js";
 
 export interface KubeChecked extends CheckedSpec {
   daemon?: Daemon;
@@ -128,18 +127,9 @@ function sidecarPlan(sb: KubePods, image: string, user: { uid: number; gid: numb
 
 /** Waits until the egress proxy's container runs; refuses at once one that never will, naming its setting. */
 async function sidecarRunning(sb: KubePods, name: string, signal: AbortSignal | undefined): Promise<Result<undefined>> {
-  let problem: { message: string; field?: string } | undefined;
-  const read = await waitUntil(
-    async (s) => {
-      const pod = await sb.get(name, s);
-      if (!pod.ok) throw new Error(pod.error.message);
-      problem = sidecarProblem(pod.value);
-      return pod.value;
-    },
-    (pod) => problem !== undefined || pod.status?.containerStatuses?.some((c) => c.name === EGRESS_CONTAINER && c.state?.running !== undefined) === true,
-    { boundMs: sb.o.t.startMs, signal, minMs: sb.o.t.pollMs, maxMs: 1000, what: `the egress proxy of ${name} to run`, describe: (p) => stateOf(p) },
-  );
+  const read = await sb.untilRunning(name, EGRESS_CONTAINER, sidecarProblem, `the egress proxy of ${name} to run`, signal);
   if (!read.ok) return read;
+  const { problem } = read.value;
   // An image the node cannot have is the caller's to fix (invalid, naming egress.image); a proxy that ended is a failure.
   if (problem) return fail(problem.field ? "invalid" : "failed", `${name}: ${problem.message}`, problem.field ? { field: problem.field } : {});
   return ok();

@@ -15,7 +15,7 @@ import type { Connection } from "../contract/provider.js";
 import { settle, type KubernetesProviderOptions, type Settled } from "./options.js";
 import { selectorOf } from "./labels.js";
 import { Preflight } from "./preflight.js";
-import { computerState, type Pod, stateOf, waitingProblem } from "./readback.js";
+import { computerState, type Pod, type PodProblem, stateOf, waitingProblem } from "./readback.js";
 import { uploadDaemon } from "./upload.js";
 
 export type { Daemon };
@@ -112,20 +112,33 @@ export class KubePods {
 
   /** Waits until the container runs; refuses at once what will never run (an image not there, a Pod that ended), naming the setting. */
   async waitRunning(name: string, signal?: AbortSignal): Promise<Result<Pod>> {
-    let problem: { message: string; field?: string } | undefined;
+    const read = await this.untilRunning(name, CONTAINER, waitingProblem, `the Pod ${name}'s container to run`, signal);
+    if (!read.ok) return read;
+    const { pod, problem } = read.value;
+    if (problem) return fail("invalid", `${name}: ${problem.message}`, problem.field ? { field: problem.field } : {});
+    return ok(pod);
+  }
+
+  /** Polls the Pod until its container runs, or problemOf says why it never will (the caller says what that is). */
+  async untilRunning(
+    name: string,
+    container: string,
+    problemOf: (pod: Pod) => PodProblem | undefined,
+    what: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Result<{ pod: Pod; problem: PodProblem | undefined }>> {
+    let problem: PodProblem | undefined;
     const read = await waitUntil(
       async (s) => {
         const pod = await this.get(name, s);
         if (!pod.ok) throw new Error(pod.error.message);
-        problem = waitingProblem(pod.value);
+        problem = problemOf(pod.value);
         return pod.value;
       },
-      (pod) => problem !== undefined || pod.status?.containerStatuses?.some((c) => c.name === CONTAINER && c.state?.running !== undefined) === true,
-      { boundMs: this.o.t.startMs, signal, minMs: this.o.t.pollMs, maxMs: 1000, what: `the Pod ${name}'s container to run`, describe: (p) => stateOf(p) },
+      (pod) => problem !== undefined || pod.status?.containerStatuses?.some((c) => c.name === container && c.state?.running !== undefined) === true,
+      { boundMs: this.o.t.startMs, signal, minMs: this.o.t.pollMs, maxMs: 1000, what, describe: (p) => stateOf(p) },
     );
-    if (!read.ok) return read;
-    if (problem) return fail("invalid", `${name}: ${problem.message}`, problem.field ? { field: problem.field } : {});
-    return read;
+    return read.ok ? ok({ pod: read.value, problem }) : read;
   }
 
   runner(name: string): ExecRunner {

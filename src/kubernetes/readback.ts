@@ -120,7 +120,10 @@ export function computerState(pod: Pod): ComputerState {
 const NEVER_PULLS = new Set(["ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName"]);
 
 /** Why a Pod that has not started never will, naming the setting; undefined while it may still start. */
-export function waitingProblem(pod: Pod): { message: string; field?: string } | undefined {
+/** Why a container will never run: its words, and the setting when the caller can fix it. */
+export type PodProblem = { message: string; field?: string };
+
+export function waitingProblem(pod: Pod): PodProblem | undefined {
   const waiting = containerStatus(pod)?.state?.waiting;
   const image = container(pod)?.image ?? "its image";
   if (waiting?.reason && NEVER_PULLS.has(waiting.reason))
@@ -137,7 +140,7 @@ export function waitingProblem(pod: Pod): { message: string; field?: string } | 
 }
 
 /** Why an allowlisted Pod's egress proxy will never serve (its image not there, it ended), naming the setting; undefined while it may. */
-export function sidecarProblem(pod: Pod): { message: string; field?: string } | undefined {
+export function sidecarProblem(pod: Pod): PodProblem | undefined {
   if (!container(pod, EGRESS_CONTAINER)) return undefined;
   const state = containerStatus(pod, EGRESS_CONTAINER)?.state;
   const image = container(pod, EGRESS_CONTAINER)?.image ?? "its image";
