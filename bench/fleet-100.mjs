@@ -9,19 +9,19 @@
 // engine's own default here is 8). Usage: node bench/fleet-100.mjs [N]   (after npm run setup)
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { kib, peakOf, pidsOf, pluginPeak } from "./proc-memory.mjs";
-import { benchStack, leftOnDocker, root, tools } from "./pulumi-stack.mjs";
+import { benchStack, leftOnDocker, tools } from "./pulumi-stack.mjs";
 
 const run = promisify(execFile);
 const n = Number(process.argv[2] ?? 100);
 const REPLACED = Math.min(10, n);
 const image = tools.baseImage;
 const tag = `fleet-${randomBytes(4).toString("hex")}`;
-const { dir, pulumi, init } = await benchStack("agentrun-bench-fleet100-", { skipPreview: true, maxBuffer: 256 << 20 });
+const { dir, pulumi, program, init } = await benchStack("agentrun-bench-fleet100-", { skipPreview: true, maxBuffer: 256 << 20 });
 const atOnce = ["--parallel", String(n)];
 const seconds = async (f) => {
   const t0 = process.hrtime.bigint();
@@ -30,7 +30,7 @@ const seconds = async (f) => {
 };
 const parallel = (items, f) => Promise.all(items.map(f));
 
-async function program(generation) {
+async function fleetProgram(generation) {
   const resources = Object.fromEntries(
     Array.from({ length: n }, (_, i) => [
       `c${i}`,
@@ -49,13 +49,7 @@ async function program(generation) {
       },
     ]),
   );
-  const yaml = (await import("yaml")).stringify({
-    name: "agentrun-bench-fleet100",
-    runtime: "yaml",
-    plugins: { providers: [{ name: "agentrun", path: join(root, "provider/bin") }] },
-    resources,
-  });
-  await writeFile(join(dir, "Pulumi.yaml"), yaml);
+  await program("agentrun-bench-fleet100", resources);
 }
 
 // --- memory: the engine's and the plugin's, sampled while the steps run ---
@@ -96,7 +90,7 @@ const row = (step, took, floor, floorWords) =>
   rows.push(`${step.padEnd(34)} ${took.toFixed(1).padStart(7)} s   floor ${floor.toFixed(1).padStart(6)} s (${floorWords})   ${(took / floor).toFixed(2)}x`);
 try {
   const engineBefore = await engineRss();
-  await program(1);
+  await fleetProgram(1);
   await init();
 
   const floorUp = await seconds(() => parallel(bare, runBare));
@@ -112,7 +106,7 @@ try {
   row(`up of ${n}`, await seconds(() => pulumi("up", "--yes", ...atOnce)), floorUp, `${n} docker run -d at once`);
   row("up with no change", await seconds(() => pulumi("up", "--yes", ...atOnce)), floorRefresh, "the refresh floor, for scale");
   row(`refresh of ${n}`, await seconds(() => pulumi("refresh", "--yes", ...atOnce)), floorRefresh, `${n} docker inspect + exec at once`);
-  await program(2);
+  await fleetProgram(2);
   row(`up replacing ${REPLACED}`, await seconds(() => pulumi("up", "--yes", ...atOnce)), floorReplace, `${REPLACED} run -d + ${REPLACED} rm -f at once`);
   const beforeDestroy = await fleetLeft();
   row(`destroy of ${n}`, await seconds(() => pulumi("destroy", "--yes", ...atOnce)), floorDestroy, `${n} docker rm -f at once`);

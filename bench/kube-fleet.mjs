@@ -28,20 +28,14 @@ const lifetimeMs = 1_800_000;
 const anchorLabel = `kube-fleet-anchor-${process.pid}`;
 const fleetLabel = `kube-fleet-${process.pid}`;
 
-const { dir, env, pulumi, init } = await benchStack("agentrun-bench-kube-fleet-");
+const { dir, env, pulumi, program, init } = await benchStack("agentrun-bench-kube-fleet-");
 const resources = Object.fromEntries(
   Array.from({ length: n }, (_, i) => [
     `c${i}`,
     { type: "agentrun:index:Computer", properties: { provider: "kubernetes", image: kube.image, lifetimeMs, network: "none", labels: { bench: fleetLabel } } },
   ]),
 );
-const yaml = (await import("yaml")).stringify({
-  name: "agentrun-bench-kube-fleet",
-  runtime: "yaml",
-  plugins: { providers: [{ name: "agentrun", path: join(root, "provider/bin") }] },
-  resources,
-});
-await writeFile(join(dir, "Pulumi.yaml"), yaml);
+await program("agentrun-bench-kube-fleet", resources);
 await init();
 // The kubeconfig (a secret) through stdin, never on a command line.
 const config = (key, value, secret) =>

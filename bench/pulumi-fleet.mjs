@@ -5,15 +5,14 @@
 // Everything it makes it removes by exact name. Usage: node bench/pulumi-fleet.mjs [N]   (after
 // npm run setup)
 import { execFile } from "node:child_process";
-import { rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { cpus } from "node:os";
-import { join } from "node:path";
 import { promisify } from "node:util";
-import { benchStack, root, tools } from "./pulumi-stack.mjs";
+import { benchStack, tools } from "./pulumi-stack.mjs";
 
 const run = promisify(execFile);
 const n = Number(process.argv[2] ?? 10);
-const { dir, pulumi, init } = await benchStack("agentrun-bench-fleet-");
+const { dir, pulumi, program, init } = await benchStack("agentrun-bench-fleet-");
 const image = tools.baseImage;
 const seconds = async (f) => {
   const t0 = process.hrtime.bigint();
@@ -30,13 +29,7 @@ const resources = Object.fromEntries(
     },
   ]),
 );
-const yaml = (await import("yaml")).stringify({
-  name: "agentrun-bench-fleet",
-  runtime: "yaml",
-  plugins: { providers: [{ name: "agentrun", path: join(root, "provider/bin") }] },
-  resources,
-});
-await writeFile(join(dir, "Pulumi.yaml"), yaml);
+await program("agentrun-bench-fleet", resources);
 await init();
 
 const bare = Array.from({ length: n }, (_, i) => `agentrun-bench-bare-${process.pid}-${i}`);

@@ -6,14 +6,14 @@
 // and hello), so what is left of a read (/work's mode, the drift check) shows. The goal is
 // refresh of 50 <= 3 s. The stack's destroy removes what it made; the folder goes with it.
 // Usage: node bench/pulumi-refresh.mjs [N]   (after npm run setup)
-import { rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { benchStack, root, tools } from "./pulumi-stack.mjs";
 
 const n = Number(process.argv[2] ?? 50);
 const AT_ONCE = 8;
-const { dir, pulumi, init } = await benchStack("agentrun-bench-refresh-");
+const { dir, pulumi, program, init } = await benchStack("agentrun-bench-refresh-");
 const seconds = async (f) => {
   const t0 = process.hrtime.bigint();
   await f();
@@ -27,13 +27,7 @@ const resources = Object.fromEntries(
     { type: "agentrun:index:Computer", properties: { image: tools.baseImage, lifetimeMs: 600_000, network: "none", cpus: 1, memoryMb: 256 } },
   ]),
 );
-const yaml = (await import("yaml")).stringify({
-  name: "agentrun-bench-refresh",
-  runtime: "yaml",
-  plugins: { providers: [{ name: "agentrun", path: join(root, "provider/bin") }] },
-  resources,
-});
-await writeFile(join(dir, "Pulumi.yaml"), yaml);
+await program("agentrun-bench-refresh", resources);
 await init();
 
 try {

@@ -1,8 +1,8 @@
 // A bench's own Pulumi stack: a temporary folder holding the program and its file backend, the
 // Pulumi CLI built by the set-up, and the plugin from provider/bin. The benches that time the
-// engine (pulumi-fleet, fleet-100) share it so they time the same set-up.
+// engine (pulumi-fleet, fleet-100, pulumi-refresh, kube-fleet, exec-load) share it so they time the same set-up.
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -24,12 +24,18 @@ export async function benchStack(prefix, { skipPreview = false, maxBuffer = 64 <
   };
   const flags = ["--stack", "bench", "--non-interactive", ...(skipPreview ? ["--skip-preview"] : [])];
   const pulumi = (...args) => run(`${tools.pulumiBin}/pulumi`, [...args, ...flags], { cwd: dir, env, maxBuffer });
+  /** The program: a YAML project of these resources, with the plugin from this work tree. */
+  const program = async (name, resources) => {
+    const { stringify } = await import("yaml");
+    const plugins = { providers: [{ name: "agentrun", path: join(root, "provider/bin") }] };
+    await writeFile(join(dir, "Pulumi.yaml"), stringify({ name, runtime: "yaml", plugins, resources }));
+  };
   /** The backend's folder and the stack, once the program (Pulumi.yaml) is written. */
   const init = async () => {
     await mkdir(join(dir, "state"), { recursive: true });
     await run(`${tools.pulumiBin}/pulumi`, ["stack", "init", "bench", "--non-interactive"], { cwd: dir, env });
   };
-  return { dir, env, pulumi, init };
+  return { dir, env, pulumi, program, init };
 }
 
 /** How many containers and volumes carry the label: what a bench's stack left on Docker. */
