@@ -239,5 +239,8 @@ export function engineFailure(what: string, reply: Reply, engine: EngineAddress)
     };
   }
   if (reply.status === 0) return { code: "failed", message: `${what} failed: ${reply.message}` };
-  return { code: "failed", message: `${what} failed (HTTP ${reply.status})${reply.message ? `: ${reply.message}` : ""}` };
+  // The engine's status and words name Docker, so an error far from this call (a restarted engine
+  // under an up) still says which part refused.
+  const said = reply.message ? `: ${reply.message}` : "";
+  return { code: "failed", message: `${what} failed: the Docker engine answered HTTP ${reply.status}${said}` };
 }

@@ -37,6 +37,11 @@ describe("DockerEngine", () => {
     const reply = await engine.call("GET", "/containers/x/json");
     expect(reply).toMatchObject({ ok: false, status: 404, message: "No such container: x", aborted: false, timedOut: false, unreachable: false });
     expect(asked).toEqual(["GET /_ping", "GET /v1.47/containers/x/json"]);
+    // The words name Docker, so an up that failed far from this call still says which part refused.
+    expect(engineFailure("reading x", reply, engine.address)).toEqual({
+      code: "failed",
+      message: "reading x failed: the Docker engine answered HTTP 404: No such container: x",
+    });
     await engine.close();
   });
 
