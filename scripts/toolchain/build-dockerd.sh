@@ -25,9 +25,9 @@ LDFLAGS="-s -w -X github.com/docker/docker/dockerversion.Version=${DOCKER_VERSIO
 missing() { local bin; for bin in dockerd docker-proxy; do [ -x "$DOCKERD_BIN/$bin" ] || echo "$bin"; done; }
 print() { printf 'DOCKERD_BIN=%s\n' "$DOCKERD_BIN"; }
 
+case "${1:-}" in "" | --built) ;; *) die "usage: bash scripts/toolchain/build-dockerd.sh [--built]" ;; esac
 [ -z "$(missing)" ] && { print; exit 10; }
 [ "${1:-}" = --built ] && { say "dockerd $DOCKER_VERSION is not built: bash scripts/toolchain/build-dockerd.sh builds it"; exit 3; }
-[ -z "${1:-}" ] || die "usage: bash scripts/toolchain/build-dockerd.sh [--built]"
 
 mkdir -p "$AGENTRUN_CACHE"
 exec 9>"$AGENTRUN_CACHE/dockerd-build.lock"

@@ -49,7 +49,7 @@ export async function daemonDigest(daemonPath: string): Promise<string> {
  * another mode, or below a directory another user may write. An existing directory is never
  * changed.
  */
-async function trustedDir(dir: string): Promise<void> {
+export async function trustedDir(dir: string): Promise<void> {
   const uid = process.getuid?.() ?? 0;
   for (let above = path.dirname(dir); ; above = path.dirname(above)) {
     const a = await fs.stat(above).catch(() => undefined);
