@@ -2,6 +2,7 @@
 // once, never written over, a hand-edited one left beside a new one), which trees the read-back
 // takes, and the create request's subpath mounts. The drift check on a real Docker 28 inspect of
 // such a computer is below; create on the newer engine is test/docker/docker-volume.test.ts.
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -209,5 +210,15 @@ describe("the drift check and read-back of a volume computer on Docker 28 (recor
     expect(mountOf(whole.inspected, whole.volume)).toEqual({
       other: `the volume ${whole.volume.name} mounted whole at /workspace, not a folder below its root`,
     });
+  });
+});
+
+describe("a daemon that is not a regular file", () => {
+  it("is refused in words, never waited on: a named pipe staged onto the volume", async () => {
+    const fifo = path.join(root, "computerd.fifo");
+    execFileSync("mkfifo", [fifo]);
+    await expect(stageDaemonTree(fifo, path.join(root, "fifo-cache"))).rejects.toThrow(
+      `${fifo} is not a regular file (a daemon is the computerd binary itself, not a pipe or a device)`,
+    );
   });
 });
