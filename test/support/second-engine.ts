@@ -56,7 +56,8 @@ export function newerEngine(): NewerEngine | { skipped: string } {
 /**
  * tls: the engine's CA, certificate and key, for a listener on 127.0.0.1 that verifies its clients
  * by that CA. newer: the newer engine's folder (newerEngine()), which runs on a containerd of its
- * own that it starts from PATH (Debian's), in a namespace of its own.
+ * own that it starts from PATH under its exec root (Debian's 1.6.20; the cluster's v2.4.2 runs it
+ * too when its folder is first on PATH), in a namespace of its own.
  */
 export async function startSecondEngine(options: { tls?: { ca: string; cert: string; key: string }; newer?: NewerEngine } = {}): Promise<SecondEngine> {
   const tag = randomBytes(4).toString("hex");

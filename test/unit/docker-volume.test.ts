@@ -74,6 +74,13 @@ describe("the daemon's tree on the volume", () => {
     expect(readdirSync(own).length).toBe(2);
   });
 
+  it("staged by several providers at once: each uses the tree the first renamed into place, and no temporary directory is left", async () => {
+    const shared = path.join(root, "shared-cache");
+    const trees = await Promise.all(Array.from({ length: 6 }, () => stageDaemonTree(daemon, shared)));
+    expect(new Set(trees)).toEqual(new Set([daemonTreePath(shared, digest)]));
+    expect(readdirSync(shared)).toEqual([`daemon-${digest}`]);
+  });
+
   it("verifies mode for mode and entry for entry: a tree with a wider mode or one more file is not the daemon's", async () => {
     const own = path.join(root, "modes-cache");
     const tree = await stageDaemonTree(daemon, own);
