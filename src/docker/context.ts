@@ -16,6 +16,7 @@ import type { RemoteEngine } from "./remote.js";
 import type { Pause, Settled } from "./options.js";
 import { type Inspected, nameOf, specOf } from "./readback.js";
 import type { ImageEtcCache } from "./user-name.js";
+import type { DaemonAt, VolumeDaemon, VolumeOption } from "./volume.js";
 
 export const CAPABILITIES: Capabilities = {
   kind: "linux",
@@ -59,8 +60,8 @@ export interface DockerContext extends Settled {
   enforcingHost(options: CallOptions): Promise<Result<Host>>;
   /** The proxy's image made ready (once per provider). */
   egressImage(signal?: AbortSignal): Promise<Result<string>>;
-  /** The daemon's copy in the cache (creates at the same moment share one); throws as daemonCopy does. */
-  daemonCopy(): Promise<string>;
+  /** The daemon's copy in the cache, or its tree on the volume (creates at the same moment share one); throws as daemonCopy does. */
+  daemonCopy(): Promise<string | VolumeDaemon>;
   /** The engine, when it is another host's: the daemon goes in by archive, binds only from hostFolders. */
   readonly remote: RemoteEngine | undefined;
   /** The daemon as the archive a remote engine's computer is given (read once); throws when daemonPath cannot be read. */
@@ -74,9 +75,9 @@ export function displayOf(context: Pick<Settled, "desktop">): string {
 
 /** What the drift check holds a computer to beside its spec. */
 export function expectedOf(
-  context: Pick<DockerContext, "version" | "desktop">,
+  context: Pick<DockerContext, "version" | "desktop" | "volume">,
   host: Host,
-  at: { uid: number; gid: number; deadline: string; daemon: string | undefined; kind: MachineKind },
+  at: { uid: number; gid: number; deadline: string; daemon: DaemonAt; kind: MachineKind },
 ): DriftExpected {
   const declared = capabilitiesOfKind(at.kind);
   return {
@@ -89,12 +90,13 @@ export function expectedOf(
     arch: host.arch,
     host: { apparmor: host.apparmor, selinux: host.selinux },
     ...(at.kind === "desktop" ? { display: displayOf(context) } : {}),
+    ...(context.volume ? { volume: context.volume } : {}),
   };
 }
 
-/** A computer's ref: its spec as read back, the kind hello says, and hello. */
-export function refOf(inspected: Inspected, hello?: Hello, proxy?: NetworkReadBack): ComputerRef {
-  const spec: SpecReadBack = specOf(inspected, proxy);
+/** A computer's ref: its spec as read back (its run folder by the volume option, when set), the kind hello says, and hello. */
+export function refOf(inspected: Inspected, hello: Hello | undefined, proxy: NetworkReadBack | undefined, volume: VolumeOption | undefined): ComputerRef {
+  const spec: SpecReadBack = specOf(inspected, proxy, volume);
   if (hello) spec.kind = hello.kind;
   return { id: inspected.Id, name: nameOf(inspected), provider: "docker", spec, ...(hello ? { hello } : {}) };
 }

@@ -5,6 +5,7 @@ import { COMPUTER_LABEL, CPU_PERIOD, DEADLINE_LABEL, HOME, KIND_LABEL, RUN_DIR }
 import { EGRESS_MOUNT, EGRESS_SOCKET, egressName } from "./egress-request.js";
 import { cpuQuota, type Plan, workSizeMb } from "./plan.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
+import { DAEMON_DIR, isVolumeDaemon, subpathOf, volumeMount } from "./volume.js";
 
 const MIB = 1024 * 1024;
 
@@ -50,12 +51,18 @@ export function commandServesStdio(command: string | undefined): boolean {
 }
 
 export function createRequest(plan: Plan): CreateRequest {
-  // On a remote engine the daemon is put in by archive before start (remote.ts), not bound.
-  const mounts: Array<Record<string, unknown>> =
-    plan.daemon === undefined
-      ? []
-      : [{ Type: "bind", Source: plan.daemon, Target: DAEMON_IN_COMPUTER, ReadOnly: true, BindOptions: { Propagation: "rprivate" } }];
-  if (plan.mount) mounts.push({ Type: "bind", Source: plan.mount.path, Target: WORKSPACE, ReadOnly: false, BindOptions: { Propagation: "rprivate" } });
+  // On a remote engine the daemon is put in by archive before start (remote.ts), not bound; with
+  // the volume option its tree and the run folder are the volume's subpaths (volume.ts).
+  const mounts: Array<Record<string, unknown>> = [];
+  if (isVolumeDaemon(plan.daemon)) mounts.push(volumeMount(plan.daemon.volume, plan.daemon.subpath, DAEMON_DIR, true));
+  else if (plan.daemon !== undefined)
+    mounts.push({ Type: "bind", Source: plan.daemon, Target: DAEMON_IN_COMPUTER, ReadOnly: true, BindOptions: { Propagation: "rprivate" } });
+  if (plan.mount && plan.volume) {
+    const subpath = subpathOf(plan.volume.root, plan.mount.path);
+    // check refuses a run folder that is not below the volume's root before any plan is made.
+    if (subpath === undefined) throw new Error(`the run folder ${plan.mount.path} is not below the volume's root ${plan.volume.root}`);
+    mounts.push(volumeMount(plan.volume.name, subpath, WORKSPACE, false));
+  } else if (plan.mount) mounts.push({ Type: "bind", Source: plan.mount.path, Target: WORKSPACE, ReadOnly: false, BindOptions: { Propagation: "rprivate" } });
   // An allowlist: the egress volume read-only, and init relays port 3128 to the proxy's socket.
   if (plan.allow) mounts.push({ Type: "volume", Source: egressName(plan.egress ?? plan.name), Target: EGRESS_MOUNT, ReadOnly: true });
   return {

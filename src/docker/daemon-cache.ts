@@ -29,10 +29,12 @@ const digests = new Map<string, { version: string; digest: Promise<string> }>();
 /**
  * The sha256 (hex) of the daemon at daemonPath, hashed once per version of the file (its inode,
  * size and time): a fleet's reads at once share it, where each held the whole binary (4 MiB each,
- * most of a plugin's memory in a refresh of 100). Throws when the file cannot be read.
+ * most of a plugin's memory in a refresh of 100). Throws when the file cannot be read, and in
+ * words when it is not a regular file: a named pipe would be waited on, never read to its end.
  */
 export async function daemonDigest(daemonPath: string): Promise<string> {
   const stat = await fs.stat(daemonPath);
+  if (!stat.isFile()) throw new Error(`${daemonPath} is not a regular file (a daemon is the computerd binary itself, not a pipe or a device)`);
   const version = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
   let known = digests.get(daemonPath);
   if (known?.version !== version) {
@@ -49,7 +51,7 @@ export async function daemonDigest(daemonPath: string): Promise<string> {
  * another mode, or below a directory another user may write. An existing directory is never
  * changed.
  */
-async function trustedDir(dir: string): Promise<void> {
+export async function trustedDir(dir: string): Promise<void> {
   const uid = process.getuid?.() ?? 0;
   for (let above = path.dirname(dir); ; above = path.dirname(above)) {
     const a = await fs.stat(above).catch(() => undefined);

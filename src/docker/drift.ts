@@ -28,13 +28,20 @@ import { deadlineOf, hasComputerName, hasEgress, type Inspected, labelsOf, nameO
 import { initCommand, tmpfsOptions } from "./create-request.js";
 import { EGRESS_MOUNT, egressName } from "./egress-request.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
+import { DAEMON_DIR, type DaemonAt, isVolumeDaemon, subpathOf, type VolumeOption } from "./volume.js";
 
 /** What the provider knows that the spec does not say. */
 export interface DriftExpected {
   /** uid:gid: the spec's, the provider's, or the default. */
   user: string;
-  /** The daemon copy's path on the host; unset, the daemon was put in by archive (a remote engine) and no mount may be there. */
-  daemon: string | undefined;
+  /**
+   * The daemon copy's path on the host; with the volume option, its tree's subpath on the volume
+   * (one whose contents verify); unset, the daemon was put in by archive (a remote engine) and no
+   * mount may be there.
+   */
+  daemon: DaemonAt;
+  /** The volume option: the run folder is then the volume's subpath, never a bind. */
+  volume?: VolumeOption;
   /** The deadline label's value, as create wrote it. */
   deadline: string;
   /** The provider's version, which hello must report. */
@@ -245,10 +252,55 @@ function tmpfsDrift(tmpfs: unknown, want: { uid: number; gid: number; memoryMb: 
   return out;
 }
 
+/** A mount the drift check holds a computer to: a bind of a host path, or one of the volume's subpaths (volume-nocopy). */
+type Wanted = { target: string; readOnly: boolean; what: string } & ({ source: string } | { volume: string; subpath: string });
+
+/** The daemon's and the run folder's mounts as create makes them. */
+function wantedMounts(spec: ComputerSpec, expected: DriftExpected): Wanted[] {
+  const want: Wanted[] = [];
+  if (isVolumeDaemon(expected.daemon)) want.push({ ...expected.daemon, target: DAEMON_DIR, readOnly: true, what: "the daemon" });
+  else if (expected.daemon !== undefined) want.push({ source: expected.daemon, target: DAEMON_IN_COMPUTER, readOnly: true, what: "the daemon" });
+  if (spec.mount?.kind === "bind") {
+    const subpath = expected.volume ? subpathOf(expected.volume.root, spec.mount.path) : undefined;
+    if (expected.volume)
+      want.push({ volume: expected.volume.name, subpath: subpath ?? spec.mount.path, target: WORKSPACE, readOnly: false, what: "the run folder" });
+    else want.push({ source: spec.mount.path, target: WORKSPACE, readOnly: false, what: "the run folder" });
+  }
+  return want;
+}
+
+/** Whether HostConfig.Mounts' entries and Mounts' at a target are that one mount, as asked and as given. */
+function heldTo(w: Wanted, asked: Array<Record<string, unknown>>, given: Array<Record<string, unknown>>): { asked: boolean; given: boolean } {
+  const [a] = asked;
+  const [g] = given;
+  if ("volume" in w) {
+    const options = (a?.VolumeOptions ?? {}) as { NoCopy?: boolean; Subpath?: string };
+    return {
+      asked:
+        asked.length === 1 &&
+        a?.Type === "volume" &&
+        a.Source === w.volume &&
+        Boolean(a.ReadOnly) === w.readOnly &&
+        options.Subpath === w.subpath &&
+        options.NoCopy === true,
+      given: given.length === 1 && g?.Type === "volume" && g.Name === w.volume && g.RW === !w.readOnly,
+    };
+  }
+  const propagation = (a?.BindOptions as { Propagation?: string } | undefined)?.Propagation;
+  return {
+    asked:
+      asked.length === 1 &&
+      a?.Type === "bind" &&
+      a.Source === w.source &&
+      Boolean(a.ReadOnly) === w.readOnly &&
+      (propagation === undefined || propagation === "rprivate"),
+    given: given.length === 1 && g?.Type === "bind" && g.Source === w.source && g.RW === !w.readOnly && g.Propagation === "rprivate",
+  };
+}
+
 function mountsDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftExpected): string[] {
   const out: string[] = [];
-  const want = expected.daemon === undefined ? [] : [{ source: expected.daemon, target: DAEMON_IN_COMPUTER, readOnly: true }];
-  if (spec.mount?.kind === "bind") want.push({ source: spec.mount.path, target: WORKSPACE, readOnly: false });
+  const want = wantedMounts(spec, expected);
   if (isAllow(spec.network)) {
     // The egress volume, read-only: its own check, as it is a volume and not a bind.
     const volume = egressName(spec.egress ?? nameOf(inspected));
@@ -269,21 +321,11 @@ function mountsDrift(spec: ComputerSpec, inspected: Inspected, expected: DriftEx
   for (const w of want) {
     const a = asked.filter((m) => m.Target === w.target);
     const g = given.filter((m) => m.Destination === w.target);
-    const what = `the ${w.target === DAEMON_IN_COMPUTER ? "daemon" : "run folder"} at ${w.target}`;
     const rw = w.readOnly ? "read-only" : "read-write";
-    const propagation = (a[0]?.BindOptions as { Propagation?: string } | undefined)?.Propagation;
-    if (
-      a.length !== 1 ||
-      a[0]?.Type !== "bind" ||
-      a[0]?.Source !== w.source ||
-      Boolean(a[0]?.ReadOnly) !== w.readOnly ||
-      !(propagation === undefined || propagation === "rprivate")
-    ) {
-      out.push(`HostConfig.Mounts does not hold ${what} as one ${rw} bind of ${w.source} (rprivate): it holds ${show(a)}`);
-    }
-    if (g.length !== 1 || g[0]?.Type !== "bind" || g[0]?.Source !== w.source || g[0]?.RW !== !w.readOnly || g[0]?.Propagation !== "rprivate") {
-      out.push(`Mounts does not hold ${what} as one ${rw} bind of ${w.source} (rprivate): it holds ${show(g)}`);
-    }
+    const as = "volume" in w ? `mount of the volume ${w.volume}'s subpath ${w.subpath} (volume-nocopy)` : `bind of ${w.source} (rprivate)`;
+    const held = heldTo(w, a, g);
+    if (!held.asked) out.push(`HostConfig.Mounts does not hold ${w.what} at ${w.target} as one ${rw} ${as}: it holds ${show(a)}`);
+    if (!held.given) out.push(`Mounts does not hold ${w.what} at ${w.target} as one ${rw} ${as}: it holds ${show(g)}`);
   }
   const targets = new Set([...want.map((w) => w.target), ...(isAllow(spec.network) ? [EGRESS_MOUNT] : [])]);
   for (const m of asked) if (!targets.has(String(m.Target))) out.push(`HostConfig.Mounts holds another mount: a ${String(m.Type)} at ${String(m.Target)}`);
@@ -344,8 +386,14 @@ export interface ReadBackHeld {
  * network, sizes, user, workdir, deadline, run folder), held to what check allows, its deadline
  * to the ISO time create writes, and its name to one create gives.
  */
-export function readBackDrift(inspected: Inspected, capabilities: Capabilities, proxy?: NetworkReadBack, testNetwork?: string): ReadBackHeld {
-  const readBack = specOf(inspected, proxy);
+export function readBackDrift(
+  inspected: Inspected,
+  capabilities: Capabilities,
+  proxy?: NetworkReadBack,
+  testNetwork?: string,
+  volume?: VolumeOption,
+): ReadBackHeld {
+  const readBack = specOf(inspected, proxy, volume);
   const mismatches: string[] = [];
   // A warm pool's ready computer is named pool-<hex> until a claim renames it back (claims.ts).
   const ready = isReadyName(nameOf(inspected)) && labelsOf(inspected)[POOL_LABEL] !== undefined;

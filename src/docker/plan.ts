@@ -4,6 +4,7 @@ import type { CheckedSpec } from "../contract/provider.js";
 import type { User } from "../contract/user.js";
 import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME } from "./constants.js";
 import { POOL_LABEL } from "../fleet/pool.js";
+import type { DaemonAt, VolumeOption } from "./volume.js";
 
 export interface Plan {
   name: string;
@@ -18,9 +19,14 @@ export interface Plan {
   /** The ISO time the lifetime ends: the deadline label and init's --deadline. */
   deadline: string;
   labels: Record<string, string>;
-  /** The daemon copy's path on the host, bound at /opt/agentrun/computerd; unset, it is put there by archive (a remote engine). */
-  daemon: string | undefined;
+  /**
+   * The daemon copy's path on the host, bound at /opt/agentrun/computerd; with the volume option,
+   * its tree on the volume, mounted at /opt/agentrun; unset, it is put there by archive (a remote engine).
+   */
+  daemon: DaemonAt;
   mount?: { kind: "bind"; path: string };
+  /** The volume option: the run folder is then the volume's subpath below its root, not a bind. */
+  volume?: VolumeOption;
   /** An allowlist, normalized: the computer stays at network none and reaches it through its egress proxy. */
   allow?: string[];
   /** A desktop: the DISPLAY init is given, where its X server starts. */
@@ -38,7 +44,15 @@ export interface Plan {
  */
 export function planOf(
   checked: CheckedSpec,
-  at: { name: string; deadline: string; daemon: string | undefined; userDefault: User; labels?: Record<string, string>; display?: string },
+  at: {
+    name: string;
+    deadline: string;
+    daemon: DaemonAt;
+    userDefault: User;
+    labels?: Record<string, string>;
+    display?: string;
+    volume?: VolumeOption | undefined;
+  },
 ): Plan {
   const { spec } = checked;
   const { uid, gid } = checked.user ?? at.userDefault;
@@ -60,6 +74,7 @@ export function planOf(
   plan.stdio = servesStdio(plan.labels);
   if (at.display !== undefined) plan.display = at.display;
   if (spec.mount?.kind === "bind") plan.mount = { kind: "bind", path: spec.mount.path };
+  if (at.volume !== undefined) plan.volume = at.volume;
   // An allowlist, in its normal form (empty: a shared proxy's list).
   if (checked.allow !== undefined) {
     if (spec.egress !== undefined) plan.egress = spec.egress;

@@ -57,6 +57,7 @@ import { releaseComputer, sweepParts, targetOf } from "./release.js";
 import { ImageEtcCache } from "./user-name.js";
 import { daemonArchive, elsewhereWords } from "./remote.js";
 import { isRemote } from "./engine.js";
+import { stageDaemonTree, subpathOf, type VolumeDaemon } from "./volume.js";
 
 export { CAPABILITIES, capabilitiesOfKind, DESKTOP_CAPABILITIES } from "./context.js";
 export type { DockerProviderOptions, EgressOptions } from "./options.js";
@@ -78,7 +79,7 @@ export class DockerProvider implements ComputerProvider {
   readonly #context: DockerContext;
   #host: Host | undefined;
   #hostRead: Promise<Result<Host>> | undefined;
-  #copying: Promise<string> | undefined;
+  #copying: Promise<string | VolumeDaemon> | undefined;
   #egressImage: Promise<Result<string>> | undefined;
   #daemonArchive: Promise<Buffer> | undefined;
   #base: Promise<Result<BaseChoice>> | undefined;
@@ -134,9 +135,17 @@ export class DockerProvider implements ComputerProvider {
     return this.#egressImage;
   }
 
-  /** The daemon's copy: creates asking at the same moment share one copy and its check (a fleet hashes it once). */
-  #daemonCopy(): Promise<string> {
-    this.#copying ??= daemonCopy(this.#settled.daemonPath, this.#settled.daemonCache).finally(() => (this.#copying = undefined));
+  /**
+   * The daemon's copy, or with the volume option its tree on the volume: creates asking at the
+   * same moment share one copy and its check (a fleet hashes it once).
+   */
+  #daemonCopy(): Promise<string | VolumeDaemon> {
+    const { daemonPath, daemonCache, volume } = this.#settled;
+    this.#copying ??= (
+      volume
+        ? stageDaemonTree(daemonPath, daemonCache).then((tree) => ({ volume: volume.name, subpath: subpathOf(volume.root, tree) ?? "" }))
+        : daemonCopy(daemonPath, daemonCache)
+    ).finally(() => (this.#copying = undefined));
     return this.#copying;
   }
 

@@ -13,7 +13,8 @@ import { inspect, listByLabels } from "./containers.js";
 import { daemonCopyPath, daemonDigest } from "./daemon-cache.js";
 import { drift, readBackDrift } from "./drift.js";
 import { homeDrift } from "./home.js";
-import { labelsOf, nameOf, stateOf } from "./readback.js";
+import { type Inspected, labelsOf, nameOf, stateOf } from "./readback.js";
+import { askedSubpath, DAEMON_DIR, type DaemonAt, daemonTreePath, daemonTreeVerifies, subpathOf } from "./volume.js";
 
 /** The container a read names: its id or name, or the one computer its labels match. */
 async function targetOf(context: DockerContext, by: AttachBy, options: CallOptions): Promise<Result<string>> {
@@ -49,6 +50,18 @@ async function fromInside(
   return ok({ hello: connection.value.hello, mismatches: home ? [home] : [] });
 }
 
+/**
+ * The daemon a computer must mount: the copy's path; with the volume option, the tree it mounts
+ * when that is a published copy of this daemon that verifies now, else the tree staging names.
+ */
+async function expectedDaemon(context: DockerContext, inspected: Inspected, digest: string): Promise<DaemonAt> {
+  if (!context.volume) return daemonCopyPath(context.daemonCache, digest);
+  const mounted = askedSubpath(inspected.HostConfig?.Mounts, context.volume.name, DAEMON_DIR);
+  if (mounted !== undefined && (await daemonTreeVerifies(context.volume, context.daemonCache, digest, mounted)))
+    return { volume: context.volume.name, subpath: mounted };
+  return { volume: context.volume.name, subpath: subpathOf(context.volume.root, daemonTreePath(context.daemonCache, digest)) ?? "" };
+}
+
 /** Finds a computer and runs the drift check, as attach does, but hands back what it read whether or not it drifted. */
 export async function readComputer(context: DockerContext, by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {
   const byId = by && "id" in by;
@@ -70,7 +83,7 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   const name = nameOf(inspected.value);
   const proxy = await heldProxyReadBack(context, inspected.value, options);
   if (!proxy.ok) return proxy;
-  const held = readBackDrift(inspected.value, capabilitiesOfKind("linux"), proxy.value, context.egress.testNetwork?.range);
+  const held = readBackDrift(inspected.value, capabilitiesOfKind("linux"), proxy.value, context.egress.testNetwork?.range, context.volume);
   const mismatches = [...held.mismatches];
   let hello: Hello | undefined;
   if (stateOf(inspected.value) === "running") {
@@ -82,7 +95,7 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   const digest = await daemonDigest(context.daemonPath).catch(() => undefined);
   if (!digest) return fail("failed", `the daemon at ${context.daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
   // A remote engine's computer holds the daemon in its own files (put by archive), bound from nowhere.
-  const daemon = context.remote ? undefined : daemonCopyPath(context.daemonCache, digest);
+  const daemon = context.remote ? undefined : await expectedDaemon(context, inspected.value, digest);
   mismatches.push(
     ...drift(held.spec, inspected.value, hello, {
       ...expectedOf(context, host.value, { uid: held.uid, gid: held.gid, deadline: held.deadline, daemon, kind: held.kind }),
@@ -90,7 +103,7 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
     }),
   );
   return ok({
-    ref: refOf(inspected.value, hello, proxy.value),
+    ref: refOf(inspected.value, hello, proxy.value, context.volume),
     state: stateOf(inspected.value),
     labels: labelsOf(inspected.value),
     ...(hello ? { hello } : {}),

@@ -4,6 +4,7 @@ import { type MountReadBack, WORKSPACE } from "../contract/mount.js";
 import type { NetworkReadBack, SpecReadBack } from "../contract/provider.js";
 import { COMPUTER_LABEL, CPU_PERIOD, DEADLINE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
 import { EGRESS_MOUNT, EGRESS_SOCKET, egressKeyOf, egressName, PROXY_PATTERN } from "./egress-request.js";
+import { askedSubpath, pathOf, type VolumeOption } from "./volume.js";
 
 /** One container as docker inspect reports it; only the fields read here are typed. */
 export interface Inspected {
@@ -118,19 +119,31 @@ export function networkOf(inspected: Inspected, proxy?: NetworkReadBack): Networ
   return { other: `network mode ${mode || "(empty)"} on ${on}` };
 }
 
-/** The run's folder: a read-write bind at /workspace; anything else there is words. */
-export function mountOf(inspected: Inspected): MountReadBack | undefined {
+/**
+ * The run's folder: a read-write bind at /workspace; with the volume option, a read-write mount of
+ * the volume's subpath, read back as the path below the root create was given. Anything else
+ * there is words. A volume's subpath is in HostConfig.Mounts alone (inspect, not the list).
+ */
+export function mountOf(inspected: Inspected, volume?: VolumeOption): MountReadBack | undefined {
   const there = (inspected.Mounts ?? []).filter((m) => m.Destination === WORKSPACE);
   if (there.length === 0) return undefined;
   if (there.length > 1) return { other: `${there.length} mounts at ${WORKSPACE}` };
   const [m] = there as [Record<string, unknown>];
+  if (volume && m.Type === "volume" && m.Name === volume.name) {
+    const subpath = askedSubpath(inspected.HostConfig?.Mounts, volume.name, WORKSPACE);
+    if (subpath === undefined) return { other: `the volume ${volume.name} mounted whole at ${WORKSPACE}, not a folder below its root` };
+    const at = pathOf(volume, subpath);
+    if (at === undefined) return { other: `the volume ${volume.name}'s subpath ${subpath} at ${WORKSPACE}, which is not below its root` };
+    if (m.RW !== true) return { other: `a read-only mount of ${at} at ${WORKSPACE}` };
+    return { kind: "bind", path: at };
+  }
   if (m.Type !== "bind") return { other: `a ${String(m.Type)} mounted at ${WORKSPACE}, not a bind` };
   if (m.RW !== true) return { other: `a read-only bind of ${String(m.Source)} at ${WORKSPACE}` };
   return { kind: "bind", path: String(m.Source) };
 }
 
 /** The spec as the computer reports it: image, user, network (an allowlist's from its proxy), sizes, workdir, deadline, mount. */
-export function specOf(inspected: Inspected, proxy?: NetworkReadBack): SpecReadBack {
+export function specOf(inspected: Inspected, proxy?: NetworkReadBack, volume?: VolumeOption): SpecReadBack {
   const host = inspected.HostConfig ?? {};
   const config = inspected.Config ?? {};
   const spec: SpecReadBack = {
@@ -144,7 +157,7 @@ export function specOf(inspected: Inspected, proxy?: NetworkReadBack): SpecReadB
   };
   const deadline = labelsOf(inspected)[DEADLINE_LABEL];
   if (deadline !== undefined) spec.deadline = deadline;
-  const mount = mountOf(inspected);
+  const mount = mountOf(inspected, volume);
   if (mount) spec.mount = mount;
   const shared = sharedProxyOf(inspected);
   if (shared !== undefined && hasEgress(inspected)) spec.egress = shared;

@@ -3,11 +3,14 @@
 // --bridge=none: dockerd then deletes the host's docker0, the shared engine's bridge. Its one
 // image is empty (a computer needs nothing but the daemon the provider binds in). Needs root and
 // `ip`, as the set-up's engine does. With tls, it listens on 127.0.0.1 too, TLS verified both ways.
-import { spawn } from "node:child_process";
+// By default it is Debian's dockerd (20.10); with newer, the dockerd v28.5.2 the set-up's
+// toolchain script built from Go modules (newerEngine() says whether it is there, or why not).
+import { spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { execa } from "execa";
+import { ROOT } from "./toolchain.js";
 
 export interface SecondEngine {
   /** unix:///run/…/docker.sock, for agentrun:docker.engine. */
@@ -35,8 +38,28 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** tls: the engine's CA, certificate and key, for a listener on 127.0.0.1 that verifies its clients by that CA. */
-export async function startSecondEngine(options: { tls?: { ca: string; cert: string; key: string } } = {}): Promise<SecondEngine> {
+/** The newer engine, built: its folder (dockerd, docker-proxy). */
+export type NewerEngine = { bin: string };
+
+/**
+ * Whether the newer engine is built, asked of its build script (which never builds with --built):
+ * its folder, or why not in words, for a test to skip in.
+ */
+export function newerEngine(): NewerEngine | { skipped: string } {
+  const asked = spawnSync("bash", [`${ROOT}/scripts/toolchain/build-dockerd.sh`, "--built"], { encoding: "utf8", timeout: 60_000 });
+  const bin = /^DOCKERD_BIN=(.+)$/m.exec(asked.stdout ?? "")?.[1];
+  if (asked.status === 10 && bin) return { bin };
+  const why = (asked.stderr ?? "").trim().replace(/^\[setup\] /, "") || `its build script answered ${asked.status ?? asked.signal}`;
+  return { skipped: `the newer Docker engine is not here (${why})` };
+}
+
+/**
+ * tls: the engine's CA, certificate and key, for a listener on 127.0.0.1 that verifies its clients
+ * by that CA. newer: the newer engine's folder (newerEngine()), which runs on a containerd of its
+ * own that it starts from PATH under its exec root (Debian's 1.6.20; the cluster's v2.4.2 runs it
+ * too when its folder is first on PATH), in a namespace of its own.
+ */
+export async function startSecondEngine(options: { tls?: { ca: string; cert: string; key: string }; newer?: NewerEngine } = {}): Promise<SecondEngine> {
   const tag = randomBytes(4).toString("hex");
   const data = `/var/lib/agentrun-faults-${tag}`;
   const run = `/run/agentrun-f${tag}`;
@@ -65,10 +88,11 @@ export async function startSecondEngine(options: { tls?: { ca: string; cert: str
   const start = async () => {
     const log = await open(`${data}/dockerd.log`, "a");
     const child = spawn(
-      "dockerd",
+      options.newer ? `${options.newer.bin}/dockerd` : "dockerd",
       [
         `--host=${address}`,
         ...listen,
+        ...(options.newer ? [`--containerd-namespace=agentrun-${tag}`, `--containerd-plugins-namespace=agentrun-${tag}-plugins`] : []),
         `--data-root=${data}/root`,
         `--exec-root=${run}/exec`,
         `--pidfile=${pidfile}`,

@@ -9,12 +9,13 @@ import { hostRefusals } from "../check.js";
 import type { DockerContext } from "../context.js";
 import { DaemonCacheError } from "../daemon-cache.js";
 import type { Host } from "../host.js";
+import type { DaemonAt } from "../volume.js";
 
 /** The checked spec with what Docker said of it: every later phase takes this. */
 export interface Prepared extends CheckedSpec {
   host: Host;
-  /** The daemon copy's path on the host; unset on a remote engine, where it goes in by archive. */
-  daemon: string | undefined;
+  /** The daemon copy's path on the host, or its tree on the volume (the volume option); unset on a remote engine, where it goes in by archive. */
+  daemon: DaemonAt;
   /** The kind the spec asks for, or the provider's. */
   kind: MachineKind;
   /** An allowlist's: the Docker host's addresses and the proxy's image, ready. */

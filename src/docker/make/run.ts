@@ -47,6 +47,7 @@ export async function run(context: DockerContext, creation: Creation<Prepared>):
     daemon: checked.daemon,
     userDefault: context.user,
     labels: creation.labels,
+    volume: context.volume,
     ...(checked.kind === "desktop" ? { display: displayOf(context) } : {}),
   });
   // A remote engine's run folder is on its host, which this machine cannot stat: Docker's bind says.

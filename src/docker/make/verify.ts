@@ -125,5 +125,5 @@ export async function verify(context: DockerContext, creation: Creation<Prepared
   });
   if (home) mismatches.push(home);
   if (mismatches.length > 0) return fail("refused", `${name} is not what was declared, so it was deleted: ${mismatches.join("; ")}`);
-  return ok(refOf(opened.inspected, hello, proxy.value));
+  return ok(refOf(opened.inspected, hello, proxy.value, context.volume));
 }
