@@ -41,19 +41,25 @@ export function engineLog(address: string | undefined): EngineLog {
 }
 
 /**
- * A step's lines: said as status on the step's resource, and waited for (within a bound) when the
- * step ends. The engine drops a line that comes after its operation closed its event stream, and
- * a refresh can close it right after a read that answered in milliseconds, with the read's first
- * line (and the channel the plugin opens for it) still on the way.
+ * A step's lines: said as status on the step's resource (say) or kept among its diagnostics
+ * (tell), and waited for (within a bound) when the step ends. The engine drops a line that comes
+ * after its operation closed its event stream, and a refresh can close it right after a read that
+ * answered in milliseconds, with the read's first line (and the channel the plugin opens for it)
+ * still on the way.
  */
-export function stepLines(log: EngineLog, urn: string): { say: (message: string) => void; landed(): Promise<void> } {
+export function stepLines(
+  log: EngineLog,
+  urn: string,
+): { say: (message: string) => void; tell: (message: string) => void; landed(): Promise<void> } {
   const pending = new Set<Promise<void>>();
+  const send = (message: string, ephemeral: boolean) => {
+    const sent = log(urn, message, ephemeral);
+    pending.add(sent);
+    void sent.then(() => pending.delete(sent));
+  };
   return {
-    say: (message) => {
-      const sent = log(urn, message, true);
-      pending.add(sent);
-      void sent.then(() => pending.delete(sent));
-    },
+    say: (message) => send(message, true),
+    tell: (message) => send(message, false),
     landed: async () => {
       if (pending.size === 0) return;
       let timer: NodeJS.Timeout | undefined;

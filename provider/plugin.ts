@@ -43,14 +43,15 @@ export function makeProvider(opts: {
 }): ServedProvider {
   const settings = opts.settings.ok ? opts.settings.value : {};
   const cancel = new AbortController();
-  const ctx: Context = { settings, vendor: vendors(settings), signal: cancel.signal };
+  const opened = vendors(settings);
+  const ctx: Context = { settings, vendor: opened, signal: cancel.signal };
   // A step's context: its URN, what it says goes on its resource's line, and the step ends once its
   // lines reached the engine (within a bound): the engine drops a line that comes after its operation ended.
   const at = async <T>(urn: string, step: (ctx: Context) => Promise<T>): Promise<T> => {
     if (!opts.log) return step({ ...ctx, urn });
     const lines = stepLines(opts.log, urn);
     try {
-      return await step({ ...ctx, urn, say: lines.say });
+      return await step({ ...ctx, urn, say: lines.say, tell: lines.tell });
     } finally {
       await lines.landed();
     }
@@ -99,5 +100,11 @@ export function makeProvider(opts: {
     },
     // The engine's cancel (a second Ctrl-C) ends every vendor call in flight.
     cancel: async () => cancel.abort(new Error("the Pulumi engine cancelled the operation")),
+    // The engine ends the plugin when its operation is over: what is still in flight is ended, and
+    // each vendor's kept connections closed (an ssh engine's login would outlive the plugin).
+    shutdown: async () => {
+      cancel.abort(new Error("the Pulumi engine ended the plugin"));
+      await opened.close();
+    },
   };
 }

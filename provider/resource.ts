@@ -21,6 +21,8 @@ export interface Context {
   signal: AbortSignal;
   /** Says a line on this resource's line in the engine (a long wait's reason); absent outside a step. */
   say?: Say;
+  /** Says a line the engine keeps among the resource's diagnostics, shown after the step too; absent outside a step. */
+  tell?: Say;
   /** The resource's URN, in a check or a step (create, read, update, delete); a key for what it keeps inside a computer. */
   urn?: string;
 }

@@ -36,6 +36,9 @@ const pluginProto = require("@pulumi/pulumi/proto/plugin_pb.js") as typeof Plugi
 const emptyProto = require("google-protobuf/google/protobuf/empty_pb.js") as typeof EmptyProto;
 const structProto = require("google-protobuf/google/protobuf/struct_pb.js") as typeof StructProto;
 
+/** How long the plugin's end may take to close what it keeps open, inside the engine's 5 s before its kill. */
+const SHUTDOWN_MS = 4_000;
+
 /** A changed field's kind, as the engine's PropertyDiff names it. */
 export type FieldChange = "add" | "add-replace" | "delete" | "delete-replace" | "update" | "update-replace";
 
@@ -57,6 +60,8 @@ export type ServedProvider = Omit<Provider, "diff" | "read"> & {
   read?(id: string, urn: string, props: Props, inputs?: Props): Promise<{ id?: string; props?: Props; inputs?: Props }>;
   /** The outputs a create (olds undefined) or an update (olds: the stored outputs) of these inputs will make; unknown ones as the engine's unknown. */
   preview?(urn: string, news: Props, olds?: Props): Promise<Props>;
+  /** The plugin is ending: what it keeps open is closed. */
+  shutdown?(): Promise<void>;
 };
 
 type Callback = (error: unknown, response?: unknown, trailer?: Grpc.Metadata) => void;
@@ -287,6 +292,18 @@ export async function serve(opts: ServeOptions): Promise<void> {
   process.on("exit", (code) => {
     if (code === 0 && uncaught) process.exitCode = 1;
   });
+  // The engine ends a plugin with SIGINT to its process group and kills it 5 s later (Pulumi's
+  // plugin Kill): the provider first closes what it keeps open, within SHUTDOWN_MS.
+  let ending = false;
+  const end = () => {
+    if (ending) return;
+    ending = true;
+    const closed = made ? made.then((p) => p.shutdown?.()).catch(() => undefined) : Promise.resolve();
+    const bound = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_MS).unref());
+    void Promise.race([closed, bound]).then(() => process.exit());
+  };
+  process.once("SIGINT", end);
+  process.once("SIGTERM", end);
 
   // The SDK's own channel options: messages up to 400 MiB, and a call may wait half an hour in the
   // server's queue while the event loop is busy.

@@ -22,10 +22,13 @@ export function withoutSecrets(error: ResultError, settings: Settings): ResultEr
   };
 }
 
-export function vendors(settings: Settings): Vendors {
+/** The providers made so far, and their end: each one's close (Docker: its engine's connections and ssh login). */
+export type OpenVendors = Vendors & { close(): Promise<void> };
+
+export function vendors(settings: Settings): OpenVendors {
   const made = new Map<string, Promise<Result<ComputerProvider>>>();
   const byId = settings as Record<string, Record<string, unknown> | undefined>;
-  return (id) => {
+  const vendor: Vendors = (id) => {
     let p = made.get(id);
     if (!p) {
       // The plugin's environment is the user's shell's (the Pulumi engine passes it on): a setting a
@@ -41,4 +44,14 @@ export function vendors(settings: Settings): Vendors {
     }
     return p;
   };
+  // A provider closed is not forgotten: a later call opens its connections again.
+  const close = async () => {
+    await Promise.all(
+      [...made.values()].map(async (p) => {
+        const provider = await p;
+        if (provider.ok) await provider.value.close?.();
+      }),
+    );
+  };
+  return Object.assign(vendor, { close });
 }

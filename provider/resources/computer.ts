@@ -17,7 +17,7 @@ import type { Context, ResourceHandler } from "../resource.js";
 import type { FieldChange, FieldDiff } from "../server.js";
 import { fieldsOf, strings } from "../inputs.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
-import { type Say, type Ticker, ticker, whileWaiting } from "../progress.js";
+import { type Ticker, ticker, whileWaiting } from "../progress.js";
 import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
@@ -307,8 +307,20 @@ async function withScreen(provider: ComputerProvider, outs: Props, ref: Computer
   return { ...outs, screen: orThrow(await screenOf(provider, ref, { signal })) };
 }
 
-/** The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). */
-export async function defaultImage(provider: ComputerProvider, signal: AbortSignal, say: Say | undefined, kind?: Inputs["kind"]): Promise<string> {
+/** The providers that said which base their own image stands on: once per plugin, not once per computer of a fleet. */
+const baseSaid = new WeakSet<ComputerProvider>();
+
+/**
+ * The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). Which
+ * base it stands on (Docker: the pinned one pulled, or the set-up's local one) is kept among the
+ * first such resource's diagnostics, where the user reads it after `pulumi up`.
+ */
+export async function defaultImage(
+  provider: ComputerProvider,
+  signal: AbortSignal,
+  { say, tell }: Pick<Context, "say" | "tell">,
+  kind?: Inputs["kind"],
+): Promise<string> {
   if (!provider.image) throw new Error(`the ${provider.id} provider has no image of its own: declare image`);
   // Said only when the provider builds or pulls: an image already there takes no time worth saying.
   let waiting: Ticker | undefined;
@@ -317,7 +329,12 @@ export async function defaultImage(provider: ComputerProvider, signal: AbortSign
   };
   const onStep = ({ step, of, line }: { step: number; of: number; line: string }) => waiting?.now(`step ${step} of ${of} (${line})`);
   try {
-    return orThrow(await provider.image({ signal, onWait, onStep, kind: machineKindOf(kind) }));
+    const onBase = (base: { words: string }) => {
+      if (!tell || baseSaid.has(provider)) return;
+      baseSaid.add(provider);
+      tell(`the ${provider.id} computers' own image stands on ${base.words}`);
+    };
+    return orThrow(await provider.image({ signal, onWait, onStep, onBase, kind: machineKindOf(kind) }));
   } finally {
     waiting?.stop();
   }
@@ -328,7 +345,7 @@ async function create(ctx: Context, raw: Props) {
   const inputs = plain as Inputs;
   const provider = await vendorOf(ctx, inputs.provider);
   const signal = bounded(ctx, CREATE_MS);
-  inputs.image ??= await defaultImage(provider, signal, ctx.say, inputs.kind);
+  inputs.image ??= await defaultImage(provider, signal, ctx, inputs.kind);
   // The owner: a computer an interrupted create of this resource left is adopted or removed first.
   const owner = resourceOwner(ctx);
   const made = orThrow(

@@ -98,7 +98,7 @@ function outputsOf(size: number, template: Props, poolId: string, ready: string[
 async function fillTo(ctx: Context, pool: Pool, template: Props, size: number): Promise<string[]> {
   const signal = bounded(ctx, FILL_MS);
   const inputs = { ...template } as ComputerInputs;
-  inputs.image ??= await defaultImage(pool.provider, signal, ctx.say);
+  inputs.image ??= await defaultImage(pool.provider, signal, ctx);
   const owner = resourceOwner(ctx);
   orThrow(await fillPool(pool, specOf(inputs), size, { signal, ...(owner === undefined ? {} : { owner }) }));
   // Past its size (a smaller pool), the extra ready computers go.

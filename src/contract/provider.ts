@@ -198,6 +198,11 @@ export interface ImageOptions extends CallOptions {
   onStep?: (step: { step: number; of: number; line: string }) => void;
   /** The kind of computer the image is for (a desktop's has an X server); default the provider's. */
   kind?: MachineKind;
+  /**
+   * Told which base the provider's own image stands on, and why, where the provider chooses one
+   * (Docker: the spec's pinned base, or the set-up's local one where no registry answers).
+   */
+  onBase?: (base: { image: string; words: string }) => void;
 }
 
 export interface CreateOptions extends CallOptions {
@@ -280,6 +285,11 @@ export interface ComputerProvider {
   readonly pool?: PoolHooks;
   /** One account-level read that makes nothing: Settings' test of a provider's keys. */
   testConnection?(options?: CallOptions): Promise<Result<{ detail: string }>>;
+  /**
+   * Ends what the provider keeps open between calls (Docker: its engine's kept connections, and an
+   * ssh engine's shared login, which would otherwise outlive the process); a later call opens them again.
+   */
+  close?(): Promise<void>;
 }
 
 /**

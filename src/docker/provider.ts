@@ -335,4 +335,9 @@ export class DockerProvider implements ComputerProvider {
     if (!found.ok) return found;
     return ok({ detail: `Docker answers; ${found.value.length} computer${found.value.length === 1 ? "" : "s"} of this provider` });
   }
+
+  /** The engine's kept connections closed, and an ssh engine's shared login ended. */
+  close(): Promise<void> {
+    return this.engine.close();
+  }
 }

@@ -13,6 +13,8 @@ export interface EngineStandIn {
   engine: string;
   /** Every call, as "METHOD /path?query". */
   calls: string[];
+  /** The connections a client holds open to it now. */
+  open(): number;
   close(): Promise<void>;
 }
 
@@ -37,10 +39,16 @@ export async function engineStandIn(answers: Record<string, Answer> | ((call: st
     const { status, body } = answer(call) ?? { status: 500, body: { message: "not answered here" } };
     response.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
   });
+  let open = 0;
+  server.on("connection", (connection) => {
+    open += 1;
+    connection.once("close", () => (open -= 1));
+  });
   await new Promise<void>((resolve) => server.listen(socket, resolve));
   return {
     engine: `unix://${socket}`,
     calls,
+    open: () => open,
     close: async () => {
       await new Promise((resolve) => server.close(resolve));
       rmSync(dir, { recursive: true, force: true });

@@ -22,6 +22,8 @@ export interface TestSshd {
   refusedKey: string[];
   /** Logins the host has taken so far (sshd's "Accepted publickey" lines). */
   logins(): number;
+  /** The connections open to it now: sshd's children, one per connection. */
+  connections(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -111,6 +113,7 @@ export async function startSshd(dir: string, dockerHost: string): Promise<TestSs
     unknownHost: await clientConfig(dir, "unknown-host", userKey, emptyKnown),
     refusedKey: await clientConfig(dir, "refused-key", otherKey, knownHosts),
     logins: () => logins,
+    connections: async () => (await execa("pgrep", ["-P", String(child.pid)], { reject: false })).stdout.split("\n").filter(Boolean).length,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");
