@@ -6,6 +6,7 @@
 import type { NetworkPolicy, NetworkReadBack } from "../contract/provider.js";
 import { checkAllowlist } from "../egress/list.js";
 import type { ProxyNetwork } from "../egress/proxies.js";
+import { userSecurity } from "./unprivileged.js";
 import { EGRESS_ENTRYPOINT, EGRESS_FLAGS, EGRESS_MOUNT, EGRESS_SOCKET, egressArgs, flagsOf, type ProxyArgs } from "../egress/proxy-command.js";
 
 /** The sidecar's container, and the emptyDir of its socket. */
@@ -37,18 +38,7 @@ export function initNetworkArgs(network: NetworkPolicy): string[] {
 }
 
 /** The proxy's securityContext: its own user, nothing held, nothing gained, its root read-only. */
-export function sidecarSecurity(uid: number, gid: number) {
-  return {
-    runAsUser: uid,
-    runAsGroup: gid,
-    runAsNonRoot: true,
-    privileged: false,
-    allowPrivilegeEscalation: false,
-    readOnlyRootFilesystem: true,
-    capabilities: { drop: ["ALL"] },
-    seccompProfile: { type: "RuntimeDefault" },
-  };
-}
+export const sidecarSecurity = (uid: number, gid: number) => userSecurity(uid, gid, true);
 
 export function sidecarContainer(plan: SidecarPlan): Record<string, unknown> {
   return {

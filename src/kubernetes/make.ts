@@ -1,7 +1,8 @@
 // Kubernetes' hooks of the one create flow (src/contract/create.ts): the cluster's checks and the
 // daemon's bytes before anything is made; the Pod made with the owner's labels in the request
 // (its delete, waited for, pushed on the undo stack at once); the wait until its container runs
-// (an image not on the node refused, naming image); the daemon's upload; an allowlist's proxy
+// (an image not on the node refused, naming image); the daemon's upload (into an open Pod's setup
+// container before its computer runs, unprivileged.ts); an allowlist's proxy
 // running (init serves nothing before it answers, so a proxy that never does means no program
 // ran); the bridge; and the Pod read back whole (inspect.ts) held to what was declared.
 import type { Adoption } from "../contract/adopt.js";
@@ -10,12 +11,13 @@ import type { CheckedSpec, ComputerRef, ComputerSpec, Connection, CreateOptions 
 import { fail, ok, type Result } from "../contract/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import { uploadArgv } from "./commands.js";
-import { HOME } from "./constants.js";
+import { CONTAINER, HOME } from "./constants.js";
 import { EGRESS_CONTAINER, type SidecarPlan } from "./egress.js";
 import { egressImageOf, inspectPod } from "./inspect.js";
 import { podManifest, type RecordedSpec } from "./pod.js";
 import type { Daemon, KubePods } from "./pods.js";
-import { sidecarProblem } from "./readback.js";
+import { type PodProblem, sidecarProblem, waitingProblem } from "./readback.js";
+import { SETUP_CONTAINER } from "./unprivileged.js";
 
 export interface KubeChecked extends CheckedSpec {
   daemon?: Daemon;
@@ -82,10 +84,21 @@ export function kubeHooks(
       return ok({ name: c.name, uid });
     },
     ready: async (c, made) => {
+      // An open Pod's daemon goes to its setup container, which hands it on read-only (unprivileged.ts).
+      const open = c.spec.network === "open";
+      if (open) {
+        const setup = await sb.untilRunning(made.name, SETUP_CONTAINER, waitingProblem, `the Pod ${made.name}'s setup container to run`, signal);
+        if (!setup.ok) return setup;
+        if (setup.value.problem) return refusedStart(made.name, setup.value.problem);
+      }
+      const daemon = c.checked.daemon!;
+      const upload = (container: string) => sb.upload(made.name, daemon, uploadArgv(daemon.sha256), signal, container);
+      const early = open ? await upload(SETUP_CONTAINER) : ok();
+      if (!early.ok) return early;
       const running = await sb.waitRunning(made.name, signal);
       if (!running.ok) return running;
-      const uploaded = await sb.upload(made.name, c.checked.daemon!, uploadArgv(c.checked.daemon!.sha256), signal);
-      if (!uploaded.ok) return uploaded;
+      const late = open ? ok() : await upload(CONTAINER);
+      if (!late.ok) return late;
       if (c.checked.allow === undefined) return ok(made);
       const proxy = await sidecarRunning(sb, made.name, signal);
       return proxy.ok ? ok(made) : proxy;
@@ -130,7 +143,9 @@ async function sidecarRunning(sb: KubePods, name: string, signal: AbortSignal | 
   const read = await sb.untilRunning(name, EGRESS_CONTAINER, sidecarProblem, `the egress proxy of ${name} to run`, signal);
   if (!read.ok) return read;
   const { problem } = read.value;
-  // An image the node cannot have is the caller's to fix (invalid, naming egress.image); a proxy that ended is a failure.
-  if (problem) return fail(problem.field ? "invalid" : "failed", `${name}: ${problem.message}`, problem.field ? { field: problem.field } : {});
-  return ok();
+  return problem ? refusedStart(name, problem) : ok();
 }
+
+/** A part that will never run: the caller's to fix when it names a setting (invalid), else a failure. */
+const refusedStart = (name: string, problem: PodProblem): Result<never> =>
+  fail(problem.field ? "invalid" : "failed", `${name}: ${problem.message}`, problem.field ? { field: problem.field } : {});

@@ -2,12 +2,14 @@
 // and activeDeadlineSeconds, no service account token, no service links, no host namespace,
 // seccomp RuntimeDefault, and one container whose init holds only what entering a network of its
 // own and dropping to the user take; every program the agent runs holds nothing (init drops all).
+// An open computer needs neither, so its Pod runs nothing as root (unprivileged.ts).
 // An allowlist adds the egress proxy beside it (egress.ts), sharing only its socket's folder.
 import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, DEADLINE_GRACE_S, HOME, INIT_CAPABILITIES, SPEC_ANNOTATION } from "./constants.js";
 import type { NetworkPolicy } from "../contract/provider.js";
 import { entrypoint } from "./commands.js";
 import { computerEgressMount, egressVolume, initNetworkArgs, type SidecarPlan, sidecarContainer } from "./egress.js";
 import { encodeLabels, labelsAnnotation } from "./labels.js";
+import { agentrunVolume, openCommand, openMounts, setupContainer, userSecurity } from "./unprivileged.js";
 
 /** What create records of the spec (the annotation), which read-back holds the Pod to. */
 export interface RecordedSpec {
@@ -43,6 +45,9 @@ export const memoryQuantity = (mb: number) => `${mb}Mi`;
 
 export function podManifest(plan: PodPlan): Record<string, unknown> {
   const { recorded } = plan;
+  const network = recorded.network ?? "none";
+  const open = network === "open";
+  const [uid, gid] = recorded.user.split(":").map(Number) as [number, number];
   const sizes: Record<string, string> = {
     ...(recorded.cpus === undefined ? {} : { cpu: cpuQuantity(recorded.cpus) }),
     ...(recorded.memoryMb === undefined ? {} : { memory: memoryQuantity(recorded.memoryMb) }),
@@ -69,32 +74,51 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
       nodeSelector: { "kubernetes.io/os": "linux", "kubernetes.io/arch": plan.arch },
       ...(plan.runtimeClass ? { runtimeClassName: plan.runtimeClass } : {}),
       securityContext: { seccompProfile: { type: "RuntimeDefault" } },
+      ...(open
+        ? {
+            initContainers: [
+              setupContainer({
+                image: recorded.image,
+                pullPolicy: plan.pullPolicy,
+                uid,
+                gid,
+                deadline: plan.deadline,
+                user: recorded.user,
+                waitSeconds: plan.waitSeconds,
+                sizes,
+              }),
+            ],
+          }
+        : {}),
       containers: [
         {
           name: CONTAINER,
           image: recorded.image,
           imagePullPolicy: plan.pullPolicy,
-          command: entrypoint(plan.deadline, recorded.user, plan.waitSeconds, initNetworkArgs(recorded.network ?? "none")),
+          command: open ? openCommand(plan.deadline) : entrypoint(plan.deadline, recorded.user, plan.waitSeconds, initNetworkArgs(network)),
           workingDir: recorded.workdir,
           env: [{ name: "HOME", value: HOME }],
-          // Root for init alone: it enters a network namespace of its own (SYS_ADMIN, NET_ADMIN),
-          // makes HOME the user's (CHOWN, FOWNER), then drops every capability, sets no_new_privs and
-          // becomes the user (SETPCAP, SETUID, SETGID); exec's programs run as this root too, and the
-          // bridge reaches init's socket in the user's own 0700 folder (DAC_OVERRIDE). Kubernetes refuses
+          // open: the user from the start, holding nothing (unprivileged.ts). Else root for init alone:
+          // it enters a network namespace of its own (SYS_ADMIN, NET_ADMIN), makes HOME the user's
+          // (CHOWN, FOWNER), then drops every capability, sets no_new_privs and becomes the user
+          // (SETPCAP, SETUID, SETGID); exec's programs run as this root too, and the bridge reaches
+          // init's socket in the user's own 0700 folder (DAC_OVERRIDE). Kubernetes refuses
           // allowPrivilegeEscalation false beside SYS_ADMIN; init sets no_new_privs itself.
-          securityContext: {
-            runAsUser: 0,
-            runAsGroup: 0,
-            runAsNonRoot: false,
-            privileged: false,
-            capabilities: { drop: ["ALL"], add: [...INIT_CAPABILITIES] },
-          },
+          securityContext: open
+            ? userSecurity(uid, gid)
+            : {
+                runAsUser: 0,
+                runAsGroup: 0,
+                runAsNonRoot: false,
+                privileged: false,
+                capabilities: { drop: ["ALL"], add: [...INIT_CAPABILITIES] },
+              },
           resources: { requests: sizes, limits: sizes },
-          ...(plan.sidecar ? { volumeMounts: [computerEgressMount()] } : {}),
+          ...(open ? { volumeMounts: openMounts() } : plan.sidecar ? { volumeMounts: [computerEgressMount()] } : {}),
         },
         ...(plan.sidecar ? [sidecarContainer(plan.sidecar)] : []),
       ],
-      ...(plan.sidecar ? { volumes: [egressVolume()] } : {}),
+      ...(open ? { volumes: [agentrunVolume()] } : plan.sidecar ? { volumes: [egressVolume()] } : {}),
     },
   };
 }

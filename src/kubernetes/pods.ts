@@ -119,7 +119,7 @@ export class KubePods {
     return ok(pod);
   }
 
-  /** Polls the Pod until its container runs, or problemOf says why it never will (the caller says what that is). */
+  /** Polls the Pod until its container (or init container) runs, or problemOf says why it never will (the caller says what that is). */
   async untilRunning(
     name: string,
     container: string,
@@ -135,18 +135,23 @@ export class KubePods {
         problem = problemOf(pod.value);
         return pod.value;
       },
-      (pod) => problem !== undefined || pod.status?.containerStatuses?.some((c) => c.name === container && c.state?.running !== undefined) === true,
+      (pod) =>
+        problem !== undefined ||
+        [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])].some(
+          (c) => c.name === container && c.state?.running !== undefined,
+        ),
       { boundMs: this.o.t.startMs, signal, minMs: this.o.t.pollMs, maxMs: 1000, what, describe: (p) => stateOf(p) },
     );
     return read.ok ? ok({ pod: read.value, problem }) : read;
   }
 
-  runner(name: string): ExecRunner {
-    return (argv, options) => openExec(this.api, { namespace: this.o.namespace, pod: name, container: CONTAINER }, argv, options);
+  runner(name: string, container = CONTAINER): ExecRunner {
+    return (argv, options) => openExec(this.api, { namespace: this.o.namespace, pod: name, container }, argv, options);
   }
 
-  upload(name: string, daemon: Daemon, argv: string[], signal?: AbortSignal): Promise<Result<undefined>> {
-    return uploadDaemon(this.runner(name), {
+  /** The daemon's upload into the computer's container, or the container named (an open Pod's setup). */
+  upload(name: string, daemon: Daemon, argv: string[], signal?: AbortSignal, container = CONTAINER): Promise<Result<undefined>> {
+    return uploadDaemon(this.runner(name, container), {
       argv,
       bytes: daemon.bytes,
       sha256: daemon.sha256,

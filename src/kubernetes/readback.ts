@@ -7,6 +7,8 @@ import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, INIT_CAPABILITIES, SPEC
 import { computerEgressMount, EGRESS_CONTAINER, EGRESS_VOLUME, initNetworkArgs, type SidecarReadBack } from "./egress.js";
 import { cpuQuantity, memoryQuantity, type RecordedSpec } from "./pod.js";
 import { encodeLabels, recordedLabels } from "./labels.js";
+import { parseUser } from "../contract/user.js";
+import { openDrift, SETUP_CONTAINER } from "./unprivileged.js";
 
 interface SecurityContext {
   runAsUser?: number;
@@ -71,6 +73,7 @@ export interface Pod {
     message?: string;
     conditions?: Array<{ type?: string; status?: string; reason?: string; message?: string }>;
     containerStatuses?: ContainerStatus[];
+    initContainerStatuses?: ContainerStatus[];
   };
 }
 
@@ -136,31 +139,59 @@ export function waitingProblem(pod: Pod): PodProblem | undefined {
   const terminated = containerStatus(pod)?.state?.terminated;
   if (terminated || pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded")
     return { message: `it ended before it was ready: ${stateOf(pod)}${terminated?.message ? `: ${terminated.message.slice(0, 300)}` : ""}` };
-  return sidecarProblem(pod);
+  return setupProblem(pod) ?? sidecarProblem(pod);
 }
 
-/** Why an allowlisted Pod's egress proxy will never serve (its image not there, it ended), naming the setting; undefined while it may. */
-export function sidecarProblem(pod: Pod): PodProblem | undefined {
-  if (!container(pod, EGRESS_CONTAINER)) return undefined;
-  const state = containerStatus(pod, EGRESS_CONTAINER)?.state;
-  const image = container(pod, EGRESS_CONTAINER)?.image ?? "its image";
+/** Why a container of the Pod (the egress proxy, an open Pod's setup) will never do its part, naming the setting; undefined while it may. */
+function partProblem(
+  state: ContainerStatus["state"],
+  image: string,
+  part: { who: string; image: string; field: string; then: string; ended: (exitCode: number | undefined) => boolean; words: string },
+): PodProblem | undefined {
   const words = (w?: string) => (w ? `: ${w.slice(0, 300)}` : "");
   if (state?.waiting?.reason && NEVER_PULLS.has(state.waiting.reason))
     return {
-      field: "egress.image",
-      message: `the egress proxy's image ${image} cannot be had on the node (${state.waiting.reason}${words(state.waiting.message)}), so no program of the computer ran`,
+      field: part.field,
+      message: `${part.image} ${image} cannot be had on the node (${state.waiting.reason}${words(state.waiting.message)}), so ${part.then}`,
     };
   if (
     state?.waiting?.reason === "CreateContainerError" ||
     state?.waiting?.reason === "CreateContainerConfigError" ||
     state?.waiting?.reason === "RunContainerError"
   )
-    return { message: `its egress proxy could not be made (${state.waiting.reason}${words(state.waiting.message)}), so no program of the computer ran` };
-  if (state?.terminated)
-    return {
-      message: `its egress proxy ended before it was ready (${containerState(pod, EGRESS_CONTAINER)}${words(state.terminated.message)}), so no program of the computer ran`,
-    };
+    return { message: `${part.who} could not be made (${state.waiting.reason}${words(state.waiting.message)}), so ${part.then}` };
+  if (state?.terminated && part.ended(state.terminated.exitCode))
+    return { message: `${part.who} ended before it was ready (${part.words}${words(state.terminated.message)}), so ${part.then}` };
   return undefined;
+}
+
+/** Why an allowlisted Pod's egress proxy will never serve (its image not there, it ended), naming the setting; undefined while it may. */
+export function sidecarProblem(pod: Pod): PodProblem | undefined {
+  if (!container(pod, EGRESS_CONTAINER)) return undefined;
+  return partProblem(containerStatus(pod, EGRESS_CONTAINER)?.state, container(pod, EGRESS_CONTAINER)?.image ?? "its image", {
+    who: "its egress proxy",
+    image: "the egress proxy's image",
+    field: "egress.image",
+    then: "no program of the computer ran",
+    ended: () => true,
+    words: containerState(pod, EGRESS_CONTAINER),
+  });
+}
+
+/** Why an open Pod's setup (unprivileged.ts) will never hand the computer its daemon and folders: its image not there, it failed. */
+export function setupProblem(pod: Pod): PodProblem | undefined {
+  const setup = pod.spec?.initContainers?.find((c) => c.name === SETUP_CONTAINER);
+  if (!setup) return undefined;
+  const state = pod.status?.initContainerStatuses?.find((c) => c.name === SETUP_CONTAINER)?.state;
+  const t = state?.terminated;
+  return partProblem(state, setup.image ?? "its image", {
+    who: "its setup container",
+    image: "the image",
+    field: "image",
+    then: "no program of the computer ran",
+    ended: (code) => code !== 0,
+    words: `${t?.reason ?? "no reason"}, exit code ${t?.exitCode ?? "?"}`,
+  });
 }
 
 /** The network create recorded: none on a Pod made before networks beyond none. */
@@ -237,8 +268,16 @@ export function podDrift(pod: Pod, want: PodWant): string[] {
   const sc = c.securityContext ?? {};
   if (sc.privileged === true) out.push("its container is privileged");
   if (!same(sc.capabilities?.drop, ["ALL"])) out.push(`its container drops ${show(sc.capabilities?.drop)}, not ["ALL"]`);
-  if (!same(sc.capabilities?.add, INIT_CAPABILITIES)) out.push(`its container adds ${show(sc.capabilities?.add)}, not ${show(INIT_CAPABILITIES)}`);
-  out.push(...networkPartsDrift(pod, recordedNetwork(recorded)));
+  const network = recordedNetwork(recorded);
+  if (network === "open") {
+    const user = parseUser(recorded?.user ?? "");
+    if (user.ok)
+      out.push(
+        ...openDrift(pod, c, { image: recorded!.image, uid: user.value.uid, gid: user.value.gid, deadline: pod.metadata.annotations?.[DEADLINE_ANNOTATION] }),
+      );
+    else out.push(`its recorded user cannot be read (${user.error.message}), so its container cannot be held to run as it`);
+  } else if (!same(sc.capabilities?.add, INIT_CAPABILITIES)) out.push(`its container adds ${show(sc.capabilities?.add)}, not ${show(INIT_CAPABILITIES)}`);
+  out.push(...networkPartsDrift(pod, network));
   if (recorded) {
     const limits = c.resources?.limits ?? {};
     const wantCpu = recorded.cpus === undefined ? undefined : cpuQuantity(recorded.cpus);
@@ -259,17 +298,19 @@ export function podDrift(pod: Pod, want: PodWant): string[] {
 export function networkPartsDrift(pod: Pod, network: NetworkPolicy): string[] {
   const out: string[] = [];
   const c = container(pod);
-  const flags = c?.command?.slice(ENTRYPOINT_FIXED);
-  const want = initNetworkArgs(network);
-  if (flags && show(flags) !== show(want)) out.push(`its init runs with the network flags ${show(flags)}, not ${show(want)}`);
   const allow = typeof network === "object";
   const names = (pod.spec?.containers ?? []).map((x) => x.name);
   const expected = allow ? [CONTAINER, EGRESS_CONTAINER] : [CONTAINER];
   if (show([...names].sort()) !== show([...expected].sort())) out.push(`its containers are ${show(names)}, not ${show(expected)}`);
-  if ((pod.spec?.initContainers ?? []).length > 0) out.push("it has init containers the computer was not made with");
   if ((pod.spec?.ephemeralContainers ?? []).length > 0)
     out.push(`it has ephemeral containers (${pod.spec!.ephemeralContainers!.map((e) => e.name).join(", ")}), which share its network`);
   if (pod.spec?.shareProcessNamespace === true) out.push("its containers share one process namespace");
+  // open's command, init container and mounts are its own (openDrift).
+  if (network === "open") return out;
+  const flags = c?.command?.slice(ENTRYPOINT_FIXED);
+  const want = initNetworkArgs(network);
+  if (flags && show(flags) !== show(want)) out.push(`its init runs with the network flags ${show(flags)}, not ${show(want)}`);
+  if ((pod.spec?.initContainers ?? []).length > 0) out.push("it has init containers the computer was not made with");
   const mounts = (c?.volumeMounts ?? []).map((m) => ({ name: m.name, mountPath: m.mountPath, readOnly: m.readOnly === true }));
   const wantMounts = allow ? [computerEgressMount()] : [];
   if (show(mounts) !== show(wantMounts)) out.push(`its container mounts ${show(mounts)}, not ${show(wantMounts)}`);

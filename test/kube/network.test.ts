@@ -1,7 +1,7 @@
 // A Kubernetes computer's network beyond none, read from inside on the test cluster: an
 // allowlisted computer reaches a listed host only through its proxy (a second container in the
 // Pod), is refused another, sees no interface but lo and cannot reach the listed host directly;
-// an open computer shares the Pod's network and reaches out. The test's server is reached at the
+// an open computer shares the Pod's network and reaches out, and nothing in its Pod is root. The test's server is reached at the
 // host's side of the Pods' bridge, port 80 (the proxy takes 80 and 443 alone), in the range the
 // test-only seam marks reachable. Every Pod is released by its exact name. Skipped in words unless
 // AGENTRUN_KUBE_TESTS=1 (npm run test:kube); starts the cluster when it is not running and leaves
@@ -15,6 +15,10 @@ import type { ComputerRef, Connection, NetworkPolicy } from "../../src/contract/
 import { create } from "../../src/kubernetes/create.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
 import { ROOT } from "../support/toolchain.js";
+import { KubeApi } from "../../src/kubernetes/api.js";
+import { parseKubeconfig } from "../../src/kubernetes/kubeconfig.js";
+import { userSecurity } from "../../src/kubernetes/unprivileged.js";
+import { must } from "../support/kube.js";
 
 const run = promisify(execFile);
 const asked = process.env.AGENTRUN_KUBE_TESTS === "1";
@@ -45,6 +49,7 @@ describe.skipIf(!asked)(asked ? "a Kubernetes computer's network, from inside" :
   let image: string;
   let host: string;
   let server: Server;
+  let admin: KubeApi;
   const made: ComputerRef[] = [];
   const open: Connection[] = [];
 
@@ -70,6 +75,7 @@ describe.skipIf(!asked)(asked ? "a Kubernetes computer's network, from inside" :
     // On every address: the bridge has the gateway's only once a Pod started.
     server = createServer((_req, res) => res.end(ANSWER));
     await new Promise<void>((resolve, reject) => server.once("error", reject).listen(80, "0.0.0.0", resolve));
+    admin = new KubeApi(parseKubeconfig(readFileSync(kube.kubeconfig, "utf8")));
     provider = create({
       kubeconfig: readFileSync(kube.kubeconfig, "utf8"),
       imagePullPolicy: "Never",
@@ -126,14 +132,57 @@ describe.skipIf(!asked)(asked ? "a Kubernetes computer's network, from inside" :
   });
 
   describe("open", () => {
+    let c: Connection;
+    let ref: ComputerRef;
+    beforeAll(async () => {
+      ({ ref, connection: c } = await make("open"));
+    }, 300_000);
+
     it("shares the Pod's network and reaches out", async () => {
-      const { ref, connection } = await make("open");
       const read = await provider.read({ id: ref.id });
       expect(read.ok && read.value.drift).toEqual([]);
       expect(read.ok && read.value.ref.spec?.network).toBe("open");
-      const r = await sh(connection, get(host, false));
+      const r = await sh(c, get(host, false));
       expect(r.out).toMatch(/^HTTP\/1\.[01] 200/);
       expect(r.out).toContain(ANSWER);
     }, 300_000);
+
+    it("runs nothing as root: the Pod read back holds every container to the user with nothing held", async () => {
+      const pod = (await must(admin, `/api/v1/namespaces/default/pods/${ref.name}`)) as {
+        spec: { initContainers?: Array<{ name: string; securityContext: unknown }>; containers: Array<{ name: string; securityContext: unknown }> };
+      };
+      const all = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
+      expect(all.map((x) => x.name)).toEqual(["setup", "computer"]);
+      for (const x of all) {
+        expect(x.securityContext).toMatchObject(userSecurity(2510, 2510));
+        expect((x.securityContext as { capabilities: { add?: unknown } }).capabilities.add).toBeUndefined();
+      }
+    }, 60_000);
+
+    it("from inside: every process the user's, no capability in any set, no_new_privs; HOME and the socket's folder the user's 0700; the daemon read-only", async () => {
+      const table = await sh(c, [
+        "sh",
+        "-c",
+        'for s in /proc/[0-9]*/status; do grep -E "^(Name|Uid|Gid|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):" "$s" | tr "\\n" " "; echo; done',
+      ]);
+      const rows = table.out
+        .trim()
+        .split("\n")
+        .filter((l) => l.includes("Uid:"));
+      expect(rows.length).toBeGreaterThan(1);
+      expect(rows.some((r) => /Name:\s+computerd/.test(r))).toBe(true);
+      for (const r of rows) {
+        expect(r).toMatch(/Uid:\s+2510\s+2510\s+2510\s+2510/);
+        expect(r).toMatch(/Gid:\s+2510\s+2510\s+2510\s+2510/);
+        for (const set of ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"]) expect(r).toMatch(new RegExp(`${set}:\\s+0{16}`));
+        expect(r).toMatch(/NoNewPrivs:\s+1/);
+      }
+      const owned = await sh(c, ["stat", "-c", "%n %u:%g %a", "/work", "/run/agentrun"]);
+      expect(owned.out.trim().split("\n")).toEqual(["/work 2510:2510 700", "/run/agentrun 2510:2510 700"]);
+      const written = await sh(c, ["sh", "-c", "echo x >> /opt/agentrun/computerd || exit 9; echo wrote"]);
+      expect(written.code).toBe(9);
+      const mine = await sh(c, ["sh", "-c", "echo x > /work/mine && stat -c %u:%g /work/mine"]);
+      expect(mine.out.trim()).toBe("2510:2510");
+    }, 60_000);
   });
 });

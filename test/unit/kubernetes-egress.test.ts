@@ -71,8 +71,8 @@ describe("init's network flags", () => {
   });
 
   it("come after the entrypoint's three values, which no longer names --own-network itself", () => {
-    const c = (podManifest(plan("open")) as unknown as Manifest).spec.containers[0]!;
-    expect((c.command as string[]).length).toBe(ENTRYPOINT_FIXED);
+    const c = (podManifest(plan("none")) as unknown as Manifest).spec.containers[0]!;
+    expect((c.command as string[]).slice(ENTRYPOINT_FIXED)).toEqual(["--own-network"]);
     expect(KUBE_ENTRYPOINT).not.toContain("--own-network");
     expect(KUBE_ENTRYPOINT.split("\n").at(-1)).toBe('exec "$d" init --deadline "$dl" --user "$u" "$@"');
   });
@@ -123,8 +123,9 @@ describe("the allowlisted Pod", () => {
     expect((computer!.command as string[]).slice(ENTRYPOINT_FIXED)).toEqual(["--own-network", "--egress", EGRESS_SOCKET]);
   });
 
-  it("has no sidecar and no volume with none or open", () => {
-    for (const network of ["none", "open"] as const) {
+  it("has no sidecar with none or open, and no volume with none (open's are unprivileged.ts's)", () => {
+    expect((podManifest(plan("open")) as unknown as Manifest).spec.containers.map((c) => c.name)).toEqual(["computer"]);
+    for (const network of ["none"] as const) {
       const spec = (podManifest(plan(network)) as unknown as Manifest).spec;
       expect(spec.containers.map((c) => c.name)).toEqual(["computer"]);
       expect(spec.volumes).toBeUndefined();

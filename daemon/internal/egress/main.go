@@ -19,7 +19,7 @@ import (
 )
 
 // Usage is the subcommand's line in computerd's usage.
-const Usage = "computerd egress --socket <path> --deadline <time> --allow <entry>... [--host-address <ip>]... [--hint <words>]"
+const Usage = "computerd egress --socket <path> --deadline <time> (--allow <entry>... | --allow-file <path>) [--host-address <ip>]... [--hint <words>]"
 
 // Options are the proxy's argv, checked.
 type Options struct {
@@ -29,6 +29,10 @@ type Options struct {
 	HostAddrs []netip.Addr
 	Hint      string
 	Reachable netip.Prefix
+	// ListFile is where the list is read, and read again while the proxy runs (listfile.go);
+	// listRaw its bytes as first read.
+	ListFile string
+	listRaw  []byte
 }
 
 type many []string
@@ -45,6 +49,7 @@ func ParseArgs(args []string) (Options, error) {
 	dl := fs.String("deadline", "", "")
 	hint := fs.String("hint", "", "")
 	reach := fs.String("reachable-for-tests", "", "")
+	listFile := fs.String("allow-file", "", "")
 	fs.Var(&entries, "allow", "")
 	fs.Var(&hosts, "host-address", "")
 	if err := fs.Parse(args); err != nil {
@@ -68,11 +73,24 @@ func ParseArgs(args []string) (Options, error) {
 			problems = append(problems, err.Error())
 		}
 	}
-	list, refusals := allow.Parse(entries, o.Reachable)
-	for _, r := range refusals {
-		problems = append(problems, "--allow: "+r.Message)
+	switch {
+	case *listFile != "" && len(entries) > 0:
+		problems = append(problems, "the list is given by --allow or by --allow-file, not both")
+	case *listFile != "" && !filepath.IsAbs(*listFile):
+		problems = append(problems, fmt.Sprintf("--allow-file %q is not an absolute path", *listFile))
+	case *listFile != "":
+		raw, list, err := readListFile(*listFile, o.Reachable)
+		if err != nil {
+			problems = append(problems, "--allow-file: "+err.Error())
+		}
+		o.ListFile, o.listRaw, o.List = *listFile, raw, list
+	default:
+		list, refusals := allow.Parse(entries, o.Reachable)
+		for _, r := range refusals {
+			problems = append(problems, "--allow: "+r.Message)
+		}
+		o.List = list
 	}
-	o.List = list
 	for _, h := range hosts {
 		a, err := netip.ParseAddr(h)
 		if err != nil || a.Zone() != "" {
@@ -117,6 +135,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		p.Close()
 	}()
 	fmt.Fprintf(stdout, "computerd egress: ready on %s until %s (%d entries)\n", o.Socket, o.Deadline.UTC().Format(time.RFC3339), len(o.List.Entries()))
+	if o.ListFile != "" {
+		io.WriteString(stdout, heldLine(o.ListFile, o.List))
+		tick := time.NewTicker(reloadEvery)
+		defer tick.Stop()
+		watching := make(chan struct{})
+		defer close(watching)
+		go watchListFile(watching, tick.C, &listReload{path: o.ListFile, reachable: o.Reachable, last: o.listRaw, p: p, log: stdout})
+	}
 	p.Serve(l)
 	return 0
 }

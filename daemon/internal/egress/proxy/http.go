@@ -52,7 +52,7 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 	case !connect && !framed(h):
 		d.class = Malformed
 	default:
-		d = p.cfg.check(p.ctx, host, port)
+		d = p.cfg.check(p.ctx, p.List(), host, port)
 	}
 	if d.class != "" {
 		p.refuseHTTP(c, d)

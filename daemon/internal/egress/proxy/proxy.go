@@ -8,12 +8,17 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"agentrun.dev/computerd/internal/egress/allow"
 )
 
 // Proxy serves one listener under one Config.
 type Proxy struct {
-	cfg    Config
+	cfg Config
+	// list is the one each request is checked against: Config.List at New, then SetList's.
+	list   atomic.Pointer[allow.List]
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -31,8 +36,17 @@ type Proxy struct {
 func New(c Config) *Proxy {
 	c.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Proxy{cfg: c, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{cfg: c, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+	p.SetList(c.List)
+	return p
 }
+
+// SetList replaces the list every later request is checked against; a request already
+// checked keeps its verdict (a connection forwarded goes on). The empty list forwards nothing.
+func (p *Proxy) SetList(l allow.List) { p.list.Store(&l) }
+
+// List is the list requests are checked against now.
+func (p *Proxy) List() allow.List { return *p.list.Load() }
 
 // Serve accepts until the deadline or Close; every connection it holds is closed by then.
 func (p *Proxy) Serve(l net.Listener) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"agentrun.dev/computerd/internal/egress/addr"
+	"agentrun.dev/computerd/internal/egress/allow"
 )
 
 // Refusal classes beside the address table's own.
@@ -48,11 +49,11 @@ func (c *Config) classOf(a netip.Addr) addr.Class {
 	return addr.Classify(a)
 }
 
-// check decides one target. Every refusal here comes before any socket opens: a name off the
+// check decides one target against the list the proxy holds now. Every refusal here comes before any socket opens: a name off the
 // list before any lookup; an address by its class and the list's CIDRs of its own family; a
 // listed name's answers each by its class, so that a name that answers one refused address is
 // refused whole.
-func (c *Config) check(ctx context.Context, host string, port uint16) decision {
+func (c *Config) check(ctx context.Context, list allow.List, host string, port uint16) decision {
 	d := decision{host: host, port: port}
 	if !slices.Contains(c.Ports, port) {
 		d.class = WrongPort
@@ -63,7 +64,7 @@ func (c *Config) check(ctx context.Context, host string, port uint16) decision {
 		d.class = Malformed
 		return d
 	}
-	v := c.List.Target(h, c.classOf)
+	v := list.Target(h, c.classOf)
 	d.listed = v.Listed
 	if h.Addr.IsValid() {
 		d.addrs, d.at = []netip.Addr{h.Addr}, h.Addr
