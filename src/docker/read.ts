@@ -7,13 +7,14 @@ import type { AttachBy, ReadBack } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
 import { openConnection } from "./connect.js";
+import { openLocalConnection } from "./local-socket.js";
 import { HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
 import { capabilitiesOfKind, type DockerContext, expectedOf, refOf } from "./context.js";
 import { inspect, listByLabels } from "./containers.js";
 import { daemonCopyPath, daemonDigest } from "./daemon-cache.js";
 import { drift, readBackDrift } from "./drift.js";
 import { homeDrift } from "./home.js";
-import { labelsOf, nameOf, stateOf } from "./readback.js";
+import { type Inspected, labelsOf, nameOf, stateOf } from "./readback.js";
 
 /** The container a read names: its id or name, or the one computer its labels match. */
 async function targetOf(context: DockerContext, by: AttachBy, options: CallOptions): Promise<Result<string>> {
@@ -33,13 +34,18 @@ async function targetOf(context: DockerContext, by: AttachBy, options: CallOptio
   return ok(found.value[0]!.Id);
 }
 
-/** A running computer's hello and /work's mode, or the mismatch that kept them from being read. */
+/**
+ * A running computer's hello and /work's mode, or the mismatch that kept them from being read:
+ * over init's socket from this machine where it can be reached so, else through the bridge.
+ */
 async function fromInside(
   context: DockerContext,
-  at: { id: string; name: string },
+  inspected: Inspected,
   options: CallOptions,
 ): Promise<Result<{ hello: Hello | undefined; mismatches: string[] }>> {
-  const connection = await openConnection(context.engine, at, undefined, options.signal);
+  const connection =
+    (await openLocalConnection(context.engine.address, inspected, options.signal)) ??
+    (await openConnection(context.engine, { id: inspected.Id, name: nameOf(inspected) }, undefined, options.signal));
   if (!connection.ok) {
     if (connection.error.code === "aborted") return connection;
     return ok({ hello: undefined, mismatches: [connection.error.message] });
@@ -66,7 +72,6 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   if (!target.ok) return target;
   const inspected = await inspect(context.engine, target.value, options);
   if (!inspected.ok) return inspected;
-  const id = inspected.value.Id;
   const name = nameOf(inspected.value);
   const proxy = await heldProxyReadBack(context, inspected.value, options);
   if (!proxy.ok) return proxy;
@@ -74,7 +79,7 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   const mismatches = [...held.mismatches];
   let hello: Hello | undefined;
   if (stateOf(inspected.value) === "running") {
-    const inside = await fromInside(context, { id, name }, options);
+    const inside = await fromInside(context, inspected.value, options);
     if (!inside.ok) return inside;
     hello = inside.value.hello;
     mismatches.push(...inside.value.mismatches);

@@ -9,7 +9,7 @@ import { EGRESS_MOUNT, EGRESS_SOCKET, egressKeyOf, egressName, PROXY_PATTERN } f
 export interface Inspected {
   Id: string;
   Name: string;
-  State?: { Status?: string; Running?: boolean; ExitCode?: number; FinishedAt?: string; StartedAt?: string };
+  State?: { Status?: string; Running?: boolean; Pid?: number; ExitCode?: number; FinishedAt?: string; StartedAt?: string };
   HostConfig?: Record<string, unknown>;
   Config?: Record<string, unknown>;
   Mounts?: Array<Record<string, unknown>>;
