@@ -2,9 +2,10 @@
 // same stack with every Computer excluded (no read asked of the plugin: the engine, the YAML host
 // and the plugin's start), in the same run; then where a refresh's reads go: the library's reads
 // of the same N computers in this process, 8 at once as the engine runs them (its default
-// --parallel), and, 8 at once, an inspect alone and a connect alone (the bridge's exec, its start
-// and hello), so what is left of a read (/work's mode, the drift check) shows. The goal is
-// refresh of 50 <= 3 s. The stack's destroy removes what it made; the folder goes with it.
+// --parallel), and, 8 at once, an inspect alone, the way in a read takes on an engine of this
+// machine (init's socket through the computer's root in /proc: a connect and hello) and the bridge
+// any client takes (an exec, its start and hello), so what is left of a read (/work's mode, the
+// drift check) shows. The goal is refresh of 50 <= 3 s. The stack's destroy removes what it made; the folder goes with it.
 // Usage: node bench/pulumi-refresh.mjs [N]   (after npm run setup)
 import { rm } from "node:fs/promises";
 import { loadavg } from "node:os";
@@ -40,10 +41,11 @@ try {
   // time as the engine runs them, and apart from them an inspect alone and a connect alone (the
   // bridge's exec, its start and hello), so the rest of a read (/work's mode, the drift check) shows.
   const { DockerProvider } = await import(join(root, "dist/src/docker/index.js"));
+  const { openLocalConnection } = await import(join(root, "dist/src/docker/local-socket.js"));
   const exported = JSON.parse((await pulumi("stack", "export")).stdout);
   const ids = exported.deployment.resources.filter((r) => r.type === "agentrun:index:Computer").map((r) => r.id);
   const docker = new DockerProvider({ daemonPath: tools.daemon.amd64 });
-  const timed = { read: [], inspect: [], connect: [] };
+  const timed = { read: [], inspect: [], socket: [], connect: [] };
   const eachAtOnce = (f) =>
     seconds(async () => {
       let next = 0;
@@ -63,7 +65,13 @@ try {
     const read = await time("read", () => docker.read({ id }));
     if (!read.ok || read.value.drift.length) throw new Error(`read ${id}: ${read.ok ? read.value.drift.join("; ") : read.error.message}`);
   });
-  await eachAtOnce((id) => time("inspect", () => docker.engine.call("GET", `/containers/${id}/json`)));
+  const inspected = new Map();
+  await eachAtOnce(async (id) => inspected.set(id, (await time("inspect", () => docker.engine.call("GET", `/containers/${id}/json`))).value));
+  await eachAtOnce(async (id) => {
+    const c = await time("socket", () => openLocalConnection(docker.engine.address, inspected.get(id)));
+    if (!c?.ok) throw new Error(`init's socket in ${id} was not reached from this machine: ${c ? c.error.message : "no way"}`);
+    await c.value.close();
+  });
   await eachAtOnce(async (id) => {
     const c = await time("connect", () => docker.connect({ id, name: id, provider: "docker", spec: { kind: "linux" } }));
     if (c.ok) await c.value.close();
@@ -75,7 +83,9 @@ try {
   console.log(`refresh less the engine's own: ${(refresh - engine).toFixed(2)} s, ${(again - engine).toFixed(2)} s`);
   const m = (what) => `${median(timed[what]).toFixed(1)} ms`;
   console.log(`the library's ${n} reads in this process, ${AT_ONCE} at once: ${library.toFixed(2)} s; one read's median ${m("read")}`);
-  console.log(`  of a read, ${AT_ONCE} at once, medians: an inspect alone ${m("inspect")}, a connect alone (exec, start, hello) ${m("connect")}`);
+  console.log(
+    `  of a read, ${AT_ONCE} at once, medians: an inspect alone ${m("inspect")}, init's socket from this machine alone (connect, hello) ${m("socket")}; the bridge a client takes (exec, start, hello) ${m("connect")}`,
+  );
   console.log(`load average ${loadavg()[0].toFixed(1)} (a machine shared with other work: read the figures beside each other)`);
 } finally {
   await pulumi("destroy", "--yes", "--skip-preview").catch((e) => console.error(`destroy: ${e.message}`));

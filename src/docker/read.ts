@@ -7,6 +7,7 @@ import type { AttachBy, ReadBack } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
 import { openConnection } from "./connect.js";
+import { openLocalConnection } from "./local-socket.js";
 import { HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
 import { capabilitiesOfKind, type DockerContext, expectedOf, refOf } from "./context.js";
 import { inspect, listByLabels } from "./containers.js";
@@ -34,13 +35,18 @@ async function targetOf(context: DockerContext, by: AttachBy, options: CallOptio
   return ok(found.value[0]!.Id);
 }
 
-/** A running computer's hello and /work's mode, or the mismatch that kept them from being read. */
+/**
+ * A running computer's hello and /work's mode, or the mismatch that kept them from being read:
+ * over init's socket from this machine where it can be reached so, else through the bridge.
+ */
 async function fromInside(
   context: DockerContext,
-  at: { id: string; name: string },
+  inspected: Inspected,
   options: CallOptions,
 ): Promise<Result<{ hello: Hello | undefined; mismatches: string[] }>> {
-  const connection = await openConnection(context.engine, at, undefined, options.signal);
+  const connection =
+    (await openLocalConnection(context.engine.address, inspected, options.signal)) ??
+    (await openConnection(context.engine, { id: inspected.Id, name: nameOf(inspected) }, undefined, options.signal));
   if (!connection.ok) {
     if (connection.error.code === "aborted") return connection;
     return ok({ hello: undefined, mismatches: [connection.error.message] });
@@ -79,7 +85,6 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   if (!target.ok) return target;
   const inspected = await inspect(context.engine, target.value, options);
   if (!inspected.ok) return inspected;
-  const id = inspected.value.Id;
   const name = nameOf(inspected.value);
   const proxy = await heldProxyReadBack(context, inspected.value, options);
   if (!proxy.ok) return proxy;
@@ -87,7 +92,7 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   const mismatches = [...held.mismatches];
   let hello: Hello | undefined;
   if (stateOf(inspected.value) === "running") {
-    const inside = await fromInside(context, { id, name }, options);
+    const inside = await fromInside(context, inspected.value, options);
     if (!inside.ok) return inside;
     hello = inside.value.hello;
     mismatches.push(...inside.value.mismatches);

@@ -10,7 +10,7 @@ import { askedSubpath, pathOf, type VolumeOption } from "./volume.js";
 export interface Inspected {
   Id: string;
   Name: string;
-  State?: { Status?: string; Running?: boolean; ExitCode?: number; FinishedAt?: string; StartedAt?: string };
+  State?: { Status?: string; Running?: boolean; Pid?: number; ExitCode?: number; FinishedAt?: string; StartedAt?: string };
   HostConfig?: Record<string, unknown>;
   Config?: Record<string, unknown>;
   Mounts?: Array<Record<string, unknown>>;
