@@ -3,13 +3,21 @@
 // here) and an sshd of its own in front of it, as test/docker/remote-engine.test.ts starts them.
 //   - create-to-ready (DockerProvider.create: create and start, the daemon put in, hello over
 //     the bridge, the drift check) through TLS and through ssh, each beside the local socket's,
-//     interleaved round by round (bounds: TLS ≤ 1.15×, ssh ≤ 1.5×);
+//     interleaved round by round (bounds: TLS ≤ 1.15×, ssh ≤ 1.5×), for two images: the engine's
+//     empty one (no /etc, so the local path puts no archive and the remote one puts the daemon),
+//     and the set-up's base loaded onto that engine (an /etc to name the user in: one archive
+//     put on both paths, the remote one's carrying the daemon too);
+//   - where a create's time goes: each Engine API call's median start and length on each path, and
+//     what an archive put costs by itself: a 10-byte file's and the daemon's into a container made
+//     and not started, through the local socket (the engine's extraction, whatever the size);
 //   - exec.run of `computerd version` on a remote engine's open bridge beside `docker --host
 //     <same> exec <c>` of the same program, for TLS and ssh (bound: ≥ 15×).
 // Every computer is released by its id, the engines' connections closed, the second dockerd and
 // sshd stopped by pid and their folders removed, pass or fail.
 // Run after `npm run build` (or the set-up), as root: node bench/remote-engine.mjs [rounds] [execs]
-import { execFile } from "node:child_process";
+import childProcess, { execFile } from "node:child_process";
+import { syncBuiltinESMExports } from "node:module";
+import nodeTls from "node:tls";
 import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +25,9 @@ import { promisify } from "node:util";
 
 const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
+const { DockerEngine } = await import(join(ROOT, "dist", "src", "docker", "api.js"));
+const { tarOf } = await import(join(ROOT, "dist", "src", "docker", "tar.js"));
+const { daemonFile } = await import(join(ROOT, "dist", "src", "docker", "remote.js"));
 const { engineAt, tlsIn } = await import(join(ROOT, "dist", "src", "docker", "engine.js"));
 const { startRemoteEngine } = await import(join(ROOT, "dist", "test", "support", "remote-engine.js"));
 const toolchain = JSON.parse(readFileSync(join(ROOT, "dist", "toolchain.json"), "utf8"));
@@ -41,6 +52,7 @@ const { engine, sshd, client } = remote;
 /** The engine's one image is empty but for the daemon the provider puts in: the program both sides run. */
 const PROGRAM = ["/opt/agentrun/computerd", "version"];
 const spec = { image: engine.image, lifetimeMs: 600_000, network: "none", cpus: 0.5, memoryMb: 256, pids: 64 };
+const images = { empty: engine.image, base: toolchain.baseImage };
 const provider = (address) => new DockerProvider({ daemonPath: toolchain.daemon.amd64, daemonCache: join(dir, "cache"), engine: address });
 const local = provider(must(engineAt(engine.address, "the bench's engine"), "the local socket"));
 const tls = provider(must(engineAt(engine.tcp, "the bench's engine", { tls: tlsIn(client) }), "TLS"));
@@ -55,13 +67,53 @@ const cli = {
 };
 const cliEnv = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
 
-/** One create-to-ready, timed, then released (not timed). */
-async function timedCreate(p) {
+/** The Engine API calls of the create being timed: what, when it started (from the create's start) and how long it took. */
+let calls;
+/** New connections to the engine while a create is timed: TLS handshakes, and ssh sessions running dial-stdio. */
+let dials = 0;
+const { connect } = nodeTls;
+nodeTls.connect = (...args) => {
+  dials += 1;
+  return connect(...args);
+};
+const { spawn } = childProcess;
+childProcess.spawn = (command, args, ...rest) => {
+  if (args?.includes("dial-stdio")) dials += 1;
+  return spawn(command, args, ...rest);
+};
+syncBuiltinESMExports();
+const pathOf = (p) => p.replace(/[0-9a-f]{64}/g, "{id}").replace(/^\/exec\/[^/]+/, "/exec/{exec}");
+for (const method of ["call", "raw", "hijack"]) {
+  const original = DockerEngine.prototype[method];
+  DockerEngine.prototype[method] = async function (...args) {
+    const t0 = performance.now();
+    const reply = await original.apply(this, args);
+    calls?.push({ what: method === "hijack" ? "POST /exec/{exec}/start (attached)" : `${args[0]} ${pathOf(args[1])}`, at: t0, ms: performance.now() - t0 });
+    return reply;
+  };
+}
+
+/** One create-to-ready of image, timed with its calls, then released (not timed). */
+async function timedCreate(p, image) {
+  calls = [];
+  dials = 0;
   const t0 = performance.now();
-  const ref = must(await p.create(spec), "create");
+  const ref = must(await p.create({ ...spec, image }), "create");
   const took = performance.now() - t0;
+  const made = calls.map((c) => ({ ...c, at: c.at - t0 }));
+  calls = undefined;
+  const dialed = dials;
   must(await p.release(ref, "delete"), "release");
-  return took;
+  return { took, calls: made, dials: dialed };
+}
+
+/** Each call's median start and length over runs of the same create (the calls in the order the first run made them). */
+function callsOf(runs) {
+  return runs[0].calls.map(({ what }, i) => {
+    const at = median(runs.map((r) => r.calls[i]?.at ?? Infinity));
+    const took = median(runs.map((r) => r.calls[i]?.ms ?? Infinity));
+    return `      ${what.padEnd(42)} at ${at.toFixed(0).padStart(5)} ms, ${took.toFixed(0).padStart(4)} ms`;
+  });
 }
 
 /** exec.run(PROGRAM) on one open bridge, execs times, beside `docker --host … exec` rounds times on the same computer. */
@@ -98,19 +150,49 @@ async function execBeside(p, flags) {
 // holds it until the engine is stopped.
 const held = setInterval(() => {}, 60_000);
 try {
+  // The set-up's base onto the bench's engine, as a user's image is built or pulled there.
+  await run("sh", ["-c", `docker save ${toolchain.baseImage} | docker --host ${engine.address} load`], { maxBuffer: 1 << 20 });
   console.log(`load before: ${load()} (1, 5, 15 min; ${(await run("nproc")).stdout.trim()} cores)`);
-  // One create each first: the host read and the daemon's copy or archive are once per provider.
-  for (const p of [local, tls, ssh]) await timedCreate(p);
-  const times = { local: [], tls: [], ssh: [] };
-  for (let i = 0; i < rounds; i++) {
-    times.local.push(await timedCreate(local));
-    times.tls.push(await timedCreate(tls));
-    times.ssh.push(await timedCreate(ssh));
+  {
+    const made = (await run("docker", ["--host", engine.address, "create", "--network", "none", engine.image, "/x"])).stdout.trim();
+    const socket = new DockerEngine(engine.address);
+    const archives = { small: tarOf([{ path: "x", mode: 0o644, bytes: Buffer.from("ten bytes\n") }]), daemon: tarOf([daemonFile(readFileSync(toolchain.daemon.amd64))]) };
+    const took = { small: [], daemon: [] };
+    try {
+      for (let i = 0; i < rounds + 1; i++) {
+        for (const [name, body] of Object.entries(archives)) {
+          const t0 = performance.now();
+          const put = await socket.call("PUT", `/containers/${made}/archive`, { query: { path: "/" }, body });
+          if (!put.ok) throw new Error(`the archive put: ${put.message}`);
+          if (i > 0) took[name].push(performance.now() - t0);
+        }
+      }
+    } finally {
+      await socket.close();
+      await run("docker", ["--host", engine.address, "rm", "--force", made]);
+    }
+    console.log(
+      `an archive put into a container made and not started, through the local socket, median of ${rounds}: a 10-byte file ${ms(median(took.small))}, the daemon (${archives.daemon.length} bytes) ${ms(median(took.daemon))}`,
+    );
   }
-  const [l, t, s] = [median(times.local), median(times.tls), median(times.ssh)];
-  console.log(`create-to-ready, median of ${rounds}, on one engine (the bench's second dockerd):`);
-  console.log(`  through TLS on the loopback: ${ms(t)} beside its local socket's ${ms(l)}: ${(t / l).toFixed(2)}x (bound <= 1.15x)`);
-  console.log(`  through ssh:                 ${ms(s)} beside its local socket's ${ms(l)}: ${(s / l).toFixed(2)}x (bound <= 1.5x)`);
+  for (const [name, image] of Object.entries(images)) {
+    // One create each first: the host read, the daemon's copy or file and the image's /etc are once per provider.
+    for (const p of [local, tls, ssh]) await timedCreate(p, image);
+    const runs = { local: [], tls: [], ssh: [] };
+    for (let i = 0; i < rounds; i++) {
+      runs.local.push(await timedCreate(local, image));
+      runs.tls.push(await timedCreate(tls, image));
+      runs.ssh.push(await timedCreate(ssh, image));
+    }
+    const [l, t, s] = [runs.local, runs.tls, runs.ssh].map((r) => median(r.map((x) => x.took)));
+    console.log(`create-to-ready of ${name === "empty" ? "the engine's empty image (no /etc)" : `the set-up's base ${image}`}, median of ${rounds}, on one engine (the bench's second dockerd):`);
+    console.log(`  through TLS on the loopback: ${ms(t)} beside its local socket's ${ms(l)}: ${(t / l).toFixed(2)}x (bound <= 1.15x)`);
+    console.log(`  through ssh:                 ${ms(s)} beside its local socket's ${ms(l)}: ${(s / l).toFixed(2)}x (bound <= 1.5x)`);
+    for (const [way, r] of Object.entries(runs)) {
+      const dialed = way === "local" ? "" : `, ${median(r.map((x) => x.dials))} new connection(s) per create`;
+      console.log([`    the Engine API calls through ${way === "local" ? "the local socket" : way}${dialed}:`, ...callsOf(r)].join("\n"));
+    }
+  }
   for (const [name, p] of [
     ["TLS", tls],
     ["ssh", ssh],

@@ -15,6 +15,7 @@ import type { Host } from "./host.js";
 import type { RemoteEngine } from "./remote.js";
 import type { Pause, Settled } from "./options.js";
 import { type Inspected, nameOf, specOf } from "./readback.js";
+import type { TarFile } from "./tar.js";
 import type { ImageEtcCache } from "./user-name.js";
 import type { DaemonAt, VolumeDaemon, VolumeOption } from "./volume.js";
 
@@ -64,8 +65,8 @@ export interface DockerContext extends Settled {
   daemonCopy(): Promise<string | VolumeDaemon>;
   /** The engine, when it is another host's: the daemon goes in by archive, binds only from hostFolders. */
   readonly remote: RemoteEngine | undefined;
-  /** The daemon as the archive a remote engine's computer is given (read once); throws when daemonPath cannot be read. */
-  daemonArchive(): Promise<Buffer>;
+  /** The daemon as the file a remote engine's computer is given in its archive (read once); throws when daemonPath cannot be read. */
+  daemonFile(): Promise<TarFile>;
 }
 
 /** A desktop's DISPLAY. */

@@ -55,7 +55,8 @@ import { readComputer } from "./read.js";
 import { labelsOf, nameOf, networkOf } from "./readback.js";
 import { releaseComputer, sweepParts, targetOf } from "./release.js";
 import { ImageEtcCache } from "./user-name.js";
-import { daemonArchive, elsewhereWords } from "./remote.js";
+import { daemonFile, elsewhereWords } from "./remote.js";
+import type { TarFile } from "./tar.js";
 import { isRemote } from "./engine.js";
 import { stageDaemonTree, subpathOf, type VolumeDaemon } from "./volume.js";
 
@@ -81,7 +82,7 @@ export class DockerProvider implements ComputerProvider {
   #hostRead: Promise<Result<Host>> | undefined;
   #copying: Promise<string | VolumeDaemon> | undefined;
   #egressImage: Promise<Result<string>> | undefined;
-  #daemonArchive: Promise<Buffer> | undefined;
+  #daemonFile: Promise<TarFile> | undefined;
   #base: Promise<Result<BaseChoice>> | undefined;
 
   constructor(options: DockerProviderOptions) {
@@ -122,7 +123,7 @@ export class DockerProvider implements ComputerProvider {
       egressImage: (signal) => this.#ensureEgressImage(signal),
       daemonCopy: () => this.#daemonCopy(),
       remote,
-      daemonArchive: () => (this.#daemonArchive ??= fs.readFile(settled.daemonPath).then(daemonArchive)),
+      daemonFile: () => (this.#daemonFile ??= fs.readFile(settled.daemonPath).then(daemonFile)),
     };
   }
 

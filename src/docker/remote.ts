@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Refusal } from "../contract/result.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import type { EngineAddress } from "./engine.js";
-import { tarOf } from "./tar.js";
+import type { TarFile } from "./tar.js";
 
 /** A remote engine as check and create see it. */
 export interface RemoteEngine {
@@ -33,7 +33,7 @@ export function remoteBindRefusal(folder: string, remote: RemoteEngine): Refusal
   };
 }
 
-/** The daemon as an archive to put at / of a computer before it starts: /opt/agentrun/computerd, 0755, root's. */
-export function daemonArchive(daemon: Uint8Array): Buffer {
-  return tarOf([{ path: DAEMON_IN_COMPUTER.slice(1), mode: 0o755, bytes: daemon }]);
+/** The daemon as a file of the archive put at / of a computer before it starts: /opt/agentrun/computerd, 0755, root's. */
+export function daemonFile(daemon: Uint8Array): TarFile {
+  return { path: DAEMON_IN_COMPUTER.slice(1), mode: 0o755, bytes: daemon };
 }

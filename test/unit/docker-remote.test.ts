@@ -8,9 +8,9 @@ import { createRequest } from "../../src/docker/create-request.js";
 import { engineAt, type EngineAddress } from "../../src/docker/engine.js";
 import { planOf } from "../../src/docker/plan.js";
 import { DockerProvider } from "../../src/docker/provider.js";
-import { daemonArchive } from "../../src/docker/remote.js";
+import { daemonFile } from "../../src/docker/remote.js";
 import { dialArgv, MUX_PERSIST_S } from "../../src/docker/ssh-dial.js";
-import { firstFileOf } from "../../src/docker/tar.js";
+import { firstFileOf, tarOf } from "../../src/docker/tar.js";
 import { hostAddresses } from "../../src/egress/host-addresses.js";
 
 const ssh = (() => {
@@ -62,7 +62,7 @@ describe("the daemon on a remote engine", () => {
   });
 
   it("goes in as an archive of /opt/agentrun/computerd, 0755", () => {
-    const tar = daemonArchive(Buffer.from("binary"));
+    const tar = tarOf([daemonFile(Buffer.from("binary"))]);
     expect(tar.subarray(0, 22).toString()).toBe("opt/agentrun/computerd");
     expect(tar.subarray(100, 107).toString()).toBe("0000755");
     expect(firstFileOf(tar)?.toString()).toBe("binary");

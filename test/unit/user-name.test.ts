@@ -38,32 +38,54 @@ describe("a computer's user by name", () => {
 
 describe("naming a computer's user, once per image", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "agentrun-user-name-"));
-  let server: Server | undefined;
+  const servers: Server[] = [];
   afterAll(async () => {
-    await new Promise((resolve) => server?.close(resolve));
+    for (const server of servers) await new Promise((resolve) => server.close(resolve));
     rmSync(dir, { recursive: true, force: true });
   });
 
   /** An engine whose containers c1 and c2 are of image sha256:a and c3 of sha256:b, each with the same /etc. */
-  async function standIn(): Promise<{ engine: DockerEngine; asked: string[] }> {
-    const socket = path.join(dir, "engine.sock");
+  async function standIn(): Promise<{ engine: DockerEngine; asked: string[]; put: Buffer[] }> {
+    const socket = path.join(dir, `engine-${servers.length}.sock`);
     const asked: string[] = [];
+    const put: Buffer[] = [];
     const images: Record<string, string> = { c1: "sha256:a", c2: "sha256:a", c3: "sha256:b" };
-    server = createServer((request, response) => {
+    const server = createServer((request, response) => {
       const url = new URL(request.url ?? "/", "http://engine");
       asked.push(`${request.method} ${url.pathname}${url.searchParams.get("path") ? ` ${url.searchParams.get("path")}` : ""}`);
       if (url.pathname === "/_ping") return void response.writeHead(200, { "API-Version": "1.41" }).end("OK");
       const [, , , id, what] = url.pathname.split("/");
       if (what === "json") return void response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ Id: id, Image: images[id!] }));
-      if (request.method === "PUT") return void request.resume().on("end", () => response.writeHead(200).end());
+      if (request.method === "PUT") {
+        const chunks: Buffer[] = [];
+        request.on("data", (c: Buffer) => chunks.push(c));
+        return void request.on("end", () => {
+          put.push(Buffer.concat(chunks));
+          response.writeHead(200).end();
+        });
+      }
       const file = url.searchParams.get("path") === "/etc/passwd" ? PASSWD : "root:x:0:\n";
       response
         .writeHead(200, { "Content-Type": "application/x-tar" })
         .end(tarOf([{ path: path.basename(url.searchParams.get("path")!), mode: 0o644, bytes: Buffer.from(file) }]));
     });
-    await new Promise<void>((resolve) => server!.listen(socket, resolve));
-    return { engine: new DockerEngine(`unix://${socket}`), asked };
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    return { engine: new DockerEngine(`unix://${socket}`), asked, put };
   }
+
+  /** An archive's entries by path, with their modes. */
+  const entries = (tar: Buffer): string[] => {
+    const out: string[] = [];
+    for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
+      const name = tar.subarray(at, at + 100).toString("ascii").replace(/\0.*$/s, "");
+      const mode = tar.subarray(at + 100, at + 107).toString("ascii");
+      const size = parseInt(tar.subarray(at + 124, at + 136).toString("ascii").replace(/\0.*$/s, "").trim(), 8);
+      out.push(`${name} ${mode}`);
+      at += 512 + Math.ceil(size / 512) * 512;
+    }
+    return out;
+  };
 
   it("reads an image's /etc from its first container alone, and writes each container's own", async () => {
     const { engine, asked } = await standIn();
@@ -80,9 +102,24 @@ describe("naming a computer's user, once per image", () => {
       "GET /containers/c3/archive /etc/passwd",
     ]);
     expect(calls.filter((a) => a.startsWith("PUT"))).toEqual([
-      "PUT /containers/c1/archive /etc",
-      "PUT /containers/c2/archive /etc",
-      "PUT /containers/c3/archive /etc",
+      "PUT /containers/c1/archive /",
+      "PUT /containers/c2/archive /",
+      "PUT /containers/c3/archive /",
+    ]);
+  });
+
+  // Each archive put is an extraction by the engine, the longest call of a remote create.
+  it("puts the files it is given (a remote engine's daemon) in the same archive: one put per computer", async () => {
+    const { engine, asked, put } = await standIn();
+    const daemon = { path: "opt/agentrun/computerd", mode: 0o755, bytes: Buffer.from("binary") };
+    expect(await nameUser(engine, new ImageEtcCache(), "c1", { uid: 1000, gid: 1000 }, { with: [daemon] })).toEqual({ ok: true, value: undefined });
+    expect(await nameUser(engine, new ImageEtcCache(), "c2", { uid: 0, gid: 0 }, { with: [daemon] })).toEqual({ ok: true, value: undefined });
+    await engine.close();
+    expect(asked.filter((a) => a.startsWith("PUT")).map((a) => a.replace(/\/v1\.41/, ""))).toEqual(["PUT /containers/c1/archive /", "PUT /containers/c2/archive /"]);
+    expect(put.map(entries)).toEqual([
+      ["etc/passwd 0000644", "etc/group 0000644", "opt/agentrun/computerd 0000755"],
+      // A user the image names: the daemon alone.
+      ["opt/agentrun/computerd 0000755"],
     ]);
   });
 });

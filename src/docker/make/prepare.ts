@@ -42,7 +42,7 @@ export async function prepare(context: DockerContext, checked: CheckedSpec, opti
   }
   try {
     // A remote engine's computer gets the daemon by archive: read here, so a refusal makes nothing.
-    if (context.remote) await context.daemonArchive();
+    if (context.remote) await context.daemonFile();
     else prepared.daemon = await context.daemonCopy();
   } catch (error) {
     if (error instanceof DaemonCacheError) return fail("invalid", error.message, { field: "daemonCache" });

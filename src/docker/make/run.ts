@@ -101,21 +101,15 @@ async function makeAndStart(
     return { made };
   }
   undo.push({ what: `the container ${name}`, run: (s) => remove(context.engine, id, { signal: s }) });
-  const [named, daemon] = await Promise.all([nameUser(context.engine, context.etc, id, plan, { signal }), putDaemon(context, id, plan, signal)]);
+  // A remote engine's computer gets the daemon in the archive that names its user: one put, one extraction.
+  const daemon = plan.daemon === undefined ? [await context.daemonFile()] : [];
+  const named = await nameUser(context.engine, context.etc, id, plan, { signal, with: daemon });
   if (!named.ok) return { named };
-  if (!daemon.ok) return { named: daemon };
   // Attached before the start, so nothing init says is missed.
   const words = plan.stdio ? await attachWords(context.engine, id, name, signal) : undefined;
   if (words && !words.ok) return { named: words };
   if (words) undo.push({ what: `the attach to ${name}'s output`, run: async () => words.value.close() });
   return { id, begun: await start(context.engine, id, { signal }), words: words?.value };
-}
-
-/** A remote engine's computer: the daemon put at /opt/agentrun/computerd by archive before it starts (a local one binds it). */
-async function putDaemon(context: DockerContext, id: string, plan: Plan, signal: AbortSignal | undefined): Promise<Result<undefined>> {
-  if (plan.daemon !== undefined) return ok();
-  const put = await context.engine.call("PUT", `/containers/${id}/archive`, { query: { path: "/" }, body: await context.daemonArchive(), signal });
-  return put.ok ? ok() : failure(context.engine, `putting the daemon into ${plan.name}`, put);
 }
 
 /** A container the engine did not make, in words: an image not there, an abort, the engine's own. */
