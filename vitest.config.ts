@@ -22,11 +22,18 @@ export default defineConfig({
         extends: true,
         test: { name: "unit", include: ["test/unit/**/*.test.ts"], pool: "threads", maxWorkers: "100%", sequence: { groupOrder: 0 } },
       },
-      ...["docker", "pulumi", "live", "kube"].map((name) => ({
+      // Two files at a time: most of their time is spent waiting on containers, engines and the
+      // Pulumi CLI, and vitest's default (the cores less one) ran them one by one on 2 cores.
+      ...["docker", "pulumi", "live"].map((name) => ({
         extends: true,
-        // The kube files share one cluster, which the cluster's own test stops: one file at a time.
-        test: { name, include: [`test/${name}/**/*.test.ts`], sequence: { groupOrder: 1 }, ...(name === "kube" ? { fileParallelism: false } : {}) },
+        test: { name, include: [`test/${name}/**/*.test.ts`], maxWorkers: 2, sequence: { groupOrder: 1 } },
       })),
+      // The kube files share one cluster, which the cluster's own test stops: one file at a time,
+      // after the rest (vitest runs a group's projects with one number of workers).
+      {
+        extends: true,
+        test: { name: "kube", include: ["test/kube/**/*.test.ts"], fileParallelism: false, sequence: { groupOrder: 2 } },
+      },
     ],
   },
 });
