@@ -156,7 +156,10 @@ try {
   {
     const made = (await run("docker", ["--host", engine.address, "create", "--network", "none", engine.image, "/x"])).stdout.trim();
     const socket = new DockerEngine(engine.address);
-    const archives = { small: tarOf([{ path: "x", mode: 0o644, bytes: Buffer.from("ten bytes\n") }]), daemon: tarOf([daemonFile(readFileSync(toolchain.daemon.amd64))]) };
+    const archives = {
+      small: tarOf([{ path: "x", mode: 0o644, bytes: Buffer.from("ten bytes\n") }]),
+      daemon: tarOf([daemonFile(readFileSync(toolchain.daemon.amd64))]),
+    };
     const took = { small: [], daemon: [] };
     try {
       for (let i = 0; i < rounds + 1; i++) {
@@ -185,7 +188,9 @@ try {
       runs.ssh.push(await timedCreate(ssh, image));
     }
     const [l, t, s] = [runs.local, runs.tls, runs.ssh].map((r) => median(r.map((x) => x.took)));
-    console.log(`create-to-ready of ${name === "empty" ? "the engine's empty image (no /etc)" : `the set-up's base ${image}`}, median of ${rounds}, on one engine (the bench's second dockerd):`);
+    console.log(
+      `create-to-ready of ${name === "empty" ? "the engine's empty image (no /etc)" : `the set-up's base ${image}`}, median of ${rounds}, on one engine (the bench's second dockerd):`,
+    );
     console.log(`  through TLS on the loopback: ${ms(t)} beside its local socket's ${ms(l)}: ${(t / l).toFixed(2)}x (bound <= 1.15x)`);
     console.log(`  through ssh:                 ${ms(s)} beside its local socket's ${ms(l)}: ${(s / l).toFixed(2)}x (bound <= 1.5x)`);
     for (const [way, r] of Object.entries(runs)) {

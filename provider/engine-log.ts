@@ -47,10 +47,7 @@ export function engineLog(address: string | undefined): EngineLog {
  * answered in milliseconds, with the read's first line (and the channel the plugin opens for it)
  * still on the way.
  */
-export function stepLines(
-  log: EngineLog,
-  urn: string,
-): { say: (message: string) => void; tell: (message: string) => void; landed(): Promise<void> } {
+export function stepLines(log: EngineLog, urn: string): { say: (message: string) => void; tell: (message: string) => void; landed(): Promise<void> } {
   const pending = new Set<Promise<void>>();
   const send = (message: string, ephemeral: boolean) => {
     const sent = log(urn, message, ephemeral);

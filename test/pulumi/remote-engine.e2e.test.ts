@@ -50,7 +50,7 @@ describe.each([
       // The plugin closed its engine when the engine ended it: an ssh engine's shared login, which
       // would otherwise stay ControlPersist's 60 s, is gone with it.
       if (name === "ssh") {
-        for (const end = Date.now() + 5_000; (await sshd.connections()) > 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
+        for (const end = Date.now() + 5_000; (await sshd.connections()) > 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 100));
         expect(await sshd.connections()).toBe(0);
       }
       const made = (await engine.docker("ps", "--quiet", "--filter", `label=agentrun.test=${run}`)).stdout.split("\n").filter(Boolean);

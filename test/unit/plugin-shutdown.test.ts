@@ -10,7 +10,7 @@ const stand = await engineStandIn({ "GET /v1.41/info": { status: 200, body: reco
 afterAll(() => stand.close());
 
 const until = async (done: () => boolean, ms = 3_000) => {
-  for (const end = Date.now() + ms; !done() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+  for (const end = Date.now() + ms; !done() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
 };
 
 describe("the plugin's shutdown", () => {

@@ -77,10 +77,20 @@ describe("naming a computer's user, once per image", () => {
   /** An archive's entries by path, with their modes. */
   const entries = (tar: Buffer): string[] => {
     const out: string[] = [];
-    for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
-      const name = tar.subarray(at, at + 100).toString("ascii").replace(/\0.*$/s, "");
+    for (let at = 0; at + 512 <= tar.length && tar[at] !== 0;) {
+      const name = tar
+        .subarray(at, at + 100)
+        .toString("ascii")
+        .replace(/\0.*$/s, "");
       const mode = tar.subarray(at + 100, at + 107).toString("ascii");
-      const size = parseInt(tar.subarray(at + 124, at + 136).toString("ascii").replace(/\0.*$/s, "").trim(), 8);
+      const size = parseInt(
+        tar
+          .subarray(at + 124, at + 136)
+          .toString("ascii")
+          .replace(/\0.*$/s, "")
+          .trim(),
+        8,
+      );
       out.push(`${name} ${mode}`);
       at += 512 + Math.ceil(size / 512) * 512;
     }
@@ -101,11 +111,7 @@ describe("naming a computer's user, once per image", () => {
       "GET /containers/c3/archive /etc/group",
       "GET /containers/c3/archive /etc/passwd",
     ]);
-    expect(calls.filter((a) => a.startsWith("PUT"))).toEqual([
-      "PUT /containers/c1/archive /",
-      "PUT /containers/c2/archive /",
-      "PUT /containers/c3/archive /",
-    ]);
+    expect(calls.filter((a) => a.startsWith("PUT"))).toEqual(["PUT /containers/c1/archive /", "PUT /containers/c2/archive /", "PUT /containers/c3/archive /"]);
   });
 
   // Each archive put is an extraction by the engine, the longest call of a remote create.
@@ -115,7 +121,10 @@ describe("naming a computer's user, once per image", () => {
     expect(await nameUser(engine, new ImageEtcCache(), "c1", { uid: 1000, gid: 1000 }, { with: [daemon] })).toEqual({ ok: true, value: undefined });
     expect(await nameUser(engine, new ImageEtcCache(), "c2", { uid: 0, gid: 0 }, { with: [daemon] })).toEqual({ ok: true, value: undefined });
     await engine.close();
-    expect(asked.filter((a) => a.startsWith("PUT")).map((a) => a.replace(/\/v1\.41/, ""))).toEqual(["PUT /containers/c1/archive /", "PUT /containers/c2/archive /"]);
+    expect(asked.filter((a) => a.startsWith("PUT")).map((a) => a.replace(/\/v1\.41/, ""))).toEqual([
+      "PUT /containers/c1/archive /",
+      "PUT /containers/c2/archive /",
+    ]);
     expect(put.map(entries)).toEqual([
       ["etc/passwd 0000644", "etc/group 0000644", "opt/agentrun/computerd 0000755"],
       // A user the image names: the daemon alone.
