@@ -15,6 +15,8 @@
 // Every computer is released by its id, the engines' connections closed, the second dockerd and
 // sshd stopped by pid and their folders removed, pass or fail.
 // Run after `npm run build` (or the set-up), as root: node bench/remote-engine.mjs [rounds] [execs]
+// [newer] (newer: the engine is the dockerd v28.5.2 scripts/toolchain/build-dockerd.sh built, not
+// Debian's 20.10, whose every archive put re-runs it as docker-untar)
 import childProcess, { execFile } from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
 import nodeTls from "node:tls";
@@ -30,6 +32,7 @@ const { tarOf } = await import(join(ROOT, "dist", "src", "docker", "tar.js"));
 const { daemonFile } = await import(join(ROOT, "dist", "src", "docker", "remote.js"));
 const { engineAt, tlsIn } = await import(join(ROOT, "dist", "src", "docker", "engine.js"));
 const { startRemoteEngine } = await import(join(ROOT, "dist", "test", "support", "remote-engine.js"));
+const { newerEngine } = await import(join(ROOT, "dist", "test", "support", "second-engine.js"));
 const toolchain = JSON.parse(readFileSync(join(ROOT, "dist", "toolchain.json"), "utf8"));
 
 const rounds = Number(process.argv[2] ?? 7);
@@ -47,7 +50,12 @@ const load = () =>
     .join(" ");
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "agentrun-bench-remote-")));
-const remote = await startRemoteEngine(dir);
+let newer;
+if (process.argv[4] === "newer") {
+  newer = newerEngine();
+  if ("skipped" in newer) throw new Error(`${newer.skipped}; build it with bash scripts/toolchain/build-dockerd.sh`);
+}
+const remote = await startRemoteEngine(dir, newer);
 const { engine, sshd, client } = remote;
 /** The engine's one image is empty but for the daemon the provider puts in: the program both sides run. */
 const PROGRAM = ["/opt/agentrun/computerd", "version"];
@@ -153,6 +161,7 @@ try {
   // The set-up's base onto the bench's engine, as a user's image is built or pulled there.
   await run("sh", ["-c", `docker save ${toolchain.baseImage} | docker --host ${engine.address} load`], { maxBuffer: 1 << 20 });
   console.log(`load before: ${load()} (1, 5, 15 min; ${(await run("nproc")).stdout.trim()} cores)`);
+  console.log(`engine: ${(await engine.docker("version", "--format", "{{.Server.Version}}")).stdout} (${newer ? "the newer one built here" : "Debian's"})`);
   {
     const made = (await run("docker", ["--host", engine.address, "create", "--network", "none", engine.image, "/x"])).stdout.trim();
     const socket = new DockerEngine(engine.address);

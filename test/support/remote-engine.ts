@@ -4,7 +4,7 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { engineCerts } from "./engine-certs.js";
-import { type SecondEngine, startSecondEngine } from "./second-engine.js";
+import { type NewerEngine, type SecondEngine, startSecondEngine } from "./second-engine.js";
 import { startSshd, type TestSshd } from "./sshd.js";
 
 export interface RemoteEngine {
@@ -15,9 +15,10 @@ export interface RemoteEngine {
   dispose(): Promise<void>;
 }
 
-export async function startRemoteEngine(dir: string): Promise<RemoteEngine> {
+/** newer: the newer engine's folder (newerEngine()), where the engine's own costs are asked of Engine 28. */
+export async function startRemoteEngine(dir: string, newer?: NewerEngine): Promise<RemoteEngine> {
   const certs = await engineCerts(path.join(dir, "certs"));
-  const engine = await startSecondEngine({ tls: certs.server });
+  const engine = await startSecondEngine({ tls: certs.server, ...(newer ? { newer } : {}) });
   let sshd: TestSshd;
   try {
     sshd = await startSshd(path.join(dir, "ssh"), engine.address);

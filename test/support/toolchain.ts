@@ -1,9 +1,11 @@
 // What the set-up made (dist/toolchain.json): the Pulumi CLI's folder, the base image, the daemons.
 import { readFileSync } from "node:fs";
+import { packageRoot } from "../../src/package.js";
 
 export type Toolchain = { pulumiBin: string; baseImage: string; root: string; daemon: { amd64: string; arm64: string } };
 
-export const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+/** The checkout's root, from test/support as vitest runs it and from dist/test/support as a bench does. */
+export const ROOT = packageRoot();
 
 export function toolchain(): Toolchain {
   try {
