@@ -309,9 +309,6 @@ evictionHard:
   imagefs.available: 1%
   nodefs.inodesFree: 1%
 resolvConf: /etc/resolv.conf
-# A ConfigMap's change reaches a Pod's volume at the kubelet's next sync of it (a minute by
-# default): ten seconds here, so the proxy's reload test waits seconds, not minutes.
-syncFrequency: 10s
 EOF
   start kubelet "$KUBE_BIN/kubelet" --config "$k/config.yaml" --kubeconfig "$KUBE_STATE/kubelet.kubeconfig" \
     --root-dir "$k" --hostname-override "$KUBE_NODE" --node-ip "$KUBE_NODE_IP"
