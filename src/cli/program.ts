@@ -11,6 +11,7 @@ import { cpCommand } from "./cp.js";
 import { CliError, EXIT } from "./errors.js";
 import { execCommand } from "./exec.js";
 import { lsCommand } from "./ls.js";
+import { closeProviders } from "./settings.js";
 import { shellCommand } from "./shell.js";
 import { sweepCommand } from "./sweep.js";
 
@@ -55,6 +56,8 @@ export async function run(argv: string[], context: Context): Promise<number> {
     const words = error instanceof Error ? error.message : String(error);
     process.stderr.write(`agentrun: ${context.signal.aborted ? "interrupted" : words}\n`);
     return context.signal.aborted ? 130 : EXIT.failed;
+  } finally {
+    await closeProviders();
   }
 }
 

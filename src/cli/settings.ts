@@ -40,6 +40,20 @@ export function pairs(given: string[] | undefined, flag: string, command: string
   return out;
 }
 
+/** The providers this command made: its end closes them (closeProviders). */
+const made = new Set<ComputerProvider>();
+
+/**
+ * Closes every provider this command made, within boundMs: a Docker engine's kept connections, and
+ * an ssh engine's shared login, which would otherwise outlive the command by a minute.
+ */
+export async function closeProviders(boundMs = 4_000): Promise<void> {
+  const all = [...made];
+  made.clear();
+  const closed = Promise.all(all.map((p) => p.close?.().catch(() => undefined)));
+  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, boundMs).unref())]);
+}
+
 /** The provider the flags name, built from the stack's settings with the --set ones on top. */
 export async function providerOf(flags: ProviderFlags, command: string, signal: AbortSignal): Promise<ComputerProvider> {
   const id = flags.provider ?? DEFAULT_PROVIDER;
@@ -58,16 +72,17 @@ export async function providerOf(flags: ProviderFlags, command: string, signal: 
   }
   const given = pairs(flags.set, "--set", command);
   settings = { ...settings, ...given };
-  const made = await providerFromSettings(id, settings, hostEnvironment());
-  if (!made.ok && made.error.field !== undefined && Object.hasOwn(given, made.error.field.split(".")[0]!)) {
+  const provider = await providerFromSettings(id, settings, hostEnvironment());
+  if (!provider.ok && provider.error.field !== undefined && Object.hasOwn(given, provider.error.field.split(".")[0]!)) {
     // A --set key the provider does not take (or a value it refuses) is the command line's fault.
-    throw usageError(`--set ${made.error.field}: ${made.error.message}`, command);
+    throw usageError(`--set ${provider.error.field}: ${provider.error.message}`, command);
   }
-  if (!made.ok) {
+  if (!provider.ok) {
     throw new CliError(
       EXIT.usage,
-      `the ${id} provider could not be made from its settings: ${made.error.message}; change one with --set <key>=<value>, or in the stack with \`pulumi config set --path agentrun:${id}.<key> <value>\``,
+      `the ${id} provider could not be made from its settings: ${provider.error.message}; change one with --set <key>=<value>, or in the stack with \`pulumi config set --path agentrun:${id}.<key> <value>\``,
     );
   }
-  return made.value;
+  made.add(provider.value);
+  return provider.value;
 }
