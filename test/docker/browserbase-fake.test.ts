@@ -95,6 +95,50 @@ describe("Browserbase against the fake, with real Chromium", () => {
     }
   }, 120_000);
 
+  it("its watch() follows a page opened later, goes back when it closes, and ends with the last page", async () => {
+    const ref = orThrow(await provider.create(spec));
+    const frames: Array<{ width: number; height: number }> = [];
+    const ended: Array<{ code: string; message: string }> = [];
+    const watch = orThrow(
+      await provider.watch(ref, {
+        frame: (frame, ack) => (frames.push({ width: frame.width, height: frame.height }), ack()),
+        ended: (error) => ended.push(error),
+      }),
+    );
+    const conn = orThrow(await provider.connect(ref));
+    const cdp = await openCdp(conn.cdp!.url);
+    const sizes = () => frames.map((f) => `${f.width}x${f.height}`);
+    const until = async (what: () => boolean, words: string) => {
+      for (let i = 0; i < 300 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
+      if (!what()) throw new Error(`${words}; frames so far: ${sizes().join(" ")}`);
+    };
+    try {
+      await until(() => frames.length > 0, "no frame of the first page");
+      // Pages that repaint all the time (a static page casts a frame only when it paints), each its own viewport.
+      const animated = (width: number, height: number) =>
+        openPage(cdp, "<style>@keyframes k{to{background:#33c}}body{animation:k .5s infinite alternate}</style>").then(async (page) => {
+          await cdp.send("Emulation.setDeviceMetricsOverride", { width, height, deviceScaleFactor: 1, mobile: false }, page.sessionId);
+          return page;
+        });
+      await animated(500, 400);
+      await until(() => sizes().at(-1) === "500x400", "the watch did not follow the page opened after it");
+      const third = await animated(600, 300);
+      await until(() => sizes().at(-1) === "600x300", "the watch did not follow the next page opened");
+      await cdp.send("Target.closeTarget", { targetId: third.targetId });
+      await until(() => sizes().at(-1) === "500x400", "the watch did not go to the newest page left");
+      expect(ended).toEqual([]);
+      const { targetInfos } = (await cdp.send("Target.getTargets")) as { targetInfos: Array<{ targetId: string; type: string }> };
+      for (const t of targetInfos.filter((t) => t.type === "page")) await cdp.send("Target.closeTarget", { targetId: t.targetId });
+      await until(() => ended.length === 1, "the watch did not end with the last page");
+      expect(ended[0]).toEqual({ code: "gone", message: `${ref.name}'s last page was closed, so its live view has nothing to show` });
+    } finally {
+      await watch.close();
+      cdp.close();
+      await conn.close();
+      orThrow(await provider.release(ref, "delete"));
+    }
+  }, 120_000);
+
   it("lists and attaches by labels, matching every label", async () => {
     const a = orThrow(await provider.create({ ...spec, labels: { "agentrun.test": "bb-fake", run: "one" } }));
     try {

@@ -1,7 +1,8 @@
 // A browser's live view (src/contract/browser/screencast.ts) against a CDP stand-in on the loopback
 // (a ws server that answers the calls the watch makes and casts the frames a test gives): frames
 // paced by the caller's ack, only the newest kept while one is out, each whole and bounded, the
-// page's close and the connection's end said once as gone, no word holding the URL, and no input.
+// pages opened later followed and a closed page's place taken by the newest left, the last page's
+// close and the connection's end said once as gone, no word holding the URL, and no input.
 // Real Chromium runs it in the browser fakes' conformance rows.
 import { type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -21,28 +22,44 @@ const JPEG = Buffer.concat([
 const SESSION = "page-session-1";
 const ref: ComputerRef = { id: "bb-1", name: "computer-0123456789ab", provider: "browserbase" };
 
-/** The stand-in: Target.getTargets with one page, attach, startScreencast; acks recorded; frames cast on demand. */
+/** The stand-in: Target.getTargets with its pages, attach (a session per attach), startScreencast; acks recorded; frames and page events sent on demand. */
 class CdpStandIn {
   readonly server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
   readonly listening = new Promise<void>((resolve) => this.server.once("listening", () => resolve()));
   readonly acks: number[] = [];
   readonly calls: string[] = [];
+  /** Each call with its params and session, in order. */
+  readonly sent: Array<{ method: string; params: Record<string, unknown>; sessionId?: string }> = [];
   socket?: WebSocket;
   pages = [{ targetId: "T1", type: "page" }];
+  #attached = 0;
 
   constructor() {
     this.server.on("connection", (ws) => {
       this.socket = ws;
       ws.on("message", (data) => {
-        const msg = JSON.parse(String(data)) as { id: number; method: string; params: Record<string, unknown> };
+        const msg = JSON.parse(String(data)) as { id: number; method: string; params: Record<string, unknown>; sessionId?: string };
         this.calls.push(msg.method);
+        this.sent.push({ method: msg.method, params: msg.params, ...(msg.sessionId ? { sessionId: msg.sessionId } : {}) });
         const answer = (result: object) => ws.send(JSON.stringify({ id: msg.id, result }));
         if (msg.method === "Target.getTargets") answer({ targetInfos: this.pages });
-        else if (msg.method === "Target.attachToTarget") answer({ sessionId: SESSION });
+        else if (msg.method === "Target.attachToTarget") answer({ sessionId: `page-session-${++this.#attached}` });
         else if (msg.method === "Page.screencastFrameAck") (this.acks.push(msg.params.sessionId as number), answer({}));
         else answer({});
       });
     });
+  }
+
+  /** A page opened (a new tab or a popup), as discovery tells it; CDP lists pages newest first. */
+  open(targetId: string): void {
+    this.pages.unshift({ targetId, type: "page" });
+    this.socket!.send(JSON.stringify({ method: "Target.targetCreated", params: { targetInfo: { targetId, type: "page" } } }));
+  }
+
+  /** A page closed: gone from the targets, and its session detached. */
+  closePage(targetId: string, sessionId: string): void {
+    this.pages = this.pages.filter((p) => p.targetId !== targetId);
+    this.socket!.send(JSON.stringify({ method: "Target.detachedFromTarget", params: { sessionId, targetId } }));
   }
 
   /** A secret-looking URL, as a vendor's signed CDP URL is. */
@@ -50,11 +67,11 @@ class CdpStandIn {
     return `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}/connect?signingKey=sk_live_0123456789abcdef`;
   }
 
-  cast(ack: number, data = JPEG.toString("base64"), width = 800, height = 600): void {
+  cast(ack: number, data = JPEG.toString("base64"), width = 800, height = 600, sessionId = SESSION): void {
     this.socket!.send(
       JSON.stringify({
         method: "Page.screencastFrame",
-        sessionId: SESSION,
+        sessionId,
         params: { data, sessionId: ack, metadata: { deviceWidth: width, deviceHeight: height } },
       }),
     );
@@ -132,11 +149,47 @@ describe("a browser's live view over CDP's screencast", () => {
     expect(s.acks).toEqual([2, 1, 3]);
   });
 
-  it("ends as gone, once, when the page is closed or the connection ends, in words with no URL", async () => {
+  it("follows each page opened after it, and shows the newest page left when the page shown is closed", async () => {
+    const { s, frames, ended } = await watching();
+    expect(s.sent.find((c) => c.method === "Target.setDiscoverTargets")?.params).toEqual({ discover: true });
+    s.open("T2");
+    const casting = (session: string) => s.sent.some((c) => c.method === "Page.startScreencast" && c.sessionId === session);
+    await until(() => casting("page-session-2"));
+    expect(s.sent.filter((c) => c.method === "Target.attachToTarget").map((c) => c.params.targetId)).toEqual(["T1", "T2"]);
+    await until(() => s.sent.some((c) => c.method === "Target.detachFromTarget" && c.params.sessionId === SESSION));
+    s.cast(1, undefined, 800, 600, SESSION);
+    s.cast(2, undefined, 400, 300, "page-session-2");
+    await until(() => frames.length === 1);
+    expect(frames[0]!.frame).toMatchObject({ seq: 1, width: 400, height: 300 });
+    frames[0]!.ack();
+    await until(() => s.acks.includes(2));
+    expect(s.sent.find((c) => c.method === "Page.screencastFrameAck")?.sessionId).toBe("page-session-2");
+    // A page discovery tells again is not followed twice.
+    s.socket!.send(JSON.stringify({ method: "Target.targetCreated", params: { targetInfo: { targetId: "T2", type: "page" } } }));
+    s.socket!.send(JSON.stringify({ method: "Target.targetCreated", params: { targetInfo: { targetId: "W1", type: "service_worker" } } }));
+    s.open("T3");
+    await until(() => casting("page-session-3"));
+    // The page shown closes: the newest page left is shown, not the first.
+    s.closePage("T3", "page-session-3");
+    await until(() => casting("page-session-4"));
+    expect(s.sent.filter((c) => c.method === "Target.attachToTarget").map((c) => c.params.targetId)).toEqual(["T1", "T2", "T3", "T2"]);
+    s.cast(3, undefined, 400, 300, "page-session-4");
+    await until(() => frames.length === 2);
+    expect(frames[1]!.frame).toMatchObject({ seq: 2, width: 400, height: 300 });
+    frames[1]!.ack();
+    s.closePage("T2", "page-session-4");
+    await until(() => casting("page-session-5"));
+    s.cast(4, undefined, 800, 600, "page-session-5");
+    await until(() => frames.length === 3);
+    expect(frames[2]!.frame).toMatchObject({ seq: 3, width: 800, height: 600 });
+    expect(ended).toEqual([]);
+  });
+
+  it("ends as gone, once, when its last page is closed or the connection ends, in words with no URL", async () => {
     const { s, ended } = await watching();
-    s.socket!.send(JSON.stringify({ method: "Target.detachedFromTarget", params: { sessionId: SESSION } }));
+    s.closePage("T1", SESSION);
     await until(() => ended.length === 1);
-    expect(ended[0]).toEqual({ code: "gone", message: `${ref.name}'s page that the live view showed was closed` });
+    expect(ended[0]).toEqual({ code: "gone", message: `${ref.name}'s last page was closed, so its live view has nothing to show` });
     const second = await watching();
     second.s.socket!.terminate();
     await until(() => second.ended.length === 1);

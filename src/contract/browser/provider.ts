@@ -262,7 +262,7 @@ export class BrowserProvider implements ComputerProvider {
     return ok({ client, hello, cdp: secretUrl(url), close: () => client.close() });
   }
 
-  /** The live view: CDP's screencast of the browser's first page, on a CDP connection of the watch's own (screencast.ts). */
+  /** The live view: CDP's screencast of the page the agent is on (the newest), on a CDP connection of the watch's own (screencast.ts). */
   readonly watch: LiveView = cdpLiveView(this);
 
   async stream(ref: ComputerRef, options: CallOptions = {}): Promise<Result<{ url: string }>> {
