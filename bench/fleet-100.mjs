@@ -86,8 +86,18 @@ const runBare = (name) =>
     "3600",
   ]);
 const rows = [];
+// Each step's row, with the plugin's peak RSS so far (which step makes the peak).
 const row = (step, took, floor, floorWords) =>
-  rows.push(`${step.padEnd(34)} ${took.toFixed(1).padStart(7)} s   floor ${floor.toFixed(1).padStart(6)} s (${floorWords})   ${(took / floor).toFixed(2)}x`);
+  rows.push(
+    `${step.padEnd(34)} ${took.toFixed(1).padStart(7)} s   floor ${floor.toFixed(1).padStart(6)} s (${floorWords})   ${(took / floor).toFixed(2)}x   plugin peak so far ${(plugin.peak() / 1024).toFixed(0)} MiB`,
+  );
+// A failed step says its own errors, not the start of a long stdout: the lines that say error, then the last ones.
+const step = (...args) =>
+  pulumi(...args).catch((e) => {
+    const lines = `${e.stdout ?? ""}\n${e.stderr ?? ""}`.split("\n");
+    const said = [...lines.filter((l) => /error/i.test(l)).slice(0, 20), "...", ...lines.slice(-20)].join("\n");
+    throw new Error(`pulumi ${args[0]} failed (exit ${e.code}):\n${said}`);
+  });
 try {
   const engineBefore = await engineRss();
   await fleetProgram(1);
@@ -103,13 +113,13 @@ try {
   const floorReplace = await seconds(() => Promise.all([parallel(spare, runBare), parallel(bare.slice(0, REPLACED), (b) => run("docker", ["rm", "-f", b]))]));
   const floorDestroy = await seconds(() => parallel([...bare.slice(REPLACED), ...spare], (b) => run("docker", ["rm", "-f", b])));
 
-  row(`up of ${n}`, await seconds(() => pulumi("up", "--yes", ...atOnce)), floorUp, `${n} docker run -d at once`);
-  row("up with no change", await seconds(() => pulumi("up", "--yes", ...atOnce)), floorRefresh, "the refresh floor, for scale");
-  row(`refresh of ${n}`, await seconds(() => pulumi("refresh", "--yes", ...atOnce)), floorRefresh, `${n} docker inspect + exec at once`);
+  row(`up of ${n}`, await seconds(() => step("up", "--yes", ...atOnce)), floorUp, `${n} docker run -d at once`);
+  row("up with no change", await seconds(() => step("up", "--yes", ...atOnce)), floorRefresh, "the refresh floor, for scale");
+  row(`refresh of ${n}`, await seconds(() => step("refresh", "--yes", ...atOnce)), floorRefresh, `${n} docker inspect + exec at once`);
   await fleetProgram(2);
-  row(`up replacing ${REPLACED}`, await seconds(() => pulumi("up", "--yes", ...atOnce)), floorReplace, `${REPLACED} run -d + ${REPLACED} rm -f at once`);
+  row(`up replacing ${REPLACED}`, await seconds(() => step("up", "--yes", ...atOnce)), floorReplace, `${REPLACED} run -d + ${REPLACED} rm -f at once`);
   const beforeDestroy = await fleetLeft();
-  row(`destroy of ${n}`, await seconds(() => pulumi("destroy", "--yes", ...atOnce)), floorDestroy, `${n} docker rm -f at once`);
+  row(`destroy of ${n}`, await seconds(() => step("destroy", "--yes", ...atOnce)), floorDestroy, `${n} docker rm -f at once`);
   const left = await fleetLeft();
   engine.stop();
   plugin.stop();
