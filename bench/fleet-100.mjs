@@ -6,7 +6,10 @@
 // the fleet's label: must be zero), the Docker engine's memory (dockerd and containerd RSS, before
 // and at its peak) and the plugin's peak RSS. Everything it makes it removes by exact name or by
 // its own run label. Every step runs at --parallel N, as its floor makes its N calls at once (the
-// engine's own default here is 8). Usage: node bench/fleet-100.mjs [N]   (after npm run setup)
+// engine's own default here is 8), or at --parallel P: a machine that cannot start N containers at
+// once (300 here at load 50-90: hellos past 30 s) still holds a fleet of N, P steps in flight, so the
+// plugin's memory per computer shows apart from its memory per step in flight.
+// Usage: node bench/fleet-100.mjs [N] [--parallel P]   (after npm run setup)
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
@@ -18,17 +21,27 @@ import { benchStack, leftOnDocker, tools } from "./pulumi-stack.mjs";
 
 const run = promisify(execFile);
 const n = Number(process.argv[2] ?? 100);
+const flag = process.argv.indexOf("--parallel");
+const inFlight = flag > 0 ? Number(process.argv[flag + 1]) : n;
 const REPLACED = Math.min(10, n);
 const image = tools.baseImage;
 const tag = `fleet-${randomBytes(4).toString("hex")}`;
 const { dir, pulumi, program, init } = await benchStack("agentrun-bench-fleet100-", { skipPreview: true, maxBuffer: 256 << 20 });
-const atOnce = ["--parallel", String(n)];
+const atOnce = ["--parallel", String(inFlight)];
 const seconds = async (f) => {
   const t0 = process.hrtime.bigint();
   await f();
   return Number(process.hrtime.bigint() - t0) / 1e9;
 };
-const parallel = (items, f) => Promise.all(items.map(f));
+// The floor's calls, inFlight at a time as the engine's steps are.
+const parallel = async (items, f) => {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(inFlight, items.length) }, async () => {
+      while (next < items.length) await f(items[next++]);
+    }),
+  );
+};
 
 async function fleetProgram(generation) {
   const resources = Object.fromEntries(
@@ -86,8 +99,18 @@ const runBare = (name) =>
     "3600",
   ]);
 const rows = [];
+// Each step's row, with the plugin's peak RSS so far (which step makes the peak).
 const row = (step, took, floor, floorWords) =>
-  rows.push(`${step.padEnd(34)} ${took.toFixed(1).padStart(7)} s   floor ${floor.toFixed(1).padStart(6)} s (${floorWords})   ${(took / floor).toFixed(2)}x`);
+  rows.push(
+    `${step.padEnd(34)} ${took.toFixed(1).padStart(7)} s   floor ${floor.toFixed(1).padStart(6)} s (${floorWords})   ${(took / floor).toFixed(2)}x   plugin peak so far ${(plugin.peak() / 1024).toFixed(0)} MiB`,
+  );
+// A failed step says its own errors, not the start of a long stdout: the lines that say error, then the last ones.
+const step = (...args) =>
+  pulumi(...args).catch((e) => {
+    const lines = `${e.stdout ?? ""}\n${e.stderr ?? ""}`.split("\n");
+    const said = [...lines.filter((l) => /error/i.test(l)).slice(0, 20), "...", ...lines.slice(-20)].join("\n");
+    throw new Error(`pulumi ${args[0]} failed (exit ${e.code}):\n${said}`);
+  });
 try {
   const engineBefore = await engineRss();
   await fleetProgram(1);
@@ -103,19 +126,19 @@ try {
   const floorReplace = await seconds(() => Promise.all([parallel(spare, runBare), parallel(bare.slice(0, REPLACED), (b) => run("docker", ["rm", "-f", b]))]));
   const floorDestroy = await seconds(() => parallel([...bare.slice(REPLACED), ...spare], (b) => run("docker", ["rm", "-f", b])));
 
-  row(`up of ${n}`, await seconds(() => pulumi("up", "--yes", ...atOnce)), floorUp, `${n} docker run -d at once`);
-  row("up with no change", await seconds(() => pulumi("up", "--yes", ...atOnce)), floorRefresh, "the refresh floor, for scale");
-  row(`refresh of ${n}`, await seconds(() => pulumi("refresh", "--yes", ...atOnce)), floorRefresh, `${n} docker inspect + exec at once`);
+  row(`up of ${n}`, await seconds(() => step("up", "--yes", ...atOnce)), floorUp, `${n} docker run -d, ${inFlight} at once`);
+  row("up with no change", await seconds(() => step("up", "--yes", ...atOnce)), floorRefresh, "the refresh floor, for scale");
+  row(`refresh of ${n}`, await seconds(() => step("refresh", "--yes", ...atOnce)), floorRefresh, `${n} docker inspect + exec, ${inFlight} at once`);
   await fleetProgram(2);
-  row(`up replacing ${REPLACED}`, await seconds(() => pulumi("up", "--yes", ...atOnce)), floorReplace, `${REPLACED} run -d + ${REPLACED} rm -f at once`);
+  row(`up replacing ${REPLACED}`, await seconds(() => step("up", "--yes", ...atOnce)), floorReplace, `${REPLACED} run -d + ${REPLACED} rm -f at once`);
   const beforeDestroy = await fleetLeft();
-  row(`destroy of ${n}`, await seconds(() => pulumi("destroy", "--yes", ...atOnce)), floorDestroy, `${n} docker rm -f at once`);
+  row(`destroy of ${n}`, await seconds(() => step("destroy", "--yes", ...atOnce)), floorDestroy, `${n} docker rm -f, ${inFlight} at once`);
   const left = await fleetLeft();
   engine.stop();
   plugin.stop();
 
   console.log(
-    `machine: ${cpus().length} cores, load average ${loadavg()
+    `machine: ${cpus().length} cores, ${inFlight} steps at once, load average ${loadavg()
       .map((l) => l.toFixed(1))
       .join(" ")} at the end`,
   );

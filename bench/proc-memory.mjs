@@ -1,7 +1,8 @@
-// Processes' memory as /proc says it, for the benches that print it: a field of a process's
-// status (VmRSS now, VmHWM its peak), the processes whose command line matches, and a sampler
-// that keeps the largest reading while a bench runs (a plugin exits at the end of each operation,
-// so its peak is read while it lives).
+// Processes' memory and CPU as /proc says them, for the benches that print them: a field of a
+// process's status (VmRSS now, VmHWM its peak), the processes whose command line matches, a
+// sampler that keeps the largest reading while a bench runs (a plugin exits at the end of each
+// operation, so its peak is read while it lives), and the CPU time the plugins used (a figure a
+// loaded machine stretches less than a wall time).
 import { readdir, readFile, readlink } from "node:fs/promises";
 
 /** A process's status field in KiB (0 when it has gone). */
@@ -56,4 +57,42 @@ export function pluginPeak(dir) {
     return Math.max(0, ...(await Promise.all(now.map((p) => kib(p, "VmHWM")))));
   });
   return { ...watch, pids };
+}
+
+/** A process's CPU time so far (user + system), in seconds; undefined when it has gone. */
+const cpuSeconds = async (pid) => {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  if (!stat) return undefined;
+  const [utime, stime] = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .slice(11, 13)
+    .map(Number);
+  return (utime + stime) / 100; // USER_HZ is 100 on Linux
+};
+
+/**
+ * The CPU time of the plugin processes of the stack in dir while it runs: each one's last reading
+ * (taken every 50 ms; new plugins looked for every 200 ms), summed. A plugin's last 50 ms before it
+ * exits can be missed.
+ */
+export function pluginCpu(dir) {
+  const last = new Map();
+  const find = setInterval(async () => {
+    for (const p of await pidsOf(pluginOf(dir))) if (!last.has(p)) last.set(p, 0);
+  }, 200);
+  const read = setInterval(async () => {
+    for (const p of last.keys()) {
+      const s = await cpuSeconds(p);
+      if (s !== undefined) last.set(p, s);
+    }
+  }, 50);
+  return {
+    seconds: () => [...last.values()].reduce((a, b) => a + b, 0),
+    plugins: () => last.size,
+    stop: () => {
+      clearInterval(find);
+      clearInterval(read);
+    },
+  };
 }

@@ -5,11 +5,13 @@
 // --parallel), and, 8 at once, an inspect alone, the way in a read takes on an engine of this
 // machine (init's socket through the computer's root in /proc: a connect and hello) and the bridge
 // any client takes (an exec, its start and hello), so what is left of a read (/work's mode, the
-// drift check) shows. The goal is refresh of 50 <= 3 s. The stack's destroy removes what it made; the folder goes with it.
+// drift check) shows. Beside each refresh's time, the plugins' CPU time in it (the YAML host's and
+// the engine's), which a loaded machine stretches less. The goal is refresh of 50 <= 3 s. The stack's destroy removes what it made; the folder goes with it.
 // Usage: node bench/pulumi-refresh.mjs [N]   (after npm run setup)
 import { rm } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { join } from "node:path";
+import { pluginCpu } from "./proc-memory.mjs";
 import { benchStack, root, tools } from "./pulumi-stack.mjs";
 
 const n = Number(process.argv[2] ?? 50);
@@ -33,9 +35,20 @@ await init();
 
 try {
   await pulumi("up", "--yes", "--skip-preview", "--parallel", String(n));
-  const refresh = await seconds(() => pulumi("refresh", "--yes", "--skip-preview"));
-  const engine = await seconds(() => pulumi("refresh", "--yes", "--skip-preview", "--exclude", "**agentrun:index:Computer**"));
-  const again = await seconds(() => pulumi("refresh", "--yes", "--skip-preview"));
+  // A refresh's wall time, and the CPU its plugins used.
+  const cpu = {};
+  const timedRefresh = async (what, ...args) => {
+    const used = pluginCpu(dir);
+    try {
+      return await seconds(() => pulumi("refresh", "--yes", "--skip-preview", ...args));
+    } finally {
+      used.stop();
+      cpu[what] = `${used.seconds().toFixed(2)} s in ${used.plugins()} plugin${used.plugins() === 1 ? "" : "s"}`;
+    }
+  };
+  const refresh = await timedRefresh("refresh");
+  const engine = await timedRefresh("engine", "--exclude", "**agentrun:index:Computer**");
+  const again = await timedRefresh("again");
 
   // Where a read goes: the library's reads of the same computers in this process, AT_ONCE at a
   // time as the engine runs them, and apart from them an inspect alone and a connect alone (the
@@ -81,6 +94,7 @@ try {
   console.log(`pulumi refresh of ${n} computers: ${refresh.toFixed(2)} s, again ${again.toFixed(2)} s (goal <= 3 s)`);
   console.log(`the engine's own refresh of the same stack, every Computer excluded (no read): ${engine.toFixed(2)} s`);
   console.log(`refresh less the engine's own: ${(refresh - engine).toFixed(2)} s, ${(again - engine).toFixed(2)} s`);
+  console.log(`the plugins' CPU time (user + system): refresh ${cpu.refresh}, again ${cpu.again}; the engine's own refresh ${cpu.engine}`);
   const m = (what) => `${median(timed[what]).toFixed(1)} ms`;
   console.log(`the library's ${n} reads in this process, ${AT_ONCE} at once: ${library.toFixed(2)} s; one read's median ${m("read")}`);
   console.log(

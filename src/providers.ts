@@ -5,7 +5,8 @@ import { redactWords } from "./contract/redact.js";
 import { fail, ok, OptionError, type Result } from "./contract/result.js";
 
 export const providers = {
-  docker: () => import("./docker/index.js"),
+  // Docker's registry module alone (index.ts adds the library's exports: images, the CLI).
+  docker: () => import("./docker/module.js"),
   modal: () => import("./modal/index.js"),
   daytona: () => import("./daytona/index.js"),
   e2b: () => import("./e2b/index.js"),

@@ -11,7 +11,7 @@ import { POOL_LABEL } from "../fleet/pool.js";
 import type { ComputerRef, Connection, PoolHooks } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import type { DockerEngine } from "./api.js";
-import { COMPUTER_LABEL, KIND_LABEL } from "./constants.js";
+import { COMPUTER_LABEL, isReadyName, KIND_LABEL, READY_PREFIX } from "./constants.js";
 import { commandServesStdio } from "./create-request.js";
 import { failure, listByLabels } from "./containers.js";
 import { type Inspected, labelsOf } from "./readback.js";
@@ -19,14 +19,12 @@ import { type Inspected, labelsOf } from "./readback.js";
 /** A claim record's label: the id of the container it is the claim of. */
 export const CLAIM_LABEL = "agentrun.computer.claim";
 const CLAIM_PREFIX = "agentrun-claim-";
-const READY_PREFIX = "pool-";
 const CALL_MS = 30_000;
 
 const recordName = (containerId: string) => `${CLAIM_PREFIX}${containerId}`;
 /** A ready computer's name from its computer name: computer-<hex> → pool-<hex>; and back. */
 export const readyName = (name: string) => name.replace(/^computer-/, READY_PREFIX);
 export const claimedName = (name: string) => name.replace(new RegExp(`^${READY_PREFIX}`), "computer-");
-export const isReadyName = (name: string) => /^pool-[0-9a-f]{12}$/.test(name);
 
 interface Volume {
   Name: string;

@@ -2,8 +2,8 @@
 // the classic builder, as the CLI picks) and pull (the registry's credentials, from the CLI's own
 // config and helpers), and the image inspect that decides whether either is needed. Every call is
 // bounded in time and ended by the caller's signal. A call's outcome is a value; what it means is
-// the caller's to say.
-import { execa } from "execa";
+// the caller's to say. execa is loaded at the first call: a read or a refresh never runs the CLI,
+// and execa is 130 modules, a third of what the provider would load.
 import type { ResultCode } from "../contract/result.js";
 import { type EngineAddress, engineAt } from "./engine.js";
 
@@ -62,6 +62,7 @@ export class DockerCli {
   async run(args: readonly string[], bound: CallBound = {}): Promise<Outcome> {
     this.onCall?.(args);
     if (bound.signal?.aborted) return { ok: false, exitCode: undefined, stdout: "", stderr: "", aborted: true, timedOut: false, missing: false };
+    const { execa } = await import("execa");
     const running = execa(this.path, [...this.#engineArgs, ...args], {
       reject: false,
       timeout: bound.timeoutMs ?? DOCKER_CALL_MS,

@@ -11,6 +11,9 @@ export const KIND_LABEL = "agentrun.computer.kind";
 export const RECIPE_LABEL = "agentrun.computer.recipe";
 /** A computer's name: computer-<12 hex digits>. */
 export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
+/** A warm pool's ready computer is named pool-<hex> until a claim renames it back (claims.ts). */
+export const READY_PREFIX = "pool-";
+export const isReadyName = (name: string) => /^pool-[0-9a-f]{12}$/.test(name);
 /** A container id, short or whole. */
 export const ID_PATTERN = /^[0-9a-f]{12,64}$/;
 

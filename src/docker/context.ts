@@ -6,9 +6,9 @@ import { DEFAULT_DISPLAY, DISPLAY_GROUPS } from "../daemon/desktop.js";
 import type { Hello, MachineKind } from "../daemon/protocol.js";
 import type { CallOptions } from "../daemon/client.js";
 import type { Capabilities, ComputerRef, NetworkReadBack, SpecReadBack } from "../contract/provider.js";
-import type { Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../contract/result.js";
 import type { DockerEngine } from "./api.js";
-import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, MAX_LIFETIME_MS } from "./constants.js";
+import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, ID_PATTERN, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
 import type { DriftExpected } from "./drift.js";
 import type { DockerEgressProxies } from "./egress-proxy.js";
 import type { Host } from "./host.js";
@@ -100,4 +100,11 @@ export function refOf(inspected: Inspected, hello: Hello | undefined, proxy: Net
   const spec: SpecReadBack = specOf(inspected, proxy, volume);
   if (hello) spec.kind = hello.kind;
   return { id: inspected.Id, name: nameOf(inspected), provider: "docker", spec, ...(hello ? { hello } : {}) };
+}
+
+/** The container a ref names: its id when it has one (a computer renamed by hand keeps it), else its name. */
+export function targetOf(ref: ComputerRef): Result<string> {
+  if (typeof ref?.id === "string" && ID_PATTERN.test(ref.id)) return ok(ref.id);
+  if (typeof ref?.name === "string" && NAME_PATTERN.test(ref.name)) return ok(ref.name);
+  return fail("invalid", "a Docker computer's ref has its container id (12 to 64 hex digits) or its name, computer-<12 hex digits>", { field: "id" });
 }

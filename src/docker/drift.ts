@@ -9,7 +9,6 @@ import type { Capabilities, ComputerSpec, NetworkReadBack } from "../contract/pr
 import { parseUser, userText } from "../contract/user.js";
 import { POOL_LABEL } from "../fleet/pool.js";
 import { checkSpec } from "./check.js";
-import { isReadyName } from "./claims.js";
 import {
   COMPUTER_LABEL,
   CPU_PERIOD,
@@ -18,6 +17,7 @@ import {
   DEFAULT_MEMORY_MB,
   DEFAULT_PIDS,
   HOME,
+  isReadyName,
   MASKED_PATHS,
   READONLY_PATHS,
   RECIPE_LABEL,

@@ -1,10 +1,7 @@
-// The Docker provider's module, as the registry loads it: the provider class, create(options),
-// MOUNT and CAPABILITIES, and what a caller or the conformance module needs beside them.
-import type { MountKind } from "../contract/mount.js";
-import type { Capabilities } from "../contract/provider.js";
-import { CAPABILITIES as LINUX, DESKTOP_CAPABILITIES } from "./provider.js";
-
-export { create, driftedProvider } from "./create.js";
+// The Docker provider as a library user imports it: the registry's module (module.ts: create,
+// MOUNT, CAPABILITIES), the provider class, and what a caller or the conformance module needs
+// beside them (images, the CLI, the create request and the drift check).
+export { CAPABILITIES, conformance, create, driftedProvider, MOUNT } from "./module.js";
 export {
   capabilitiesOfKind,
   DESKTOP_CAPABILITIES,
@@ -13,9 +10,6 @@ export {
   type DockerProviderOptions,
   type EgressOptions,
 } from "./provider.js";
-
-/** Its capabilities by configuration: linux, and desktop with the desktop option. */
-export const CAPABILITIES: Record<string, Capabilities> = { linux: LINUX, desktop: DESKTOP_CAPABILITIES };
 export { type Asked, DockerEngine, type Reply } from "./api.js";
 export { DockerCli } from "./cli.js";
 export { openConnection } from "./connect.js";
@@ -41,9 +35,3 @@ export { type BaseChoice, DOCKER_BASE } from "./default-image.js";
 export { type DockerSettings, optionsFromSettings, packagedDaemon } from "./settings.js";
 export { deadlineOf, type Inspected, mountOf, networkOf, specOf } from "./readback.js";
 export { COMPUTER_LABEL, DEADLINE_LABEL } from "./constants.js";
-
-/** The mount kinds a Docker computer takes: a host folder bound at /workspace. */
-export const MOUNT: readonly MountKind[] = ["bind"];
-
-/** Docker's conformance module: its settings, provider, drifted provider, run folder and image. */
-export const conformance = () => import("./conformance/module.js");

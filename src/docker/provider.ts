@@ -2,7 +2,9 @@
 // wires the parts into the interface and holds what the provider reads once (the host, the daemon
 // copy, the egress image); create is the one flow with Docker's hooks (create/), and read, list,
 // release, the create request, the drift check and the container calls live in their own files.
-// Only an image's build or pull goes through the docker CLI (cli.ts, image.ts).
+// Only an image's build or pull goes through the docker CLI (cli.ts, image.ts). What a read does
+// not need is loaded at its first use (create's flow and hooks, images, warm pools' claims, list
+// and release), so a refresh's plugin loads the read-back alone (test/unit/read-loads.test.ts).
 import { promises as fs } from "node:fs";
 import type { CallOptions } from "../daemon/client.js";
 import { daemonLiveView, type LiveView } from "../contract/watch.js";
@@ -28,32 +30,27 @@ import { sameNetwork } from "../egress/list.js";
 import { hostAddresses } from "../egress/host-addresses.js";
 import { attachedIf } from "../contract/attach.js";
 import { checkedSpec } from "../contract/checked.js";
-import { createWith } from "../contract/create.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import { packageVersion } from "../package.js";
 import { DockerEngine } from "./api.js";
 import { checkSpec } from "./check.js";
-import { dockerPool } from "./claims.js";
 import { DockerCli } from "./cli.js";
 import { proxyReadBack } from "./computer-egress.js";
 import { openConnection, type Way } from "./connect.js";
 import type { MachineKind } from "../daemon/protocol.js";
 import { IMAGE_SETTING, KIND_LABEL } from "./constants.js";
-import { CAPABILITIES, capabilitiesOfKind, type DockerContext } from "./context.js";
+import { CAPABILITIES, capabilitiesOfKind, type DockerContext, targetOf } from "./context.js";
 import { failure, inspect, listByLabels } from "./containers.js";
-import { dockerHooks } from "./make/hooks.js";
 import { daemonCopy, daemonDigest } from "./daemon-cache.js";
 import { egressImageTag, ensureEgressImage } from "./egress-image.js";
 import { DockerEgressProxies } from "./egress-proxy.js";
 import { type Host, hostOf } from "./host.js";
-import { desktopRecipe, dockerRecipe, ensureImage, type EnsureOptions, ofSetting } from "./image.js";
-import { type BaseChoice, chooseBase } from "./default-image.js";
+import type { EnsureOptions } from "./image.js";
+import type { BaseChoice } from "./default-image.js";
 import { untilAborted } from "../contract/bound.js";
-import { listComputers } from "./list.js";
 import { type DockerProviderOptions, settle, type Settled } from "./options.js";
 import { readComputer } from "./read.js";
 import { labelsOf, nameOf, networkOf } from "./readback.js";
-import { releaseComputer, sweepParts, targetOf } from "./release.js";
 import { ImageEtcCache } from "./user-name.js";
 import { daemonFile, elsewhereWords } from "./remote.js";
 import type { TarFile } from "./tar.js";
@@ -62,6 +59,17 @@ import { stageDaemonTree, subpathOf, type VolumeDaemon } from "./volume.js";
 
 export { CAPABILITIES, capabilitiesOfKind, DESKTOP_CAPABILITIES } from "./context.js";
 export type { DockerProviderOptions, EgressOptions } from "./options.js";
+
+/** A pool's hooks, whose module is loaded at the first call. */
+function lazyPool(load: () => Promise<PoolHooks>): PoolHooks {
+  let loaded: Promise<PoolHooks> | undefined;
+  const pool = () => (loaded ??= load());
+  return {
+    ready: async (ref, options) => (await pool()).ready(ref, options),
+    members: async (name, options) => (await pool()).members(name, options),
+    take: async (name, labels, options) => (await pool()).take(name, labels, options),
+  };
+}
 
 /** Docker's image options: onBase is told which base the provider's own recipe stands on, and why. */
 export type DockerImageOptions = Omit<EnsureOptions, "docker"> & Pick<ImageOptions, "kind"> & { onBase?: (base: BaseChoice) => void };
@@ -91,7 +99,9 @@ export class DockerProvider implements ComputerProvider {
     this.engine = options.engine instanceof DockerEngine ? options.engine : new DockerEngine(options.engine);
     const remote = isRemote(this.engine.address) ? { engine: this.engine.address, hostFolders: settled.hostFolders } : undefined;
     if (remote) settled.egress.elsewhere = elsewhereWords(remote.engine);
-    this.pool = dockerPool(this.engine, this.id, (member, kind, o) => this.#open(member, kind, o, "stdio"));
+    this.pool = lazyPool(() =>
+      import("./claims.js").then(({ dockerPool }) => dockerPool(this.engine, this.id, (member, kind, o) => this.#open(member, kind, o, "stdio"))),
+    );
     // A build or pull goes to the same engine as every other call.
     this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker", undefined, this.engine.address);
     this.version = options.version ?? packageVersion();
@@ -220,6 +230,7 @@ export class DockerProvider implements ComputerProvider {
   async image(options: DockerImageOptions = {}): Promise<Result<string>> {
     const { kind = this.#settled.kind, onBase, ...rest } = options;
     let source = kind === "desktop" ? this.#settled.desktop.image : this.#settled.image;
+    const { desktopRecipe, dockerRecipe, ensureImage, ofSetting } = await import("./image.js");
     if (!source) {
       const base = await this.base(rest);
       if (!base.ok) return kind === "desktop" ? base : ofSetting(base, this.id, IMAGE_SETTING);
@@ -237,10 +248,12 @@ export class DockerProvider implements ComputerProvider {
    * provider; a failure is not kept.
    */
   base(options: Omit<EnsureOptions, "docker" | "onStep"> = {}): Promise<Result<BaseChoice>> {
-    this.#base ??= chooseBase(this.cli, { ...this.#settled.base, ...options }).then((r) => {
-      if (!r.ok) this.#base = undefined;
-      return r;
-    });
+    this.#base ??= import("./default-image.js")
+      .then(({ chooseBase }) => chooseBase(this.cli, { ...this.#settled.base, ...options }))
+      .then((r) => {
+        if (!r.ok) this.#base = undefined;
+        return r;
+      });
     return untilAborted(this.#base, options.signal, () => fail("aborted", "making the base image ready was aborted"));
   }
 
@@ -249,7 +262,8 @@ export class DockerProvider implements ComputerProvider {
    * the daemon copy, the egress image) → adopt → run (egress parts, then the container) → the
    * read-back → verify (the drift check), every part made undone on a failure or an abort.
    */
-  create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
+  async create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
+    const [{ createWith }, { dockerHooks }] = await Promise.all([import("../contract/create.js"), import("./make/hooks.js")]);
     return createWith(
       dockerHooks(this.#context, (s) => this.check(s), this.capabilities().defaults),
       spec,
@@ -297,7 +311,8 @@ export class DockerProvider implements ComputerProvider {
   }
 
   /** The computers with these labels, whatever their names: one call to the engine. */
-  list(labels: Record<string, string> = {}, options: CallOptions = {}): Promise<Result<ComputerInfo[]>> {
+  async list(labels: Record<string, string> = {}, options: CallOptions = {}): Promise<Result<ComputerInfo[]>> {
+    const { listComputers } = await import("./list.js");
     return listComputers(this.#context, labels, options);
   }
 
@@ -318,7 +333,8 @@ export class DockerProvider implements ComputerProvider {
   }
 
   /** Stopped or removed by its container id; only a computer (the provider's label), whatever its name. */
-  release(ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {
+  async release(ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {
+    const { releaseComputer } = await import("./release.js");
     return releaseComputer(this.#context, ref, how, options);
   }
 
@@ -326,7 +342,8 @@ export class DockerProvider implements ComputerProvider {
    * The janitor's part beside the computers: egress parts whose deadline has passed, or whose
    * computer is gone and that are older than a create could take.
    */
-  sweep(options: SweepOptions = {}): Promise<Result<{ removed: string[] }>> {
+  async sweep(options: SweepOptions = {}): Promise<Result<{ removed: string[] }>> {
+    const { sweepParts } = await import("./release.js");
     return sweepParts(this.#context, options);
   }
 

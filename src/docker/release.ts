@@ -7,20 +7,13 @@ import type { ComputerRef, ReleaseHow, SweepOptions } from "../contract/provider
 import { fail, ok, type Result } from "../contract/result.js";
 import { removeEarlier } from "./adopt.js";
 import { removeClaim, sweepClaims } from "./claims.js";
-import { COMPUTER_LABEL, ID_PATTERN, NAME_PATTERN } from "./constants.js";
-import type { DockerContext } from "./context.js";
+import { COMPUTER_LABEL, NAME_PATTERN } from "./constants.js";
+import { type DockerContext, targetOf } from "./context.js";
 import { failure, remove, stop } from "./containers.js";
 import { removeEgress, sweepEgress } from "./egress.js";
 import { readComputer } from "./read.js";
 import { PROXY_PATTERN } from "./egress-request.js";
 import { type Inspected, labelsOf, nameOf } from "./readback.js";
-
-/** The container a ref names: its id when it has one (a computer renamed by hand keeps it), else its name. */
-export function targetOf(ref: ComputerRef): Result<string> {
-  if (typeof ref?.id === "string" && ID_PATTERN.test(ref.id)) return ok(ref.id);
-  if (typeof ref?.name === "string" && NAME_PATTERN.test(ref.name)) return ok(ref.name);
-  return fail("invalid", "a Docker computer's ref has its container id (12 to 64 hex digits) or its name, computer-<12 hex digits>", { field: "id" });
-}
 
 /** Stopped or removed by its container id; only a computer (the provider's label), whatever its name. */
 export async function releaseComputer(context: DockerContext, ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 const loaded = vi.hoisted(() => ({ docker: 0, modal: 0, sdk: 0, daytona: 0, e2b: 0, e2bSdk: 0 }));
-vi.mock("../../src/docker/index.js", async (importOriginal) => {
+vi.mock("../../src/docker/module.js", async (importOriginal) => {
   loaded.docker++;
   return importOriginal();
 });
