@@ -15,12 +15,14 @@ export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
 /** A shared egress proxy is a ConfigMap of this name (proxies.ts), carrying PROXY_LABEL=1. */
 export const PROXY_PATTERN = /^proxy-[0-9a-f]{12}$/;
 export const PROXY_LABEL = "agentrun.computer/egress-proxy";
-/**
- * The list's FNV-1a 64 digest, as the sidecar's log names it: on the ConfigMap, the list make or
- * update wrote; on a joined Pod, the list update last told it of (that write makes the kubelet
- * sync the Pod, its ConfigMap volume with it, at once rather than at its next periodic sync).
- */
+/** On a proxy's ConfigMap: the list make or update wrote, by its FNV-1a 64 digest (as the sidecar's log names it). */
 export const DIGEST_ANNOTATION = "agentrun.computer/egress-digest";
+/**
+ * On a joined Pod: the list update last told it of and when ("<digest> at <ISO time>", new at
+ * every update, a list changed back included): the write makes the kubelet sync the Pod, its
+ * ConfigMap volume with it, at once rather than at its next periodic sync.
+ */
+export const TOLD_ANNOTATION = "agentrun.computer/egress-told";
 
 /** The computer's home and default workdir. */
 export const HOME = "/work";

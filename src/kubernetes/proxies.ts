@@ -17,7 +17,7 @@ import { listDigest } from "../egress/list-digest.js";
 import { checkAllowlist, hintProblem, sameAllowlist } from "../egress/list.js";
 import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
 import { userProblem } from "./check.js";
-import { COMPUTER_LABEL, DIGEST_ANNOTATION, FIELD_MANAGER, PROXY_LABEL, PROXY_PATTERN } from "./constants.js";
+import { COMPUTER_LABEL, DIGEST_ANNOTATION, FIELD_MANAGER, PROXY_LABEL, PROXY_PATTERN, TOLD_ANNOTATION } from "./constants.js";
 import { EGRESS_CONTAINER, LIST_FILE, LIST_KEY, LIST_VOLUME } from "./egress.js";
 import { decodeLabels, encodeLabels, labelsAnnotation, recordedLabels } from "./labels.js";
 import type { KubePods } from "./pods.js";
@@ -350,7 +350,8 @@ export class KubeEgressProxies implements EgressProxies {
   }
 
   /**
-   * Each running Pod behind the proxy told the new list's digest (an annotation): the write makes
+   * Each running Pod behind the proxy told the new list's digest and the time (an annotation new at
+   * every update, so a list changed back is a change too): the write makes
    * the kubelet sync that Pod, its ConfigMap volume with it, within seconds rather than at its next
    * periodic sync. Best effort: a Pod not told takes the list at that sync, within listSyncMs.
    */
@@ -361,7 +362,7 @@ export class KubeEgressProxies implements EgressProxies {
       pods.value.map((p) =>
         this.#sb.api.call(`${this.#sb.path(p.metadata.name)}?fieldManager=${FIELD_MANAGER}`, `telling ${p.metadata.name} its proxy's list`, {
           method: "PATCH",
-          body: { metadata: { annotations: { [DIGEST_ANNOTATION]: digest } } },
+          body: { metadata: { annotations: { [TOLD_ANNOTATION]: `${digest} at ${new Date().toISOString()}` } } },
           ms: this.#sb.o.t.callMs,
           signal,
         }),

@@ -2,7 +2,8 @@
 // the proxy made (a ConfigMap), a join refused in words with nothing made, two computers joining
 // it; each refused the test server until the list gains it; the list changed while both run, and
 // both then reaching the server through their own sidecar and refused another host; the ConfigMap
-// edited by hand read as drift and healed by update; release refused while they run; all gone at
+// edited by hand to a list the check refuses, after which the sidecar forwards nothing, read as
+// drift on the proxy and the computer, and healed by update; release refused while they run; all gone at
 // the end. Everything is made in a namespace of its own and removed by exact name. The test's
 // server is reached at the host's side of the Pods' bridge (network.test.ts's), in the range the
 // test-only seam marks reachable. Skipped in words unless AGENTRUN_KUBE_TESTS=1.
@@ -129,16 +130,29 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a shared egress proxy on the test clu
     expect((await pods()).map((p) => p.metadata.name).sort()).toEqual(made.map((r) => r.name).sort());
   }, 400_000);
 
-  it("reads a ConfigMap edited by hand as drift, and update heals it", async () => {
+  it("holds nothing after a hand edit the check refuses, read as drift on the proxy and its computers; update heals it", async () => {
     expect(proxy).not.toBe("");
-    await must(cluster.admin, `/api/v1/namespaces/${ns}/configmaps/${proxy}`, { method: "PATCH", body: { data: { allow: `${GATEWAY}/32\nwide.example\n` } } });
+    await must(cluster.admin, `/api/v1/namespaces/${ns}/configmaps/${proxy}`, {
+      method: "PATCH",
+      body: { data: { allow: `${GATEWAY}/32\n10.0.0.0/8\n` } },
+    });
+    // The kubelet writes it at its next sync of each Pod; a touch of the Pod makes that now (as update does).
+    for (const ref of made)
+      await must(cluster.admin, `/api/v1/namespaces/${ns}/pods/${ref.name}`, { method: "PATCH", body: { metadata: { annotations: { touched: "1" } } } });
     const drifted = await proxies.read(proxy);
-    expect(drifted.ok && drifted.value.drift.join("; ")).toMatch(/changed by hand: it holds wide\.example, 10\.209\.0\.1\/32/);
+    expect(drifted.ok && drifted.value.drift.join("; ")).toMatch(/list cannot be held \(.*10\.0\.0\.0\/8/);
+    const c = open[0]!;
+    await until("the sidecar forwarding nothing", 180, async () => (!(await get(c, GATEWAY)).includes(ANSWER) ? true : undefined));
+    const read = await provider.read({ id: made[0]!.id });
+    expect(read.ok && read.value.drift.join("; ")).toMatch(/ConfigMap holds a list check refuses/);
     const healed = await proxies.update(proxy, { allow: [`${GATEWAY}/32`] });
     expect(healed.ok).toBe(true);
-    const read = await proxies.read(proxy);
-    expect(read.ok && read.value.drift).toEqual([]);
-  }, 120_000);
+    const proxyRead = await proxies.read(proxy);
+    expect(proxyRead.ok && proxyRead.value.drift).toEqual([]);
+    await until("the sidecar holding the list again", 180, async () => ((await get(c, GATEWAY)).includes(ANSWER) ? true : undefined));
+    const again = await provider.read({ id: made[0]!.id });
+    expect(again.ok && again.value.drift).toEqual([]);
+  }, 400_000);
 
   it("refuses release while computers mount it, then releases them and it, leaving nothing", async () => {
     expect(made).toHaveLength(2);

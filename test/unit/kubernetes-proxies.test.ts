@@ -230,6 +230,7 @@ describe("check, make, update and release", () => {
   /** A KubePods slice whose API server is a map of paths; calls recorded. */
   function memory(pods: Pod[] = []) {
     const calls: string[] = [];
+    const bodies: unknown[] = [];
     const store = new Map<string, unknown>([[`/api/v1/namespaces/agents/configmaps/${NAME}`, made(new Date(Date.now() + 3_600_000).toISOString())]]);
     const sb = {
       o: {
@@ -243,8 +244,9 @@ describe("check, make, update and release", () => {
       list: async () => ({ ok: true, value: pods }),
       preflight: { check: async () => ({ ok: true, value: undefined }) },
       api: {
-        call: async (path: string, _what: string, o: { method?: string }) => {
+        call: async (path: string, _what: string, o: { method?: string; body?: unknown }) => {
           calls.push(`${o.method ?? "GET"} ${path}`);
+          bodies.push(o.body);
           const key = path.split("?")[0]!;
           if ((o.method ?? "GET") === "GET")
             return store.has(key) ? { ok: true, value: store.get(key) } : { ok: false, error: { code: "not_found", message: "gone" } };
@@ -253,7 +255,7 @@ describe("check, make, update and release", () => {
         },
       },
     } as unknown as KubePods;
-    return { proxies: new KubeEgressProxies(sb), calls, store };
+    return { proxies: new KubeEgressProxies(sb), calls, bodies, store };
   }
 
   it("refuses a bad spec, every field named, before any call", async () => {
@@ -276,7 +278,7 @@ describe("check, make, update and release", () => {
 
   it("refuses a new hint in words naming hint, with nothing changed; a new list patches the ConfigMap and tells each joined Pod", async () => {
     const joined = { metadata: { name: "computer-0123456789ab" }, spec: { volumes: [{ name: LIST_VOLUME, configMap: { name: NAME } }] } } as Pod;
-    const { proxies, calls } = memory([joined]);
+    const { proxies, calls, bodies } = memory([joined]);
     const hint = await proxies.update(NAME, { allow: ["pypi.org"], hint: "other words" });
     expect(!hint.ok && hint.error).toMatchObject({ code: "unsupported", field: "hint" });
     expect(calls.filter((c) => c.startsWith("PATCH"))).toEqual([]);
@@ -286,5 +288,12 @@ describe("check, make, update and release", () => {
       `PATCH /api/v1/namespaces/agents/configmaps/${NAME}`,
       "PATCH /api/v1/namespaces/agents/pods/computer-0123456789ab",
     ]);
+    // The same list again tells the Pod again, in a new value: an unchanged annotation would not make the kubelet sync it.
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await proxies.update(NAME, { allow: ["pypi.org", "example.com"] })).ok).toBe(true);
+    const told = calls.flatMap((c, i) => (c.startsWith("PATCH /api/v1/namespaces/agents/pods/") ? [JSON.stringify(bodies[i])] : []));
+    expect(told).toHaveLength(2);
+    expect(told[0]).toContain(listDigest(["example.com", "pypi.org"]));
+    expect(told[0]).not.toBe(told[1]);
   });
 });
