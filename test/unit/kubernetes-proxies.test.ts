@@ -8,6 +8,7 @@ import { stringify } from "yaml";
 import { listDigest } from "../../src/egress/list-digest.js";
 import { DIGEST_ANNOTATION, PROXY_LABEL } from "../../src/kubernetes/constants.js";
 import { create } from "../../src/kubernetes/create.js";
+import { inspectPod } from "../../src/kubernetes/inspect.js";
 import { LIST_FILE, LIST_MOUNT, LIST_VOLUME, sidecarNetwork, type SidecarPlan, type SidecarWant } from "../../src/kubernetes/egress.js";
 import { podManifest, type PodPlan } from "../../src/kubernetes/pod.js";
 import type { KubePods } from "../../src/kubernetes/pods.js";
@@ -188,6 +189,44 @@ describe("a joined computer's Pod", () => {
 
   it("reads back as the proxy's list (which inspect reads from the ConfigMap)", () => {
     expect(sidecarNetwork(sidecarOf(pod()), want)).toEqual({ allow: [] });
+  });
+
+  /** inspect's read of a joined Pod whose computer does not run yet (no connection, no probe), against a proxies slice. */
+  const inspected = (configMap: ConfigMap | undefined, log: string) => {
+    const p = pod();
+    // The sidecar runs, the computer's container not yet: read without a connection.
+    p.status = {
+      phase: "Pending",
+      containerStatuses: [
+        { name: "computer", state: { waiting: {} } },
+        { name: "egress", state: { running: {} } },
+      ],
+    };
+    const sb = {
+      o: {
+        runtimeClass: undefined,
+        pullPolicy: "Never",
+        egress: { image: IMAGE, hostAddresses: ["203.0.113.7"], hint: "h", testRange: undefined },
+        t: { listSyncMs: 120_000 },
+      },
+    } as unknown as KubePods;
+    const proxies = {
+      configMap: async () => ({ ok: true, value: configMap }),
+      sidecarHolds: async () => ({ ok: true, value: sidecarHolds(log) }),
+    } as unknown as KubeEgressProxies;
+    return inspectPod(sb, p, { proxies });
+  };
+
+  it("reads the ConfigMap's list through inspect when the sidecar's log holds it, naming the proxy joined", async () => {
+    const read = await inspected(made(), `computerd egress: the list at ${LIST_FILE} holds 2 entries (fnv64a ac80d4410aa2cf22)`);
+    expect(read.ok && read.value.ref.spec).toMatchObject({ network: { allow: ["*.pythonhosted.org", "pypi.org"] }, egress: NAME });
+    expect(read.ok && read.value.drift.join("; ")).not.toMatch(/egress proxy/);
+  });
+
+  it("reads a ConfigMap deleted by hand as drift through inspect", async () => {
+    const read = await inspected(undefined, "");
+    expect(read.ok && read.value.drift.join("; ")).toMatch(/the egress proxy proxy-0123456789ab is gone \(no ConfigMap proxy-0123456789ab\)/);
+    expect(read.ok && read.value.ref.spec?.network).toMatchObject({ other: expect.any(String) });
   });
 
   const edits: Array<[string, (p: Pod) => void, RegExp]> = [
