@@ -1,5 +1,6 @@
 // agentrun:index:EgressProxy, one allowlist's way out shared by a fleet: on Docker the egress
-// volume and the proxy container (src/docker/egress-proxy.ts). Computers join it through their
+// volume and the proxy container (src/docker/egress-proxy.ts), on Kubernetes a ConfigMap each
+// joined computer's own sidecar reads (src/kubernetes/proxies.ts). Computers join it through their
 // `egress` input, which takes this resource's `egress` output. create: the library's make.
 // read: the proxy read back (running, hardened, its list and today's host addresses); its volume
 // gone → no id; the proxy stopped, removed or re-run wider by hand → drift, with the list as
@@ -53,7 +54,7 @@ const replacedBy = (olds: Props, news: Props) => REPLACING.filter((k) => news[k]
 
 /** The provider's shared proxies, or a throw in words when the vendor has none. */
 function proxiesOf(provider: ComputerProvider): EgressProxies {
-  if (!provider.proxies) throw new Error(`the ${provider.id} provider has no egress proxy; an EgressProxy runs on docker`);
+  if (!provider.proxies) throw new Error(`the ${provider.id} provider has no shared egress proxy, so an EgressProxy cannot run on it`);
   return provider.proxies;
 }
 
@@ -101,7 +102,8 @@ async function check(ctx: Context, olds: Props, news: Props) {
   if (id !== UNKNOWN && !refused.has("provider")) {
     const v = await ctx.vendor(id as string);
     if (!v.ok) failures.push({ property: "provider", reason: v.error.message });
-    else if (!v.value.proxies) failures.push({ property: "provider", reason: `the ${v.value.id} provider has no egress proxy; an EgressProxy runs on docker` });
+    else if (!v.value.proxies)
+      failures.push({ property: "provider", reason: `the ${v.value.id} provider has no shared egress proxy, so an EgressProxy cannot run on it` });
     else provider = v.value;
   }
   const inputs: Props = { ...plain, provider: id };
@@ -234,7 +236,7 @@ async function update(ctx: Context, id: string, _olds: Props, news: Props) {
   const proxies = proxiesOf(await vendorOf(ctx, inputs.provider));
   const signal = bounded(ctx, STEP_MS);
   const made = orThrow(
-    await whileWaiting(ctx.say, "making the egress proxy again on its volume", () =>
+    await whileWaiting(ctx.say, "changing the egress proxy's list", () =>
       proxies.update(id, { allow: inputs.allow, ...(inputs.hint === undefined ? {} : { hint: inputs.hint }) }, { signal }),
     ),
   );

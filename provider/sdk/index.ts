@@ -193,6 +193,10 @@ export interface KubernetesEgressSettings {
   readonly hint?: string;
   /** The proxy's image: computerd alone at /computerd, on the nodes or in a registry they pull from. Unset: agentrun-egress:<the first 16 hex digits of the daemon's sha256>, as npm run kube:up imports it. */
   readonly image?: string;
+  /** Test-only: a private range (its `range`, a CIDR) every proxy reaches as if it were public, so a test reaches its own server on a test cluster. Refused unless `testOnly` is true. */
+  readonly testNetwork?: TestNetwork;
+  /** Test-only: `true` to take `testNetwork`. Never set it for computers an agent uses. */
+  readonly testOnly?: boolean;
 }
 
 /** What every allowlisted Pod's egress proxy is given beside its list. */
@@ -203,6 +207,22 @@ export interface KubernetesEgressSettingsArgs {
   hint?: pulumi.Input<string>;
   /** The proxy's image: computerd alone at /computerd, on the nodes or in a registry they pull from. Unset: agentrun-egress:<the first 16 hex digits of the daemon's sha256>, as npm run kube:up imports it. */
   image?: pulumi.Input<string>;
+  /** Test-only: a private range (its `range`, a CIDR) every proxy reaches as if it were public, so a test reaches its own server on a test cluster. Refused unless `testOnly` is true. */
+  testNetwork?: pulumi.Input<TestNetworkArgs>;
+  /** Test-only: `true` to take `testNetwork`. Never set it for computers an agent uses. */
+  testOnly?: pulumi.Input<boolean>;
+}
+
+/** A test network the egress proxy reaches as if public (test-only). */
+export interface TestNetwork {
+  /** The range, a CIDR in a private block. */
+  readonly range: string;
+}
+
+/** A test network the egress proxy reaches as if public (test-only). */
+export interface TestNetworkArgs {
+  /** The range, a CIDR in a private block. */
+  range: pulumi.Input<string>;
 }
 
 /** A run folder as a Computer takes it: its kind and where it is. */

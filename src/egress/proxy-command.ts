@@ -21,6 +21,8 @@ export interface ProxyArgs {
   deadline: string;
   /** The list, normalized (checkAllowlist). */
   allow: readonly string[];
+  /** Where the list is read instead, and read again while the proxy runs (a shared proxy's ConfigMap on Kubernetes). */
+  allowFile?: string | undefined;
   /** The host's own addresses, refused as this-host. */
   hostAddresses: readonly string[];
   /** The words every refusal adds (printable ASCII). */
@@ -37,7 +39,7 @@ export function egressArgs(plan: ProxyArgs): string[] {
     EGRESS_SOCKET,
     "--deadline",
     plan.deadline,
-    ...plan.allow.flatMap((a) => ["--allow", a]),
+    ...(plan.allowFile ? ["--allow-file", plan.allowFile] : plan.allow.flatMap((a) => ["--allow", a])),
     ...plan.hostAddresses.flatMap((a) => ["--host-address", a]),
     "--hint",
     plan.hint,

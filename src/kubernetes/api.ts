@@ -12,6 +12,8 @@ export interface Call {
   body?: unknown;
   /** PATCH's content type (default a merge patch). */
   contentType?: string;
+  /** The answer as text, not JSON (a container's log). */
+  text?: boolean;
   signal?: AbortSignal | undefined;
   ms: number;
 }
@@ -80,7 +82,7 @@ export class KubeApi {
           signal,
           headers: {
             ...tls.headers,
-            accept: "application/json",
+            accept: options.text ? "*/*" : "application/json",
             ...(body !== undefined ? { "content-type": contentType, "content-length": String(Buffer.byteLength(body)) } : {}),
           },
         },
@@ -93,7 +95,7 @@ export class KubeApi {
             const status = res.statusCode ?? 0;
             if (status >= 200 && status < 300) {
               try {
-                resolve(ok((text ? JSON.parse(text) : undefined) as T));
+                resolve(ok((options.text ? text : text ? JSON.parse(text) : undefined) as T));
               } catch {
                 resolve(fail("protocol", `${what}: the API server's answer is not JSON`));
               }

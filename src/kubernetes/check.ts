@@ -6,9 +6,9 @@ import type { Capabilities, ComputerSpec } from "../contract/provider.js";
 import type { Refusal } from "../contract/result.js";
 import { isRootOrRootGroup, parseUser } from "../contract/user.js";
 import { checkAllowlist } from "../egress/list.js";
-import { COMPUTER_LABEL } from "./constants.js";
+import { COMPUTER_LABEL, PROXY_PATTERN } from "./constants.js";
 
-const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind"]);
+const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind", "egress"]);
 /** The least memory a computer is given: init, the daemon and a shell. */
 export const MIN_MEMORY_MB = 32;
 /** A Pod's image reference: no space, NUL or uppercase-only junk; Kubernetes checks the rest. */
@@ -23,16 +23,30 @@ export function userProblem(user: unknown): string | undefined {
   return undefined;
 }
 
-/** The network's refusals: none, open (the Pod's network) or an allowlist (its proxy beside the computer). */
-function networkRefusals(network: unknown, testRange: string | undefined): Refusal[] {
-  if (network === undefined)
-    return [{ field: "network", message: "network is required: none (init's own network namespace), open (the Pod's network) or { allow: [...] }" }];
-  if (network === "none" || network === "open") return [];
-  if (typeof network === "object" && network !== null && !Array.isArray(network) && Object.keys(network).join() === "allow") {
-    const list = checkAllowlist((network as { allow: unknown }).allow, testRange ? { testNetwork: testRange } : {});
-    return list.ok ? [] : list.refusals.map((r) => ({ field: "network", message: `network.allow: ${r.message}` }));
+/** The network's refusals: none, open (the Pod's network) or an allowlist (its proxy beside the computer, or a shared proxy's list). */
+function networkRefusals(network: unknown, egress: unknown, testRange: string | undefined): Refusal[] {
+  const out: Refusal[] = [];
+  const allowlist = typeof network === "object" && network !== null && !Array.isArray(network) && Object.keys(network).join() === "allow";
+  if (egress !== undefined) {
+    if (typeof egress !== "string" || !PROXY_PATTERN.test(egress))
+      out.push({ field: "egress", message: "egress names a shared egress proxy, proxy-<12 hex digits>, as proxies.make gives it" });
+    if (!allowlist)
+      out.push({
+        field: "egress",
+        message: "a computer joins an egress proxy with network { allow: [] } (the proxy's list); with none or open it has no proxy to join",
+      });
   }
-  return [{ field: "network", message: "network is none, open or { allow: [host names, *.suffixes and CIDRs] }" }];
+  if (network === undefined)
+    return [...out, { field: "network", message: "network is required: none (init's own network namespace), open (the Pod's network) or { allow: [...] }" }];
+  if (network === "none" || network === "open") return out;
+  if (allowlist) {
+    const allow = (network as { allow: unknown }).allow;
+    // Joining a shared proxy, an empty list is that proxy's, whatever it is now.
+    if (egress !== undefined && Array.isArray(allow) && allow.length === 0) return out;
+    const list = checkAllowlist(allow, testRange ? { testNetwork: testRange } : {});
+    return list.ok ? out : [...out, ...list.refusals.map((r) => ({ field: "network", message: `network.allow: ${r.message}` }))];
+  }
+  return [...out, { field: "network", message: "network is none, open or { allow: [host names, *.suffixes and CIDRs] }" }];
 }
 
 export function checkSpec(spec: ComputerSpec, capabilities: Capabilities, testRange?: string): Refusal[] {
@@ -46,7 +60,7 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities, testRa
   else if (!IMAGE.test(spec.image)) out.push({ field: "image", message: "image is an image reference with no space or NUL" });
   const lifetime = checkLifetime(spec.lifetimeMs, capabilities);
   if (lifetime) out.push(lifetime);
-  out.push(...networkRefusals(spec.network, testRange));
+  out.push(...networkRefusals(spec.network, spec.egress, testRange));
   if (spec.kind !== undefined && spec.kind !== "linux")
     out.push({ field: "kind", message: `Kubernetes makes linux computers, not ${String(spec.kind)}; ask for kind linux` });
   if (spec.labels !== undefined) {

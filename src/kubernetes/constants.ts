@@ -12,6 +12,18 @@ export const FIELD_MANAGER = "agentrun";
 
 export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
 
+/** A shared egress proxy is a ConfigMap of this name (proxies.ts), carrying PROXY_LABEL=1. */
+export const PROXY_PATTERN = /^proxy-[0-9a-f]{12}$/;
+export const PROXY_LABEL = "agentrun.computer/egress-proxy";
+/** On a proxy's ConfigMap: the list make or update wrote, by its FNV-1a 64 digest (as the sidecar's log names it). */
+export const DIGEST_ANNOTATION = "agentrun.computer/egress-digest";
+/**
+ * On a joined Pod: the list update last told it of and when ("<digest> at <ISO time>", new at
+ * every update, a list changed back included): the write makes the kubelet sync the Pod, its
+ * ConfigMap volume with it, at once rather than at its next periodic sync.
+ */
+export const TOLD_ANNOTATION = "agentrun.computer/egress-told";
+
 /** The computer's home and default workdir. */
 export const HOME = "/work";
 /** The computer's user when neither the spec nor the user option names one. */
@@ -42,6 +54,12 @@ export interface KubernetesTimeouts {
   releaseMs: number;
   /** The first pause of a wait; each doubles, up to 5 s. */
   pollMs: number;
+  /**
+   * How long after a shared proxy's ConfigMap changes its computers' sidecars may still hold the
+   * list before (the kubelet's volume sync: its sync period, 60 s by default, with up to half
+   * again of jitter, then the proxy's 1 s re-read); a digest that differs past it is drift.
+   */
+  listSyncMs: number;
 }
 
 export const TIMEOUTS: KubernetesTimeouts = {
@@ -51,4 +69,5 @@ export const TIMEOUTS: KubernetesTimeouts = {
   helloMs: 30_000,
   releaseMs: 120_000,
   pollMs: 100,
+  listSyncMs: 120_000,
 };

@@ -3,6 +3,8 @@
 // it shares with the computer only the folder of its socket (an emptyDir in memory), where init
 // --own-network --egress relays 127.0.0.1:3128 of its own loopback. Read back from the Pod: the
 // sidecar there, running, hardened as made, its image the provider's and its argv the list.
+// A computer that joined a shared proxy (proxies.ts) runs the same sidecar with --allow-file on
+// the proxy's ConfigMap, mounted read-only: its list is the ConfigMap's, read again as it changes.
 import type { NetworkPolicy, NetworkReadBack } from "../contract/provider.js";
 import { checkAllowlist } from "../egress/list.js";
 import type { ProxyNetwork } from "../egress/proxies.js";
@@ -20,6 +22,11 @@ export const EGRESS_RESOURCES = {
 } as const;
 /** The socket's folder: memory, 1 MiB. */
 export const EGRESS_VOLUME_SIZE = "1Mi";
+/** A joined computer's list: the shared proxy's ConfigMap (its key allow alone), read-only in the sidecar. */
+export const LIST_VOLUME = "egress-list";
+export const LIST_MOUNT = "/opt/agentrun/egress-list";
+export const LIST_KEY = "allow";
+export const LIST_FILE = `${LIST_MOUNT}/${LIST_KEY}`;
 
 /** The proxy's argv (the list, deadline, host addresses, hint) and what the Pod runs it as. */
 export interface SidecarPlan extends Omit<ProxyArgs, "testNetwork"> {
@@ -29,6 +36,8 @@ export interface SidecarPlan extends Omit<ProxyArgs, "testNetwork"> {
   gid: number;
   /** The test-only seam's range (checkTestNetwork). */
   testRange?: string | undefined;
+  /** A shared proxy joined: its ConfigMap's name, whose list the sidecar reads (allow is then unused). */
+  proxy?: string | undefined;
 }
 
 /** What init adds for a network: none and an allowlist are a network namespace of its own; an allowlist relays to the socket. */
@@ -46,14 +55,26 @@ export function sidecarContainer(plan: SidecarPlan): Record<string, unknown> {
     image: plan.image,
     imagePullPolicy: plan.pullPolicy,
     command: [EGRESS_ENTRYPOINT],
-    args: egressArgs({ ...plan, ...(plan.testRange ? { testNetwork: { range: plan.testRange } } : {}) }),
+    args: egressArgs({
+      ...plan,
+      ...(plan.proxy ? { allow: [], allowFile: LIST_FILE } : {}),
+      ...(plan.testRange ? { testNetwork: { range: plan.testRange } } : {}),
+    }),
     securityContext: sidecarSecurity(plan.uid, plan.gid),
     resources: EGRESS_RESOURCES,
-    volumeMounts: [{ name: EGRESS_VOLUME, mountPath: EGRESS_MOUNT }],
+    volumeMounts: sidecarMounts(plan.proxy !== undefined),
   };
 }
 
+/** The sidecar's mounts: its socket's folder, and a joined computer's list read-only (the folder, never a subPath, which the kubelet would not update). */
+const sidecarMounts = (joined: boolean) => [
+  { name: EGRESS_VOLUME, mountPath: EGRESS_MOUNT },
+  ...(joined ? [{ name: LIST_VOLUME, mountPath: LIST_MOUNT, readOnly: true }] : []),
+];
+
 export const egressVolume = () => ({ name: EGRESS_VOLUME, emptyDir: { medium: "Memory", sizeLimit: EGRESS_VOLUME_SIZE } });
+/** A joined computer's list: the proxy's ConfigMap, its list alone; a ConfigMap gone leaves the last list the kubelet wrote. */
+export const listVolume = (proxy: string) => ({ name: LIST_VOLUME, configMap: { name: proxy, items: [{ key: LIST_KEY, path: LIST_KEY }] } });
 /** The computer's side: the socket's folder, read-only. */
 export const computerEgressMount = () => ({ name: EGRESS_VOLUME, mountPath: EGRESS_MOUNT, readOnly: true });
 
@@ -74,12 +95,15 @@ export interface SidecarReadBack {
   /** Its state in words when it does not run. */
   state: string;
   volume: { name?: string; emptyDir?: { medium?: string; sizeLimit?: string } } | undefined;
+  /** A joined computer's list volume. */
+  listVolume: { name?: string; configMap?: { name?: string; items?: Array<{ key?: string; path?: string }> } } | undefined;
 }
 
 /** What the sidecar read back must hold: its plan but the list and the hint (read from its argv); hostAddresses are those it must refuse now (more is fine). */
 export type SidecarWant = Omit<SidecarPlan, "allow" | "hint">;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const show = (v: unknown) => JSON.stringify(v) ?? "nothing";
 
 /** Each field the sidecar was made with holds (the API server may add defaults beside them). */
 function hardened(have: object, want: object): boolean {
@@ -98,7 +122,16 @@ function problemOf(s: SidecarReadBack, want: SidecarWant): string | undefined {
     return `is not hardened as made (non-root ${want.uid}:${want.gid}, every capability dropped, no privilege escalation, a read-only root, seccomp RuntimeDefault)`;
   if (!same(c.resources?.limits ?? {}, EGRESS_RESOURCES.limits)) return "is not bounded to half a CPU and 256 MiB";
   const mounts = (c.volumeMounts ?? []).map((m) => ({ name: m.name, mountPath: m.mountPath, readOnly: m.readOnly === true }));
-  if (!same(mounts, [{ name: EGRESS_VOLUME, mountPath: EGRESS_MOUNT, readOnly: false }])) return `does not mount its socket's folder alone at ${EGRESS_MOUNT}`;
+  const wantMounts = sidecarMounts(want.proxy !== undefined).map((m) => ({ ...m, readOnly: "readOnly" in m }));
+  if (!same(mounts, wantMounts))
+    return want.proxy
+      ? `does not mount its socket's folder at ${EGRESS_MOUNT} and its list read-only at ${LIST_MOUNT}, and nothing else`
+      : `does not mount its socket's folder alone at ${EGRESS_MOUNT}`;
+  if (want.proxy) {
+    const cm = s.listVolume?.configMap;
+    if (cm?.name !== want.proxy || !same(cm.items ?? null, listVolume(want.proxy).configMap.items))
+      return `does not read its list from the ConfigMap ${want.proxy}'s key ${LIST_KEY} (its list volume names ${show(cm?.name)})`;
+  }
   if (!same(s.volume?.emptyDir ?? null, { medium: "Memory", sizeLimit: EGRESS_VOLUME_SIZE }))
     return `its socket's folder is not the emptyDir in memory of ${EGRESS_VOLUME_SIZE} it was made with`;
   return undefined;
@@ -111,7 +144,7 @@ export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetw
   if (problem) return other(problem);
   const flags = flagsOf(s.container?.args);
   if (!flags) return other("runs another command than computerd egress");
-  const unknown = [...flags.keys()].find((k) => !EGRESS_FLAGS.has(k));
+  const unknown = [...flags.keys()].find((k) => !EGRESS_FLAGS.has(k) && !(want.proxy && k === "--allow-file"));
   if (unknown) return other(`runs with ${unknown}, which the provider never gives`);
   if (!same(flags.get("--socket"), [EGRESS_SOCKET])) return other(`does not listen on ${EGRESS_SOCKET}`);
   if (!same(flags.get("--deadline"), [want.deadline])) return other("ends at another time than its computer");
@@ -122,6 +155,9 @@ export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetw
   const missing = want.hostAddresses.filter((a) => !refused.has(a));
   if (missing.length > 0)
     return other(`does not refuse the nodes' addresses ${missing.join(", ")} (egress.hostAddresses gained them after the proxy was made)`);
+  // A joined computer's list is its ConfigMap's, which inspect.ts reads and holds the sidecar's log to.
+  if (want.proxy)
+    return same(flags.get("--allow-file"), [LIST_FILE]) && !flags.has("--allow") ? { allow: [] } : other(`does not read its list from ${LIST_FILE} alone`);
   const list = checkAllowlist(flags.get("--allow") ?? [], want.testRange ? { testNetwork: want.testRange } : {});
   if (!list.ok) return other(`holds a list check refuses: ${list.refusals.map((r) => r.message).join("; ")}`);
   return { allow: list.entries };

@@ -16,6 +16,7 @@ import { egressImageTag } from "../egress/proxy-command.js";
 import { DEADLINE_ANNOTATION } from "./constants.js";
 import { podNetwork, type SidecarWant } from "./egress.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
+import { heldOf, joinedNetwork, type JoinedRead, type KubeEgressProxies } from "./proxies.js";
 import type { RecordedSpec } from "./pod.js";
 import type { KubePods } from "./pods.js";
 import { computerState, type Pod, podDrift, recordedNetwork, recordedSpec, sidecarOf, specOf } from "./readback.js";
@@ -38,6 +39,7 @@ async function sidecarWant(sb: KubePods, pod: Pod, recorded: RecordedSpec | unde
   const image = await egressImageOf(sb);
   if (!image.ok) return image;
   return ok({
+    ...(recorded?.egress === undefined ? {} : { proxy: recorded.egress }),
     image: image.value,
     pullPolicy: sb.o.pullPolicy,
     uid: user.value.uid,
@@ -66,21 +68,50 @@ async function probeNetwork(sb: KubePods, client: ComputerClient, network: Netwo
   return ok({ ...read.value, notes: [] });
 }
 
-export async function inspectPod(sb: KubePods, pod: Pod, options: { connection?: Connection; signal?: AbortSignal | undefined }): Promise<Result<ReadBack>> {
+/**
+ * A joined computer's list: its proxy's ConfigMap, and the digest its sidecar's log says it holds,
+ * held to that list ("not yet" within listSyncMs of a change, drift past it).
+ */
+async function joinedRead(sb: KubePods, proxies: KubeEgressProxies, pod: Pod, proxy: string, signal: AbortSignal | undefined): Promise<Result<JoinedRead>> {
+  const cm = await proxies.configMap(proxy, signal);
+  if (!cm.ok) return cm;
+  if (!cm.value) {
+    const why = `network allow, but its egress proxy ${proxy} is gone (no ConfigMap ${proxy}): its sidecar holds the last list the kubelet wrote`;
+    return ok({ network: { other: why }, drift: why.replace(/^network allow, but its /, "the ") });
+  }
+  const holds = await proxies.sidecarHolds(pod.metadata.name, signal);
+  if (!holds.ok) return holds;
+  return ok(joinedNetwork(heldOf(cm.value, sb.o.egress.testRange), holds.value, Date.now(), sb.o.t.listSyncMs));
+}
+
+export async function inspectPod(
+  sb: KubePods,
+  pod: Pod,
+  options: { connection?: Connection; signal?: AbortSignal | undefined; proxies?: KubeEgressProxies },
+): Promise<Result<ReadBack>> {
   const name = pod.metadata.name;
   const recorded = recordedSpec(pod);
   const drift = podDrift(pod, { runtimeClass: sb.o.runtimeClass, pullPolicy: sb.o.pullPolicy });
   const spec = specOf(pod, recorded);
   const network = recordedNetwork(recorded);
+  const notes: string[] = [];
   if (typeof network === "object") {
     const want = await sidecarWant(sb, pod, recorded);
     if (!want.ok) return want;
     spec.network = podNetwork(network, sidecarOf(pod), want.value);
+    if (recorded?.egress !== undefined) spec.egress = recorded.egress;
     if (typeof spec.network === "object" && "other" in spec.network) drift.push(spec.network.other.replace(/^network allow, but its /, "the "));
-    else if (!sameNetwork(spec.network, network))
+    else if (recorded?.egress !== undefined) {
+      const joined = options.proxies
+        ? await joinedRead(sb, options.proxies, pod, recorded.egress, options.signal)
+        : ok({ network: { other: `network allow, but its egress proxy ${recorded.egress} cannot be read here` } } as JoinedRead);
+      if (!joined.ok) return joined;
+      spec.network = joined.value.network;
+      if (joined.value.drift) drift.push(joined.value.drift);
+      if (joined.value.note) notes.push(joined.value.note);
+    } else if (!sameNetwork(spec.network, network))
       drift.push(`the egress proxy holds the list ${JSON.stringify(spec.network)}, not the declared ${JSON.stringify(network)}`);
   }
-  const notes: string[] = [];
   const state = computerState(pod);
   let hello: Hello | undefined;
   if (state === "running") {

@@ -4,7 +4,8 @@
 // (an image not on the node refused, naming image); the daemon's upload (into an open Pod's setup
 // container before its computer runs, unprivileged.ts); an allowlist's proxy
 // running (init serves nothing before it answers, so a proxy that never does means no program
-// ran); the bridge; and the Pod read back whole (inspect.ts) held to what was declared.
+// ran); the bridge; and the Pod read back whole (inspect.ts) held to what was declared. A shared
+// proxy joined (proxies.ts) is read and held to the computer before the Pod is made.
 import type { Adoption } from "../contract/adopt.js";
 import { abortedWords, type CreateHooks, failedThen } from "../contract/create.js";
 import type { CheckedSpec, ComputerRef, ComputerSpec, Connection, CreateOptions } from "../contract/provider.js";
@@ -18,6 +19,7 @@ import { podManifest, type RecordedSpec } from "./pod.js";
 import type { Daemon, KubePods } from "./pods.js";
 import { type PodProblem, sidecarProblem, waitingProblem } from "./readback.js";
 import { SETUP_CONTAINER } from "./unprivileged.js";
+import type { KubeEgressProxies } from "./proxies.js";
 
 export interface KubeChecked extends CheckedSpec {
   daemon?: Daemon;
@@ -32,7 +34,7 @@ export interface KubeMade {
 
 export function kubeHooks(
   sb: KubePods,
-  provider: { check(spec: ComputerSpec): Result<CheckedSpec>; adoption(): Adoption },
+  provider: { check(spec: ComputerSpec): Result<CheckedSpec>; adoption(): Adoption; proxies: KubeEgressProxies },
   options: CreateOptions,
 ): CreateHooks<KubeChecked, KubeMade, Connection> {
   const { signal } = options;
@@ -53,11 +55,18 @@ export function kubeHooks(
       const user = parseUser(c.spec.user ?? sb.o.user);
       if (!user.ok) return user;
       const allow = c.checked.allow;
+      const proxy = c.spec.egress;
+      // A shared proxy joined: its ConfigMap read and held to the computer before anything is made.
+      if (proxy !== undefined) {
+        const joined = await provider.proxies.joinable(proxy, { user: userText(user.value), deadline: c.deadline, allow: allow ?? [] }, signal);
+        if (!joined.ok) return joined;
+      }
       const recorded: RecordedSpec = {
         image: c.spec.image,
         user: userText(user.value),
         workdir: c.spec.workdir ?? HOME,
-        network: allow ? { allow } : c.spec.network === "open" ? "open" : "none",
+        network: proxy !== undefined ? { allow: [] } : allow ? { allow } : c.spec.network === "open" ? "open" : "none",
+        ...(proxy === undefined ? {} : { egress: proxy }),
         ...(c.spec.cpus === undefined ? {} : { cpus: c.spec.cpus }),
         ...(c.spec.memoryMb === undefined ? {} : { memoryMb: c.spec.memoryMb }),
       };
@@ -72,7 +81,7 @@ export function kubeHooks(
         runtimeClass: sb.o.runtimeClass,
         pullPolicy: sb.o.pullPolicy,
         waitSeconds: (t.uploadMs + t.callMs) / 1000,
-        sidecar: allow ? sidecarPlan(sb, c.checked.egressImage!, user.value, c.deadline, allow) : undefined,
+        sidecar: allow ? sidecarPlan(sb, c.checked.egressImage!, user.value, c.deadline, allow, proxy) : undefined,
       });
       const made = await sb.create(manifest, signal);
       if (!made.ok) {
@@ -107,7 +116,7 @@ export function kubeHooks(
     verify: async (c, made, connection): Promise<Result<ComputerRef>> => {
       const pod = await sb.get(made.name, signal);
       if (!pod.ok) return pod;
-      const read = await inspectPod(sb, pod.value, { connection, signal });
+      const read = await inspectPod(sb, pod.value, { connection, signal, proxies: provider.proxies });
       if (!read.ok) return read;
       return read.value.drift.length > 0
         ? fail("refused", `${c.name} is not what was declared, so it was not kept: ${read.value.drift.join("; ")}`)
@@ -124,8 +133,16 @@ export function kubeHooks(
   };
 }
 
-function sidecarPlan(sb: KubePods, image: string, user: { uid: number; gid: number }, deadline: string, allow: string[]): SidecarPlan {
+function sidecarPlan(
+  sb: KubePods,
+  image: string,
+  user: { uid: number; gid: number },
+  deadline: string,
+  allow: string[],
+  proxy: string | undefined,
+): SidecarPlan {
   return {
+    ...(proxy === undefined ? {} : { proxy }),
     image,
     pullPolicy: sb.o.pullPolicy,
     uid: user.uid,

@@ -3,11 +3,12 @@
 // seccomp RuntimeDefault, and one container whose init holds only what entering a network of its
 // own and dropping to the user take; every program the agent runs holds nothing (init drops all).
 // An open computer needs neither, so its Pod runs nothing as root (unprivileged.ts).
-// An allowlist adds the egress proxy beside it (egress.ts), sharing only its socket's folder.
+// An allowlist adds the egress proxy beside it (egress.ts), sharing only its socket's folder; a
+// shared proxy joined adds that proxy's ConfigMap, mounted in the sidecar alone.
 import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, DEADLINE_GRACE_S, HOME, INIT_CAPABILITIES, SPEC_ANNOTATION } from "./constants.js";
 import type { NetworkPolicy } from "../contract/provider.js";
 import { entrypoint } from "./commands.js";
-import { computerEgressMount, egressVolume, initNetworkArgs, type SidecarPlan, sidecarContainer } from "./egress.js";
+import { computerEgressMount, egressVolume, initNetworkArgs, listVolume, type SidecarPlan, sidecarContainer } from "./egress.js";
 import { encodeLabels, labelsAnnotation } from "./labels.js";
 import { agentrunVolume, openCommand, openMounts, setupContainer, userSecurity } from "./unprivileged.js";
 
@@ -17,8 +18,10 @@ export interface RecordedSpec {
   /** uid:gid. */
   user: string;
   workdir: string;
-  /** none, open or the allowlist normalized; absent on a Pod made before networks beyond none (none). */
+  /** none, open or the allowlist normalized ({ allow: [] } behind a shared proxy); absent on a Pod made before networks beyond none (none). */
   network?: NetworkPolicy;
+  /** The shared proxy joined: its ConfigMap's name. */
+  egress?: string;
   cpus?: number;
   memoryMb?: number;
 }
@@ -118,7 +121,11 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
         },
         ...(plan.sidecar ? [sidecarContainer(plan.sidecar)] : []),
       ],
-      ...(open ? { volumes: [agentrunVolume()] } : plan.sidecar ? { volumes: [egressVolume()] } : {}),
+      ...(open
+        ? { volumes: [agentrunVolume()] }
+        : plan.sidecar
+          ? { volumes: [egressVolume(), ...(plan.sidecar.proxy ? [listVolume(plan.sidecar.proxy)] : [])] }
+          : {}),
     },
   };
 }

@@ -31,6 +31,7 @@ import { DEFAULT_USER, HOME, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.j
 import { inspectPod } from "./inspect.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
 import { kubeHooks } from "./make.js";
+import { KubeEgressProxies } from "./proxies.js";
 import type { KubernetesProviderOptions, Settled } from "./options.js";
 import { GROUPS, KubePods } from "./pods.js";
 import { computerState, deadlineOf, recordedNetwork, recordedSpec } from "./readback.js";
@@ -63,10 +64,13 @@ export class KubernetesProvider implements ComputerProvider {
   readonly id = "kubernetes";
   readonly version: string;
   readonly #sb: KubePods;
+  /** Shared egress proxies: a ConfigMap each, which the sidecars of the computers that join it read (ComputerSpec.egress). */
+  readonly proxies: KubeEgressProxies;
 
   constructor(options: KubernetesProviderOptions) {
     this.#sb = new KubePods(options, packageVersion);
     this.version = this.#sb.version;
+    this.proxies = new KubeEgressProxies(this.#sb);
   }
 
   capabilities(): Capabilities {
@@ -83,13 +87,13 @@ export class KubernetesProvider implements ComputerProvider {
 
   /** The one create flow with Kubernetes' hooks; a Pod an interrupted create of the same owner and spec left is adopted when whole, else deleted. */
   create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
-    return createWith(kubeHooks(this.#sb, { check: (s) => this.check(s), adoption: () => this.#adoption() }, options), spec, options);
+    return createWith(kubeHooks(this.#sb, { check: (s) => this.check(s), adoption: () => this.#adoption(), proxies: this.proxies }, options), spec, options);
   }
 
   async read(by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {
     const found = await this.#sb.find(by, options.signal);
     if (!found.ok) return found;
-    return inspectPod(this.#sb, found.value, { signal: options.signal });
+    return inspectPod(this.#sb, found.value, { signal: options.signal, proxies: this.proxies });
   }
 
   async attach(by: AttachBy, options: CallOptions = {}): Promise<Result<ComputerRef>> {

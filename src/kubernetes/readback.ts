@@ -4,7 +4,7 @@
 import type { ComputerState, NetworkPolicy, SpecReadBack } from "../contract/provider.js";
 import { ENTRYPOINT_FIXED } from "./commands.js";
 import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, INIT_CAPABILITIES, SPEC_ANNOTATION } from "./constants.js";
-import { computerEgressMount, EGRESS_CONTAINER, EGRESS_VOLUME, initNetworkArgs, type SidecarReadBack } from "./egress.js";
+import { computerEgressMount, EGRESS_CONTAINER, EGRESS_VOLUME, initNetworkArgs, LIST_VOLUME, type SidecarReadBack } from "./egress.js";
 import { cpuQuantity, memoryQuantity, type RecordedSpec } from "./pod.js";
 import { encodeLabels, recordedLabels } from "./labels.js";
 import { parseUser } from "../contract/user.js";
@@ -65,7 +65,11 @@ export interface Pod {
     initContainers?: Container[];
     ephemeralContainers?: Array<{ name: string }>;
     shareProcessNamespace?: boolean;
-    volumes?: Array<{ name?: string; emptyDir?: { medium?: string; sizeLimit?: string } }>;
+    volumes?: Array<{
+      name?: string;
+      emptyDir?: { medium?: string; sizeLimit?: string };
+      configMap?: { name?: string; items?: Array<{ key?: string; path?: string }> };
+    }>;
   };
   status?: {
     phase?: string;
@@ -99,6 +103,7 @@ export function sidecarOf(pod: Pod): SidecarReadBack {
     running: containerStatus(pod, EGRESS_CONTAINER)?.state?.running !== undefined && !pod.metadata.deletionTimestamp,
     state: containerState(pod, EGRESS_CONTAINER),
     volume: pod.spec?.volumes?.find((v) => v.name === EGRESS_VOLUME),
+    listVolume: pod.spec?.volumes?.find((v) => v.name === LIST_VOLUME),
   };
 }
 

@@ -14,8 +14,20 @@ export const KUBERNETES_SETTINGS = z.strictObject({
   arch: z.string().optional(),
   daemonPath: z.string().min(1).optional(),
   user: z.string().optional(),
-  /** An allowlist's proxy: the nodes' own public addresses, the refusals' hint, the proxy's image. */
-  egress: z.strictObject({ hostAddresses: z.array(z.string()).optional(), hint: z.string().optional(), image: z.string().min(1).optional() }).optional(),
+  /**
+   * An allowlist's proxy: the nodes' own public addresses, the refusals' hint, the proxy's image;
+   * and the test-only seam (a private range the proxy reaches, refused unless testOnly), so a
+   * stack's tests reach their own server on the test cluster.
+   */
+  egress: z
+    .strictObject({
+      hostAddresses: z.array(z.string()).optional(),
+      hint: z.string().optional(),
+      image: z.string().min(1).optional(),
+      testNetwork: z.strictObject({ range: z.string() }).optional(),
+      testOnly: z.boolean().optional(),
+    })
+    .optional(),
 });
 
 export type KubernetesSettings = z.infer<typeof KUBERNETES_SETTINGS>;

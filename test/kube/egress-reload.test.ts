@@ -3,13 +3,14 @@
 // root), the ConfigMap changed through the API server, and the proxy, still running, holding the
 // new list (its log line's count and FNV-1a digest), then nothing after an edit the check refuses.
 // The lag from the API server's write to the proxy's log line is the kubelet's (its ConfigMap
-// sync), printed. No computer joins it: provider kubernetes on an EgressProxy is still refused.
+// sync), printed. No computer joins it: egress-proxy.test.ts is the shared proxy through the library.
 // Skipped in words unless AGENTRUN_KUBE_TESTS=1; starts the cluster when it is not running.
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listDigest as fnv64a } from "../../src/egress/list-digest.js";
 import { EGRESS_ENTRYPOINT, egressImageTag } from "../../src/egress/proxy-command.js";
 import { userSecurity } from "../../src/kubernetes/unprivileged.js";
 import { KUBE_ASKED, KUBE_SKIPPED, must, testCluster, type TestCluster, until } from "../support/kube.js";
@@ -18,12 +19,6 @@ import { ROOT } from "../support/toolchain.js";
 const NS = "/api/v1/namespaces/default";
 const run = promisify(execFile);
 
-/** FNV-1a 64 of the normalized entries, one a line, as the proxy's log line names its list. */
-function fnv64a(entries: string[]): string {
-  let h = 0xcbf29ce484222325n;
-  for (const b of Buffer.from(entries.join("\n"))) h = BigInt.asUintN(64, (h ^ BigInt(b)) * 0x100000001b3n);
-  return h.toString(16).padStart(16, "0");
-}
 
 describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "computerd egress --allow-file reading a ConfigMap on the test cluster" : `skipped: ${KUBE_SKIPPED}`, () => {
   const name = `agentrun-egress-reload-${randomBytes(4).toString("hex")}`;

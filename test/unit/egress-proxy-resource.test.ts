@@ -54,7 +54,9 @@ describe("EgressProxy check", () => {
   it("refuses a provider with no egress proxies", async () => {
     const none = { id: "elsewhere", capabilities: () => ({ defaults: {} }) } as unknown as ComputerProvider;
     const c: Context = { settings: {}, vendor: async () => ok(none), signal: new AbortController().signal };
-    expect(await failuresOf(good, c)).toEqual([{ property: "provider", reason: "the elsewhere provider has no egress proxy; an EgressProxy runs on docker" }]);
+    expect(await failuresOf(good, c)).toEqual([
+      { property: "provider", reason: "the elsewhere provider has no shared egress proxy, so an EgressProxy cannot run on it" },
+    ]);
   });
 
   it("leaves a list not known yet to up", async () => {

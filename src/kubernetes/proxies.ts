@@ -1,0 +1,426 @@
+// A shared egress proxy on Kubernetes (src/egress/proxies.ts): a ConfigMap in the namespace, its
+// list one entry a line (key allow) beside its hint, user and deadline, labelled with the caller's
+// labels. It runs nowhere itself: each computer that joins it keeps its own egress sidecar (as an
+// allowlisted computer's own), run with --allow-file on the ConfigMap mounted read-only, so the
+// computer still reaches only its own sidecar and the proxy's rules are the same code. An update
+// patches the ConfigMap; the running sidecars take the new list as the kubelet writes it (at once
+// for a Pod the update touches, else at the kubelet's next sync), which a read calls "not yet"
+// within the bound listSyncMs and drift past it. Release is refused while a computer mounts it.
+import { createHash, randomBytes } from "node:crypto";
+import { labelRefusals } from "../contract/labels.js";
+import { checkLifetime } from "../contract/lifetime.js";
+import type { NetworkReadBack } from "../contract/provider.js";
+import { fail, ok, refuse, type Refusal, type Result } from "../contract/result.js";
+import { parseUser, userText } from "../contract/user.js";
+import type { CallOptions } from "../daemon/client.js";
+import { listDigest } from "../egress/list-digest.js";
+import { checkAllowlist, hintProblem, sameAllowlist } from "../egress/list.js";
+import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
+import { userProblem } from "./check.js";
+import { COMPUTER_LABEL, DIGEST_ANNOTATION, FIELD_MANAGER, PROXY_LABEL, PROXY_PATTERN, TOLD_ANNOTATION } from "./constants.js";
+import { EGRESS_CONTAINER, LIST_FILE, LIST_KEY, LIST_VOLUME } from "./egress.js";
+import { decodeLabels, encodeLabels, labelsAnnotation, recordedLabels } from "./labels.js";
+import type { KubePods } from "./pods.js";
+import type { Pod } from "./readback.js";
+
+/** The slice of a ConfigMap the proxy reads. */
+export interface ConfigMap {
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    creationTimestamp?: string;
+    managedFields?: Array<{ time?: string }>;
+  };
+  data?: Record<string, string>;
+}
+
+export interface ProxyPlan {
+  name: string;
+  namespace: string;
+  /** Normalized (checkAllowlist). */
+  allow: string[];
+  user: string;
+  deadline: string;
+  hint: string;
+  labels: Record<string, string>;
+}
+
+/** The list as the ConfigMap holds it: one entry a line. */
+const listText = (entries: readonly string[]) => `${entries.join("\n")}\n`;
+
+export function proxyManifest(plan: ProxyPlan): Record<string, unknown> {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: {
+      name: plan.name,
+      namespace: plan.namespace,
+      labels: { [PROXY_LABEL]: "1", ...encodeLabels(plan.labels) },
+      annotations: { [DIGEST_ANNOTATION]: listDigest(plan.allow), ...labelsAnnotation(plan.labels) },
+    },
+    data: { [LIST_KEY]: listText(plan.allow), hint: plan.hint, user: plan.user, deadline: plan.deadline },
+  };
+}
+
+/** A proxy's ConfigMap read back: what it holds, and each way it is not as make or update wrote it. */
+export interface ProxyHeld {
+  name: string;
+  /** The list as the sidecars read it (check's normal form), or undefined when check refuses it. */
+  entries: string[] | undefined;
+  /** Why the list cannot be held, when it cannot. */
+  refused?: string;
+  user: string;
+  deadline: string;
+  hint: string;
+  labels: Record<string, string>;
+  /** When it was last written (its managed fields' latest time), ms since the epoch. */
+  changedAt: number;
+  drift: string[];
+}
+
+/** The entries of a list file as computerd egress reads one: a line each, spaces and blank lines passed over. */
+const linesOf = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+export function heldOf(cm: ConfigMap, testRange: string | undefined): ProxyHeld {
+  const name = cm.metadata.name;
+  const data = cm.data ?? {};
+  const drift: string[] = [];
+  const text = data[LIST_KEY];
+  let entries: string[] | undefined;
+  let refused: string | undefined;
+  if (text === undefined) refused = `it has no ${LIST_KEY} key`;
+  else {
+    const list = checkAllowlist(linesOf(text), testRange ? { testNetwork: testRange } : {});
+    if (list.ok) entries = list.entries;
+    else refused = list.refusals.map((r) => r.message).join("; ");
+  }
+  if (refused) drift.push(`the ConfigMap ${name}'s list cannot be held (${refused}), so every computer behind it forwards nothing`);
+  else if (cm.metadata.annotations?.[DIGEST_ANNOTATION] !== listDigest(entries!))
+    drift.push(`the ConfigMap ${name}'s list was changed by hand: it holds ${entries!.join(", ")}, not the list make or update wrote`);
+  const user = parseUser(data.user ?? "");
+  if (!user.ok || userProblem(data.user) !== undefined)
+    drift.push(`the ConfigMap ${name}'s user ${JSON.stringify(data.user ?? null)} is not a computer's uid:gid`);
+  const deadline = data.deadline ?? "";
+  if (Number.isNaN(Date.parse(deadline)) || new Date(Date.parse(deadline)).toISOString() !== deadline)
+    drift.push(`the ConfigMap ${name}'s deadline ${JSON.stringify(data.deadline ?? null)} is not the ISO time make writes`);
+  if (hintProblem(data.hint ?? "")) drift.push(`the ConfigMap ${name}'s hint is not one a proxy takes`);
+  if (cm.metadata.labels?.[PROXY_LABEL] !== "1") drift.push(`the ConfigMap ${name}'s label ${PROXY_LABEL} was removed or changed`);
+  const times = [cm.metadata.creationTimestamp, ...(cm.metadata.managedFields ?? []).map((f) => f.time)]
+    .map((t) => Date.parse(t ?? ""))
+    .filter((t) => !Number.isNaN(t));
+  const given = recordedLabels(cm.metadata.annotations) ?? {};
+  const labels = decodeLabels(Object.fromEntries(Object.entries(cm.metadata.labels ?? {}).filter(([k]) => k !== PROXY_LABEL)), given);
+  return {
+    name,
+    entries,
+    ...(refused ? { refused } : {}),
+    user: user.ok ? userText(user.value) : "",
+    deadline,
+    hint: data.hint ?? "",
+    labels,
+    changedAt: times.length > 0 ? Math.max(...times) : 0,
+    drift,
+  };
+}
+
+/** What a sidecar's log says it holds last: a list's digest, or why it holds none; undefined when it said neither. */
+export type SidecarHolds = { digest: string; count: number } | { failed: string };
+
+export function sidecarHolds(log: string): SidecarHolds | undefined {
+  // The proxy's own lines start so; a request's line is JSON, its host made printable, so none can pass for one.
+  const prefix = `computerd egress: the list at ${LIST_FILE} `;
+  const lines = log.split("\n").filter((l) => l.startsWith(prefix));
+  const last = lines[lines.length - 1]?.slice(prefix.length);
+  if (last === undefined) return undefined;
+  const held = /^holds (\d+) entries \(fnv64a ([0-9a-f]{16})\)$/.exec(last);
+  if (held) return { count: Number(held[1]), digest: held[2]! };
+  const failed = /^cannot be held \((.*)\), so the proxy forwards nothing until it can$/.exec(last);
+  return failed ? { failed: failed[1]! } : undefined;
+}
+
+/** A joined computer's network, from its proxy's ConfigMap and what its sidecar's log says it holds. */
+export interface JoinedRead {
+  network: NetworkReadBack;
+  drift?: string;
+  note?: string;
+}
+
+export function joinedNetwork(held: ProxyHeld, holds: SidecarHolds | undefined, now: number, boundMs: number): JoinedRead {
+  const other = (why: string) => ({ other: `network allow, but its egress proxy ${why}` });
+  const since = Math.max(0, Math.round((now - held.changedAt) / 1000));
+  const late = now - held.changedAt > boundMs;
+  const what = !holds
+    ? "has not said which list it holds"
+    : "failed" in holds
+      ? `holds nothing (its list cannot be held: ${holds.failed})`
+      : `holds the list fnv64a ${holds.digest}`;
+  if (!held.entries) {
+    const why = other(`${held.name}'s ConfigMap holds a list check refuses (${held.refused}), so it forwards nothing`);
+    return { network: why, drift: why.other.replace(/^network allow, but its /, "the ") };
+  }
+  const want = listDigest(held.entries);
+  if (holds && "digest" in holds && holds.digest === want) return { network: { allow: held.entries } };
+  if (!late)
+    return {
+      network: { allow: held.entries },
+      note: `its egress proxy ${what}, not yet ${held.name}'s list fnv64a ${want} (changed ${since} s ago; the kubelet writes it within ${Math.round(boundMs / 1000)} s)`,
+    };
+  const why = other(
+    `${what}, not ${held.name}'s list fnv64a ${want}, ${since} s after it changed (past the ${Math.round(boundMs / 1000)} s the kubelet takes)`,
+  );
+  return { network: why, drift: why.other.replace(/^network allow, but its /, "the ") };
+}
+
+/** Whether a Pod mounts the proxy's ConfigMap. */
+const mounts = (pod: Pod, name: string) => (pod.spec?.volumes ?? []).some((v) => v.name === LIST_VOLUME && v.configMap?.name === name);
+
+const KNOWN = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels"]);
+
+export class KubeEgressProxies implements EgressProxies {
+  readonly #sb: KubePods;
+
+  constructor(sb: KubePods) {
+    this.#sb = sb;
+  }
+
+  #path(name?: string): string {
+    return `/api/v1/namespaces/${encodeURIComponent(this.#sb.o.namespace)}/configmaps${name === undefined ? "" : `/${encodeURIComponent(name)}`}`;
+  }
+
+  #range(): { testNetwork: string } | Record<string, never> {
+    return this.#sb.o.egress.testRange ? { testNetwork: this.#sb.o.egress.testRange } : {};
+  }
+
+  #refusals(spec: ProxySpec): Refusal[] {
+    if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a proxy's spec is an object with allow and lifetimeMs" }];
+    const out: Refusal[] = [];
+    for (const key of Object.keys(spec))
+      if (!KNOWN.has(key)) out.push({ field: key, message: `${key} is not a field of an egress proxy (it takes ${[...KNOWN].join(", ")})` });
+    const list = checkAllowlist(spec.allow, this.#range());
+    if (!list.ok) for (const r of list.refusals) out.push({ field: "allow", message: `allow: ${r.message}` });
+    const lifetime = checkLifetime(spec.lifetimeMs, { maxLifetimeMs: this.#sb.o.maxLifetimeMs });
+    if (lifetime) out.push(lifetime);
+    if (spec.user !== undefined) {
+      const problem = userProblem(spec.user);
+      if (problem) out.push({ field: "user", message: problem });
+    }
+    if (spec.hint !== undefined) {
+      const words = hintProblem(spec.hint);
+      if (words) out.push({ field: "hint", message: words.replace(/^egress\.hint/, "hint") });
+    }
+    if (spec.labels !== undefined) {
+      out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));
+      if (typeof spec.labels === "object" && spec.labels !== null)
+        for (const key of Object.keys(spec.labels))
+          if (key.startsWith(`${COMPUTER_LABEL}/`))
+            out.push({ field: "labels", message: `the label ${key} is in the provider's own prefix (${COMPUTER_LABEL}/); choose another key` });
+    }
+    if (spec.name !== undefined && !(typeof spec.name === "string" && PROXY_PATTERN.test(spec.name)))
+      out.push({ field: "name", message: "an egress proxy's name is proxy-<12 hex digits>" });
+    return out;
+  }
+
+  freshName(seed?: string): string {
+    return `proxy-${seed === undefined ? randomBytes(6).toString("hex") : createHash("sha256").update(seed).digest("hex").slice(0, 12)}`;
+  }
+
+  check(spec: ProxySpec): Result<undefined> {
+    return refuse(this.#refusals(spec));
+  }
+
+  #nameProblem(name: unknown): Result<never> | undefined {
+    return typeof name === "string" && PROXY_PATTERN.test(name)
+      ? undefined
+      : fail("invalid", "an egress proxy's name is proxy-<12 hex digits>, as make gives it", { field: "name" });
+  }
+
+  /** The ConfigMap, or undefined when there is none. */
+  async configMap(name: string, signal?: AbortSignal): Promise<Result<ConfigMap | undefined>> {
+    const read = await this.#sb.api.call<ConfigMap>(this.#path(name), `reading the ConfigMap ${name}`, { ms: this.#sb.o.t.callMs, signal });
+    if (read.ok) return read;
+    return read.error.code === "not_found" ? ok(undefined) : read;
+  }
+
+  async make(spec: ProxySpec, options: CallOptions = {}): Promise<Result<ProxyRef>> {
+    const { signal } = options;
+    const checked = this.check(spec);
+    if (!checked.ok) return checked;
+    const cluster = await this.#sb.preflight.check(undefined, signal);
+    if (!cluster.ok) return fail(cluster.error.code, `${cluster.error.message}; nothing was made`, cluster.error.field ? { field: cluster.error.field } : {});
+    const user = parseUser(spec.user ?? this.#sb.o.user);
+    const list = checkAllowlist(spec.allow, this.#range());
+    if (!user.ok || !list.ok) return fail("invalid", "the proxy's user or list changed under check; nothing was made");
+    if (signal?.aborted) return fail("aborted", "making the egress proxy was aborted before the API server was asked; nothing was made");
+    const plan: ProxyPlan = {
+      name: spec.name ?? this.freshName(),
+      namespace: this.#sb.o.namespace,
+      allow: list.entries,
+      user: userText(user.value),
+      deadline: new Date(Date.now() + spec.lifetimeMs).toISOString(),
+      hint: spec.hint ?? this.#sb.o.egress.hint,
+      labels: { ...(spec.labels ?? {}) },
+    };
+    const made = await this.#sb.api.call(`${this.#path()}?fieldManager=${FIELD_MANAGER}`, `making the ConfigMap ${plan.name}`, {
+      method: "POST",
+      body: proxyManifest(plan),
+      ms: this.#sb.o.t.callMs,
+      signal,
+    });
+    if (!made.ok) {
+      const field = made.error.code === "exists" ? "name" : made.error.code === "refused" ? "namespace" : undefined;
+      return fail(made.error.code, `${made.error.message}; nothing was made`, field ? { field } : {});
+    }
+    return ok(this.#refOf(plan));
+  }
+
+  #refOf(p: Pick<ProxyPlan, "name" | "allow" | "user" | "deadline" | "hint" | "labels">): ProxyRef {
+    return {
+      name: p.name,
+      user: p.user,
+      deadline: p.deadline,
+      allow: [...p.allow],
+      hint: p.hint,
+      hostAddresses: [...this.#sb.o.egress.hostAddresses],
+      labels: { ...p.labels },
+    };
+  }
+
+  async read(name: string, options: CallOptions = {}): Promise<Result<ProxyReadBack>> {
+    const bad = this.#nameProblem(name);
+    if (bad) return bad;
+    const cm = await this.configMap(name, options.signal);
+    if (!cm.ok) return cm;
+    if (!cm.value) return fail("not_found", `the egress proxy ${name} is gone (no ConfigMap ${name} in ${this.#sb.o.namespace})`);
+    const held = heldOf(cm.value, this.#sb.o.egress.testRange);
+    const drift = [...held.drift];
+    const stopped = Date.parse(held.deadline) <= Date.now();
+    if (stopped) drift.push(`the egress proxy ${name} reached its deadline ${held.deadline}: its computers' sidecars forward nothing past theirs`);
+    const network = held.entries ? { allow: held.entries } : { other: `network allow, but its egress proxy ${name}'s list cannot be held (${held.refused})` };
+    return ok({ ref: this.#refOf({ ...held, allow: held.entries ?? [] }), state: stopped ? "stopped" : "running", network, drift });
+  }
+
+  /** The computers' Pods that mount the proxy's ConfigMap, in one list of the namespace's computers. */
+  async joinedPods(name: string, signal?: AbortSignal): Promise<Result<Pod[]>> {
+    const pods = await this.#sb.list({}, signal);
+    return pods.ok ? ok(pods.value.filter((p) => !p.metadata.deletionTimestamp && mounts(p, name))) : pods;
+  }
+
+  async update(name: string, change: Pick<ProxySpec, "allow" | "hint">, options: CallOptions = {}): Promise<Result<ProxyRef>> {
+    const { signal } = options;
+    const bad = this.#nameProblem(name);
+    if (bad) return bad;
+    const refused = refuse(this.#refusals({ allow: change.allow, lifetimeMs: 1, ...(change.hint === undefined ? {} : { hint: change.hint }) }));
+    if (!refused.ok) return refused;
+    const cm = await this.configMap(name, signal);
+    if (!cm.ok) return cm;
+    if (!cm.value) return fail("not_found", `the egress proxy ${name} is gone (no ConfigMap ${name} in ${this.#sb.o.namespace}): make a new one`);
+    const held = heldOf(cm.value, this.#sb.o.egress.testRange);
+    if (!held.user || Number.isNaN(Date.parse(held.deadline)))
+      return fail("refused", `the ConfigMap ${name} is not as make leaves it (its user or deadline cannot be read): make a new proxy; nothing was changed`);
+    if (Date.parse(held.deadline) <= Date.now())
+      return fail("refused", `the egress proxy ${name} reached its deadline ${held.deadline}: make a new one; nothing was changed`);
+    // Each sidecar was started with the hint in its argv: a new hint would reach new computers alone.
+    if (change.hint !== undefined && change.hint !== held.hint)
+      return fail(
+        "unsupported",
+        `a Kubernetes egress proxy's hint is in each joined computer's sidecar from its start, so it cannot change while they run: make a new EgressProxy for other words; nothing was changed`,
+        { field: "hint" },
+      );
+    const list = checkAllowlist(change.allow, this.#range());
+    if (!list.ok) return fail("invalid", list.refusals[0]!.message, { field: "allow" });
+    const digest = listDigest(list.entries);
+    if (signal?.aborted) return fail("aborted", `the update of ${name} was aborted before the API server was asked; nothing was changed`);
+    const patched = await this.#sb.api.call(`${this.#path(name)}?fieldManager=${FIELD_MANAGER}`, `changing the ConfigMap ${name}'s list`, {
+      method: "PATCH",
+      body: {
+        metadata: { labels: { [PROXY_LABEL]: "1" }, annotations: { [DIGEST_ANNOTATION]: digest } },
+        data: { [LIST_KEY]: listText(list.entries), hint: held.hint },
+      },
+      ms: this.#sb.o.t.callMs,
+      signal,
+    });
+    if (!patched.ok) return patched;
+    await this.#tell(name, digest, signal);
+    return ok(this.#refOf({ ...held, allow: list.entries }));
+  }
+
+  /**
+   * Each running Pod behind the proxy told the new list's digest and the time (an annotation new at
+   * every update, so a list changed back is a change too): the write makes
+   * the kubelet sync that Pod, its ConfigMap volume with it, within seconds rather than at its next
+   * periodic sync. Best effort: a Pod not told takes the list at that sync, within listSyncMs.
+   */
+  async #tell(name: string, digest: string, signal: AbortSignal | undefined): Promise<void> {
+    const pods = await this.joinedPods(name, signal);
+    if (!pods.ok) return;
+    await Promise.all(
+      pods.value.map((p) =>
+        this.#sb.api.call(`${this.#sb.path(p.metadata.name)}?fieldManager=${FIELD_MANAGER}`, `telling ${p.metadata.name} its proxy's list`, {
+          method: "PATCH",
+          body: { metadata: { annotations: { [TOLD_ANNOTATION]: `${digest} at ${new Date().toISOString()}` } } },
+          ms: this.#sb.o.t.callMs,
+          signal,
+        }),
+      ),
+    );
+  }
+
+  async release(name: string, options: CallOptions = {}): Promise<Result<undefined>> {
+    const bad = this.#nameProblem(name);
+    if (bad) return bad;
+    if (options.signal?.aborted) return fail("aborted", `the release of ${name} was aborted before the API server was asked`);
+    const joined = await this.joinedPods(name, options.signal);
+    if (!joined.ok) return fail(joined.error.code, `finding the computers behind ${name}: ${joined.error.message}`);
+    if (joined.value.length > 0)
+      return fail(
+        "refused",
+        `the egress proxy ${name} still serves ${joined.value.map((p) => p.metadata.name).join(", ")}: release them first; nothing was removed`,
+      );
+    const gone = await this.#sb.api.call(this.#path(name), `deleting the ConfigMap ${name}`, {
+      method: "DELETE",
+      ms: this.#sb.o.t.callMs,
+      signal: options.signal,
+    });
+    return gone.ok || gone.error.code === "not_found" ? ok() : gone;
+  }
+
+  /**
+   * What a computer joining the proxy meets, before its Pod is made: the ConfigMap there with a
+   * list check takes, the computer's user, a deadline no earlier than the computer's, and when the
+   * spec names a list, that list. Refused in words naming egress, with nothing made.
+   */
+  async joinable(name: string, computer: { user: string; deadline: string; allow: string[] }, signal?: AbortSignal): Promise<Result<ProxyHeld>> {
+    const cm = await this.configMap(name, signal);
+    if (!cm.ok) return cm;
+    const refused = (why: string) => fail("refused", `${why}; nothing was made`, { field: "egress" });
+    if (!cm.value) return refused(`the egress proxy ${name} is not there (no ConfigMap ${name} in ${this.#sb.o.namespace}): make it first`);
+    const held = heldOf(cm.value, this.#sb.o.egress.testRange);
+    if (!held.entries) return refused(`the egress proxy ${name}'s list cannot be held (${held.refused})`);
+    if (held.user !== computer.user)
+      return refused(
+        `the egress proxy ${name} belongs to ${held.user || "no user"}, not the computer's ${computer.user}: a computer joins a proxy of its own user`,
+      );
+    if (!(Date.parse(held.deadline) >= Date.parse(computer.deadline)))
+      return refused(`the egress proxy ${name} ends at ${held.deadline}, before the computer's deadline ${computer.deadline}: ask for a shorter lifetime`);
+    if (computer.allow.length > 0 && !sameAllowlist(computer.allow, held.entries))
+      return refused(`the egress proxy ${name} holds ${held.entries.join(", ")}, not the list asked for: ask for { allow: [] } to take the proxy's list`);
+    return ok(held);
+  }
+
+  /** What a joined Pod's sidecar last logged of its list: its last 500 lines, else its whole log (at most 8 MiB). */
+  async sidecarHolds(pod: string, signal?: AbortSignal): Promise<Result<SidecarHolds | undefined>> {
+    const base = `${this.#sb.path(pod)}/log?container=${EGRESS_CONTAINER}`;
+    for (const query of ["&tailLines=500", `&limitBytes=${8 << 20}`]) {
+      const log = await this.#sb.api.call<string>(`${base}${query}`, `reading ${pod}'s egress proxy's log`, { ms: this.#sb.o.t.callMs, signal, text: true });
+      if (!log.ok) return log;
+      const holds = sidecarHolds(log.value ?? "");
+      if (holds) return ok(holds);
+    }
+    return ok(undefined);
+  }
+}

@@ -1,0 +1,338 @@
+// A shared egress proxy on Kubernetes with no cluster: the ConfigMap it is, read back with each
+// hand edit named; a joined computer's Pod (its sidecar on --allow-file, the ConfigMap mounted in
+// the sidecar alone) and its read-back; what the sidecar's log says it holds, held to the
+// ConfigMap's list ("not yet" within the bound, drift past it); the refusals before any call, and
+// release refused while a computer mounts it, against an API server slice in memory.
+import { describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { listDigest } from "../../src/egress/list-digest.js";
+import { DIGEST_ANNOTATION, PROXY_LABEL } from "../../src/kubernetes/constants.js";
+import { create } from "../../src/kubernetes/create.js";
+import { inspectPod } from "../../src/kubernetes/inspect.js";
+import { LIST_FILE, LIST_MOUNT, LIST_VOLUME, sidecarNetwork, type SidecarPlan, type SidecarWant } from "../../src/kubernetes/egress.js";
+import { podManifest, type PodPlan } from "../../src/kubernetes/pod.js";
+import type { KubePods } from "../../src/kubernetes/pods.js";
+import { type ConfigMap, heldOf, joinedNetwork, KubeEgressProxies, proxyManifest, sidecarHolds } from "../../src/kubernetes/proxies.js";
+import { sidecarOf, type Pod } from "../../src/kubernetes/readback.js";
+
+const kubeconfig = stringify({
+  apiVersion: "v1",
+  kind: "Config",
+  clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:6443", "certificate-authority-data": Buffer.from("CA").toString("base64") } }],
+  users: [{ name: "u", user: { token: "t" } }],
+  contexts: [{ name: "ctx", context: { cluster: "c", user: "u" } }],
+  "current-context": "ctx",
+});
+
+const NAME = "proxy-0123456789ab";
+const DEADLINE = "2026-12-02T12:00:00.000Z";
+const IMAGE = "agentrun-egress:0123456789abcdef";
+const made = (deadline = DEADLINE) =>
+  structuredClone(
+    proxyManifest({
+      name: NAME,
+      namespace: "agents",
+      allow: ["*.pythonhosted.org", "pypi.org"],
+      user: "2510:2510",
+      deadline,
+      hint: "ask the platform team",
+      labels: { "agentrun.run": "r:1", team: "a" },
+    }),
+  ) as unknown as ConfigMap;
+
+describe("the proxy's ConfigMap", () => {
+  it("holds the list one entry a line, the hint, user and deadline, the caller's labels and the list's digest", () => {
+    const cm = made() as ConfigMap & { kind: string };
+    expect(cm.kind).toBe("ConfigMap");
+    expect(cm.data).toEqual({ allow: "*.pythonhosted.org\npypi.org\n", hint: "ask the platform team", user: "2510:2510", deadline: DEADLINE });
+    expect(cm.metadata.labels).toMatchObject({ [PROXY_LABEL]: "1", team: "a" });
+    expect(cm.metadata.annotations?.[DIGEST_ANNOTATION]).toBe(listDigest(["*.pythonhosted.org", "pypi.org"]));
+  });
+
+  it("names its list as computerd egress does (the Go test's FNV-1a 64 vector)", () => {
+    expect(listDigest(["*.pythonhosted.org", "pypi.org"])).toBe("ac80d4410aa2cf22");
+  });
+
+  it("reads back as made with no drift, its labels as given", () => {
+    const held = heldOf(made(), undefined);
+    expect(held.drift).toEqual([]);
+    expect(held).toMatchObject({ entries: ["*.pythonhosted.org", "pypi.org"], user: "2510:2510", deadline: DEADLINE, hint: "ask the platform team" });
+    expect(held.labels).toEqual({ "agentrun.run": "r:1", team: "a" });
+  });
+
+  const edits: Array<[string, (cm: ConfigMap) => void, RegExp]> = [
+    ["a list changed by hand", (cm) => (cm.data!.allow = "pypi.org\nexample.com\n"), /list was changed by hand: it holds example\.com, pypi\.org/],
+    [
+      "a list check refuses",
+      (cm) => (cm.data!.allow = "pypi.org\n10.0.0.0/8\n"),
+      /list cannot be held \(.*10\.0\.0\.0\/8.*\), so every computer behind it forwards nothing/,
+    ],
+    ["a list removed", (cm) => delete cm.data!.allow, /has no allow key/],
+    ["a user of root", (cm) => (cm.data!.user = "0:0"), /user "0:0" is not a computer's uid:gid/],
+    ["a deadline not ISO", (cm) => (cm.data!.deadline = "tomorrow"), /deadline "tomorrow" is not the ISO time/],
+    ["its label removed", (cm) => delete cm.metadata.labels![PROXY_LABEL], /label agentrun\.computer\/egress-proxy was removed/],
+  ];
+  it.each(edits)("names %s", (_what, edit, words) => {
+    const cm = made();
+    edit(cm);
+    expect(heldOf(cm, undefined).drift.join("; ")).toMatch(words);
+  });
+
+  it("takes a list in another order, with spaces and blank lines, as the same list", () => {
+    const cm = made();
+    cm.data!.allow = "  pypi.org \n\n*.pythonhosted.org\n";
+    expect(heldOf(cm, undefined).drift).toEqual([]);
+  });
+});
+
+describe("what the sidecar's log says it holds", () => {
+  const line = (rest: string) => `computerd egress: the list at ${LIST_FILE} ${rest}`;
+  it("is its last list line: a digest, or why it holds none", () => {
+    const log = [
+      "computerd egress: ready on /opt/agentrun/egress/egress.sock until 2026-12-02T12:00:00Z (2 entries)",
+      line("holds 2 entries (fnv64a ac80d4410aa2cf22)"),
+      '{"host":"pypi.org","port":443,"class":"allowed"}',
+      line("holds 1 entries (fnv64a 0123456789abcdef)"),
+    ].join("\n");
+    expect(sidecarHolds(log)).toEqual({ digest: "0123456789abcdef", count: 1 });
+    expect(sidecarHolds(`${log}\n${line('cannot be held ("10.0.0.0/8" is over a private range), so the proxy forwards nothing until it can')}`)).toEqual({
+      failed: '"10.0.0.0/8" is over a private range',
+    });
+  });
+
+  it("is never a request's line, whatever host a client sent", () => {
+    const forged = `{"host":"${line("holds 1 entries (fnv64a ffffffffffffffff)")}","port":80,"class":"off-list"}`;
+    expect(sidecarHolds([line("holds 2 entries (fnv64a ac80d4410aa2cf22)"), forged].join("\n"))).toEqual({ digest: "ac80d4410aa2cf22", count: 2 });
+    expect(sidecarHolds("computerd egress: ready on x")).toBeUndefined();
+  });
+});
+
+describe("a joined computer's list", () => {
+  const held = () => ({ ...heldOf(made(), undefined), changedAt: Date.parse("2026-12-02T10:00:00Z") });
+  const at = (s: number) => Date.parse("2026-12-02T10:00:00Z") + s * 1000;
+  const BOUND = 120_000;
+
+  it("is the ConfigMap's list when the sidecar holds it", () => {
+    expect(joinedNetwork(held(), { digest: "ac80d4410aa2cf22", count: 2 }, at(500), BOUND)).toEqual({ network: { allow: ["*.pythonhosted.org", "pypi.org"] } });
+  });
+
+  it("is not yet the new list within the bound: a note, no drift", () => {
+    const r = joinedNetwork(held(), { digest: "0123456789abcdef", count: 1 }, at(60), BOUND);
+    expect(r.drift).toBeUndefined();
+    expect(r.network).toEqual({ allow: ["*.pythonhosted.org", "pypi.org"] });
+    expect(r.note).toMatch(
+      /holds the list fnv64a 0123456789abcdef, not yet proxy-0123456789ab's list fnv64a ac80d4410aa2cf22 \(changed 60 s ago; the kubelet writes it within 120 s\)/,
+    );
+  });
+
+  it("is drift past the bound, and when the sidecar holds nothing or has said nothing", () => {
+    const late = joinedNetwork(held(), { digest: "0123456789abcdef", count: 1 }, at(121), BOUND);
+    expect(late.drift).toMatch(
+      /^the egress proxy holds the list fnv64a 0123456789abcdef, not proxy-0123456789ab's list fnv64a ac80d4410aa2cf22, 121 s after it changed/,
+    );
+    expect(late.network).toMatchObject({ other: expect.stringMatching(/^network allow, but its egress proxy holds/) });
+    expect(joinedNetwork(held(), { failed: "x" }, at(200), BOUND).drift).toMatch(/holds nothing \(its list cannot be held: x\)/);
+    expect(joinedNetwork(held(), undefined, at(200), BOUND).drift).toMatch(/has not said which list it holds/);
+  });
+
+  it("is drift at once when the ConfigMap holds a list check refuses", () => {
+    const cm = made();
+    cm.data!.allow = "10.0.0.0/8\n";
+    const r = joinedNetwork(heldOf(cm, undefined), { digest: "ac80d4410aa2cf22", count: 2 }, Date.now(), BOUND);
+    expect(r.drift).toMatch(/ConfigMap holds a list check refuses/);
+  });
+});
+
+describe("a joined computer's Pod", () => {
+  const sidecar: SidecarPlan = {
+    image: IMAGE,
+    pullPolicy: "Never",
+    uid: 2510,
+    gid: 2510,
+    deadline: DEADLINE,
+    allow: [],
+    hostAddresses: ["203.0.113.7"],
+    hint: "ask the platform team",
+    proxy: NAME,
+  };
+  const plan: PodPlan = {
+    name: "computer-0123456789ab",
+    namespace: "agents",
+    deadline: DEADLINE,
+    lifetimeMs: 600_000,
+    recorded: { image: "base@sha256:" + "a".repeat(64), user: "2510:2510", workdir: "/work", network: { allow: [] }, egress: NAME },
+    labels: {},
+    arch: "amd64",
+    pullPolicy: "Never",
+    waitSeconds: 150,
+    sidecar,
+  };
+  const want: SidecarWant = { image: IMAGE, pullPolicy: "Never", uid: 2510, gid: 2510, deadline: DEADLINE, hostAddresses: ["203.0.113.7"], proxy: NAME };
+  const pod = () => {
+    const p = structuredClone(podManifest(plan)) as unknown as Pod;
+    p.status = { phase: "Running", containerStatuses: p.spec!.containers!.map((c) => ({ name: c.name, state: { running: {} } })) };
+    return p;
+  };
+  type C = { name: string; args: string[]; volumeMounts: unknown[] };
+
+  it("runs its own sidecar on --allow-file, the ConfigMap mounted read-only in the sidecar alone", () => {
+    const p = pod();
+    const [computer, proxy] = p.spec!.containers! as unknown as [C, C];
+    expect(proxy.args).toContain("--allow-file");
+    expect(proxy.args[proxy.args.indexOf("--allow-file") + 1]).toBe(LIST_FILE);
+    expect(proxy.args).not.toContain("--allow");
+    expect(proxy.args).toContain("--host-address");
+    expect(proxy.volumeMounts).toContainEqual({ name: LIST_VOLUME, mountPath: LIST_MOUNT, readOnly: true });
+    expect(JSON.stringify(computer.volumeMounts)).not.toContain(LIST_VOLUME);
+    expect(p.spec!.volumes).toContainEqual({ name: LIST_VOLUME, configMap: { name: NAME, items: [{ key: "allow", path: "allow" }] } });
+  });
+
+  it("reads back as the proxy's list (which inspect reads from the ConfigMap)", () => {
+    expect(sidecarNetwork(sidecarOf(pod()), want)).toEqual({ allow: [] });
+  });
+
+  /** inspect's read of a joined Pod whose computer does not run yet (no connection, no probe), against a proxies slice. */
+  const inspected = (configMap: ConfigMap | undefined, log: string) => {
+    const p = pod();
+    // The sidecar runs, the computer's container not yet: read without a connection.
+    p.status = {
+      phase: "Pending",
+      containerStatuses: [
+        { name: "computer", state: { waiting: {} } },
+        { name: "egress", state: { running: {} } },
+      ],
+    };
+    const sb = {
+      o: {
+        runtimeClass: undefined,
+        pullPolicy: "Never",
+        egress: { image: IMAGE, hostAddresses: ["203.0.113.7"], hint: "h", testRange: undefined },
+        t: { listSyncMs: 120_000 },
+      },
+    } as unknown as KubePods;
+    const proxies = {
+      configMap: async () => ({ ok: true, value: configMap }),
+      sidecarHolds: async () => ({ ok: true, value: sidecarHolds(log) }),
+    } as unknown as KubeEgressProxies;
+    return inspectPod(sb, p, { proxies });
+  };
+
+  it("reads the ConfigMap's list through inspect when the sidecar's log holds it, naming the proxy joined", async () => {
+    const read = await inspected(made(), `computerd egress: the list at ${LIST_FILE} holds 2 entries (fnv64a ac80d4410aa2cf22)`);
+    expect(read.ok && read.value.ref.spec).toMatchObject({ network: { allow: ["*.pythonhosted.org", "pypi.org"] }, egress: NAME });
+    expect(read.ok && read.value.drift.join("; ")).not.toMatch(/egress proxy/);
+  });
+
+  it("reads a ConfigMap deleted by hand as drift through inspect", async () => {
+    const read = await inspected(undefined, "");
+    expect(read.ok && read.value.drift.join("; ")).toMatch(/the egress proxy proxy-0123456789ab is gone \(no ConfigMap proxy-0123456789ab\)/);
+    expect(read.ok && read.value.ref.spec?.network).toMatchObject({ other: expect.any(String) });
+  });
+
+  const edits: Array<[string, (p: Pod) => void, RegExp]> = [
+    [
+      "a list volume naming another ConfigMap",
+      (p) => (p.spec!.volumes!.find((v) => v.name === LIST_VOLUME)!.configMap!.name = "proxy-ffffffffffff"),
+      /does not read its list from the ConfigMap proxy-0123456789ab/,
+    ],
+    [
+      "an argv with its own list",
+      (p) => {
+        const args = (p.spec!.containers![1] as unknown as C).args;
+        args.splice(args.indexOf("--allow-file"), 2, "--allow", "example.com");
+      },
+      /does not read its list from \/opt\/agentrun\/egress-list\/allow alone/,
+    ],
+    [
+      "the list mounted writable",
+      (p) => ((p.spec!.containers![1] as unknown as C).volumeMounts[1] = { name: LIST_VOLUME, mountPath: LIST_MOUNT }),
+      /its list read-only/,
+    ],
+  ];
+  it.each(edits)("names %s", (_what, edit, words) => {
+    const p = pod();
+    edit(p);
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(p), want))).toMatch(words);
+  });
+});
+
+describe("check, make, update and release", () => {
+  const provider = () => create({ kubeconfig, imagePullPolicy: "Never" });
+  it("takes a spec that joins a proxy with { allow: [] }, and refuses one with none or a bad name", () => {
+    const p = provider();
+    expect(p.check({ image: "i", lifetimeMs: 60_000, network: { allow: [] }, egress: NAME }).ok).toBe(true);
+    const none = p.check({ image: "i", lifetimeMs: 60_000, network: "none", egress: "proxy-x" });
+    expect(!none.ok && none.error.refusals?.map((r) => r.field)).toEqual(["egress", "egress"]);
+    expect(p.check({ image: "i", lifetimeMs: 60_000, network: { allow: [] } }).ok).toBe(false);
+  });
+
+  /** A KubePods slice whose API server is a map of paths; calls recorded. */
+  function memory(pods: Pod[] = []) {
+    const calls: string[] = [];
+    const bodies: unknown[] = [];
+    const store = new Map<string, unknown>([[`/api/v1/namespaces/agents/configmaps/${NAME}`, made(new Date(Date.now() + 3_600_000).toISOString())]]);
+    const sb = {
+      o: {
+        namespace: "agents",
+        user: "2510:2510",
+        maxLifetimeMs: 7 * 86_400_000,
+        egress: { hostAddresses: [], hint: "h", testRange: undefined },
+        t: { callMs: 1000 },
+      },
+      path: (n?: string) => `/api/v1/namespaces/agents/pods${n ? `/${n}` : ""}`,
+      list: async () => ({ ok: true, value: pods }),
+      preflight: { check: async () => ({ ok: true, value: undefined }) },
+      api: {
+        call: async (path: string, _what: string, o: { method?: string; body?: unknown }) => {
+          calls.push(`${o.method ?? "GET"} ${path}`);
+          bodies.push(o.body);
+          const key = path.split("?")[0]!;
+          if ((o.method ?? "GET") === "GET")
+            return store.has(key) ? { ok: true, value: store.get(key) } : { ok: false, error: { code: "not_found", message: "gone" } };
+          if (o.method === "DELETE") store.delete(key);
+          return { ok: true, value: {} };
+        },
+      },
+    } as unknown as KubePods;
+    return { proxies: new KubeEgressProxies(sb), calls, bodies, store };
+  }
+
+  it("refuses a bad spec, every field named, before any call", async () => {
+    const { proxies, calls } = memory();
+    const r = await proxies.make({ allow: ["10.0.0.0/8"], lifetimeMs: -1, user: "0", hint: "\u0000", name: "x" } as never);
+    expect(!r.ok && r.error.refusals?.map((x) => x.field).sort()).toEqual(["allow", "hint", "lifetimeMs", "name", "user"]);
+    expect(calls).toEqual([]);
+  });
+
+  it("refuses release while a computer mounts it, naming the computer, and removes nothing", async () => {
+    const joined = { metadata: { name: "computer-0123456789ab" }, spec: { volumes: [{ name: LIST_VOLUME, configMap: { name: NAME } }] } } as Pod;
+    const { proxies, calls } = memory([joined]);
+    const r = await proxies.release(NAME);
+    expect(!r.ok && r.error.message).toMatch(/still serves computer-0123456789ab: release them first; nothing was removed/);
+    expect(calls.filter((c) => c.startsWith("DELETE"))).toEqual([]);
+    const free = memory();
+    expect((await free.proxies.release(NAME)).ok).toBe(true);
+    expect(free.store.size).toBe(0);
+  });
+
+  it("refuses a new hint in words naming hint, with nothing changed; a new list patches the ConfigMap and tells each joined Pod", async () => {
+    const joined = { metadata: { name: "computer-0123456789ab" }, spec: { volumes: [{ name: LIST_VOLUME, configMap: { name: NAME } }] } } as Pod;
+    const { proxies, calls, bodies } = memory([joined]);
+    const hint = await proxies.update(NAME, { allow: ["pypi.org"], hint: "other words" });
+    expect(!hint.ok && hint.error).toMatchObject({ code: "unsupported", field: "hint" });
+    expect(calls.filter((c) => c.startsWith("PATCH"))).toEqual([]);
+    const list = await proxies.update(NAME, { allow: ["pypi.org", "example.com"] });
+    expect(list.ok && list.value.allow).toEqual(["example.com", "pypi.org"]);
+    expect(calls.filter((c) => c.startsWith("PATCH")).map((c) => c.split("?")[0])).toEqual([
+      `PATCH /api/v1/namespaces/agents/configmaps/${NAME}`,
+      "PATCH /api/v1/namespaces/agents/pods/computer-0123456789ab",
+    ]);
+    // The same list again tells the Pod again, in a new value: an unchanged annotation would not make the kubelet sync it.
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await proxies.update(NAME, { allow: ["pypi.org", "example.com"] })).ok).toBe(true);
+    const told = calls.flatMap((c, i) => (c.startsWith("PATCH /api/v1/namespaces/agents/pods/") ? [JSON.stringify(bodies[i])] : []));
+    expect(told).toHaveLength(2);
+    expect(told[0]).toContain(listDigest(["example.com", "pypi.org"]));
+    expect(told[0]).not.toBe(told[1]);
+  });
+});
