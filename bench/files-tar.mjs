@@ -194,7 +194,9 @@ try {
   console.log(
     `the columns: the helper's throughput as a share of docker cp's (goal: 1.0x for a file, 0.8x for a tree), and of the raw binary floor of the way the connection took (${local ? "the local socket's" : "the bridge's"}; goal: 0.8x or more)`,
   );
-  console.log(`the local socket's floor: 100 MiB raw through a unix socket in the computer reached as init's is, in ${localIn.toFixed(2)} s, out ${localOut.toFixed(2)} s`);
+  console.log(
+    `the local socket's floor: 100 MiB raw through a unix socket in the computer reached as init's is, in ${localIn.toFixed(2)} s, out ${localOut.toFixed(2)} s`,
+  );
   console.log(`the bridge's floor: 100 MiB raw through an exec attached over the Engine API, in ${binIn.toFixed(2)} s, out ${binOut.toFixed(2)} s`);
   console.log(`the same as base64 (133 MiB, the spec's lines): in ${rawIn.toFixed(2)} s, out ${rawOut.toFixed(2)} s`);
   console.log(
