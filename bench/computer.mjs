@@ -1,11 +1,16 @@
 // What the benches share: a computer made by the provider itself (its own create request, drift
-// check and bridge), and a raw exec attached over the same Engine API the bridge uses (the floor:
-// bytes through Docker's attached stream, with no daemon and no JSON). After `npm run build`.
+// check and connection), a raw exec attached over the same Engine API the bridge uses (the
+// bridge's floor: bytes through Docker's attached stream, with no daemon and no JSON), and the
+// same through a unix socket in the computer reached as the provider reaches init's (the local
+// socket's floor). After `npm run build`.
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import net from "node:net";
 import { join } from "node:path";
 
 const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
+const { DockerEngine } = await import(join(ROOT, "dist", "src", "docker", "api.js"));
 const { Frames } = await import(join(ROOT, "dist", "src", "docker", "frames.js"));
 
 export const toolchain = JSON.parse(readFileSync(join(ROOT, "dist", "toolchain.json"), "utf8"));
@@ -13,12 +18,16 @@ export const daemonPath = toolchain.daemon[process.arch === "arm64" ? "arm64" : 
 
 /**
  * A computer made as every Docker computer is, and a connection to its daemon; remove() releases
- * it by its id. extra is the spec's own (memoryMb: /work holds half of it).
+ * it by its id. extra is the spec's own (memoryMb: /work holds half of it). way says how the
+ * connection went: init's socket from this machine, or the bridge (an exec was asked for).
  */
 export async function makeComputer(extra = {}) {
-  const docker = new DockerProvider({ daemonPath });
+  let execs = 0;
+  const engine = new DockerEngine(undefined, (a) => (execs += a.method === "POST" && /\/exec$/.test(a.path) ? 1 : 0));
+  const docker = new DockerProvider({ daemonPath, engine });
   const made = await docker.create({ image: toolchain.baseImage, lifetimeMs: 3_600_000, network: "none", ...extra });
   if (!made.ok) throw new Error(`create: ${made.error.message}`);
+  execs = 0;
   const connected = await docker.connect(made.value);
   if (!connected.ok) {
     await docker.release(made.value, "delete");
@@ -29,6 +38,7 @@ export async function makeComputer(extra = {}) {
     ref: made.value,
     client: connected.value.client,
     hello: connected.value.hello,
+    way: execs === 0 ? "init's socket from this machine (no exec)" : "the bridge (an exec attached over the Engine API)",
     connect: async () => {
       const c = await docker.connect(made.value);
       if (!c.ok) throw new Error(`connect: ${c.error.message}`);
@@ -67,4 +77,38 @@ export async function rawExec(computer, argv, { input, onStdout } = {}) {
   else if (input !== undefined) socket.end(input);
   await ended;
   socket.destroy();
+}
+
+/**
+ * argv run in the computer with its stdin and stdout a unix socket this process connects to
+ * through the computer's root in /proc, as the provider reaches init's socket (a perl listener
+ * started by the daemon accepts once, then execs argv on the connection): stdin written from
+ * input, stdout handed to onStdout. Resolves when the stream ends.
+ */
+export async function rawLocal(computer, argv, { input, onStdout } = {}) {
+  const inspected = await computer.docker.engine.call("GET", `/containers/${computer.ref.id}/json`);
+  const at = `/tmp/raw-${randomBytes(6).toString("hex")}.sock`;
+  const listen = `use IO::Socket::UNIX; my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => shift, Listen => 1) or die $!; my $c = $s->accept; unlink $s->hostpath; open(STDIN, "<&", $c); open(STDOUT, ">&", $c); close $c; exec @ARGV or die $!`;
+  await computer.client.call("process.start", { argv: ["perl", "-e", listen, at, ...argv] });
+  const path = `/proc/${inspected.value.State.Pid}/root${at}`;
+  let socket;
+  for (let i = 0; !socket; i++) {
+    socket = await new Promise((resolve) => {
+      const s = net.connect(path);
+      s.once("connect", () => resolve(s));
+      s.once("error", () => resolve(undefined));
+    });
+    if (!socket) {
+      if (i > 500) throw new Error(`no listener at ${at} in the computer`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+  const ended = new Promise((resolve, reject) => {
+    socket.on("close", resolve);
+    socket.on("error", reject);
+  });
+  socket.on("data", (chunk) => onStdout?.(chunk));
+  if (input !== undefined) socket.end(input);
+  else socket.end();
+  await ended;
 }

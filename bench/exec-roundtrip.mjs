@@ -1,7 +1,8 @@
 // exec.run(["true"]) round trip on an open connection to computerd, beside `docker exec <c> true`
 // on the same container in the same run; also the binary's size and the daemon's idle RSS after
-// the runs. The computer is the provider's own (its create, its bridge: an exec attached over the
-// Engine API), released by its id at the end.
+// the runs. The computer is the provider's own (its create, its connection: init's socket from
+// this machine on an engine here, else the bridge, an exec attached over the Engine API; the
+// output says which), released by its id at the end.
 //
 //   node bench/exec-roundtrip.mjs [runs]     (default 200; needs dist/ from scripts/build-daemon.sh)
 import { spawnSync } from "node:child_process";
@@ -125,9 +126,9 @@ try {
 
   const med = quantile(rpc, 0.5);
   const dmed = quantile(dex, 0.5);
-  console.log(`computerd ${hello.version} ${hello.arch}, image ${image}`);
-  console.log(`exec.run(["true"]) over the bridge: median ${ms(med)}, p99 ${ms(quantile(rpc, 0.99))} (${runs} runs)`);
-  console.log(`ping over the bridge (the transport alone): median ${ms(quantile(pings, 0.5))}, p99 ${ms(quantile(pings, 0.99))}`);
+  console.log(`computerd ${hello.version} ${hello.arch}, image ${image}; the connection: ${computer.way}`);
+  console.log(`exec.run(["true"]) over it: median ${ms(med)}, p99 ${ms(quantile(rpc, 0.99))} (${runs} runs)`);
+  console.log(`ping over it (the transport alone): median ${ms(quantile(pings, 0.5))}, p99 ${ms(quantile(pings, 0.99))}`);
   console.log(`docker exec <c> true:               median ${ms(dmed)}, p99 ${ms(quantile(dex, 0.99))} (${dockerRuns} runs)`);
   console.log(`speed-up at the median: ${(dmed / med).toFixed(1)}x (goal: 35x or more)`);
   console.log(

@@ -2,11 +2,13 @@
 // Throughput of the file helpers through a real computerd, each beside `docker cp` of the same
 // data into and out of the same container, measured in the same run: writeFile and readFile of
 // 100 MiB, and a 100 MiB tree of 1,000 files through pushTar and pullTarStream. The computer is
-// the provider's own (create, then its bridge: an exec attached over the Engine API). Beside them,
-// the floor the bridge sets: the same 100 MiB streamed raw through an exec attached the same way,
-// in and out, with no JSON and no daemon, as bytes (what frames carry, the floor the columns show)
-// and as base64 (what the spec's lines carry), and one 512 KiB chunk's line sent through it to a
-// program that answers its length (a round trip of the spec's wire).
+// the provider's own (create, then its connection: init's socket from this machine on an engine
+// here, else the bridge, an exec attached over the Engine API). Beside them, the floor of each
+// way: the same 100 MiB streamed raw, in and out, with no JSON and no daemon, through a unix
+// socket in the computer reached as init's is (the floor the columns show when the connection
+// took that way) and through an exec attached as the bridge is, as bytes (what frames carry) and
+// as base64 (what the spec's lines carry); and one 512 KiB chunk's line sent through the exec to
+// a program that answers its length (a round trip of the spec's wire over the bridge).
 //
 // Usage: npm run build && node bench/files-tar.mjs [--runs N]   (needs bash scripts/setup.sh once)
 import { execFile, spawn } from "node:child_process";
@@ -18,7 +20,7 @@ import { promisify } from "node:util";
 
 const ROOT = join(import.meta.dirname, "..");
 const { MAX_CHUNK_BYTES, pullTarStream, pushTar, readFile, writeFile } = await import(join(ROOT, "dist", "src", "index.js"));
-const { makeComputer, rawExec } = await import(join(ROOT, "bench", "computer.mjs"));
+const { makeComputer, rawExec, rawLocal } = await import(join(ROOT, "bench", "computer.mjs"));
 const run = promisify(execFile);
 const MiB = 1 << 20;
 const SIZE = 100 * MiB;
@@ -120,6 +122,14 @@ try {
     () => (binBytes = 0),
   );
   if (binBytes !== SIZE) throw new Error(`the raw read gave ${binBytes} bytes, not ${SIZE}`);
+  // The local socket's floor: the same bytes, raw through a unix socket in the computer.
+  const localIn = await median(() => rawLocal(computer, ["sh", "-c", "cat > /dev/null"], { input: bytes }));
+  let localBytes = 0;
+  const localOut = await median(
+    () => rawLocal(computer, ["cat", "/work/file.bin"], { onStdout: (chunk) => (localBytes += chunk.length) }),
+    () => (localBytes = 0),
+  );
+  if (localBytes !== SIZE) throw new Error(`the local socket's raw read gave ${localBytes} bytes, not ${SIZE}`);
   const b64 = Buffer.from(bytes.toString("base64"));
   const rawIn = await median(() => rawExec(computer, ["sh", "-c", "cat > /dev/null"], { input: b64 }));
   let outBytes = 0;
@@ -173,14 +183,19 @@ try {
   const rate = (s) => `${(SIZE / MiB / s).toFixed(0).padStart(5)} MiB/s`;
   const row = (what, s, anchor, anchorS, floorS) =>
     `${what.padEnd(34)} ${s.toFixed(2).padStart(6)} s ${rate(s)}   ${anchor.padEnd(20)} ${anchorS.toFixed(2).padStart(6)} s ${(anchorS / s).toFixed(2).padStart(5)}x   floor ${floorS.toFixed(2).padStart(5)} s ${(floorS / s).toFixed(2).padStart(5)}x`;
-  console.log(`computerd ${hello.version} ${hello.arch}, the provider's bridge (an exec attached over the Engine API); median of ${RUNS} runs; 100 MiB each`);
+  const local = computer.way.startsWith("init's socket");
+  const [floorIn, floorOut] = local ? [localIn, localOut] : [binIn, binOut];
+  console.log(`computerd ${hello.version} ${hello.arch}, the provider's connection: ${computer.way}; median of ${RUNS} runs; 100 MiB each`);
   console.log(`computerd took up frames on this connection: ${client.framed === true}`);
-  console.log(row("writeFile 100 MiB", wf, "docker cp in", cpIn, binIn));
-  console.log(row("readFile 100 MiB", rf, "docker cp out", cpOut, binOut));
-  console.log(row("pushTar tree (1,000 files)", push, "docker cp tree in", cpTreeIn, binIn));
-  console.log(row("pullTarStream tree (1,000 files)", pull, "docker cp tree out", cpTreeOut, binOut));
+  console.log(row("writeFile 100 MiB", wf, "docker cp in", cpIn, floorIn));
+  console.log(row("readFile 100 MiB", rf, "docker cp out", cpOut, floorOut));
+  console.log(row("pushTar tree (1,000 files)", push, "docker cp tree in", cpTreeIn, floorIn));
+  console.log(row("pullTarStream tree (1,000 files)", pull, "docker cp tree out", cpTreeOut, floorOut));
   console.log(
-    "the columns: the helper's throughput as a share of docker cp's (goal: 1.0x for a file, 0.8x for a tree), and of the bridge's raw binary floor (goal: 0.8x or more)",
+    `the columns: the helper's throughput as a share of docker cp's (goal: 1.0x for a file, 0.8x for a tree), and of the raw binary floor of the way the connection took (${local ? "the local socket's" : "the bridge's"}; goal: 0.8x or more)`,
+  );
+  console.log(
+    `the local socket's floor: 100 MiB raw through a unix socket in the computer reached as init's is, in ${localIn.toFixed(2)} s, out ${localOut.toFixed(2)} s`,
   );
   console.log(`the bridge's floor: 100 MiB raw through an exec attached over the Engine API, in ${binIn.toFixed(2)} s, out ${binOut.toFixed(2)} s`);
   console.log(`the same as base64 (133 MiB, the spec's lines): in ${rawIn.toFixed(2)} s, out ${rawOut.toFixed(2)} s`);

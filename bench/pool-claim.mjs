@@ -3,8 +3,9 @@
 // computer is released behind. A: through a PoolWatch (the service's own bridges to the ready
 // computers, so a claim is a rename and a record), the pool refilled between claims; B: the same
 // with the refill running beside the claims (Docker busy making computers); E: with no watch, the
-// pool refilled between claims (each claim attaches to the computer's own stdio after its rename,
-// with no exec); C: the same with the refill beside. The goals: p50 under 20 ms through a watch
+// pool refilled between claims (each claim connects after its rename with no exec: to init's
+// socket from this machine on an engine here, else attached to the computer's own stdio); C: the
+// same with the refill beside. The goals: p50 under 20 ms through a watch
 // (A), under 50 ms with none (E). A claim that finds the pool empty waits for the refill, untimed,
 // and is counted. Everything is removed at the end by the pool's label (this run's alone).
 //

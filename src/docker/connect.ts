@@ -1,7 +1,8 @@
-// A connection to a computer's daemon: an exec of /opt/agentrun/computerd stdio (the bridge to
-// init's socket) attached over the Engine API, or, for the claim of a pool's computer, the
-// container's own stdio attached (init --stdio: its first client, with no exec); its stdout taken
-// out of Docker's frames, and a hello held to what the provider declares.
+// A connection to a computer's daemon: init's socket reached from this machine where the engine is
+// on it (local-socket.ts: a connect, no exec), else an exec of /opt/agentrun/computerd stdio (the
+// bridge to init's socket) attached over the Engine API, or, for the claim of a pool's computer,
+// the container's own stdio attached (init --stdio: its first client, with no exec), its stdout
+// taken out of Docker's frames; and a hello held to what the provider declares.
 import type { Duplex } from "node:stream";
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
@@ -12,6 +13,10 @@ import { HELLO_TIMEOUT_MS } from "./constants.js";
 import { Frames } from "./frames.js";
 import { boundedBy } from "../contract/bound.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
+import { inspect } from "./containers.js";
+import { isRemote } from "./engine.js";
+import { openLocalConnection } from "./local-socket.js";
+import type { Inspected } from "./readback.js";
 
 export interface HelloWant {
   version: string;
@@ -23,20 +28,56 @@ export interface HelloWant {
 const GONE = /No such container|is not running|is paused|is restarting/i;
 
 /**
- * How a connection reaches init: "exec", the bridge, for any client; "stdio", the container's own
- * stdin and stdout, for the one client that takes them (a pool's computer's claim): Docker gives
- * a container's stdin to the first attach with stdin and closes it when that attach ends.
+ * How a connection reaches init where its socket cannot be reached from this machine: "exec",
+ * the bridge, for any client; "stdio", the container's own stdin and stdout, for the one client
+ * that takes them (a pool's computer's claim): Docker gives a container's stdin to the first
+ * attach with stdin and closes it when that attach ends.
  */
 export type Way = "exec" | "stdio";
 
-/** Opens the bridge to the container (by its id; its name is for words) and says hello within HELLO_TIMEOUT_MS and the caller's signal. */
+/** The container a connection is to: its id, its name (for words), and its inspect when the caller has one under way. */
+export interface Target {
+  id: string;
+  name: string;
+  inspected?: Promise<Result<Inspected>>;
+}
+
+/**
+ * A connection to the container's daemon, its hello held to want: over init's socket from this
+ * machine where that way is there (an engine of this machine), else the way given.
+ */
 export async function openConnection(
   engine: DockerEngine,
-  container: { id: string; name: string },
+  container: Target,
   want: HelloWant | undefined,
   signal?: AbortSignal,
   way: Way = "exec",
 ): Promise<Result<Connection>> {
+  const opened = (await openLocal(engine, container, signal)) ?? (await openBridge(engine, container, signal, way));
+  if (!opened.ok || !want) return opened;
+  const { hello, close } = opened.value;
+  const wrong: string[] = [];
+  if (hello.version !== want.version) wrong.push(`version ${hello.version}, not the provider's ${want.version}`);
+  if (hello.kind !== want.kind) wrong.push(`kind ${hello.kind}, not ${want.kind}`);
+  const sorted = (g: readonly string[]) => [...g].sort().join(",");
+  if (sorted(hello.groups) !== sorted(want.groups)) wrong.push(`groups ${hello.groups.join(", ")}, not ${want.groups.join(", ")}`);
+  if (wrong.length) {
+    await close();
+    return fail("refused", `the daemon in ${container.name} is not the provider's: ${wrong.join("; ")}; make a new computer with this provider`);
+  }
+  return opened;
+}
+
+/** Init's socket from this machine (the container inspected for its init's pid); undefined where there is no such way. */
+async function openLocal(engine: DockerEngine, container: Target, signal?: AbortSignal): Promise<Result<Connection> | undefined> {
+  if (isRemote(engine.address)) return undefined;
+  const inspected = await (container.inspected ?? inspect(engine, container.id, { signal }));
+  if (!inspected.ok) return undefined;
+  return openLocalConnection(engine.address, inspected.value, signal);
+}
+
+/** Opens the bridge (or the container's own stdio) and says hello within HELLO_TIMEOUT_MS and the caller's signal. */
+async function openBridge(engine: DockerEngine, container: Target, signal: AbortSignal | undefined, way: Way): Promise<Result<Connection>> {
   const target = container.name;
   if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);
   const { bound, signal: helloSignal } = boundedBy(HELLO_TIMEOUT_MS, signal);
@@ -91,18 +132,5 @@ export async function openConnection(
     words: () => stderr,
     gone: GONE,
   });
-  if (!said.ok) return said;
-  const hello = said.value;
-  if (want) {
-    const wrong: string[] = [];
-    if (hello.version !== want.version) wrong.push(`version ${hello.version}, not the provider's ${want.version}`);
-    if (hello.kind !== want.kind) wrong.push(`kind ${hello.kind}, not ${want.kind}`);
-    const sorted = (g: readonly string[]) => [...g].sort().join(",");
-    if (sorted(hello.groups) !== sorted(want.groups)) wrong.push(`groups ${hello.groups.join(", ")}, not ${want.groups.join(", ")}`);
-    if (wrong.length) {
-      await close();
-      return fail("refused", `the daemon in ${target} is not the provider's: ${wrong.join("; ")}; make a new computer with this provider`);
-    }
-  }
-  return ok({ client, hello, close });
+  return said.ok ? ok({ client, hello: said.value, close }) : said;
 }

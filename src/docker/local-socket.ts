@@ -1,13 +1,15 @@
 // Init's socket reached from this machine with no exec: for an engine on this machine whose
 // containers' processes this process can see, the socket is opened through the computer's own
-// root in /proc, so a read-back's hello costs a connect, not a docker exec (a process started in
-// the computer). The inode connected to is proved to be the socket on the computer's own
-// /run/agentrun tmpfs: /proc/<pid> held open (a pid reused later is not followed), its cgroup
-// naming the container, and the socket opened without following a link (O_PATH | O_NOFOLLOW)
-// and held to the device that tmpfs has in the computer's mount table, so a link planted by a
-// program of the computer never points this process at a socket of the host's. Anything else
-// (another host's engine, a pid this process cannot see or enter, no socket there) is no way
-// here, and the caller takes the bridge.
+// root in /proc, so a connection costs a connect, not a docker exec (a process started in the
+// computer), and carries any byte both ways (frames). The inode connected to is proved to be the
+// socket on the computer's own /run/agentrun tmpfs: /proc/<pid> held open (a pid reused later is
+// not followed), its cgroup naming the container, and the socket opened without following a link
+// (O_PATH | O_NOFOLLOW) and held to the device that tmpfs has in the computer's mount table, so a
+// link planted by a program of the computer never points this process at a socket of the host's.
+// A socket not there yet (init just started) is waited for, as the bridge waits. Anything else
+// (another host's engine, Docker Desktop's VM, a rootless engine's socket this user cannot
+// connect to, a pid this process cannot see or enter) is no way here, and the caller takes the
+// bridge.
 import { promises as fs } from "node:fs";
 import net from "node:net";
 import { DaemonClient } from "../daemon/client.js";
@@ -56,8 +58,21 @@ export function inContainer(cgroup: string, id: string): boolean {
   return /^[0-9a-f]{64}$/.test(id) && cgroup.includes(id);
 }
 
-/** The socket open as a path to connect to (/proc/self/fd/N), proved to be the computer's; undefined when not. */
-async function provedSocket(inspected: Inspected): Promise<{ path: string; close(): Promise<void> } | undefined> {
+/** How long a socket not there yet is waited for: the bridge's own wait (computerd stdio's 3 s). */
+const SOCKET_WAIT_MS = 3_000;
+const RETRY_MS = 10;
+
+/** A socket proved the computer's, open as a path to connect to (/proc/self/fd/N). */
+interface Proved {
+  path: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The socket open as a path to connect to, proved to be the computer's; "wait" when the computer's
+ * /run/agentrun holds no socket yet (init has not listened); undefined when there is no way here.
+ */
+async function provedSocket(inspected: Inspected): Promise<Proved | "wait" | undefined> {
   const flags = PATH_FLAGS[process.arch];
   const pid = inspected.State?.Pid ?? 0;
   if (process.platform !== "linux" || flags === undefined || !inspected.State?.Running || !Number.isInteger(pid) || pid <= 0) return undefined;
@@ -69,7 +84,12 @@ async function provedSocket(inspected: Inspected): Promise<{ path: string; close
     if (!inContainer(await fs.readFile(`${under}/cgroup`, "utf8"), inspected.Id)) return undefined;
     const device = tmpfsDevice(await fs.readFile(`${under}/mountinfo`, "utf8"), RUN_DIR);
     if (device === undefined) return undefined;
-    socket = await fs.open(`${under}/root${RUN_DIR}/${SOCKET_NAME}`, flags | fs.constants.O_NOFOLLOW);
+    const opened = await fs.open(`${under}/root${RUN_DIR}/${SOCKET_NAME}`, flags | fs.constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return "wait" as const;
+      return undefined;
+    });
+    if (typeof opened !== "object") return opened;
+    socket = opened;
     const stat = await socket.stat({ bigint: true });
     if (!stat.isSocket() || stat.dev !== device) return undefined;
     const held = socket;
@@ -83,33 +103,54 @@ async function provedSocket(inspected: Inspected): Promise<{ path: string; close
   }
 }
 
+/** A connect to the proved socket: the socket, "wait" when nothing listens there yet, undefined when refused otherwise or aborted. */
+async function connected(proved: Proved, signal: AbortSignal): Promise<net.Socket | "wait" | undefined> {
+  if (signal.aborted) {
+    await proved.close();
+    return undefined;
+  }
+  const socket = net.connect(proved.path);
+  let onAbort = () => {};
+  const result = await new Promise<net.Socket | "wait" | undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    socket.once("connect", () => resolve(socket));
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED" ? "wait" : undefined));
+  });
+  signal.removeEventListener("abort", onAbort);
+  await proved.close();
+  if (result !== socket) socket.destroy();
+  return result;
+}
+
 /**
- * A connection to the computer's init over its socket, said hello to within HELLO_TIMEOUT_MS and
- * the caller's signal; undefined when this machine has no such way to it, so the caller takes the
- * bridge (openConnection). A daemon that is reached but does not answer is the result, as the
- * bridge's would be.
+ * A connection to the computer's init over its socket, said hello to (asking for frames) within
+ * HELLO_TIMEOUT_MS and the caller's signal; undefined when this machine has no such way to it, so
+ * the caller takes the bridge (openConnection). A daemon that is reached but does not answer is the
+ * result, as the bridge's would be.
  */
 export async function openLocalConnection(engine: EngineAddress, inspected: Inspected, signal?: AbortSignal): Promise<Result<Connection> | undefined> {
   if (isRemote(engine) || signal?.aborted) return undefined;
-  const proved = await provedSocket(inspected);
-  if (!proved) return undefined;
-  const socket = net.connect(proved.path);
-  const connected = await new Promise<boolean>((resolve) => {
-    socket.once("connect", () => resolve(true));
-    socket.once("error", () => resolve(false));
-  });
-  await proved.close();
-  if (!connected) {
-    socket.destroy();
-    return undefined;
+  const bounded = boundedBy(HELLO_TIMEOUT_MS, signal);
+  const until = Date.now() + SOCKET_WAIT_MS;
+  let socket: net.Socket | undefined;
+  for (;;) {
+    const proved = await provedSocket(inspected);
+    const reached = typeof proved === "object" ? await connected(proved, bounded.signal) : proved;
+    if (typeof reached === "object") {
+      socket = reached;
+      break;
+    }
+    if (reached === undefined || bounded.signal.aborted || Date.now() >= until) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
   }
   const target = inspected.Name.replace(/^\//, "");
   const client = new DaemonClient(socket);
+  const open = socket;
   const close = async () => {
     await client.close();
-    socket.destroy();
+    open.destroy();
   };
-  const bounded = boundedBy(HELLO_TIMEOUT_MS, signal);
-  const said = await helloWithin({ client, who: "agentrun-docker", target, bounded, boundMs: HELLO_TIMEOUT_MS, caller: signal, close });
+  const said = await helloWithin({ client, who: "agentrun-docker", frames: true, target, bounded, boundMs: HELLO_TIMEOUT_MS, caller: signal, close });
   return said.ok ? ok({ client, hello: said.value, close }) : said;
 }

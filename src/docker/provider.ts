@@ -36,7 +36,7 @@ import { DockerEngine } from "./api.js";
 import { checkSpec } from "./check.js";
 import { DockerCli } from "./cli.js";
 import { proxyReadBack } from "./computer-egress.js";
-import { openConnection, type Way } from "./connect.js";
+import { openConnection, type Target, type Way } from "./connect.js";
 import type { MachineKind } from "../daemon/protocol.js";
 import { IMAGE_SETTING, KIND_LABEL } from "./constants.js";
 import { CAPABILITIES, capabilitiesOfKind, type DockerContext, targetOf } from "./context.js";
@@ -274,21 +274,29 @@ export class DockerProvider implements ComputerProvider {
   /**
    * The daemon's connection, its hello held to the computer's kind: a ref's spec says it, else
    * the computer's own label. A desktop whose X server has gone is refused (it reads back linux).
+   * On an engine of this machine the one inspect also gives init's pid, for its socket.
    */
   async connect(ref: ComputerRef, options: CallOptions = {}): Promise<Result<Connection>> {
     const target = targetOf(ref);
     if (!target.ok) return target;
-    let kind = ref.spec?.kind;
-    if (kind === undefined) {
-      const found = await inspect(this.engine, target.value, options);
+    const said = ref.spec?.kind;
+    const inspecting = said === undefined || !isRemote(this.engine.address) ? inspect(this.engine, target.value, options) : undefined;
+    let kind: MachineKind;
+    if (said !== undefined) kind = said;
+    else {
+      const found = await inspecting!;
       if (!found.ok) return found;
       kind = labelsOf(found.value)[KIND_LABEL] === "desktop" ? "desktop" : "linux";
     }
-    return this.#open({ id: target.value, name: typeof ref.name === "string" ? ref.name : target.value }, kind, options, "exec");
+    const name = typeof ref.name === "string" ? ref.name : target.value;
+    return this.#open({ id: target.value, name, ...(inspecting ? { inspected: inspecting } : {}) }, kind, options, "exec");
   }
 
-  /** A connection, its hello held to the kind's declaration; a pool's claim opens it over the computer's own stdio. */
-  #open(container: { id: string; name: string }, kind: MachineKind, options: CallOptions, way: Way): Promise<Result<Connection>> {
+  /**
+   * A connection, its hello held to the kind's declaration: over init's socket from this machine
+   * where it can be, else the way given (a pool's claim: the computer's own stdio).
+   */
+  #open(container: Target, kind: MachineKind, options: CallOptions, way: Way): Promise<Result<Connection>> {
     const declared = capabilitiesOfKind(kind);
     return openConnection(this.engine, container, { version: this.version, kind: declared.kind, groups: declared.groups }, options.signal, way);
   }

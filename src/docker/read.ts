@@ -7,7 +7,6 @@ import type { AttachBy, ReadBack } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
 import { openConnection } from "./connect.js";
-import { openLocalConnection } from "./local-socket.js";
 import { HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
 import { capabilitiesOfKind, type DockerContext, expectedOf, refOf } from "./context.js";
 import { inspect, listByLabels } from "./containers.js";
@@ -44,9 +43,12 @@ async function fromInside(
   inspected: Inspected,
   options: CallOptions,
 ): Promise<Result<{ hello: Hello | undefined; mismatches: string[] }>> {
-  const connection =
-    (await openLocalConnection(context.engine.address, inspected, options.signal)) ??
-    (await openConnection(context.engine, { id: inspected.Id, name: nameOf(inspected) }, undefined, options.signal));
+  const connection = await openConnection(
+    context.engine,
+    { id: inspected.Id, name: nameOf(inspected), inspected: Promise.resolve(ok(inspected)) },
+    undefined,
+    options.signal,
+  );
   if (!connection.ok) {
     if (connection.error.code === "aborted") return connection;
     return ok({ hello: undefined, mismatches: [connection.error.message] });

@@ -2,7 +2,8 @@
 // each batch one tar push. The daemon writes every file of a push beside its name and renames it
 // into place (a .computerd-push-* part), so a connection cut mid-batch leaves no half file and a
 // retry writes every file whole. Each batch is read back from inside: one exec.run of sha256sum
-// and stat over its paths, so what is there is known by its bytes, not by what was sent.
+// and stat over its paths, so what is there is known by its bytes, not by what was sent; it runs
+// while the next batch is pushed.
 import { CallError, type CallOptions } from "../daemon/client.js";
 import { pushTar } from "../daemon/files.js";
 import { MAX_OUTPUT_BYTES } from "../daemon/protocol.js";
@@ -50,15 +51,35 @@ export interface LoadOptions extends CallOptions {
   onBatch?: (batch: number, of: number, bytes: number) => void;
 }
 
-/** Loads the files into the home, batch by batch, and reads each batch back: every sha256 and mode must be what was sent. */
+/**
+ * Loads the files into the home, batch by batch, and reads each batch back: every sha256 and mode
+ * must be what was sent. A batch's read-back (sha256sum inside, the load's longest part: 1.3-2 s
+ * for 50 MiB on a busy 2-core host, against 0.3-0.8 s for its push) runs while the next batch is
+ * pushed, on the same connection; the first failure in batch order is the result.
+ */
 export async function loadFiles(session: Session, files: readonly FileToLoad[], options: LoadOptions = {}): Promise<Result<Record<string, FileReadBack>>> {
   const batches = batchesOf(files);
-  const read: Record<string, FileReadBack> = {};
+  const checks: Array<Promise<Result<Record<string, FileReadBack>>>> = [];
+  let refused = false;
+  const checked = async (): Promise<Result<Record<string, FileReadBack>>> => {
+    const read: Record<string, FileReadBack> = {};
+    for (const check of checks) {
+      const back = await check;
+      if (!back.ok) return back;
+      Object.assign(read, back.value);
+    }
+    return ok(read);
+  };
   for (const [i, batch] of batches.entries()) {
+    // A batch that read back otherwise already: no more is sent.
+    if (refused) return checked();
     const bytes = batch.reduce((n, f) => n + f.size, 0);
     options.onBatch?.(i + 1, batches.length, bytes);
     const pushed = await pushTar(session.client, session.home, tarStream(batch), { signal: options.signal });
     if (!pushed.ok) {
+      // A batch before it that does not read back as sent is the first failure.
+      const before = await checked();
+      if (!before.ok) return before;
       const where = `batch ${i + 1} of ${batches.length} (${batch.length} files, ${bytes} bytes)`;
       if (pushed.error.code === "closed") {
         return fail(
@@ -68,24 +89,36 @@ export async function loadFiles(session: Session, files: readonly FileToLoad[], 
       }
       return fail(pushed.error.code, `${session.name}: tar.push of ${where} failed: ${pushed.error.message}`);
     }
-    const back = await readBack(
-      session,
-      batch.map((f) => f.name),
-      options,
+    checks.push(
+      checkBatch(session, batch, options).then((back) => {
+        refused ||= !back.ok;
+        return back;
+      }),
     );
-    if (!back.ok) return back;
-    for (const file of batch) {
-      const got = back.value[file.name];
-      const want = (file.mode & 0o7777).toString(8);
-      if (!got) return fail("failed", `${session.name}: ${file.name} was sent but is not there when read back`);
-      if (got.sha256 !== file.sha256)
-        return fail(
-          "failed",
-          `${session.name}: ${file.name} reads back with sha256 ${got.sha256}, not the ${file.sha256} sent (changed inside while it was written?)`,
-        );
-      if (got.mode !== want) return fail("failed", `${session.name}: ${file.name} reads back with mode ${got.mode}, not the ${want} sent`);
-      read[file.name] = got;
-    }
+  }
+  return checked();
+}
+
+/** A pushed batch read back from inside: each file's sha256 and mode as sent, or the first that is not. */
+async function checkBatch(session: Session, batch: readonly FileToLoad[], options: CallOptions): Promise<Result<Record<string, FileReadBack>>> {
+  const back = await readBack(
+    session,
+    batch.map((f) => f.name),
+    options,
+  );
+  if (!back.ok) return back;
+  const read: Record<string, FileReadBack> = {};
+  for (const file of batch) {
+    const got = back.value[file.name];
+    const want = (file.mode & 0o7777).toString(8);
+    if (!got) return fail("failed", `${session.name}: ${file.name} was sent but is not there when read back`);
+    if (got.sha256 !== file.sha256)
+      return fail(
+        "failed",
+        `${session.name}: ${file.name} reads back with sha256 ${got.sha256}, not the ${file.sha256} sent (changed inside while it was written?)`,
+      );
+    if (got.mode !== want) return fail("failed", `${session.name}: ${file.name} reads back with mode ${got.mode}, not the ${want} sent`);
+    read[file.name] = got;
   }
   return ok(read);
 }

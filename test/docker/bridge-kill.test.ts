@@ -1,5 +1,6 @@
 // A connection to a computer cut in the middle of a long exec.run and of a pushTar, by killing
-// its bridge (the `computerd stdio` process the connection runs in the computer) from the host:
+// its bridge (the `computerd stdio` process the connection runs in the computer) from the host
+// (the provider's engine reached as another host's, whose connections take the bridge):
 // the caller gets an error naming the cause, the daemon ends the orphaned run, a new connection
 // works, and no half-written file is left where a whole one was promised. Then the planted file
 // content is found in none of the computer's labels or environment.
@@ -9,12 +10,21 @@ import { CallError } from "../../src/daemon/client.js";
 import { tarOf } from "../../src/conformance/tar.js";
 import { pushTar, writeFile } from "../../src/daemon/files.js";
 import type { ComputerRef, Connection } from "../../src/contract/provider.js";
-import { docker, provider, spec, testLabel } from "../support/docker-helpers.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { DockerEngine } from "../../src/docker/api.js";
+import { docker, engineViaSsh, provider, spec, testLabel } from "../support/docker-helpers.js";
 import { until } from "../support/fault-helpers.js";
 import { leaks, plant } from "../support/planted-secrets.js";
 
 const planted = plant();
-const docker1 = provider();
+const sshDir = mkdtempSync(path.join(tmpdir(), "agentrun-bridge-kill-"));
+const docker1 = provider({ engine: new DockerEngine(engineViaSsh(sshDir)) });
+afterAll(async () => {
+  await docker1.close();
+  rmSync(sshDir, { recursive: true, force: true });
+});
 
 /** The host pids of the computer's bridges: `computerd stdio`, one per open connection. */
 function bridges(name: string): number[] {

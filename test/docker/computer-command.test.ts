@@ -8,7 +8,7 @@ import { computerCommand, runKey } from "../../provider/resources/computer-comma
 import { listProcesses } from "../../src/daemon/processes.js";
 import { openSession } from "../../src/inside/session.js";
 import { RUN_MARK, runFolder } from "../../src/inside/run.js";
-import { cutBridges, docker, inside, makeComputer, stepContext } from "../support/inside-helpers.js";
+import { bridged, cutBridges, docker, inside, makeComputer, stepContext } from "../support/inside-helpers.js";
 
 let computer: { name: string; remove(): Promise<void> };
 beforeAll(async () => {
@@ -177,7 +177,8 @@ describe("chaos", () => {
   }, 120_000);
 
   test("the connection cut mid-command fails naming the computer, the call and the cause; it is not resent; the retry runs once and leaves nothing", async () => {
-    const ctx = stepContext();
+    // Through the bridge, which the cut kills from inside.
+    const ctx = stepContext([], undefined, bridged);
     const inputs = await make({ command: "echo run >> ~/cut-count; sleep 3" });
     const running = computerCommand.create(ctx, inputs);
     const failed = expect(running).rejects.toThrow(

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { computerFiles } from "../../provider/resources/computer-files.js";
 import { loadFiles } from "../../src/inside/load.js";
 import { openSession } from "../../src/inside/session.js";
-import { docker, inside, cuttingClient, makeComputer, stepContext } from "../support/inside-helpers.js";
+import { bridged, docker, inside, cuttingClient, makeComputer, stepContext } from "../support/inside-helpers.js";
 
 const SIG = "4dabf18193072939515e22adb298388d";
 // As the engine sends them: each with its hash.
@@ -122,6 +122,43 @@ describe("batches on a real computer", () => {
   }, 300_000);
 });
 
+describe("a batch's read-back beside the next push", () => {
+  test("the second batch's push begins before the first batch's sha256sum has answered", async () => {
+    const blobs = [randomBytes(40 * 2 ** 20), randomBytes(40 * 2 ** 20)];
+    const load = blobs.map((b, i) => ({
+      name: `Downloads/beside/f${i}.bin`,
+      mode: 0o644,
+      size: b.length,
+      sha256: sha(b),
+      bytes: async function* () {
+        yield b;
+      },
+    }));
+    const opened = await openSession(docker, computer.name);
+    if (!opened.ok) throw new Error(opened.error.message);
+    const inner = opened.value.client;
+    const order: string[] = [];
+    const client = {
+      call: async (m: string, params: unknown, options?: unknown) => {
+        order.push(m);
+        try {
+          return await (inner.call as (m: string, p: unknown, o?: unknown) => Promise<unknown>)(m, params, options);
+        } finally {
+          if (m === "exec.run") order.push("exec.run answered");
+        }
+      },
+      request: inner.request.bind(inner),
+      close: inner.close.bind(inner),
+    } as unknown as typeof inner;
+    const loaded = await loadFiles({ ...opened.value, client }, load);
+    await opened.value.close();
+    expect(loaded.ok && Object.values(loaded.value).map((r) => r.sha256)).toEqual(blobs.map(sha));
+    const begins = order.flatMap((m, i) => (m === "tar.push.begin" ? [i] : []));
+    expect(begins).toHaveLength(2);
+    expect(begins[1]).toBeLessThan(order.indexOf("exec.run answered"));
+  }, 120_000);
+});
+
 describe("chaos: the connection cut during a batch", () => {
   test("fails naming the computer, the call and the cause; leaves no part file; a retry writes every file whole", async () => {
     const blobs = [randomBytes(3 * 2 ** 20), randomBytes(3 * 2 ** 20)];
@@ -134,7 +171,8 @@ describe("chaos: the connection cut during a batch", () => {
         yield b;
       },
     }));
-    const opened = await openSession(docker, computer.name);
+    // Through the bridge, which the cut kills from inside.
+    const opened = await openSession(bridged, computer.name);
     if (!opened.ok) throw new Error(opened.error.message);
     // The third write of the push: the first file is on its way, none is whole.
     const client = cuttingClient(opened.value.client, computer.name, "tar.push.write", 3);

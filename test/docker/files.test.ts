@@ -1,6 +1,6 @@
 // The file helpers against a real computerd: whole files in chunks, and a 50 MiB tree through a
 // pull piped into a push on one connection; every push and pull that began is ended. Each case
-// runs twice: as frames (Docker's bridge asks for them), and as the spec's lines (the same
+// runs twice: as frames (the provider's connection asks for them), and as the spec's lines (the same
 // connection seen through a client that never took frames up).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputerClient } from "../../src/daemon/client.js";

@@ -2,7 +2,8 @@
 // each a different computer; the rest are told the pool is empty), a claimed computer connected
 // and carrying its run's labels so list, releaseOlder and the sweep treat it as the run's, a
 // refill, and a drain; a PoolWatch's claim with no connect, and a claim with no watch over the
-// computer's own stdio, with no exec. Everything is removed at the end by the pool's label, which
+// computer's own stdio, with no exec, where init's socket is not reached from this machine (the
+// engine reached as another host's; test/docker/connect-local-socket.test.ts has the claim there). Everything is removed at the end by the pool's label, which
 // only this test's computers carry, and each claim record by its exact name.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -13,7 +14,7 @@ import { releaseOlder, sweep } from "../../src/fleet/janitor.js";
 import { RUN_LABEL, runLabels } from "../../src/contract/labels.js";
 import { DockerEngine, type Asked } from "../../src/docker/api.js";
 import { claim, drainPool, fillPool, POOL_LABEL, poolReady, PoolWatch, type Claimed } from "../../src/fleet/pool.js";
-import { docker, provider, spec, withLabel } from "../support/docker-helpers.js";
+import { docker, engineViaSsh, provider, spec, withLabel } from "../support/docker-helpers.js";
 
 const SIZE = 10;
 
@@ -164,9 +165,10 @@ describe("a PoolWatch: a service's own bridges to a pool's ready computers", () 
   }, 60_000);
 });
 
-describe("a claim with no watch: the computer's own stdio, with no exec", () => {
+describe("a claim with no watch on an engine of another host: the computer's own stdio, with no exec", () => {
   const asked: Asked[] = [];
-  const docker_ = provider({ engine: new DockerEngine(undefined, (a) => asked.push(a)) });
+  const sshDir = mkdtempSync(join(tmpdir(), "pool-stdio-"));
+  const docker_ = provider({ engine: new DockerEngine(engineViaSsh(sshDir), (a) => asked.push(a)) });
   const pool = { provider: docker_, id: `pool-${randomBytes(8).toString("hex")}` };
   const run = `pool-stdio-${randomBytes(4).toString("hex")}`;
   const claimed: Claimed[] = [];
@@ -195,8 +197,8 @@ describe("a claim with no watch: the computer's own stdio, with no exec", () => 
     const ids = names.map((name) => docker("inspect", "--format", "{{.Id}}", name));
     if (names.length) docker("rm", "--force", "--volumes", ...names);
     for (const id of ids) docker("volume", "rm", "--force", `agentrun-claim-${id}`);
-    for (const s of scripts) rmSync(s, { recursive: true, force: true });
-    await docker_.engine.close();
+    for (const s of [...scripts, sshDir]) rmSync(s, { recursive: true, force: true });
+    await docker_.close();
   }, 300_000);
 
   test("a pool's computer is made with its stdin open for one attach, no log kept, and init serving it", async () => {

@@ -2,8 +2,11 @@
 // a tracker that removes every computer a test made by its exact name, pass or fail.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { chmodSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, afterEach } from "vitest";
 import { DockerProvider, type DockerProviderOptions } from "../../src/docker/provider.js";
+import { type EngineAddress, engineAt } from "../../src/docker/engine.js";
 import type { ComputerSpec } from "../../src/contract/provider.js";
 import { toolchain as readToolchain } from "./toolchain.js";
 
@@ -47,4 +50,19 @@ export function withLabel(labels: Record<string, string>): string[] {
   return docker("ps", "--all", "--format", "{{.Names}}", ...filters)
     .split("\n")
     .filter(Boolean);
+}
+
+/**
+ * The shared engine reached as another host's: an ssh engine whose client (written into dir) is a
+ * stand-in for ssh's hop, running what follows the destination (docker system dial-stdio) here.
+ * The provider takes it as remote: no way to init's socket from this machine, the daemon put in
+ * by archive.
+ */
+export function engineViaSsh(dir: string): EngineAddress {
+  const ssh = path.join(dir, "ssh");
+  writeFileSync(ssh, '#!/bin/sh\nwhile [ $# -gt 0 ] && [ "$1" != "--" ]; do shift; done\nshift 2\n[ $# -eq 0 ] && exit 0\nexec "$@"\n');
+  chmodSync(ssh, 0o755);
+  const at = engineAt("ssh://engine.test", "the test's engine", { ssh: [ssh] });
+  if (!at.ok) throw new Error(at.error.message);
+  return at.value;
 }

@@ -2,14 +2,28 @@
 // removed by its exact name; a plugin context over its provider that keeps what steps say; a
 // shell inside it (docker exec, as its user); and a cut of its daemon connections mid-call.
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { execa } from "execa";
 import type { Context } from "../../provider/resource.js";
 import type { ComputerClient } from "../../src/daemon/client.js";
 import type { ComputerSpec } from "../../src/contract/provider.js";
 import { ok } from "../../src/contract/result.js";
-import { provider, spec, testLabel } from "./docker-helpers.js";
+import { DockerEngine } from "../../src/docker/api.js";
+import type { DockerProvider } from "../../src/docker/provider.js";
+import { engineViaSsh, provider, spec, testLabel } from "./docker-helpers.js";
 
 export const docker = provider();
+
+const sshDir = mkdtempSync(path.join(tmpdir(), "agentrun-inside-ssh-"));
+process.once("exit", () => rmSync(sshDir, { recursive: true, force: true }));
+/**
+ * The same engine reached as another host's, so its connections take the bridge (computerd stdio
+ * in an exec), which cutBridges cuts from inside: the chaos cases' provider. On the engine here a
+ * connection is init's own socket, which nothing inside the computer can cut but init's end.
+ */
+export const bridged = provider({ engine: new DockerEngine(engineViaSsh(sshDir)) });
 
 /** A fresh computer with this test's label; remove() takes it away by its exact name. */
 export async function makeComputer(extra: Partial<ComputerSpec> = {}): Promise<{ name: string; remove(): Promise<void> }> {
@@ -19,8 +33,12 @@ export async function makeComputer(extra: Partial<ComputerSpec> = {}): Promise<{
   return { name, remove: async () => void (await execa("docker", ["rm", "--force", "--volumes", name], { reject: false })) };
 }
 
-export function stepContext(said: string[] = [], urn = `urn:pulumi:test::inside::agentrun:index:Step::${randomBytes(6).toString("hex")}`): Context {
-  return { settings: {}, vendor: async () => ok(docker), signal: new AbortController().signal, say: (line) => said.push(line), urn };
+export function stepContext(
+  said: string[] = [],
+  urn = `urn:pulumi:test::inside::agentrun:index:Step::${randomBytes(6).toString("hex")}`,
+  vendor: DockerProvider = docker,
+): Context {
+  return { settings: {}, vendor: async () => ok(vendor), signal: new AbortController().signal, say: (line) => said.push(line), urn };
 }
 
 /** A bash line run inside the computer as its user; its stdout, trimmed. */

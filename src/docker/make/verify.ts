@@ -37,9 +37,11 @@ export async function readBack(context: DockerContext, creation: Creation<Prepar
   const { name, signal } = creation;
   const { id, plan } = made;
   await context.pause?.("after-run", signal);
+  // One inspect for the read-back and for the connection's way in (init's pid, for its socket from this machine).
+  const inspecting = inspect(context.engine, id, { signal });
   const [inspected, connection, proxyFound, joinedNow] = await Promise.all([
-    inspect(context.engine, id, { signal }),
-    openConnection(context.engine, { id, name }, undefined, signal),
+    inspecting,
+    openConnection(context.engine, { id, name, inspected: inspecting }, undefined, signal),
     made.egressPlan ? inspectEgress(context.engine, name, { signal }) : Promise.resolve(ok(undefined)),
     plan.egress === undefined
       ? Promise.resolve(ok(undefined))
