@@ -121,7 +121,7 @@ export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetw
   const refused = new Set(flags.get("--host-address") ?? []);
   const missing = want.hostAddresses.filter((a) => !refused.has(a));
   if (missing.length > 0)
-    return other(`does not refuse the nodes' addresses ${missing.join(", ")} (egress.hostAddresses gained them after the proxy was made)`);
+    return other(`does not refuse the nodes' addresses ${missing.join(", ")} (the nodes or egress.hostAddresses gained them after the proxy was made)`);
   const list = checkAllowlist(flags.get("--allow") ?? [], want.testRange ? { testNetwork: want.testRange } : {});
   if (!list.ok) return other(`holds a list check refuses: ${list.refusals.map((r) => r.message).join("; ")}`);
   return { allow: list.entries };

@@ -14,6 +14,7 @@ import { openExec } from "./exec.js";
 import type { Connection } from "../contract/provider.js";
 import { settle, type KubernetesProviderOptions, type Settled } from "./options.js";
 import { selectorOf } from "./labels.js";
+import { nodeAddresses, type NodeAddresses } from "./node-addresses.js";
 import { Preflight } from "./preflight.js";
 import { computerState, type Pod, type PodProblem, stateOf, waitingProblem } from "./readback.js";
 import { uploadDaemon } from "./upload.js";
@@ -43,6 +44,11 @@ export class KubePods {
 
   path(name?: string): string {
     return `/api/v1/namespaces/${encodeURIComponent(this.o.namespace)}/pods${name === undefined ? "" : `/${encodeURIComponent(name)}`}`;
+  }
+
+  /** What an allowlist's proxy refuses as the nodes' own: the Node list's and egress.hostAddresses (node-addresses.ts). */
+  nodeAddresses(signal?: AbortSignal): Promise<Result<NodeAddresses>> {
+    return nodeAddresses(this.api, this.o.egress.hostAddresses, { ms: this.o.t.callMs, signal, testRange: this.o.egress.testRange });
   }
 
   daemonBytes(): Promise<Result<Daemon>> {
