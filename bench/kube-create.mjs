@@ -5,18 +5,29 @@
 //   `kubectl apply` + `kubectl wait --for=condition=Ready` + one `kubectl exec true`, kubectl the
 //   one built from the same module;
 // - exec.run(["true"]) over the established connection beside `kubectl exec <pod> -- true`.
-// Every Pod is deleted, pass or fail. Run after `npm run build`: node bench/kube-create.mjs [rounds] [runs]
+// The computer's network is none or open (the third argument; open's Pod adds its setup container).
+// Everything is made in a namespace of its own (agentrun-bench-kube, made when missing and then
+// deleted); every Pod is deleted, pass or fail. The load (uptime) is printed with the figures.
+// Run after `npm run build`: node bench/kube-create.mjs [rounds] [runs] [none|open]
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { create, podManifest } from "../dist/src/kubernetes/index.js";
 
 const rounds = Number(process.argv[2] ?? 5);
 const runs = Number(process.argv[3] ?? 50);
+const network = process.argv[4] ?? "none";
+if (network !== "none" && network !== "open") throw new Error(`the network is none or open, not ${network}`);
+const NAMESPACE = "agentrun-bench-kube";
 const kube = JSON.parse(readFileSync(new URL("../dist/kube.json", import.meta.url), "utf8"));
-const provider = create({ kubeconfig: readFileSync(kube.kubeconfig, "utf8"), imagePullPolicy: "Never" });
-const kubectl = (input, ...args) => execFileSync(kube.kubectl, ["--kubeconfig", kube.kubeconfig, ...args], { encoding: "utf8", input });
+const provider = create({ kubeconfig: readFileSync(kube.kubeconfig, "utf8"), imagePullPolicy: "Never", namespace: NAMESPACE });
+const kubectl = (input, ...args) =>
+  execFileSync(kube.kubectl, ["--kubeconfig", kube.kubeconfig, ...args], { encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"] });
+const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
+const madeNamespace = kubectl(undefined, "get", "namespace", NAMESPACE, "--ignore-not-found", "-o", "name").trim() === "";
+if (madeNamespace) kubectl(undefined, "create", "namespace", NAMESPACE);
+console.log(`network ${network}; load before: ${uptime()}`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const spec = { image: kube.image, lifetimeMs: 600_000, network: "none" };
+const spec = { image: kube.image, lifetimeMs: 600_000, network };
 
 // One create first: the cluster's checks and the daemon's bytes are once per provider and process.
 const warm = await provider.create(spec);
@@ -37,23 +48,25 @@ try {
     const name = `bench-kube-${process.pid}-${i}`;
     const manifest = podManifest({
       name,
-      namespace: "default",
+      namespace: NAMESPACE,
       deadline: new Date(Date.now() + 600_000).toISOString(),
       lifetimeMs: 600_000,
-      recorded: { image: kube.image, user: "2510:2510", workdir: "/work" },
+      recorded: { image: kube.image, user: "2510:2510", workdir: "/work", network },
       labels: { "agentrun.bench": "kube-create" },
       arch: "amd64",
       pullPolicy: "Never",
       waitSeconds: 1,
     });
+    // The anchor's container sleeps; an open Pod keeps its setup container, which ends at once.
     manifest.spec.containers[0].command = ["sleep", "600"];
+    if (network === "open") manifest.spec.initContainers[0].command = ["true"];
     mine.push(name);
     t0 = performance.now();
-    kubectl(JSON.stringify(manifest), "apply", "-f", "-");
-    kubectl(undefined, "wait", "--for=condition=Ready", `pod/${name}`, "--timeout=120s");
-    kubectl(undefined, "exec", name, "--", "true");
+    kubectl(JSON.stringify(manifest), "apply", "-n", NAMESPACE, "-f", "-");
+    kubectl(undefined, "wait", "-n", NAMESPACE, "--for=condition=Ready", `pod/${name}`, "--timeout=120s");
+    kubectl(undefined, "exec", "-n", NAMESPACE, name, "--", "true");
     bare.push(performance.now() - t0);
-    kubectl(undefined, "delete", "pod", name, "--wait=true");
+    kubectl(undefined, "delete", "pod", "-n", NAMESPACE, name, "--wait=true");
     mine.pop();
   }
   const c = median(made);
@@ -75,7 +88,7 @@ try {
       ours.push(performance.now() - t0);
       if (i % 5 === 0) {
         t0 = performance.now();
-        kubectl(undefined, "exec", ref.value.name, "--", "true");
+        kubectl(undefined, "exec", "-n", NAMESPACE, ref.value.name, "--", "true");
         theirs.push(performance.now() - t0);
       }
     }
@@ -89,5 +102,7 @@ try {
     `exec.run(["true"]) median ${e.toFixed(1)} ms over the open connection, kubectl exec true median ${k.toFixed(0)} ms: ${(k / e).toFixed(1)}x faster (bound 20x; ${runs} and ${theirs.length} runs)`,
   );
 } finally {
-  for (const name of mine) kubectl(undefined, "delete", "pod", name, "--ignore-not-found", "--wait=true");
+  for (const name of mine) kubectl(undefined, "delete", "pod", name, "-n", NAMESPACE, "--ignore-not-found", "--wait=true");
+  if (madeNamespace) kubectl(undefined, "delete", "namespace", NAMESPACE, "--wait=true", "--timeout=120s");
 }
+console.log(`load after: ${uptime()}`);

@@ -5,6 +5,8 @@
 // is held to the mean of both (the machine is shared, and its load moves in minutes). The up runs
 // at --parallel N, as the anchor runs N at once. Everything made is deleted, pass or fail: the
 // anchor's Pods by their label, the stack by destroy, then any Pod still carrying the fleet's label.
+// Everything is made in a namespace of its own (agentrun-bench-fleet, made when missing and then
+// deleted), as the test cluster is shared.
 // Usage (as root, after npm run build and npm run kube:up): node bench/kube-fleet.mjs [N]
 import { execFile, execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -17,7 +19,10 @@ import { benchStack, root } from "./pulumi-stack.mjs";
 const run = promisify(execFile);
 const n = Number(process.argv[2] ?? 50);
 const kube = JSON.parse(await readFile(join(root, "dist/kube.json"), "utf8"));
-const kubectl = (...args) => run(kube.kubectl, ["--kubeconfig", kube.kubeconfig, ...args], { maxBuffer: 16 << 20 });
+const NAMESPACE = "agentrun-bench-fleet";
+const kubectl = (...args) => run(kube.kubectl, ["--kubeconfig", kube.kubeconfig, "-n", NAMESPACE, ...args], { maxBuffer: 16 << 20 });
+const madeNamespace = (await kubectl("get", "namespace", NAMESPACE, "--ignore-not-found", "-o", "name")).stdout.trim() === "";
+if (madeNamespace) await kubectl("create", "namespace", NAMESPACE);
 const seconds = async (f) => {
   const t0 = process.hrtime.bigint();
   await f();
@@ -50,6 +55,7 @@ const config = (key, value, secret) =>
   );
 config("kubeconfig", await readFile(kube.kubeconfig, "utf8"), true);
 config("imagePullPolicy", "Never", false);
+config("namespace", NAMESPACE, false);
 
 const manifests = await mkdtemp(join(tmpdir(), "agentrun-bench-kube-fleet-pods-"));
 /** N Pods by N parallel kubectl apply + wait Ready; their delete after is not timed. */
@@ -59,7 +65,7 @@ async function anchor(round) {
     names.map(async (name) => {
       const manifest = podManifest({
         name,
-        namespace: "default",
+        namespace: NAMESPACE,
         deadline: new Date(Date.now() + lifetimeMs).toISOString(),
         lifetimeMs,
         recorded: { image: kube.image, user: "2510:2510", workdir: "/work" },
@@ -110,11 +116,12 @@ try {
 } finally {
   await pulumi("destroy", "--yes", "--skip-preview", "--parallel", String(n)).catch((e) => console.error(`destroy: ${e.message}`));
   await kubectl("delete", "pods", "-l", `agentrun.bench=${anchorLabel}`, "--ignore-not-found", "--wait=true").catch((e) => console.error(e.message));
-  const left = (await kubectl("get", "pods", "-A", "-o", "name", "-l", `bench=${fleetLabel}`)).stdout.trim();
+  const left = (await kubectl("get", "pods", "-o", "name", "-l", `bench=${fleetLabel}`)).stdout.trim();
   if (left) {
     console.error(`left after destroy, deleting: ${left.replace(/\n/g, " ")}`);
-    await kubectl("delete", "pods", "-A", "-l", `bench=${fleetLabel}`, "--wait=true");
+    await kubectl("delete", "pods", "-l", `bench=${fleetLabel}`, "--wait=true");
   }
+  if (madeNamespace) await kubectl("delete", "namespace", NAMESPACE, "--wait=true", "--timeout=300s").catch((e) => console.error(e.message));
   await rm(dir, { recursive: true, force: true });
   await rm(manifests, { recursive: true, force: true });
 }

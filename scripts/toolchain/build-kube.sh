@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The single-node Kubernetes cluster's programs, built from Go modules (no release binary can be
 # downloaded on these machines), each component in its own throwaway module beside this script
-# and cached by version under $AGENTRUN_CACHE, one binary at a time, so an interrupted build
-# keeps what it finished. Every build runs at the lowest priority: it takes only idle CPU.
+# and cached by version under $AGENTRUN_CACHE, one binary at a time in each of two lanes (the
+# Kubernetes programs; containerd, etcd, the CNI plugins and pause beside them), each go build
+# with -p=2, so an interrupted build keeps what it finished. Every build runs at the lowest
+# priority: it takes only idle CPU.
 # Prints the folders as shell assignments (KUBE_BIN=..., ETCD_BIN=..., CONTAINERD_BIN=...,
 # CNI_BIN=..., PAUSE_BIN=...). Exit 10: everything was already built.
 # runc is Debian's package (1.1.5 in bookworm), which containerd 2.4 runs.
@@ -71,22 +73,36 @@ if ! flock -n 9; then
 fi
 
 command -v go >/dev/null || die "Go is not installed; install Go 1.26 or later and run this again"
-export CGO_ENABLED=0 GOFLAGS="-mod=mod -p=1"
+export CGO_ENABLED=0 GOFLAGS="-mod=mod -p=2"
 say "building the cluster's programs from Go modules: $(missing | tr '\n' ' ')(cold, kube-apiserver alone takes 10 to 45 minutes on 2 cores)"
-targets | while read -r dir module bin pkg tags flavour; do
-  [ -x "$dir/$bin" ] && continue
-  mkdir -p "$dir"
-  case "$flavour" in
-    kube) ldflags="$KUBE_LDFLAGS" ;;
-    containerd) ldflags="$CONTAINERD_LDFLAGS" ;;
-    *) ldflags="-s -w" ;;
-  esac
-  [ "$tags" = - ] && tags=""
-  t0=$SECONDS
-  (cd "$TOOLS/$module" && nice -n 19 go build -trimpath -tags "$tags" -ldflags "$ldflags" -o "$dir/$bin.partial" "$pkg") \
-    || die "$bin did not build; check that the Go module proxy answers (go env GOPROXY)"
-  mv "$dir/$bin.partial" "$dir/$bin"
-  say "built $bin in $((SECONDS - t0)) s ($(du -h "$dir/$bin" | cut -f1))"
-done
+# lane <kube|other>: that lane's missing programs, one after another, in targets' order. The
+# Kubernetes programs share one module and its build cache; the others are small and done long
+# before kube-apiserver, whose link is the build's tail.
+lane() {
+  targets | while read -r dir module bin pkg tags flavour; do
+    [ "$flavour" = kube ] && [ "$1" != kube ] && continue
+    [ "$flavour" != kube ] && [ "$1" = kube ] && continue
+    [ -x "$dir/$bin" ] && continue
+    mkdir -p "$dir"
+    case "$flavour" in
+      kube) ldflags="$KUBE_LDFLAGS" ;;
+      containerd) ldflags="$CONTAINERD_LDFLAGS" ;;
+      *) ldflags="-s -w" ;;
+    esac
+    [ "$tags" = - ] && tags=""
+    t0=$SECONDS
+    (cd "$TOOLS/$module" && nice -n 19 go build -trimpath -tags "$tags" -ldflags "$ldflags" -o "$dir/$bin.partial" "$pkg") \
+      || die "$bin did not build; check that the Go module proxy answers (go env GOPROXY)"
+    mv "$dir/$bin.partial" "$dir/$bin"
+    say "built $bin in $((SECONDS - t0)) s ($(du -h "$dir/$bin" | cut -f1))"
+  done
+}
+lane kube &
+kube_lane=$!
+lane other &
+other_lane=$!
+# Both lanes run to their end (one's failure leaves the other's programs built); the check below says what is missing.
+wait "$kube_lane" || true
+wait "$other_lane" || true
 [ -z "$(missing)" ] || die "some programs are still missing: $(missing | tr '\n' ' ')"
 print

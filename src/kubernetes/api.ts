@@ -108,6 +108,65 @@ export class KubeApi {
     });
   }
 
+  /**
+   * A watch (the path with watch=1): each object the API server sends goes to take until it returns
+   * true, and that object is the result; an ERROR event, the stream's end, the bound or the caller's
+   * abort first is a failure in words.
+   */
+  watch<T>(path: string, what: string, take: (object: T) => boolean, options: { ms: number; signal?: AbortSignal | undefined }): Promise<Result<T>> {
+    if (options.signal?.aborted) return Promise.resolve(fail("aborted", `${what} was aborted before the API server was asked`));
+    const { bound, signal } = boundedBy(options.ms, options.signal);
+    const tls = tlsOf(this.#creds);
+    return new Promise<Result<T>>((resolve) => {
+      let settled = false;
+      const finish = (result: Result<T>) => {
+        if (settled) return;
+        settled = true;
+        req.destroy();
+        resolve(result);
+      };
+      const req = https.request(
+        `${this.#creds.server}${path}`,
+        { ...tls, method: "GET", signal, headers: { ...tls.headers, accept: "application/json" } },
+        (res) => {
+          const status = res.statusCode ?? 0;
+          let text = "";
+          res.on("error", (error) => finish(this.#failed(what, error, bound, options.signal)));
+          res.on("end", () =>
+            finish(
+              status >= 200 && status < 300
+                ? fail("failed", `${what}: the API server ended the watch`)
+                : fail(codeOfStatus(status), `${what}: ${messageOf(status, text)}`),
+            ),
+          );
+          res.on("data", (chunk: Buffer) => {
+            text += chunk.toString("utf8");
+            if (status < 200 || status >= 300) return;
+            // One event a line: {"type": ADDED | MODIFIED | DELETED | ERROR, "object": ...}.
+            for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n")) {
+              const line = text.slice(0, nl).trim();
+              text = text.slice(nl + 1);
+              if (!line) continue;
+              let event: { type?: string; object?: { message?: string; code?: number } };
+              try {
+                event = JSON.parse(line) as typeof event;
+              } catch {
+                return finish(fail("protocol", `${what}: the API server sent an event that is not JSON`));
+              }
+              if (event.type === "ERROR")
+                return finish(
+                  fail(codeOfStatus(event.object?.code ?? 0), `${what}: ${redactWords(String(event.object?.message ?? "the watch failed").slice(0, 600))}`),
+                );
+              if (event.object !== undefined && take(event.object as T)) return finish(ok(event.object as T));
+            }
+          });
+        },
+      );
+      req.on("error", (error) => finish(this.#failed(what, error, bound, options.signal)));
+      req.end();
+    });
+  }
+
   #failed<T>(what: string, error: Error, bound: AbortSignal, caller: AbortSignal | undefined): Result<T> {
     if (caller?.aborted) return fail("aborted", `${what} was aborted`);
     if (bound.aborted) return fail("timeout", `${what}: the API server did not answer within the bound`);

@@ -154,7 +154,7 @@ export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetw
   const refused = new Set(flags.get("--host-address") ?? []);
   const missing = want.hostAddresses.filter((a) => !refused.has(a));
   if (missing.length > 0)
-    return other(`does not refuse the nodes' addresses ${missing.join(", ")} (egress.hostAddresses gained them after the proxy was made)`);
+    return other(`does not refuse the nodes' addresses ${missing.join(", ")} (the nodes or egress.hostAddresses gained them after the proxy was made)`);
   // A joined computer's list is its ConfigMap's, which inspect.ts reads and holds the sidecar's log to.
   if (want.proxy)
     return same(flags.get("--allow-file"), [LIST_FILE]) && !flags.has("--allow") ? { allow: [] } : other(`does not read its list from ${LIST_FILE} alone`);

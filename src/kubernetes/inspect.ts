@@ -31,23 +31,31 @@ export async function egressImageOf(sb: KubePods): Promise<Result<string>> {
   return daemon.ok ? ok(egressImageTag(daemon.value.sha256)) : daemon;
 }
 
-/** What an allowlisted Pod's sidecar must be, from what create recorded and the provider now. */
-async function sidecarWant(sb: KubePods, pod: Pod, recorded: RecordedSpec | undefined): Promise<Result<SidecarWant | undefined>> {
+/** What an allowlisted Pod's sidecar must be, from what create recorded and the provider now (the nodes' addresses among it, and why they were not read). */
+async function sidecarWant(
+  sb: KubePods,
+  pod: Pod,
+  recorded: RecordedSpec | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Result<{ want: SidecarWant | undefined; note?: string | undefined }>> {
   const user = parseUser(recorded?.user ?? "");
   const deadline = pod.metadata.annotations?.[DEADLINE_ANNOTATION];
-  if (!user.ok || !deadline) return ok(undefined);
+  if (!user.ok || !deadline) return ok({ want: undefined });
   const image = await egressImageOf(sb);
   if (!image.ok) return image;
-  return ok({
+  const nodes = await sb.nodeAddresses(signal);
+  if (!nodes.ok) return nodes;
+  const want: SidecarWant = {
     ...(recorded?.egress === undefined ? {} : { proxy: recorded.egress }),
     image: image.value,
     pullPolicy: sb.o.pullPolicy,
     uid: user.value.uid,
     gid: user.value.gid,
     deadline,
-    hostAddresses: sb.o.egress.hostAddresses,
+    hostAddresses: nodes.value.addresses,
     testRange: sb.o.egress.testRange,
-  });
+  };
+  return ok({ want, note: nodes.value.note });
 }
 
 /** The network read from inside: lo alone and no target reached for none and an allowlist; the Pod's interfaces for open. */
@@ -96,9 +104,10 @@ export async function inspectPod(
   const network = recordedNetwork(recorded);
   const notes: string[] = [];
   if (typeof network === "object") {
-    const want = await sidecarWant(sb, pod, recorded);
+    const want = await sidecarWant(sb, pod, recorded, options.signal);
     if (!want.ok) return want;
-    spec.network = podNetwork(network, sidecarOf(pod), want.value);
+    if (want.value.note) notes.push(want.value.note);
+    spec.network = podNetwork(network, sidecarOf(pod), want.value.want);
     if (recorded?.egress !== undefined) spec.egress = recorded.egress;
     if (typeof spec.network === "object" && "other" in spec.network) drift.push(spec.network.other.replace(/^network allow, but its /, "the "));
     else if (recorded?.egress !== undefined) {

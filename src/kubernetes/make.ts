@@ -25,6 +25,8 @@ export interface KubeChecked extends CheckedSpec {
   daemon?: Daemon;
   /** An allowlist's proxy image. */
   egressImage?: string;
+  /** An allowlist's: the addresses its proxy refuses as the nodes' own (node-addresses.ts). */
+  hostAddresses?: string[];
 }
 
 export interface KubeMade {
@@ -48,7 +50,9 @@ export function kubeHooks(
       if (!daemon.ok) return daemon;
       if (checked.allow === undefined) return ok({ ...checked, daemon: daemon.value });
       const image = await egressImageOf(sb);
-      return image.ok ? ok({ ...checked, daemon: daemon.value, egressImage: image.value }) : image;
+      if (!image.ok) return image;
+      const nodes = await sb.nodeAddresses(signal);
+      return nodes.ok ? ok({ ...checked, daemon: daemon.value, egressImage: image.value, hostAddresses: nodes.value.addresses }) : nodes;
     },
     adoption: provider.adoption(),
     make: async (c) => {
@@ -81,7 +85,7 @@ export function kubeHooks(
         runtimeClass: sb.o.runtimeClass,
         pullPolicy: sb.o.pullPolicy,
         waitSeconds: (t.uploadMs + t.callMs) / 1000,
-        sidecar: allow ? sidecarPlan(sb, c.checked.egressImage!, user.value, c.deadline, allow, proxy) : undefined,
+        sidecar: allow ? sidecarPlan(sb, c.checked, user.value, c.deadline, allow, proxy) : undefined,
       });
       const made = await sb.create(manifest, signal);
       if (!made.ok) {
@@ -135,7 +139,7 @@ export function kubeHooks(
 
 function sidecarPlan(
   sb: KubePods,
-  image: string,
+  checked: KubeChecked,
   user: { uid: number; gid: number },
   deadline: string,
   allow: string[],
@@ -143,13 +147,13 @@ function sidecarPlan(
 ): SidecarPlan {
   return {
     ...(proxy === undefined ? {} : { proxy }),
-    image,
+    image: checked.egressImage!,
     pullPolicy: sb.o.pullPolicy,
     uid: user.uid,
     gid: user.gid,
     deadline,
     allow,
-    hostAddresses: sb.o.egress.hostAddresses,
+    hostAddresses: checked.hostAddresses!,
     hint: sb.o.egress.hint,
     testRange: sb.o.egress.testRange,
   };

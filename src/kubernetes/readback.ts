@@ -48,6 +48,7 @@ export interface Pod {
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     creationTimestamp?: string;
+    resourceVersion?: string;
     deletionTimestamp?: string;
   };
   spec?: {

@@ -255,7 +255,7 @@ describe("check and options", () => {
 describe("the network read from inside (inspect)", () => {
   const hello = { version: "1.0.0", os: "linux", kind: "linux" as const, arch: "amd64", groups: ["exec", "files", "processes"] };
   /** A KubePods slice whose connection answers the probe with these interfaces, recording the probe's argv. */
-  function pods(interfaces: string[], asked: string[][]) {
+  function pods(interfaces: string[], asked: string[][], note?: string) {
     const client = {
       call: async (method: string, params: { argv: string[] }) => {
         expect(method).toBe("exec.run");
@@ -284,6 +284,7 @@ describe("the network read from inside (inspect)", () => {
       open: async () => ({ ok: true, value: connection }),
       want: () => ({ version: "1.0.0", arch: "amd64", kind: "linux", groups: ["exec", "files", "processes"], user: "2510:2510", sha256: "" }),
       daemonBytes: async () => ({ ok: true, value: { sha256: "0".repeat(64), bytes: new Uint8Array() } }),
+      nodeAddresses: async () => ({ ok: true, value: { addresses: ["203.0.113.7"], ...(note ? { note } : {}) } }),
     } as unknown as KubePods;
   }
 
@@ -310,6 +311,12 @@ describe("the network read from inside (inspect)", () => {
   it("names an allowlisted computer whose programs see the Pod's network past the proxy", async () => {
     const read = await inspectPod(pods(["eth0", "lo"], []), running({ allow: ["example.com"] }), {});
     expect(read.ok && read.value.drift.join("; ")).toMatch(/network allow, but not through its proxy alone/);
+  });
+
+  it("says in the notes when the nodes' own addresses could not be read", async () => {
+    const note = "the credentials may not list nodes, so the egress proxy refuses none of them (egress.hostAddresses is empty)";
+    const read = await inspectPod(pods(["lo"], [], note), running({ allow: ["example.com"] }), {});
+    expect(read.ok && read.value.ref.notes).toContain(note);
   });
 
   it("names a sidecar whose image was edited by hand", async () => {
