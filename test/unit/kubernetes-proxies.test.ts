@@ -209,6 +209,7 @@ describe("a joined computer's Pod", () => {
         egress: { image: IMAGE, hostAddresses: ["203.0.113.7"], hint: "h", testRange: undefined },
         t: { listSyncMs: 120_000 },
       },
+      nodeAddresses: async () => ({ ok: true, value: { addresses: ["203.0.113.7"] } }),
     } as unknown as KubePods;
     const proxies = {
       configMap: async () => ({ ok: true, value: configMap }),

@@ -3,7 +3,9 @@
 // image's build or a warm pool needs. Each such module is counted as it loads; a create through the
 // same plugin then loads them, so the count can fail. The engine is a stand-in answering a
 // recorded docker inspect.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, test, vi } from "vitest";
 import { makeProvider } from "../../provider/plugin.js";
 import { engineStandIn, recordedInfo } from "../support/engine-stand-in.js";
@@ -40,7 +42,12 @@ const stand = await engineStandIn((call) => {
 });
 afterAll(() => stand.close());
 
-const provider = makeProvider({ version: "0.1.0", schema: "{}", settings: { ok: true, value: { docker: { engine: stand.engine } } } });
+// A daemon of the test's own: the unit project runs before any build, with no dist/.
+const folder = mkdtempSync(join(tmpdir(), "read-loads-"));
+writeFileSync(join(folder, "computerd"), "a daemon's bytes", { mode: 0o755 });
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+const docker = { engine: stand.engine, daemonPath: join(folder, "computerd"), daemonCache: join(folder, "cache") };
+const provider = makeProvider({ version: "0.1.0", schema: "{}", settings: { ok: true, value: { docker } } });
 afterAll(() => provider.shutdown!());
 const urn = "urn:pulumi:test::p::agentrun:index:Computer::c";
 
