@@ -3,7 +3,6 @@
 // held), the sidecar read back and every way it can differ from what was made named, the Pod's
 // own side of the network held, and the network's refusals and options before any API call.
 import { describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import type { Connection, NetworkPolicy } from "../../src/contract/provider.js";
 import { inspectPod } from "../../src/kubernetes/inspect.js";
 import type { KubePods } from "../../src/kubernetes/pods.js";
@@ -13,15 +12,9 @@ import { EGRESS_CONTAINER, initNetworkArgs, podNetwork, sidecarNetwork, type Sid
 import { podManifest, type PodPlan } from "../../src/kubernetes/pod.js";
 import { networkPartsDrift, podDrift, sidecarOf, sidecarProblem, waitingProblem, type Pod } from "../../src/kubernetes/readback.js";
 import { EGRESS_MOUNT, EGRESS_SOCKET } from "../../src/egress/proxy-command.js";
+import { tokenKubeconfig } from "../support/kubeconfig.js";
 
-const kubeconfig = stringify({
-  apiVersion: "v1",
-  kind: "Config",
-  clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:6443", "certificate-authority-data": Buffer.from("CA").toString("base64") } }],
-  users: [{ name: "u", user: { token: "t" } }],
-  contexts: [{ name: "ctx", context: { cluster: "c", user: "u" } }],
-  "current-context": "ctx",
-});
+const kubeconfig = tokenKubeconfig;
 
 const DEADLINE = "2026-12-02T12:00:00.000Z";
 const IMAGE = "agentrun-egress:0123456789abcdef";

@@ -4,7 +4,6 @@
 // ConfigMap's list ("not yet" within the bound, drift past it); the refusals before any call, and
 // release refused while a computer mounts it, against an API server slice in memory.
 import { describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { listDigest } from "../../src/egress/list-digest.js";
 import { DIGEST_ANNOTATION, PROXY_LABEL } from "../../src/kubernetes/constants.js";
 import { create } from "../../src/kubernetes/create.js";
@@ -14,15 +13,9 @@ import { podManifest, type PodPlan } from "../../src/kubernetes/pod.js";
 import type { KubePods } from "../../src/kubernetes/pods.js";
 import { type ConfigMap, heldOf, joinedNetwork, KubeEgressProxies, proxyManifest, sidecarHolds } from "../../src/kubernetes/proxies.js";
 import { sidecarOf, type Pod } from "../../src/kubernetes/readback.js";
+import { tokenKubeconfig } from "../support/kubeconfig.js";
 
-const kubeconfig = stringify({
-  apiVersion: "v1",
-  kind: "Config",
-  clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:6443", "certificate-authority-data": Buffer.from("CA").toString("base64") } }],
-  users: [{ name: "u", user: { token: "t" } }],
-  contexts: [{ name: "ctx", context: { cluster: "c", user: "u" } }],
-  "current-context": "ctx",
-});
+const kubeconfig = tokenKubeconfig;
 
 const NAME = "proxy-0123456789ab";
 const DEADLINE = "2026-12-02T12:00:00.000Z";
