@@ -5,7 +5,6 @@
 // the socket's place never reaches a socket of this machine's: connect then takes the bridge. (A
 // claim on such an engine takes the computer's own stdio: test/docker/pool-claim.test.ts.)
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -13,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Asked, DockerEngine } from "../../src/docker/api.js";
 import type { ComputerRef } from "../../src/contract/provider.js";
 import { claim, fillPool, POOL_LABEL } from "../../src/fleet/pool.js";
-import { cleanup, docker, engineViaSsh, provider, spec, testLabel, withLabel } from "../support/docker-helpers.js";
+import { cleanup, docker, engineViaSsh, plantHostSocketLink, provider, spec, testLabel, withLabel } from "../support/docker-helpers.js";
 
 const made = cleanup("all");
 const dir = mkdtempSync(path.join(tmpdir(), "agentrun-connect-local-"));
@@ -85,24 +84,16 @@ describe("connections on an engine of this machine", () => {
   }, 120_000);
 
   it("never follows a link put in the socket's place to a socket of this machine's: connect takes the bridge", async () => {
-    const host = path.join(dir, "host.sock");
-    let reached = 0;
-    const server = net.createServer((c) => {
-      reached += 1;
-      c.destroy();
-    });
-    await new Promise<void>((resolve) => server.listen(host, resolve));
-    docker("exec", ref.name, "sh", "-c", `mv /run/agentrun/computerd.sock /run/agentrun/moved.sock && ln -s ${host} /run/agentrun/computerd.sock`);
+    const planted = await plantHostSocketLink(ref.name, dir);
     try {
       local.reset();
       const connected = await local.docker_.connect(ref);
-      expect(reached).toBe(0);
+      expect(planted.reached()).toBe(0);
       expect(local.execs()).toBe(1);
       // The bridge, inside the computer, finds no daemon at the link either.
       expect(connected.ok).toBe(false);
     } finally {
-      docker("exec", ref.name, "sh", "-c", "rm /run/agentrun/computerd.sock && mv /run/agentrun/moved.sock /run/agentrun/computerd.sock");
-      await new Promise((resolve) => server.close(resolve));
+      await planted.undo();
     }
   }, 60_000);
 });

@@ -2,7 +2,6 @@
 // /proc, with no exec; a link a program of the computer puts in the socket's place, or a pid that
 // is not the container's, never points it anywhere else, and the read takes the bridge as before.
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +9,7 @@ import { type Asked, DockerEngine } from "../../src/docker/api.js";
 import { inspect } from "../../src/docker/containers.js";
 import { openLocalConnection } from "../../src/docker/local-socket.js";
 import type { ComputerRef } from "../../src/contract/provider.js";
-import { cleanup, docker, provider, spec, testLabel } from "../support/docker-helpers.js";
+import { cleanup, docker, plantHostSocketLink, provider, spec, testLabel } from "../support/docker-helpers.js";
 
 const made = cleanup("all");
 
@@ -61,25 +60,16 @@ describe("a read over init's socket from this machine", () => {
   });
 
   it("never follows a link put in the socket's place to a socket of this machine's: the read takes the bridge", async () => {
-    const host = path.join(dir, "host.sock");
-    let reached = 0;
-    const server = net.createServer((c) => {
-      reached += 1;
-      c.destroy();
-    });
-    await new Promise<void>((resolve) => server.listen(host, resolve));
-    // As the computer's user, who owns /run/agentrun: the socket moved aside and a link left in its place.
-    docker("exec", ref.name, "sh", "-c", `mv /run/agentrun/computerd.sock /run/agentrun/moved.sock && ln -s ${host} /run/agentrun/computerd.sock`);
+    const planted = await plantHostSocketLink(ref.name, dir);
     try {
       const { docker_, execs } = counting();
       const read = await docker_.read({ id: ref.name });
-      expect(reached).toBe(0);
+      expect(planted.reached()).toBe(0);
       expect(execs()).toBe(1);
       // The bridge, inside the computer, finds no daemon at the link either: it did not answer.
       expect(read.ok && read.value.drift.join("; ")).toMatch(new RegExp(`the daemon in ${ref.name} did not answer hello`));
     } finally {
-      docker("exec", ref.name, "sh", "-c", "rm /run/agentrun/computerd.sock && mv /run/agentrun/moved.sock /run/agentrun/computerd.sock");
-      await new Promise((resolve) => server.close(resolve));
+      await planted.undo();
     }
     const again = await counting().docker_.read({ id: ref.name });
     expect(again.ok && again.value.drift).toEqual([]);

@@ -3,6 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { afterAll, afterEach } from "vitest";
 import { DockerProvider, type DockerProviderOptions } from "../../src/docker/provider.js";
@@ -65,4 +66,27 @@ export function engineViaSsh(dir: string): EngineAddress {
   const at = engineAt("ssh://engine.test", "the test's engine", { ssh: [ssh] });
   if (!at.ok) throw new Error(at.error.message);
   return at.value;
+}
+
+/**
+ * As the computer's user, who owns /run/agentrun: init's socket moved aside and a link left in its
+ * place to a socket of this machine's, in dir. reached() counts connections that socket took;
+ * undo() puts init's socket back and closes it.
+ */
+export async function plantHostSocketLink(container: string, dir: string): Promise<{ reached: () => number; undo: () => Promise<void> }> {
+  const host = path.join(dir, `host-${randomBytes(3).toString("hex")}.sock`);
+  let reached = 0;
+  const server = net.createServer((c) => {
+    reached += 1;
+    c.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(host, resolve));
+  docker("exec", container, "sh", "-c", `mv /run/agentrun/computerd.sock /run/agentrun/moved.sock && ln -s ${host} /run/agentrun/computerd.sock`);
+  return {
+    reached: () => reached,
+    undo: async () => {
+      docker("exec", container, "sh", "-c", "rm /run/agentrun/computerd.sock && mv /run/agentrun/moved.sock /run/agentrun/computerd.sock");
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
