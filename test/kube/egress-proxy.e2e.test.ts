@@ -14,7 +14,7 @@ import type { Connection } from "../../src/contract/provider.js";
 import { PROXY_LABEL } from "../../src/kubernetes/constants.js";
 import { create } from "../../src/kubernetes/create.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
-import { KUBE_ASKED, KUBE_SKIPPED, must, testCluster, type TestCluster, until } from "../support/kube.js";
+import { getThroughProxy, KUBE_ASKED, KUBE_SKIPPED, must, testCluster, type TestCluster, until } from "../support/kube.js";
 import { testStack, type TestStack } from "../support/stack.js";
 
 const POD_RANGE = "10.209.0.0/24";
@@ -60,14 +60,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "an EgressProxy on the test cluster, t
     if (!c.ok) throw new Error(c.error.message);
     const connection: Connection = c.value;
     try {
-      const url = `http://${host}${port === 80 ? "" : `:${port}`}/`;
-      const argv = [
-        "bash",
-        "-c",
-        `exec 3<>/dev/tcp/127.0.0.1/3128 || exit 7; printf 'GET ${url} HTTP/1.1\\r\\nHost: ${host}\\r\\nConnection: close\\r\\n\\r\\n' >&3; timeout 10 cat <&3`,
-      ];
-      const r = (await connection.client.call("exec.run", { argv, timeoutMs: 20_000 })) as { stdout: string };
-      return Buffer.from(r.stdout, "base64").toString("utf8");
+      return await getThroughProxy(connection, host, port);
     } finally {
       await connection.close();
     }

@@ -14,7 +14,7 @@ import type { ComputerRef, Connection } from "../../src/contract/provider.js";
 import { create } from "../../src/kubernetes/create.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
 import type { KubeEgressProxies } from "../../src/kubernetes/proxies.js";
-import { KUBE_ASKED, KUBE_SKIPPED, must, testCluster, type TestCluster, until } from "../support/kube.js";
+import { getThroughProxy, KUBE_ASKED, KUBE_SKIPPED, must, testCluster, type TestCluster, until } from "../support/kube.js";
 
 const POD_RANGE = "10.209.0.0/24";
 const GATEWAY = "10.209.0.1";
@@ -32,17 +32,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a shared egress proxy on the test clu
   const made: ComputerRef[] = [];
   const open: Connection[] = [];
 
-  /** bash's /dev/tcp: one GET through the computer's 127.0.0.1:3128; the status line and body. */
-  const get = async (c: Connection, host: string) => {
-    const url = `http://${host}${port === 80 ? "" : `:${port}`}/`;
-    const argv = [
-      "bash",
-      "-c",
-      `exec 3<>/dev/tcp/127.0.0.1/3128 || exit 7; printf 'GET ${url} HTTP/1.1\\r\\nHost: ${host}\\r\\nConnection: close\\r\\n\\r\\n' >&3; timeout 10 cat <&3`,
-    ];
-    const r = (await c.client.call("exec.run", { argv, timeoutMs: 20_000 })) as { stdout: string };
-    return Buffer.from(r.stdout, "base64").toString("utf8");
-  };
+  const get = (c: Connection, host: string) => getThroughProxy(c, host, port);
   const pods = async () =>
     (
       (await must<{ items: Array<{ metadata: { name: string; deletionTimestamp?: string } }> }>(cluster.admin, `/api/v1/namespaces/${ns}/pods`))?.items ?? []

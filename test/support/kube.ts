@@ -1,9 +1,10 @@
 // The test cluster as the test/kube files use it: started (npm run kube:up, a no-op when it
 // answers; never stopped here), its kubeconfig and image from dist/kube.json, its admin's API, and
-// a wait on what the API server reads back.
+// a wait on what the API server reads back; a GET through a computer's egress proxy.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
+import type { Connection } from "../../src/contract/provider.js";
 import { KubeApi } from "../../src/kubernetes/api.js";
 import { parseKubeconfig } from "../../src/kubernetes/kubeconfig.js";
 import { ROOT } from "./toolchain.js";
@@ -55,4 +56,16 @@ export async function until<T>(what: string, seconds: number, probe: () => Promi
     if (Date.now() > end) throw new Error(`${what} within ${seconds} s`);
     await new Promise((r) => setTimeout(r, 500));
   }
+}
+
+/** bash's /dev/tcp in the computer: one GET of host:port through its proxy on 127.0.0.1:3128; the status line and body. */
+export async function getThroughProxy(c: Connection, host: string, port: number): Promise<string> {
+  const url = `http://${host}${port === 80 ? "" : `:${port}`}/`;
+  const argv = [
+    "bash",
+    "-c",
+    `exec 3<>/dev/tcp/127.0.0.1/3128 || exit 7; printf 'GET ${url} HTTP/1.1\\r\\nHost: ${host}\\r\\nConnection: close\\r\\n\\r\\n' >&3; timeout 10 cat <&3`,
+  ];
+  const r = (await c.client.call("exec.run", { argv, timeoutMs: 20_000 })) as { stdout: string };
+  return Buffer.from(r.stdout, "base64").toString("utf8");
 }
