@@ -76,17 +76,23 @@ export async function makeEgress(
   const until = Date.now() + readyMs;
   for (;;) {
     if (signal?.aborted) return undo("aborted", `create was aborted while the egress proxy ${name} started`);
-    const logs = await engine.raw("GET", `/containers/${id}/logs`, { query: { stdout: true, stderr: true }, timeoutMs: 10_000 });
-    const text = logs.ok && logs.value ? framesText(logs.value) : { stdout: "", stderr: "" };
+    const text = await logsOf(engine, id);
     if (text.stdout.includes(READY_LINE)) return ok({ proxy: id });
     const state = await engine.call<Inspected>("GET", `/containers/${id}/json`, { timeoutMs: 10_000 });
     if (state.ok && state.value && !state.value.State?.Running) {
-      const last = `${text.stderr}\n${text.stdout}`.trim().split("\n").filter(Boolean).pop();
+      // Read again: the logs above may predate the proxy's last words.
+      const after = await logsOf(engine, id);
+      const last = `${after.stderr}\n${after.stdout}`.trim().split("\n").filter(Boolean).pop();
       return undo("failed", `the egress proxy ${name} ended before it was ready (exit code ${state.value.State?.ExitCode ?? "?"}${last ? `: ${last}` : ""})`);
     }
     if (Date.now() >= until) return undo("timeout", `the egress proxy ${name} was not ready within ${readyMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+async function logsOf(engine: DockerEngine, id: string) {
+  const logs = await engine.raw("GET", `/containers/${id}/logs`, { query: { stdout: true, stderr: true }, timeoutMs: 10_000 });
+  return logs.ok && logs.value ? framesText(logs.value) : { stdout: "", stderr: "" };
 }
 
 /** The egress parts of a computer, by its label: containers, then volumes. */
