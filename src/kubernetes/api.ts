@@ -2,6 +2,7 @@
 // token on every call, no redirect followed, each call bounded and under the caller's signal.
 // An answer other than 2xx is a result coded by its status, in the API server's own message.
 import https from "node:https";
+import tls from "node:tls";
 import { boundedBy } from "../contract/bound.js";
 import { redactWords } from "../contract/redact.js";
 import { fail, ok, type Result, type ResultCode } from "../contract/result.js";
@@ -18,16 +19,14 @@ export interface Call {
   ms: number;
 }
 
-/** The TLS options of every connection, the exec's WebSocket's too. */
-export function tlsOf(c: Credentials): https.RequestOptions & { headers: Record<string, string> } {
+/** The bearer token's header, read at each call (in-cluster, the kubelet rotates the token). */
+export function authHeaders(c: Credentials): Record<string, string> {
   const token = typeof c.token === "function" ? c.token() : c.token;
-  return {
-    ...(c.ca ? { ca: c.ca } : {}),
-    ...(c.cert ? { cert: c.cert, key: c.key } : {}),
-    ...(c.serverName ? { servername: c.serverName } : {}),
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-  };
+  return token ? { authorization: `Bearer ${token}` } : {};
 }
+
+/** How long an idle connection to the API server is kept for the next call. */
+const IDLE_MS = 5_000;
 
 /** A status as a result's code. */
 export function codeOfStatus(status: number): ResultCode {
@@ -52,9 +51,29 @@ function messageOf(status: number, text: string): string {
 
 export class KubeApi {
   readonly #creds: Credentials;
+  #tls: Result<{ secureContext: tls.SecureContext; servername?: string; agent: https.Agent }> | undefined;
 
   constructor(creds: Credentials) {
     this.#creds = creds;
+  }
+
+  /**
+   * One TLS context (the CA, the client certificate) and one keep-alive pool for every call and
+   * exec: a context made per connection was most of a fleet's create CPU. Made at first use, so
+   * certificate data the TLS library refuses is a result in words.
+   */
+  tls(): Result<{ secureContext: tls.SecureContext; servername?: string; agent: https.Agent }> {
+    if (this.#tls) return this.#tls;
+    const c = this.#creds;
+    try {
+      const secureContext = tls.createSecureContext({ ...(c.ca ? { ca: c.ca } : {}), ...(c.cert ? { cert: c.cert, key: c.key } : {}) });
+      const servername = c.serverName ? { servername: c.serverName } : {};
+      const agent = new https.Agent({ keepAlive: true, timeout: IDLE_MS, secureContext, ...servername });
+      this.#tls = ok({ secureContext, ...servername, agent });
+    } catch (error) {
+      this.#tls = fail("invalid", `the kubeconfig's certificate data could not be used: ${redactWords((error as Error).message)}`, { field: "kubeconfig" });
+    }
+    return this.#tls;
   }
 
   get server(): string {
@@ -68,8 +87,9 @@ export class KubeApi {
   /** One call; what says it in words for a failure. The body parsed as JSON. */
   async call<T = unknown>(path: string, what: string, options: Call): Promise<Result<T>> {
     if (options.signal?.aborted) return fail("aborted", `${what} was aborted before the API server was asked`);
+    const tls = this.tls();
+    if (!tls.ok) return tls;
     const { bound, signal } = boundedBy(options.ms, options.signal);
-    const tls = tlsOf(this.#creds);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const method = options.method ?? "GET";
     const contentType = method === "PATCH" ? (options.contentType ?? "application/merge-patch+json") : "application/json";
@@ -77,11 +97,11 @@ export class KubeApi {
       const req = https.request(
         `${this.#creds.server}${path}`,
         {
-          ...tls,
+          agent: tls.value.agent,
           method,
           signal,
           headers: {
-            ...tls.headers,
+            ...authHeaders(this.#creds),
             accept: options.text ? "*/*" : "application/json",
             ...(body !== undefined ? { "content-type": contentType, "content-length": String(Buffer.byteLength(body)) } : {}),
           },
@@ -115,8 +135,9 @@ export class KubeApi {
    */
   watch<T>(path: string, what: string, take: (object: T) => boolean, options: { ms: number; signal?: AbortSignal | undefined }): Promise<Result<T>> {
     if (options.signal?.aborted) return Promise.resolve(fail("aborted", `${what} was aborted before the API server was asked`));
+    const tls = this.tls();
+    if (!tls.ok) return Promise.resolve(tls);
     const { bound, signal } = boundedBy(options.ms, options.signal);
-    const tls = tlsOf(this.#creds);
     return new Promise<Result<T>>((resolve) => {
       let settled = false;
       const finish = (result: Result<T>) => {
@@ -127,7 +148,7 @@ export class KubeApi {
       };
       const req = https.request(
         `${this.#creds.server}${path}`,
-        { ...tls, method: "GET", signal, headers: { ...tls.headers, accept: "application/json" } },
+        { agent: tls.value.agent, method: "GET", signal, headers: { ...authHeaders(this.#creds), accept: "application/json" } },
         (res) => {
           const status = res.statusCode ?? 0;
           let text = "";

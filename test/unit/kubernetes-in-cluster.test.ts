@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tlsOf } from "../../src/kubernetes/api.js";
+import { authHeaders } from "../../src/kubernetes/api.js";
 import { create } from "../../src/kubernetes/create.js";
 import { inClusterCredentials, rotatingToken } from "../../src/kubernetes/in-cluster.js";
 import { storeName } from "../../src/kubernetes/preflight.js";
@@ -39,7 +39,7 @@ describe("in-cluster credentials", () => {
     expect(c.server).toBe("https://10.96.0.1");
     expect(c.ca).toBe("CA PEM\n");
     expect(c.namespace).toBe("agents");
-    expect(tlsOf(c).headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(authHeaders(c).authorization).toBe(`Bearer ${TOKEN}`);
   });
 
   it("brackets an IPv6 service address", () => {
