@@ -15,6 +15,7 @@ import { sameAllowlist } from "../../src/egress/list.js";
 import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../../src/egress/proxies.js";
 import type { ComputerProvider } from "../../src/contract/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
+import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
 import { orThrow } from "../../src/contract/result.js";
 import { normalUser } from "../../src/contract/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
@@ -161,14 +162,28 @@ async function create(ctx: Context, raw: Props) {
   const inputs = plain as Inputs;
   const proxies = proxiesOf(await vendorOf(ctx, inputs.provider));
   const signal = bounded(ctx, STEP_MS);
+  const owner = resourceOwner(ctx);
+  const options = { signal, ...(owner === undefined ? {} : { owner }) };
   const make = async () => {
-    const first = await proxies.make(specOf(inputs), { signal });
-    // The name check chose is still held (a replacement made before the old proxy goes): a fresh one.
-    if (!first.ok && first.error.code === "exists") return proxies.make({ ...specOf(inputs), name: undefined }, { signal });
-    return first;
+    const first = await proxies.make(specOf(inputs), options);
+    if (first.ok || first.error.code !== "exists") return first;
+    // The name check chose is held: by this resource's own create, cut short (its owner label),
+    // which is removed and made again; else (a replacement made before the old proxy goes) by
+    // another, and a fresh name is taken.
+    if (owner !== undefined && typeof inputs.name === "string" && (await heldByOwner(proxies, inputs.name, owner, signal))) {
+      const removed = await proxies.release(inputs.name, { signal });
+      if (removed.ok) return proxies.make(specOf(inputs), options);
+    }
+    return proxies.make({ ...specOf(inputs), name: undefined }, options);
   };
   const made = orThrow(await whileWaiting(ctx.say, "waiting for the egress proxy's ready line", make));
   return { id: made.name, outs: wrapDerived(outputsOf(inputs, made, "running", []), secretKeys, DERIVED) };
+}
+
+/** Whether the proxy of that name was made for this owner. */
+async function heldByOwner(proxies: EgressProxies, name: string, owner: string, signal: AbortSignal): Promise<boolean> {
+  const read = await proxies.read(name, { signal });
+  return read.ok && read.value.ref.labels[OWNER_LABEL] === ownerLabel(owner)[OWNER_LABEL];
 }
 
 async function observe(proxies: EgressProxies, id: string, signal: AbortSignal): Promise<ProxyReadBack | "gone"> {

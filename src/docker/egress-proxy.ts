@@ -6,8 +6,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { CallOptions } from "../daemon/client.js";
 import { checkAllowlist, hintProblem } from "../egress/list.js";
-import type { EgressProxies, ProxyNetwork, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
-import { labelRefusals } from "../contract/labels.js";
+import type { EgressProxies, ProxyMakeOptions, ProxyNetwork, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
+import { labelRefusals, ownerLabel } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import { fail, ok, refuse, type Refusal, type Result } from "../contract/result.js";
 import { parseUser, userText } from "../contract/user.js";
@@ -116,7 +116,7 @@ export class DockerEgressProxies implements EgressProxies {
     return host;
   }
 
-  async make(spec: ProxySpec, options: CallOptions = {}): Promise<Result<ProxyRef>> {
+  async make(spec: ProxySpec, options: ProxyMakeOptions = {}): Promise<Result<ProxyRef>> {
     const { signal } = options;
     const checked = this.check(spec);
     if (!checked.ok) return checked;
@@ -148,7 +148,7 @@ export class DockerEgressProxies implements EgressProxies {
       allow: list.entries,
       hostAddresses: addresses.value,
       hint: spec.hint ?? this.#deps.hint,
-      labels: { ...(spec.labels ?? {}) },
+      labels: { ...(spec.labels ?? {}), ...(options.owner === undefined ? {} : ownerLabel(options.owner)) },
       image: image.value,
       ...(this.#deps.testNetwork ? { testNetwork: this.#deps.testNetwork } : {}),
     };

@@ -22,6 +22,11 @@ export interface ProxySpec {
   labels?: Record<string, string>;
 }
 
+export interface ProxyMakeOptions extends CallOptions {
+  /** Who it is made for: only the owner label's hash of it is written (ownerLabel). */
+  owner?: string;
+}
+
 /** A proxy as made or read back. */
 export interface ProxyRef {
   /** Its own name (Docker: proxy-<12 hex digits>); the name computers join it by. */
@@ -35,6 +40,7 @@ export interface ProxyRef {
   hint: string;
   /** The host's addresses it refuses as this-host. */
   hostAddresses: string[];
+  /** The caller's labels, and the owner label when made for an owner. */
   labels: Record<string, string>;
 }
 
@@ -58,8 +64,11 @@ export interface EgressProxies {
   freshName(seed?: string): string;
   /** Every refusal of a spec together, in words, with no vendor call. */
   check(spec: ProxySpec): Result<undefined>;
-  /** The volume, then the proxy, then its ready line; a failure leaves nothing. */
-  make(spec: ProxySpec, options?: CallOptions): Promise<Result<ProxyRef>>;
+  /**
+   * The volume, then the proxy, then its ready line; a failure leaves nothing. Made for an owner
+   * (a resource), its parts carry the owner label, so a create cut short is known as its own.
+   */
+  make(spec: ProxySpec, options?: ProxyMakeOptions): Promise<Result<ProxyRef>>;
   /** The proxy read back; not_found when its volume is gone (a proxy removed alone is drift). */
   read(name: string, options?: CallOptions): Promise<Result<ProxyReadBack>>;
   /**

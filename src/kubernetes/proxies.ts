@@ -7,7 +7,7 @@
 // for a Pod the update touches, else at the kubelet's next sync), which a read calls "not yet"
 // within the bound listSyncMs and drift past it. Release is refused while a computer mounts it.
 import { createHash, randomBytes } from "node:crypto";
-import { labelRefusals } from "../contract/labels.js";
+import { labelRefusals, ownerLabel } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import type { NetworkReadBack } from "../contract/provider.js";
 import { fail, ok, refuse, type Refusal, type Result } from "../contract/result.js";
@@ -15,7 +15,7 @@ import { parseUser, userText } from "../contract/user.js";
 import type { CallOptions } from "../daemon/client.js";
 import { listDigest } from "../egress/list-digest.js";
 import { checkAllowlist, hintProblem, sameAllowlist } from "../egress/list.js";
-import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
+import type { EgressProxies, ProxyMakeOptions, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
 import { userProblem } from "./check.js";
 import { COMPUTER_LABEL, DIGEST_ANNOTATION, FIELD_MANAGER, PROXY_LABEL, PROXY_PATTERN, TOLD_ANNOTATION } from "./constants.js";
 import { EGRESS_CONTAINER, LIST_FILE, LIST_KEY, LIST_VOLUME } from "./egress.js";
@@ -246,7 +246,7 @@ export class KubeEgressProxies implements EgressProxies {
     return read.error.code === "not_found" ? ok(undefined) : read;
   }
 
-  async make(spec: ProxySpec, options: CallOptions = {}): Promise<Result<ProxyRef>> {
+  async make(spec: ProxySpec, options: ProxyMakeOptions = {}): Promise<Result<ProxyRef>> {
     const { signal } = options;
     const checked = this.check(spec);
     if (!checked.ok) return checked;
@@ -263,7 +263,7 @@ export class KubeEgressProxies implements EgressProxies {
       user: userText(user.value),
       deadline: new Date(Date.now() + spec.lifetimeMs).toISOString(),
       hint: spec.hint ?? this.#sb.o.egress.hint,
-      labels: { ...(spec.labels ?? {}) },
+      labels: { ...(spec.labels ?? {}), ...(options.owner === undefined ? {} : ownerLabel(options.owner)) },
     };
     const made = await this.#sb.api.call(`${this.#path()}?fieldManager=${FIELD_MANAGER}`, `making the ConfigMap ${plan.name}`, {
       method: "POST",

@@ -16,6 +16,7 @@ import { DockerEngine, type Asked } from "../../src/docker/api.js";
 import type { DockerProvider } from "../../src/docker/index.js";
 import { writeFile } from "../../src/daemon/files.js";
 import type { ComputerRef } from "../../src/contract/provider.js";
+import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
 import { docker, IMAGE, provider, testLabel } from "../support/docker-helpers.js";
 
 const id = randomBytes(4).toString("hex");
@@ -88,14 +89,20 @@ afterAll(() => {
 }, 60_000);
 
 describe("a shared egress proxy", () => {
-  it("is made apart from any computer, keyed by its own name, and read back as made", async () => {
-    const made = await p.proxies.make({ allow: [`${upIP}/32`], lifetimeMs: 900_000, labels });
+  it("is made apart from any computer, keyed by its own name, and read back as made, its owner label on its parts", async () => {
+    const made = await p.proxies.make({ allow: [`${upIP}/32`], lifetimeMs: 900_000, labels }, { owner: "the test's resource" });
     expect(made.ok, JSON.stringify(made)).toBe(true);
     if (!made.ok) return;
     proxy = made.value.name;
     expect(proxy).toMatch(/^proxy-[0-9a-f]{12}$/);
     expect(made.value).toMatchObject({ user, allow: [`${upIP}/32`], hint: "ask the test" });
     expect(egressParts()).toEqual({ containers: [`${proxy}-egress`], volumes: [`${proxy}-egress`] });
+    const owned = ownerLabel("the test's resource")[OWNER_LABEL];
+    for (const [kind, labelsAt] of [
+      ["container", ".Config.Labels"],
+      ["volume", ".Labels"],
+    ] as const)
+      expect(docker(kind, "inspect", "--format", `{{index ${labelsAt} "${OWNER_LABEL}"}}`, `${proxy}-egress`)).toBe(owned);
     const read = await p.proxies.read(proxy);
     expect(read).toMatchObject({
       ok: true,
@@ -103,7 +110,7 @@ describe("a shared egress proxy", () => {
         state: "running",
         network: { allow: [`${upIP}/32`] },
         drift: [],
-        ref: { name: proxy, user, allow: [`${upIP}/32`], deadline: made.value.deadline },
+        ref: { name: proxy, user, allow: [`${upIP}/32`], deadline: made.value.deadline, labels: { ...labels, [OWNER_LABEL]: owned } },
       },
     });
   }, 120_000);

@@ -10,6 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ownerLabel } from "../../src/contract/labels.js";
 import type { ComputerRef, Connection } from "../../src/contract/provider.js";
 import { create } from "../../src/kubernetes/create.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
@@ -70,11 +71,19 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a shared egress proxy on the test clu
   it("makes the proxy as a ConfigMap and refuses a join it cannot serve, naming egress, with nothing made", async () => {
     const refused = await proxies.make({ allow: ["10.0.0.0/8"], lifetimeMs: 1_800_000 });
     expect(!refused.ok && refused.error.field).toBe("allow");
-    const m = await proxies.make({ allow: ["blocked.example"], lifetimeMs: 1_800_000, labels: { team: "kproxy" } });
+    const m = await proxies.make({ allow: ["blocked.example"], lifetimeMs: 1_800_000, labels: { team: "kproxy" } }, { owner: "the test's resource" });
     if (!m.ok) throw new Error(m.error.message);
     proxy = m.value.name;
-    const cm = await must<{ data: Record<string, string> }>(cluster.admin, `/api/v1/namespaces/${ns}/configmaps/${proxy}`);
+    const cm = await must<{ data: Record<string, string>; metadata: { labels: Record<string, string> } }>(
+      cluster.admin,
+      `/api/v1/namespaces/${ns}/configmaps/${proxy}`,
+    );
     expect(cm?.data.allow).toBe("blocked.example\n");
+    // Made for an owner, it carries the owner label, and reads back with it.
+    const owned = ownerLabel("the test's resource");
+    expect(cm?.metadata.labels).toMatchObject(owned);
+    const read = await proxies.read(proxy);
+    expect(read.ok && read.value.ref.labels).toEqual({ team: "kproxy", ...owned });
     const other = await provider.create({ image: cluster.image, lifetimeMs: 600_000, network: { allow: [] }, egress: proxy, user: "2600:2600" });
     expect(!other.ok && other.error).toMatchObject({
       field: "egress",

@@ -10,9 +10,10 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { computer } from "../../provider/resources/computer.js";
 import { egressProxy } from "../../provider/resources/egress-proxy.js";
-import type { Context } from "../../provider/resource.js";
+import { resourceOwner, type Context } from "../../provider/resource.js";
 import { UNKNOWN, type Props } from "../../provider/secrets.js";
-import type { ProxyReadBack } from "../../src/egress/proxies.js";
+import type { ProxyReadBack, ProxySpec } from "../../src/egress/proxies.js";
+import { ownerLabel } from "../../src/contract/labels.js";
 import type { ComputerProvider } from "../../src/contract/provider.js";
 import { ok } from "../../src/contract/result.js";
 import { testContext } from "../support/context.js";
@@ -164,6 +165,63 @@ describe("EgressProxy read", () => {
     const same = await egressProxy.read(reading({ ref, state: "running", network: { allow: ref.allow }, drift: [] }), "proxy-0123456789ab", declared);
     expect(same.props).toMatchObject({ drift: [], state: "running", egress: { proxy: "proxy-0123456789ab", user: "1234:1234" } });
     expect(await egressProxy.read(reading(undefined), "proxy-0123456789ab", declared)).toEqual({});
+  });
+});
+
+describe("EgressProxy create", () => {
+  const urn = "urn:pulumi:test::p::agentrun:index:EgressProxy::egress";
+  const inputs = { provider: "docker", allow: ["pypi.org"], lifetimeMs: 7_200_000, user: "1234:1234", name: "proxy-0123456789ab" };
+  /** A vendor whose name proxy-0123456789ab is held by a proxy labelled as given; what create asked of it, in order. */
+  const holding = (labels: Record<string, string>) => {
+    const asked: string[] = [];
+    let held = true;
+    const refOf = (name: string) => ({
+      name,
+      user: "1234:1234",
+      deadline: "2999-01-01T00:00:00.000Z",
+      allow: ["pypi.org"],
+      hint: "h",
+      hostAddresses: [],
+      labels,
+    });
+    const proxies = {
+      make: async (spec: ProxySpec, options: { owner?: string }) => {
+        asked.push(`make ${spec.name ?? "fresh"}${options.owner === undefined ? "" : " for its owner"}`);
+        if (spec.name === "proxy-0123456789ab" && held) return { ok: false as const, error: { code: "exists" as const, message: "taken" } };
+        return ok(refOf(spec.name ?? "proxy-fedcba987654"));
+      },
+      read: async (name: string) => {
+        asked.push(`read ${name}`);
+        return ok({ ref: refOf(name), state: "running", network: { allow: ["pypi.org"] }, drift: [] });
+      },
+      release: async (name: string) => {
+        asked.push(`release ${name}`);
+        held = false;
+        return ok(undefined);
+      },
+    };
+    const p = { id: "docker", capabilities: () => ({ defaults: {} }), proxies } as unknown as ComputerProvider;
+    const c: Context = { settings: {}, vendor: async () => ok(p), signal: new AbortController().signal, urn };
+    return { c, asked };
+  };
+
+  it("removes a proxy its own create left under the chosen name (its owner label) and makes it again under that name", async () => {
+    const { c, asked } = holding(ownerLabel(resourceOwner({ urn } as Context)!));
+    const made = await egressProxy.create(c, inputs);
+    expect(made.id).toBe("proxy-0123456789ab");
+    expect(asked).toEqual([
+      "make proxy-0123456789ab for its owner",
+      "read proxy-0123456789ab",
+      "release proxy-0123456789ab",
+      "make proxy-0123456789ab for its owner",
+    ]);
+  });
+
+  it("leaves a proxy another made under the chosen name and takes a fresh name", async () => {
+    const { c, asked } = holding(ownerLabel("someone else"));
+    const made = await egressProxy.create(c, inputs);
+    expect(made.id).toBe("proxy-fedcba987654");
+    expect(asked).toEqual(["make proxy-0123456789ab for its owner", "read proxy-0123456789ab", "make fresh for its owner"]);
   });
 });
 
