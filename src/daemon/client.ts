@@ -327,7 +327,14 @@ export class DaemonClient implements ComputerClient {
   };
 
   #onStreamError = (error: Error): void => {
-    this.#end(`the connection to the daemon failed: ${error.message}`);
+    // A write to a peer that has gone (a bridge killed, a socket closed) is the connection ending,
+    // whichever the stream reports first: the same words as its end, with the cause.
+    const code = (error as NodeJS.ErrnoException).code;
+    this.#end(
+      code === "EPIPE" || code === "ECONNRESET"
+        ? `the connection to the daemon ended (${error.message})`
+        : `the connection to the daemon failed: ${error.message}`,
+    );
   };
 
   #end(reason: string): void {

@@ -172,6 +172,21 @@ describe("DaemonClient", () => {
     await expect(client.closed).resolves.toBe("the connection to the daemon ended");
   });
 
+  it("says a broken pipe or a reset ended the connection, as its end does, with the cause; another error failed it", async () => {
+    for (const [code, words] of [
+      ["EPIPE", "the connection to the daemon ended (write EPIPE)"],
+      ["ECONNRESET", "the connection to the daemon ended (write ECONNRESET)"],
+      ["EACCES", "the connection to the daemon failed: write EACCES"],
+    ] as const) {
+      const { client, nextRequests, toDaemon } = pair();
+      const a = client.call("ping", {});
+      await nextRequests(1);
+      toDaemon.destroy(Object.assign(new Error(`write ${code}`), { code }));
+      await expect(a).rejects.toMatchObject({ kind: "closed", message: `ping got no reply: ${words}` });
+      await expect(client.closed).resolves.toBe(words);
+    }
+  });
+
   it("ends the connection when the daemon sends a line over 1 MiB", async () => {
     const { client, nextRequests, fromDaemon } = pair();
     const a = client.call("ping", {});
