@@ -2,14 +2,18 @@
 // node's address as this-host even when its list allows it (the test-only seam marking that
 // address reachable, as a public one would be), the address read from the API server's Node
 // list, not given in egress.hostAddresses. The test's listener is on the node's own address,
-// port 443, reached through the proxy by CONNECT. Everything is made in a namespace of its own,
+// port 443, reached through the proxy by CONNECT. Credentials that may not list nodes (a service
+// account's token, bound to the namespace) give the proxy egress.hostAddresses alone, and the
+// computer's notes say so. Everything is made in a namespace of its own,
 // removed by exact name. Skipped in words unless AGENTRUN_KUBE_TESTS=1; starts the cluster when
 // it is not running and leaves it running.
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:net";
+import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputerRef, Connection } from "../../src/contract/provider.js";
 import { create } from "../../src/kubernetes/create.js";
+import { parseKubeconfig } from "../../src/kubernetes/kubeconfig.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
 import { KUBE_ASKED, KUBE_SKIPPED, must, testCluster, type TestCluster } from "../support/kube.js";
 
@@ -84,4 +88,75 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "the nodes' own addresses, refused by 
     expect(read.ok && read.value.drift).toEqual([]);
     expect(read.ok && read.value.ref.notes).toBeUndefined();
   }, 120_000);
+
+  it("with credentials that may not list nodes, gives the proxy egress.hostAddresses alone and says why in the computer's notes", async () => {
+    const kubeconfig = await namespaceToken(cluster, namespace, "agentrun-no-nodes");
+    const limited = create({
+      kubeconfig,
+      imagePullPolicy: "Never",
+      namespace,
+      egress: { hint: HINT, testNetwork: { range: `${node}/32` }, testOnly: true, hostAddresses: [node] },
+    });
+    const made = await limited.create({ image: cluster.image, lifetimeMs: 600_000, network: { allow: [`${node}/32`] }, cpus: 0.2, memoryMb: 128 });
+    if (!made.ok) throw new Error(made.error.message);
+    try {
+      const note = `the credentials may not list nodes, so the egress proxy refuses the 1 in egress.hostAddresses alone (${node}) as the nodes' own addresses: give egress.hostAddresses the nodes' public addresses, or let the credentials list nodes`;
+      expect(made.value.notes).toEqual([note]);
+      const pod = (await must(cluster.admin, `/api/v1/namespaces/${namespace}/pods/${made.value.name}`)) as {
+        spec: { containers: Array<{ name: string; args?: string[] }> };
+      };
+      const args = pod.spec.containers.find((x) => x.name === "egress")!.args ?? [];
+      expect(args.filter((a, i) => args[i - 1] === "--host-address")).toEqual([node]);
+      const read = await limited.read({ id: made.value.id });
+      expect(read.ok && read.value).toMatchObject({ drift: [], ref: { notes: [note] } });
+    } finally {
+      const gone = await limited.release(made.value, "delete");
+      if (!gone.ok) throw new Error(`release of ${made.value.name}: ${gone.error.message}`);
+    }
+  }, 300_000);
 });
+
+/**
+ * A kubeconfig of a service account made in the namespace, bound to a Role that lets it run
+ * computers there and nothing more (no Node list): a short-lived token from the TokenRequest API.
+ */
+async function namespaceToken(cluster: TestCluster, namespace: string, name: string): Promise<string> {
+  const ns = `/api/v1/namespaces/${namespace}`;
+  const rbac = `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}`;
+  await must(cluster.admin, `${ns}/serviceaccounts`, { method: "POST", body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name } } });
+  await must(cluster.admin, `${rbac}/roles`, {
+    method: "POST",
+    body: {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name },
+      rules: [
+        { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch", "create", "delete"] },
+        { apiGroups: [""], resources: ["pods/exec", "pods/log"], verbs: ["get", "create"] },
+      ],
+    },
+  });
+  await must(cluster.admin, `${rbac}/rolebindings`, {
+    method: "POST",
+    body: {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+      subjects: [{ kind: "ServiceAccount", name, namespace }],
+    },
+  });
+  const token = (await must<{ status: { token: string } }>(cluster.admin, `${ns}/serviceaccounts/${name}/token`, {
+    method: "POST",
+    body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 900 } },
+  }))!.status.token;
+  const admin = parseKubeconfig(cluster.text);
+  return stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "c", cluster: { server: admin.server, "certificate-authority-data": Buffer.from(admin.ca!).toString("base64") } }],
+    users: [{ name: "u", user: { token } }],
+    contexts: [{ name: "ctx", context: { cluster: "c", user: "u", namespace } }],
+    "current-context": "ctx",
+  });
+}
