@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pod } from "../../src/kubernetes/readback.js";
-import { KUBE_ASKED, KUBE_SKIPPED, must, testCluster, until, type TestCluster } from "../support/kube.js";
+import { KUBE_ASKED, KUBE_SKIPPED, must, serviceAccountWithRole, testCluster, until, type TestCluster } from "../support/kube.js";
 import { ROOT } from "../support/toolchain.js";
 
 const NS = "/api/v1/namespaces/default";
@@ -61,29 +61,10 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "in-cluster credentials in a Pod of th
 
   it("makes, runs in and releases a computer from inside a Pod, as the Pod's service account", async () => {
     const { admin } = cluster;
-    await must(admin, `${NS}/serviceaccounts`, { method: "POST", body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name } } });
-    await must(admin, `${RBAC}/roles`, {
-      method: "POST",
-      body: {
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "Role",
-        metadata: { name },
-        rules: [
-          { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "create", "delete"] },
-          { apiGroups: [""], resources: ["pods/exec"], verbs: ["get", "create"] },
-        ],
-      },
-    });
-    await must(admin, `${RBAC}/rolebindings`, {
-      method: "POST",
-      body: {
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "RoleBinding",
-        metadata: { name },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
-        subjects: [{ kind: "ServiceAccount", name, namespace: "default" }],
-      },
-    });
+    await serviceAccountWithRole(admin, "default", name, [
+      { resources: ["pods"], verbs: ["get", "list", "create", "delete"] },
+      { resources: ["pods/exec"], verbs: ["get", "create"] },
+    ]);
     // A work tree whose node_modules links elsewhere: that folder too, where the link points.
     const linked = realpathSync(`${ROOT}/node_modules`);
     const modules = linked.startsWith(`${ROOT}/`) ? [] : [{ name: "modules", hostPath: { path: linked, type: "Directory" } }];

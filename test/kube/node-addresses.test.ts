@@ -15,7 +15,7 @@ import type { ComputerRef, Connection } from "../../src/contract/provider.js";
 import { create } from "../../src/kubernetes/create.js";
 import { parseKubeconfig } from "../../src/kubernetes/kubeconfig.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
-import { KUBE_ASKED, KUBE_SKIPPED, must, testCluster, type TestCluster } from "../support/kube.js";
+import { KUBE_ASKED, KUBE_SKIPPED, must, serviceAccountWithRole, testCluster, type TestCluster } from "../support/kube.js";
 
 const ANSWER = "the node's own listener";
 const HINT = "kube node-addresses test";
@@ -122,30 +122,10 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "the nodes' own addresses, refused by 
  */
 async function namespaceToken(cluster: TestCluster, namespace: string, name: string): Promise<string> {
   const ns = `/api/v1/namespaces/${namespace}`;
-  const rbac = `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}`;
-  await must(cluster.admin, `${ns}/serviceaccounts`, { method: "POST", body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name } } });
-  await must(cluster.admin, `${rbac}/roles`, {
-    method: "POST",
-    body: {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "Role",
-      metadata: { name },
-      rules: [
-        { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch", "create", "delete"] },
-        { apiGroups: [""], resources: ["pods/exec", "pods/log"], verbs: ["get", "create"] },
-      ],
-    },
-  });
-  await must(cluster.admin, `${rbac}/rolebindings`, {
-    method: "POST",
-    body: {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
-      subjects: [{ kind: "ServiceAccount", name, namespace }],
-    },
-  });
+  await serviceAccountWithRole(cluster.admin, namespace, name, [
+    { resources: ["pods"], verbs: ["get", "list", "watch", "create", "delete"] },
+    { resources: ["pods/exec", "pods/log"], verbs: ["get", "create"] },
+  ]);
   const token = (await must<{ status: { token: string } }>(cluster.admin, `${ns}/serviceaccounts/${name}/token`, {
     method: "POST",
     body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 900 } },

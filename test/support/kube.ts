@@ -69,3 +69,32 @@ export async function getThroughProxy(c: Connection, host: string, port: number)
   const r = (await c.client.call("exec.run", { argv, timeoutMs: 20_000 })) as { stdout: string };
   return Buffer.from(r.stdout, "base64").toString("utf8");
 }
+
+/** A rule of a Role: what a service account may do to which resources. */
+export interface RoleRule {
+  resources: string[];
+  verbs: string[];
+}
+
+/** A service account in the namespace, bound to a Role of its own name that allows the rules alone (the core API group). */
+export async function serviceAccountWithRole(admin: KubeApi, namespace: string, name: string, rules: RoleRule[]): Promise<void> {
+  const rbac = `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}`;
+  await must(admin, `/api/v1/namespaces/${namespace}/serviceaccounts`, {
+    method: "POST",
+    body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name } },
+  });
+  await must(admin, `${rbac}/roles`, {
+    method: "POST",
+    body: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name }, rules: rules.map((r) => ({ apiGroups: [""], ...r })) },
+  });
+  await must(admin, `${rbac}/rolebindings`, {
+    method: "POST",
+    body: {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+      subjects: [{ kind: "ServiceAccount", name, namespace }],
+    },
+  });
+}
