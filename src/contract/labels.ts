@@ -90,6 +90,11 @@ export function labelsWithOwner(spec: { labels?: Record<string, string> | undefi
   return owner === undefined ? { ...spec.labels } : { ...spec.labels, ...ownerLabels(owner, spec) };
 }
 
+/** The labels with the owner label when made for an owner: a part that is not a computer (an egress proxy) has no declaration to hash. */
+export function withOwnerLabel(labels: Record<string, string> | undefined, owner: string | undefined): Record<string, string> {
+  return owner === undefined ? { ...labels } : { ...labels, ...ownerLabel(owner) };
+}
+
 /** The labels without the two owner labels: what a caller declared. */
 export function withoutOwner(labels: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(labels).filter(([k]) => !isOwnerLabel(k)));

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { CallOptions } from "../daemon/client.js";
 import { checkAllowlist, hintProblem } from "../egress/list.js";
 import type { EgressProxies, ProxyMakeOptions, ProxyNetwork, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
-import { labelRefusals, ownerLabel } from "../contract/labels.js";
+import { labelRefusals, withOwnerLabel } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import { fail, ok, refuse, type Refusal, type Result } from "../contract/result.js";
 import { parseUser, userText } from "../contract/user.js";
@@ -148,7 +148,7 @@ export class DockerEgressProxies implements EgressProxies {
       allow: list.entries,
       hostAddresses: addresses.value,
       hint: spec.hint ?? this.#deps.hint,
-      labels: { ...(spec.labels ?? {}), ...(options.owner === undefined ? {} : ownerLabel(options.owner)) },
+      labels: withOwnerLabel(spec.labels, options.owner),
       image: image.value,
       ...(this.#deps.testNetwork ? { testNetwork: this.#deps.testNetwork } : {}),
     };

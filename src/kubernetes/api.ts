@@ -51,7 +51,7 @@ function messageOf(status: number, text: string): string {
 
 export class KubeApi {
   readonly #creds: Credentials;
-  #tls: Result<{ secureContext: tls.SecureContext; servername?: string; agent: https.Agent }> | undefined;
+  #agent: Result<https.Agent> | undefined;
 
   constructor(creds: Credentials) {
     this.#creds = creds;
@@ -62,18 +62,16 @@ export class KubeApi {
    * exec: a context made per connection was most of a fleet's create CPU. Made at first use, so
    * certificate data the TLS library refuses is a result in words.
    */
-  tls(): Result<{ secureContext: tls.SecureContext; servername?: string; agent: https.Agent }> {
-    if (this.#tls) return this.#tls;
+  agent(): Result<https.Agent> {
+    if (this.#agent) return this.#agent;
     const c = this.#creds;
     try {
       const secureContext = tls.createSecureContext({ ...(c.ca ? { ca: c.ca } : {}), ...(c.cert ? { cert: c.cert, key: c.key } : {}) });
-      const servername = c.serverName ? { servername: c.serverName } : {};
-      const agent = new https.Agent({ keepAlive: true, timeout: IDLE_MS, secureContext, ...servername });
-      this.#tls = ok({ secureContext, ...servername, agent });
+      this.#agent = ok(new https.Agent({ keepAlive: true, timeout: IDLE_MS, secureContext, ...(c.serverName ? { servername: c.serverName } : {}) }));
     } catch (error) {
-      this.#tls = fail("invalid", `the kubeconfig's certificate data could not be used: ${redactWords((error as Error).message)}`, { field: "kubeconfig" });
+      this.#agent = fail("invalid", `the kubeconfig's certificate data could not be used: ${redactWords((error as Error).message)}`, { field: "kubeconfig" });
     }
-    return this.#tls;
+    return this.#agent;
   }
 
   get server(): string {
@@ -87,8 +85,8 @@ export class KubeApi {
   /** One call; what says it in words for a failure. The body parsed as JSON. */
   async call<T = unknown>(path: string, what: string, options: Call): Promise<Result<T>> {
     if (options.signal?.aborted) return fail("aborted", `${what} was aborted before the API server was asked`);
-    const tls = this.tls();
-    if (!tls.ok) return tls;
+    const agent = this.agent();
+    if (!agent.ok) return agent;
     const { bound, signal } = boundedBy(options.ms, options.signal);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const method = options.method ?? "GET";
@@ -97,7 +95,7 @@ export class KubeApi {
       const req = https.request(
         `${this.#creds.server}${path}`,
         {
-          agent: tls.value.agent,
+          agent: agent.value,
           method,
           signal,
           headers: {
@@ -135,8 +133,8 @@ export class KubeApi {
    */
   watch<T>(path: string, what: string, take: (object: T) => boolean, options: { ms: number; signal?: AbortSignal | undefined }): Promise<Result<T>> {
     if (options.signal?.aborted) return Promise.resolve(fail("aborted", `${what} was aborted before the API server was asked`));
-    const tls = this.tls();
-    if (!tls.ok) return Promise.resolve(tls);
+    const agent = this.agent();
+    if (!agent.ok) return Promise.resolve(agent);
     const { bound, signal } = boundedBy(options.ms, options.signal);
     return new Promise<Result<T>>((resolve) => {
       let settled = false;
@@ -148,7 +146,7 @@ export class KubeApi {
       };
       const req = https.request(
         `${this.#creds.server}${path}`,
-        { agent: tls.value.agent, method: "GET", signal, headers: { ...authHeaders(this.#creds), accept: "application/json" } },
+        { agent: agent.value, method: "GET", signal, headers: { ...authHeaders(this.#creds), accept: "application/json" } },
         (res) => {
           const status = res.statusCode ?? 0;
           let text = "";

@@ -71,11 +71,11 @@ export function openExec(
 ): Promise<Result<ExecStream>> {
   const what = `exec of ${argv[0]} in ${target.pod}`;
   if (options.signal?.aborted) return Promise.resolve(fail("aborted", `${what} was aborted before it was asked`));
-  const tls = api.tls();
-  if (!tls.ok) return Promise.resolve(tls);
+  const agent = api.agent();
+  if (!agent.ok) return Promise.resolve(agent);
   const url = execUrl(api.server, target, argv, options.stdin);
   const ws = new WebSocket(url, [EXEC_PROTOCOL], {
-    agent: tls.value.agent,
+    agent: agent.value,
     headers: authHeaders(api.credentials),
     handshakeTimeout: options.ms,
     followRedirects: false,

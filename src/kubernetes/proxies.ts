@@ -7,7 +7,7 @@
 // for a Pod the update touches, else at the kubelet's next sync), which a read calls "not yet"
 // within the bound listSyncMs and drift past it. Release is refused while a computer mounts it.
 import { createHash, randomBytes } from "node:crypto";
-import { labelRefusals, ownerLabel } from "../contract/labels.js";
+import { labelRefusals, withOwnerLabel } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import type { NetworkReadBack } from "../contract/provider.js";
 import { fail, ok, refuse, type Refusal, type Result } from "../contract/result.js";
@@ -263,7 +263,7 @@ export class KubeEgressProxies implements EgressProxies {
       user: userText(user.value),
       deadline: new Date(Date.now() + spec.lifetimeMs).toISOString(),
       hint: spec.hint ?? this.#sb.o.egress.hint,
-      labels: { ...(spec.labels ?? {}), ...(options.owner === undefined ? {} : ownerLabel(options.owner)) },
+      labels: withOwnerLabel(spec.labels, options.owner),
     };
     const made = await this.#sb.api.call(`${this.#path()}?fieldManager=${FIELD_MANAGER}`, `making the ConfigMap ${plan.name}`, {
       method: "POST",
