@@ -90,6 +90,10 @@ fi
 # The kubelet's links to the Pods' logs (its folder is fixed), then the state folder.
 find /var/log/containers -maxdepth 1 -type l -lname "$KUBE_STATE/*" -delete 2>/dev/null || true
 rmdir /var/log/containers 2>/dev/null || true
+# The programs' logs outlive the cluster, the last one's alone, for the failure that came before.
+rm -rf "$KUBE_LAST_LOGS"
+mkdir -p "${KUBE_LAST_LOGS%/*}"
+cp -r "$KUBE_STATE/log" "$KUBE_LAST_LOGS" 2>/dev/null || true
 rm -rf "$KUBE_STATE"
 rm -f dist/kubeconfig dist/kube.json "$KUBE_STATE.lock"
-say "the cluster is stopped and removed"
+say "the cluster is stopped and removed (its programs' logs kept in $KUBE_LAST_LOGS)"

@@ -3,6 +3,8 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 KUBE_STATE="${AGENTRUN_KUBE_STATE:-/var/lib/agentrun-kube}"
+# Where kube:down keeps the stopped cluster's logs (the last cluster's alone).
+KUBE_LAST_LOGS="${KUBE_STATE}.last-logs"
 KUBE_NODE=agentrun-node
 # The node's own address, on a link of its own so nothing outside this machine sees it (the kubelet
 # refuses a loopback node IP); the Pods' bridge and range; the Services' range (no kube-proxy

@@ -311,7 +311,7 @@ evictionHard:
 resolvConf: /etc/resolv.conf
 EOF
   start kubelet "$KUBE_BIN/kubelet" --config "$k/config.yaml" --kubeconfig "$KUBE_STATE/kubelet.kubeconfig" \
-    --root-dir "$k" --hostname-override "$KUBE_NODE" --node-ip "$KUBE_NODE_IP"
+    --root-dir "$k" --hostname-override "$KUBE_NODE" --node-ip "$KUBE_NODE_IP" --v 2
   wait_for "the node was not Ready" 180 kubelet ready_node
 }
 

@@ -1,6 +1,7 @@
 // A connection to a Pod's daemon: computerd stdio through the exec subresource, its stdin and
 // stdout the DaemonClient's stream. One deadline, helloMs, covers the exec's upgrade (at most
-// callMs of it) and the hello after it; create's first connection retries while init comes up.
+// callMs of it) and the hello after it; create's first connection retries while init comes up,
+// and stops when the computer's container has ended.
 import { boundedBy } from "../contract/bound.js";
 import type { Connection } from "../contract/provider.js";
 import { fail, ok, type Result } from "../contract/result.js";
@@ -19,6 +20,8 @@ export interface BridgeOptions {
   signal?: AbortSignal | undefined;
   /** Keep trying until init listens, within helloMs (create's first connection). */
   retry?: boolean;
+  /** Between tries: why the computer will never answer (its container ended), else undefined. */
+  ended?: ((signal: AbortSignal | undefined) => Promise<string | undefined>) | undefined;
 }
 
 const RETRY_MS = 250;
@@ -58,6 +61,7 @@ export async function openBridge(run: ExecRunner, options: BridgeOptions): Promi
     if (!options.retry || tried.error.code === "not_found" || tried.error.code === "gone") return tried;
     if (Date.now() + RETRY_MS >= deadline)
       return fail("timeout", `the daemon in ${options.target} did not say hello within ${options.helloMs / 1000} s (${tried.error.message})`);
-    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    const [ended] = await Promise.all([options.ended?.(options.signal), new Promise((resolve) => setTimeout(resolve, RETRY_MS))]);
+    if (ended !== undefined) return fail("gone", `the daemon in ${options.target} will never answer: ${ended} (${tried.error.message})`);
   }
 }

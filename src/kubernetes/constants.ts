@@ -9,6 +9,8 @@ export const LABELS_ANNOTATION = "agentrun.computer/labels";
 /** The computer's container, and the field manager every write names. */
 export const CONTAINER = "computer";
 export const FIELD_MANAGER = "agentrun";
+/** Every container's: one that ends in error leaves its log's tail as its terminated message, which a refusal quotes. */
+export const LAST_WORDS = { terminationMessagePolicy: "FallbackToLogsOnError" } as const;
 
 export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
 

@@ -9,6 +9,7 @@ import type { NetworkPolicy, NetworkReadBack } from "../contract/provider.js";
 import { checkAllowlist } from "../egress/list.js";
 import type { ProxyNetwork } from "../egress/proxies.js";
 import { userSecurity } from "./unprivileged.js";
+import { LAST_WORDS } from "./constants.js";
 import { EGRESS_ENTRYPOINT, EGRESS_FLAGS, EGRESS_MOUNT, EGRESS_SOCKET, egressArgs, flagsOf, type ProxyArgs } from "../egress/proxy-command.js";
 
 /** The sidecar's container, and the emptyDir of its socket. */
@@ -54,6 +55,7 @@ export function sidecarContainer(plan: SidecarPlan): Record<string, unknown> {
     name: EGRESS_CONTAINER,
     image: plan.image,
     imagePullPolicy: plan.pullPolicy,
+    ...LAST_WORDS,
     command: [EGRESS_ENTRYPOINT],
     args: egressArgs({
       ...plan,

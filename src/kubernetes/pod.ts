@@ -5,7 +5,7 @@
 // An open computer needs neither, so its Pod runs nothing as root (unprivileged.ts).
 // An allowlist adds the egress proxy beside it (egress.ts), sharing only its socket's folder; a
 // shared proxy joined adds that proxy's ConfigMap, mounted in the sidecar alone.
-import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, DEADLINE_GRACE_S, HOME, INIT_CAPABILITIES, SPEC_ANNOTATION } from "./constants.js";
+import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, DEADLINE_GRACE_S, HOME, INIT_CAPABILITIES, LAST_WORDS, SPEC_ANNOTATION } from "./constants.js";
 import type { NetworkPolicy } from "../contract/provider.js";
 import { entrypoint } from "./commands.js";
 import { computerEgressMount, egressVolume, initNetworkArgs, listVolume, type SidecarPlan, sidecarContainer } from "./egress.js";
@@ -98,6 +98,7 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
           name: CONTAINER,
           image: recorded.image,
           imagePullPolicy: plan.pullPolicy,
+          ...LAST_WORDS,
           command: open ? openCommand(plan.deadline) : entrypoint(plan.deadline, recorded.user, plan.waitSeconds, initNetworkArgs(network)),
           workingDir: recorded.workdir,
           env: [{ name: "HOME", value: HOME }],

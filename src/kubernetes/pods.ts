@@ -192,7 +192,15 @@ export class KubePods {
   }
 
   open(name: string, signal?: AbortSignal, retry = false): Promise<Result<Connection>> {
-    return openBridge(this.runner(name), { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal, retry });
+    const ended = retry ? (s: AbortSignal | undefined) => this.ended(name, s) : undefined;
+    return openBridge(this.runner(name), { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal, retry, ended });
+  }
+
+  /** Why the Pod's computer will never answer, in words (its state, its last words); undefined while it may, or the Pod cannot be read. */
+  private async ended(name: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+    const pod = await this.get(name, signal);
+    if (!pod.ok) return pod.error.code === "not_found" ? `the Pod ${name} is gone` : undefined;
+    return waitingProblem(pod.value)?.message ?? (pod.value.metadata.deletionTimestamp ? stateOf(pod.value) : undefined);
   }
 
   /** Adoption's lookups: the Pods of a declaration with their creation times; read is the provider's, remove a delete waited for. */

@@ -110,15 +110,7 @@ export function sidecarOf(pod: Pod): SidecarReadBack {
 
 /** The Pod's state in words: its phase, and its container's state. */
 export function stateOf(pod: Pod): string {
-  const s = containerStatus(pod)?.state;
-  const inner = s?.running
-    ? "running"
-    : s?.waiting
-      ? `waiting (${s.waiting.reason ?? "no reason"})`
-      : s?.terminated
-        ? `terminated (${s.terminated.reason ?? "no reason"})`
-        : "not started";
-  return `${pod.metadata.deletionTimestamp ? "being deleted, " : ""}phase ${pod.status?.phase ?? "unknown"}${pod.status?.reason ? ` (${pod.status.reason})` : ""}, its container ${inner}`;
+  return `${pod.metadata.deletionTimestamp ? "being deleted, " : ""}phase ${pod.status?.phase ?? "unknown"}${pod.status?.reason ? ` (${pod.status.reason})` : ""}, its container ${containerState(pod, CONTAINER)}`;
 }
 
 /** running only while the Pod runs, its container runs and no delete is under way. */
@@ -128,10 +120,10 @@ export function computerState(pod: Pod): ComputerState {
 
 const NEVER_PULLS = new Set(["ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName"]);
 
-/** Why a Pod that has not started never will, naming the setting; undefined while it may still start. */
 /** Why a container will never run: its words, and the setting when the caller can fix it. */
 export type PodProblem = { message: string; field?: string };
 
+/** Why a Pod that has not started never will, naming the setting; undefined while it may still start. */
 export function waitingProblem(pod: Pod): PodProblem | undefined {
   const waiting = containerStatus(pod)?.state?.waiting;
   const image = container(pod)?.image ?? "its image";

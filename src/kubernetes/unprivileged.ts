@@ -8,7 +8,7 @@
 // Read back: every container of it non-root as the user, no capability, no escalation.
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { SETUP_SCRIPT } from "./commands.js";
-import { HOME } from "./constants.js";
+import { HOME, LAST_WORDS } from "./constants.js";
 
 /** The setup init container, and the emptyDir it fills. */
 export const SETUP_CONTAINER = "setup";
@@ -54,6 +54,7 @@ export function setupContainer(plan: SetupPlan): Record<string, unknown> {
     name: SETUP_CONTAINER,
     image: plan.image,
     imagePullPolicy: plan.pullPolicy,
+    ...LAST_WORDS,
     command: setupCommand(plan.deadline, plan.user, plan.waitSeconds),
     securityContext: setupSecurity(plan.uid, plan.gid),
     resources: { requests: plan.sizes, limits: plan.sizes },

@@ -1,8 +1,9 @@
 // The single-node cluster of scripts/kube-up.sh, as a story: kube:up (building what is not cached),
 // a Pod of the computers' image made through the API server by digest with imagePullPolicy Never,
 // read back running, deleted until the API server says it is gone; a second kube:up is a no-op;
-// kube:down leaves no process, link, mount, iptables chain or state folder behind. Skipped in words
-// unless AGENTRUN_KUBE_TESTS=1 (npm run test:kube): a cold build takes half an hour.
+// kube:down leaves no process, link, mount, iptables chain or state folder behind, and keeps the
+// kubelet's log. Skipped in words unless AGENTRUN_KUBE_TESTS=1 (npm run test:kube): a cold build
+// takes half an hour.
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { request } from "node:https";
@@ -94,6 +95,7 @@ describe.skipIf(!asked)(asked ? "the test cluster" : `skipped: ${why}`, () => {
     await kubeDown();
     expect(existsSync(kube.state)).toBe(false);
     expect(existsSync(`${kube.state}.lock`)).toBe(false);
+    expect(readFileSync(`${kube.state}.last-logs/kubelet.log`, "utf8")).toContain("SyncLoop");
     expect(existsSync(`${ROOT}/dist/kubeconfig`)).toBe(false);
     const links = (await run("ip", ["-o", "link", "show"])).stdout;
     expect(links).not.toMatch(/agentrun-kbr0|agentrun-kube0/);

@@ -133,6 +133,20 @@ describe("the Pod", () => {
     expect(c.resources).toEqual({ requests: { cpu: "500m", memory: "256Mi" }, limits: { cpu: "500m", memory: "256Mi" } });
   });
 
+  it("leaves the tail of a container's log as its terminated message when it ends in error, the sidecar's and an open Pod's setup's too", () => {
+    const allow = ["example.com"];
+    const sidecar = { image: "agentrun-egress:0", pullPolicy: "Never", uid: 2510, gid: 2510, deadline: plan.deadline, allow, hostAddresses: [], hint: "" };
+    const withSidecar = podManifest({ ...plan, recorded: { ...plan.recorded, network: { allow } }, sidecar }) as unknown as {
+      spec: { containers: Array<Record<string, unknown>> };
+    };
+    const open = podManifest({ ...plan, recorded: { ...plan.recorded, network: "open" } }) as unknown as {
+      spec: { initContainers: Array<Record<string, unknown>> };
+    };
+    for (const each of [c, ...withSidecar.spec.containers, ...open.spec.initContainers]) expect(each.terminationMessagePolicy).toBe("FallbackToLogsOnError");
+    expect(withSidecar.spec.containers).toHaveLength(2);
+    expect(open.spec.initContainers).toHaveLength(1);
+  });
+
   it("carries its labels encoded, and the labels as given in an annotation", () => {
     expect(m.metadata).toMatchObject({ labels: { "agentrun.computer": "1", ...encodeLabels(plan.labels) }, annotations: labelsAnnotation(plan.labels) });
     expect(spec.runtimeClassName).toBeUndefined();
