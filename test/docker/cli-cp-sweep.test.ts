@@ -80,11 +80,14 @@ describe("agentrun cp", () => {
   });
 });
 
+// A lifetime that a loaded machine's docker run still fits in (2 s did not, once), waited out.
+const DUE_MS = 5_000;
+
 describe("agentrun sweep", () => {
   it("--dry-run names the computer past its deadline, keeps the other, and changes nothing", async () => {
-    const due = await fleet.make({ lifetimeMs: 2_000 });
+    const due = await fleet.make({ lifetimeMs: DUE_MS });
     // Past its deadline: init has stopped it (or will); either way the sweep's rule says due.
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await new Promise((resolve) => setTimeout(resolve, DUE_MS + 500));
     const dry = await agentrun(["sweep", "--dry-run", ...labelFlags(fleet.label)]);
     expect(dry.exitCode, String(dry.stderr)).toBe(0);
     expect(dry.stdout).toBe(`would release ${due}; kept 1 (deadline ahead)`);
@@ -98,8 +101,8 @@ describe("agentrun sweep", () => {
   }, 120_000);
 
   it("without --dry-run releases the computer past its deadline and says so", async () => {
-    const due = await fleet.make({ lifetimeMs: 2_000 });
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const due = await fleet.make({ lifetimeMs: DUE_MS });
+    await new Promise((resolve) => setTimeout(resolve, DUE_MS + 500));
     const swept = await agentrun(["sweep", ...labelFlags(fleet.label)]);
     expect(swept.exitCode, String(swept.stderr)).toBe(0);
     // The first test's due computer is released here too; the one with time left is kept.

@@ -250,17 +250,30 @@ describe("a claim with no watch on an engine of another host: the computer's own
     await again.value.close();
   }, 60_000);
 
-  test("a pool's computer whose init refuses to start says why: its words come on the attach made before its start", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "refusing-init-"));
-    scripts.push(dir);
-    const script = join(dir, "computerd");
-    writeFileSync(script, "#!/bin/sh\necho 'computerd init: refusing, for the test' >&2\nexit 1\n", { mode: 0o755 });
-    const refusing = provider({ daemonPath: script });
-    const made = await refusing.create(spec({ labels: { [POOL_LABEL]: pool.id } }));
-    await refusing.engine.close();
-    expect(made.ok ? made.value : made.error).toMatchObject({
-      code: "failed",
-      message: expect.stringMatching(/was not running after its start \(exit code 1: computerd init: refusing, for the test\); it was removed$/),
-    });
-  }, 120_000);
+  test.each([
+    [
+      "refuses to start says why: its words come on the attach made before its start",
+      "echo 'computerd init: refusing, for the test' >&2\nexit 1",
+      /was not running after its start \(exit code 1: computerd init: refusing, for the test\); it was removed$/,
+    ],
+    // As a stop of the engine under a create ends it.
+    [
+      "ends 0 at once says it was stopped, naming Docker",
+      "exit 0",
+      /was not running after its start \(exit code 0: its init was stopped, as docker stop or the Docker engine stopping does\); it was removed$/,
+    ],
+  ])(
+    "a pool's computer whose init %s",
+    async (_, body, words) => {
+      const dir = mkdtempSync(join(tmpdir(), "refusing-init-"));
+      scripts.push(dir);
+      const script = join(dir, "computerd");
+      writeFileSync(script, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+      const refusing = provider({ daemonPath: script });
+      const made = await refusing.create(spec({ labels: { [POOL_LABEL]: pool.id } }));
+      await refusing.engine.close();
+      expect(made.ok ? made.value : made.error).toMatchObject({ code: "failed", message: expect.stringMatching(words) });
+    },
+    120_000,
+  );
 });

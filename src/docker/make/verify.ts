@@ -64,7 +64,9 @@ export async function readBack(context: DockerContext, creation: Creation<Prepar
   if (!state?.Running) {
     if (state?.ExitCode === 0 && Date.now() >= Date.parse(creation.deadline)) return refused("timeout", lifetimeEnded(creation));
     const words = await refusedWords(context, made);
-    return refused("failed", `${name} was not running after its start (exit code ${state?.ExitCode ?? "?"}${words}); it was removed`);
+    // Init ends 0 before its deadline only when it is stopped (SIGTERM, SIGINT).
+    const stopped = state?.ExitCode === 0 ? ": its init was stopped, as docker stop or the Docker engine stopping does" : "";
+    return refused("failed", `${name} was not running after its start (exit code ${state?.ExitCode ?? "?"}${stopped}${words}); it was removed`);
   }
   if (!connection.ok) {
     if (signal?.aborted) return refused("aborted", `create was aborted while saying hello; ${name} was deleted`);
