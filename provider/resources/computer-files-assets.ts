@@ -1,12 +1,11 @@
 // Pulumi assets and archives as files to load: a string asset, a local file, or a folder (a file
 // archive, or an asset archive of named assets), each under its home-relative destination. Paths
 // are held to the home rule here, at check, naming the path; bytes are read only to hash and send.
-import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { posix, resolve } from "node:path";
 import { homeRelative, underHome } from "../../src/inside/paths.js";
-import type { FileToLoad } from "../../src/inside/load.js";
+import { fileToLoad, type FileToLoad } from "../../src/inside/load.js";
 import { fail, ok, type Refusal, type Result } from "../../src/contract/result.js";
 
 // The signatures the engine marks an asset and an archive with (sdk/go/common/resource/sig).
@@ -104,32 +103,19 @@ async function walk(dir: string, rel = ""): Promise<string[]> {
 /** The destination folder, held to the home rule. */
 export const destinationOf = (value: unknown) => homeRelative(value, "destination");
 
-/** Each planned file with its size and sha256, ready to send (a local file is read once to hash it, and again to send). */
+/** Each planned file with its size, ready to send (its sha256 taken as it is sent, or when asked first). */
 export async function toLoad(planned: readonly Planned[]): Promise<FileToLoad[]> {
   return Promise.all(
     planned.map(async (p) => {
       if ("text" in p.source) {
         const bytes = Buffer.from(p.source.text, "utf8");
-        return {
-          name: p.path,
-          mode: p.mode,
-          size: bytes.length,
-          sha256: sha256(bytes),
-          bytes: async function* () {
-            yield bytes;
-          },
-        };
+        return fileToLoad(p.path, p.mode, bytes.length, async function* () {
+          yield bytes;
+        });
       }
       const file = p.source.file;
-      const hash = createHash("sha256");
-      let size = 0;
-      for await (const chunk of createReadStream(file)) {
-        hash.update(chunk as Buffer);
-        size += (chunk as Buffer).length;
-      }
-      return { name: p.path, mode: p.mode, size, sha256: hash.digest("hex"), bytes: () => createReadStream(file, { highWaterMark: 512 * 1024 }) };
+      const { size } = await stat(file);
+      return fileToLoad(p.path, p.mode, size, () => createReadStream(file, { highWaterMark: 512 * 1024 }));
     }),
   );
 }
-
-const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");

@@ -4,6 +4,7 @@
 // retry writes every file whole. Each batch is read back from inside: one exec.run over its paths
 // (Python's hashlib where the image has a python3, else stat and sha256sum), so what is there is
 // known by its bytes, not by what was sent; it runs while the next batch is pushed.
+import { createHash } from "node:crypto";
 import { CallError, type CallOptions } from "../daemon/client.js";
 import { pushTar } from "../daemon/files.js";
 import { MAX_OUTPUT_BYTES } from "../daemon/protocol.js";
@@ -17,9 +18,38 @@ export const MAX_BATCH_BYTES = 64 * 1024 * 1024;
 const READ_BACK_PATHS = 1000;
 const READ_BACK_MS = 120_000;
 
-/** A file to load: its home-relative path, mode, size, sha256 and bytes. */
+/** A file to load: its home-relative path, mode, size and bytes, and its sha256 when asked. */
 export interface FileToLoad extends StreamEntry {
-  sha256: string;
+  sha256(): Promise<string>;
+}
+
+/**
+ * A file to load from a source read again at each ask. Its sha256 is that of its bytes as first
+ * read whole: by the push that sends them (hashed as they go, so a new file is read once) or, asked
+ * before any push, by a read of its own (a file already inside is compared before it is sent).
+ */
+export function fileToLoad(name: string, mode: number, size: number, source: () => AsyncIterable<Uint8Array>): FileToLoad {
+  let digest: Promise<string> | undefined;
+  const hashed = async () => {
+    const hash = createHash("sha256");
+    for await (const chunk of source()) hash.update(chunk);
+    return hash.digest("hex");
+  };
+  return {
+    name,
+    mode,
+    size,
+    sha256: () => (digest ??= hashed()),
+    bytes: async function* () {
+      if (digest) return yield* source();
+      const hash = createHash("sha256");
+      for await (const chunk of source()) {
+        hash.update(chunk);
+        yield chunk;
+      }
+      digest ??= Promise.resolve(hash.digest("hex"));
+    },
+  };
 }
 
 /** A file as read back from inside: its sha256 and mode (octal text, "644"). */
@@ -27,6 +57,9 @@ export interface FileReadBack {
   sha256: string;
   mode: string;
 }
+
+/** A mode's permission bits as the read-back gives them (octal text, "644"). */
+const modeText = (mode: number) => (mode & 0o7777).toString(8);
 
 /** The files in batches of at most maxBytes, in order; a file bigger than that is a batch alone. */
 export function batchesOf<T extends { size: number }>(files: readonly T[], maxBytes = MAX_BATCH_BYTES): T[][] {
@@ -110,13 +143,11 @@ async function checkBatch(session: Session, batch: readonly FileToLoad[], option
   const read: Record<string, FileReadBack> = {};
   for (const file of batch) {
     const got = back.value[file.name];
-    const want = (file.mode & 0o7777).toString(8);
+    const want = modeText(file.mode);
+    const sent = await file.sha256();
     if (!got) return fail("failed", `${session.name}: ${file.name} was sent but is not there when read back`);
-    if (got.sha256 !== file.sha256)
-      return fail(
-        "failed",
-        `${session.name}: ${file.name} reads back with sha256 ${got.sha256}, not the ${file.sha256} sent (changed inside while it was written?)`,
-      );
+    if (got.sha256 !== sent)
+      return fail("failed", `${session.name}: ${file.name} reads back with sha256 ${got.sha256}, not the ${sent} sent (changed inside while it was written?)`);
     if (got.mode !== want) return fail("failed", `${session.name}: ${file.name} reads back with mode ${got.mode}, not the ${want} sent`);
     read[file.name] = got;
   }
@@ -150,11 +181,18 @@ export async function syncFiles(
     options,
   );
   if (!there.ok) return there;
-  const want = Object.fromEntries(files.map((f) => [f.name, { sha256: f.sha256, mode: (f.mode & 0o7777).toString(8) }]));
-  const stale = files.filter((f) => driftOf({ [f.name]: want[f.name]! }, there.value).length > 0);
+  // Only a file already there is hashed before it is sent: one that is not is hashed as it goes.
+  const wanted = await Promise.all(
+    files.map(async (f) => {
+      const got = there.value[f.name];
+      return got !== undefined && got.mode === modeText(f.mode) && got.sha256 === (await f.sha256());
+    }),
+  );
+  const stale = files.filter((_, i) => !wanted[i]);
   const loaded = await loadFiles(session, stale, options);
   if (!loaded.ok) return loaded;
-  const gone = remove.filter((p) => !(p in want));
+  const names = new Set(files.map((f) => f.name));
+  const gone = remove.filter((p) => !names.has(p));
   if (gone.length) {
     const removed = await removeFiles(session, gone, options);
     if (!removed.ok) return removed;

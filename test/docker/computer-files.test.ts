@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { computerFiles } from "../../provider/resources/computer-files.js";
-import { loadFiles } from "../../src/inside/load.js";
+import { fileToLoad, loadFiles, syncFiles } from "../../src/inside/load.js";
 import { openSession } from "../../src/inside/session.js";
+import type { ComputerClient } from "../../src/daemon/client.js";
 import { bridged, docker, inside, cuttingClient, makeComputer, stepContext } from "../support/inside-helpers.js";
 
 const SIG = "4dabf18193072939515e22adb298388d";
@@ -122,34 +123,61 @@ describe("batches on a real computer", () => {
   }, 300_000);
 });
 
+/** The client with each call's method put in order as it is made, and "exec.run answered" as each exec.run answers. */
+function recording(inner: ComputerClient, order: string[]): ComputerClient {
+  return {
+    call: async (m: string, params: unknown, options?: unknown) => {
+      order.push(m);
+      try {
+        return await (inner.call as (m: string, p: unknown, o?: unknown) => Promise<unknown>)(m, params, options);
+      } finally {
+        if (m === "exec.run") order.push("exec.run answered");
+      }
+    },
+    request: inner.request.bind(inner),
+    close: inner.close.bind(inner),
+  } as unknown as ComputerClient;
+}
+
+describe("a sync's reads of its sources", () => {
+  test("a new file's source is read once, by its push; one already there as wanted is read once to compare, and not sent", async () => {
+    const blob = randomBytes(2 * 2 ** 20);
+    let reads = 0;
+    const file = () =>
+      fileToLoad("Downloads/once/f.bin", 0o644, blob.length, async function* () {
+        reads++;
+        yield blob;
+      });
+    const opened = await openSession(docker, computer.name);
+    if (!opened.ok) throw new Error(opened.error.message);
+    try {
+      const first = await syncFiles(opened.value, [file()], []);
+      expect(first.ok && first.value).toEqual({ "Downloads/once/f.bin": { sha256: sha(blob), mode: "644" } });
+      expect(reads).toBe(1);
+      const calls: string[] = [];
+      const again = await syncFiles({ ...opened.value, client: recording(opened.value.client, calls) }, [file()], []);
+      expect(again.ok && again.value).toEqual({ "Downloads/once/f.bin": { sha256: sha(blob), mode: "644" } });
+      expect(reads).toBe(2);
+      expect(calls.filter((m) => m.startsWith("tar.push"))).toEqual([]);
+    } finally {
+      await opened.value.close();
+    }
+  }, 120_000);
+});
+
 describe("a batch's read-back beside the next push", () => {
   test("the second batch's push begins before the first batch's sha256sum has answered", async () => {
     const blobs = [randomBytes(40 * 2 ** 20), randomBytes(40 * 2 ** 20)];
-    const load = blobs.map((b, i) => ({
-      name: `Downloads/beside/f${i}.bin`,
-      mode: 0o644,
-      size: b.length,
-      sha256: sha(b),
-      bytes: async function* () {
+    const load = blobs.map((b, i) =>
+      fileToLoad(`Downloads/beside/f${i}.bin`, 0o644, b.length, async function* () {
         yield b;
-      },
-    }));
+      }),
+    );
     const opened = await openSession(docker, computer.name);
     if (!opened.ok) throw new Error(opened.error.message);
     const inner = opened.value.client;
     const order: string[] = [];
-    const client = {
-      call: async (m: string, params: unknown, options?: unknown) => {
-        order.push(m);
-        try {
-          return await (inner.call as (m: string, p: unknown, o?: unknown) => Promise<unknown>)(m, params, options);
-        } finally {
-          if (m === "exec.run") order.push("exec.run answered");
-        }
-      },
-      request: inner.request.bind(inner),
-      close: inner.close.bind(inner),
-    } as unknown as typeof inner;
+    const client = recording(inner, order);
     const loaded = await loadFiles({ ...opened.value, client }, load);
     await opened.value.close();
     expect(loaded.ok && Object.values(loaded.value).map((r) => r.sha256)).toEqual(blobs.map(sha));
@@ -162,15 +190,11 @@ describe("a batch's read-back beside the next push", () => {
 describe("chaos: the connection cut during a batch", () => {
   test("fails naming the computer, the call and the cause; leaves no part file; a retry writes every file whole", async () => {
     const blobs = [randomBytes(3 * 2 ** 20), randomBytes(3 * 2 ** 20)];
-    const load = blobs.map((b, i) => ({
-      name: `Downloads/cut/f${i}.bin`,
-      mode: 0o644,
-      size: b.length,
-      sha256: sha(b),
-      bytes: async function* () {
+    const load = blobs.map((b, i) =>
+      fileToLoad(`Downloads/cut/f${i}.bin`, 0o644, b.length, async function* () {
         yield b;
-      },
-    }));
+      }),
+    );
     // Through the bridge, which the cut kills from inside.
     const opened = await openSession(bridged, computer.name);
     if (!opened.ok) throw new Error(opened.error.message);

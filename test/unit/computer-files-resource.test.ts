@@ -1,6 +1,7 @@
 // ComputerFiles without a computer: every check refusal in its words (naming the path), the
 // assets and folders it plans, its batches, the tar it streams (read back by the conformance
 // suite's own reader), and the drift it names.
+import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile, chmod } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +10,7 @@ import { plan, toLoad } from "../../provider/resources/computer-files-assets.js"
 import { computerFiles } from "../../provider/resources/computer-files.js";
 import { isSecret, secret } from "../../provider/secrets.js";
 import { entriesOf } from "../../src/conformance/tar.js";
-import { batchesOf, driftOf } from "../../src/inside/load.js";
+import { batchesOf, driftOf, fileToLoad } from "../../src/inside/load.js";
 import { homeRelative } from "../../src/inside/paths.js";
 import { tarStream } from "../../src/inside/tar-stream.js";
 import { testContext } from "../support/context.js";
@@ -159,6 +160,49 @@ describe("batches", () => {
 
   test("none for no files", () => {
     expect(batchesOf([])).toEqual([]);
+  });
+});
+
+describe("a file's sha256", () => {
+  const bytes = Buffer.from("id,score\n1,0.5\n");
+  const want = createHash("sha256").update(bytes).digest("hex");
+  const counted = () => {
+    const reads = { n: 0 };
+    const file = fileToLoad("Downloads/s.csv", 0o644, bytes.length, async function* () {
+      reads.n++;
+      yield bytes.subarray(0, 3);
+      yield bytes.subarray(3);
+    });
+    return { file, reads };
+  };
+  const send = async (file: ReturnType<typeof fileToLoad>) => {
+    for await (const chunk of tarStream([file])) void chunk;
+  };
+
+  test("is taken as the file is sent: its source is read once in all", async () => {
+    const { file, reads } = counted();
+    await send(file);
+    expect(await file.sha256()).toBe(want);
+    expect(reads.n).toBe(1);
+  });
+
+  test("asked before any send, is read for on its own, once; the send reads again", async () => {
+    const { file, reads } = counted();
+    expect(await Promise.all([file.sha256(), file.sha256()])).toEqual([want, want]);
+    expect(reads.n).toBe(1);
+    await send(file);
+    expect(await file.sha256()).toBe(want);
+    expect(reads.n).toBe(2);
+  });
+
+  test("is not taken from a send cut short", async () => {
+    const { file, reads } = counted();
+    for await (const chunk of file.bytes()) {
+      void chunk;
+      break;
+    }
+    expect(await file.sha256()).toBe(want);
+    expect(reads.n).toBe(2);
   });
 });
 
