@@ -137,24 +137,25 @@ export class DaemonClient implements ComputerClient {
 
   callFramed<M extends FramedMethod>(method: M, params: FramedParamsOf<M>, options: CallOptions = {}): Promise<FramedResultOf<M>> {
     if (!this.#framed) return Promise.reject(new CallError("invalid", `${method}: frames were not taken up on this connection`, method));
-    const { data, ...rest } = params as { data?: Uint8Array };
-    const bytes = data ?? new Uint8Array(0);
+    const { data, ...rest } = params as { data?: Uint8Array | readonly Uint8Array[] };
+    const pieces = data === undefined ? [] : data instanceof Uint8Array ? [data] : data;
+    const length = pieces.reduce((n, p) => n + p.length, 0);
     // The method's own checks, on the params as the spec has them: data "" in the header.
     const checked = METHODS[method].params.safeParse(data === undefined ? rest : { ...rest, data: "" });
     if (!checked.success) {
       const kind = checked.error.issues.every(isLimitIssue) ? "limit" : "invalid";
       return Promise.reject(new CallError(kind, `${method}: ${issuesInWords(checked.error)}`, method));
     }
-    if (bytes.length > MAX_WIRE_FRAME_BYTES) {
+    if (length > MAX_WIRE_FRAME_BYTES) {
       return Promise.reject(
         new CallError(
           "limit",
-          `${method}: ${bytes.length} bytes are over the ${MAX_WIRE_FRAME_BYTES} (1 MiB) one frame carries; send them in smaller chunks`,
+          `${method}: ${length} bytes are over the ${MAX_WIRE_FRAME_BYTES} (1 MiB) one frame carries; send them in smaller chunks`,
           method,
         ),
       );
     }
-    return this.#send(method, checked.data, FRAMED[method].result, options, bytes) as Promise<FramedResultOf<M>>;
+    return this.#send(method, checked.data, FRAMED[method].result, options, pieces) as Promise<FramedResultOf<M>>;
   }
 
   async close(): Promise<void> {
@@ -171,7 +172,7 @@ export class DaemonClient implements ComputerClient {
     if ((this.#writable as unknown) !== this.#readable) this.#writable.destroy();
   }
 
-  #send(method: string, params: unknown, schema: z.ZodType | undefined, options: CallOptions, frame?: Uint8Array): Promise<unknown> {
+  #send(method: string, params: unknown, schema: z.ZodType | undefined, options: CallOptions, frame?: readonly Uint8Array[]): Promise<unknown> {
     const { signal } = options;
     if (this.#closedReason !== undefined) {
       return Promise.reject(new CallError("closed", `${method} was not sent: ${this.#closedReason}`, method));
@@ -215,16 +216,17 @@ export class DaemonClient implements ComputerClient {
     this.#writable.write(line);
   }
 
-  /** A frame: its lead, its header and its bytes, written together and never copied into one buffer. */
-  #writeFrame(head: Buffer, bytes: Uint8Array): void {
+  /** A frame: its lead, its header and its bytes' pieces, written together and never copied into one buffer. */
+  #writeFrame(head: Buffer, pieces: readonly Uint8Array[]): void {
     if (this.#closedReason !== undefined || this.#writable.destroyed || this.#writable.writableEnded) return;
     const lead = Buffer.allocUnsafe(FRAME_LEAD_BYTES);
     lead[0] = FRAME_MARK;
     lead.writeUInt32BE(head.length, 1);
-    lead.writeUInt32BE(bytes.length, 5);
+    const length = pieces.reduce((n, p) => n + p.length, 0);
+    lead.writeUInt32BE(length, 5);
     this.#writable.cork();
     this.#writable.write(Buffer.concat([lead, head]));
-    if (bytes.length > 0) this.#writable.write(bytes);
+    for (const piece of pieces) if (piece.length > 0) this.#writable.write(piece);
     this.#writable.uncork();
   }
 

@@ -17,13 +17,6 @@ const FRAMED_WRITE_BYTES = MAX_WIRE_FRAME_BYTES;
 const PUSH_WINDOW = 4;
 const PULL_AHEAD = 4;
 /**
- * A source chunk this big is framed as it is, not gathered into 1 MiB frames: gathering copied
- * every byte and made most of Node's garbage in a 150 MiB push (ComputerFiles' create 1.0 s beside
- * 1.2-1.3 s gathered, measured alternately). Smaller pieces (tar headers, padding, small files)
- * are gathered, so a tree of small files is not a frame each.
- */
-const FRAMED_ALONE_BYTES = 64 * 1024;
-/**
  * The bytes one files.write or tar.push.write carries. A read gives at most 512 KiB; a write is
  * bound by its line alone (1 MiB), so it carries more: 736 KiB is 981 KiB of base64, leaving
  * 43 KiB of the line for the rest, a path of PATH_MAX escaped six times over included. Fewer
@@ -172,36 +165,33 @@ export async function pushTar(
   const iterator = source instanceof Uint8Array ? once(source) : source[Symbol.asyncIterator]();
   const framed = framedOf(client);
   const chunkBytes = framed ? FRAMED_WRITE_BYTES : WRITE_CHUNK_BYTES;
+  // Framed, up to PUSH_WINDOW writes are in flight, which the daemon runs in the order sent; on the
+  // spec's wire each is sent after the last one's reply, the next encoded while one crosses.
+  const window = framed ? PUSH_WINDOW : 1;
   let sourceDone = false;
   let id: string | undefined;
   let ended = false;
-  // Framed writes in flight, oldest first: the daemon runs them in the order they were sent.
   const inFlight: Array<Promise<unknown>> = [];
   try {
     ({ id } = await client.call("tar.push.begin", { path: dir }, { signal }));
-    let pending = iterator.next();
-    let buffered: Buffer[] = [];
-    let bufferedBytes = 0;
-    // Each write is sent after the last one's reply (the protocol's order); the next chunk is
-    // encoded while one crosses. Framed, up to PUSH_WINDOW are in flight.
-    const send = async (bytes: Buffer) => {
-      if (framed) {
-        for (let at = 0; at < bytes.length; at += chunkBytes) {
-          if (inFlight.length >= PUSH_WINDOW) await inFlight.shift();
-          const written = framed("tar.push.write", { id: id!, data: bytes.subarray(at, at + chunkBytes) }, { signal });
-          written.catch(() => {}); // awaited in its turn, or dropped when one before it failed
-          inFlight.push(written);
-        }
-        return;
-      }
-      const encode = (at: number) => bytes.subarray(at, at + WRITE_CHUNK_BYTES).toString("base64");
-      let data = encode(0);
-      for (let at = 0; at < bytes.length; at += WRITE_CHUNK_BYTES) {
-        const written = client.call("tar.push.write", { id: id!, data }, { signal });
-        if (at + WRITE_CHUNK_BYTES < bytes.length) data = encode(at + WRITE_CHUNK_BYTES);
-        await written;
-      }
+    const pushId = id;
+    // A frame carries a write's pieces as they are; a line carries their base64, joined and
+    // encoded before the wait, so while the write before it crosses.
+    const writer = framed
+      ? (pieces: Buffer[]) => () => framed("tar.push.write", { id: pushId, data: pieces }, { signal })
+      : (pieces: Buffer[]) => {
+          const data = Buffer.concat(pieces).toString("base64");
+          return () => client.call("tar.push.write", { id: pushId, data }, { signal });
+        };
+    const send = async (pieces: Buffer[]) => {
+      const write = writer(pieces);
+      while (inFlight.length >= window) await inFlight.shift();
+      const written = write();
+      written.catch(() => {}); // awaited in its turn, or dropped when one before it failed
+      inFlight.push(written);
     };
+    const gathered = new Gathering(chunkBytes);
+    let pending = iterator.next();
     for (;;) {
       const step = await pending;
       if (step.done) {
@@ -211,26 +201,10 @@ export async function pushTar(
       // Ask the source for its next chunk while this one is written: a pull and a push overlap.
       pending = iterator.next();
       pending.catch(() => {}); // settled below, or dropped when the push fails first
-      const piece = Buffer.from(step.value.buffer, step.value.byteOffset, step.value.byteLength);
-      if (framed && piece.length >= FRAMED_ALONE_BYTES) {
-        // A big chunk goes as its own frames, uncopied; what was gathered before it goes first.
-        if (bufferedBytes > 0) await send(Buffer.concat(buffered));
-        buffered = [];
-        bufferedBytes = 0;
-        await send(piece);
-        continue;
-      }
-      buffered.push(piece);
-      bufferedBytes += piece.length;
-      if (bufferedBytes >= chunkBytes) {
-        const whole = Buffer.concat(buffered);
-        const full = whole.length - (whole.length % chunkBytes);
-        await send(whole.subarray(0, full));
-        buffered = full < whole.length ? [whole.subarray(full)] : [];
-        bufferedBytes = whole.length - full;
-      }
+      for (const pieces of gathered.add(Buffer.from(step.value.buffer, step.value.byteOffset, step.value.byteLength))) await send(pieces);
     }
-    if (bufferedBytes > 0) await send(Buffer.concat(buffered));
+    const rest = gathered.rest();
+    if (rest.length > 0) await send(rest);
     while (inFlight.length > 0) await inFlight.shift();
     const end = await client.call("tar.push.end", { id }, { signal });
     ended = true;
@@ -241,6 +215,37 @@ export async function pushTar(
     await Promise.allSettled(inFlight);
     if (id !== undefined && !ended) await endQuietly(client, "tar.push.end", id);
     if (!sourceDone) await iterator.return?.().catch(() => {});
+  }
+}
+
+/**
+ * A source's chunks cut into writes of exactly size bytes (the last one shorter), each a list of
+ * views of the chunks' own memory: a big chunk is not copied, and a tree's small pieces (tar
+ * headers, padding, small files, a pipe's 64 KiB reads) are not a write each.
+ */
+class Gathering {
+  #pieces: Buffer[] = [];
+  #bytes = 0;
+  constructor(readonly size: number) {}
+  /** Takes a chunk; gives the writes it filled. */
+  add(chunk: Buffer): Buffer[][] {
+    const full: Buffer[][] = [];
+    let at = 0;
+    while (at < chunk.length) {
+      const take = Math.min(this.size - this.#bytes, chunk.length - at);
+      this.#pieces.push(chunk.subarray(at, at + take));
+      this.#bytes += take;
+      at += take;
+      if (this.#bytes === this.size) full.push(this.rest());
+    }
+    return full;
+  }
+  /** What is gathered so far, taken. */
+  rest(): Buffer[] {
+    const pieces = this.#pieces;
+    this.#pieces = [];
+    this.#bytes = 0;
+    return pieces;
   }
 }
 

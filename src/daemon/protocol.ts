@@ -464,12 +464,17 @@ export const BYTES_OUT = ["files.read", "process.read", "screen.read", "screen.s
 export const IN_ORDER = ["tar.pull.end", "tar.pull.read", "tar.push.end", "tar.push.write"] as const;
 
 const Bytes = z.custom<Uint8Array<ArrayBufferLike>>((v) => v instanceof Uint8Array, "bytes");
+/** A frame's bytes as one array, or as pieces the frame carries one after another (never joined into one buffer). */
+const BytesIn = z.custom<Uint8Array<ArrayBufferLike> | readonly Uint8Array<ArrayBufferLike>[]>(
+  (v) => v instanceof Uint8Array || (Array.isArray(v) && v.every((p) => p instanceof Uint8Array)),
+  "bytes",
+);
 /** The framed forms of the methods this library sends as frames: data as bytes, never base64. */
 export const FRAMED = {
   "files.read": { params: FilesReadParams, result: FilesReadResult.extend({ data: Bytes }) },
-  "files.write": { params: FilesWriteParams.extend({ data: Bytes }), result: FilesWriteResult },
+  "files.write": { params: FilesWriteParams.extend({ data: BytesIn }), result: FilesWriteResult },
   "tar.pull.read": { params: TarPullReadParams, result: TarPullReadResult.extend({ data: Bytes }) },
-  "tar.push.write": { params: TarPushWriteParams.extend({ data: Bytes }), result: Empty },
+  "tar.push.write": { params: TarPushWriteParams.extend({ data: BytesIn }), result: Empty },
 } as const;
 export type FramedMethod = keyof typeof FRAMED;
 export type FramedParamsOf<M extends FramedMethod> = z.input<(typeof FRAMED)[M]["params"]>;

@@ -74,14 +74,23 @@ describe("frames against the daemon's vector", () => {
     for (const m of Object.keys(FRAMED)) expect([...BYTES_IN, ...BYTES_OUT]).toContain(m);
   });
 
-  it("writes the vector's request frames byte for byte", async () => {
+  it("writes the vector's request frames byte for byte, from bytes in one array or in pieces", async () => {
     const { client, written } = framedPair();
     const bytes = (i: number) => Buffer.from(vector.requests[i]!.bytesHex, "hex");
     void client.callFramed("files.write", { path: "/work/a.bin", data: bytes(0), offset: 0 }).catch(() => {});
     void client.callFramed("files.read", { path: "/work/f" }).catch(() => {});
-    void client.callFramed("tar.push.write", { id: "push1", data: bytes(2) }).catch(() => {});
+    const pieces = [bytes(2).subarray(0, 1), new Uint8Array(0), bytes(2).subarray(1)];
+    void client.callFramed("tar.push.write", { id: "push1", data: pieces }).catch(() => {});
     await new Promise((resolve) => setImmediate(resolve));
     expect(written().toString("hex")).toBe(vector.requests.map((r) => r.frameHex).join(""));
+    await client.close();
+  });
+
+  it("refuses pieces past a frame's 1 MiB together, sending nothing", async () => {
+    const { client, written } = framedPair();
+    const half = new Uint8Array(MAX_WIRE_FRAME_BYTES / 2 + 1);
+    await expect(client.callFramed("tar.push.write", { id: "push1", data: [half, half] })).rejects.toMatchObject({ kind: "limit" });
+    expect(written().length).toBe(0);
     await client.close();
   });
 

@@ -1,45 +1,79 @@
-// How a framed push cuts its source into tar.push.write frames (src/daemon/files.ts pushTar), on a
-// client that takes frames and answers each at once: a big chunk goes as it is, in frames that are
-// views of its own memory, never copies; small pieces are gathered into one frame.
+// How a push cuts its source into tar.push.write calls (src/daemon/files.ts pushTar), on a client
+// that answers each at once. Framed: writes of exactly 1 MiB (the last shorter), each carrying
+// views of the source's own chunks, never copies, however the source cuts them. On the spec's wire:
+// base64 lines of at most 736 KiB, each sent after the last one's reply.
 import { describe, expect, it } from "vitest";
 import type { ComputerClient } from "../../src/daemon/client.js";
-import { pushTar } from "../../src/daemon/files.js";
+import { pushTar, WRITE_CHUNK_BYTES } from "../../src/daemon/files.js";
+
+const MiB = 1024 * 1024;
 
 function framedClient() {
-  const frames: Buffer[] = [];
+  const frames: Uint8Array[][] = [];
   const client = {
     framed: true,
     call: async (method: string) => (method === "tar.push.begin" ? { id: "push1" } : { entries: 1 }),
-    callFramed: async (_method: string, params: { data: Uint8Array }) => {
-      frames.push(Buffer.from(params.data.buffer, params.data.byteOffset, params.data.byteLength));
+    callFramed: async (_method: string, params: { data: Uint8Array | Uint8Array[] }) => {
+      frames.push(params.data instanceof Uint8Array ? [params.data] : params.data);
       return {};
     },
   } as unknown as ComputerClient;
-  return { client, frames };
+  return { client, frames, lengths: () => frames.map((f) => f.reduce((n, p) => n + p.length, 0)) };
 }
 
 async function* chunks(...parts: Buffer[]) {
   yield* parts;
 }
 
-describe("a framed push's frames", () => {
-  it("send a big chunk in views of its own bytes, at most 1 MiB each, after what was gathered before it", async () => {
-    const { client, frames } = framedClient();
+describe("a framed push's writes", () => {
+  it("are 1 MiB each, made of views of the source's chunks, a big chunk's included", async () => {
+    const { client, frames, lengths } = framedClient();
     const header = Buffer.alloc(512, 1);
     const big = Buffer.alloc(1536 * 1024, 2);
     const pushed = await pushTar(client, "/work/in", chunks(header, big));
     expect(pushed).toEqual({ ok: true, value: { entries: 1 } });
-    expect(frames.map((f) => f.length)).toEqual([512, 1024 * 1024, 512 * 1024]);
-    expect(frames[1]!.buffer).toBe(big.buffer);
-    expect(frames[2]!.buffer).toBe(big.buffer);
-    expect(Buffer.concat(frames).equals(Buffer.concat([header, big]))).toBe(true);
+    expect(lengths()).toEqual([MiB, 512 * 1024 + 512]);
+    expect(frames[0]![0]!.buffer).toBe(header.buffer);
+    for (const piece of [frames[0]![1]!, ...frames[1]!]) expect(piece.buffer).toBe(big.buffer);
+    expect(Buffer.concat(frames.flat()).equals(Buffer.concat([header, big]))).toBe(true);
   });
 
-  it("gather small pieces into one frame", async () => {
-    const { client, frames } = framedClient();
+  it("gather small pieces, and a pipe's 64 KiB reads, into one write of 1 MiB", async () => {
     const small = Array.from({ length: 10 }, (_, i) => Buffer.alloc(1024, i));
-    await pushTar(client, "/work/in", chunks(...small));
-    expect(frames.map((f) => f.length)).toEqual([10 * 1024]);
-    expect(Buffer.concat(frames).equals(Buffer.concat(small))).toBe(true);
+    const few = framedClient();
+    await pushTar(few.client, "/work/in", chunks(...small));
+    expect(few.lengths()).toEqual([10 * 1024]);
+    expect(Buffer.concat(few.frames.flat()).equals(Buffer.concat(small))).toBe(true);
+
+    const piped = Array.from({ length: 40 }, (_, i) => Buffer.alloc(64 * 1024, i));
+    const pipe = framedClient();
+    await pushTar(pipe.client, "/work/in", chunks(...piped));
+    expect(pipe.lengths()).toEqual([MiB, MiB, 8 * 64 * 1024]);
+    expect(Buffer.concat(pipe.frames.flat()).equals(Buffer.concat(piped))).toBe(true);
+  });
+});
+
+describe("a push on the spec's wire", () => {
+  it("sends base64 lines of at most 736 KiB, each after the last one's reply", async () => {
+    const lines: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const client = {
+      framed: false,
+      call: async (method: string, params: { data?: string }) => {
+        if (method === "tar.push.begin") return { id: "push1" };
+        if (method === "tar.push.end") return { entries: 1 };
+        most = Math.max(most, ++inFlight);
+        lines.push(params.data!);
+        await new Promise((r) => setTimeout(r, 1));
+        inFlight--;
+        return {};
+      },
+    } as unknown as ComputerClient;
+    const source = Array.from({ length: 30 }, (_, i) => Buffer.alloc(64 * 1024, i));
+    expect(await pushTar(client, "/work/in", chunks(...source))).toEqual({ ok: true, value: { entries: 1 } });
+    expect(most).toBe(1);
+    expect(lines.map((l) => Buffer.from(l, "base64").length)).toEqual([WRITE_CHUNK_BYTES, WRITE_CHUNK_BYTES, 30 * 64 * 1024 - 2 * WRITE_CHUNK_BYTES]);
+    expect(Buffer.concat(lines.map((l) => Buffer.from(l, "base64"))).equals(Buffer.concat(source))).toBe(true);
   });
 });
