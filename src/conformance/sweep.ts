@@ -1,7 +1,8 @@
 // The sweep around a live run, one shape for every vendor that lists its computers by label
 // (Daytona, E2B): --before <file> records the id of every sandbox carrying agentrun.computer=1;
 // --after <file> releases every one not in it (release "delete", which refuses a sandbox that is
-// not a computer), reads each back until the vendor no longer has it, up to 60 s each, and prints
+// not a computer), reads each back until the vendor no longer has it, up to 60 s each (once when
+// its release failed, as nothing will remove it then), and prints
 // {"swept":n,"gone":m,"stillThere":[ids]}. Exit 0 when every swept sandbox is gone, 1 when one is
 // still there, 2 on a usage error, an unreadable before file, a refused setting or a refused
 // listing (nothing is released then).
@@ -39,8 +40,9 @@ export async function sweepAfter(
   const report: SweepReport = { swept: fresh.length, gone: 0, stillThere: [] };
   await Promise.all(
     fresh.map(async (id) => {
-      await provider.release({ id, name: id, provider: provider.id }, "delete", { signal: AbortSignal.timeout(waitMs) });
-      const until = Date.now() + waitMs;
+      const released = await provider.release({ id, name: id, provider: provider.id }, "delete", { signal: AbortSignal.timeout(waitMs) });
+      // A release refused (a sandbox that is not a computer) or failed removes nothing: read back once.
+      const until = released.ok ? Date.now() + waitMs : 0;
       for (;;) {
         const gone = await provider.gone(id);
         if (gone.ok && gone.value) return void (report.gone += 1);

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The sweep around a live E2B run (src/conformance/sweep.ts): --before <file> records every sandbox
 // E2B lists with agentrun.computer=1; --after <file> kills every one not in it, reads each back
-// until getInfo no longer finds it and the listing no longer shows it, up to 60 s each, and prints
-// {"swept":n,"gone":m,"stillThere":[ids]}. It reads COMPUTER_E2B_API_KEY and COMPUTER_E2B_DOMAIN
-// through the conformance module's settingsFromEnv, and needs no live switch.
+// until getInfo no longer finds it and the listing no longer shows it, up to 60 s each (once when
+// its release failed), and prints {"swept":n,"gone":m,"stillThere":[ids]}. It reads
+// COMPUTER_E2B_API_KEY and COMPUTER_E2B_DOMAIN through the conformance module's settingsFromEnv,
+// and needs no live switch.
 import { pathToFileURL } from "node:url";
 import { create } from "../create.js";
 import type { E2BSandboxClass } from "../sdk.js";
