@@ -40,41 +40,20 @@ describe("the YAML examples and the root stack", async () => {
         const pulumi = (...args: string[]) =>
           execa(`${tools.pulumiBin}/pulumi`, [...args, "--non-interactive"], { cwd: join(work, "project"), env, reject: false });
         expect((await pulumi("stack", "init", "example")).exitCode).toBe(0);
+        // Each example's settings, set in one command: [key, value, secret].
         // A Modal example previews with a stand-in token: preview's checks make no vendor call.
-        for (const [key, value, secret] of [
-          ["tokenId", "ak-example", true],
-          ["tokenSecret", "as-example", true],
-          ["app", "agentrun-example", false],
-        ] as const) {
-          expect(
-            (await pulumi("config", "set", "--stack", "example", "--path", ...(secret ? ["--secret"] : []), `agentrun:modal.${key}`, value)).exitCode,
-          ).toBe(0);
-        }
+        const config: Array<readonly [string, string, boolean]> = [
+          ["agentrun:modal.tokenId", "ak-example", true],
+          ["agentrun:modal.tokenSecret", "as-example", true],
+          ["agentrun:modal.app", "agentrun-example", false],
+        ];
         // A vendor's example needs its key to pass check; preview makes nothing and calls no vendor.
-        if (dir === "examples/daytona" || dir === "examples/e2b") {
-          const vendor = dir.slice("examples/".length);
-          const set = await pulumi("config", "set", "--secret", "--path", `agentrun:${vendor}.apiKey`, "preview-only", "--stack", "example");
-          expect(set.exitCode, set.stderr).toBe(0);
-        }
-        if (dir === "examples/allowlist") {
-          // As its README says: the plugin runs in a container here, so the host's addresses are given.
-          const set = await pulumi("config", "set", "--stack", "example", "--path", "agentrun:docker.egress.hostAddresses[0]", "192.0.2.1");
-          expect(set.exitCode, set.stderr).toBe(0);
-        }
-        if (dir === "examples/browser") {
-          for (const key of ["apiKey", "projectId"]) {
-            const set = await pulumi("config", "set", "--secret", "--path", `agentrun:browserbase.${key}`, "preview-only", "--stack", "example");
-            expect(set.exitCode, set.stderr).toBe(0);
-          }
-        }
+        if (dir === "examples/daytona" || dir === "examples/e2b") config.push([`agentrun:${dir.slice("examples/".length)}.apiKey`, "preview-only", true]);
+        // As its README says: the plugin runs in a container here, so the host's addresses are given.
+        if (dir === "examples/allowlist") config.push(["agentrun:docker.egress.hostAddresses[0]", "192.0.2.1", false]);
+        if (dir === "examples/browser") for (const key of ["apiKey", "projectId"]) config.push([`agentrun:browserbase.${key}`, "preview-only", true]);
         if (dir === "examples/phone") {
-          for (const [key, value, secret] of [
-            ["apiKey", "preview-only", true],
-            ["ledger", join(work, "phones.json"), false],
-          ] as const) {
-            const set = await pulumi("config", "set", "--stack", "example", "--path", ...(secret ? ["--secret"] : []), `agentrun:phone-harness.${key}`, value);
-            expect(set.exitCode, set.stderr).toBe(0);
-          }
+          config.push(["agentrun:phone-harness.apiKey", "preview-only", true], ["agentrun:phone-harness.ledger", join(work, "phones.json"), false]);
         }
         if (dir === "examples/kubernetes") {
           // A kubeconfig that parses, for a server nothing answers at: preview's checks ask no API server.
@@ -85,14 +64,17 @@ describe("the YAML examples and the root stack", async () => {
             contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
             "current-context": "x",
           });
-          for (const args of [
-            ["--secret", "--path", "agentrun:kubernetes.kubeconfig", kubeconfig],
-            ["image", `agentrun-base@sha256:${"0".repeat(64)}`],
-          ]) {
-            const set = await pulumi("config", "set", "--stack", "example", ...args);
-            expect(set.exitCode, set.stderr).toBe(0);
-          }
+          config.push(["agentrun:kubernetes.kubeconfig", kubeconfig, true], ["image", `agentrun-base@sha256:${"0".repeat(64)}`, false]);
         }
+        const set = await pulumi(
+          "config",
+          "set-all",
+          "--stack",
+          "example",
+          "--path",
+          ...config.flatMap(([key, value, secret]) => [secret ? "--secret" : "--plaintext", `${key}=${value}`]),
+        );
+        expect(set.exitCode, set.stderr).toBe(0);
         const preview = await pulumi("preview", "--stack", "example");
         expect(preview.stderr + preview.stdout).not.toMatch(/error:/);
         expect(preview.exitCode).toBe(0);
