@@ -2,6 +2,7 @@
 // (providers.ts), which loads each lazily, so no vendor SDK is loaded here; the Docker provider,
 // which drives the docker CLI and needs no SDK, is exported as the spec's examples import it.
 export * from "./daemon/protocol.js";
+export * from "./daemon/frames.js";
 export * from "./daemon/client.js";
 export * from "./contract/result.js";
 export * from "./contract/provider.js";

@@ -2,17 +2,11 @@
 // a socket, a vendor's exec stream). Requests run concurrently and replies are matched by id.
 import type { Duplex, Readable, Writable } from "node:stream";
 import type { z } from "zod";
+import { FRAME_LEAD_BYTES, FRAME_MARK, FRAMED, type FramedMethod, type FramedParamsOf, type FramedResultOf, MAX_WIRE_FRAME_BYTES } from "./frames.js";
 import {
   CANCEL_METHOD,
   type ClientErrorKind,
-  FRAME_LEAD_BYTES,
-  FRAME_MARK,
-  FRAMED,
-  type FramedMethod,
-  type FramedParamsOf,
-  type FramedResultOf,
   isLimitIssue,
-  MAX_WIRE_FRAME_BYTES,
   MAX_LINE_BYTES,
   METHODS,
   type Method,

@@ -4,7 +4,8 @@
 // up frames (past the spec's wire) the bytes travel as themselves, a push keeps several writes in
 // flight and a pull reads ahead, the daemon keeping their order.
 import { asFailure, type CallOptions, type ComputerClient } from "./client.js";
-import { type FramedMethod, type FramedParamsOf, type FramedResultOf, MAX_CHUNK_BYTES, MAX_WIRE_FRAME_BYTES } from "./protocol.js";
+import { type FramedMethod, type FramedParamsOf, type FramedResultOf, MAX_WIRE_FRAME_BYTES } from "./frames.js";
+import { MAX_CHUNK_BYTES } from "./protocol.js";
 import { fail, ok, type Result } from "../contract/result.js";
 
 /** Reads in flight at once for one file: enough to hide a round trip, few enough to bound memory. */

@@ -4,7 +4,8 @@
 // answered, in the bridge's own words when it printed any.
 import type { Bounded } from "../contract/bound.js";
 import { CallError, type DaemonClient } from "./client.js";
-import { FRAME_VERSION, type Hello } from "./protocol.js";
+import { FRAME_VERSION } from "./frames.js";
+import type { Hello } from "./protocol.js";
 import { fail, ok, type Result } from "../contract/result.js";
 
 export interface HelloWithin {

@@ -1,4 +1,4 @@
-// Frames, past the spec's wire, in two languages: src/daemon/protocol.ts and DaemonClient held to
+// Frames, past the spec's wire, in two languages: src/daemon/frames.ts and DaemonClient held to
 // test/vectors/frames.json, which computerd's Go side writes (its bounds, which methods carry bytes
 // each way and which run in order, request frames it reads and a reply frame it wrote), both ways:
 // the client writes the vector's request frames byte for byte, and reads the daemon's reply frame.
@@ -7,18 +7,8 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { DaemonClient } from "../../src/daemon/client.js";
-import {
-  BYTES_IN,
-  BYTES_OUT,
-  FRAME_LEAD_BYTES,
-  FRAME_MARK,
-  FRAME_VERSION,
-  FRAMED,
-  IN_ORDER,
-  MAX_LINE_BYTES,
-  MAX_WIRE_FRAME_BYTES,
-  METHODS,
-} from "../../src/daemon/protocol.js";
+import { BYTES_IN, BYTES_OUT, FRAME_LEAD_BYTES, FRAME_MARK, FRAME_VERSION, FRAMED, IN_ORDER, MAX_WIRE_FRAME_BYTES } from "../../src/daemon/frames.js";
+import { MAX_LINE_BYTES, METHODS } from "../../src/daemon/protocol.js";
 
 interface Example {
   what: string;
