@@ -155,6 +155,8 @@ export async function writeFile(client: ComputerClient, path: string, bytes: Uin
 /**
  * Extracts a tar archive into dir (made if missing). The push owns its source: unless the source
  * was read to its end, its return() is called however the push ends, so a pull piped in is ended.
+ * A chunk's memory is sent as it is, after the source has moved on: a source gives each chunk
+ * memory of its own (as Node's streams do), never a buffer it fills again.
  */
 export async function pushTar(
   client: ComputerClient,
