@@ -68,6 +68,12 @@ const STANDARD_CODES: Record<number, ClientErrorKind> = {
   [-32602]: "invalid",
 };
 
+/** A frame's bytes: its pieces, written one after another, and their length, counted once. */
+interface FrameBytes {
+  pieces: readonly Uint8Array[];
+  length: number;
+}
+
 export class DaemonClient implements ComputerClient {
   readonly #readable: Readable;
   readonly #writable: Writable;
@@ -149,7 +155,7 @@ export class DaemonClient implements ComputerClient {
         ),
       );
     }
-    return this.#send(method, checked.data, FRAMED[method].result, options, pieces) as Promise<FramedResultOf<M>>;
+    return this.#send(method, checked.data, FRAMED[method].result, options, { pieces, length }) as Promise<FramedResultOf<M>>;
   }
 
   async close(): Promise<void> {
@@ -166,7 +172,7 @@ export class DaemonClient implements ComputerClient {
     if ((this.#writable as unknown) !== this.#readable) this.#writable.destroy();
   }
 
-  #send(method: string, params: unknown, schema: z.ZodType | undefined, options: CallOptions, frame?: readonly Uint8Array[]): Promise<unknown> {
+  #send(method: string, params: unknown, schema: z.ZodType | undefined, options: CallOptions, frame?: FrameBytes): Promise<unknown> {
     const { signal } = options;
     if (this.#closedReason !== undefined) {
       return Promise.reject(new CallError("closed", `${method} was not sent: ${this.#closedReason}`, method));
@@ -211,12 +217,11 @@ export class DaemonClient implements ComputerClient {
   }
 
   /** A frame: its lead, its header and its bytes' pieces, written together and never copied into one buffer. */
-  #writeFrame(head: Buffer, pieces: readonly Uint8Array[]): void {
+  #writeFrame(head: Buffer, { pieces, length }: FrameBytes): void {
     if (this.#closedReason !== undefined || this.#writable.destroyed || this.#writable.writableEnded) return;
     const lead = Buffer.allocUnsafe(FRAME_LEAD_BYTES);
     lead[0] = FRAME_MARK;
     lead.writeUInt32BE(head.length, 1);
-    const length = pieces.reduce((n, p) => n + p.length, 0);
     lead.writeUInt32BE(length, 5);
     this.#writable.cork();
     this.#writable.write(Buffer.concat([lead, head]));
