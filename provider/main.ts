@@ -5,13 +5,17 @@
 // agentrun config is read then, from PULUMI_CONFIG (the one place the plugin reads the environment,
 // with its test flag AGENTRUN_COMPUTER_TEST beside it); a plugin started just for its schema has none.
 import { readFileSync } from "node:fs";
-import { serve } from "./server.js";
+import { fileURLToPath } from "node:url";
+import { useStartCache } from "./start-cache.js";
 
 const root = new URL("../../", import.meta.url);
 const schema = readFileSync(new URL("schema/schema.json", root), "utf8");
 const { version } = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string };
 
 const args = process.argv.slice(2);
+// gRPC and the protos compile from the start cache, if the build made one; later modules as Node loads them.
+const endStartCache = useStartCache(fileURLToPath(new URL("start-cache.bin", import.meta.url)));
+const { serve } = await import("./server.js");
 await serve({
   version,
   schema,
@@ -26,3 +30,4 @@ await serve({
     return makeProvider({ version, schema, settings, log: engineLog(engineAddress(args)) });
   },
 });
+endStartCache();

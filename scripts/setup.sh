@@ -35,6 +35,7 @@ typescript() {
   rm -rf dist/src dist/provider
   npx tsc -p tsconfig.json || die "tsc failed; fix the errors above"
   chmod +x dist/src/cli/program.js # the agentrun bin: npx runs it as a program
+  node dist/provider/start-cache-record.js || die "recording the plugin's start cache failed"
   touch dist/.tsc-stamp
 }
 

@@ -41,6 +41,7 @@ describe("the packed package, installed into an empty folder", () => {
       "dist/src/cli/program.js",
       "dist/src/conformance/cli.js",
       "dist/provider/main.js",
+      "dist/provider/start-cache.bin",
       "dist/provider/sdk/index.js",
       "provider/bin/pulumi-resource-agentrun",
       "schema/schema.json",
@@ -81,6 +82,25 @@ describe("the packed package, installed into an empty folder", () => {
         "",
       ].join("\n"),
     );
+    // The plugin's start cache serves the package where it is installed: V8 takes the code for
+    // the modules the plugin's server loads (found by their place in node_modules) and refuses none.
+    const provider = join(app, "node_modules/@agentrun/computer/dist/provider");
+    const started = await execa(
+      "node",
+      [
+        "--input-type=module",
+        "-e",
+        `const { useStartCache } = await import("${provider}/start-cache.js");
+         const end = useStartCache("${provider}/start-cache.bin");
+         await import("${provider}/server.js");
+         console.log(JSON.stringify(end()));`,
+      ],
+      { cwd: app, reject: false },
+    );
+    expect(started.exitCode, started.stderr).toBe(0);
+    const report = JSON.parse(started.stdout) as { used: number; refused: number };
+    expect(report.refused).toBe(0);
+    expect(report.used).toBeGreaterThan(60);
     const env = { ...process.env, ...pulumiEnv(join(dir, "state"), join(dir, "home")) };
     await mkdir(join(dir, "state"));
     const pulumi = (...args: string[]) => execa("pulumi", [...args, "--non-interactive"], { cwd: app, env, reject: false });
