@@ -91,6 +91,7 @@ done
 left="$(docker ps -aq --filter "label=agentrun.test.modal-fake=$MODAL_RUN"; docker ps -aq --filter "label=agentrun.test.e2b-fake=$E2B_RUN"; docker ps -aq --filter "label=agentrun.test.browserbase-fake=$BROWSERBASE_RUN"; docker ps -aq --filter "label=agentrun.test.kernel-fake=$KERNEL_RUN")"
 [ -z "$left" ] || docker rm --force $left >/dev/null
 docker network rm "fake-e2b-$E2B_RUN" >/dev/null 2>&1 || true
+rm -rf "${TMPDIR:-/tmp}/agentrun-e2b-fake-$E2B_RUN" # the E2B fake's state: when each sandbox ends
 set -e
 conf_ok=0
 for row in "${CONFORMANCE[@]}"; do

@@ -3,12 +3,12 @@
 // chaos cases: the connection cut mid-command (fails naming the cause, not resent; the retry runs
 // once and leaves nothing), leftovers of an earlier run ended by the next staging, and a command
 // past its timeout (nothing of it left running, its folder removed).
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { computerCommand, runKey } from "../../provider/resources/computer-command.js";
 import { listProcesses } from "../../src/daemon/processes.js";
 import { openSession } from "../../src/inside/session.js";
 import { RUN_MARK, runFolder } from "../../src/inside/run.js";
-import { bridged, cutBridges, docker, inside, makeComputer, stepContext } from "../support/inside-helpers.js";
+import { bridgedProvider, cutBridges, docker, inside, makeComputer, stepContext } from "../support/inside-helpers.js";
 
 let computer: { name: string; remove(): Promise<void> };
 beforeAll(async () => {
@@ -178,7 +178,9 @@ describe("chaos", () => {
 
   test("the connection cut mid-command fails naming the computer, the call and the cause; it is not resent; the retry runs once and leaves nothing", async () => {
     // Through the bridge, which the cut kills from inside.
-    const ctx = stepContext([], undefined, bridged);
+    const bridged = bridgedProvider();
+    onTestFinished(() => bridged.close());
+    const ctx = stepContext([], undefined, bridged.docker);
     const inputs = await make({ command: "echo run >> ~/cut-count; sleep 3" });
     const running = computerCommand.create(ctx, inputs);
     const failed = expect(running).rejects.toThrow(

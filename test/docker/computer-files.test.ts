@@ -6,12 +6,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { computerFiles } from "../../provider/resources/computer-files.js";
 import { fileToLoad, loadFiles, syncFiles } from "../../src/inside/load.js";
 import { openSession } from "../../src/inside/session.js";
 import type { ComputerClient } from "../../src/daemon/client.js";
-import { bridged, docker, inside, cuttingClient, makeComputer, stepContext } from "../support/inside-helpers.js";
+import { bridgedProvider, docker, inside, cuttingClient, makeComputer, stepContext } from "../support/inside-helpers.js";
 
 const SIG = "4dabf18193072939515e22adb298388d";
 // As the engine sends them: each with its hash.
@@ -196,7 +196,9 @@ describe("chaos: the connection cut during a batch", () => {
       }),
     );
     // Through the bridge, which the cut kills from inside.
-    const opened = await openSession(bridged, computer.name);
+    const bridged = bridgedProvider();
+    onTestFinished(() => bridged.close());
+    const opened = await openSession(bridged.docker, computer.name);
     if (!opened.ok) throw new Error(opened.error.message);
     // The third write of the push: the first file is on its way, none is whole.
     const client = cuttingClient(opened.value.client, computer.name, "tar.push.write", 3);

@@ -60,10 +60,14 @@ describe("create aborted at each step leaves nothing", () => {
           if (steps[step]!(asked.path)) setTimeout(() => controller.abort(), delay);
         }),
       });
-      const result = await docker_.create(spec({ labels }), { signal: controller.signal });
-      if (result.ok) made.track(result.value.name);
-      expect(result).toMatchObject({ ok: false, error: { code: "aborted" } });
-      expect(withLabel(labels)).toEqual([]);
+      try {
+        const result = await docker_.create(spec({ labels }), { signal: controller.signal });
+        if (result.ok) made.track(result.value.name);
+        expect(result).toMatchObject({ ok: false, error: { code: "aborted" } });
+        expect(withLabel(labels)).toEqual([]);
+      } finally {
+        await docker_.close();
+      }
     },
     30_000,
   );

@@ -5,7 +5,7 @@
 // the Docker-backed fake's desktop run proves (a desktop per case would start Xvfb in every one).
 // npm run conformance -- --provider ./dist/test/support/fake-e2b-wire-conformance.js
 // Its containers carry the fake's run label AGENTRUN_E2B_FAKE_RUN (one made up when unset), by
-// which the test script removes them and the run's network after. The key is made up here, and
+// which the test script removes them, the run's network and its state folder after. The key is made up here, and
 // the server checks it. With AGENTRUN_E2B_WIRE_CALLS set, the calls the run made are written there
 // as it exits.
 import { randomBytes } from "node:crypto";

@@ -16,14 +16,23 @@ import { engineViaSsh, provider, spec, testLabel } from "./docker-helpers.js";
 
 export const docker = provider();
 
-const sshDir = mkdtempSync(path.join(tmpdir(), "agentrun-inside-ssh-"));
-process.once("exit", () => rmSync(sshDir, { recursive: true, force: true }));
 /**
  * The same engine reached as another host's, so its connections take the bridge (computerd stdio
  * in an exec), which cutBridges cuts from inside: the chaos cases' provider. On the engine here a
  * connection is init's own socket, which nothing inside the computer can cut but init's end.
+ * close() ends its ssh login and removes its folder.
  */
-export const bridged = provider({ engine: new DockerEngine(engineViaSsh(sshDir)) });
+export function bridgedProvider(): { docker: DockerProvider; close(): Promise<void> } {
+  const dir = mkdtempSync(path.join(tmpdir(), "agentrun-inside-ssh-"));
+  const bridged = provider({ engine: new DockerEngine(engineViaSsh(dir)) });
+  return {
+    docker: bridged,
+    close: async () => {
+      await bridged.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /** A fresh computer with this test's label; remove() takes it away by its exact name. */
 export async function makeComputer(extra: Partial<ComputerSpec> = {}): Promise<{ name: string; remove(): Promise<void> }> {
