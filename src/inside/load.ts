@@ -30,10 +30,17 @@ export interface FileToLoad extends StreamEntry {
  */
 export function fileToLoad(name: string, mode: number, size: number, source: () => AsyncIterable<Uint8Array>): FileToLoad {
   let digest: Promise<string> | undefined;
-  const hashed = async () => {
+  async function* hashing(): AsyncGenerator<Uint8Array, string> {
     const hash = createHash("sha256");
-    for await (const chunk of source()) hash.update(chunk);
+    for await (const chunk of source()) {
+      hash.update(chunk);
+      yield chunk;
+    }
     return hash.digest("hex");
+  }
+  const hashed = async () => {
+    const read = hashing();
+    for (let step = await read.next(); ; step = await read.next()) if (step.done) return step.value;
   };
   return {
     name,
@@ -42,12 +49,8 @@ export function fileToLoad(name: string, mode: number, size: number, source: () 
     sha256: () => (digest ??= hashed()),
     bytes: async function* () {
       if (digest) return yield* source();
-      const hash = createHash("sha256");
-      for await (const chunk of source()) {
-        hash.update(chunk);
-        yield chunk;
-      }
-      digest ??= Promise.resolve(hash.digest("hex"));
+      const sent = yield* hashing();
+      digest ??= Promise.resolve(sent);
     },
   };
 }
