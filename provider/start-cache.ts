@@ -106,6 +106,7 @@ export function useStartCache(file: string): () => StartCacheReport {
   );
   return () => {
     restore();
+    entries.clear(); // the cache's bytes are not kept past the start
     return report;
   };
 }
