@@ -33,9 +33,8 @@ typescript() {
   [ -f dist/.tsc-stamp ] && [ -z "$newest" ] && [ tsconfig.json -ot dist/.tsc-stamp ] && return 10
   say "compiling the TypeScript (tsc)"
   rm -rf dist/src dist/provider
-  npx tsc -p tsconfig.json || die "tsc failed; fix the errors above"
-  chmod +x dist/src/cli/program.js # the agentrun bin: npx runs it as a program
-  node dist/provider/start-cache-record.js || die "recording the plugin's start cache failed"
+  # package.json's build: tsc, the agentrun bin made executable, the plugin's start cache recorded.
+  npm run --silent build || die "the TypeScript build (npm run build) failed; fix the errors above"
   touch dist/.tsc-stamp
 }
 
