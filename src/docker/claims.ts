@@ -59,13 +59,18 @@ export async function withClaims(
   if (!records.ok) return records;
   if (records.value.size === 0) return ok(listed);
   const seen = new Set(listed.map((c) => c.Id));
-  const more = [...records.value.keys()].filter((id) => !seen.has(id));
+  // A computer its own labels left out can match only through its record: a record that gives one
+  // of the filter's labels and contradicts none. Other runs' records cost no second list.
+  const wanted = Object.entries(labels);
+  const couldMatch = (record: Record<string, string>) =>
+    wanted.some(([k, v]) => record[k] === v) && wanted.every(([k, v]) => record[k] === undefined || record[k] === v);
+  const more = [...records.value].filter(([id, record]) => !seen.has(id) && couldMatch(record)).map(([id]) => id);
   let found = listed;
-  if (more.length > 0 && Object.keys(labels).length > 0) {
+  if (more.length > 0) {
     const all = await listByLabels(engine, {}, options);
     if (!all.ok) return all;
-    const wanted = new Set(more);
-    found = [...listed, ...all.value.filter((c) => wanted.has(c.Id))];
+    const ids = new Set(more);
+    found = [...listed, ...all.value.filter((c) => ids.has(c.Id))];
   }
   const read = found.map((c) => {
     const record = records.value.get(c.Id);
