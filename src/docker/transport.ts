@@ -4,9 +4,10 @@
 // above is the same HTTP.
 import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
-import { Pool } from "undici";
+import type { Pool } from "undici";
 import type { EngineAddress } from "./engine.js";
 import { dialSsh, SshMux } from "./ssh-dial.js";
+import { Pool as UndiciPool } from "./undici.js";
 
 /**
  * The most kept connections over ssh at once: sessions on one login past sshd's MaxSessions (10
@@ -28,7 +29,7 @@ export function connectionsTo(engine: EngineAddress, options: PoolOptions): Conn
   if (engine.kind === "tcp") {
     const host = engine.host.includes(":") ? `[${engine.host}]` : engine.host;
     const { ca, cert, key } = engine.tls;
-    const pool = new Pool(`https://${host}:${engine.port}`, {
+    const pool = new UndiciPool(`https://${host}:${engine.port}`, {
       ...options,
       connect: { ca: readFileSync(ca), cert: readFileSync(cert), key: readFileSync(key), rejectUnauthorized: true },
     });
@@ -36,7 +37,7 @@ export function connectionsTo(engine: EngineAddress, options: PoolOptions): Conn
   }
   if (engine.kind === "ssh") {
     const mux = new SshMux(engine);
-    const pool = new Pool("http://docker", {
+    const pool = new UndiciPool("http://docker", {
       ...options,
       connections: SSH_CONNECTIONS,
       // undici asks of a socket only what a Duplex with ref and unref has; its connector answers
@@ -54,6 +55,6 @@ export function connectionsTo(engine: EngineAddress, options: PoolOptions): Conn
       },
     };
   }
-  const pool = new Pool("http://docker", { ...options, socketPath: engine.socket });
+  const pool = new UndiciPool("http://docker", { ...options, socketPath: engine.socket });
   return { pool, close: () => pool.close() };
 }
