@@ -9,6 +9,7 @@ import { z } from "zod";
 import { asset, fieldsOf } from "../inputs.js";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { driftOf, readBack, removeFiles, syncFiles, type FileReadBack, type FileToLoad } from "../../src/inside/load.js";
+import { canonical } from "../../src/contract/canonical.js";
 import { orThrow } from "../../src/contract/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { unknownFields } from "../resource.js";
@@ -110,12 +111,10 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
   const n = unwrap(news).plain as Inputs;
   const replaces = (["computer", "provider"] as const).filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
   const want = hasUnknown(n.files) ? undefined : sourcesOf(n.files);
-  const sourcesChanged = !want || Object.values(want).includes("") || JSON.stringify(sortedEntries(want)) !== JSON.stringify(sortedEntries(o.sources ?? {}));
+  const sourcesChanged = !want || Object.values(want).includes("") || canonical(want) !== canonical(o.sources ?? {});
   const changed = sourcesChanged || n.destination !== o.destination || (o.drift?.length ?? 0) > 0;
   return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: false };
 }
-
-const sortedEntries = (m: Record<string, string>) => Object.entries(m).sort(([a], [b]) => a.localeCompare(b));
 
 async function update(ctx: Context, _id: string, olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);

@@ -9,6 +9,7 @@ import { screenOf } from "../../src/daemon/desktop.js";
 import { sameAllowlist } from "../../src/egress/list.js";
 import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/contract/provider.js";
 import type { Hello } from "../../src/daemon/protocol.js";
+import { canonical } from "../../src/contract/canonical.js";
 import { ownerLabel, withoutOwner } from "../../src/contract/labels.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/contract/result.js";
@@ -409,17 +410,7 @@ async function ownedComputer(ctx: Context, provider: ComputerProvider, signal: A
   return found.length === 1 ? found[0]!.ref.id : undefined;
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
-function sorted(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sorted);
-  if (typeof v === "object" && v !== null)
-    return Object.fromEntries(
-      Object.entries(v)
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([k, x]) => [k, sorted(x)]),
-    );
-  return v;
-}
+const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 
 // An image left to the provider is whatever it made ready, and a size left to it is its own (a
 // Daytona snapshot's): each compared, and read back as an input, only when declared.

@@ -1,6 +1,7 @@
 // The run and epoch labels: the one fence for runs and computers, set in this one place; and the
 // owner and declaration labels that tie a computer to the resource it was made for.
 import { createHash } from "node:crypto";
+import { canonical } from "./canonical.js";
 import { fail, ok, type Refusal, type Result } from "./result.js";
 
 /** The run's id. */
@@ -52,18 +53,6 @@ export function epochOf(labels: Record<string, string | undefined>): Result<numb
 }
 
 const hash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 32);
-
-/** JSON with every object's keys sorted: the same spec in any key order hashes the same. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /** The owner label's value for an owner (any string; only its hash is ever written). */
 export function ownerLabel(owner: string): Record<string, string> {
