@@ -4,7 +4,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
+import { LocalWorkspace, PulumiCommand, type OutputMap, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { execa } from "execa";
 import { stringify } from "yaml";
 import { removeContainers } from "./docker.js";
@@ -39,6 +39,34 @@ export function pulumiEnv(backend: string, home: string): Record<string, string>
   };
 }
 
+/** The CLI the set-up built, asked its version once in a test file rather than once a stack. */
+let command: Promise<PulumiCommand> | undefined;
+export const pulumiCommand = () => (command ??= PulumiCommand.get({ root: dirname(toolchain().pulumiBin), skipVersionCheck: false }));
+
+/** A value as `stack export --show-secrets` writes it, with each secret in it in clear. */
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+const isSecret = (v: unknown) => typeof v === "object" && v !== null && (v as Record<string, unknown>)[SECRET_SIG] === "1b47061264138c4ac30d75fd1eb44270";
+function inClear(v: unknown): unknown {
+  if (isSecret(v)) return inClear(JSON.parse(String((v as { plaintext: unknown }).plaintext)));
+  if (Array.isArray(v)) return v.map(inClear);
+  if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, inClear(x)]));
+  return v;
+}
+
+/**
+ * A stack's outputs from one CLI run, each marked secret as the automation API marks it (when it
+ * is wholly secret). The API runs the CLI twice for them (masked, then in clear) after every up,
+ * and a run of this CLI costs 0.3-0.6 s of CPU (its start and the passphrase's key derivation):
+ * a fifth of the Pulumi tests' CLI runs were these.
+ */
+async function outputsOf(run: (...args: string[]) => Promise<{ exitCode: number; stdout: string; stderr: string }>): Promise<OutputMap> {
+  const exported = await run("stack", "export", "--show-secrets");
+  if (exported.exitCode !== 0) throw new Error(`pulumi stack export exited ${exported.exitCode}: ${exported.stderr}`);
+  const deployment = JSON.parse(exported.stdout) as { deployment?: { resources?: Array<{ type: string; outputs?: Record<string, unknown> }> } };
+  const root = deployment.deployment?.resources?.find((r) => r.type === "pulumi:pulumi:Stack");
+  return Object.fromEntries(Object.entries(root?.outputs ?? {}).map(([k, v]) => [k, { value: inClear(v), secret: isSecret(v) }]));
+}
+
 export async function testStack(name: string, resources: Record<string, unknown>, outputs: Record<string, unknown> = {}): Promise<TestStack> {
   const tools = toolchain();
   const dir = await mkdtemp(join(tmpdir(), `agentrun-e2e-${name}-`));
@@ -55,8 +83,7 @@ export async function testStack(name: string, resources: Record<string, unknown>
     await writeFile(join(dir, "Pulumi.yaml"), stringify(doc));
   };
   await program(resources, outputs);
-  const pulumiCommand = await PulumiCommand.get({ root: dirname(tools.pulumiBin), skipVersionCheck: false });
-  const stack = await LocalWorkspace.createOrSelectStack({ stackName: "test", workDir: dir }, { pulumiCommand, envVars: env });
+  const stack = await LocalWorkspace.createOrSelectStack({ stackName: "test", workDir: dir }, { pulumiCommand: await pulumiCommand(), envVars: env });
   const cli = async (...args: string[]) => {
     const r = await execa(`${tools.pulumiBin}/pulumi`, [...args, "--stack", "test", "--non-interactive"], {
       cwd: dir,
@@ -66,6 +93,7 @@ export async function testStack(name: string, resources: Record<string, unknown>
     });
     return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
   };
+  stack.workspace.stackOutputs = () => outputsOf(cli);
   const made = new Set<string>();
   const dispose = async () => {
     try {
