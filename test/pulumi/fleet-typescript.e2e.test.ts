@@ -4,14 +4,14 @@
 // with refresh finds nothing to change; destroy leaves nothing with the run's label. Containers are removed by their exact names at the end, pass or fail.
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
+import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { projectWithPlugin } from "../../src/fleet/automation.js";
 import { Fleet, RunEpoch } from "../../provider/sdk/index.js";
 import { docker, isRunning, removeContainers } from "../support/docker.js";
-import { pulumiEnv } from "../support/stack.js";
+import { pulumiCommand, pulumiEnv } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";
 
 describe("a Fleet declared in TypeScript runs through the real engine", () => {
@@ -33,12 +33,11 @@ describe("a Fleet declared in TypeScript runs through the real engine", () => {
       });
       return { names: fleet.names, drift: fleet.drift };
     };
-    const pulumiCommand = await PulumiCommand.get({ root: dirname(toolchain().pulumiBin) });
     stack = await LocalWorkspace.createOrSelectStack(
       { stackName: "test", projectName: "agentrun-fleet-ts", program },
       {
         workDir: dir,
-        pulumiCommand,
+        pulumiCommand: await pulumiCommand(),
         envVars: pulumiEnv(join(dir, "state"), join(dir, "home")),
         projectSettings: projectWithPlugin("agentrun-fleet-ts"),
       },

@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { LocalWorkspace, PulumiCommand, type OutputMap, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { execa } from "execa";
 import { stringify } from "yaml";
+import { isSecret } from "../../provider/secrets.js";
 import { removeContainers } from "./docker.js";
 import { ROOT, toolchain } from "./toolchain.js";
 
@@ -43,11 +44,9 @@ export function pulumiEnv(backend: string, home: string): Record<string, string>
 let command: Promise<PulumiCommand> | undefined;
 export const pulumiCommand = () => (command ??= PulumiCommand.get({ root: dirname(toolchain().pulumiBin), skipVersionCheck: false }));
 
-/** A value as `stack export --show-secrets` writes it, with each secret in it in clear. */
-const SECRET_SIG = "4dabf18193072939515e22adb298388d";
-const isSecret = (v: unknown) => typeof v === "object" && v !== null && (v as Record<string, unknown>)[SECRET_SIG] === "1b47061264138c4ac30d75fd1eb44270";
+/** A value as `stack export --show-secrets` writes it (a secret's value as JSON in `plaintext`), with each secret in it in clear. */
 function inClear(v: unknown): unknown {
-  if (isSecret(v)) return inClear(JSON.parse(String((v as { plaintext: unknown }).plaintext)));
+  if (isSecret(v)) return inClear(JSON.parse(String((v as Record<string, unknown>).plaintext)));
   if (Array.isArray(v)) return v.map(inClear);
   if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, inClear(x)]));
   return v;
