@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { useStartCache } from "./start-cache.js";
+import { holdYoungGeneration } from "./young-generation.js";
 
 const root = new URL("../../", import.meta.url);
 const schema = readFileSync(new URL("schema/schema.json", root), "utf8");
@@ -31,3 +32,4 @@ await serve({
   },
 });
 endStartCache();
+holdYoungGeneration();
