@@ -10,6 +10,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { busyMs } from "./proc-memory.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { makeComputer, daemonPath, toolchain } = await import(resolve(root, "bench/computer.mjs"));
@@ -23,13 +24,6 @@ const quantile = (xs, q) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
 const ms = (x) => `${x.toFixed(2)} ms`;
-// The whole machine's busy CPU time in ms (/proc/stat: user, nice, system, irq, softirq), so a
-// figure can be read against what the run costs every process on the path, not the daemon alone.
-const busyMs = () => {
-  const [user, nice, system, , , irq, softirq] = readFileSync("/proc/stat", "utf8").split("\n")[0].split(/\s+/).slice(1).map(Number);
-  return (user + nice + system + irq + softirq) * 10;
-};
-
 // Every process's CPU in ms (/proc/<pid>/stat utime+stime, and cutime+cstime: what it reaped),
 // so a run's cost can be split by who pays it: init, the guards and programs init reaps, the
 // bridge, Docker's relay, this process.

@@ -1,9 +1,17 @@
 // Processes' memory and CPU as /proc says them, for the benches that print them: a field of a
 // process's status (VmRSS now, VmHWM its peak), the processes whose command line matches, a
 // sampler that keeps the largest reading while a bench runs (a plugin exits at the end of each
-// operation, so its peak is read while it lives), and the CPU time the plugins used (a figure a
-// loaded machine stretches less than a wall time).
+// operation, so its peak is read while it lives), the CPU time the plugins used (a figure a
+// loaded machine stretches less than a wall time), and the whole machine's.
+import { readFileSync } from "node:fs";
 import { readdir, readFile, readlink } from "node:fs/promises";
+
+// The whole machine's busy CPU time in ms (/proc/stat: user, nice, system, irq, softirq), so a
+// figure can be read against what it costs every process on its path, not one alone.
+export const busyMs = () => {
+  const [user, nice, system, , , irq, softirq] = readFileSync("/proc/stat", "utf8").split("\n")[0].split(/\s+/).slice(1).map(Number);
+  return (user + nice + system + irq + softirq) * 10;
+};
 
 /** A process's status field in KiB (0 when it has gone). */
 export const kib = async (pid, field) => {
