@@ -1,9 +1,9 @@
 // Pulumi assets and archives as files to load: a string asset, a local file, or a folder (a file
 // archive, or an asset archive of named assets), each under its home-relative destination. Paths
 // are held to the home rule here, at check, naming the path; bytes are read only to hash and send.
-import { createReadStream } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { posix, resolve } from "node:path";
+import { fileChunks } from "../../src/inside/file-chunks.js";
 import { homeRelative, underHome } from "../../src/inside/paths.js";
 import { fileToLoad, type FileToLoad } from "../../src/inside/load.js";
 import { fail, ok, type Refusal, type Result } from "../../src/contract/result.js";
@@ -115,7 +115,7 @@ export async function toLoad(planned: readonly Planned[]): Promise<FileToLoad[]>
       }
       const file = p.source.file;
       const { size } = await stat(file);
-      return fileToLoad(p.path, p.mode, size, () => createReadStream(file, { highWaterMark: 512 * 1024 }));
+      return fileToLoad(p.path, p.mode, size, (lent) => fileChunks(file, size, lent));
     }),
   );
 }

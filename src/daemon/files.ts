@@ -152,17 +152,28 @@ export async function writeFile(client: ComputerClient, path: string, bytes: Uin
   }
 }
 
+export interface PushTarOptions extends CallOptions {
+  /**
+   * The source lends its chunks: it fills a chunk's memory again once the chunk after next is
+   * asked for (a file read into two buffers in turn), so a big push allocates nothing per read.
+   * The push then copies each chunk, before it asks for the one after next, into writes of its
+   * own, each reused once its write is answered.
+   */
+  lent?: boolean;
+}
+
 /**
  * Extracts a tar archive into dir (made if missing). The push owns its source: unless the source
  * was read to its end, its return() is called however the push ends, so a pull piped in is ended.
- * A chunk's memory is sent as it is, after the source has moved on: a source gives each chunk
- * memory of its own (as Node's streams do), never a buffer it fills again.
+ * Unless the source lends its chunks (options.lent), a chunk's memory is sent as it is, after the
+ * source has moved on: each chunk is then memory of its own (as Node's streams give), never a
+ * buffer the source fills again.
  */
 export async function pushTar(
   client: ComputerClient,
   dir: string,
   source: Uint8Array | AsyncIterable<Uint8Array>,
-  options: CallOptions = {},
+  options: PushTarOptions = {},
 ): Promise<Result<{ entries: number }>> {
   const { signal } = options;
   const iterator = source instanceof Uint8Array ? once(source) : source[Symbol.asyncIterator]();
@@ -186,14 +197,15 @@ export async function pushTar(
           const data = Buffer.concat(pieces).toString("base64");
           return () => client.call("tar.push.write", { id: pushId, data }, { signal });
         };
+    const gathered = options.lent ? new Copying(chunkBytes) : new Gathering(chunkBytes);
     const send = async (pieces: Buffer[]) => {
       const write = writer(pieces);
       while (inFlight.length >= window) await inFlight.shift();
       const written = write();
-      written.catch(() => {}); // awaited in its turn, or dropped when one before it failed
+      const answered = () => gathered.answered(pieces);
+      written.then(answered, answered); // a failure is awaited in its turn, or dropped when one before it failed
       inFlight.push(written);
     };
-    const gathered = new Gathering(chunkBytes);
     let pending = iterator.next();
     for (;;) {
       const step = await pending;
@@ -230,6 +242,8 @@ class Gathering {
   #pieces: Buffer[] = [];
   #bytes = 0;
   constructor(readonly size: number) {}
+  /** A write was answered: its pieces are the source's, so nothing is kept. */
+  answered(_write: Buffer[]): void {}
   /** Takes a chunk; gives the writes it filled. */
   add(chunk: Buffer): Buffer[][] {
     const full: Buffer[][] = [];
@@ -249,6 +263,46 @@ class Gathering {
     this.#pieces = [];
     this.#bytes = 0;
     return pieces;
+  }
+}
+
+/**
+ * A lent source's chunks copied into writes of exactly size bytes (the last one shorter), each in
+ * a buffer of the push's own, used again once its write is answered: a push holds at most its
+ * writes in flight and the one it fills.
+ */
+class Copying {
+  #free: ArrayBuffer[] = [];
+  #filling: Buffer | undefined;
+  #bytes = 0;
+  constructor(readonly size: number) {}
+  /** Copies a chunk; gives the writes it filled. */
+  add(chunk: Buffer): Buffer[][] {
+    const full: Buffer[][] = [];
+    for (let at = 0; at < chunk.length;) {
+      if (!this.#filling) {
+        const free = this.#free.pop();
+        this.#filling = free ? Buffer.from(free) : Buffer.allocUnsafeSlow(this.size);
+      }
+      const copied = chunk.copy(this.#filling, this.#bytes, at, at + this.size - this.#bytes);
+      this.#bytes += copied;
+      at += copied;
+      if (this.#bytes === this.size) full.push(this.rest());
+    }
+    return full;
+  }
+  /** What is copied so far, taken. */
+  rest(): Buffer[] {
+    const filling = this.#filling;
+    if (!filling) return [];
+    const write = filling.subarray(0, this.#bytes);
+    this.#filling = undefined;
+    this.#bytes = 0;
+    return [write];
+  }
+  /** A write was answered: its buffer is free to fill again. */
+  answered(write: Buffer[]): void {
+    this.#free.push(write[0]!.buffer as ArrayBuffer);
   }
 }
 

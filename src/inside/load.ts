@@ -24,22 +24,24 @@ export interface FileToLoad extends StreamEntry {
 }
 
 /**
- * A file to load from a source read again at each ask. Its sha256 is that of its bytes as first
- * read whole: by the push that sends them (hashed as they go, so a new file is read once) or, asked
- * before any push, by a read of its own (a file already inside is compared before it is sent).
+ * A file to load from a source read again at each ask (lent or not, as StreamEntry.bytes says).
+ * Its sha256 is that of its bytes as first read whole: by the push that sends them (hashed as they
+ * go, so a new file is read once) or, asked before any push, by a read of its own (a file already
+ * inside is compared before it is sent).
  */
-export function fileToLoad(name: string, mode: number, size: number, source: () => AsyncIterable<Uint8Array>): FileToLoad {
+export function fileToLoad(name: string, mode: number, size: number, source: (lent: boolean) => AsyncIterable<Uint8Array>): FileToLoad {
   let digest: Promise<string> | undefined;
-  async function* hashing(): AsyncGenerator<Uint8Array, string> {
+  async function* hashing(lent: boolean): AsyncGenerator<Uint8Array, string> {
     const hash = createHash("sha256");
-    for await (const chunk of source()) {
+    for await (const chunk of source(lent)) {
       hash.update(chunk);
       yield chunk;
     }
     return hash.digest("hex");
   }
+  // Each chunk is hashed before the next is asked for: lent.
   const hashed = async () => {
-    const read = hashing();
+    const read = hashing(true);
     for (let step = await read.next(); ; step = await read.next()) if (step.done) return step.value;
   };
   return {
@@ -47,9 +49,9 @@ export function fileToLoad(name: string, mode: number, size: number, source: () 
     mode,
     size,
     sha256: () => (digest ??= hashed()),
-    bytes: async function* () {
-      if (digest) return yield* source();
-      const sent = yield* hashing();
+    bytes: async function* (lent = false) {
+      if (digest) return yield* source(lent);
+      const sent = yield* hashing(lent);
       digest ??= Promise.resolve(sent);
     },
   };
@@ -111,7 +113,8 @@ export async function loadFiles(session: Session, files: readonly FileToLoad[], 
     if (refused) return checked();
     const bytes = batch.reduce((n, f) => n + f.size, 0);
     options.onBatch?.(i + 1, batches.length, bytes);
-    const pushed = await pushTar(session.client, session.home, tarStream(batch), { signal: options.signal });
+    // Lent: the push copies each file's chunks into its own writes, so reads reuse two buffers.
+    const pushed = await pushTar(session.client, session.home, tarStream(batch, true), { signal: options.signal, lent: true });
     if (!pushed.ok) {
       // A batch before it that does not read back as sent is the first failure.
       const before = await checked();

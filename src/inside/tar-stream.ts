@@ -9,8 +9,11 @@ export interface StreamEntry {
   name: string;
   mode: number;
   size: number;
-  /** The file's bytes, exactly size of them. */
-  bytes(): AsyncIterable<Uint8Array>;
+  /**
+   * The file's bytes, exactly size of them. Lent: the caller is done with each chunk before it
+   * asks for the one after next, so the entry may read into buffers it fills again.
+   */
+  bytes(lent?: boolean): AsyncIterable<Uint8Array>;
 }
 
 function header(name: string, mode: number, size: number, type: "0" | "x"): Buffer {
@@ -43,8 +46,11 @@ function paxPath(name: string): Buffer {
   return Buffer.from(`${length}${body}`, "utf8");
 }
 
-/** The archive's bytes, entry by entry; a source that gives more or fewer bytes than its size throws. */
-export async function* tarStream(entries: Iterable<StreamEntry>): AsyncGenerator<Uint8Array> {
+/**
+ * The archive's bytes, entry by entry; a source that gives more or fewer bytes than its size
+ * throws. Lent: each entry's chunks are asked for lent, and the archive's chunks are lent in turn.
+ */
+export async function* tarStream(entries: Iterable<StreamEntry>, lent = false): AsyncGenerator<Uint8Array> {
   for (const entry of entries) {
     const long = Buffer.byteLength(entry.name) > 100 || /[^\x20-\x7e]/.test(entry.name);
     if (long) {
@@ -54,7 +60,7 @@ export async function* tarStream(entries: Iterable<StreamEntry>): AsyncGenerator
     }
     yield header(long ? entry.name.slice(-99).replace(/[^\x20-\x7e]/g, "_") : entry.name, entry.mode, entry.size, "0");
     let sent = 0;
-    for await (const chunk of entry.bytes()) {
+    for await (const chunk of entry.bytes(lent)) {
       sent += chunk.byteLength;
       if (sent > entry.size) throw new Error(`${entry.name} grew while it was sent (past its ${entry.size} bytes)`);
       yield chunk;
