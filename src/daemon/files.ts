@@ -233,75 +233,69 @@ export async function pushTar(
   }
 }
 
-/**
- * A source's chunks cut into writes of exactly size bytes (the last one shorter), each a list of
- * views of the chunks' own memory: a big chunk is not copied, and a tree's small pieces (tar
- * headers, padding, small files, a pipe's 64 KiB reads) are not a write each.
- */
-class Gathering {
-  #pieces: Buffer[] = [];
-  #bytes = 0;
+/** A source's chunks cut into writes of exactly size bytes (the last one shorter). */
+abstract class Writes {
+  protected bytes = 0;
   constructor(readonly size: number) {}
-  /** A write was answered: its pieces are the source's, so nothing is kept. */
-  answered(_write: Buffer[]): void {}
   /** Takes a chunk; gives the writes it filled. */
   add(chunk: Buffer): Buffer[][] {
     const full: Buffer[][] = [];
-    let at = 0;
-    while (at < chunk.length) {
-      const take = Math.min(this.size - this.#bytes, chunk.length - at);
-      this.#pieces.push(chunk.subarray(at, at + take));
-      this.#bytes += take;
+    for (let at = 0; at < chunk.length;) {
+      const take = Math.min(this.size - this.bytes, chunk.length - at);
+      this.put(chunk.subarray(at, at + take));
+      this.bytes += take;
       at += take;
-      if (this.#bytes === this.size) full.push(this.rest());
+      if (this.bytes === this.size) full.push(this.rest());
     }
     return full;
   }
-  /** What is gathered so far, taken. */
+  /** Puts a piece at this.bytes into the write being filled. */
+  protected abstract put(piece: Buffer): void;
+  /** What is in the write being filled so far, taken. */
+  abstract rest(): Buffer[];
+  /** A write was answered. */
+  answered(_write: Buffer[]): void {}
+}
+
+/**
+ * Each write a list of views of the chunks' own memory: a big chunk is not copied, and a tree's
+ * small pieces (tar headers, padding, small files, a pipe's 64 KiB reads) are not a write each.
+ */
+class Gathering extends Writes {
+  #pieces: Buffer[] = [];
+  protected put(piece: Buffer): void {
+    this.#pieces.push(piece);
+  }
   rest(): Buffer[] {
     const pieces = this.#pieces;
     this.#pieces = [];
-    this.#bytes = 0;
+    this.bytes = 0;
     return pieces;
   }
 }
 
 /**
- * A lent source's chunks copied into writes of exactly size bytes (the last one shorter), each in
- * a buffer of the push's own, used again once its write is answered: a push holds at most its
- * writes in flight and the one it fills.
+ * A lent source's chunks copied, each write in a buffer of the push's own, used again once the
+ * write is answered: a push holds at most its writes in flight and the one it fills.
  */
-class Copying {
+class Copying extends Writes {
   #free: ArrayBuffer[] = [];
   #filling: Buffer | undefined;
-  #bytes = 0;
-  constructor(readonly size: number) {}
-  /** Copies a chunk; gives the writes it filled. */
-  add(chunk: Buffer): Buffer[][] {
-    const full: Buffer[][] = [];
-    for (let at = 0; at < chunk.length;) {
-      if (!this.#filling) {
-        const free = this.#free.pop();
-        this.#filling = free ? Buffer.from(free) : Buffer.allocUnsafeSlow(this.size);
-      }
-      const copied = chunk.copy(this.#filling, this.#bytes, at, at + this.size - this.#bytes);
-      this.#bytes += copied;
-      at += copied;
-      if (this.#bytes === this.size) full.push(this.rest());
+  protected put(piece: Buffer): void {
+    if (!this.#filling) {
+      const free = this.#free.pop();
+      this.#filling = free ? Buffer.from(free) : Buffer.allocUnsafeSlow(this.size);
     }
-    return full;
+    piece.copy(this.#filling, this.bytes);
   }
-  /** What is copied so far, taken. */
   rest(): Buffer[] {
     const filling = this.#filling;
-    if (!filling) return [];
-    const write = filling.subarray(0, this.#bytes);
     this.#filling = undefined;
-    this.#bytes = 0;
-    return [write];
+    const write = filling ? [filling.subarray(0, this.bytes)] : [];
+    this.bytes = 0;
+    return write;
   }
-  /** A write was answered: its buffer is free to fill again. */
-  answered(write: Buffer[]): void {
+  override answered(write: Buffer[]): void {
     this.#free.push(write[0]!.buffer as ArrayBuffer);
   }
 }
