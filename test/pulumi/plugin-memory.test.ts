@@ -1,6 +1,6 @@
 // The plugin's young generation stays at the size it has once the plugin has started
-// (provider/young-generation.ts), however much its steps allocate: the plugin as the engine starts it (provider/bin), with a probe
-// preloaded that allocates inside it on a signal and reports the space.
+// (provider/young-generation.ts), however much its steps allocate: the plugin as the engine starts
+// it (provider/bin), with a probe preloaded that allocates inside it on a signal and reports the space.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
