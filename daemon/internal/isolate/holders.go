@@ -9,7 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"agentrun.dev/computerd/internal/privdrop"
 )
 
 // Holder is a process holding the programs' uid.
@@ -62,7 +63,7 @@ func Holders(procRoot string, uid, self int) ([]Holder, error) {
 			continue
 		}
 		st, err := readStatus(p)
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+		if privdrop.TaskEnded(err) {
 			continue
 		}
 		if err != nil {

@@ -4,11 +4,12 @@ package isolate
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"syscall"
 	"unsafe"
+
+	"agentrun.dev/computerd/internal/privdrop"
 )
 
 const (
@@ -48,7 +49,7 @@ func checkFilterOnAllThreads(before int) error {
 	}
 	for _, p := range paths {
 		t, err := readStatus(p)
-		if os.IsNotExist(err) {
+		if privdrop.TaskEnded(err) {
 			continue
 		}
 		if err != nil {

@@ -157,6 +157,9 @@ func ReadBack(uid, gid int) error {
 		}
 		st, err := ParseStatus(f)
 		f.Close()
+		if TaskEnded(err) {
+			continue
+		}
 		if err != nil {
 			return &Refusal{fmt.Sprintf("the read-back of %s: %v", p, err)}
 		}

@@ -2,10 +2,13 @@ package privdrop
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Status is what the read-backs need of /proc/<pid>/task/<tid>/status: this package's, and
@@ -24,7 +27,9 @@ type Status struct {
 
 var required = []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Uid", "Gid"}
 
-// ParseStatus reads a status file; a field the read-back needs that is missing is an error.
+// ParseStatus reads a status file; a field the read-back needs that is missing is an error, and
+// so is a failed read, carried whole: a task that ends after its status is opened fails the read
+// with ESRCH (see TaskEnded), which must not pass for a status with no fields.
 func ParseStatus(r io.Reader) (Status, error) {
 	s := Status{Seccomp: -1, SeccompFilters: -1, seen: map[string]bool{}}
 	sc := bufio.NewScanner(r)
@@ -81,12 +86,21 @@ func ParseStatus(r io.Reader) (Status, error) {
 		}
 		s.seen[key] = true
 	}
+	if err := sc.Err(); err != nil {
+		return Status{}, err
+	}
 	for _, k := range required {
 		if !s.seen[k] {
 			return Status{}, fmt.Errorf("status has no %s field", k)
 		}
 	}
 	return s, nil
+}
+
+// TaskEnded tells whether err, from opening or reading a task's status, means the task ended
+// while it was read: its files are gone, or the read of one already open finds no process.
+func TaskEnded(err error) bool {
+	return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH)
 }
 
 // Check names every way the status falls short of no capability in any set and NoNewPrivs 1,

@@ -1,8 +1,12 @@
 package privdrop
 
 import (
+	"errors"
+	"io"
 	"strings"
+	"syscall"
 	"testing"
+	"testing/iotest"
 )
 
 const dropped = `Name:	computerd
@@ -61,5 +65,19 @@ func TestStatusNameAndSeccomp(t *testing.T) {
 func TestCapName(t *testing.T) {
 	if CapName(21) != "CAP_SYS_ADMIN" || CapName(8) != "CAP_SETPCAP" || CapName(63) != "capability 63" {
 		t.Fatal(CapName(21), CapName(8), CapName(63))
+	}
+}
+
+// A read that fails is that failure, never a status with no fields: an empty read-back said
+// "status has no CapInh field" of a task that had only ended.
+func TestStatusCarriesItsReadError(t *testing.T) {
+	torn := io.MultiReader(strings.NewReader("Name:\tcomputerd\nUid:\t0\t0\t0\t0\n"), iotest.ErrReader(syscall.ESRCH))
+	_, err := ParseStatus(torn)
+	if !errors.Is(err, syscall.ESRCH) || !TaskEnded(err) {
+		t.Fatalf("a read that failed with ESRCH: %v", err)
+	}
+	_, err = ParseStatus(iotest.ErrReader(syscall.EIO))
+	if !errors.Is(err, syscall.EIO) || TaskEnded(err) {
+		t.Fatalf("a read that failed with EIO: %v", err)
 	}
 }
