@@ -118,6 +118,8 @@ echo "go: $go_pass passed, $go_fail failed; vitest: $vt_pass passed, $vt_fail fa
 for row in "${CONFORMANCE[@]}"; do
   IFS='|' read -r id _ verdict _ summary _ <<<"$row"
   echo "conformance $summary: $(grep "${verdict% PASS*} " "$out/conformance-$id.txt" 2>/dev/null | tail -n1 || echo 'no verdict')"
+  # A failed case's own line again, so the end of the output names it.
+  grep '^  ✗ ' "$out/conformance-$id.txt" 2>/dev/null | head -n 10 || true
 done
 echo "tests: $((go_pass + vt_pass)) passed, $((go_fail + vt_fail)) failed"
 kube_rc=0
