@@ -134,17 +134,21 @@ export const processCases = [
 
   conformanceCase("process.tree-ends", "core", { groups: ["processes", "exec"] }, async (t) => {
     const mark = marker();
-    const script = `setsid sleep ${mark.inScript} & sleep 1`;
-    const started = await call("process.start", t.client.call("process.start", { argv: ["sh", "-c", script] }, { signal: t.signal }));
+    // The shell waits for a line on its stdin, so the child is looked for while the process runs,
+    // however slow a look is; then the line lets the process end on its own.
+    const script = `setsid sleep ${mark.inScript} & read -r _`;
+    const started = await call("process.start", t.client.call("process.start", { argv: ["sh", "-c", script], stdin: true }, { signal: t.signal }));
     const seen = await until(
       () => holding(t.client, mark, t.signal),
       (pids) => pids.length > 0,
-      5_000,
+      10_000,
       t.signal,
       100,
     );
     check(seen.length > 0, "the process's setsid child never showed, so its end proved nothing");
-    await ended(t, started.id);
+    await call("process.write close", t.client.call("process.write", { id: started.id, data: b64("go\n"), close: true }, { signal: t.signal }));
+    const waited = await ended(t, started.id);
+    check(waited.exitCode === 0, `the shell ended ${shown(waited)} after its line, not with exit code 0`);
     const left = await until(
       () => holding(t.client, mark, t.signal),
       (pids) => pids.length === 0,
