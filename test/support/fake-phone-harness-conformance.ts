@@ -20,7 +20,7 @@ export const ENV = [] as const;
 export const fake = await startFakePhoneHarness();
 // The suite runs CONCURRENCY cases beside each other, a case holding up to four phones of its own
 // (provider.release-older) beside the shared one: a limit of 12 was reached on an idle host and
-// passed on a loaded one, where released sessions end later.
+// went past on a loaded one, where released sessions end later.
 fake.sessionLimit = 1 + CONCURRENCY * 4;
 const adb = await adbServer();
 process.on("exit", () => {
