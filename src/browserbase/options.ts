@@ -1,6 +1,6 @@
 // The Browserbase provider's options, held to their rules at construction: a wrong one throws in
 // words that never hold the key.
-import { baseProblem } from "../contract/base-url.js";
+import { keyUrl } from "../contract/base-url.js";
 import { OptionError } from "../contract/result.js";
 import { DEFAULT_API_URL } from "./constants.js";
 import type { BrowserbaseApi } from "./sdk.js";
@@ -35,7 +35,5 @@ export function checkOptions(options: BrowserbaseProviderOptions): void {
   if (typeof options.projectId !== "string" || options.projectId.trim() === "") {
     throw new OptionError("projectId", "BrowserbaseProvider's projectId", " is required: the Browserbase project its sessions are made in");
   }
-  const apiUrl = options.apiUrl ?? DEFAULT_API_URL;
-  const problem = typeof apiUrl === "string" ? baseProblem(apiUrl) : "is not a string";
-  if (problem) throw new OptionError("apiUrl", "BrowserbaseProvider's apiUrl", ` ${problem}`);
+  keyUrl(options.apiUrl ?? DEFAULT_API_URL, "apiUrl", "BrowserbaseProvider's apiUrl");
 }

@@ -305,6 +305,11 @@ export interface HostEnvironment {
 export interface ProviderModule<Options = unknown> {
   /** The mount kinds its computers take. */
   MOUNT: readonly MountKind[];
+  /**
+   * The options that say where it sends its key, each held to the one rule (src/contract/base-url.ts)
+   * as it is built, so a refusal names the option before any request; empty for one that sends no key.
+   */
+  KEY_URLS: readonly string[];
   /** Its capabilities as declared, per configuration. */
   CAPABILITIES?: Capabilities | Record<string, Capabilities>;
   /** The provider built from its options alone; a missing or wrong option throws in words. */

@@ -30,8 +30,6 @@ export interface Answer {
   text: string;
 }
 
-export { baseProblem } from "../contract/base-url.js";
-
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const onAbort = () => (clearTimeout(timer), resolve());

@@ -10,4 +10,7 @@ export { type DaytonaSettings, optionsFromSettings } from "./settings.js";
 /** A Daytona computer takes no run folder. */
 export const MOUNT: readonly MountKind[] = [];
 
+/** Where the key goes (and the toolbox URL each sandbox reports, held to the same rule). */
+export const KEY_URLS: readonly string[] = ["apiUrl"];
+
 export const conformance = () => import("./conformance/module.js");

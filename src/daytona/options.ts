@@ -3,8 +3,8 @@
 import { parseUser, isRootOrRootGroup, userText } from "../contract/user.js";
 import { CHILD_USER } from "../contract/agent-child/install.js";
 import { OptionError } from "../contract/result.js";
+import { keyUrl } from "../contract/base-url.js";
 import type { Fetch } from "./api.js";
-import { baseProblem } from "./api.js";
 import { DEFAULT_API_URL } from "./constants.js";
 import type { WebSocketFactory } from "./toolbox.js";
 
@@ -56,9 +56,7 @@ export function settle(options: DaytonaProviderOptions): Settled {
   if (typeof options !== "object" || options === null) throw new TypeError("DaytonaProvider takes options: { apiKey, daemonPath, ... }");
   if (typeof options.apiKey !== "string" || options.apiKey.trim() === "")
     throw new TypeError("DaytonaProvider needs the apiKey option: the caller's Daytona API key (it is never read from the environment)");
-  const apiUrl = options.apiUrl ?? DEFAULT_API_URL;
-  const problem = typeof apiUrl === "string" ? baseProblem(apiUrl) : "is not a string";
-  if (problem) throw new OptionError("apiUrl", "DaytonaProvider's apiUrl", ` ${problem}`);
+  const apiUrl = keyUrl(options.apiUrl ?? DEFAULT_API_URL, "apiUrl", "DaytonaProvider's apiUrl");
   if (typeof options.daemonPath !== "string" || !options.daemonPath)
     throw new TypeError("DaytonaProvider needs daemonPath: computerd for the sandbox's architecture (dist/computerd-linux-amd64)");
   const arch = options.arch ?? "amd64";

@@ -3,7 +3,8 @@
 import WebSocket from "ws";
 import { z } from "zod";
 import { fail, ok, type Result } from "../contract/result.js";
-import { type DaytonaApi, baseProblem, expect, expectDone } from "./api.js";
+import { keyUrlProblem } from "../contract/base-url.js";
+import { type DaytonaApi, expect, expectDone } from "./api.js";
 import { TIMEOUTS } from "./constants.js";
 import { ExecuteResponse, SessionExecResponse } from "./schemas.js";
 
@@ -25,7 +26,7 @@ export class Toolbox {
   /** The toolbox of one sandbox; refused in words when its URL may not carry the key. */
   static of(api: DaytonaApi, key: string, proxyUrl: string, sandboxId: string, webSocket: WebSocketFactory): Result<Toolbox> {
     const base = `${proxyUrl.replace(/\/+$/, "")}/${seg(sandboxId)}`;
-    const problem = baseProblem(base);
+    const problem = keyUrlProblem(base);
     if (problem) return fail("refused", `the sandbox's toolbox URL ${problem}`);
     return ok(new Toolbox(api, key, base, webSocket));
   }

@@ -15,5 +15,8 @@ export const CAPABILITIES: Record<string, Capabilities> = { linux: LINUX, deskto
 /** The mount kinds a Docker computer takes: a host folder bound at /workspace. */
 export const MOUNT: readonly MountKind[] = ["bind"];
 
+/** None: an engine is reached over its socket, tcp:// with TLS verified both ways, or ssh with its own keys; no key is sent. */
+export const KEY_URLS: readonly string[] = [];
+
 /** Docker's conformance module: its settings, provider, drifted provider, run folder and image. */
 export const conformance = () => import("./conformance/module.js");

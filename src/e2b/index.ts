@@ -12,4 +12,7 @@ export { type E2BSettings, optionsFromSettings } from "./settings.js";
 /** An E2B computer takes no run folder yet. */
 export const MOUNT: readonly MountKind[] = [];
 
+/** Where the key goes (unset, https://api.<domain> and the sandboxes' own https addresses). */
+export const KEY_URLS: readonly string[] = ["apiUrl", "sandboxUrl"];
+
 export const conformance = () => import("./conformance/module.js");

@@ -5,7 +5,7 @@ import { CHILD_USER } from "../contract/agent-child/install.js";
 import { packageRoot } from "../package.js";
 import { MAX_PROBE_TARGETS } from "../contract/probe.js";
 import { OptionError } from "../contract/result.js";
-import { isServerUrl } from "../contract/server-url.js";
+import { keyUrl } from "../contract/base-url.js";
 import { isRootOrRootGroup, parseUser, userText } from "../contract/user.js";
 import { ambientProblem } from "./client.js";
 import { DEFAULT_DOMAIN, HOBBY_MAX_MS, PRO_MAX_MS, TIMEOUTS, type E2BTimeouts } from "./constants.js";
@@ -76,9 +76,9 @@ export function settle(options: E2BProviderOptions): Settled {
   if (ambient) throw new TypeError(`E2BProvider refuses to start: ${ambient}`);
   const domain = options.domain ?? DEFAULT_DOMAIN;
   if (typeof domain !== "string" || !DOMAIN.test(domain)) throw new OptionError("domain", "E2BProvider's domain", " is a host name, such as e2b.app");
-  for (const key of ["apiUrl", "sandboxUrl"] as const)
-    if (options[key] !== undefined && !isServerUrl(options[key]))
-      throw new OptionError(key, `E2BProvider's ${key}`, " is an https:// address with no path (or http:// on the loopback, with a port)");
+  const [apiUrl, sandboxUrl] = (["apiUrl", "sandboxUrl"] as const).map((key) =>
+    options[key] === undefined ? undefined : keyUrl(options[key], key, `E2BProvider's ${key}`),
+  );
   if (options.daemonPath !== undefined && (typeof options.daemonPath !== "string" || !options.daemonPath))
     throw new OptionError("daemonPath", "E2BProvider's daemonPath", " is the path of computerd for linux/amd64");
   if (options.kind !== undefined && options.kind !== "linux" && options.kind !== "desktop")
@@ -110,8 +110,8 @@ export function settle(options: E2BProviderOptions): Settled {
   return {
     apiKey: options.apiKey,
     domain,
-    apiUrl: (options.apiUrl ?? `https://api.${domain}`).replace(/\/$/, ""),
-    sandboxUrl: options.sandboxUrl?.replace(/\/$/, ""),
+    apiUrl: apiUrl ?? `https://api.${domain}`,
+    sandboxUrl,
     daemonPath: options.daemonPath ?? packagedDaemon(),
     maxLifetimeMs: max,
     daemonUser: userText(user.value),

@@ -12,4 +12,7 @@ export { causeOf } from "../contract/browser/vendor.js";
 /** A browser takes no run folder. */
 export const MOUNT: readonly MountKind[] = [];
 
+/** Where the key goes. */
+export const KEY_URLS: readonly string[] = ["apiUrl"];
+
 export const conformance = () => import("./conformance/module.js");

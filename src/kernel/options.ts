@@ -1,6 +1,6 @@
 // The Kernel provider's options, held to their rules at construction: a wrong one throws in words
 // that never hold the key.
-import { baseProblem } from "../contract/base-url.js";
+import { keyUrl } from "../contract/base-url.js";
 import { OptionError } from "../contract/result.js";
 import { DEFAULT_API_URL } from "./constants.js";
 import type { KernelRequest } from "./sdk.js";
@@ -30,7 +30,5 @@ export function checkOptions(options: KernelProviderOptions): void {
       " is required: the caller's Kernel API key (it is never read from the environment), or request, a host's own transport",
     );
   }
-  const apiUrl = options.apiUrl ?? DEFAULT_API_URL;
-  const problem = typeof apiUrl === "string" ? baseProblem(apiUrl) : "is not a string";
-  if (problem) throw new OptionError("apiUrl", "KernelProvider's apiUrl", ` ${problem}`);
+  keyUrl(options.apiUrl ?? DEFAULT_API_URL, "apiUrl", "KernelProvider's apiUrl");
 }

@@ -12,6 +12,9 @@ export { podManifest } from "./pod.js";
 /** A Kubernetes computer takes no mount. */
 export const MOUNT: readonly MountKind[] = [];
 
+/** Where the token goes: the kubeconfig's cluster server (https alone; in-cluster, the Pod's https address). */
+export const KEY_URLS: readonly string[] = ["kubeconfig"];
+
 /** Its conformance module (reads COMPUTER_KUBERNETES_*, else this work tree's test cluster). */
 export const conformance = () => import("./conformance/module.js");
 

@@ -2,6 +2,7 @@
 // its CA, and a client certificate or a bearer token. Every refusal names the setting and never
 // holds a value read from it (a kubeconfig holds keys).
 import { parse } from "yaml";
+import { keyUrlProblem } from "../contract/base-url.js";
 import { OptionError } from "../contract/result.js";
 
 export interface Credentials {
@@ -69,13 +70,10 @@ export function parseKubeconfig(text: unknown, context?: string): Credentials {
   if (user.exec !== undefined || user["auth-provider"] !== undefined) {
     throw refuse("authenticates through an exec plugin or an auth provider, which the provider does not run: give a client certificate or a token");
   }
-  let server: URL;
-  try {
-    server = new URL(String(cluster.server ?? ""));
-  } catch {
-    throw refuse("has a cluster server that is not a URL");
-  }
-  if (server.protocol !== "https:") throw refuse("has a cluster server that is not https://");
+  // The one rule for where a key goes, with no plaintext at all: the API client speaks TLS alone.
+  const problem = keyUrlProblem(cluster.server, { loopback: false });
+  if (problem) throw refuse(`has a cluster server that ${problem}`);
+  const server = new URL(cluster.server as string);
   if (cluster["insecure-skip-tls-verify"] === true)
     throw refuse("skips TLS verification (insecure-skip-tls-verify), which the provider refuses: give the cluster's certificate-authority-data");
   const creds: Credentials = { server: server.origin + server.pathname.replace(/\/+$/, "") };

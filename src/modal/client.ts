@@ -7,7 +7,7 @@
 // turned create into another RPC): each is hidden while the client is built, so none applies.
 import { createRequire } from "node:module";
 import type { ModalClient } from "modal";
-import { isServerUrl } from "../contract/server-url.js";
+import { keyUrl } from "../contract/base-url.js";
 import { TIMEOUTS } from "./constants.js";
 import type { ModalSdk } from "./sdk.js";
 
@@ -43,15 +43,21 @@ export interface ClientOptions {
   serverUrl?: string;
 }
 
+/**
+ * The server the token goes to, held to the one rule (src/contract/base-url.ts) as an address
+ * alone, since gRPC dials no path; plaintext is the loopback's alone (a server of one's own, a test's).
+ */
+export function modalServer(serverUrl: unknown = DEFAULT_SERVER_URL): string {
+  return keyUrl(serverUrl, "serverUrl", "the Modal provider's serverUrl", { path: false });
+}
+
 /** A ModalClient from these options alone; throws in words that never hold the token. */
 export function modalClient(options: ClientOptions): ModalSdk {
   for (const key of ["tokenId", "tokenSecret"] as const) {
     if (typeof options[key] !== "string" || options[key].length === 0)
       throw new TypeError(`the Modal provider needs ${key}: the token's ${key === "tokenId" ? "id" : "secret"}`);
   }
-  const server = options.serverUrl ?? DEFAULT_SERVER_URL;
-  // Plaintext only to this machine's loopback, which the SDK dials without TLS (a server of one's own, a test's).
-  if (!isServerUrl(server)) throw new TypeError("the Modal provider's serverUrl is an https:// address with no path (or http:// on the loopback, with a port)");
+  const server = modalServer(options.serverUrl);
   // The library's one touch of Modal's environment: an ambient server is refused, never used.
   if (process.env.MODAL_SERVER_URL !== undefined)
     throw new TypeError(

@@ -1,7 +1,7 @@
 // The Modal provider built from its options alone: a client from the token given, or a fake's.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { modalClient } from "./client.js";
+import { modalClient, modalServer } from "./client.js";
 import { ModalProvider, type ModalProviderOptions } from "./provider.js";
 import type { ModalSdk } from "./sdk.js";
 
@@ -23,9 +23,11 @@ export interface ModalOptions extends Omit<ModalProviderOptions, "sdk"> {
 
 /** The provider from its options alone; a missing app or token throws in words that never hold the token. */
 export function create(options: ModalOptions): ModalProvider {
+  // Where the token would go is refused first, whatever else the options lack.
+  const server = modalServer(options?.serverUrl);
   if (typeof options?.app !== "string" || options.app.length === 0)
     throw new TypeError("the Modal provider needs app: the name of the Modal app its sandboxes are made in");
-  const { tokenId, tokenSecret, serverUrl, sdk, testSdk, ...rest } = options;
+  const { tokenId, tokenSecret, serverUrl: _given, sdk, testSdk, ...rest } = options;
   // With daemonImage the daemon comes from that image, and nothing is uploaded.
   const { daemonPath, ...others } = rest;
   const provider = { ...others, ...(rest.daemonImage ? {} : daemonPath ? { daemonPath } : {}) };
@@ -40,7 +42,7 @@ export function create(options: ModalOptions): ModalProvider {
     tokenId: tokenId ?? "",
     tokenSecret: tokenSecret ?? "",
     ...(rest.environment ? { environment: rest.environment } : {}),
-    ...(serverUrl ? { serverUrl } : {}),
+    serverUrl: server,
   });
   return new ModalProvider({ ...provider, sdk: client });
 }

@@ -12,5 +12,8 @@ export { create, driftedProvider, type ModalOptions } from "./create.js";
 /** A Modal computer takes no mount. */
 export const MOUNT: readonly MountKind[] = [];
 
+/** Where the token goes. */
+export const KEY_URLS: readonly string[] = ["serverUrl"];
+
 /** Its conformance module (reads COMPUTER_MODAL_*, and AGENTRUN_COMPUTER_LIVE_MODAL). */
 export const conformance = () => import("./conformance/module.js");

@@ -12,4 +12,7 @@ export { optionsFromSettings, type PhoneHarnessSettings } from "./settings.js";
 /** A phone takes no run folder: the phone harness takes no files. */
 export const MOUNT: readonly MountKind[] = [];
 
+/** Where the key goes. */
+export const KEY_URLS: readonly string[] = ["baseUrl"];
+
 export const conformance = () => import("./conformance/module.js");

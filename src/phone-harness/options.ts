@@ -1,5 +1,6 @@
 // The phone harness provider's options, held to their rules at construction: a wrong one throws
 // in words that never hold the key.
+import { keyUrl } from "../contract/base-url.js";
 import { OptionError } from "../contract/result.js";
 import { packageVersion } from "../package.js";
 import { adbCli, type AdbTransport } from "./adb.js";
@@ -72,8 +73,7 @@ export function settle(options: PhoneHarnessOptions): Settled {
     );
   }
   if (options.platform !== undefined && options.platform !== "android") throw new OptionError("platform", `${named}platform`, " is android");
-  const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
-  if (typeof baseUrl !== "string" || !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(baseUrl)) throw new OptionError("baseUrl", `${named}baseUrl`, " is an http(s) URL");
+  const baseUrl = keyUrl(options.baseUrl ?? DEFAULT_BASE_URL, "baseUrl", `${named}baseUrl`);
   const adb = options.adb ?? "adb";
   if (typeof adb === "string" ? adb.trim() === "" : typeof adb?.run !== "function" || typeof adb.server !== "function") {
     throw new OptionError("adb", `${named}adb`, " is the adb CLI's path, or a transport { run, server }");
@@ -83,7 +83,7 @@ export function settle(options: PhoneHarnessOptions): Settled {
   const version = packageVersion();
   return {
     apiKey: options.apiKey,
-    baseUrl: baseUrl.replace(/\/$/, ""),
+    baseUrl,
     adb: typeof adb === "string" ? adbCli(adb) : adb,
     ledger: options.ledger ?? memoryLedger(),
     requestMs: positive(options.requestMs, "requestMs", REQUEST_MS),

@@ -132,11 +132,11 @@ describe("options", () => {
     );
   });
 
-  it("takes apiUrl and sandboxUrl only as https:// with no path, or http:// on the loopback", () => {
+  it("takes apiUrl and sandboxUrl only as https://, or http:// on the loopback, with no query or login", () => {
     for (const key of ["apiUrl", "sandboxUrl"])
-      for (const bad of ["http://api.example.com", "https://api.example.com/v1", "ftp://127.0.0.1:1", "http://10.0.0.1:80", 7])
+      for (const bad of ["http://api.example.com", "https://api.example.com/?v=1", "https://u:p@api.example.com", "ftp://127.0.0.1:1", "http://10.0.0.1:80", 7])
         expect(() => create({ apiKey: KEY, [key]: bad } as never)).toThrow(new RegExp(key));
-    expect(() => create({ apiKey: KEY, apiUrl: "https://api.example.com", sandboxUrl: "http://localhost:4101" })).not.toThrow();
+    expect(() => create({ apiKey: KEY, apiUrl: "https://api.example.com/v1", sandboxUrl: "http://localhost:4101" })).not.toThrow();
   });
 });
 

@@ -51,12 +51,15 @@ describe("the Modal client", () => {
     expect(client.profile.serverUrl).toBe("https://api.modal.com:443");
     expect(client.profile.tokenId).toBe(token.tokenId);
     expect(process.env.MODAL_SERVER_URL).toBeUndefined();
-    expect(() => modalClient({ ...token, serverUrl: "http://plain.example" })).toThrow(/https:\/\/ address with no path/);
+    expect(() => modalClient({ ...token, serverUrl: "http://plain.example" })).toThrow(/serverUrl is neither https nor http to this machine's loopback/);
     // Plaintext only on the loopback (the SDK dials a localhost server without TLS), never elsewhere.
     const local = modalClient({ ...token, serverUrl: "http://127.0.0.1:50051" }) as unknown as { profile: { serverUrl: string } };
     expect(local.profile.serverUrl).toBe("http://127.0.0.1:50051");
-    expect(() => modalClient({ ...token, serverUrl: "http://10.0.0.1:50051" })).toThrow(/http:\/\/ on the loopback/);
-    expect(() => modalClient({ ...token, serverUrl: "http://127.0.0.1" })).toThrow(/with a port/);
+    expect(() => modalClient({ ...token, serverUrl: "http://10.0.0.1:50051" })).toThrow(/serverUrl is neither https nor http to this machine's loopback/);
+    // gRPC dials an address alone: a path is refused, a trailing slash is dropped (the channel would read it as the host's).
+    expect(() => modalClient({ ...token, serverUrl: "https://api.modal.com/v1" })).toThrow(/serverUrl holds a path/);
+    const slash = modalClient({ ...token, serverUrl: "https://api.modal.com:443/" }) as unknown as { profile: { serverUrl: string } };
+    expect(slash.profile.serverUrl).toBe("https://api.modal.com:443");
   });
 
   it("builds the client from its options alone: the SDK's MODAL_* profile variables apply none, and are put back", async () => {
