@@ -158,8 +158,8 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   checkRequirements(plain.requirements, refuse);
   const wheels = isObject(plain.requirements) && isObject(plain.requirements.python) ? plain.requirements.python.wheels : undefined;
   if (typeof name === "string" && APP_NAME.test(name) && isArchive(wheels) && !hasUnknown(wheels)) {
-    const planned = await plan({ [WHEELS]: wheels }, folderOf(name));
-    if (!planned.ok) for (const r of planned.error.refusals ?? []) refuse("requirements", r.message.replace(`files.${WHEELS}`, "requirements.python.wheels"));
+    const planned = await plan({ [WHEELS]: wheels }, folderOf(name), undefined, () => "requirements.python.wheels");
+    if (!planned.ok) for (const r of planned.error.refusals ?? []) refuse("requirements", r.message);
   }
   const installSteps = checkInstallSteps(plain.installSteps, refuse);
   if (typeof name === "string" && APP_NAME.test(name) && isAsset(plain.skill) && !hasUnknown(plain.skill) && !hasUnknown(plain.files)) {
@@ -282,10 +282,11 @@ async function install(
   if (inputs.launch) {
     const { argv, env, window } = inputs.launch;
     // On a desktop the launch is a client of its display, unless it names another.
-    const l = await startServices(session, dir, { launch: { argv, env: window ? { DISPLAY: DEFAULT_DISPLAY, ...env } : env } }, inputs.settings, { signal });
+    const launch = { argv, env: window ? { DISPLAY: DEFAULT_DISPLAY, ...env } : env, named: "the launch" };
+    const l = await startServices(session, dir, { launch }, inputs.settings, { signal });
     if (!l.ok) {
       await stopServices(session, dir, started.value);
-      return fail(l.error.code, l.error.message.replace("the service launch", "the launch"));
+      return l;
     }
     launched = l.value.launch;
   }

@@ -31,18 +31,20 @@ export interface Planned {
 /** A file mode a step writes: the local file's permission bits (string assets: 0644). */
 const STRING_MODE = 0o644;
 
+const filesField = (key: string) => (key === "." ? "files" : `files.${key}`);
+
 /**
  * Every file the map names, each under destination, or every refusal naming its path: an absolute
  * path, one that leaves the home, a NUL, a remote asset, a local file that is not there, a
- * tar or zip archive (folders only), and two entries landing on one path.
+ * tar or zip archive (folders only), and two entries landing on one path. named: how the words
+ * name an entry's field (files.<key>; an app's files are one archive, entered as the key ".").
  */
-export async function plan(files: Props, destination: string, base = process.cwd()): Promise<Result<Planned[]>> {
+export async function plan(files: Props, destination: string, base = process.cwd(), named = filesField): Promise<Result<Planned[]>> {
   const refusals: Refusal[] = [];
   const planned: Planned[] = [];
   const refuse = (field: string, message: string) => refusals.push({ field, message });
   const add = async (key: string, at: string, value: unknown): Promise<void> => {
-    // An app's files are one archive, entered as the key "."
-    const field = key === "." ? "files" : `files.${key}`;
+    const field = named(key);
     if (isAsset(value)) {
       if (typeof value.text === "string") planned.push({ path: at, source: { text: value.text }, mode: STRING_MODE });
       else if (typeof value.path === "string") {

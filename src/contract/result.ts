@@ -59,6 +59,14 @@ export const RESULT_DETAIL = z.discriminatedUnion("kind", [
    * desktop.display), problem the refusal's words after the option is named (": …" or " is …").
    */
   z.strictObject({ kind: z.literal("option"), provider: z.string(), option: z.string(), problem: z.string() }),
+  /**
+   * A ref's id names something at the vendor, but not the computer the ref names: one this
+   * provider did not make, or another of its computers. A not_found that is no sign the computer
+   * is gone (a release may not take it as done): nothing was done to it.
+   */
+  z.strictObject({ kind: z.literal("not-the-computer"), id: z.string() }),
+  /** A program run inside a computer ended other than with 0: its exit code, or null when a signal (named) ended it. */
+  z.strictObject({ kind: z.literal("exited"), code: z.number().int().nullable(), signal: z.string().optional() }),
 ]);
 export type ResultDetail = z.infer<typeof RESULT_DETAIL>;
 export type ResultDetailKind = ResultDetail["kind"];
@@ -86,6 +94,11 @@ export function ok<T>(value?: T): { ok: true; value: T | undefined } {
 
 export function fail(code: ResultCode, message: string, extra: Omit<ResultError, "code" | "message"> = {}): { ok: false; error: ResultError } {
   return { ok: false, error: { code, message, ...extra } };
+}
+
+/** A not_found's extra when the id names something that is not the computer asked for (RESULT_DETAIL's not-the-computer). */
+export function notTheComputer(id: string): Pick<ResultError, "detail"> {
+  return { detail: { kind: "not-the-computer", id } };
 }
 
 /** Refusals as one invalid result naming each field, or ok when there are none. */

@@ -14,7 +14,7 @@ import { parseUser, userText } from "../contract/user.js";
 import type { DockerEngine } from "./api.js";
 import { failure } from "./containers.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, MAX_LIFETIME_MS } from "./constants.js";
-import { inspectEgress, makeEgress, makeEgressVolume, PROXY_FAILED_PARTS, removeEgress } from "./egress.js";
+import { inspectEgress, makeEgress, makeEgressVolume, removeEgress } from "./egress.js";
 import { flagsOf } from "../egress/proxy-command.js";
 import { type EgressExpected, proxyReadBack } from "./egress-readback.js";
 import { EGRESS_LABEL, egressName, type EgressPlan, PROXY_PATTERN } from "./egress-request.js";
@@ -82,8 +82,8 @@ export class DockerEgressProxies implements EgressProxies {
       if (!user.ok) out.push({ field: "user", message: user.error.message });
     }
     if (spec.hint !== undefined) {
-      const words = hintProblem(spec.hint);
-      if (words) out.push({ field: "hint", message: words.replace(/^egress\.hint/, "hint") });
+      const words = hintProblem(spec.hint, "hint");
+      if (words) out.push({ field: "hint", message: words });
     }
     if (spec.labels !== undefined) out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));
     if (spec.name !== undefined && !(typeof spec.name === "string" && PROXY_PATTERN.test(spec.name)))
@@ -152,11 +152,10 @@ export class DockerEgressProxies implements EgressProxies {
       image: image.value,
       ...(this.#deps.testNetwork ? { testNetwork: this.#deps.testNetwork } : {}),
     };
-    const volume = await makeEgressVolume(this.#deps.engine, plan, { signal });
+    const volume = await makeEgressVolume(this.#deps.engine, plan, { signal, madeFor: "proxy" });
     if (!volume.ok) return volume;
-    const made = await makeEgress(this.#deps.engine, plan, { signal, readyMs: this.#deps.readyMs });
-    if (!made.ok)
-      return fail(made.error.code, made.error.message.replace(PROXY_FAILED_PARTS, "the proxy and its volume were removed, and nothing is left"), made.error);
+    const made = await makeEgress(this.#deps.engine, plan, { signal, readyMs: this.#deps.readyMs, madeFor: "proxy" });
+    if (!made.ok) return made;
     return ok(this.#refOf(plan));
   }
 
@@ -288,7 +287,7 @@ export class DockerEgressProxies implements EgressProxies {
     // on the same volume, where every computer's relay dials it.
     const gone = await removeEgress(this.#deps.engine, name, "proxy");
     if (!gone.ok) return gone;
-    const made = await makeEgress(this.#deps.engine, plan, { signal, readyMs: this.#deps.readyMs, keepVolume: true });
+    const made = await makeEgress(this.#deps.engine, plan, { signal, readyMs: this.#deps.readyMs, madeFor: "again" });
     if (!made.ok) return made;
     return ok(this.#refOf(plan));
   }

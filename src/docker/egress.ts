@@ -25,39 +25,52 @@ interface ListedPart {
 
 const labelFilter = (labels: string[]) => JSON.stringify({ label: labels });
 
-/** What a computer's failed proxy leaves: nothing, and the computer, started beside it, ran nothing of the agent's. */
-export const PROXY_FAILED_PARTS = "the proxy, its volume and the computer were removed, and the computer ran nothing";
+/**
+ * Whom a proxy is made for, which says what its failure removes and leaves: a computer's own (the
+ * computer, started beside it, ran nothing of the agent's), a proxy alone, or a proxy made again
+ * on the volume its computers mount (the volume kept).
+ */
+const FAILED_LEAVES = {
+  computer: "the proxy, its volume and the computer were removed, and the computer ran nothing",
+  proxy: "the proxy and its volume were removed, and nothing is left",
+  again: "the proxy was removed, and its computers reach nothing until it is made again",
+} as const;
+export type EgressFor = keyof typeof FAILED_LEAVES;
 
-const undone = async (engine: DockerEngine, plan: EgressPlan, code: Parameters<typeof fail>[0], words: string, keepVolume = false) => {
-  await removeEgress(engine, plan.key, keepVolume ? "proxy" : "delete");
-  return fail(code, keepVolume ? `${words}; the proxy was removed, and its computers reach nothing until it is made again` : `${words}; ${PROXY_FAILED_PARTS}`);
+const undone = async (engine: DockerEngine, plan: EgressPlan, code: Parameters<typeof fail>[0], words: string, madeFor: EgressFor = "computer") => {
+  await removeEgress(engine, plan.key, madeFor === "again" ? "proxy" : "delete");
+  return fail(code, `${words}; ${FAILED_LEAVES[madeFor]}`);
 };
 
 /**
  * Makes the egress volume, first: the computer's container names it, and Docker would make a
  * plain volume of that name for a container that names one not there.
  */
-export async function makeEgressVolume(engine: DockerEngine, plan: EgressPlan, options: CallOptions = {}): Promise<Result<undefined>> {
+export async function makeEgressVolume(
+  engine: DockerEngine,
+  plan: EgressPlan,
+  options: CallOptions & { madeFor?: EgressFor } = {},
+): Promise<Result<undefined>> {
   const volume = await engine.call("POST", "/volumes/create", { body: egressVolumeRequest(plan), signal: options.signal, timeoutMs: CALL_MS });
   if (volume.ok) return ok();
   const f = failure(engine, `making the egress volume ${egressName(plan.key)}`, volume);
-  return undone(engine, plan, f.error.code, f.error.message);
+  return undone(engine, plan, f.error.code, f.error.message, options.madeFor);
 }
 
 /**
  * Makes and starts the proxy on its volume and waits for its ready line. Any failure removes
- * the proxy and the volume (the proxy alone with keepVolume: a shared proxy made again on the
- * volume its computers mount) and says why in words. A computer started meanwhile serves nothing
+ * the proxy and the volume (the proxy alone when it is made "again" on the volume its computers
+ * mount) and says why, and what is left for whom it was made (madeFor, default a computer's). A computer started meanwhile serves nothing
  * until the proxy answers on its socket (init waits on it).
  */
 export async function makeEgress(
   engine: DockerEngine,
   plan: EgressPlan,
-  options: CallOptions & { readyMs?: number; keepVolume?: boolean } = {},
+  options: CallOptions & { readyMs?: number; madeFor?: EgressFor } = {},
 ): Promise<Result<{ proxy: string }>> {
   const { signal } = options;
   const name = egressName(plan.key);
-  const undo = (code: Parameters<typeof fail>[0], words: string) => undone(engine, plan, code, words, options.keepVolume);
+  const undo = (code: Parameters<typeof fail>[0], words: string) => undone(engine, plan, code, words, options.madeFor);
   const request = egressProxyRequest(plan);
   const made = await engine.call<{ Id: string }>("POST", "/containers/create", { query: { name }, body: request.body, signal, timeoutMs: CALL_MS });
   if (!made.ok || !made.value?.Id) {

@@ -196,8 +196,7 @@ export class E2BProvider implements ComputerProvider {
 
   async connect(ref: ComputerRef, options: CallOptions = {}): Promise<Result<Connection>> {
     const found = await this.#sb.target(ref, options.signal);
-    if (!found.ok)
-      return found.error.code === "not_found" && !/is the computer|not a computer/.test(found.error.message) ? fail("gone", found.error.message) : found;
+    if (!found.ok) return found.error.code === "not_found" && found.error.detail?.kind !== "not-the-computer" ? fail("gone", found.error.message) : found;
     // E2B's connect resumes a paused sandbox: refused here without connecting.
     if (found.value.info.state !== "running")
       return fail(

@@ -11,7 +11,7 @@ import { boundedBy } from "../contract/bound.js";
 import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import { readNetworkNone } from "../contract/probe.js";
 import type { AttachBy, ComputerRef, Connection, NetworkReadBack, SpecReadBack } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, notTheComputer, ok, type Result } from "../contract/result.js";
 import { waitUntil } from "../contract/wait.js";
 import { openBridge } from "./bridge.js";
 import { call, wordsOf } from "./calls.js";
@@ -254,7 +254,7 @@ export class E2BSandboxes {
       const info = await this.getInfo(by.id, signal);
       if (!info.ok) return info.error.code === "not_found" ? fail("not_found", `no computer ${by.id} at E2B`) : info;
       const own = ownKeysOf(info.value.metadata);
-      if (!own.ok) return fail("not_found", `${by.id} is not a computer of this provider (${own.why})`);
+      if (!own.ok) return fail("not_found", `${by.id} is not a computer of this provider (${own.why})`, notTheComputer(by.id));
       return ok({ info: info.value, own: own.value });
     }
     if (by && "labels" in by && typeof by.labels === "object" && by.labels !== null && Object.keys(by.labels).length > 0) {
@@ -275,7 +275,8 @@ export class E2BSandboxes {
     const info = await this.getInfo(found[0]!.sandboxId, signal);
     if (!info.ok) return info.error.code === "not_found" ? fail("not_found", `no computer of this provider has ${what}`) : info;
     const own = ownKeysOf(info.value.metadata);
-    return own.ok ? ok({ info: info.value, own: own.value }) : fail("not_found", `${info.value.sandboxId} is not a computer of this provider (${own.why})`);
+    const id = info.value.sandboxId;
+    return own.ok ? ok({ info: info.value, own: own.value }) : fail("not_found", `${id} is not a computer of this provider (${own.why})`, notTheComputer(id));
   }
 
   /** The ref's sandbox, only when its metadata names it as this provider's computer of the ref's name. */
@@ -286,7 +287,7 @@ export class E2BSandboxes {
     const found = await this.find({ id: ref.id }, signal);
     if (!found.ok) return found;
     if (found.value.own.name !== ref.name)
-      return fail("not_found", `${ref.id} is the computer ${found.value.own.name}, not ${ref.name}, so nothing was done to it`);
+      return fail("not_found", `${ref.id} is the computer ${found.value.own.name}, not ${ref.name}, so nothing was done to it`, notTheComputer(ref.id));
     return found;
   }
 

@@ -201,10 +201,10 @@ export const DEFAULT_HINT = "only the hosts and ranges on this computer's networ
 /** The most bytes a hint holds. */
 export const MAX_HINT = 512;
 
-/** Why a hint cannot go into every refusal the proxy answers, or undefined: printable ASCII, at most MAX_HINT bytes. */
-export function hintProblem(hint: unknown): string | undefined {
-  if (typeof hint !== "string") return "egress.hint is a string: the words every refusal adds";
-  if (hint.length > MAX_HINT) return `egress.hint is ${hint.length} characters, more than ${MAX_HINT}`;
-  if (!/^[\x20-\x7e]*$/.test(hint)) return "egress.hint is printable ASCII alone (it goes into every refusal the proxy answers)";
+/** Why a hint cannot go into every refusal the proxy answers, naming it as named (a proxy's spec says hint), or undefined: printable ASCII, at most MAX_HINT bytes. */
+export function hintProblem(hint: unknown, named = "egress.hint"): string | undefined {
+  if (typeof hint !== "string") return `${named} is a string: the words every refusal adds`;
+  if (hint.length > MAX_HINT) return `${named} is ${hint.length} characters, more than ${MAX_HINT}`;
+  if (!/^[\x20-\x7e]*$/.test(hint)) return `${named} is printable ASCII alone (it goes into every refusal the proxy answers)`;
   return undefined;
 }

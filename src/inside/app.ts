@@ -28,6 +28,8 @@ const STOP_WAIT_MS = 5_000;
 export interface Service {
   argv: string[];
   env?: Record<string, string>;
+  /** How its failure's words name it (default "the service <name>"). */
+  named?: string;
 }
 
 /** A started service: its process in the daemon's table. */
@@ -54,7 +56,7 @@ export async function startServices(
       started[name] = { id: s.id, pid: s.pid };
     } catch (error) {
       const cause = error instanceof Error ? error.message : String(error);
-      return fail(error instanceof CallError ? error.kind : "failed", `${session.name}: the service ${name} could not start: ${cause}`);
+      return fail(error instanceof CallError ? error.kind : "failed", `${session.name}: ${service.named ?? `the service ${name}`} could not start: ${cause}`);
     }
   }
   return ok(started);
@@ -122,7 +124,8 @@ export async function waitReady(session: Session, ready: Ready, options: CallOpt
     options,
   );
   if (waited.ok) return ok();
-  if (waited.error.code === "failed" && /exited 1/.test(waited.error.message))
+  // The wait's own end: exit 1 when the bound passed (another code is the check's own failure).
+  if (waited.error.detail?.kind === "exited" && waited.error.detail.code === 1)
     return fail("timeout", `${session.name}: ${what} did not answer within ${ready.timeoutSeconds} s`);
   return waited;
 }

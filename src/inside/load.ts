@@ -262,7 +262,10 @@ export async function runQuietly(session: Session, argv: string[], timeoutMs: nu
     const run = await session.client.call("exec.run", { argv, timeoutMs, maxOutput: MAX_OUTPUT_BYTES }, options);
     const stderr = Buffer.from(run.stderr, "base64").toString("utf8").trim().split("\n").slice(-3).join("; ");
     if (run.timedOut) return fail("timeout", `${session.name}: ${what} did not finish within ${timeoutMs / 1000} s`);
-    if (run.exitCode !== 0) return fail("failed", `${session.name}: ${what} exited ${run.exitCode ?? `on ${run.signal}`}${stderr ? `: ${stderr}` : ""}`);
+    if (run.exitCode !== 0)
+      return fail("failed", `${session.name}: ${what} exited ${run.exitCode ?? `on ${run.signal}`}${stderr ? `: ${stderr}` : ""}`, {
+        detail: { kind: "exited", code: run.exitCode, ...(run.signal ? { signal: run.signal } : {}) },
+      });
     return ok(Buffer.from(run.stdout, "base64").toString("utf8"));
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);

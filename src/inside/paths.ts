@@ -8,33 +8,44 @@ export const RUN_ROOT = ".agentrun/run";
 /** Where a ComputerApp is installed, under the home (the seed's /opt/agentrun/apps needs root, which no hardened computer has). */
 export const APP_ROOT = ".agentrun/apps";
 
+/** Where a path given relative to the home lands: its normal form, or why it cannot. */
+type Placed = { normal: string } | { problem: "empty" | "nul" | "absolute" | "home" | "leaves" };
+
+function placed(path: unknown): Placed {
+  if (typeof path !== "string" || path === "") return { problem: "empty" };
+  if (path.includes("\0")) return { problem: "nul" };
+  if (path.startsWith("/") || path.startsWith("~")) return { problem: "absolute" };
+  const normal = posix.normalize(path).replace(/\/+$/, "");
+  if (normal === "." || normal === "") return { problem: "home" };
+  if (normal === ".." || normal.startsWith("../")) return { problem: "leaves" };
+  return { normal };
+}
+
+const LEAVES = "leaves the home: a step writes and reads only inside it";
+const HOME = "is the home itself: name a file or folder inside it";
+
 /**
  * A path relative to the computer's user's home, in its normal form ("Downloads/a.csv"). An
  * absolute path, one that leaves the home, a NUL or the home itself is refused, naming the path.
  */
 export function homeRelative(path: unknown, what = "a path"): Result<string> {
-  if (typeof path !== "string" || path === "") return fail("invalid", `${what} must be a non-empty path relative to the computer's home`);
-  const shown = JSON.stringify(path.length > 120 ? `${path.slice(0, 120)}…` : path);
-  if (path.includes("\0")) return fail("invalid", `${what} ${shown.replace(/\\u0000/g, "\\0")} holds a NUL: a path inside the computer cannot`);
-  if (path.startsWith("/") || path.startsWith("~"))
-    return fail("invalid", `${what} ${shown} is absolute: give it relative to the computer's home (Downloads/report.csv)`);
-  const normal = posix.normalize(path).replace(/\/+$/, "");
-  if (normal === "." || normal === "") return fail("invalid", `${what} ${shown} is the home itself: name a file or folder inside it`);
-  if (normal === ".." || normal.startsWith("../")) return fail("invalid", `${what} ${shown} leaves the home: a step writes and reads only inside it`);
-  return ok(normal);
+  const place = placed(path);
+  if ("normal" in place) return ok(place.normal);
+  if (place.problem === "empty") return fail("invalid", `${what} must be a non-empty path relative to the computer's home`);
+  const text = path as string;
+  const shown = JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+  if (place.problem === "nul") return fail("invalid", `${what} ${shown.replace(/\\u0000/g, "\\0")} holds a NUL: a path inside the computer cannot`);
+  if (place.problem === "absolute") return fail("invalid", `${what} ${shown} is absolute: give it relative to the computer's home (Downloads/report.csv)`);
+  return fail("invalid", `${what} ${shown} ${place.problem === "home" ? HOME : LEAVES}`);
 }
 
 /** dir/name as one home-relative path: name may use .. while the whole stays inside the home. */
 export function underHome(dir: string, name: unknown, what = "a path"): Result<string> {
-  const alone = homeRelative(name, what);
-  if (!alone.ok && !/leaves the home|is the home itself/.test(alone.error.message)) return alone;
-  const joined = posix.join(dir, name as string);
-  const whole = homeRelative(joined, what);
-  if (whole.ok) return whole;
-  return fail(
-    "invalid",
-    `${what} ${JSON.stringify(name)} under ${dir} ${/leaves/.test(whole.error.message) ? "leaves the home: a step writes and reads only inside it" : "is the home itself: name a file or folder inside it"}`,
-  );
+  const alone = placed(name);
+  if ("problem" in alone && alone.problem !== "leaves" && alone.problem !== "home") return homeRelative(name, what);
+  const whole = placed(posix.join(dir, name as string));
+  if ("normal" in whole) return ok(whole.normal);
+  return fail("invalid", `${what} ${JSON.stringify(name)} under ${dir} ${whole.problem === "leaves" ? LEAVES : HOME}`);
 }
 
 /** A home-relative path made absolute under the home read from the computer. */

@@ -210,8 +210,8 @@ export class KubeEgressProxies implements EgressProxies {
       if (problem) out.push({ field: "user", message: problem });
     }
     if (spec.hint !== undefined) {
-      const words = hintProblem(spec.hint);
-      if (words) out.push({ field: "hint", message: words.replace(/^egress\.hint/, "hint") });
+      const words = hintProblem(spec.hint, "hint");
+      if (words) out.push({ field: "hint", message: words });
     }
     if (spec.labels !== undefined) {
       out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));

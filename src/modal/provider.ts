@@ -177,7 +177,7 @@ export class ModalProvider implements ComputerProvider {
     const target = await this.#sb.target(ref, options.signal);
     if (!target.ok) {
       // A sandbox Modal no longer knows, or one that finished and is no longer listed, is released.
-      if (target.error.code === "not_found" && !/is not a computer of this provider|is the computer/.test(target.error.message)) return ok();
+      if (target.error.code === "not_found" && target.error.detail?.kind !== "not-the-computer") return ok();
       return target;
     }
     const ended = await this.#sb.end(target.value.sandbox, options.signal);

@@ -6,7 +6,7 @@ import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import type { Adoption } from "../contract/adopt.js";
 import { boundedBy, untilAborted } from "../contract/bound.js";
 import type { AttachBy, ComputerRef, NetworkReadBack, ReadBack, SpecReadBack } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, notTheComputer, ok, type Result } from "../contract/result.js";
 import { waitUntil } from "../contract/wait.js";
 import { bounded, codeOf } from "./calls.js";
 import { modalUserProblem } from "./check.js";
@@ -263,8 +263,9 @@ export class ModalSandboxes {
     const tags = await bounded(() => sandbox.value.getTags(), { what: `getTags of ${ref.id}`, ms: this.o.t.callMs, signal });
     if (!tags.ok) return tags;
     const own = ownTagsOf(tags.value);
-    if (!own.ok) return fail("not_found", `${ref.id} is not a computer of this provider (${own.why}), so nothing was done to it`);
-    if (own.value.name !== ref.name) return fail("not_found", `${ref.id} is the computer ${own.value.name}, not ${ref.name}, so nothing was done to it`);
+    if (!own.ok) return fail("not_found", `${ref.id} is not a computer of this provider (${own.why}), so nothing was done to it`, notTheComputer(ref.id));
+    if (own.value.name !== ref.name)
+      return fail("not_found", `${ref.id} is the computer ${own.value.name}, not ${ref.name}, so nothing was done to it`, notTheComputer(ref.id));
     return ok({ sandbox: sandbox.value, own: own.value });
   }
 }

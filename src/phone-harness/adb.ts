@@ -20,6 +20,8 @@ export class AdbError extends Error {
   constructor(
     readonly kind: "refused" | "unreachable" | "aborted",
     message: string,
+    /** The socket's error code, when the server was not reached (ECONNREFUSED: no server listens yet). */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -57,7 +59,7 @@ export function adbCli(path: string, { port = ADB_PORT, env }: AdbCliOptions = {
     try {
       return await serverCall(port, services, options.signal);
     } catch (error) {
-      if (!(error instanceof AdbError) || error.kind !== "unreachable" || !error.message.includes("ECONNREFUSED")) throw error;
+      if (!(error instanceof AdbError) || error.code !== "ECONNREFUSED") throw error;
       // No server yet: started once for every caller, then asked again.
       started ??= run(["start-server"], options).finally(() => (started = undefined));
       await started;
@@ -106,7 +108,9 @@ function serverCall(port: number, services: string[], signal: AbortSignal | unde
       }
       if (step >= services.length && held.length) (parts.push(held), (held = Buffer.alloc(0)));
     });
-    socket.on("error", (error) => done(new AdbError("unreachable", `the adb server on port ${port} was not reached: ${error.message}`)));
+    socket.on("error", (error: NodeJS.ErrnoException) =>
+      done(new AdbError("unreachable", `the adb server on port ${port} was not reached: ${error.message}`, error.code)),
+    );
     socket.on("close", () => (step >= services.length ? done() : done(new AdbError("refused", "the adb server closed the request"))));
   });
 }

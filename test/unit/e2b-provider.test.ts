@@ -256,3 +256,30 @@ describe("E2BProvider.create with a daemon that cannot be read", () => {
     }
   });
 });
+
+describe("E2BProvider.connect of a ref whose id is not its computer", () => {
+  it("is not_found with a not-the-computer detail, never gone, and connects to nothing", async () => {
+    // Another computer of this provider's, then a sandbox it did not make.
+    const metadata = {
+      "agentrun.computer": "1",
+      "agentrun.computer.name": "computer-ffffffffffff",
+      "agentrun.computer.deadline": "2026-12-01T00:10:00.000Z",
+      "agentrun.computer.max": "2026-12-02T00:00:00.000Z",
+      "agentrun.computer.timeout": "600",
+    };
+    for (const given of [metadata, { team: "a" }]) {
+      const sdk = {
+        create: () => {
+          throw new Error("create made a call");
+        },
+        getInfo: async () => info({ metadata: given }),
+        connect: () => {
+          throw new Error("connect made a call");
+        },
+      };
+      const p = create({ apiKey: KEY, sdk: sdk as never });
+      const connected = await p.connect({ id: "isb1", name: "computer-0123456789ab", provider: "e2b" });
+      expect(connected).toMatchObject({ ok: false, error: { code: "not_found", detail: { kind: "not-the-computer", id: "isb1" } } });
+    }
+  });
+});

@@ -295,6 +295,8 @@ describe("check, make, update and release", () => {
     const { proxies, calls } = memory();
     const r = await proxies.make({ allow: ["10.0.0.0/8"], lifetimeMs: -1, user: "0", hint: "\u0000", name: "x" } as never);
     expect(!r.ok && r.error.refusals?.map((x) => x.field).sort()).toEqual(["allow", "hint", "lifetimeMs", "name", "user"]);
+    // The hint is named as the spec names it, not as the provider's option (egress.hint).
+    expect(!r.ok && r.error.refusals?.find((x) => x.field === "hint")?.message).toMatch(/^hint is printable ASCII alone/);
     expect(calls).toEqual([]);
   });
 

@@ -335,6 +335,12 @@ describe("bounds", () => {
     expect(await gone.release(ref, "delete")).toEqual({ ok: true, value: undefined });
     // One whose tags name another computer is not touched.
     const other = new ModalProvider({ sdk: sdkWith({ fromId: async () => stuck }), app: "a", daemonPath });
-    expect(await other.release({ ...ref, name: "computer-ffffffffffff" }, "delete")).toMatchObject({ ok: false, error: { code: "not_found" } });
+    const ended = state.terminated;
+    const notIt = { ok: false, error: { code: "not_found", detail: { kind: "not-the-computer", id: "sb-1" } } };
+    expect(await other.release({ ...ref, name: "computer-ffffffffffff" }, "delete")).toMatchObject(notIt);
+    // Nor is one this provider did not make (no tags of its own).
+    const foreign = new ModalProvider({ sdk: sdkWith({ fromId: async () => ({ ...stuck, getTags: async () => ({}) }) }), app: "a", daemonPath });
+    expect(await foreign.release(ref, "delete")).toMatchObject(notIt);
+    expect(state.terminated).toBe(ended);
   });
 });

@@ -38,7 +38,7 @@ describe("orThrow", () => {
 
 describe("a failure's detail", () => {
   it("is one of the kinds its schema lists, each a shape a program reads", () => {
-    expect(RESULT_DETAIL_KINDS).toEqual(["image-missing", "image-unpulled", "option"]);
+    expect(RESULT_DETAIL_KINDS).toEqual(["image-missing", "image-unpulled", "option", "not-the-computer", "exited"]);
     expect(RESULT_DETAIL.safeParse({ kind: "image-missing", tag: "a:1", provider: "p", setting: "s" }).success).toBe(true);
     expect(RESULT_DETAIL.safeParse({ kind: "image-unpulled", tag: "a:1" }).success).toBe(false);
     expect(RESULT_DETAIL.safeParse({ kind: "option", provider: "p", option: "o", problem: " is wrong", extra: 1 }).success).toBe(false);
