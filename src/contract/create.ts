@@ -5,7 +5,7 @@
 // leaves nothing behind.
 import { randomBytes } from "node:crypto";
 import { adoptOrClear, type Adoption } from "./adopt.js";
-import { labelsWithOwner } from "./labels.js";
+import { withOwnerLabel } from "./labels.js";
 import type { ComputerRef, ComputerSpec, CreateOptions } from "./provider.js";
 import { fail, ok, type Result, type ResultError } from "./result.js";
 import { Undo } from "./undo.js";
@@ -96,7 +96,7 @@ export async function createWith<Checked, Made, Open, Prepared extends Checked =
     name,
     started,
     deadline: new Date(started + spec.lifetimeMs).toISOString(),
-    labels: labelsWithOwner(spec, options.owner),
+    labels: withOwnerLabel(spec.labels, options.owner, spec),
     undo: new Undo(),
     signal: options.signal,
   };

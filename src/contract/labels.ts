@@ -74,14 +74,14 @@ export function declarationLabel(owner: string, spec: unknown): Record<string, s
   return { [DECLARATION_LABEL]: ownerLabels(owner, spec)[DECLARATION_LABEL]! };
 }
 
-/** The labels a create writes: the spec's own, with the two owner labels when made for an owner. */
-export function labelsWithOwner(spec: { labels?: Record<string, string> | undefined }, owner: string | undefined): Record<string, string> {
-  return owner === undefined ? { ...spec.labels } : { ...spec.labels, ...ownerLabels(owner, spec) };
-}
-
-/** The labels with the owner label when made for an owner: a part that is not a computer (an egress proxy) has no declaration to hash. */
-export function withOwnerLabel(labels: Record<string, string> | undefined, owner: string | undefined): Record<string, string> {
-  return owner === undefined ? { ...labels } : { ...labels, ...ownerLabel(owner) };
+/**
+ * The labels a create writes: these, with the owner label when made for an owner, and beside it
+ * the declaration label when a computer's spec is given (ownerLabels); a part that is not a
+ * computer (an egress proxy) has no declaration to hash.
+ */
+export function withOwnerLabel(labels: Record<string, string> | undefined, owner: string | undefined, spec?: object): Record<string, string> {
+  if (owner === undefined) return { ...labels };
+  return { ...labels, ...(spec === undefined ? ownerLabel(owner) : ownerLabels(owner, spec)) };
 }
 
 /** The labels without the two owner labels: what a caller declared. */

@@ -30,30 +30,29 @@ export interface FileToLoad extends StreamEntry {
  * inside is compared before it is sent).
  */
 export function fileToLoad(name: string, mode: number, size: number, source: (lent: boolean) => AsyncIterable<Uint8Array>): FileToLoad {
-  let digest: Promise<string> | undefined;
-  async function* hashing(lent: boolean): AsyncGenerator<Uint8Array, string> {
+  /** The sha256, once a read has gone through every byte; a read cut short gives none. */
+  let hex: string | undefined;
+  let asked: Promise<string> | undefined;
+  // The one hashing read: a send's, or the sha256's own when it is asked for first.
+  async function* hashing(lent: boolean): AsyncGenerator<Uint8Array, void> {
     const hash = createHash("sha256");
     for await (const chunk of source(lent)) {
       hash.update(chunk);
       yield chunk;
     }
-    return hash.digest("hex");
+    hex ??= hash.digest("hex");
   }
   // Each chunk is hashed before the next is asked for: lent.
-  const hashed = async () => {
-    const read = hashing(true);
-    for (let step = await read.next(); ; step = await read.next()) if (step.done) return step.value;
+  const drained = async () => {
+    for await (const chunk of hashing(true)) void chunk;
+    return hex!;
   };
   return {
     name,
     mode,
     size,
-    sha256: () => (digest ??= hashed()),
-    bytes: async function* (lent = false) {
-      if (digest) return yield* source(lent);
-      const sent = yield* hashing(lent);
-      digest ??= Promise.resolve(sent);
-    },
+    sha256: () => (asked ??= hex !== undefined ? Promise.resolve(hex) : drained()),
+    bytes: (lent = false) => (hex !== undefined || asked ? source(lent) : hashing(lent)),
   };
 }
 

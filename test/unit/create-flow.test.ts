@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createWith, type CreateHooks, failedThen } from "../../src/contract/create.js";
 import type { CheckedSpec, ComputerRef, ComputerSpec, ReadBack } from "../../src/contract/provider.js";
 import { fail, ok, type Result } from "../../src/contract/result.js";
-import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/contract/labels.js";
+import { DECLARATION_LABEL, OWNER_LABEL, ownerLabels, withOwnerLabel } from "../../src/contract/labels.js";
 
 const spec: ComputerSpec = { image: "img", lifetimeMs: 60_000, network: "none", labels: { run: "r1" } };
 
@@ -186,5 +186,17 @@ describe("createWith", () => {
       ok: false,
       error: { code: "aborted", message: "the bridge did not start; killing computer-000000000001 failed: E2B answered 500" },
     });
+  });
+});
+
+describe("withOwnerLabel", () => {
+  it("adds nothing with no owner, the owner label alone for a part with no declaration, both owner labels for a computer's spec", () => {
+    const spec = { labels: { a: "1" } };
+    expect(withOwnerLabel(spec.labels, undefined, spec)).toEqual({ a: "1" });
+    const proxy = withOwnerLabel(spec.labels, "stack/urn");
+    expect(Object.keys(proxy).sort()).toEqual([OWNER_LABEL, "a"].sort());
+    const computer = withOwnerLabel(spec.labels, "stack/urn", spec);
+    expect(computer).toEqual({ a: "1", ...ownerLabels("stack/urn", spec) });
+    expect(computer[OWNER_LABEL]).toBe(proxy[OWNER_LABEL]);
   });
 });
