@@ -4,7 +4,7 @@
 // and stops when the computer's container has ended.
 import { boundedBy } from "../contract/bound.js";
 import type { Connection } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result, type ResultError } from "../contract/result.js";
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
 import { BRIDGE } from "./commands.js";
@@ -18,14 +18,38 @@ export interface BridgeOptions {
   helloMs: number;
   callMs: number;
   signal?: AbortSignal | undefined;
-  /** Keep trying until init listens, within helloMs (create's first connection). */
-  retry?: boolean;
-  /** Between tries: why the computer will never answer (its container ended), else undefined. */
-  ended?: ((signal: AbortSignal | undefined) => Promise<string | undefined>) | undefined;
+  /**
+   * Create's first connection: try again while init comes up, within helloMs, asking between
+   * tries why the computer will never answer (its container ended), undefined while it may.
+   */
+  retry?: { ended(signal: AbortSignal | undefined): Promise<string | undefined> } | undefined;
 }
 
 const RETRY_MS = 250;
 
+/** Opens the bridge and says hello within helloMs and the caller's signal, trying again as retry says. */
+export async function openBridge(run: ExecRunner, options: BridgeOptions): Promise<Result<Connection>> {
+  const deadline = Date.now() + options.helloMs;
+  for (;;) {
+    const tried = await once(run, options, deadline - Date.now());
+    if (tried.ok) return tried;
+    const stop = await afterFailed(tried.error, options, deadline);
+    if (stop) return stop;
+  }
+}
+
+/** After a failed try: the failure to end with, or undefined to try again (retry, while the computer may yet answer). */
+async function afterFailed(error: ResultError, options: BridgeOptions, deadline: number): Promise<Result<never> | undefined> {
+  const { target, signal, retry } = options;
+  if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);
+  if (!retry || error.code === "not_found" || error.code === "gone") return { ok: false, error };
+  if (Date.now() + RETRY_MS >= deadline)
+    return fail("timeout", `the daemon in ${target} did not say hello within ${options.helloMs / 1000} s (${error.message})`);
+  const [ended] = await Promise.all([retry.ended(signal), new Promise((resolve) => setTimeout(resolve, RETRY_MS))]);
+  return ended === undefined ? undefined : fail("gone", `the daemon in ${target} will never answer: ${ended} (${error.message})`);
+}
+
+/** One try: the exec's upgrade, then hello, within what is left of the deadline. */
 async function once(run: ExecRunner, options: BridgeOptions, remainingMs: number): Promise<Result<Connection>> {
   const within = boundedBy(Math.max(1, remainingMs), options.signal);
   const started = await run(BRIDGE, { stdin: true, ms: Math.max(1, Math.min(options.callMs, remainingMs)), signal: within.signal });
@@ -49,19 +73,4 @@ async function once(run: ExecRunner, options: BridgeOptions, remainingMs: number
   });
   if (!said.ok) return said;
   return ok({ client, hello: said.value, close });
-}
-
-/** Opens the bridge and says hello within helloMs and the caller's signal. */
-export async function openBridge(run: ExecRunner, options: BridgeOptions): Promise<Result<Connection>> {
-  const deadline = Date.now() + options.helloMs;
-  for (;;) {
-    const tried = await once(run, options, deadline - Date.now());
-    if (tried.ok) return tried;
-    if (options.signal?.aborted) return fail("aborted", `connecting to ${options.target} was aborted`);
-    if (!options.retry || tried.error.code === "not_found" || tried.error.code === "gone") return tried;
-    if (Date.now() + RETRY_MS >= deadline)
-      return fail("timeout", `the daemon in ${options.target} did not say hello within ${options.helloMs / 1000} s (${tried.error.message})`);
-    const [ended] = await Promise.all([options.ended?.(options.signal), new Promise((resolve) => setTimeout(resolve, RETRY_MS))]);
-    if (ended !== undefined) return fail("gone", `the daemon in ${options.target} will never answer: ${ended} (${tried.error.message})`);
-  }
 }

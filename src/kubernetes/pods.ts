@@ -192,8 +192,8 @@ export class KubePods {
   }
 
   open(name: string, signal?: AbortSignal, retry = false): Promise<Result<Connection>> {
-    const ended = retry ? (s: AbortSignal | undefined) => this.ended(name, s) : undefined;
-    return openBridge(this.runner(name), { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal, retry, ended });
+    const until = retry ? { ended: (s: AbortSignal | undefined) => this.ended(name, s) } : undefined;
+    return openBridge(this.runner(name), { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal, retry: until });
   }
 
   /** Why the Pod's computer will never answer, in words (its state, its last words); undefined while it may, or the Pod cannot be read. */

@@ -22,7 +22,7 @@ describe("create's first connection", () => {
     const ended = async () =>
       ++asked < 2 ? undefined : "it ended before it was ready: phase Failed, its container terminated (Error, exit code 3): no daemon after 150 s";
     const started = Date.now();
-    const got = await openBridge(run, { target: "computer-0123456789ab", helloMs: 30_000, callMs: 1_000, retry: true, ended });
+    const got = await openBridge(run, { target: "computer-0123456789ab", helloMs: 30_000, callMs: 1_000, retry: { ended } });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(got).toEqual(
       fail(
@@ -35,7 +35,7 @@ describe("create's first connection", () => {
 
   it("retries to its deadline while the Pod says nothing has ended", async () => {
     const { run, tries } = runner();
-    const got = await openBridge(run, { target: "computer-0123456789ab", helloMs: 1_000, callMs: 1_000, retry: true, ended: async () => undefined });
+    const got = await openBridge(run, { target: "computer-0123456789ab", helloMs: 1_000, callMs: 1_000, retry: { ended: async () => undefined } });
     expect(got).toEqual(fail("timeout", `the daemon in computer-0123456789ab did not say hello within 1 s (${NOT_FOUND})`));
     expect(tries()).toBeGreaterThan(1);
   });
