@@ -1,23 +1,14 @@
 // The adb CLI's server, started when none listens: told by the socket's error code (data), not by
 // the words of the failure. A fake adb records what it is asked; nothing listens on the port.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { AdbError, adbCli } from "../../src/phone-harness/adb.js";
+import { freePort } from "../support/phone-adb.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "agentrun-adb-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A port nothing listens on: one the system gave, then closed. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 it("starts the server once when the socket is refused, asks again, and keeps the refusal's code", async () => {
   const asked = path.join(dir, "asked");
