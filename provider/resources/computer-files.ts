@@ -54,8 +54,9 @@ async function check(ctx: Context, _olds: Props, news: Props) {
         property: "files",
         reason: "files is required: a map of home-relative paths to assets or archives (fn::stringAsset, fn::fileAsset, fn::fileArchive)",
       });
-  } else if (typeof destination === "string" && destination !== UNKNOWN && !hasUnknown(files)) {
-    const planned = await plan(files as Props, destination);
+  } else if (typeof destination === "string" && destination !== UNKNOWN) {
+    // Each entry known now, whatever else is unknown (a preview's).
+    const planned = await plan(Object.fromEntries(Object.entries(files).filter(([, v]) => !hasUnknown(v))), destination);
     if (!planned.ok) for (const r of planned.error.refusals ?? []) failures.push({ property: "files", reason: r.message });
   }
   if (failures.length) return { failures };

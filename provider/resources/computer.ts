@@ -14,6 +14,8 @@ import { ownerLabel, withoutOwner } from "../../src/contract/labels.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/contract/result.js";
 import { normalUser } from "../../src/contract/user.js";
+import { knownRefusals } from "../../src/contract/checked.js";
+import { madeByStack, unwritableFolder } from "../stack-folders.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import type { FieldChange, FieldDiff } from "../server.js";
 import { fieldsOf, strings } from "../inputs.js";
@@ -165,24 +167,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     user: normalUser(known.user ?? defaults.user),
   });
 
-  // With every value known, the provider's own check of the fields not refused already, held to
-  // the host when the provider can read it (a host it cannot reach leaves that to create).
-  if (provider && !hasUnknown(inputs)) {
-    await provider.host?.({ signal: bounded(ctx, HOST_MS) });
-    const shaped = Object.fromEntries(Object.entries(inputs).filter(([k]) => !refused.has(k)));
-    const checked = provider.check(specOf({ image: "", ...shaped } as Inputs));
-    if (!checked.ok) {
-      const all = checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }];
-      for (const r of all) {
-        // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
-        const field = r.field.split(".")[0] ?? "";
-        const property = (INPUTS as readonly string[]).includes(field) ? field : "";
-        if (refused.has(property) || (image === undefined && property === "image")) continue;
-        // A secret field's refusal is named, never shown: the words could quote it.
-        failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });
-      }
-    }
-  }
+  if (provider) failures.push(...(await providerRefusals(ctx, provider, inputs, refused, secretKeys)));
   // The proxy's volume belongs to its user: a computer of another user could not read its socket.
   const proxyUser = (known.egress as { user?: unknown } | undefined)?.user;
   if (joins && typeof proxyUser === "string" && proxyUser !== UNKNOWN && inputs.user !== UNKNOWN && normalUser(proxyUser) !== inputs.user) {
@@ -191,8 +176,54 @@ async function check(ctx: Context, _olds: Props, news: Props) {
       reason: `the computer's user ${String(inputs.user)} is not its EgressProxy's ${proxyUser}: a computer joins a proxy of its own user, so declare the same user on both`,
     });
   }
+  const unwritable = unwritableFolder(inputs.mount, inputs.user, secretKeys.has("mount"));
+  if (unwritable) failures.push({ property: "mount", reason: unwritable });
   if (failures.length) return { failures };
   return { inputs: wrapDerived(inputs, secretKeys) };
+}
+
+/** The input fields each field of the library's spec is made from (specOf). */
+const SPEC_FROM: Record<keyof ComputerSpec, readonly string[]> = {
+  image: ["image"],
+  lifetimeMs: ["lifetimeMs"],
+  network: ["network", "allow", "egress"],
+  egress: ["egress"],
+  labels: ["labels"],
+  mount: ["mount"],
+  cpus: ["cpus"],
+  memoryMb: ["memoryMb"],
+  pids: ["pids"],
+  user: ["user"],
+  workdir: ["workdir"],
+  kind: ["kind"],
+};
+
+/**
+ * The provider's own check (no vendor call) of every field known now, whatever else is unknown (a
+ * preview's), held to the host when the provider can read it (a host it cannot reach leaves that
+ * to create). A field refused already, unknown, or left to the provider (an image it makes at
+ * create) is left out of the spec and not refused for its absence; a bind folder a Mount of the
+ * stack makes may not be there yet.
+ */
+async function providerRefusals(ctx: Context, provider: ComputerProvider, inputs: Props, refused: Set<string>, secretKeys: Set<string>) {
+  await provider.host?.({ signal: bounded(ctx, HOST_MS) });
+  const left = new Set(Object.keys(inputs).filter((k) => refused.has(k) || hasUnknown(inputs[k])));
+  if (inputs.image === undefined) left.add("image");
+  const spec = specOf(Object.fromEntries(Object.entries(inputs).filter(([k]) => !left.has(k))) as Inputs);
+  const unknown = new Set((Object.keys(SPEC_FROM) as Array<keyof ComputerSpec>).filter((f) => SPEC_FROM[f].some((k) => left.has(k))));
+  for (const f of unknown) delete spec[f];
+  const mountMadeFirst = spec.mount?.kind === "bind" && madeByStack(spec.mount.path) !== undefined;
+  const failures: Array<{ property: string; reason: string }> = [];
+  for (const r of knownRefusals(provider.check(spec, { mountMadeFirst }), unknown)) {
+    // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
+    const field = r.field.split(".")[0] ?? "";
+    let property = (INPUTS as readonly string[]).includes(field) ? field : "";
+    // An allowlist of the computer's own is its allow field.
+    if (property === "network" && inputs.network === "allow" && inputs.allow !== undefined) property = "allow";
+    // A secret field's refusal is named, never shown: the words could quote it.
+    failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });
+  }
+  return failures;
 }
 
 /** What joining a shared proxy refuses: another network, or a list of the computer's own. */

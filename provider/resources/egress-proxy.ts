@@ -17,6 +17,7 @@ import type { ComputerProvider } from "../../src/contract/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
 import { orThrow } from "../../src/contract/result.js";
+import { knownRefusals } from "../../src/contract/checked.js";
 import { normalUser } from "../../src/contract/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
@@ -110,18 +111,16 @@ async function check(ctx: Context, olds: Props, news: Props) {
   const inputs: Props = { ...plain, provider: id };
   const user = plain.user ?? provider?.capabilities().defaults?.user;
   if (user !== undefined) inputs.user = normalUser(user);
-  if (provider?.proxies && !hasUnknown(inputs)) {
-    const checked = provider.proxies.check(
-      specOf({ allow: [], lifetimeMs: 1, ...Object.fromEntries(Object.entries(inputs).filter(([k]) => !refused.has(k))) } as unknown as Inputs),
-    );
-    if (!checked.ok) {
-      for (const r of checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }]) {
-        // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
-        const field = r.field.split(".")[0] ?? "";
-        const property = (INPUTS as readonly string[]).includes(field) ? field : "";
-        if (refused.has(property) || (property === "allow" && !("allow" in inputs)) || (property === "lifetimeMs" && !("lifetimeMs" in inputs))) continue;
-        failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });
-      }
+  if (provider?.proxies) {
+    // Every field known now, whatever else is unknown (a preview's): one refused already, unknown
+    // or left out is left out of the spec, and not refused for its absence.
+    const left = new Set<string>(INPUTS.filter((k) => refused.has(k) || inputs[k] === undefined || hasUnknown(inputs[k])));
+    const spec = specOf(Object.fromEntries(Object.entries(inputs).filter(([k]) => !left.has(k))) as unknown as Inputs);
+    for (const r of knownRefusals(provider.proxies.check(spec), left)) {
+      // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
+      const field = r.field.split(".")[0] ?? "";
+      const property = (INPUTS as readonly string[]).includes(field) ? field : "";
+      failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });
     }
   }
   if (failures.length) return { failures };

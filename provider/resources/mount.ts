@@ -7,6 +7,7 @@ import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { fail, ok, orThrow, type Result, ResultFailure } from "../../src/contract/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { resourceOwner, unknownFields } from "../resource.js";
+import { stackMakes } from "../stack-folders.js";
 import { recordsPath, dropFolderRecord, readFolderRecord, writeFolderRecord } from "../folder-record.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { z } from "zod";
@@ -68,9 +69,11 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   }
 
   const retain = given.retainOnDelete ?? false;
-  if (typeof retain !== "boolean") failures.push({ property: "retainOnDelete", reason: "retainOnDelete must be true or false" });
+  if (typeof retain !== "boolean" && retain !== UNKNOWN) failures.push({ property: "retainOnDelete", reason: "retainOnDelete must be true or false" });
 
   if (failures.length) return { failures };
+  // A Computer on this folder waits for it (stack-folders.ts).
+  if (kind === "bind" && typeof path === "string" && path !== UNKNOWN) stackMakes(path, user === UNKNOWN ? {} : { owner: ownerOf(user as string) });
   const inputs = { kind, path, user, mode: MODE, retainOnDelete: retain };
   return { inputs: wrapDerived(inputs, secretKeys) };
 }

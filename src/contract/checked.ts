@@ -17,3 +17,14 @@ export function checkedSpec(spec: ComputerSpec, refusals: Refusal[]): Result<Che
   if (typeof spec.network === "object" && "allow" in spec.network) checked.allow = normalAllowlist(spec.network.allow);
   return ok(checked);
 }
+
+/**
+ * The refusals of a check of a partial spec (a preview's, whose unknown fields were left out):
+ * every known field is checked whatever else is unknown, and a field left out is not refused for
+ * its absence. One rule for every vendor's check (a computer's, a proxy's).
+ */
+export function knownRefusals(checked: Result<unknown>, unknown: ReadonlySet<string>): Refusal[] {
+  if (checked.ok) return [];
+  const all = checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }];
+  return all.filter((r) => !unknown.has(r.field.split(".")[0] ?? ""));
+}

@@ -55,6 +55,16 @@ export interface CheckedSpec {
   allow?: string[];
 }
 
+/** What a check ahead of its create (a preview's) may pass over; a create's own check passes over nothing. */
+export interface CheckOptions {
+  /**
+   * The bind mount's folder is made before the computer's create (a Mount the computer waits
+   * for makes it): its absence now is no refusal; its path, and every part of it already there,
+   * still are checked. The create's check refuses a folder that is still not there.
+   */
+  mountMadeFirst?: boolean;
+}
+
 /** The spec as the provider read it back from the computer itself. */
 export interface SpecReadBack {
   image: string;
@@ -257,7 +267,7 @@ export interface ComputerProvider {
   readonly proxies?: EgressProxies;
   capabilities(): Capabilities;
   /** Every refusal of a spec in words, with no vendor call; else the spec with what check parsed, which every later step takes. */
-  check(spec: ComputerSpec): Result<CheckedSpec>;
+  check(spec: ComputerSpec, options?: CheckOptions): Result<CheckedSpec>;
   /** Reads the host once (Docker: docker info), after which check also refuses what the host cannot give (cpus past its CPUs). */
   host?(options?: CallOptions): Promise<Result<unknown>>;
   create(spec: ComputerSpec, options?: CreateOptions): Promise<Result<ComputerRef>>;

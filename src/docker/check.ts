@@ -27,6 +27,8 @@ export interface CheckContext {
   remote?: RemoteEngine;
   /** Whether egress.hostAddresses names the Docker host's addresses. */
   hostAddresses?: boolean;
+  /** The bind folder is made before the create (CheckOptions): missing now is no refusal. */
+  mountMadeFirst?: boolean;
 }
 
 function hasNul(value: string): boolean {
@@ -36,7 +38,10 @@ function hasNul(value: string): boolean {
 /** Every refusal: the spec's own, then (once the host has been read) the host's. */
 export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] {
   if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
-  return [...specRefusals(spec, context), ...(context.host ? hostRefusals(spec, context.host, context.volumeRoot) : [])];
+  const own = specRefusals(spec, context);
+  // A field refused for its own value is not refused again for what the host cannot give it.
+  const host = context.host ? hostRefusals(spec, context.host, context.volumeRoot).filter((r) => !own.some((o) => o.field === r.field)) : [];
+  return [...own, ...host];
 }
 
 /** The spec's fields: known, and each within what Docker takes. */
@@ -93,7 +98,8 @@ function networkRefusals(spec: ComputerSpec, context: CheckContext): Refusal[] {
   if (spec.egress !== undefined) {
     if (typeof spec.egress !== "string" || !PROXY_PATTERN.test(spec.egress))
       out.push({ field: "egress", message: "egress names a shared egress proxy, proxy-<12 hex digits>, as proxies.make gives it" });
-    if (!(typeof spec.network === "object" && spec.network !== null && "allow" in spec.network))
+    // A network left out is refused as such (or not yet known, a preview's): no second refusal here.
+    if (spec.network !== undefined && !(typeof spec.network === "object" && spec.network !== null && "allow" in spec.network))
       out.push({
         field: "egress",
         message: "a computer joins an egress proxy with network { allow: [] } (the proxy's list); with none or open it has no proxy to join",
@@ -104,7 +110,7 @@ function networkRefusals(spec: ComputerSpec, context: CheckContext): Refusal[] {
 
 /** The run folder: checkMount's rule, and below the volume's root with the volume option. */
 function mountRefusals(mount: NonNullable<ComputerSpec["mount"]>, context: CheckContext): Refusal[] {
-  const refusals = checkMount(mount, context.capabilities.mount, { elsewhere: context.remote !== undefined });
+  const refusals = checkMount(mount, context.capabilities.mount, { elsewhere: context.remote !== undefined, mayBeMissing: context.mountMadeFirst === true });
   const path = (mount as { path?: unknown }).path;
   if (refusals.length === 0 && typeof path === "string" && context.remote) {
     const remote = remoteBindRefusal(path, context.remote);

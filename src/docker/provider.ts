@@ -12,6 +12,7 @@ import type {
   AttachBy,
   Capabilities,
   CheckedSpec,
+  CheckOptions,
   ComputerInfo,
   ComputerProvider,
   ComputerRef,
@@ -169,10 +170,11 @@ export class DockerProvider implements ComputerProvider {
   }
 
   /** Every refusal together, with no Docker call (the host's too, once it has been read); else the checked spec. */
-  check(spec: ComputerSpec): Result<CheckedSpec> {
+  check(spec: ComputerSpec, options: CheckOptions = {}): Result<CheckedSpec> {
     const { volume, egress } = this.#settled;
     const refusals = checkSpec(spec, {
       capabilities: CAPABILITIES,
+      ...(options.mountMadeFirst ? { mountMadeFirst: true } : {}),
       ...(this.#host ? { host: this.#host } : {}),
       ...(volume ? { volumeRoot: volume.root } : {}),
       ...(egress.testNetwork ? { testNetwork: egress.testNetwork.range } : {}),

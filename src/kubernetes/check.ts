@@ -30,7 +30,8 @@ function networkRefusals(network: unknown, egress: unknown, testRange: string | 
   if (egress !== undefined) {
     if (typeof egress !== "string" || !PROXY_PATTERN.test(egress))
       out.push({ field: "egress", message: "egress names a shared egress proxy, proxy-<12 hex digits>, as proxies.make gives it" });
-    if (!allowlist)
+    // A network left out is refused as such (or not yet known, a preview's): no second refusal here.
+    if (!allowlist && network !== undefined)
       out.push({
         field: "egress",
         message: "a computer joins an egress proxy with network { allow: [] } (the proxy's list); with none or open it has no proxy to join",

@@ -123,7 +123,7 @@ describe("Computer check", () => {
     expect(await properties({ ...good, network: "none", allow: ["pypi.org"] })).toEqual(["allow"]);
   });
 
-  it("leaves an image to the provider, and asks nothing of the provider while a value is unknown", async () => {
+  it("leaves an image to the provider, and a lifetime not known yet to up", async () => {
     expect(await failuresOf({ lifetimeMs: 600_000 })).toEqual([]);
     const r = await computer.check(ctx, {}, { ...good, lifetimeMs: UNKNOWN });
     expect(r.failures).toBeUndefined();
