@@ -40,7 +40,7 @@ import type { Session } from "../../src/inside/session.js";
 import { fail, ok, orThrow, type Result } from "../../src/contract/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { unknownFields } from "../resource.js";
-import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { isArchive, isAsset, plan, toLoad } from "./computer-files-assets.js";
 import {
   checkInstallSteps,
@@ -53,7 +53,7 @@ import {
   checkSupports,
 } from "./computer-app-declaration.js";
 import { checkSettings } from "./computer-app-settings.js";
-import { checkComputer, hasUnknown, inComputer } from "./computer-step.js";
+import { checkComputer, inComputer } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerApp";
 const INSTALL_MS = 30 * 60_000;

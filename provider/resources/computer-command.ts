@@ -22,8 +22,8 @@ import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/contract/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, unknownFields, vendorOf } from "../resource.js";
-import { UNKNOWN, isSecret, secret, unwrap, type Props } from "../secrets.js";
-import { checkComputer, ENV_NAME, hasUnknown, inComputer } from "./computer-step.js";
+import { UNKNOWN, hasUnknown, isSecret, secret, unwrap, type Props } from "../secrets.js";
+import { checkComputer, ENV_NAME, inComputer } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerCommand";
 const DEFAULT_TIMEOUT_SECONDS = 300;

@@ -13,9 +13,9 @@ import { canonical } from "../../src/contract/canonical.js";
 import { orThrow } from "../../src/contract/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { unknownFields } from "../resource.js";
-import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { destinationOf, plan, toLoad } from "./computer-files-assets.js";
-import { checkComputer, hasUnknown, inComputer } from "./computer-step.js";
+import { checkComputer, inComputer } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerFiles";
 const DEFAULT_DESTINATION = "Downloads";

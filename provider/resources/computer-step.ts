@@ -12,9 +12,6 @@ import { UNKNOWN, type Props } from "../secrets.js";
 /** A variable name a command's or a service's env may set. */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export const hasUnknown = (v: unknown): boolean =>
-  v === UNKNOWN || (Array.isArray(v) ? v.some(hasUnknown) : typeof v === "object" && v !== null && Object.values(v).some(hasUnknown));
-
 /** The computer and provider fields, refused into failures; the provider defaults to the registry's. */
 export async function checkComputer(ctx: Context, given: Props, failures: CheckFailure[]): Promise<{ computer: unknown; provider: unknown }> {
   const computer = given.computer;
