@@ -1,4 +1,4 @@
-// agentrun:index:Computer, one computer at a vendor (local Docker first), made exactly as declared.
+// agentrun:index:Computer, one computer at the vendor its provider names (Docker by default), made exactly as declared.
 // create: the library's create, which ends with the drift check (a refusal fails the step in its
 // words, with nothing left). read: the computer found by its vendor id (kept in state), never by
 // its name alone; gone → no id; drifted (renamed by hand included) → the outputs and inputs as
@@ -61,12 +61,12 @@ const TAKES: Record<(typeof INPUTS)[number], string> = {
   pids: "a whole number above 0, such as 256",
   user: 'a user as uid:gid (or uid), such as "1000:1000"',
   workdir: "an absolute path, such as /work",
-  kind: '"linux" or "desktop"',
+  kind: '"linux", "desktop", "browser" or "phone"',
   egress: "an EgressProxy's egress output",
 };
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs, each optional (the template's type). */
 export const TEMPLATE = GIVEN.partial();
-// Everything a Docker computer is made with is fixed at create: a change is a replace.
+// Everything a computer is made with is fixed at create: a change is a replace.
 const FIXED = INPUTS;
 // What check parses: lifetimeMs left out goes on to the provider's check, which says so in its words.
 const Given = GIVEN.partial({ lifetimeMs: true });
@@ -477,7 +477,7 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props): Promi
 
 async function update(): Promise<never> {
   // diff never asks for an update: every field is fixed at create.
-  throw new Error("a Docker computer cannot be changed in place; every change makes it again");
+  throw new Error("a computer cannot be changed in place; every change makes it again");
 }
 
 async function remove(ctx: Context, id: string, props: Props) {

@@ -363,7 +363,7 @@ export interface ListedComputer {
   readonly provider: string;
   /** Its machine kind: linux, desktop or android. */
   readonly kind: string;
-  /** running or stopped (a Docker computer stops itself at its deadline). */
+  /** running or stopped (a computer stops itself at its deadline). */
   readonly state: string;
   /** Its deadline, an ISO time; absent when it has none that could be read. */
   readonly deadline?: string;
@@ -387,7 +387,7 @@ export interface ListedComputerArgs {
   provider: pulumi.Input<string>;
   /** Its machine kind: linux, desktop or android. */
   kind: pulumi.Input<string>;
-  /** running or stopped (a Docker computer stops itself at its deadline). */
+  /** running or stopped (a computer stops itself at its deadline). */
   state: pulumi.Input<string>;
   /** Its deadline, an ISO time; absent when it has none that could be read. */
   deadline?: pulumi.Input<string>;
@@ -427,7 +427,7 @@ export interface ComputerTemplate {
   readonly user?: string;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   readonly workdir?: string;
-  /** The machine kind: `linux` (the default; on E2B `desktop`), `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
   readonly kind?: ComputerKind;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   readonly egress?: EgressValue;
@@ -459,7 +459,7 @@ export interface ComputerTemplateArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default; on E2B `desktop`), `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -833,13 +833,13 @@ export interface ComputerArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux` (the default; on E2B `desktop`), `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
 }
 
-/** A computer for an agent, made exactly as declared and never wider: on Docker a hardened container (a non-root user, every capability dropped, no new privileges, private IPC and cgroup namespaces, sizes as quotas) running computerd as PID 1 until its deadline. Every field is fixed at create, so a change makes it again. Refresh reads it back: a computer that is gone is made again by the next `up`; one stopped or changed by hand shows its `drift` and is made again. */
+/** A computer for an agent at the vendor `provider` names, made exactly as declared and never wider: on Docker a hardened container (a non-root user, every capability dropped, no new privileges, private IPC and cgroup namespaces, sizes as quotas) running computerd as PID 1 until its deadline; at another vendor its sandbox, Pod, browser or phone. Every field is fixed at create, so a change makes it again. Refresh reads it back: a computer that is gone is made again by the next `up`; one stopped or changed by hand shows its `drift` and is made again. */
 export class Computer extends pulumi.CustomResource {
   static readonly __pulumiType = "agentrun:index:Computer";
 
@@ -867,7 +867,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly user: pulumi.Output<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   declare readonly workdir: pulumi.Output<string>;
-  /** The machine kind: `linux` (the default; on E2B `desktop`), `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
   declare readonly kind: pulumi.Output<string>;
   /** The computer's name at the vendor as it was made (Docker: computer-<12 hex digits>); also its resource id. A computer renamed by hand is drift. */
   declare readonly name: pulumi.Output<string>;

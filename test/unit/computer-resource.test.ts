@@ -94,7 +94,7 @@ describe("Computer check", () => {
     expect(await failuresOf({ ...good, cpus: -1 })).toEqual([{ property: "cpus", reason: "cpus must be a number of CPUs above 0, such as 0.5 or 2" }]);
     expect(await failuresOf({ ...good, memoryMb: 1.5, kind: "android" })).toEqual([
       { property: "memoryMb", reason: "memoryMb must be a whole number of MiB above 0, such as 512" },
-      { property: "kind", reason: 'kind must be "linux" or "desktop"' },
+      { property: "kind", reason: 'kind must be "linux", "desktop", "browser" or "phone"' },
     ]);
     expect(await failuresOf({ ...good, mount: { kind: "bind" } })).toEqual([
       { property: "mount", reason: "mount must be a Mount's mount output ({ kind, path })" },
