@@ -2,7 +2,7 @@
 // with), and the helpers every handler shares. The table of resources is the plugin's (plugin.ts),
 // so this contract imports no handler.
 import type { ComponentResourceOptions, Inputs } from "@pulumi/pulumi";
-import type { z } from "zod";
+import { z } from "zod";
 import type { CheckResult, ConstructResult, CreateResult, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
 import type { FieldDiff } from "./server.js";
 import type { ComputerProvider } from "../src/contract/provider.js";
@@ -10,7 +10,7 @@ import { boundedBy } from "../src/contract/bound.js";
 import { orThrow } from "../src/contract/result.js";
 import type { Settings } from "./config.js";
 import type { Say } from "./progress.js";
-import type { Props } from "./secrets.js";
+import { hasUnknown, unwrap, type Props } from "./secrets.js";
 import type { Vendors } from "./vendors.js";
 
 export interface Context {
@@ -27,6 +27,7 @@ export interface Context {
   urn?: string;
 }
 
+/** What the plugin calls: a resource's steps on the values the engine sends (secrets wrapped, unknowns as the engine's). */
 export interface ResourceHandler {
   /** Its inputs' types as a stack gives them (provider/inputs.ts): schema.json's, field by field and type by type, by a test. */
   given: z.ZodObject;
@@ -42,6 +43,89 @@ export interface ResourceHandler {
   /** The outputs a create (olds undefined) or an update will make, for a preview; without it a preview takes the inputs as the outputs. */
   preview?(ctx: Context, news: Props, olds?: Props): Promise<Props>;
   delete(ctx: Context, id: string, props: Props): Promise<void>;
+}
+
+/** A step's inputs: what check gave, parsed by the resource's `checked` schema. */
+export interface Given<I> {
+  inputs: I;
+  /** The top-level fields that held a secret. */
+  secretKeys: Set<string>;
+  /** The inputs as the engine sent them, secrets still wrapped. */
+  raw: Props;
+}
+
+/** Stored state: every field as stored, a field of the resource's `stored` schema left out when it holds no value of its type (an import's state has none). */
+export interface Stored<S> {
+  old: Partial<S> & Props;
+  /** The top-level fields that held a secret. */
+  secretKeys: Set<string>;
+  /** The state as stored, secrets still wrapped. */
+  raw: Props;
+}
+
+/**
+ * A resource's steps typed by its schemas: create, update and preview take the inputs check gave,
+ * parsed by `checked`; read, delete and diff take the stored state read by `stored`. check and
+ * diff's news are the engine's values, unknowns and all (a preview's), which check holds to its
+ * rules in its own words.
+ */
+export interface Resource<C extends z.ZodType, S extends z.ZodObject> {
+  given: z.ZodObject;
+  inputs: readonly string[];
+  /** What check gives: the inputs of a create, an update and a preview. */
+  checked: C;
+  /** The fields of the stored state the steps read. */
+  stored: S;
+  check(ctx: Context, olds: Props, news: Props): Promise<CheckResult>;
+  /** news: unwrapped, unknowns kept. */
+  diff(ctx: Context, id: string, olds: Stored<z.output<S>>, news: Props): Promise<FieldDiff>;
+  create(ctx: Context, news: Given<z.output<C>>): Promise<CreateResult>;
+  read(ctx: Context, id: string, props: Stored<z.output<S>>, inputs?: Props): Promise<ReadResult>;
+  update(ctx: Context, id: string, olds: Stored<z.output<S>>, news: Given<z.output<C>>): Promise<UpdateResult>;
+  /** Called when every input is known; a preview with one unknown takes the inputs as the outputs. */
+  preview?(ctx: Context, news: Given<z.output<C>>, olds?: Stored<z.output<S>>): Promise<Props>;
+  delete(ctx: Context, id: string, props: Stored<z.output<S>>): Promise<void>;
+}
+
+/** The inputs check gave, parsed: a failure is the plugin's own fault, said with the field. */
+function checkedOf<C extends z.ZodType>(type: string, schema: C, raw: Props): Given<z.output<C>> {
+  const { plain, secretKeys } = unwrap(raw);
+  const parsed = schema.safeParse(plain);
+  if (!parsed.success) {
+    const at = parsed.error.issues.map((i) => `${i.path.join(".") || "(inputs)"}: ${i.message}`).join("; ");
+    throw new Error(`the ${type} inputs check gave cannot be read (${at}): a fault of the plugin's`);
+  }
+  return { inputs: parsed.data, secretKeys, raw };
+}
+
+/** Stored state, each field of the schema parsed alone: one of another type is left out, as a field never stored is. */
+function storedOf<S extends z.ZodObject>(schema: S, raw: Props): Stored<z.output<S>> {
+  const { plain, secretKeys } = unwrap(raw);
+  const shape: Record<string, z.core.$ZodType> = schema.shape;
+  const wrong = (k: string) => k in shape && plain[k] !== undefined && !z.safeParse(shape[k]!, plain[k]).success;
+  const kept = Object.fromEntries(Object.entries(plain).filter(([k]) => !wrong(k)));
+  // zod types a generic schema's partial parse loosely; each field was parsed by its type above.
+  const old = { ...kept, ...schema.partial().parse(Object.fromEntries(Object.entries(kept).filter(([k]) => k in shape))) } as Partial<z.output<S>> & Props;
+  return { old, secretKeys, raw };
+}
+
+/** The handler the plugin calls: each step's values parsed at this one boundary, then the resource's own step. */
+export function resource<C extends z.ZodType, S extends z.ZodObject>(type: string, r: Resource<C, S>): ResourceHandler {
+  const given = (raw: Props) => checkedOf(type, r.checked, raw);
+  const stored = (raw: Props) => storedOf(r.stored, raw);
+  const handler: ResourceHandler = {
+    given: r.given,
+    inputs: r.inputs,
+    check: (ctx, olds, news) => r.check(ctx, olds, news),
+    diff: (ctx, id, olds, news) => r.diff(ctx, id, stored(olds), unwrap(news).plain),
+    create: (ctx, news) => r.create(ctx, given(news)),
+    read: (ctx, id, props, inputs) => r.read(ctx, id, stored(props), inputs),
+    update: (ctx, id, olds, news) => r.update(ctx, id, stored(olds), given(news)),
+    delete: (ctx, id, props) => r.delete(ctx, id, stored(props)),
+  };
+  const preview = r.preview;
+  if (preview) handler.preview = async (ctx, news, olds) => (hasUnknown(unwrap(news).plain) ? news : preview(ctx, given(news), olds && stored(olds)));
+  return handler;
 }
 
 /**

@@ -10,9 +10,9 @@ import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } 
 import type { ComputerProvider } from "../../src/contract/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { orThrow } from "../../src/contract/result.js";
-import type { Context, ResourceHandler } from "../resource.js";
-import { bounded, unknownFields, vendorOf } from "../resource.js";
-import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import type { Context, Given, Stored } from "../resource.js";
+import { bounded, resource, unknownFields, vendorOf } from "../resource.js";
+import { UNKNOWN, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:RunEpoch";
 const STEP_MS = 5 * 60_000;
@@ -22,7 +22,10 @@ const DERIVED = { labels: ["run", "epoch"], released: ["run"], drift: ["run"] } 
 const Given = z.strictObject({ provider: z.string().min(1).optional(), run: z.string(), epoch: z.number().int() });
 const INPUTS = fieldsOf(Given);
 /** What check gives: the provider filled in. */
-type Inputs = Required<z.infer<typeof Given>>;
+const Checked = Given.required();
+type Inputs = z.infer<typeof Checked>;
+/** What the steps read of the stored state: the inputs, and what was released and found. */
+const Stored = Given.extend({ released: z.array(z.string()), drift: z.array(z.string()) });
 
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
@@ -45,12 +48,10 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   return { inputs: wrapDerived({ provider, run: plain.run, epoch: plain.epoch }, secretKeys) };
 }
 
-async function create(ctx: Context, raw: Props) {
-  const { plain, secretKeys } = unwrap(raw);
-  const inputs = plain as Inputs;
+async function create(ctx: Context, { inputs, secretKeys }: Given<Inputs>) {
   const provider = await vendorOf(ctx, inputs.provider);
   const claimed = orThrow(await releaseOlder(provider, inputs.run, inputs.epoch, { signal: bounded(ctx, STEP_MS) }));
-  const outs = { ...inputs, labels: runLabels(inputs.run, inputs.epoch), released: claimed.released, drift: [] as string[] };
+  const outs = { ...inputs, labels: runLabels(inputs.run, inputs.epoch), released: claimed.released, drift: [] };
   return { id: `${inputs.run}@${inputs.epoch}`, outs: wrapDerived(outs, secretKeys, DERIVED) };
 }
 
@@ -66,36 +67,33 @@ async function fencedBy(provider: ComputerProvider, inputs: Inputs, signal: Abor
   return [`fenced: a later claim holds run ${inputs.run} (${at}), above this claim's epoch ${inputs.epoch}`];
 }
 
-async function read(ctx: Context, id: string, props: Props) {
-  const secretKeys = secretFieldsOf(props);
-  const old = unwrap(props).plain;
+/** The claim stored state names; an import's, from its id (run@epoch). */
+function claimOf(id: string, old: Partial<Inputs>): Inputs {
   const at = id.lastIndexOf("@");
-  const inputs: Inputs = {
-    provider: typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER,
-    run: typeof old.run === "string" ? old.run : id.slice(0, at),
-    epoch: typeof old.epoch === "number" ? old.epoch : Number(id.slice(at + 1)),
-  };
+  return { provider: old.provider ?? DEFAULT_PROVIDER, run: old.run ?? id.slice(0, at), epoch: old.epoch ?? Number(id.slice(at + 1)) };
+}
+
+async function read(ctx: Context, id: string, { old, secretKeys }: Stored<z.infer<typeof Stored>>) {
+  const inputs = claimOf(id, old);
   const provider = await vendorOf(ctx, inputs.provider);
   const drift = await fencedBy(provider, inputs, bounded(ctx, STEP_MS));
-  const outs = { ...inputs, labels: runLabels(inputs.run, inputs.epoch), released: Array.isArray(old.released) ? old.released : [], drift };
+  const outs = { ...inputs, labels: runLabels(inputs.run, inputs.epoch), released: old.released ?? [], drift };
   return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
 
-async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
-  const o = unwrap(olds).plain;
-  const n = unwrap(news).plain;
-  const replaces = INPUTS.filter((k) => o[k] !== n[k]);
+async function diff(_ctx: Context, _id: string, { old: o }: Stored<z.infer<typeof Stored>>, n: Props) {
+  const replaces: string[] = INPUTS.filter((k) => o[k] !== n[k]);
   // A fenced claim is no claim: the next up claims again, and is refused in words if still fenced.
-  if (Array.isArray(o.drift) && o.drift.length > 0) replaces.push("drift" as never);
-  return { changes: replaces.length > 0, replaces: [...replaces], deleteBeforeReplace: false };
+  if (o.drift?.length) replaces.push("drift");
+  return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
 }
 
 async function update(): Promise<never> {
   throw new Error("a run claim is never changed in place; a new epoch is a new claim");
 }
 
-async function remove(ctx: Context, _id: string, props: Props) {
-  const old = unwrap(props).plain as Inputs;
+async function remove(ctx: Context, id: string, stored: Stored<z.infer<typeof Stored>>) {
+  const old = claimOf(id, stored.old);
   const provider = await vendorOf(ctx, old.provider);
   const signal = bounded(ctx, STEP_MS);
   // The claim's own computers still there; a later claim's are never touched.
@@ -109,4 +107,4 @@ async function remove(ctx: Context, _id: string, props: Props) {
   if (left.length) throw new Error(`the claim on run ${old.run} at epoch ${old.epoch} could not release ${left.join("; ")}`);
 }
 
-export const runEpoch: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const runEpoch = resource(TYPE, { given: Given, inputs: INPUTS, checked: Checked, stored: Stored, check, diff, create, read, update, delete: remove });
