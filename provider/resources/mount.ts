@@ -5,11 +5,11 @@
 import { createHash } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { fail, ok, orThrow, type Result, ResultFailure } from "../../src/contract/result.js";
-import type { Context, ResourceHandler } from "../resource.js";
-import { resourceOwner, unknownFields } from "../resource.js";
+import type { Context, Given, Stored } from "../resource.js";
+import { resource, resourceOwner, unknownFields } from "../resource.js";
 import { stackMakes } from "../stack-folders.js";
 import { recordsPath, dropFolderRecord, readFolderRecord, writeFolderRecord } from "../folder-record.js";
-import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import { UNKNOWN, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { z } from "zod";
 import { bindPathProblem, MOUNT_KINDS } from "../../src/contract/mount.js";
 import { fieldsOf } from "../inputs.js";
@@ -31,7 +31,11 @@ const Given = z.strictObject({
 });
 const INPUTS = fieldsOf(Given);
 /** What check gives: a bind folder's, every field filled in, and the mode it writes (always 0700). */
-type Inputs = Required<Omit<z.infer<typeof Given>, "kind">> & { kind: "bind"; mode: string };
+const Checked = Given.required().extend({ kind: z.literal("bind"), mode: z.string() });
+type Inputs = z.infer<typeof Checked>;
+/** What the steps read of the stored state: the inputs, the folder's owner and mode as read, and whether this resource made it. */
+const Stored = Given.extend({ owner: z.string(), mode: z.string(), made: z.boolean(), drift: z.array(z.string()) });
+type State = Stored<z.infer<typeof Stored>>;
 
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
@@ -61,11 +65,12 @@ async function check(ctx: Context, _olds: Props, news: Props) {
 
   const local = given.user === undefined ? await localUser(ctx) : ok(given.user);
   let user = local.ok ? local.value : undefined;
+  let owner: User | undefined;
   if (!local.ok) failures.push({ property: "user", reason: local.error.message });
   else if (user !== UNKNOWN) {
-    const owner = parseUser(user);
-    if (!owner.ok) failures.push({ property: "user", reason: owner.error.message });
-    else user = userText(owner.value);
+    const parsed = parseUser(user);
+    if (!parsed.ok) failures.push({ property: "user", reason: parsed.error.message });
+    else [owner, user] = [parsed.value, userText(parsed.value)];
   }
 
   const retain = given.retainOnDelete ?? false;
@@ -73,7 +78,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
 
   if (failures.length) return { failures };
   // A Computer on this folder waits for it (stack-folders.ts).
-  if (kind === "bind" && typeof path === "string" && path !== UNKNOWN) stackMakes(path, user === UNKNOWN ? {} : { owner: ownerOf(user as string) });
+  if (kind === "bind" && typeof path === "string" && path !== UNKNOWN) stackMakes(path, owner === undefined ? {} : { owner });
   const inputs = { kind, path, user, mode: MODE, retainOnDelete: retain };
   return { inputs: wrapDerived(inputs, secretKeys) };
 }
@@ -129,9 +134,7 @@ async function recordFolder(ctx: Context, path: string, secretPath: boolean): Pr
   return false;
 }
 
-async function create(ctx: Context, raw: Props) {
-  const { plain, secretKeys } = unwrap(raw);
-  const inputs = plain as Inputs;
+async function create(ctx: Context, { inputs, secretKeys }: Given<Inputs>) {
   const owner = ownerOf(inputs.user);
   const madeBefore = await recordFolder(ctx, inputs.path, secretKeys.has("path"));
   const made = orThrow(await makeFolder(inputs.path, owner));
@@ -142,14 +145,12 @@ async function create(ctx: Context, raw: Props) {
 
 // The Node provider server hands read the stored outputs only, so what was declared comes
 // from them (`user`); an import has none, and then what is there is what was declared.
-async function read(_ctx: Context, id: string, props: Props) {
-  const secretKeys = secretFieldsOf(props);
-  const old = unwrap(props).plain;
+async function read(_ctx: Context, id: string, { old, secretKeys }: State) {
   const path = typeof old.path === "string" ? old.path : id;
   const state = await readFolder(path);
   if (!state) return {}; // gone: no id, and refresh drops it
   const owner = userText(state.owner);
-  const declared = parseUser(old.user).ok ? (old.user as string) : owner;
+  const declared = old.user !== undefined && parseUser(old.user).ok ? old.user : owner;
   const retainOnDelete = old.retainOnDelete === true;
   // The inputs as read back, so preview --refresh shows the owner and mode that changed.
   const inputs: Inputs = { kind: "bind", path, user: owner, mode: modeText(state.mode), retainOnDelete };
@@ -157,9 +158,7 @@ async function read(_ctx: Context, id: string, props: Props) {
   return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
 
-async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
-  const o = unwrap(olds).plain;
-  const n = unwrap(news).plain;
+async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props) {
   const replaces = ["kind", "path"].filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
   // The owner and mode are compared as read back (owner, mode), not as once declared.
   const updates = [
@@ -171,30 +170,24 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
   return { changes: replaces.length + updates.length > 0 || drifted, replaces, deleteBeforeReplace: false };
 }
 
-async function update(_ctx: Context, _id: string, olds: Props, news: Props) {
-  const { plain, secretKeys } = unwrap(news);
-  const inputs = plain as Inputs;
+async function update(_ctx: Context, _id: string, olds: State, { inputs, secretKeys }: Given<Inputs>) {
   orThrow(await healFolder(inputs.path, ownerOf(inputs.user)));
   const state = await readFolder(inputs.path);
   if (!state) throw new Error(`the run folder ${inputs.path} is gone`);
-  return { outs: wrapDerived(outputsOf(inputs, state, unwrap(olds).plain.made === true), secretKeys, DERIVED) };
+  return { outs: wrapDerived(outputsOf(inputs, state, olds.old.made === true), secretKeys, DERIVED) };
 }
 
 /**
  * What an up makes, for a preview: the folder as declared (an update heals its owner and mode), so
  * the `mount` a Computer takes is known, and a folder's drift replaces no computer on it.
  */
-async function preview(_ctx: Context, news: Props, olds?: Props) {
-  const { plain, secretKeys } = unwrap(news);
-  const inputs = plain as Inputs;
-  if (Object.values(inputs).includes(UNKNOWN)) return news;
-  const outs = outputsOf(inputs, { owner: ownerOf(inputs.user), mode: FOLDER_MODE }, olds === undefined ? false : unwrap(olds).plain.made === true);
+async function preview(_ctx: Context, { inputs, secretKeys }: Given<Inputs>, olds?: State) {
+  const outs = outputsOf(inputs, { owner: ownerOf(inputs.user), mode: FOLDER_MODE }, olds === undefined ? false : olds.old.made === true);
   // Whether a create makes the folder is known only once it runs.
   return wrapDerived(olds === undefined ? { ...outs, made: UNKNOWN } : outs, secretKeys, DERIVED);
 }
 
-async function remove(ctx: Context, id: string, props: Props) {
-  const old = unwrap(props).plain;
+async function remove(ctx: Context, id: string, { old }: State) {
   const path = typeof old.path === "string" ? old.path : id;
   // A folder this resource did not make, or one declared retained, stays.
   if (old.retainOnDelete !== true && old.made === true) orThrow(await removeFolder(path));
@@ -204,4 +197,16 @@ async function remove(ctx: Context, id: string, props: Props) {
   if (owner !== undefined && claim && recordsPath(claim, path)) await dropFolderRecord(owner);
 }
 
-export const mount: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, preview, delete: remove };
+export const mount = resource(TYPE, {
+  given: Given,
+  inputs: INPUTS,
+  checked: Checked,
+  stored: Stored,
+  check,
+  diff,
+  create,
+  read,
+  update,
+  preview,
+  delete: remove,
+});
