@@ -11,6 +11,9 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 export type Props = Record<string, unknown>;
 
+/** Whether a value is an object of fields (not an array, not null). */
+export const isObject = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
+
 /** Whether a value, or anything inside it, is not known yet (a preview). */
 export const hasUnknown = (v: unknown): boolean =>
   v === UNKNOWN || (Array.isArray(v) ? v.some(hasUnknown) : typeof v === "object" && v !== null && Object.values(v).some(hasUnknown));

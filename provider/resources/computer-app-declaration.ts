@@ -8,10 +8,9 @@ import { MAX_WINDOW_SECONDS } from "../../src/inside/window.js";
 import { REQUIREMENT } from "../../src/inside/requirements.js";
 import { isArchive, isAsset } from "./computer-files-assets.js";
 import { ENV_NAME } from "./computer-step.js";
-import { UNKNOWN, type Props } from "../secrets.js";
+import { UNKNOWN, isObject } from "../secrets.js";
 
 type Refuse = (property: string, reason: string) => void;
-const isObject = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
 const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === "string" || a === UNKNOWN);
 const isWords = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => (typeof a === "string" && a.trim() !== "") || a === UNKNOWN);
 

@@ -40,7 +40,7 @@ import type { Session } from "../../src/inside/session.js";
 import { fail, ok, orThrow, type Result } from "../../src/contract/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { unknownFields } from "../resource.js";
-import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import { UNKNOWN, hasUnknown, isObject, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { isArchive, isAsset, plan, toLoad } from "./computer-files-assets.js";
 import {
   checkInstallSteps,
@@ -126,8 +126,6 @@ interface Installed {
   window?: FoundWindow;
 }
 type Written = Record<string, FileReadBack>;
-
-const isObject = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The app's address as code inside the computer reaches it: its loopback port, with no network. */
 export const addressOf = (port: number) => `http://127.0.0.1:${port}`;

@@ -7,14 +7,13 @@ import { fileChunks } from "../../src/inside/file-chunks.js";
 import { homeRelative, underHome } from "../../src/inside/paths.js";
 import { fileToLoad, type FileToLoad } from "../../src/inside/load.js";
 import { fail, ok, type Refusal, type Result } from "../../src/contract/result.js";
+import { isObject, type Props } from "../secrets.js";
 
 // The signatures the engine marks an asset and an archive with (sdk/go/common/resource/sig).
 const SIG_KEY = "4dabf18193072939515e22adb298388d";
 const ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17";
 const ARCHIVE_SIG = "0def7320c3a5731c473e5ecbe6d01bc7";
 
-type Props = Record<string, unknown>;
-const isObject = (v: unknown): v is Props => typeof v === "object" && v !== null && !Array.isArray(v);
 export const isAsset = (v: unknown): v is Props => isObject(v) && v[SIG_KEY] === ASSET_SIG;
 export const isArchive = (v: unknown): v is Props => isObject(v) && v[SIG_KEY] === ARCHIVE_SIG;
 
