@@ -8,14 +8,14 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { asset, fieldsOf } from "../inputs.js";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
-import { driftOf, readBack, removeFiles, syncFiles, type FileReadBack, type FileToLoad } from "../../src/inside/load.js";
+import { driftOf, readBack, removeFiles, syncFiles, type FileToLoad } from "../../src/inside/load.js";
 import { canonical } from "../../src/contract/canonical.js";
 import { orThrow } from "../../src/contract/result.js";
-import type { Context, ResourceHandler } from "../resource.js";
-import { unknownFields } from "../resource.js";
-import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import type { Context, Given, Stored } from "../resource.js";
+import { resource, unknownFields } from "../resource.js";
+import { UNKNOWN, hasUnknown, isObject, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { destinationOf, plan, toLoad } from "./computer-files-assets.js";
-import { checkComputer, inComputer } from "./computer-step.js";
+import { checkComputer, inComputer, WRITTEN } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerFiles";
 const DEFAULT_DESTINATION = "Downloads";
@@ -25,7 +25,6 @@ const STEP_MS = 2 * 60_000;
 // Outputs derived from inputs of other names, so secret files keep them secret.
 const DERIVED = { written: ["files"], drift: ["files"], sources: ["files"] } as const;
 
-type Written = Record<string, FileReadBack>;
 /** A ComputerFiles' inputs as a stack gives them. */
 const Given = z.strictObject({
   computer: z.string(),
@@ -35,7 +34,12 @@ const Given = z.strictObject({
 });
 const INPUTS = fieldsOf(Given);
 /** What check gives: the provider and the destination filled in. */
-type Inputs = Required<z.infer<typeof Given>>;
+const Checked = Given.required();
+type Inputs = z.infer<typeof Checked>;
+/** What the steps read of the stored state: the inputs, the files written, their sources and drift. */
+const Stored = Given.extend({ written: WRITTEN, sources: z.record(z.string(), z.string()), drift: z.array(z.string()) });
+type State = Stored<z.infer<typeof Stored>>;
+type Written = z.infer<typeof WRITTEN>;
 
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
@@ -74,10 +78,10 @@ async function wanted(inputs: Inputs): Promise<FileToLoad[]> {
  * hash is "" and never equal, so it is written again.
  */
 export function sourcesOf(files: Props): Record<string, string> {
-  return Object.fromEntries(Object.entries(files).map(([k, v]) => [k, typeof (v as Props)?.hash === "string" ? ((v as Props).hash as string) : ""]));
+  return Object.fromEntries(Object.entries(files).map(([k, v]) => [k, isObject(v) && typeof v.hash === "string" ? v.hash : ""]));
 }
 
-function outputsOf(inputs: Inputs, written: Written, drift: string[], sources: Record<string, string>): Props {
+function outputsOf(inputs: Partial<Inputs>, written: Written, drift: string[], sources: Record<string, string>): Props {
   return { computer: inputs.computer, provider: inputs.provider, destination: inputs.destination, sources, written, drift };
 }
 
@@ -90,16 +94,12 @@ async function put(ctx: Context, inputs: Inputs, remove: readonly string[]): Pro
   return orThrow(await inComputer(ctx, inputs, LOAD_MS, (session, signal) => syncFiles(session, files, remove, { signal, onBatch })));
 }
 
-async function create(ctx: Context, raw: Props) {
-  const { plain, secretKeys } = unwrap(raw);
-  const inputs = plain as Inputs;
+async function create(ctx: Context, { inputs, secretKeys }: Given<Inputs>) {
   const written = await put(ctx, inputs, []);
   return { id: `files-${randomBytes(8).toString("hex")}`, outs: wrapDerived(outputsOf(inputs, written, [], sourcesOf(inputs.files)), secretKeys, DERIVED) };
 }
 
-async function read(ctx: Context, id: string, props: Props) {
-  const secretKeys = secretFieldsOf(props);
-  const old = unwrap(props).plain as Inputs & { written?: Written; sources?: Record<string, string> };
+async function read(ctx: Context, id: string, { old, secretKeys }: State) {
   const written = old.written ?? {};
   const read = await inComputer(ctx, old, STEP_MS, (s, signal) => readBack(s, Object.keys(written), { signal }));
   if (!read.ok && read.error.code === "gone") return {}; // the computer is gone, and its files with it
@@ -107,29 +107,35 @@ async function read(ctx: Context, id: string, props: Props) {
   return { id, props: wrapDerived(outputsOf(old, written, drift, old.sources ?? {}), secretKeys, DERIVED) };
 }
 
-async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
-  const o = unwrap(olds).plain as Partial<Inputs> & { sources?: Record<string, string>; drift?: string[] };
-  const n = unwrap(news).plain as Inputs;
+async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props) {
   const replaces = (["computer", "provider"] as const).filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
-  const want = hasUnknown(n.files) ? undefined : sourcesOf(n.files);
+  const want = hasUnknown(n.files) || !isObject(n.files) ? undefined : sourcesOf(n.files);
   const sourcesChanged = !want || Object.values(want).includes("") || canonical(want) !== canonical(o.sources ?? {});
   const changed = sourcesChanged || n.destination !== o.destination || (o.drift?.length ?? 0) > 0;
   return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: false };
 }
 
-async function update(ctx: Context, _id: string, olds: Props, news: Props) {
-  const { plain, secretKeys } = unwrap(news);
-  const inputs = plain as Inputs;
-  const before = Object.keys((unwrap(olds).plain.written as Written | undefined) ?? {});
+async function update(ctx: Context, _id: string, olds: State, { inputs, secretKeys }: Given<Inputs>) {
+  const before = Object.keys(olds.old.written ?? {});
   const written = await put(ctx, inputs, before);
   return { outs: wrapDerived(outputsOf(inputs, written, [], sourcesOf(inputs.files)), secretKeys, DERIVED) };
 }
 
-async function remove(ctx: Context, _id: string, props: Props) {
-  const old = unwrap(props).plain as Inputs & { written?: Written };
+async function remove(ctx: Context, _id: string, { old }: State) {
   const removed = await inComputer(ctx, old, STEP_MS, (s, signal) => removeFiles(s, Object.keys(old.written ?? {}), { signal }));
   if (!removed.ok && removed.error.code === "gone") return; // gone with its computer
   orThrow(removed);
 }
 
-export const computerFiles: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const computerFiles = resource(TYPE, {
+  given: Given,
+  inputs: INPUTS,
+  checked: Checked,
+  stored: Stored,
+  check,
+  diff,
+  create,
+  read,
+  update,
+  delete: remove,
+});

@@ -2,12 +2,16 @@
 // plugin's side: the computer and provider fields, checked alike, and a session opened inside the
 // named computer under the step's bound and the engine's cancel.
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
+import { z } from "zod";
 import { withSession, type Session } from "../../src/inside/session.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import type { Result } from "../../src/contract/result.js";
+import { fail, type Result } from "../../src/contract/result.js";
 import type { Context } from "../resource.js";
 import { bounded, vendorOf } from "../resource.js";
 import { UNKNOWN, type Props } from "../secrets.js";
+
+/** The files a step wrote, as state keeps them: each by its path, read back (src/inside/load.ts's FileReadBack). */
+export const WRITTEN = z.record(z.string(), z.object({ sha256: z.string(), mode: z.string() }));
 
 /** A variable name a command's or a service's env may set. */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -26,13 +30,14 @@ export async function checkComputer(ctx: Context, given: Props, failures: CheckF
   return { computer, provider };
 }
 
-/** Work in a session inside the named computer, bounded by ms and the engine's cancel; the signal is the work's too. */
+/** Work in a session inside the named computer (stored state that names none is refused), bounded by ms and the engine's cancel; the signal is the work's too. */
 export async function inComputer<T>(
   ctx: Context,
-  where: { computer: string; provider?: string },
+  where: { computer?: string; provider?: string },
   ms: number,
   work: (session: Session, signal: AbortSignal) => Promise<Result<T>>,
 ): Promise<Result<T>> {
+  if (where.computer === undefined) return fail("invalid", "the resource's state names no computer to act inside");
   const provider = await vendorOf(ctx, where.provider ?? DEFAULT_PROVIDER);
   const signal = bounded(ctx, ms);
   return withSession(provider, where.computer, { signal }, (session) => work(session, signal));
