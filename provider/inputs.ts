@@ -20,6 +20,9 @@ export const anyValue = () => pulumiTyped("pulumi.json#/Any");
 /** An object of strings (labels, env). */
 export const strings = () => z.record(z.string(), z.string());
 
+/** Whether a value is a whole number from min to max. */
+export const wholeIn = (v: unknown, min: number, max: number): v is number => typeof v === "number" && Number.isInteger(v) && v >= min && v <= max;
+
 /** A schema's fields, in order: a handler's `inputs`. */
 export function fieldsOf<S extends z.ZodObject>(schema: S): Array<keyof S["shape"] & string> {
   return Object.keys(schema.shape) as Array<keyof S["shape"] & string>;

@@ -46,7 +46,7 @@ export interface ResourceHandler {
 }
 
 /** A step's inputs: what check gave, parsed by the resource's `checked` schema. */
-export interface Given<I> {
+export interface Step<I> {
   inputs: I;
   /** The top-level fields that held a secret. */
   secretKeys: Set<string>;
@@ -79,16 +79,16 @@ export interface Resource<C extends z.ZodType, S extends z.ZodObject> {
   check(ctx: Context, olds: Props, news: Props): Promise<CheckResult>;
   /** news: unwrapped, unknowns kept. */
   diff(ctx: Context, id: string, olds: Stored<z.output<S>>, news: Props): Promise<FieldDiff>;
-  create(ctx: Context, news: Given<z.output<C>>): Promise<CreateResult>;
+  create(ctx: Context, news: Step<z.output<C>>): Promise<CreateResult>;
   read(ctx: Context, id: string, props: Stored<z.output<S>>, inputs?: Props): Promise<ReadResult>;
-  update(ctx: Context, id: string, olds: Stored<z.output<S>>, news: Given<z.output<C>>): Promise<UpdateResult>;
+  update(ctx: Context, id: string, olds: Stored<z.output<S>>, news: Step<z.output<C>>): Promise<UpdateResult>;
   /** Called when every input is known; a preview with one unknown takes the inputs as the outputs. */
-  preview?(ctx: Context, news: Given<z.output<C>>, olds?: Stored<z.output<S>>): Promise<Props>;
+  preview?(ctx: Context, news: Step<z.output<C>>, olds?: Stored<z.output<S>>): Promise<Props>;
   delete(ctx: Context, id: string, props: Stored<z.output<S>>): Promise<void>;
 }
 
 /** The inputs check gave, parsed: a failure is the plugin's own fault, said with the field. */
-function checkedOf<C extends z.ZodType>(type: string, schema: C, raw: Props): Given<z.output<C>> {
+function checkedOf<C extends z.ZodType>(type: string, schema: C, raw: Props): Step<z.output<C>> {
   const { plain, secretKeys } = unwrap(raw);
   const parsed = schema.safeParse(plain);
   if (!parsed.success) {

@@ -11,7 +11,7 @@
 // or allowFailure is kept for the next run. delete removes its result and reward files.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { anyValue, fieldsOf, PULUMI_TYPE, strings } from "../inputs.js";
+import { anyValue, fieldsOf, PULUMI_TYPE, strings, wholeIn } from "../inputs.js";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { removeFiles } from "../../src/inside/load.js";
 import { homeRelative } from "../../src/inside/paths.js";
@@ -20,8 +20,8 @@ import { addressVar, APP_NAME, LOOPBACK_ADDRESS } from "../../src/inside/app.js"
 import { MAX_RUN_SECONDS, RUN_MARK, RUNNER_MARGIN_SECONDS, runCommand, type RunResult } from "../../src/inside/run.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/contract/result.js";
-import type { Context, ResourceHandler } from "../resource.js";
-import { bounded, unknownFields, vendorOf } from "../resource.js";
+import type { Context, Step, Stored } from "../resource.js";
+import { bounded, resource, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, hasUnknown, isSecret, secret, unwrap, type Props } from "../secrets.js";
 import { checkComputer, ENV_NAME, inComputer } from "./computer-step.js";
 
@@ -53,8 +53,21 @@ const Given = z.strictObject({
 const INPUTS = fieldsOf(Given);
 type Given = z.infer<typeof Given>;
 /** What check gives: the provider, the timeout and the result paths filled in. */
-type Inputs = Required<Pick<Given, "computer" | "provider" | "command" | "timeoutSeconds" | "resultPaths" | "allowFailure">> &
-  Pick<Given, "stdin" | "env" | "triggers" | "rewardPath" | "apps">;
+const Checked = Given.required({ provider: true, timeoutSeconds: true, resultPaths: true, allowFailure: true });
+type Inputs = z.infer<typeof Checked>;
+/** What the steps read of the stored state: the inputs, then the last run's verdict. */
+const Stored = Given.extend({
+  runId: z.string(),
+  exitCode: z.number(),
+  timedOut: z.boolean(),
+  passed: z.boolean(),
+  stdout: z.string(),
+  stderr: z.string(),
+  results: strings(),
+  resultEncodings: strings(),
+  reward: z.number(),
+});
+type State = Stored<z.infer<typeof Stored>>;
 /** Inputs whose change is kept for the next run. */
 const KEPT = ["timeoutSeconds", "resultPaths", "rewardPath", "allowFailure"] as const;
 
@@ -81,7 +94,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
       }
   }
   const timeout = plain.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-  if (timeout !== UNKNOWN && !(Number.isInteger(timeout) && (timeout as number) >= 1 && (timeout as number) <= MAX_TIMEOUT_SECONDS)) {
+  if (timeout !== UNKNOWN && !wholeIn(timeout, 1, MAX_TIMEOUT_SECONDS)) {
     refuse(
       "timeoutSeconds",
       `timeoutSeconds is whole seconds from 1 to ${MAX_TIMEOUT_SECONDS}: the daemon's bound on a run is ${MAX_RUN_SECONDS} s, and the runner keeps ${RUNNER_MARGIN_SECONDS} s of it to stop the command and report`,
@@ -196,8 +209,7 @@ function outputsOf(raw: Props, inputs: Inputs, run: Verdict): Props {
   return outs;
 }
 
-async function create(ctx: Context, raw: Props) {
-  const inputs = unwrap(raw).plain as Inputs;
+async function create(ctx: Context, { inputs, raw }: Step<Inputs>) {
   const anySecret = Object.values(raw).some(isSecret);
   const key = runKey(ctx.urn);
   ctx.say?.(`running the command in ${inputs.computer} (at most ${inputs.timeoutSeconds} s)`);
@@ -228,8 +240,7 @@ async function create(ctx: Context, raw: Props) {
   throw new ResultFailure({ code: "failed", message: `${inputs.computer}: the command ${how}${said(ran.stderr)}` });
 }
 
-async function read(ctx: Context, id: string, props: Props) {
-  const old = unwrap(props).plain as Partial<Inputs>;
+async function read(ctx: Context, id: string, { old, raw: props }: State) {
   // Never run again: only whether its computer is still there, since a computer made again has not run it.
   const provider = await vendorOf(ctx, old.provider ?? DEFAULT_PROVIDER);
   const found = await findRunning(provider, String(old.computer), { signal: bounded(ctx, STEP_MS) });
@@ -240,9 +251,7 @@ async function read(ctx: Context, id: string, props: Props) {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
-  const o = unwrap(olds).plain;
-  const n = unwrap(news).plain;
+async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props) {
   const replaces = RERUN.filter((k) => hasUnknown(n[k]) || !same(o[k], n[k]));
   // State from before allowFailure holds none: it was false.
   const updates = KEPT.filter((k) => (k === "allowFailure" ? (o[k] ?? false) !== (n[k] ?? false) : !same(o[k], n[k])));
@@ -251,27 +260,24 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
 }
 
 /** Only what is kept for the next run changed: the verdict in state stays the last run's. */
-async function update(_ctx: Context, _id: string, olds: Props, news: Props) {
-  const inputs = unwrap(news).plain as Inputs;
-  const before = unwrap(olds).plain as Props;
-  const outs = outputsOf(news, inputs, {
+async function update(_ctx: Context, _id: string, { old: before }: State, { inputs, raw }: Step<Inputs>) {
+  const outs = outputsOf(raw, inputs, {
     runId: String(before.runId),
-    exitCode: before.exitCode as number,
+    exitCode: before.exitCode ?? null,
     timedOut: before.timedOut === true,
     // State from before allowFailure holds only runs that passed.
     passed: before.passed !== false,
     stdout: String(before.stdout ?? ""),
     stderr: String(before.stderr ?? ""),
-    results: (before.results ?? {}) as Record<string, string>,
-    resultEncodings: (before.resultEncodings ?? {}) as Record<string, string>,
-    reward: before.reward as number | undefined,
+    results: before.results ?? {},
+    resultEncodings: before.resultEncodings ?? {},
+    reward: before.reward,
   });
   return { outs };
 }
 
 /** Its folder went when the run ended; its result and reward files go now (files only: folders stay). */
-async function remove(ctx: Context, _id: string, props: Props): Promise<void> {
-  const old = unwrap(props).plain as Partial<Inputs>;
+async function remove(ctx: Context, _id: string, { old }: State): Promise<void> {
   const paths = [...(old.resultPaths ?? []), ...(old.rewardPath ? [old.rewardPath] : [])];
   if (paths.length === 0 || typeof old.computer !== "string") return;
   const removed = await inComputer(ctx, { computer: old.computer, provider: old.provider }, STEP_MS, (session, signal) =>
@@ -281,4 +287,15 @@ async function remove(ctx: Context, _id: string, props: Props): Promise<void> {
   orThrow(removed);
 }
 
-export const computerCommand: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const computerCommand = resource(TYPE, {
+  given: Given,
+  inputs: INPUTS,
+  checked: Checked,
+  stored: Stored,
+  check,
+  diff,
+  create,
+  read,
+  update,
+  delete: remove,
+});

@@ -11,7 +11,7 @@ import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { driftOf, readBack, removeFiles, syncFiles, type FileToLoad } from "../../src/inside/load.js";
 import { canonical } from "../../src/contract/canonical.js";
 import { orThrow } from "../../src/contract/result.js";
-import type { Context, Given, Stored } from "../resource.js";
+import type { Context, Step, Stored } from "../resource.js";
 import { resource, unknownFields } from "../resource.js";
 import { UNKNOWN, hasUnknown, isObject, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { destinationOf, plan, toLoad } from "./computer-files-assets.js";
@@ -94,7 +94,7 @@ async function put(ctx: Context, inputs: Inputs, remove: readonly string[]): Pro
   return orThrow(await inComputer(ctx, inputs, LOAD_MS, (session, signal) => syncFiles(session, files, remove, { signal, onBatch })));
 }
 
-async function create(ctx: Context, { inputs, secretKeys }: Given<Inputs>) {
+async function create(ctx: Context, { inputs, secretKeys }: Step<Inputs>) {
   const written = await put(ctx, inputs, []);
   return { id: `files-${randomBytes(8).toString("hex")}`, outs: wrapDerived(outputsOf(inputs, written, [], sourcesOf(inputs.files)), secretKeys, DERIVED) };
 }
@@ -115,7 +115,7 @@ async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props) {
   return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: false };
 }
 
-async function update(ctx: Context, _id: string, olds: State, { inputs, secretKeys }: Given<Inputs>) {
+async function update(ctx: Context, _id: string, olds: State, { inputs, secretKeys }: Step<Inputs>) {
   const before = Object.keys(olds.old.written ?? {});
   const written = await put(ctx, inputs, before);
   return { outs: wrapDerived(outputsOf(inputs, written, [], sourcesOf(inputs.files)), secretKeys, DERIVED) };

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { fail, ok, orThrow, type Result, ResultFailure } from "../../src/contract/result.js";
-import type { Context, Given, Stored } from "../resource.js";
+import type { Context, Step, Stored } from "../resource.js";
 import { resource, resourceOwner, unknownFields } from "../resource.js";
 import { stackMakes } from "../stack-folders.js";
 import { recordsPath, dropFolderRecord, readFolderRecord, writeFolderRecord } from "../folder-record.js";
@@ -134,7 +134,7 @@ async function recordFolder(ctx: Context, path: string, secretPath: boolean): Pr
   return false;
 }
 
-async function create(ctx: Context, { inputs, secretKeys }: Given<Inputs>) {
+async function create(ctx: Context, { inputs, secretKeys }: Step<Inputs>) {
   const owner = ownerOf(inputs.user);
   const madeBefore = await recordFolder(ctx, inputs.path, secretKeys.has("path"));
   const made = orThrow(await makeFolder(inputs.path, owner));
@@ -170,7 +170,7 @@ async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props) {
   return { changes: replaces.length + updates.length > 0 || drifted, replaces, deleteBeforeReplace: false };
 }
 
-async function update(_ctx: Context, _id: string, olds: State, { inputs, secretKeys }: Given<Inputs>) {
+async function update(_ctx: Context, _id: string, olds: State, { inputs, secretKeys }: Step<Inputs>) {
   orThrow(await healFolder(inputs.path, ownerOf(inputs.user)));
   const state = await readFolder(inputs.path);
   if (!state) throw new Error(`the run folder ${inputs.path} is gone`);
@@ -181,7 +181,7 @@ async function update(_ctx: Context, _id: string, olds: State, { inputs, secretK
  * What an up makes, for a preview: the folder as declared (an update heals its owner and mode), so
  * the `mount` a Computer takes is known, and a folder's drift replaces no computer on it.
  */
-async function preview(_ctx: Context, { inputs, secretKeys }: Given<Inputs>, olds?: State) {
+async function preview(_ctx: Context, { inputs, secretKeys }: Step<Inputs>, olds?: State) {
   const outs = outputsOf(inputs, { owner: ownerOf(inputs.user), mode: FOLDER_MODE }, olds === undefined ? false : olds.old.made === true);
   // Whether a create makes the folder is known only once it runs.
   return wrapDerived(olds === undefined ? { ...outs, made: UNKNOWN } : outs, secretKeys, DERIVED);

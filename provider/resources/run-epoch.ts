@@ -10,7 +10,7 @@ import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } 
 import type { ComputerProvider } from "../../src/contract/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { orThrow } from "../../src/contract/result.js";
-import type { Context, Given, Stored } from "../resource.js";
+import type { Context, Step, Stored } from "../resource.js";
 import { bounded, resource, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, unwrap, wrapDerived, type Props } from "../secrets.js";
 
@@ -48,7 +48,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   return { inputs: wrapDerived({ provider, run: plain.run, epoch: plain.epoch }, secretKeys) };
 }
 
-async function create(ctx: Context, { inputs, secretKeys }: Given<Inputs>) {
+async function create(ctx: Context, { inputs, secretKeys }: Step<Inputs>) {
   const provider = await vendorOf(ctx, inputs.provider);
   const claimed = orThrow(await releaseOlder(provider, inputs.run, inputs.epoch, { signal: bounded(ctx, STEP_MS) }));
   const outs = { ...inputs, labels: runLabels(inputs.run, inputs.epoch), released: claimed.released, drift: [] };
