@@ -9,6 +9,7 @@ import { REQUIREMENT } from "../../src/inside/requirements.js";
 import { isArchive, isAsset } from "./computer-files-assets.js";
 import { ENV_NAME } from "./computer-step.js";
 import { UNKNOWN, isObject } from "../secrets.js";
+import { wholeIn } from "../inputs.js";
 
 type Refuse = (property: string, reason: string) => void;
 const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === "string" || a === UNKNOWN);
@@ -38,7 +39,7 @@ export function checkSupports(supports: unknown, refuse: Refuse): void {
     if (!Array.isArray(list) || list.length === 0) refuse("supports", `supports.${field} is a non-empty list of ${known.join(", ")}`);
     else
       for (const v of list)
-        if (v !== UNKNOWN && !(known as readonly unknown[]).includes(v))
+        if (v !== UNKNOWN && !known.some((k) => k === v))
           refuse("supports", `supports.${field} names ${JSON.stringify(v)}, which no computer's daemon says it is: give ${known.join(", ")}`);
   }
 }
@@ -75,8 +76,7 @@ export function checkInstallSteps(steps: unknown, refuse: Refuse): unknown {
     if (c !== UNKNOWN && !(typeof c === "string" && c.trim() !== "") && !isArgv(c))
       refuse("installSteps", `${at}.command is required: a script (run by sh from the app's folder) or an argv, a list of strings`);
     const secs = step.timeoutSeconds ?? DEFAULT_STEP_SECONDS;
-    if (secs !== UNKNOWN && !(Number.isInteger(secs) && (secs as number) >= 1 && (secs as number) <= MAX_RUN_SECONDS))
-      refuse("installSteps", `${at}.timeoutSeconds is whole seconds from 1 to ${MAX_RUN_SECONDS}`);
+    if (secs !== UNKNOWN && !wholeIn(secs, 1, MAX_RUN_SECONDS)) refuse("installSteps", `${at}.timeoutSeconds is whole seconds from 1 to ${MAX_RUN_SECONDS}`);
     return { ...step, timeoutSeconds: secs };
   });
 }
@@ -96,7 +96,7 @@ export function checkLaunch(launch: unknown, secret: boolean, refuse: Refuse): u
   const extra = Object.keys(window).filter((k) => k !== "title" && k !== "timeoutSeconds");
   if (extra.length) refuse("launch", `launch.window has no field ${extra.join(", ")}; it takes title and timeoutSeconds`);
   const secs = window.timeoutSeconds ?? DEFAULT_WINDOW_SECONDS;
-  if (secs !== UNKNOWN && !(Number.isInteger(secs) && (secs as number) >= 1 && (secs as number) <= MAX_WINDOW_SECONDS))
+  if (secs !== UNKNOWN && !wholeIn(secs, 1, MAX_WINDOW_SECONDS))
     refuse("launch", `launch.window.timeoutSeconds is whole seconds from 1 to ${MAX_WINDOW_SECONDS}`);
   return { ...launch, window: { ...window, timeoutSeconds: secs } };
 }
@@ -169,11 +169,10 @@ export function checkReady(ready: unknown, refuse: (p: string, r: string) => voi
   const unknown = Object.keys(ready).filter((k) => !["port", "command", "timeoutSeconds"].includes(k));
   if (unknown.length) refuse("ready", `ready has no field ${unknown.join(", ")}; it takes port or command, and timeoutSeconds`);
   if ((ready.port === undefined) === (ready.command === undefined)) refuse("ready", "ready takes one of port and command");
-  if (ready.port !== undefined && ready.port !== UNKNOWN && !(Number.isInteger(ready.port) && (ready.port as number) >= 1 && (ready.port as number) <= 65535))
+  if (ready.port !== undefined && ready.port !== UNKNOWN && !wholeIn(ready.port, 1, 65535))
     refuse("ready", "ready.port is a TCP port, 1 to 65535, on the computer's loopback");
   if (ready.command !== undefined && !isArgv(ready.command)) refuse("ready", "ready.command is an argv, a list of strings, that exits 0 once the app is up");
   const secs = ready.timeoutSeconds ?? DEFAULT_READY_SECONDS;
-  if (secs !== UNKNOWN && !(Number.isInteger(secs) && (secs as number) >= 1 && (secs as number) <= MAX_READY_SECONDS))
-    refuse("ready", `ready.timeoutSeconds is whole seconds from 1 to ${MAX_READY_SECONDS}`);
+  if (secs !== UNKNOWN && !wholeIn(secs, 1, MAX_READY_SECONDS)) refuse("ready", `ready.timeoutSeconds is whole seconds from 1 to ${MAX_READY_SECONDS}`);
   return { ...ready, timeoutSeconds: secs };
 }

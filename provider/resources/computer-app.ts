@@ -11,35 +11,23 @@
 // started after its services; one that died is drift).
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { anyValue, archive, asset, fieldsOf, strings } from "../inputs.js";
+import { anyValue, archive, asset, fieldsOf, strings, wholeIn } from "../inputs.js";
 import { posix } from "node:path";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
-import {
-  APP_MARK,
-  APP_NAME,
-  lastWords,
-  removeApp,
-  serviceStates,
-  startServices,
-  stopServices,
-  waitReady,
-  type Ready,
-  type Service,
-  type Started,
-} from "../../src/inside/app.js";
+import { APP_MARK, APP_NAME, lastWords, removeApp, serviceStates, startServices, stopServices, waitReady, type Started } from "../../src/inside/app.js";
 import { driftOf, readBack, syncFiles, type FileReadBack, type FileToLoad } from "../../src/inside/load.js";
-import { runInstallSteps, type InstallStep, type StepResult } from "../../src/inside/install.js";
+import { runInstallSteps, type StepResult } from "../../src/inside/install.js";
 import { installPython, VENV, WHEELS } from "../../src/inside/requirements.js";
-import { raiseWindow, windowThere, type FoundWindow, type WindowWanted } from "../../src/inside/window.js";
+import { raiseWindow, windowThere, type FoundWindow } from "../../src/inside/window.js";
 import { DEFAULT_DISPLAY } from "../../src/daemon/desktop.js";
-import { unsupported, type Supports } from "../../src/inside/supports.js";
+import { unsupported } from "../../src/inside/supports.js";
 import { endMarked } from "../../src/inside/marks.js";
 import { APP_ROOT, inHome } from "../../src/inside/paths.js";
 import { runQuietly } from "../../src/inside/load.js";
 import type { Session } from "../../src/inside/session.js";
 import { fail, ok, orThrow, type Result } from "../../src/contract/result.js";
-import type { Context, ResourceHandler } from "../resource.js";
-import { unknownFields } from "../resource.js";
+import type { Context, Step, Stored } from "../resource.js";
+import { resource, unknownFields } from "../resource.js";
 import { UNKNOWN, hasUnknown, isObject, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { isArchive, isAsset, plan, toLoad } from "./computer-files-assets.js";
 import {
@@ -53,7 +41,7 @@ import {
   checkSupports,
 } from "./computer-app-declaration.js";
 import { checkSettings } from "./computer-app-settings.js";
-import { checkComputer, inComputer } from "./computer-step.js";
+import { checkComputer, inComputer, WRITTEN } from "./computer-step.js";
 
 const TYPE = "agentrun:index:ComputerApp";
 const INSTALL_MS = 30 * 60_000;
@@ -102,18 +90,30 @@ const Given = z.strictObject({
 });
 const INPUTS = fieldsOf(Given);
 type Given = z.infer<typeof Given>;
-/** What check gives: the provider filled in, and ready's timeout (one of port and command, as the library's Ready). */
-type Inputs = Required<Pick<Given, "computer" | "provider" | "name">> &
-  Pick<Given, "settings" | "settingsSchema" | "port" | "permissions"> & {
-    files?: Props;
-    skill?: Props;
-    services: Record<string, Service>;
-    ready?: Ready;
-    supports?: Supports;
-    installSteps?: InstallStep[];
-    launch?: Service & { window?: WindowWanted };
-    requirements?: { python: { packages: string[]; wheels?: Props } };
-  };
+const TIMED = { timeoutSeconds: z.number().int() };
+const ARGV = z.array(z.string());
+/** What check gives: the provider and the services filled in, and each timeout (ready's one of port and command, as the library's Ready). */
+const Checked = Given.required({ provider: true }).extend({
+  services: z.record(z.string(), z.object({ argv: ARGV, env: strings().optional() })),
+  ready: z.union([z.object({ port: z.number().int(), ...TIMED }), z.object({ command: ARGV, ...TIMED })]).optional(),
+  installSteps: z.array(z.object({ name: z.string(), command: z.union([z.string(), ARGV]), ...TIMED })).optional(),
+  launch: z.object({ argv: ARGV, env: strings().optional(), window: z.object({ title: z.string(), ...TIMED }).optional() }).optional(),
+});
+type Inputs = z.infer<typeof Checked>;
+const STARTED = z.looseObject({ id: z.string(), pid: z.number() });
+/** What the steps read of the stored state: the inputs, then what the install made. */
+const Stored = Given.extend({
+  sources: z.looseObject({ files: z.string().optional() }),
+  written: WRITTEN,
+  running: z.record(z.string(), STARTED),
+  launched: STARTED,
+  installed: z.array(z.looseObject({ name: z.string(), exitCode: z.number(), stdout: z.string(), stderr: z.string() })),
+  pythonPackages: z.array(z.string()),
+  window: z.looseObject({ id: z.number(), title: z.string() }),
+  skillText: z.string(),
+  drift: z.array(z.string()),
+});
+type State = Stored<z.infer<typeof Stored>>;
 /** What an install made, as state keeps it. */
 interface Installed {
   written: Written;
@@ -176,7 +176,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     for (const r of checkSettings(settingsSchema, news.settings, settings)) refuse(r.field, r.message);
   }
   const port = plain.port;
-  if (port !== undefined && port !== UNKNOWN && !(Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535))
+  if (port !== undefined && port !== UNKNOWN && !wholeIn(port, 1, 65535))
     refuse("port", "port is the TCP port, 1 to 65535, the app answers on at the computer's loopback (its address is http://127.0.0.1:<port>)");
   // With a port and no ready check of its own, the app is ready once its port answers.
   const ready = checkReady(plain.ready ?? (port !== undefined ? { port } : undefined), refuse);
@@ -195,7 +195,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
 }
 
 /** The engine's hash of the files archive (diff is given hashes, never contents); "" when it has none. */
-const sourceOf = (files: Props | undefined) => (files === undefined ? "" : typeof files.hash === "string" ? files.hash : "?");
+const sourceOf = (files: unknown) => (files === undefined ? "" : isObject(files) && typeof files.hash === "string" ? files.hash : "?");
 
 async function filesOf(inputs: Inputs) {
   const wheels = inputs.requirements?.python.wheels;
@@ -322,7 +322,7 @@ async function install(
 }
 
 /** The inputs as given (their secrets still wrapped), then what was made, wrapped where it derives from a secret. */
-function outputsOf(raw: Props, inputs: Inputs, made: Installed & { skillText?: string }, drift: string[]): Props {
+function outputsOf(raw: Props, inputs: Pick<Inputs, "name" | "files" | "port">, made: Installed & { skillText?: string }, drift: string[]): Props {
   const secretKeys = new Set([...secretFieldsOf(raw)].filter((k) => k !== "settings"));
   const outs: Props = { folder: folderOf(inputs.name), sources: { files: sourceOf(inputs.files) }, ...made, drift };
   if (inputs.port !== undefined) outs.address = addressOf(inputs.port);
@@ -330,19 +330,24 @@ function outputsOf(raw: Props, inputs: Inputs, made: Installed & { skillText?: s
 }
 
 /** What state holds of an install, for the next step: the outputs less the inputs and what is worked out again. */
-function installedOf(outs: Props): Installed & { skillText?: string } {
-  const o = unwrap(outs).plain as Props;
-  const made: Installed & { skillText?: string } = { written: (o.written ?? {}) as Written, running: (o.running ?? {}) as Record<string, Started> };
-  if (o.launched) made.launched = o.launched as Started;
-  if (o.installed) made.installed = o.installed as StepResult[];
-  if (o.pythonPackages) made.pythonPackages = o.pythonPackages as string[];
-  if (o.window) made.window = o.window as FoundWindow;
+function installedOf({ old: o }: State): Installed & { skillText?: string } {
+  const made: Installed & { skillText?: string } = { written: o.written ?? {}, running: o.running ?? {} };
+  if (o.launched) made.launched = o.launched;
+  if (o.installed) made.installed = o.installed;
+  if (o.pythonPackages) made.pythonPackages = o.pythonPackages;
+  if (o.window) made.window = o.window;
   if (typeof o.skillText === "string") made.skillText = o.skillText;
   return made;
 }
 
-async function create(ctx: Context, raw: Props) {
-  const inputs = unwrap(raw).plain as Inputs;
+/** The app stored state names: its name, without which no folder of it is known. */
+function appOf({ old }: State): typeof old & { name: string } {
+  const name = old.name;
+  if (name === undefined) throw new Error("the ComputerApp's state names no app, so no folder of it is known");
+  return { ...old, name };
+}
+
+async function create(ctx: Context, { inputs, raw }: Step<Inputs>) {
   if (inputs.permissions?.length) ctx.say?.(`${inputs.name} asks for: ${inputs.permissions.join("; ")}`);
   const done = orThrow(
     await inComputer(ctx, inputs, INSTALL_MS, async (session, signal) => {
@@ -364,9 +369,10 @@ async function create(ctx: Context, raw: Props) {
   return { id: `app-${randomBytes(8).toString("hex")}`, outs: outputsOf(raw, inputs, done, []) };
 }
 
-async function read(ctx: Context, id: string, props: Props) {
-  const old = unwrap(props).plain as Inputs;
-  const made = installedOf(props);
+async function read(ctx: Context, id: string, stored: State) {
+  const old = appOf(stored);
+  const props = stored.raw;
+  const made = installedOf(stored);
   const seen = await inComputer(ctx, old, STEP_MS, async (session, signal) => {
     const files = await readBack(session, Object.keys(made.written), { signal });
     if (!files.ok) return files;
@@ -391,14 +397,12 @@ async function read(ctx: Context, id: string, props: Props) {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
-  const o = unwrap(olds).plain as Props & { sources?: { files?: string }; drift?: string[] };
-  const n = unwrap(news).plain as Props;
+async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props) {
   const replaces = ["computer", "provider", "name"].filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
   // Install steps and requirements go in once: new ones install the app again, the old one removed first (one folder).
   const reinstalls = ["installSteps", "requirements"].filter((k) => hasUnknown(n[k]) || !same(o[k], n[k]));
   replaces.push(...reinstalls);
-  const source = hasUnknown(n.files) ? "?" : sourceOf(n.files as Props | undefined);
+  const source = hasUnknown(n.files) ? "?" : sourceOf(n.files);
   const changed =
     hasUnknown(n) ||
     source === "?" ||
@@ -409,8 +413,7 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
 }
 
 /** Stops the services and the launch, makes the files as wanted, starts them again and waits for ready; install steps are not run again. */
-async function update(ctx: Context, _id: string, olds: Props, news: Props) {
-  const inputs = unwrap(news).plain as Inputs;
+async function update(ctx: Context, _id: string, olds: State, { inputs, raw: news }: Step<Inputs>) {
   const before = installedOf(olds);
   const done = orThrow(
     await inComputer(ctx, inputs, INSTALL_MS, async (session, signal) => {
@@ -427,9 +430,9 @@ async function update(ctx: Context, _id: string, olds: Props, news: Props) {
   return { outs: outputsOf(news, inputs, { ...done, ...kept }, []) };
 }
 
-async function remove(ctx: Context, _id: string, props: Props) {
-  const old = unwrap(props).plain as Inputs;
-  const made = installedOf(props);
+async function remove(ctx: Context, _id: string, stored: State) {
+  const old = appOf(stored);
+  const made = installedOf(stored);
   const removed = await inComputer(ctx, old, STEP_MS, async (session, signal) => {
     const dir = inHome(session.home, folderOf(old.name));
     const stopped = await stopServices(session, dir, { ...made.running, ...(made.launched ? { "(launch)": made.launched } : {}) }, { signal });
@@ -440,4 +443,15 @@ async function remove(ctx: Context, _id: string, props: Props) {
   orThrow(removed);
 }
 
-export const computerApp: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const computerApp = resource(TYPE, {
+  given: Given,
+  inputs: INPUTS,
+  checked: Checked,
+  stored: Stored,
+  check,
+  diff,
+  create,
+  read,
+  update,
+  delete: remove,
+});

@@ -11,7 +11,7 @@ import { bounded, vendorOf } from "../resource.js";
 import { UNKNOWN, type Props } from "../secrets.js";
 
 /** The files a step wrote, as state keeps them: each by its path, read back (src/inside/load.ts's FileReadBack). */
-export const WRITTEN = z.record(z.string(), z.object({ sha256: z.string(), mode: z.string() }));
+export const WRITTEN = z.record(z.string(), z.looseObject({ sha256: z.string(), mode: z.string() }));
 
 /** A variable name a command's or a service's env may set. */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
