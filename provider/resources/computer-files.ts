@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { asset, fieldsOf } from "../inputs.js";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
-import { driftOf, readBack, removeFiles, syncFiles, type FileToLoad } from "../../src/inside/load.js";
+import { driftOf, readBack, removeFiles, syncFiles, type FileReadBack, type FileToLoad } from "../../src/inside/load.js";
 import { canonical } from "../../src/contract/canonical.js";
 import { orThrow } from "../../src/contract/result.js";
 import type { Context, Step, Stored } from "../resource.js";
@@ -39,7 +39,7 @@ type Inputs = z.infer<typeof Checked>;
 /** What the steps read of the stored state: the inputs, the files written, their sources and drift. */
 const Stored = Given.extend({ written: WRITTEN, sources: z.record(z.string(), z.string()), drift: z.array(z.string()) });
 type State = Stored<z.infer<typeof Stored>>;
-type Written = z.infer<typeof WRITTEN>;
+type Written = Record<string, FileReadBack>;
 
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
