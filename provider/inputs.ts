@@ -23,6 +23,9 @@ export const strings = () => z.record(z.string(), z.string());
 /** Whether a value is a whole number from min to max. */
 export const wholeIn = (v: unknown, min: number, max: number): v is number => typeof v === "number" && Number.isInteger(v) && v >= min && v <= max;
 
+/** Whether a name is one of a resource's fields. */
+export const isField = <F extends string>(fields: readonly F[], k: string): k is F => fields.some((f) => f === k);
+
 /** A schema's fields, in order: a handler's `inputs`. */
 export function fieldsOf<S extends z.ZodObject>(schema: S): Array<keyof S["shape"] & string> {
   return Object.keys(schema.shape) as Array<keyof S["shape"] & string>;

@@ -19,11 +19,11 @@ import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
 import { orThrow } from "../../src/contract/result.js";
 import { knownRefusals } from "../../src/contract/checked.js";
 import { normalUser } from "../../src/contract/user.js";
-import type { Context, ResourceHandler } from "../resource.js";
-import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
+import type { Context, Step, Stored } from "../resource.js";
+import { bounded, resource, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { whileWaiting } from "../progress.js";
-import { fieldsOf } from "../inputs.js";
-import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import { fieldsOf, isField } from "../inputs.js";
+import { UNKNOWN, hasUnknown, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:EgressProxy";
 // What a change of makes a new proxy (a new volume, so new computers behind it).
@@ -48,8 +48,13 @@ const Given = z.strictObject({
   hint: z.string().optional(),
 });
 export const INPUTS = fieldsOf(Given);
-/** What check gives: the provider and user filled in, and the proxy's name check chose. */
-type Inputs = Required<Omit<z.infer<typeof Given>, "hint">> & Pick<z.infer<typeof Given>, "hint"> & { name: string };
+const EGRESS = z.object({ proxy: z.string(), user: z.string() });
+/** What check gives: the provider and user filled in, the proxy's name check chose, and the egress its computers take. */
+const Checked = Given.required({ provider: true, user: true }).extend({ name: z.string(), egress: EGRESS.optional() });
+type Inputs = z.infer<typeof Checked>;
+/** What the steps read of the stored state: the inputs, the proxy's name, its deadline and drift. */
+const Stored = Given.extend({ name: z.string(), deadline: z.string(), drift: z.array(z.string()) });
+type State = Stored<z.infer<typeof Stored>>;
 
 /** The fields of REPLACING that differ between what was and what is asked now. */
 const replacedBy = (olds: Props, news: Props) => REPLACING.filter((k) => news[k] !== undefined && JSON.stringify(olds[k]) !== JSON.stringify(news[k]));
@@ -60,7 +65,7 @@ function proxiesOf(provider: ComputerProvider): EgressProxies {
   return provider.proxies;
 }
 
-const specOf = (inputs: Inputs): ProxySpec => ({
+const specOf = (inputs: Pick<Inputs, "allow" | "lifetimeMs" | "user" | "hint"> & { name?: string }): ProxySpec => ({
   ...(inputs.name === undefined ? {} : { name: inputs.name }),
   allow: inputs.allow,
   lifetimeMs: inputs.lifetimeMs,
@@ -79,7 +84,7 @@ async function check(ctx: Context, olds: Props, news: Props) {
     failures.push({ property: "name", reason: `${TYPE}'s name is chosen at its create (proxy-<12 hex digits>); it takes no name` });
   if (givenEgress !== undefined && JSON.stringify(givenEgress) !== JSON.stringify(old.egress))
     failures.push({ property: "egress", reason: `${TYPE}'s egress is an output, for its computers; it takes no egress` });
-  const known = Object.fromEntries(Object.entries(plain).filter(([k, v]) => (INPUTS as readonly string[]).includes(k) && !hasUnknown(v)));
+  const known = Object.fromEntries(Object.entries(plain).filter(([k, v]) => isField(INPUTS, k) && !hasUnknown(v)));
   const parsed = Given.safeParse(known);
   const refused = new Set<string>();
   if (!parsed.success) {
@@ -101,8 +106,8 @@ async function check(ctx: Context, olds: Props, news: Props) {
   }
   const id = plain.provider ?? DEFAULT_PROVIDER;
   let provider: ComputerProvider | undefined;
-  if (id !== UNKNOWN && !refused.has("provider")) {
-    const v = await ctx.vendor(id as string);
+  if (typeof id === "string" && id !== UNKNOWN && !refused.has("provider")) {
+    const v = await ctx.vendor(id);
     if (!v.ok) failures.push({ property: "provider", reason: v.error.message });
     else if (!v.value.proxies)
       failures.push({ property: "provider", reason: `the ${v.value.id} provider has no shared egress proxy, so an EgressProxy cannot run on it` });
@@ -119,7 +124,7 @@ async function check(ctx: Context, olds: Props, news: Props) {
     for (const r of knownRefusals(provider.proxies.check(spec), left)) {
       // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
       const field = r.field.split(".")[0] ?? "";
-      const property = (INPUTS as readonly string[]).includes(field) ? field : "";
+      const property = isField(INPUTS, field) ? field : "";
       failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });
     }
   }
@@ -135,11 +140,11 @@ async function check(ctx: Context, olds: Props, news: Props) {
 }
 
 /** The declared list, kept as declared when the read-back is the same list in normal form. */
-function listAsDeclared(declared: unknown, read: string[]): string[] {
-  return sameAllowlist(declared, read) ? (declared as string[]) : read;
+function listAsDeclared(declared: string[], read: string[]): string[] {
+  return sameAllowlist(declared, read) ? declared : read;
 }
 
-function outputsOf(declared: Inputs, ref: ProxyRef, state: "running" | "stopped", drift: string[]): Props {
+function outputsOf(declared: Omit<Inputs, "egress">, ref: ProxyRef, state: "running" | "stopped", drift: string[]): Props {
   const outs: Props = {
     provider: declared.provider,
     allow: listAsDeclared(declared.allow, ref.allow),
@@ -156,9 +161,7 @@ function outputsOf(declared: Inputs, ref: ProxyRef, state: "running" | "stopped"
   return outs;
 }
 
-async function create(ctx: Context, raw: Props) {
-  const { plain, secretKeys } = unwrap(raw);
-  const inputs = plain as Inputs;
+async function create(ctx: Context, { inputs, secretKeys }: Step<Inputs>) {
   const proxies = proxiesOf(await vendorOf(ctx, inputs.provider));
   const signal = bounded(ctx, STEP_MS);
   const owner = resourceOwner(ctx);
@@ -192,20 +195,18 @@ async function observe(proxies: EgressProxies, id: string, signal: AbortSignal):
   return orThrow(read);
 }
 
-async function read(ctx: Context, id: string, props: Props) {
-  const secretKeys = secretFieldsOf(props);
-  const old = unwrap(props).plain as Partial<Inputs> & Props;
+async function read(ctx: Context, id: string, { old, secretKeys }: State) {
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
   const o = await observe(proxiesOf(provider), id, bounded(ctx, STEP_MS));
   if (o === "gone") return {}; // its volume is gone: refresh drops it, and the next up makes a new one
   // An import has no outputs: what is there is what was declared (its hint too, which a stack's
   // default would otherwise change), and its lifetime what is left.
-  const imported = !Array.isArray(old.allow);
+  const imported = old.allow === undefined;
   const hint = typeof old.hint === "string" ? old.hint : imported && o.ref.hint !== "" ? o.ref.hint : undefined;
-  const declared: Inputs = {
+  const declared: Omit<Inputs, "egress"> = {
     name: id,
     provider: provider.id,
-    allow: imported ? o.ref.allow : (old.allow as string[]),
+    allow: old.allow ?? o.ref.allow,
     lifetimeMs: typeof old.lifetimeMs === "number" ? old.lifetimeMs : Math.max(1000, Math.ceil((Date.parse(o.ref.deadline) - Date.now()) / 1000) * 1000),
     user: typeof old.user === "string" ? old.user : o.ref.user,
     ...(hint === undefined ? {} : { hint }),
@@ -228,9 +229,7 @@ async function read(ctx: Context, id: string, props: Props) {
   return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
 
-async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
-  const o = unwrap(olds).plain;
-  const n = unwrap(news).plain;
+async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props) {
   const replaces: string[] = replacedBy(o, n);
   if (typeof n.name === "string" && n.name !== o.name) replaces.push("name");
   // Past its deadline the volume's time is spent: a new proxy (and so new computers).
@@ -244,9 +243,7 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
   return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
 }
 
-async function update(ctx: Context, id: string, _olds: Props, news: Props) {
-  const { plain, secretKeys } = unwrap(news);
-  const inputs = plain as Inputs;
+async function update(ctx: Context, id: string, _olds: State, { inputs, secretKeys }: Step<Inputs>) {
   const proxies = proxiesOf(await vendorOf(ctx, inputs.provider));
   const signal = bounded(ctx, STEP_MS);
   const made = orThrow(
@@ -257,10 +254,20 @@ async function update(ctx: Context, id: string, _olds: Props, news: Props) {
   return { outs: wrapDerived(outputsOf(inputs, made, "running", []), secretKeys, DERIVED) };
 }
 
-async function remove(ctx: Context, id: string, props: Props) {
-  const old = unwrap(props).plain;
+async function remove(ctx: Context, id: string, { old }: State) {
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
   orThrow(await proxiesOf(provider).release(id, { signal: bounded(ctx, STEP_MS) }));
 }
 
-export const egressProxy: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const egressProxy = resource(TYPE, {
+  given: Given,
+  inputs: INPUTS,
+  checked: Checked,
+  stored: Stored,
+  check,
+  diff,
+  create,
+  read,
+  update,
+  delete: remove,
+});
