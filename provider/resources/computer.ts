@@ -16,12 +16,12 @@ import { ResultFailure, orThrow } from "../../src/contract/result.js";
 import { normalUser } from "../../src/contract/user.js";
 import { knownRefusals } from "../../src/contract/checked.js";
 import { madeByStack, unwritableFolder } from "../stack-folders.js";
-import type { Context, ResourceHandler } from "../resource.js";
+import type { Context, Step, Stored } from "../resource.js";
 import type { FieldChange, FieldDiff } from "../server.js";
-import { fieldsOf, strings } from "../inputs.js";
-import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
+import { fieldsOf, isField, strings } from "../inputs.js";
+import { bounded, resource, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { type Ticker, ticker, whileWaiting } from "../progress.js";
-import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
+import { UNKNOWN, hasUnknown, isObject, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
 // How long one step may wait on the vendor (an image built at create is the longest).
@@ -70,13 +70,12 @@ export const TEMPLATE = GIVEN.partial();
 const FIXED = INPUTS;
 // What check parses: lifetimeMs left out goes on to the provider's check, which says so in its words.
 const Given = GIVEN.partial({ lifetimeMs: true });
-export type Inputs = Required<Omit<z.infer<typeof Given>, "allow" | "mount" | "image" | "egress">> & {
-  image?: string;
-  allow?: string[];
-  mount?: { kind: string; path: string };
-  /** A shared EgressProxy's `egress` output: the computer joins it and takes its list. */
-  egress?: { proxy: string; user: string };
-};
+/** What check gives: the provider, the network and the labels filled in (the provider's defaults too, where it has them). */
+export const CHECKED = GIVEN.required({ provider: true, network: true, labels: true });
+export type Inputs = z.infer<typeof CHECKED>;
+/** What the steps read of the stored state: the inputs, the name and id it was made as, its state and drift. */
+const STORED = GIVEN.extend({ name: z.string(), vendorId: z.string(), state: z.string(), drift: z.array(z.string()) });
+type State = Stored<z.infer<typeof STORED>>;
 
 /** A phone is the machine kind android (the only phone built): the input says phone, the spec android. */
 const machineKindOf = (kind: Inputs["kind"] | undefined): ComputerSpec["kind"] => (kind === "phone" ? "android" : kind);
@@ -123,15 +122,15 @@ const withoutUndefined = (props: Props): Props => Object.fromEntries(Object.entr
 async function check(ctx: Context, _olds: Props, news: Props) {
   const { plain, secretKeys } = unwrap(news);
   const failures = unknownFields(plain, INPUTS, TYPE);
-  const known = Object.fromEntries(Object.entries(plain).filter(([k]) => (INPUTS as readonly string[]).includes(k)));
+  const known = Object.fromEntries(Object.entries(plain).filter(([k]) => isField(INPUTS, k)));
   const parsed = Given.safeParse(Object.fromEntries(Object.entries(known).filter(([, v]) => !hasUnknown(v))));
   // Fields already refused: the provider's check of them would say it twice.
   const refused = new Set<string>();
   if (!parsed.success) {
     // The field and what it must be; never the value, which could be a secret put in the wrong place.
     for (const issue of parsed.error.issues) {
-      const property = String(issue.path[0] ?? "") as (typeof INPUTS)[number];
-      if (refused.has(property)) continue;
+      const property = String(issue.path[0] ?? "");
+      if (refused.has(property) || !isField(INPUTS, property)) continue;
       failures.push({ property, reason: `${property} must be ${TAKES[property]}` });
       refused.add(property);
     }
@@ -151,8 +150,8 @@ async function check(ctx: Context, _olds: Props, news: Props) {
 
   const id = known.provider ?? DEFAULT_PROVIDER;
   let provider: ComputerProvider | undefined;
-  if (id !== UNKNOWN && !refused.has("provider")) {
-    const v = await ctx.vendor(id as string);
+  if (typeof id === "string" && id !== UNKNOWN && !refused.has("provider")) {
+    const v = await ctx.vendor(id);
     if (v.ok) provider = v.value;
     else failures.push({ property: "provider", reason: v.error.message });
   }
@@ -169,7 +168,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
 
   if (provider) failures.push(...(await providerRefusals(ctx, provider, inputs, refused, secretKeys)));
   // The proxy's volume belongs to its user: a computer of another user could not read its socket.
-  const proxyUser = (known.egress as { user?: unknown } | undefined)?.user;
+  const proxyUser = isObject(known.egress) ? known.egress.user : undefined;
   if (joins && typeof proxyUser === "string" && proxyUser !== UNKNOWN && inputs.user !== UNKNOWN && normalUser(proxyUser) !== inputs.user) {
     failures.push({
       property: "user",
@@ -217,7 +216,7 @@ async function providerRefusals(ctx: Context, provider: ComputerProvider, inputs
   for (const r of knownRefusals(provider.check(spec, { mountMadeFirst }), unknown)) {
     // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
     const field = r.field.split(".")[0] ?? "";
-    let property = (INPUTS as readonly string[]).includes(field) ? field : "";
+    let property = isField(INPUTS, field) ? field : "";
     // An allowlist of the computer's own is its allow field.
     if (property === "network" && inputs.network === "allow" && inputs.allow !== undefined) property = "allow";
     // A secret field's refusal is named, never shown: the words could quote it.
@@ -372,9 +371,7 @@ export async function defaultImage(
   }
 }
 
-async function create(ctx: Context, raw: Props) {
-  const { plain, secretKeys } = unwrap(raw);
-  const inputs = plain as Inputs;
+async function create(ctx: Context, { inputs, secretKeys }: Step<Inputs>) {
   const provider = await vendorOf(ctx, inputs.provider);
   const signal = bounded(ctx, CREATE_MS);
   inputs.image ??= await defaultImage(provider, signal, ctx, inputs.kind);
@@ -397,13 +394,11 @@ async function create(ctx: Context, raw: Props) {
 }
 
 /** The computer a resource's state names: its vendor id, or (an import) the id it was given. */
-function vendorIdOf(id: string, old: Props): string {
-  return typeof old.vendorId === "string" && old.vendorId ? old.vendorId : id;
+function vendorIdOf(id: string, old: { vendorId?: string }): string {
+  return old.vendorId || id;
 }
 
-async function read(ctx: Context, id: string, props: Props, stored?: Props) {
-  const secretKeys = secretFieldsOf(props);
-  const old = unwrap(props).plain as Inputs & Props;
+async function read(ctx: Context, id: string, { old, secretKeys }: State, stored?: Props) {
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
   const signal = bounded(ctx, STEP_MS);
   const named = typeof old.name === "string" ? old.name : undefined;
@@ -453,16 +448,14 @@ const LEFT_TO_PROVIDER: readonly string[] = ["image", "cpus", "memoryMb", "pids"
  * mismatch no field names (a rename, a setting no input holds). Every one is a replace, and the
  * drift's sentences are the detail.
  */
-async function diff(_ctx: Context, _id: string, olds: Props, news: Props): Promise<FieldDiff> {
-  const o = unwrap(olds).plain;
-  const n = unwrap(news).plain;
+async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Promise<FieldDiff> {
   const changed: Record<string, FieldChange> = {};
   for (const k of FIXED) {
     if ((LEFT_TO_PROVIDER.includes(k) && n[k] === undefined) || same(o[k], n[k])) continue;
     changed[k] = o[k] === undefined ? "add-replace" : n[k] === undefined ? "delete-replace" : "update-replace";
   }
   if (o.state === "stopped") changed.state = "update-replace";
-  const drifted = Array.isArray(o.drift) && o.drift.length > 0;
+  const drifted = (o.drift?.length ?? 0) > 0;
   if (drifted && Object.keys(changed).length === 0) changed.drift = "update-replace";
   const replaces = Object.keys(changed);
   // The drift's sentences are shown under --diff whatever field names them.
@@ -480,12 +473,11 @@ async function update(): Promise<never> {
   throw new Error("a computer cannot be changed in place; every change makes it again");
 }
 
-async function remove(ctx: Context, id: string, props: Props) {
-  const old = unwrap(props).plain;
+async function remove(ctx: Context, id: string, { old }: State) {
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
   // By its vendor id: a computer renamed by hand is still found, and removed.
   const ref: ComputerRef = { id: vendorIdOf(id, old), name: typeof old.name === "string" ? old.name : id, provider: provider.id };
   orThrow(await provider.release(ref, "delete", { signal: bounded(ctx, STEP_MS) }));
 }
 
-export const computer: ResourceHandler = { given: GIVEN, inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const computer = resource(TYPE, { given: GIVEN, inputs: INPUTS, checked: CHECKED, stored: STORED, check, diff, create, read, update, delete: remove });
