@@ -12,10 +12,10 @@ import { ownerLabels, DECLARATION_LABEL, EPOCH_LABEL, RUN_LABEL } from "../../sr
 import { clearPool, drainPool, fillPool, POOL_LABEL, poolReady, type Pool } from "../../src/fleet/pool.js";
 import { ResultFailure, orThrow } from "../../src/contract/result.js";
 import { dropPending, readPending, writePending } from "../pool-pending.js";
-import type { Context, ResourceHandler } from "../resource.js";
-import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
-import { UNKNOWN, unwrap, wrapDerived, secret, type Props } from "../secrets.js";
-import { computer, defaultImage, specOf, TEMPLATE, type Inputs as ComputerInputs } from "./computer.js";
+import type { Context, Step, Stored } from "../resource.js";
+import { bounded, resource, resourceOwner, unknownFields, vendorOf } from "../resource.js";
+import { UNKNOWN, isObject, unwrap, wrapDerived, secret, type Props } from "../secrets.js";
+import { CHECKED, computer, defaultImage, specOf, TEMPLATE, type Inputs as ComputerInputs } from "./computer.js";
 import { z } from "zod";
 import { fieldsOf } from "../inputs.js";
 
@@ -23,6 +23,12 @@ const TYPE = "agentrun:index:WarmPool";
 /** A WarmPool's inputs as a stack gives them. */
 const Given = z.strictObject({ size: z.number().int(), template: TEMPLATE.optional() });
 const INPUTS = fieldsOf(Given);
+/** What check gives: the size, and the template as a Computer's check gives it. */
+const Checked = z.strictObject({ size: z.number().int(), template: CHECKED });
+type Inputs = z.infer<typeof Checked>;
+/** What the steps read of the stored state: the size and the template. */
+const Stored = z.object({ size: z.number().int(), template: TEMPLATE });
+type State = Stored<z.infer<typeof Stored>>;
 /** A pool is a few computers kept warm; a larger one is two pools. */
 export const MAX_POOL = 100;
 const FILL_MS = 15 * 60_000;
@@ -47,7 +53,7 @@ export function poolTemplateProblems(template: Props): Array<{ property: string;
         "a warm pool takes network none or open: an allowlist's proxy is made for one computer by its name, which a claim changes, and a pool does not join a shared proxy",
     });
   }
-  const labels = (template.labels ?? {}) as Record<string, string>;
+  const labels = isObject(template.labels) ? template.labels : {};
   for (const k of CLAIM_LABELS) {
     if (k in labels)
       out.push({ property: "template", reason: `template.labels has ${k}, which a claim gives (run and epoch) or the pool does (its id): leave it out` });
@@ -62,8 +68,8 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     const p = poolSizeProblem(plain.size);
     if (p) failures.push({ property: "size", reason: p });
   }
-  const given = (plain.template ?? {}) as Props;
-  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+  const given = plain.template ?? {};
+  if (!isObject(given)) {
     failures.push({ property: "template", reason: "template is an object of a Computer's inputs" });
     return { failures };
   }
@@ -72,7 +78,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   // A problem of the whole computer (no property) is said as it is, not as a field's.
   for (const f of checked.failures ?? []) failures.push({ property: "template", reason: f.property ? `template.${f.property}: ${f.reason}` : f.reason });
   // The pool's own refusals are said beside the template's, from what was given where the check refused it.
-  const template = (checked.inputs ? unwrap(checked.inputs).plain : given) as Props;
+  const template: Props = checked.inputs ? unwrap(checked.inputs).plain : given;
   failures.push(...poolTemplateProblems(template));
   if (failures.length) return { failures };
   if (template.provider === UNKNOWN) return { inputs: wrapDerived({ size: plain.size, template }, secretKeys) };
@@ -95,9 +101,9 @@ function outputsOf(size: number, template: Props, poolId: string, ready: string[
   return secretKeys.has("template") ? { ...outs, template: secret(template) } : outs;
 }
 
-async function fillTo(ctx: Context, pool: Pool, template: Props, size: number): Promise<string[]> {
+async function fillTo(ctx: Context, pool: Pool, template: ComputerInputs, size: number): Promise<string[]> {
   const signal = bounded(ctx, FILL_MS);
-  const inputs = { ...template } as ComputerInputs;
+  const inputs = { ...template };
   inputs.image ??= await defaultImage(pool.provider, signal, ctx);
   const owner = resourceOwner(ctx);
   orThrow(await fillPool(pool, specOf(inputs), size, { signal, ...(owner === undefined ? {} : { owner }) }));
@@ -122,10 +128,7 @@ async function poolIdFor(ctx: Context, owner: string | undefined, template: Prop
   return fresh;
 }
 
-async function create(ctx: Context, raw: Props) {
-  const { plain, secretKeys } = unwrap(raw);
-  const template = plain.template as Props;
-  const size = plain.size as number;
+async function create(ctx: Context, { inputs: { template, size }, secretKeys }: Step<Inputs>) {
   const owner = resourceOwner(ctx);
   const pool = await poolOf(ctx, await poolIdFor(ctx, owner, template), template);
   try {
@@ -140,42 +143,35 @@ async function create(ctx: Context, raw: Props) {
   }
 }
 
-async function read(ctx: Context, id: string, props: Props) {
-  const { plain, secretKeys } = unwrap(props);
-  const template = plain.template as Props;
+async function read(ctx: Context, id: string, { old, secretKeys }: State) {
+  const template = old.template ?? {};
   const pool = await poolOf(ctx, id, template);
   const ready = orThrow(await poolReady(pool, { signal: bounded(ctx, STEP_MS) })).map((r) => r.name);
-  const outs = outputsOf(plain.size as number, template, id, ready, secretKeys);
-  return { id, props: outs, inputs: wrapDerived({ size: plain.size, template }, secretKeys) };
+  const outs = outputsOf(old.size ?? 0, template, id, ready, secretKeys);
+  return { id, props: outs, inputs: wrapDerived({ size: old.size, template }, secretKeys) };
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-async function diff(ctx: Context, id: string, olds: Props, news: Props) {
-  const o = unwrap(olds).plain;
-  const n = unwrap(news).plain;
+async function diff(ctx: Context, id: string, { old: o }: State, n: Props) {
   if (!same(o.template, n.template)) return { changes: true, replaces: ["template"], deleteBeforeReplace: false };
   if (o.size !== n.size) return { changes: true, replaces: [], deleteBeforeReplace: false };
   // Counted now, not as last read: computers claimed since make a plain up refill the pool.
-  if (typeof n.size === "number" && n.template && typeof n.template === "object") {
-    const ready = await poolReady(await poolOf(ctx, id, n.template as Props), { signal: bounded(ctx, STEP_MS) });
+  if (typeof n.size === "number" && isObject(n.template)) {
+    const ready = await poolReady(await poolOf(ctx, id, n.template), { signal: bounded(ctx, STEP_MS) });
     if (!ready.ok) throw new ResultFailure(ready.error);
     if (ready.value.length !== n.size) return { changes: true, replaces: [], deleteBeforeReplace: false };
   }
   return { changes: false, replaces: [], deleteBeforeReplace: false };
 }
 
-async function update(ctx: Context, id: string, _olds: Props, news: Props) {
-  const { plain, secretKeys } = unwrap(news);
-  const template = plain.template as Props;
-  const size = plain.size as number;
+async function update(ctx: Context, id: string, _olds: State, { inputs: { template, size }, secretKeys }: Step<Inputs>) {
   const ready = await fillTo(ctx, await poolOf(ctx, id, template), template, size);
   return { outs: outputsOf(size, template, id, ready, secretKeys) };
 }
 
-async function remove(ctx: Context, id: string, props: Props) {
-  const template = unwrap(props).plain.template as Props;
-  orThrow(await clearPool(await poolOf(ctx, id, template), { signal: bounded(ctx, STEP_MS) }));
+async function remove(ctx: Context, id: string, { old }: State) {
+  orThrow(await clearPool(await poolOf(ctx, id, old.template ?? {}), { signal: bounded(ctx, STEP_MS) }));
 }
 
-export const warmPool: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const warmPool = resource(TYPE, { given: Given, inputs: INPUTS, checked: Checked, stored: Stored, check, diff, create, read, update, delete: remove });

@@ -103,7 +103,8 @@ describe("a fill for an owner", () => {
 });
 
 describe("a WarmPool's create", () => {
-  const template = { provider: "memory", image: "img", lifetimeMs: 60_000, network: "none" };
+  // As a Computer's check gives it: labels filled in.
+  const template = { provider: "memory", image: "img", lifetimeMs: 60_000, network: "none", labels: {} };
   const owners: string[] = [];
   afterEach(async () => {
     for (const o of owners.splice(0)) await dropPending(o);
