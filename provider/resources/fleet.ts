@@ -8,7 +8,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { Computer } from "../sdk/index.js";
 import { z } from "zod";
 import { GIVEN, INPUTS, TEMPLATE } from "./computer.js";
-import { fieldsOf, strings } from "../inputs.js";
+import { fieldsOf, isField, strings } from "../inputs.js";
+import { isObject } from "../secrets.js";
 import type { Construct } from "../resource.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { driftAtStart } from "./fleet-drift.js";
@@ -33,7 +34,7 @@ export function sizeProblem(size: unknown): string | undefined {
 export function templateProblem(template: unknown): string | undefined {
   if (template === undefined) return undefined;
   if (typeof template !== "object" || template === null || Array.isArray(template)) return "template is an object of a Computer's inputs";
-  const unknown = Object.keys(template).filter((k) => !(INPUTS as readonly string[]).includes(k));
+  const unknown = Object.keys(template).filter((k) => !isField(INPUTS, k));
   if (unknown.length) return `template has no field ${unknown.map((k) => `"${k}"`).join(", ")}; it takes a Computer's inputs: ${INPUTS.join(", ")}`;
   return undefined;
 }
@@ -61,7 +62,8 @@ export const fleet: Construct = async (ctx, name, inputs, options) => {
   }
   const problem = sizeProblem(size);
   if (problem) throw new pulumi.InputPropertyError({ propertyPath: "size", reason: problem });
-  const unknownInputs = Object.keys(inputs).filter((k) => !(FLEET_INPUTS as readonly string[]).includes(k));
+  const count = FLEET_GIVEN.shape.size.parse(size);
+  const unknownInputs = Object.keys(inputs).filter((k) => !isField(FLEET_INPUTS, k));
   if (unknownInputs.length) {
     throw new pulumi.InputPropertyError({
       propertyPath: unknownInputs[0]!,
@@ -75,14 +77,14 @@ export const fleet: Construct = async (ctx, name, inputs, options) => {
   const component = new FleetComponent(name, options);
   // The children as found before this up heals them (read-only, so a preview does it too).
   const urn = await (component.urn as unknown as { promise(): Promise<string> }).promise();
-  const vendorId = templateNow === pulumi.unknown ? undefined : ((templateNow as Record<string, unknown> | undefined)?.provider ?? DEFAULT_PROVIDER);
+  const vendorId = templateNow === pulumi.unknown ? undefined : isObject(templateNow) ? (templateNow.provider ?? DEFAULT_PROVIDER) : DEFAULT_PROVIDER;
   const vendor = typeof vendorId !== "string" ? undefined : await ctx.vendor(vendorId);
   const drift = await driftAtStart(
     ctx,
     vendor === undefined ? "the template's provider is not known yet" : vendor.ok ? vendor.value : vendor.error.message,
     urn,
     name,
-    size as number,
+    count,
   );
   // The template arrives as one value (an Output when any part of it is a secret or depends on a
   // resource); each field is taken from it and carries its secrecy and dependencies to the children.
@@ -90,13 +92,13 @@ export const fleet: Construct = async (ctx, name, inputs, options) => {
   const field = (k: string) => template.apply((t) => t?.[k]);
   const labels = pulumi
     .all([field("labels"), inputs.labels ?? {}])
-    .apply(([own, fleetLabels]) => ({ ...((own as Record<string, string> | undefined) ?? {}), ...(fleetLabels as Record<string, string>) }));
+    .apply(([own, fleetLabels]) => ({ ...(isObject(own) ? own : {}), ...(isObject(fleetLabels) ? fleetLabels : {}) }));
   const args: Record<string, pulumi.Input<unknown>> = {};
   for (const k of INPUTS) if (k !== "labels" && k !== "mount") args[k] = field(k);
   args.mount = inputs.mount !== undefined ? inputs.mount : field("mount");
   args.labels = labels;
 
-  const children = Array.from({ length: size as number }, (_, n) => new Computer(`${name}-${n}`, args as never, { parent: component }));
+  const children = Array.from({ length: count }, (_, n) => new Computer(`${name}-${n}`, args as never, { parent: component }));
   const names = pulumi.all(children.map((c) => c.name));
   const state = { size, names, drift };
   component.done(state);
