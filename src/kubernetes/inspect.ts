@@ -12,7 +12,6 @@ import { parseUser } from "../contract/user.js";
 import type { ComputerClient } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import { sameNetwork } from "../egress/list.js";
-import { egressImageTag } from "../egress/proxy-command.js";
 import { DEADLINE_ANNOTATION } from "./constants.js";
 import { podNetwork, type SidecarWant } from "./egress.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
@@ -24,13 +23,6 @@ import { computerState, type Pod, podDrift, recordedNetwork, recordedSpec, sidec
 /** open's probe dials the computer's own loopback alone: it reads the interfaces and sends nothing out. */
 const OPEN_PROBE_TARGETS = ["127.0.0.1:9"];
 
-/** The proxy image the provider runs: the option's, else the one tagged by its daemon's sha256. */
-export async function egressImageOf(sb: KubePods): Promise<Result<string>> {
-  if (sb.o.egress.image) return ok(sb.o.egress.image);
-  const daemon = await sb.daemonBytes();
-  return daemon.ok ? ok(egressImageTag(daemon.value.sha256)) : daemon;
-}
-
 /** What an allowlisted Pod's sidecar must be, from what create recorded and the provider now (the nodes' addresses among it, and why they were not read). */
 async function sidecarWant(
   sb: KubePods,
@@ -41,7 +33,7 @@ async function sidecarWant(
   const user = parseUser(recorded?.user ?? "");
   const deadline = pod.metadata.annotations?.[DEADLINE_ANNOTATION];
   if (!user.ok || !deadline) return ok({ want: undefined });
-  const image = await egressImageOf(sb);
+  const image = await sb.egressImage();
   if (!image.ok) return image;
   const nodes = await sb.nodeAddresses(signal);
   if (!nodes.ok) return nodes;
