@@ -91,15 +91,18 @@ export async function inspectPod(
 ): Promise<Result<ReadBack>> {
   const name = pod.metadata.name;
   const recorded = recordedSpec(pod);
-  const drift = podDrift(pod, { runtimeClass: sb.o.runtimeClass, pullPolicy: sb.o.pullPolicy });
-  const spec = specOf(pod, recorded);
   const network = recordedNetwork(recorded);
+  const spec = specOf(pod, recorded);
+  const state = computerState(pod);
+  const sidecar = sidecarOf(pod);
+  const drift = podDrift(pod, { runtimeClass: sb.o.runtimeClass, pullPolicy: sb.o.pullPolicy });
+  const labels = decodeLabels(pod.metadata.labels ?? {}, recordedLabels(pod.metadata.annotations));
   const notes: string[] = [];
   if (typeof network === "object") {
     const want = await sidecarWant(sb, pod, recorded, options.signal);
     if (!want.ok) return want;
     if (want.value.note) notes.push(want.value.note);
-    spec.network = podNetwork(network, sidecarOf(pod), want.value.want);
+    spec.network = podNetwork(network, sidecar, want.value.want);
     if (recorded?.egress !== undefined) spec.egress = recorded.egress;
     if (typeof spec.network === "object" && "other" in spec.network) drift.push(spec.network.other.replace(/^network allow, but its /, "the "));
     else if (recorded?.egress !== undefined) {
@@ -113,7 +116,6 @@ export async function inspectPod(
     } else if (!sameNetwork(spec.network, network))
       drift.push(`the egress proxy holds the list ${JSON.stringify(spec.network)}, not the declared ${JSON.stringify(network)}`);
   }
-  const state = computerState(pod);
   let hello: Hello | undefined;
   if (state === "running") {
     const opened = options.connection ? ok(options.connection) : await sb.open(name, options.signal);
@@ -138,6 +140,5 @@ export async function inspectPod(
     }
   }
   const ref: ComputerRef = { id: name, name, provider: "kubernetes", spec, ...(notes.length > 0 ? { notes } : {}), ...(hello ? { hello } : {}) };
-  const labels = decodeLabels(pod.metadata.labels ?? {}, recordedLabels(pod.metadata.annotations));
   return ok({ ref, state, labels, ...(hello ? { hello } : {}), drift });
 }
