@@ -13,6 +13,7 @@ export * from "./daemon/processes.js";
 export * from "./contract/labels.js";
 export * from "./contract/lifetime.js";
 export * from "./contract/kinds.js";
+export * from "./registry/offers.js";
 export * from "./daemon/actions.js";
 export * from "./contract/wait.js";
 export * from "./contract/redact.js";
@@ -37,5 +38,7 @@ export { judgeTarget, type TargetVerdict } from "./egress/target.js";
 export * from "./contract/probe.js";
 // A browser vendor call's failure keeps the host transport's thrown error hidden: read it here.
 export { causeOf } from "./contract/browser/vendor.js";
+export { BROWSER_IMAGE } from "./contract/browser/labels.js";
+export { PHONE_IMAGE } from "./phone-harness/constants.js";
 export * from "./providers.js";
 export { DockerProvider, type DockerProviderOptions, type EgressOptions, ensureImage, type ImageSource } from "./docker/index.js";

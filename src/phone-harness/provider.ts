@@ -4,7 +4,7 @@
 import { attachedIf } from "../contract/attach.js";
 import { checkedSpec } from "../contract/checked.js";
 import { createWith } from "../contract/create.js";
-import { PHONE_IMAGE } from "../contract/kinds.js";
+import { PHONE_IMAGE } from "./constants.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import type {
   AttachBy,

@@ -2,7 +2,7 @@
 // `pulumi config` lines that change them. The refusals are the library's own, made here.
 import { describe, expect, it } from "vitest";
 import { settingsFrom } from "../../provider/config.js";
-import { settingsKeys } from "../../src/contract/settings.js";
+import { settingsKeys } from "../../src/registry/settings.js";
 import { vendors } from "../../provider/vendors.js";
 import { forStack, inStackWords, settingsRefused } from "../../provider/words.js";
 import { PROVIDER_IDS, providerFromSettings } from "../../src/providers.js";
