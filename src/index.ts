@@ -37,8 +37,8 @@ export {
 export { judgeTarget, type TargetVerdict } from "./egress/target.js";
 export * from "./contract/probe.js";
 // A browser vendor call's failure keeps the host transport's thrown error hidden: read it here.
-export { causeOf } from "./contract/browser/vendor.js";
-export { BROWSER_IMAGE } from "./contract/browser/labels.js";
+export { causeOf } from "./kits/browser/vendor.js";
+export { BROWSER_IMAGE } from "./kits/browser/labels.js";
 export { PHONE_IMAGE } from "./phone-harness/constants.js";
 export * from "./providers.js";
 export { DockerProvider, type DockerProviderOptions, type EgressOptions, ensureImage, type ImageSource } from "./docker/index.js";

@@ -7,7 +7,7 @@
 // its own that follows the connection's bound only until the start has answered: after that, the
 // bound passing must not end a connection in use.
 import { PassThrough, Writable } from "node:stream";
-import { bridgeCommand } from "../contract/agent-child/install.js";
+import { bridgeCommand } from "../kits/agent-child/install.js";
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
 import type { Connection } from "../contract/provider.js";

@@ -1,6 +1,6 @@
 // Kernel's line in the registry: its settings, the row Settings offers, and its module (loaded
 // only when asked for).
-import { BROWSER_IMAGE } from "../contract/browser/labels.js";
+import { BROWSER_IMAGE } from "../kits/browser/labels.js";
 import { vendorEntry } from "../contract/vendor-entry.js";
 import { BROWSER_OFFER, requiredKeys } from "../contract/kinds.js";
 import { KERNEL_SETTINGS } from "./settings.js";

@@ -7,11 +7,11 @@
 // bound), their width and height the page's viewport in CSS pixels (CDP's input space); every error
 // is redacted. A browser takes no input here: it is driven over CDP.
 import { MAX_FRAME_BYTES } from "../../daemon/screen-watch.js";
-import { jpegSize } from "../jpeg.js";
-import { redactWords } from "../redact.js";
-import { fail, ok } from "../result.js";
-import type { ComputerProvider, ScreenFrame, WatchHandlers } from "../provider.js";
-import type { LiveView } from "../watch.js";
+import { jpegSize } from "../../contract/jpeg.js";
+import { redactWords } from "../../contract/redact.js";
+import { fail, ok } from "../../contract/result.js";
+import type { ComputerProvider, ScreenFrame, WatchHandlers } from "../../contract/provider.js";
+import type { LiveView } from "../../contract/watch.js";
 import { type Cdp, type CdpEvent, openCdp } from "./cdp.js";
 
 /** The bound of the watch's opening and of each CDP call. */
