@@ -5,7 +5,7 @@
 import { hostEnvironment } from "../src/contract/host.js";
 import { secretValues } from "../src/registry/settings.js";
 import type { ComputerProvider } from "../src/contract/provider.js";
-import type { Result, ResultError } from "../src/contract/result.js";
+import type { Result, ResultError } from "../src/daemon/result.js";
 import type { Settings } from "./config.js";
 import { settingsRefused } from "./words.js";
 

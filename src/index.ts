@@ -4,7 +4,7 @@
 export * from "./daemon/protocol.js";
 export * from "./daemon/frames.js";
 export * from "./daemon/client.js";
-export * from "./contract/result.js";
+export * from "./daemon/result.js";
 export * from "./contract/provider.js";
 export * from "./contract/mount.js";
 export * from "./contract/user.js";
@@ -16,9 +16,10 @@ export * from "./contract/kinds.js";
 export * from "./registry/offers.js";
 export * from "./daemon/actions.js";
 export * from "./contract/wait.js";
-export * from "./contract/redact.js";
+export * from "./daemon/redact.js";
 export * from "./fleet/janitor.js";
 export * from "./daemon/desktop.js";
+export * from "./contract/screen.js";
 export * from "./daemon/screen-watch.js";
 export * from "./fleet/pool.js";
 export {

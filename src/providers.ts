@@ -3,8 +3,8 @@
 // maps) is derived from it. Loading this module loads no provider and no vendor SDK; a provider's
 // module is imported only when its id is asked for.
 import type { ComputerProvider, HostEnvironment, ProviderModule } from "./contract/provider.js";
-import { redactWords } from "./contract/redact.js";
-import { fail, ok, OptionError, type Result } from "./contract/result.js";
+import { redactWords } from "./daemon/redact.js";
+import { fail, ok, OptionError, type Result } from "./daemon/result.js";
 import { checkSettings } from "./contract/settings.js";
 import { BROWSERBASE } from "./browserbase/entry.js";
 import { DAYTONA } from "./daytona/entry.js";

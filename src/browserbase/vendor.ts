@@ -5,7 +5,7 @@ import { z } from "zod";
 import { vendorCall } from "../kits/browser/call.js";
 import { type Browser, type BrowserVendor, callFailed, type OpenRequest } from "../kits/browser/vendor.js";
 import type { Capabilities } from "../contract/provider.js";
-import { ok, type Result } from "../contract/result.js";
+import { ok, type Result } from "../daemon/result.js";
 import { CALL_MS, CREATE_MS, MIN_LIFETIME_MS } from "./constants.js";
 import type { BrowserbaseApi, SessionStatus } from "./sdk.js";
 

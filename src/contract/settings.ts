@@ -1,7 +1,7 @@
 // A host's plain settings held to a vendor's schema (its settings.ts), so every host refuses the
 // same keys in the same words. The schema comes from the registry's entry; this knows no vendor.
 import type { z } from "zod";
-import { fail, ok, type Result } from "./result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { testSettingDoes } from "./setting-marks.js";
 
 /** A schema's keys as its user writes them, the tests' seams (testSetting) left out. */

@@ -2,7 +2,7 @@
 // words. A snapshot gives the sandbox its size.
 import { checkChildSpec } from "../kits/agent-child/check.js";
 import type { Capabilities, ComputerSpec } from "../contract/provider.js";
-import type { Refusal } from "../contract/result.js";
+import type { Refusal } from "../daemon/result.js";
 import { COMPUTER_LABEL } from "./constants.js";
 
 export const NETWORK_GAP =

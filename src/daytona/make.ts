@@ -9,7 +9,7 @@ import { startCommand } from "../kits/agent-child/install.js";
 import type { Adoption } from "../contract/adopt.js";
 import { type CreateHooks, type Creation, failedThen } from "../contract/create.js";
 import type { CheckedSpec, ComputerRef, Connection, CreateOptions } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { waitUntil } from "../contract/wait.js";
 import { expect } from "./api.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_SNAPSHOT, IMAGE_LABEL, INIT_SESSION, TIMEOUTS } from "./constants.js";

@@ -2,7 +2,7 @@
 // words that never hold the key.
 import { parseUser, isRootOrRootGroup, userText } from "../contract/user.js";
 import { CHILD_USER } from "../kits/agent-child/install.js";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 import type { Fetch } from "./api.js";
 import { baseProblem } from "./api.js";
 import { DEFAULT_API_URL } from "./constants.js";

@@ -22,7 +22,7 @@ import type {
 } from "../contract/provider.js";
 import { checkedSpec } from "../contract/checked.js";
 import { createWith } from "../contract/create.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { waitUntil } from "../contract/wait.js";
 import type { CallOptions } from "../daemon/client.js";
 import { expectDone } from "./api.js";

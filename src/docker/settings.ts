@@ -7,7 +7,7 @@ import { arch, homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import type { HostEnvironment } from "../contract/provider.js";
-import { fail, type Result } from "../contract/result.js";
+import { fail, type Result } from "../daemon/result.js";
 import { contextEngine, type EngineAddress, engineAt, resolveEngine, tlsIn } from "./engine.js";
 import { packageRoot } from "../package.js";
 import { testSetting } from "../contract/setting-marks.js";

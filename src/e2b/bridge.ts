@@ -11,8 +11,8 @@ import { bridgeCommand } from "../kits/agent-child/install.js";
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
 import type { Connection } from "../contract/provider.js";
-import { ok, type Result, ResultFailure } from "../contract/result.js";
-import { boundedBy } from "../contract/bound.js";
+import { ok, type Result, ResultFailure } from "../daemon/result.js";
+import { boundedBy } from "../daemon/bound.js";
 import { call } from "./calls.js";
 import type { E2BCommandHandle, E2BSandbox } from "./sdk.js";
 

@@ -2,7 +2,7 @@
 // template gives the sandbox its size; a desktop is kind desktop on a template with Xvfb.
 import { checkChildSpec } from "../kits/agent-child/check.js";
 import type { Capabilities, ComputerSpec } from "../contract/provider.js";
-import type { Refusal } from "../contract/result.js";
+import type { Refusal } from "../daemon/result.js";
 import { COMPUTER_KEY } from "./constants.js";
 
 export const NETWORK_GAP =

@@ -9,7 +9,7 @@ import { childAborted, connectFailed, daemonRefused, installDaemon } from "../ki
 import type { CreateHooks, Creation } from "../contract/create.js";
 import { failedThen } from "../contract/create.js";
 import type { CheckedSpec, ComputerRef, Connection, CreateOptions } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { Adoption } from "../contract/adopt.js";
 import { waitUntil } from "../contract/wait.js";
 import { openBridge } from "./bridge.js";

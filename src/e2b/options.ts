@@ -4,7 +4,7 @@ import path from "node:path";
 import { CHILD_USER } from "../kits/agent-child/install.js";
 import { packageRoot } from "../package.js";
 import { MAX_PROBE_TARGETS } from "../contract/probe.js";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 import { isServerUrl } from "../contract/server-url.js";
 import { isRootOrRootGroup, parseUser, userText } from "../contract/user.js";
 import { ambientProblem } from "./client.js";

@@ -28,8 +28,8 @@ import type {
 import { checkedSpec } from "../contract/checked.js";
 import { daemonLiveView, type LiveView } from "../contract/watch.js";
 import { createWith } from "../contract/create.js";
-import { fail, ok, type Result } from "../contract/result.js";
-import { boundedBy } from "../contract/bound.js";
+import { fail, ok, type Result } from "../daemon/result.js";
+import { boundedBy } from "../daemon/bound.js";
 import { attachedIf } from "../contract/attach.js";
 import { createdAt, type Adoption, removeEarlier } from "../contract/adopt.js";
 import { checkSpec, NETWORK_GAP } from "./check.js";

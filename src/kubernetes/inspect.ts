@@ -7,7 +7,7 @@ import { helloDrift } from "../kits/agent-child/drift.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { readNetworkNone } from "../contract/probe.js";
 import type { ComputerRef, Connection, NetworkPolicy, ReadBack } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { parseUser } from "../contract/user.js";
 import type { ComputerClient } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";

@@ -2,7 +2,7 @@
 // its CA, and a client certificate or a bearer token. Every refusal names the setting and never
 // holds a value read from it (a kubeconfig holds keys).
 import { parse } from "yaml";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 
 export interface Credentials {
   /** https://host:port, with no trailing slash. */

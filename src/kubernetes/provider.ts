@@ -22,7 +22,7 @@ import type {
   ReadBack,
   ReleaseHow,
 } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { sameNetwork } from "../egress/list.js";
 import type { CallOptions } from "../daemon/client.js";
 import { packageVersion } from "../package.js";

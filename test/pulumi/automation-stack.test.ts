@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { computerStack } from "../../src/fleet/automation.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { Computer } from "../../provider/sdk/index.js";
 import { docker } from "../support/docker.js";
 import { homeEnv } from "../support/stack.js";

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WebSocketServer, type WebSocket } from "ws";
 import { cdpLiveView, frameOf, MAX_MESSAGE_BYTES } from "../../src/kits/browser/screencast.js";
 import type { ComputerRef, Connection, ScreenFrame } from "../../src/contract/provider.js";
-import { fail, ok } from "../../src/contract/result.js";
+import { fail, ok } from "../../src/daemon/result.js";
 import { MAX_FRAME_BYTES } from "../../src/daemon/screen-watch.js";
 
 // A JPEG of 640x400 with nothing to decode: its frame header, a scan, its end.

@@ -8,7 +8,7 @@ import { computer, defaultsOf } from "../../provider/resources/computer.js";
 import type { Context } from "../../provider/resource.js";
 import { UNKNOWN, isSecret, secret, type Props } from "../../provider/secrets.js";
 import type { Capabilities, ComputerProvider, ReadBack } from "../../src/contract/provider.js";
-import { ResultFailure, fail, ok, type Result } from "../../src/contract/result.js";
+import { ResultFailure, fail, ok, type Result } from "../../src/daemon/result.js";
 import { testContext } from "../support/context.js";
 
 const ctx = testContext({ docker: { user: "1234:1234" } });

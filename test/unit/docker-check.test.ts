@@ -11,7 +11,7 @@ import { CAPABILITIES, DockerProvider } from "../../src/docker/provider.js";
 import { kindOf, kindRefusals } from "../../src/contract/kinds.js";
 import { PROVIDERS } from "../../src/registry/offers.js";
 import type { ComputerSpec } from "../../src/contract/provider.js";
-import type { Result } from "../../src/contract/result.js";
+import type { Result } from "../../src/daemon/result.js";
 
 const folder = mkdtempSync(path.join(tmpdir(), "agentrun-check-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

@@ -9,7 +9,10 @@ const SRC = join(import.meta.dirname, "..", "..", "src");
 
 /** A README and the folders (relative to src/) whose .ts files it maps, each named as `folder/file` or by the file alone under its folder's heading. */
 const MAPS: Array<[readme: string, folders: string[]]> = [
-  ["README.md", ["", "daemon", "contract", "kits/agent-child", "kits/browser", "egress", "fleet", "inside", "registry", "kits/daemon-upload"]],
+  [
+    "README.md",
+    ["", "daemon", "contract", "kits/agent-child", "kits/browser", "egress", "fleet", "inside", "registry", "kits/daemon-upload", "kits/conformance"],
+  ],
   // Each vendor's README maps its folder and its subfolders but conformance/.
   ...PROVIDER_IDS.map((id): [string, string[]] => [
     `${id}/README.md`,

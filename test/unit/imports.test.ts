@@ -1,32 +1,12 @@
 // No import loop among the library's and the plugin's modules, static or lazy: a contract
 // (provider/resource.ts) never imports what implements it. The vendor folders are the registry's
 // ids: src/contract/ imports none of them, and none imports another.
-import { readFileSync, readdirSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROVIDER_IDS } from "../../src/providers.js";
+import { graph, sources } from "../support/import-graph.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") && !e.name.endsWith(".d.ts") ? [join(dir, e.name)] : [],
-  );
-}
-
-/** Each module's relative imports (import ... from, export ... from, and import()), as files. */
-function graph(files: string[]): Map<string, string[]> {
-  const edges = new Map<string, string[]>();
-  for (const file of files) {
-    const text = readFileSync(file, "utf8");
-    const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*)["'](\.[^"']+)["']/g)].map((m) => m[1]!);
-    edges.set(
-      file,
-      specs.map((s) => resolve(dirname(file), s).replace(/\.js$/, ".ts")).filter((t) => files.includes(t)),
-    );
-  }
-  return edges;
-}
 
 /** Every cycle, each as the files around it. */
 function cycles(edges: Map<string, string[]>): string[][] {

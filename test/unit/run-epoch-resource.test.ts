@@ -6,7 +6,7 @@ import { PROVIDER_IDS } from "../../src/providers.js";
 import type { Context } from "../../provider/resource.js";
 import { runEpoch } from "../../provider/resources/run-epoch.js";
 import { UNKNOWN, isSecret, secret, type Props } from "../../provider/secrets.js";
-import { ResultFailure, ok } from "../../src/contract/result.js";
+import { ResultFailure, ok } from "../../src/daemon/result.js";
 import { JANITOR_VENDOR, MemoryComputers } from "../support/memory-computers.js";
 
 let memory: MemoryComputers;

@@ -8,7 +8,7 @@ import { ownerLabelRefusal, isOwnerLabel } from "../../contract/labels.js";
 import { checkLifetime } from "../../contract/lifetime.js";
 import { checkMount } from "../../contract/mount.js";
 import type { Capabilities, ComputerSpec } from "../../contract/provider.js";
-import type { Refusal } from "../../contract/result.js";
+import type { Refusal } from "../../daemon/result.js";
 import { normalUser } from "../../contract/user.js";
 
 const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "kind"]);

@@ -3,7 +3,7 @@
 // upload and run), init's words when the first connection fails, the daemon's drift refused, and
 // the words of a create aborted after its checks or at its end.
 import { type CreateStep, abortedWords } from "../../contract/create.js";
-import { fail, type Result } from "../../contract/result.js";
+import { fail, type Result } from "../../daemon/result.js";
 import { installCommand, readInstall, refusalIn, uploadPath } from "./install.js";
 
 /** How a vendor moves the daemon's bytes in and runs the install, each bounded and signalled. */

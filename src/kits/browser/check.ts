@@ -4,7 +4,7 @@
 import { checkLifetime } from "../../contract/lifetime.js";
 import { labelRefusals } from "../../contract/labels.js";
 import type { ComputerSpec } from "../../contract/provider.js";
-import type { Refusal } from "../../contract/result.js";
+import type { Refusal } from "../../daemon/result.js";
 import type { BrowserVendor } from "./vendor.js";
 import { BROWSER_IMAGE, COMPUTER_LABEL, CREATE_LABEL } from "./labels.js";
 

@@ -27,7 +27,7 @@ import type {
   ReadBack,
   ReleaseHow,
 } from "../../contract/provider.js";
-import { fail, ok, type Result } from "../../contract/result.js";
+import { fail, ok, type Result } from "../../daemon/result.js";
 import type { LiveView } from "../../contract/watch.js";
 import { waitUntil } from "../../contract/wait.js";
 import { checkBrowserSpec } from "./check.js";

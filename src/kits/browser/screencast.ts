@@ -8,8 +8,8 @@
 // is redacted. A browser takes no input here: it is driven over CDP.
 import { MAX_FRAME_BYTES } from "../../daemon/screen-watch.js";
 import { jpegSize } from "../../contract/jpeg.js";
-import { redactWords } from "../../contract/redact.js";
-import { fail, ok } from "../../contract/result.js";
+import { redactWords } from "../../daemon/redact.js";
+import { fail, ok } from "../../daemon/result.js";
 import type { ComputerProvider, ScreenFrame, WatchHandlers } from "../../contract/provider.js";
 import type { LiveView } from "../../contract/watch.js";
 import { type Cdp, type CdpEvent, openCdp } from "./cdp.js";
