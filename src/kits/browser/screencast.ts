@@ -9,9 +9,9 @@
 import { MAX_FRAME_BYTES } from "../../daemon/screen-watch.js";
 import { jpegSize } from "../../contract/jpeg.js";
 import { redactWords } from "../../daemon/redact.js";
-import { fail, ok } from "../../daemon/result.js";
-import type { ComputerProvider, ScreenFrame, WatchHandlers } from "../../contract/provider.js";
-import type { LiveView } from "../../contract/watch.js";
+import { fail, ok, type Result } from "../../daemon/result.js";
+import type { ComputerProvider, ComputerRef, ScreenFrame, ScreenWatch, WatchHandlers } from "../../contract/provider.js";
+import type { LiveView, LiveViewOptions } from "../../contract/watch.js";
 import { type Cdp, type CdpEvent, openCdp } from "./cdp.js";
 
 /** The bound of the watch's opening and of each CDP call. */
@@ -77,157 +77,230 @@ async function attachPage(cdp: Cdp, targetId: string): Promise<string> {
  */
 export function cdpLiveView(provider: Pick<ComputerProvider, "connect">): LiveView {
   return async (ref, handlers, options = {}) => {
-    const { signal } = options;
-    const { maxWidth, quality } = options;
-    if (maxWidth !== undefined && !(Number.isInteger(maxWidth) && maxWidth >= 1))
-      return fail("invalid", "a watch's maxWidth is a whole number of pixels, at least 1", { field: "maxWidth" });
-    if (quality !== undefined && !(Number.isInteger(quality) && quality >= 1 && quality <= 100))
-      return fail("invalid", "a watch's quality is a JPEG quality from 1 to 100", { field: "quality" });
-    const connected = await provider.connect(ref, signal ? { signal } : {});
-    if (!connected.ok) return fail(connected.error.code, redactWords(connected.error.message));
-    const url = connected.value.cdp?.url;
-    // The connection's client is the vendor's reads alone: only its CDP URL is used.
-    await connected.value.close();
-    if (!url) return fail("unsupported", `${ref.name} has no CDP target, so it has no live view`);
-    let cdp: Cdp;
-    try {
-      cdp = await openCdp(url, { timeoutMs: SCREENCAST_CALL_MS, maxMessageBytes: MAX_MESSAGE_BYTES, ...(signal ? { signal } : {}) });
-    } catch (error) {
-      return fail(signal?.aborted ? "aborted" : "unreachable", redactWords(`${ref.name}'s live view: ${(error as Error).message}`));
-    }
-    const castParams = { format: "jpeg", quality: quality ?? DEFAULT_QUALITY, maxWidth: maxWidth ?? DEFAULT_MAX_WIDTH, everyNthFrame: 1 };
-    /** The page shown: its target and the session its frames come on. */
-    let shown: { target: string; session: string };
-    /** Every page known, oldest first (those open at the start in CDP's order, which is not by age): a page is followed once, when it is opened, and the newest one left is shown when the page shown closes. */
-    const known: string[] = [];
-    try {
-      // Discovery first: a page opened from here on is told as Target.targetCreated.
-      await cdp.send("Target.setDiscoverTargets", { discover: true });
-      const pages = await pagesOf(cdp);
-      if (pages.length === 0) {
-        cdp.close();
-        return fail("unsupported", `${ref.name}'s live view: the browser has no page open, so there is nothing to show`);
-      }
-      known.push(...[...pages].reverse());
-      shown = { target: pages[0]!, session: await attachPage(cdp, pages[0]!) };
-    } catch (error) {
-      cdp.close();
-      return fail(signal?.aborted ? "aborted" : "unreachable", redactWords(`${ref.name}'s live view: ${(error as Error).message}`));
-    }
+    const params = castParamsOf(options);
+    if (!params.ok) return params;
+    const opened = await openView(provider, ref, options.signal);
+    if (!opened.ok) return opened;
+    const { cdp, shown, known } = opened.value;
+    return new Screencast(cdp, ref.name, handlers, params.value, shown, known).start(options.signal);
+  };
+}
 
-    let ended = false;
-    let seq = 0;
-    /** The frame the caller holds (its ack not given yet), and the newest one come since. */
-    let out: Cast | undefined;
-    let waiting: Cast | undefined;
-    const stop = () => {
-      if (ended) return;
-      ended = true;
+/** Page.startScreencast's params. */
+type CastParams = { format: "jpeg"; quality: number; maxWidth: number; everyNthFrame: 1 };
+
+/** A page shown: its target and the session its frames come on. */
+interface Shown {
+  target: string;
+  session: string;
+}
+
+/** The watch's options as the screencast's params, or the refusal of one. */
+function castParamsOf({ maxWidth, quality }: LiveViewOptions): Result<CastParams> {
+  if (maxWidth !== undefined && !(Number.isInteger(maxWidth) && maxWidth >= 1))
+    return fail("invalid", "a watch's maxWidth is a whole number of pixels, at least 1", { field: "maxWidth" });
+  if (quality !== undefined && !(Number.isInteger(quality) && quality >= 1 && quality <= 100))
+    return fail("invalid", "a watch's quality is a JPEG quality from 1 to 100", { field: "quality" });
+  return ok({ format: "jpeg", quality: quality ?? DEFAULT_QUALITY, maxWidth: maxWidth ?? DEFAULT_MAX_WIDTH, everyNthFrame: 1 });
+}
+
+/** A live view that could not be opened: aborted by the caller, else unreachable, in redacted words. */
+function unopened(name: string, error: unknown, signal: AbortSignal | undefined): Result<never> {
+  return fail(signal?.aborted ? "aborted" : "unreachable", redactWords(`${name}'s live view: ${(error as Error).message}`));
+}
+
+/**
+ * The watch's own CDP connection to the URL connect gives, discovery on (a page opened from then
+ * on is told as Target.targetCreated), and the newest page attached; with every page known,
+ * oldest first (those open at the start in CDP's order, which is not by age).
+ */
+async function openView(
+  provider: Pick<ComputerProvider, "connect">,
+  ref: ComputerRef,
+  signal: AbortSignal | undefined,
+): Promise<Result<{ cdp: Cdp; shown: Shown; known: string[] }>> {
+  const connected = await provider.connect(ref, signal ? { signal } : {});
+  if (!connected.ok) return fail(connected.error.code, redactWords(connected.error.message));
+  const url = connected.value.cdp?.url;
+  // The connection's client is the vendor's reads alone: only its CDP URL is used.
+  await connected.value.close();
+  if (!url) return fail("unsupported", `${ref.name} has no CDP target, so it has no live view`);
+  let cdp: Cdp;
+  try {
+    cdp = await openCdp(url, { timeoutMs: SCREENCAST_CALL_MS, maxMessageBytes: MAX_MESSAGE_BYTES, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    return unopened(ref.name, error, signal);
+  }
+  try {
+    await cdp.send("Target.setDiscoverTargets", { discover: true });
+    const pages = await pagesOf(cdp);
+    if (pages.length === 0) {
       cdp.close();
-    };
-    const end = (error: Ended) => {
-      if (ended) return;
-      stop();
-      handlers.ended({ code: error.code, message: redactWords(error.message) });
-    };
-    const ackCast = (cast: Cast) => void cdp.send("Page.screencastFrameAck", { sessionId: cast.ack }, cast.session).catch(() => undefined);
-    const give = (cast: Cast) => {
-      const frame = frameOf(cast, ++seq);
-      if (typeof frame === "string") return end({ code: "unreachable", message: `${ref.name}'s live view: ${frame}` });
-      out = cast;
-      let acked = false;
-      handlers.frame(frame, () => {
-        if (acked || ended) return;
-        acked = true;
-        out = undefined;
-        ackCast(cast);
-        const next = waiting;
-        waiting = undefined;
-        if (next) give(next);
-      });
-    };
-    // Casts a page, its frames taken from the moment it is asked to cast; the old page let go once
-    // the new one casts, so frames keep coming. False when the page could not be cast (closed).
-    const castPage = async (to: string): Promise<boolean> => {
-      const from = shown;
-      let session: string;
-      try {
-        session = await attachPage(cdp, to);
-      } catch {
-        return false;
-      }
-      shown = { target: to, session };
-      try {
-        await cdp.send("Page.startScreencast", castParams, session);
-      } catch {
-        shown = from;
-        void cdp.send("Target.detachFromTarget", { sessionId: session }).catch(() => undefined);
-        return false;
-      }
-      // Waiting frames of the old page are passed over; the one the caller holds is acked by it.
-      if (waiting && waiting.session === from.session) (ackCast(waiting), (waiting = undefined));
-      void cdp.send("Target.detachFromTarget", { sessionId: from.session }).catch(() => undefined);
-      return true;
-    };
-    // The page shown closed: the newest page left (one closing as it is tried gives way to the next).
-    const newestLeft = async () => {
-      const closed = shown.target;
-      for (let round = 0; round < 3; round++) {
-        const open = new Set((await pagesOf(cdp)).filter((page) => page !== closed));
-        if (open.size === 0) return end({ code: "gone", message: `${ref.name}'s last page was closed, so its live view has nothing to show` });
-        const newestFirst = [...[...known].reverse().filter((page) => open.has(page)), ...[...open].filter((page) => !known.includes(page))];
-        for (const page of newestFirst) if (ended || (await castPage(page))) return;
-      }
-      end({ code: "unreachable", message: `${ref.name}'s live view: none of the browser's pages could be shown` });
-    };
-    // One move at a time, in the order asked; a page that closed as it opened (a popup gone at once)
-    // leaves the page shown as it is.
-    let moving = Promise.resolve();
-    const show = (move: () => Promise<unknown>) => {
-      moving = moving
-        .then(() => (ended ? undefined : move()))
-        .then(
-          () => undefined,
-          (error: Error) => end({ code: "unreachable", message: `${ref.name}'s live view: ${error.message}` }),
-        );
-    };
-    cdp.listen({
-      event(event: CdpEvent) {
-        if (ended) return;
-        if (event.method === "Target.targetCreated" && event.sessionId === undefined) {
-          const info = event.params.targetInfo as { targetId?: unknown; type?: unknown } | undefined;
-          if (info?.type !== "page" || typeof info.targetId !== "string" || known.includes(info.targetId)) return;
-          known.push(info.targetId);
-          return show(() => castPage(info.targetId as string));
-        }
-        if (event.method === "Target.detachedFromTarget" && event.params.sessionId === shown.session) return show(newestLeft);
-        if (event.method !== "Page.screencastFrame" || event.sessionId !== shown.session) return;
-        const cast = castOf(event.params, event.sessionId);
-        if (typeof cast === "string") return end({ code: "unreachable", message: `${ref.name}'s live view: ${cast}` });
-        if (!out) return give(cast);
-        // Only the newest waits: one passed over is acked at once, so Chromium keeps casting.
-        if (waiting) ackCast(waiting);
-        waiting = cast;
-      },
-      closed(why) {
-        end({ code: "gone", message: `${ref.name}'s live view ended: ${why} (the browser has gone, or its vendor closed the connection)` });
-      },
+      return fail("unsupported", `${ref.name}'s live view: the browser has no page open, so there is nothing to show`);
+    }
+    const known = [...pages].reverse();
+    return ok({ cdp, known, shown: { target: pages[0]!, session: await attachPage(cdp, pages[0]!) } });
+  } catch (error) {
+    cdp.close();
+    return unopened(ref.name, error, signal);
+  }
+}
+
+/**
+ * One watch's screencast: the page shown, every page known (a page is followed once, when it is
+ * opened, and the newest one left is shown when the page shown closes), the frame the caller
+ * holds and the newest one come since.
+ */
+class Screencast {
+  private readonly cdp: Cdp;
+  private readonly name: string;
+  private readonly handlers: WatchHandlers;
+  private readonly params: CastParams;
+  private shown: Shown;
+  private readonly known: string[];
+  private ended = false;
+  private seq = 0;
+  /** The frame the caller holds (its ack not given yet). */
+  private out: Cast | undefined;
+  /** The newest frame come since. */
+  private waiting: Cast | undefined;
+  /** The moves between pages, one at a time in the order asked. */
+  private moving = Promise.resolve();
+
+  constructor(cdp: Cdp, name: string, handlers: WatchHandlers, params: CastParams, shown: Shown, known: string[]) {
+    this.cdp = cdp;
+    this.name = name;
+    this.handlers = handlers;
+    this.params = params;
+    this.shown = shown;
+    this.known = known;
+  }
+
+  /** The page shown cast, the browser's events followed, and the watch given to the caller. */
+  async start(signal: AbortSignal | undefined): Promise<Result<ScreenWatch>> {
+    this.cdp.listen({
+      event: (event) => this.told(event),
+      closed: (why) =>
+        this.end({ code: "gone", message: `${this.name}'s live view ended: ${why} (the browser has gone, or its vendor closed the connection)` }),
     });
-    signal?.addEventListener("abort", stop, { once: true });
+    signal?.addEventListener("abort", () => this.stop(), { once: true });
     try {
-      await cdp.send("Page.startScreencast", castParams, shown.session);
+      await this.cdp.send("Page.startScreencast", this.params, this.shown.session);
     } catch (error) {
-      stop();
-      return fail(signal?.aborted ? "aborted" : "unreachable", redactWords(`${ref.name}'s live view: ${(error as Error).message}`));
+      this.stop();
+      return unopened(this.name, error, signal);
     }
     return ok({
-      async input() {
-        if (ended) return fail("closed", "the watch has ended: its input goes no further; open a new watch");
-        return fail("unsupported", `a browser's live view takes no input: drive ${ref.name} over CDP (the connection's cdp.url)`);
+      input: async () => {
+        if (this.ended) return fail("closed", "the watch has ended: its input goes no further; open a new watch");
+        return fail("unsupported", `a browser's live view takes no input: drive ${this.name} over CDP (the connection's cdp.url)`);
       },
-      async close() {
-        stop();
-      },
+      close: async () => this.stop(),
     });
-  };
+  }
+
+  /** A CDP event: a page opened is followed, the page shown closing moves to the newest left, a frame of the page shown is given or waits. */
+  private told(event: CdpEvent): void {
+    if (this.ended) return;
+    if (event.method === "Target.targetCreated" && event.sessionId === undefined) {
+      const info = event.params.targetInfo as { targetId?: unknown; type?: unknown } | undefined;
+      if (info?.type !== "page" || typeof info.targetId !== "string" || this.known.includes(info.targetId)) return;
+      const page = info.targetId;
+      this.known.push(page);
+      return this.show(() => this.castPage(page));
+    }
+    if (event.method === "Target.detachedFromTarget" && event.params.sessionId === this.shown.session) return this.show(() => this.newestLeft());
+    if (event.method !== "Page.screencastFrame" || event.sessionId !== this.shown.session) return;
+    const cast = castOf(event.params, event.sessionId);
+    if (typeof cast === "string") return this.end({ code: "unreachable", message: `${this.name}'s live view: ${cast}` });
+    if (!this.out) return this.give(cast);
+    // Only the newest waits: one passed over is acked at once, so Chromium keeps casting.
+    if (this.waiting) this.ack(this.waiting);
+    this.waiting = cast;
+  }
+
+  /** A frame to the caller; its ack goes to Chromium when the caller acks it, and the frame waiting then follows. */
+  private give(cast: Cast): void {
+    const frame = frameOf(cast, ++this.seq);
+    if (typeof frame === "string") return this.end({ code: "unreachable", message: `${this.name}'s live view: ${frame}` });
+    this.out = cast;
+    let acked = false;
+    this.handlers.frame(frame, () => {
+      if (acked || this.ended) return;
+      acked = true;
+      this.out = undefined;
+      this.ack(cast);
+      const next = this.waiting;
+      this.waiting = undefined;
+      if (next) this.give(next);
+    });
+  }
+
+  private ack(cast: Cast): void {
+    void this.cdp.send("Page.screencastFrameAck", { sessionId: cast.ack }, cast.session).catch(() => undefined);
+  }
+
+  /**
+   * Casts a page, its frames taken from the moment it is asked to cast; the old page let go once
+   * the new one casts, so frames keep coming. False when the page could not be cast (closed).
+   */
+  private async castPage(to: string): Promise<boolean> {
+    const from = this.shown;
+    let session: string;
+    try {
+      session = await attachPage(this.cdp, to);
+    } catch {
+      return false;
+    }
+    this.shown = { target: to, session };
+    try {
+      await this.cdp.send("Page.startScreencast", this.params, session);
+    } catch {
+      this.shown = from;
+      void this.cdp.send("Target.detachFromTarget", { sessionId: session }).catch(() => undefined);
+      return false;
+    }
+    // Waiting frames of the old page are passed over; the one the caller holds is acked by it.
+    if (this.waiting && this.waiting.session === from.session) {
+      this.ack(this.waiting);
+      this.waiting = undefined;
+    }
+    void this.cdp.send("Target.detachFromTarget", { sessionId: from.session }).catch(() => undefined);
+    return true;
+  }
+
+  /** The page shown closed: the newest page left (one closing as it is tried gives way to the next). */
+  private async newestLeft(): Promise<void> {
+    const closed = this.shown.target;
+    for (let round = 0; round < 3; round++) {
+      const open = new Set((await pagesOf(this.cdp)).filter((page) => page !== closed));
+      if (open.size === 0) return this.end({ code: "gone", message: `${this.name}'s last page was closed, so its live view has nothing to show` });
+      const newestFirst = [...[...this.known].reverse().filter((page) => open.has(page)), ...[...open].filter((page) => !this.known.includes(page))];
+      for (const page of newestFirst) if (this.ended || (await this.castPage(page))) return;
+    }
+    this.end({ code: "unreachable", message: `${this.name}'s live view: none of the browser's pages could be shown` });
+  }
+
+  /** A move after those asked before it; a page that closed as it opened (a popup gone at once) leaves the page shown as it is. */
+  private show(move: () => Promise<unknown>): void {
+    this.moving = this.moving
+      .then(() => (this.ended ? undefined : move()))
+      .then(
+        () => undefined,
+        (error: Error) => this.end({ code: "unreachable", message: `${this.name}'s live view: ${error.message}` }),
+      );
+  }
+
+  /** The watch ended for the caller, with why. */
+  private end(error: Ended): void {
+    if (this.ended) return;
+    this.stop();
+    this.handlers.ended({ code: error.code, message: redactWords(error.message) });
+  }
+
+  private stop(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.cdp.close();
+  }
 }
