@@ -3,7 +3,7 @@
 // to the user rule (src/contract/user.ts). Expected failures are results, not throws.
 import { lstat, mkdir, chown, chmod, rm, rmdir } from "node:fs/promises";
 import { bindPathProblem } from "../src/contract/mount.js";
-import { fail, ok, type Result } from "../src/contract/result.js";
+import { fail, ok, type Result } from "../src/daemon/result.js";
 import { userText, type User } from "../src/contract/user.js";
 
 export const FOLDER_MODE = 0o700;

@@ -1,11 +1,11 @@
 // The library's refusals in a stack's user's terms. The library speaks to library callers
 // (a provider's image(), ensureImage, a recipe option, its options by their class); a stack's user
 // writes Pulumi config and runs docker and pulumi commands, so where the two differ the plugin says
-// what they can run. Each rule reads the failure's detail (src/contract/result.ts RESULT_DETAIL),
+// what they can run. Each rule reads the failure's detail (src/daemon/result.ts RESULT_DETAIL),
 // never its words, and takes the provider and the setting from it: this file names no vendor's key.
 // The image rules speak of a Docker host and docker commands: the details they read are set by
 // the Docker provider alone today. test/unit/stack-words.test.ts holds the words.
-import { ResultFailure, type ResultDetail, type ResultError } from "../src/contract/result.js";
+import { ResultFailure, type ResultDetail, type ResultError } from "../src/daemon/result.js";
 
 /** The stack's settings by provider id, to tell a provider's own image (its setting's) from a Computer's (no import of config.ts, which uses this file). */
 type StackSettings = Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;

@@ -37,7 +37,7 @@ import { endMarked } from "../../src/inside/marks.js";
 import { APP_ROOT, inHome } from "../../src/inside/paths.js";
 import { runQuietly } from "../../src/inside/load.js";
 import type { Session } from "../../src/inside/session.js";
-import { fail, ok, orThrow, type Result } from "../../src/contract/result.js";
+import { fail, ok, orThrow, type Result } from "../../src/daemon/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { unknownFields } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";

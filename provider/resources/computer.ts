@@ -5,14 +5,14 @@
 // read back, and `drift` naming each mismatch. diff: what the vendor fixes at create is a
 // replace, and so is a stopped or drifted computer. delete: release "delete" by the vendor id.
 import { z } from "zod";
-import { screenOf } from "../../src/daemon/desktop.js";
+import { screenOf } from "../../src/contract/screen.js";
 import { sameAllowlist } from "../../src/egress/list.js";
 import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/contract/provider.js";
 import type { Hello } from "../../src/daemon/protocol.js";
 import { canonical } from "../../src/contract/canonical.js";
 import { ownerLabel, withoutOwner } from "../../src/contract/labels.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { ResultFailure, orThrow } from "../../src/contract/result.js";
+import { ResultFailure, orThrow } from "../../src/daemon/result.js";
 import { normalUser } from "../../src/contract/user.js";
 import { knownRefusals } from "../../src/contract/checked.js";
 import { madeByStack, unwritableFolder } from "../stack-folders.js";

@@ -16,7 +16,7 @@ import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../../sr
 import type { ComputerProvider } from "../../src/contract/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { knownRefusals } from "../../src/contract/checked.js";
 import { normalUser } from "../../src/contract/user.js";
 import type { Context, ResourceHandler } from "../resource.js";

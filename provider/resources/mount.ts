@@ -4,7 +4,7 @@
 // inputs read back so preview shows it field by field); removed on delete unless retained.
 import { createHash } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
-import { fail, ok, orThrow, type Result, ResultFailure } from "../../src/contract/result.js";
+import { fail, ok, orThrow, type Result, ResultFailure } from "../../src/daemon/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { resourceOwner, unknownFields } from "../resource.js";
 import { stackMakes } from "../stack-folders.js";

@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { ownerLabels, DECLARATION_LABEL, EPOCH_LABEL, RUN_LABEL } from "../../src/contract/labels.js";
 import { clearPool, drainPool, fillPool, POOL_LABEL, poolReady, type Pool } from "../../src/fleet/pool.js";
-import { ResultFailure, orThrow } from "../../src/contract/result.js";
+import { ResultFailure, orThrow } from "../../src/daemon/result.js";
 import { dropPending, readPending, writePending } from "../pool-pending.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";

@@ -1,5 +1,5 @@
 // A computer by the name `agentrun ls` shows (or its vendor id), and a connection to its daemon.
-import { COMPUTER_LABEL } from "../contract/browser/labels.js";
+import { COMPUTER_LABEL } from "../kits/browser/labels.js";
 import type { ComputerInfo, ComputerProvider, Connection } from "../contract/provider.js";
 import { bounded } from "./bounds.js";
 import { CliError, EXIT, failed } from "./errors.js";

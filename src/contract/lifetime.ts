@@ -1,6 +1,6 @@
 // The one lifetime rule every provider's check shares, with no vendor call.
 import type { Capabilities } from "./provider.js";
-import type { Refusal } from "./result.js";
+import type { Refusal } from "../daemon/result.js";
 
 const DAY_MS = 86_400_000;
 

@@ -1,8 +1,8 @@
 // The Daytona provider's options, held to their rules at construction: a wrong one throws in
 // words that never hold the key.
 import { parseUser, isRootOrRootGroup, userText } from "../contract/user.js";
-import { CHILD_USER } from "../contract/agent-child/install.js";
-import { OptionError } from "../contract/result.js";
+import { CHILD_USER } from "../kits/agent-child/install.js";
+import { OptionError } from "../daemon/result.js";
 import { keyUrl } from "../contract/base-url.js";
 import type { Fetch } from "./api.js";
 import { DEFAULT_API_URL } from "./constants.js";

@@ -2,7 +2,7 @@
 // base (DOCKER_BASE, or the base option's copy of it) on the engine, pulled once when it lacks
 // it; where no registry answers, the set-up's local Debian base (dist/toolchain.json) when that
 // engine has it. The choice is said, in words, with why.
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { DockerCli } from "./cli.js";
 import { ensureImage, type EnsureOptions, REGISTRY_UNREACHED } from "./image.js";
 

@@ -1,10 +1,10 @@
 // The E2B provider's options, held to their rules at construction: a wrong one throws in words
 // that never hold the key.
 import path from "node:path";
-import { CHILD_USER } from "../contract/agent-child/install.js";
+import { CHILD_USER } from "../kits/agent-child/install.js";
 import { packageRoot } from "../package.js";
 import { MAX_PROBE_TARGETS } from "../contract/probe.js";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 import { keyUrl } from "../contract/base-url.js";
 import { isRootOrRootGroup, parseUser, userText } from "../contract/user.js";
 import { ambientProblem } from "./client.js";

@@ -9,7 +9,7 @@ import type { Unwrap } from "@pulumi/pulumi";
 import { LocalWorkspace, PulumiCommand, type EngineEvent, type OpMap, type OpType, type ProjectSettings, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { packageRoot } from "../package.js";
 import { pulumiFolder } from "./pulumi-cli.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 
 /** A setting's value; `{ secret }` keeps its provider's settings encrypted in state and out of every message. */
 export type Setting = string | number | boolean | string[] | { secret: string } | { [key: string]: Setting };

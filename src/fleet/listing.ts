@@ -1,12 +1,12 @@
 // A provider's computers with each one's drift read back, and whether it has outlived its
 // deadline (the janitor's rule): what `agentrun ls` shows and the plugin's listComputers gives.
-import { boundedBy } from "../contract/bound.js";
+import { boundedBy } from "../daemon/bound.js";
 import type { CallOptions } from "../daemon/client.js";
 import { pastDeadline } from "./janitor.js";
 import type { ComputerInfo, ComputerProvider, ComputerState } from "../contract/provider.js";
 import type { MachineKind } from "../daemon/protocol.js";
-import type { Result } from "../contract/result.js";
-import { ok } from "../contract/result.js";
+import type { Result } from "../daemon/result.js";
+import { ok } from "../daemon/result.js";
 
 /** Drift checks at once: each connects to a daemon, so a large fleet is read a few at a time. */
 const READS_AT_ONCE = 4;

@@ -3,11 +3,11 @@
 // then, while it runs, hello against the provider's daemon and the probe from inside: init's own
 // network (none, and an allowlist's, whose one way out is the relay) reads lo alone and reaches no
 // target; open reads the Pod's interfaces beside lo.
-import { helloDrift } from "../contract/agent-child/drift.js";
+import { helloDrift } from "../kits/agent-child/drift.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { readNetworkNone } from "../contract/probe.js";
 import type { ComputerRef, Connection, NetworkPolicy, ReadBack } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { parseUser } from "../contract/user.js";
 import type { ComputerClient } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";

@@ -6,7 +6,7 @@
 import type { Adoption } from "../contract/adopt.js";
 import { abortedWords, type CreateHooks, failedThen } from "../contract/create.js";
 import type { CheckedSpec, ComputerRef, ComputerSpec, Connection, CreateOptions } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import { inspectPod } from "./inspect.js";
 import { computerPod } from "./pod.js";

@@ -7,7 +7,7 @@
 import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import { createdAt, type Adoption, type Candidate } from "../contract/adopt.js";
 import type { AttachBy, ReadBack, SpecDefaults } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { Undo } from "../contract/undo.js";
 import { waitUntil } from "../contract/wait.js";
 import type { CallOptions } from "../daemon/client.js";

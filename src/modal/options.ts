@@ -1,7 +1,7 @@
 // The Modal provider's options, held to their rules at construction: a wrong one throws in words
 // that never hold the token.
 import { MAX_PROBE_TARGETS } from "../contract/probe.js";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import { modalUserProblem } from "./check.js";
 import { DEFAULT_USER, MAX_LIFETIME_MS, TIMEOUTS, type ModalTimeouts } from "./constants.js";

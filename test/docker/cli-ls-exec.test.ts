@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { RUN_LABEL, EPOCH_LABEL } from "../../src/contract/labels.js";
 import { ROOT } from "../support/toolchain.js";
 import { agentrun, computers, labelFlags } from "../support/cli-helpers.js";
-import { settingsKeys } from "../../src/contract/settings.js";
+import { settingsKeys } from "../../src/registry/settings.js";
 
 const fleet = computers();
 let name: string;

@@ -71,6 +71,7 @@ followedAsWritten(
 
 // A vendor's example runs here up to its `pulumi up` (these machines reach no vendor): the stack,
 // its settings from the reader's variables, and a preview that checks every field and makes nothing.
+// not a list of vendors: the examples that run here by their folders' names, each with its own variables.
 const STAND_INS: Record<string, Record<string, string>> = {
   e2b: { E2B_API_KEY: "e2b_stand-in" },
   daytona: { DAYTONA_API_KEY: "dtn_stand-in" },

@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { computerStack, type ComputerStack, type Progress } from "../../src/fleet/automation.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { program, type RunOutputs } from "../../examples/typescript/program.js";
 import { docker, exists, isRunning, removeContainers } from "../support/docker.js";
 import { homeEnv } from "../support/stack.js";

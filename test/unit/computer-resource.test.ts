@@ -3,11 +3,12 @@
 // gone, drifted or imported). check runs the real Docker provider's check, which calls no Docker;
 // read runs against a provider whose read answers what each test hands it.
 import { describe, expect, it } from "vitest";
+import { PROVIDER_IDS } from "../../src/providers.js";
 import { computer, defaultsOf } from "../../provider/resources/computer.js";
 import type { Context } from "../../provider/resource.js";
 import { UNKNOWN, isSecret, secret, type Props } from "../../provider/secrets.js";
 import type { Capabilities, ComputerProvider, ReadBack } from "../../src/contract/provider.js";
-import { ResultFailure, fail, ok, type Result } from "../../src/contract/result.js";
+import { ResultFailure, fail, ok, type Result } from "../../src/daemon/result.js";
 import { testContext } from "../support/context.js";
 
 const ctx = testContext({ docker: { user: "1234:1234" } });
@@ -108,9 +109,7 @@ describe("Computer check", () => {
   it("refuses an unknown provider beside an unknown field, naming the ones the registry holds", async () => {
     const failures = await failuresOf({ ...good, provider: "fly", colour: 1 });
     expect(failures.map((f) => f.property)).toEqual(["colour", "provider"]);
-    expect(failures[1]!.reason).toBe(
-      'there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes',
-    );
+    expect(failures[1]!.reason).toBe(`there is no provider "fly": the registry holds ${PROVIDER_IDS.join(", ")}`);
   });
 
   it("names a secret field's refusal without its words", async () => {

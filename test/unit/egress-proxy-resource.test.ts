@@ -15,7 +15,7 @@ import { UNKNOWN, type Props } from "../../provider/secrets.js";
 import type { ProxyReadBack, ProxySpec } from "../../src/egress/proxies.js";
 import { ownerLabel } from "../../src/contract/labels.js";
 import type { ComputerProvider } from "../../src/contract/provider.js";
-import { ok } from "../../src/contract/result.js";
+import { ok } from "../../src/daemon/result.js";
 import { testContext } from "../support/context.js";
 
 // The plugin taken for one on the Docker host (no container sign under an empty folder), so an allowlist needs no host addresses given.

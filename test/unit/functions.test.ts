@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 import { functions, makeProvider } from "../../provider/plugin.js";
 import type { Context } from "../../provider/resource.js";
 import type { AttachBy, ReadBack } from "../../src/contract/provider.js";
-import { fail, ok, type Result } from "../../src/contract/result.js";
+import { fail, ok, type Result } from "../../src/daemon/result.js";
 import { ROOT } from "../support/toolchain.js";
 import { JANITOR_VENDOR, MemoryComputers } from "../support/memory-computers.js";
 

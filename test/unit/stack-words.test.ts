@@ -2,13 +2,13 @@
 // `pulumi config` lines that change them. The refusals are the library's own, made here.
 import { describe, expect, it } from "vitest";
 import { settingsFrom } from "../../provider/config.js";
-import { settingsKeys } from "../../src/contract/settings.js";
+import { settingsKeys } from "../../src/registry/settings.js";
 import { vendors } from "../../provider/vendors.js";
 import { forStack, inStackWords, settingsRefused } from "../../provider/words.js";
 import { PROVIDER_IDS, providerFromSettings } from "../../src/providers.js";
 import { IMAGE_SETTING } from "../../src/docker/constants.js";
 import { DOCKER_SETTINGS } from "../../src/docker/settings.js";
-import { ResultFailure } from "../../src/contract/result.js";
+import { ResultFailure } from "../../src/daemon/result.js";
 
 describe("settings the plugin does not take", () => {
   it("names each key with the line that removes it, and the keys it takes (never a test-only one)", () => {
