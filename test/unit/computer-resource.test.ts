@@ -276,8 +276,10 @@ describe("Computer read", () => {
     const behind = readBack();
     behind.ref.spec = { ...behind.ref.spec!, network: { allow: [] }, egress: "proxy-0123456789ab" };
     let proxyState: "running" | "stopped" = "stopped";
-    const provider = readingProvider(() => ok(structuredClone(behind)));
-    provider.proxies = { read: async () => ok({ state: proxyState }) } as unknown as ComputerProvider["proxies"];
+    const provider: ComputerProvider = {
+      ...readingProvider(() => ok(structuredClone(behind))),
+      proxies: { read: async () => ok({ state: proxyState }) } as unknown as ComputerProvider["proxies"],
+    };
     const egress = { proxy: "proxy-0123456789ab", user: "1234:1234" };
     const behindDeclared = { ...declared, network: "allow", egress };
     const r = await computer.read(contextOf(provider), "computer-0123456789ab", behindDeclared);
