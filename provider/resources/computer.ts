@@ -21,7 +21,8 @@ import type { FieldChange, FieldDiff } from "../server.js";
 import { fieldsOf, strings } from "../inputs.js";
 import { ownDrift, proxyDrift } from "./computer-proxy-drift.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
-import { type Ticker, ticker, whileWaiting } from "../progress.js";
+import { whileWaiting } from "../progress.js";
+import { defaultImage } from "./computer-image.js";
 import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
@@ -80,7 +81,7 @@ export type Inputs = Required<Omit<z.infer<typeof Given>, "allow" | "mount" | "i
 };
 
 /** A phone is the machine kind android (the only phone built): the input says phone, the spec android. */
-const machineKindOf = (kind: Inputs["kind"] | undefined): ComputerSpec["kind"] => (kind === "phone" ? "android" : kind);
+export const machineKindOf = (kind: Inputs["kind"] | undefined): ComputerSpec["kind"] => (kind === "phone" ? "android" : kind);
 const inputKindOf = (kind: string | undefined): string | undefined => (kind === "android" ? "phone" : kind);
 
 /** The library's spec from the resource's inputs. */
@@ -309,39 +310,6 @@ const DERIVED: Record<string, readonly string[]> = {
 async function withScreen(provider: ComputerProvider, outs: Props, ref: ComputerRef, hello: Hello | undefined, signal: AbortSignal): Promise<Props> {
   if (!hello?.groups.includes("screen") || outs.state !== "running") return outs;
   return { ...outs, screen: orThrow(await screenOf(provider, ref, { signal })) };
-}
-
-/** The providers that said which base their own image stands on: once per plugin, not once per computer of a fleet. */
-const baseSaid = new WeakSet<ComputerProvider>();
-
-/**
- * The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). Which
- * base it stands on (Docker: the pinned one pulled, or the set-up's local one) is kept among the
- * first such resource's diagnostics, where the user reads it after `pulumi up`.
- */
-export async function defaultImage(
-  provider: ComputerProvider,
-  signal: AbortSignal,
-  { say, tell }: Pick<Context, "say" | "tell">,
-  kind?: Inputs["kind"],
-): Promise<string> {
-  if (!provider.image) throw new Error(`the ${provider.id} provider has no image of its own: declare image`);
-  // Said only when the provider builds or pulls: an image already there takes no time worth saying.
-  let waiting: Ticker | undefined;
-  const onWait = (making: "build" | "pull", tag: string) => {
-    if (say) waiting = ticker(say, `${making === "build" ? "building" : "pulling"} the computers' image ${tag} (once; later computers reuse it)`);
-  };
-  const onStep = ({ step, of, line }: { step: number; of: number; line: string }) => waiting?.now(`step ${step} of ${of} (${line})`);
-  try {
-    const onBase = (base: { words: string }) => {
-      if (!tell || baseSaid.has(provider)) return;
-      baseSaid.add(provider);
-      tell(`the ${provider.id} computers' own image stands on ${base.words}`);
-    };
-    return orThrow(await provider.image({ signal, onWait, onStep, onBase, kind: machineKindOf(kind) }));
-  } finally {
-    waiting?.stop();
-  }
 }
 
 async function create(ctx: Context, raw: Props) {

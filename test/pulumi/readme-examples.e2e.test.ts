@@ -107,11 +107,15 @@ followedAsWritten(
   async ({ ran }) => {
     expect(ran.stdout).toMatch(/passed\s*:\s*true/);
     // The preview after the edit plans what the up then does: the file's update, no command run again.
-    const planned = ran.stdout.split("Previewing update (dev)")[2] ?? "";
-    expect(planned).toMatch(/~\s+agentrun:index:ComputerFiles\s+task-files\s+update\s+\[diff: ~drift\]/);
-    expect(planned).toMatch(/~ 1 to update/);
-    expect(planned).not.toMatch(/to replace/);
+    // (The edit's preview, and the heal's own preview before it updates.)
+    const planned = ran.stdout.split("Previewing update (dev)").filter((p) => /~ 1 to update/.test(p));
+    expect(planned.length, ran.stdout).toBe(2);
+    for (const p of planned) {
+      expect(p).toMatch(/~\s+agentrun:index:ComputerFiles\s+task-files\s+update\s+\[diff: ~drift\]/);
+      expect(p).not.toMatch(/to replace/);
+    }
     const healed = ran.stdout.split("Updating (dev)")[2] ?? "";
+    expect(healed).toMatch(/agentrun:index:ComputerFiles\s+task-files\s+updated\b.*\[diff: ~drift\]/);
     expect(healed).toMatch(/~ 1 updated/);
     expect(healed).not.toMatch(/replaced/);
     expect(ran.stdout).toMatch(/reward\s*:\s*1\b/);

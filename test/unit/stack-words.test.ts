@@ -39,6 +39,18 @@ describe("settings the provider refuses", () => {
     expect(plugin.ok || plugin.error.message).not.toContain("DockerProvider");
   });
 
+  it("a vendor's key the stack does not set: the line that sets it as a secret, never the library's option", async () => {
+    for (const id of ["e2b", "daytona"]) {
+      const plugin = await vendors({ [id]: {} })(id);
+      expect(plugin.ok || plugin.error.message).toMatch(
+        new RegExp(
+          `^the stack's agentrun:${id} settings were refused: agentrun:${id}\\.apiKey is required: .*\\. Set it with \`pulumi config set --secret --path agentrun:${id}\\.apiKey <value>\`$`,
+        ),
+      );
+      expect(plugin.ok || plugin.error.message).not.toMatch(/Provider|option/);
+    }
+  });
+
   it("an unknown provider id keeps the registry's words: it is a Computer's input, not a setting", async () => {
     const plugin = await vendors({})("nimbus");
     expect(plugin.ok || plugin.error.message).toBe(`there is no provider "nimbus": the registry holds ${PROVIDER_IDS.join(", ")}`);
@@ -63,7 +75,7 @@ describe("the stack's words switch on the detail, never on the library's words",
 
   it("a refused option worded otherwise by the library is said the same to the stack", () => {
     const reworded = { code: "invalid" as const, message: "docker: the user option may not be root (0:0)", detail: option };
-    expect(settingsRefused("docker", reworded)).toEqual({ ...reworded, message: optionWords });
+    expect(settingsRefused("docker", reworded, { user: "0" })).toEqual({ ...reworded, message: optionWords });
   });
 
   it("words that name a provider's option but carry no detail keep the library's words", () => {
