@@ -8,7 +8,11 @@ import { orThrow } from "../../src/contract/result.js";
 import type { Context } from "../resource.js";
 import { type Ticker, ticker } from "../progress.js";
 import { readRecord, recordsOf, writeRecord } from "../owner-file.js";
-import { machineKindOf, type Inputs } from "./computer.js";
+import type { ComputerSpec } from "../../src/contract/provider.js";
+
+/** A Computer's kind as the library's spec names it (a phone is an android machine). */
+type Kind = "linux" | "desktop" | "browser" | "phone";
+export const machineKindOf = (kind: Kind | undefined): ComputerSpec["kind"] => (kind === "phone" ? "android" : kind);
 
 /** Where what is said once per machine is recorded. */
 export const SAID = recordsOf("said");
@@ -29,7 +33,7 @@ export async function defaultImage(
   provider: ComputerProvider,
   signal: AbortSignal,
   { say, tell }: Pick<Context, "say" | "tell">,
-  kind?: Inputs["kind"],
+  kind?: Kind,
 ): Promise<string> {
   if (!provider.image) throw new Error(`the ${provider.id} provider has no image of its own: declare image`);
   // Said only when the provider builds or pulls: an image already there takes no time worth saying.

@@ -22,7 +22,7 @@ import { fieldsOf, strings } from "../inputs.js";
 import { ownDrift, proxyDrift } from "./computer-proxy-drift.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { whileWaiting } from "../progress.js";
-import { defaultImage } from "./computer-image.js";
+import { defaultImage, machineKindOf } from "./computer-image.js";
 import { UNKNOWN, hasUnknown, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
@@ -81,7 +81,6 @@ export type Inputs = Required<Omit<z.infer<typeof Given>, "allow" | "mount" | "i
 };
 
 /** A phone is the machine kind android (the only phone built): the input says phone, the spec android. */
-export const machineKindOf = (kind: Inputs["kind"] | undefined): ComputerSpec["kind"] => (kind === "phone" ? "android" : kind);
 const inputKindOf = (kind: string | undefined): string | undefined => (kind === "android" ? "phone" : kind);
 
 /** The library's spec from the resource's inputs. */
