@@ -38,7 +38,9 @@ export function vendors(settings: Settings): OpenVendors {
         .then(({ providerFromSettings }) => providerFromSettings(id, byId[id] ?? {}, hostEnvironment()))
         // Refused settings come from the stack's config: say so in the lines that change it.
         .then((made) =>
-          made.ok || made.error.field === "provider" ? made : { ok: false as const, error: withoutSecrets(settingsRefused(id, made.error), settings) },
+          made.ok || made.error.field === "provider"
+            ? made
+            : { ok: false as const, error: withoutSecrets(settingsRefused(id, made.error, byId[id] ?? {}), settings) },
         );
       made.set(id, p);
     }

@@ -39,6 +39,7 @@ import { runQuietly } from "../../src/inside/load.js";
 import type { Session } from "../../src/inside/session.js";
 import { fail, ok, orThrow, type Result } from "../../src/daemon/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
+import type { FieldChange, FieldDiff } from "../server.js";
 import { unknownFields } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { isArchive, isAsset, plan, toLoad } from "./computer-files-assets.js";
@@ -324,7 +325,8 @@ async function install(
 }
 
 /** The inputs as given (their secrets still wrapped), then what was made, wrapped where it derives from a secret. */
-function outputsOf(raw: Props, inputs: Inputs, made: Installed & { skillText?: string }, drift: string[]): Props {
+/** The outputs: the inputs, what follows from them (folder, source, address), what was made and the drift. */
+function outputsOf(raw: Props, inputs: Inputs, made: Partial<Installed> & { skillText?: string }, drift: string[]): Props {
   const secretKeys = new Set([...secretFieldsOf(raw)].filter((k) => k !== "settings"));
   const outs: Props = { folder: folderOf(inputs.name), sources: { files: sourceOf(inputs.files) }, ...made, drift };
   if (inputs.port !== undefined) outs.address = addressOf(inputs.port);
@@ -393,21 +395,35 @@ async function read(ctx: Context, id: string, props: Props) {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
+/** Each changed field by name, as the plan's line shows it; drift for what changed inside (a file, a service, the launch). */
+async function diff(_ctx: Context, _id: string, olds: Props, news: Props): Promise<FieldDiff> {
   const o = unwrap(olds).plain as Props & { sources?: { files?: string }; drift?: string[] };
   const n = unwrap(news).plain as Props;
   const replaces = ["computer", "provider", "name"].filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
   // Install steps and requirements go in once: new ones install the app again, the old one removed first (one folder).
   const reinstalls = ["installSteps", "requirements"].filter((k) => hasUnknown(n[k]) || !same(o[k], n[k]));
   replaces.push(...reinstalls);
+  const changed: Record<string, FieldChange> = Object.fromEntries(replaces.map((k) => [k, "update-replace" as const]));
   const source = hasUnknown(n.files) ? "?" : sourceOf(n.files as Props | undefined);
-  const changed =
-    hasUnknown(n) ||
-    source === "?" ||
-    source !== (o.sources?.files ?? "") ||
-    (o.drift?.length ?? 0) > 0 ||
-    ["services", "settings", "settingsSchema", "ready", "port", "supports", "permissions", "skill", "launch"].some((k) => !same(o[k], n[k]));
-  return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: reinstalls.length > 0 && reinstalls.length === replaces.length };
+  if (source === "?" || source !== (o.sources?.files ?? "")) changed.files = "update";
+  for (const k of ["services", "settings", "settingsSchema", "ready", "port", "supports", "permissions", "skill", "launch"])
+    if (hasUnknown(n[k]) || !same(o[k], n[k])) changed[k] = "update";
+  // A field still unknown (its computer made again, say) is known at up, which diffs it then.
+  for (const [k, v] of Object.entries(n)) if (!(k in changed) && hasUnknown(v)) changed[k] = "update";
+  if ((o.drift?.length ?? 0) > 0) changed.drift = "update";
+  const changes = Object.keys(changed).length > 0;
+  return { changes, replaces, deleteBeforeReplace: reinstalls.length > 0 && reinstalls.length === replaces.length, detailedDiff: changed };
+}
+
+/**
+ * What an up makes, for a preview: the address and the files' source follow from the inputs, so a
+ * command that takes the address is not planned again for an app healed in place.
+ */
+async function preview(_ctx: Context, news: Props) {
+  const inputs = unwrap(news).plain as Inputs;
+  if (hasUnknown(inputs.name) || hasUnknown(inputs.port) || hasUnknown(inputs.files)) return news;
+  // What is made inside (files written, services, the window) is known once it is.
+  return outputsOf(news, inputs, {}, []);
 }
 
 /** Stops the services and the launch, makes the files as wanted, starts them again and waits for ready; install steps are not run again. */
@@ -442,4 +458,4 @@ async function remove(ctx: Context, _id: string, props: Props) {
   orThrow(removed);
 }
 
-export const computerApp: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const computerApp: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, preview, delete: remove };

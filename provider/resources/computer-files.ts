@@ -12,6 +12,7 @@ import { driftOf, readBack, removeFiles, syncFiles, type FileReadBack, type File
 import { canonical } from "../../src/contract/canonical.js";
 import { orThrow } from "../../src/daemon/result.js";
 import type { Context, ResourceHandler } from "../resource.js";
+import type { FieldChange, FieldDiff } from "../server.js";
 import { unknownFields } from "../resource.js";
 import { UNKNOWN, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { destinationOf, plan, toLoad } from "./computer-files-assets.js";
@@ -107,14 +108,38 @@ async function read(ctx: Context, id: string, props: Props) {
   return { id, props: wrapDerived(outputsOf(old, written, drift, old.sources ?? {}), secretKeys, DERIVED) };
 }
 
-async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
+/** The sources an up will hold: known once every entry's hash is (the engine hashes each asset at preview too). */
+function sourcesWanted(files: unknown): Record<string, string> | undefined {
+  if (hasUnknown(files) || typeof files !== "object" || files === null) return undefined;
+  const want = sourcesOf(files as Props);
+  return Object.values(want).includes("") ? undefined : want;
+}
+
+/** Each changed field by name, as the plan's line shows it: files, destination, or drift (a file changed inside). */
+async function diff(_ctx: Context, _id: string, olds: Props, news: Props): Promise<FieldDiff> {
   const o = unwrap(olds).plain as Partial<Inputs> & { sources?: Record<string, string>; drift?: string[] };
   const n = unwrap(news).plain as Inputs;
-  const replaces = (["computer", "provider"] as const).filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
-  const want = hasUnknown(n.files) ? undefined : sourcesOf(n.files);
-  const sourcesChanged = !want || Object.values(want).includes("") || canonical(want) !== canonical(o.sources ?? {});
-  const changed = sourcesChanged || n.destination !== o.destination || (o.drift?.length ?? 0) > 0;
-  return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: false };
+  // A computer still unknown at preview is one made again: its files go in again too.
+  const replaces = (["computer", "provider"] as const).filter((k) => o[k] !== n[k]);
+  const want = sourcesWanted(n.files);
+  const changed: Record<string, FieldChange> = Object.fromEntries(replaces.map((k) => [k, "update-replace" as const]));
+  if (!want || canonical(want) !== canonical(o.sources ?? {})) changed.files = "update";
+  if (n.destination !== o.destination) changed.destination = "update";
+  if ((o.drift?.length ?? 0) > 0) changed.drift = "update";
+  return { changes: Object.keys(changed).length > 0, replaces, deleteBeforeReplace: false, detailedDiff: changed };
+}
+
+/**
+ * What an up makes, for a preview: the sources are the declared files' hashes, known at preview,
+ * so a command triggered by them is run again only when the files themselves change, never for a
+ * file healed inside. What is written is known once it is.
+ */
+async function preview(_ctx: Context, news: Props) {
+  const { plain, secretKeys } = unwrap(news);
+  const inputs = plain as Inputs;
+  const sources = sourcesWanted(inputs.files);
+  if (!sources) return news;
+  return wrapDerived({ ...outputsOf(inputs, {}, [], sources), written: UNKNOWN }, secretKeys, DERIVED);
 }
 
 async function update(ctx: Context, _id: string, olds: Props, news: Props) {
@@ -132,4 +157,4 @@ async function remove(ctx: Context, _id: string, props: Props) {
   orThrow(removed);
 }
 
-export const computerFiles: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, delete: remove };
+export const computerFiles: ResourceHandler = { given: Given, inputs: INPUTS, check, diff, create, read, update, preview, delete: remove };

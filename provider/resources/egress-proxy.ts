@@ -20,6 +20,7 @@ import { orThrow } from "../../src/daemon/result.js";
 import { knownRefusals } from "../../src/contract/checked.js";
 import { normalUser } from "../../src/contract/user.js";
 import type { Context, ResourceHandler } from "../resource.js";
+import type { FieldChange, FieldDiff } from "../server.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { whileWaiting } from "../progress.js";
 import { fieldsOf } from "../inputs.js";
@@ -210,8 +211,9 @@ async function read(ctx: Context, id: string, props: Props) {
     user: typeof old.user === "string" ? old.user : o.ref.user,
     ...(hint === undefined ? {} : { hint }),
   };
-  // A proxy re-run by hand with another list reads back as made, but not as declared.
-  const drift = [...o.drift];
+  // Stopped is drift, named `state` by the diff, and said first; a proxy re-run by hand with
+  // another list reads back as made, but not as declared.
+  const drift = o.state === "stopped" ? [`the egress proxy ${id} is stopped: its computers reach nothing`, ...o.drift] : [...o.drift];
   if (o.network && "allow" in o.network && !sameAllowlist(declared.allow, o.ref.allow))
     drift.push(`the egress proxy ${id} holds ${o.ref.allow.join(", ")}, not the declared ${declared.allow.join(", ")}`);
   const outs = outputsOf(declared, o.ref, o.state, drift);
@@ -228,7 +230,7 @@ async function read(ctx: Context, id: string, props: Props) {
   return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
 
-async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
+async function diff(_ctx: Context, _id: string, olds: Props, news: Props): Promise<FieldDiff> {
   const o = unwrap(olds).plain;
   const n = unwrap(news).plain;
   const replaces: string[] = replacedBy(o, n);
@@ -238,10 +240,19 @@ async function diff(_ctx: Context, _id: string, olds: Props, news: Props) {
   const updates = [
     ...(n.allow === UNKNOWN || !sameAllowlist(o.allow, n.allow) ? ["allow"] : []),
     ...(n.hint !== undefined && o.hint !== n.hint ? ["hint"] : []),
-    // Stopped, removed or widened by hand: made again on the same volume.
-    ...(Array.isArray(o.drift) && o.drift.length > 0 ? ["drift"] : []),
+    ...(o.state === "stopped" ? ["state"] : []),
   ];
-  return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
+  // Stopped, removed or widened by hand: made again on the same volume. Drift no field names is
+  // named drift; the drift's sentences are shown under --diff whatever field names them.
+  const drifted = Array.isArray(o.drift) && o.drift.length > 0;
+  if (drifted && replaces.length + updates.length === 0) updates.push("drift");
+  const changed: Record<string, FieldChange> = {
+    ...(drifted ? { drift: "update" as const } : {}),
+    ...Object.fromEntries(updates.map((k) => [k, "update" as const])),
+    ...Object.fromEntries(replaces.map((k) => [k, "update-replace" as const])),
+  };
+  const diffs = [...replaces, ...updates];
+  return { changes: diffs.length > 0, replaces, deleteBeforeReplace: false, detailedDiff: changed, diffs };
 }
 
 async function update(ctx: Context, id: string, _olds: Props, news: Props) {

@@ -15,7 +15,8 @@ import { dropPending, readPending, writePending } from "../pool-pending.js";
 import type { Context, ResourceHandler } from "../resource.js";
 import { bounded, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, unwrap, wrapDerived, secret, type Props } from "../secrets.js";
-import { computer, defaultImage, specOf, TEMPLATE, type Inputs as ComputerInputs } from "./computer.js";
+import { computer, specOf, TEMPLATE, type Inputs as ComputerInputs } from "./computer.js";
+import { defaultImage } from "./computer-image.js";
 import { z } from "zod";
 import { fieldsOf } from "../inputs.js";
 

@@ -26,3 +26,13 @@ export function checkLifetime(lifetimeMs: unknown, capabilities: Pick<Capabiliti
   }
   return undefined;
 }
+
+/**
+ * A stopped computer in words, one drift sentence: what refresh, `agentrun ls` and the CLI say of
+ * it, so a computer stopped before its deadline never reads as one that merely outlived it.
+ */
+export function stoppedWords(deadline: Date | undefined, now: Date = new Date()): string {
+  if (deadline === undefined || Number.isNaN(deadline.getTime())) return "stopped, and its deadline cannot be read";
+  if (deadline.getTime() <= now.getTime()) return `stopped: its deadline ${deadline.toISOString()} has passed`;
+  return `stopped before its deadline ${deadline.toISOString()} (by hand, or its programs ended)`;
+}

@@ -55,7 +55,7 @@ const whole = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v 
 export function settle(options: DaytonaProviderOptions): Settled {
   if (typeof options !== "object" || options === null) throw new TypeError("DaytonaProvider takes options: { apiKey, daemonPath, ... }");
   if (typeof options.apiKey !== "string" || options.apiKey.trim() === "")
-    throw new TypeError("DaytonaProvider needs the apiKey option: the caller's Daytona API key (it is never read from the environment)");
+    throw new OptionError("apiKey", "DaytonaProvider's apiKey option", " is required: the caller's Daytona API key (it is never read from the environment)");
   const apiUrl = keyUrl(options.apiUrl ?? DEFAULT_API_URL, "apiUrl", "DaytonaProvider's apiUrl");
   if (typeof options.daemonPath !== "string" || !options.daemonPath)
     throw new TypeError("DaytonaProvider needs daemonPath: computerd for the sandbox's architecture (dist/computerd-linux-amd64)");

@@ -66,7 +66,7 @@ const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}
 export function settle(options: E2BProviderOptions): Settled {
   if (typeof options !== "object" || options === null) throw new TypeError("E2BProvider takes options: { apiKey, ... }");
   if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
-    throw new TypeError("E2BProvider needs the apiKey option: the caller's E2B API key (E2B_API_KEY is never read)");
+    throw new OptionError("apiKey", "E2BProvider's apiKey option", " is required: the caller's E2B API key (E2B_API_KEY is never read)");
   }
   if ("publicStream" in options)
     throw new TypeError(

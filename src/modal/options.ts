@@ -67,7 +67,7 @@ function checkDaemon(options: ModalProviderOptions): void {
 export function settle(options: ModalProviderOptions): Settled {
   checkSdk(options);
   if (typeof options.app !== "string" || options.app.length === 0 || options.app.length > 64) {
-    throw new TypeError("ModalProvider needs app: the name of the Modal app its sandboxes are made in (up to 64 characters)");
+    throw new OptionError("app", "ModalProvider's app", " is required: the name of the Modal app its sandboxes are made in (up to 64 characters)");
   }
   checkDaemon(options);
   if (options.user !== undefined) {

@@ -262,6 +262,48 @@ describe("Computer read", () => {
     expect(r.props).toHaveProperty("image");
   });
 
+  it("reads a stopped computer back with its stop in the drift's words, and the diff a replace naming state", async () => {
+    const r = await computer.read(contextOf(readingProvider(() => ok(readBack({ state: "stopped", hello: undefined })))), "computer-0123456789ab", declared);
+    expect((r.props as Props).state).toBe("stopped");
+    expect((r.props as Props).drift).toEqual([`stopped before its deadline ${deadline} (by hand, or its programs ended)`]);
+    const d = await computer.diff(ctx, "c", r.props as Props, declared);
+    expect(d.replaces).toEqual(["state"]);
+    expect(d.detailedDiff).toMatchObject({ state: "update-replace", drift: "update" });
+  });
+
+  it("reads a computer whose shared proxy is stopped with that in its own drift: an update (the proxy's up heals it), never a replace", async () => {
+    const behind = readBack();
+    behind.ref.spec = { ...behind.ref.spec!, network: { allow: [] }, egress: "proxy-0123456789ab" };
+    let proxyState: "running" | "stopped" = "stopped";
+    const provider: ComputerProvider = {
+      ...readingProvider(() => ok(structuredClone(behind))),
+      proxies: { read: async () => ok({ state: proxyState }) } as unknown as ComputerProvider["proxies"],
+    };
+    const egress = { proxy: "proxy-0123456789ab", user: "1234:1234" };
+    const behindDeclared = { ...declared, network: "allow", egress };
+    const r = await computer.read(contextOf(provider), "computer-0123456789ab", behindDeclared);
+    const words = "its egress proxy proxy-0123456789ab is stopped, so it reaches nothing until an up makes the proxy again";
+    expect((r.props as Props).drift).toEqual([words]);
+    expect(await computer.diff(ctx, "c", r.props as Props, behindDeclared)).toEqual({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+      detailedDiff: { drift: "update" },
+    });
+    // The update, after the proxy's: read back again, and as declared.
+    proxyState = "running";
+    const updated = await computer.update(contextOf(provider), "computer-0123456789ab", r.props as Props, behindDeclared);
+    expect((updated.outs as Props).drift).toEqual([]);
+  });
+
+  it("reads a computer past its deadline as stopped because its deadline passed", async () => {
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const over = readBack({ state: "stopped", hello: undefined });
+    over.ref.spec = { ...over.ref.spec!, deadline: past };
+    const r = await computer.read(contextOf(readingProvider(() => ok(over))), "computer-0123456789ab", declared);
+    expect((r.props as Props).drift).toEqual([`stopped: its deadline ${past} has passed`]);
+  });
+
   it("reads a drifted computer back field by field, naming each mismatch", async () => {
     const drifted = readBack({ drift: ["HostConfig.NanoCpus reads 1 CPU, not 2"] });
     drifted.ref.spec = { ...drifted.ref.spec!, cpus: 1, user: "0:0" };

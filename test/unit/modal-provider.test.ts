@@ -197,12 +197,12 @@ describe("check", () => {
 
   it("refuses options in words: no app, root, a daemonImage by tag, both daemon sources, no token", () => {
     const sdk = sdkWith({});
-    expect(() => new ModalProvider({ sdk, app: "" })).toThrow(/needs app/);
+    expect(() => new ModalProvider({ sdk, app: "" })).toThrow(/app is required/);
     expect(() => new ModalProvider({ sdk, app: "a", user: "0:0" })).toThrow(/never runs as root/);
     expect(() => new ModalProvider({ sdk, app: "a", daemonImage: "r/d:latest" })).toThrow(/pinned by digest/);
     expect(() => new ModalProvider({ sdk, app: "a", daemonPath, daemonImage: `r/d@sha256:${"0".repeat(64)}` })).toThrow(/not both/);
     expect(() => create({ app: "a", tokenId: "ak-x" })).toThrow(/needs tokenSecret/);
-    expect(() => create({ tokenId: "ak-x", tokenSecret: "as-secret-value" } as never)).toThrow(/needs app/);
+    expect(() => create({ tokenId: "ak-x", tokenSecret: "as-secret-value" } as never)).toThrow(/app is required/);
   });
 });
 
