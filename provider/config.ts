@@ -2,7 +2,7 @@
 // engine hands them to the plugin as JSON in PULUMI_CONFIG (decrypted; keys as "agentrun:docker"
 // or bare); a plugin started just for its schema gets none, which is no error.
 import { z } from "zod";
-import { PROVIDER_SETTINGS, settingsKeys, TEST_SETTINGS, type ProviderSettings } from "../src/contract/settings.js";
+import { PROVIDER_SETTINGS, settingsKeys, TEST_SETTINGS, type ProviderSettings } from "../src/registry/settings.js";
 import { unknownSettings } from "./words.js";
 
 /** Each provider's settings, the library's schema (src/contract/settings.ts): the CLI's --set takes the same keys. */

@@ -14,10 +14,17 @@ export interface FolderRecord {
   pathHash: string;
   /** The folder was not there when the record was written: this resource makes it. */
   made: boolean;
+  /** The parent folders its create made (a clear path's alone), removed with it when empty. */
+  parents?: string[];
 }
 
 const isFolderRecord = (value: unknown): value is FolderRecord =>
-  typeof value === "object" && value !== null && typeof (value as FolderRecord).pathHash === "string" && typeof (value as FolderRecord).made === "boolean";
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as FolderRecord).pathHash === "string" &&
+  typeof (value as FolderRecord).made === "boolean" &&
+  ((value as FolderRecord).parents === undefined ||
+    (Array.isArray((value as FolderRecord).parents) && (value as FolderRecord).parents!.every((p) => typeof p === "string")));
 
 /** The record an earlier create of this owner left, if any. */
 export const readFolderRecord = (owner: string, dir = FOLDER_RECORDS): Promise<FolderRecord | undefined> => readRecord(owner, dir, isFolderRecord);
@@ -26,8 +33,15 @@ export const readFolderRecord = (owner: string, dir = FOLDER_RECORDS): Promise<F
 export const recordsPath = (record: FolderRecord, path: string): boolean => record.pathHash === sha(path);
 
 /** Writes the record (0600, in a 0700 folder) before the folder is made. */
-export async function writeFolderRecord(owner: string, path: string, made: boolean, secretPath: boolean, dir = FOLDER_RECORDS): Promise<void> {
-  const record: FolderRecord = { ...(secretPath ? {} : { path }), pathHash: sha(path), made };
+export async function writeFolderRecord(
+  owner: string,
+  path: string,
+  made: boolean,
+  secretPath: boolean,
+  dir = FOLDER_RECORDS,
+  parents: string[] = [],
+): Promise<void> {
+  const record: FolderRecord = { ...(secretPath ? {} : { path, ...(parents.length > 0 ? { parents } : {}) }), pathHash: sha(path), made };
   await writeRecord(owner, dir, record);
 }
 

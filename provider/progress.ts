@@ -10,8 +10,8 @@ export type Say = (message: string) => void;
 export interface Ticker {
   /** What is waited for now (a build's next step): said at once, and on every tick after. */
   now(detail: string): void;
-  /** Ends the ticks, saying how long the whole wait took. */
-  stop(): void;
+  /** Ends the ticks, saying how it ended (done, unless said otherwise) and how long the whole wait took. */
+  stop(ended?: string): void;
 }
 
 /** Says what, now and with its seconds every few seconds, until stop() (which says how long it took). */
@@ -26,9 +26,9 @@ export function ticker(say: Say, what: string): Ticker {
       detail = `: ${next}`;
       say(`${what}${detail}`);
     },
-    stop() {
+    stop(ended = "done") {
       clearInterval(every);
-      say(`${what}: done in ${seconds()} s`);
+      say(`${what}: ${ended} in ${seconds()} s`);
     },
   };
 }

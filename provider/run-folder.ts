@@ -3,7 +3,7 @@
 // to the user rule (src/contract/user.ts). Expected failures are results, not throws.
 import { lstat, mkdir, chown, chmod, rm, rmdir } from "node:fs/promises";
 import { bindPathProblem } from "../src/contract/mount.js";
-import { fail, ok, type Result } from "../src/contract/result.js";
+import { fail, ok, type Result } from "../src/daemon/result.js";
 import { userText, type User } from "../src/contract/user.js";
 
 export const FOLDER_MODE = 0o700;
@@ -37,7 +37,7 @@ export function folderDrift(path: string, want: User, got: FolderState): string[
  * the owner with mode 0700, and checks it is still canonical. A folder already there is taken
  * as it is found and given to the owner (made: false). On failure, removes what it made.
  */
-export async function makeFolder(path: string, owner: User): Promise<Result<{ made: boolean }>> {
+export async function makeFolder(path: string, owner: User): Promise<Result<{ made: boolean; parents: string[] }>> {
   const problem = bindPathProblem(path, { mayBeMissing: true });
   if (problem) return fail("invalid", problem);
   const madeDirs: string[] = [];
@@ -65,7 +65,7 @@ export async function makeFolder(path: string, owner: User): Promise<Result<{ ma
     }
     await chown(path, owner.uid, owner.gid);
     await chmod(path, FOLDER_MODE);
-    return ok({ made: madeDirs.includes(path) });
+    return ok({ made: madeDirs.includes(path), parents: madeDirs.filter((dir) => dir !== path) });
   } catch (e) {
     await undo();
     return fail(errnoCode(e), folderError(path, owner, e));
@@ -95,6 +95,17 @@ export async function removeFolder(path: string): Promise<Result<undefined>> {
     return ok();
   } catch (e) {
     return fail(errnoCode(e), `the run folder ${path} could not be removed: ${(e as Error).message}`);
+  }
+}
+
+/** The parent folders a create made, deepest first, each removed only while empty: a folder someone else put something in stays, and so does every one above it. */
+export async function removeEmptyParents(parents: readonly string[]): Promise<void> {
+  for (const dir of [...parents].sort((a, b) => b.length - a.length)) {
+    const removed = await rmdir(dir).then(
+      () => true,
+      (e: NodeJS.ErrnoException) => e.code === "ENOENT",
+    );
+    if (!removed) return;
   }
 }
 

@@ -3,9 +3,9 @@
 // shared by every resource. A resource knows a vendor only through here, and this file knows
 // none: each provider's module maps its own settings onto its options.
 import { hostEnvironment } from "../src/contract/host.js";
-import { secretValues } from "../src/contract/settings.js";
+import { secretValues } from "../src/registry/settings.js";
 import type { ComputerProvider } from "../src/contract/provider.js";
-import type { Result, ResultError } from "../src/contract/result.js";
+import type { Result, ResultError } from "../src/daemon/result.js";
 import type { Settings } from "./config.js";
 import { settingsRefused } from "./words.js";
 
@@ -38,7 +38,9 @@ export function vendors(settings: Settings): OpenVendors {
         .then(({ providerFromSettings }) => providerFromSettings(id, byId[id] ?? {}, hostEnvironment()))
         // Refused settings come from the stack's config: say so in the lines that change it.
         .then((made) =>
-          made.ok || made.error.field === "provider" ? made : { ok: false as const, error: withoutSecrets(settingsRefused(id, made.error), settings) },
+          made.ok || made.error.field === "provider"
+            ? made
+            : { ok: false as const, error: withoutSecrets(settingsRefused(id, made.error, byId[id] ?? {}), settings) },
         );
       made.set(id, p);
     }

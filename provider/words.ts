@@ -1,17 +1,19 @@
 // The library's refusals in a stack's user's terms. The library speaks to library callers
 // (a provider's image(), ensureImage, a recipe option, its options by their class); a stack's user
 // writes Pulumi config and runs docker and pulumi commands, so where the two differ the plugin says
-// what they can run. Each rule reads the failure's detail (src/contract/result.ts RESULT_DETAIL),
+// what they can run. Each rule reads the failure's detail (src/daemon/result.ts RESULT_DETAIL),
 // never its words, and takes the provider and the setting from it: this file names no vendor's key.
 // The image rules speak of a Docker host and docker commands: the details they read are set by
 // the Docker provider alone today. test/unit/stack-words.test.ts holds the words.
-import { ResultFailure, type ResultDetail, type ResultError } from "../src/contract/result.js";
+import { ResultFailure, type ResultDetail, type ResultError } from "../src/daemon/result.js";
+import { secretSettings } from "../src/registry/settings.js";
 
 /** The stack's settings by provider id, to tell a provider's own image (its setting's) from a Computer's (no import of config.ts, which uses this file). */
 type StackSettings = Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
 
-/** `pulumi config set` for one of a provider's settings. */
-export const configSet = (provider: string, key: string, value = `<${key}>`) => `pulumi config set --path agentrun:${provider}.${key} ${value}`;
+/** `pulumi config set` for one of a provider's settings (`--secret` for one its schema marks secret). */
+export const configSet = (provider: string, key: string, value = `<${key}>`, secret = false) =>
+  `pulumi config set${secret ? " --secret" : ""} --path agentrun:${provider}.${key} ${value}`;
 /** `pulumi config rm` for one of a provider's settings. */
 export const configRm = (provider: string, key: string) => `pulumi config rm --path agentrun:${provider}.${key}`;
 
@@ -63,18 +65,18 @@ export function forStack(error: ResultError, settings: StackSettings = {}): Resu
 
 /**
  * A provider's settings refused by the registry, with the config lines that set or unset the
- * option it names (its detail); a refusal that names no option (the host's DOCKER_HOST) keeps
- * the library's words.
+ * option it names (its detail): one the stack does not set is set (as a secret where the
+ * provider's schema marks it one); a refusal that names no option (the host's DOCKER_HOST) keeps
+ * the library's words. given: the stack's settings of that provider.
  */
-export function settingsRefused(provider: string, error: ResultError): ResultError {
+export function settingsRefused(provider: string, error: ResultError, given: Readonly<Record<string, unknown>> = {}): ResultError {
   const detail = error.detail;
   if (detail?.kind !== "option" || detail.provider !== provider) return error;
-  return {
-    ...error,
-    message:
-      `the stack's agentrun:${provider} settings were refused: agentrun:${provider}.${detail.option}${detail.problem}. ` +
-      `Change it with \`${configSet(provider, detail.option, "<value>")}\`, or unset it with \`${configRm(provider, detail.option)}\``,
-  };
+  const setting = `agentrun:${provider}.${detail.option}`;
+  const set = configSet(provider, detail.option, "<value>", secretSettings().includes(`${provider}.${detail.option}`));
+  const topKey = detail.option.split(".")[0]!;
+  const lines = topKey in given ? `Change it with \`${set}\`, or unset it with \`${configRm(provider, detail.option)}\`` : `Set it with \`${set}\``;
+  return { ...error, message: `the stack's agentrun:${provider} settings were refused: ${setting}${detail.problem}. ${lines}` };
 }
 
 /** Settings keys the plugin does not take, each with the line that removes it, and the keys it takes. */

@@ -4,7 +4,7 @@
 export * from "./daemon/protocol.js";
 export * from "./daemon/frames.js";
 export * from "./daemon/client.js";
-export * from "./contract/result.js";
+export * from "./daemon/result.js";
 export * from "./contract/provider.js";
 export * from "./contract/mount.js";
 export * from "./contract/user.js";
@@ -13,11 +13,13 @@ export * from "./daemon/processes.js";
 export * from "./contract/labels.js";
 export * from "./contract/lifetime.js";
 export * from "./contract/kinds.js";
+export * from "./registry/offers.js";
 export * from "./daemon/actions.js";
 export * from "./contract/wait.js";
-export * from "./contract/redact.js";
+export * from "./daemon/redact.js";
 export * from "./fleet/janitor.js";
 export * from "./daemon/desktop.js";
+export * from "./contract/screen.js";
 export * from "./daemon/screen-watch.js";
 export * from "./fleet/pool.js";
 export {
@@ -36,6 +38,8 @@ export {
 export { judgeTarget, type TargetVerdict } from "./egress/target.js";
 export * from "./contract/probe.js";
 // A browser vendor call's failure keeps the host transport's thrown error hidden: read it here.
-export { causeOf } from "./contract/browser/vendor.js";
+export { causeOf } from "./kits/browser/vendor.js";
+export { BROWSER_IMAGE } from "./kits/browser/labels.js";
+export { PHONE_IMAGE } from "./phone-harness/constants.js";
 export * from "./providers.js";
 export { DockerProvider, type DockerProviderOptions, type EgressOptions, ensureImage, type ImageSource } from "./docker/index.js";

@@ -1,22 +1,37 @@
-// The provider registry: one lazy line per vendor. Loading this module loads no provider and
-// no vendor SDK; a provider's file is imported only when its id is asked for.
+// The provider registry: the one list of vendors, an entry a vendor from its folder's entry.ts.
+// Every table that names vendors (settings, the rows Settings offers, the guard tests, the docs'
+// maps) is derived from it. Loading this module loads no provider and no vendor SDK; a provider's
+// module is imported only when its id is asked for.
 import type { ComputerProvider, HostEnvironment, ProviderModule } from "./contract/provider.js";
-import { redactWords } from "./contract/redact.js";
-import { fail, ok, OptionError, type Result } from "./contract/result.js";
+import { redactWords } from "./daemon/redact.js";
+import { fail, ok, OptionError, type Result } from "./daemon/result.js";
+import { checkSettings } from "./contract/settings.js";
+import { BROWSERBASE } from "./browserbase/entry.js";
+import { DAYTONA } from "./daytona/entry.js";
+import { DOCKER } from "./docker/entry.js";
+import { E2B } from "./e2b/entry.js";
+import { KERNEL } from "./kernel/entry.js";
+import { KUBERNETES } from "./kubernetes/entry.js";
+import { MODAL } from "./modal/entry.js";
+import { PHONE_HARNESS } from "./phone-harness/entry.js";
 
-export const providers = {
-  // Docker's registry module alone (index.ts adds the library's exports: images, the CLI).
-  docker: () => import("./docker/module.js"),
-  modal: () => import("./modal/index.js"),
-  daytona: () => import("./daytona/index.js"),
-  e2b: () => import("./e2b/index.js"),
-  browserbase: () => import("./browserbase/index.js"),
-  kernel: () => import("./kernel/index.js"),
-  "phone-harness": () => import("./phone-harness/index.js"),
-  kubernetes: () => import("./kubernetes/index.js"),
-} satisfies Record<string, () => Promise<ProviderModule<never>>>;
+/** Every vendor, in the order the registry names them. */
+export const VENDORS = [DOCKER, MODAL, DAYTONA, E2B, BROWSERBASE, KERNEL, PHONE_HARNESS, KUBERNETES] as const;
 
-export type ProviderId = keyof typeof providers;
+type Vendor = (typeof VENDORS)[number];
+export type ProviderId = Vendor["id"];
+/** A vendor's entry by its id. */
+export type VendorOf<I extends ProviderId> = Extract<Vendor, { id: I }>;
+
+/** Each vendor's module by id, loaded when called. */
+export const providers = Object.fromEntries(VENDORS.map((vendor) => [vendor.id, vendor.module])) as {
+  [I in ProviderId]: VendorOf<I>["module"];
+};
+
+/** A vendor's entry by id (its settings schema, its offered row). */
+export function entryOf<I extends ProviderId>(id: I): VendorOf<I> {
+  return VENDORS.find((vendor) => vendor.id === id) as VendorOf<I>;
+}
 
 /** The provider a caller that names none gets: the local Docker engine. */
 export const DEFAULT_PROVIDER: ProviderId = "docker";
@@ -24,7 +39,7 @@ export type ProviderModuleOf<I extends ProviderId> = Awaited<ReturnType<(typeof 
 export type ProviderOptions<I extends ProviderId> = Parameters<ProviderModuleOf<I>["create"]>[0];
 
 /** Every id the registry holds. */
-export const PROVIDER_IDS = Object.keys(providers) as ProviderId[];
+export const PROVIDER_IDS: ProviderId[] = VENDORS.map((vendor) => vendor.id);
 
 export function isProviderId(id: unknown): id is ProviderId {
   return typeof id === "string" && Object.hasOwn(providers, id);
@@ -65,7 +80,7 @@ function refusedBy(id: string, error: unknown): Result<never> {
 }
 
 /**
- * A provider built by id from a host's plain settings, held to its settings schema (src/contract/settings.ts):
+ * A provider built by id from a host's plain settings, held to its entry's settings schema:
  * its module maps them onto its options, or
  * they are its options. host is the host's environment, for a setting that defaults as the
  * vendor's own CLI finds it (Docker's engine: DOCKER_HOST, then the CLI's context).
@@ -73,7 +88,7 @@ function refusedBy(id: string, error: unknown): Result<never> {
 export async function providerFromSettings(id: string, settings: Record<string, unknown> = {}, host?: HostEnvironment): Promise<Result<ComputerProvider>> {
   if (!isProviderId(id)) return fail("invalid", unknownId(id), { field: "provider" });
   // Held to the provider's settings schema first: a misspelt key is refused, never ignored.
-  const checked = (await import("./contract/settings.js")).checkSettings(id, settings);
+  const checked = checkSettings(id, entryOf(id).settings, settings);
   if (!checked.ok) return checked;
   const module = (await providers[id]()) as ProviderModule<unknown>;
   let options: unknown;

@@ -10,7 +10,7 @@ pulumi preview --cwd "$dir" --stack "$stack" --refresh --expect-no-changes --dif
 rc=$?
 case $rc in
   0) echo "drift check: the stack $stack is as declared" ;;
-  7) echo "drift check: the stack $stack has drifted; 'pulumi up --refresh' puts it back as declared" >&2 ;;
+  7) echo "drift check: the stack $stack has drifted; 'pulumi up' puts it back as declared (with --refresh where the project does not refresh on every up)" >&2 ;;
   *) echo "drift check: pulumi preview failed (exit $rc)" >&2 ;;
 esac
 exit $rc

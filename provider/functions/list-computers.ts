@@ -2,7 +2,7 @@
 // name, state, deadline and drift read back, and whether it has outlived its deadline; the names
 // of those that have, apart (a CI check fails on them). Reads; changes nothing.
 import { listComputers as list } from "../../src/fleet/listing.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import type { FunctionHandler } from "../function.js";
 import type { Context } from "../resource.js";
 import type { Props } from "../secrets.js";

@@ -3,7 +3,7 @@
 // what it deleted and how many it kept. The engine calls a function at preview as at up, so a
 // sweep deletes then too; dryRun says what it would delete and deletes nothing.
 import { sweep as sweepNow, sweepPlan } from "../../src/fleet/janitor.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import type { FunctionHandler } from "../function.js";
 import type { Context } from "../resource.js";
 import { bounded } from "../resource.js";

@@ -3,7 +3,7 @@
 // schema marks secret (writeOnly: true, or format: password, as a typed Settings' secret field
 // reads in JSON schema) is taken only as a Pulumi secret.
 import * as AjvModule from "ajv";
-import type { Refusal } from "../../src/contract/result.js";
+import type { Refusal } from "../../src/daemon/result.js";
 import { isSecret, type Props } from "../secrets.js";
 
 // ajv is CommonJS: its class is the default export's own default under NodeNext.

@@ -25,8 +25,9 @@ import { endMarked } from "../../src/inside/marks.js";
 import { APP_ROOT, inHome } from "../../src/inside/paths.js";
 import { runQuietly } from "../../src/inside/load.js";
 import type { Session } from "../../src/inside/session.js";
-import { fail, ok, orThrow, type Result } from "../../src/contract/result.js";
+import { fail, ok, orThrow, type Result } from "../../src/daemon/result.js";
 import type { Context, Step, Stored } from "../resource.js";
+import type { FieldChange, FieldDiff } from "../server.js";
 import { resource, unknownFields } from "../resource.js";
 import { UNKNOWN, hasUnknown, isObject, secretFieldsOf, unwrap, wrapDerived, type Props } from "../secrets.js";
 import { isArchive, isAsset, plan, toLoad } from "./computer-files-assets.js";
@@ -322,7 +323,8 @@ async function install(
 }
 
 /** The inputs as given (their secrets still wrapped), then what was made, wrapped where it derives from a secret. */
-function outputsOf(raw: Props, inputs: Pick<Inputs, "name" | "files" | "port">, made: Installed & { skillText?: string }, drift: string[]): Props {
+/** The outputs: the inputs, what follows from them (folder, source, address), what was made and the drift. */
+function outputsOf(raw: Props, inputs: Pick<Inputs, "name" | "files" | "port">, made: Partial<Installed> & { skillText?: string }, drift: string[]): Props {
   const secretKeys = new Set([...secretFieldsOf(raw)].filter((k) => k !== "settings"));
   const outs: Props = { folder: folderOf(inputs.name), sources: { files: sourceOf(inputs.files) }, ...made, drift };
   if (inputs.port !== undefined) outs.address = addressOf(inputs.port);
@@ -397,19 +399,31 @@ async function read(ctx: Context, id: string, stored: State) {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props) {
+/** Each changed field by name, as the plan's line shows it; drift for what changed inside (a file, a service, the launch). */
+async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Promise<FieldDiff> {
   const replaces = ["computer", "provider", "name"].filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
   // Install steps and requirements go in once: new ones install the app again, the old one removed first (one folder).
   const reinstalls = ["installSteps", "requirements"].filter((k) => hasUnknown(n[k]) || !same(o[k], n[k]));
   replaces.push(...reinstalls);
+  const changed: Record<string, FieldChange> = Object.fromEntries(replaces.map((k) => [k, "update-replace" as const]));
   const source = hasUnknown(n.files) ? "?" : sourceOf(n.files);
-  const changed =
-    hasUnknown(n) ||
-    source === "?" ||
-    source !== (o.sources?.files ?? "") ||
-    (o.drift?.length ?? 0) > 0 ||
-    ["services", "settings", "settingsSchema", "ready", "port", "supports", "permissions", "skill", "launch"].some((k) => !same(o[k], n[k]));
-  return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: reinstalls.length > 0 && reinstalls.length === replaces.length };
+  if (source === "?" || source !== (o.sources?.files ?? "")) changed.files = "update";
+  for (const k of ["services", "settings", "settingsSchema", "ready", "port", "supports", "permissions", "skill", "launch"])
+    if (hasUnknown(n[k]) || !same(o[k], n[k])) changed[k] = "update";
+  // A field still unknown (its computer made again, say) is known at up, which diffs it then.
+  for (const [k, v] of Object.entries(n)) if (!(k in changed) && hasUnknown(v)) changed[k] = "update";
+  if ((o.drift?.length ?? 0) > 0) changed.drift = "update";
+  const changes = Object.keys(changed).length > 0;
+  return { changes, replaces, deleteBeforeReplace: reinstalls.length > 0 && reinstalls.length === replaces.length, detailedDiff: changed };
+}
+
+/**
+ * What an up makes, for a preview: the address and the files' source follow from the inputs, so a
+ * command that takes the address is not planned again for an app healed in place. What is made
+ * inside (files written, services, the window) is known once it is.
+ */
+async function preview(_ctx: Context, { inputs, raw }: Step<Inputs>) {
+  return outputsOf(raw, inputs, {}, []);
 }
 
 /** Stops the services and the launch, makes the files as wanted, starts them again and waits for ready; install steps are not run again. */
@@ -453,5 +467,6 @@ export const computerApp = resource(TYPE, {
   create,
   read,
   update,
+  preview,
   delete: remove,
 });

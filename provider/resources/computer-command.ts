@@ -19,7 +19,7 @@ import { findRunning } from "../../src/inside/session.js";
 import { addressVar, APP_NAME, LOOPBACK_ADDRESS } from "../../src/inside/app.js";
 import { MAX_RUN_SECONDS, RUN_MARK, RUNNER_MARGIN_SECONDS, runCommand, type RunResult } from "../../src/inside/run.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { ResultFailure, orThrow } from "../../src/contract/result.js";
+import { ResultFailure, orThrow } from "../../src/daemon/result.js";
 import type { Context, Step, Stored } from "../resource.js";
 import { bounded, resource, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, hasUnknown, isSecret, secret, unwrap, type Props } from "../secrets.js";

@@ -6,7 +6,7 @@ import { posix, resolve } from "node:path";
 import { fileChunks } from "../../src/inside/file-chunks.js";
 import { homeRelative, underHome } from "../../src/inside/paths.js";
 import { fileToLoad, type FileToLoad } from "../../src/inside/load.js";
-import { fail, ok, type Refusal, type Result } from "../../src/contract/result.js";
+import { fail, ok, type Refusal, type Result } from "../../src/daemon/result.js";
 import { isObject, type Props } from "../secrets.js";
 
 // The signatures the engine marks an asset and an archive with (sdk/go/common/resource/sig).

@@ -10,10 +10,11 @@ import { asset, fieldsOf } from "../inputs.js";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { driftOf, readBack, removeFiles, syncFiles, type FileReadBack, type FileToLoad } from "../../src/inside/load.js";
 import { canonical } from "../../src/contract/canonical.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import type { Context, Step, Stored } from "../resource.js";
 import { resource, unknownFields } from "../resource.js";
 import { UNKNOWN, hasUnknown, isObject, unwrap, wrapDerived, type Props } from "../secrets.js";
+import type { FieldChange, FieldDiff } from "../server.js";
 import { destinationOf, plan, toLoad } from "./computer-files-assets.js";
 import { checkComputer, inComputer, WRITTEN } from "./computer-step.js";
 
@@ -107,12 +108,34 @@ async function read(ctx: Context, id: string, { old, secretKeys }: State) {
   return { id, props: wrapDerived(outputsOf(old, written, drift, old.sources ?? {}), secretKeys, DERIVED) };
 }
 
-async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props) {
-  const replaces = (["computer", "provider"] as const).filter((k) => n[k] !== UNKNOWN && o[k] !== n[k]);
-  const want = hasUnknown(n.files) || !isObject(n.files) ? undefined : sourcesOf(n.files);
-  const sourcesChanged = !want || Object.values(want).includes("") || canonical(want) !== canonical(o.sources ?? {});
-  const changed = sourcesChanged || n.destination !== o.destination || (o.drift?.length ?? 0) > 0;
-  return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: false };
+/** The sources an up will hold: known once every entry's hash is (the engine hashes each asset at preview too). */
+function sourcesWanted(files: unknown): Record<string, string> | undefined {
+  if (hasUnknown(files) || !isObject(files)) return undefined;
+  const want = sourcesOf(files);
+  return Object.values(want).includes("") ? undefined : want;
+}
+
+/** Each changed field by name, as the plan's line shows it: files, destination, or drift (a file changed inside). */
+async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Promise<FieldDiff> {
+  // A computer still unknown at preview is one made again: its files go in again too.
+  const replaces = (["computer", "provider"] as const).filter((k) => o[k] !== n[k]);
+  const want = sourcesWanted(n.files);
+  const changed: Record<string, FieldChange> = Object.fromEntries(replaces.map((k) => [k, "update-replace" as const]));
+  if (!want || canonical(want) !== canonical(o.sources ?? {})) changed.files = "update";
+  if (n.destination !== o.destination) changed.destination = "update";
+  if ((o.drift?.length ?? 0) > 0) changed.drift = "update";
+  return { changes: Object.keys(changed).length > 0, replaces, deleteBeforeReplace: false, detailedDiff: changed };
+}
+
+/**
+ * What an up makes, for a preview: the sources are the declared files' hashes, known at preview,
+ * so a command triggered by them is run again only when the files themselves change, never for a
+ * file healed inside. What is written is known once it is.
+ */
+async function preview(_ctx: Context, { inputs, secretKeys, raw }: Step<Inputs>) {
+  const sources = sourcesWanted(inputs.files);
+  if (!sources) return raw;
+  return wrapDerived({ ...outputsOf(inputs, {}, [], sources), written: UNKNOWN }, secretKeys, DERIVED);
 }
 
 async function update(ctx: Context, _id: string, olds: State, { inputs, secretKeys }: Step<Inputs>) {
@@ -137,5 +160,6 @@ export const computerFiles = resource(TYPE, {
   create,
   read,
   update,
+  preview,
   delete: remove,
 });

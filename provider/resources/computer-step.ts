@@ -5,7 +5,7 @@ import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
 import { z } from "zod";
 import { withSession, type Session } from "../../src/inside/session.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { fail, type Result } from "../../src/contract/result.js";
+import { fail, type Result } from "../../src/daemon/result.js";
 import type { Context } from "../resource.js";
 import { bounded, vendorOf } from "../resource.js";
 import { UNKNOWN, type Props } from "../secrets.js";

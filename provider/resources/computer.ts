@@ -3,24 +3,28 @@
 // words, with nothing left). read: the computer found by its vendor id (kept in state), never by
 // its name alone; gone → no id; drifted (renamed by hand included) → the outputs and inputs as
 // read back, and `drift` naming each mismatch. diff: what the vendor fixes at create is a
-// replace, and so is a stopped or drifted computer. delete: release "delete" by the vendor id.
+// replace, and so is a stopped or drifted computer; one whose shared egress proxy alone is down is
+// an update that reads it back once the proxy is made again. delete: release "delete" by the vendor id.
 import { z } from "zod";
-import { screenOf } from "../../src/daemon/desktop.js";
+import { screenOf } from "../../src/contract/screen.js";
 import { sameAllowlist } from "../../src/egress/list.js";
 import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/contract/provider.js";
 import type { Hello } from "../../src/daemon/protocol.js";
 import { canonical } from "../../src/contract/canonical.js";
+import { stoppedWords } from "../../src/contract/lifetime.js";
 import { ownerLabel, withoutOwner } from "../../src/contract/labels.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { ResultFailure, orThrow } from "../../src/contract/result.js";
+import { ResultFailure, orThrow } from "../../src/daemon/result.js";
 import { normalUser } from "../../src/contract/user.js";
 import { knownRefusals } from "../../src/contract/checked.js";
 import { madeByStack, unwritableFolder } from "../stack-folders.js";
 import type { Context, Step, Stored } from "../resource.js";
 import type { FieldChange, FieldDiff } from "../server.js";
 import { fieldsOf, isField, strings } from "../inputs.js";
+import { ownDrift, proxyDrift } from "./computer-proxy-drift.js";
 import { bounded, resource, resourceOwner, unknownFields, vendorOf } from "../resource.js";
-import { type Ticker, ticker, whileWaiting } from "../progress.js";
+import { whileWaiting } from "../progress.js";
+import { defaultImage, machineKindOf } from "./computer-image.js";
 import { UNKNOWN, hasUnknown, isObject, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
@@ -78,7 +82,6 @@ const STORED = GIVEN.extend({ name: z.string(), vendorId: z.string(), state: z.s
 type State = Stored<z.infer<typeof STORED>>;
 
 /** A phone is the machine kind android (the only phone built): the input says phone, the spec android. */
-const machineKindOf = (kind: Inputs["kind"] | undefined): ComputerSpec["kind"] => (kind === "phone" ? "android" : kind);
 const inputKindOf = (kind: string | undefined): string | undefined => (kind === "android" ? "phone" : kind);
 
 /** The library's spec from the resource's inputs. */
@@ -338,39 +341,6 @@ async function withScreen(provider: ComputerProvider, outs: Props, ref: Computer
   return { ...outs, screen: orThrow(await screenOf(provider, ref, { signal })) };
 }
 
-/** The providers that said which base their own image stands on: once per plugin, not once per computer of a fleet. */
-const baseSaid = new WeakSet<ComputerProvider>();
-
-/**
- * The provider's own image, made ready (Docker: its recipe, built once and tagged by hash). Which
- * base it stands on (Docker: the pinned one pulled, or the set-up's local one) is kept among the
- * first such resource's diagnostics, where the user reads it after `pulumi up`.
- */
-export async function defaultImage(
-  provider: ComputerProvider,
-  signal: AbortSignal,
-  { say, tell }: Pick<Context, "say" | "tell">,
-  kind?: Inputs["kind"],
-): Promise<string> {
-  if (!provider.image) throw new Error(`the ${provider.id} provider has no image of its own: declare image`);
-  // Said only when the provider builds or pulls: an image already there takes no time worth saying.
-  let waiting: Ticker | undefined;
-  const onWait = (making: "build" | "pull", tag: string) => {
-    if (say) waiting = ticker(say, `${making === "build" ? "building" : "pulling"} the computers' image ${tag} (once; later computers reuse it)`);
-  };
-  const onStep = ({ step, of, line }: { step: number; of: number; line: string }) => waiting?.now(`step ${step} of ${of} (${line})`);
-  try {
-    const onBase = (base: { words: string }) => {
-      if (!tell || baseSaid.has(provider)) return;
-      baseSaid.add(provider);
-      tell(`the ${provider.id} computers' own image stands on ${base.words}`);
-    };
-    return orThrow(await provider.image({ signal, onWait, onStep, onBase, kind: machineKindOf(kind) }));
-  } finally {
-    waiting?.stop();
-  }
-}
-
 async function create(ctx: Context, { inputs, secretKeys }: Step<Inputs>) {
   const provider = await vendorOf(ctx, inputs.provider);
   const signal = bounded(ctx, CREATE_MS);
@@ -412,6 +382,10 @@ async function read(ctx: Context, id: string, { old, secretKeys }: State, stored
   // Found by its vendor id under another name: renamed by hand, which a replace removes.
   const made = owned ? o.ref.name : named;
   if (made !== undefined && o.ref.name !== made) o.drift = [`renamed by hand to ${o.ref.name} (it was made as ${made})`, ...o.drift];
+  // Stopped is drift, as the diff's `state` shows it: said in the drift's own words too.
+  if (o.state === "stopped") o.drift = [stoppedWords(o.ref.spec?.deadline ? new Date(o.ref.spec.deadline) : undefined), ...o.drift];
+  const proxyDown = await proxyDrift(provider, o.ref.spec?.egress, signal);
+  if (proxyDown) o.drift = [...o.drift, proxyDown];
   // An import has no outputs: what is there is what was declared (its labels, the caller's own),
   // and its lifetime is what is left of it, to the second.
   const declared = { ...defaultsOf(provider), ...old } as Inputs;
@@ -446,7 +420,7 @@ const LEFT_TO_PROVIDER: readonly string[] = ["image", "cpus", "memoryMb", "pids"
  * Each field that changed, by name, which is what the engine prints: an input declared otherwise
  * or read back otherwise, `state` for a stopped computer (past its deadline), and `drift` for a
  * mismatch no field names (a rename, a setting no input holds). Every one is a replace, and the
- * drift's sentences are the detail.
+ * drift's sentences are the detail; a shared proxy down, alone, is the proxy's to heal (an update).
  */
 async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Promise<FieldDiff> {
   const changed: Record<string, FieldChange> = {};
@@ -455,9 +429,12 @@ async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Pr
     changed[k] = o[k] === undefined ? "add-replace" : n[k] === undefined ? "delete-replace" : "update-replace";
   }
   if (o.state === "stopped") changed.state = "update-replace";
-  const drifted = (o.drift?.length ?? 0) > 0;
-  if (drifted && Object.keys(changed).length === 0) changed.drift = "update-replace";
+  const drifted = Array.isArray(o.drift) && o.drift.length > 0;
+  const own = ownDrift(o.drift, o.egress).length > 0;
+  if (own && Object.keys(changed).length === 0) changed.drift = "update-replace";
   const replaces = Object.keys(changed);
+  // Its proxy down, and nothing of its own: the proxy's up heals it, and an update reads it back.
+  if (drifted && replaces.length === 0) return { changes: true, replaces: [], deleteBeforeReplace: false, detailedDiff: { drift: "update" } };
   // The drift's sentences are shown under --diff whatever field names them.
   return {
     changes: replaces.length > 0,
@@ -468,9 +445,16 @@ async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Pr
   };
 }
 
-async function update(): Promise<never> {
-  // diff never asks for an update: every field is fixed at create.
-  throw new Error("a computer cannot be changed in place; every change makes it again");
+/** diff asks for an update only when its shared proxy was down: by now the proxy's up made it again, so it is read back. */
+async function update(ctx: Context, id: string, olds: State) {
+  const r = await read(ctx, id, olds);
+  if (!r.props) throw new Error(`the computer ${id} is gone; the next up makes it again`);
+  return { outs: r.props };
+}
+
+/** A preview of that update: the computer as it was, its drift known once it is read back. */
+async function preview(_ctx: Context, { raw }: Step<Inputs>, olds?: State) {
+  return olds === undefined ? raw : { ...olds.raw, drift: UNKNOWN };
 }
 
 async function remove(ctx: Context, id: string, { old }: State) {
@@ -480,4 +464,16 @@ async function remove(ctx: Context, id: string, { old }: State) {
   orThrow(await provider.release(ref, "delete", { signal: bounded(ctx, STEP_MS) }));
 }
 
-export const computer = resource(TYPE, { given: GIVEN, inputs: INPUTS, checked: CHECKED, stored: STORED, check, diff, create, read, update, delete: remove });
+export const computer = resource(TYPE, {
+  given: GIVEN,
+  inputs: INPUTS,
+  checked: CHECKED,
+  stored: STORED,
+  check,
+  diff,
+  create,
+  read,
+  update,
+  preview,
+  delete: remove,
+});

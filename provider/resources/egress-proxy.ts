@@ -16,10 +16,11 @@ import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../../sr
 import type { ComputerProvider } from "../../src/contract/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { knownRefusals } from "../../src/contract/checked.js";
 import { normalUser } from "../../src/contract/user.js";
 import type { Context, Step, Stored } from "../resource.js";
+import type { FieldChange, FieldDiff } from "../server.js";
 import { bounded, resource, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { whileWaiting } from "../progress.js";
 import { fieldsOf, isField } from "../inputs.js";
@@ -53,7 +54,7 @@ const EGRESS = z.object({ proxy: z.string(), user: z.string() });
 const Checked = Given.required({ provider: true, user: true }).extend({ name: z.string(), egress: EGRESS.optional() });
 type Inputs = z.infer<typeof Checked>;
 /** What the steps read of the stored state: the inputs, the proxy's name, its deadline and drift. */
-const Stored = Given.extend({ name: z.string(), deadline: z.string(), drift: z.array(z.string()) });
+const Stored = Given.extend({ name: z.string(), deadline: z.string(), state: z.string(), drift: z.array(z.string()) });
 type State = Stored<z.infer<typeof Stored>>;
 
 /** The fields of REPLACING that differ between what was and what is asked now. */
@@ -211,8 +212,9 @@ async function read(ctx: Context, id: string, { old, secretKeys }: State) {
     user: typeof old.user === "string" ? old.user : o.ref.user,
     ...(hint === undefined ? {} : { hint }),
   };
-  // A proxy re-run by hand with another list reads back as made, but not as declared.
-  const drift = [...o.drift];
+  // Stopped is drift, named `state` by the diff, and said first; a proxy re-run by hand with
+  // another list reads back as made, but not as declared.
+  const drift = o.state === "stopped" ? [`the egress proxy ${id} is stopped: its computers reach nothing`, ...o.drift] : [...o.drift];
   if (o.network && "allow" in o.network && !sameAllowlist(declared.allow, o.ref.allow))
     drift.push(`the egress proxy ${id} holds ${o.ref.allow.join(", ")}, not the declared ${declared.allow.join(", ")}`);
   const outs = outputsOf(declared, o.ref, o.state, drift);
@@ -229,7 +231,7 @@ async function read(ctx: Context, id: string, { old, secretKeys }: State) {
   return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
 
-async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props) {
+async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Promise<FieldDiff> {
   const replaces: string[] = replacedBy(o, n);
   if (typeof n.name === "string" && n.name !== o.name) replaces.push("name");
   // Past its deadline the volume's time is spent: a new proxy (and so new computers).
@@ -237,10 +239,19 @@ async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props) {
   const updates = [
     ...(n.allow === UNKNOWN || !sameAllowlist(o.allow, n.allow) ? ["allow"] : []),
     ...(n.hint !== undefined && o.hint !== n.hint ? ["hint"] : []),
-    // Stopped, removed or widened by hand: made again on the same volume.
-    ...(Array.isArray(o.drift) && o.drift.length > 0 ? ["drift"] : []),
+    ...(o.state === "stopped" ? ["state"] : []),
   ];
-  return { changes: replaces.length + updates.length > 0, replaces, deleteBeforeReplace: false };
+  // Stopped, removed or widened by hand: made again on the same volume. Drift no field names is
+  // named drift; the drift's sentences are shown under --diff whatever field names them.
+  const drifted = Array.isArray(o.drift) && o.drift.length > 0;
+  if (drifted && replaces.length + updates.length === 0) updates.push("drift");
+  const changed: Record<string, FieldChange> = {
+    ...(drifted ? { drift: "update" as const } : {}),
+    ...Object.fromEntries(updates.map((k) => [k, "update" as const])),
+    ...Object.fromEntries(replaces.map((k) => [k, "update-replace" as const])),
+  };
+  const diffs = [...replaces, ...updates];
+  return { changes: diffs.length > 0, replaces, deleteBeforeReplace: false, detailedDiff: changed, diffs };
 }
 
 async function update(ctx: Context, id: string, _olds: State, { inputs, secretKeys }: Step<Inputs>) {

@@ -5,7 +5,7 @@
 // Computer's refresh uses. Read-only: a preview computes it too.
 import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
 import type { ComputerProvider } from "../../src/contract/provider.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { resourceOwner, type Context } from "../resource.js";
 
 const READ_MS = 30_000;

@@ -4,7 +4,7 @@
 // inputs read back so preview shows it field by field); removed on delete unless retained.
 import { createHash } from "node:crypto";
 import type { CheckFailure } from "@pulumi/pulumi/provider/index.js";
-import { fail, ok, orThrow, type Result, ResultFailure } from "../../src/contract/result.js";
+import { fail, ok, orThrow, type Result, ResultFailure } from "../../src/daemon/result.js";
 import type { Context, Step, Stored } from "../resource.js";
 import { resource, resourceOwner, unknownFields } from "../resource.js";
 import { stackMakes } from "../stack-folders.js";
@@ -15,7 +15,7 @@ import { bindPathProblem, MOUNT_KINDS } from "../../src/contract/mount.js";
 import { fieldsOf } from "../inputs.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { parseUser, processUser, userText, type User } from "../../src/contract/user.js";
-import { FOLDER_MODE, folderDrift, healFolder, makeFolder, modeText, readFolder, removeFolder } from "../run-folder.js";
+import { FOLDER_MODE, folderDrift, healFolder, makeFolder, modeText, readFolder, removeEmptyParents, removeFolder } from "../run-folder.js";
 
 const TYPE = "agentrun:index:Mount";
 const MODE = modeText(FOLDER_MODE);
@@ -138,6 +138,10 @@ async function create(ctx: Context, { inputs, secretKeys }: Step<Inputs>) {
   const owner = ownerOf(inputs.user);
   const madeBefore = await recordFolder(ctx, inputs.path, secretKeys.has("path"));
   const made = orThrow(await makeFolder(inputs.path, owner));
+  // The parents it made are kept in its record, for its delete to remove while empty.
+  const recordOwner = resourceOwner(ctx);
+  if (recordOwner !== undefined && made.made && made.parents.length > 0)
+    await writeFolderRecord(recordOwner, inputs.path, true, secretKeys.has("path"), undefined, made.parents);
   const state = await readFolder(inputs.path);
   if (!state) throw new Error(`the run folder ${inputs.path} was made but is gone again`);
   return { id: idOf(inputs.path, secretKeys), outs: wrapDerived(outputsOf(inputs, state, made.made || madeBefore), secretKeys, DERIVED) };
@@ -190,10 +194,14 @@ async function preview(_ctx: Context, { inputs, secretKeys }: Step<Inputs>, olds
 async function remove(ctx: Context, id: string, { old }: State) {
   const path = typeof old.path === "string" ? old.path : id;
   // A folder this resource did not make, or one declared retained, stays.
-  if (old.retainOnDelete !== true && old.made === true) orThrow(await removeFolder(path));
-  // The claim goes with it, unless a replace's new folder (another path) holds it now.
   const owner = resourceOwner(ctx);
   const claim = owner === undefined ? undefined : await readFolderRecord(owner);
+  if (old.retainOnDelete !== true && old.made === true) {
+    orThrow(await removeFolder(path));
+    // The parents its create made, and only those, while empty.
+    if (claim && recordsPath(claim, path)) await removeEmptyParents((claim.parents ?? []).filter((dir) => path.startsWith(`${dir}/`)));
+  }
+  // The claim goes with it, unless a replace's new folder (another path) holds it now.
   if (owner !== undefined && claim && recordsPath(claim, path)) await dropFolderRecord(owner);
 }
 

@@ -9,7 +9,7 @@ import { fieldsOf } from "../inputs.js";
 import { EPOCH_LABEL, RUN_LABEL, epochOf, epochProblem, runLabels, runProblem } from "../../src/contract/labels.js";
 import type { ComputerProvider } from "../../src/contract/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import type { Context, Step, Stored } from "../resource.js";
 import { bounded, resource, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, unwrap, wrapDerived, type Props } from "../secrets.js";

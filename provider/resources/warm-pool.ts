@@ -10,12 +10,13 @@
 import { randomBytes } from "node:crypto";
 import { ownerLabels, DECLARATION_LABEL, EPOCH_LABEL, RUN_LABEL } from "../../src/contract/labels.js";
 import { clearPool, drainPool, fillPool, POOL_LABEL, poolReady, type Pool } from "../../src/fleet/pool.js";
-import { ResultFailure, orThrow } from "../../src/contract/result.js";
+import { ResultFailure, orThrow } from "../../src/daemon/result.js";
 import { dropPending, readPending, writePending } from "../pool-pending.js";
 import type { Context, Step, Stored } from "../resource.js";
 import { bounded, resource, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { UNKNOWN, isObject, unwrap, wrapDerived, secret, type Props } from "../secrets.js";
-import { CHECKED, computer, defaultImage, specOf, TEMPLATE, type Inputs as ComputerInputs } from "./computer.js";
+import { CHECKED, computer, specOf, TEMPLATE, type Inputs as ComputerInputs } from "./computer.js";
+import { defaultImage } from "./computer-image.js";
 import { z } from "zod";
 import { fieldsOf } from "../inputs.js";
 

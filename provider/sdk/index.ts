@@ -371,7 +371,7 @@ export interface ListedComputer {
   readonly overdue: boolean;
   /** Every label it carries, the provider's own among them. */
   readonly labels: Record<string, string>;
-  /** One sentence for each way it is not what it was made as; empty when it is. When it could not be read back, why. */
+  /** One sentence for each way it is not what it was made as (stopped among them, said first); empty when it is. When it could not be read back, why. */
   readonly drift: string[];
   /** False when it could not be read back, so its drift is unknown. */
   readonly readBack: boolean;
@@ -395,7 +395,7 @@ export interface ListedComputerArgs {
   overdue: pulumi.Input<boolean>;
   /** Every label it carries, the provider's own among them. */
   labels: pulumi.Input<Record<string, pulumi.Input<string>>>;
-  /** One sentence for each way it is not what it was made as; empty when it is. When it could not be read back, why. */
+  /** One sentence for each way it is not what it was made as (stopped among them, said first); empty when it is. When it could not be read back, why. */
   drift: pulumi.Input<pulumi.Input<string>[]>;
   /** False when it could not be read back, so its drift is unknown. */
   readBack: pulumi.Input<boolean>;
@@ -883,7 +883,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly hello: pulumi.Output<Hello | undefined>;
   /** Words on what was read back and kept. */
   declare readonly notes: pulumi.Output<string[]>;
-  /** One sentence for each way the computer is not what was declared; empty when it is. A drifted computer is made again by the next `up`. */
+  /** One sentence for each way the computer is not what was declared (stopped among them, said first); empty when it is. A drifted computer is made again by the next `up`. */
   declare readonly drift: pulumi.Output<string[]>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   declare readonly egress: pulumi.Output<EgressValue | undefined>;

@@ -1,7 +1,7 @@
 // The provider's own transport for Browserbase's v1 API, through fetch: X-BB-API-Key on every
 // call, no redirect followed, the SDK's slice (sdk.ts) as its shape, an HTTP error thrown with its
 // status alone (the vendor's words are never read).
-import { jsonRequest } from "../contract/browser/call.js";
+import { jsonRequest } from "../kits/browser/call.js";
 import type { BrowserbaseApi } from "./sdk.js";
 
 export function fetchApi(apiKey: string, apiUrl: string, fetchImpl: typeof fetch = fetch): BrowserbaseApi {

@@ -7,7 +7,7 @@ export { BrowserbaseProvider, CAPABILITIES } from "./provider.js";
 export type { BrowserbaseProviderOptions } from "./options.js";
 export type { BrowserbaseApi } from "./sdk.js";
 export type { BrowserbaseSettings } from "./settings.js";
-export { causeOf } from "../contract/browser/vendor.js";
+export { causeOf } from "../kits/browser/vendor.js";
 
 /** A browser takes no run folder. */
 export const MOUNT: readonly MountKind[] = [];

@@ -1,7 +1,7 @@
 // The Browserbase provider's options, held to their rules at construction: a wrong one throws in
 // words that never hold the key.
 import { keyUrl } from "../contract/base-url.js";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 import { DEFAULT_API_URL } from "./constants.js";
 import type { BrowserbaseApi } from "./sdk.js";
 

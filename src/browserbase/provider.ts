@@ -1,7 +1,7 @@
-// BrowserbaseProvider: the one browser provider (src/contract/browser/provider.ts) on Browserbase's
+// BrowserbaseProvider: the one browser provider (src/kits/browser/provider.ts) on Browserbase's
 // sessions (vendor.ts), through the host's SDK slice or the provider's own fetch transport.
-import { browserCapabilities } from "../contract/browser/capabilities.js";
-import { BrowserProvider } from "../contract/browser/provider.js";
+import { browserCapabilities } from "../kits/browser/capabilities.js";
+import { BrowserProvider } from "../kits/browser/provider.js";
 import type { Capabilities } from "../contract/provider.js";
 import { fetchApi } from "./api.js";
 import { DEFAULT_API_URL, MAX_LIFETIME_MS } from "./constants.js";

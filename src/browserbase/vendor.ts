@@ -1,11 +1,11 @@
-// Browserbase as a browser vendor (src/contract/browser/vendor.ts): a computer is a session made
+// Browserbase as a browser vendor (src/kits/browser/vendor.ts): a computer is a session made
 // with keepAlive, its labels in userMetadata with each key's dots written as _ (Browserbase refuses
 // a dot in a metadata key), its lifetime the session's timeout. Not ended is RUNNING or PENDING.
 import { z } from "zod";
-import { vendorCall } from "../contract/browser/call.js";
-import { type Browser, type BrowserVendor, callFailed, type OpenRequest } from "../contract/browser/vendor.js";
+import { vendorCall } from "../kits/browser/call.js";
+import { type Browser, type BrowserVendor, callFailed, type OpenRequest } from "../kits/browser/vendor.js";
 import type { Capabilities } from "../contract/provider.js";
-import { ok, type Result } from "../contract/result.js";
+import { ok, type Result } from "../daemon/result.js";
 import { CALL_MS, CREATE_MS, MIN_LIFETIME_MS } from "./constants.js";
 import type { BrowserbaseApi, SessionStatus } from "./sdk.js";
 

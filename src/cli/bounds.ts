@@ -1,5 +1,5 @@
 // Every vendor call the command makes is bounded and stops on ^C: one signal per call.
-import { boundedBy } from "../contract/bound.js";
+import { boundedBy } from "../daemon/bound.js";
 
 /** How long a list, an attach or a connect may take before the command gives up on it. */
 export const CALL_BOUND_MS = 60_000;

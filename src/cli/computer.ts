@@ -1,6 +1,7 @@
 // A computer by the name `agentrun ls` shows (or its vendor id), and a connection to its daemon.
-import { COMPUTER_LABEL } from "../contract/browser/labels.js";
+import { COMPUTER_LABEL } from "../kits/browser/labels.js";
 import type { ComputerInfo, ComputerProvider, Connection } from "../contract/provider.js";
+import { stoppedWords } from "../contract/lifetime.js";
 import { bounded } from "./bounds.js";
 import { CliError, EXIT, failed } from "./errors.js";
 
@@ -19,10 +20,7 @@ export async function findComputer(provider: ComputerProvider, name: string, sig
 export async function connectTo(provider: ComputerProvider, name: string, signal: AbortSignal): Promise<Connection> {
   const info = await findComputer(provider, name, signal);
   if (info.state !== "running") {
-    throw new CliError(
-      EXIT.failed,
-      `${info.ref.name} is ${info.state} (past its deadline ${info.deadline?.toISOString() ?? "unknown"}); \`agentrun sweep\` releases it`,
-    );
+    throw new CliError(EXIT.failed, `${info.ref.name} is ${stoppedWords(info.deadline)}; \`agentrun sweep\` releases it once its deadline has passed`);
   }
   const connected = await provider.connect(info.ref, { signal: bounded(signal) });
   if (!connected.ok) throw failed(`${info.ref.name}'s daemon could not be reached`, connected.error);

@@ -65,7 +65,10 @@ export function execCommand(program: Command, context: Context): Command {
       try {
         await Promise.all([follow(client, started.id, "stdout", process.stdout, signal), follow(client, started.id, "stderr", process.stderr, signal)]);
         const code = await exitOf(client, started.id, signal);
-        return timedOut ? EXIT.timeout : code;
+        if (!timedOut) return code;
+        // 124 alone says nothing to a person: the stop is said on stderr, apart from the program's own output.
+        process.stderr.write(`agentrun: ${argv[0] ?? "the program"} was killed after --timeout ${flags.timeout} s\n`);
+        return EXIT.timeout;
       } finally {
         clearTimeout(timer);
         release();

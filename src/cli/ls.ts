@@ -1,5 +1,5 @@
 // agentrun ls [--label k=v]...: the provider's computers, each with its kind, state, deadline, run
-// and epoch, and its drift in a word (ok, or how many mismatches; --json has each in words).
+// and epoch, and its drift in a word (ok, stopped, or how many mismatches; --json has each in words).
 import type { Command } from "commander";
 import { EPOCH_LABEL, RUN_LABEL } from "../contract/labels.js";
 import { listComputers, type Listing } from "../fleet/listing.js";
@@ -20,10 +20,18 @@ export interface Listed {
   run: string | null;
   epoch: string | null;
   labels: Record<string, string>;
-  /** ok, how many mismatches the drift check found (each in driftWords), or unknown when it could not be read. */
+  /** ok, stopped, how many mismatches the drift check found (each in driftWords), or unknown when it could not be read. */
   drift: string;
   /** Every mismatch in words (or why it could not be read). */
   driftWords: string[];
+}
+
+/** ok; stopped (the first of the drift's sentences says how); and how many mismatches besides. */
+export function driftInAWord(state: string, mismatches: number): string {
+  const others = state === "stopped" ? mismatches - 1 : mismatches;
+  const counted = others > 0 ? `${others} mismatch${others > 1 ? "es" : ""}` : "";
+  if (state !== "stopped") return counted || "ok";
+  return counted ? `stopped, ${counted}` : "stopped";
 }
 
 function row(provider: ComputerProvider, { info, kind, state, drift, readBack }: Listing): Listed {
@@ -37,7 +45,7 @@ function row(provider: ComputerProvider, { info, kind, state, drift, readBack }:
     run: info.labels[RUN_LABEL] ?? null,
     epoch: info.labels[EPOCH_LABEL] ?? null,
     labels: info.labels,
-    drift: !readBack ? "unknown" : drift.length === 0 ? "ok" : `${drift.length} mismatch${drift.length > 1 ? "es" : ""}`,
+    drift: !readBack ? "unknown" : driftInAWord(state, drift.length),
     driftWords: drift,
   };
 }

@@ -34,7 +34,9 @@ export function pairs(given: string[] | undefined, flag: string, command: string
   const out: Record<string, string> = {};
   for (const pair of given ?? []) {
     const at = pair.indexOf("=");
-    if (at <= 0) throw usageError(`${flag} takes key=value; "${pair.slice(0, 40)}" has no key`, command);
+    const shown = JSON.stringify(pair.slice(0, 40));
+    if (at < 0) throw usageError(`${flag} takes key=value; ${shown} has no "=value"`, command);
+    if (at === 0) throw usageError(`${flag} takes key=value; ${shown} has no key before its "="`, command);
     out[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return out;

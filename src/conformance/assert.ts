@@ -2,7 +2,7 @@
 // words; a call's result or error is unwrapped here so each case reads as its checks.
 import { CallError, type CallOptions, type ComputerClient } from "../daemon/client.js";
 import type { ClientErrorKind, ExecRunResult } from "../daemon/protocol.js";
-import type { Result, ResultCode } from "../contract/result.js";
+import type { Result, ResultCode } from "../daemon/result.js";
 
 /** What a case found that is not what the spec says. */
 export class CaseFailure extends Error {

@@ -1,7 +1,7 @@
 // One case's run: the spec, creates and connects it makes through the ledger, the bound on each
 // await, and its end, which closes its connections and folders and deletes its computers.
 import type { ComputerProvider, ComputerRef, ComputerSpec, Connection } from "../contract/provider.js";
-import type { Result } from "../contract/result.js";
+import type { Result } from "../daemon/result.js";
 import { CaseFailure } from "./assert.js";
 import type { ConformanceCase, RunFolder } from "./case.js";
 import { CASE_LABEL, type Ledger, type Made, settle } from "./ledger.js";

@@ -2,10 +2,11 @@
 // through ComputerProvider, ComputerClient and the suite's helpers (the CaseContext), so the same
 // case runs on any provider.
 import type { ComputerClient } from "../daemon/client.js";
-import type { MountKind, MountSpec } from "../contract/mount.js";
+import type { MountKind } from "../contract/mount.js";
 import type { Group, Hello } from "../daemon/protocol.js";
 import type { Capabilities, ComputerProvider, ComputerRef, ComputerSpec, Connection, NetworkKind, UserKind } from "../contract/provider.js";
-import type { Result } from "../contract/result.js";
+import type { Result } from "../daemon/result.js";
+import type { RunFolder } from "../kits/conformance/module.js";
 
 /** Core: what every computer of its kind does; full: an optional capability a provider declares. */
 export const LEVELS = ["core", "full", "optional"] as const;
@@ -47,13 +48,7 @@ export interface Needs {
   vendorAgent?: boolean;
 }
 
-/** A run folder for a mount kind, with its outside (the host folder for a bind). */
-export interface RunFolder {
-  mount: MountSpec;
-  read(path: string): Promise<Uint8Array>;
-  write(path: string, data: Uint8Array): Promise<void>;
-  close(): Promise<void>;
-}
+export type { RunFolder };
 
 export type MountFor = (kind: MountKind) => RunFolder | undefined | Promise<RunFolder | undefined>;
 

@@ -1,8 +1,8 @@
-// The browser cases' CDP helpers over the library's client (src/contract/browser/cdp.ts): a page
+// The browser cases' CDP helpers over the library's client (src/kits/browser/cdp.ts): a page
 // opened on a data: URL, and an expression's value once it has loaded.
-import type { Cdp } from "../contract/browser/cdp.js";
+import type { Cdp } from "../kits/browser/cdp.js";
 
-export { openCdp, type Cdp } from "../contract/browser/cdp.js";
+export { openCdp, type Cdp } from "../kits/browser/cdp.js";
 
 /** A new page on a data: URL, attached flat: its session id for calls on the page. */
 export async function openPage(cdp: Cdp, html: string): Promise<{ targetId: string; sessionId: string }> {

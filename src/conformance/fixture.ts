@@ -4,13 +4,11 @@
 // computer with files.write, starts it with process.start on the display, reads its log with
 // files.read, and stops it when the case ends.
 import { promises as fs } from "node:fs";
-import path from "node:path";
 import { DEFAULT_DISPLAY } from "../daemon/desktop.js";
 import { readFile, writeFile } from "../daemon/files.js";
 import type { Point } from "../daemon/protocol.js";
 import { call, CaseFailure, check, must, shown } from "./assert.js";
 import { type CaseContext, Skip } from "./case.js";
-import { packageRoot } from "../package.js";
 
 /** The window's side, and each colour at the middle of its quarter. */
 export const FIXTURE_SIZE = 200;
@@ -63,11 +61,6 @@ export function onTheDisplay<T>(t: CaseContext, run: () => Promise<T>): Promise<
     mine.catch(() => undefined),
   );
   return mine;
-}
-
-/** The fixture this package builds for an architecture (the set-up's dist/computerd-fixture-linux-<arch>). */
-export function packagedFixture(arch: "amd64" | "arm64"): string {
-  return path.join(packageRoot(), "dist", `computerd-fixture-linux-${arch}`);
 }
 
 /** A case that needs the fixture and was given none skips: so Core cannot pass without it. */

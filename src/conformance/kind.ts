@@ -3,24 +3,16 @@
 import { SETTING_KINDS, type SettingKind, SETTING_KIND_NAMES, servingRefusals } from "../contract/kinds.js";
 import { MACHINE_KINDS, type MachineKind } from "../daemon/protocol.js";
 import type { Capabilities } from "../contract/provider.js";
+import { type RunShape, settingKindOf } from "../kits/conformance/module.js";
 import type { ConformanceCase } from "./case.js";
 import { browserCases, conformanceCases } from "./cases/index.js";
 import { type CaseResult, type Cleanup, cleanupClean, type KindVerdict } from "./report.js";
 
-/** The run as a conformance module may shape its provider by it: the kind asked for (--kind). */
-export interface RunShape {
-  kind?: string;
-}
+export { type RunShape, settingKindOf };
 
 /** A setting kind, or a machine kind standing for the setting kind it is (linux is a sandbox). */
 export type KindName = SettingKind | MachineKind;
 export const KIND_NAMES: readonly KindName[] = [...new Set<KindName>([...SETTING_KIND_NAMES, ...MACHINE_KINDS])];
-
-/** The setting kind a name stands for, or undefined for a name that is neither. */
-export function settingKindOf(kind: string): SettingKind | undefined {
-  if ((SETTING_KIND_NAMES as readonly string[]).includes(kind)) return kind as SettingKind;
-  return SETTING_KIND_NAMES.find((name) => (SETTING_KINDS[name].machineKinds as readonly string[]).includes(kind));
-}
 
 /** Why a name cannot be run as a kind, in words; undefined when it can. */
 export function kindProblem(kind: string): string | undefined {

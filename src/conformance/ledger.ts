@@ -2,7 +2,7 @@
 // release, close and wait at the end is bounded; what fails or runs out is named in cleanup.
 import { asFailure } from "../daemon/client.js";
 import type { ComputerProvider, ComputerRef, Connection } from "../contract/provider.js";
-import type { Result } from "../contract/result.js";
+import type { Result } from "../daemon/result.js";
 import type { Cleanup } from "./report.js";
 
 /** Every computer of a run carries this label, with the run's id. */

@@ -3,7 +3,7 @@
 // nothing is left. Returns the report; never throws for what a provider does. Its steps:
 // run-cases.ts, run-end.ts, run-report.ts, over one Run (run-state.ts).
 import type { Capabilities, ComputerProvider } from "../contract/provider.js";
-import { fail, type Result } from "../contract/result.js";
+import { fail, type Result } from "../daemon/result.js";
 import type { ConformanceCase } from "./case.js";
 import { casesFor, kindCases, kindProblem } from "./kind.js";
 import { CASE_LABEL } from "./ledger.js";

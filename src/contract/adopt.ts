@@ -9,7 +9,7 @@ import type { CallOptions } from "../daemon/client.js";
 import { sameNetwork } from "../egress/list.js";
 import { declarationLabel, OWNER_LABEL } from "./labels.js";
 import type { ComputerRef, ComputerSpec, ComputerState, ReadBack, SpecDefaults } from "./provider.js";
-import { fail, ok, type Result } from "./result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { parseUser, userText } from "./user.js";
 
 /** A computer as adoption's lookup lists it: a candidate to adopt or remove. */

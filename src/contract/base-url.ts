@@ -2,7 +2,7 @@
 // https, or plaintext http to this machine's loopback alone (a fake, a server of one's own); no
 // user or password in the URL, no query or fragment (a path is appended to it). A port is never
 // required; a path is allowed unless the client dials an address alone (gRPC).
-import { OptionError } from "./result.js";
+import { OptionError } from "../daemon/result.js";
 
 export interface KeyUrlRule {
   /** The URL may hold a path (an HTTP API's base); false for an address alone (a gRPC server). Default true. */

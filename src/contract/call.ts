@@ -2,9 +2,9 @@
 // bound joined with the caller's, and is raced against it too, so a call that ignores the signal
 // (Modal's SDK takes none) still ends; a value that lands after the call was given up on is
 // handed to late() (a sandbox to kill). The vendor gives its SDK's error-to-code mapping.
-import { boundedBy } from "./bound.js";
-import { errorWords } from "./redact.js";
-import { fail, ok, type Result, type ResultCode } from "./result.js";
+import { boundedBy } from "../daemon/bound.js";
+import { errorWords } from "../daemon/redact.js";
+import { fail, ok, type Result, type ResultCode } from "../daemon/result.js";
 
 /** A vendor SDK's error as a result's code (by the error's name: no SDK class is loaded). */
 export type CodeOf = (error: unknown) => ResultCode;

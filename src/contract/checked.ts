@@ -2,7 +2,7 @@
 // parsed (the user, the allowlist in its normal form), which every later step takes.
 import { normalAllowlist } from "../egress/list.js";
 import type { CheckedSpec, ComputerSpec } from "./provider.js";
-import { ok, refuse, type Refusal, type Result } from "./result.js";
+import { ok, refuse, type Refusal, type Result } from "../daemon/result.js";
 import { parseUser } from "./user.js";
 
 /** Every refusal as one invalid result; with none, the checked spec. */

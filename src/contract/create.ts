@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { adoptOrClear, type Adoption } from "./adopt.js";
 import { withOwnerLabel } from "./labels.js";
 import type { ComputerRef, ComputerSpec, CreateOptions } from "./provider.js";
-import { fail, ok, type Result, type ResultError } from "./result.js";
+import { fail, ok, type Result, type ResultError } from "../daemon/result.js";
 import { Undo } from "./undo.js";
 
 /** One create as the hooks see it once it has a name: what was asked, what check parsed, and where its parts go. */

@@ -2,7 +2,7 @@
 // not kept, so the next call reads again.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { fail, ok, type Result } from "./result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 
 export type Daemon = { bytes: Uint8Array; sha256: string };
 

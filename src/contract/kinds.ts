@@ -1,11 +1,9 @@
 // Kinds: the computer an agent is given (the setting kind) against the machine kind a provider
-// declares, and the table of providers Settings offers. Data and pure functions only.
+// declares, and the shape of a row Settings offers (each vendor's is in its entry, the table in
+// src/registry/offers.ts). Data and pure functions only.
 import type { MountKind } from "./mount.js";
 import type { Group, MachineKind } from "../daemon/protocol.js";
 import type { Capabilities, DaemonMode } from "./provider.js";
-import { DEFAULT_SNAPSHOT as DAYTONA_DEFAULT_SNAPSHOT } from "../daytona/constants.js";
-import { BASE_TEMPLATE as E2B_BASE_TEMPLATE, DESKTOP_TEMPLATE as E2B_DESKTOP_TEMPLATE } from "../e2b/constants.js";
-import { DEFAULT_IMAGE as MODAL_DEFAULT_IMAGE } from "../modal/constants.js";
 
 export const SETTING_KIND_NAMES = ["none", "sandbox", "desktop", "phone", "browser"] as const;
 export type SettingKind = (typeof SETTING_KIND_NAMES)[number];
@@ -111,15 +109,7 @@ export function kindRefusals(capabilities: Pick<Capabilities, "kind" | "os" | "d
   return refusals;
 }
 
-// --- The providers Settings offers ---
-
-/**
- * The default image per setting kind of a vendor with no folder yet; a vendor with a folder keeps
- * its own in its constants, and its row names that one.
- */
-export const ORGO_BASE_IMAGE = "linux";
-export const PHONE_IMAGE = "android";
-export const BROWSER_IMAGE = "chromium";
+// --- The rows Settings offers ---
 
 export interface ProviderKey {
   /** The serve-side name Settings accepts (never a value). */
@@ -145,107 +135,22 @@ export interface ProviderEntry {
   kinds: SettingKind[];
 }
 
-const LINUX: OfferedCapabilities = { kind: "linux", groups: ["exec", "files", "processes"] };
-const DESKTOP: OfferedCapabilities = {
+/** What a vendor writes of its row: all but its id (its registry id) and its kinds (derived). */
+export type Offer = Omit<ProviderEntry, "id" | "kinds">;
+
+export const LINUX_OFFER: OfferedCapabilities = { kind: "linux", groups: ["exec", "files", "processes"] };
+export const DESKTOP_OFFER: OfferedCapabilities = {
   kind: "desktop",
   groups: ["exec", "files", "processes", "screen", "input.pointer", "input.keys"],
 };
 // Neither browser vendor declares downloads: the protocol has no method that reads them yet.
-const BROWSER: OfferedCapabilities = { kind: "browser", groups: ["cdp", "stream"] };
+export const BROWSER_OFFER: OfferedCapabilities = { kind: "browser", groups: ["cdp", "stream"] };
 
-function entry(fields: Omit<ProviderEntry, "kinds">): ProviderEntry {
-  const kinds = SETTING_KIND_NAMES.filter((kind) => fields.capabilities.some((c) => serves(c, kind)));
-  return { ...fields, kinds };
+/** A vendor's row under its id, its kinds derived from its capabilities by serves. */
+export function offeredRow(id: string, offer: Offer): ProviderEntry {
+  const kinds = SETTING_KIND_NAMES.filter((kind) => offer.capabilities.some((c) => serves(c, kind)));
+  return { id, ...offer, kinds };
 }
 
-const required = (...names: string[]) => names.map((name) => ({ name, required: true }));
-const optional = (...names: string[]) => names.map((name) => ({ name, required: false }));
-
-/** What Settings offers. */
-export const PROVIDERS: readonly ProviderEntry[] = [
-  // Docker makes either: a spec's kind, or its desktop option for the provider's own.
-  entry({ id: "docker", label: "Docker", keys: [], mounts: ["bind"], metered: false, capabilities: [LINUX, DESKTOP], defaultImage: {} }),
-  entry({
-    id: "daytona",
-    label: "Daytona",
-    keys: [...required("DAYTONA_API_KEY"), ...optional("DAYTONA_API_URL", "DAYTONA_TARGET")],
-    // An Archil mount is not built on Daytona yet: its computers take none.
-    mounts: [],
-    metered: true,
-    capabilities: [LINUX],
-    defaultImage: { sandbox: DAYTONA_DEFAULT_SNAPSHOT },
-  }),
-  entry({
-    id: "modal",
-    label: "Modal",
-    keys: required("MODAL_TOKEN_ID", "MODAL_TOKEN_SECRET"),
-    // An Archil mount is not built on Modal yet: its computers take none.
-    mounts: [],
-    metered: true,
-    capabilities: [LINUX],
-    defaultImage: { sandbox: MODAL_DEFAULT_IMAGE },
-  }),
-  // E2B makes either, as Docker does: a spec's kind, or its kind option. An Archil mount is not
-  // built on E2B yet: its computers take none.
-  entry({
-    id: "e2b",
-    label: "E2B",
-    keys: required("E2B_API_KEY"),
-    mounts: [],
-    metered: true,
-    capabilities: [LINUX, DESKTOP],
-    defaultImage: { sandbox: E2B_BASE_TEMPLATE, desktop: E2B_DESKTOP_TEMPLATE },
-  }),
-  entry({
-    id: "orgo",
-    label: "Orgo",
-    keys: required("ORGO_API_KEY"),
-    mounts: [],
-    metered: true,
-    capabilities: [DESKTOP],
-    defaultImage: { desktop: ORGO_BASE_IMAGE },
-  }),
-  entry({
-    id: "phone-harness",
-    label: "Phone harness",
-    keys: required("PHONE_HARNESS_API_KEY"),
-    mounts: [],
-    metered: true,
-    // No apps.install: the phone harness refuses it, as it refuses exec and files.
-    capabilities: [{ kind: "android", groups: ["screen", "input.touch", "input.keys", "apps", "apps.ui_tree"] }],
-    defaultImage: { phone: PHONE_IMAGE },
-  }),
-  entry({
-    id: "browserbase",
-    label: "Browserbase",
-    keys: required("BROWSERBASE_API_KEY", "BROWSERBASE_PROJECT_ID"),
-    mounts: [],
-    metered: true,
-    capabilities: [BROWSER],
-    defaultImage: { browser: BROWSER_IMAGE },
-  }),
-  // A cluster the user brings: its kubeconfig (a secret) and a namespace; the image is theirs.
-  entry({
-    id: "kubernetes",
-    label: "Kubernetes",
-    keys: [...required("KUBECONFIG"), ...optional("KUBERNETES_NAMESPACE")],
-    mounts: [],
-    metered: false,
-    capabilities: [LINUX],
-    defaultImage: {},
-  }),
-  entry({
-    id: "kernel",
-    label: "Kernel",
-    keys: required("KERNEL_API_KEY"),
-    mounts: [],
-    metered: true,
-    capabilities: [BROWSER],
-    defaultImage: { browser: BROWSER_IMAGE },
-  }),
-];
-
-/** The image a provider's computer of a setting kind starts from, or undefined: then the caller refuses in words. */
-export function defaultImage(providerId: string, kind: SettingKind): string | undefined {
-  return PROVIDERS.find((p) => p.id === providerId)?.defaultImage[kind];
-}
+export const requiredKeys = (...names: string[]): ProviderKey[] => names.map((name) => ({ name, required: true }));
+export const optionalKeys = (...names: string[]): ProviderKey[] => names.map((name) => ({ name, required: false }));

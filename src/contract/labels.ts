@@ -2,7 +2,7 @@
 // owner and declaration labels that tie a computer to the resource it was made for.
 import { createHash } from "node:crypto";
 import { canonical } from "./canonical.js";
-import { fail, ok, type Refusal, type Result } from "./result.js";
+import { fail, ok, type Refusal, type Result } from "../daemon/result.js";
 
 /** The run's id. */
 export const RUN_LABEL = "agentrun.run";
@@ -119,3 +119,6 @@ export function labelRefusals(labels: unknown, namespace: string): Refusal[] {
   }
   return out;
 }
+
+/** The label a warm pool's computers are made with: the pool's id (src/fleet/pool.ts). */
+export const POOL_LABEL = "agentrun.pool";

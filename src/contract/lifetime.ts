@@ -1,6 +1,6 @@
 // The one lifetime rule every provider's check shares, with no vendor call.
 import type { Capabilities } from "./provider.js";
-import type { Refusal } from "./result.js";
+import type { Refusal } from "../daemon/result.js";
 
 const DAY_MS = 86_400_000;
 
@@ -25,4 +25,14 @@ export function checkLifetime(lifetimeMs: unknown, capabilities: Pick<Capabiliti
     return { field: "lifetimeMs", message: `lifetimeMs is past this provider's cap of ${cap} ms (${inWords(cap)}): ask for ${range}` };
   }
   return undefined;
+}
+
+/**
+ * A stopped computer in words, one drift sentence: what refresh, `agentrun ls` and the CLI say of
+ * it, so a computer stopped before its deadline never reads as one that merely outlived it.
+ */
+export function stoppedWords(deadline: Date | undefined, now: Date = new Date()): string {
+  if (deadline === undefined || Number.isNaN(deadline.getTime())) return "stopped, and its deadline cannot be read";
+  if (deadline.getTime() <= now.getTime()) return `stopped: its deadline ${deadline.toISOString()} has passed`;
+  return `stopped before its deadline ${deadline.toISOString()} (by hand, or its programs ended)`;
 }

@@ -4,8 +4,8 @@
 // connection and sent nothing back is kept, and named in the read-back's notes.
 import { z } from "zod";
 import { CallError, asFailure, issuesInWords, type ComputerClient } from "../daemon/client.js";
-import { fail, ok, type Result } from "./result.js";
-import { boundedBy } from "./bound.js";
+import { fail, ok, type Result } from "../daemon/result.js";
+import { boundedBy } from "../daemon/bound.js";
 
 /** Modal's and E2B's targets: TCP to three resolvers on 443, and DNS over UDP. */
 export const DEFAULT_PROBE_TARGETS: readonly string[] = [

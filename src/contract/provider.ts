@@ -1,21 +1,19 @@
 // The one interface every vendor sits behind, and the spec and ref types it takes and gives.
-import type { CallOptions, ComputerClient } from "../daemon/client.js";
+import type { CallOptions, Connection } from "../daemon/client.js";
 import type { MountKind, MountReadBack, MountSpec } from "./mount.js";
-import type { Action, Group, Hello, InputActionsResult, MachineKind, Point } from "../daemon/protocol.js";
+import type { Group, Hello, MachineKind } from "../daemon/protocol.js";
+import type { NetworkKind, NetworkPolicy, NetworkReadBack } from "../egress/network.js";
 import type { EgressProxies } from "../egress/proxies.js";
-import type { Result } from "./result.js";
+import type { Result } from "../daemon/result.js";
+import type { ScreenWatch, WatchHandlers } from "../daemon/screen-watch.js";
 import type { User } from "./user.js";
 
-export type { Result, ResultCode, ResultError, Refusal } from "./result.js";
+export type { Result, ResultCode, ResultError, Refusal } from "../daemon/result.js";
+export type { Connection } from "../daemon/client.js";
+export type { ScreenFrame, ScreenWatch, WatchHandlers } from "../daemon/screen-watch.js";
+export { NETWORK_KINDS, type NetworkKind, type NetworkPolicy, type NetworkReadBack } from "../egress/network.js";
 
 // --- What a computer is asked to be ---
-
-/** none: no network; open: the default route out; allow: names and CIDRs through an egress proxy. */
-export type NetworkPolicy = "none" | "open" | { allow: string[] };
-/** A network as read back: a policy, or words for anything that is not one. */
-export type NetworkReadBack = NetworkPolicy | { other: string };
-export const NETWORK_KINDS = ["none", "open", "allow"] as const;
-export type NetworkKind = (typeof NETWORK_KINDS)[number];
 
 export interface ComputerSpec {
   /** The image (or the vendor's template, snapshot) the computer starts from. */
@@ -125,15 +123,6 @@ export interface ReadBack {
 }
 export type ReleaseHow = "stop" | "delete";
 
-/** An open connection to a computer's daemon (or the provider's in-process client). */
-export interface Connection {
-  client: ComputerClient;
-  hello: Hello;
-  /** A browser's CDP target: a secret, never logged. */
-  cdp?: { url: string };
-  close(): Promise<void>;
-}
-
 // --- What a provider declares ---
 
 export type DaemonMode = "pid1" | "child" | "none";
@@ -179,27 +168,6 @@ export interface SpecDefaults {
 }
 
 // --- The optional hooks' shapes ---
-
-export interface ScreenFrame {
-  seq: number;
-  format: "jpeg" | "png";
-  bytes: Uint8Array;
-  width: number;
-  height: number;
-  frameWidth: number;
-  frameHeight: number;
-  cursor?: Point;
-}
-
-export interface WatchHandlers {
-  frame(frame: ScreenFrame, ack: () => void): void;
-  ended(error: { code: "gone" | "unreachable" | "refused" | "unsupported"; message: string }): void;
-}
-
-export interface ScreenWatch {
-  input(actions: Action[]): Promise<Result<InputActionsResult>>;
-  close(): Promise<void>;
-}
 
 export interface ImageOptions extends CallOptions {
   /** Told once when the provider starts to build or pull the image (a wait worth saying), with its tag. */

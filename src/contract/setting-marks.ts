@@ -11,3 +11,17 @@ export function secretSetting<T extends z.ZodType>(field: T): T {
 export function isSecretSetting(field: z.ZodType): boolean {
   return field.meta()?.secret === true;
 }
+
+/**
+ * A settings field that is a test's seam (a fake, a held create), offered to no user: a host
+ * refuses it unless its test flag is on. does: what it does, in words a refusal names.
+ */
+export function testSetting<T extends z.ZodType>(field: T, does: string): T {
+  return field.meta({ test: does });
+}
+
+/** What a test's seam does, when the settings field carries testSetting's mark. */
+export function testSettingDoes(field: z.ZodType): string | undefined {
+  const does = field.meta()?.test;
+  return typeof does === "string" ? does : undefined;
+}

@@ -1,7 +1,7 @@
 // One undo stack for whatever a step makes: each part is pushed as it is made, and on a failure
 // or an abort every part is undone in reverse, each undo bounded and run whatever the caller's
 // signal (a removal must finish). A step that succeeds keeps its parts.
-import type { Result } from "./result.js";
+import type { Result } from "../daemon/result.js";
 
 /** The bound of an undo that names none. */
 export const UNDO_MS = 30_000;

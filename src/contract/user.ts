@@ -1,7 +1,7 @@
 // A computer's user: the one rule of its shape and bounds, its normal form, and the default when
 // neither the spec nor the provider names one. A Mount's owner and a Computer's user are the same
 // value, so both are held to this rule and cannot disagree.
-import { fail, ok, type Result } from "./result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 
 /** The highest uid or gid a container runtime takes (runc and Docker refuse ids past 2^31 - 1). */
 export const MAX_ID = 2 ** 31 - 1;

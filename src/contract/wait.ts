@@ -1,6 +1,6 @@
 // waitUntil: the one bounded wait for a vendor that reads a state back later than it acted.
-import { redactWords } from "./redact.js";
-import { fail, ok, type Result } from "./result.js";
+import { redactWords } from "../daemon/redact.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 
 export interface WaitOptions<T> {
   /** The whole wait's bound. */

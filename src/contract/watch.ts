@@ -7,7 +7,7 @@
 import type { CallOptions } from "../daemon/client.js";
 import { daemonWatch } from "../daemon/screen-watch.js";
 import type { ComputerProvider, ComputerRef, ScreenWatch, WatchHandlers } from "./provider.js";
-import type { Result } from "./result.js";
+import type { Result } from "../daemon/result.js";
 
 /** What a watch takes beside the caller's signal: the frames' width (default 1280) and JPEG quality (default 60). */
 export type LiveViewOptions = CallOptions & { maxWidth?: number; quality?: number };

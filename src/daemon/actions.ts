@@ -1,7 +1,7 @@
 // input.actions: the batch rules (checkActions, the check computerd runs first), the key table,
 // and the viewer's events mapped to actions (toAction, createActionMapper). Pure; never throws.
 import { Action, type ActionType, type InputActionsResult, MAX_TYPE_CHARS, type MachineKind, type Point } from "./protocol.js";
-import type { Refusal } from "../contract/result.js";
+import type { Refusal } from "./result.js";
 
 /** At most 100 actions a batch. */
 export const MAX_ACTIONS = 100;

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { FRAME_LEAD_BYTES, FRAME_MARK, FRAMED, type FramedMethod, type FramedParamsOf, type FramedResultOf, MAX_WIRE_FRAME_BYTES } from "./frames.js";
 import {
   CANCEL_METHOD,
+  type Hello,
   type ClientErrorKind,
   isLimitIssue,
   MAX_LINE_BYTES,
@@ -14,7 +15,7 @@ import {
   type ResultOf,
   RpcErrorObject,
 } from "./protocol.js";
-import { fail, type ResultError } from "../contract/result.js";
+import { fail, type ResultError } from "./result.js";
 import { parseLine, requestLine } from "./wire.js";
 
 export interface CallOptions {
@@ -366,4 +367,13 @@ export function issuesInWords(error: z.ZodError): string {
 export function asFailure(error: unknown): { ok: false; error: ResultError } {
   if (error instanceof CallError) return fail(error.kind, error.message);
   return fail("failed", error instanceof Error ? error.message : String(error));
+}
+
+/** An open connection to a computer's daemon (or the provider's in-process client). */
+export interface Connection {
+  client: ComputerClient;
+  hello: Hello;
+  /** A browser's CDP target: a secret, never logged. */
+  cdp?: { url: string };
+  close(): Promise<void>;
 }

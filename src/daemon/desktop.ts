@@ -2,11 +2,10 @@
 // computer's user: computerd starts nothing itself), and the wait until hello declares the
 // display. Docker uses it at create, and E2B will: the server is one process in the daemon's
 // table, so it ends with the computer.
-import { boundedBy } from "../contract/bound.js";
+import { boundedBy } from "./bound.js";
 import { CallError, type ComputerClient } from "./client.js";
 import type { Hello } from "./protocol.js";
-import type { ComputerProvider, ComputerRef } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "./result.js";
 
 /** The display init is given and the server starts on. */
 export const DEFAULT_DISPLAY = ":0";
@@ -95,31 +94,4 @@ function pause(ms: number, signal: AbortSignal): Promise<boolean> {
     }, ms);
     signal.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-/** A screen's size in pixels. */
-export interface ScreenSize {
-  width: number;
-  height: number;
-}
-
-/** The screen's size, as screen.shot reads it on a connection of its own (closed after). */
-export async function screenOf(
-  provider: Pick<ComputerProvider, "connect">,
-  ref: ComputerRef,
-  options: { signal?: AbortSignal } = {},
-): Promise<Result<ScreenSize>> {
-  const connected = await provider.connect(ref, options);
-  if (!connected.ok) return connected;
-  try {
-    const shot = await connected.value.client.call("screen.shot", {}, options);
-    return ok({ width: shot.width, height: shot.height });
-  } catch (error) {
-    return fail(
-      error instanceof CallError && error.kind === "unsupported" ? "unsupported" : "failed",
-      `reading ${ref.name}'s screen: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  } finally {
-    await connected.value.close();
-  }
 }

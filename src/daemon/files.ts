@@ -6,7 +6,7 @@
 import { asFailure, type CallOptions, type ComputerClient } from "./client.js";
 import { type FramedMethod, type FramedParamsOf, type FramedResultOf, MAX_WIRE_FRAME_BYTES } from "./frames.js";
 import { MAX_CHUNK_BYTES } from "./protocol.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "./result.js";
 
 /** Reads in flight at once for one file: enough to hide a round trip, few enough to bound memory. */
 const READ_WINDOW = 4;

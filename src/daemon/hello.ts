@@ -2,11 +2,11 @@
 // caller's signal, shared by every provider's bridge (Docker, Daytona, Modal, E2B). On a failure the
 // bridge is closed and the refusal tells the caller's abort from the bound from a daemon that never
 // answered, in the bridge's own words when it printed any.
-import type { Bounded } from "../contract/bound.js";
+import type { Bounded } from "./bound.js";
 import { CallError, type DaemonClient } from "./client.js";
 import { FRAME_VERSION } from "./frames.js";
 import type { Hello } from "./protocol.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "./result.js";
 
 export interface HelloWithin {
   client: DaemonClient;

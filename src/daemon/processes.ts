@@ -2,7 +2,7 @@
 // exec.run's output as text.
 import { asFailure, type CallOptions, type ComputerClient } from "./client.js";
 import { type ExecRunResult, MAX_CHUNK_BYTES, MAX_READ_WAIT_MS, type ProcessInfo, type ProcessStream } from "./protocol.js";
-import { ok, type Result } from "../contract/result.js";
+import { ok, type Result } from "./result.js";
 
 export interface ReadAllOptions extends CallOptions {
   /** Where to start, in bytes since the process started (default 0). */

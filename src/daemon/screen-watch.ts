@@ -2,12 +2,32 @@
 // caller (each next() is the ack of the frame before), and sends input on the same connection;
 // daemonWatch adapts it to a provider's watch(ref, handlers): frames to handlers.frame, the end
 // to handlers.ended once. Every failure is a ScreenWatchError whose words are redacted.
-import { CallError } from "./client.js";
-import type { Action, InputActionsResult } from "./protocol.js";
+import { CallError, type Connection } from "./client.js";
+import type { Action, InputActionsResult, Point } from "./protocol.js";
 import { MAX_WATCH_WAIT_MS } from "./protocol.js";
-import type { Connection, ScreenFrame, ScreenWatch, WatchHandlers } from "../contract/provider.js";
-import { redactWords } from "../contract/redact.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { redactWords } from "./redact.js";
+import { fail, ok, type Result } from "./result.js";
+
+export interface ScreenFrame {
+  seq: number;
+  format: "jpeg" | "png";
+  bytes: Uint8Array;
+  width: number;
+  height: number;
+  frameWidth: number;
+  frameHeight: number;
+  cursor?: Point;
+}
+
+export interface WatchHandlers {
+  frame(frame: ScreenFrame, ack: () => void): void;
+  ended(error: { code: "gone" | "unreachable" | "refused" | "unsupported"; message: string }): void;
+}
+
+export interface ScreenWatch {
+  input(actions: Action[]): Promise<Result<InputActionsResult>>;
+  close(): Promise<void>;
+}
 
 /** A frame is never read past this many bytes. */
 export const MAX_FRAME_BYTES = 64 << 20;

@@ -3,11 +3,11 @@
 // the upload and deletes tried three times with backoff, every answer held to its zod schema.
 import type { z } from "zod";
 import { issuesInWords } from "../daemon/client.js";
-import { redactWords } from "../contract/redact.js";
-import { fail, ok, type Result, type ResultCode } from "../contract/result.js";
+import { redactWords } from "../daemon/redact.js";
+import { fail, ok, type Result, type ResultCode } from "../daemon/result.js";
 import { BACKOFF_MS, TIMEOUTS, TRIES } from "./constants.js";
 import { ErrorBody } from "./schemas.js";
-import { boundedBy } from "../contract/bound.js";
+import { boundedBy } from "../daemon/bound.js";
 
 export type Fetch = typeof fetch;
 

@@ -5,8 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { PassThrough, Writable } from "node:stream";
 import type WebSocket from "ws";
-import { bridgeCommand } from "../contract/agent-child/install.js";
-import { fail, ok, type Result, ResultFailure } from "../contract/result.js";
+import { bridgeCommand } from "../kits/agent-child/install.js";
+import { fail, ok, type Result, ResultFailure } from "../daemon/result.js";
 import { isEcho, Lines, SplitOutput } from "./framing.js";
 import type { Toolbox } from "./toolbox.js";
 

@@ -1,8 +1,8 @@
-// check(spec) for Daytona: the child daemon's shared check (src/contract/agent-child/check.ts) in Daytona's
+// check(spec) for Daytona: the child daemon's shared check (src/kits/agent-child/check.ts) in Daytona's
 // words. A snapshot gives the sandbox its size.
-import { checkChildSpec } from "../contract/agent-child/check.js";
+import { checkChildSpec } from "../kits/agent-child/check.js";
 import type { Capabilities, ComputerSpec } from "../contract/provider.js";
-import type { Refusal } from "../contract/result.js";
+import type { Refusal } from "../daemon/result.js";
 import { COMPUTER_LABEL } from "./constants.js";
 
 export const NETWORK_GAP =

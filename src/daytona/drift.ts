@@ -1,5 +1,5 @@
 // The drift check of a sandbox as Daytona reads it back against what was declared (its daemon's is
-// src/contract/agent-child/drift.ts, shared with E2B). One sentence per mismatch; none when it is what was declared.
+// src/kits/agent-child/drift.ts, shared with E2B). One sentence per mismatch; none when it is what was declared.
 import type { NetworkPolicy } from "../contract/provider.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_SNAPSHOT, DESTROY_SLACK_MS, IMAGE_LABEL } from "./constants.js";
 import { networkOf } from "./readback.js";

@@ -3,13 +3,13 @@
 // undo stack at once), the wait until it starts and its read-back against what was asked, the
 // daemon installed and init started through the toolbox, the first connection, the daemon's
 // drift check, and the wait until Daytona's listing shows the sandbox.
-import { childAborted, connectFailed, daemonRefused, installDaemon } from "../contract/agent-child/create.js";
-import { daemonDrift } from "../contract/agent-child/drift.js";
-import { startCommand } from "../contract/agent-child/install.js";
+import { childAborted, connectFailed, daemonRefused, installDaemon } from "../kits/agent-child/create.js";
+import { daemonDrift } from "../kits/agent-child/drift.js";
+import { startCommand } from "../kits/agent-child/install.js";
 import type { Adoption } from "../contract/adopt.js";
 import { type CreateHooks, type Creation, failedThen } from "../contract/create.js";
 import type { CheckedSpec, ComputerRef, Connection, CreateOptions } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { waitUntil } from "../contract/wait.js";
 import { expect } from "./api.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_SNAPSHOT, IMAGE_LABEL, INIT_SESSION, TIMEOUTS } from "./constants.js";

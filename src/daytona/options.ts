@@ -1,8 +1,8 @@
 // The Daytona provider's options, held to their rules at construction: a wrong one throws in
 // words that never hold the key.
 import { parseUser, isRootOrRootGroup, userText } from "../contract/user.js";
-import { CHILD_USER } from "../contract/agent-child/install.js";
-import { OptionError } from "../contract/result.js";
+import { CHILD_USER } from "../kits/agent-child/install.js";
+import { OptionError } from "../daemon/result.js";
 import { keyUrl } from "../contract/base-url.js";
 import type { Fetch } from "./api.js";
 import { DEFAULT_API_URL } from "./constants.js";
@@ -55,7 +55,7 @@ const whole = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v 
 export function settle(options: DaytonaProviderOptions): Settled {
   if (typeof options !== "object" || options === null) throw new TypeError("DaytonaProvider takes options: { apiKey, daemonPath, ... }");
   if (typeof options.apiKey !== "string" || options.apiKey.trim() === "")
-    throw new TypeError("DaytonaProvider needs the apiKey option: the caller's Daytona API key (it is never read from the environment)");
+    throw new OptionError("apiKey", "DaytonaProvider's apiKey option", " is required: the caller's Daytona API key (it is never read from the environment)");
   const apiUrl = keyUrl(options.apiUrl ?? DEFAULT_API_URL, "apiUrl", "DaytonaProvider's apiUrl");
   if (typeof options.daemonPath !== "string" || !options.daemonPath)
     throw new TypeError("DaytonaProvider needs daemonPath: computerd for the sandbox's architecture (dist/computerd-linux-amd64)");

@@ -2,7 +2,7 @@
 // /process/execute, and the session API (a session, a command in it, its input, its log, its end).
 import WebSocket from "ws";
 import { z } from "zod";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { keyUrlProblem } from "../contract/base-url.js";
 import { type DaytonaApi, expect, expectDone } from "./api.js";
 import { TIMEOUTS } from "./constants.js";

@@ -5,10 +5,10 @@
 // the first with a private cgroup namespace).
 import type { Duplex } from "node:stream";
 import type { Pool } from "undici";
-import type { ResultCode } from "../contract/result.js";
+import type { ResultCode } from "../daemon/result.js";
 import { DEFAULT_ENGINE, type EngineAddress, engineAt, isRemote } from "./engine.js";
 import { type Connections, connectionsTo } from "./transport.js";
-import { boundedBy, untilAborted } from "../contract/bound.js";
+import { boundedBy, untilAborted } from "../daemon/bound.js";
 
 /** A call not given its own bound. */
 export const ENGINE_CALL_MS = 60_000;

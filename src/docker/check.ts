@@ -5,7 +5,7 @@ import { checkLifetime } from "../contract/lifetime.js";
 import { checkAllowlist } from "../egress/list.js";
 import { checkMount } from "../contract/mount.js";
 import type { Capabilities, ComputerSpec } from "../contract/provider.js";
-import type { Refusal } from "../contract/result.js";
+import type { Refusal } from "../daemon/result.js";
 import { userProblem } from "../contract/user.js";
 import { remapProblem } from "./bind.js";
 import { COMPUTER_LABEL } from "./constants.js";

@@ -7,9 +7,9 @@
 // see a claimed computer as one of its run's.
 import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../daemon/client.js";
-import { POOL_LABEL } from "../fleet/pool.js";
+import { POOL_LABEL } from "../contract/labels.js";
 import type { ComputerRef, Connection, PoolHooks } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { DockerEngine } from "./api.js";
 import { COMPUTER_LABEL, isReadyName, KIND_LABEL, READY_PREFIX } from "./constants.js";
 import { commandServesStdio } from "./create-request.js";

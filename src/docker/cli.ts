@@ -4,7 +4,7 @@
 // bounded in time and ended by the caller's signal. A call's outcome is a value; what it means is
 // the caller's to say. execa is loaded at the first call: a read or a refresh never runs the CLI,
 // and execa is 130 modules, a third of what the provider would load.
-import type { ResultCode } from "../contract/result.js";
+import type { ResultCode } from "../daemon/result.js";
 import { type EngineAddress, engineAt } from "./engine.js";
 
 /** A call not given its own bound. */

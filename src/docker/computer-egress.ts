@@ -4,7 +4,7 @@
 import type { CallOptions } from "../daemon/client.js";
 import { hostAddresses } from "../egress/host-addresses.js";
 import type { NetworkReadBack } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { parseUser } from "../contract/user.js";
 import { DEADLINE_LABEL } from "./constants.js";
 import type { DockerContext } from "./context.js";

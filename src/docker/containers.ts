@@ -2,7 +2,7 @@
 // label, listed by labels, made, started, stopped and removed. Each call is bounded and takes the
 // caller's signal, except a removal after a failure, which must run whatever the caller did.
 import type { CallOptions } from "../daemon/client.js";
-import { fail, ok, type Result, type ResultError } from "../contract/result.js";
+import { fail, ok, type Result, type ResultError } from "../daemon/result.js";
 import { type DockerEngine, engineFailure, type Reply } from "./api.js";
 import { COMPUTER_LABEL } from "./constants.js";
 import type { CreateRequest } from "./create-request.js";

@@ -6,7 +6,7 @@ import { DEFAULT_DISPLAY, DISPLAY_GROUPS } from "../daemon/desktop.js";
 import type { Hello, MachineKind } from "../daemon/protocol.js";
 import type { CallOptions } from "../daemon/client.js";
 import type { Capabilities, ComputerRef, NetworkReadBack, SpecReadBack } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { DockerEngine } from "./api.js";
 import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME, ID_PATTERN, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
 import type { DriftExpected } from "./drift.js";

@@ -2,7 +2,10 @@
 // base (DOCKER_BASE, or the base option's copy of it) on the engine, pulled once when it lacks
 // it; where no registry answers, the set-up's local Debian base (dist/toolchain.json) when that
 // engine has it. The choice is said, in words, with why.
-import { fail, ok, type Result } from "../contract/result.js";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fail, ok, type Result } from "../daemon/result.js";
+import { packageRoot } from "../package.js";
 import type { DockerCli } from "./cli.js";
 import { ensureImage, type EnsureOptions, REGISTRY_UNREACHED } from "./image.js";
 
@@ -40,9 +43,11 @@ export async function chooseBase(cli: DockerCli, options: BaseOptions): Promise<
   const where = cli.host ? `the engine at ${cli.host}` : "this Docker host";
   const unreached = `the pinned base ${pinned} could not be pulled (${REGISTRY_UNREACHED})`;
   if (!local) {
+    // The set-up ships in the repository, not in the npm package: named only where it is.
+    const setup = existsSync(path.join(packageRoot(), "scripts", "setup.sh")) ? ", run bash scripts/setup.sh in the repository," : "";
     return fail(
       "failed",
-      `${unreached}, and this package's set-up made no local base (dist/toolchain.json names none): load ${pinned} onto ${where} (docker save | docker load), run bash scripts/setup.sh, or give an image option`,
+      `${unreached}, and this package's set-up made no local base (dist/toolchain.json names none): load ${pinned} onto ${where} (docker save | docker load)${setup || ","} or give an image option`,
       { field: "image" },
     );
   }

@@ -7,7 +7,7 @@ import type { Hello, MachineKind } from "../daemon/protocol.js";
 import { sameNetwork } from "../egress/list.js";
 import type { Capabilities, ComputerSpec, NetworkReadBack } from "../contract/provider.js";
 import { parseUser, userText } from "../contract/user.js";
-import { POOL_LABEL } from "../fleet/pool.js";
+import { POOL_LABEL } from "../contract/labels.js";
 import { checkSpec } from "./check.js";
 import {
   COMPUTER_LABEL,

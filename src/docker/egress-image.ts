@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { type CallBound, type DockerCli, failureOf } from "./cli.js";
 import { EGRESS_ENTRYPOINT, egressImageTag } from "../egress/proxy-command.js";
 

@@ -9,7 +9,7 @@ import { checkAllowlist, hintProblem } from "../egress/list.js";
 import type { EgressProxies, ProxyMakeOptions, ProxyNetwork, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
 import { labelRefusals, withOwnerLabel } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
-import { fail, ok, refuse, type Refusal, type Result } from "../contract/result.js";
+import { fail, ok, refuse, type Refusal, type Result } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import type { DockerEngine } from "./api.js";
 import { failure } from "./containers.js";

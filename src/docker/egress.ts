@@ -2,7 +2,7 @@
 // volume, then the proxy, then its ready line), found by the label agentrun.computer.egress
 // (never by name alone), read back, and removed with the computer or by the sweep.
 import type { CallOptions } from "../daemon/client.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { DockerEngine } from "./api.js";
 import { failure } from "./containers.js";
 import { DEADLINE_LABEL } from "./constants.js";

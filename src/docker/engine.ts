@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { HostEnvironment } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 
 /** The engine the CLI talks to when nothing names another. */
 export const DEFAULT_ENGINE = "unix:///var/run/docker.sock";

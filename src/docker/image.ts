@@ -2,7 +2,7 @@
 // of its hash, or an image by name pulled once when Docker lacks it. Docker's own tag is the
 // shared state: no state file, no other process to wait on.
 import { createHash } from "node:crypto";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { type CallBound, DockerCli, failureOf, type Outcome } from "./cli.js";
 import { RECIPE_LABEL } from "./constants.js";
 

@@ -2,7 +2,7 @@
 // an allowlisted computer's network read back through its proxy, every proxy inspected at once.
 import type { CallOptions } from "../daemon/client.js";
 import type { ComputerInfo, NetworkReadBack } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { withClaims } from "./claims.js";
 import { proxyReadBack } from "./computer-egress.js";
 import { DEADLINE_LABEL } from "./constants.js";

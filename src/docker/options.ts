@@ -6,7 +6,7 @@ import type { DesktopOptions } from "../daemon/desktop.js";
 import type { MachineKind } from "../daemon/protocol.js";
 import { checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
 import { isRootOrRootGroup, parseUser, processUser, type User, userText } from "../contract/user.js";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 import type { DockerCli } from "./cli.js";
 import type { DockerEngine } from "./api.js";
 import { DEFAULT_DAEMON_CACHE } from "./daemon-cache.js";

@@ -3,7 +3,7 @@
 import type { CheckedSpec } from "../contract/provider.js";
 import type { User } from "../contract/user.js";
 import { DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PIDS, HOME } from "./constants.js";
-import { POOL_LABEL } from "../fleet/pool.js";
+import { POOL_LABEL } from "../contract/labels.js";
 import type { DaemonAt, VolumeOption } from "./volume.js";
 
 export interface Plan {

@@ -4,7 +4,7 @@
 import type { CallOptions } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import type { AttachBy, ReadBack } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
 import { openConnection } from "./connect.js";
 import { HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";

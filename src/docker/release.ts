@@ -2,9 +2,9 @@
 // provider's label, whatever its name), then what went with it (the owner's earlier computers, a
 // pool's claim record, its egress parts); and the janitor's part beside the computers.
 import type { CallOptions } from "../daemon/client.js";
-import { POOL_LABEL } from "../fleet/pool.js";
+import { POOL_LABEL } from "../contract/labels.js";
 import type { ComputerRef, ReleaseHow, SweepOptions } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { removeEarlier } from "./adopt.js";
 import { removeClaim, sweepClaims } from "./claims.js";
 import { COMPUTER_LABEL, NAME_PATTERN } from "./constants.js";

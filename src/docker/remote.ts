@@ -3,7 +3,7 @@
 // and a run folder is bound only from where the caller says the engine's host has it. Its
 // addresses are not this machine's interfaces, so an allowlist needs them named.
 import path from "node:path";
-import type { Refusal } from "../contract/result.js";
+import type { Refusal } from "../daemon/result.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import type { EngineAddress } from "./engine.js";
 import type { TarFile } from "./tar.js";

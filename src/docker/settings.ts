@@ -7,9 +7,10 @@ import { arch, homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import type { HostEnvironment } from "../contract/provider.js";
-import { fail, type Result } from "../contract/result.js";
+import { fail, type Result } from "../daemon/result.js";
 import { contextEngine, type EngineAddress, engineAt, resolveEngine, tlsIn } from "./engine.js";
 import { packageRoot } from "../package.js";
+import { testSetting } from "../contract/setting-marks.js";
 import { CREATE_STEPS, pauseAt } from "./pause.js";
 import type { DockerProviderOptions } from "./provider.js";
 
@@ -45,9 +46,12 @@ export const DOCKER_SETTINGS = z.strictObject({
     .strictObject({ display: z.string().optional(), server: z.array(z.string()).optional(), timeoutMs: z.number().int().positive().optional() })
     .optional(),
   /** Tests only (the plugin refuses it unless its test flag is on): hold a create at a step. */
-  testPause: z.strictObject({ at: z.enum(CREATE_STEPS), file: z.string().min(1) }).optional(),
+  testPause: testSetting(z.strictObject({ at: z.enum(CREATE_STEPS), file: z.string().min(1) }).optional(), "holds a create at a step (the fault tests' seam)"),
   /** Tests only: the folder the container signs are read under, so a plugin in a container can be a plain host's. */
-  testHostRoot: z.string().min(1).optional(),
+  testHostRoot: testSetting(
+    z.string().min(1).optional(),
+    "reads the container signs under a folder of the test's (a plugin in a container taken for one on the Docker host)",
+  ),
 });
 export type DockerSettings = z.infer<typeof DOCKER_SETTINGS>;
 

@@ -9,7 +9,7 @@
 // for it: 90-110 ms here under load for a 10-byte file, 130-180 ms for the daemon), so a create
 // makes one.
 import type { CallOptions } from "../daemon/client.js";
-import { ok, type Result } from "../contract/result.js";
+import { ok, type Result } from "../daemon/result.js";
 import type { DockerEngine } from "./api.js";
 import { failure } from "./containers.js";
 import { HOME } from "./constants.js";

@@ -7,12 +7,12 @@
 // its own that follows the connection's bound only until the start has answered: after that, the
 // bound passing must not end a connection in use.
 import { PassThrough, Writable } from "node:stream";
-import { bridgeCommand } from "../contract/agent-child/install.js";
+import { bridgeCommand } from "../kits/agent-child/install.js";
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
 import type { Connection } from "../contract/provider.js";
-import { ok, type Result, ResultFailure } from "../contract/result.js";
-import { boundedBy } from "../contract/bound.js";
+import { ok, type Result, ResultFailure } from "../daemon/result.js";
+import { boundedBy } from "../daemon/bound.js";
 import { call } from "./calls.js";
 import type { E2BCommandHandle, E2BSandbox } from "./sdk.js";
 

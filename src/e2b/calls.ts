@@ -1,7 +1,7 @@
 // E2B's calls through the one bounded-call helper (src/contract/call.ts), with E2B's errors as codes.
 import { type Bound, boundedCall } from "../contract/call.js";
-import { errorWords } from "../contract/redact.js";
-import type { Result, ResultCode } from "../contract/result.js";
+import { errorWords } from "../daemon/redact.js";
+import type { Result, ResultCode } from "../daemon/result.js";
 
 export type { Bound };
 

@@ -1,8 +1,8 @@
-// check(spec) for E2B: the child daemon's shared check (src/contract/agent-child/check.ts) in E2B's words. A
+// check(spec) for E2B: the child daemon's shared check (src/kits/agent-child/check.ts) in E2B's words. A
 // template gives the sandbox its size; a desktop is kind desktop on a template with Xvfb.
-import { checkChildSpec } from "../contract/agent-child/check.js";
+import { checkChildSpec } from "../kits/agent-child/check.js";
 import type { Capabilities, ComputerSpec } from "../contract/provider.js";
-import type { Refusal } from "../contract/result.js";
+import type { Refusal } from "../daemon/result.js";
 import { COMPUTER_KEY } from "./constants.js";
 
 export const NETWORK_GAP =

@@ -5,7 +5,7 @@
 // whatever came before.
 import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../daemon/client.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { COMPUTER_KEY, DEADLINE_KEY, IMAGE_KEY, MAX_KEY, NAME_KEY, TIMEOUT_KEY } from "./constants.js";
 import { install, makeSandbox } from "./make.js";
 import { infoDrift, labelsOf } from "./readback.js";

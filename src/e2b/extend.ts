@@ -3,7 +3,7 @@
 // init's deadline moved to the same time through the daemon.
 import type { CallOptions } from "../daemon/client.js";
 import type { ComputerRef } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { codeOf, wordsOf } from "./calls.js";
 import { EXTEND_PAST_MS } from "./constants.js";
 import { createdEnd } from "./readback.js";

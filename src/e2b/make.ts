@@ -4,12 +4,12 @@
 // init started in the background, the first connection (tried again while init comes up), a
 // desktop's X server started through the daemon (src/daemon/desktop.ts, as on Docker), the
 // daemon's drift check, and the wait until E2B's listing shows the sandbox.
-import { startCommand } from "../contract/agent-child/install.js";
-import { childAborted, connectFailed, daemonRefused, installDaemon } from "../contract/agent-child/create.js";
+import { startCommand } from "../kits/agent-child/install.js";
+import { childAborted, connectFailed, daemonRefused, installDaemon } from "../kits/agent-child/create.js";
 import type { CreateHooks, Creation } from "../contract/create.js";
 import { failedThen } from "../contract/create.js";
 import type { CheckedSpec, ComputerRef, Connection, CreateOptions } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { Adoption } from "../contract/adopt.js";
 import { waitUntil } from "../contract/wait.js";
 import { openBridge } from "./bridge.js";

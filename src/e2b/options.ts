@@ -1,10 +1,10 @@
 // The E2B provider's options, held to their rules at construction: a wrong one throws in words
 // that never hold the key.
 import path from "node:path";
-import { CHILD_USER } from "../contract/agent-child/install.js";
+import { CHILD_USER } from "../kits/agent-child/install.js";
 import { packageRoot } from "../package.js";
 import { MAX_PROBE_TARGETS } from "../contract/probe.js";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 import { keyUrl } from "../contract/base-url.js";
 import { isRootOrRootGroup, parseUser, userText } from "../contract/user.js";
 import { ambientProblem } from "./client.js";
@@ -66,7 +66,7 @@ const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}
 export function settle(options: E2BProviderOptions): Settled {
   if (typeof options !== "object" || options === null) throw new TypeError("E2BProvider takes options: { apiKey, ... }");
   if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
-    throw new TypeError("E2BProvider needs the apiKey option: the caller's E2B API key (E2B_API_KEY is never read)");
+    throw new OptionError("apiKey", "E2BProvider's apiKey option", " is required: the caller's E2B API key (E2B_API_KEY is never read)");
   }
   if ("publicStream" in options)
     throw new TypeError(

@@ -1,12 +1,12 @@
 // E2BProvider: the ComputerProvider interface on E2B's sandboxes, through the E2BSandboxClass slice
 // of the host's SDK. envd is the sandbox's first process; the daemon is uploaded with files.write,
-// installed and started as root with commands.run (src/contract/agent-child/, as on Daytona), reached
+// installed and started as root with commands.run (src/kits/agent-child/, as on Daytona), reached
 // through a bridge of its own (bridge.ts), and held to the drift check (readback.ts,
-// src/contract/agent-child/drift.ts); a desktop's live view is the shared one (src/contract/watch.ts).
+// src/kits/agent-child/drift.ts); a desktop's live view is the shared one (src/contract/watch.ts).
 // create is the one flow with E2B's hooks (make.ts); E2B's calls
 // are sandboxes.ts's, extend is extend.ts's and the diagnostic diagnose.ts's.
 import type { CallOptions } from "../daemon/client.js";
-import { helloDrift } from "../contract/agent-child/drift.js";
+import { helloDrift } from "../kits/agent-child/drift.js";
 import { packageVersion } from "../package.js";
 import type { Hello } from "../daemon/protocol.js";
 import type {
@@ -28,8 +28,8 @@ import type {
 import { checkedSpec } from "../contract/checked.js";
 import { daemonLiveView, type LiveView } from "../contract/watch.js";
 import { createWith } from "../contract/create.js";
-import { fail, ok, type Result } from "../contract/result.js";
-import { boundedBy } from "../contract/bound.js";
+import { fail, ok, type Result } from "../daemon/result.js";
+import { boundedBy } from "../daemon/bound.js";
 import { attachedIf } from "../contract/attach.js";
 import { createdAt, type Adoption, removeEarlier } from "../contract/adopt.js";
 import { checkSpec, NETWORK_GAP } from "./check.js";
@@ -40,7 +40,7 @@ import { e2bHooks } from "./make.js";
 import type { E2BProviderOptions, Settled } from "./options.js";
 import { deadlineOf, type E2BKind, infoDrift, labelsOf, networkOf, ownKeysOf, stateOf } from "./readback.js";
 import { E2BSandboxes, groupsOf } from "./sandboxes.js";
-import { CHILD_HOME } from "../contract/agent-child/install.js";
+import { CHILD_HOME } from "../kits/agent-child/install.js";
 
 export function capabilitiesOf(settled: Pick<Settled, "maxLifetimeMs" | "daemonUser" | "kind">): Capabilities {
   return {

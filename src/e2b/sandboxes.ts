@@ -5,13 +5,13 @@
 import { DISPLAY_GROUPS } from "../daemon/desktop.js";
 import type { Group, Hello } from "../daemon/protocol.js";
 import { type Candidate, type Adoption, createdAt } from "../contract/adopt.js";
-import { CHILD_HOME } from "../contract/agent-child/install.js";
-import { daemonDrift, type DaemonExpected } from "../contract/agent-child/drift.js";
-import { boundedBy } from "../contract/bound.js";
+import { CHILD_HOME } from "../kits/agent-child/install.js";
+import { daemonDrift, type DaemonExpected } from "../kits/agent-child/drift.js";
+import { boundedBy } from "../daemon/bound.js";
 import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import { readNetworkNone } from "../contract/probe.js";
 import type { AttachBy, ComputerRef, Connection, NetworkReadBack, SpecReadBack } from "../contract/provider.js";
-import { fail, notTheComputer, ok, type Result } from "../contract/result.js";
+import { fail, notTheComputer, ok, type Result } from "../daemon/result.js";
 import { waitUntil } from "../contract/wait.js";
 import { openBridge } from "./bridge.js";
 import { call, wordsOf } from "./calls.js";

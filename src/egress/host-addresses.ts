@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { classify, formatAddress, parseAddress, unmap } from "./address.js";
 
 export interface HostAddressOptions {

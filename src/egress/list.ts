@@ -2,7 +2,7 @@
 // and CIDRs with host bits zero over no range the address table refuses; at most 256 of each;
 // each on ports 80 and 443. computerd's proxy (daemon/internal/egress/allow) reads its --allow
 // entries by the same rule, and test/vectors/egress.json holds both to the same verdicts.
-import type { NetworkPolicy, NetworkReadBack } from "../contract/provider.js";
+import type { NetworkPolicy, NetworkReadBack } from "./network.js";
 import {
   ADDRESS_TABLE as ADDRESS_ROWS,
   type AddressClass,

@@ -2,7 +2,7 @@
 // own, so one proxy serves a fleet (the EgressProxy resource). A computer joins one by naming it
 // (ComputerSpec.egress); its network is then that proxy's list, whatever the list is now.
 import type { CallOptions } from "../daemon/client.js";
-import type { Result } from "../contract/result.js";
+import type { Result } from "../daemon/result.js";
 
 export interface ProxySpec {
   /**

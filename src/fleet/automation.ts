@@ -9,7 +9,7 @@ import type { Unwrap } from "@pulumi/pulumi";
 import { LocalWorkspace, PulumiCommand, type EngineEvent, type OpMap, type OpType, type ProjectSettings, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { packageRoot } from "../package.js";
 import { pulumiFolder } from "./pulumi-cli.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 
 /** A setting's value; `{ secret }` keeps its provider's settings encrypted in state and out of every message. */
 export type Setting = string | number | boolean | string[] | { secret: string } | { [key: string]: Setting };
@@ -124,13 +124,15 @@ const words = (error: unknown) => (error instanceof Error ? error.message : Stri
 
 /**
  * A project whose programs use this package's plugin from its own folder, so the engine never
- * looks for it elsewhere. The SDK's ProjectSettings type has no `plugins`, which the CLI reads.
+ * looks for it elsewhere, and whose every up reads its resources back first (`refresh: always`),
+ * so an up heals drift. The SDK's ProjectSettings type has neither `plugins` nor `options`, which the CLI reads.
  */
 export function projectWithPlugin(name: string): ProjectSettings {
-  const settings: ProjectSettings & { plugins: { providers: Array<{ name: string; path: string }> } } = {
+  const settings: ProjectSettings & { plugins: { providers: Array<{ name: string; path: string }> }; options: { refresh: "always" } } = {
     name,
     runtime: "nodejs",
     plugins: { providers: [{ name: "agentrun", path: path.join(packageRoot(), "provider", "bin") }] },
+    options: { refresh: "always" },
   };
   return settings;
 }

@@ -3,7 +3,7 @@
 import type { CallOptions } from "../daemon/client.js";
 import { RUN_LABEL, epochOf, epochProblem, runProblem } from "../contract/labels.js";
 import type { Capabilities, ComputerInfo, ComputerProvider, SweepOptions } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 
 /** Clock skew allowed between this host and the vendor's, on top of the provider's cap. */
 const CLOCK_SKEW_MS = 60_000;

@@ -1,12 +1,13 @@
 // A provider's computers with each one's drift read back, and whether it has outlived its
 // deadline (the janitor's rule): what `agentrun ls` shows and the plugin's listComputers gives.
-import { boundedBy } from "../contract/bound.js";
+import { boundedBy } from "../daemon/bound.js";
+import { stoppedWords } from "../contract/lifetime.js";
 import type { CallOptions } from "../daemon/client.js";
 import { pastDeadline } from "./janitor.js";
 import type { ComputerInfo, ComputerProvider, ComputerState } from "../contract/provider.js";
 import type { MachineKind } from "../daemon/protocol.js";
-import type { Result } from "../contract/result.js";
-import { ok } from "../contract/result.js";
+import type { Result } from "../daemon/result.js";
+import { ok } from "../daemon/result.js";
 
 /** Drift checks at once: each connects to a daemon, so a large fleet is read a few at a time. */
 const READS_AT_ONCE = 4;
@@ -38,7 +39,9 @@ async function readOne(provider: ComputerProvider, info: ComputerInfo, now: Date
   const read = await provider.read({ id: info.ref.id }, { signal: boundedBy(CALL_MS, signal).signal });
   if (!read.ok && read.error.code === "not_found") return undefined;
   if (!read.ok) return { ...base, kind: fallback, drift: [`could not be read (${read.error.code}): ${read.error.message}`], readBack: false };
-  return { ...base, kind: read.value.hello?.kind ?? read.value.ref.spec?.kind ?? fallback, drift: read.value.drift, readBack: true };
+  // A stopped computer is drift, as a refresh shows it (`state`), said first.
+  const drift = read.value.state === "stopped" ? [stoppedWords(info.deadline, now), ...read.value.drift] : read.value.drift;
+  return { ...base, state: read.value.state, kind: read.value.hello?.kind ?? read.value.ref.spec?.kind ?? fallback, drift, readBack: true };
 }
 
 /** The provider's computers carrying every one of labels (all when none), each read back, in list order. */

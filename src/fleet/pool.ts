@@ -9,10 +9,10 @@ import type { CallOptions, ComputerClient } from "../daemon/client.js";
 import { epochProblem, OWNER_LABEL, ownerLabel, RUN_LABEL, runLabels, runProblem } from "../contract/labels.js";
 import type { Hello } from "../daemon/protocol.js";
 import type { ComputerProvider, ComputerRef, ComputerSpec, Connection, CreateOptions, PoolHooks } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
+import { POOL_LABEL } from "../contract/labels.js";
 
-/** The label a pool's computers are made with: the pool's id. */
-export const POOL_LABEL = "agentrun.pool";
+export { POOL_LABEL };
 /** A pool id: pool- and 8 to 32 hex digits (the WarmPool resource makes one). */
 const POOL_ID = /^pool-[0-9a-f]{8,32}$/;
 /** How many computers a fill makes at once. */

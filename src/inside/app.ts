@@ -4,7 +4,7 @@
 // back from the daemon's process table; and the app's ready check, bounded.
 import { CallError, type CallOptions } from "../daemon/client.js";
 import { listProcesses } from "../daemon/processes.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { runQuietly } from "./load.js";
 import { endMarked } from "./marks.js";
 import type { Session } from "./session.js";

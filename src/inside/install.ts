@@ -4,7 +4,7 @@
 // what the install wrote (the app's folder).
 import { CallError, type CallOptions } from "../daemon/client.js";
 import { MAX_OUTPUT_BYTES } from "../daemon/protocol.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { APP_MARK } from "./app.js";
 import type { Session } from "./session.js";
 

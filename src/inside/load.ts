@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { CallError, type CallOptions } from "../daemon/client.js";
 import { pushTar } from "../daemon/files.js";
 import { MAX_OUTPUT_BYTES } from "../daemon/protocol.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { Session } from "./session.js";
 import { tarStream, type StreamEntry } from "./tar-stream.js";
 

@@ -3,7 +3,7 @@
 // left behind, in any session, as long as it runs as the computer's user. The value is matched as
 // a whole line of the environment, never as a pattern.
 import type { CallOptions } from "../daemon/client.js";
-import { ok, type Result } from "../contract/result.js";
+import { ok, type Result } from "../daemon/result.js";
 import { runQuietly } from "./load.js";
 import type { Session } from "./session.js";
 

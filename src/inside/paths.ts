@@ -1,7 +1,7 @@
 // Paths inside a computer's home: what a step may name (home-relative, never leaving the home),
 // checked once here for every in-computer resource, and the places this library keeps its own.
 import { posix } from "node:path";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 
 /** Where a ComputerCommand stages its runs, under the home. */
 export const RUN_ROOT = ".agentrun/run";

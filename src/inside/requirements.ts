@@ -5,7 +5,7 @@
 // app's folder; a failure names the requirement pip could not have.
 import { CallError, type CallOptions } from "../daemon/client.js";
 import { MAX_OUTPUT_BYTES } from "../daemon/protocol.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { APP_MARK } from "./app.js";
 import type { Session } from "./session.js";
 

@@ -10,7 +10,7 @@ import { posix } from "node:path";
 import { CallError, type CallOptions } from "../daemon/client.js";
 import { readFile, writeFile } from "../daemon/files.js";
 import { MAX_OUTPUT_BYTES } from "../daemon/protocol.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { runQuietly } from "./load.js";
 import { endMarked } from "./marks.js";
 import { inHome, RUN_ROOT } from "./paths.js";

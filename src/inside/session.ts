@@ -3,8 +3,8 @@
 import { asFailure, type CallOptions, type ComputerClient } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import type { ComputerInfo, ComputerProvider } from "../contract/provider.js";
-import { untilAborted } from "../contract/bound.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { untilAborted } from "../daemon/bound.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 
 export interface Session {
   /** The computer's name, for words. */

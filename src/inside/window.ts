@@ -2,7 +2,7 @@
 // inside the computer as its user (a client of the display, as the app is), waited on within a
 // bound; and read back, for drift, by the same finding without the raise.
 import { CallError, type CallOptions } from "../daemon/client.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { Session } from "./session.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 

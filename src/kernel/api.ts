@@ -1,6 +1,6 @@
 // The provider's own KernelRequest, through fetch: Authorization: Bearer on every call, no
 // redirect followed, an HTTP error thrown with its status alone (Kernel's words are never read).
-import { jsonRequest } from "../contract/browser/call.js";
+import { jsonRequest } from "../kits/browser/call.js";
 import type { KernelRequest } from "./sdk.js";
 
 export function fetchRequest(apiKey: string, apiUrl: string, fetchImpl: typeof fetch = fetch): KernelRequest {

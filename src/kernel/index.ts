@@ -7,7 +7,7 @@ export { CAPABILITIES, KernelProvider } from "./provider.js";
 export type { KernelProviderOptions } from "./options.js";
 export type { KernelRequest } from "./sdk.js";
 export type { KernelSettings } from "./settings.js";
-export { causeOf } from "../contract/browser/vendor.js";
+export { causeOf } from "../kits/browser/vendor.js";
 
 /** A browser takes no run folder. */
 export const MOUNT: readonly MountKind[] = [];

@@ -1,7 +1,7 @@
-// KernelProvider: the one browser provider (src/contract/browser/provider.ts) on Kernel's
+// KernelProvider: the one browser provider (src/kits/browser/provider.ts) on Kernel's
 // browsers (vendor.ts), through a host's KernelRequest or the provider's own fetch transport.
-import { browserCapabilities } from "../contract/browser/capabilities.js";
-import { BrowserProvider } from "../contract/browser/provider.js";
+import { browserCapabilities } from "../kits/browser/capabilities.js";
+import { BrowserProvider } from "../kits/browser/provider.js";
 import type { Capabilities } from "../contract/provider.js";
 import { fetchRequest } from "./api.js";
 import { DEFAULT_API_URL, MAX_LIFETIME_MS } from "./constants.js";

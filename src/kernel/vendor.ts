@@ -1,12 +1,12 @@
-// Kernel as a browser vendor (src/contract/browser/vendor.ts): a computer is a browser, its labels
+// Kernel as a browser vendor (src/kits/browser/vendor.ts): a computer is a browser, its labels
 // its tags as they are, its lifetime an idle timeout (timeout_seconds), so it has no wall-clock
 // deadline. Not ended is not deleted: list asks status=all (Kernel's filter takes one value, and
 // active may leave out a browser still starting) and drops the deleted.
 import { z } from "zod";
-import { vendorCall } from "../contract/browser/call.js";
-import { type Browser, type BrowserVendor, callFailed, type OpenRequest } from "../contract/browser/vendor.js";
+import { vendorCall } from "../kits/browser/call.js";
+import { type Browser, type BrowserVendor, callFailed, type OpenRequest } from "../kits/browser/vendor.js";
 import type { Capabilities } from "../contract/provider.js";
-import { ok, type Result } from "../contract/result.js";
+import { ok, type Result } from "../daemon/result.js";
 import { CALL_MS, CREATE_MS, MIN_LIFETIME_MS, PAGE } from "./constants.js";
 import type { KernelRequest } from "./sdk.js";
 

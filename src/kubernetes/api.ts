@@ -3,9 +3,9 @@
 // An answer other than 2xx is a result coded by its status, in the API server's own message.
 import https from "node:https";
 import tls from "node:tls";
-import { boundedBy } from "../contract/bound.js";
-import { redactWords } from "../contract/redact.js";
-import { fail, ok, type Result, type ResultCode } from "../contract/result.js";
+import { boundedBy } from "../daemon/bound.js";
+import { redactWords } from "../daemon/redact.js";
+import { fail, ok, type Result, type ResultCode } from "../daemon/result.js";
 import type { Credentials } from "./kubeconfig.js";
 
 export interface Call {

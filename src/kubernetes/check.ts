@@ -3,7 +3,7 @@ import { labelRefusals } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import { checkMount } from "../contract/mount.js";
 import type { Capabilities, ComputerSpec } from "../contract/provider.js";
-import type { Refusal } from "../contract/result.js";
+import type { Refusal } from "../daemon/result.js";
 import { isRootOrRootGroup, parseUser } from "../contract/user.js";
 import { checkAllowlist } from "../egress/list.js";
 import { COMPUTER_LABEL, PROXY_PATTERN } from "./constants.js";

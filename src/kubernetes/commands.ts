@@ -1,27 +1,16 @@
-// What a Pod runs, exactly as sent: Modal's entrypoint (wait for the daemon's upload, then exec
+// What a Pod runs, exactly as sent: the start script (the kit's wait for the daemon's upload, then
 // init as the user; init makes HOME the user's) with the network's own flags after the three
-// values, an open Pod's setup (the same wait, then the user's folders), Modal's upload (the part file, its sha256, the rename), and each connection's bridge.
-import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
-import { BRIDGE, ENTRYPOINT, UPLOAD } from "../modal/commands.js";
+// values, an open Pod's setup (the same wait, then the user's folders), the daemon's upload (the
+// part file, its sha256, the rename) and each connection's bridge, all the kit's
+// (src/kits/daemon-upload/).
+import { BRIDGE, startScript, uploadArgv, WAIT_FOR_DAEMON } from "../kits/daemon-upload/scripts.js";
+import { HOME } from "./constants.js";
 
-const MODAL_EXEC = 'exec "$d" init --deadline "$1" --user "$2" --own-network';
-/** Modal's wait for the daemon, then init with the flags given after $3 (a network's: initNetworkArgs). */
-export const KUBE_ENTRYPOINT = [
-  ...ENTRYPOINT.split("\n").filter((line) => line !== MODAL_EXEC),
-  "dl=$1 u=$2",
-  "shift 3",
-  'exec "$d" init --deadline "$dl" --user "$u" "$@"',
-].join("\n");
+/** The kit's wait for the daemon, then init with the flags given after $3 (a network's: initNetworkArgs). */
+export const KUBE_ENTRYPOINT = startScript(HOME, ["dl=$1 u=$2", "shift 3", 'exec "$d" init --deadline "$dl" --user "$u" "$@"']);
 
-const LINES = ENTRYPOINT.split("\n");
-/** An open Pod's setup (unprivileged.ts): Modal's wait for the daemon ($3 the seconds), then HOME's and the socket's folders beside it, the user's alone. */
-export const SETUP_SCRIPT = [
-  ...LINES.slice(
-    0,
-    LINES.findIndex((line) => line.startsWith("HOME=")),
-  ),
-  'mkdir -m 0700 "${d%/*}/home" "${d%/*}/run"',
-].join("\n");
+/** An open Pod's setup (unprivileged.ts): the kit's wait for the daemon ($3 the seconds), then HOME's and the socket's folders beside it, the user's alone. */
+export const SETUP_SCRIPT = [...WAIT_FOR_DAEMON, 'mkdir -m 0700 "${d%/*}/home" "${d%/*}/run"'].join("\n");
 
 /** The number of argv entries before the network's flags (sh -c script sh deadline user wait). */
 export const ENTRYPOINT_FIXED = 7;
@@ -31,9 +20,4 @@ export function entrypoint(deadline: string, user: string, waitSeconds: number, 
   return ["sh", "-c", KUBE_ENTRYPOINT, "sh", deadline, user, String(Math.ceil(waitSeconds)), ...networkArgs];
 }
 
-/** The upload's exec (the daemon on its stdin; root in the computer, or the user in an open Pod's setup) for the daemon's sha256. */
-export function uploadArgv(sha256: string): string[] {
-  return ["sh", "-c", UPLOAD, "sh", DAEMON_IN_COMPUTER, sha256];
-}
-
-export { BRIDGE };
+export { BRIDGE, uploadArgv };

@@ -2,9 +2,9 @@
 // stdout the DaemonClient's stream. One deadline, helloMs, covers the exec's upgrade (at most
 // callMs of it) and the hello after it; create's first connection retries while init comes up,
 // and stops when the computer's container has ended.
-import { boundedBy } from "../contract/bound.js";
+import { boundedBy } from "../daemon/bound.js";
 import type { Connection } from "../contract/provider.js";
-import { fail, ok, type Result, type ResultError } from "../contract/result.js";
+import { fail, ok, type Result, type ResultError } from "../daemon/result.js";
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
 import { BRIDGE } from "./commands.js";

@@ -3,8 +3,8 @@
 // 3 the exit status, 255 a stream's close), so stdin can be closed while stdout still reads.
 import { PassThrough, Writable } from "node:stream";
 import WebSocket from "ws";
-import { fail, ok, type Result } from "../contract/result.js";
-import { redactWords } from "../contract/redact.js";
+import { fail, ok, type Result } from "../daemon/result.js";
+import { redactWords } from "../daemon/redact.js";
 import { authHeaders, codeOfStatus, type KubeApi } from "./api.js";
 
 export const EXEC_PROTOCOL = "v5.channel.k8s.io";

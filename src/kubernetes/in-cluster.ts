@@ -4,7 +4,7 @@
 // refusal names inCluster and never holds the token.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 import type { Credentials } from "./kubeconfig.js";
 
 /** Where Kubernetes mounts a Pod's service account. */

@@ -3,16 +3,15 @@
 // then, while it runs, hello against the provider's daemon and the probe from inside: init's own
 // network (none, and an allowlist's, whose one way out is the relay) reads lo alone and reaches no
 // target; open reads the Pod's interfaces beside lo.
-import { helloDrift } from "../contract/agent-child/drift.js";
+import { helloDrift } from "../kits/agent-child/drift.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { readNetworkNone } from "../contract/probe.js";
 import type { ComputerRef, Connection, NetworkPolicy, ReadBack } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { parseUser } from "../contract/user.js";
 import type { ComputerClient } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import { sameNetwork } from "../egress/list.js";
-import { egressImageTag } from "../egress/proxy-command.js";
 import { DEADLINE_ANNOTATION } from "./constants.js";
 import { podNetwork, type SidecarWant } from "./egress.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
@@ -24,13 +23,6 @@ import { computerState, type Pod, podDrift, recordedNetwork, recordedSpec, sidec
 /** open's probe dials the computer's own loopback alone: it reads the interfaces and sends nothing out. */
 const OPEN_PROBE_TARGETS = ["127.0.0.1:9"];
 
-/** The proxy image the provider runs: the option's, else the one tagged by its daemon's sha256. */
-export async function egressImageOf(sb: KubePods): Promise<Result<string>> {
-  if (sb.o.egress.image) return ok(sb.o.egress.image);
-  const daemon = await sb.daemonBytes();
-  return daemon.ok ? ok(egressImageTag(daemon.value.sha256)) : daemon;
-}
-
 /** What an allowlisted Pod's sidecar must be, from what create recorded and the provider now (the nodes' addresses among it, and why they were not read). */
 async function sidecarWant(
   sb: KubePods,
@@ -41,7 +33,7 @@ async function sidecarWant(
   const user = parseUser(recorded?.user ?? "");
   const deadline = pod.metadata.annotations?.[DEADLINE_ANNOTATION];
   if (!user.ok || !deadline) return ok({ want: undefined });
-  const image = await egressImageOf(sb);
+  const image = await sb.egressImage();
   if (!image.ok) return image;
   const nodes = await sb.nodeAddresses(signal);
   if (!nodes.ok) return nodes;
@@ -99,15 +91,18 @@ export async function inspectPod(
 ): Promise<Result<ReadBack>> {
   const name = pod.metadata.name;
   const recorded = recordedSpec(pod);
-  const drift = podDrift(pod, { runtimeClass: sb.o.runtimeClass, pullPolicy: sb.o.pullPolicy });
-  const spec = specOf(pod, recorded);
   const network = recordedNetwork(recorded);
+  const spec = specOf(pod, recorded);
+  const state = computerState(pod);
+  const sidecar = sidecarOf(pod);
+  const drift = podDrift(pod, { runtimeClass: sb.o.runtimeClass, pullPolicy: sb.o.pullPolicy });
+  const labels = decodeLabels(pod.metadata.labels ?? {}, recordedLabels(pod.metadata.annotations));
   const notes: string[] = [];
   if (typeof network === "object") {
     const want = await sidecarWant(sb, pod, recorded, options.signal);
     if (!want.ok) return want;
     if (want.value.note) notes.push(want.value.note);
-    spec.network = podNetwork(network, sidecarOf(pod), want.value.want);
+    spec.network = podNetwork(network, sidecar, want.value.want);
     if (recorded?.egress !== undefined) spec.egress = recorded.egress;
     if (typeof spec.network === "object" && "other" in spec.network) drift.push(spec.network.other.replace(/^network allow, but its /, "the "));
     else if (recorded?.egress !== undefined) {
@@ -121,7 +116,6 @@ export async function inspectPod(
     } else if (!sameNetwork(spec.network, network))
       drift.push(`the egress proxy holds the list ${JSON.stringify(spec.network)}, not the declared ${JSON.stringify(network)}`);
   }
-  const state = computerState(pod);
   let hello: Hello | undefined;
   if (state === "running") {
     const opened = options.connection ? ok(options.connection) : await sb.open(name, options.signal);
@@ -146,6 +140,5 @@ export async function inspectPod(
     }
   }
   const ref: ComputerRef = { id: name, name, provider: "kubernetes", spec, ...(notes.length > 0 ? { notes } : {}), ...(hello ? { hello } : {}) };
-  const labels = decodeLabels(pod.metadata.labels ?? {}, recordedLabels(pod.metadata.annotations));
   return ok({ ref, state, labels, ...(hello ? { hello } : {}), drift });
 }

@@ -3,7 +3,7 @@
 // holds a value read from it (a kubeconfig holds keys).
 import { parse } from "yaml";
 import { keyUrlProblem } from "../contract/base-url.js";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 
 export interface Credentials {
   /** https://host:port, with no trailing slash. */

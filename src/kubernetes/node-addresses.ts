@@ -4,7 +4,7 @@
 // when they may not, the setting alone, said in words. Only an address the proxy would otherwise
 // let through needs naming (a public one, or one in the test-only seam's range): the private
 // ranges nodes mostly hold are refused by the table already, and nodes come and go with them.
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { classify, contains, formatAddress, parseAddress, parsePrefix, unmap } from "../egress/address.js";
 import type { KubeApi } from "./api.js";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { MAX_PROBE_TARGETS } from "../contract/probe.js";
 import { formatAddress, parseAddress, unmap } from "../egress/address.js";
 import { checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import { packageRoot } from "../package.js";
 import { userProblem } from "./check.js";

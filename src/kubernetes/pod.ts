@@ -5,11 +5,14 @@
 // An open computer needs neither, so its Pod runs nothing as root (unprivileged.ts).
 // An allowlist adds the egress proxy beside it (egress.ts), sharing only its socket's folder; a
 // shared proxy joined adds that proxy's ConfigMap, mounted in the sidecar alone.
+import type { Creation } from "../contract/create.js";
+import type { CheckedSpec, NetworkPolicy } from "../contract/provider.js";
+import { type User, userText } from "../contract/user.js";
 import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, DEADLINE_GRACE_S, HOME, INIT_CAPABILITIES, LAST_WORDS, SPEC_ANNOTATION } from "./constants.js";
-import type { NetworkPolicy } from "../contract/provider.js";
 import { entrypoint } from "./commands.js";
 import { computerEgressMount, egressVolume, initNetworkArgs, listVolume, type SidecarPlan, sidecarContainer } from "./egress.js";
 import { encodeLabels, labelsAnnotation } from "./labels.js";
+import type { Settled } from "./options.js";
 import { agentrunVolume, openCommand, openMounts, setupContainer, userSecurity } from "./unprivileged.js";
 
 /** What create records of the spec (the annotation), which read-back holds the Pod to. */
@@ -40,6 +43,54 @@ export interface PodPlan {
   waitSeconds: number;
   /** An allowlist's proxy beside the computer. */
   sidecar?: SidecarPlan | undefined;
+}
+
+/**
+ * The Pod of one create: what it records of the spec (the network an allowlist behind a shared
+ * proxy's { allow: [] }), the provider's settings, and an allowlist's proxy beside it with the
+ * image and the nodes' addresses prepare read.
+ */
+export function computerPod(c: Creation<CheckedSpec & { egressImage?: string; hostAddresses?: string[] }>, o: Settled, user: User): Record<string, unknown> {
+  const { spec, checked, deadline } = c;
+  const allow = checked.allow;
+  const proxy = spec.egress;
+  const recorded: RecordedSpec = {
+    image: spec.image,
+    user: userText(user),
+    workdir: spec.workdir ?? HOME,
+    network: proxy !== undefined ? { allow: [] } : allow ? { allow } : spec.network === "open" ? "open" : "none",
+    ...(proxy === undefined ? {} : { egress: proxy }),
+    ...(spec.cpus === undefined ? {} : { cpus: spec.cpus }),
+    ...(spec.memoryMb === undefined ? {} : { memoryMb: spec.memoryMb }),
+  };
+  const sidecar: SidecarPlan | undefined =
+    allow === undefined
+      ? undefined
+      : {
+          ...(proxy === undefined ? {} : { proxy }),
+          image: checked.egressImage!,
+          pullPolicy: o.pullPolicy,
+          uid: user.uid,
+          gid: user.gid,
+          deadline,
+          allow,
+          hostAddresses: checked.hostAddresses!,
+          hint: o.egress.hint,
+          testRange: o.egress.testRange,
+        };
+  return podManifest({
+    name: c.name,
+    namespace: o.namespace,
+    deadline,
+    lifetimeMs: spec.lifetimeMs,
+    recorded,
+    labels: c.labels,
+    arch: o.arch,
+    runtimeClass: o.runtimeClass,
+    pullPolicy: o.pullPolicy,
+    waitSeconds: (o.t.uploadMs + o.t.callMs) / 1000,
+    sidecar,
+  });
 }
 
 /** CPUs as Kubernetes quantity: whole millicores. */

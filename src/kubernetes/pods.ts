@@ -1,26 +1,47 @@
-// The Pods as the parts use them: the API server from the kubeconfig, one Pod read, one list by
-// labels, the create, a delete waited for until the API server answers 404, the wait until the
-// container runs (or why it never will), the daemon's upload and the bridge through exec.
+// The Pod client. First what the create flow asks of the cluster, in its order: the reads before
+// anything is made (prepare), the Pod made with its delete on the undo stack (make), waited for
+// until its computer runs with the daemon in it (ready), and the bridge (open). Beneath them the
+// calls the provider's other verbs share: one Pod read, a list by labels, a delete waited for until
+// the API server answers 404, the wait until a container runs (or why it never will), the daemon's
+// upload through exec.
 import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import { createdAt, type Adoption, type Candidate } from "../contract/adopt.js";
 import type { AttachBy, ReadBack, SpecDefaults } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
+import type { Undo } from "../contract/undo.js";
 import { waitUntil } from "../contract/wait.js";
 import type { CallOptions } from "../daemon/client.js";
 import { KubeApi } from "./api.js";
+import { uploadArgv } from "./commands.js";
 import { CONTAINER, FIELD_MANAGER, NAME_PATTERN } from "./constants.js";
 import { openBridge, type ExecRunner } from "./connect.js";
+import { EGRESS_CONTAINER } from "./egress.js";
 import { openExec } from "./exec.js";
 import type { Connection } from "../contract/provider.js";
 import { settle, type KubernetesProviderOptions, type Settled } from "./options.js";
 import { selectorOf } from "./labels.js";
 import { nodeAddresses, type NodeAddresses } from "./node-addresses.js";
 import { Preflight } from "./preflight.js";
-import { computerState, type Pod, type PodProblem, stateOf, waitingProblem } from "./readback.js";
+import { computerState, type Pod, type PodProblem, sidecarProblem, stateOf, waitingProblem } from "./readback.js";
+import { SETUP_CONTAINER } from "./unprivileged.js";
 import { uploadDaemon } from "./upload.js";
+import { egressImageTag } from "../egress/proxy-command.js";
 
 export type { Daemon };
 export const GROUPS = ["exec", "files", "processes"] as const;
+
+/** What prepare reads of the cluster before anything is made: the daemon, and an allowlist's proxy image and the addresses it refuses as the nodes' own. */
+export interface PodInputs {
+  daemon: Daemon;
+  egressImage?: string;
+  hostAddresses?: string[];
+}
+
+/** The Pod made: its name, and its uid, by which its delete touches no Pod of the same name made since. */
+export interface KubeMade {
+  name: string;
+  uid: string | undefined;
+}
 
 export class KubePods {
   readonly o: Settled;
@@ -38,6 +59,68 @@ export class KubePods {
     this.preflight = new Preflight(this.api, this.o);
   }
 
+  /** The cluster's checks of the image and the credentials, the daemon's bytes, and an allowlist's proxy image and the nodes' addresses. */
+  async prepare(image: string, allow: boolean, signal?: AbortSignal): Promise<Result<PodInputs>> {
+    const cluster = await this.preflight.check(image, signal);
+    if (!cluster.ok) return fail(cluster.error.code, `${cluster.error.message}; nothing was made`, cluster.error.field ? { field: cluster.error.field } : {});
+    const daemon = await this.daemonBytes();
+    if (!daemon.ok) return daemon;
+    if (!allow) return ok({ daemon: daemon.value });
+    const egressImage = await this.egressImage();
+    if (!egressImage.ok) return egressImage;
+    const nodes = await this.nodeAddresses(signal);
+    return nodes.ok ? ok({ daemon: daemon.value, egressImage: egressImage.value, hostAddresses: nodes.value.addresses }) : nodes;
+  }
+
+  /** Makes the Pod of the manifest, with the owner's labels in the request; its delete, waited for, goes on the undo stack at once. */
+  async make(name: string, manifest: Record<string, unknown>, undo: Undo, signal?: AbortSignal): Promise<Result<KubeMade>> {
+    const made = await this.api.call<Pod>(`${this.path()}?fieldManager=${FIELD_MANAGER}`, "creating the Pod", {
+      method: "POST",
+      body: manifest,
+      ms: this.o.t.callMs,
+      signal,
+    });
+    if (!made.ok) {
+      const field = /RuntimeClass/i.test(made.error.message) ? { field: "runtimeClass" } : {};
+      return fail(made.error.code, `${made.error.message}; nothing was made`, field);
+    }
+    const uid = made.value.metadata.uid;
+    undo.push({ what: `the Pod ${name}`, run: (s) => this.deleteAndWait(name, uid, s), ms: this.o.t.releaseMs + this.o.t.callMs });
+    return ok({ name, uid });
+  }
+
+  /**
+   * Waits until the computer runs with the daemon in it. An open Pod's daemon goes to its setup
+   * container, which hands it on read-only (unprivileged.ts), before the computer runs; any other
+   * Pod's into the computer's container once it runs. An allowlist's proxy must run too: init
+   * serves nothing before it answers, so a proxy that never does means no program ran.
+   */
+  async ready(name: string, daemon: Daemon, network: { open: boolean; allow: boolean }, signal?: AbortSignal): Promise<Result<undefined>> {
+    const { open, allow } = network;
+    if (open) {
+      const setup = await this.untilRunning(name, SETUP_CONTAINER, waitingProblem, `the Pod ${name}'s setup container to run`, signal);
+      if (!setup.ok) return setup;
+      if (setup.value.problem) return refusedStart(name, setup.value.problem);
+    }
+    const early = open ? await this.upload(name, daemon, SETUP_CONTAINER, signal) : ok();
+    if (!early.ok) return early;
+    const running = await this.waitRunning(name, signal);
+    if (!running.ok) return running;
+    const late = open ? ok() : await this.upload(name, daemon, CONTAINER, signal);
+    if (!late.ok) return late;
+    if (!allow) return ok();
+    const proxy = await this.untilRunning(name, EGRESS_CONTAINER, sidecarProblem, `the egress proxy of ${name} to run`, signal);
+    if (!proxy.ok) return proxy;
+    return proxy.value.problem ? refusedStart(name, proxy.value.problem) : ok();
+  }
+
+  /** The bridge to the Pod's daemon, hello said; create's first (retry) tries again while init comes up, until the Pod has ended. */
+  open(name: string, signal?: AbortSignal, retry = false): Promise<Result<Connection>> {
+    const until = retry ? { ended: (s: AbortSignal | undefined) => this.ended(name, s) } : undefined;
+    return openBridge(this.runner(name), { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal, retry: until });
+  }
+
+  /** What hello must say: the provider's daemon. */
   want() {
     return { version: this.version, arch: this.o.arch, kind: "linux", groups: GROUPS, user: this.o.user, sha256: "" };
   }
@@ -46,13 +129,20 @@ export class KubePods {
     return `/api/v1/namespaces/${encodeURIComponent(this.o.namespace)}/pods${name === undefined ? "" : `/${encodeURIComponent(name)}`}`;
   }
 
+  daemonBytes(): Promise<Result<Daemon>> {
+    return this.#daemon.bytes();
+  }
+
+  /** The proxy image the provider runs: the option's, else the one tagged by its daemon's sha256. */
+  async egressImage(): Promise<Result<string>> {
+    if (this.o.egress.image) return ok(this.o.egress.image);
+    const daemon = await this.daemonBytes();
+    return daemon.ok ? ok(egressImageTag(daemon.value.sha256)) : daemon;
+  }
+
   /** What an allowlist's proxy refuses as the nodes' own: the Node list's and egress.hostAddresses (node-addresses.ts). */
   nodeAddresses(signal?: AbortSignal): Promise<Result<NodeAddresses>> {
     return nodeAddresses(this.api, this.o.egress.hostAddresses, { ms: this.o.t.callMs, signal, testRange: this.o.egress.testRange });
-  }
-
-  daemonBytes(): Promise<Result<Daemon>> {
-    return this.#daemon.bytes();
   }
 
   get(name: string, signal?: AbortSignal): Promise<Result<Pod>> {
@@ -83,15 +173,6 @@ export class KubePods {
     if (!found.ok) return found;
     if (found.value.length !== 1) return fail("not_found", `${found.value.length} computers carry those labels, not one`);
     return ok(found.value[0]!);
-  }
-
-  create(manifest: Record<string, unknown>, signal?: AbortSignal): Promise<Result<Pod>> {
-    return this.api.call<Pod>(`${this.path()}?fieldManager=${FIELD_MANAGER}`, "creating the Pod", {
-      method: "POST",
-      body: manifest,
-      ms: this.o.t.callMs,
-      signal,
-    });
   }
 
   /** Deletes the Pod (by its uid, when known, so a Pod of the same name made since is never touched) and waits until the API server answers 404. */
@@ -179,9 +260,10 @@ export class KubePods {
   }
 
   /** The daemon's upload into the computer's container, or the container named (an open Pod's setup). */
-  upload(name: string, daemon: Daemon, argv: string[], signal?: AbortSignal, container = CONTAINER): Promise<Result<undefined>> {
-    return uploadDaemon(this.runner(name, container), {
-      argv,
+  upload(name: string, daemon: Daemon, container: string, signal?: AbortSignal): Promise<Result<undefined>> {
+    const run = this.runner(name, container);
+    return uploadDaemon(run, {
+      argv: uploadArgv(daemon.sha256),
       bytes: daemon.bytes,
       sha256: daemon.sha256,
       uploadMs: this.o.t.uploadMs,
@@ -189,11 +271,6 @@ export class KubePods {
       signal,
       what: `the daemon's upload into ${name}`,
     });
-  }
-
-  open(name: string, signal?: AbortSignal, retry = false): Promise<Result<Connection>> {
-    const until = retry ? { ended: (s: AbortSignal | undefined) => this.ended(name, s) } : undefined;
-    return openBridge(this.runner(name), { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal, retry: until });
   }
 
   /** Why the Pod's computer will never answer, in words (its state, its last words); undefined while it may, or the Pod cannot be read. */
@@ -223,3 +300,7 @@ export class KubePods {
     };
   }
 }
+
+/** A part that will never run: the caller's to fix when it names a setting (invalid), else a failure. */
+const refusedStart = (name: string, problem: PodProblem): Result<never> =>
+  fail(problem.field ? "invalid" : "failed", `${name}: ${problem.message}`, problem.field ? { field: problem.field } : {});

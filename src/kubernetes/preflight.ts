@@ -4,7 +4,7 @@
 // is the cluster's, and, where nothing is pulled (imagePullPolicy Never), some node holds the image.
 // A check the credentials may not read (403) is left to the create, which refuses the same in the
 // API server's words. What passed is kept: the cluster's checks once per provider, an image once.
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { KubeApi } from "./api.js";
 import type { Settled } from "./options.js";
 

@@ -3,7 +3,7 @@
 // exec bridge and the upload live in their own files, the API calls in pods.ts; this one wires
 // them into create, read, attach, list, network, connect and release.
 import { createdAt, removeEarlier, type Adoption } from "../contract/adopt.js";
-import { helloDrift } from "../contract/agent-child/drift.js";
+import { helloDrift } from "../kits/agent-child/drift.js";
 import { attachedIf } from "../contract/attach.js";
 import { checkedSpec } from "../contract/checked.js";
 import { createWith } from "../contract/create.js";
@@ -22,7 +22,7 @@ import type {
   ReadBack,
   ReleaseHow,
 } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { sameNetwork } from "../egress/list.js";
 import type { CallOptions } from "../daemon/client.js";
 import { packageVersion } from "../package.js";

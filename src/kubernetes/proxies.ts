@@ -10,7 +10,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { labelRefusals, withOwnerLabel } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import type { NetworkReadBack } from "../contract/provider.js";
-import { fail, ok, refuse, type Refusal, type Result } from "../contract/result.js";
+import { fail, ok, refuse, type Refusal, type Result } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import type { CallOptions } from "../daemon/client.js";
 import { listDigest } from "../egress/list-digest.js";

@@ -1,8 +1,8 @@
-// The daemon's upload: one root exec of the upload script (Modal's), the daemon streamed into
+// The daemon's upload: one root exec of the upload script (src/kits/daemon-upload/), the daemon streamed into
 // its stdin in 256 KiB chunks, then closed; the sha256 the script prints must be the provider's.
-import { boundedBy } from "../contract/bound.js";
-import { fail, ok, type Result } from "../contract/result.js";
-import { printedSha256 } from "../modal/upload.js";
+import { boundedBy } from "../daemon/bound.js";
+import { fail, ok, type Result } from "../daemon/result.js";
+import { printedSha256 } from "../kits/daemon-upload/scripts.js";
 import type { ExecRunner } from "./connect.js";
 
 const CHUNK = 256 * 1024;

@@ -2,8 +2,8 @@
 // codes. The SDK takes no AbortSignal, so each call is raced against its bound and the caller's
 // signal, and a result that lands after is handed to late() (a sandbox to terminate).
 import { type Bound, boundedCall } from "../contract/call.js";
-import { errorWords } from "../contract/redact.js";
-import type { Result, ResultCode } from "../contract/result.js";
+import { errorWords } from "../daemon/redact.js";
+import type { Result, ResultCode } from "../daemon/result.js";
 
 export type { Bound };
 

@@ -1,44 +1,14 @@
-// What a Modal sandbox runs, exactly as sent: the entrypoint that waits for the daemon and execs
-// init, the upload that writes it in place only when its sha256 is right, and the bridge.
-import { DAEMON_PART, HOME } from "./constants.js";
+// What a Modal sandbox runs, exactly as sent: the start script that waits for the daemon and execs
+// init with its own network, the daemon's upload and the bridge (the kit's, src/kits/daemon-upload/),
+// or with daemonImage the image's own daemon.
+import { HOME } from "./constants.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
+import { BRIDGE, startScript, UPLOAD, uploadArgv } from "../kits/daemon-upload/scripts.js";
 
-/**
- * POSIX sh (BusyBox and dash alike): wait for the daemon to be there and executable, then exec
- * init as the user with its own network. Past the wait it says so on stderr and exits 3, which
- * ends the sandbox. $1 the deadline, $2 uid:gid, $3 the wait in whole seconds.
- */
-export const ENTRYPOINT = [
-  `d=${DAEMON_IN_COMPUTER}`,
-  "n=$(($3 * 5))",
-  'while [ ! -x "$d" ]; do',
-  '  [ "$n" -gt 0 ] || { echo "agentrun: no daemon at $d after $3 s, so the computer ends" >&2; exit 3; }',
-  "  n=$((n - 1))",
-  "  sleep 0.2",
-  "done",
-  `HOME=${HOME}`,
-  "export HOME",
-  'exec "$d" init --deadline "$1" --user "$2" --own-network',
-].join("\n");
+export { BRIDGE, UPLOAD };
 
-/**
- * Run as root through exec, the daemon on stdin: the part file, 0755, its sha256 printed, and the
- * rename into place only when that is the sha256 given. $1 the target, $2 the sha256.
- */
-export const UPLOAD = [
-  "set -e",
-  `part=${DAEMON_PART}`,
-  'mkdir -p "${1%/*}"',
-  'cat > "$part"',
-  'chmod 0755 "$part"',
-  'got=$(sha256sum "$part" | cut -d " " -f 1)',
-  'echo "sha256 $got"',
-  'if [ "$got" != "$2" ]; then rm -f "$part"; echo "agentrun: the upload\'s sha256 is $got, not $2" >&2; exit 4; fi',
-  'mv -f "$part" "$1"',
-].join("\n");
-
-/** Each connection's exec: the bridge to init's socket. */
-export const BRIDGE: readonly string[] = [DAEMON_IN_COMPUTER, "stdio"];
+/** The sandbox's start script: the kit's wait, then init as the user with its own network. $1 the deadline, $2 uid:gid, $3 the wait in whole seconds. */
+export const ENTRYPOINT = startScript(HOME, ['exec "$d" init --deadline "$1" --user "$2" --own-network']);
 
 export interface ModalCommands {
   /** The sandbox's command. */
@@ -53,7 +23,7 @@ export interface ModalCommands {
 export function modalCommands(options: { deadline: string; user: string; waitSeconds: number; sha256: string }): ModalCommands {
   return {
     entrypoint: ["sh", "-c", ENTRYPOINT, "sh", options.deadline, options.user, String(Math.ceil(options.waitSeconds))],
-    upload: ["sh", "-c", UPLOAD, "sh", DAEMON_IN_COMPUTER, options.sha256],
+    upload: uploadArgv(options.sha256),
     bridge: [...BRIDGE],
   };
 }

@@ -7,10 +7,10 @@ import type { ReadableStream as NodeReadableStream, WritableStream as NodeWritab
 import { DaemonClient } from "../daemon/client.js";
 import { helloWithin } from "../daemon/hello.js";
 import type { Connection } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { bounded, wordsOf } from "./calls.js";
 import type { ModalProcess, ModalSandbox } from "./sdk.js";
-import { boundedBy, type Bounded } from "../contract/bound.js";
+import { boundedBy, type Bounded } from "../daemon/bound.js";
 
 export const CLOSE_WAIT_MS = 5_000;
 /** Between tries while init comes up (computerd stdio itself waits 3 s for the socket). */

@@ -16,8 +16,6 @@ export const MAX_LABELS = MAX_TAGS - OWN_TAGS.length - OWNER_TAGS;
 
 export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
 
-/** The part file the daemon's upload writes, then renames to DAEMON_IN_COMPUTER. */
-export const DAEMON_PART = "/opt/agentrun/.computerd.part";
 /** The image a sandbox starts from when its spec names none (the registry row's default too). */
 export const DEFAULT_IMAGE = "debian:bookworm-slim";
 /** The computer's home and default workdir. */

@@ -1,6 +1,7 @@
 // The Modal provider built from its options alone: a client from the token given, or a fake's.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { OptionError } from "../daemon/result.js";
 import { modalClient, modalServer } from "./client.js";
 import { ModalProvider, type ModalProviderOptions } from "./provider.js";
 import type { ModalSdk } from "./sdk.js";
@@ -26,7 +27,7 @@ export function create(options: ModalOptions): ModalProvider {
   // Where the token would go is refused first, whatever else the options lack.
   const server = modalServer(options?.serverUrl);
   if (typeof options?.app !== "string" || options.app.length === 0)
-    throw new TypeError("the Modal provider needs app: the name of the Modal app its sandboxes are made in");
+    throw new OptionError("app", "the Modal provider's app", " is required: the name of the Modal app its sandboxes are made in");
   const { tokenId, tokenSecret, serverUrl: _given, sdk, testSdk, ...rest } = options;
   // With daemonImage the daemon comes from that image, and nothing is uploaded.
   const { daemonPath, ...others } = rest;

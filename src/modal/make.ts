@@ -5,7 +5,7 @@
 import { abortedWords, type CreateHooks, type Creation, failedThen } from "../contract/create.js";
 import type { Adoption } from "../contract/adopt.js";
 import type { CheckedSpec, ComputerRef, CreateOptions, ReadBack } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import { bounded } from "./calls.js";
 import { imageEntrypoint, imageLayer, modalCommands } from "./commands.js";

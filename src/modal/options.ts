@@ -1,7 +1,7 @@
 // The Modal provider's options, held to their rules at construction: a wrong one throws in words
 // that never hold the token.
 import { MAX_PROBE_TARGETS } from "../contract/probe.js";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import { modalUserProblem } from "./check.js";
 import { DEFAULT_USER, MAX_LIFETIME_MS, TIMEOUTS, type ModalTimeouts } from "./constants.js";
@@ -67,7 +67,7 @@ function checkDaemon(options: ModalProviderOptions): void {
 export function settle(options: ModalProviderOptions): Settled {
   checkSdk(options);
   if (typeof options.app !== "string" || options.app.length === 0 || options.app.length > 64) {
-    throw new TypeError("ModalProvider needs app: the name of the Modal app its sandboxes are made in (up to 64 characters)");
+    throw new OptionError("app", "ModalProvider's app", " is required: the name of the Modal app its sandboxes are made in (up to 64 characters)");
   }
   checkDaemon(options);
   if (options.user !== undefined) {

@@ -21,7 +21,7 @@ import type {
 import { DEFAULT_IMAGE as MODAL_DEFAULT_IMAGE } from "./constants.js";
 import { checkedSpec } from "../contract/checked.js";
 import { createWith } from "../contract/create.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { bounded, wordsOf } from "./calls.js";
 import { checkSpec, modalUserProblem } from "./check.js";
 import { BRIDGE } from "./commands.js";

@@ -4,9 +4,9 @@
 // or tags. provider.ts and make.ts share one of these.
 import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import type { Adoption } from "../contract/adopt.js";
-import { boundedBy, untilAborted } from "../contract/bound.js";
+import { boundedBy, untilAborted } from "../daemon/bound.js";
 import type { AttachBy, ComputerRef, NetworkReadBack, ReadBack, SpecReadBack } from "../contract/provider.js";
-import { fail, notTheComputer, ok, type Result } from "../contract/result.js";
+import { fail, notTheComputer, ok, type Result } from "../daemon/result.js";
 import { waitUntil } from "../contract/wait.js";
 import { bounded, codeOf } from "./calls.js";
 import { modalUserProblem } from "./check.js";

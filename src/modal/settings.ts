@@ -3,7 +3,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { packageRoot } from "../package.js";
-import { secretSetting } from "../contract/setting-marks.js";
+import { secretSetting, testSetting } from "../contract/setting-marks.js";
 
 /** Modal's settings (a stack's agentrun:modal, the CLI's --set): its create's options a host can name. */
 export const MODAL_SETTINGS = z.strictObject({
@@ -16,7 +16,7 @@ export const MODAL_SETTINGS = z.strictObject({
   daemonImage: z.string().optional(),
   user: z.string().optional(),
   /** Tests only: the Docker-backed fake's module (the Pulumi plugin refuses it unless its test flag is on). */
-  testSdk: z.string().optional(),
+  testSdk: testSetting(z.string().optional(), "points the plugin at a fake of Modal"),
 });
 
 export function packagedDaemon(): string {

@@ -2,7 +2,7 @@
 // agentrun.computer=1), and after, every such sandbox not in that record terminated and read back
 // until it reports an exit code or Modal no longer knows it. A sandbox in the record is never named
 // by any call.
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { waitUntil } from "../contract/wait.js";
 import { bounded, codeOf } from "./calls.js";
 import { COMPUTER_TAG, TIMEOUTS } from "./constants.js";

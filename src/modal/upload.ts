@@ -1,10 +1,11 @@
 // The daemon's upload: one root exec of the upload script, the daemon streamed into its stdin in
 // the SDK's 256 KiB chunks, then closed; the sha256 the script prints must be the provider's.
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import { bounded, codeOf, wordsOf } from "./calls.js";
 import { UPLOAD_CHUNK } from "./constants.js";
+import { printedSha256 } from "../kits/daemon-upload/scripts.js";
 import type { ModalSandbox } from "./sdk.js";
-import { boundedBy } from "../contract/bound.js";
+import { boundedBy } from "../daemon/bound.js";
 
 export interface UploadOptions {
   argv: string[];
@@ -29,11 +30,6 @@ export async function readAll(stream: ReadableStream<Uint8Array>, cap = 64 * 102
     size += value.byteLength;
   }
   return Buffer.concat(parts);
-}
-
-/** The sha256 line the upload prints, or undefined. */
-export function printedSha256(stdout: string): string | undefined {
-  return /^sha256 ([0-9a-f]{64})$/m.exec(stdout)?.[1];
 }
 
 export async function upload(sandbox: ModalSandbox, options: UploadOptions): Promise<Result<undefined>> {

@@ -2,8 +2,8 @@
 // its answer a Result: the service's refusals keep their words and their kinds (limit for
 // phones_busy and session_limit, denied for the key or the credit), and no word holds the key.
 import { z } from "zod";
-import { redactWords } from "../contract/redact.js";
-import { fail, ok, type ResultCode } from "../contract/result.js";
+import { redactWords } from "../daemon/redact.js";
+import { fail, ok, type ResultCode } from "../daemon/result.js";
 
 export const Session = z.object({
   id: z.string(),

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { failedThen, type CreateHooks, type Creation } from "../contract/create.js";
 import type { CheckedSpec, ComputerSpec } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { ApiFailure, ApiResult, Session } from "./api.js";
 import type { PhoneClient } from "./client.js";
 import type { LedgerEntry } from "./ledger.js";

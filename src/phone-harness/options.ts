@@ -1,7 +1,7 @@
 // The phone harness provider's options, held to their rules at construction: a wrong one throws
 // in words that never hold the key.
 import { keyUrl } from "../contract/base-url.js";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 import { packageVersion } from "../package.js";
 import { adbCli, type AdbTransport } from "./adb.js";
 import { type Ledger, memoryLedger } from "./ledger.js";

@@ -3,7 +3,7 @@
 // once its own GET is a 404; a pending create's entry takes the one session whose request_key is
 // its key exactly, so a phone made under a lost create is found and ended.
 import { type ComputerInfo, type ComputerRef, type SpecReadBack } from "../contract/provider.js";
-import { fail, ok, type Result } from "../contract/result.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { Hello } from "../daemon/protocol.js";
 import { PhoneHarnessApi, type Session } from "./api.js";
 import { PhoneClient } from "./client.js";

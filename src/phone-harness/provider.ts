@@ -4,7 +4,7 @@
 import { attachedIf } from "../contract/attach.js";
 import { checkedSpec } from "../contract/checked.js";
 import { createWith } from "../contract/create.js";
-import { PHONE_IMAGE } from "../contract/kinds.js";
+import { PHONE_IMAGE } from "./constants.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import type {
   AttachBy,
@@ -22,7 +22,7 @@ import type {
   ReleaseHow,
 } from "../contract/provider.js";
 import { daemonLiveView, type LiveView } from "../contract/watch.js";
-import { fail, ok, type Refusal, type Result } from "../contract/result.js";
+import { fail, ok, type Refusal, type Result } from "../daemon/result.js";
 import type { CallOptions } from "../daemon/client.js";
 import { PHONE_GROUPS } from "./input.js";
 import type { LedgerEntry } from "./ledger.js";

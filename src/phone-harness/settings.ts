@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { secretSetting } from "../contract/setting-marks.js";
 import type { HostEnvironment } from "../contract/provider.js";
-import { OptionError } from "../contract/result.js";
+import { OptionError } from "../daemon/result.js";
 import { adbCli } from "./adb.js";
 import { fileLedger } from "./ledger.js";
 import type { PhoneHarnessOptions } from "./options.js";

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { create } from "../../src/browserbase/create.js";
 import type { BrowserbaseProvider } from "../../src/browserbase/provider.js";
 import { openCdp } from "../../src/conformance/cdp.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import type { ComputerRef } from "../../src/contract/provider.js";
 import { useBrowserbaseFake } from "../support/browser-helpers.js";
 import { agentrun } from "../support/cli-helpers.js";

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { create } from "../../src/browserbase/create.js";
 import type { BrowserbaseProvider } from "../../src/browserbase/provider.js";
 import { evaluateLoaded, openCdp, openPage } from "../../src/conformance/cdp.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { useBrowserbaseFake } from "../support/browser-helpers.js";
 
 const KEY = `bb_test_${process.pid}_key`;

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { RUN_LABEL, EPOCH_LABEL } from "../../src/contract/labels.js";
 import { ROOT } from "../support/toolchain.js";
 import { agentrun, computers, labelFlags } from "../support/cli-helpers.js";
-import { settingsKeys } from "../../src/contract/settings.js";
+import { settingsKeys } from "../../src/registry/settings.js";
 
 const fleet = computers();
 let name: string;
@@ -33,6 +33,36 @@ describe("agentrun ls", () => {
     expect(Date.parse(rows[0].deadline)).toBeGreaterThan(Date.now());
   });
 
+  it("a computer stopped by hand reads stopped in its drift, in a word and in words, as a refresh shows it", async () => {
+    const stopped = await fleet.make({ labels: { [RUN_LABEL]: "cli-test-stopped" } });
+    await execa("docker", ["stop", "-t", "1", stopped]);
+    const only = ["--label", `${RUN_LABEL}=cli-test-stopped`, ...labelFlags(fleet.label)];
+    const ls = await agentrun(["ls", ...only]);
+    expect(String(ls.stdout).trim().split("\n")[1]!.split(/\s+/)).toEqual([
+      stopped,
+      "linux",
+      "stopped",
+      expect.any(String),
+      "cli-test-stopped",
+      "-",
+      "stopped",
+    ]);
+    const [row] = JSON.parse(String((await agentrun(["ls", "--json", ...only])).stdout));
+    expect(row).toMatchObject({
+      state: "stopped",
+      drift: "stopped",
+      driftWords: [expect.stringMatching(/^stopped before its deadline \S+ \(by hand, or its programs ended\)$/)],
+    });
+    const exec = await agentrun(["exec", stopped, "--", "true"]);
+    expect(exec.stderr).toMatch(/^agentrun: computer-[0-9a-f]{12} is stopped before its deadline /);
+  });
+
+  it("a --label with no =value is refused in those words", async () => {
+    const ls = await agentrun(["ls", "--label", "foo"]);
+    expect(ls.exitCode).toBe(2);
+    expect(ls.stderr).toContain('--label takes key=value; "foo" has no "=value"');
+  });
+
   it("says so when no computer has the label", async () => {
     const ls = await agentrun(["ls", "--label", "agentrun.test=none-has-this"]);
     expect(ls.exitCode).toBe(0);
@@ -54,7 +84,7 @@ describe("agentrun exec", () => {
   it("exits 124 on --timeout, as timeout(1) does, with what came before", async () => {
     const started = Date.now();
     const run = await agentrun(["exec", name, "--timeout", "1", "--", "sh", "-c", "echo started; sleep 30"]);
-    expect({ code: run.exitCode, out: run.stdout }).toEqual({ code: 124, out: "started" });
+    expect({ code: run.exitCode, out: run.stdout, err: run.stderr }).toEqual({ code: 124, out: "started", err: "agentrun: sh was killed after --timeout 1 s" });
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Context } from "../../provider/resource.js";
 import { computerApp } from "../../provider/resources/computer-app.js";
 import type { ComputerRef, ComputerSpec } from "../../src/contract/provider.js";
-import { ok } from "../../src/contract/result.js";
+import { ok } from "../../src/daemon/result.js";
 import { docker, provider, testLabel } from "../support/docker-helpers.js";
 import { inside } from "../support/inside-helpers.js";
 import { pipWheel, TINYAPP_GREETING, TINYAPP_WHEEL, writeTinyapp } from "../support/python-wheel.js";

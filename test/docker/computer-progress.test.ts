@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Context } from "../../provider/resource.js";
 import { computer } from "../../provider/resources/computer.js";
-import { ok } from "../../src/contract/result.js";
+import { ok } from "../../src/daemon/result.js";
 import { IMAGE, provider } from "../support/docker-helpers.js";
 
 const made: string[] = [];

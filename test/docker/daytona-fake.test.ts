@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { create } from "../../src/daytona/create.js";
 import type { DaytonaProvider } from "../../src/daytona/provider.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { useDaytonaFake } from "../support/daytona-helpers.js";
 import { toolchain } from "../support/toolchain.js";
 

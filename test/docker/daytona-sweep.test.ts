@@ -7,7 +7,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
 import { create } from "../../src/daytona/create.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { useDaytonaFake } from "../support/daytona-helpers.js";
 import { ROOT, toolchain } from "../support/toolchain.js";
 

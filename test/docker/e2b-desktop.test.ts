@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { ScreenFrame } from "../../src/contract/provider.js";
 import { create as dockerProvider } from "../../src/docker/create.js";
 import { create } from "../../src/e2b/create.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { useE2BFake } from "../support/e2b-helpers.js";
 import { toolchain } from "../support/toolchain.js";
 

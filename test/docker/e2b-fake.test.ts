@@ -4,7 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { create } from "../../src/e2b/create.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { useE2BFake } from "../support/e2b-helpers.js";
 import { toolchain } from "../support/toolchain.js";
 

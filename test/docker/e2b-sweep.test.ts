@@ -7,7 +7,7 @@ import path from "node:path";
 import { expect, it } from "vitest";
 import { main } from "../../src/e2b/conformance/sweep.js";
 import { create } from "../../src/e2b/create.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { useE2BFake } from "../support/e2b-helpers.js";
 import { toolchain } from "../support/toolchain.js";
 

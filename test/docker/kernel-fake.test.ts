@@ -4,7 +4,7 @@
 // timeout's end and every cut-off create run as they would at Kernel.
 import { beforeAll, describe, expect, it } from "vitest";
 import { evaluateLoaded, openCdp, openPage } from "../../src/conformance/cdp.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { create } from "../../src/kernel/create.js";
 import type { KernelProvider } from "../../src/kernel/provider.js";
 import { useKernelFake } from "../support/browser-helpers.js";

@@ -8,7 +8,7 @@ import { afterAll, expect, it } from "vitest";
 import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/contract/labels.js";
 import { MAX_LABELS, MAX_TAGS } from "../../src/modal/constants.js";
 import { create } from "../../src/modal/create.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { ModalWireServer, newToken } from "../support/modal-wire/server.js";
 import { toolchain } from "../support/toolchain.js";
 import { adoptionStory, containerLabels } from "../support/adoption-story.js";

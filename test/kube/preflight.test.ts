@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Result } from "../../src/contract/result.js";
+import type { Result } from "../../src/daemon/result.js";
 import { create } from "../../src/kubernetes/create.js";
 import type { KubernetesProviderOptions } from "../../src/kubernetes/options.js";
 import { KubePods } from "../../src/kubernetes/pods.js";

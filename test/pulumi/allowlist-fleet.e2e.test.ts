@@ -28,6 +28,8 @@ const outputs = {
   aName: "${a.name}",
   bName: "${b.name}",
   aList: "${a.spec.network}",
+  driftA: "${a.drift}",
+  driftB: "${b.drift}",
 };
 
 describe("an EgressProxy shared by two computers, through the real engine", () => {
@@ -111,16 +113,20 @@ describe("an EgressProxy shared by two computers, through the real engine", () =
     const preview = await s.cli("preview", "--refresh", "--expect-no-changes", "--diff");
     expect(preview.exitCode).toBe(7);
     expect(preview.stdout + preview.stderr).toMatch(/egress proxy proxy-[0-9a-f]{12}-egress is gone/);
+    // Each computer behind it says so in its own drift, and is planned as an update, never a replace.
+    expect(preview.stdout.match(/its egress proxy proxy-[0-9a-f]{12} is stopped, so it reaches nothing/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(preview.stdout).not.toMatch(/\(replace\)/);
   }, 300_000);
 
   test("up --refresh makes the proxy again on its volume, keeps its computers, and then nothing drifts", async () => {
     const up = await s.stack.up({ color: "never", refresh: true });
-    // The proxy made again on its volume; its absence was its own drift, not the computers'.
-    expect(up.summary.resourceChanges).toMatchObject({ update: 1, same: 3 });
+    // The proxy made again on its volume; the computers, kept, read back once it runs again.
+    expect(up.summary.resourceChanges).toMatchObject({ update: 3, same: 1 });
     expect(up.summary.resourceChanges?.replace).toBeUndefined();
     expect(up.outputs.proxy?.value).toBe(proxy);
     expect([up.outputs.a?.value, up.outputs.b?.value]).toEqual(ids);
     expect((await docker("inspect", "-f", "{{.State.Running}}", `${proxy}-egress`)).stdout).toBe("true");
+    expect([up.outputs.driftA?.value, up.outputs.driftB?.value]).toEqual([[], []]);
     const preview = await s.cli("preview", "--refresh", "--expect-no-changes");
     expect(preview.exitCode, preview.stdout + preview.stderr).toBe(0);
   }, 600_000);

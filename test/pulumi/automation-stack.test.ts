@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { computerStack } from "../../src/fleet/automation.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { Computer } from "../../provider/sdk/index.js";
 import { docker } from "../support/docker.js";
 import { homeEnv } from "../support/stack.js";
@@ -36,6 +36,7 @@ describe("computerStack with the real CLI", () => {
   });
 
   test("a setting given as { secret } is stored encrypted, and its provider's settings are a secret", async () => {
+    // not a list of vendors: a stack's settings for two of them, one with a secret and one without.
     const s = orThrow(await open(() => ({}), { docker: { image: toolchain().baseImage }, modal: { app: "a", tokenSecret: { secret: "as-never-in-clear" } } }));
     expect(await s.stack.getConfig("agentrun:modal")).toMatchObject({ secret: true, value: JSON.stringify({ app: "a", tokenSecret: "as-never-in-clear" }) });
     expect(await s.stack.getConfig("agentrun:docker")).toEqual({ secret: false, value: JSON.stringify({ image: toolchain().baseImage }) });

@@ -15,7 +15,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { Computer, Mount } from "../../provider/sdk/index.js";
 import { computerStack, type ComputerStack } from "../../src/fleet/automation.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { docker, exists, isRunning, removeContainers } from "../support/docker.js";
 import { homeEnv, testStack, type TestStack } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";

@@ -14,7 +14,7 @@ import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { computerStack, type ComputerStack } from "../../src/fleet/automation.js";
 import { DockerProvider } from "../../src/docker/provider.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { listComputersOutput, sweepOutput, type ListComputersResult, type SweepResult } from "../../provider/sdk/index.js";
 import { exists, removeContainers } from "../support/docker.js";
 import { homeEnv, pulumiEnv } from "../support/stack.js";

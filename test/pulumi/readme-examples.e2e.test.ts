@@ -10,15 +10,20 @@ import { computersNamed, expectGone, followedAsWritten } from "../support/readme
 const RUN_FOLDER = "/var/tmp/agentrun/examples/runs/r1/work";
 followedAsWritten(
   "run-folder",
-  "the folder is kept after destroy, 1000:1000 and 0700",
-  async () => {
+  "its mode changed by hand and put back by a plain up; the folder is kept after destroy, 1000:1000 and 0700",
+  async ({ ran }) => {
+    expect(ran.stdout).toMatch(/agentrun:index:Mount\s+work\s+updated/);
     const st = await stat(RUN_FOLDER);
     expect([st.uid, st.gid, st.mode & 0o7777]).toEqual([1000, 1000, 0o700]);
   },
   { after: () => rm(RUN_FOLDER, { recursive: true, force: true }), timeoutMs: 300_000 },
 );
 
-followedAsWritten("fleet", "up, a clean preview, a new epoch, destroy and the stack removed", () => {});
+followedAsWritten("fleet", "up, a clean preview, one stopped by hand healed by a plain up, a new epoch, destroy and the stack removed", ({ ran }) => {
+  const healed = ran.stdout.split("Updating (dev)")[2] ?? "";
+  expect(healed).toMatch(/agentrun:index:Computer\s+\w+\s+replaced\b.*\[diff: ~state\]/);
+  expect(healed).toMatch(/\+-1 replaced/);
+});
 
 const AUTOMATION_STATE = join(tmpdir(), `agentrun-readme-automation-${process.pid}`);
 followedAsWritten(
@@ -35,9 +40,12 @@ followedAsWritten(
 
 followedAsWritten(
   "allowlist",
-  "the proxy and its computers, a clean preview, the list narrowed as an update of the proxy alone, nothing left",
+  "the proxy and its computers, a clean preview, the proxy stopped by hand named state and healed by a plain up, the list narrowed as an update of the proxy alone, nothing left",
   async ({ ran }) => {
-    expect(ran.stdout).toMatch(/agentrun:index:EgressProxy\s+pypi\s+updated/);
+    // Stopped by hand: the proxy's preview names state, and each computer behind it says so in its own drift.
+    expect(ran.stdout).toMatch(/agentrun:index:EgressProxy\s+pypi\s+updated\b.*\[diff: ~state\]/);
+    expect(ran.stdout.match(/its egress proxy proxy-[0-9a-f]{12} is stopped, so it reaches nothing/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(ran.stdout.match(/agentrun:index:EgressProxy\s+pypi\s+updated/g)).toHaveLength(2);
     // The computers were made once, by the first up, and never again.
     expect(ran.stdout.match(/agentrun:index:Computer\s+builder\s+created/g)).toHaveLength(1);
     expect(ran.stdout).not.toMatch(/agentrun:index:Computer\s+(builder|tester)\s+replaced/);
@@ -47,14 +55,16 @@ followedAsWritten(
   },
 );
 
-followedAsWritten("drift-check", "as declared, 7 once stopped by hand naming state, as declared after up --refresh", async ({ ran }) => {
+followedAsWritten("drift-check", "as declared, 7 once stopped by hand naming state and saying it stopped, as declared after a plain up", async ({ ran }) => {
   expect(ran.stdout).toMatch(/\[diff: ~state\]/);
+  expect(ran.stdout).toMatch(/stopped before its deadline \S+ \(by hand, or its programs ended\)/);
   expect(ran.stderr).toMatch(/drift check: the stack dev has drifted/);
   await expectGone(computersNamed(ran.stdout));
 });
 
-followedAsWritten("desktop", "a desktop of 1280x800, as declared, then nothing left", async ({ ran }) => {
+followedAsWritten("desktop", "a desktop of 1280x800, as declared, stopped by hand and made again by a plain up, then nothing left", async ({ ran }) => {
   expect(ran.stdout).toMatch(/\{"height":800,"width":1280\}/);
+  expect(ran.stdout).toMatch(/agentrun:index:Computer\s+desktop\s+replaced\b.*\[diff: ~state\]/);
   await expectGone(computersNamed(ran.stdout));
 });
 
@@ -71,6 +81,7 @@ followedAsWritten(
 
 // A vendor's example runs here up to its `pulumi up` (these machines reach no vendor): the stack,
 // its settings from the reader's variables, and a preview that checks every field and makes nothing.
+// not a list of vendors: the examples that run here by their folders' names, each with its own variables.
 const STAND_INS: Record<string, Record<string, string>> = {
   e2b: { E2B_API_KEY: "e2b_stand-in" },
   daytona: { DAYTONA_API_KEY: "dtn_stand-in" },
@@ -91,17 +102,34 @@ for (const [example, env] of Object.entries(STAND_INS)) {
   );
 }
 
-followedAsWritten("task-env", "the verifier's reward 1 in the outputs, a clean preview, then nothing left", async ({ ran }) => {
-  expect(ran.stdout).toMatch(/passed\s*:\s*true/);
-  expect(ran.stdout).toMatch(/reward\s*:\s*1\b/);
-  await expectGone(computersNamed(ran.stdout));
-});
+followedAsWritten(
+  "task-env",
+  "the verifier's reward 1, a clean preview, the CSV edited inside planned and healed as the file's update alone, then nothing left",
+  async ({ ran }) => {
+    expect(ran.stdout).toMatch(/passed\s*:\s*true/);
+    // The preview after the edit plans what the up then does: the file's update, no command run again.
+    // (The edit's preview, and the heal's own preview before it updates.)
+    const planned = ran.stdout.split("Previewing update (dev)").filter((p) => /~ 1 to update/.test(p));
+    expect(planned.length, ran.stdout).toBe(2);
+    for (const p of planned) {
+      expect(p).toMatch(/~\s+agentrun:index:ComputerFiles\s+task-files\s+update\s+\[diff: ~drift\]/);
+      expect(p).not.toMatch(/to replace/);
+    }
+    const healed = ran.stdout.split("Updating (dev)")[2] ?? "";
+    expect(healed).toMatch(/agentrun:index:ComputerFiles\s+task-files\s+updated\b.*\[diff: ~drift\]/);
+    expect(healed).toMatch(/~ 1 updated/);
+    expect(healed).not.toMatch(/replaced/);
+    expect(ran.stdout).toMatch(/reward\s*:\s*1\b/);
+    await expectGone(computersNamed(ran.stdout));
+  },
+);
 
 const FLEET_FOLDER = "/var/tmp/agentrun/examples/fleet-component";
 followedAsWritten(
   "fleet-component",
-  "ten computers and a pool, a clean preview, a size of 12 adding two at the tail alone, nothing left",
+  "ten computers and a pool, a clean preview, one child stopped by hand made again by a plain up, a size of 12 adding two at the tail alone, nothing left",
   async ({ ran }) => {
+    expect(ran.stdout.split("Updating (dev)")[2]).toMatch(/agentrun:index:Computer\s+agents-\d+\s+replaced\b.*\[diff: ~state\]/);
     const grown = ran.stdout.slice(ran.stdout.lastIndexOf("Updating (dev)"), ran.stdout.indexOf("Destroying (dev)"));
     expect(grown).toMatch(/agentrun:index:Computer\s+agents-10\s+created/);
     expect(grown).toMatch(/agentrun:index:Computer\s+agents-11\s+created/);

@@ -3,7 +3,8 @@
 // language host. The story: up makes the run's folder, its claim and two computers, with the
 // outputs typed and the plugin's progress forwarded; a second up changes nothing; check finds
 // nothing; a computer changed by hand shows in check (a preview with refresh) by name, field and
-// words; destroy leaves nothing. Every container is removed by its exact name, pass or fail.
+// words; a plain up heals it (the Automation API's project asks for refresh: always); destroy
+// leaves nothing. Every container is removed by its exact name, pass or fail.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -13,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { computerStack, type ComputerStack, type Progress } from "../../src/fleet/automation.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 import { program, type RunOutputs } from "../../examples/typescript/program.js";
 import { docker, exists, isRunning, removeContainers } from "../support/docker.js";
 import { homeEnv } from "../support/stack.js";
@@ -91,6 +92,16 @@ describe("the TypeScript example through the real engine, by the Automation API"
     expect(check.drifted[0]!.drift.join(" ")).toMatch(/memory/i);
     expect(await isRunning(b!)).toBe(true);
   }, 180_000);
+
+  test("a plain up heals it: the project refreshes on every up, so the changed computer is made again", async () => {
+    const [, b] = orThrow(await s.outputs()).names;
+    const up = orThrow(await s.up());
+    expect(up.changes).toMatchObject({ replace: 1 });
+    expect(up.outputs.names[1]).not.toBe(b);
+    made.add(up.outputs.names[1]!);
+    expect(await exists(b!)).toBe(false);
+    expect(orThrow(await s.check()).asDeclared).toBe(true);
+  }, 300_000);
 
   test("destroy releases the computers, the claim and the folder", async () => {
     const { names } = orThrow(await s.outputs());

@@ -8,7 +8,7 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { ownerLabels, DECLARATION_LABEL, OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
 import type { ComputerProvider, ComputerRef, ComputerSpec } from "../../src/contract/provider.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 
 export interface AdoptionCase {
   provider(): ComputerProvider;

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { create } from "../../src/browserbase/create.js";
 import type { BrowserbaseProvider } from "../../src/browserbase/provider.js";
-import { BROWSER_IMAGE } from "../../src/contract/kinds.js";
+import { BROWSER_IMAGE } from "../../src/kits/browser/labels.js";
 import { FakeBrowserbase } from "./fake-browserbase.js";
 
 export const ENV = ["AGENTRUN_BROWSERBASE_FAKE_RUN"] as const;

@@ -3,7 +3,7 @@
 // The fake runs in the CLI's process; its browsers' containers carry the fake's run label
 // AGENTRUN_KERNEL_FAKE_RUN (one made up when unset), by which a caller removes any left.
 import { randomBytes } from "node:crypto";
-import { BROWSER_IMAGE } from "../../src/contract/kinds.js";
+import { BROWSER_IMAGE } from "../../src/kits/browser/labels.js";
 import { create } from "../../src/kernel/create.js";
 import type { KernelProvider } from "../../src/kernel/provider.js";
 import { FakeKernel } from "./fake-kernel.js";

@@ -9,7 +9,7 @@ import { execa } from "execa";
 import type { Context } from "../../provider/resource.js";
 import type { ComputerClient } from "../../src/daemon/client.js";
 import type { ComputerSpec } from "../../src/contract/provider.js";
-import { ok } from "../../src/contract/result.js";
+import { ok } from "../../src/daemon/result.js";
 import { DockerEngine } from "../../src/docker/api.js";
 import type { DockerProvider } from "../../src/docker/provider.js";
 import { engineViaSsh, provider, spec, testLabel } from "./docker-helpers.js";

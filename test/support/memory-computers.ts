@@ -21,7 +21,7 @@ import type {
   NetworkReadBack,
   ReleaseHow,
 } from "../../src/contract/provider.js";
-import { fail, ok, type Result } from "../../src/contract/result.js";
+import { fail, ok, type Result } from "../../src/daemon/result.js";
 
 export const STATUS_UNPRIVILEGED = [
   "Name:\tcat",

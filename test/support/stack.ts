@@ -66,10 +66,15 @@ async function outputsOf(run: (...args: string[]) => Promise<{ exitCode: number;
   return Object.fromEntries(Object.entries(root?.outputs ?? {}).map(([k, v]) => [k, { value: inClear(v), secret: isSecret(v) }]));
 }
 
-export async function testStack(name: string, resources: Record<string, unknown>, outputs: Record<string, unknown> = {}): Promise<TestStack> {
+export async function testStack(
+  name: string,
+  resources: Record<string, unknown>,
+  outputs: Record<string, unknown> = {},
+  options: { env?: Record<string, string> } = {},
+): Promise<TestStack> {
   const tools = toolchain();
   const dir = await mkdtemp(join(tmpdir(), `agentrun-e2e-${name}-`));
-  const env = pulumiEnv(`${dir}/state`, join(dir, "home"));
+  const env = { ...pulumiEnv(`${dir}/state`, join(dir, "home")), ...options.env };
   await execa("mkdir", ["-p", `${dir}/state`, join(dir, "home")]);
   const program = async (res: Record<string, unknown>, outs: Record<string, unknown> = {}) => {
     const doc = {

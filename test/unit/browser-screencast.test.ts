@@ -1,4 +1,4 @@
-// A browser's live view (src/contract/browser/screencast.ts) against a CDP stand-in on the loopback
+// A browser's live view (src/kits/browser/screencast.ts) against a CDP stand-in on the loopback
 // (a ws server that answers the calls the watch makes and casts the frames a test gives): frames
 // paced by the caller's ack, only the newest kept while one is out, each whole and bounded, the
 // pages opened later followed and a closed page's place taken by the newest left, the last page's
@@ -7,9 +7,9 @@
 import { type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocketServer, type WebSocket } from "ws";
-import { cdpLiveView, frameOf, MAX_MESSAGE_BYTES } from "../../src/contract/browser/screencast.js";
+import { cdpLiveView, frameOf, MAX_MESSAGE_BYTES } from "../../src/kits/browser/screencast.js";
 import type { ComputerRef, Connection, ScreenFrame } from "../../src/contract/provider.js";
-import { fail, ok } from "../../src/contract/result.js";
+import { fail, ok } from "../../src/daemon/result.js";
 import { MAX_FRAME_BYTES } from "../../src/daemon/screen-watch.js";
 
 // A JPEG of 640x400 with nothing to decode: its frame header, a scan, its end.

@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { causeOf, create } from "../../src/browserbase/index.js";
 import type { BrowserbaseApi, Session, SessionCreateParams } from "../../src/browserbase/sdk.js";
-import { CREATE_LABEL } from "../../src/contract/browser/labels.js";
-import { orThrow } from "../../src/contract/result.js";
+import { CREATE_LABEL } from "../../src/kits/browser/labels.js";
+import { orThrow } from "../../src/daemon/result.js";
 
 const SECRET_URL = "wss://connect.example.test/?signingKey=sk-0123456789abcdefSECRET";
 

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { checkSettings, secretFields } from "../../provider/resources/computer-app-settings.js";
 import { addressOf, computerApp, folderOf } from "../../provider/resources/computer-app.js";
-import { isSecret, secret } from "../../provider/secrets.js";
+import { UNKNOWN, isSecret, secret } from "../../provider/secrets.js";
 import { testContext } from "../support/context.js";
 import { unsupported } from "../../src/inside/supports.js";
 
@@ -315,7 +315,12 @@ describe("ComputerApp diff", () => {
     expect(await computerApp.diff(ctx, "app", olds, news)).toMatchObject({ changes: false });
   });
   test.each(["computer", "name"])("a new %s is a replace", async (k) => {
-    expect(await computerApp.diff(ctx, "app", olds, { ...news, [k]: "other" })).toEqual({ changes: true, replaces: [k], deleteBeforeReplace: false });
+    expect(await computerApp.diff(ctx, "app", olds, { ...news, [k]: "other" })).toEqual({
+      changes: true,
+      replaces: [k],
+      deleteBeforeReplace: false,
+      detailedDiff: { [k]: "update-replace" },
+    });
   });
   test.each([
     ["files", { files: { [SIG]: "0def7320c3a5731c473e5ecbe6d01bc7", hash: "h2" } }],
@@ -323,14 +328,20 @@ describe("ComputerApp diff", () => {
     ["settings", { settings: { a: 1 } }],
     ["ready", { ready: { port: 1, timeoutSeconds: 60 } }],
     ["port", { port: 9000 }],
-  ])("a change of %s is an update", async (_k, change) => {
-    expect(await computerApp.diff(ctx, "app", olds, { ...news, ...change })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  ])("a change of %s is an update, naming it", async (k, change) => {
+    expect(await computerApp.diff(ctx, "app", olds, { ...news, ...change })).toEqual({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+      detailedDiff: { [k]: "update" },
+    });
   });
   test("new requirements install it again, the old one removed first (one folder)", async () => {
     expect(await computerApp.diff(ctx, "app", olds, { ...news, requirements: { python: { packages: ["x"] } } })).toEqual({
       changes: true,
       replaces: ["requirements"],
       deleteBeforeReplace: true,
+      detailedDiff: { requirements: "update-replace" },
     });
   });
   test("new install steps install it again, the old one removed first (one folder)", async () => {
@@ -338,20 +349,34 @@ describe("ComputerApp diff", () => {
       changes: true,
       replaces: ["installSteps"],
       deleteBeforeReplace: true,
+      detailedDiff: { installSteps: "update-replace" },
     });
   });
   test.each([
     ["supports", { supports: { os: ["linux"] } }],
     ["permissions", { permissions: ["reads Documents"] }],
     ["launch", { launch: { argv: ["xclock"] } }],
-  ])("a change of %s is an update", async (_k, change) => {
-    expect(await computerApp.diff(ctx, "app", olds, { ...news, ...change })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  ])("a change of %s is an update, naming it", async (k, change) => {
+    expect(await computerApp.diff(ctx, "app", olds, { ...news, ...change })).toEqual({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+      detailedDiff: { [k]: "update" },
+    });
   });
-  test("drift is an update", async () => {
+  test("drift is an update, naming drift alone", async () => {
     expect(await computerApp.diff(ctx, "app", { ...olds, drift: ["the service web is not running (exited 1)"] }, news)).toMatchObject({
       changes: true,
       replaces: [],
+      detailedDiff: { drift: "update" },
     });
+  });
+  test("a computer still unknown (made again) is a change, known at up", async () => {
+    expect(await computerApp.diff(ctx, "app", olds, { ...news, computer: UNKNOWN })).toMatchObject({ changes: true, detailedDiff: { computer: "update" } });
+  });
+  test("a preview of an update gives the address and source the up will, known, so a command taking them is not planned again", async () => {
+    const outs = await computerApp.preview!(ctx, { ...news, port: 8080 }, olds);
+    expect(outs).toMatchObject({ address: "http://127.0.0.1:8080", sources: { files: "h" }, drift: [] });
   });
   test("its folder is under ~/.agentrun/apps", () => {
     expect(folderOf("notes")).toBe(".agentrun/apps/notes");

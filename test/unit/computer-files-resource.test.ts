@@ -254,3 +254,25 @@ describe("ComputerFiles drift", () => {
     ]);
   });
 });
+
+describe("ComputerFiles diff and preview: what an up will do, no more", () => {
+  const news = { computer: "computer-0123456789ab", provider: "docker", destination: "Documents", files: { "a.csv": { ...text("x"), hash: "1".repeat(64) } } };
+  const olds = { ...news, sources: { "a.csv": "1".repeat(64) }, written: {}, drift: [] as string[] };
+
+  test("a file changed inside is an update naming drift alone", async () => {
+    const d = await computerFiles.diff(ctx, "files-1", { ...olds, drift: ["Documents/a.csv was changed inside the computer"] }, news);
+    expect(d).toMatchObject({ changes: true, replaces: [], detailedDiff: { drift: "update" } });
+  });
+
+  test("a new file is an update naming files; nothing changed is no change", async () => {
+    const changed = { ...news, files: { "a.csv": { ...text("y"), hash: "2".repeat(64) } } };
+    expect(await computerFiles.diff(ctx, "files-1", olds, changed)).toMatchObject({ changes: true, detailedDiff: { files: "update" } });
+    expect(await computerFiles.diff(ctx, "files-1", olds, news)).toMatchObject({ changes: false, detailedDiff: {} });
+  });
+
+  test("a preview of the update gives the sources it will hold, known, so a command triggered by them is not planned again", async () => {
+    const outs = await computerFiles.preview!(ctx, news, olds);
+    expect(outs.sources).toEqual({ "a.csv": "1".repeat(64) });
+    expect(outs.drift).toEqual([]);
+  });
+});

@@ -3,11 +3,12 @@
 // gone, drifted or imported). check runs the real Docker provider's check, which calls no Docker;
 // read runs against a provider whose read answers what each test hands it.
 import { describe, expect, it } from "vitest";
+import { PROVIDER_IDS } from "../../src/providers.js";
 import { computer, defaultsOf } from "../../provider/resources/computer.js";
 import type { Context } from "../../provider/resource.js";
 import { UNKNOWN, isSecret, secret, type Props } from "../../provider/secrets.js";
 import type { Capabilities, ComputerProvider, ReadBack } from "../../src/contract/provider.js";
-import { ResultFailure, fail, ok, type Result } from "../../src/contract/result.js";
+import { ResultFailure, fail, ok, type Result } from "../../src/daemon/result.js";
 import { testContext } from "../support/context.js";
 
 const ctx = testContext({ docker: { user: "1234:1234" } });
@@ -108,9 +109,7 @@ describe("Computer check", () => {
   it("refuses an unknown provider beside an unknown field, naming the ones the registry holds", async () => {
     const failures = await failuresOf({ ...good, provider: "fly", colour: 1 });
     expect(failures.map((f) => f.property)).toEqual(["colour", "provider"]);
-    expect(failures[1]!.reason).toBe(
-      'there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes',
-    );
+    expect(failures[1]!.reason).toBe(`there is no provider "fly": the registry holds ${PROVIDER_IDS.join(", ")}`);
   });
 
   it("names a secret field's refusal without its words", async () => {
@@ -261,6 +260,48 @@ describe("Computer read", () => {
     const r = await computer.read(contextOf(readingProvider(() => ok(readBack()))), "computer-0123456789ab", declared, stored);
     expect(r.inputs).not.toHaveProperty("image");
     expect(r.props).toHaveProperty("image");
+  });
+
+  it("reads a stopped computer back with its stop in the drift's words, and the diff a replace naming state", async () => {
+    const r = await computer.read(contextOf(readingProvider(() => ok(readBack({ state: "stopped", hello: undefined })))), "computer-0123456789ab", declared);
+    expect((r.props as Props).state).toBe("stopped");
+    expect((r.props as Props).drift).toEqual([`stopped before its deadline ${deadline} (by hand, or its programs ended)`]);
+    const d = await computer.diff(ctx, "c", r.props as Props, declared);
+    expect(d.replaces).toEqual(["state"]);
+    expect(d.detailedDiff).toMatchObject({ state: "update-replace", drift: "update" });
+  });
+
+  it("reads a computer whose shared proxy is stopped with that in its own drift: an update (the proxy's up heals it), never a replace", async () => {
+    const behind = readBack();
+    behind.ref.spec = { ...behind.ref.spec!, network: { allow: [] }, egress: "proxy-0123456789ab" };
+    let proxyState: "running" | "stopped" = "stopped";
+    const provider: ComputerProvider = {
+      ...readingProvider(() => ok(structuredClone(behind))),
+      proxies: { read: async () => ok({ state: proxyState }) } as unknown as ComputerProvider["proxies"],
+    };
+    const egress = { proxy: "proxy-0123456789ab", user: "1234:1234" };
+    const behindDeclared = { ...declared, network: "allow", egress };
+    const r = await computer.read(contextOf(provider), "computer-0123456789ab", behindDeclared);
+    const words = "its egress proxy proxy-0123456789ab is stopped, so it reaches nothing until an up makes the proxy again";
+    expect((r.props as Props).drift).toEqual([words]);
+    expect(await computer.diff(ctx, "c", r.props as Props, behindDeclared)).toEqual({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+      detailedDiff: { drift: "update" },
+    });
+    // The update, after the proxy's: read back again, and as declared.
+    proxyState = "running";
+    const updated = await computer.update(contextOf(provider), "computer-0123456789ab", r.props as Props, behindDeclared);
+    expect((updated.outs as Props).drift).toEqual([]);
+  });
+
+  it("reads a computer past its deadline as stopped because its deadline passed", async () => {
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const over = readBack({ state: "stopped", hello: undefined });
+    over.ref.spec = { ...over.ref.spec!, deadline: past };
+    const r = await computer.read(contextOf(readingProvider(() => ok(over))), "computer-0123456789ab", declared);
+    expect((r.props as Props).drift).toEqual([`stopped: its deadline ${past} has passed`]);
   });
 
   it("reads a drifted computer back field by field, naming each mismatch", async () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createWith, type CreateHooks, failedThen } from "../../src/contract/create.js";
 import type { CheckedSpec, ComputerRef, ComputerSpec, ReadBack } from "../../src/contract/provider.js";
-import { fail, ok, type Result } from "../../src/contract/result.js";
+import { fail, ok, type Result } from "../../src/daemon/result.js";
 import { DECLARATION_LABEL, OWNER_LABEL, ownerLabels, withOwnerLabel } from "../../src/contract/labels.js";
 
 const spec: ComputerSpec = { image: "img", lifetimeMs: 60_000, network: "none", labels: { run: "r1" } };

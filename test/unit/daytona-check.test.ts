@@ -1,7 +1,7 @@
 // Daytona's check and options: every refusal in words, with no request, never the key.
 import { describe, expect, it } from "vitest";
 import { create } from "../../src/daytona/create.js";
-import { installCommand, readInstall, startCommand } from "../../src/contract/agent-child/install.js";
+import { installCommand, readInstall, startCommand } from "../../src/kits/agent-child/install.js";
 
 const KEY = "dtn_secret_key_do_not_show";
 const fetchNever = (() => {
@@ -87,7 +87,7 @@ describe("DaytonaProvider.check", () => {
   });
 });
 
-describe("src/contract/agent-child/install.ts", () => {
+describe("src/kits/agent-child/install.ts", () => {
   it("starts init with its deadline, user, own network and maximum", () => {
     const command = startCommand({ deadline: "2026-12-01T04:00:00.000Z", maxDeadline: "2026-12-01T04:00:00.000Z", user: "2510:2510" });
     // The root script is itself one quoted word of sh -c: unquote its quotes to read its argv.

@@ -4,7 +4,7 @@ import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import { wire } from "../../src/daytona/bridge.js";
 import { SplitOutput } from "../../src/daytona/framing.js";
-import { ok } from "../../src/contract/result.js";
+import { ok } from "../../src/daemon/result.js";
 
 const OUT = "\x01\x01\x01";
 const ERR = "\x02\x02\x02";

@@ -8,9 +8,10 @@ import { checkSpec } from "../../src/docker/check.js";
 import { hostOf, type DockerInfo } from "../../src/docker/host.js";
 import { planOf } from "../../src/docker/plan.js";
 import { CAPABILITIES, DockerProvider } from "../../src/docker/provider.js";
-import { kindOf, kindRefusals, PROVIDERS } from "../../src/contract/kinds.js";
+import { kindOf, kindRefusals } from "../../src/contract/kinds.js";
+import { PROVIDERS } from "../../src/registry/offers.js";
 import type { ComputerSpec } from "../../src/contract/provider.js";
-import type { Result } from "../../src/contract/result.js";
+import type { Result } from "../../src/daemon/result.js";
 
 const folder = mkdtempSync(path.join(tmpdir(), "agentrun-check-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

@@ -15,7 +15,7 @@ import { UNKNOWN, type Props } from "../../provider/secrets.js";
 import type { ProxyReadBack, ProxySpec } from "../../src/egress/proxies.js";
 import { ownerLabel } from "../../src/contract/labels.js";
 import type { ComputerProvider } from "../../src/contract/provider.js";
-import { ok } from "../../src/contract/result.js";
+import { ok } from "../../src/daemon/result.js";
 import { testContext } from "../support/context.js";
 
 // The plugin taken for one on the Docker host (no container sign under an empty folder), so an allowlist needs no host addresses given.
@@ -106,17 +106,30 @@ describe("EgressProxy diff", () => {
       changes: false,
       replaces: [],
       deleteBeforeReplace: false,
+      detailedDiff: {},
+      diffs: [],
     });
   });
 
-  it("makes a new list, a new hint, or drift an update on the same volume", async () => {
-    for (const [o, n] of [
-      [olds, { ...news, allow: ["pypi.org"] }],
-      [olds, { ...news, hint: "ask" }],
-      [{ ...olds, drift: ["the egress proxy is gone"] }, news],
+  it("makes a new list, a new hint, or drift an update on the same volume, naming the field", async () => {
+    for (const [o, n, field] of [
+      [olds, { ...news, allow: ["pypi.org"] }, "allow"],
+      [olds, { ...news, hint: "ask" }, "hint"],
+      [{ ...olds, drift: ["the egress proxy is gone"] }, news, "drift"],
     ] as const) {
-      expect(await egressProxy.diff(ctx, "p", o, n)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+      expect(await egressProxy.diff(ctx, "p", o, n)).toMatchObject({ changes: true, replaces: [], deleteBeforeReplace: false, diffs: [field] });
     }
+  });
+
+  it("names a proxy stopped by hand state, its drift's sentences shown beside", async () => {
+    const stopped = { ...olds, state: "stopped", drift: ["the egress proxy proxy-0123456789ab is stopped: its computers reach nothing"] };
+    expect(await egressProxy.diff(ctx, "p", stopped, news)).toEqual({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+      detailedDiff: { drift: "update", state: "update" },
+      diffs: ["state"],
+    });
   });
 
   it("makes a new user, lifetime or name, or a deadline passed, a replace", async () => {
@@ -159,6 +172,12 @@ describe("EgressProxy read", () => {
       drift: ["the egress proxy proxy-0123456789ab holds pypi.org, github.com, not the declared pypi.org"],
     });
     expect(r.inputs).toMatchObject({ allow: ["pypi.org", "github.com"], name: "proxy-0123456789ab" });
+  });
+
+  it("reads a proxy stopped by hand as drift, said first", async () => {
+    const r = await egressProxy.read(reading({ ref, state: "stopped", network: { allow: ref.allow }, drift: [] }), "proxy-0123456789ab", declared);
+    expect(r.props).toMatchObject({ state: "stopped", drift: ["the egress proxy proxy-0123456789ab is stopped: its computers reach nothing"] });
+    expect((await egressProxy.diff(reading(undefined), "p", r.props!, r.inputs!)).diffs).toEqual(["state"]);
   });
 
   it("keeps a proxy as made as declared, and drops one whose volume is gone", async () => {

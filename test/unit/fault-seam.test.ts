@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pauseAt } from "../../src/docker/pause.js";
 import { settingsFrom } from "../../provider/config.js";
-import { settingsKeys } from "../../src/contract/settings.js";
+import { settingsKeys } from "../../src/registry/settings.js";
 
 const config = JSON.stringify({ "agentrun:docker": JSON.stringify({ testPause: { at: "hello", file: "/tmp/x" } }) });
 

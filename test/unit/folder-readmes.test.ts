@@ -3,19 +3,21 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { PROVIDER_IDS } from "../../src/providers.js";
 
 const SRC = join(import.meta.dirname, "..", "..", "src");
 
 /** A README and the folders (relative to src/) whose .ts files it maps, each named as `folder/file` or by the file alone under its folder's heading. */
 const MAPS: Array<[readme: string, folders: string[]]> = [
-  ["README.md", ["", "daemon", "contract", "contract/agent-child", "contract/browser", "egress", "fleet", "inside"]],
-  ["docker/README.md", ["docker", "docker/make"]],
-  ["e2b/README.md", ["e2b"]],
-  ["phone-harness/README.md", ["phone-harness"]],
-  ["daytona/README.md", ["daytona"]],
-  ["modal/README.md", ["modal"]],
-  ["browserbase/README.md", ["browserbase"]],
-  ["kernel/README.md", ["kernel"]],
+  [
+    "README.md",
+    ["", "daemon", "contract", "kits/agent-child", "kits/browser", "egress", "fleet", "inside", "registry", "kits/daemon-upload", "kits/conformance"],
+  ],
+  // Each vendor's README maps its folder and its subfolders but conformance/.
+  ...PROVIDER_IDS.map((id): [string, string[]] => [
+    `${id}/README.md`,
+    [id, ...readdirSync(join(SRC, id), { withFileTypes: true }).flatMap((e) => (e.isDirectory() && e.name !== "conformance" ? [`${id}/${e.name}`] : []))],
+  ]),
 ];
 
 const files = (folder: string) => readdirSync(join(SRC, folder)).filter((f) => f.endsWith(".ts"));

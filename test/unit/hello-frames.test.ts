@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { DaemonClient } from "../../src/daemon/client.js";
 import { helloWithin } from "../../src/daemon/hello.js";
-import { boundedBy } from "../../src/contract/bound.js";
+import { boundedBy } from "../../src/daemon/bound.js";
 
 const HELLO = { version: "0.1.0", os: "linux", kind: "linux", arch: "amd64", groups: ["exec", "files", "processes"] };
 

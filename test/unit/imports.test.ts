@@ -1,30 +1,12 @@
 // No import loop among the library's and the plugin's modules, static or lazy: a contract
-// (provider/resource.ts) never imports what implements it.
-import { readFileSync, readdirSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+// (provider/resource.ts) never imports what implements it. The vendor folders are the registry's
+// ids: src/contract/ imports none of them, and none imports another.
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { PROVIDER_IDS } from "../../src/providers.js";
+import { graph, sources } from "../support/import-graph.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") && !e.name.endsWith(".d.ts") ? [join(dir, e.name)] : [],
-  );
-}
-
-/** Each module's relative imports (import ... from, export ... from, and import()), as files. */
-function graph(files: string[]): Map<string, string[]> {
-  const edges = new Map<string, string[]>();
-  for (const file of files) {
-    const text = readFileSync(file, "utf8");
-    const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*)["'](\.[^"']+)["']/g)].map((m) => m[1]!);
-    edges.set(
-      file,
-      specs.map((s) => resolve(dirname(file), s).replace(/\.js$/, ".ts")).filter((t) => files.includes(t)),
-    );
-  }
-  return edges;
-}
 
 /** Every cycle, each as the files around it. */
 function cycles(edges: Map<string, string[]>): string[][] {
@@ -51,15 +33,23 @@ describe("the modules' imports", () => {
     expect(cycles(edges).map((c) => c.map((f) => relative(ROOT, f)).join(" → "))).toEqual([]);
   });
 
+  const vendors: readonly string[] = PROVIDER_IDS;
+  const inVendor = (file: string) => vendors.find((v) => file.startsWith(join(ROOT, "src", v) + "/"));
+
+  it("never reach from src/contract/ into a vendor's folder", () => {
+    const edges = graph(sources(join(ROOT, "src")));
+    const reached = [...edges]
+      .filter(([file]) => file.startsWith(join(ROOT, "src", "contract") + "/"))
+      .flatMap(([file, targets]) => targets.filter(inVendor).map((t) => `${relative(ROOT, file)} → ${relative(ROOT, t)}`));
+    expect(reached).toEqual([]);
+  });
+
   it("never reach from one vendor's folder into another's", () => {
-    const vendors = ["docker", "modal", "daytona", "e2b", "browserbase", "kernel", "phone-harness"];
     const edges = graph(sources(join(ROOT, "src")));
     const crossings = [...edges].flatMap(([file, targets]) => {
-      const from = vendors.find((v) => file.startsWith(join(ROOT, "src", v) + "/"));
+      const from = inVendor(file);
       if (!from) return [];
-      return targets
-        .filter((t) => vendors.some((v) => v !== from && t.startsWith(join(ROOT, "src", v) + "/")))
-        .map((t) => `${relative(ROOT, file)} → ${relative(ROOT, t)}`);
+      return targets.filter((t) => inVendor(t) !== undefined && inVendor(t) !== from).map((t) => `${relative(ROOT, file)} → ${relative(ROOT, t)}`);
     });
     expect(crossings).toEqual([]);
   });

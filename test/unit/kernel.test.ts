@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { causeOf, create } from "../../src/kernel/index.js";
 import type { KernelBrowser, KernelRequestInit } from "../../src/kernel/sdk.js";
-import { orThrow } from "../../src/contract/result.js";
+import { orThrow } from "../../src/daemon/result.js";
 
 class HostError extends Error {
   constructor(readonly status: number) {

@@ -5,8 +5,8 @@
 import net from "node:net";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { keyUrl, keyUrlProblem } from "../../src/contract/base-url.js";
-import { OptionError } from "../../src/contract/result.js";
-import { secretSettings } from "../../src/contract/settings.js";
+import { OptionError } from "../../src/daemon/result.js";
+import { secretSettings } from "../../src/registry/settings.js";
 import { PROVIDER_IDS, providerFor, providerModule } from "../../src/providers.js";
 import { tokenKubeconfigAt } from "../support/kubeconfig.js";
 

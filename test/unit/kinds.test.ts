@@ -1,6 +1,8 @@
+import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { PROVIDER_IDS, providerFromSettings, providerModule } from "../../src/providers.js";
-import { PROVIDERS, SETTING_KINDS, coreGroups, defaultImage, kindOf, kindRefusals, serves, servingRefusals } from "../../src/contract/kinds.js";
+import { SETTING_KINDS, coreGroups, kindOf, kindRefusals, serves, servingRefusals } from "../../src/contract/kinds.js";
+import { defaultImage, PROVIDERS } from "../../src/registry/offers.js";
 import type { Capabilities } from "../../src/contract/provider.js";
 
 const sandbox = { kind: "linux", groups: ["exec", "files", "processes"] } as const;
@@ -92,20 +94,24 @@ describe("kindRefusals and coreGroups", () => {
   });
 });
 
+/** A vendor's row by its id. */
+const row = (id: string) => PROVIDERS.find((p) => p.id === id)!;
+
 describe("PROVIDERS", () => {
-  it("derives each entry's kinds from its capabilities", () => {
-    const kinds = Object.fromEntries(PROVIDERS.map((p) => [p.id, p.kinds]));
-    expect(kinds).toEqual({
-      docker: ["sandbox", "desktop"],
-      daytona: ["sandbox"],
-      modal: ["sandbox"],
-      e2b: ["sandbox", "desktop"],
-      orgo: ["desktop"],
-      "phone-harness": ["phone"],
-      browserbase: ["browser"],
-      kubernetes: ["sandbox"],
-      kernel: ["browser"],
-    });
+  it("holds a row for every registry vendor, and Orgo's beside them", () => {
+    expect(PROVIDERS.map((p) => p.id)).toEqual([...PROVIDER_IDS, "orgo"]);
+  });
+
+  it("derives each entry's kinds from its capabilities, as the spec's table", () => {
+    expect(row("docker").kinds).toEqual(["sandbox", "desktop"]);
+    expect(row("daytona").kinds).toEqual(["sandbox"]);
+    expect(row("modal").kinds).toEqual(["sandbox"]);
+    expect(row("e2b").kinds).toEqual(["sandbox", "desktop"]);
+    expect(row("orgo").kinds).toEqual(["desktop"]);
+    expect(row("phone-harness").kinds).toEqual(["phone"]);
+    expect(row("browserbase").kinds).toEqual(["browser"]);
+    expect(row("kubernetes").kinds).toEqual(["sandbox"]);
+    expect(row("kernel").kinds).toEqual(["browser"]);
     for (const p of PROVIDERS) for (const kind of p.kinds) expect(p.capabilities.some((c) => serves(c, kind))).toBe(true);
   });
 
@@ -122,44 +128,28 @@ describe("PROVIDERS", () => {
   });
 
   it("lists keys by name and mounts as the spec's table, never a value", () => {
-    const daytona = PROVIDERS.find((p) => p.id === "daytona")!;
-    expect(daytona.keys).toEqual([
+    expect(row("daytona").keys).toEqual([
       { name: "DAYTONA_API_KEY", required: true },
       { name: "DAYTONA_API_URL", required: false },
       { name: "DAYTONA_TARGET", required: false },
     ]);
-    expect(Object.fromEntries(PROVIDERS.map((p) => [p.id, [p.mounts, p.metered]]))).toMatchObject({
-      docker: [["bind"], false],
-      modal: [[], true],
-      orgo: [[], true],
-    });
+    expect([row("docker").mounts, row("docker").metered]).toEqual([["bind"], false]);
+    expect([row("modal").mounts, row("modal").metered]).toEqual([[], true]);
+    expect([row("orgo").mounts, row("orgo").metered]).toEqual([[], true]);
   });
 });
 
-// A provider whose create needs settings gets test ones: no call is made with them.
-const SETTINGS: Record<string, Record<string, unknown>> = {
-  modal: { app: "agentrun-test", tokenId: "ak-test", tokenSecret: "as-test" },
-  daytona: { apiKey: "kinds-test-placeholder" },
-  e2b: { apiKey: "kinds-test-placeholder" },
-  browserbase: { apiKey: "kinds-test-placeholder", projectId: "kinds-test-project" },
-  kernel: { apiKey: "kinds-test-placeholder" },
-  "phone-harness": { apiKey: "kinds-test-placeholder", ledger: "/nonexistent/kinds-test-ledger.json" },
-  kubernetes: {
-    kubeconfig: [
-      "apiVersion: v1",
-      "clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:1' } }]",
-      "users: [{ name: u, user: { token: kinds-test-placeholder } }]",
-      "contexts: [{ name: x, context: { cluster: c, user: u } }]",
-      "current-context: x",
-    ].join("\n"),
-  },
-};
+/** A provider whose create needs settings gets stand-in ones from its fixture (test/fixtures/stand-in-settings/<id>.json): no call is made with them. */
+function standInSettings(id: string): Record<string, unknown> {
+  const file = new URL(`../fixtures/stand-in-settings/${id}.json`, import.meta.url);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
+}
 
 describe("each registry row against its provider", () => {
   it.each(PROVIDER_IDS)("holds %s's capabilities(), CAPABILITIES and MOUNT to its row", async (id) => {
     const row = PROVIDERS.find((p) => p.id === id)!;
     const module = await providerModule(id);
-    const built = await providerFromSettings(id, SETTINGS[id] ?? {});
+    const built = await providerFromSettings(id, standInSettings(id));
     if (!built.ok) throw new Error(built.error.message);
     const capabilities = built.value.capabilities();
     // A row with more than one configuration (Docker's desktop option) holds the built one among them.
@@ -188,7 +178,7 @@ describe("each registry row against its provider", () => {
 
   it.each(PROVIDER_IDS)("has %s's check take a computer of every kind its row offers", async (id) => {
     const row = PROVIDERS.find((p) => p.id === id)!;
-    const built = await providerFromSettings(id, SETTINGS[id] ?? {});
+    const built = await providerFromSettings(id, standInSettings(id));
     if (!built.ok) throw new Error(built.error.message);
     for (const offered of row.capabilities) {
       const checked = built.value.check({ image: "agentrun-base:x", lifetimeMs: 60_000, network: "none", kind: offered.kind });

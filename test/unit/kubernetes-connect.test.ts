@@ -1,7 +1,7 @@
 // Create's first connection to a Pod's daemon retries while init comes up, and stops as soon as
 // the Pod says its computer will never answer (a container that ended), in the Pod's words.
 import { describe, expect, it } from "vitest";
-import { fail } from "../../src/contract/result.js";
+import { fail } from "../../src/daemon/result.js";
 import { openBridge, type ExecRunner } from "../../src/kubernetes/connect.js";
 
 const NOT_FOUND = 'exec of /opt/agentrun/computerd in computer-0123456789ab: HTTP 500: container not found ("computer")';

@@ -276,7 +276,7 @@ describe("the network read from inside (inspect)", () => {
       },
       open: async () => ({ ok: true, value: connection }),
       want: () => ({ version: "1.0.0", arch: "amd64", kind: "linux", groups: ["exec", "files", "processes"], user: "2510:2510", sha256: "" }),
-      daemonBytes: async () => ({ ok: true, value: { sha256: "0".repeat(64), bytes: new Uint8Array() } }),
+      egressImage: async () => ({ ok: true, value: IMAGE }),
       nodeAddresses: async () => ({ ok: true, value: { addresses: ["203.0.113.7"], ...(note ? { note } : {}) } }),
     } as unknown as KubePods;
   }

@@ -2,7 +2,7 @@
 // from the Node list as the API server answers it, joined with egress.hostAddresses; the setting
 // alone, said in words, when the credentials may not list nodes.
 import { describe, expect, it } from "vitest";
-import { fail, ok } from "../../src/contract/result.js";
+import { fail, ok } from "../../src/daemon/result.js";
 import { addressesOfNodes, nodeAddressesOf, type NodeList } from "../../src/kubernetes/node-addresses.js";
 
 const node = (name: string, ...addresses: Array<[string, string]>) => ({

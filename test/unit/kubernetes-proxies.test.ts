@@ -202,6 +202,7 @@ describe("a joined computer's Pod", () => {
         egress: { image: IMAGE, hostAddresses: ["203.0.113.7"], hint: "h", testRange: undefined },
         t: { listSyncMs: 120_000 },
       },
+      egressImage: async () => ({ ok: true, value: IMAGE }),
       nodeAddresses: async () => ({ ok: true, value: { addresses: ["203.0.113.7"] } }),
     } as unknown as KubePods;
     const proxies = {

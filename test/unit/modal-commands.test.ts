@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BRIDGE, ENTRYPOINT, imageEntrypoint, imageLayer, modalCommands, UPLOAD } from "../../src/modal/commands.js";
-import { DAEMON_PART } from "../../src/modal/constants.js";
+import { DAEMON_PART } from "../../src/kits/daemon-upload/scripts.js";
 import { DAEMON_IN_COMPUTER } from "../../src/contract/daemon-path.js";
 
 const SHELLS: Array<[string, string[]]> = [

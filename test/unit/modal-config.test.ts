@@ -34,7 +34,7 @@ describe("agentrun:modal", () => {
     expect(missing).toMatchObject({ ok: false, error: { code: "invalid" } });
     expect(missing.ok ? "" : missing.error.message).toMatch(/needs tokenId/);
     expect(JSON.stringify(missing)).not.toContain(token.tokenSecret);
-    expect(await providerFromSettings("modal", token)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/needs app/) } });
+    expect(await providerFromSettings("modal", token)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/app is required/) } });
   });
 });
 

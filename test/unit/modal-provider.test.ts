@@ -12,7 +12,8 @@ import { bounded, codeOf } from "../../src/modal/calls.js";
 import { CAPABILITIES, create, ModalProvider } from "../../src/modal/index.js";
 import { checkSpec } from "../../src/modal/check.js";
 import { UPLOAD } from "../../src/modal/commands.js";
-import { DAEMON_PART, MAX_LIFETIME_MS } from "../../src/modal/constants.js";
+import { DAEMON_PART } from "../../src/kits/daemon-upload/scripts.js";
+import { MAX_LIFETIME_MS } from "../../src/modal/constants.js";
 import type { ModalProcess, ModalSandbox, ModalSdk } from "../../src/modal/sdk.js";
 import { labelsOf, ownTagsOf, tagDrift, tagsOf } from "../../src/modal/tags.js";
 import { upload } from "../../src/modal/upload.js";
@@ -196,12 +197,12 @@ describe("check", () => {
 
   it("refuses options in words: no app, root, a daemonImage by tag, both daemon sources, no token", () => {
     const sdk = sdkWith({});
-    expect(() => new ModalProvider({ sdk, app: "" })).toThrow(/needs app/);
+    expect(() => new ModalProvider({ sdk, app: "" })).toThrow(/app is required/);
     expect(() => new ModalProvider({ sdk, app: "a", user: "0:0" })).toThrow(/never runs as root/);
     expect(() => new ModalProvider({ sdk, app: "a", daemonImage: "r/d:latest" })).toThrow(/pinned by digest/);
     expect(() => new ModalProvider({ sdk, app: "a", daemonPath, daemonImage: `r/d@sha256:${"0".repeat(64)}` })).toThrow(/not both/);
     expect(() => create({ app: "a", tokenId: "ak-x" })).toThrow(/needs tokenSecret/);
-    expect(() => create({ tokenId: "ak-x", tokenSecret: "as-secret-value" } as never)).toThrow(/needs app/);
+    expect(() => create({ tokenId: "ak-x", tokenSecret: "as-secret-value" } as never)).toThrow(/app is required/);
   });
 });
 

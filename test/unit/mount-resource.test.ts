@@ -133,6 +133,24 @@ describe("Mount lifecycle edges", () => {
     expect((await stat(path)).isDirectory()).toBe(true);
   });
 
+  test("delete removes the parent folders its create made, only those, and only while empty", async () => {
+    const urn = `urn:pulumi:test::p::agentrun:index:Mount::parents-${process.pid}-${Date.now()}`;
+    const owned = { ...ctx, urn };
+    // base/kept is there before; base/kept/a/b are made with the folder.
+    await mkdir(join(base, "kept"));
+    const path = join(base, "kept", "a", "b", "work");
+    const made = await mount.create(owned, (await mount.check(owned, {}, { path })).inputs);
+    await mount.delete(owned, made.id, made.outs);
+    await expect(lstat(join(base, "kept", "a"))).rejects.toThrow(/ENOENT/);
+    expect((await stat(join(base, "kept"))).isDirectory()).toBe(true);
+    // A parent someone put something in stays, and so does every one above it.
+    const again = await mount.create(owned, (await mount.check(owned, {}, { path })).inputs);
+    await writeFile(join(base, "kept", "a", "notes.md"), "x");
+    await mount.delete(owned, again.id, again.outs);
+    await expect(lstat(join(base, "kept", "a", "b"))).rejects.toThrow(/ENOENT/);
+    expect((await stat(join(base, "kept", "a", "notes.md"))).isFile()).toBe(true);
+  });
+
   test("retainOnDelete leaves the folder and what it holds", async () => {
     const path = join(base, "kept");
     const checked = await mount.check(ctx, {}, { path, retainOnDelete: true });

@@ -5,9 +5,9 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, test } from "vitest";
-import { PROVIDERS } from "../../src/contract/kinds.js";
+import { PROVIDERS } from "../../src/registry/offers.js";
 import { withoutSecrets } from "../../provider/vendors.js";
-import { PROVIDER_SETTINGS, secretSettings, secretValues } from "../../src/contract/settings.js";
+import { PROVIDER_SETTINGS, secretSettings, secretValues } from "../../src/registry/settings.js";
 import { ROOT } from "../support/toolchain.js";
 
 const PLUGIN = join(ROOT, "provider");

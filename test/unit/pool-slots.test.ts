@@ -12,7 +12,7 @@ import { warmPool } from "../../provider/resources/warm-pool.js";
 import { ownerLabels, DECLARATION_LABEL, OWNER_LABEL, ownerLabel, RUN_LABEL } from "../../src/contract/labels.js";
 import { clearPool, fillPool, POOL_LABEL, slotOwner } from "../../src/fleet/pool.js";
 import type { ComputerInfo, ComputerProvider, ComputerRef, ComputerSpec, CreateOptions } from "../../src/contract/provider.js";
-import { ok } from "../../src/contract/result.js";
+import { ok } from "../../src/daemon/result.js";
 import { testContext } from "../support/context.js";
 
 const POOL = "pool-0123456789abcdef";

@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest";
 import { poolSizeProblem, poolTemplateProblems } from "../../provider/resources/warm-pool.js";
 import { claim } from "../../src/fleet/pool.js";
 import type { ComputerProvider, ComputerRef } from "../../src/contract/provider.js";
-import { fail, ok } from "../../src/contract/result.js";
+import { fail, ok } from "../../src/daemon/result.js";
 
 const POOL = "pool-0123456789abcdef";
 

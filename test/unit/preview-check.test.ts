@@ -12,7 +12,7 @@ import { egressProxy } from "../../provider/resources/egress-proxy.js";
 import { mount } from "../../provider/resources/mount.js";
 import { UNKNOWN, type Props } from "../../provider/secrets.js";
 import { knownRefusals } from "../../src/contract/checked.js";
-import { fail, ok } from "../../src/contract/result.js";
+import { fail, ok } from "../../src/daemon/result.js";
 import { testContext } from "../support/context.js";
 
 // The plugin taken for one on the Docker host (no container sign under an empty folder), so an allowlist needs no host addresses given.

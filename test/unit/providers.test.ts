@@ -1,22 +1,24 @@
-// The registry: lazy, one line per provider, an unknown id refused naming the known ones.
+// The registry: lazy, an entry per vendor folder, an unknown id refused naming the known ones.
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-const loaded = vi.hoisted(() => ({ docker: 0, modal: 0, sdk: 0, daytona: 0, e2b: 0, e2bSdk: 0 }));
+// Loads of the modules a registry load must not reach: four vendors' modules and two SDKs.
+const loaded = vi.hoisted(() => ({ dockerModule: 0, modalModule: 0, modalSdk: 0, daytonaModule: 0, e2bModule: 0, e2bSdk: 0 }));
 vi.mock("../../src/docker/module.js", async (importOriginal) => {
-  loaded.docker++;
+  loaded.dockerModule++;
   return importOriginal();
 });
 vi.mock("../../src/daytona/index.js", async (importOriginal) => {
-  loaded.daytona++;
+  loaded.daytonaModule++;
   return importOriginal();
 });
 vi.mock("../../src/modal/index.js", async (importOriginal) => {
-  loaded.modal++;
+  loaded.modalModule++;
   return importOriginal();
 });
 vi.mock("../../src/e2b/index.js", async (importOriginal) => {
-  loaded.e2b++;
+  loaded.e2bModule++;
   return importOriginal();
 });
 vi.mock("e2b", async (importOriginal) => {
@@ -24,36 +26,35 @@ vi.mock("e2b", async (importOriginal) => {
   return importOriginal();
 });
 vi.mock("modal", async (importOriginal) => {
-  loaded.sdk++;
+  loaded.modalSdk++;
   return importOriginal();
 });
 
 afterEach(() => {
   vi.resetModules();
-  loaded.docker = 0;
-  loaded.modal = 0;
-  loaded.sdk = 0;
-  loaded.daytona = 0;
-  loaded.e2b = 0;
-  loaded.e2bSdk = 0;
+  for (const key of Object.keys(loaded) as Array<keyof typeof loaded>) loaded[key] = 0;
 });
 
+const SRC = join(import.meta.dirname, "..", "..", "src");
+
 describe("the provider registry", () => {
+  it("holds every vendor folder (a folder of src/ with an entry.ts), each under its folder's name", async () => {
+    const { PROVIDER_IDS } = await import("../../src/providers.js");
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && readdirSync(join(SRC, e.name)).includes("entry.ts"))
+      .map((e) => e.name);
+    expect([...PROVIDER_IDS].sort()).toEqual(folders.sort());
+  });
+
   it("loads no provider when it is loaded", async () => {
-    const registry = await import("../../src/providers.js");
-    expect(registry.PROVIDER_IDS).toEqual(["docker", "modal", "daytona", "e2b", "browserbase", "kernel", "phone-harness", "kubernetes"]);
-    expect(loaded.docker).toBe(0);
-    expect(loaded.modal).toBe(0);
-    expect(loaded.sdk).toBe(0);
-    expect(loaded.daytona).toBe(0);
-    expect(loaded.e2b).toBe(0);
-    expect(loaded.e2bSdk).toBe(0);
+    await import("../../src/providers.js");
+    expect(loaded).toEqual({ dockerModule: 0, modalModule: 0, modalSdk: 0, daytonaModule: 0, e2bModule: 0, e2bSdk: 0 });
   });
 
   it("loads a provider's module when its id is asked for, with MOUNT and create", async () => {
     const { providerModule } = await import("../../src/providers.js");
     const docker = await providerModule("docker");
-    expect(loaded).toEqual({ docker: 1, modal: 0, sdk: 0, daytona: 0, e2b: 0, e2bSdk: 0 });
+    expect(loaded).toEqual({ dockerModule: 1, modalModule: 0, modalSdk: 0, daytonaModule: 0, e2bModule: 0, e2bSdk: 0 });
     expect(docker.MOUNT).toEqual(["bind"]);
     expect(typeof docker.create).toBe("function");
   });
@@ -62,29 +63,28 @@ describe("the provider registry", () => {
     const { providerFor } = await import("../../src/providers.js");
     const built = await providerFor("e2b", { apiKey: "e2b_placeholder" });
     expect(built.ok).toBe(true);
-    expect(loaded).toMatchObject({ e2b: 1, e2bSdk: 0 });
+    expect(loaded).toMatchObject({ e2bModule: 1, e2bSdk: 0 });
   });
 
   it("refuses an unknown id, naming the ones it holds", async () => {
-    const { providerFor, providerModule } = await import("../../src/providers.js");
-    await expect(providerModule("fly")).rejects.toThrow(
-      'there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes',
-    );
+    const { providerFor, providerModule, PROVIDER_IDS } = await import("../../src/providers.js");
+    const holds = `the registry holds ${PROVIDER_IDS.join(", ")}`;
+    await expect(providerModule("fly")).rejects.toThrow(`there is no provider "fly": ${holds}`);
     expect(await providerFor("fly", {})).toEqual({
       ok: false,
       error: {
         code: "invalid",
         field: "provider",
-        message: 'there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes',
+        message: `there is no provider "fly": ${holds}`,
       },
     });
     // An id that could hold anything is not echoed.
     expect(await providerFor("sk-live-0123456789abcdef0123456789abcdef/../x", {})).toMatchObject({
       ok: false,
-      error: { message: "there is no provider that id: the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes" },
+      error: { message: `there is no provider that id: ${holds}` },
     });
     await expect(providerModule("toString")).rejects.toThrow("there is no provider");
-    expect(loaded.docker).toBe(0);
+    expect(loaded.dockerModule).toBe(0);
   });
 
   it("builds a provider by id, and turns options its create refuses into a result in words", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactWords } from "../../src/contract/redact.js";
+import { redactWords } from "../../src/daemon/redact.js";
 
 describe("redactWords", () => {
   it.each([

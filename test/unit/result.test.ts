@@ -1,6 +1,6 @@
 // A failed result thrown (orThrow): its words, code, field, refusals and detail kept, and the failure as its cause.
 import { describe, expect, it } from "vitest";
-import { OptionError, RESULT_DETAIL, RESULT_DETAIL_KINDS, ResultFailure, fail, ok, orThrow, refuse } from "../../src/contract/result.js";
+import { OptionError, RESULT_DETAIL, RESULT_DETAIL_KINDS, ResultFailure, fail, ok, orThrow, refuse } from "../../src/daemon/result.js";
 
 describe("orThrow", () => {
   it("gives a success's value", () => {

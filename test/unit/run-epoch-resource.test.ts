@@ -2,10 +2,11 @@
 // releases older epochs and is refused when fenced, read names a later claim as drift, and delete
 // releases its own epoch's computers and no one else's.
 import { beforeEach, describe, expect, it } from "vitest";
+import { PROVIDER_IDS } from "../../src/providers.js";
 import type { Context } from "../../provider/resource.js";
 import { runEpoch } from "../../provider/resources/run-epoch.js";
 import { UNKNOWN, isSecret, secret, type Props } from "../../provider/secrets.js";
-import { ResultFailure, ok } from "../../src/contract/result.js";
+import { ResultFailure, ok } from "../../src/daemon/result.js";
 import { JANITOR_VENDOR, MemoryComputers } from "../support/memory-computers.js";
 
 let memory: MemoryComputers;
@@ -32,7 +33,7 @@ describe("RunEpoch check", () => {
     const r = await runEpoch.check(ctx, {}, { provider: "fly", run: "", epoch: 1.5, colour: "blue" });
     expect(r.failures?.map((f) => `${f.property}: ${f.reason}`)).toEqual([
       'colour: agentrun:index:RunEpoch has no field "colour"; it takes provider, run, epoch',
-      'provider: there is no provider "fly": the registry holds docker, modal, daytona, e2b, browserbase, kernel, phone-harness, kubernetes',
+      `provider: there is no provider "fly": the registry holds ${PROVIDER_IDS.join(", ")}`,
       "run: a run id is a non-empty string",
       "epoch: an epoch is a whole number",
     ]);

@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 import { PULUMI_TYPE } from "../../provider/inputs.js";
 import { components, functions, resources } from "../../provider/plugin.js";
 import { FLEET_GIVEN } from "../../provider/resources/fleet.js";
-import { PROVIDER_SETTINGS, TEST_SETTINGS } from "../../src/contract/settings.js";
+import { PROVIDER_SETTINGS, TEST_SETTINGS } from "../../src/registry/settings.js";
 import { ROOT } from "../support/toolchain.js";
 
 type Json = Record<string, any>;

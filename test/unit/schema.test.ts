@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { components, resources } from "../../provider/plugin.js";
-import { PROVIDER_SETTINGS, settingsKeys, TEST_SETTINGS } from "../../src/contract/settings.js";
+import { PROVIDER_SETTINGS, settingsKeys, TEST_SETTINGS } from "../../src/registry/settings.js";
 import { ROOT } from "../support/toolchain.js";
 
 const schema = JSON.parse(readFileSync(`${ROOT}/schema/schema.json`, "utf8"));

@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { CallError, type ComputerClient } from "../../src/daemon/client.js";
 import type { Connection, ScreenFrame } from "../../src/contract/provider.js";
-import { fail, ok } from "../../src/contract/result.js";
+import { fail, ok } from "../../src/daemon/result.js";
 import { daemonLiveView } from "../../src/contract/watch.js";
 import { MAX_INPUTS_IN_FLIGHT, ScreenWatchError, watchScreen } from "../../src/daemon/screen-watch.js";
 

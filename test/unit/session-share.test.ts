@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 import type { ComputerClient } from "../../src/daemon/client.js";
 import { withSession, type Session } from "../../src/inside/session.js";
 import type { ComputerProvider } from "../../src/contract/provider.js";
-import { fail, ok, type Result } from "../../src/contract/result.js";
+import { fail, ok, type Result } from "../../src/daemon/result.js";
 
 /** A provider of running computers whose connect waits for release() (when held) and honours its signal. */
 function counting(fails: string[] = []) {

@@ -2,13 +2,13 @@
 // `pulumi config` lines that change them. The refusals are the library's own, made here.
 import { describe, expect, it } from "vitest";
 import { settingsFrom } from "../../provider/config.js";
-import { settingsKeys } from "../../src/contract/settings.js";
+import { secretSettings, settingsKeys } from "../../src/registry/settings.js";
 import { vendors } from "../../provider/vendors.js";
 import { forStack, inStackWords, settingsRefused } from "../../provider/words.js";
 import { PROVIDER_IDS, providerFromSettings } from "../../src/providers.js";
 import { IMAGE_SETTING } from "../../src/docker/constants.js";
 import { DOCKER_SETTINGS } from "../../src/docker/settings.js";
-import { ResultFailure } from "../../src/contract/result.js";
+import { ResultFailure } from "../../src/daemon/result.js";
 
 describe("settings the plugin does not take", () => {
   it("names each key with the line that removes it, and the keys it takes (never a test-only one)", () => {
@@ -39,6 +39,22 @@ describe("settings the provider refuses", () => {
     expect(plugin.ok || plugin.error.message).not.toContain("DockerProvider");
   });
 
+  it("a setting the stack does not set, for every vendor of the registry: the line that sets it (a secret as a secret), never the library's option", async () => {
+    const secrets = new Set(secretSettings());
+    for (const id of PROVIDER_IDS) {
+      const plugin = await vendors({ [id]: {} })(id);
+      if (plugin.ok) continue;
+      const named = new RegExp(
+        `^the stack's agentrun:${id} settings were refused: agentrun:${id}\\.(\\w+) is required: .*\\. Set it with \`pulumi config set (--secret )?--path agentrun:${id}\\.(\\w+) <value>\`$`,
+      ).exec(plugin.error.message);
+      expect(named, plugin.error.message).not.toBeNull();
+      const [, setting, secret, set] = named!;
+      expect(set).toBe(setting);
+      expect(Boolean(secret)).toBe(secrets.has(`${id}.${setting}`));
+      expect(plugin.error.message).not.toMatch(/Provider|option/);
+    }
+  });
+
   it("an unknown provider id keeps the registry's words: it is a Computer's input, not a setting", async () => {
     const plugin = await vendors({})("nimbus");
     expect(plugin.ok || plugin.error.message).toBe(`there is no provider "nimbus": the registry holds ${PROVIDER_IDS.join(", ")}`);
@@ -63,7 +79,7 @@ describe("the stack's words switch on the detail, never on the library's words",
 
   it("a refused option worded otherwise by the library is said the same to the stack", () => {
     const reworded = { code: "invalid" as const, message: "docker: the user option may not be root (0:0)", detail: option };
-    expect(settingsRefused("docker", reworded)).toEqual({ ...reworded, message: optionWords });
+    expect(settingsRefused("docker", reworded, { user: "0" })).toEqual({ ...reworded, message: optionWords });
   });
 
   it("words that name a provider's option but carry no detail keep the library's words", () => {

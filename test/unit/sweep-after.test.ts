@@ -1,9 +1,9 @@
-// The sweep's --after (src/conformance/sweep.ts sweepAfter) against a provider of ids in memory:
+// The sweep's --after (src/kits/conformance/sweep.ts sweepAfter) against a provider of ids in memory:
 // a released sandbox is read back until it is gone; one whose release was refused (not a computer)
 // or failed is read back once and reported still there, not waited on for the sweep's 60 s.
 import { expect, it } from "vitest";
-import { sweepAfter, type Sweepable } from "../../src/conformance/sweep.js";
-import { fail, ok } from "../../src/contract/result.js";
+import { sweepAfter, type Sweepable } from "../../src/kits/conformance/sweep.js";
+import { fail, ok } from "../../src/daemon/result.js";
 
 function provider(ids: string[], computers: Set<string>) {
   const there = new Set(ids);

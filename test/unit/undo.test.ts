@@ -1,6 +1,6 @@
 // The one undo stack: parts undone last first, each within its bound, failures in words.
 import { describe, expect, it } from "vitest";
-import { fail, ok } from "../../src/contract/result.js";
+import { fail, ok } from "../../src/daemon/result.js";
 import { Undo } from "../../src/contract/undo.js";
 
 describe("Undo", () => {

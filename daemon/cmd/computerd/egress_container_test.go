@@ -124,9 +124,9 @@ func TestEgressFromInsideAComputer(t *testing.T) {
 	})
 	t.Run("a listed name the proxy will not dial says why, on HTTP, CONNECT and SOCKS5", func(t *testing.T) {
 		for _, tc := range []struct{ host, status, words, socks string }{
-			{"reserved.egress.test", "403", "reserved.egress.test is on this box's network list but resolves to a reserved address: ask the test", "reply 2"},
-			{"private.egress.test", "403", "private.egress.test is on this box's network list but resolves to a private address: ask the test", "reply 2"},
-			{"nothing.egress.test", "502", "nothing.egress.test is on this box's network list but did not resolve to any address: ask the test", "reply 4"},
+			{"reserved.egress.test", "403", "reserved.egress.test is on this box's network list but resolves to a reserved address, which this proxy never connects to: the list is right, the resolver this box's host uses is not", "reply 2"},
+			{"private.egress.test", "403", "private.egress.test is on this box's network list but resolves to a private address, which this proxy never connects to: the list is right, the resolver this box's host uses is not", "reply 2"},
+			{"nothing.egress.test", "502", "nothing.egress.test is on this box's network list but did not resolve to any address: the list is right; check the name, and the resolver this box's host uses", "reply 4"},
 		} {
 			if got := kitRun("get", "http://"+tc.host+"/"); got != tc.status+" "+tc.status+" "+tc.words+"\n" {
 				t.Errorf("HTTP to %s: %q", tc.host, got)

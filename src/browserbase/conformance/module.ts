@@ -2,7 +2,7 @@
 // AGENTRUN_COMPUTER_LIVE_BROWSERBASE=1, checked before anything else, then the run's settings
 // from its own COMPUTER_BROWSERBASE_* names (never BROWSERBASE_API_KEY, which on a shared host may
 // hold another account's key). A live run costs one session: every browser case but the first shares it.
-import { liveRun } from "../../contract/browser/live.js";
+import { liveRun } from "../../kits/browser/live.js";
 import { create } from "../create.js";
 import type { BrowserbaseProviderOptions } from "../options.js";
 import type { BrowserbaseProvider } from "../provider.js";

@@ -2,7 +2,7 @@
 // the run's one browser: attach by id and by labels, list, CDP Browser.getVersion and
 // Runtime.evaluate on a data: page through the URL connect gives, the live view, and release last.
 // No failure's words hold a URL: a CDP or live view URL is a secret.
-import { redactWords } from "../../contract/redact.js";
+import { redactWords } from "../../daemon/redact.js";
 import { check, must, mustFail, shown } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";
 import { evaluateLoaded, openCdp, openPage } from "../cdp.js";

@@ -5,7 +5,7 @@
 // as CDP reads it, and a new one once the browser's pages change.
 import type { Action, InputActionsResult, Point } from "../../daemon/protocol.js";
 import type { ScreenFrame } from "../../contract/provider.js";
-import type { Result } from "../../contract/result.js";
+import type { Result } from "../../daemon/result.js";
 import type { ComputerClient } from "../../daemon/client.js";
 import { call, CaseFailure, check, shown } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";

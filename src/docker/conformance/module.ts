@@ -13,9 +13,7 @@ import type { MountKind } from "../../contract/mount.js";
 import { hostEnvironment } from "../../contract/host.js";
 import type { HostEnvironment } from "../../contract/provider.js";
 import { processUser } from "../../contract/user.js";
-import type { RunFolder } from "../../conformance/case.js";
-import { packagedFixture } from "../../conformance/fixture.js";
-import { type RunShape, settingKindOf } from "../../conformance/kind.js";
+import { packagedFixture, type RunFolder, type RunShape, settingKindOf } from "../../kits/conformance/module.js";
 
 /** Every name this module reads. */
 export const ENV = ["COMPUTER_DOCKER_DAEMON", "COMPUTER_DOCKER_DAEMON_CACHE", "COMPUTER_DOCKER_USER"] as const;

@@ -4,7 +4,7 @@
 import type { CallOptions } from "../../daemon/client.js";
 import { sameNetwork } from "../../egress/list.js";
 import type { ComputerSpec } from "../../contract/provider.js";
-import { fail, ok, type Result } from "../../contract/result.js";
+import { fail, ok, type Result } from "../../daemon/result.js";
 import type { Undo } from "../../contract/undo.js";
 import type { DockerContext } from "../context.js";
 import { makeEgress, makeEgressVolume, removeEgress } from "../egress.js";

@@ -3,7 +3,7 @@
 // each step. The flow owns the order and the undo stack; each phase is its own file.
 import type { CreateHooks, CreateStep } from "../../contract/create.js";
 import type { CheckedSpec, ComputerSpec, SpecDefaults } from "../../contract/provider.js";
-import type { Result } from "../../contract/result.js";
+import type { Result } from "../../daemon/result.js";
 import { dockerAdoption } from "../adopt.js";
 import type { DockerContext } from "../context.js";
 import { readComputer } from "../read.js";

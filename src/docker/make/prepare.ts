@@ -4,7 +4,7 @@
 import type { MachineKind } from "../../daemon/protocol.js";
 import { hostAddresses } from "../../egress/host-addresses.js";
 import type { CheckedSpec, CreateOptions } from "../../contract/provider.js";
-import { fail, ok, type Result } from "../../contract/result.js";
+import { fail, ok, type Result } from "../../daemon/result.js";
 import { hostRefusals } from "../check.js";
 import type { DockerContext } from "../context.js";
 import { DaemonCacheError } from "../daemon-cache.js";

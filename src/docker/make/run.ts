@@ -2,7 +2,7 @@
 // before the computer, then the container made (a pool's with its output attached for init's
 // words) and started while its proxy is made and becomes ready: the spec's docker run. Each part is pushed on the undo stack as it is made; a lifetime that
 // ended while docker run went on is a refusal.
-import { fail, ok, type Result, type ResultError } from "../../contract/result.js";
+import { fail, ok, type Result, type ResultError } from "../../daemon/result.js";
 import type { Creation } from "../../contract/create.js";
 import type { Reply } from "../api.js";
 import { bindWritableProblem } from "../bind.js";

@@ -6,7 +6,7 @@ import { startDisplay } from "../../daemon/desktop.js";
 import type { Hello } from "../../daemon/protocol.js";
 import type { Creation } from "../../contract/create.js";
 import type { ComputerRef, Connection, NetworkReadBack } from "../../contract/provider.js";
-import { fail, ok, type Result } from "../../contract/result.js";
+import { fail, ok, type Result } from "../../daemon/result.js";
 import { proxyExpected } from "../computer-egress.js";
 import { openConnection } from "../connect.js";
 import { HOME } from "../constants.js";

@@ -3,7 +3,7 @@
 // without stdin (the claim's alone: the first attach with stdin takes it for good), so the last
 // line of a refusal is read there; the attach is closed once init serves, or the computer is gone.
 import type { Duplex } from "node:stream";
-import { ok, type Result } from "../../contract/result.js";
+import { ok, type Result } from "../../daemon/result.js";
 import type { DockerEngine } from "../api.js";
 import { failure } from "../containers.js";
 import { Frames } from "../frames.js";

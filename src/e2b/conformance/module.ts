@@ -6,8 +6,7 @@ import { SANDBOX_URL_SET } from "../client.js";
 import { create, driftedProvider, type E2BOptions } from "../create.js";
 import { BASE_TEMPLATE, DESKTOP_TEMPLATE } from "../constants.js";
 import type { E2BProvider } from "../provider.js";
-import { packagedFixture } from "../../conformance/fixture.js";
-import { type RunShape, settingKindOf } from "../../conformance/kind.js";
+import { packagedFixture, type RunShape, settingKindOf } from "../../kits/conformance/module.js";
 
 /** Every name this module reads. */
 export const ENV = [

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The sweep around a live E2B run (src/conformance/sweep.ts): --before <file> records every sandbox
+// The sweep around a live E2B run (src/kits/conformance/sweep.ts): --before <file> records every sandbox
 // E2B lists with agentrun.computer=1; --after <file> kills every one not in it, reads each back
 // until getInfo no longer finds it and the listing no longer shows it, up to 60 s each (once when
 // its release failed), and prints {"swept":n,"gone":m,"stillThere":[ids]}. It reads
@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { create } from "../create.js";
 import type { E2BSandboxClass } from "../sdk.js";
 import { settingsFromEnv } from "./module.js";
-import { runSweep, type SweepCli, sweepMain } from "../../conformance/sweep.js";
+import { runSweep, type SweepCli, sweepMain } from "../../kits/conformance/sweep.js";
 
 /** The command's shape; sdk, a fake of the slice (tests), else the host's e2b package. */
 export function e2bSweep(env: Record<string, string | undefined>, sdk?: E2BSandboxClass): SweepCli {

@@ -1,7 +1,7 @@
 // Kernel's conformance module (--provider kernel): a provider only with
 // AGENTRUN_COMPUTER_LIVE_KERNEL=1, checked before anything else, then the run's settings from its
 // own COMPUTER_KERNEL_* names (never KERNEL_API_KEY). A live run costs one browser.
-import { liveRun } from "../../contract/browser/live.js";
+import { liveRun } from "../../kits/browser/live.js";
 import { create } from "../create.js";
 import type { KernelProviderOptions } from "../options.js";
 import type { KernelProvider } from "../provider.js";

@@ -4,7 +4,7 @@
 // A run's phones live at most 10 min; its ledger is a JSON file, so a lost create is found again.
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PHONE_IMAGE } from "../../contract/kinds.js";
+import { PHONE_IMAGE } from "../constants.js";
 import { adbCli } from "../adb.js";
 import { create, driftedProvider } from "../create.js";
 import { fileLedger } from "../ledger.js";

@@ -7,7 +7,9 @@ import (
 )
 
 // What each refused class says: the true reason, so that a program or a person changes the
-// right thing (the list, the port, the request, or a listed name's DNS), with the hint last.
+// right thing (the list, the port, the request, or a listed name's DNS). The hint (the platform's
+// words on getting a host listed) ends the refusals that changing the list or the request can
+// lift; a listed host refused for its address, its lookup or its silence ends with what fits that.
 
 // classWords name an address class as a refusal reads it.
 var classWords = map[string]string{
@@ -25,7 +27,7 @@ func (p *Proxy) refusal(d decision) (int, string) {
 	host, hint := printable(d.host, maxHostInLog), p.cfg.Hint
 	switch d.class {
 	case Limit:
-		return 403, fmt.Sprintf("this box's egress proxy holds at most %d connections open and %d in all, and is at its bound: %s", p.cfg.MaxOpen, p.cfg.MaxTotal, hint)
+		return 403, fmt.Sprintf("this box's egress proxy holds at most %d connections open and %d in all, and is at its bound: close a connection, or try again once one has closed", p.cfg.MaxOpen, p.cfg.MaxTotal)
 	case Malformed:
 		return 400, fmt.Sprintf("the request to %s is not one this proxy reads: its host is neither a name nor an address, or its body is framed by more than one Content-Length or chunked alone", host)
 	case WrongPort:
@@ -35,15 +37,15 @@ func (p *Proxy) refusal(d decision) (int, string) {
 	case Upgrade:
 		return 403, fmt.Sprintf("the request to %s asks for an HTTP upgrade, which this box's egress proxy does not carry: %s", host, hint)
 	case NoAnswer:
-		return 502, fmt.Sprintf("%s is on this box's network list but did not resolve to any address: %s", host, hint)
+		return 502, fmt.Sprintf("%s is on this box's network list but did not resolve to any address: the list is right; check the name, and the resolver this box's host uses", host)
 	case Unreached:
-		return 502, fmt.Sprintf("%s could not be reached on port %d: %s", host, d.port, hint)
+		return 502, fmt.Sprintf("%s could not be reached on port %d: no address it resolved to answered", host, d.port)
 	}
 	if w, ok := classWords[d.class]; ok && d.listed {
 		if d.named {
-			return 403, fmt.Sprintf("%s is on this box's network list but resolves to %s: %s", host, w, hint)
+			return 403, fmt.Sprintf("%s is on this box's network list but resolves to %s, which this proxy never connects to: the list is right, the resolver this box's host uses is not", host, w)
 		}
-		return 403, fmt.Sprintf("%s is on this box's network list but is %s: %s", host, w, hint)
+		return 403, fmt.Sprintf("%s is on this box's network list but is %s, which this proxy never connects to, listed or not", host, w)
 	}
 	return 403, fmt.Sprintf("%s is not on this box's network list: %s", host, hint)
 }

@@ -7,9 +7,9 @@
 // still there, 2 on a usage error, an unreadable before file, a refused setting or a refused
 // listing (nothing is released then).
 import { readFileSync, writeFileSync } from "node:fs";
-import type { CallOptions } from "../daemon/client.js";
-import type { ComputerRef } from "../contract/provider.js";
-import type { Result } from "../contract/result.js";
+import type { CallOptions } from "../../daemon/client.js";
+import type { ComputerRef } from "../../contract/provider.js";
+import type { Result } from "../../daemon/result.js";
 
 /** What the sweep asks of a provider. */
 export interface Sweepable {

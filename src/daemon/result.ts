@@ -2,7 +2,7 @@
 // Its words are for people; a program reads its code, field and detail.
 
 import { z } from "zod";
-import { CLIENT_ERROR_KINDS } from "../daemon/protocol.js";
+import { CLIENT_ERROR_KINDS } from "./protocol.js";
 
 /**
  * Every code a provider's result or a library check may carry: the protocol's error kinds

@@ -3,7 +3,7 @@
 // browser is driven over CDP, through the connection's cdp.url.
 import { CallError, type CallOptions, type ComputerClient } from "../../daemon/client.js";
 import type { Hello } from "../../daemon/protocol.js";
-import type { Result } from "../result.js";
+import type { Result } from "../../daemon/result.js";
 import type { Browser } from "./vendor.js";
 
 export interface BrowserClientOptions {

@@ -1,8 +1,8 @@
 // One vendor call of a browser vendor: bounded, under the caller's signal, never retried, and
 // coded by the HTTP status its transport threw (the vendors' SDKs and our fetch transport both
 // throw an error with a numeric status). The words name the call and the status alone.
-import { boundedBy } from "../bound.js";
-import { ok, type Result } from "../result.js";
+import { boundedBy } from "../../daemon/bound.js";
+import { ok, type Result } from "../../daemon/result.js";
 import { callFailed } from "./vendor.js";
 
 /** The transport's error for an HTTP answer outside 2xx, as the vendors' SDKs throw theirs: status only. */

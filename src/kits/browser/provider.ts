@@ -8,10 +8,10 @@ import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../../daemon/client.js";
 import type { Hello } from "../../daemon/protocol.js";
 import { packageVersion } from "../../package.js";
-import type { Adoption } from "../adopt.js";
-import { attachedIf } from "../attach.js";
-import { checkedSpec } from "../checked.js";
-import { createWith, type Creation, type CreateHooks } from "../create.js";
+import type { Adoption } from "../../contract/adopt.js";
+import { attachedIf } from "../../contract/attach.js";
+import { checkedSpec } from "../../contract/checked.js";
+import { createWith, type Creation, type CreateHooks } from "../../contract/create.js";
 import type {
   AttachBy,
   Capabilities,
@@ -26,10 +26,10 @@ import type {
   NetworkReadBack,
   ReadBack,
   ReleaseHow,
-} from "../provider.js";
-import { fail, ok, type Result } from "../result.js";
-import type { LiveView } from "../watch.js";
-import { waitUntil } from "../wait.js";
+} from "../../contract/provider.js";
+import { fail, ok, type Result } from "../../daemon/result.js";
+import type { LiveView } from "../../contract/watch.js";
+import { waitUntil } from "../../contract/wait.js";
 import { checkBrowserSpec } from "./check.js";
 import { BrowserClient } from "./client.js";
 import { BROWSER_IMAGE, COMPUTER_LABEL, CREATE_LABEL, isOurs, matchesAll, NAME_LABEL, shownLabels } from "./labels.js";

@@ -8,8 +8,8 @@
 //     environment, from /work;
 //   - bridge: computerd stdio, as root, after the same path rule.
 import { createHash, randomBytes } from "node:crypto";
-import { fail, ok, type Result } from "../result.js";
-import { DAEMON_IN_COMPUTER } from "../daemon-path.js";
+import { fail, ok, type Result } from "../../daemon/result.js";
+import { DAEMON_IN_COMPUTER } from "../../contract/daemon-path.js";
 
 /** The daemon's home and working directory. */
 export const CHILD_HOME = "/work";

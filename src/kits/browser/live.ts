@@ -1,7 +1,7 @@
 // A browser vendor's live conformance run, the same for each: the switch checked before anything
 // else, then the run's settings from the module's own COMPUTER_<ID>_* names, and the provider
 // built from them. The environment is the caller's, handed in.
-import { BROWSER_IMAGE } from "../kinds.js";
+import { BROWSER_IMAGE } from "./labels.js";
 
 type Env = Record<string, string | undefined>;
 

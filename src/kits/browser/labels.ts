@@ -1,8 +1,7 @@
 // A browser's own labels, and the matching list and attach do themselves (a vendor's query takes
 // one label; an account holds sessions no provider made).
-import { BROWSER_IMAGE } from "../kinds.js";
-
-export { BROWSER_IMAGE };
+/** The image a browser computer names: the vendor's own browser (the registry rows' default too). */
+export const BROWSER_IMAGE = "chromium";
 
 /** Every browser a provider made carries it, = "1". */
 export const COMPUTER_LABEL = "agentrun.computer";

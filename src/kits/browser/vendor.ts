@@ -1,8 +1,8 @@
 // What a browser vendor gives the one browser provider (provider.ts): its few calls, each one
 // request bounded by the vendor (its own bound, under the caller's signal), each a Result. A failure names the call and the HTTP status alone, never the vendor's
 // words; a host transport's thrown error rides it as a hidden cause (causeOf), in no JSON.
-import type { Capabilities } from "../provider.js";
-import { fail, type Result, type ResultCode, type ResultError } from "../result.js";
+import type { Capabilities } from "../../contract/provider.js";
+import { fail, type Result, type ResultCode, type ResultError } from "../../daemon/result.js";
 
 /** A browser as the vendor reads it, its labels decoded. */
 export interface Browser {

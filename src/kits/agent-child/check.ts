@@ -4,12 +4,12 @@
 // network is none alone until a proxy carries traffic out of the daemon's own network. A user or
 // workdir is refused unless it is the daemon's own (capabilities().defaults), which a host that
 // fills in a provider's defaults (the Pulumi resource) passes back.
-import { ownerLabelRefusal, isOwnerLabel } from "../labels.js";
-import { checkLifetime } from "../lifetime.js";
-import { checkMount } from "../mount.js";
-import type { Capabilities, ComputerSpec } from "../provider.js";
-import type { Refusal } from "../result.js";
-import { normalUser } from "../user.js";
+import { ownerLabelRefusal, isOwnerLabel } from "../../contract/labels.js";
+import { checkLifetime } from "../../contract/lifetime.js";
+import { checkMount } from "../../contract/mount.js";
+import type { Capabilities, ComputerSpec } from "../../contract/provider.js";
+import type { Refusal } from "../../daemon/result.js";
+import { normalUser } from "../../contract/user.js";
 
 const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "kind"]);
 const SIZED = new Set(["cpus", "memoryMb", "pids"]);

@@ -1,10 +1,10 @@
 // check(spec) of a browser, the same at every browser vendor: chromium, a lifetime within the
 // vendor's floor and cap, network open, labels the vendor can carry and query, and nothing a
 // browser session does not have (a size, a user, a workdir, a mount, a shared proxy). No vendor call.
-import { checkLifetime } from "../lifetime.js";
-import { labelRefusals } from "../labels.js";
-import type { ComputerSpec } from "../provider.js";
-import type { Refusal } from "../result.js";
+import { checkLifetime } from "../../contract/lifetime.js";
+import { labelRefusals } from "../../contract/labels.js";
+import type { ComputerSpec } from "../../contract/provider.js";
+import type { Refusal } from "../../daemon/result.js";
 import type { BrowserVendor } from "./vendor.js";
 import { BROWSER_IMAGE, COMPUTER_LABEL, CREATE_LABEL } from "./labels.js";
 

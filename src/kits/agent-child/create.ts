@@ -2,8 +2,8 @@
 // toolbox, E2B's envd): the daemon uploaded and installed (install.ts's commands, the vendor's
 // upload and run), init's words when the first connection fails, the daemon's drift refused, and
 // the words of a create aborted after its checks or at its end.
-import { type CreateStep, abortedWords } from "../create.js";
-import { fail, type Result } from "../result.js";
+import { type CreateStep, abortedWords } from "../../contract/create.js";
+import { fail, type Result } from "../../daemon/result.js";
 import { installCommand, readInstall, refusalIn, uploadPath } from "./install.js";
 
 /** How a vendor moves the daemon's bytes in and runs the install, each bounded and signalled. */

@@ -5,7 +5,7 @@
 import { CallError, type ComputerClient } from "../../daemon/client.js";
 import { CHILD_HOME } from "./install.js";
 import type { Hello } from "../../daemon/protocol.js";
-import { DAEMON_IN_COMPUTER } from "../daemon-path.js";
+import { DAEMON_IN_COMPUTER } from "../../contract/daemon-path.js";
 
 export interface DaemonExpected {
   version: string;
