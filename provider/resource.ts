@@ -103,9 +103,9 @@ function storedOf<S extends z.ZodObject>(schema: S, raw: Props): Stored<z.output
   const { plain, secretKeys } = unwrap(raw);
   const shape: Record<string, z.core.$ZodType> = schema.shape;
   const wrong = (k: string) => k in shape && plain[k] !== undefined && !z.safeParse(shape[k]!, plain[k]).success;
-  const kept = Object.fromEntries(Object.entries(plain).filter(([k]) => !wrong(k)));
-  // zod types a generic schema's partial parse loosely; each field was parsed by its type above.
-  const old = { ...kept, ...schema.partial().parse(Object.fromEntries(Object.entries(kept).filter(([k]) => k in shape))) } as Partial<z.output<S>> & Props;
+  // The values as stored, each field of the schema held to its type above: a parse's output would
+  // put an object's keys in the schema's order, and a diff compares them as they were stored.
+  const old = Object.fromEntries(Object.entries(plain).filter(([k]) => !wrong(k))) as Partial<z.output<S>> & Props;
   return { old, secretKeys, raw };
 }
 

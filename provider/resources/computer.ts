@@ -77,8 +77,12 @@ const Given = GIVEN.partial({ lifetimeMs: true });
 /** What check gives: the provider, the network and the labels filled in (the provider's defaults too, where it has them). */
 export const CHECKED = GIVEN.required({ provider: true, network: true, labels: true });
 export type Inputs = z.infer<typeof CHECKED>;
-/** What the steps read of the stored state: the inputs, the name and id it was made as, its state and drift. */
-const STORED = GIVEN.extend({ name: z.string(), vendorId: z.string(), state: z.string(), drift: z.array(z.string()) });
+/**
+ * What the steps read of the stored state: the inputs, the name and id it was made as, its state and
+ * drift. A refresh stores what it read back, which may be no value a stack declares (a network
+ * "other: …", a kind the daemon says): the diff must see it to name the field.
+ */
+const STORED = GIVEN.extend({ network: z.string(), kind: z.string(), name: z.string(), vendorId: z.string(), state: z.string(), drift: z.array(z.string()) });
 type State = Stored<z.infer<typeof STORED>>;
 
 /** A phone is the machine kind android (the only phone built): the input says phone, the spec android. */

@@ -196,6 +196,11 @@ describe("Computer diff", () => {
     expect((await computer.diff(ctx, "c", { ...olds, drift: ["Config.User is 0:0"] }, news)).replaces).toEqual(["drift"]);
   });
 
+  it("names a network read back as no value a stack declares (disconnected by hand) as changed, not removed", async () => {
+    const unbridged = { ...olds, network: "other: none", drift: ["the computer is on no network, not its own bridge"] };
+    expect((await computer.diff(ctx, "c", unbridged, news)).detailedDiff).toMatchObject({ network: "update-replace" });
+  });
+
   it("sees through secrets on both sides", async () => {
     expect((await computer.diff(ctx, "c", { ...olds, workdir: secret("/work") }, { ...news, workdir: secret("/work") })).changes).toBe(false);
   });
