@@ -8,7 +8,7 @@ import { join } from "node:path";
 
 const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider, ensureImage } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
-const { writeFile } = await import(join(ROOT, "dist", "src", "files.js"));
+const { writeFile } = await import(join(ROOT, "dist", "src", "index.js"));
 
 export const toolchain = JSON.parse(readFileSync(join(ROOT, "dist", "toolchain.json"), "utf8"));
 export const daemonPath = toolchain.daemon[process.arch === "arm64" ? "arm64" : "amd64"];
