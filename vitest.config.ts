@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
 // - docker (test/docker): a real Docker engine and the set-up's build (dist/, dist/toolchain.json).
 // - pulumi (test/pulumi): the real Pulumi engine (the CLI the set-up built) on the real Docker engine.
 // - live (test/live): live vendors, each skipped in words without its settings.
-// - kube (test/kube): the single-node test cluster (scripts/kube-up.sh), skipped in words unless
+// - kube (test/kube): the two-node test cluster (scripts/kube-up.sh), skipped in words unless
 //   AGENTRUN_KUBE_TESTS=1 (`npm run test:kube`).
 // Fakes and helpers are in test/support. `npm test` (scripts/test.sh) runs every project. Docker and
 // Pulumi tests are slow by nature, so their own timeouts are set per test where they wait.

@@ -3,7 +3,8 @@
 // container's published port directly, on each vendor's fake, in the same run, in alternating
 // blocks; and the live view's first frame, watch() to the first frame handed over, beside
 // Page.startScreencast on the same page over the container's port (connect, attach, start, first
-// frame), alternating. The browser is released; the fakes remove their containers on close.
+// frame), alternating. The browser is released; the fakes remove their containers on close; when
+// stopped half-way (SIGINT, SIGTERM) too, a create then in flight awaited first.
 //
 //   node bench/browser-cdp.mjs [calls] [watches]   (default 1000 and 20; needs dist/ from npm run build)
 import { resolve, dirname } from "node:path";
@@ -16,6 +17,7 @@ const { FakeKernel } = await load("dist/test/support/fake-kernel.js");
 const { openCdp, openPage } = await load("dist/src/conformance/cdp.js");
 const bb = await load("dist/src/browserbase/create.js");
 const kernel = await load("dist/src/kernel/create.js");
+const { releaseOnStop } = await load("bench/stop.mjs");
 const calls = Number(process.argv[2] ?? 1000);
 const watches = Number(process.argv[3] ?? 20);
 const BLOCK = 50;
@@ -85,9 +87,10 @@ async function watchFirstFrame(provider, ref) {
 for (const v of vendors) {
   const fake = await v.start();
   const provider = v.provider(fake);
-  const ref = await provider.create(spec);
-  if (!ref.ok) throw new Error(ref.error.message);
+  const cleanup = releaseOnStop(provider, () => fake.close());
   try {
+    const ref = await provider.create(spec);
+    if (!ref.ok) throw new Error(ref.error.message);
     const conn = await provider.connect(ref.value);
     if (!conn.ok) throw new Error(conn.error.message);
     const browser = fake.browserOf(ref.value.id);
@@ -127,7 +130,6 @@ for (const v of vendors) {
       `${v.name} fake, the live view's first frame over ${watches} watches: watch() p50 ${w.toFixed(1)} ms (p99 ${quantile(cast, 0.99).toFixed(1)}); Page.startScreencast on the container's port p50 ${r.toFixed(1)} ms (p99 ${quantile(raw, 0.99).toFixed(1)}); ratio ${(w / r).toFixed(2)} (no goal: watch() adds the vendor's read and the signed URL's relay)`,
     );
   } finally {
-    await provider.release(ref.value, "delete");
-    await fake.close();
+    await cleanup();
   }
 }

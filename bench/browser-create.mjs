@@ -1,7 +1,8 @@
 // Create-to-CDP-ready of a browser on each vendor's fake (Browserbase, Kernel): the provider's
 // create, connect and one CDP Browser.getVersion through the URL it gives, beside the fake's own
 // bare create (one POST with fetch) plus one Browser.getVersion through the URL it answers, in the
-// same run, interleaved. Every browser is released; the fakes remove their containers on close.
+// same run, interleaved. Every browser is released; the fakes remove their containers on close;
+// when stopped half-way (SIGINT, SIGTERM) too, a create then in flight awaited first.
 //
 //   node bench/browser-create.mjs [rounds]     (default 7; needs dist/ from npm run build)
 import { resolve, dirname } from "node:path";
@@ -14,6 +15,7 @@ const { FakeKernel } = await load("dist/test/support/fake-kernel.js");
 const { openCdp } = await load("dist/src/conformance/cdp.js");
 const bb = await load("dist/src/browserbase/create.js");
 const kernel = await load("dist/src/kernel/create.js");
+const { releaseOnStop } = await load("bench/stop.mjs");
 const rounds = Number(process.argv[2] ?? 7);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -71,8 +73,9 @@ const vendors = [
 
 for (const v of vendors) {
   const fake = await v.start();
+  const provider = v.provider(fake);
+  const cleanup = releaseOnStop(provider, () => fake.close());
   try {
-    const provider = v.provider(fake);
     const ours = [];
     const anchor = [];
     for (let i = 0; i < rounds; i += 1) {
@@ -97,6 +100,6 @@ for (const v of vendors) {
       `${v.name} fake, create-to-CDP-ready over ${rounds} rounds: provider ${o.toFixed(0)} ms median; anchor (bare create + Browser.getVersion) ${a.toFixed(0)} ms; ratio ${(o / a).toFixed(2)} (goal <= 1.2)`,
     );
   } finally {
-    await fake.close();
+    await cleanup();
   }
 }

@@ -3,13 +3,15 @@
 // from nothing; with --images the base image and the computers' image are removed first, so both
 // are built again too. Printed beside its anchor: the Pulumi CLI's own build inside the same run,
 // the step the rest is overlapped with. The stack it made is destroyed (npm run down) and the clone
-// and its caches removed, pass or fail. The Docker engine and Debian's packages stay as they are.
+// and its caches removed, pass or fail, and when stopped half-way (SIGINT, SIGTERM) too. The Docker
+// engine and Debian's packages stay as they are.
 // Usage: node bench/cold-up.mjs [--images]   (bound: 6 minutes)
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { onStop } from "./stop.mjs";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const images = process.argv.includes("--images");
@@ -39,6 +41,14 @@ function npmRun(script, lines) {
   });
 }
 
+// npm run up's programs are ended first; then the stack it made goes by npm run down, and the clone with its caches.
+const cleanup = onStop(async () => {
+  const down = await npmRun("down", []);
+  if (down.code !== 0) console.log(`npm run down exited ${down.code}; the lines above say what was left`);
+  // Go's module cache is read-only; make it writable to remove it.
+  execFileSync("chmod", ["-R", "u+w", scratch]);
+  rmSync(scratch, { recursive: true, force: true });
+});
 try {
   execFileSync("git", ["clone", "-q", ROOT, repo]);
   if (images) {
@@ -58,9 +68,5 @@ try {
   console.log(`the Pulumi CLI's own build in it: ${cli ? `${cli[2]} s` : "not built (was it cached?)"} (the anchor: the step the rest runs beside)`);
   process.exitCode = up.code === 0 ? 0 : 1;
 } finally {
-  const down = await npmRun("down", []);
-  if (down.code !== 0) console.log(`npm run down exited ${down.code}; the lines above say what was left`);
-  // Go's module cache is read-only; make it writable to remove it.
-  execFileSync("chmod", ["-R", "u+w", scratch]);
-  rmSync(scratch, { recursive: true, force: true });
+  await cleanup();
 }

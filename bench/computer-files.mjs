@@ -7,7 +7,8 @@
 // the anchor is Docker's own copy, not a like-for-like path. Each run's files are removed (the
 // resource's delete) before the next. Beside each time, the whole machine's CPU over it, and one
 // SHA-256 pass of the 150 MiB in this process: the create hashes its bytes twice (here, as it
-// sends them; inside, as it reads them back), which docker cp does not.
+// sends them; inside, as it reads them back), which docker cp does not. The files' folder here and
+// each computer are removed at the end, and when stopped half-way (SIGINT, SIGTERM) too.
 //
 // Usage: npm run build && node bench/computer-files.mjs [--runs N]   (needs bash scripts/setup.sh once)
 import { execFile } from "node:child_process";
@@ -22,6 +23,7 @@ const ROOT = join(import.meta.dirname, "..");
 const { computerFiles } = await import(join(ROOT, "dist", "provider", "resources", "computer-files.js"));
 const { makeComputer, toolchain } = await import(join(ROOT, "bench", "computer.mjs"));
 const { dockerRecipe, recipeTag } = await import(join(ROOT, "dist", "src", "docker", "image.js"));
+const { onStop } = await import(join(ROOT, "bench", "stop.mjs"));
 const run = promisify(execFile);
 const MiB = 1 << 20;
 const runsArg = process.argv.indexOf("--runs");
@@ -29,6 +31,7 @@ const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
 const SIG = "4dabf18193072939515e22adb298388d";
 
 const host = mkdtempSync(join(tmpdir(), "agentrun-bench-files-"));
+const cleanup = onStop(() => rmSync(host, { recursive: true, force: true }));
 const folder = join(host, "task");
 mkdirSync(folder);
 const hashes = [];
@@ -69,7 +72,7 @@ console.log(`one SHA-256 pass of the 150 MiB in this process: ${hashCpu.toFixed(
 try {
   for (const [label, image] of images) await measure(label, image);
 } finally {
-  rmSync(host, { recursive: true, force: true });
+  await cleanup();
 }
 
 async function measure(label, image) {

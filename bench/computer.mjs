@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
+import { onStop } from "./stop.mjs";
 
 const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
@@ -16,23 +17,40 @@ const { Frames } = await import(join(ROOT, "dist", "src", "docker", "frames.js")
 export const toolchain = JSON.parse(readFileSync(join(ROOT, "dist", "toolchain.json"), "utf8"));
 export const daemonPath = toolchain.daemon[process.arch === "arm64" ? "arm64" : "amd64"];
 
+const byRun = { "agentrun.bench": `bench-${process.pid}` };
+
 /**
  * A computer made as every Docker computer is, and a connection to its daemon; remove() releases
  * it by its id. extra is the spec's own (memoryMb: /work holds half of it). way says how the
- * connection went: init's socket from this machine, or the bridge (an exec was asked for).
+ * connection went: init's socket from this machine, or the bridge (an exec was asked for). A stop
+ * (SIGINT, SIGTERM) releases it too, from the moment its create starts. It carries the label
+ * agentrun.bench=bench-<this process's id>, by which a run's computers are found from outside.
  */
 export async function makeComputer(extra = {}) {
   let execs = 0;
   const engine = new DockerEngine(undefined, (a) => (execs += a.method === "POST" && /\/exec$/.test(a.path) ? 1 : 0));
   const docker = new DockerProvider({ daemonPath, engine });
-  const made = await docker.create({ image: toolchain.baseImage, lifetimeMs: 3_600_000, network: "none", ...extra });
-  if (!made.ok) throw new Error(`create: ${made.error.message}`);
+  const making = docker.create({ image: toolchain.baseImage, lifetimeMs: 3_600_000, network: "none", ...extra, labels: { ...byRun, ...extra.labels } });
+  let connection;
+  // Registered as the create starts, so a stop while it is in flight awaits it and releases what it made.
+  const remove = onStop(async () => {
+    await connection?.close().catch(() => {});
+    const made = await making.catch(() => undefined);
+    if (made?.ok) await docker.release(made.value, "delete");
+    await docker.engine.close();
+  });
+  const made = await making;
+  if (!made.ok) {
+    await remove();
+    throw new Error(`create: ${made.error.message}`);
+  }
   execs = 0;
   const connected = await docker.connect(made.value);
   if (!connected.ok) {
-    await docker.release(made.value, "delete");
+    await remove();
     throw new Error(`connect: ${connected.error.message}`);
   }
+  connection = connected.value;
   return {
     docker,
     ref: made.value,
@@ -44,11 +62,8 @@ export async function makeComputer(extra = {}) {
       if (!c.ok) throw new Error(`connect: ${c.error.message}`);
       return c.value;
     },
-    async remove() {
-      await connected.value.close().catch(() => {});
-      await docker.release(made.value, "delete");
-      await docker.engine.close();
-    },
+    /** Releases it, once: on a stop (SIGINT, SIGTERM) too. */
+    remove,
   };
 }
 

@@ -4,13 +4,15 @@
 // rounds' own ratios, so load that comes and goes weighs on both sides alike. With --before
 // <computerd>, a second proxy from that binary runs in the same rounds (before and after).
 // Goals (issues 11 and 32): through the proxy >= 0.8x the direct download; idle RSS <= 16 MiB.
+// Each proxy's folder goes at the end; when stopped half-way (SIGINT, SIGTERM), the proxies too.
 // Run after `npm run setup`, as a user that may bind port 80 of 127.0.2.1:
 //   node bench/egress-proxy.mjs [rounds] [--before <computerd binary>]
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { onStop } from "./stop.mjs";
 
 const args = process.argv.slice(2);
 const beforeAt = args.indexOf("--before");
@@ -19,6 +21,11 @@ const rounds = Number(args[0] ?? 11);
 const SIZE = 100 * 1024 * 1024;
 const toolchain = JSON.parse(readFileSync(new URL("../dist/toolchain.json", import.meta.url), "utf8"));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** Each proxy's folder (its socket); the proxies themselves are this process's children, which a stop ends. */
+const folders = [];
+const cleanup = onStop(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
 const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
 
 // The server: HTTP/1.1 on 127.0.2.1:80 and :443 (CONNECT carries any bytes), 100 MiB of zeros.
@@ -44,7 +51,9 @@ await new Promise((resolve) => tls.listen(443, "127.0.2.1", resolve));
 
 /** A proxy from one computerd binary on a socket of its own, started and ready. */
 async function startProxy(binary) {
-  const socket = join(mkdtempSync(join(tmpdir(), "egress-bench-")), "egress.sock");
+  const folder = mkdtempSync(join(tmpdir(), "egress-bench-"));
+  folders.push(folder);
+  const socket = join(folder, "egress.sock");
   const deadline = new Date(Date.now() + 3_600_000).toISOString();
   const argv = ["egress", "--socket", socket, "--deadline", deadline, "--allow", "127.0.2.0/24", "--reachable-for-tests", "127.0.2.0/24"];
   const proxy = spawn(binary, argv, { stdio: ["ignore", "pipe", "inherit"] });
@@ -81,6 +90,7 @@ for (const p of proxies) p.after = rss(p.proxy.pid);
 for (const p of proxies) p.proxy.kill("SIGTERM");
 server.close();
 tls.close();
+await cleanup();
 
 const mibps = (ms) => (SIZE / 1024 / 1024 / (ms / 1000)).toFixed(0);
 console.log(`100 MiB download, ${rounds} rounds, each the direct download then every proxy's (this machine is shared with other work):`);

@@ -16,26 +16,27 @@
 // resources one at a time and, on the file backend, saves the whole state before each create
 // starts, so they start over seconds; PULUMI_SKIP_CHECKPOINTS=true, the engine's own switch,
 // passes through to try without the saves), the plugin processes that served them and the
-// plugin's peak RSS. The stack is destroyed pass or fail, and no
-// container or volume with the bench's label may be left.
+// plugin's peak RSS. The stack is destroyed pass or fail, and when stopped half-way (SIGINT,
+// SIGTERM) too, and no container or volume with the bench's label may be left.
 // Usage: node bench/exec-load.mjs [computers] [calls]   (after npm run setup)
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { stringify } from "yaml";
 import { DockerProvider } from "../dist/src/docker/provider.js";
 import { pluginPeak } from "./proc-memory.mjs";
-import { benchStack, leftOnDocker, root, tools } from "./pulumi-stack.mjs";
+import { benchStack, removeLeft, root, tools } from "./pulumi-stack.mjs";
+import { onStop } from "./stop.mjs";
 
 const run = promisify(execFile);
 const computers = Number(process.argv[2] ?? 20);
 const calls = Number(process.argv[3] ?? 200);
 const tag = `exec-load-${randomBytes(4).toString("hex")}`;
 const label = `agentrun.bench=${tag}`;
-const { dir, pulumi, init } = await benchStack("agentrun-bench-exec-load-", { maxBuffer: 1 << 30 });
+const { dir, pulumi, init, remove } = await benchStack("agentrun-bench-exec-load-", { maxBuffer: 1 << 30 });
 const docker = new DockerProvider({ daemonPath: tools.daemon.amd64 });
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -113,6 +114,24 @@ function mostAtOnce(intervals) {
 
 const connections = [];
 let plugin;
+// Its connections closed, the stack destroyed, then anything its label still marks removed.
+const cleanup = onStop(async () => {
+  plugin?.stop();
+  for (const c of connections) await c.close().catch(() => undefined);
+  await pulumi("destroy", "--yes", "--skip-preview", "--parallel", parallel).catch((e) =>
+    console.log(
+      `destroy failed: ${String(e.stdout ?? e.message)
+        .trim()
+        .split("\n")
+        .slice(-5)
+        .join("; ")}`,
+    ),
+  );
+  const left = await removeLeft(label);
+  console.log(`left after destroy: ${left.containers.length} containers, ${left.volumes.length} volumes with the bench's label (must be 0)`);
+  if (left.containers.length || left.volumes.length) process.exitCode = 1;
+  await remove();
+});
 try {
   console.log(
     `machine: ${cpus().length} cores, load average ${loadavg()
@@ -224,22 +243,5 @@ try {
     );
   if (upFailed || completed !== calls || done.length !== calls) process.exitCode = 1;
 } finally {
-  plugin?.stop();
-  for (const c of connections) await c.close().catch(() => undefined);
-  await pulumi("destroy", "--yes", "--skip-preview", "--parallel", parallel).catch((e) =>
-    console.log(
-      `destroy failed: ${String(e.stdout ?? e.message)
-        .trim()
-        .split("\n")
-        .slice(-5)
-        .join("; ")}`,
-    ),
-  );
-  const left = await leftOnDocker(label);
-  console.log(`left after destroy: ${left.containers.length} containers, ${left.volumes.length} volumes with the bench's label (must be 0)`);
-  if (left.containers.length || left.volumes.length) {
-    process.exitCode = 1;
-    await run("docker", ["rm", "-f", "-v", ...left.containers]).catch(() => undefined);
-  }
-  await rm(dir, { recursive: true, force: true });
+  await cleanup();
 }

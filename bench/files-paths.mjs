@@ -10,7 +10,8 @@
 //
 // Usage: npm run build && node bench/files-paths.mjs [--host]   (--host: the host's socket alone)
 // The host path runs `computerd init` on this host with its socket in a temporary directory:
-// it needs a user that can drop every capability (root, or one with an empty bounding set).
+// it needs a user that can drop every capability (root, or one with an empty bounding set). The
+// daemon here, the computer and the folder go at the end, and when stopped half-way (SIGINT, SIGTERM) too.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -21,6 +22,7 @@ import { join } from "node:path";
 const ROOT = join(import.meta.dirname, "..");
 const { DaemonClient, readFile, writeFile } = await import(join(ROOT, "dist", "src", "index.js"));
 const { daemonPath: daemon, makeComputer, rawExec } = await import(join(ROOT, "bench", "computer.mjs"));
+const { onStop } = await import(join(ROOT, "bench", "stop.mjs"));
 const MiB = 1 << 20;
 const SIZE = 100 * MiB;
 const dir = mkdtempSync(join(tmpdir(), "agentrun-paths-"));
@@ -67,6 +69,12 @@ const init = spawn(daemon, ["init", "--deadline", new Date(Date.now() + 600_000)
   env: { AGENTRUN_COMPUTERD_SOCKET: socket, HOME: dir, PATH: "/usr/bin:/bin" },
   stdio: ["ignore", "ignore", "inherit"],
 });
+// From the folder to this point nothing awaits, so a stop finds dir and init made.
+const cleanup = onStop(async () => {
+  init.kill("SIGTERM");
+  await computer?.remove().catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+});
 try {
   for (let i = 0; i < 50; i++) {
     const ready = await new Promise((resolve) =>
@@ -100,7 +108,5 @@ try {
   console.log(`computerd at ${daemon}; one run each; 100 MiB of random bytes`);
   for (const row of rows) console.log(row);
 } finally {
-  init.kill("SIGTERM");
-  await computer?.remove().catch(() => {});
-  rmSync(dir, { recursive: true, force: true });
+  await cleanup();
 }

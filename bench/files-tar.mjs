@@ -8,7 +8,8 @@
 // socket in the computer reached as init's is (the floor the columns show when the connection
 // took that way) and through an exec attached as the bridge is, as bytes (what frames carry) and
 // as base64 (what the spec's lines carry); and one 512 KiB chunk's line sent through the exec to
-// a program that answers its length (a round trip of the spec's wire over the bridge).
+// a program that answers its length (a round trip of the spec's wire over the bridge). The
+// computer and the folder here are removed at the end, and when stopped half-way (SIGINT, SIGTERM) too.
 //
 // Usage: npm run build && node bench/files-tar.mjs [--runs N]   (needs bash scripts/setup.sh once)
 import { execFile, spawn } from "node:child_process";
@@ -21,6 +22,7 @@ import { promisify } from "node:util";
 const ROOT = join(import.meta.dirname, "..");
 const { MAX_CHUNK_BYTES, pullTarStream, pushTar, readFile, writeFile } = await import(join(ROOT, "dist", "src", "index.js"));
 const { makeComputer, rawExec, rawLocal } = await import(join(ROOT, "bench", "computer.mjs"));
+const { onStop } = await import(join(ROOT, "bench", "stop.mjs"));
 const run = promisify(execFile);
 const MiB = 1 << 20;
 const SIZE = 100 * MiB;
@@ -31,6 +33,11 @@ const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
 let computer;
 let name;
 const host = mkdtempSync(join(tmpdir(), "agentrun-bench-"));
+// The computer (its own removal is registered as its create starts) before the folder.
+const cleanup = onStop(async () => {
+  await computer?.remove().catch(() => {});
+  rmSync(host, { recursive: true, force: true });
+});
 const docker = (...args) => run("docker", args, { maxBuffer: 64 * MiB, timeout: 300_000 });
 
 /** Runs fn RUNS times and gives the median seconds. */
@@ -203,6 +210,5 @@ try {
     `one 512 KiB chunk's line (${(((MAX_CHUNK_BYTES / 3) * 4) / 1024).toFixed(0)} KiB) into an attached exec and its length back: median ${chunkTrip.toFixed(1)} ms; a push or pull waits one such trip per chunk (200 for 100 MiB)`,
   );
 } finally {
-  await computer?.remove().catch(() => {});
-  rmSync(host, { recursive: true, force: true });
+  await cleanup();
 }

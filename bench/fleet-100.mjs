@@ -5,19 +5,19 @@
 // replace, N parallel `docker rm -f` for destroy), then the leaks (computers and volumes left with
 // the fleet's label: must be zero), the Docker engine's memory (dockerd and containerd RSS, before
 // and at its peak) and the plugin's peak RSS. Everything it makes it removes by exact name or by
-// its own run label. Every step runs at --parallel N, as its floor makes its N calls at once (the
-// engine's own default here is 8), or at --parallel P: a machine that cannot start N containers at
-// once (300 here at load 50-90: hellos past 30 s) still holds a fleet of N, P steps in flight, so the
-// plugin's memory per computer shows apart from its memory per step in flight.
+// its own run label, when stopped half-way (SIGINT, SIGTERM) too. Every step runs at --parallel N,
+// as its floor makes its N calls at once (the engine's own default here is 8), or at --parallel P:
+// a machine that cannot start N containers at once (300 here at load 50-90: hellos past 30 s)
+// still holds a fleet of N, P steps in flight, so the plugin's memory per computer shows apart
+// from its memory per step in flight.
 // Usage: node bench/fleet-100.mjs [N] [--parallel P]   (after npm run setup)
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
-import { join } from "node:path";
 import { promisify } from "node:util";
 import { kib, peakOf, pidsOf, pluginPeak } from "./proc-memory.mjs";
-import { benchStack, leftOnDocker, tools } from "./pulumi-stack.mjs";
+import { benchStack, leftOnDocker, removeLeft, tools } from "./pulumi-stack.mjs";
+import { onStop } from "./stop.mjs";
 
 const run = promisify(execFile);
 const n = Number(process.argv[2] ?? 100);
@@ -26,7 +26,7 @@ const inFlight = flag > 0 ? Number(process.argv[flag + 1]) : n;
 const REPLACED = Math.min(10, n);
 const image = tools.baseImage;
 const tag = `fleet-${randomBytes(4).toString("hex")}`;
-const { dir, pulumi, program, init } = await benchStack("agentrun-bench-fleet100-", { skipPreview: true, maxBuffer: 256 << 20 });
+const { dir, pulumi, program, init, remove } = await benchStack("agentrun-bench-fleet100-", { skipPreview: true, maxBuffer: 256 << 20 });
 const atOnce = ["--parallel", String(inFlight)];
 const seconds = async (f) => {
   const t0 = process.hrtime.bigint();
@@ -111,6 +111,15 @@ const step = (...args) =>
     const said = [...lines.filter((l) => /error/i.test(l)).slice(0, 20), "...", ...lines.slice(-20)].join("\n");
     throw new Error(`pulumi ${args[0]} failed (exit ${e.code}):\n${said}`);
   });
+// Stopped half-way, it removes its stack's computers, the bare ones and any computer carrying its label.
+const cleanup = onStop(async () => {
+  engine.stop();
+  plugin.stop();
+  await pulumi("destroy", "--yes").catch(() => undefined);
+  await run("docker", ["rm", "-f", ...bare, ...spare]).catch(() => undefined);
+  await removeLeft(`agentrun.bench=${tag}`);
+  await remove();
+});
 try {
   const engineBefore = await engineRss();
   await fleetProgram(1);
@@ -151,9 +160,5 @@ try {
   console.log(`plugin peak RSS: ${(plugin.peak() / 1024).toFixed(0)} MiB`);
   if (left.containers || left.volumes || beforeDestroy.containers !== n) process.exitCode = 1;
 } finally {
-  engine.stop();
-  plugin.stop();
-  await pulumi("destroy", "--yes").catch(() => undefined);
-  await run("docker", ["rm", "-f", ...bare, ...spare]).catch(() => undefined);
-  await rm(dir, { recursive: true, force: true });
+  await cleanup();
 }

@@ -12,17 +12,18 @@
 //   attach ends, a second attach's hello gets no answer (stdin closed); and what the container's
 //   log (`kubectl logs`, the kubelet's file on the node) holds of the protocol after the attach.
 // Everything is made in its own namespace (agentrun-bench-attach), removed by exact name at the
-// end. Run after `npm run build`: node bench/kube-attach.mjs [rounds] [runs]
+// end, and when stopped half-way (SIGINT, SIGTERM) too. Run after `npm run build`: node bench/kube-attach.mjs [rounds] [runs]
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import WebSocket from "ws";
-import { tlsOf } from "../dist/src/kubernetes/api.js";
+import { authHeaders } from "../dist/src/kubernetes/api.js";
 import { CONTAINER } from "../dist/src/kubernetes/constants.js";
-import { BRIDGE, uploadArgv } from "../dist/src/kubernetes/commands.js";
+import { BRIDGE } from "../dist/src/kubernetes/commands.js";
 import { EXEC_PROTOCOL } from "../dist/src/kubernetes/exec.js";
 import { podManifest } from "../dist/src/kubernetes/pod.js";
 import { KubePods } from "../dist/src/kubernetes/pods.js";
 import { DaemonClient } from "../dist/src/daemon/client.js";
+import { onStop } from "./stop.mjs";
 
 const rounds = Number(process.argv[2] ?? 5);
 const runs = Number(process.argv[3] ?? 40);
@@ -45,7 +46,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function attach(pod) {
   const url = new URL(`${api.server.replace(/^http/, "ws")}/api/v1/namespaces/${NAMESPACE}/pods/${pod}/attach`);
   for (const [k, v] of Object.entries({ container: CONTAINER, stdin: "true", stdout: "true", stderr: "true" })) url.searchParams.set(k, v);
-  const ws = new WebSocket(url, [EXEC_PROTOCOL], { ...tlsOf(api.credentials) });
+  const ws = new WebSocket(url, [EXEC_PROTOCOL], { agent: must(api.agent(), "the API server's TLS"), headers: authHeaders(api.credentials) });
   return new Promise((resolve, reject) => {
     ws.once("unexpected-response", (_q, res) => reject(new Error(`attach: HTTP ${res.statusCode}`)));
     ws.once("error", reject);
@@ -113,7 +114,14 @@ function catPod(name) {
   };
 }
 
-const madeNamespace = !(await api.call(`/api/v1/namespaces/${NAMESPACE}`, "reading the namespace", { ms: 10_000 })).ok;
+/** The Pods made and not yet deleted, each added before its create is asked. */
+const live = new Set();
+let madeNamespace = false;
+const cleanup = onStop(async () => {
+  for (const p of live) await pods.deleteAndWait(p, undefined);
+  if (madeNamespace) await api.call(`/api/v1/namespaces/${NAMESPACE}`, "deleting the namespace", { method: "DELETE", ms: 10_000 });
+});
+madeNamespace = !(await api.call(`/api/v1/namespaces/${NAMESPACE}`, "reading the namespace", { ms: 10_000 })).ok;
 if (madeNamespace)
   must(
     await api.call("/api/v1/namespaces", "making the namespace", {
@@ -124,7 +132,6 @@ if (madeNamespace)
     "namespace",
   );
 const daemon = must(await pods.daemonBytes(), "the daemon");
-const live = new Set();
 const helloA = [];
 const helloE = [];
 const runA = [];
@@ -137,10 +144,10 @@ try {
     const name = `computer-bench-attach-${process.pid}-${i}`;
     const cat = `bench-attach-cat-${process.pid}-${i}`;
     live.add(name).add(cat);
-    must(await pods.create(computerPod(name)), "the Pod");
+    must(await api.call(pods.path(), "the Pod", { method: "POST", body: computerPod(name), ms: 10_000 }), "the Pod");
     must(await api.call(`/api/v1/namespaces/${NAMESPACE}/pods`, "the cat Pod", { method: "POST", body: catPod(cat), ms: 10_000 }), "cat");
     must(await pods.waitRunning(name), "running");
-    must(await pods.upload(name, daemon, uploadArgv(daemon.sha256)), "upload");
+    must(await pods.upload(name, daemon, CONTAINER), "upload");
     // init up: its socket answers through the bridge (a throwaway connection), then both are timed.
     const probe = must(await pods.open(name, undefined, true), "init up");
     await probe.close();
@@ -200,8 +207,7 @@ try {
     }
   }
 } finally {
-  for (const p of live) await pods.deleteAndWait(p, undefined);
-  if (madeNamespace) await api.call(`/api/v1/namespaces/${NAMESPACE}`, "deleting the namespace", { method: "DELETE", ms: 10_000 });
+  await cleanup();
 }
 const f = (x) => x.toFixed(1);
 console.log(`load: ${execFileSync("uptime", { encoding: "utf8" }).trim()}`);

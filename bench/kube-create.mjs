@@ -7,11 +7,13 @@
 // - exec.run(["true"]) over the established connection beside `kubectl exec <pod> -- true`.
 // The computer's network is none or open (the third argument; open's Pod adds its setup container).
 // Everything is made in a namespace of its own (agentrun-bench-kube, made when missing and then
-// deleted); every Pod is deleted, pass or fail. The load (uptime) is printed with the figures.
+// deleted); every Pod is deleted, pass or fail, and when stopped half-way (SIGINT, SIGTERM) too,
+// a create then in flight awaited first. The load (uptime) is printed with the figures.
 // Run after `npm run build`: node bench/kube-create.mjs [rounds] [runs] [none|open]
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { create, podManifest } from "../dist/src/kubernetes/index.js";
+import { releaseOnStop } from "./stop.mjs";
 
 const rounds = Number(process.argv[2] ?? 5);
 const runs = Number(process.argv[3] ?? 50);
@@ -25,6 +27,13 @@ const kubectl = (input, ...args) =>
 const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
 const madeNamespace = kubectl(undefined, "get", "namespace", NAMESPACE, "--ignore-not-found", "-o", "name").trim() === "";
 if (madeNamespace) kubectl(undefined, "create", "namespace", NAMESPACE);
+/** The anchor's Pods not yet deleted. */
+const mine = [];
+// The provider's computers, then the anchor's Pods, then the namespace this run made.
+const cleanup = releaseOnStop(provider, () => {
+  for (const name of mine) kubectl(undefined, "delete", "pod", name, "-n", NAMESPACE, "--ignore-not-found", "--wait=true");
+  if (madeNamespace) kubectl(undefined, "delete", "namespace", NAMESPACE, "--wait=true", "--timeout=120s");
+});
 console.log(`network ${network}; load before: ${uptime()}`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const spec = { image: kube.image, lifetimeMs: 600_000, network };
@@ -36,7 +45,6 @@ await provider.release(warm.value, "delete");
 
 const made = [];
 const bare = [];
-const mine = [];
 try {
   for (let i = 0; i < rounds; i += 1) {
     let t0 = performance.now();
@@ -102,7 +110,6 @@ try {
     `exec.run(["true"]) median ${e.toFixed(1)} ms over the open connection, kubectl exec true median ${k.toFixed(0)} ms: ${(k / e).toFixed(1)}x faster (bound 20x; ${runs} and ${theirs.length} runs)`,
   );
 } finally {
-  for (const name of mine) kubectl(undefined, "delete", "pod", name, "-n", NAMESPACE, "--ignore-not-found", "--wait=true");
-  if (madeNamespace) kubectl(undefined, "delete", "namespace", NAMESPACE, "--wait=true", "--timeout=120s");
+  await cleanup();
 }
 console.log(`load after: ${uptime()}`);

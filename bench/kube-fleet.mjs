@@ -6,7 +6,7 @@
 // at --parallel N, as the anchor runs N at once. Everything made is deleted, pass or fail: the
 // anchor's Pods by their label, the stack by destroy, then any Pod still carrying the fleet's label.
 // Everything is made in a namespace of its own (agentrun-bench-fleet, made when missing and then
-// deleted), as the test cluster is shared.
+// deleted), as the test cluster is shared. The same when stopped half-way (SIGINT, SIGTERM).
 // Usage (as root, after npm run build and npm run kube:up): node bench/kube-fleet.mjs [N]
 import { execFile, execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -15,14 +15,13 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { podManifest } from "../dist/src/kubernetes/index.js";
 import { benchStack, root } from "./pulumi-stack.mjs";
+import { onStop } from "./stop.mjs";
 
 const run = promisify(execFile);
 const n = Number(process.argv[2] ?? 50);
 const kube = JSON.parse(await readFile(join(root, "dist/kube.json"), "utf8"));
 const NAMESPACE = "agentrun-bench-fleet";
 const kubectl = (...args) => run(kube.kubectl, ["--kubeconfig", kube.kubeconfig, "-n", NAMESPACE, ...args], { maxBuffer: 16 << 20 });
-const madeNamespace = (await kubectl("get", "namespace", NAMESPACE, "--ignore-not-found", "-o", "name")).stdout.trim() === "";
-if (madeNamespace) await kubectl("create", "namespace", NAMESPACE);
 const seconds = async (f) => {
   const t0 = process.hrtime.bigint();
   await f();
@@ -32,8 +31,26 @@ const load = () => loadavg()[0].toFixed(1);
 const lifetimeMs = 1_800_000;
 const anchorLabel = `kube-fleet-anchor-${process.pid}`;
 const fleetLabel = `kube-fleet-${process.pid}`;
-
-const { dir, env, pulumi, program, init } = await benchStack("agentrun-bench-kube-fleet-");
+const stack = await benchStack("agentrun-bench-kube-fleet-");
+const { dir, env, pulumi, program, init } = stack;
+// Registered after the stack's folder, so it runs before the folder goes; what exists when it
+// runs: the namespace, once this run made it, and the manifests' folder, once made.
+let madeNamespace = false;
+let manifests;
+const cleanup = onStop(async () => {
+  await pulumi("destroy", "--yes", "--skip-preview", "--parallel", String(n)).catch((e) => console.error(`destroy: ${e.message}`));
+  await kubectl("delete", "pods", "-l", `agentrun.bench=${anchorLabel}`, "--ignore-not-found", "--wait=true").catch((e) => console.error(e.message));
+  const left = (await kubectl("get", "pods", "-o", "name", "-l", `bench=${fleetLabel}`)).stdout.trim();
+  if (left) {
+    console.error(`left after destroy, deleting: ${left.replace(/\n/g, " ")}`);
+    await kubectl("delete", "pods", "-l", `bench=${fleetLabel}`, "--wait=true");
+  }
+  if (madeNamespace) await kubectl("delete", "namespace", NAMESPACE, "--wait=true", "--timeout=300s").catch((e) => console.error(e.message));
+  await stack.remove();
+  if (manifests) await rm(manifests, { recursive: true, force: true });
+});
+madeNamespace = (await kubectl("get", "namespace", NAMESPACE, "--ignore-not-found", "-o", "name")).stdout.trim() === "";
+if (madeNamespace) await kubectl("create", "namespace", NAMESPACE);
 const resources = Object.fromEntries(
   Array.from({ length: n }, (_, i) => [
     `c${i}`,
@@ -57,7 +74,7 @@ config("kubeconfig", await readFile(kube.kubeconfig, "utf8"), true);
 config("imagePullPolicy", "Never", false);
 config("namespace", NAMESPACE, false);
 
-const manifests = await mkdtemp(join(tmpdir(), "agentrun-bench-kube-fleet-pods-"));
+manifests = await mkdtemp(join(tmpdir(), "agentrun-bench-kube-fleet-pods-"));
 /** N Pods by N parallel kubectl apply + wait Ready; their delete after is not timed. */
 async function anchor(round) {
   const names = Array.from({ length: n }, (_, i) => `bench-kube-fleet-${process.pid}-${round}-${i}`);
@@ -114,14 +131,5 @@ try {
   );
   console.log(`load average (1 min) at each step: ${loads.join(", ")}`);
 } finally {
-  await pulumi("destroy", "--yes", "--skip-preview", "--parallel", String(n)).catch((e) => console.error(`destroy: ${e.message}`));
-  await kubectl("delete", "pods", "-l", `agentrun.bench=${anchorLabel}`, "--ignore-not-found", "--wait=true").catch((e) => console.error(e.message));
-  const left = (await kubectl("get", "pods", "-o", "name", "-l", `bench=${fleetLabel}`)).stdout.trim();
-  if (left) {
-    console.error(`left after destroy, deleting: ${left.replace(/\n/g, " ")}`);
-    await kubectl("delete", "pods", "-l", `bench=${fleetLabel}`, "--wait=true");
-  }
-  if (madeNamespace) await kubectl("delete", "namespace", NAMESPACE, "--wait=true", "--timeout=300s").catch((e) => console.error(e.message));
-  await rm(dir, { recursive: true, force: true });
-  await rm(manifests, { recursive: true, force: true });
+  await cleanup();
 }

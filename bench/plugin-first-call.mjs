@@ -5,6 +5,7 @@
 // Usage: node bench/plugin-first-call.mjs [runs]
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { onStop } from "./stop.mjs";
 
 const require = createRequire(import.meta.url);
 const grpc = require("@grpc/grpc-js");
@@ -13,6 +14,8 @@ const proto = require("@pulumi/pulumi/proto/provider_pb.js");
 const { Struct } = require("google-protobuf/google/protobuf/struct_pb.js");
 
 const runs = Number(process.argv[2] ?? 10);
+// A stop (SIGINT, SIGTERM) ends the plugin under way, which would outlive this process.
+onStop();
 const plugin = new URL("../provider/bin/pulumi-resource-agentrun", import.meta.url).pathname;
 const urn = "urn:pulumi:bench::bench::agentrun:index:Computer::c";
 const news = Struct.fromJavaScript({ network: "none", lifetimeMs: 600000 });

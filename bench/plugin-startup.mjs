@@ -2,8 +2,11 @@
 // beside a bare `node -e ""` started the same way: the YAML host starts the plugin just to read
 // its schema, so this is paid on every preview. Usage: node bench/plugin-startup.mjs [runs]
 import { spawn } from "node:child_process";
+import { onStop } from "./stop.mjs";
 
 const runs = Number(process.argv[2] ?? 10);
+// A stop (SIGINT, SIGTERM) ends the program under way, which would outlive this process.
+onStop();
 const plugin = new URL("../provider/bin/pulumi-resource-agentrun", import.meta.url).pathname;
 
 function time(cmd, args, untilLine) {

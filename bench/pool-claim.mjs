@@ -7,7 +7,8 @@
 // socket from this machine on an engine here, else attached to the computer's own stdio); C: the
 // same with the refill beside. The goals: p50 under 20 ms through a watch
 // (A), under 50 ms with none (E). A claim that finds the pool empty waits for the refill, untimed,
-// and is counted. Everything is removed at the end by the pool's label (this run's alone).
+// and is counted. Everything is removed at the end by the pool's label (this run's alone), and when
+// stopped half-way (SIGINT, SIGTERM) too, once the fill or create then in flight is done.
 //
 //   node bench/pool-claim.mjs [claims] [size] [colds] [plain]   (defaults 100 10 5 20; plain: E's and C's claims; after `npm run build`)
 import { execFileSync } from "node:child_process";
@@ -18,6 +19,7 @@ const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
 const { claim, fillPool, poolReady, PoolWatch, POOL_LABEL } = await import(join(ROOT, "dist", "src", "fleet", "pool.js"));
 const { daemonPath, toolchain } = await import(join(ROOT, "bench", "computer.mjs"));
+const { onStop } = await import(join(ROOT, "bench", "stop.mjs"));
 
 const claims = Number(process.argv[2] ?? 100);
 const size = Number(process.argv[3] ?? 10);
@@ -38,6 +40,9 @@ const sleep = (t) => new Promise((r) => setTimeout(r, t));
 let stop = false;
 const releases = [];
 let refill = Promise.resolve();
+/** The claims' own fill or a cold create under way (the refill beside them is refill): a stop awaits it. */
+let making = Promise.resolve();
+const fill = () => (making = fillPool(pool, spec, size));
 // Where a claim's time goes: the take (rename and record, or list first) apart from the rest.
 const takes = [];
 const take = docker.pool.take;
@@ -48,8 +53,21 @@ docker.pool.take = async (...args) => {
   return r;
 };
 
+const cleanup = onStop(async () => {
+  stop = true;
+  await refill.catch(() => {});
+  await making.catch(() => {});
+  await Promise.allSettled(releases);
+  const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${POOL_LABEL}=${pool.id}`], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
+  const ids = left.map((id) => execFileSync("docker", ["inspect", "--format", "{{.Id}}", id], { encoding: "utf8" }).trim());
+  if (left.length) execFileSync("docker", ["rm", "--force", "--volumes", ...left], { stdio: "ignore" });
+  for (const id of ids) execFileSync("docker", ["volume", "rm", "--force", `agentrun-claim-${id}`], { stdio: "ignore" });
+  await docker.engine.close();
+});
 try {
-  const first = await fillPool(pool, spec, size);
+  const first = await fill();
   if (!first.ok) throw new Error(`fill: ${first.error.message}`);
   const watch = new PoolWatch(pool, { connections: size, everyMs: 100 });
   await watch.look();
@@ -75,7 +93,7 @@ try {
     while (timed.length < count) {
       const t = await claimOne(via);
       if (t !== undefined) timed.push(t);
-      const filled = await fillPool(pool, spec, size);
+      const filled = await fill();
       if (!filled.ok) throw new Error(`refill: ${filled.error.message}`);
       if (via === watch) await watch.look();
     }
@@ -128,7 +146,7 @@ try {
   const created = [];
   for (let i = 0; i < colds; i += 1) {
     const t0 = performance.now();
-    const made = await docker.create({ ...spec, labels: { [POOL_LABEL]: pool.id } });
+    const made = await (making = docker.create({ ...spec, labels: { [POOL_LABEL]: pool.id } }));
     if (!made.ok) throw new Error(`cold create: ${made.error.message}`);
     const connected = await docker.connect(made.value);
     if (!connected.ok) throw new Error(`cold connect: ${connected.error.message}`);
@@ -158,14 +176,5 @@ try {
     `goals: claim p50 < 20 ms through a watch (A): ${met(between, 20)}; < 50 ms with none (E): ${met(unwatchedBetween, 50)}; load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores (a machine shared with other work: read the figures beside each other)`,
   );
 } finally {
-  stop = true;
-  await refill.catch(() => {});
-  await Promise.allSettled(releases);
-  const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${POOL_LABEL}=${pool.id}`], { encoding: "utf8" })
-    .split("\n")
-    .filter(Boolean);
-  const ids = left.map((id) => execFileSync("docker", ["inspect", "--format", "{{.Id}}", id], { encoding: "utf8" }).trim());
-  if (left.length) execFileSync("docker", ["rm", "--force", "--volumes", ...left], { stdio: "ignore" });
-  for (const id of ids) execFileSync("docker", ["volume", "rm", "--force", `agentrun-claim-${id}`], { stdio: "ignore" });
-  await docker.engine.close();
+  await cleanup();
 }

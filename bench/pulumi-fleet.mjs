@@ -2,17 +2,28 @@
 // in parallel (the floor), in the same run; then `pulumi refresh` of that fleet. The up runs with
 // --parallel N, as the floor runs N at once: the engine's own default on this 2-CPU machine is 8
 // (`pulumi up --help`), so an up of 10 goes in two waves; that up is timed too, after a destroy.
-// Everything it makes it removes by exact name. Usage: node bench/pulumi-fleet.mjs [N]   (after
+// Everything it makes it removes by exact name or by its run's label, when stopped half-way
+// (SIGINT, SIGTERM) too. Usage: node bench/pulumi-fleet.mjs [N]   (after
 // npm run setup)
 import { execFile } from "node:child_process";
-import { rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
 import { cpus } from "node:os";
 import { promisify } from "node:util";
-import { benchStack, tools } from "./pulumi-stack.mjs";
+import { benchStack, removeLeft, tools } from "./pulumi-stack.mjs";
+import { onStop } from "./stop.mjs";
 
 const run = promisify(execFile);
 const n = Number(process.argv[2] ?? 10);
-const { dir, pulumi, program, init } = await benchStack("agentrun-bench-fleet-");
+const { pulumi, program, init, remove } = await benchStack("agentrun-bench-fleet-");
+const tag = `pulumi-fleet-${randomBytes(4).toString("hex")}`;
+const bare = Array.from({ length: n }, (_, i) => `agentrun-bench-bare-${process.pid}-${i}`);
+// Its computers by the stack's destroy, then any its label still marks (a create a stop cut short); its anchors by name.
+const cleanup = onStop(async () => {
+  await pulumi("destroy", "--yes", "--skip-preview").catch((e) => console.error(`destroy: ${e.message}`));
+  await removeLeft(`agentrun.bench=${tag}`);
+  await run("docker", ["rm", "-f", ...bare]).catch(() => undefined);
+  await remove();
+});
 const image = tools.baseImage;
 const seconds = async (f) => {
   const t0 = process.hrtime.bigint();
@@ -25,14 +36,13 @@ const resources = Object.fromEntries(
     `c${i}`,
     {
       type: "agentrun:index:Computer",
-      properties: { image, lifetimeMs: 600_000, network: "none", cpus: 1, memoryMb: 256 },
+      properties: { image, lifetimeMs: 600_000, network: "none", cpus: 1, memoryMb: 256, labels: { "agentrun.bench": tag } },
     },
   ]),
 );
 await program("agentrun-bench-fleet", resources);
 await init();
 
-const bare = Array.from({ length: n }, (_, i) => `agentrun-bench-bare-${process.pid}-${i}`);
 try {
   const floor = await seconds(() =>
     Promise.all(bare.map((name) => run("docker", ["run", "-d", "--name", name, "--network", "none", "--user", "1000:1000", image, "sleep", "600"]))),
@@ -53,7 +63,5 @@ try {
     `pulumi up of ${n} at the engine's default parallelism (${cpus().length} CPUs here): ${byDefault.toFixed(1)} s; less the no-op up ${((byDefault - again) / floor).toFixed(2)}x the floor`,
   );
 } finally {
-  await pulumi("destroy", "--yes", "--skip-preview").catch((e) => console.error(`destroy: ${e.message}`));
-  await run("docker", ["rm", "-f", ...bare]).catch(() => undefined);
-  await rm(dir, { recursive: true, force: true });
+  await cleanup();
 }

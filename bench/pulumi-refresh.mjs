@@ -8,15 +8,22 @@
 // drift check) shows. Beside each refresh's time, the plugins' CPU time in it (the YAML host's and
 // the engine's), which a loaded machine stretches less. The goal is refresh of 50 <= 3 s. The stack's destroy removes what it made; the folder goes with it.
 // Usage: node bench/pulumi-refresh.mjs [N]   (after npm run setup)
-import { rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { pluginCpu } from "./proc-memory.mjs";
-import { benchStack, root, tools } from "./pulumi-stack.mjs";
+import { benchStack, removeLeft, root, tools } from "./pulumi-stack.mjs";
+import { onStop } from "./stop.mjs";
 
 const n = Number(process.argv[2] ?? 50);
 const AT_ONCE = 8;
-const { dir, pulumi, program, init } = await benchStack("agentrun-bench-refresh-");
+const { dir, pulumi, program, init, remove } = await benchStack("agentrun-bench-refresh-");
+const tag = `pulumi-refresh-${randomBytes(4).toString("hex")}`;
+const cleanup = onStop(async () => {
+  await pulumi("destroy", "--yes", "--skip-preview").catch((e) => console.error(`destroy: ${e.message}`));
+  await removeLeft(`agentrun.bench=${tag}`);
+  await remove();
+});
 const seconds = async (f) => {
   const t0 = process.hrtime.bigint();
   await f();
@@ -27,7 +34,10 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const resources = Object.fromEntries(
   Array.from({ length: n }, (_, i) => [
     `c${i}`,
-    { type: "agentrun:index:Computer", properties: { image: tools.baseImage, lifetimeMs: 600_000, network: "none", cpus: 1, memoryMb: 256 } },
+    {
+      type: "agentrun:index:Computer",
+      properties: { image: tools.baseImage, lifetimeMs: 600_000, network: "none", cpus: 1, memoryMb: 256, labels: { "agentrun.bench": tag } },
+    },
   ]),
 );
 await program("agentrun-bench-refresh", resources);
@@ -102,6 +112,5 @@ try {
   );
   console.log(`load average ${loadavg()[0].toFixed(1)} (a machine shared with other work: read the figures beside each other)`);
 } finally {
-  await pulumi("destroy", "--yes", "--skip-preview").catch((e) => console.error(`destroy: ${e.message}`));
-  await rm(dir, { recursive: true, force: true });
+  await cleanup();
 }

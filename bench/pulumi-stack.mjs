@@ -2,18 +2,28 @@
 // Pulumi CLI built by the set-up, and the plugin from provider/bin. The benches that time the
 // engine (pulumi-fleet, fleet-100, pulumi-refresh, kube-fleet, exec-load) share it so they time the same set-up.
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { onStop } from "./stop.mjs";
 
 const run = promisify(execFile);
 export const root = new URL("../", import.meta.url).pathname;
 export const tools = JSON.parse(await readFile(join(root, "dist/toolchain.json"), "utf8"));
 
-/** A stack named bench in a new folder under the system's temporary one; `pulumi(...)` runs the CLI in it. */
+/**
+ * A stack named bench in a new folder under the system's temporary one; `pulumi(...)` runs the CLI
+ * in it. remove() removes the folder, once: on a stop (SIGINT, SIGTERM) too, after the bench's own
+ * cleanup (registered later: its destroy needs the folder), which calls it last.
+ */
 export async function benchStack(prefix, { skipPreview = false, maxBuffer = 64 << 20 } = {}) {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const making = mkdtemp(join(tmpdir(), prefix));
+  const remove = onStop(async () => {
+    const made = await making.catch(() => undefined);
+    if (made) await rm(made, { recursive: true, force: true });
+  });
+  const dir = await making;
   const env = {
     ...process.env,
     PATH: `${tools.pulumiBin}:${process.env.PATH}`,
@@ -35,14 +45,25 @@ export async function benchStack(prefix, { skipPreview = false, maxBuffer = 64 <
     await mkdir(join(dir, "state"), { recursive: true });
     await run(`${tools.pulumiBin}/pulumi`, ["stack", "init", "bench", "--non-interactive"], { cwd: dir, env });
   };
-  return { dir, env, pulumi, program, init };
+  return { dir, env, pulumi, program, init, remove };
 }
 
-/** How many containers and volumes carry the label: what a bench's stack left on Docker. */
+/** The containers and volumes that carry the label: what a bench's stack left on Docker. */
 export async function leftOnDocker(label) {
   const [c, v] = await Promise.all([
     run("docker", ["ps", "--all", "--quiet", "--filter", `label=${label}`]),
     run("docker", ["volume", "ls", "--quiet", "--filter", `label=${label}`]),
   ]);
   return { containers: c.stdout.split("\n").filter(Boolean), volumes: v.stdout.split("\n").filter(Boolean) };
+}
+
+/**
+ * Every container and volume that carries the label removed: what a stack stopped half-way made
+ * and did not record (a create under way when its plugin was ended), after its destroy.
+ */
+export async function removeLeft(label) {
+  const left = await leftOnDocker(label);
+  if (left.containers.length) await run("docker", ["rm", "-f", "-v", ...left.containers]).catch(() => undefined);
+  if (left.volumes.length) await run("docker", ["volume", "rm", "-f", ...left.volumes]).catch(() => undefined);
+  return left;
 }

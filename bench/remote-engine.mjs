@@ -13,14 +13,15 @@
 //   - exec.run of `computerd version` on a remote engine's open bridge beside `docker --host
 //     <same> exec <c>` of the same program, for TLS and ssh (bound: ≥ 15×).
 // Every computer is released by its id, the engines' connections closed, the second dockerd and
-// sshd stopped by pid and their folders removed, pass or fail.
+// sshd stopped by pid and their folders removed, pass or fail, and when stopped half-way (SIGINT,
+// SIGTERM) too: the engine is then awaited if it was starting, and it removes every container on it.
 // Run after `npm run build` (or the set-up), as root: node bench/remote-engine.mjs [rounds] [execs]
 // [newer] (newer: the engine is the dockerd v28.5.2 scripts/toolchain/build-dockerd.sh built, not
 // Debian's 20.10, whose every archive put re-runs it as docker-untar)
 import childProcess, { execFile } from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
 import nodeTls from "node:tls";
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -34,6 +35,7 @@ const { engineAt, tlsIn } = await import(join(ROOT, "dist", "src", "docker", "en
 const { startRemoteEngine } = await import(join(ROOT, "dist", "test", "support", "remote-engine.js"));
 const { newerEngine } = await import(join(ROOT, "dist", "test", "support", "second-engine.js"));
 const toolchain = JSON.parse(readFileSync(join(ROOT, "dist", "toolchain.json"), "utf8"));
+const { onStop } = await import(join(ROOT, "bench", "stop.mjs"));
 
 const rounds = Number(process.argv[2] ?? 7);
 const execs = Number(process.argv[3] ?? 50);
@@ -50,12 +52,23 @@ const load = () =>
     .join(" ");
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "agentrun-bench-remote-")));
+/** The engine while it starts, the providers on it, and what holds the event loop. */
+let starting;
+const providers = [];
+let held;
+const cleanup = onStop(async () => {
+  for (const p of providers) await p.engine.close();
+  const remote = await starting?.catch(() => undefined);
+  if (remote) await remote.dispose();
+  else rmSync(dir, { recursive: true, force: true });
+  clearInterval(held);
+});
 let newer;
 if (process.argv[4] === "newer") {
   newer = newerEngine();
   if ("skipped" in newer) throw new Error(`${newer.skipped}; build it with bash scripts/toolchain/build-dockerd.sh`);
 }
-const remote = await startRemoteEngine(dir, newer);
+const remote = await (starting = startRemoteEngine(dir, newer));
 const { engine, sshd, client } = remote;
 /** The engine's one image is empty but for the daemon the provider puts in: the program both sides run. */
 const PROGRAM = ["/opt/agentrun/computerd", "version"];
@@ -65,6 +78,7 @@ const provider = (address) => new DockerProvider({ daemonPath: toolchain.daemon.
 const local = provider(must(engineAt(engine.address, "the bench's engine"), "the local socket"));
 const tls = provider(must(engineAt(engine.tcp, "the bench's engine", { tls: tlsIn(client) }), "TLS"));
 const ssh = provider(must(engineAt(sshd.address, "the bench's engine", { ssh: sshd.ssh }), "ssh"));
+providers.push(local, tls, ssh);
 // The docker CLI's own ssh helper runs `ssh` from PATH: this one carries the bench's config.
 const bin = join(dir, "bin");
 await run("mkdir", ["-p", bin]);
@@ -156,7 +170,7 @@ async function execBeside(p, flags) {
 
 // Idle connections and the second dockerd (detached) do not hold the event loop, so the bench
 // holds it until the engine is stopped.
-const held = setInterval(() => {}, 60_000);
+held = setInterval(() => {}, 60_000);
 try {
   // The set-up's base onto the bench's engine, as a user's image is built or pulled there.
   await run("sh", ["-c", `docker save ${toolchain.baseImage} | docker --host ${engine.address} load`], { maxBuffer: 1 << 20 });
@@ -218,7 +232,5 @@ try {
   }
   console.log(`load after: ${load()}`);
 } finally {
-  for (const p of [local, tls, ssh]) await p.engine.close();
-  await remote.dispose();
-  clearInterval(held);
+  await cleanup();
 }

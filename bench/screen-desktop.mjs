@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { onStop } from "./stop.mjs";
 
 const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider, ensureImage } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
@@ -16,9 +17,20 @@ const fixturePath = join(ROOT, "dist", `computerd-fixture-linux-${process.arch =
 
 export const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
-/** A desktop with the anchors' tools, the fixture running on it, and its connection; remove() releases it. */
+/**
+ * A desktop with the anchors' tools, the fixture running on it, and its connection; remove()
+ * releases it, once: a stop (SIGINT, SIGTERM) too, from the moment its create starts.
+ */
 export async function makeDesktop() {
   const docker = new DockerProvider({ daemonPath, desktop: {} });
+  let making;
+  let connection;
+  const remove = onStop(async () => {
+    await connection?.close().catch(() => {});
+    const made = await making?.catch(() => undefined);
+    if (made?.ok) await docker.release(made.value, "delete");
+    await docker.engine.close();
+  });
   const base = await docker.image();
   if (!base.ok) throw new Error(`the desktop image: ${base.error.message}`);
   const recipe = [
@@ -33,16 +45,21 @@ export async function makeDesktop() {
     { docker: docker.cli, onWait: (m, tag) => console.error(`(${m === "build" ? "building" : "pulling"} ${tag}: the anchors' tools, once)`) },
   );
   if (!image.ok) throw new Error(`the bench image: ${image.error.message}`);
-  const made = await docker.create({ image: image.value, lifetimeMs: 3_600_000, network: "none" });
+  making = docker.create({ image: image.value, lifetimeMs: 3_600_000, network: "none" });
+  const made = await making;
   if (!made.ok) throw new Error(`create: ${made.error.message}`);
   const connected = await docker.connect(made.value);
   if (!connected.ok) {
-    await docker.release(made.value, "delete");
+    await remove();
     throw new Error(`connect: ${connected.error.message}`);
   }
+  connection = connected.value;
   const { client } = connected.value;
   const wrote = await writeFile(client, "/work/computerd-fixture", readFileSync(fixturePath), { mode: 0o755 });
-  if (!wrote.ok) throw new Error(`the fixture: ${wrote.error.message}`);
+  if (!wrote.ok) {
+    await remove();
+    throw new Error(`the fixture: ${wrote.error.message}`);
+  }
   await client.call("process.start", { argv: ["/work/computerd-fixture", "--log", "/work/fixture.log"], env: { DISPLAY: ":0" } });
   await new Promise((r) => setTimeout(r, 500));
   return {
@@ -54,10 +71,6 @@ export async function makeDesktop() {
       if (r.status !== 0) throw new Error(`docker exec ${script}: ${r.stderr}`);
       return r.stdout;
     },
-    async remove() {
-      await connected.value.close().catch(() => {});
-      await docker.release(made.value, "delete");
-      await docker.engine.close();
-    },
+    remove,
   };
 }

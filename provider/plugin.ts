@@ -21,6 +21,7 @@ export const resources: Record<string, () => Promise<ResourceHandler>> = {
   "agentrun:index:ComputerApp": async () => (await import("./resources/computer-app.js")).computerApp,
   "agentrun:index:EgressProxy": async () => (await import("./resources/egress-proxy.js")).egressProxy,
   "agentrun:index:WarmPool": async () => (await import("./resources/warm-pool.js")).warmPool,
+  "agentrun:index:ComputerSnapshot": async () => (await import("./resources/computer-snapshot.js")).computerSnapshot,
 };
 
 /** Every component type and its construct, loaded lazily as the resources are. */

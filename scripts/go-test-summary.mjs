@@ -1,5 +1,5 @@
 // Reads `go test -json` output: prints each package's result and the output of failed tests,
-// then "<passed> <failed>" (test counts) on stdout's last line. Exit 1 when a package failed.
+// then "<passed> <failed> <skipped>" (test counts) on stdout's last line. Exit 1 when a package failed.
 import { readFileSync } from "node:fs";
 
 const events = readFileSync(process.argv[2], "utf8")
@@ -9,6 +9,7 @@ const events = readFileSync(process.argv[2], "utf8")
 const output = new Map();
 let passed = 0,
   failed = 0,
+  skipped = 0,
   packageFailed = false;
 for (const e of events) {
   const key = `${e.Package} ${e.Test ?? ""}`;
@@ -21,10 +22,11 @@ for (const e of events) {
     }
   }
   if (e.Test && e.Action === "pass") passed++;
+  if (e.Test && e.Action === "skip") skipped++;
   if (e.Test && e.Action === "fail") {
     failed++;
     process.stderr.write(output.get(key) ?? "");
   }
 }
-console.log(`${passed} ${failed}`);
+console.log(`${passed} ${failed} ${skipped}`);
 process.exit(packageFailed || failed > 0 ? 1 : 0);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm run kube:down: stops the cluster kube-up.sh started and removes what it made: its Pods,
-# processes, mounts, veths, bridges (the Pods' and the node's link), the iptables chains the kubelet and the CNI
+# processes, mounts, veths, bridges (each node's Pods' and the nodes' link), the iptables chains the kubelet and the CNI
 # plugins added, the cgroups, the kernel settings it changed, its state folder, and this work
 # tree's dist/kubeconfig and dist/kube.json. Safe to run again, and after a kube:up that failed.
 set -euo pipefail
@@ -31,17 +31,22 @@ stop() { # <process>: TERM, then KILL after 15 s
 }
 for p in $(echo "$KUBE_PROCESSES" | tr ' ' '\n' | tac); do stop "$p"; done
 
-# What outlives containerd: its shims (found by the socket only this containerd has) and every
-# process in the Pods' cgroups.
+# What outlives each node's containerd: its shims (found by the socket only that containerd has)
+# and every process in the Pods' cgroups.
 # A shim killed leaves its socket in containerd's fixed folder, named by the hash of this
 # containerd's address, the namespace and the task's id.
-shim_socket() { printf '/run/containerd/s/%s' "$(printf '%s' "$KUBE_CONTAINERD_SOCK/k8s.io/$1" | sha256sum | cut -c1-64)"; }
-for pid in $(pgrep -f -- "-address $KUBE_CONTAINERD_SOCK" || true); do
-  id="$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | awk 'take { print; exit } $0 == "-id" { take = 1 }' || true)"
-  kill -9 "$pid" 2>/dev/null || true
-  [ -z "$id" ] || rm -f "$(shim_socket "$id")"
+shim_socket() { printf '/run/containerd/s/%s' "$(printf '%s' "$NODE_SOCK/k8s.io/$1" | sha256sum | cut -c1-64)"; }
+pod_cgroups="" # each node's Pods' cgroup folder in every hierarchy, and a node's own cgroup root
+for n in $KUBE_NODES; do
+  node_vars "$n"
+  for pid in $(pgrep -f -- "-address $NODE_SOCK" || true); do
+    id="$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | awk 'take { print; exit } $0 == "-id" { take = 1 }' || true)"
+    kill -9 "$pid" 2>/dev/null || true
+    [ -z "$id" ] || rm -f "$(shim_socket "$id")"
+  done
+  pod_cgroups="$pod_cgroups ${NODE_CGROUP:-kubepods}"
 done
-pod_cgroups() { find /sys/fs/cgroup/*/kubepods -depth -type d 2>/dev/null || true; }
+pod_cgroups() { local r; for r in $pod_cgroups; do find /sys/fs/cgroup/*/"$r" -depth -type d 2>/dev/null || true; done; }
 for g in $(pod_cgroups); do
   for pid in $(cat "$g/cgroup.procs" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
 done
@@ -52,11 +57,14 @@ for g in $(pod_cgroups); do rmdir "$g" 2>/dev/null || true; done
 awk -v s="$KUBE_STATE" '$5 == s || index($5, s "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r \
   | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
 
-# Links: the Pods' veths on the bridge, the bridge, the node's own link.
-for veth in $(ip -o link show master "$KUBE_BRIDGE" 2>/dev/null | awk -F': ' '{ print $2 }' | cut -d@ -f1); do
-  ip link delete "$veth" 2>/dev/null || true
+# Links: each node's Pods' veths on its bridge, the bridge, then the nodes' own link.
+for n in $KUBE_NODES; do
+  node_vars "$n"
+  for veth in $(ip -o link show master "$NODE_BRIDGE" 2>/dev/null | awk -F': ' '{ print $2 }' | cut -d@ -f1); do
+    ip link delete "$veth" 2>/dev/null || true
+  done
+  ip link delete "$NODE_BRIDGE" 2>/dev/null || true
 done
-ip link delete "$KUBE_BRIDGE" 2>/dev/null || true
 ip link delete "$KUBE_LINK" 2>/dev/null || true
 
 # iptables: the chains made after kube-up looked (kubelet's KUBE-*, the CNI plugins' CNI-*),

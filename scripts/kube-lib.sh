@@ -1,4 +1,4 @@
-# The single-node cluster's names, shared by kube-up.sh and kube-down.sh. Sourced, never run.
+# The test cluster's names, shared by kube-up.sh and kube-down.sh. Sourced, never run.
 # One cluster per machine: its state folder and ports are the machine's, not a work tree's.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -20,17 +20,35 @@ KUBE_API_PORT=6443
 KUBE_ETCD_PORT=32379
 KUBE_ETCD_PEER_PORT=32380
 KUBE_CONTAINERD_SOCK="$KUBE_STATE/containerd/containerd.sock"
+# The nodes, by number: the first is the names above; each other one has its own name, address (on
+# the same link), Pods' bridge and range, folder (its containerd, kubelet, CNI and Pods' logs) and
+# cgroup root, all on this machine, joined to the one API server. The Pods' ranges are routed
+# between the nodes by this machine's own routes to each bridge.
+KUBE_NODES="1 2"
+
+node_vars() { # <n>: sets NODE_N, NODE, NODE_IP, NODE_BRIDGE, NODE_POD_CIDR, NODE_DIR, NODE_SOCK, NODE_CGROUP (its cgroup root, relative), NODE_SUFFIX
+  local n="$1"
+  NODE_N=$n
+  if [ "$n" = 1 ]; then
+    NODE=$KUBE_NODE NODE_SUFFIX="" NODE_DIR=$KUBE_STATE NODE_CGROUP=""
+  else
+    NODE=$KUBE_NODE$n NODE_SUFFIX=-$n NODE_DIR=$KUBE_STATE/node$n NODE_CGROUP=$KUBE_NODE$n
+  fi
+  NODE_IP=10.209.255.$n NODE_BRIDGE=agentrun-kbr$((n - 1)) NODE_POD_CIDR=10.209.$((n - 1)).0/24
+  NODE_SOCK=$NODE_DIR/containerd/containerd.sock
+}
+node_vars 1
 # The kernel settings the kubelet sets on start; kube-up keeps their old values and kube-down
 # puts them back.
 KUBE_SYSCTLS="vm.overcommit_memory kernel.panic kernel.panic_on_oops"
 
 # The programs kube-up starts, in order; kube-down stops them in reverse.
-KUBE_PROCESSES="etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet"
+KUBE_PROCESSES="etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet containerd-2 kubelet-2"
 
-kube_pid() { # <process>: its pid when it runs, else nothing
+kube_pid() { # <process>: its pid when it runs, else nothing (a process killed but not yet reaped does not run)
   local pid
   pid="$(cat "$KUBE_STATE/run/$1.pid" 2>/dev/null)" || return 0
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ "$(ps -o stat= -p "$pid" | cut -c1)" != Z ] && echo "$pid"
   return 0
 }
 

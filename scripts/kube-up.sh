@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# npm run kube:up: a single-node Kubernetes cluster on this machine, for the Kubernetes provider's
+# npm run kube:up: a two-node Kubernetes cluster on this machine, for the Kubernetes provider's
 # tests (docs/kubernetes-cluster.md). Builds what is not cached, makes certificates on the spot,
-# starts etcd, the API server on 127.0.0.1, the controller manager, the scheduler, a containerd
-# of its own, the CNI bridge and the kubelet, each in the background with its log and pid under
-# the state folder; imports the computers' image and a pause image into containerd; writes
-# dist/kubeconfig and dist/kube.json; waits until the node is Ready and a Pod runs.
+# starts etcd, the API server on 127.0.0.1, the controller manager, the scheduler, and for each
+# node a containerd of its own, its CNI bridge and its kubelet, each in the background with its log
+# and pid under the state folder; imports the computers' image and a pause image into each node's
+# containerd; writes dist/kubeconfig and dist/kube.json; waits until every node is Ready and runs a Pod.
 # A no-op (but for dist/) when the cluster already answers. npm run kube:down undoes it all.
 # `kube-up.sh --running` starts nothing and says by its exit status whether the cluster answers
 # (npm test stops the cluster at its end only when it was not running before).
@@ -14,9 +14,13 @@ cd "$ROOT"
 need_root
 PKI="$KUBE_STATE/pki"
 
-ready_node() {
-  kube_api "/api/v1/nodes/$KUBE_NODE" 2>/dev/null \
-    | node -e 'const n=JSON.parse(require("fs").readFileSync(0,"utf8"));process.exit(n.status.conditions.some(c=>c.type==="Ready"&&c.status==="True")?0:1)' 2>/dev/null
+ready_node() { # [node]: that node, else every node
+  local n nodes="${1:-}"
+  [ -n "$nodes" ] || for n in $KUBE_NODES; do node_vars "$n"; nodes="$nodes $NODE"; done
+  for n in $nodes; do
+    kube_api "/api/v1/nodes/$n" 2>/dev/null \
+      | node -e 'const n=JSON.parse(require("fs").readFileSync(0,"utf8"));process.exit(n.status.conditions.some(c=>c.type==="Ready"&&c.status==="True")?0:1)' 2>/dev/null || return 1
+  done
 }
 
 all_running() {
@@ -106,23 +110,28 @@ pki() {
   cert admin "/O=system:masters/CN=agentrun-admin" clientAuth
   cert controller-manager "/CN=system:kube-controller-manager" clientAuth
   cert scheduler "/CN=system:kube-scheduler" clientAuth
-  cert kubelet-client "/O=system:nodes/CN=system:node:$KUBE_NODE" clientAuth
-  cert kubelet "/CN=$KUBE_NODE" serverAuth "IP:$KUBE_NODE_IP,DNS:$KUBE_NODE"
   openssl ecparam -name prime256v1 -genkey -noout -out "$PKI/sa.key" 2>/dev/null
   openssl ec -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub" 2>/dev/null
   kubeconfig "$KUBE_STATE/admin.kubeconfig" admin agentrun-admin
   kubeconfig "$KUBE_STATE/controller-manager.kubeconfig" controller-manager system:kube-controller-manager
   kubeconfig "$KUBE_STATE/scheduler.kubeconfig" scheduler system:kube-scheduler
-  kubeconfig "$KUBE_STATE/kubelet.kubeconfig" kubelet-client "system:node:$KUBE_NODE"
   touch "$PKI/done"
 }
 
-node_link() {
-  ip link show "$KUBE_LINK" >/dev/null 2>&1 && return 0
-  # A bridge with no ports: this kernel has no dummy links.
-  ip link add "$KUBE_LINK" type bridge
-  ip addr add "$KUBE_NODE_IP/32" dev "$KUBE_LINK"
-  ip link set "$KUBE_LINK" up
+node_pki() { # a node's own: its kubelet's client certificate (system:node:<name>) and serving one
+  [ -f "$KUBE_STATE/kubelet$NODE_SUFFIX.kubeconfig" ] && return 0
+  cert "kubelet-client$NODE_SUFFIX" "/O=system:nodes/CN=system:node:$NODE" clientAuth
+  cert "kubelet$NODE_SUFFIX" "/CN=$NODE" serverAuth "IP:$NODE_IP,DNS:$NODE"
+  kubeconfig "$KUBE_STATE/kubelet$NODE_SUFFIX.kubeconfig" "kubelet-client$NODE_SUFFIX" "system:node:$NODE"
+}
+
+node_link() { # the link every node's address is on
+  if ! ip link show "$KUBE_LINK" >/dev/null 2>&1; then
+    # A bridge with no ports: this kernel has no dummy links.
+    ip link add "$KUBE_LINK" type bridge
+    ip link set "$KUBE_LINK" up
+  fi
+  case "$(ip -o addr show dev "$KUBE_LINK")" in *" $NODE_IP/"*) ;; *) ip addr add "$NODE_IP/32" dev "$KUBE_LINK" ;; esac
 }
 
 control_plane() {
@@ -153,8 +162,8 @@ control_plane() {
 # containerd of its own: root, state, sockets and the Pods' network namespaces all under the
 # state folder, so the Docker engine's containerd is never touched.
 containerd_up() {
-  local c="$KUBE_STATE/containerd"
-  mkdir -p "$c" "$KUBE_STATE/cni/net.d"
+  local c="$NODE_DIR/containerd"
+  mkdir -p "$c" "$NODE_DIR/cni/net.d"
   cat >"$c/config.toml" <<EOF
 version = 3
 root = "$c/root"
@@ -162,10 +171,10 @@ state = "$c/state"
 disabled_plugins = ["io.containerd.nri.v1.nri"]
 
 [grpc]
-  address = "$KUBE_CONTAINERD_SOCK"
+  address = "$NODE_SOCK"
 
 [ttrpc]
-  address = "$KUBE_CONTAINERD_SOCK.ttrpc"
+  address = "$NODE_SOCK.ttrpc"
 
 [plugins."io.containerd.internal.v1.opt"]
   path = "$c/opt"
@@ -184,7 +193,7 @@ disabled_plugins = ["io.containerd.nri.v1.nri"]
         SystemdCgroup = false
   [plugins."io.containerd.cri.v1.runtime".cni]
     bin_dirs = ["$CNI_BIN"]
-    conf_dir = "$KUBE_STATE/cni/net.d"
+    conf_dir = "$NODE_DIR/cni/net.d"
 
 [plugins."io.containerd.cri.v1.images"]
   snapshotter = "overlayfs"
@@ -192,31 +201,32 @@ disabled_plugins = ["io.containerd.nri.v1.nri"]
     sandbox = "$PAUSE_IMAGE"
 EOF
   # The Pods' network: a bridge with masquerade out, addresses from the range host-local keeps.
-  cat >"$KUBE_STATE/cni/net.d/10-agentrun-kube.conflist" <<EOF
+  cat >"$NODE_DIR/cni/net.d/10-agentrun-kube.conflist" <<EOF
 {
   "cniVersion": "1.0.0",
   "name": "$KUBE_CNI_NETWORK",
   "plugins": [
     {
-      "type": "bridge", "bridge": "$KUBE_BRIDGE", "isGateway": true, "ipMasq": true, "hairpinMode": true,
-      "ipam": { "type": "host-local", "dataDir": "$KUBE_STATE/cni/ipam", "ranges": [[{ "subnet": "$KUBE_POD_CIDR" }]], "routes": [{ "dst": "0.0.0.0/0" }] }
+      "type": "bridge", "bridge": "$NODE_BRIDGE", "isGateway": true, "ipMasq": true, "hairpinMode": true,
+      "ipam": { "type": "host-local", "dataDir": "$NODE_DIR/cni/ipam", "ranges": [[{ "subnet": "$NODE_POD_CIDR" }]], "routes": [{ "dst": "0.0.0.0/0" }] }
     },
     { "type": "portmap", "capabilities": { "portMappings": true } }
   ]
 }
 EOF
-  PATH="$CONTAINERD_BIN:$PATH" start containerd "$CONTAINERD_BIN/containerd" --config "$c/config.toml"
-  wait_for "containerd did not answer" 60 containerd ctr version
+  PATH="$CONTAINERD_BIN:$PATH" start "containerd$NODE_SUFFIX" "$CONTAINERD_BIN/containerd" --config "$c/config.toml"
+  wait_for "$NODE's containerd did not answer" 60 "containerd$NODE_SUFFIX" ctr version
 }
 
-# (each ctr call also warns that cgroup v1 is deprecated: said once in the docs, not every time)
-ctr() { "$CONTAINERD_BIN/ctr" --address "$KUBE_CONTAINERD_SOCK" --namespace k8s.io "$@" 2> >(grep -v "support for cgroup v1 is deprecated" >&2); }
+# The node's containerd (node_vars); each ctr call also warns that cgroup v1 is deprecated: said
+# once in the docs, not every time.
+ctr() { "$CONTAINERD_BIN/ctr" --address "$NODE_SOCK" --namespace k8s.io "$@" 2> >(grep -v "support for cgroup v1 is deprecated" >&2); }
 
 # import <image ref in containerd> <what to save from Docker>: pinned, so the kubelet's image
 # garbage collection never removes it (nothing could pull it back).
 import() {
   ctr images ls -q "name==$1" | grep -q . && return 0
-  say "importing $2 into the cluster's containerd"
+  say "importing $2 into $NODE's containerd"
   docker save "$2" | ctr images import --local - >/dev/null
   ctr images ls -q "name==$1" | grep -q . || die "$2 was imported but containerd does not list $1"
   ctr images label "$1" io.cri-containerd.pinned=pinned >/dev/null
@@ -262,8 +272,20 @@ egress_image() {
 }
 
 kubelet_up() {
-  local k="$KUBE_STATE/kubelet"
-  mkdir -p "$k" "$KUBE_STATE/pod-logs"
+  local k="$NODE_DIR/kubelet" h
+  mkdir -p "$k" "$NODE_DIR/pod-logs"
+  # A node but the first keeps its Pods under a cgroup root of its own, made in every hierarchy
+  # (the kubelet refuses a root that is missing); its cpuset takes its parent's CPUs and memory.
+  if [ -n "$NODE_CGROUP" ]; then
+    for h in /sys/fs/cgroup/*/; do
+      [ -L "${h%/}" ] && continue
+      mkdir -p "$h$NODE_CGROUP"
+      if [ -f "$h/cpuset.cpus" ]; then
+        cat "$h/cpuset.cpus" >"$h$NODE_CGROUP/cpuset.cpus"
+        cat "$h/cpuset.mems" >"$h$NODE_CGROUP/cpuset.mems"
+      fi
+    done
+  fi
   # The kubelet sets these kernel settings on start; kube-down puts the old values back.
   [ -f "$KUBE_STATE/sysctl.before" ] || sysctl $KUBE_SYSCTLS | sed 's/ //g' >"$KUBE_STATE/sysctl.before"
   # The iptables chains there before the kubelet and the CNI plugins made theirs: kube-down
@@ -280,14 +302,15 @@ kind: KubeletConfiguration
 # This machine's cgroups are v1 (Docker reports the cgroupfs driver).
 failCgroupV1: false
 cgroupDriver: cgroupfs
-containerRuntimeEndpoint: unix://$KUBE_CONTAINERD_SOCK
-address: $KUBE_NODE_IP
+${NODE_CGROUP:+cgroupRoot: /$NODE_CGROUP}
+containerRuntimeEndpoint: unix://$NODE_SOCK
+address: $NODE_IP
 port: 10250
 readOnlyPort: 0
 healthzBindAddress: 127.0.0.1
-healthzPort: 10248
-tlsCertFile: $PKI/kubelet.crt
-tlsPrivateKeyFile: $PKI/kubelet.key
+healthzPort: $((10247 + NODE_N))
+tlsCertFile: $PKI/kubelet$NODE_SUFFIX.crt
+tlsPrivateKeyFile: $PKI/kubelet$NODE_SUFFIX.key
 authentication:
   anonymous:
     enabled: false
@@ -297,7 +320,7 @@ authentication:
     clientCAFile: $PKI/ca.crt
 authorization:
   mode: Webhook
-podLogsDir: $KUBE_STATE/pod-logs
+podLogsDir: $NODE_DIR/pod-logs
 failSwapOn: false
 # The images were imported, not pulled: nothing may collect them, and a full disk elsewhere on a
 # shared machine must not evict the tests' Pods.
@@ -310,9 +333,8 @@ evictionHard:
   nodefs.inodesFree: 1%
 resolvConf: /etc/resolv.conf
 EOF
-  start kubelet "$KUBE_BIN/kubelet" --config "$k/config.yaml" --kubeconfig "$KUBE_STATE/kubelet.kubeconfig" \
-    --root-dir "$k" --hostname-override "$KUBE_NODE" --node-ip "$KUBE_NODE_IP" --v 2
-  wait_for "the node was not Ready" 180 kubelet ready_node
+  start "kubelet$NODE_SUFFIX" "$KUBE_BIN/kubelet" --config "$k/config.yaml" --kubeconfig "$KUBE_STATE/kubelet$NODE_SUFFIX.kubeconfig" \
+    --root-dir "$k" --hostname-override "$NODE" --node-ip "$NODE_IP" --v 2
 }
 
 kubectl() { "$KUBE_BIN/kubectl" --kubeconfig "$KUBE_STATE/admin.kubeconfig" "$@"; }
@@ -325,17 +347,22 @@ base_image_ref() {
   echo "docker.io/library/${BASE_IMAGE%%:*}@$digest"
 }
 
-# The proof the cluster runs Pods: one from the computers' image by digest, never pulled.
-smoke_pod() {
-  local name=agentrun-kube-smoke
+# The proof the cluster runs Pods: one on each node, from the computers' image by digest, never pulled.
+smoke_pods() {
+  local n name names=""
   wait_for "the default service account was not made" 60 kube-controller-manager kubectl get serviceaccount default
-  kubectl delete pod "$name" --ignore-not-found --wait >/dev/null
-  kubectl apply -f - >/dev/null <<EOF
+  for n in $KUBE_NODES; do
+    node_vars "$n"
+    name="agentrun-kube-smoke-$NODE"
+    names="$names $name"
+    kubectl delete pod "$name" --ignore-not-found --wait >/dev/null
+    kubectl apply -f - >/dev/null <<EOF
 apiVersion: v1
 kind: Pod
 metadata:
   name: $name
 spec:
+  nodeName: $NODE
   restartPolicy: Never
   automountServiceAccountToken: false
   enableServiceLinks: false
@@ -346,11 +373,16 @@ spec:
     imagePullPolicy: Never
     command: ["sleep", "600"]
 EOF
-  if ! kubectl wait --for=condition=Ready "pod/$name" --timeout=120s >/dev/null; then
-    kubectl describe pod "$name" | tail -n 15 | sed 's/^/  | /' >&2
-    die "the smoke Pod did not run; the lines above are its events (logs in $KUBE_STATE/log)"
-  fi
-  kubectl delete pod "$name" --wait --timeout=60s >/dev/null
+  done
+  for name in $names; do
+    if ! kubectl wait --for=condition=Ready "pod/$name" --timeout=120s >/dev/null; then
+      kubectl describe pod "$name" | tail -n 15 | sed 's/^/  | /' >&2
+      die "the smoke Pod $name did not run; the lines above are its events (logs in $KUBE_STATE/log)"
+    fi
+  done
+  # shellcheck disable=SC2086
+  kubectl delete pod $names --wait --timeout=60s >/dev/null
+  node_vars 1
 }
 
 # dist/kubeconfig (the admin's, certificates inline) and dist/kube.json, for the tests and the
@@ -370,7 +402,8 @@ eval "$BINS"
 PAUSE_IMAGE="agentrun.local/kube-pause:$(sha256sum "$PAUSE_BIN/pause" | cut -c1-12)"
 
 if all_running && ready_node; then
-  egress_image
+  for n in $KUBE_NODES; do node_vars "$n"; egress_image; done
+  node_vars 1
   write_dist
   exit 0
 fi
@@ -380,12 +413,10 @@ if ! command -v runc >/dev/null; then
 fi
 mkdir -p "$KUBE_STATE/run" "$KUBE_STATE/log"
 pki
-node_link
+for n in $KUBE_NODES; do node_vars "$n"; node_pki; node_link; done
 control_plane
-containerd_up
-images
-egress_image
-kubelet_up
-smoke_pod
+for n in $KUBE_NODES; do node_vars "$n"; containerd_up; images; egress_image; kubelet_up; done
+for n in $KUBE_NODES; do node_vars "$n"; wait_for "$NODE was not Ready" 180 "kubelet$NODE_SUFFIX" ready_node "$NODE"; done
+smoke_pods
 write_dist
 say "the cluster is up in $((SECONDS - t_all)) s: KUBECONFIG=$ROOT/dist/kubeconfig (npm run kube:down stops it)"

@@ -2,8 +2,8 @@
 # Everything the main job needs, made once and reused: node modules, a Docker engine, computerd,
 # the Pulumi CLI (built from Go modules), the base image, the TypeScript build, the computers' own
 # image, side by side where one needs nothing of another; with --tests (as
-# npm test runs it) the tests' own tools too: tmux, Xvfb, BusyBox, pip's wheel, adb and the
-# browser fakes' Chromium image. Quiet when all is there; says what it does while it builds; every
+# npm test runs it) the tests' own tools too: tmux, Xvfb, BusyBox, pip's wheel, adb, aapt and the
+# phone's fixture app, the browser fakes' Chromium image and Docker Engine 28. Quiet when all is there; says what it does while it builds; every
 # failure names the next step. Writes dist/toolchain.env (for shells) and dist/toolchain.json (for tests).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -43,6 +43,8 @@ typescript() {
 # tests run against a real X server; BusyBox: Modal's entrypoint is tested under its sh, and a
 # static busybox is the stand-in agent copied into a Modal fake's sandbox. adb: the phone
 # harness speaks to the real adb server (Android platform tools), in front of a simulated phone.
+# aapt, zipalign, apksigner (and Android's framework-res.apk, for aapt): they build the phone's
+# fixture app, and the simulated phone reads an installed APK's manifest with aapt.
 apt_tool() {
   command -v "$1" >/dev/null && return 10
   apt_install "$1" "$2"
@@ -75,6 +77,10 @@ BESIDE="$(mktemp -d /tmp/agentrun-setup.XXXXXX)"
 trap 'rm -rf "$BESIDE"' EXIT
 beside pulumi "Pulumi CLI" bash scripts/setup-pulumi.sh
 beside daemon "computerd (dist/computerd-linux-amd64, -arm64)" bash scripts/build-daemon.sh
+# The Python side: its venv (PyPI's pulumi, pytest) and this tree's SDK installed for it; with
+# --tests, Pulumi's Python code generator, which the tests run to hold the SDK to the schema.
+beside python "Python venv and SDK (pulumi_agentrun)" bash scripts/setup-python.sh
+if [ "$tests" = 1 ]; then beside pygen "gen-python-sdk (Pulumi's Python code generator)" bash scripts/setup-gen-python-sdk.sh; fi
 step "node modules" node_modules
 if [ "$tests" = 1 ]; then
   step "tmux (for the shell tests)" apt_tool tmux tmux
@@ -82,10 +88,16 @@ if [ "$tests" = 1 ]; then
   step "BusyBox (for the Modal entrypoint's tests)" apt_tool busybox busybox-static
   step "pip's wheel (for ComputerApp's requirements test)" apt_file "/usr/share/python-wheels/pip-*.whl" python3-pip-whl
   step "adb (for the phone harness's tests)" apt_tool adb adb
+  step "aapt (for the phone's fixture app)" apt_tool aapt aapt
+  step "zipalign (for the phone's fixture app)" apt_tool zipalign zipalign
+  step "apksigner (for the phone's fixture app)" apt_tool apksigner apksigner
+  step "framework-res.apk (for the phone's fixture app)" apt_file /usr/share/android-framework-res/framework-res.apk android-framework-res
+  step "the phone's fixture app (dist/phone-fixture)" bash scripts/build-phone-fixture.sh
   step "sshd (for the remote Docker engine's tests)" apt_file /usr/sbin/sshd openssh-server
   step "registry (for the default image's pull tests)" apt_file /usr/bin/docker-registry docker-registry
 fi
 step "Docker engine" bash scripts/setup-docker.sh
+step "gVisor (runsc, for runtime gvisor)" bash scripts/setup-gvisor.sh
 beside base "base image" bash scripts/base-image.sh
 step "TypeScript build" typescript
 joined base BASE_IMAGE
@@ -112,12 +124,19 @@ browser_image() {
     process.exit(built ? 0 : 10);' "$ROOT" "$BASE_IMAGE"
 }
 if [ "$tests" = 1 ]; then beside browser "browser image (Chromium, for the browser fakes)" browser_image; fi
+# Docker Engine 28 from Go modules, for the volume option's tests (Debian's 20.10 has no
+# volume-subpath): cached by its module's hash, so only a fresh machine builds it, beside the rest.
+if [ "$tests" = 1 ]; then beside dockerd "Docker Engine 28 (for the volume option's tests)" bash scripts/toolchain/build-dockerd.sh; fi
 joined daemon
 joined pulumi PULUMI_BIN
+joined python PYTHON_VENV
+if [ "$tests" = 1 ]; then joined pygen; fi
 mkdir -p dist
 cat > dist/toolchain.env <<ENV
 export PATH="$PULUMI_BIN:\$PATH"
 export AGENTRUN_PULUMI_BIN="$PULUMI_BIN"
+export AGENTRUN_PYTHON="$PYTHON_VENV/bin/python"
+export PYTHONPATH="$ROOT/dist/python-sdk\${PYTHONPATH:+:\$PYTHONPATH}"
 export AGENTRUN_BASE_IMAGE="$BASE_IMAGE"
 export PULUMI_SKIP_UPDATE_CHECK=true
 export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
@@ -125,9 +144,10 @@ ENV
 node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({
   pulumiBin: process.argv[2], baseImage: process.argv[3], root: process.argv[4],
   daemon: { amd64: process.argv[4] + "/dist/computerd-linux-amd64", arm64: process.argv[4] + "/dist/computerd-linux-arm64" },
-}, null, 2) + "\n")' dist/toolchain.json "$PULUMI_BIN" "$BASE_IMAGE" "$ROOT"
+  python: process.argv[5] + "/bin/python", pythonSdk: process.argv[4] + "/dist/python-sdk",
+}, null, 2) + "\n")' dist/toolchain.json "$PULUMI_BIN" "$BASE_IMAGE" "$ROOT" "$PYTHON_VENV"
 joined image
-if [ "$tests" = 1 ]; then joined browser; fi
+if [ "$tests" = 1 ]; then joined browser; joined dockerd; fi
 if [ $((SECONDS - t_all)) -gt 2 ]; then say "set-up done in $((SECONDS - t_all)) s"; fi
 # Run as `npm run setup` on its own (not inside npm run up or npm test): what to run next.
 if [ "${npm_lifecycle_event:-}" = setup ]; then

@@ -4,9 +4,10 @@
 # the Daytona fake, on E2B at the wire and on E2B's Docker-backed fake as a desktop, on Modal at the wire,
 # on the browser and phone fakes, and Core on the test Kubernetes cluster, which it starts: each must
 # print its verdict and exit 0), and every vitest project (unit, docker, pulumi, live, and kube but
-# its cluster's own start-and-stop test: see vitest.config.ts). The cluster is stopped at the end
-# only when npm test started it (kube:down).
-# Fails when a suite fails or ran no test; ends with one "N passed, N failed" line.
+# its cluster's own start-and-stop test: see vitest.config.ts), with pytest (test/python: the Python
+# SDK and the Python harness) beside vitest. The cluster is stopped at the end only when npm test
+# started it (kube:down).
+# Fails when a suite fails or ran no test; ends with one "N passed, N failed, N skipped" line.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -39,7 +40,7 @@ set +e
 (cd daemon && go test -json ./... >"$out/go.json"); go_rc=$?
 set -e
 node scripts/go-test-summary.mjs "$out/go.json" >"$out/go.counts" || go_rc=1
-read -r go_pass go_fail <"$out/go.counts"
+read -r go_pass go_fail go_skip <"$out/go.counts"
 
 # The conformance runs, one row each: id | wave | the verdict line it must print (a grep pattern)
 # | where, in the line that says it did not | where, in the summary | its command. Each must exit
@@ -68,6 +69,10 @@ CONFORMANCE=(
   # Browserbase and Kernel on their fakes (in the CLI's process): browsers are Chromium containers with the run's label.
   'browserbase|2|^kind browser PASS|--kind browser on the Browserbase fake|on the Browserbase fake|AGENTRUN_BROWSERBASE_FAKE_RUN="$BROWSERBASE_RUN" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-browserbase-conformance.js --kind browser >"$REPORT" 2>&1'
   'kernel|2|^kind browser PASS|--kind browser on the Kernel fake|on the Kernel fake|AGENTRUN_KERNEL_FAKE_RUN="$KERNEL_RUN" node dist/src/conformance/cli.js --provider ./dist/test/support/fake-kernel-conformance.js --kind browser >"$REPORT" 2>&1'
+  # A browser on Docker itself: computerd as init, Debian's Chromium, CDP through the daemon's connection.
+  'docker-browser|2|^kind browser PASS|--kind browser on Docker|on a Docker browser|node dist/src/conformance/cli.js --provider docker --kind browser >"$REPORT" 2>&1'
+  # Core with every computer under gVisor (the set-up's runsc, registered with --network=none, so its row declares network none alone).
+  'gvisor|2|^core PASS |--runtime gvisor on Docker|on Docker under gVisor|node dist/src/conformance/cli.js --provider docker --runtime gvisor >"$REPORT" 2>&1'
   # The phone harness on its fake: simulated Android phones behind a real adb server of the run's own, killed when it exits.
   'phone|2|^kind phone PASS|--kind phone on the phone harness fake|on the phone harness fake|node dist/src/conformance/cli.js --provider ./dist/test/support/fake-phone-harness-conformance.js --kind phone >"$REPORT" 2>&1'
 )
@@ -103,6 +108,12 @@ for row in "${CONFORMANCE[@]}"; do
   fi
 done
 
+# pytest (the Python SDK and the Python harness through the real engine) beside vitest, with the
+# set-up's venv; its lines are shown once vitest is done.
+say "pytest (test/python), beside vitest"
+PYTHONDONTWRITEBYTECODE=1 "$AGENTRUN_PYTHON" -m pytest test/python -p no:cacheprovider -q --junitxml="$out/pytest.xml" >"$out/pytest.log" 2>&1 &
+py_pid=$!
+
 say "vitest"
 set +e
 # The kube files run on the cluster the kube row started; its own start-and-stop test is
@@ -110,18 +121,24 @@ set +e
 AGENTRUN_KUBE_TESTS=1 npx vitest run --exclude test/docker/daytona-conformance.test.ts --exclude test/docker/e2b-conformance.test.ts \
   --exclude test/kube/cluster.test.ts --reporter=default --reporter=json --outputFile.json="$out/vitest.json" "$@"; vt_rc=$?
 set -e
-read -r vt_pass vt_fail < <(node scripts/vitest-summary.mjs "$out/vitest.json")
+read -r vt_pass vt_fail vt_skip < <(node scripts/vitest-summary.mjs "$out/vitest.json")
+py_rc=0
+wait "$py_pid" || py_rc=$?
+say "pytest (test/python)"
+cat "$out/pytest.log"
+read -r py_pass py_fail py_skip < <(node scripts/pytest-summary.mjs "$out/pytest.xml")
 
-echo "go: $go_pass passed, $go_fail failed; vitest: $vt_pass passed, $vt_fail failed"
+echo "go: $go_pass passed, $go_fail failed, $go_skip skipped; vitest: $vt_pass passed, $vt_fail failed, $vt_skip skipped; pytest: $py_pass passed, $py_fail failed, $py_skip skipped"
 [ "$go_pass" -gt 0 ] || { say "go test ran no test"; go_rc=1; }
 [ "$vt_pass" -gt 0 ] || { say "vitest ran no test"; vt_rc=1; }
+[ "$py_pass" -gt 0 ] || { say "pytest ran no test"; py_rc=1; }
 for row in "${CONFORMANCE[@]}"; do
   IFS='|' read -r id _ verdict _ summary _ <<<"$row"
   echo "conformance $summary: $(grep "${verdict% PASS*} " "$out/conformance-$id.txt" 2>/dev/null | tail -n1 || echo 'no verdict')"
   # A failed case's own line again, so the end of the output names it.
   grep '^  ✗ ' "$out/conformance-$id.txt" 2>/dev/null | head -n 10 || true
 done
-echo "tests: $((go_pass + vt_pass)) passed, $((go_fail + vt_fail)) failed"
+echo "tests: $((go_pass + vt_pass + py_pass)) passed, $((go_fail + vt_fail + py_fail)) failed, $((go_skip + vt_skip + py_skip)) skipped"
 kube_rc=0
 kube_stop || { say "kube:down failed; the lines above say why"; kube_rc=1; }
-[ "$go_rc" = 0 ] && [ "$vt_rc" = 0 ] && [ "$conf_ok" = 0 ] && [ "$kube_rc" = 0 ]
+[ "$go_rc" = 0 ] && [ "$vt_rc" = 0 ] && [ "$py_rc" = 0 ] && [ "$conf_ok" = 0 ] && [ "$kube_rc" = 0 ]

@@ -14,6 +14,7 @@ export * from "./contract/labels.js";
 export * from "./contract/lifetime.js";
 export * from "./contract/kinds.js";
 export * from "./registry/offers.js";
+export * from "./registry/connection.js";
 export * from "./daemon/actions.js";
 export * from "./contract/wait.js";
 export * from "./daemon/redact.js";

@@ -4,6 +4,7 @@
 // it back once the proxy is there again.
 import type { ComputerProvider } from "../../src/contract/provider.js";
 import { ResultFailure } from "../../src/daemon/result.js";
+import { isObject } from "../secrets.js";
 
 /** The sentence a computer's drift holds while its shared proxy is stopped or gone. */
 export function proxyDownWords(proxy: string, how: "stopped" | "gone"): string {
@@ -22,10 +23,7 @@ export async function proxyDrift(provider: ComputerProvider, proxy: string | und
 /** The drift's sentences that are the computer's own: all but its proxy's. */
 export function ownDrift(drift: unknown, egress: unknown): string[] {
   const sentences = Array.isArray(drift) ? drift.filter((d): d is string => typeof d === "string") : [];
-  const proxy =
-    typeof egress === "object" && egress !== null && typeof (egress as { proxy?: unknown }).proxy === "string"
-      ? (egress as { proxy: string }).proxy
-      : undefined;
+  const proxy = isObject(egress) && typeof egress.proxy === "string" ? egress.proxy : undefined;
   if (proxy === undefined) return sentences;
   const down = new Set([proxyDownWords(proxy, "stopped"), proxyDownWords(proxy, "gone")]);
   return sentences.filter((d) => !down.has(d));

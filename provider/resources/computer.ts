@@ -7,16 +7,15 @@
 // an update that reads it back once the proxy is made again. delete: release "delete" by the vendor id.
 import { z } from "zod";
 import { screenOf } from "../../src/contract/screen.js";
-import { sameAllowlist } from "../../src/egress/list.js";
-import type { ComputerProvider, ComputerRef, ComputerSpec, ReadBack, SpecReadBack } from "../../src/contract/provider.js";
+import type { ComputerProvider, ComputerRef, ComputerSpec, NetworkPolicy, ReadBack, SpecDefaults } from "../../src/contract/provider.js";
 import type { Hello } from "../../src/daemon/protocol.js";
 import { canonical } from "../../src/contract/canonical.js";
 import { stoppedWords } from "../../src/contract/lifetime.js";
-import { ownerLabel, withoutOwner } from "../../src/contract/labels.js";
+import { ownerLabel } from "../../src/contract/labels.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { ResultFailure, orThrow } from "../../src/daemon/result.js";
 import { normalUser } from "../../src/contract/user.js";
-import { knownRefusals } from "../../src/contract/checked.js";
+import { checkKnown } from "../../src/contract/checked.js";
 import { madeByStack, unwritableFolder } from "../stack-folders.js";
 import type { Context, Step, Stored } from "../resource.js";
 import type { FieldChange, FieldDiff } from "../server.js";
@@ -25,6 +24,9 @@ import { ownDrift, proxyDrift } from "./computer-proxy-drift.js";
 import { bounded, resource, resourceOwner, unknownFields, vendorOf } from "../resource.js";
 import { whileWaiting } from "../progress.js";
 import { defaultImage, machineKindOf } from "./computer-image.js";
+import { declaredState, forkAndPauseRefusals, putState, runStateRefusal, stateMoves, stateWords, withoutStateWords } from "./computer-state.js";
+import { RUN_STATES } from "../../src/contract/state.js";
+import { callerLabels, declaredLabels, defaultsOf, inputsReadBack, withoutUndefined, type Declared } from "./computer-read-back.js";
 import { UNKNOWN, hasUnknown, isObject, unwrap, wrapDerived, type Props } from "../secrets.js";
 
 const TYPE = "agentrun:index:Computer";
@@ -40,7 +42,8 @@ export const GIVEN = z.strictObject({
   lifetimeMs: z.number(),
   network: z.enum(["none", "open", "allow"]).optional(),
   allow: z.array(z.string()).optional(),
-  mount: z.strictObject({ kind: z.string(), path: z.string() }).optional(),
+  // A Mount makes a bind folder, the one kind this takes: an archil mount has no path.
+  mount: z.strictObject({ kind: z.literal("bind"), path: z.string() }).optional(),
   labels: strings().optional(),
   cpus: z.number().positive().optional(),
   memoryMb: z.number().int().positive().optional(),
@@ -49,6 +52,8 @@ export const GIVEN = z.strictObject({
   workdir: z.string().min(1).optional(),
   kind: z.enum(["linux", "desktop", "browser", "phone"]).optional(),
   egress: z.strictObject({ proxy: z.string().min(1), user: z.string().min(1) }).optional(),
+  state: z.enum(RUN_STATES).optional(),
+  runtime: z.enum(["runc", "gvisor"]).optional(),
 });
 export const INPUTS = fieldsOf(GIVEN);
 /** What each field takes, in words: a value of the wrong shape is refused with what to ask for, never zod's stock words. */
@@ -58,7 +63,7 @@ const TAKES: Record<(typeof INPUTS)[number], string> = {
   lifetimeMs: "a number of milliseconds, such as 600000 (10 minutes)",
   network: '"none", "open" or "allow"',
   allow: 'a list of the names and CIDRs the computer may reach, such as ["pypi.org", "10.1.0.0/16"]',
-  mount: "a Mount's mount output ({ kind, path })",
+  mount: 'a Mount\'s mount output ({ kind: "bind", path })',
   labels: "an object of string values",
   cpus: "a number of CPUs above 0, such as 0.5 or 2",
   memoryMb: "a whole number of MiB above 0, such as 512",
@@ -67,11 +72,13 @@ const TAKES: Record<(typeof INPUTS)[number], string> = {
   workdir: "an absolute path, such as /work",
   kind: '"linux", "desktop", "browser" or "phone"',
   egress: "an EgressProxy's egress output",
+  state: '"running" or "paused"',
+  runtime: '"runc" or "gvisor"',
 };
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs, each optional (the template's type). */
 export const TEMPLATE = GIVEN.partial();
-// Everything a computer is made with is fixed at create: a change is a replace.
-const FIXED = INPUTS;
+// Everything a computer is made with is fixed at create: a change is a replace. Its state is a pause or a resume.
+const FIXED = INPUTS.filter((k) => k !== "state");
 // What check parses: lifetimeMs left out goes on to the provider's check, which says so in its words.
 const Given = GIVEN.partial({ lifetimeMs: true });
 /** What check gives: the provider, the network and the labels filled in (the provider's defaults too, where it has them). */
@@ -82,19 +89,35 @@ export type Inputs = z.infer<typeof CHECKED>;
  * drift. A refresh stores what it read back, which may be no value a stack declares (a network
  * "other: …", a kind the daemon says): the diff must see it to name the field.
  */
-const STORED = GIVEN.extend({ network: z.string(), kind: z.string(), name: z.string(), vendorId: z.string(), state: z.string(), drift: z.array(z.string()) });
+const STORED = GIVEN.extend({
+  network: z.string(),
+  kind: z.string(),
+  mount: z.strictObject({ kind: z.string(), path: z.string() }),
+  name: z.string(),
+  vendorId: z.string(),
+  state: z.string(),
+  drift: z.array(z.string()),
+});
 type State = Stored<z.infer<typeof STORED>>;
-
-/** A phone is the machine kind android (the only phone built): the input says phone, the spec android. */
-const inputKindOf = (kind: string | undefined): string | undefined => (kind === "android" ? "phone" : kind);
 
 /** The library's spec from the resource's inputs. */
 export function specOf(inputs: Inputs): ComputerSpec {
-  const spec: ComputerSpec = {
-    image: inputs.image ?? "",
+  return { ...knownSpecOf(inputs), image: inputs.image ?? "", lifetimeMs: inputs.lifetimeMs, network: networkOf(inputs, inputs.network) };
+}
+
+// Behind a shared proxy the list is the proxy's, whatever it is now: { allow: [] }.
+const networkOf = (inputs: Known, network: Inputs["network"]): NetworkPolicy =>
+  network === "allow" ? { allow: inputs.egress ? [] : (inputs.allow ?? []) } : network;
+
+/** What check has of the inputs: each field known, of the right shape, and not refused. */
+type Known = z.infer<typeof Given>;
+
+/** The spec of what is known: a field left out of the inputs is left out of the spec (check's, a preview's). */
+function knownSpecOf(inputs: Known): Partial<ComputerSpec> {
+  const spec: Partial<ComputerSpec> = {
+    image: inputs.image,
     lifetimeMs: inputs.lifetimeMs,
-    // Behind a shared proxy the list is the proxy's, whatever it is now: { allow: [] }.
-    network: inputs.network === "allow" ? { allow: inputs.egress ? [] : (inputs.allow ?? []) } : inputs.network,
+    network: inputs.network === undefined ? undefined : networkOf(inputs, inputs.network),
     labels: inputs.labels,
     cpus: inputs.cpus,
     memoryMb: inputs.memoryMb,
@@ -103,24 +126,11 @@ export function specOf(inputs: Inputs): ComputerSpec {
     workdir: inputs.workdir,
     kind: machineKindOf(inputs.kind),
   };
-  if (inputs.mount) spec.mount = inputs.mount as ComputerSpec["mount"];
+  if (inputs.mount) spec.mount = inputs.mount;
   if (inputs.egress) spec.egress = inputs.egress.proxy;
+  if (inputs.runtime) spec.runtime = inputs.runtime;
   return spec;
 }
-
-/**
- * The inputs a declaration that names none gets, filled in at check so what is read back
- * compares equal: network none (or the one network a provider offers, a browser's or a phone's open) and no
- * labels, and the provider's own kind, image (when it names one), sizes, workdir and user
- * (capabilities().defaults), which this resource never writes itself.
- */
-export function defaultsOf(provider: ComputerProvider): Props {
-  const { kind, network: offered = [], defaults = {} } = provider.capabilities();
-  const network = offered.includes("none") || offered.length !== 1 ? "none" : offered[0];
-  return withoutUndefined({ provider: provider.id, network, labels: {}, kind: inputKindOf(kind), ...defaults });
-}
-
-const withoutUndefined = (props: Props): Props => Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined));
 
 /**
  * Every refusal together, each naming its field: an unknown field, a value of the wrong shape,
@@ -133,6 +143,11 @@ async function check(ctx: Context, _olds: Props, news: Props) {
   const parsed = Given.safeParse(Object.fromEntries(Object.entries(known).filter(([, v]) => !hasUnknown(v))));
   // Fields already refused: the provider's check of them would say it twice.
   const refused = new Set<string>();
+  const badState = runStateRefusal(known.state, secretKeys.has("state"));
+  if (badState) {
+    failures.push(badState);
+    refused.add("state");
+  }
   if (!parsed.success) {
     // The field and what it must be; never the value, which could be a secret put in the wrong place.
     for (const issue of parsed.error.issues) {
@@ -142,17 +157,19 @@ async function check(ctx: Context, _olds: Props, news: Props) {
       refused.add(property);
     }
   }
-  const given = (parsed.success ? parsed.data : Object.fromEntries(Object.entries(known).filter(([k]) => !refused.has(k)))) as z.infer<typeof Given>;
+  // The fields of the right shape that are known now (a preview's unknown ones are checked at up).
+  const shaped = Object.entries(known).filter(([k, v]) => !refused.has(k) && !hasUnknown(v));
+  const given: Known = parsed.success ? parsed.data : (Given.safeParse(Object.fromEntries(shaped)).data ?? {});
   const joins = known.egress !== undefined && !refused.has("egress");
   // Joining a proxy is an allowlist: network "allow" unless declared otherwise.
   if (joins && known.network === undefined) known.network = given.network = "allow";
   if (joins) failures.push(...egressRefusals(given));
-  else if (given.network === "allow" && given.allow === undefined)
+  else if (given.network === "allow" && known.allow === undefined)
     failures.push({
       property: "allow",
       reason: 'network "allow" needs allow (the names and CIDRs the computer may reach) or egress (an EgressProxy\'s egress output, shared by a fleet)',
     });
-  if (!joins && given.network !== "allow" && given.allow !== undefined)
+  if (!joins && given.network !== "allow" && !hasUnknown(known.network) && given.allow !== undefined)
     failures.push({ property: "allow", reason: 'allow is the list of network "allow"; set network: allow, or leave allow out' });
 
   const id = known.provider ?? DEFAULT_PROVIDER;
@@ -162,7 +179,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     if (v.ok) provider = v.value;
     else failures.push({ property: "provider", reason: v.error.message });
   }
-  const defaults = provider ? defaultsOf(provider) : { provider: id };
+  const defaults: SpecDefaults & { provider: unknown } = provider ? defaultsOf(provider) : { provider: id };
   // No image: the provider's default when it names one, else its own made ready at create
   // (on Docker, its recipe), read back then.
   const image = known.image ?? defaults.image;
@@ -173,7 +190,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     user: normalUser(known.user ?? defaults.user),
   });
 
-  if (provider) failures.push(...(await providerRefusals(ctx, provider, inputs, refused, secretKeys)));
+  if (provider) failures.push(...(await providerRefusals(ctx, provider, inputs, refused, secretKeys)), ...forkAndPauseRefusals(provider, inputs, refused));
   // The proxy's volume belongs to its user: a computer of another user could not read its socket.
   const proxyUser = isObject(known.egress) ? known.egress.user : undefined;
   if (joins && typeof proxyUser === "string" && proxyUser !== UNKNOWN && inputs.user !== UNKNOWN && normalUser(proxyUser) !== inputs.user) {
@@ -202,6 +219,7 @@ const SPEC_FROM: Record<keyof ComputerSpec, readonly string[]> = {
   user: ["user"],
   workdir: ["workdir"],
   kind: ["kind"],
+  runtime: ["runtime"],
 };
 
 /**
@@ -215,12 +233,16 @@ async function providerRefusals(ctx: Context, provider: ComputerProvider, inputs
   await provider.host?.({ signal: bounded(ctx, HOST_MS) });
   const left = new Set(Object.keys(inputs).filter((k) => refused.has(k) || hasUnknown(inputs[k])));
   if (inputs.image === undefined) left.add("image");
-  const spec = specOf(Object.fromEntries(Object.entries(inputs).filter(([k]) => !left.has(k))) as Inputs);
-  const unknown = new Set((Object.keys(SPEC_FROM) as Array<keyof ComputerSpec>).filter((f) => SPEC_FROM[f].some((k) => left.has(k))));
-  for (const f of unknown) delete spec[f];
+  const parsed = Given.safeParse(Object.fromEntries(Object.entries(inputs).filter(([k]) => !left.has(k))));
+  // Each field was of its shape as given, or is the provider's own default.
+  if (!parsed.success) throw new Error(`the ${TYPE} inputs check filled in are not of their shapes (${parsed.error.message}): a fault of the plugin's`);
+  const spec = knownSpecOf(parsed.data);
+  const unknown = new Set(Object.entries(SPEC_FROM).flatMap(([f, from]) => (from.some((k) => left.has(k)) ? [f] : [])));
+  for (const f of unknown) Reflect.deleteProperty(spec, f);
   const mountMadeFirst = spec.mount?.kind === "bind" && madeByStack(spec.mount.path) !== undefined;
   const failures: Array<{ property: string; reason: string }> = [];
-  for (const r of knownRefusals(provider.check(spec, { mountMadeFirst }), unknown)) {
+  // A resource's computer is made for its owner (create passes it), so the check counts its labels.
+  for (const r of checkKnown((known: ComputerSpec) => provider.check(known, { mountMadeFirst, owned: true }), spec, unknown)) {
     // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
     const field = r.field.split(".")[0] ?? "";
     let property = isField(INPUTS, field) ? field : "";
@@ -262,56 +284,7 @@ function remainingMs(deadline: string | undefined): number {
   return Number.isFinite(left) && left > 0 ? Math.ceil(left / 1000) * 1000 : 1000;
 }
 
-/** An imported computer's labels: all but its provider's own namespace. */
-function callerLabels(labels: Record<string, string>): Record<string, string> {
-  return withoutOwner(Object.fromEntries(Object.entries(labels).filter(([k]) => k !== "agentrun.computer" && !k.startsWith("agentrun.computer."))));
-}
-
-/** The inputs as read back: what the computer is now, in the resource's own fields. */
-/** The inputs as read back. A size neither declared nor read back (Daytona's pids, Modal's sizes) is left out: undefined is no struct value. */
-function inputsReadBack(declared: Inputs, spec: SpecReadBack | undefined, hello: Hello | undefined, labels: Record<string, string> | undefined): Props {
-  if (!spec) return withoutUndefined({ ...declared });
-  const network = spec.network;
-  const read: Props = {
-    provider: declared.provider,
-    image: spec.image,
-    lifetimeMs: declared.lifetimeMs,
-    network: typeof network === "string" ? network : "allow" in network ? "allow" : `other: ${network.other}`,
-    labels: labels ?? declared.labels,
-    cpus: spec.cpus ?? declared.cpus,
-    memoryMb: spec.memoryMb ?? declared.memoryMb,
-    pids: spec.pids ?? declared.pids,
-    // A computer with no user of its own (a browser) reads back none.
-    user: spec.user || undefined,
-    workdir: spec.workdir ?? declared.workdir,
-    kind: inputKindOf(hello?.kind ?? spec.kind) ?? declared.kind,
-  };
-  // Behind a shared proxy: which proxy, not its list (a new list changes nothing here).
-  if (spec.egress) read.egress = { proxy: spec.egress, user: spec.user };
-  else if (typeof network === "object" && "allow" in network) {
-    // The same list in another order or case is the declared list: kept as declared.
-    const same = sameAllowlist(declared.allow, network.allow);
-    read.allow = same ? declared.allow : network.allow;
-  }
-  if (spec.mount)
-    read.mount =
-      "other" in spec.mount ? { kind: "other", path: spec.mount.other } : { kind: spec.mount.kind, path: "path" in spec.mount ? spec.mount.path : "" };
-  return withoutUndefined(read);
-}
-
-/**
- * The declared labels as read back. A container's labels also hold its image's and the
- * provider's own, which no one declared, so only the declared keys are compared.
- */
-function declaredLabels(declared: Record<string, string>, read: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.keys(declared)
-      .filter((k) => k in read)
-      .map((k) => [k, read[k]!]),
-  );
-}
-
-function outputsOf(declared: Inputs, o: ReadBack, labels: Record<string, string> | undefined): Props {
+function outputsOf(declared: Declared, o: ReadBack, labels: Record<string, string> | undefined): Props {
   const outs: Props = {
     ...inputsReadBack(declared, o.ref.spec, o.hello, labels),
     name: o.ref.name,
@@ -356,10 +329,17 @@ async function create(ctx: Context, { inputs, secretKeys }: Step<Inputs>) {
       provider.create(specOf(inputs), { signal, ...(owner === undefined ? {} : { owner }) }),
     ),
   );
+  // Declared paused: made, then paused; a pause that fails removes what was made.
+  const state = declaredState(inputs.state);
+  if (state === "paused")
+    await putState(provider, made, state, "running", signal).catch(async (e) => {
+      await provider.release(made, "delete", { signal: bounded(ctx, STEP_MS) });
+      throw e;
+    });
   // create ends with the drift check, hello included: what it made is what was declared.
   const outs = await withScreen(
     provider,
-    outputsOf(inputs, { ref: made, state: "running", labels: inputs.labels, hello: made.hello, drift: [] }, inputs.labels),
+    outputsOf(inputs, { ref: made, state, labels: inputs.labels, hello: made.hello, drift: [] }, inputs.labels),
     made,
     made.hello,
     signal,
@@ -372,6 +352,7 @@ function vendorIdOf(id: string, old: { vendorId?: string }): string {
   return old.vendorId || id;
 }
 
+/** stored: the stored inputs (none on an import, whose declared state is what was found). */
 async function read(ctx: Context, id: string, { old, secretKeys }: State, stored?: Props) {
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
   const signal = bounded(ctx, STEP_MS);
@@ -388,12 +369,15 @@ async function read(ctx: Context, id: string, { old, secretKeys }: State, stored
   if (made !== undefined && o.ref.name !== made) o.drift = [`renamed by hand to ${o.ref.name} (it was made as ${made})`, ...o.drift];
   // Stopped is drift, as the diff's `state` shows it: said in the drift's own words too.
   if (o.state === "stopped") o.drift = [stoppedWords(o.ref.spec?.deadline ? new Date(o.ref.spec.deadline) : undefined), ...o.drift];
+  const wanted = stored ? declaredState(unwrap(stored).plain.state) : declaredState(o.state);
+  const moved = stateWords(wanted, o.state);
+  if (moved) o.drift = [...o.drift, moved];
   const proxyDown = await proxyDrift(provider, o.ref.spec?.egress, signal);
   if (proxyDown) o.drift = [...o.drift, proxyDown];
   // An import has no outputs: what is there is what was declared (its labels, the caller's own),
   // and its lifetime is what is left of it, to the second.
-  const declared = { ...defaultsOf(provider), ...old } as Inputs;
-  if (typeof declared.lifetimeMs !== "number") declared.lifetimeMs = remainingMs(o.ref.spec?.deadline);
+  const was: Partial<z.infer<typeof STORED>> = old;
+  const declared: Declared = { ...defaultsOf(provider), ...was, lifetimeMs: was.lifetimeMs ?? remainingMs(o.ref.spec?.deadline) };
   const labels = typeof old.labels === "object" && old.labels !== null ? declaredLabels(declared.labels, o.labels) : callerLabels(o.labels);
   const outs =
     o.drift.length > 0 ? outputsOf(declared, o, labels) : await withScreen(provider, outputsOf(declared, o, labels), o.ref, o.hello, bounded(ctx, STEP_MS));
@@ -402,6 +386,8 @@ async function read(ctx: Context, id: string, { old, secretKeys }: State, stored
   // In the shape declared: a field left to the provider stays left out (an import declared nothing, so has every one).
   const inputs = inputsReadBack(declared, o.ref.spec, o.hello, labels);
   if (stored) for (const k of LEFT_TO_PROVIDER) if (!(k in stored)) delete inputs[k];
+  // The state as found, where the stack declared one or it is not the default; a stopped one is made again.
+  if (o.state !== "stopped" && (stored?.state !== undefined || o.state === "paused")) inputs.state = o.state;
   // A resource keeps its id whatever the computer is called now; an import takes the name read.
   return { id: made === undefined || owned ? o.ref.name : id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
 }
@@ -424,7 +410,8 @@ const LEFT_TO_PROVIDER: readonly string[] = ["image", "cpus", "memoryMb", "pids"
  * Each field that changed, by name, which is what the engine prints: an input declared otherwise
  * or read back otherwise, `state` for a stopped computer (past its deadline), and `drift` for a
  * mismatch no field names (a rename, a setting no input holds). Every one is a replace, and the
- * drift's sentences are the detail; a shared proxy down, alone, is the proxy's to heal (an update).
+ * drift's sentences are the detail; a shared proxy down, alone, is the proxy's to heal, and a
+ * paused or running computer not as declared is a pause or a resume: each an update.
  */
 async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Promise<FieldDiff> {
   const changed: Record<string, FieldChange> = {};
@@ -434,11 +421,15 @@ async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Pr
   }
   if (o.state === "stopped") changed.state = "update-replace";
   const drifted = Array.isArray(o.drift) && o.drift.length > 0;
-  const own = ownDrift(o.drift, o.egress).length > 0;
+  const own = ownDrift(withoutStateWords(o.drift), o.egress).length > 0;
   if (own && Object.keys(changed).length === 0) changed.drift = "update-replace";
   const replaces = Object.keys(changed);
-  // Its proxy down, and nothing of its own: the proxy's up heals it, and an update reads it back.
-  if (drifted && replaces.length === 0) return { changes: true, replaces: [], deleteBeforeReplace: false, detailedDiff: { drift: "update" } };
+  // Its proxy down or its state moved, and nothing else: an update heals it and reads it back.
+  const moves = stateMoves(o.state, n.state);
+  if (replaces.length === 0 && (drifted || moves)) {
+    const detailedDiff: Record<string, FieldChange> = { ...(drifted ? { drift: "update" } : {}), ...(moves ? { state: "update" } : {}) };
+    return { changes: true, replaces: [], deleteBeforeReplace: false, detailedDiff, ...(moves ? { diffs: ["state"] } : {}) };
+  }
   // The drift's sentences are shown under --diff whatever field names them.
   return {
     changes: replaces.length > 0,
@@ -449,23 +440,36 @@ async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Pr
   };
 }
 
-/** diff asks for an update only when its shared proxy was down: by now the proxy's up made it again, so it is read back. */
-async function update(ctx: Context, id: string, olds: State) {
-  const r = await read(ctx, id, olds);
+/**
+ * diff asks for an update when the state moves (paused or resumed here) or its shared proxy was
+ * down (by now the proxy's up made it again): then it is read back.
+ */
+async function update(ctx: Context, id: string, olds: State, { inputs, raw }: Step<Inputs>) {
+  const wanted = declaredState(inputs.state);
+  if (stateMoves(olds.old.state, wanted)) {
+    const provider = await vendorOf(ctx, inputs.provider);
+    await whileWaiting(ctx.say, `${wanted === "paused" ? "pausing" : "resuming"} the ${provider.id} computer`, () =>
+      putState(provider, refOf(id, olds.old, provider), wanted, olds.old.state, bounded(ctx, STEP_MS)),
+    );
+  }
+  const r = await read(ctx, id, olds, raw);
   if (!r.props) throw new Error(`the computer ${id} is gone; the next up makes it again`);
   return { outs: r.props };
 }
 
 /** A preview of that update: the computer as it was, its drift known once it is read back. */
-async function preview(_ctx: Context, { raw }: Step<Inputs>, olds?: State) {
-  return olds === undefined ? raw : { ...olds.raw, drift: UNKNOWN };
+async function preview(_ctx: Context, { raw, inputs }: Step<Inputs>, olds?: State) {
+  return olds === undefined ? raw : { ...olds.raw, state: declaredState(inputs.state), drift: UNKNOWN };
 }
 
 async function remove(ctx: Context, id: string, { old }: State) {
   const provider = await vendorOf(ctx, typeof old.provider === "string" ? old.provider : DEFAULT_PROVIDER);
-  // By its vendor id: a computer renamed by hand is still found, and removed.
-  const ref: ComputerRef = { id: vendorIdOf(id, old), name: typeof old.name === "string" ? old.name : id, provider: provider.id };
-  orThrow(await provider.release(ref, "delete", { signal: bounded(ctx, STEP_MS) }));
+  orThrow(await provider.release(refOf(id, old, provider), "delete", { signal: bounded(ctx, STEP_MS) }));
+}
+
+/** The computer a resource's state names, by its vendor id: one renamed by hand is still found. */
+function refOf(id: string, old: State["old"], provider: ComputerProvider): ComputerRef {
+  return { id: vendorIdOf(id, old), name: typeof old.name === "string" ? old.name : id, provider: provider.id };
 }
 
 export const computer = resource(TYPE, {

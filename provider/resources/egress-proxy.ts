@@ -12,12 +12,13 @@
 // the computers behind a proxy whose list changes see the same `egress` and are not shown as made again.
 import { z } from "zod";
 import { sameAllowlist } from "../../src/egress/list.js";
+import { credentialsChangedHosts, EGRESS_CREDENTIAL, EGRESS_RULE, ruleArg, ruleOf, rulesChangedHosts } from "../../src/egress/rules.js";
 import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../../src/egress/proxies.js";
 import type { ComputerProvider } from "../../src/contract/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
 import { orThrow } from "../../src/daemon/result.js";
-import { knownRefusals } from "../../src/contract/checked.js";
+import { checkKnown } from "../../src/contract/checked.js";
 import { normalUser } from "../../src/contract/user.js";
 import type { Context, Step, Stored } from "../resource.js";
 import type { FieldChange, FieldDiff } from "../server.js";
@@ -33,7 +34,7 @@ const STEP_MS = 2 * 60_000;
 // Outputs derived from inputs of other names, so a secret input keeps them secret.
 const DERIVED: Record<string, readonly string[]> = {
   egress: ["user"],
-  drift: ["allow", "hint"],
+  drift: ["allow", "hint", "rules"],
   name: [],
   hostAddresses: [],
   deadline: [],
@@ -47,15 +48,22 @@ const Given = z.strictObject({
   lifetimeMs: z.number(),
   user: z.string().min(1).optional(),
   hint: z.string().optional(),
+  rules: z.array(EGRESS_RULE).optional(),
+  credentials: z.array(EGRESS_CREDENTIAL).optional(),
 });
 export const INPUTS = fieldsOf(Given);
 const EGRESS = z.object({ proxy: z.string(), user: z.string() });
+/** What the proxy's check takes of the inputs known now (a preview leaves some out). */
+const KNOWN_SPEC = Given.omit({ provider: true }).partial();
 /** What check gives: the provider and user filled in, the proxy's name check chose, and the egress its computers take. */
 const Checked = Given.required({ provider: true, user: true }).extend({ name: z.string(), egress: EGRESS.optional() });
 type Inputs = z.infer<typeof Checked>;
 /** What the steps read of the stored state: the inputs, the proxy's name, its deadline and drift. */
 const Stored = Given.extend({ name: z.string(), deadline: z.string(), state: z.string(), drift: z.array(z.string()) });
 type State = Stored<z.infer<typeof Stored>>;
+
+/** The secret fields: those the stack marked, and credentials always, so a key never reaches state in the clear. */
+const secretsOf = (marked: Set<string>) => new Set([...marked, "credentials"]);
 
 /** The fields of REPLACING that differ between what was and what is asked now. */
 const replacedBy = (olds: Props, news: Props) => REPLACING.filter((k) => news[k] !== undefined && JSON.stringify(olds[k]) !== JSON.stringify(news[k]));
@@ -66,13 +74,23 @@ function proxiesOf(provider: ComputerProvider): EgressProxies {
   return provider.proxies;
 }
 
-const specOf = (inputs: Pick<Inputs, "allow" | "lifetimeMs" | "user" | "hint"> & { name?: string }): ProxySpec => ({
-  ...(inputs.name === undefined ? {} : { name: inputs.name }),
+/** What an update changes: the list, the hint, the rules and the credentials, each only when given. */
+const changeOf = (inputs: Pick<Inputs, "allow" | "hint" | "rules" | "credentials">): Pick<ProxySpec, "allow" | "hint" | "rules" | "credentials"> => ({
   allow: inputs.allow,
+  ...(inputs.hint === undefined ? {} : { hint: inputs.hint }),
+  ...(inputs.rules === undefined ? {} : { rules: inputs.rules }),
+  ...(inputs.credentials === undefined ? {} : { credentials: inputs.credentials }),
+});
+
+const specOf = (inputs: Pick<Inputs, "allow" | "lifetimeMs" | "user" | "hint" | "rules" | "credentials"> & { name?: string }): ProxySpec => ({
+  ...(inputs.name === undefined ? {} : { name: inputs.name }),
+  ...changeOf(inputs),
   lifetimeMs: inputs.lifetimeMs,
   user: inputs.user,
-  ...(inputs.hint === undefined ? {} : { hint: inputs.hint }),
 });
+
+/** Rules in their argv form, as a proxy holds them and its read-back compares them. */
+const ruleArgs = (rules: unknown): string[] => (Array.isArray(rules) ? (rules as Inputs["rules"] & object).map(ruleArg) : []);
 
 /** Every refusal together, each naming its field, with no vendor call. */
 async function check(ctx: Context, olds: Props, news: Props) {
@@ -121,12 +139,17 @@ async function check(ctx: Context, olds: Props, news: Props) {
     // Every field known now, whatever else is unknown (a preview's): one refused already, unknown
     // or left out is left out of the spec, and not refused for its absence.
     const left = new Set<string>(INPUTS.filter((k) => refused.has(k) || inputs[k] === undefined || hasUnknown(inputs[k])));
-    const spec = specOf(Object.fromEntries(Object.entries(inputs).filter(([k]) => !left.has(k))) as unknown as Inputs);
-    for (const r of knownRefusals(provider.proxies.check(spec), left)) {
+    const parsed = KNOWN_SPEC.safeParse(Object.fromEntries(Object.entries(inputs).filter(([k]) => isField(INPUTS, k) && k !== "provider" && !left.has(k))));
+    // Each field was of its shape as given, or is the provider's own default user.
+    if (!parsed.success) throw new Error(`the ${TYPE} inputs check filled in are not of their shapes (${parsed.error.message}): a fault of the plugin's`);
+    const proxies = provider.proxies;
+    for (const r of checkKnown((known: ProxySpec) => proxies.check(known), parsed.data, left)) {
       // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
-      const field = r.field.split(".")[0] ?? "";
+      const field = r.field.split(/[.[]/)[0] ?? "";
       const property = isField(INPUTS, field) ? field : "";
-      failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });
+      // A credential's refusal names its place and never its value, so it is said whole.
+      const said = !secretKeys.has(property) || property === "credentials";
+      failures.push({ property, reason: said ? r.message : `${property} (a secret) is refused` });
     }
   }
   if (failures.length) return { failures };
@@ -137,7 +160,7 @@ async function check(ctx: Context, olds: Props, news: Props) {
   const seed = owner === undefined ? undefined : `${owner}\0${typeof old.name === "string" ? old.name : ""}`;
   inputs.name = keep ? old.name : (provider?.proxies?.freshName(seed) ?? UNKNOWN);
   inputs.egress = { proxy: inputs.name, user: inputs.user };
-  return { inputs: wrapDerived(inputs, secretKeys, { egress: ["user"], name: [] }) };
+  return { inputs: wrapDerived(inputs, secretsOf(secretKeys), { egress: ["user"], name: [] }) };
 }
 
 /** The declared list, kept as declared when the read-back is the same list in normal form. */
@@ -159,6 +182,8 @@ function outputsOf(declared: Omit<Inputs, "egress">, ref: ProxyRef, state: "runn
     drift,
   };
   if (declared.hint !== undefined) outs.hint = declared.hint;
+  if (declared.rules !== undefined) outs.rules = declared.rules;
+  if (declared.credentials !== undefined) outs.credentials = declared.credentials;
   return outs;
 }
 
@@ -173,20 +198,22 @@ async function create(ctx: Context, { inputs, secretKeys }: Step<Inputs>) {
     // The name check chose is held: by this resource's own create, cut short (its owner label),
     // which is removed and made again; else (a replacement made before the old proxy goes) by
     // another, and a fresh name is taken.
-    if (owner !== undefined && typeof inputs.name === "string" && (await heldByOwner(proxies, inputs.name, owner, signal))) {
-      const removed = await proxies.release(inputs.name, { signal });
+    const held = owner !== undefined && typeof inputs.name === "string" ? await heldByOwner(proxies, inputs.name, owner, signal) : undefined;
+    if (held !== undefined) {
+      const removed = await proxies.release(held, { signal });
       if (removed.ok) return proxies.make(specOf(inputs), options);
     }
     return proxies.make({ ...specOf(inputs), name: undefined }, options);
   };
   const made = orThrow(await whileWaiting(ctx.say, "waiting for the egress proxy's ready line", make));
-  return { id: made.name, outs: wrapDerived(outputsOf(inputs, made, "running", []), secretKeys, DERIVED) };
+  // Its id (Kubernetes: the ConfigMap's name and uid) names it alone to read, update and delete.
+  return { id: made.id ?? made.name, outs: wrapDerived(outputsOf(inputs, made, "running", []), secretsOf(secretKeys), DERIVED) };
 }
 
-/** Whether the proxy of that name was made for this owner. */
-async function heldByOwner(proxies: EgressProxies, name: string, owner: string, signal: AbortSignal): Promise<boolean> {
+/** The id of the proxy of that name when it was made for this owner. */
+async function heldByOwner(proxies: EgressProxies, name: string, owner: string, signal: AbortSignal): Promise<string | undefined> {
   const read = await proxies.read(name, { signal });
-  return read.ok && read.value.ref.labels[OWNER_LABEL] === ownerLabel(owner)[OWNER_LABEL];
+  return read.ok && read.value.ref.labels[OWNER_LABEL] === ownerLabel(owner)[OWNER_LABEL] ? (read.value.ref.id ?? name) : undefined;
 }
 
 async function observe(proxies: EgressProxies, id: string, signal: AbortSignal): Promise<ProxyReadBack | "gone"> {
@@ -204,19 +231,28 @@ async function read(ctx: Context, id: string, { old, secretKeys }: State) {
   // default would otherwise change), and its lifetime what is left.
   const imported = old.allow === undefined;
   const hint = typeof old.hint === "string" ? old.hint : imported && o.ref.hint !== "" ? o.ref.hint : undefined;
+  const name = o.ref.name;
   const declared: Omit<Inputs, "egress"> = {
-    name: id,
+    name,
     provider: provider.id,
     allow: old.allow ?? o.ref.allow,
     lifetimeMs: typeof old.lifetimeMs === "number" ? old.lifetimeMs : Math.max(1000, Math.ceil((Date.parse(o.ref.deadline) - Date.now()) / 1000) * 1000),
     user: typeof old.user === "string" ? old.user : o.ref.user,
     ...(hint === undefined ? {} : { hint }),
+    ...(Array.isArray(old.rules) ? { rules: old.rules as Inputs["rules"] } : {}),
+    ...(Array.isArray(old.credentials) ? { credentials: old.credentials as Inputs["credentials"] } : {}),
   };
   // Stopped is drift, named `state` by the diff, and said first; a proxy re-run by hand with
   // another list reads back as made, but not as declared.
-  const drift = o.state === "stopped" ? [`the egress proxy ${id} is stopped: its computers reach nothing`, ...o.drift] : [...o.drift];
+  const drift = o.state === "stopped" ? [`the egress proxy ${name} is stopped: its computers reach nothing`, ...o.drift] : [...o.drift];
   if (o.network && "allow" in o.network && !sameAllowlist(declared.allow, o.ref.allow))
-    drift.push(`the egress proxy ${id} holds ${o.ref.allow.join(", ")}, not the declared ${declared.allow.join(", ")}`);
+    drift.push(`the egress proxy ${name} holds ${o.ref.allow.join(", ")}, not the declared ${declared.allow.join(", ")}`);
+  if (o.network && "allow" in o.network && o.ref.rules !== undefined)
+    for (const host of rulesChangedHosts(ruleArgs(declared.rules), o.ref.rules))
+      drift.push(`the egress proxy ${name} holds other rules for ${host} than declared`);
+  if (o.network && "allow" in o.network && o.credentials !== undefined && !imported)
+    for (const host of credentialsChangedHosts(declared.credentials ?? [], o.credentials))
+      drift.push(`the egress proxy ${name} holds another credential for ${host} than declared`);
   const outs = outputsOf(declared, o.ref, o.state, drift);
   // The inputs as read back, so preview --refresh shows the list that changed (none when the proxy is gone).
   const inputs: Props = {
@@ -224,11 +260,16 @@ async function read(ctx: Context, id: string, { old, secretKeys }: State) {
     allow: outs.allow,
     lifetimeMs: declared.lifetimeMs,
     user: o.ref.user,
-    name: id,
-    egress: { proxy: id, user: o.ref.user },
+    name,
+    egress: { proxy: name, user: o.ref.user },
   };
   if (declared.hint !== undefined) inputs.hint = o.ref.hint === declared.hint || o.ref.hint === "" ? declared.hint : o.ref.hint;
-  return { id, props: wrapDerived(outs, secretKeys, DERIVED), inputs: wrapDerived(inputs, secretKeys) };
+  // The rules as the proxy runs them (declared when the same), so preview --refresh shows a hand change.
+  const held = o.ref.rules ?? [];
+  if (declared.rules !== undefined || held.length > 0)
+    inputs.rules = rulesChangedHosts(ruleArgs(declared.rules), held).length === 0 ? declared.rules : held.map(ruleOf);
+  if (declared.credentials !== undefined) inputs.credentials = declared.credentials;
+  return { id, props: wrapDerived(outs, secretsOf(secretKeys), DERIVED), inputs: wrapDerived(inputs, secretsOf(secretKeys)) };
 }
 
 async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Promise<FieldDiff> {
@@ -239,6 +280,8 @@ async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Pr
   const updates = [
     ...(n.allow === UNKNOWN || !sameAllowlist(o.allow, n.allow) ? ["allow"] : []),
     ...(n.hint !== undefined && o.hint !== n.hint ? ["hint"] : []),
+    ...(n.rules === UNKNOWN || rulesChangedHosts(ruleArgs(o.rules), ruleArgs(n.rules)).length > 0 ? ["rules"] : []),
+    ...(n.credentials === UNKNOWN || JSON.stringify(o.credentials ?? []) !== JSON.stringify(n.credentials ?? []) ? ["credentials"] : []),
     ...(o.state === "stopped" ? ["state"] : []),
   ];
   // Stopped, removed or widened by hand: made again on the same volume. Drift no field names is
@@ -257,12 +300,8 @@ async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Pr
 async function update(ctx: Context, id: string, _olds: State, { inputs, secretKeys }: Step<Inputs>) {
   const proxies = proxiesOf(await vendorOf(ctx, inputs.provider));
   const signal = bounded(ctx, STEP_MS);
-  const made = orThrow(
-    await whileWaiting(ctx.say, "changing the egress proxy's list", () =>
-      proxies.update(id, { allow: inputs.allow, ...(inputs.hint === undefined ? {} : { hint: inputs.hint }) }, { signal }),
-    ),
-  );
-  return { outs: wrapDerived(outputsOf(inputs, made, "running", []), secretKeys, DERIVED) };
+  const made = orThrow(await whileWaiting(ctx.say, "changing the egress proxy's list", () => proxies.update(id, changeOf(inputs), { signal })));
+  return { outs: wrapDerived(outputsOf(inputs, made, "running", []), secretsOf(secretKeys), DERIVED) };
 }
 
 async function remove(ctx: Context, id: string, { old }: State) {

@@ -4,7 +4,8 @@
 // Computer step writes it) in one list, and each found one is read back with the drift check the
 // Computer's refresh uses. Read-only: a preview computes it too.
 import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
-import type { ComputerProvider } from "../../src/contract/provider.js";
+import type { ComputerProvider, ComputerState } from "../../src/contract/provider.js";
+import type { RunState } from "../../src/contract/state.js";
 import { orThrow } from "../../src/daemon/result.js";
 import { resourceOwner, type Context } from "../resource.js";
 
@@ -12,10 +13,10 @@ const READ_MS = 30_000;
 const AT_ONCE = 8;
 
 /** A child as found: its state and drift check's mismatches, gone (no computer), or a read that failed in words. */
-export type Found = { state: "running" | "stopped"; drift: readonly string[] } | "missing" | { failed: string };
+export type Found = { state: ComputerState; drift: readonly string[] } | "missing" | { failed: string };
 
 export interface FleetDrift {
-  /** How many children a refresh replaces: drifted or stopped (a Computer's diff replaces just these). */
+  /** How many children an up changes: drifted or stopped (replaced), or paused or running against the template's state (paused or resumed in place). */
   count: number;
   computers: string[];
   /** Children removed by hand: a refresh drops them, and the up makes them again. */
@@ -26,10 +27,11 @@ export interface FleetDrift {
 
 /**
  * The summary from what was found of children 0..size-1, held to what a Computer's read and diff
- * say of each: a stopped or drifted child is counted; a missing one below the highest found is gone
- * (removed by hand); missing ones past it are new in this up (a first up, a grown size).
+ * say of each: a stopped or drifted child is counted, and one paused or running against the
+ * template's declared state (undefined while it is unknown); a missing one below the highest found
+ * is gone (removed by hand); missing ones past it are new in this up (a first up, a grown size).
  */
-export function summarize(name: string, size: number, found: ReadonlyMap<number, Found>): FleetDrift {
+export function summarize(name: string, size: number, found: ReadonlyMap<number, Found>, declared?: RunState): FleetDrift {
   let highest = -1;
   for (const [n, f] of found) if (f !== "missing" && n > highest) highest = n;
   const computers: string[] = [];
@@ -40,7 +42,7 @@ export function summarize(name: string, size: number, found: ReadonlyMap<number,
     if (f === "missing") {
       if (n < highest) gone.push(`${name}-${n}`);
     } else if ("failed" in f) failed.push(`${name}-${n}: ${f.failed}`);
-    else if (f.state === "stopped" || f.drift.length > 0) computers.push(`${name}-${n}`);
+    else if (f.state === "stopped" || f.drift.length > 0 || (declared !== undefined && f.state !== declared)) computers.push(`${name}-${n}`);
   }
   const summary = { count: computers.length, computers, gone };
   return failed.length ? { ...summary, note: `not read back: ${failed.join("; ")}` } : summary;
@@ -53,7 +55,14 @@ export function childUrn(fleetUrn: string, child: string): string {
 }
 
 /** Finds and reads back each child of the fleet; a failure is words in the summary, never a throw. */
-export async function driftAtStart(ctx: Context, provider: ComputerProvider | string, fleetUrn: string, name: string, size: number): Promise<FleetDrift> {
+export async function driftAtStart(
+  ctx: Context,
+  provider: ComputerProvider | string,
+  fleetUrn: string,
+  name: string,
+  size: number,
+  declared: RunState | undefined,
+): Promise<FleetDrift> {
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(READ_MS)]);
   try {
     if (typeof provider === "string") throw new Error(provider);
@@ -77,8 +86,8 @@ export async function driftAtStart(ctx: Context, provider: ComputerProvider | st
         for (let next = queue.shift(); next; next = queue.shift()) await readOne(next);
       }),
     );
-    return summarize(name, size, found);
+    return summarize(name, size, found, declared);
   } catch (e) {
-    return { count: 0, computers: [], gone: [], note: `the children could not be read back: ${(e as Error).message}` };
+    return { count: 0, computers: [], gone: [], note: `the children could not be read back: ${e instanceof Error ? e.message : String(e)}` };
   }
 }

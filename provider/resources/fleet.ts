@@ -12,7 +12,9 @@ import { fieldsOf, isField, strings } from "../inputs.js";
 import { isObject } from "../secrets.js";
 import type { Construct } from "../resource.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
+import type { RunState } from "../../src/contract/state.js";
 import { driftAtStart } from "./fleet-drift.js";
+import { declaredState } from "./computer-state.js";
 
 const TYPE = "agentrun:index:Fleet";
 /** A Fleet's inputs as a stack gives them. */
@@ -44,6 +46,13 @@ async function valueOf(input: unknown): Promise<unknown> {
   if (!pulumi.Output.isInstance(input)) return input;
   // The runtime's own promise with unknowns kept (the provider server awaits outputs the same way).
   return (input as unknown as { promise(withUnknowns: boolean): Promise<unknown> }).promise(true);
+}
+
+/** The template's declared state once known (absent is running); undefined while any of it is unknown. */
+function stateOf(template: unknown): RunState | undefined {
+  if (template === pulumi.unknown) return undefined;
+  const state = isObject(template) ? template.state : undefined;
+  return state === pulumi.unknown || pulumi.Output.isInstance(state) ? undefined : declaredState(state);
 }
 
 class FleetComponent extends pulumi.ComponentResource {
@@ -85,11 +94,12 @@ export const fleet: Construct = async (ctx, name, inputs, options) => {
     urn,
     name,
     count,
+    stateOf(templateNow),
   );
   // The template arrives as one value (an Output when any part of it is a secret or depends on a
   // resource); each field is taken from it and carries its secrecy and dependencies to the children.
-  const template = pulumi.output(inputs.template ?? {}) as pulumi.Output<Record<string, unknown>>;
-  const field = (k: string) => template.apply((t) => t?.[k]);
+  const template = pulumi.output(inputs.template ?? {});
+  const field = (k: string) => template.apply((t) => (isObject(t) ? t[k] : undefined));
   const labels = pulumi
     .all([field("labels"), inputs.labels ?? {}])
     .apply(([own, fleetLabels]) => ({ ...(isObject(own) ? own : {}), ...(isObject(fleetLabels) ? fleetLabels : {}) }));

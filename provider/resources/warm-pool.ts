@@ -54,6 +54,8 @@ export function poolTemplateProblems(template: Props): Array<{ property: string;
         "a warm pool takes network none or open: an allowlist's proxy is made for one computer by its name, which a claim changes, and a pool does not join a shared proxy",
     });
   }
+  if (template.state === "paused")
+    out.push({ property: "template", reason: "template.state paused is refused: a warm pool keeps its computers running, ready to claim; leave state out" });
   const labels = isObject(template.labels) ? template.labels : {};
   for (const k of CLAIM_LABELS) {
     if (k in labels)

@@ -431,6 +431,10 @@ export interface ComputerTemplate {
   readonly kind?: ComputerKind;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   readonly egress?: EgressValue;
+  /** `running` (the default) or `paused`. Changing it is an update of this computer alone (a pause or a resume), never a replace; a provider that cannot pause refuses `paused` at preview. A computer declared paused and found running, or declared running and found paused, is drift named `state`, and the next `up` puts it back. The lifetime goes on counting while paused: the deadline still ends it. */
+  readonly state?: RunState;
+  /** Whose kernel the computer's programs run on: `runc` (the host's, the default) or `gvisor` (gVisor's, on Docker with runsc registered; a network `open` or allowlist, or a desktop, refused where runsc cannot keep it). Read back from inside (the kernel's release): a computer declared gvisor that runs on the host's kernel is drift named `runtime`. A change makes the computer again. */
+  readonly runtime?: Runtime;
 }
 
 /** What each computer of a Fleet or a WarmPool is made as: a Computer's inputs. */
@@ -463,6 +467,10 @@ export interface ComputerTemplateArgs {
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
+  /** `running` (the default) or `paused`. Changing it is an update of this computer alone (a pause or a resume), never a replace; a provider that cannot pause refuses `paused` at preview. A computer declared paused and found running, or declared running and found paused, is drift named `state`, and the next `up` puts it back. The lifetime goes on counting while paused: the deadline still ends it. */
+  state?: pulumi.Input<RunState>;
+  /** Whose kernel the computer's programs run on: `runc` (the host's, the default) or `gvisor` (gVisor's, on Docker with runsc registered; a network `open` or allowlist, or a desktop, refused where runsc cannot keep it). Read back from inside (the kernel's release): a computer declared gvisor that runs on the host's kernel is drift named `runtime`. A change makes the computer again. */
+  runtime?: pulumi.Input<Runtime>;
 }
 
 /** How many of a fleet's computers were found drifted, stopped or gone at the start of the last up (or preview), and which. */
@@ -503,6 +511,46 @@ export interface EgressValueArgs {
   proxy: pulumi.Input<string>;
   /** The proxy's user, uid:gid, which owns its volume: a computer joining it runs as this user. */
   user: pulumi.Input<string>;
+}
+
+/** What an EgressProxy lets through to one of its listed names: the methods and path prefixes a plain HTTP request may use. A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`; a CONNECT or SOCKS5 tunnel to a host with rules is refused the same way, since its bytes cannot be judged. A host with no rules is forwarded and tunnelled as the list alone says. */
+export interface EgressRule {
+  /** A name or *.suffix exactly as it stands on `allow`, in lower case; a CIDR has no rules. */
+  readonly host: string;
+  /** GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS. Default: any. */
+  readonly methods?: string[];
+  /** Path prefixes, each starting with /: `/v1/items` takes `/v1/items`, `/v1/items/3` and `/v1/items?page=2`, not `/v1/itemsx`. No query, escape or . and .. segment; a request whose path holds one is refused. Default: every path. */
+  readonly paths?: string[];
+}
+
+/** What an EgressProxy lets through to one of its listed names: the methods and path prefixes a plain HTTP request may use. A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`; a CONNECT or SOCKS5 tunnel to a host with rules is refused the same way, since its bytes cannot be judged. A host with no rules is forwarded and tunnelled as the list alone says. */
+export interface EgressRuleArgs {
+  /** A name or *.suffix exactly as it stands on `allow`, in lower case; a CIDR has no rules. */
+  host: pulumi.Input<string>;
+  /** GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS. Default: any. */
+  methods?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Path prefixes, each starting with /: `/v1/items` takes `/v1/items`, `/v1/items/3` and `/v1/items?page=2`, not `/v1/itemsx`. No query, escape or . and .. segment; a request whose path holds one is refused. Default: every path. */
+  paths?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** A header the proxy sets on every request to a listed name, replacing any the computer sent: the computer uses the key and never holds it. A host with a credential is never tunnelled (the proxy must read its requests). */
+export interface EgressCredential {
+  /** A name or *.suffix exactly as it stands on `allow`, in lower case. */
+  readonly host: string;
+  /** The header's name, such as `Authorization` or `X-Api-Key`. Host, Content-Length, Transfer-Encoding and the hop-by-hop headers are refused. */
+  readonly header: string;
+  /** The header's value (printable ASCII, at most 4096): a secret, in the proxy's environment alone, never in its argv, a label, a log or the computer. */
+  readonly value: string;
+}
+
+/** A header the proxy sets on every request to a listed name, replacing any the computer sent: the computer uses the key and never holds it. A host with a credential is never tunnelled (the proxy must read its requests). */
+export interface EgressCredentialArgs {
+  /** A name or *.suffix exactly as it stands on `allow`, in lower case. */
+  host: pulumi.Input<string>;
+  /** The header's name, such as `Authorization` or `X-Api-Key`. Host, Content-Length, Transfer-Encoding and the hop-by-hop headers are refused. */
+  header: pulumi.Input<string>;
+  /** The header's value (printable ASCII, at most 4096): a secret, in the proxy's environment alone, never in its argv, a label, a log or the computer. */
+  value: pulumi.Input<string>;
 }
 
 /** A file as read back from inside the computer. */
@@ -769,6 +817,12 @@ export interface PhoneHarnessSettingsArgs {
   adbPort?: pulumi.Input<number>;
 }
 
+/** What a computer is declared to be doing: running, or paused by its vendor's pause. */
+export type RunState = "running" | "paused";
+
+/** Whose kernel a computer's programs run on. */
+export type Runtime = "runc" | "gvisor";
+
 export interface MountArgs {
   /** The mount's kind. Only `bind` (a folder on this host) is built so far. Default: `bind`. */
   kind?: pulumi.Input<MountKind>;
@@ -837,9 +891,13 @@ export interface ComputerArgs {
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
+  /** `running` (the default) or `paused`. Changing it is an update of this computer alone (a pause or a resume), never a replace; a provider that cannot pause refuses `paused` at preview. A computer declared paused and found running, or declared running and found paused, is drift named `state`, and the next `up` puts it back. The lifetime goes on counting while paused: the deadline still ends it. */
+  state?: pulumi.Input<RunState>;
+  /** Whose kernel the computer's programs run on: `runc` (the host's, the default) or `gvisor` (gVisor's, on Docker with runsc registered; a network `open` or allowlist, or a desktop, refused where runsc cannot keep it). Read back from inside (the kernel's release): a computer declared gvisor that runs on the host's kernel is drift named `runtime`. A change makes the computer again. */
+  runtime?: pulumi.Input<Runtime>;
 }
 
-/** A computer for an agent at the vendor `provider` names, made exactly as declared and never wider: on Docker a hardened container (a non-root user, every capability dropped, no new privileges, private IPC and cgroup namespaces, sizes as quotas) running computerd as PID 1 until its deadline; at another vendor its sandbox, Pod, browser or phone. Every field is fixed at create, so a change makes it again. Refresh reads it back: a computer that is gone is made again by the next `up`; one stopped or changed by hand shows its `drift` and is made again. */
+/** A computer for an agent at the vendor `provider` names, made exactly as declared and never wider: on Docker a hardened container (a non-root user, every capability dropped, no new privileges, private IPC and cgroup namespaces, sizes as quotas) running computerd as PID 1 until its deadline; at another vendor its sandbox, Pod, browser or phone. Every field but `state` is fixed at create, so a change makes it again; `state` pauses or resumes it in place. Refresh reads it back: a computer that is gone is made again by the next `up`; one stopped or changed by hand shows its `drift` and is made again. */
 export class Computer extends pulumi.CustomResource {
   static readonly __pulumiType = "agentrun:index:Computer";
 
@@ -869,6 +927,8 @@ export class Computer extends pulumi.CustomResource {
   declare readonly workdir: pulumi.Output<string>;
   /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
   declare readonly kind: pulumi.Output<string>;
+  /** As read back: `runc` or `gvisor`. */
+  declare readonly runtime: pulumi.Output<string | undefined>;
   /** The computer's name at the vendor as it was made (Docker: computer-<12 hex digits>); also its resource id. A computer renamed by hand is drift. */
   declare readonly name: pulumi.Output<string>;
   /** The computer's own id at its vendor (Docker: the container id). Refresh and delete find the computer by it, never by its name alone, so one renamed by hand is still found, shown as drift, and removed. */
@@ -877,7 +937,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly spec: pulumi.Output<SpecReadBack | undefined>;
   /** When the computer stops itself, an ISO time. */
   declare readonly deadline: pulumi.Output<string | undefined>;
-  /** `running`, or `stopped` (past its deadline, or stopped by hand): a stopped computer is made again by the next `up`. */
+  /** As read back: `running`, `paused`, or `stopped` (past its deadline, or stopped by hand): a stopped computer is made again by the next `up`; a running or paused one that is not as declared is paused or resumed by it. */
   declare readonly state: pulumi.Output<string>;
   /** The daemon's hello: version, arch, kind and groups. */
   declare readonly hello: pulumi.Output<Hello | undefined>;
@@ -891,7 +951,44 @@ export class Computer extends pulumi.CustomResource {
   declare readonly screen: pulumi.Output<Screen | undefined>;
 
   constructor(name: string, args: ComputerArgs, opts?: pulumi.CustomResourceOptions) {
-    super(Computer.__pulumiType, name, { provider: undefined, image: undefined, network: undefined, allow: undefined, mount: undefined, labels: undefined, cpus: undefined, memoryMb: undefined, pids: undefined, user: undefined, workdir: undefined, kind: undefined, egress: undefined, ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, state: undefined, hello: undefined, notes: undefined, drift: undefined, screen: undefined }, opts);
+    super(Computer.__pulumiType, name, { provider: undefined, image: undefined, network: undefined, allow: undefined, mount: undefined, labels: undefined, cpus: undefined, memoryMb: undefined, pids: undefined, user: undefined, workdir: undefined, kind: undefined, egress: undefined, state: undefined, runtime: undefined, ...args, name: undefined, vendorId: undefined, spec: undefined, deadline: undefined, hello: undefined, notes: undefined, drift: undefined, screen: undefined }, opts);
+  }
+}
+
+export interface ComputerSnapshotArgs {
+  /** The computer to take it of: a Computer's `vendorId` output (which names the vendor's computer, even one renamed by hand). */
+  computer: pulumi.Input<string>;
+  /** The computer's provider, by registry id; one whose capability row has `snapshot` (Docker: the engine's commit of the computer's container). Default: `docker`. */
+  provider?: pulumi.Input<string>;
+  /** A person's note, kept with the snapshot (in clear: never a secret). */
+  note?: pulumi.Input<string>;
+  /** Labels the snapshot carries beside the owner's and `agentrun.snapshot` (in clear: never a secret). */
+  labels?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+/** A snapshot of a Computer of the stack, taken once, that forks start from: its `image` is what a Computer's `image` (or a Fleet template's) takes as it is, so each fork depends on it and `destroy` removes the forks before it. It holds the computer's files, less the daemon's own, its socket folder, the run folder and every secret the computer was given. A provider that takes no snapshots is refused at preview, naming it, and so is a computer that is gone or belongs to no stack of ours. Refresh reads it back: a snapshot removed by hand is gone, and the next `up` takes it again from its computer if that is still there, else says in words that it cannot. Every input is fixed: a change takes a new snapshot. Delete removes it. */
+export class ComputerSnapshot extends pulumi.CustomResource {
+  static readonly __pulumiType = "agentrun:index:ComputerSnapshot";
+
+  /** The computer it was taken of, as given. */
+  declare readonly computer: pulumi.Output<string>;
+  /** The provider that holds it. */
+  declare readonly provider: pulumi.Output<string>;
+  /** The note kept with it. */
+  declare readonly note: pulumi.Output<string | undefined>;
+  /** The labels given. */
+  declare readonly labels: pulumi.Output<Record<string, string>>;
+  /** `snapshot://<provider>/<the vendor's id>`: what a Computer's `image` takes as it is, to start a fork of it (on its own provider only). */
+  declare readonly image: pulumi.Output<string>;
+  /** Its size in bytes, as the vendor reports it (Docker: the image's own layer). */
+  declare readonly sizeBytes: pulumi.Output<number>;
+  /** When it was taken, an ISO time. */
+  declare readonly takenAt: pulumi.Output<string>;
+  /** What it holds, and what was left out, in words. */
+  declare readonly holds: pulumi.Output<string>;
+
+  constructor(name: string, args: ComputerSnapshotArgs, opts?: pulumi.CustomResourceOptions) {
+    super(ComputerSnapshot.__pulumiType, name, { provider: undefined, note: undefined, labels: undefined, ...args, image: undefined, sizeBytes: undefined, takenAt: undefined, holds: undefined }, opts);
   }
 }
 
@@ -960,7 +1057,7 @@ export interface WarmPoolArgs {
   template?: pulumi.Input<ComputerTemplateArgs>;
 }
 
-/** Computers made ahead for runs to claim in milliseconds with the library's `claim(pool, { run, epoch })`: `up` makes `size` ready computers from `template` and refills the pool after claims. Refresh counts the ready ones; a pool short of its size is drift. A claimed computer leaves the pool and carries its run's labels, so the run's RunEpoch, `releaseOlder` and the sweep release it. Delete releases the ready computers and any an interrupted fill left. An `up` cut off mid-fill (the plugin killed) is taken up by the next: each whole computer left is adopted, the rest made again, and the pool holds exactly `size`; a claimed computer is never taken back. On Docker; the template's network is `none` or `open`. */
+/** Computers made ahead for runs to claim in milliseconds with the library's `claim(pool, { run, epoch })`: `up` makes `size` ready computers from `template` and refills the pool after claims. Refresh counts the ready ones; a pool short of its size is drift. A claimed computer leaves the pool and carries its run's labels, so the run's RunEpoch, `releaseOlder` and the sweep release it. Delete releases the ready computers and any an interrupted fill left. An `up` cut off mid-fill (the plugin killed) is taken up by the next: each whole computer left is adopted, the rest made again, and the pool holds exactly `size`; a claimed computer is never taken back. On Docker (a claim is a rename) and Kubernetes (a claim is one patch under the Pod's resourceVersion); the template's network is `none` or `open`. */
 export class WarmPool extends pulumi.CustomResource {
   static readonly __pulumiType = "agentrun:index:WarmPool";
 
@@ -993,6 +1090,10 @@ export interface EgressProxyArgs {
   user?: pulumi.Input<string>;
   /** The words every refusal adds (printable ASCII, at most 512): `403 <host> is not on this box's network list: <hint>`. Default: the `agentrun:docker` egress.hint setting. A change is an update. */
   hint?: pulumi.Input<string>;
+  /** Methods and path prefixes per listed name (at most 256 rules): plain HTTP to that name is judged request by request, and a tunnel to it is refused. A rule for a host not on `allow`, a method that is not one, or a path not starting with / is refused at preview, naming the field. A change is an update of the proxy alone. Docker only. */
+  rules?: pulumi.Input<pulumi.Input<EgressRuleArgs>[]>;
+  /** Headers the proxy sets per listed name (at most 64), so a key is used and never held by a computer: in the proxy's environment alone. A forbidden header, or a host not on `allow`, is refused at preview. Rotating a key is an update of the proxy alone; the computers keep running. A secret. Docker only. */
+  credentials?: pulumi.Input<pulumi.Input<EgressCredentialArgs>[]>;
 }
 
 /** An allowlist's one way out, shared by a fleet of computers: on Docker a tmpfs volume and a proxy container (`computerd egress`: the daemon alone in its image) on the default bridge alone, no published port, read-only, every capability dropped, 256 MiB, 64 pids, half a CPU. It forwards HTTP, HTTPS (CONNECT) and SOCKS5 CONNECT to the names and CIDRs in `allow` on ports 80 and 443, and refuses private, loopback, link-local, metadata and this host's addresses in every written form. Computers join it through their `egress` input. Changing `allow` is an update: the proxy is made again on the same volume and its computers keep running. Refresh reads it back (running, hardened, bounded, its list and today's host addresses); one stopped, removed or re-run wider by hand shows its `drift`, and the next `up` makes it again. Delete runs after the computers behind it, and refuses while one still mounts it. */
@@ -1009,6 +1110,10 @@ export class EgressProxy extends pulumi.CustomResource {
   declare readonly user: pulumi.Output<string>;
   /** The words every refusal adds (printable ASCII, at most 512): `403 <host> is not on this box's network list: <hint>`. Default: the `agentrun:docker` egress.hint setting. A change is an update. */
   declare readonly hint: pulumi.Output<string | undefined>;
+  /** The rules as the proxy's argv holds them (kept as declared when the same); a rule changed by hand is drift naming its host. */
+  declare readonly rules: pulumi.Output<EgressRule[] | undefined>;
+  /** The credentials as declared (a secret); a proxy whose credentials differ from them is drift naming the host. */
+  declare readonly credentials: pulumi.Output<EgressCredential[] | undefined>;
   /** The proxy's name (Docker: proxy-<12 hex digits>, its container and volume proxy-<12 hex digits>-egress, labelled agentrun.computer.egress=<name>); also its resource id. */
   declare readonly name: pulumi.Output<string>;
   /** The value a Computer takes as its `egress` to join this proxy. It holds the name and user only, so a change of `allow` leaves the computers as they are. */
@@ -1023,7 +1128,7 @@ export class EgressProxy extends pulumi.CustomResource {
   declare readonly drift: pulumi.Output<string[]>;
 
   constructor(name: string, args: EgressProxyArgs, opts?: pulumi.CustomResourceOptions) {
-    super(EgressProxy.__pulumiType, name, { provider: undefined, user: undefined, hint: undefined, ...args, name: undefined, egress: undefined, hostAddresses: undefined, deadline: undefined, state: undefined, drift: undefined }, opts);
+    super(EgressProxy.__pulumiType, name, { provider: undefined, user: undefined, hint: undefined, rules: undefined, credentials: undefined, ...args, name: undefined, egress: undefined, hostAddresses: undefined, deadline: undefined, state: undefined, drift: undefined }, opts);
   }
 }
 

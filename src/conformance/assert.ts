@@ -109,20 +109,47 @@ export const CAPABILITY_SETS = ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"
 
 /**
  * What /proc/self/status says that breaks the line: a capability in any set, no no_new_privs,
- * or a field not reported. Empty when every set reads zero and NoNewPrivs 1.
+ * or a field not reported. Empty when every set reads zero and NoNewPrivs 1. A field the status
+ * leaves out (gVisor's /proc has no CapAmb or NoNewPrivs) is taken from the kernel's own answer
+ * where one is given: util-linux's `setpriv --dump`, which asks by prctl.
  */
-export function privilegeProblems(status: string): string[] {
+export function privilegeProblems(status: string, dump?: string): string[] {
   const fields = statusFields(status);
+  const asked = dump === undefined ? undefined : setprivFields(dump);
   const problems: string[] = [];
   for (const set of CAPABILITY_SETS) {
     const value = fields.get(set);
-    if (value === undefined) problems.push(`${set} is not reported`);
+    // A kernel with no ambient set (prctl says EINVAL: "[unsupported]") holds no ambient capability.
+    if (value === undefined && set === "CapAmb" && asked?.ambient !== undefined) {
+      if (asked.ambient !== "[none]" && asked.ambient !== "[unsupported]") problems.push(`the ambient capabilities are ${asked.ambient}, not none`);
+    } else if (value === undefined) problems.push(`${set} is not reported`);
     else if (!/^0+$/.test(value)) problems.push(`${set} is ${value}, not 0000000000000000`);
   }
-  const nnp = fields.get("NoNewPrivs");
+  const nnp = fields.get("NoNewPrivs") ?? asked?.noNewPrivs;
   if (nnp === undefined) problems.push("NoNewPrivs is not reported");
   else if (nnp !== "1") problems.push(`NoNewPrivs is ${nnp}, not 1`);
   return problems;
+}
+
+/** The fields of `setpriv --dump` the privilege line needs. */
+function setprivFields(dump: string): { noNewPrivs?: string; ambient?: string } {
+  const fields = statusFields(dump);
+  const noNewPrivs = fields.get("no_new_privs");
+  const ambient = fields.get("Ambient capabilities");
+  return { ...(noNewPrivs !== undefined ? { noNewPrivs } : {}), ...(ambient !== undefined ? { ambient } : {}) };
+}
+
+/**
+ * A program's /proc/self/status in the computer, and what breaks the privilege line; where the
+ * status leaves a field out, the kernel is asked by `setpriv --dump` when the image has it.
+ */
+export async function privilegeOf(client: ComputerClient, signal: AbortSignal): Promise<{ status: string; problems: string[] }> {
+  const status = await output(client, ["cat", "/proc/self/status"], { signal });
+  const problems = privilegeProblems(status);
+  if (!problems.some((p) => p.endsWith("is not reported"))) return { status, problems };
+  const dump = await run(client, ["setpriv", "--dump"], { signal });
+  // setpriv exits 1 after its dump where the secure bits cannot be read (gVisor): the lines before stand.
+  return { status, problems: dump.stdout.includes("no_new_privs:") ? privilegeProblems(status, dump.stdout) : problems };
 }
 
 /** The real uid and gid /proc/self/status reports. */

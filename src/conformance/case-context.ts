@@ -45,6 +45,7 @@ export function caseContext(run: Run, c: ConformanceCase, caseRun: CaseRun, { sh
     },
     attempt: (spec, by) => caseRun.attempt(spec, by ?? provider),
     connect: (ref, by) => caseRun.connect(ref, by ?? provider),
+    snapshot: (ref) => caseRun.snapshot(ref, provider),
     runFolder: (kind: MountKind) => runFolder(run, c, caseRun, kind),
     sleep: (ms) =>
       new Promise((resolve) => {

@@ -5,6 +5,7 @@ import type { ComputerClient } from "../daemon/client.js";
 import type { MountKind } from "../contract/mount.js";
 import type { Group, Hello } from "../daemon/protocol.js";
 import type { Capabilities, ComputerProvider, ComputerRef, ComputerSpec, Connection, NetworkKind, UserKind } from "../contract/provider.js";
+import type { PauseKeeps, Snapshot } from "../contract/state.js";
 import type { Result } from "../daemon/result.js";
 import type { RunFolder } from "../kits/conformance/module.js";
 
@@ -27,6 +28,7 @@ export const CASE_GROUPS = [
   "touch",
   "apps",
   "lifetime",
+  "state",
   "browser",
 ] as const;
 export type CaseGroup = (typeof CASE_GROUPS)[number];
@@ -46,6 +48,12 @@ export interface Needs {
   methods?: ProviderMethod[];
   /** capabilities().vendorAgentPorts, non-empty. */
   vendorAgent?: boolean;
+  /** capabilities().pause: any pause (true), or one that keeps memory. */
+  pause?: true | PauseKeeps;
+  /** capabilities().snapshot. */
+  snapshot?: boolean;
+  /** A network the provider does not declare, to ask for and see refused: none is there when it declares all three. */
+  undeclaredNetwork?: boolean;
 }
 
 export type { RunFolder };
@@ -80,6 +88,11 @@ export interface CaseContext {
   create(extra?: Partial<ComputerSpec>): Promise<ComputerRef>;
   /** create's result as it is (a refusal the case expects), on the provider or the one given. */
   attempt(spec: ComputerSpec, by?: ComputerProvider): Promise<Result<ComputerRef>>;
+  /**
+   * A snapshot of the computer through the provider's snapshot hooks, with the case's labels;
+   * removed when the case ends, after its computers (its forks among them). A refusal fails the case.
+   */
+  snapshot(ref: ComputerRef): Promise<Snapshot>;
   /** A connection of the case's own, closed when the case ends; a refusal fails the case. */
   connect(ref: ComputerRef, by?: ComputerProvider): Promise<Connection>;
   /** A run folder of the kind, closed when the case ends; undefined when the run has none. */

@@ -6,6 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { ComputerProvider } from "../contract/provider.js";
+import { RUNTIMES, type Runtime } from "../contract/runtime.js";
 import { isProviderId, PROVIDER_IDS, providerModule } from "../providers.js";
 import type { MountFor } from "./case.js";
 import type { RunShape } from "./kind.js";
@@ -17,11 +18,12 @@ export const EXIT = { pass: 0, fail: 1, usage: 2, partial: 3 } as const;
 
 export function usage(): string {
   return [
-    "usage: npm run conformance -- --provider <id | ./module.js> [--image <image>] [--only <group or case>,...] [--kind <kind>] [--fixture <path>] [--json]",
+    "usage: npm run conformance -- --provider <id | ./module.js> [--image <image>] [--only <group or case>,...] [--kind <kind>] [--runtime <runtime>] [--fixture <path>] [--json]",
     `  --provider  a registry id (${PROVIDER_IDS.join(", ")}), or a module path from where npm was run`,
     "  --image     the image every computer starts from (default: the provider's conformance image)",
     "  --only      groups or case ids: a run that leaves a Core case out is partial (exit 3)",
     "  --kind      sandbox, desktop, phone or browser (or linux, android, ios): that kind's cases and verdict; never with --only",
+    `  --runtime   every computer under this runtime (${RUNTIMES.join(", ")}; default runc), held to what the provider declares for it`,
     "  --fixture   the input fixture for a desktop or phone (default: the provider's own, when its module has one)",
     "  --json      the report as JSON on stdout",
     "exit codes: 0 Core passes (with --kind, the kind passes), 1 it fails, 2 usage, 3 a partial run",
@@ -106,6 +108,7 @@ function argsOf(argv: string[], io: Io): { exit: number } | { values: Args; only
         image: { type: "string" },
         only: { type: "string" },
         kind: { type: "string" },
+        runtime: { type: "string" },
         fixture: { type: "string" },
         json: { type: "boolean" },
         help: { type: "boolean" },
@@ -133,10 +136,14 @@ function argsOf(argv: string[], io: Io): { exit: number } | { values: Args; only
     io.stderr(`--only names no group or case\n${usage()}\n`);
     return { exit: EXIT.usage };
   }
+  if (values.runtime !== undefined && !(RUNTIMES as readonly string[]).includes(values.runtime)) {
+    io.stderr(`--runtime takes ${RUNTIMES.join(" or ")}, not ${JSON.stringify(values.runtime.slice(0, 40))}\n${usage()}\n`);
+    return { exit: EXIT.usage };
+  }
   return { values, only };
 }
 
-type Args = { provider?: string; image?: string; only?: string; kind?: string; fixture?: string; json?: boolean; help?: boolean };
+type Args = { provider?: string; image?: string; only?: string; kind?: string; runtime?: string; fixture?: string; json?: boolean; help?: boolean };
 
 /** The provider and its drifted twin, from a conformance module (or create() with the CLI's options, which are none). */
 async function providersOf(conformance: ConformanceModule, run: RunShape): Promise<{ provider: ComputerProvider; drifted?: ComputerProvider }> {
@@ -204,7 +211,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   const { conformance } = loaded;
   // The run's shape, the one value every part of the module is handed.
-  const run: RunShape = values.kind !== undefined ? { kind: values.kind } : {};
+  const run: RunShape = {
+    ...(values.kind !== undefined ? { kind: values.kind } : {}),
+    ...(values.runtime !== undefined ? { runtime: values.runtime as Runtime } : {}),
+  };
   let made: { provider: ComputerProvider; drifted?: ComputerProvider };
   try {
     made = await providersOf(conformance, run);

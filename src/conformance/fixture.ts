@@ -19,14 +19,21 @@ export const FIXTURE_COLOURS: ReadonlyArray<{ name: string; point: Point; rgb: [
   { name: "yellow", point: [50, 150], rgb: [255, 255, 0] },
 ];
 
-/** One line of the fixture's log. */
+/** One line of the fixture's log (the touch events are the phone fixture app's). */
 export type FixtureEvent =
   | { event: "ready"; width: number; height: number }
   | { event: "down"; button: "left" | "middle" | "right"; point: Point; count: number }
   | { event: "up"; button: "left" | "middle" | "right"; point: Point }
   | { event: "wheel"; dx: number; dy: number; point: Point }
   | { event: "key"; key: string; keysym: number; modifiers: string[] | null }
-  | { event: "text"; text: string };
+  | { event: "text"; text: string }
+  | { event: "touch"; finger: number; phase: "down" | "move" | "up"; point: Point };
+
+/** The fixture app for an Android phone: installed with apps.install and launched; it logs as the desktop fixture does. */
+export const FIXTURE_APP = "ai.agentrun.fixture";
+export const FIXTURE_BUTTON = { id: `${FIXTURE_APP}:id/button`, text: "agentrun fixture" } as const;
+/** The view the fixture app shows its log in, one JSON line an event, for a phone that reads its screen through apps.ui_tree. */
+export const FIXTURE_LOG_VIEW = `${FIXTURE_APP}:id/log`;
 
 export interface RunningFixture {
   /** Every event logged so far, ready first. */
@@ -65,7 +72,7 @@ export function onTheDisplay<T>(t: CaseContext, run: () => Promise<T>): Promise<
 
 /** A case that needs the fixture and was given none skips: so Core cannot pass without it. */
 export function noFixture(): Skip {
-  return new Skip("no input fixture was given (--fixture <path>, computerd-fixture for a desktop)");
+  return new Skip("no input fixture was given (--fixture <path>: computerd-fixture for a desktop, the fixture APK for an Android phone)");
 }
 
 /**

@@ -47,7 +47,9 @@ export function verdictLine(report: ConformanceReport): string {
 
 export function formatReport(report: ConformanceReport): string {
   const daemon = report.daemon ? `computerd ${report.daemon.version} ${report.daemon.os}/${report.daemon.arch}` : "no daemon answered";
-  const out = [`computer conformance · ${report.provider} · ${report.kind}, daemon ${report.daemonMode} · ${daemon}`];
+  const out = [
+    `computer conformance · ${report.provider} · ${report.kind}, daemon ${report.daemonMode}${report.runtime ? `, runtime ${report.runtime}` : ""} · ${daemon}`,
+  ];
   for (const level of LEVELS) {
     for (const group of CASE_GROUPS) {
       const results = report.results.filter((r) => r.level === level && r.group === group);

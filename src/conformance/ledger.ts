@@ -34,6 +34,12 @@ export interface Made {
   owner: string;
 }
 
+export interface MadeSnapshot {
+  image: string;
+  by: ComputerProvider;
+  owner: string;
+}
+
 /** What the run made, what is still coming, and what cleanup found. */
 export class Ledger {
   readonly cleanup: Cleanup = { left: [], errors: [], late: [] };
@@ -63,6 +69,29 @@ export class Ledger {
     if (released === TIMED_OUT) this.cleanup.errors.push(`the release of ${made.ref.name} (${made.owner}) did not answer within ${this.boundMs / 1000} s`);
     else if (!released.ok)
       this.cleanup.errors.push(`the release of ${made.ref.name} (${made.owner}) failed (${released.error.code}): ${released.error.message}`);
+  }
+
+  /** Removes a snapshot, then reads it back: one still there is left behind. */
+  async removeSnapshot(made: MadeSnapshot): Promise<void> {
+    const hooks = made.by.snapshots!;
+    const removed = await within(
+      settle(() => hooks.remove(made.image, { signal: AbortSignal.timeout(this.boundMs) })),
+      this.boundMs,
+    );
+    if (removed === TIMED_OUT)
+      return void this.cleanup.errors.push(`the removal of the snapshot ${made.image} (${made.owner}) did not answer within ${this.boundMs / 1000} s`);
+    if (!removed.ok)
+      return void this.cleanup.errors.push(
+        `the removal of the snapshot ${made.image} (${made.owner}) failed (${removed.error.code}): ${removed.error.message}`,
+      );
+    const read = await within(
+      settle(() => hooks.read(made.image, { signal: AbortSignal.timeout(this.boundMs) })),
+      this.boundMs,
+    );
+    if (read === TIMED_OUT) this.cleanup.errors.push(`the read-back of the removed snapshot ${made.image} did not answer within ${this.boundMs / 1000} s`);
+    else if (read.ok) this.cleanup.left.push(`the snapshot ${made.image} (${made.owner}), still read back after its removal`);
+    else if (read.error.code !== "not_found")
+      this.cleanup.errors.push(`the read-back of the removed snapshot ${made.image} failed (${read.error.code}): ${read.error.message}`);
   }
 
   async close(connection: Connection, owner: string): Promise<void> {

@@ -9,7 +9,7 @@ export type NeedsVerdict =
   { run: true } | { run: false; fail: true; reason: string; undeclared: string[] } | { run: false; fail: false; reason: string; undeclared: string[] };
 
 interface Lack {
-  /** The need's name in the report (exec, network:open, lifetime:janitor, user:root, mount:archil, extend, vendor-agent). */
+  /** The need's name in the report (exec, network:open, lifetime:janitor, user:root, mount:archil, extend, vendor-agent, pause:memory, snapshot). */
   name: string;
   /** Why, in words. */
   words: string;
@@ -49,6 +49,12 @@ function lacks(c: ConformanceCase, provider: ComputerProvider, caps: Capabilitie
   for (const method of needs.methods ?? []) {
     if (typeof (provider as unknown as Record<string, unknown>)[method] !== "function") out.push({ name: method, words: `the provider has no ${method}()` });
   }
+  if (needs.undeclaredNetwork && caps.network.includes("open") && caps.network.includes("allow")) {
+    out.push({
+      name: "network:undeclared",
+      words: `not applicable: the provider declares every network (${caps.network.join(", ")}), so there is no network it must refuse`,
+    });
+  }
   if (needs.vendorAgent && !(caps.vendorAgentPorts && caps.vendorAgentPorts.length > 0)) {
     out.push({
       name: "vendor-agent",
@@ -56,6 +62,10 @@ function lacks(c: ConformanceCase, provider: ComputerProvider, caps: Capabilitie
       core: "vendor-agent",
     });
   }
+  if (needs.pause && !caps.pause) out.push({ name: "pause", words: "the provider declares no pause" });
+  else if (needs.pause === "memory" && caps.pause !== "memory")
+    out.push({ name: "pause:memory", words: `the provider's pause keeps ${caps.pause}, not memory` });
+  if (needs.snapshot && !caps.snapshot) out.push({ name: "snapshot", words: "the provider declares no snapshot" });
   return out;
 }
 

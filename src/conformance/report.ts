@@ -2,6 +2,7 @@
 // validate against; and the Core verdict drawn from the results.
 import { z } from "zod";
 import { MACHINE_KINDS } from "../daemon/protocol.js";
+import { RUNTIMES } from "../contract/runtime.js";
 import { CASE_GROUPS, LEVELS } from "./case.js";
 
 export const CASE_STATUSES = ["pass", "fail", "skip"] as const;
@@ -21,7 +22,7 @@ export const CaseResult = z.object({
 export type CaseResult = z.infer<typeof CaseResult>;
 
 export const Cleanup = z.object({
-  /** Computers of the run's label still listed at the end. */
+  /** Computers of the run's label still listed at the end, and snapshots still read back after their removal. */
   left: z.array(z.string()),
   /** A release, sweep or list that failed or did not answer in time, and creates still pending. */
   errors: z.array(z.string()),
@@ -42,6 +43,8 @@ export const ConformanceReport = z.object({
   providerVersion: z.string(),
   kind: z.enum(MACHINE_KINDS),
   daemonMode: z.enum(["pid1", "child", "none"]),
+  /** The runtime every computer of the run ran under, when the run named one (--runtime). */
+  runtime: z.enum(RUNTIMES).optional(),
   image: z.string(),
   /** The shared computer's hello; null when no daemon answered. */
   daemon: z.object({ version: z.string(), os: z.string(), arch: z.string() }).nullable(),

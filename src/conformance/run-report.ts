@@ -26,6 +26,7 @@ export function reportOf(
     providerVersion: provider.version,
     kind: caps.kind,
     daemonMode: caps.daemon,
+    ...(options.runtime ? { runtime: options.runtime } : {}),
     image: options.image,
     daemon: hello ? { version: hello.version, os: hello.os, arch: hello.arch } : null,
     runId: run.runId,

@@ -5,6 +5,8 @@ import type { CallOptions } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import { coreGroups } from "../contract/kinds.js";
 import type { Capabilities, ComputerProvider, ComputerSpec } from "../contract/provider.js";
+import { capabilitiesUnder } from "../contract/runtime-capabilities.js";
+import type { Runtime } from "../contract/runtime.js";
 import type { CaseGroup, ConformanceCase, MountFor } from "./case.js";
 import { CONFORMANCE_LABEL, Ledger } from "./ledger.js";
 import type { CaseResult } from "./report.js";
@@ -29,6 +31,8 @@ export interface ConformanceOptions extends CallOptions {
   only?: string[];
   /** A setting or machine kind: runs kindCases(kind) and adds the kind's verdict. Never with only. */
   kind?: string;
+  /** Every computer of the run under this runtime, held to what the provider declares for it (default runc). */
+  runtime?: Runtime;
   drifted?: ComputerProvider;
   mountFor?: MountFor;
   caseTimeoutMs?: number;
@@ -74,7 +78,7 @@ export function newRun(provider: ComputerProvider, options: ConformanceOptions):
   const runId = randomBytes(4).toString("hex");
   const cleanupTimeoutMs = options.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS;
   const runLabel = { [CONFORMANCE_LABEL]: runId };
-  const caps = provider.capabilities();
+  const caps = runCapabilities(provider.capabilities(), options.runtime);
   return {
     provider,
     caps,
@@ -86,10 +90,23 @@ export function newRun(provider: ComputerProvider, options: ConformanceOptions):
     progress: options.onProgress ?? (() => {}),
     ledger: new Ledger(cleanupTimeoutMs),
     runLabel,
-    base: { image: options.image, lifetimeMs: Math.min(LIFETIME_MS, caps.maxLifetimeMs), network: baseNetwork(caps), labels: runLabel },
+    base: {
+      image: options.image,
+      lifetimeMs: Math.min(LIFETIME_MS, caps.maxLifetimeMs),
+      network: baseNetwork(caps),
+      labels: runLabel,
+      ...(options.runtime ? { runtime: options.runtime } : {}),
+    },
     results: new Map(),
     signal: options.signal,
   };
+}
+
+/** The provider's row for the run's runtime; throws when it declares none (casesOfRun refuses such a run first). */
+export function runCapabilities(caps: Capabilities, runtime: Runtime | undefined): Capabilities {
+  const under = runtime === undefined ? caps : capabilitiesUnder(caps, runtime);
+  if (typeof under === "string") throw new TypeError(under);
+  return under;
 }
 
 /** None, unless the provider offers no none and its kind does not require it (a browser's is open alone). */

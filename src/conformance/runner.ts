@@ -3,6 +3,7 @@
 // nothing is left. Returns the report; never throws for what a provider does. Its steps:
 // run-cases.ts, run-end.ts, run-report.ts, over one Run (run-state.ts).
 import type { Capabilities, ComputerProvider } from "../contract/provider.js";
+import { capabilitiesUnder } from "../contract/runtime-capabilities.js";
 import { fail, type Result } from "../daemon/result.js";
 import type { ConformanceCase } from "./case.js";
 import { casesFor, kindCases, kindProblem } from "./kind.js";
@@ -17,19 +18,30 @@ import { makeShared } from "./shared.js";
 export { CASE_LABEL, CONFORMANCE_LABEL } from "./ledger.js";
 export { CASE_TIMEOUT_MS, CLEANUP_TIMEOUT_MS, CONCURRENCY, type ConformanceOptions, LIFETIME_MS, type Progress, SHARED_TIMEOUT_MS } from "./run-state.js";
 
-/** The cases --only names, and the names that are neither a group nor a case. */
+/** Ids earlier reports printed, before the suite took the spec's: --only still takes them. */
+export const CASE_ALIASES: Readonly<Record<string, string>> = {
+  "provider.release-stop": "provider.stop",
+  "lifetime.janitor": "provider.janitor",
+};
+
+/** The cases --only names (an old id by its alias), and the names that are neither a group nor a case. */
 export function selectCases(cases: readonly ConformanceCase[], only: readonly string[]): { selected: ConformanceCase[]; unknown: string[] } {
-  const unknown = only.filter((name) => !cases.some((c) => c.id === name || c.group === name));
-  const selected = cases.filter((c) => only.includes(c.id) || only.includes(c.group));
+  const names = only.map((name) => CASE_ALIASES[name] ?? name);
+  const unknown = only.filter((_, i) => !cases.some((c) => c.id === names[i] || c.group === names[i]));
+  const selected = cases.filter((c) => names.includes(c.id) || names.includes(c.group));
   return { selected, unknown };
 }
 
 /** The cases a run takes, or why the options cannot be run. */
 export function casesOfRun(
-  caps: Pick<Capabilities, "kind">,
-  options: Pick<ConformanceOptions, "cases" | "kind" | "only">,
+  caps: Capabilities,
+  options: Pick<ConformanceOptions, "cases" | "kind" | "only" | "runtime">,
 ): Result<{ all: readonly ConformanceCase[]; selected: readonly ConformanceCase[] }> {
   if (options.kind !== undefined && options.only !== undefined) return fail("invalid", "--kind runs a kind's cases whole; it is never given with --only");
+  if (options.runtime !== undefined) {
+    const under = capabilitiesUnder(caps, options.runtime);
+    if (typeof under === "string") return fail("invalid", `--runtime ${options.runtime}: ${under}`);
+  }
   if (options.kind !== undefined) {
     const problem = kindProblem(options.kind);
     if (problem) return fail("invalid", problem);
@@ -44,9 +56,9 @@ export function casesOfRun(
 /** Runs the suite against the provider; the report, whatever the provider does. */
 export async function runConformance(provider: ComputerProvider, options: ConformanceOptions): Promise<ConformanceReport> {
   const started = Date.now();
-  const run = newRun(provider, options);
-  const chosen = casesOfRun(run.caps, options);
+  const chosen = casesOfRun(provider.capabilities(), options);
   if (!chosen.ok) throw new TypeError(chosen.error.message, { cause: chosen.error });
+  const run = newRun(provider, options);
   const { all, selected } = chosen.value;
   const shared = selected.some((c) => c.shared) ? await sharedComputer(run) : {};
   await runCases(run, selected, shared);

@@ -28,3 +28,12 @@ export function knownRefusals(checked: Result<unknown>, unknown: ReadonlySet<str
   const all = checked.error.refusals ?? [{ field: checked.error.field ?? "", message: checked.error.message }];
   return all.filter((r) => !unknown.has(r.field.split(".")[0] ?? ""));
 }
+
+/**
+ * A check of what is known of a spec (a preview's): `known` leaves out each field in `unknown`, whose
+ * refusals are dropped, and a field it lacks otherwise is refused as missing. A check reads the
+ * spec it is given field by field, as a caller's untyped value, so a partial one is its input too.
+ */
+export function checkKnown<S>(check: (spec: S) => Result<unknown>, known: Partial<S>, unknown: ReadonlySet<string>): Refusal[] {
+  return knownRefusals(check(known as S), unknown);
+}

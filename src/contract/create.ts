@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { adoptOrClear, type Adoption } from "./adopt.js";
 import { withOwnerLabel } from "./labels.js";
-import type { ComputerRef, ComputerSpec, CreateOptions } from "./provider.js";
+import type { ComputerRef, ComputerSpec, CreateOptions, CreateSpec } from "./provider.js";
 import { fail, ok, type Result, type ResultError } from "../daemon/result.js";
 import { Undo } from "./undo.js";
 
@@ -77,12 +77,21 @@ export interface CreateHooks<Checked, Made, Open, Prepared extends Checked = Che
 export const abortedWords = (step: CreateStep) =>
   step === "prepare" || step === "adopt" || step === "make" ? "create was aborted before anything was made" : `create was aborted before its ${step} step`;
 
+/** The spec with an image given as { image: "<name>" } read as that name; any other image is check's to refuse. */
+export function namedImage(spec: CreateSpec): ComputerSpec {
+  const image: unknown = spec?.image;
+  if (typeof image !== "object" || image === null) return spec as ComputerSpec;
+  const { image: name, ...rest } = image as Record<string, unknown>;
+  return typeof name === "string" && Object.keys(rest).length === 0 ? { ...spec, image: name } : (spec as ComputerSpec);
+}
+
 /** The vendor-neutral create: the hooks in the one order, every failure undone. Without a prepare hook, Prepared is Checked. */
 export async function createWith<Checked, Made, Open, Prepared extends Checked = Checked>(
   hooks: CreateHooks<Checked, Made, Open, Prepared>,
-  spec: ComputerSpec,
+  given: CreateSpec,
   options: CreateOptions = {},
 ): Promise<Result<ComputerRef>> {
+  const spec = namedImage(given);
   const before = await beforeMake(hooks, spec, options);
   if (!before.ok) return before;
   if ("adopted" in before.value) return ok(before.value.adopted);

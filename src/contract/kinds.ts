@@ -84,7 +84,8 @@ const PAIRS: Record<MachineKind, { os: readonly string[]; daemon: readonly Daemo
   desktop: { os: ["linux"], daemon: ["pid1", "child", "none"] },
   android: { os: ["android"], daemon: ["none"] },
   ios: { os: ["ios"], daemon: ["none"] },
-  browser: { os: ["linux"], daemon: ["none"] },
+  // A browser vendor's answers for itself; a browser we run ourselves has computerd as its init.
+  browser: { os: ["linux"], daemon: ["none", "pid1"] },
 };
 
 /** Every way capabilities break the kind table, in words; empty when they keep it. */

@@ -6,6 +6,8 @@ import type { NetworkKind, NetworkPolicy, NetworkReadBack } from "../egress/netw
 import type { EgressProxies } from "../egress/proxies.js";
 import type { Result } from "../daemon/result.js";
 import type { ScreenWatch, WatchHandlers } from "../daemon/screen-watch.js";
+import type { PauseKeeps, Snapshot, SnapshotOptions } from "./state.js";
+import type { Runtime } from "./runtime.js";
 import type { User } from "./user.js";
 
 export type { Result, ResultCode, ResultError, Refusal } from "../daemon/result.js";
@@ -14,6 +16,12 @@ export type { ScreenFrame, ScreenWatch, WatchHandlers } from "../daemon/screen-w
 export { NETWORK_KINDS, type NetworkKind, type NetworkPolicy, type NetworkReadBack } from "../egress/network.js";
 
 // --- What a computer is asked to be ---
+
+/**
+ * What create takes: a spec, its image by name or in the spec's object form, { image: { image } }
+ * (the form the spec's samples use); create reads the object form as the name it holds.
+ */
+export type CreateSpec = ComputerSpec | (Omit<ComputerSpec, "image"> & { image: { image: string } });
 
 export interface ComputerSpec {
   /** The image (or the vendor's template, snapshot) the computer starts from. */
@@ -38,6 +46,8 @@ export interface ComputerSpec {
   workdir?: string;
   /** The machine kind asked for, when a provider offers more than one. */
   kind?: MachineKind;
+  /** runc (the default: the host's kernel) or gvisor (gVisor's kernel between the programs and the host's), where a provider offers it. */
+  runtime?: Runtime;
 }
 
 /**
@@ -53,7 +63,7 @@ export interface CheckedSpec {
   allow?: string[];
 }
 
-/** What a check ahead of its create (a preview's) may pass over; a create's own check passes over nothing. */
+/** What a check ahead of its create (a preview's) may pass over, and who the computer is made for. */
 export interface CheckOptions {
   /**
    * The bind mount's folder is made before the computer's create (a Mount the computer waits
@@ -61,6 +71,11 @@ export interface CheckOptions {
    * still are checked. The create's check refuses a folder that is still not there.
    */
   mountMadeFirst?: boolean;
+  /**
+   * The computer is made for an owner (CreateOptions.owner: a Pulumi resource), so its owner and
+   * declaration labels are written beside the spec's: a vendor that counts labels holds room for them.
+   */
+  owned?: boolean;
 }
 
 /** The spec as the provider read it back from the computer itself. */
@@ -79,6 +94,8 @@ export interface SpecReadBack {
   deadline?: string;
   mount?: MountReadBack;
   kind?: MachineKind;
+  /** Read back where the provider offers more than runc. */
+  runtime?: Runtime;
 }
 
 /** A computer at a vendor: enough to find it again. */
@@ -97,7 +114,8 @@ export interface ComputerRef {
   hello?: Hello;
 }
 
-export type ComputerState = "running" | "stopped";
+/** paused: stopped where it stood by the vendor's pause (PauseHooks), and resumed as it was. */
+export type ComputerState = "running" | "paused" | "stopped";
 
 /** One computer as list() reports it. */
 export interface ComputerInfo {
@@ -151,8 +169,20 @@ export interface Capabilities {
   /** TCP ports of the vendor's own agent inside the computer. */
   vendorAgentPorts?: number[];
   isolation?: string;
+  /** What a pause keeps (the provider's pause hooks'); absent: it cannot pause. */
+  pause?: PauseKeeps;
+  /** It takes snapshots a fork starts from (the provider's snapshot hooks). */
+  snapshot?: boolean;
+  /** The runtimes besides runc its computers may run under, each with what its computers hold there (capabilitiesUnder). */
+  runtimes?: Partial<Record<Exclude<Runtime, "runc">, RuntimeHolds>>;
   /** What a spec that names none of these gets, so a caller can show them before create and compare them after. */
   defaults?: SpecDefaults;
+}
+
+/** What a computer under another runtime than runc holds, where it is less than the provider's row. */
+export interface RuntimeHolds {
+  /** The network kinds it takes (gVisor on Docker here: none, since runsc is registered with --network=none). */
+  network: NetworkKind[];
 }
 
 /** The image, sizes, workdir and user a provider gives a spec that does not name them. */
@@ -224,6 +254,29 @@ export interface Taken {
   connect?(options?: CallOptions): Promise<Result<Connection>>;
 }
 
+/** A vendor's pause: absent where it has none, and then a spec declaring paused is refused at check. */
+export interface PauseHooks {
+  keeps: PauseKeeps;
+  /** The computer paused; one already paused is ok; one gone is not_found. */
+  pause(ref: ComputerRef, options?: CallOptions): Promise<Result<undefined>>;
+  /** The computer running again, its daemon answering; one already running is ok; one gone is not_found. */
+  resume(ref: ComputerRef, options?: CallOptions): Promise<Result<ComputerRef>>;
+}
+
+/** A vendor's snapshots: absent where it has none, and then a ComputerSnapshot is refused at check. */
+export interface SnapshotHooks {
+  /**
+   * A snapshot of a running or paused computer of ours: its files less the daemon's own, its
+   * socket folder, the run folder's mount and every secret it was given. A computer gone, or not
+   * one of ours, is refused and nothing is made; a take cut off half-way leaves no image.
+   */
+  take(ref: ComputerRef, options?: SnapshotOptions): Promise<Result<Snapshot>>;
+  /** A snapshot read back by its image; not_found when it is gone. */
+  read(image: string, options?: CallOptions): Promise<Result<Snapshot>>;
+  /** Removed; one already gone is ok. */
+  remove(image: string, options?: CallOptions): Promise<Result<undefined>>;
+}
+
 // --- The interface ---
 
 export interface ComputerProvider {
@@ -238,7 +291,7 @@ export interface ComputerProvider {
   check(spec: ComputerSpec, options?: CheckOptions): Result<CheckedSpec>;
   /** Reads the host once (Docker: docker info), after which check also refuses what the host cannot give (cpus past its CPUs). */
   host?(options?: CallOptions): Promise<Result<unknown>>;
-  create(spec: ComputerSpec, options?: CreateOptions): Promise<Result<ComputerRef>>;
+  create(spec: CreateSpec, options?: CreateOptions): Promise<Result<ComputerRef>>;
   /** Finds a computer and runs the drift check on it; a drifted one is refused and left as it is. */
   attach(by: AttachBy, options?: CallOptions): Promise<Result<ComputerRef>>;
   /** attach without the refusal: what a drifted computer is, for a caller that shows drift (refresh). */
@@ -259,6 +312,10 @@ export interface ComputerProvider {
   watch?(ref: ComputerRef, handlers: WatchHandlers, options?: CallOptions & { maxWidth?: number; quality?: number }): Promise<Result<ScreenWatch>>;
   /** The janitor's hook for what a provider leaves beside its computers (Docker's egress leftovers). */
   sweep?(options?: SweepOptions): Promise<Result<{ removed: string[] }>>;
+  /** Pause and resume: absent where the vendor cannot pause (capabilities().pause says what one keeps). */
+  readonly pause?: PauseHooks;
+  /** Snapshots a fork starts from (src/contract/state.ts): absent where the vendor takes none. */
+  readonly snapshots?: SnapshotHooks;
   /** A warm pool's hooks: absent where the vendor gives no atomic claim. */
   readonly pool?: PoolHooks;
   /** One account-level read that makes nothing: Settings' test of a provider's keys. */

@@ -25,3 +25,17 @@ export function testSettingDoes(field: z.ZodType): string | undefined {
   const does = field.meta()?.test;
   return typeof does === "string" ? does : undefined;
 }
+
+/**
+ * A settings field a serve side gives under its own name (the offered row's key, MODAL_TOKEN_ID):
+ * TestConnection takes keys by that name. Marks already on the field stay.
+ */
+export function keySetting<T extends z.ZodType>(name: string, field: T): T {
+  return field.meta({ ...field.meta(), key: name });
+}
+
+/** The serve-side name of a settings field, when it carries keySetting's mark. */
+export function keySettingName(field: z.ZodType): string | undefined {
+  const name = field.meta()?.key;
+  return typeof name === "string" ? name : undefined;
+}

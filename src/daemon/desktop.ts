@@ -47,6 +47,13 @@ export async function startDisplay(client: ComputerClient, options: DesktopOptio
   const words = (error: unknown) => (error instanceof CallError ? error.message : String(error));
   let id: string;
   try {
+    // The display starts once, at create: a lock or socket there already is stale, left in the
+    // image by the computer a snapshot was taken of (its X server refuses to start on it).
+    const n = display.replace(/^:/, "").split(".")[0];
+    for (const path of [`/tmp/.X${n}-lock`, `/tmp/.X11-unix/X${n}`])
+      await client.call("files.remove", { path }, { signal }).catch((error: unknown) => {
+        if (!(error instanceof CallError && error.kind === "not_found")) throw error;
+      });
     ({ id } = await client.call("process.start", { argv: server, env: { DISPLAY: display } }, { signal }));
   } catch (error) {
     if (options.signal?.aborted) return fail("aborted", "starting the X server was aborted");

@@ -12,7 +12,7 @@ import { boundedBy } from "../daemon/bound.js";
 export type Fetch = typeof fetch;
 
 export interface RequestOptions {
-  method?: "GET" | "POST" | "DELETE";
+  method?: "GET" | "POST" | "PUT" | "DELETE";
   query?: Record<string, string>;
   /** JSON, or a FormData for the upload. */
   body?: unknown;

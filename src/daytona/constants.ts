@@ -2,6 +2,8 @@
 export const COMPUTER_LABEL = "agentrun.computer";
 export const DEADLINE_LABEL = "agentrun.computer.deadline";
 export const IMAGE_LABEL = "agentrun.computer.image";
+/** Written by a pause before its stop (the ISO time of the pause): a stopped sandbox with it reads paused, one without it stopped. */
+export const PAUSED_LABEL = "agentrun.computer.paused";
 /** A computer's name: computer-<12 hex digits>. */
 export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
 /** The image a spec names for Daytona's default snapshot (the registry row's default too). */
@@ -27,6 +29,8 @@ export const TIMEOUTS = {
   stopMs: 120_000,
   listedMs: 60_000,
   helloMs: 30_000,
+  /** A snapshot's take, until Daytona reads it active; and its delete, until Daytona reads it gone. */
+  snapshotMs: 600_000,
 } as const;
 /** Reads, the upload and deletes are tried three times, with backoff. */
 export const TRIES = 3;

@@ -1,6 +1,7 @@
 // The drift check of a sandbox as Daytona reads it back against what was declared (its daemon's is
 // src/kits/agent-child/drift.ts, shared with E2B). One sentence per mismatch; none when it is what was declared.
 import type { NetworkPolicy } from "../contract/provider.js";
+import { parseSnapshotImage } from "../contract/state.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_SNAPSHOT, DESTROY_SLACK_MS, IMAGE_LABEL } from "./constants.js";
 import { networkOf } from "./readback.js";
 import type { Sandbox } from "./schemas.js";
@@ -19,12 +20,17 @@ export interface SandboxExpected {
   sandboxClass: string | undefined;
 }
 
+/** The Daytona snapshot an image names: a snapshot image's own name (snapshot://daytona/<name>), else the image itself. */
+export function vendorSnapshot(image: string): string {
+  return parseSnapshotImage(image)?.id ?? image;
+}
+
 const shown = (v: unknown) => (v === undefined || v === null ? "nothing" : JSON.stringify(v));
 
 export function sandboxDrift(sandbox: Sandbox, want: SandboxExpected): string[] {
   const out: string[] = [];
-  if (want.image !== DEFAULT_SNAPSHOT && sandbox.snapshot !== want.image)
-    out.push(`the snapshot reads ${shown(sandbox.snapshot)}, not ${JSON.stringify(want.image)}`);
+  if (want.image !== DEFAULT_SNAPSHOT && sandbox.snapshot !== vendorSnapshot(want.image))
+    out.push(`the snapshot reads ${shown(sandbox.snapshot)}, not ${JSON.stringify(vendorSnapshot(want.image))}`);
   const network = networkOf(sandbox);
   if (JSON.stringify(network) !== JSON.stringify(want.network)) {
     out.push(

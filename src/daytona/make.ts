@@ -13,7 +13,7 @@ import { fail, ok, type Result } from "../daemon/result.js";
 import { waitUntil } from "../contract/wait.js";
 import { expect } from "./api.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_SNAPSHOT, IMAGE_LABEL, INIT_SESSION, TIMEOUTS } from "./constants.js";
-import { sandboxDrift } from "./drift.js";
+import { sandboxDrift, vendorSnapshot } from "./drift.js";
 import { isGoing } from "./readback.js";
 import type { Daemon } from "../contract/daemon-file.js";
 import type { DaytonaSandboxes } from "./sandboxes.js";
@@ -48,7 +48,7 @@ async function makeSandbox(sb: DaytonaSandboxes, c: Creation<DaytonaChecked>): P
   const labels = { ...c.labels, [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: c.deadline, [IMAGE_LABEL]: spec.image };
   const body: CreateSandbox = {
     name,
-    ...(spec.image === DEFAULT_SNAPSHOT ? {} : { snapshot: spec.image }),
+    ...(spec.image === DEFAULT_SNAPSHOT ? {} : { snapshot: vendorSnapshot(spec.image) }),
     labels,
     public: false,
     networkBlockAll: true,
@@ -114,9 +114,22 @@ async function installAndStart(sb: DaytonaSandboxes, c: Creation<DaytonaChecked>
     signal,
   );
   if (!installed.ok) return installed;
-  const session = await toolbox.createSession(INIT_SESSION, signal);
+  return startInit(sb, toolbox, c.deadline, signal);
+}
+
+/**
+ * computerd init started in a session of its own, until the deadline; init's command id. A session
+ * of that name left from before a stop holds no init (a stop ends every process), so it is made again.
+ */
+export async function startInit(sb: DaytonaSandboxes, toolbox: Toolbox, deadline: string, signal?: AbortSignal): Promise<Result<string>> {
+  let session = await toolbox.createSession(INIT_SESSION, signal);
+  if (!session.ok && session.error.code === "exists") {
+    const gone = await toolbox.deleteSession(INIT_SESSION, signal);
+    if (!gone.ok) return gone;
+    session = await toolbox.createSession(INIT_SESSION, signal);
+  }
   if (!session.ok) return session;
-  const start = startCommand({ deadline: c.deadline, maxDeadline: c.deadline, user: sb.o.daemonUser });
+  const start = startCommand({ deadline, maxDeadline: deadline, user: sb.o.daemonUser });
   return toolbox.exec(INIT_SESSION, start, "starting computerd init", signal);
 }
 

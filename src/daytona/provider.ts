@@ -1,7 +1,8 @@
 // DaytonaProvider: the ComputerProvider interface over Daytona's v0 REST API. create is the one
 // flow with Daytona's hooks (make.ts): the sandbox made and read back, the daemon pushed in and
 // started through the toolbox (src/kits/agent-child/), reached through a session bridge
-// (bridge.ts), and both held to the drift check (drift.ts). Daytona's calls are sandboxes.ts's.
+// (bridge.ts), and both held to the drift check (drift.ts). Daytona's calls are sandboxes.ts's;
+// its pause (stop and start) is pause.ts's, its snapshots snapshots.ts's.
 import { CHILD_HOME } from "../kits/agent-child/install.js";
 import { packageVersion } from "../package.js";
 import type { Hello } from "../daemon/protocol.js";
@@ -31,6 +32,9 @@ import { COMPUTER_LABEL, DEADLINE_LABEL, DEFAULT_SNAPSHOT, IMAGE_LABEL, MAX_LIFE
 import { daemonDrift, helloDrift } from "../kits/agent-child/drift.js";
 import { sandboxDrift } from "./drift.js";
 import { daytonaHooks } from "./make.js";
+import { daytonaPause } from "./pause.js";
+import { daytonaSnapshots } from "./snapshots.js";
+import type { PauseHooks, SnapshotHooks } from "../contract/provider.js";
 import type { DaytonaProviderOptions, Settled } from "./options.js";
 import { deadlineOf, isComputer, isGoing, networkOf, stateOf } from "./readback.js";
 import { DaytonaSandboxes, GROUPS } from "./sandboxes.js";
@@ -51,6 +55,9 @@ export function capabilitiesOf(settled: Pick<Settled, "autoDeleteInterval" | "sa
     stopDeletes: settled.autoDeleteInterval === 0,
     vendorAgentPorts: [TOOLBOX_PORT],
     isolation: settled.sandboxClass === "linux-vm" ? "vm" : "container",
+    // Its stop keeps the disk and ends every process; where a stop deletes, there is no pause.
+    ...(settled.autoDeleteInterval === 0 ? {} : { pause: "disk" as const }),
+    snapshot: true,
     defaults: { workdir: CHILD_HOME, user: settled.daemonUser },
   };
 }
@@ -62,10 +69,19 @@ export class DaytonaProvider implements ComputerProvider {
   readonly id = "daytona";
   readonly version: string;
   readonly #sb: DaytonaSandboxes;
+  readonly snapshots: SnapshotHooks;
+  readonly #pause: PauseHooks;
 
   constructor(options: DaytonaProviderOptions) {
     this.#sb = new DaytonaSandboxes(options, packageVersion);
     this.version = this.#sb.version;
+    this.snapshots = daytonaSnapshots(this.#sb);
+    this.#pause = daytonaPause(this.#sb, (ref, how, o) => this.release(ref, how, o));
+  }
+
+  /** Stop and start as a pause that keeps the disk; none where a stop deletes (autoDeleteMinutes 0). */
+  get pause(): PauseHooks | undefined {
+    return this.capabilities().pause ? this.#pause : undefined;
   }
 
   capabilities(): Capabilities {
@@ -255,7 +271,7 @@ export class DaytonaProvider implements ComputerProvider {
         const one = await this.#sb.get(read.value.id, s);
         const all = await this.#sb.listAll(s);
         last = one.ok ? `state ${one.value.state}` : one.error.message;
-        const listedStopped = all.ok && all.value.some((x) => x.id === read.value.id && stateOf(x) === "stopped");
+        const listedStopped = all.ok && all.value.some((x) => x.id === read.value.id && x.state === "stopped");
         if (one.ok && one.value.state === "error") return -1;
         if (one.ok && one.value.state === "started" && one.value.desiredState !== "stopped") {
           await this.#sb.call(`/sandbox/${encodeURIComponent(read.value.id)}/stop`, "stopping again", { method: "POST", signal: s });

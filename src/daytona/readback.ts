@@ -1,6 +1,6 @@
 // What a sandbox read back says: its network, its state as a computer's, its deadline, its size.
 import type { ComputerState, NetworkReadBack } from "../contract/provider.js";
-import { COMPUTER_LABEL, DEADLINE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
+import { COMPUTER_LABEL, DEADLINE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN, PAUSED_LABEL } from "./constants.js";
 import type { Sandbox } from "./schemas.js";
 
 const list = (s: string | null | undefined) =>
@@ -41,9 +41,14 @@ const RUNNING = new Set([
   "pausing",
 ]);
 
-/** started and the states on the way to it, stopping and pausing on the way from it, are running. */
+/**
+ * started and the states on the way to it, stopping and pausing on the way from it, are running;
+ * a stopped (or archived) sandbox is paused when a pause labelled it, else stopped (by hand, or by
+ * Daytona's auto-stop), which a computer declared running reads as drift.
+ */
 export function stateOf(sandbox: Sandbox): ComputerState {
-  return RUNNING.has(sandbox.state ?? "") ? "running" : "stopped";
+  if (RUNNING.has(sandbox.state ?? "")) return "running";
+  return sandbox.labels[PAUSED_LABEL] ? "paused" : "stopped";
 }
 
 /** A sandbox with agentrun.computer=1 and a computer's name: this provider's. */

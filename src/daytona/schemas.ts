@@ -69,3 +69,17 @@ export interface CreateSandbox {
   autoStopInterval: number;
   autoDeleteInterval: number;
 }
+
+/** A snapshot as GET /snapshots/{idOrName} returns it (the fields the provider reads); size is GB, as Daytona reports it. */
+export const SnapshotDto = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  state: z.string(),
+  size: z.number().nullish(),
+  errorReason: optionalString,
+  createdAt: z.string(),
+});
+export type SnapshotDto = z.infer<typeof SnapshotDto>;
+
+/** One page of GET /snapshots?page=&limit= (pages from 1). */
+export const SnapshotPage = z.object({ items: z.array(SnapshotDto), totalPages: z.number().int() });

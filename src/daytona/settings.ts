@@ -3,14 +3,14 @@
 import path from "node:path";
 import { z } from "zod";
 import { packageRoot } from "../package.js";
-import { secretSetting } from "../contract/setting-marks.js";
+import { keySetting, secretSetting } from "../contract/setting-marks.js";
 import type { DaytonaProviderOptions } from "./options.js";
 
 /** Daytona's settings as a host takes them from its user (a stack's agentrun:daytona, the CLI's --set). */
 export const DAYTONA_SETTINGS = z.strictObject({
-  apiKey: secretSetting(z.string().min(1).optional()),
-  apiUrl: z.string().optional(),
-  target: z.string().optional(),
+  apiKey: keySetting("DAYTONA_API_KEY", secretSetting(z.string().min(1).optional())),
+  apiUrl: keySetting("DAYTONA_API_URL", z.string().optional()),
+  target: keySetting("DAYTONA_TARGET", z.string().optional()),
   class: z.enum(["container", "linux-vm"]).optional(),
 });
 

@@ -8,12 +8,15 @@ import type { Capabilities, ComputerSpec } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
 import { userProblem } from "../contract/user.js";
 import { remapProblem } from "./bind.js";
+import { runtimeRefusal } from "../contract/runtime.js";
+import { gvisorHostRefusals, gvisorSpecRefusals } from "./runtime.js";
+import { browserRefusals } from "./browser-check.js";
 import { COMPUTER_LABEL } from "./constants.js";
 import { PROXY_PATTERN } from "./egress-request.js";
 import { engineMajor, type Host } from "./host.js";
 import { elsewhereWords, type RemoteEngine, remoteBindRefusal } from "./remote.js";
 
-const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind", "egress"]);
+const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind", "egress", "runtime"]);
 
 export interface CheckContext {
   capabilities: Capabilities;
@@ -51,28 +54,38 @@ function specRefusals(spec: ComputerSpec, context: CheckContext): Refusal[] {
   for (const key of Object.keys(fields)) {
     if (!FIELDS.has(key)) out.push({ field: key, message: `${key} is not a field Docker supports (it takes ${[...FIELDS].join(", ")})` });
   }
-  if (typeof spec.image !== "string" || spec.image.length === 0) out.push({ field: "image", message: "image is required: the image a computer starts from" });
-  else if (hasNul(spec.image)) out.push({ field: "image", message: "image has a NUL byte" });
+  if (typeof spec.image !== "string" || spec.image.length === 0) {
+    if ((spec.kind ?? context.capabilities.kind) !== "browser") out.push({ field: "image", message: "image is required: the image a computer starts from" });
+  } else if (hasNul(spec.image)) out.push({ field: "image", message: "image has a NUL byte" });
 
   const lifetime = checkLifetime(spec.lifetimeMs, context.capabilities);
   if (lifetime) out.push(lifetime);
   out.push(...networkRefusals(spec, context));
 
-  if (spec.kind !== undefined && spec.kind !== "linux" && spec.kind !== "desktop") {
-    out.push({ field: "kind", message: `Docker makes linux and desktop computers, not ${String(spec.kind).slice(0, 40)}; ask for kind linux or desktop` });
+  if (spec.kind !== undefined && spec.kind !== "linux" && spec.kind !== "desktop" && spec.kind !== "browser") {
+    out.push({
+      field: "kind",
+      message: `Docker makes linux, desktop and browser computers, not ${String(spec.kind).slice(0, 40)}; ask for kind linux, desktop or browser`,
+    });
   }
+  // A browser's own rules; a field refused for them is not refused again below.
+  const browser = (spec.kind ?? context.capabilities.kind) === "browser" ? browserRefusals(spec) : [];
+  out.push(...browser);
   if (spec.labels !== undefined) out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));
-  if (spec.mount !== undefined) out.push(...mountRefusals(spec.mount, context));
-  out.push(...sizeRefusals(spec));
-  if (spec.user !== undefined) {
+  const mine = new Set(browser.map((r) => r.field));
+  if (spec.mount !== undefined && !mine.has("mount")) out.push(...mountRefusals(spec.mount, context));
+  out.push(...sizeRefusals(spec).filter((r) => !mine.has(r.field)));
+  if (spec.user !== undefined && !mine.has("user")) {
     const problem = userProblem(spec.user);
     if (problem) out.push({ field: "user", message: problem });
   }
-  if (spec.workdir !== undefined) {
+  if (spec.workdir !== undefined && !mine.has("workdir")) {
     if (typeof spec.workdir !== "string" || !spec.workdir.startsWith("/") || hasNul(spec.workdir)) {
       out.push({ field: "workdir", message: "workdir is an absolute path with no NUL" });
     }
   }
+  const runtime = runtimeRefusal(spec.runtime, ["runc", "gvisor"], "Docker");
+  if (!mine.has("runtime")) out.push(...(runtime ? [runtime] : gvisorSpecRefusals(spec)));
   return out;
 }
 
@@ -152,6 +165,7 @@ function sizeRefusals(spec: ComputerSpec): Refusal[] {
 export function hostRefusals(spec: ComputerSpec, host: Host, volumeRoot: string | undefined): Refusal[] {
   const out: Refusal[] = [];
   for (const lack of host.lacks) out.push({ field: "host", message: lack });
+  out.push(...gvisorHostRefusals(spec, host.runtimes));
   // The computer's cpus are a CFS quota, which Docker sets past the host's CPUs without a word
   // (its --cpus refuses them): refused here in its terms.
   if (typeof spec.cpus === "number" && host.cpus !== undefined && spec.cpus > host.cpus)

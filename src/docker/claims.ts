@@ -5,13 +5,13 @@
 // claim gives are kept in a claim record beside it (a volume named for the container, carrying
 // them as its labels), and the provider's list reads the records in: releaseOlder and the sweep
 // see a claimed computer as one of its run's.
-import { randomBytes } from "node:crypto";
 import type { CallOptions } from "../daemon/client.js";
 import { POOL_LABEL } from "../contract/labels.js";
 import type { ComputerRef, Connection, PoolHooks } from "../contract/provider.js";
-import { fail, ok, type Result } from "../daemon/result.js";
+import { ok, type Result } from "../daemon/result.js";
+import { claimInOrder } from "../contract/claim-order.js";
 import type { DockerEngine } from "./api.js";
-import { COMPUTER_LABEL, isReadyName, KIND_LABEL, READY_PREFIX } from "./constants.js";
+import { COMPUTER_LABEL, isReadyName, kindOfLabels, READY_PREFIX } from "./constants.js";
 import { commandServesStdio } from "./create-request.js";
 import { failure, listByLabels } from "./containers.js";
 import { type Inspected, labelsOf } from "./readback.js";
@@ -117,7 +117,7 @@ export interface Member {
   name: string;
   /** Its init serves its first client over its own stdio (made with init --stdio). */
   stdio?: boolean;
-  kind?: "linux" | "desktop";
+  kind?: "linux" | "desktop" | "browser";
 }
 
 /** The pool's ready computers: running, with its label and a ready name, in one list call. */
@@ -136,7 +136,7 @@ export async function readyMembers(engine: DockerEngine, pool: string, options: 
         name: (c.Names?.[0] ?? "").replace(/^\//, ""),
         // A computer a provider from before init --stdio made has no stdin to take: it is connected through the bridge.
         stdio: commandServesStdio(c.Command),
-        kind: c.Labels?.[KIND_LABEL] === "desktop" ? ("desktop" as const) : ("linux" as const),
+        kind: kindOfLabels(c.Labels ?? undefined),
       }))
       .filter((c) => isReadyName(c.name)),
   );
@@ -159,9 +159,8 @@ async function renameTaken(engine: DockerEngine, member: Member, options: CallOp
 /**
  * Takes one of the pool's ready computers for a run: renamed back to its computer name (the
  * compare-and-swap: a rename of a name another claim took first finds nothing, and the next is
- * tried), then its claim record made with the run's labels. The preferred ones are tried first,
- * with no list; then the pool's ready ones from a random start, so claims at once try different
- * computers first. not_found when none is ready.
+ * tried), then its claim record made with the run's labels; in the order every vendor's claim
+ * takes (src/contract/claim-order.ts). not_found when none is ready.
  */
 export async function take(
   engine: DockerEngine,
@@ -169,31 +168,18 @@ export async function take(
   labels: Record<string, string>,
   options: CallOptions & { prefer?: Member[] } = {},
 ): Promise<Result<Member>> {
-  const tried = new Set<string>();
-  const attempt = async (member: Member): Promise<Result<Member | undefined>> => {
-    tried.add(member.name);
-    const taken = await renameTaken(engine, member, options);
-    if (!taken.ok || taken.value === undefined) return taken as Result<undefined>;
-    const recorded = await recordClaim(engine, member.id, labels, options);
-    return recorded.ok ? ok({ ...member, name: taken.value }) : recorded;
-  };
-  for (const member of (options.prefer ?? []).filter((m) => isReadyName(m.name))) {
-    const got = await attempt({ id: member.id, name: member.name });
-    if (!got.ok || got.value) return got as Result<Member>;
-  }
-  const ready = await readyMembers(engine, pool, options);
-  if (!ready.ok) return ready;
-  const members = ready.value.filter((m) => !tried.has(m.name));
-  const start = members.length ? randomBytes(2).readUInt16BE(0) % members.length : 0;
-  for (let i = 0; i < members.length; i += 1) {
-    const got = await attempt(members[(start + i) % members.length]!);
-    if (!got.ok || got.value) return got as Result<Member>;
-  }
-  if (options.signal?.aborted) return fail("aborted", `the claim on pool ${pool} was aborted`);
-  return fail(
-    "not_found",
-    `pool ${pool} has no ready computer${tried.size ? ` (${tried.size} were claimed by others at the same moment)` : ""}: the next pulumi up refills it, or raise its size`,
-  );
+  return claimInOrder<Member, Member>(pool, {
+    prefer: (options.prefer ?? []).filter((m) => isReadyName(m.name)).map((m) => ({ id: m.id, name: m.name })),
+    ready: () => readyMembers(engine, pool, options),
+    name: (member) => member.name,
+    attempt: async (member) => {
+      const taken = await renameTaken(engine, member, options);
+      if (!taken.ok || taken.value === undefined) return taken as Result<undefined>;
+      const recorded = await recordClaim(engine, member.id, labels, options);
+      return recorded.ok ? ok({ ...member, name: taken.value }) : recorded;
+    },
+    signal: options.signal,
+  });
 }
 
 /** The janitor's part: claim records whose container is gone (removed by hand, not released). */
@@ -212,7 +198,7 @@ export async function sweepClaims(engine: DockerEngine, options: CallOptions = {
 }
 
 /** Connects to a computer of a kind over its own stdio (openConnection's "stdio"). */
-export type StdioConnect = (member: { id: string; name: string }, kind: "linux" | "desktop", options: CallOptions) => Promise<Result<Connection>>;
+export type StdioConnect = (member: { id: string; name: string }, kind: "linux" | "desktop" | "browser", options: CallOptions) => Promise<Result<Connection>>;
 
 /** The provider's pool hooks over these calls; a claim of a computer whose init serves its stdio connects through it. */
 export function dockerPool(engine: DockerEngine, provider: string, stdio: StdioConnect): PoolHooks {

@@ -16,7 +16,8 @@ import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { inspect } from "./containers.js";
 import { isRemote } from "./engine.js";
 import { openLocalConnection } from "./local-socket.js";
-import type { Inspected } from "./readback.js";
+import { type Inspected, stateOf } from "./readback.js";
+import { pausedRefusal } from "./run-state.js";
 
 export interface HelloWant {
   version: string;
@@ -73,6 +74,7 @@ async function openLocal(engine: DockerEngine, container: Target, signal?: Abort
   if (isRemote(engine.address)) return undefined;
   const inspected = await (container.inspected ?? inspect(engine, container.id, { signal }));
   if (!inspected.ok) return undefined;
+  if (stateOf(inspected.value) === "paused") return pausedRefusal(container.name);
   return openLocalConnection(engine.address, inspected.value, signal);
 }
 
@@ -84,6 +86,7 @@ async function openBridge(engine: DockerEngine, container: Target, signal: Abort
   const refused = (reply: Reply, what: string) => {
     if (signal?.aborted) return fail("aborted", `connecting to ${target} was aborted`);
     if (bound.aborted) return fail("timeout", `the daemon in ${target} did not say hello within ${HELLO_TIMEOUT_MS / 1000} s`);
+    if (/is paused/i.test(reply.message)) return pausedRefusal(target);
     if (reply.status === 404 || reply.status === 409 || GONE.test(reply.message))
       return fail("gone", `the daemon in ${target} did not answer hello: ${reply.message}`);
     const failure = engineFailure(what, reply, engine.address);

@@ -5,10 +5,26 @@
 export const COMPUTER_LABEL = "agentrun.computer";
 /** The ISO time the computer's lifetime ends; init gets the same time. */
 export const DEADLINE_LABEL = "agentrun.computer.deadline";
-/** A desktop's kind: only a desktop carries it (a computer without it is linux). */
+/** A desktop's or a browser's kind: only those carry it (a computer without it is linux). */
 export const KIND_LABEL = "agentrun.computer.kind";
+
+/** The kind a computer's labels say: desktop or browser by the kind label, else linux. */
+export function kindOfLabels(labels: Record<string, string> | undefined): "linux" | "desktop" | "browser" {
+  const said = labels?.[KIND_LABEL];
+  return said === "desktop" || said === "browser" ? said : "linux";
+}
+
+/** A browser's least memory and pids: Chromium does not start in less. */
+export const BROWSER_MIN_MEMORY_MB = 512;
+export const BROWSER_MIN_PIDS = 128;
+/** A browser's profile: in its user's home (the /work tmpfs), made by Chromium at start. */
+export const BROWSER_PROFILE = "/work/.chromium";
 /** The label a recipe's image carries (the recipe's whole sha256): the image's, never drift. */
 export const RECIPE_LABEL = "agentrun.computer.recipe";
+/** A recipe's image's tag, by the recipe's sha256. */
+export function recipeHashTag(hash: string): string {
+  return `agentrun-computer:${hash.slice(0, 12)}`;
+}
 /** A computer's name: computer-<12 hex digits>. */
 export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
 /** A warm pool's ready computer is named pool-<hex> until a claim renames it back (claims.ts). */

@@ -60,7 +60,8 @@ export async function listByLabels(engine: DockerEngine, labels: Record<string, 
     (listed.value ?? []).map((c) => ({
       Id: c.Id,
       Name: c.Names?.[0] ?? "",
-      State: { Running: c.State === "running" },
+      // As inspect reads it: a paused container is running, and paused.
+      State: { Running: c.State === "running" || c.State === "paused", Paused: c.State === "paused" },
       Config: { Labels: c.Labels ?? {} },
       HostConfig: { NetworkMode: c.HostConfig?.NetworkMode },
       NetworkSettings: { Networks: c.NetworkSettings?.Networks ?? {} },

@@ -3,7 +3,8 @@
 // take this, so none of them needs the provider class; and the words and values more than one of
 // them writes (the capabilities of a kind, what the drift check expects, a computer's ref).
 import { DEFAULT_DISPLAY, DISPLAY_GROUPS } from "../daemon/desktop.js";
-import type { Hello, MachineKind } from "../daemon/protocol.js";
+import { type Hello, type MachineKind, PROVIDER_GROUPS } from "../daemon/protocol.js";
+import { BROWSER_IMAGE } from "../kits/browser/labels.js";
 import type { CallOptions } from "../daemon/client.js";
 import type { Capabilities, ComputerRef, NetworkReadBack, SpecReadBack } from "../contract/provider.js";
 import { fail, ok, type Result } from "../daemon/result.js";
@@ -32,6 +33,10 @@ export const CAPABILITIES: Capabilities = {
   stopDeletes: false,
   user: ["root", "uid"],
   mount: ["bind"],
+  pause: "memory",
+  snapshot: true,
+  // What the set-up's runsc holds (registered with --network=none): see src/docker/runtime.ts.
+  runtimes: { gvisor: { network: ["none"] } },
   defaults: { cpus: DEFAULT_CPUS, memoryMb: DEFAULT_MEMORY_MB, pids: DEFAULT_PIDS, workdir: HOME },
 };
 
@@ -40,11 +45,32 @@ export const DESKTOP_CAPABILITIES: Capabilities = {
   ...CAPABILITIES,
   kind: "desktop",
   groups: [...CAPABILITIES.groups, ...DISPLAY_GROUPS],
+  // A desktop's X server under gVisor is refused (gvisorSpecRefusals).
+  runtimes: {},
 };
+
+/**
+ * A browser: computerd is its init (pid1) with a linux computer's methods, Chromium runs as its
+ * user, and its CDP is the provider's group (connect serves it). No run folder, no pause or
+ * snapshot: a browser keeps nothing a fork would start from; no gVisor (refused at check). The
+ * rest is linux's row.
+ */
+export const BROWSER_CAPABILITIES: Capabilities = (({ mount: _mount, pause: _pause, snapshot: _snapshot, runtimes: _runtimes, ...linux }) => ({
+  ...linux,
+  kind: "browser" as const,
+  groups: [...linux.groups, "cdp" as const],
+  user: ["uid" as const],
+  defaults: { ...linux.defaults, image: BROWSER_IMAGE },
+}))(CAPABILITIES);
 
 /** What a computer of a kind is held to: its kind and groups. */
 export function capabilitiesOfKind(kind: MachineKind): Capabilities {
-  return kind === "desktop" ? DESKTOP_CAPABILITIES : CAPABILITIES;
+  return kind === "desktop" ? DESKTOP_CAPABILITIES : kind === "browser" ? BROWSER_CAPABILITIES : CAPABILITIES;
+}
+
+/** The groups hello declares for a kind: the daemon's, never the provider's (cdp). */
+export function helloGroupsOf(kind: MachineKind): string[] {
+  return capabilitiesOfKind(kind).groups.filter((g) => !(PROVIDER_GROUPS as readonly string[]).includes(g));
 }
 
 /** The provider as its parts see it. */
@@ -67,6 +93,8 @@ export interface DockerContext extends Settled {
   readonly remote: RemoteEngine | undefined;
   /** The daemon as the file a remote engine's computer is given in its archive (read once); throws when daemonPath cannot be read. */
   daemonFile(): Promise<TarFile>;
+  /** The browser's image made ready (its recipe on the base): the engine image a spec's "chromium" is. */
+  browserImage(signal?: AbortSignal): Promise<Result<string>>;
 }
 
 /** A desktop's DISPLAY. */
@@ -86,7 +114,7 @@ export function expectedOf(
     daemon: at.daemon,
     deadline: at.deadline,
     version: context.version,
-    groups: declared.groups,
+    groups: helloGroupsOf(at.kind),
     kind: declared.kind,
     arch: host.arch,
     host: { apparmor: host.apparmor, selinux: host.selinux },

@@ -4,6 +4,8 @@ import { WORKSPACE } from "../contract/mount.js";
 import { COMPUTER_LABEL, CPU_PERIOD, DEADLINE_LABEL, HOME, KIND_LABEL, RUN_DIR } from "./constants.js";
 import { EGRESS_MOUNT, EGRESS_SOCKET, egressName } from "./egress-request.js";
 import { cpuQuota, type Plan, workSizeMb } from "./plan.js";
+import { engineImageOf } from "./snapshot-image.js";
+import { dockerRuntime } from "./runtime.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { DAEMON_DIR, isVolumeDaemon, subpathOf, volumeMount } from "./volume.js";
 
@@ -38,9 +40,16 @@ export interface CreateRequest {
   };
 }
 
-/** Init's command: its deadline, for an allowlist its relay to the egress proxy, and for a pool's computer its stdio served. */
-export function initCommand(deadline: string, allow: boolean, stdio: boolean): string[] {
-  return ["init", "--deadline", deadline, ...(allow ? ["--egress", EGRESS_SOCKET] : []), ...(stdio ? [STDIO_FLAG] : [])];
+/** Init's command: its deadline, for an allowlist its relay to the egress proxy, for a pool's computer its stdio served, for a browser its kind. */
+export function initCommand(deadline: string, allow: boolean, stdio: boolean, browser = false): string[] {
+  return [
+    "init",
+    "--deadline",
+    deadline,
+    ...(allow ? ["--egress", EGRESS_SOCKET] : []),
+    ...(stdio ? [STDIO_FLAG] : []),
+    ...(browser ? ["--kind", "browser"] : []),
+  ];
 }
 
 const STDIO_FLAG = "--stdio";
@@ -68,20 +77,26 @@ export function createRequest(plan: Plan): CreateRequest {
   return {
     name: plan.name,
     body: {
-      Image: plan.image,
+      Image: engineImageOf(plan.image),
       Hostname: plan.name,
       User: `${plan.uid}:${plan.gid}`,
-      Labels: { [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: plan.deadline, ...plan.labels, ...(plan.display !== undefined ? { [KIND_LABEL]: "desktop" } : {}) },
+      Labels: {
+        [COMPUTER_LABEL]: "1",
+        [DEADLINE_LABEL]: plan.deadline,
+        ...plan.labels,
+        ...(plan.display !== undefined ? { [KIND_LABEL]: "desktop" } : plan.browser ? { [KIND_LABEL]: "browser" } : {}),
+      },
       // A desktop's init reads DISPLAY; the programs it starts never get it from init.
       Env: [`HOME=${HOME}`, ...(plan.display !== undefined ? [`DISPLAY=${plan.display}`] : [])],
       WorkingDir: plan.workdir,
       Entrypoint: [DAEMON_IN_COMPUTER],
-      Cmd: initCommand(plan.deadline, plan.allow !== undefined, plan.stdio),
+      Cmd: initCommand(plan.deadline, plan.allow !== undefined, plan.stdio, plan.browser === true),
       ...(plan.stdio ? { OpenStdin: true, StdinOnce: true } : {}),
       HostConfig: {
         // A pool's computer speaks the protocol on its stdout: no log driver keeps what it says
         // (a file's bytes, a program's output). Its init's words at start come on create's attach.
         ...(plan.stdio ? { LogConfig: { Type: "none", Config: {} } } : {}),
+        ...(plan.runtime ? { Runtime: dockerRuntime(plan.runtime) } : {}),
         CapDrop: ["ALL"],
         SecurityOpt: ["no-new-privileges"],
         IpcMode: "private",

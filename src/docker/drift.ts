@@ -22,10 +22,13 @@ import {
   READONLY_PATHS,
   RECIPE_LABEL,
   KIND_LABEL,
+  kindOfLabels,
 } from "./constants.js";
 import { cpuQuota, servesStdio, workSizeMb } from "./plan.js";
+import { dockerRuntime, runtimeOfDocker } from "./runtime.js";
 import { deadlineOf, hasComputerName, hasEgress, type Inspected, labelsOf, nameOf, networkOf, specOf } from "./readback.js";
 import { initCommand, tmpfsOptions } from "./create-request.js";
+import { engineImageOf } from "./snapshot-image.js";
 import { EGRESS_MOUNT, egressName } from "./egress-request.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { DAEMON_DIR, type DaemonAt, isVolumeDaemon, subpathOf, type VolumeOption } from "./volume.js";
@@ -55,6 +58,8 @@ export interface DriftExpected {
   proxy?: NetworkReadBack;
   /** A desktop's DISPLAY, which Config.Env holds; a linux computer has none. */
   display?: string;
+  /** The engine image when it is not the spec's own name: a browser's "chromium" is its recipe's image. */
+  image?: string;
 }
 
 const MIB = 1024 * 1024;
@@ -156,7 +161,8 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
   }
   if (host.IpcMode !== "private") out.push(`HostConfig.IpcMode is ${show(host.IpcMode)}, not "private"`);
   if (host.CgroupnsMode !== "private") out.push(`HostConfig.CgroupnsMode is ${show(host.CgroupnsMode)}, not "private"`);
-  if (host.Runtime !== "runc") out.push(`HostConfig.Runtime is ${show(host.Runtime)}, not "runc"`);
+  const runtime = dockerRuntime(spec.runtime);
+  if (host.Runtime !== runtime) out.push(`runtime: HostConfig.Runtime is ${show(host.Runtime)}, not ${show(runtime)} (${spec.runtime ?? "runc"})`);
   for (const [field, want] of [
     ["MaskedPaths", MASKED_PATHS],
     ["ReadonlyPaths", READONLY_PATHS],
@@ -205,7 +211,8 @@ export function inspectDrift(spec: ComputerSpec, inspected: Inspected, expected:
 function configDrift(spec: ComputerSpec, config: Record<string, unknown>, expected: DriftExpected): string[] {
   const out: string[] = [];
   if (config.User !== expected.user) out.push(`Config.User is ${show(config.User)}, not ${show(expected.user)}`);
-  if (config.Image !== spec.image) out.push(`Config.Image is ${show(config.Image)}, not ${show(spec.image)}`);
+  const image = expected.image ?? engineImageOf(spec.image);
+  if (config.Image !== image) out.push(`Config.Image is ${show(config.Image)}, not ${show(image)}`);
   const workdir = spec.workdir ?? HOME;
   if (config.WorkingDir !== workdir) out.push(`Config.WorkingDir is ${show(config.WorkingDir)}, not ${show(workdir)}`);
   const homes = (Array.isArray(config.Env) ? (config.Env as string[]) : []).filter((e) => e.startsWith("HOME="));
@@ -215,7 +222,7 @@ function configDrift(spec: ComputerSpec, config: Record<string, unknown>, expect
   if (show(displays) !== show(display))
     out.push(`Config.Env holds ${show(displays)}, not ${expected.display === undefined ? "no DISPLAY (it is not a desktop)" : show(display)}`);
   if (show(config.Entrypoint) !== show([DAEMON_IN_COMPUTER])) out.push(`Config.Entrypoint is ${show(config.Entrypoint)}, not ${show([DAEMON_IN_COMPUTER])}`);
-  const cmd = initCommand(expected.deadline, isAllow(spec.network), servesStdio(spec.labels));
+  const cmd = initCommand(expected.deadline, isAllow(spec.network), servesStdio(spec.labels), expected.kind === "browser");
   if (show(config.Cmd) !== show(cmd)) out.push(`Config.Cmd is ${show(config.Cmd)}, not ${show(cmd)}`);
   out.push(...labelsDrift(spec, config.Labels, expected));
   for (const [field, value] of Object.entries(config)) {
@@ -340,7 +347,7 @@ function labelsDrift(spec: ComputerSpec, labels: unknown, expected: DriftExpecte
   const out: string[] = [];
   const have = (labels && typeof labels === "object" ? labels : {}) as Record<string, string>;
   const want: Record<string, string> = { ...(spec.labels ?? {}), [COMPUTER_LABEL]: "1", [DEADLINE_LABEL]: expected.deadline };
-  if (expected.kind === "desktop") want[KIND_LABEL] = "desktop";
+  if (expected.kind === "desktop" || expected.kind === "browser") want[KIND_LABEL] = expected.kind;
   for (const [key, value] of Object.entries(want)) {
     if (have[key] !== value) out.push(`Config.Labels ${key} is ${show(have[key])}, not ${show(value)}`);
   }
@@ -414,8 +421,12 @@ export function readBackDrift(
     user: readBack.user,
     workdir: readBack.workdir,
   };
-  const kind: MachineKind = labelsOf(inspected)[KIND_LABEL] === "desktop" ? "desktop" : "linux";
-  if (kind === "desktop") spec.kind = kind;
+  const kind: MachineKind = kindOfLabels(labelsOf(inspected));
+  if (kind !== "linux") spec.kind = kind;
+  // A browser has no workdir to ask for: its home is held by the inspect's half.
+  if (kind === "browser") delete spec.workdir;
+  // A runtime that is neither is its inspect's sentence (inspectDrift holds it to runc's).
+  if (runtimeOfDocker(inspected.HostConfig?.Runtime) === "gvisor") spec.runtime = "gvisor";
   if (readBack.egress !== undefined) spec.egress = readBack.egress;
   if (readBack.mount && "kind" in readBack.mount && readBack.mount.kind === "bind") spec.mount = { kind: "bind", path: readBack.mount.path };
   else if (readBack.mount && "other" in readBack.mount) mismatches.push(`the run folder reads back as other: ${readBack.mount.other}`);

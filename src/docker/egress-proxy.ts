@@ -16,6 +16,7 @@ import { failure } from "./containers.js";
 import { COMPUTER_LABEL, DEADLINE_LABEL, MAX_LIFETIME_MS } from "./constants.js";
 import { inspectEgress, makeEgress, makeEgressVolume, removeEgress } from "./egress.js";
 import { flagsOf } from "../egress/proxy-command.js";
+import { checkRules, credentialsOf, ruleArg } from "../egress/rules.js";
 import { type EgressExpected, proxyReadBack } from "./egress-readback.js";
 import { EGRESS_LABEL, egressName, type EgressPlan, PROXY_PATTERN } from "./egress-request.js";
 import type { Host } from "./host.js";
@@ -59,6 +60,14 @@ function callerLabels(labels: Record<string, string> | null | undefined): Record
   return Object.fromEntries(Object.entries(labels ?? {}).filter(([k]) => k !== COMPUTER_LABEL && !k.startsWith(`${COMPUTER_LABEL}.`)));
 }
 
+/** A checked spec's rules in their argv form and its credentials, as a plan holds them. */
+function heldBy(spec: Pick<ProxySpec, "rules" | "credentials">): Pick<EgressPlan, "rules" | "credentials"> {
+  return {
+    ...(spec.rules?.length ? { rules: spec.rules.map(ruleArg) } : {}),
+    ...(spec.credentials?.length ? { credentials: spec.credentials } : {}),
+  };
+}
+
 export class DockerEgressProxies implements EgressProxies {
   readonly #deps: ProxyDeps;
 
@@ -69,12 +78,13 @@ export class DockerEgressProxies implements EgressProxies {
   #refusals(spec: ProxySpec): Refusal[] {
     const out: Refusal[] = [];
     if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a proxy's spec is an object with allow and lifetimeMs" }];
-    const known = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels"]);
+    const known = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels", "rules", "credentials"]);
     for (const key of Object.keys(spec))
       if (!known.has(key)) out.push({ field: key, message: `${key} is not a field of an egress proxy (it takes ${[...known].join(", ")})` });
     const range = this.#deps.testNetwork?.range;
     const list = checkAllowlist(spec.allow, range === undefined ? {} : { testNetwork: range });
     if (!list.ok) for (const r of list.refusals) out.push({ field: "allow", message: `allow: ${r.message}` });
+    else out.push(...checkRules(spec.rules, spec.credentials, list.entries));
     const lifetime = checkLifetime(spec.lifetimeMs, { maxLifetimeMs: MAX_LIFETIME_MS });
     if (lifetime) out.push(lifetime);
     if (spec.user !== undefined) {
@@ -151,6 +161,7 @@ export class DockerEgressProxies implements EgressProxies {
       labels: withOwnerLabel(spec.labels, options.owner),
       image: image.value,
       ...(this.#deps.testNetwork ? { testNetwork: this.#deps.testNetwork } : {}),
+      ...heldBy(spec),
     };
     const volume = await makeEgressVolume(this.#deps.engine, plan, { signal, madeFor: "proxy" });
     if (!volume.ok) return volume;
@@ -168,6 +179,7 @@ export class DockerEgressProxies implements EgressProxies {
       hint: plan.hint,
       hostAddresses: [...plan.hostAddresses],
       labels: { ...plan.labels },
+      rules: [...(plan.rules ?? [])],
     };
   }
 
@@ -241,16 +253,18 @@ export class DockerEgressProxies implements EgressProxies {
       hint: flags?.get("--hint")?.[0] ?? "",
       hostAddresses: flags?.get("--host-address") ?? [],
       labels: callerLabels(volume.value.Labels),
+      rules: flags?.get("--rule") ?? [],
     };
     const drift = typeof network === "object" && "other" in network ? [network.other.replace(/^network allow, but its /, "the ")] : [];
-    return ok({ ref, state: proxy.value?.State?.Running ? "running" : "stopped", network, drift });
+    const credentials = credentialsOf(proxy.value?.Config?.Env);
+    return ok({ ref, state: proxy.value?.State?.Running ? "running" : "stopped", network, drift, credentials });
   }
 
-  async update(name: string, change: Pick<ProxySpec, "allow" | "hint">, options: CallOptions = {}): Promise<Result<ProxyRef>> {
+  async update(name: string, change: Pick<ProxySpec, "allow" | "hint" | "rules" | "credentials">, options: CallOptions = {}): Promise<Result<ProxyRef>> {
     const { signal } = options;
     const bad = this.#nameProblem(name);
     if (bad) return bad;
-    const refusals = this.#refusals({ allow: change.allow, lifetimeMs: 1, ...(change.hint === undefined ? {} : { hint: change.hint }) });
+    const refusals = this.#refusals({ ...change, lifetimeMs: 1 });
     const refused = refuse(refusals);
     if (!refused.ok) return refused;
     const host = await this.#host(options);
@@ -281,6 +295,7 @@ export class DockerEgressProxies implements EgressProxies {
       labels: callerLabels(volume.value.Labels),
       image: image.value,
       ...(this.#deps.testNetwork ? { testNetwork: this.#deps.testNetwork } : {}),
+      ...heldBy(change),
     };
     if (signal?.aborted) return fail("aborted", `the update of ${name} was aborted before its proxy was touched`);
     // The old proxy goes first: it removes its socket as it ends, and the new one makes it again

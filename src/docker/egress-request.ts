@@ -3,6 +3,7 @@
 // read-back (egress-readback.ts) holds a proxy to the same numbers.
 import { DEADLINE_LABEL } from "./constants.js";
 import { EGRESS_ENTRYPOINT, EGRESS_MOUNT, egressArgs } from "../egress/proxy-command.js";
+import { CREDENTIALS_ENV, credentialsEnv, type EgressCredential } from "../egress/rules.js";
 
 export { EGRESS_ENTRYPOINT, EGRESS_MOUNT, EGRESS_SOCKET, egressArgs } from "../egress/proxy-command.js";
 
@@ -42,6 +43,10 @@ export interface EgressPlan {
   image: string;
   /** The test-only seam: the test's own Docker network and its range (checkTestNetwork). */
   testNetwork?: { name: string; range: string };
+  /** Rules in their argv form (ruleArg). */
+  rules?: readonly string[];
+  /** Headers the proxy sets per host: in its environment alone, never its argv or a label. */
+  credentials?: readonly EgressCredential[];
 }
 
 export const egressName = (key: string) => `${key}-egress`;
@@ -78,6 +83,7 @@ export function egressProxyRequest(plan: EgressPlan) {
       Labels: egressLabels(plan),
       Entrypoint: [EGRESS_ENTRYPOINT],
       Cmd: egressArgs(plan),
+      ...(plan.credentials?.length ? { Env: [`${CREDENTIALS_ENV}=${credentialsEnv(plan.credentials)}`] } : {}),
       HostConfig: {
         NetworkMode: plan.testNetwork?.name ?? "bridge",
         ReadonlyRootfs: true,

@@ -13,6 +13,8 @@ export interface DockerInfo {
   Architecture?: string;
   ServerVersion?: string;
   NCPU?: number;
+  KernelVersion?: string;
+  Runtimes?: unknown;
   [field: string]: unknown;
 }
 
@@ -27,9 +29,15 @@ export interface Host {
   engine?: string;
   /** The host's CPUs (NCPU), when it reports them: Docker refuses --cpus above them. */
   cpus?: number;
+  /** The host's kernel release (KernelVersion): a runc computer's programs read it, a gVisor one's do not. */
+  kernel?: string;
+  /** The runtimes the engine has registered, each with its runtimeArgs (Runtimes). */
+  runtimes?: Record<string, string[]>;
   /** Each requirement the host lacks, in words; create refuses while any is here. */
   lacks: string[];
 }
+
+import { registeredRuntimes } from "./runtime.js";
 
 const ARCH: Record<string, string> = { x86_64: "amd64", amd64: "amd64", aarch64: "arm64", arm64: "arm64" };
 
@@ -70,6 +78,8 @@ export function hostOf(info: DockerInfo): Host {
   else if (security.has("userns")) host.remap = "userns";
   if (typeof info.ServerVersion === "string" && info.ServerVersion) host.engine = info.ServerVersion;
   if (typeof info.NCPU === "number" && info.NCPU > 0) host.cpus = info.NCPU;
+  if (typeof info.KernelVersion === "string" && info.KernelVersion) host.kernel = info.KernelVersion;
+  if (info.Runtimes !== undefined) host.runtimes = registeredRuntimes(info.Runtimes);
   return host;
 }
 

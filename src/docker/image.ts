@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { fail, ok, type Result } from "../daemon/result.js";
 import { type CallBound, DockerCli, failureOf, type Outcome } from "./cli.js";
-import { RECIPE_LABEL } from "./constants.js";
+import { RECIPE_LABEL, recipeHashTag } from "./constants.js";
 
 export { RECIPE_LABEL };
 
@@ -42,7 +42,7 @@ export function recipeHash(recipe: string): string {
 }
 
 export function recipeTag(recipe: string): string {
-  return `agentrun-computer:${recipeHash(recipe).slice(0, 12)}`;
+  return recipeHashTag(recipeHash(recipe));
 }
 
 /**

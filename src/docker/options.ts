@@ -15,7 +15,7 @@ import type { EngineAddress } from "./engine.js";
 import { DOCKER_BASE } from "./default-image.js";
 import { type ImageSource, sourceProblem } from "./image.js";
 import { toolchainBase } from "../package.js";
-import type { CreateStep } from "./pause.js";
+import type { Step } from "./pause.js";
 
 export interface DockerProviderOptions {
   /** computerd for the Docker host's architecture; the provider binds its own copy of it. */
@@ -63,12 +63,17 @@ export interface DockerProviderOptions {
    * ready (default: Xvfb on the base the default recipe stands on).
    */
   desktop?: DesktopOptions & { image?: ImageSource };
-  /** The fault tests' seam: called at each step of a create (pause.ts), to hold it there. */
+  /**
+   * Browsers: the provider's computers are kind browser unless a spec asks for another kind. A
+   * browser's image is "chromium": Debian's Chromium on the base (docker.image({ kind: "browser" })).
+   */
+  browser?: Record<string, never>;
+  /** The fault tests' seam: called at each step of a create, a pause and a snapshot's take (pause.ts), to hold it there. */
   pause?: Pause;
 }
 
 /** The fault tests' seam (pause.ts). */
-export type Pause = (step: CreateStep, signal?: AbortSignal) => Promise<void>;
+export type Pause = (step: Step, signal?: AbortSignal) => Promise<void>;
 
 export interface EgressOptions {
   /** The Docker host's own addresses (IP addresses), refused as this-host beside this machine's; required in a container. */
@@ -128,6 +133,8 @@ export function settle(options: DockerProviderOptions): Settled {
   const pinned = options.base ?? DOCKER_BASE;
   if (typeof pinned !== "string" || sourceProblem({ image: pinned }) || !/@sha256:[a-f0-9]{64}$/.test(pinned))
     throw new OptionError("base", "DockerProvider's base option", " is an image by name pinned by its digest (name@sha256:…)");
+  if (options.browser !== undefined && options.desktop !== undefined)
+    throw new OptionError("browser", "DockerProvider's browser option", " makes every computer a browser; give it or desktop, not both");
   return {
     daemonPath: options.daemonPath,
     daemonCache,
@@ -138,7 +145,7 @@ export function settle(options: DockerProviderOptions): Settled {
     volume: volumeOf(options.volume, daemonCache),
     egress: egressOf(options.egress ?? {}),
     desktop: desktopOf(options.desktop ?? {}),
-    kind: options.desktop ? "desktop" : "linux",
+    kind: options.browser ? "browser" : options.desktop ? "desktop" : "linux",
     hostFolders: hostFoldersOf(options.hostFolders),
   };
 }

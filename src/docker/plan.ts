@@ -31,10 +31,14 @@ export interface Plan {
   allow?: string[];
   /** A desktop: the DISPLAY init is given, where its X server starts. */
   display?: string;
+  /** A browser: init is told its kind, and Chromium starts through it. */
+  browser?: true;
   /** A shared egress proxy's name: the computer mounts its volume, not one of its own (allow is then [] or the proxy's list). */
   egress?: string;
   /** Init serves its first client over its own stdio (a pool's computer, servesStdio). */
   stdio: boolean;
+  /** gvisor: the engine's runsc runs it (HostConfig.Runtime); else runc. */
+  runtime?: "gvisor";
 }
 
 /**
@@ -52,6 +56,8 @@ export function planOf(
     labels?: Record<string, string>;
     display?: string;
     volume?: VolumeOption | undefined;
+    /** A browser's engine image, which its spec's "chromium" is. */
+    browserImage?: string;
   },
 ): Plan {
   const { spec } = checked;
@@ -73,6 +79,11 @@ export function planOf(
   };
   plan.stdio = servesStdio(plan.labels);
   if (at.display !== undefined) plan.display = at.display;
+  if (at.browserImage !== undefined) {
+    plan.browser = true;
+    plan.image = at.browserImage;
+  }
+  if (spec.runtime === "gvisor") plan.runtime = "gvisor";
   if (spec.mount?.kind === "bind") plan.mount = { kind: "bind", path: spec.mount.path };
   if (at.volume !== undefined) plan.volume = at.volume;
   // An allowlist, in its normal form (empty: a shared proxy's list).

@@ -8,6 +8,7 @@
 import { promises as fs } from "node:fs";
 import type { CallOptions } from "../daemon/client.js";
 import { daemonLiveView, type LiveView } from "../contract/watch.js";
+import { cdpLiveView } from "../kits/browser/screencast.js";
 import type {
   AttachBy,
   Capabilities,
@@ -19,12 +20,15 @@ import type {
   ComputerSpec,
   Connection,
   CreateOptions,
+  CreateSpec,
   ImageOptions,
   NetworkPolicy,
   NetworkReadBack,
+  PauseHooks,
   PoolHooks,
   ReadBack,
   ReleaseHow,
+  SnapshotHooks,
   SweepOptions,
 } from "../contract/provider.js";
 import { sameNetwork } from "../egress/list.js";
@@ -39,8 +43,8 @@ import { DockerCli } from "./cli.js";
 import { proxyReadBack } from "./computer-egress.js";
 import { openConnection, type Target, type Way } from "./connect.js";
 import type { MachineKind } from "../daemon/protocol.js";
-import { IMAGE_SETTING, KIND_LABEL } from "./constants.js";
-import { CAPABILITIES, capabilitiesOfKind, type DockerContext, targetOf } from "./context.js";
+import { IMAGE_SETTING, kindOfLabels } from "./constants.js";
+import { CAPABILITIES, capabilitiesOfKind, type DockerContext, helloGroupsOf, targetOf } from "./context.js";
 import { failure, inspect, listByLabels } from "./containers.js";
 import { daemonCopy, daemonDigest } from "./daemon-cache.js";
 import { egressImageTag, ensureEgressImage } from "./egress-image.js";
@@ -52,24 +56,27 @@ import { untilAborted } from "../daemon/bound.js";
 import { type DockerProviderOptions, settle, type Settled } from "./options.js";
 import { readComputer } from "./read.js";
 import { labelsOf, nameOf, networkOf } from "./readback.js";
+import { dockerPause } from "./run-state.js";
+import { forkRefusal } from "./snapshot-image.js";
 import { ImageEtcCache } from "./user-name.js";
 import { daemonFile, elsewhereWords } from "./remote.js";
 import type { TarFile } from "./tar.js";
 import { isRemote } from "./engine.js";
 import { stageDaemonTree, subpathOf, type VolumeDaemon } from "./volume.js";
 
-export { CAPABILITIES, capabilitiesOfKind, DESKTOP_CAPABILITIES } from "./context.js";
+export { BROWSER_CAPABILITIES, CAPABILITIES, capabilitiesOfKind, DESKTOP_CAPABILITIES } from "./context.js";
 export type { DockerProviderOptions, EgressOptions } from "./options.js";
 
-/** A pool's hooks, whose module is loaded at the first call. */
-function lazyPool(load: () => Promise<PoolHooks>): PoolHooks {
-  let loaded: Promise<PoolHooks> | undefined;
-  const pool = () => (loaded ??= load());
-  return {
-    ready: async (ref, options) => (await pool()).ready(ref, options),
-    members: async (name, options) => (await pool()).members(name, options),
-    take: async (name, labels, options) => (await pool()).take(name, labels, options),
-  };
+/** Hooks whose module is loaded at the first call (a refresh of a computer needs neither a pool's nor snapshots'). */
+function lazyHooks<T extends object>(load: () => Promise<T>, methods: ReadonlyArray<keyof T>): T {
+  let loaded: Promise<T> | undefined;
+  const call =
+    (method: keyof T) =>
+    async (...args: unknown[]) => {
+      const hooks = await (loaded ??= load());
+      return (hooks[method] as (...a: unknown[]) => unknown).apply(hooks, args);
+    };
+  return Object.fromEntries(methods.map((m) => [m, call(m)])) as T;
 }
 
 /** Docker's image options: onBase is told which base the provider's own recipe stands on, and why. */
@@ -82,6 +89,10 @@ export class DockerProvider implements ComputerProvider {
   readonly cli: DockerCli;
   /** Warm pools: a claim is a rename (claims.ts). */
   readonly pool: PoolHooks;
+  /** The engine's pause and unpause: memory and processes kept (run-state.ts). */
+  readonly pause: PauseHooks;
+  /** Snapshots: the engine's commit, written anew as the snapshot's own image (snapshots.ts). */
+  readonly snapshots: SnapshotHooks;
   /** Shared egress proxies: one proxy a fleet of computers joins (ComputerSpec.egress). */
   readonly proxies: DockerEgressProxies;
   readonly #settled: Settled;
@@ -100,8 +111,17 @@ export class DockerProvider implements ComputerProvider {
     this.engine = options.engine instanceof DockerEngine ? options.engine : new DockerEngine(options.engine);
     const remote = isRemote(this.engine.address) ? { engine: this.engine.address, hostFolders: settled.hostFolders } : undefined;
     if (remote) settled.egress.elsewhere = elsewhereWords(remote.engine);
-    this.pool = lazyPool(() =>
-      import("./claims.js").then(({ dockerPool }) => dockerPool(this.engine, this.id, (member, kind, o) => this.#open(member, kind, o, "stdio"))),
+    this.pool = lazyHooks(
+      () => import("./claims.js").then(({ dockerPool }) => dockerPool(this.engine, this.id, (member, kind, o) => this.#open(member, kind, o, "stdio"))),
+      ["ready", "members", "take"],
+    );
+    this.pause = dockerPause(this.engine, (ref, o) => this.connect(ref, o), options.pause);
+    this.snapshots = lazyHooks(
+      () =>
+        import("./snapshots.js").then(({ dockerSnapshots }) =>
+          dockerSnapshots(this.engine, remote !== undefined, (ref, o) => this.connect(ref, o), options.pause),
+        ),
+      ["take", "read", "remove"],
     );
     // A build or pull goes to the same engine as every other call.
     this.cli = options.docker instanceof DockerCli ? options.docker : new DockerCli(options.docker ?? "docker", undefined, this.engine.address);
@@ -135,6 +155,7 @@ export class DockerProvider implements ComputerProvider {
       daemonCopy: () => this.#daemonCopy(),
       remote,
       daemonFile: () => (this.#daemonFile ??= fs.readFile(settled.daemonPath).then(daemonFile)),
+      browserImage: (signal) => this.image({ kind: "browser", ...(signal ? { signal } : {}) }),
     };
   }
 
@@ -166,6 +187,8 @@ export class DockerProvider implements ComputerProvider {
     // The image option by name is the image a spec that names none gets; a recipe's is made at create.
     const image = this.#settled.image && "image" in this.#settled.image ? { image: this.#settled.image.image } : {};
     capabilities.defaults = { ...capabilities.defaults, user: this.#settled.userText, ...image };
+    // A remote engine's computer holds the daemon in its own files, which a snapshot would take.
+    if (this.#context.remote) delete capabilities.snapshot;
     return capabilities;
   }
 
@@ -173,7 +196,7 @@ export class DockerProvider implements ComputerProvider {
   check(spec: ComputerSpec, options: CheckOptions = {}): Result<CheckedSpec> {
     const { volume, egress } = this.#settled;
     const refusals = checkSpec(spec, {
-      capabilities: CAPABILITIES,
+      capabilities: this.capabilities(),
       ...(options.mountMadeFirst ? { mountMadeFirst: true } : {}),
       ...(this.#host ? { host: this.#host } : {}),
       ...(volume ? { volumeRoot: volume.root } : {}),
@@ -185,6 +208,8 @@ export class DockerProvider implements ComputerProvider {
     const allowlist = typeof spec?.network === "object" && spec.network !== null;
     const addresses = allowlist && !this.#context.remote ? hostAddresses(egress) : ok([]);
     if (!addresses.ok) refusals.push({ field: "host", message: addresses.error.message });
+    const fork = typeof spec?.image === "string" ? forkRefusal(spec.image) : undefined;
+    if (fork) refusals.push(fork);
     return checkedSpec(spec, refusals);
   }
 
@@ -226,22 +251,27 @@ export class DockerProvider implements ComputerProvider {
 
   /**
    * ensureImage of the provider's image option (a desktop's, for kind desktop), with its docker
-   * CLI; with none, the provider's own recipe (Xvfb for a desktop) on the base chosen once
-   * (base()), which onBase is told.
+   * CLI; with none, the provider's own recipe (Xvfb for a desktop, Chromium for a browser: the
+   * browser vendors' fakes' one recipe) on the base chosen once (base()), which onBase is told.
    */
   async image(options: DockerImageOptions = {}): Promise<Result<string>> {
     const { kind = this.#settled.kind, onBase, ...rest } = options;
-    let source = kind === "desktop" ? this.#settled.desktop.image : this.#settled.image;
-    const { desktopRecipe, dockerRecipe, ensureImage, ofSetting } = await import("./image.js");
+    const own = kind === "desktop" || kind === "browser";
+    let source = kind === "browser" ? undefined : kind === "desktop" ? this.#settled.desktop.image : this.#settled.image;
+    const [{ desktopRecipe, dockerRecipe, ensureImage, ofSetting }, { browserRecipe }] = await Promise.all([
+      import("./image.js"),
+      import("../kits/browser/recipe.js"),
+    ]);
     if (!source) {
       const base = await this.base(rest);
-      if (!base.ok) return kind === "desktop" ? base : ofSetting(base, this.id, IMAGE_SETTING);
+      if (!base.ok) return own ? base : ofSetting(base, this.id, IMAGE_SETTING);
       onBase?.(base.value);
       const pinned = base.value.from === "pinned";
-      source = { recipe: kind === "desktop" ? desktopRecipe(base.value.image) : dockerRecipe(base.value.image, pinned) };
+      const at = base.value.image;
+      source = { recipe: kind === "browser" ? browserRecipe(at) : kind === "desktop" ? desktopRecipe(at) : dockerRecipe(at, pinned) };
     }
     const made = await ensureImage(source, { ...rest, docker: this.cli });
-    return kind === "desktop" ? made : ofSetting(made, this.id, IMAGE_SETTING);
+    return own ? made : ofSetting(made, this.id, IMAGE_SETTING);
   }
 
   /**
@@ -264,7 +294,7 @@ export class DockerProvider implements ComputerProvider {
    * the daemon copy, the egress image) → adopt → run (egress parts, then the container) → the
    * read-back → verify (the drift check), every part made undone on a failure or an abort.
    */
-  async create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
+  async create(spec: CreateSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
     const [{ createWith }, { dockerHooks }] = await Promise.all([import("../contract/create.js"), import("./make/hooks.js")]);
     return createWith(
       dockerHooks(this.#context, (s) => this.check(s), this.capabilities().defaults),
@@ -288,7 +318,7 @@ export class DockerProvider implements ComputerProvider {
     else {
       const found = await inspecting!;
       if (!found.ok) return found;
-      kind = labelsOf(found.value)[KIND_LABEL] === "desktop" ? "desktop" : "linux";
+      kind = kindOfLabels(labelsOf(found.value));
     }
     const name = typeof ref.name === "string" ? ref.name : target.value;
     return this.#open({ id: target.value, name, ...(inspecting ? { inspected: inspecting } : {}) }, kind, options, "exec");
@@ -298,13 +328,20 @@ export class DockerProvider implements ComputerProvider {
    * A connection, its hello held to the kind's declaration: over init's socket from this machine
    * where it can be, else the way given (a pool's claim: the computer's own stdio).
    */
-  #open(container: Target, kind: MachineKind, options: CallOptions, way: Way): Promise<Result<Connection>> {
-    const declared = capabilitiesOfKind(kind);
-    return openConnection(this.engine, container, { version: this.version, kind: declared.kind, groups: declared.groups }, options.signal, way);
+  async #open(container: Target, kind: MachineKind, options: CallOptions, way: Way): Promise<Result<Connection>> {
+    const opened = await openConnection(this.engine, container, { version: this.version, kind, groups: helloGroupsOf(kind) }, options.signal, way);
+    if (!opened.ok || kind !== "browser") return opened;
+    // A browser's CDP, served on this machine's loopback through this connection for as long as it lives.
+    const { withCdp } = await import("./browser.js");
+    return withCdp(opened.value);
   }
 
-  /** The live view: frames of the computer's screen on a connection of the watch's own. */
-  readonly watch: LiveView = daemonLiveView(this);
+  /**
+   * The live view: frames of the computer's screen on a connection of the watch's own; a
+   * browser's is CDP's screencast of its page, through its connection's CDP.
+   */
+  readonly watch: LiveView = (ref, handlers, options) =>
+    ref?.spec?.kind === "browser" ? cdpLiveView(this)(ref, handlers, options) : daemonLiveView(this)(ref, handlers, options);
 
   /**
    * Finds a computer and runs the drift check, as attach does, but hands back what it read

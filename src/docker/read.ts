@@ -3,7 +3,8 @@
 // one, and a Pulumi refresh shows it field by field.
 import type { CallOptions } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
-import type { AttachBy, ReadBack } from "../contract/provider.js";
+import type { AttachBy, ComputerSpec, ReadBack } from "../contract/provider.js";
+import { browserMismatches } from "./browser.js";
 import { fail, ok, type Result } from "../daemon/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
 import { openConnection } from "./connect.js";
@@ -13,6 +14,7 @@ import { inspect, listByLabels } from "./containers.js";
 import { daemonCopyPath, daemonDigest } from "./daemon-cache.js";
 import { drift, readBackDrift } from "./drift.js";
 import { homeDrift } from "./home.js";
+import { gvisorKernelDrift, runtimeOfDocker } from "./runtime.js";
 import { type Inspected, labelsOf, nameOf, stateOf } from "./readback.js";
 import { askedSubpath, DAEMON_DIR, type DaemonAt, daemonTreePath, daemonTreeVerifies, subpathOf } from "./volume.js";
 
@@ -41,7 +43,9 @@ async function targetOf(context: DockerContext, by: AttachBy, options: CallOptio
 async function fromInside(
   context: DockerContext,
   inspected: Inspected,
+  hostKernel: string | undefined,
   options: CallOptions,
+  browser: ComputerSpec["network"] | undefined,
 ): Promise<Result<{ hello: Hello | undefined; mismatches: string[] }>> {
   const connection = await openConnection(
     context.engine,
@@ -54,8 +58,11 @@ async function fromInside(
     return ok({ hello: undefined, mismatches: [connection.error.message] });
   }
   const home = await homeDrift(connection.value.client, options.signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
+  const kernel = await gvisorKernelDrift(connection.value.client, runtimeOfDocker(inspected.HostConfig?.Runtime), hostKernel, options.signal);
+  // A browser: its flags for the network it reads back as, alive and answering CDP.
+  const browsing = browser === undefined ? [] : await browserMismatches(connection.value.client, browser, options.signal);
   await connection.value.close();
-  return ok({ hello: connection.value.hello, mismatches: home ? [home] : [] });
+  return ok({ hello: connection.value.hello, mismatches: [home, kernel, ...browsing].filter((m) => m !== undefined) });
 }
 
 /**
@@ -94,7 +101,7 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   const mismatches = [...held.mismatches];
   let hello: Hello | undefined;
   if (stateOf(inspected.value) === "running") {
-    const inside = await fromInside(context, inspected.value, options);
+    const inside = await fromInside(context, inspected.value, host.value.kernel, options, held.kind === "browser" ? held.spec.network : undefined);
     if (!inside.ok) return inside;
     hello = inside.value.hello;
     mismatches.push(...inside.value.mismatches);
@@ -103,10 +110,14 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   if (!digest) return fail("failed", `the daemon at ${context.daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
   // A remote engine's computer holds the daemon in its own files (put by archive), bound from nowhere.
   const daemon = context.remote ? undefined : await expectedDaemon(context, inspected.value, digest);
+  // A browser's image is the provider's browser recipe's, made ready (there already, as the browser runs).
+  const browserImage = held.kind === "browser" ? await context.browserImage(options.signal) : undefined;
+  if (browserImage && !browserImage.ok) return browserImage;
   mismatches.push(
     ...drift(held.spec, inspected.value, hello, {
       ...expectedOf(context, host.value, { uid: held.uid, gid: held.gid, deadline: held.deadline, daemon, kind: held.kind }),
       ...(proxy.value ? { proxy: proxy.value } : {}),
+      ...(browserImage ? { image: browserImage.value } : {}),
     }),
   );
   return ok({

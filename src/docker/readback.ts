@@ -1,16 +1,18 @@
 // What docker inspect says a computer is: its network, its run folder, its spec. list, attach,
 // network and the drift check all read a computer through these, so they agree.
+import { runtimeOfDocker } from "./runtime.js";
 import { type MountReadBack, WORKSPACE } from "../contract/mount.js";
 import type { NetworkReadBack, SpecReadBack } from "../contract/provider.js";
 import { COMPUTER_LABEL, CPU_PERIOD, DEADLINE_LABEL, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
 import { EGRESS_MOUNT, EGRESS_SOCKET, egressKeyOf, egressName, PROXY_PATTERN } from "./egress-request.js";
+import { imageReadBack } from "./snapshot-image.js";
 import { askedSubpath, pathOf, type VolumeOption } from "./volume.js";
 
 /** One container as docker inspect reports it; only the fields read here are typed. */
 export interface Inspected {
   Id: string;
   Name: string;
-  State?: { Status?: string; Running?: boolean; Pid?: number; ExitCode?: number; FinishedAt?: string; StartedAt?: string };
+  State?: { Status?: string; Running?: boolean; Paused?: boolean; Pid?: number; ExitCode?: number; FinishedAt?: string; StartedAt?: string };
   HostConfig?: Record<string, unknown>;
   Config?: Record<string, unknown>;
   Mounts?: Array<Record<string, unknown>>;
@@ -43,7 +45,9 @@ export function hasComputerName(inspected: Inspected): boolean {
   return NAME_PATTERN.test(nameOf(inspected));
 }
 
-export function stateOf(inspected: Inspected): "running" | "stopped" {
+/** Docker's pause leaves Running true (its processes are there, frozen): Paused says it. */
+export function stateOf(inspected: Inspected): "running" | "paused" | "stopped" {
+  if (inspected.State?.Paused) return "paused";
   return inspected.State?.Running ? "running" : "stopped";
 }
 
@@ -147,7 +151,7 @@ export function specOf(inspected: Inspected, proxy?: NetworkReadBack, volume?: V
   const host = inspected.HostConfig ?? {};
   const config = inspected.Config ?? {};
   const spec: SpecReadBack = {
-    image: String(config.Image ?? ""),
+    image: imageReadBack(String(config.Image ?? ""), labelsOf(inspected)),
     user: String(config.User ?? ""),
     network: networkOf(inspected, proxy),
     cpus: Number(host.CpuQuota ?? 0) / Number(host.CpuPeriod || CPU_PERIOD),
@@ -161,5 +165,6 @@ export function specOf(inspected: Inspected, proxy?: NetworkReadBack, volume?: V
   if (mount) spec.mount = mount;
   const shared = sharedProxyOf(inspected);
   if (shared !== undefined && hasEgress(inspected)) spec.egress = shared;
+  if (runtimeOfDocker(host.Runtime) === "gvisor") spec.runtime = "gvisor";
   return spec;
 }

@@ -65,5 +65,10 @@ export async function sweepParts(context: DockerContext, options: SweepOptions =
   );
   if (!swept.ok) return swept;
   const claims = await sweepClaims(engine, options);
-  return claims.ok ? ok({ removed: [...swept.value, ...claims.value] }) : claims;
+  if (!claims.ok) return claims;
+  // A take's commit left by a take that was killed (it holds the computer's config): no run's, so
+  // the whole janitor's alone (a sweep of some labels leaves it).
+  const { sweepSnapshotParts } = await import("./snapshots.js");
+  const parts = options.labels ? ok([]) : await sweepSnapshotParts(engine, options.now?.getTime());
+  return parts.ok ? ok({ removed: [...swept.value, ...claims.value, ...parts.value] }) : parts;
 }

@@ -11,7 +11,7 @@ import { fail, type Result } from "../daemon/result.js";
 import { contextEngine, type EngineAddress, engineAt, resolveEngine, tlsIn } from "./engine.js";
 import { packageRoot } from "../package.js";
 import { testSetting } from "../contract/setting-marks.js";
-import { CREATE_STEPS, pauseAt } from "./pause.js";
+import { CREATE_STEPS, pauseAt, STATE_STEPS } from "./pause.js";
 import type { DockerProviderOptions } from "./provider.js";
 
 /** Docker's settings as a host takes them from its user (a stack's agentrun:docker, the CLI's --set). */
@@ -45,8 +45,11 @@ export const DOCKER_SETTINGS = z.strictObject({
   desktop: z
     .strictObject({ display: z.string().optional(), server: z.array(z.string()).optional(), timeoutMs: z.number().int().positive().optional() })
     .optional(),
-  /** Tests only (the plugin refuses it unless its test flag is on): hold a create at a step. */
-  testPause: testSetting(z.strictObject({ at: z.enum(CREATE_STEPS), file: z.string().min(1) }).optional(), "holds a create at a step (the fault tests' seam)"),
+  /** Tests only (the plugin refuses it unless its test flag is on): hold a create, a pause or a take at a step. */
+  testPause: testSetting(
+    z.strictObject({ at: z.enum([...CREATE_STEPS, ...STATE_STEPS]), file: z.string().min(1) }).optional(),
+    "holds a create, a pause or a snapshot's take at a step (the fault tests' seam)",
+  ),
   /** Tests only: the folder the container signs are read under, so a plugin in a container can be a plain host's. */
   testHostRoot: testSetting(
     z.string().min(1).optional(),

@@ -1,5 +1,6 @@
-// The few ustar archives the provider writes and reads through the Engine API: regular files
-// owned by 0:0 and dated at the epoch (the egress image's daemon, a computer's /etc/passwd), and
+// The few ustar archives the provider writes and reads through the Engine API: regular files and
+// directories owned by 0:0 and dated at the epoch (the egress image's daemon, a computer's
+// /etc/passwd, a snapshot's tmpfs mount points), and
 // the first file of an archive Docker hands back (GET /containers/{id}/archive).
 
 export interface TarFile {
@@ -7,6 +8,8 @@ export interface TarFile {
   path: string;
   mode: number;
   bytes: Uint8Array;
+  /** A directory (bytes empty): its mode set where it is already there. */
+  dir?: true;
 }
 
 function header(file: TarFile): Buffer {
@@ -20,7 +23,7 @@ function header(file: TarFile): Buffer {
   put(octal(file.bytes.length, 12), 124);
   put(octal(0, 12), 136);
   put("        ", 148); // the checksum counts its own field as spaces
-  put("0", 156);
+  put(file.dir ? "5" : "0", 156);
   put("ustar\0", 257);
   put("00", 263);
   const sum = h.reduce((a, b) => a + b, 0);
@@ -28,7 +31,7 @@ function header(file: TarFile): Buffer {
   return h;
 }
 
-/** An archive of regular files, each owned by 0:0 and dated at the epoch. */
+/** An archive of regular files and directories, each owned by 0:0 and dated at the epoch. */
 export function tarOf(files: readonly TarFile[]): Buffer {
   const parts = files.flatMap((f) => [header(f), Buffer.from(f.bytes), Buffer.alloc((512 - (f.bytes.length % 512)) % 512)]);
   return Buffer.concat([...parts, Buffer.alloc(1024)]);

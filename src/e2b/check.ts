@@ -3,7 +3,8 @@
 import { checkChildSpec } from "../kits/agent-child/check.js";
 import type { Capabilities, ComputerSpec } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
-import { COMPUTER_KEY } from "./constants.js";
+import { forkProblem } from "../contract/state.js";
+import { COMPUTER_KEY, PROVIDER_ID } from "./constants.js";
 
 export const NETWORK_GAP =
   "an E2B computer's network is none alone for now: its daemon's programs run in a network of their own, and open and allowlists wait for a proxy out of it (known gap; a computer that needs pip, npm or git from the internet cannot be made on E2B yet)";
@@ -22,5 +23,8 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refus
   if (typeof spec?.image === "string" && spec.image && (spec.image.length > 256 || /\s/.test(spec.image)) && !out.some((r) => r.field === "image")) {
     out.push({ field: "image", message: "image is an E2B template by id or alias: no whitespace, at most 256 characters" });
   }
+  // A snapshot's image forks only where it was taken.
+  const fork = typeof spec?.image === "string" ? forkProblem(spec.image, PROVIDER_ID) : undefined;
+  if (fork && !fork.ok && !out.some((r) => r.field === "image")) out.push({ field: "image", message: fork.error.message });
   return out;
 }

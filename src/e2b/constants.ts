@@ -18,6 +18,9 @@ export const OWN_KEYS = [COMPUTER_KEY, NAME_KEY, DEADLINE_KEY, IMAGE_KEY, TIMEOU
 
 export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
 
+/** The registry's id, a snapshot's image's provider (snapshot://e2b/<E2B's snapshot id>). */
+export const PROVIDER_ID = "e2b";
+
 /** envd's port inside every sandbox (e2b dist/index.mjs, ConnectionConfig.envdPort). */
 export const ENVD_PORT = 49983;
 export const DEFAULT_DOMAIN = "e2b.app";
@@ -43,6 +46,8 @@ export interface E2BTimeouts {
   requestMs: number;
   /** Sandbox.create. */
   createMs: number;
+  /** Sandbox.createSnapshot (E2B pauses the sandbox while it copies). */
+  snapshotMs: number;
   /** files.write of the daemon. */
   uploadMs: number;
   /** A foreground command (the install). */
@@ -62,6 +67,7 @@ export interface E2BTimeouts {
 export const TIMEOUTS: E2BTimeouts = {
   requestMs: 30_000,
   createMs: 120_000,
+  snapshotMs: 120_000,
   uploadMs: 120_000,
   commandMs: 60_000,
   helloMs: 30_000,

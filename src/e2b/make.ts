@@ -17,7 +17,7 @@ import { call } from "./calls.js";
 import { DEFAULT_DISPLAY, startDisplay } from "../daemon/desktop.js";
 import type { Hello } from "../daemon/protocol.js";
 import { COMPUTER_KEY, DEADLINE_KEY, IMAGE_KEY, KIND_KEY, MAX_KEY, NAME_KEY, TIMEOUT_KEY } from "./constants.js";
-import { type E2BKind, infoDrift, ownKeysOf } from "./readback.js";
+import { type E2BKind, infoDrift, ownKeysOf, vendorTemplate } from "./readback.js";
 import type { Daemon } from "../contract/daemon-file.js";
 import type { E2BSandboxes } from "./sandboxes.js";
 import type { E2BCommandHandle, E2BSandbox, E2BSandboxInfo } from "./sdk.js";
@@ -158,7 +158,7 @@ async function makeAndRead(sb: E2BSandboxes, c: Creation<E2BChecked>): Promise<R
     [MAX_KEY]: max,
     [KIND_KEY]: kindOf(c, sb),
   };
-  const made = await makeSandbox(sb, c.spec.image, name, metadata, timeoutS, signal);
+  const made = await makeSandbox(sb, vendorTemplate(c.spec.image), name, metadata, timeoutS, signal);
   if (!made.ok) return made;
   const id = made.value.sandboxId;
   c.undo.push({

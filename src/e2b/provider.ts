@@ -4,7 +4,7 @@
 // through a bridge of its own (bridge.ts), and held to the drift check (readback.ts,
 // src/kits/agent-child/drift.ts); a desktop's live view is the shared one (src/contract/watch.ts).
 // create is the one flow with E2B's hooks (make.ts); E2B's calls
-// are sandboxes.ts's, extend is extend.ts's and the diagnostic diagnose.ts's.
+// are sandboxes.ts's, extend is extend.ts's, pause and snapshots state.ts's and the diagnostic diagnose.ts's.
 import type { CallOptions } from "../daemon/client.js";
 import { helloDrift } from "../kits/agent-child/drift.js";
 import { packageVersion } from "../package.js";
@@ -22,8 +22,10 @@ import type {
   NetworkPolicy,
   NetworkReadBack,
   ReadBack,
+  PauseHooks,
   ReleaseHow,
   CheckedSpec,
+  SnapshotHooks,
 } from "../contract/provider.js";
 import { checkedSpec } from "../contract/checked.js";
 import { daemonLiveView, type LiveView } from "../contract/watch.js";
@@ -40,6 +42,7 @@ import { e2bHooks } from "./make.js";
 import type { E2BProviderOptions, Settled } from "./options.js";
 import { deadlineOf, type E2BKind, infoDrift, labelsOf, networkOf, ownKeysOf, stateOf } from "./readback.js";
 import { E2BSandboxes, groupsOf } from "./sandboxes.js";
+import { pauseHooks, snapshotHooks } from "./state.js";
 import { CHILD_HOME } from "../kits/agent-child/install.js";
 
 export function capabilitiesOf(settled: Pick<Settled, "maxLifetimeMs" | "daemonUser" | "kind">): Capabilities {
@@ -55,6 +58,8 @@ export function capabilitiesOf(settled: Pick<Settled, "maxLifetimeMs" | "daemonU
     release: ["delete"],
     vendorAgentPorts: [ENVD_PORT],
     isolation: "microvm",
+    pause: "memory",
+    snapshot: true,
     // No image here: a spec's template follows its kind (image()), which may differ from the provider's.
     defaults: { workdir: CHILD_HOME, user: settled.daemonUser },
   };
@@ -76,11 +81,17 @@ export class E2BProvider implements ComputerProvider {
   readonly version: string;
   readonly #sb: E2BSandboxes;
   readonly #extender: Extender;
+  /** E2B's pause (memory kept) and resume (state.ts). */
+  readonly pause: PauseHooks;
+  /** E2B's snapshots, a fork's image snapshot://e2b/<E2B's id> (state.ts). */
+  readonly snapshots: SnapshotHooks;
 
   constructor(options: E2BProviderOptions) {
     this.#sb = new E2BSandboxes(options, options?.version ?? packageVersion());
     this.version = this.#sb.version;
     this.#extender = new Extender(this.#sb);
+    this.pause = pauseHooks(this.#sb, (by, o) => this.read(by, o));
+    this.snapshots = snapshotHooks(this.#sb);
   }
 
   capabilities(): Capabilities {
@@ -201,7 +212,7 @@ export class E2BProvider implements ComputerProvider {
     if (found.value.info.state !== "running")
       return fail(
         "unsupported",
-        `${ref.name} is ${found.value.info.state}, not running: a computer that is not running is not connected to (connecting would resume it)`,
+        `${ref.name} is ${found.value.info.state}, not running: a computer that is not running is not connected to (E2B's connect would resume it): resume it first`,
       );
     const connection = await this.#sb.connectTo(found.value, options.signal);
     if (!connection.ok) return connection;
@@ -223,7 +234,7 @@ export class E2BProvider implements ComputerProvider {
     if (how === "stop")
       return fail(
         "unsupported",
-        `release "stop" is refused: E2B's pause keeps a sandbox and no release maps to it here, so ${ref?.name ?? "the computer"} runs on: release it with delete`,
+        `release "stop" is refused: an E2B computer is not stopped but paused (state paused, E2B's pause), so ${ref?.name ?? "the computer"} runs on: pause it, or release it with delete`,
         { field: "how" },
       );
     if (how !== "delete") return fail("invalid", 'release takes "stop" or "delete"', { field: "how" });

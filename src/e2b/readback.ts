@@ -1,6 +1,7 @@
 // What E2B reads back of a sandbox: its network, its state as a computer's, its own keys, its ends,
 // and the drift check against what create asked for. One sentence per mismatch.
 import type { ComputerState, NetworkReadBack } from "../contract/provider.js";
+import { parseSnapshotImage } from "../contract/state.js";
 import { COMPUTER_KEY, DEADLINE_KEY, EXTENDED_SLACK_MS, IMAGE_KEY, KIND_KEY, MAX_KEY, NAME_KEY, NAME_PATTERN, OWN_KEYS, TIMEOUT_KEY } from "./constants.js";
 import type { E2BSandboxInfo } from "./sdk.js";
 
@@ -19,9 +20,20 @@ export function networkOf(info: E2BSandboxInfo): NetworkReadBack {
   return { other: "E2B reads back neither allowInternetAccess nor a denyOut of 0.0.0.0/0" };
 }
 
-/** paused is stopped. */
+/** E2B's sandbox states are a computer's: running, or paused by E2B's pause (memory kept). */
 export function stateOf(info: E2BSandboxInfo): ComputerState {
-  return info.state === "running" ? "running" : "stopped";
+  return info.state === "paused" ? "paused" : "running";
+}
+
+/** The template E2B makes a computer of this image from: a snapshot's own id (snapshot://e2b/<id>), else the template named. */
+export function vendorTemplate(image: string): string {
+  return parseSnapshotImage(image)?.id ?? image;
+}
+
+/** E2B reads a sandbox's template back as its id or alias; a snapshot's id carries a tag (<id>:default) the read leaves off. */
+function templateMatches(info: E2BSandboxInfo, template: string): boolean {
+  const untagged = template.replace(/:[^:/]*$/, "");
+  return [template, untagged].some((t) => t === info.templateId || t === info.name);
 }
 
 /** This provider's own keys, when the metadata holds them all and they read as create writes them. */
@@ -70,6 +82,7 @@ export function deadlineOf(info: E2BSandboxInfo, own: OwnKeys): string {
 }
 
 export interface InfoExpected {
+  /** The image asked for: a template, or a snapshot's image. */
   template: string;
   /** Every key create wrote (the caller's labels and the provider's own). */
   metadata: Record<string, string>;
@@ -81,8 +94,9 @@ const shown = (v: unknown) => (v === undefined || v === null ? "nothing" : JSON.
 
 export function infoDrift(info: E2BSandboxInfo, want: InfoExpected): string[] {
   const out: string[] = [];
-  if (want.template && info.templateId !== want.template && info.name !== want.template) {
-    out.push(`the template reads ${shown(info.templateId)}${info.name ? ` (alias ${shown(info.name)})` : ""}, not ${JSON.stringify(want.template)}`);
+  const template = vendorTemplate(want.template);
+  if (template && !templateMatches(info, template)) {
+    out.push(`the template reads ${shown(info.templateId)}${info.name ? ` (alias ${shown(info.name)})` : ""}, not ${JSON.stringify(template)}`);
   }
   for (const [key, value] of Object.entries(want.metadata)) {
     if (info.metadata[key] !== value) out.push(`the metadata ${key} reads ${shown(info.metadata[key])}, not ${JSON.stringify(value)}`);

@@ -16,13 +16,12 @@ import { waitUntil } from "../contract/wait.js";
 import { openBridge } from "./bridge.js";
 import { call, wordsOf } from "./calls.js";
 import { type Connection as E2BConnection, connectionOf, realSandboxClass } from "./client.js";
-import { COMPUTER_KEY, CONNECT_UNDER_MS, NAME_KEY, NAME_PATTERN } from "./constants.js";
+import { COMPUTER_KEY, CONNECT_UNDER_MS, NAME_KEY, NAME_PATTERN, PROVIDER_ID } from "./constants.js";
 import { type E2BProviderOptions, settle, type Settled } from "./options.js";
 import { deadlineOf, type E2BKind, networkOf, type OwnKeys, ownKeysOf, stateOf } from "./readback.js";
 import { type E2BSandbox, type E2BSandboxClass, type E2BSandboxInfo, isE2BError } from "./sdk.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 
-export const PROVIDER_ID = "e2b";
 export const GROUPS = ["exec", "files", "processes"] as const;
 
 /** The groups a computer of this kind declares: a desktop's display adds the screen and input. */
@@ -291,8 +290,11 @@ export class E2BSandboxes {
     return found;
   }
 
-  /** Sandbox.connect with a timeout a little under what is left (E2B moves a running sandbox's end only to a longer one), then the bridge. */
-  async connectTo(found: Found, signal?: AbortSignal): Promise<Result<Connection>> {
+  /**
+   * Sandbox.connect with a timeout a little under what is left (E2B moves a running sandbox's end
+   * only to a longer one); a paused sandbox it resumes.
+   */
+  async sandboxOf(found: Found, signal?: AbortSignal): Promise<Result<E2BSandbox>> {
     const { info, own } = found;
     const left = new Date(info.endAt).getTime() - Date.now();
     if (left <= CONNECT_UNDER_MS + 1000) return fail("gone", `${own.name} has ${Math.max(0, Math.round(left / 1000))} s left: E2B is about to kill it`);
@@ -301,7 +303,13 @@ export class E2BSandboxes {
       (sdk, opts) => sdk.connect(info.sandboxId, { ...opts, timeoutMs: left - CONNECT_UNDER_MS }),
       signal,
     );
-    if (!sandbox.ok) return sandbox.error.code === "not_found" ? fail("gone", sandbox.error.message) : sandbox;
-    return openBridge(sandbox.value, { target: own.name, helloMs: this.o.t.helloMs, requestMs: this.o.t.requestMs, signal });
+    return sandbox.ok || sandbox.error.code !== "not_found" ? sandbox : fail("gone", sandbox.error.message);
+  }
+
+  /** The sandbox connected (sandboxOf), then the bridge. */
+  async connectTo(found: Found, signal?: AbortSignal): Promise<Result<Connection>> {
+    const sandbox = await this.sandboxOf(found, signal);
+    if (!sandbox.ok) return sandbox;
+    return openBridge(sandbox.value, { target: found.own.name, helloMs: this.o.t.helloMs, requestMs: this.o.t.requestMs, signal });
   }
 }

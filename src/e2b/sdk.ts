@@ -7,6 +7,7 @@ import type {
   CommandRequestOpts,
   CommandResult,
   CommandStartOpts,
+  CreateSnapshotOpts,
   FilesystemWriteOpts,
   Sandbox,
   SandboxApiOpts,
@@ -14,10 +15,19 @@ import type {
   SandboxInfo,
   SandboxListOpts,
   SandboxOpts,
+  SandboxPauseOpts,
+  SnapshotInfo,
+  SnapshotListOpts,
   WriteInfo,
 } from "e2b";
 
-export type { SandboxInfo as E2BSandboxInfo, SandboxOpts as E2BSandboxOpts, SandboxApiOpts as E2BApiOpts, SandboxListOpts as E2BListOpts } from "e2b";
+export type {
+  SnapshotInfo as E2BSnapshotInfo,
+  SandboxInfo as E2BSandboxInfo,
+  SandboxOpts as E2BSandboxOpts,
+  SandboxApiOpts as E2BApiOpts,
+  SandboxListOpts as E2BListOpts,
+} from "e2b";
 
 /** A background command: its pid, its end, its stdin, and kill and disconnect. */
 export type E2BCommandHandle = Pick<CommandHandle, "pid" | "wait" | "kill" | "disconnect">;
@@ -40,11 +50,12 @@ export interface E2BSandbox extends Pick<Sandbox, "sandboxId"> {
   readonly files: E2BFiles;
 }
 
-/** Sandbox.list's paginator: a page at a time, each taking a signal (list itself takes none). */
-export interface E2BPaginator {
+/** A listing's paginator (Sandbox.list's, listSnapshots'): a page at a time, each taking a signal (the listing itself takes none). */
+export interface E2BPages<T> {
   readonly hasNext: boolean;
-  nextItems(opts?: SandboxApiOpts): Promise<SandboxInfo[]>;
+  nextItems(opts?: SandboxApiOpts): Promise<T[]>;
 }
+export type E2BPaginator = E2BPages<SandboxInfo>;
 
 /** The Sandbox class's statics the provider calls. */
 export interface E2BSandboxClass {
@@ -54,6 +65,12 @@ export interface E2BSandboxClass {
   getInfo(sandboxId: string, opts: SandboxApiOpts): Promise<SandboxInfo>;
   kill(sandboxId: string, opts: SandboxApiOpts): Promise<boolean>;
   setTimeout(sandboxId: string, timeoutMs: number, opts: SandboxApiOpts): Promise<void>;
+  /** False when it was paused already. */
+  pause(sandboxId: string, opts: SandboxPauseOpts): Promise<boolean>;
+  createSnapshot(sandboxId: string, opts: CreateSnapshotOpts): Promise<SnapshotInfo>;
+  listSnapshots(opts: SnapshotListOpts): E2BPages<SnapshotInfo>;
+  /** False when it was not found. */
+  deleteSnapshot(snapshotId: string, opts: SandboxApiOpts): Promise<boolean>;
 }
 
 /** Compile-time proof that the real class is an E2BSandboxClass (never called). */

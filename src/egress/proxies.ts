@@ -3,6 +3,7 @@
 // (ComputerSpec.egress); its network is then that proxy's list, whatever the list is now.
 import type { CallOptions } from "../daemon/client.js";
 import type { Result } from "../daemon/result.js";
+import type { EgressCredential, EgressRule } from "./rules.js";
 
 export interface ProxySpec {
   /**
@@ -20,6 +21,10 @@ export interface ProxySpec {
   hint?: string;
   /** The caller's labels, on the proxy and its volume (a run's among them). */
   labels?: Record<string, string>;
+  /** Methods and path prefixes per listed name: plain HTTP to it is judged by them, and it is never tunnelled. */
+  rules?: EgressRule[];
+  /** Headers the proxy sets on requests to a listed name, replacing the computer's; no computer ever holds them. */
+  credentials?: EgressCredential[];
 }
 
 export interface ProxyMakeOptions extends CallOptions {
@@ -31,6 +36,11 @@ export interface ProxyMakeOptions extends CallOptions {
 export interface ProxyRef {
   /** Its own name (Docker: proxy-<12 hex digits>); the name computers join it by. */
   name: string;
+  /**
+   * What read, update and release take to name this proxy and never one made since under its name
+   * (Kubernetes: the ConfigMap's name and uid); the name when absent.
+   */
+  id?: string;
   /** uid:gid: the volume's owner and the proxy's user. */
   user: string;
   /** When it stops forwarding, an ISO time. */
@@ -42,6 +52,8 @@ export interface ProxyRef {
   hostAddresses: string[];
   /** The caller's labels, and the owner label when made for an owner. */
   labels: Record<string, string>;
+  /** The rules it holds, in their argv form (ruleArg), as it runs them. */
+  rules?: string[];
 }
 
 /** A proxy's list as a computer behind it reads it: the list only when the proxy is as made, else words. */
@@ -54,6 +66,8 @@ export interface ProxyReadBack {
   network: ProxyNetwork;
   /** One sentence per way it is not as made (stopped, removed, re-run wider by hand, host addresses gained). */
   drift: string[];
+  /** The credentials it holds, values and all: a secret, compared with the declaration and never shown. */
+  credentials?: EgressCredential[];
 }
 
 export interface EgressProxies {
@@ -69,13 +83,13 @@ export interface EgressProxies {
    * (a resource), its parts carry the owner label, so a create cut short is known as its own.
    */
   make(spec: ProxySpec, options?: ProxyMakeOptions): Promise<Result<ProxyRef>>;
-  /** The proxy read back; not_found when its volume is gone (a proxy removed alone is drift). */
+  /** The proxy of that name or id read back; not_found when its volume is gone (a proxy removed alone is drift). */
   read(name: string, options?: CallOptions): Promise<Result<ProxyReadBack>>;
   /**
    * A new list (and hint) on the same volume: the proxy is made again and its computers keep
    * running; their next connection meets the new list. Also heals a proxy stopped or re-run by hand.
    */
-  update(name: string, change: Pick<ProxySpec, "allow" | "hint">, options?: CallOptions): Promise<Result<ProxyRef>>;
-  /** The proxy and its volume removed; refused while a computer still mounts it. Gone is ok. */
+  update(name: string, change: Pick<ProxySpec, "allow" | "hint" | "rules" | "credentials">, options?: CallOptions): Promise<Result<ProxyRef>>;
+  /** The proxy and its volume removed (by its id, the proxy it names alone); refused while a computer still mounts it. Gone is ok. */
   release(name: string, options?: CallOptions): Promise<Result<undefined>>;
 }

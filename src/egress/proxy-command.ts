@@ -29,6 +29,8 @@ export interface ProxyArgs {
   hint: string;
   /** The test-only seam: a range the proxy reaches as if public (checkTestNetwork). */
   testNetwork?: { range: string };
+  /** Rules in their argv form (ruleArg): plain HTTP to their hosts judged by method and path. */
+  rules?: readonly string[] | undefined;
 }
 
 /** The proxy's argv after its entrypoint: the list, the deadline, the host's addresses and the hint. */
@@ -40,6 +42,7 @@ export function egressArgs(plan: ProxyArgs): string[] {
     "--deadline",
     plan.deadline,
     ...(plan.allowFile ? ["--allow-file", plan.allowFile] : plan.allow.flatMap((a) => ["--allow", a])),
+    ...(plan.rules ?? []).flatMap((r) => ["--rule", r]),
     ...plan.hostAddresses.flatMap((a) => ["--host-address", a]),
     "--hint",
     plan.hint,
@@ -48,7 +51,7 @@ export function egressArgs(plan: ProxyArgs): string[] {
 }
 
 /** Every flag egressArgs writes. */
-export const EGRESS_FLAGS: ReadonlySet<string> = new Set(["--socket", "--deadline", "--allow", "--host-address", "--hint", "--reachable-for-tests"]);
+export const EGRESS_FLAGS: ReadonlySet<string> = new Set(["--socket", "--deadline", "--allow", "--rule", "--host-address", "--hint", "--reachable-for-tests"]);
 
 /** The flags of the proxy's argv: each flag's values in order, or undefined when it is not egress's argv. */
 export function flagsOf(cmd: unknown): Map<string, string[]> | undefined {

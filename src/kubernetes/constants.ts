@@ -13,9 +13,34 @@ export const FIELD_MANAGER = "agentrun";
 export const LAST_WORDS = { terminationMessagePolicy: "FallbackToLogsOnError" } as const;
 
 export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
-
 /** A shared egress proxy is a ConfigMap of this name (proxies.ts), carrying PROXY_LABEL=1. */
 export const PROXY_PATTERN = /^proxy-[0-9a-f]{12}$/;
+
+/**
+ * The id of an object we make (a computer's Pod, a proxy's ConfigMap): its name and uid
+ * ("<name>/<uid>"), so what a stack recorded proves which object it made whatever its labels now
+ * say, and a delete by it never touches an object of the same name made since; the name alone is
+ * taken too.
+ */
+export const idOf = (name: string, uid: string | undefined) => (uid ? `${name}/${uid}` : name);
+
+const UID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+
+/** The reader of ids whose names match `name`: the name and, when the id carries it, the uid; undefined for any other id. */
+function idReader(name: RegExp): (id: unknown) => { name: string; uid?: string } | undefined {
+  const pattern = new RegExp(`^(${name.source.replace(/^\^|\$$/g, "")})(?:/(${UID}))?$`);
+  return (id) => {
+    const match = typeof id === "string" ? pattern.exec(id) : null;
+    if (!match) return undefined;
+    return match[2] ? { name: match[1]!, uid: match[2] } : { name: match[1]! };
+  };
+}
+
+/** A computer's Pod from its id. */
+export const podOfId = idReader(NAME_PATTERN);
+/** A shared proxy's ConfigMap from its id. */
+export const proxyOfId = idReader(PROXY_PATTERN);
+
 export const PROXY_LABEL = "agentrun.computer/egress-proxy";
 /** On a proxy's ConfigMap: the list make or update wrote, by its FNV-1a 64 digest (as the sidecar's log names it). */
 export const DIGEST_ANNOTATION = "agentrun.computer/egress-digest";
@@ -25,6 +50,10 @@ export const DIGEST_ANNOTATION = "agentrun.computer/egress-digest";
  * ConfigMap volume with it, at once rather than at its next periodic sync.
  */
 export const TOLD_ANNOTATION = "agentrun.computer/egress-told";
+/** On a warm pool's Pod: ready once made, claimed once a claim took it (pool.ts). */
+export const POOL_ANNOTATION = "agentrun.computer/pool";
+export const POOL_READY = "ready";
+export const POOL_CLAIMED = "claimed";
 
 /** The computer's home and default workdir. */
 export const HOME = "/work";

@@ -11,6 +11,7 @@ import type { ProxyNetwork } from "../egress/proxies.js";
 import { userSecurity } from "./unprivileged.js";
 import { LAST_WORDS } from "./constants.js";
 import { EGRESS_ENTRYPOINT, EGRESS_FLAGS, EGRESS_MOUNT, EGRESS_SOCKET, egressArgs, flagsOf, type ProxyArgs } from "../egress/proxy-command.js";
+import { show } from "./shown.js";
 
 /** The sidecar's container, and the emptyDir of its socket. */
 export const EGRESS_CONTAINER = "egress";
@@ -105,7 +106,6 @@ export interface SidecarReadBack {
 export type SidecarWant = Omit<SidecarPlan, "allow" | "hint">;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-const show = (v: unknown) => JSON.stringify(v) ?? "nothing";
 
 /** Each field the sidecar was made with holds (the API server may add defaults beside them). */
 function hardened(have: object, want: object): boolean {

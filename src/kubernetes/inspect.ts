@@ -12,7 +12,7 @@ import { parseUser } from "../contract/user.js";
 import type { ComputerClient } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import { sameNetwork } from "../egress/list.js";
-import { DEADLINE_ANNOTATION } from "./constants.js";
+import { idOf, DEADLINE_ANNOTATION } from "./constants.js";
 import { podNetwork, type SidecarWant } from "./egress.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
 import { heldOf, joinedNetwork, type JoinedRead, type KubeEgressProxies } from "./proxies.js";
@@ -93,9 +93,19 @@ export async function inspectPod(
   const recorded = recordedSpec(pod);
   const network = recordedNetwork(recorded);
   const spec = specOf(pod, recorded);
-  const state = computerState(pod);
+  let state = computerState(pod);
   const sidecar = sidecarOf(pod);
   const drift = podDrift(pod, { runtimeClass: sb.o.runtimeClass, pullPolicy: sb.o.pullPolicy });
+  // A Pod on a lost node reads Running for minutes after its computer ended with the node.
+  const node = pod.spec?.nodeName;
+  if (state === "running" && node) {
+    const lost = await sb.lostNode(node, options.signal);
+    if (!lost.ok) return lost;
+    if (lost.value) {
+      state = "stopped";
+      drift.push(`${name} ended: ${lost.value}`);
+    }
+  }
   const labels = decodeLabels(pod.metadata.labels ?? {}, recordedLabels(pod.metadata.annotations));
   const notes: string[] = [];
   if (typeof network === "object") {
@@ -139,6 +149,13 @@ export async function inspectPod(
       }
     }
   }
-  const ref: ComputerRef = { id: name, name, provider: "kubernetes", spec, ...(notes.length > 0 ? { notes } : {}), ...(hello ? { hello } : {}) };
+  const ref: ComputerRef = {
+    id: idOf(name, pod.metadata.uid),
+    name,
+    provider: "kubernetes",
+    spec,
+    ...(notes.length > 0 ? { notes } : {}),
+    ...(hello ? { hello } : {}),
+  };
   return ok({ ref, state, labels, ...(hello ? { hello } : {}), drift });
 }

@@ -27,6 +27,8 @@ export interface RecordedSpec {
   egress?: string;
   cpus?: number;
   memoryMb?: number;
+  /** The activeDeadlineSeconds create wrote (a person may shorten it); absent on a Pod made before it was recorded. */
+  deadlineSeconds?: number;
 }
 
 export interface PodPlan {
@@ -62,6 +64,7 @@ export function computerPod(c: Creation<CheckedSpec & { egressImage?: string; ho
     ...(proxy === undefined ? {} : { egress: proxy }),
     ...(spec.cpus === undefined ? {} : { cpus: spec.cpus }),
     ...(spec.memoryMb === undefined ? {} : { memoryMb: spec.memoryMb }),
+    deadlineSeconds: activeDeadlineSeconds(spec.lifetimeMs),
   };
   const sidecar: SidecarPlan | undefined =
     allow === undefined
@@ -93,6 +96,9 @@ export function computerPod(c: Creation<CheckedSpec & { egressImage?: string; ho
   });
 }
 
+/** init ends the computer at its deadline; the kubelet ends the Pod a little later if init did not. */
+const activeDeadlineSeconds = (lifetimeMs: number) => Math.ceil(lifetimeMs / 1000) + DEADLINE_GRACE_S;
+
 /** CPUs as Kubernetes quantity: whole millicores. */
 export const cpuQuantity = (cpus: number) => `${Math.round(cpus * 1000)}m`;
 export const memoryQuantity = (mb: number) => `${mb}Mi`;
@@ -117,8 +123,7 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
     },
     spec: {
       restartPolicy: "Never",
-      // init ends the computer at its deadline; the kubelet ends the Pod a little later if init did not.
-      activeDeadlineSeconds: Math.ceil(plan.lifetimeMs / 1000) + DEADLINE_GRACE_S,
+      activeDeadlineSeconds: activeDeadlineSeconds(plan.lifetimeMs),
       terminationGracePeriodSeconds: 2,
       automountServiceAccountToken: false,
       enableServiceLinks: false,

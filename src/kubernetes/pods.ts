@@ -7,13 +7,13 @@
 import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import { createdAt, type Adoption, type Candidate } from "../contract/adopt.js";
 import type { AttachBy, ReadBack, SpecDefaults } from "../contract/provider.js";
-import { fail, ok, type Result } from "../daemon/result.js";
+import { fail, notTheComputer, ok, type Result } from "../daemon/result.js";
 import type { Undo } from "../contract/undo.js";
 import { waitUntil } from "../contract/wait.js";
 import type { CallOptions } from "../daemon/client.js";
 import { KubeApi } from "./api.js";
 import { uploadArgv } from "./commands.js";
-import { CONTAINER, FIELD_MANAGER, NAME_PATTERN } from "./constants.js";
+import { idOf, CONTAINER, FIELD_MANAGER, NAME_PATTERN, POOL_ANNOTATION, POOL_CLAIMED, podOfId } from "./constants.js";
 import { openBridge, type ExecRunner } from "./connect.js";
 import { EGRESS_CONTAINER } from "./egress.js";
 import { openExec } from "./exec.js";
@@ -21,6 +21,7 @@ import type { Connection } from "../contract/provider.js";
 import { settle, type KubernetesProviderOptions, type Settled } from "./options.js";
 import { selectorOf } from "./labels.js";
 import { nodeAddresses, type NodeAddresses } from "./node-addresses.js";
+import { lostNode } from "./node-lost.js";
 import { Preflight } from "./preflight.js";
 import { computerState, type Pod, type PodProblem, sidecarProblem, stateOf, waitingProblem } from "./readback.js";
 import { SETUP_CONTAINER } from "./unprivileged.js";
@@ -140,6 +141,11 @@ export class KubePods {
     return daemon.ok ? ok(egressImageTag(daemon.value.sha256)) : daemon;
   }
 
+  /** Why the Pod's node is lost, in words naming it (node-lost.ts); undefined while it lives or cannot be read. */
+  lostNode(node: string, signal?: AbortSignal): Promise<Result<string | undefined>> {
+    return lostNode(this.api, node, { ms: this.o.t.callMs, signal });
+  }
+
   /** What an allowlist's proxy refuses as the nodes' own: the Node list's and egress.hostAddresses (node-addresses.ts). */
   nodeAddresses(signal?: AbortSignal): Promise<Result<NodeAddresses>> {
     return nodeAddresses(this.api, this.o.egress.hostAddresses, { ms: this.o.t.callMs, signal, testRange: this.o.egress.testRange });
@@ -165,9 +171,13 @@ export class KubePods {
   /** The Pod of a ref or of labels: not_found when there is none, or more than one carries the labels. */
   async find(by: AttachBy, signal?: AbortSignal): Promise<Result<Pod>> {
     if (by && "id" in by) {
-      if (typeof by.id !== "string" || !NAME_PATTERN.test(by.id))
-        return fail("not_found", `${String(by.id).slice(0, 60)} is not the name of a computer of this provider`);
-      return this.get(by.id, signal);
+      const pod = podOfId(by.id);
+      if (!pod) return fail("not_found", `${String(by.id).slice(0, 60)} is not the id of a computer of this provider`);
+      const got = await this.get(pod.name, signal);
+      // A Pod of the same name made since is not the computer the id names.
+      if (got.ok && pod.uid && got.value.metadata.uid !== pod.uid)
+        return fail("not_found", `${pod.name} is a Pod made since the computer ${String(by.id)} was deleted`, notTheComputer(String(by.id)));
+      return got;
     }
     const found = await this.list(by?.labels ?? {}, signal);
     if (!found.ok) return found;
@@ -177,14 +187,31 @@ export class KubePods {
 
   /** Deletes the Pod (by its uid, when known, so a Pod of the same name made since is never touched) and waits until the API server answers 404. */
   async deleteAndWait(name: string, uid: string | undefined, signal?: AbortSignal): Promise<Result<undefined>> {
-    const asked = await this.api.call(this.path(name), `deleting the Pod ${name}`, {
-      method: "DELETE",
-      body: { apiVersion: "v1", kind: "DeleteOptions", ...(uid ? { preconditions: { uid } } : {}) },
-      ms: this.o.t.callMs,
-      signal,
-    });
+    // The Pod's delete, by its uid when known; graceSeconds 0 where no kubelet is left to end it.
+    const remove = (what: string, graceSeconds?: number) =>
+      this.api.call<Pod | undefined>(this.path(name), what, {
+        method: "DELETE",
+        body: {
+          apiVersion: "v1",
+          kind: "DeleteOptions",
+          ...(graceSeconds === undefined ? {} : { gracePeriodSeconds: graceSeconds }),
+          ...(uid ? { preconditions: { uid } } : {}),
+        },
+        ms: this.o.t.callMs,
+        signal,
+      });
+    const asked = await remove(`deleting the Pod ${name}`);
     if (!asked.ok && asked.error.code === "not_found") return ok();
     if (!asked.ok && asked.error.code !== "exists") return asked;
+    // No kubelet ends a Pod on a lost node: it is deleted at once, as the API allows for a node that is gone.
+    const node = asked.ok ? asked.value?.spec?.nodeName : undefined;
+    if (node && asked.ok && asked.value?.metadata?.deletionTimestamp) {
+      const lost = await this.lostNode(node, signal);
+      if (lost.ok && lost.value) {
+        const forced = await remove(`deleting the Pod ${name} on its lost node ${node}`, 0);
+        if (!forced.ok && forced.error.code !== "not_found" && forced.error.code !== "exists") return forced;
+      }
+    }
     const gone = await waitUntil(
       async (s) => {
         const read = await this.get(name, s);
@@ -242,6 +269,11 @@ export class KubePods {
       if (watched.ok) return ok({ pod: watched.value, problem });
       if (watched.error.code === "aborted") return watched;
     }
+    // The watch took the whole wait: one last read says where the Pod stands.
+    if (Date.now() >= deadline) {
+      const last = await this.get(name, signal);
+      return fail("timeout", `${what} did not come within ${Math.round(this.o.t.startMs / 1000)} s${last.ok ? `: ${stateOf(last.value)}` : ""}`);
+    }
     const read = await waitUntil(
       async (s) => {
         const pod = await this.get(name, s);
@@ -286,16 +318,19 @@ export class KubePods {
       list: async (labels, options) => {
         const found = await this.list(labels, options.signal);
         if (!found.ok) return found;
+        // A claimed pool Pod is its run's now: never adopted back into its slot by a refill.
         return ok(
-          found.value.map((pod): Candidate => ({
-            ref: { id: pod.metadata.name, name: pod.metadata.name, provider: "kubernetes" },
-            state: computerState(pod),
-            created: createdAt(pod.metadata.creationTimestamp),
-          })),
+          found.value
+            .filter((pod) => pod.metadata.annotations?.[POOL_ANNOTATION] !== POOL_CLAIMED)
+            .map((pod): Candidate => ({
+              ref: { id: idOf(pod.metadata.name, pod.metadata.uid), name: pod.metadata.name, provider: "kubernetes" },
+              state: computerState(pod),
+              created: createdAt(pod.metadata.creationTimestamp),
+            })),
         );
       },
       read,
-      remove: (ref) => this.deleteAndWait(ref.name, undefined),
+      remove: (ref) => this.deleteAndWait(ref.name, podOfId(ref.id)?.uid),
       defaults,
     };
   }

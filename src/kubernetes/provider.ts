@@ -18,6 +18,7 @@ import type {
   Connection,
   CreateOptions,
   NetworkPolicy,
+  PoolHooks,
   NetworkReadBack,
   ReadBack,
   ReleaseHow,
@@ -27,11 +28,12 @@ import { sameNetwork } from "../egress/list.js";
 import type { CallOptions } from "../daemon/client.js";
 import { packageVersion } from "../package.js";
 import { checkSpec } from "./check.js";
-import { DEFAULT_USER, HOME, MAX_LIFETIME_MS, NAME_PATTERN } from "./constants.js";
+import { COMPUTER_LABEL, idOf, DEFAULT_USER, HOME, MAX_LIFETIME_MS, podOfId } from "./constants.js";
 import { inspectPod } from "./inspect.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
 import { kubeHooks } from "./make.js";
 import { KubeEgressProxies } from "./proxies.js";
+import { kubePool } from "./pool.js";
 import type { KubernetesProviderOptions, Settled } from "./options.js";
 import { GROUPS, KubePods } from "./pods.js";
 import { computerState, deadlineOf, recordedNetwork, recordedSpec } from "./readback.js";
@@ -66,11 +68,14 @@ export class KubernetesProvider implements ComputerProvider {
   readonly #sb: KubePods;
   /** Shared egress proxies: a ConfigMap each, which the sidecars of the computers that join it read (ComputerSpec.egress). */
   readonly proxies: KubeEgressProxies;
+  /** A warm pool's hooks: a claim is one patch under the Pod's resourceVersion (pool.ts). */
+  readonly pool: PoolHooks;
 
   constructor(options: KubernetesProviderOptions) {
     this.#sb = new KubePods(options, packageVersion);
     this.version = this.#sb.version;
     this.proxies = new KubeEgressProxies(this.#sb);
+    this.pool = kubePool(this.#sb, this.id);
   }
 
   capabilities(): Capabilities {
@@ -117,7 +122,7 @@ export class KubernetesProvider implements ComputerProvider {
         // The selector matched the encoded labels; the decoded ones are held to those asked for exactly.
         .filter(({ decoded }) => Object.entries(labels).every(([k, v]) => decoded[k] === v))
         .map(({ pod, decoded }) => ({
-          ref: { id: pod.metadata.name, name: pod.metadata.name, provider: this.id },
+          ref: { id: idOf(pod.metadata.name, pod.metadata.uid), name: pod.metadata.name, provider: this.id },
           labels: decoded,
           deadline: deadlineOf(pod),
           state: computerState(pod),
@@ -163,18 +168,21 @@ export class KubernetesProvider implements ComputerProvider {
         },
       );
     if (how !== "delete") return fail("invalid", 'release takes "stop" or "delete"', { field: "how" });
-    const name = ref?.id ?? ref?.name;
-    if (typeof name !== "string" || !NAME_PATTERN.test(name))
-      return fail("invalid", "a Kubernetes computer's ref has its Pod's name (computer-<12 hex digits>)", { field: "id" });
+    const pod = podOfId(ref?.id ?? ref?.name);
+    if (!pod) return fail("invalid", "a Kubernetes computer's ref has its Pod's name (computer-<12 hex digits>), and its uid after a slash", { field: "id" });
+    const { name } = pod;
     if (options.signal?.aborted) return fail("aborted", `release of ${name} was aborted before the API server was asked`);
     const read = await this.#sb.get(name, options.signal);
     if (!read.ok) return read.error.code === "not_found" ? ok() : read;
-    if (read.value.metadata.labels?.["agentrun.computer"] !== "1")
-      return fail("not_found", `${name} is not a computer (no agentrun.computer=1 label), so it was not released`);
+    // The uid the ref carries proves the Pod is the one made (its labels may have been changed by
+    // hand); a Pod of that name made since is not it, and is gone as far as this ref goes.
+    if (pod.uid !== undefined && read.value.metadata.uid !== pod.uid) return ok();
+    if (pod.uid === undefined && read.value.metadata.labels?.[COMPUTER_LABEL] !== "1")
+      return fail("not_found", `${name} is not a computer (no ${COMPUTER_LABEL}=1 label), so it was not released`);
     const gone = await this.#sb.deleteAndWait(name, read.value.metadata.uid, options.signal);
     if (!gone.ok) return fail(gone.error.code, `release of ${name}: ${gone.error.message}`);
     const earlier = await removeEarlier(this.#adoption(), {
-      id: name,
+      id: idOf(name, read.value.metadata.uid),
       labels: read.value.metadata.labels ?? {},
       created: createdAt(read.value.metadata.creationTimestamp),
     });

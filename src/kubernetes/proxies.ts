@@ -6,6 +6,8 @@
 // patches the ConfigMap; the running sidecars take the new list as the kubelet writes it (at once
 // for a Pod the update touches, else at the kubelet's next sync), which a read calls "not yet"
 // within the bound listSyncMs and drift past it. Release is refused while a computer mounts it.
+// Its id is the ConfigMap's name and uid: read, update and release by it never touch a ConfigMap
+// of the same name made since.
 import { createHash, randomBytes } from "node:crypto";
 import { labelRefusals, withOwnerLabel } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
@@ -17,7 +19,7 @@ import { listDigest } from "../egress/list-digest.js";
 import { checkAllowlist, hintProblem, sameAllowlist } from "../egress/list.js";
 import type { EgressProxies, ProxyMakeOptions, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
 import { userProblem } from "./check.js";
-import { COMPUTER_LABEL, DIGEST_ANNOTATION, FIELD_MANAGER, PROXY_LABEL, PROXY_PATTERN, TOLD_ANNOTATION } from "./constants.js";
+import { COMPUTER_LABEL, DIGEST_ANNOTATION, FIELD_MANAGER, idOf, PROXY_LABEL, PROXY_PATTERN, proxyOfId, TOLD_ANNOTATION } from "./constants.js";
 import { EGRESS_CONTAINER, LIST_FILE, LIST_KEY, LIST_VOLUME } from "./egress.js";
 import { decodeLabels, encodeLabels, labelsAnnotation, recordedLabels } from "./labels.js";
 import type { KubePods } from "./pods.js";
@@ -27,6 +29,7 @@ import type { Pod } from "./readback.js";
 export interface ConfigMap {
   metadata: {
     name: string;
+    uid?: string;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     creationTimestamp?: string;
@@ -66,6 +69,7 @@ export function proxyManifest(plan: ProxyPlan): Record<string, unknown> {
 /** A proxy's ConfigMap read back: what it holds, and each way it is not as make or update wrote it. */
 export interface ProxyHeld {
   name: string;
+  uid: string | undefined;
   /** The list as the sidecars read it (check's normal form), or undefined when check refuses it. */
   entries: string[] | undefined;
   /** Why the list cannot be held, when it cannot. */
@@ -117,6 +121,7 @@ export function heldOf(cm: ConfigMap, testRange: string | undefined): ProxyHeld 
   const labels = decodeLabels(Object.fromEntries(Object.entries(cm.metadata.labels ?? {}).filter(([k]) => k !== PROXY_LABEL)), given);
   return {
     name,
+    uid: cm.metadata.uid,
     entries,
     ...(refused ? { refused } : {}),
     user: user.ok ? userText(user.value) : "",
@@ -199,8 +204,15 @@ export class KubeEgressProxies implements EgressProxies {
   #refusals(spec: ProxySpec): Refusal[] {
     if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a proxy's spec is an object with allow and lifetimeMs" }];
     const out: Refusal[] = [];
-    for (const key of Object.keys(spec))
-      if (!KNOWN.has(key)) out.push({ field: key, message: `${key} is not a field of an egress proxy (it takes ${[...KNOWN].join(", ")})` });
+    for (const key of Object.keys(spec)) {
+      if ((key === "rules" || key === "credentials") && spec[key] === undefined) continue;
+      if (key === "rules" || key === "credentials")
+        out.push({
+          field: key,
+          message: `${key} are not built on Kubernetes yet (its proxy rereads its list from a ConfigMap, which holds names alone): use the docker provider`,
+        });
+      else if (!KNOWN.has(key)) out.push({ field: key, message: `${key} is not a field of an egress proxy (it takes ${[...KNOWN].join(", ")})` });
+    }
     const list = checkAllowlist(spec.allow, this.#range());
     if (!list.ok) for (const r of list.refusals) out.push({ field: "allow", message: `allow: ${r.message}` });
     const lifetime = checkLifetime(spec.lifetimeMs, { maxLifetimeMs: this.#sb.o.maxLifetimeMs });
@@ -233,10 +245,21 @@ export class KubeEgressProxies implements EgressProxies {
     return refuse(this.#refusals(spec));
   }
 
-  #nameProblem(name: unknown): Result<never> | undefined {
-    return typeof name === "string" && PROXY_PATTERN.test(name)
-      ? undefined
-      : fail("invalid", "an egress proxy's name is proxy-<12 hex digits>, as make gives it", { field: "name" });
+  /** The ConfigMap an id names, or the refusal of an id that names no proxy. */
+  #target(id: unknown): Result<{ name: string; uid?: string }> {
+    const target = proxyOfId(id);
+    return target ? ok(target) : fail("invalid", "an egress proxy's id is proxy-<12 hex digits>, as make gives it, or that and its uid", { field: "name" });
+  }
+
+  /** The ConfigMap an id names: undefined when there is none, or when the one of its name is another, made since. */
+  async #configMapOf(target: { name: string; uid?: string }, signal?: AbortSignal): Promise<Result<ConfigMap | undefined>> {
+    const cm = await this.configMap(target.name, signal);
+    return cm.ok && cm.value && target.uid && cm.value.metadata.uid !== target.uid ? ok(undefined) : cm;
+  }
+
+  /** Why the proxy an id names is not there, in the words read, update and release share. */
+  #gone(target: { name: string; uid?: string }): string {
+    return `the egress proxy ${idOf(target.name, target.uid)} is gone (no ConfigMap ${target.name}${target.uid ? ` of uid ${target.uid}` : ""} in ${this.#sb.o.namespace})`;
   }
 
   /** The ConfigMap, or undefined when there is none. */
@@ -265,7 +288,7 @@ export class KubeEgressProxies implements EgressProxies {
       hint: spec.hint ?? this.#sb.o.egress.hint,
       labels: withOwnerLabel(spec.labels, options.owner),
     };
-    const made = await this.#sb.api.call(`${this.#path()}?fieldManager=${FIELD_MANAGER}`, `making the ConfigMap ${plan.name}`, {
+    const made = await this.#sb.api.call<ConfigMap>(`${this.#path()}?fieldManager=${FIELD_MANAGER}`, `making the ConfigMap ${plan.name}`, {
       method: "POST",
       body: proxyManifest(plan),
       ms: this.#sb.o.t.callMs,
@@ -275,12 +298,13 @@ export class KubeEgressProxies implements EgressProxies {
       const field = made.error.code === "exists" ? "name" : made.error.code === "refused" ? "namespace" : undefined;
       return fail(made.error.code, `${made.error.message}; nothing was made`, field ? { field } : {});
     }
-    return ok(this.#refOf(plan));
+    return ok(this.#refOf({ ...plan, uid: made.value.metadata.uid }));
   }
 
-  #refOf(p: Pick<ProxyPlan, "name" | "allow" | "user" | "deadline" | "hint" | "labels">): ProxyRef {
+  #refOf(p: Pick<ProxyPlan, "name" | "allow" | "user" | "deadline" | "hint" | "labels"> & { uid: string | undefined }): ProxyRef {
     return {
       name: p.name,
+      id: idOf(p.name, p.uid),
       user: p.user,
       deadline: p.deadline,
       allow: [...p.allow],
@@ -290,12 +314,13 @@ export class KubeEgressProxies implements EgressProxies {
     };
   }
 
-  async read(name: string, options: CallOptions = {}): Promise<Result<ProxyReadBack>> {
-    const bad = this.#nameProblem(name);
-    if (bad) return bad;
-    const cm = await this.configMap(name, options.signal);
+  async read(id: string, options: CallOptions = {}): Promise<Result<ProxyReadBack>> {
+    const target = this.#target(id);
+    if (!target.ok) return target;
+    const { name } = target.value;
+    const cm = await this.#configMapOf(target.value, options.signal);
     if (!cm.ok) return cm;
-    if (!cm.value) return fail("not_found", `the egress proxy ${name} is gone (no ConfigMap ${name} in ${this.#sb.o.namespace})`);
+    if (!cm.value) return fail("not_found", this.#gone(target.value));
     const held = heldOf(cm.value, this.#sb.o.egress.testRange);
     const drift = [...held.drift];
     const stopped = Date.parse(held.deadline) <= Date.now();
@@ -310,15 +335,16 @@ export class KubeEgressProxies implements EgressProxies {
     return pods.ok ? ok(pods.value.filter((p) => !p.metadata.deletionTimestamp && mounts(p, name))) : pods;
   }
 
-  async update(name: string, change: Pick<ProxySpec, "allow" | "hint">, options: CallOptions = {}): Promise<Result<ProxyRef>> {
+  async update(id: string, change: Pick<ProxySpec, "allow" | "hint" | "rules" | "credentials">, options: CallOptions = {}): Promise<Result<ProxyRef>> {
     const { signal } = options;
-    const bad = this.#nameProblem(name);
-    if (bad) return bad;
-    const refused = refuse(this.#refusals({ allow: change.allow, lifetimeMs: 1, ...(change.hint === undefined ? {} : { hint: change.hint }) }));
+    const target = this.#target(id);
+    if (!target.ok) return target;
+    const { name } = target.value;
+    const refused = refuse(this.#refusals({ ...change, lifetimeMs: 1 }));
     if (!refused.ok) return refused;
-    const cm = await this.configMap(name, signal);
+    const cm = await this.#configMapOf(target.value, signal);
     if (!cm.ok) return cm;
-    if (!cm.value) return fail("not_found", `the egress proxy ${name} is gone (no ConfigMap ${name} in ${this.#sb.o.namespace}): make a new one`);
+    if (!cm.value) return fail("not_found", `${this.#gone(target.value)}: make a new one`);
     const held = heldOf(cm.value, this.#sb.o.egress.testRange);
     if (!held.user || Number.isNaN(Date.parse(held.deadline)))
       return fail("refused", `the ConfigMap ${name} is not as make leaves it (its user or deadline cannot be read): make a new proxy; nothing was changed`);
@@ -337,8 +363,9 @@ export class KubeEgressProxies implements EgressProxies {
     if (signal?.aborted) return fail("aborted", `the update of ${name} was aborted before the API server was asked; nothing was changed`);
     const patched = await this.#sb.api.call(`${this.#path(name)}?fieldManager=${FIELD_MANAGER}`, `changing the ConfigMap ${name}'s list`, {
       method: "PATCH",
+      // Its uid in the patch: the API server refuses it for a ConfigMap of the same name made since the read.
       body: {
-        metadata: { labels: { [PROXY_LABEL]: "1" }, annotations: { [DIGEST_ANNOTATION]: digest } },
+        metadata: { uid: held.uid, labels: { [PROXY_LABEL]: "1" }, annotations: { [DIGEST_ANNOTATION]: digest } },
         data: { [LIST_KEY]: listText(list.entries), hint: held.hint },
       },
       ms: this.#sb.o.t.callMs,
@@ -370,9 +397,10 @@ export class KubeEgressProxies implements EgressProxies {
     );
   }
 
-  async release(name: string, options: CallOptions = {}): Promise<Result<undefined>> {
-    const bad = this.#nameProblem(name);
-    if (bad) return bad;
+  async release(id: string, options: CallOptions = {}): Promise<Result<undefined>> {
+    const target = this.#target(id);
+    if (!target.ok) return target;
+    const { name, uid } = target.value;
     if (options.signal?.aborted) return fail("aborted", `the release of ${name} was aborted before the API server was asked`);
     const joined = await this.joinedPods(name, options.signal);
     if (!joined.ok) return fail(joined.error.code, `finding the computers behind ${name}: ${joined.error.message}`);
@@ -383,10 +411,12 @@ export class KubeEgressProxies implements EgressProxies {
       );
     const gone = await this.#sb.api.call(this.#path(name), `deleting the ConfigMap ${name}`, {
       method: "DELETE",
+      body: { apiVersion: "v1", kind: "DeleteOptions", ...(uid ? { preconditions: { uid } } : {}) },
       ms: this.#sb.o.t.callMs,
       signal: options.signal,
     });
-    return gone.ok || gone.error.code === "not_found" ? ok() : gone;
+    // A precondition that fails (409) is a ConfigMap of the same name made since: ours is gone, and that one stays.
+    return gone.ok || gone.error.code === "not_found" || (uid !== undefined && gone.error.code === "exists") ? ok() : gone;
   }
 
   /**

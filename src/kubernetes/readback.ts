@@ -9,6 +9,8 @@ import { cpuQuantity, memoryQuantity, type RecordedSpec } from "./pod.js";
 import { encodeLabels, recordedLabels } from "./labels.js";
 import { parseUser } from "../contract/user.js";
 import { openDrift, SETUP_CONTAINER } from "./unprivileged.js";
+import { handChanges } from "./hand-changes.js";
+import { show } from "./shown.js";
 
 interface SecurityContext {
   runAsUser?: number;
@@ -50,11 +52,14 @@ export interface Pod {
     creationTimestamp?: string;
     resourceVersion?: string;
     deletionTimestamp?: string;
+    finalizers?: string[];
+    ownerReferences?: Array<{ kind?: string; name?: string }>;
   };
   spec?: {
     nodeName?: string;
     restartPolicy?: string;
     activeDeadlineSeconds?: number;
+    tolerations?: Array<{ key?: string; operator?: string; effect?: string; value?: string; tolerationSeconds?: number }>;
     automountServiceAccountToken?: boolean;
     enableServiceLinks?: boolean;
     hostNetwork?: boolean;
@@ -108,9 +113,10 @@ export function sidecarOf(pod: Pod): SidecarReadBack {
   };
 }
 
-/** The Pod's state in words: its phase, and its container's state. */
+/** The Pod's state in words: its phase, and its container's state; a Pod no node takes says why (the scheduler's words). */
 export function stateOf(pod: Pod): string {
-  return `${pod.metadata.deletionTimestamp ? "being deleted, " : ""}phase ${pod.status?.phase ?? "unknown"}${pod.status?.reason ? ` (${pod.status.reason})` : ""}, its container ${containerState(pod, CONTAINER)}`;
+  const unscheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False");
+  return `${pod.metadata.deletionTimestamp ? "being deleted, " : ""}phase ${pod.status?.phase ?? "unknown"}${pod.status?.reason ? ` (${pod.status.reason})` : ""}, its container ${containerState(pod, CONTAINER)}${unscheduled ? `, not scheduled (${(unscheduled.message ?? unscheduled.reason ?? "no reason").slice(0, 300)})` : ""}`;
 }
 
 /** running only while the Pod runs, its container runs and no delete is under way. */
@@ -236,7 +242,6 @@ export interface PodWant {
 }
 
 const same = (a: readonly string[] | undefined, b: readonly string[]) => JSON.stringify([...(a ?? [])].sort()) === JSON.stringify([...b].sort());
-const show = (v: unknown) => JSON.stringify(v) ?? "nothing";
 
 /** One sentence per way the Pod is not what create made; none when it is. */
 export function podDrift(pod: Pod, want: PodWant): string[] {
@@ -283,7 +288,7 @@ export function podDrift(pod: Pod, want: PodWant): string[] {
     if (limits.cpu !== wantCpu) out.push(`its cpu limit is ${show(limits.cpu)}, not ${show(wantCpu)}`);
     if (limits.memory !== wantMem) out.push(`its memory limit is ${show(limits.memory)}, not ${show(wantMem)}`);
   }
-  out.push(...labelDrift(pod));
+  out.push(...labelDrift(pod), ...handChanges(pod, recorded?.deadlineSeconds));
   return out;
 }
 

@@ -1,13 +1,13 @@
 // Kubernetes' settings as a host takes them from its user (a stack's agentrun:kubernetes config,
 // the CLI's --set): the kubeconfig's contents are a secret; inCluster, a plugin that runs in a Pod.
 import { z } from "zod";
-import { secretSetting } from "../contract/setting-marks.js";
+import { keySetting, secretSetting } from "../contract/setting-marks.js";
 
 export const KUBERNETES_SETTINGS = z.strictObject({
-  kubeconfig: secretSetting(z.string().min(1).optional()),
+  kubeconfig: keySetting("KUBECONFIG", secretSetting(z.string().min(1).optional())),
   inCluster: z.boolean().optional(),
   context: z.string().min(1).optional(),
-  namespace: z.string().min(1).optional(),
+  namespace: keySetting("KUBERNETES_NAMESPACE", z.string().min(1).optional()),
   runtimeClass: z.string().min(1).optional(),
   image: z.string().min(1).optional(),
   imagePullPolicy: z.string().optional(),

@@ -9,6 +9,7 @@
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { SETUP_SCRIPT } from "./commands.js";
 import { HOME, LAST_WORDS } from "./constants.js";
+import { show } from "./shown.js";
 
 /** The setup init container, and the emptyDir it fills. */
 export const SETUP_CONTAINER = "setup";
@@ -93,7 +94,6 @@ interface Container {
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-const show = (v: unknown) => JSON.stringify(v) ?? "nothing";
 /** Each field it was made with holds (the API server may add defaults beside them). */
 const holds = (have: object | undefined, want: object) => Object.entries(want).every(([k, v]) => same((have as Record<string, unknown> | undefined)?.[k], v));
 const mountsOf = (c: Container | undefined) =>

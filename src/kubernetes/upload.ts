@@ -1,23 +1,13 @@
 // The daemon's upload: one root exec of the upload script (src/kits/daemon-upload/), the daemon streamed into
 // its stdin in 256 KiB chunks, then closed; the sha256 the script prints must be the provider's.
 import { boundedBy } from "../daemon/bound.js";
-import { fail, ok, type Result } from "../daemon/result.js";
-import { printedSha256 } from "../kits/daemon-upload/scripts.js";
+import { fail, type Result } from "../daemon/result.js";
+import { uploadVerdict, type UploadOptions } from "../kits/daemon-upload/scripts.js";
 import type { ExecRunner } from "./connect.js";
 
 const CHUNK = 256 * 1024;
 
-export interface UploadOptions {
-  argv: string[];
-  bytes: Uint8Array;
-  sha256: string;
-  uploadMs: number;
-  callMs: number;
-  signal?: AbortSignal | undefined;
-  what: string;
-}
-
-export async function uploadDaemon(run: ExecRunner, o: UploadOptions): Promise<Result<undefined>> {
+export async function uploadDaemon(run: ExecRunner, o: UploadOptions & { what: string }): Promise<Result<undefined>> {
   const { bound, signal } = boundedBy(o.uploadMs, o.signal);
   const started = await run(o.argv, { stdin: true, ms: Math.min(o.callMs, o.uploadMs), signal });
   if (!started.ok) return fail(started.error.code, `${o.what} could not start: ${started.error.message}`);
@@ -40,13 +30,5 @@ export async function uploadDaemon(run: ExecRunner, o: UploadOptions): Promise<R
   exec.close();
   if (o.signal?.aborted) return fail("aborted", `${o.what} was aborted`);
   if (bound.aborted) return fail("timeout", `${o.what} did not finish within ${o.uploadMs / 1000} s`);
-  const got = printedSha256(out);
-  if (got !== undefined && got !== o.sha256)
-    return fail("refused", `${o.what} read back sha256 ${got}, not the provider's ${o.sha256}: the daemon that arrived is not the one sent`);
-  if (exit.code !== 0) {
-    const last = exec.stderr().trim().split("\n").pop() ?? exit.message ?? "";
-    return fail("failed", `${o.what} exited ${exit.code ?? "with no code"}${last ? `: ${last}` : ""}`);
-  }
-  if (got === undefined) return fail("failed", `${o.what} printed no sha256 line, so the daemon is not known to be the provider's`);
-  return ok();
+  return uploadVerdict(o.what, o.sha256, { stdout: out, code: exit.code, last: exec.stderr().trim().split("\n").pop() ?? exit.message ?? "" });
 }

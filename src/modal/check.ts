@@ -2,12 +2,14 @@
 import { labelRefusals } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import { checkMount } from "../contract/mount.js";
+import { runtimeRefusal } from "../contract/runtime.js";
 import type { Capabilities, ComputerSpec } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
 import { isRootOrRootGroup, parseUser } from "../contract/user.js";
-import { OWNER_TAGS, COMPUTER_TAG, MAX_LABELS, MAX_TAGS, MIN_CPUS, MEMORY_REQUEST_MIB, OWN_TAGS } from "./constants.js";
+import { forkProblem } from "../contract/state.js";
+import { OWNER_TAGS, COMPUTER_TAG, MAX_LABELS, MAX_OWNED_LABELS, MAX_TAGS, MIN_CPUS, MEMORY_REQUEST_MIB, OWN_TAGS } from "./constants.js";
 
-const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind"]);
+const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind", "runtime"]);
 const ROOT_NAME = /^root(:.*)?$/;
 
 function hasNul(value: string): boolean {
@@ -26,7 +28,18 @@ export function modalUserProblem(user: unknown): string | undefined {
   return undefined;
 }
 
-export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refusal[] {
+/** Why the spec's labels do not fit Modal's tags, or undefined: fewer for a computer made for an owner. */
+function labelCountProblem(count: number, owned: boolean): string | undefined {
+  const most = owned ? MAX_OWNED_LABELS : MAX_LABELS;
+  if (count <= most) return undefined;
+  const why = owned
+    ? `Modal keeps at most ${MAX_TAGS} tags a sandbox: ${OWN_TAGS.length} are the provider's, and ${OWNER_TAGS} tie it to the resource it is made for`
+    : `Modal keeps at most ${MAX_TAGS} tags a sandbox, and ${OWN_TAGS.length} are the provider's`;
+  return `a Modal computer${owned ? " made for a resource" : ""} takes at most ${most} labels of its own (${why}); this spec has ${count}`;
+}
+
+/** Every refusal of the spec; owned: it is made for an owner (CheckOptions.owned), whose two labels take two of Modal's tags. */
+export function checkSpec(spec: ComputerSpec, capabilities: Capabilities, owned = false): Refusal[] {
   if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
   const out: Refusal[] = [];
   const fields = spec as unknown as Record<string, unknown>;
@@ -35,8 +48,16 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refus
     else if (!FIELDS.has(key)) out.push({ field: key, message: `${key} is not a field Modal supports (it takes ${[...FIELDS].join(", ")})` });
   }
   if (typeof spec.image !== "string" || spec.image.length === 0)
-    out.push({ field: "image", message: "image is required: the registry image a computer starts from (linux/amd64)" });
+    out.push({
+      field: "image",
+      message: "image is required: the registry image a computer starts from (linux/amd64), or a snapshot this provider took (snapshot://modal/<image id>)",
+    });
   else if (hasNul(spec.image) || /\s/.test(spec.image)) out.push({ field: "image", message: "image is a registry tag with no space or NUL" });
+  else {
+    // A fork's image: another provider's snapshot is refused; Modal's is an image by its id.
+    const fork = forkProblem(spec.image, "modal");
+    if (!fork.ok) out.push({ field: "image", message: fork.error.message });
+  }
 
   const lifetime = checkLifetime(spec.lifetimeMs, capabilities);
   if (lifetime) out.push(lifetime);
@@ -54,15 +75,14 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refus
 
   if (spec.kind !== undefined && spec.kind !== "linux")
     out.push({ field: "kind", message: `Modal makes linux computers, not ${String(spec.kind)}; ask for kind linux` });
+  const runtime = runtimeRefusal(spec.runtime, ["runc"], "Modal");
+  if (runtime) out.push(runtime);
 
   if (spec.labels !== undefined) {
     out.push(...labelRefusals(spec.labels, COMPUTER_TAG));
     const count = typeof spec.labels === "object" && spec.labels !== null ? Object.keys(spec.labels).length : 0;
-    if (count > MAX_LABELS)
-      out.push({
-        field: "labels",
-        message: `a Modal computer takes at most ${MAX_LABELS} labels of its own (a sandbox keeps ${MAX_TAGS} tags: ${OWN_TAGS.length} are the provider's, and ${OWNER_TAGS} tie it to the resource it is made for); this spec has ${count}`,
-      });
+    const problem = labelCountProblem(count, owned);
+    if (problem) out.push({ field: "labels", message: problem });
   }
 
   if (spec.mount !== undefined) out.push(...checkMount(spec.mount, capabilities.mount));

@@ -9,10 +9,13 @@ export const DEADLINE_TAG = "agentrun.computer.deadline";
 /** What create recorded of the spec (JSON): the SDK reads back no image, size or network. */
 export const SPEC_TAG = "agentrun.computer.spec";
 export const OWN_TAGS = [COMPUTER_TAG, NAME_TAG, DEADLINE_TAG, SPEC_TAG] as const;
-/** Modal keeps at most 10 tags a sandbox: four are the provider's, and two are kept for the owner and declaration labels (labels.ts ownerLabels). */
+/** Modal keeps at most 10 tags a sandbox (its guide, sandboxes#tagging); four are the provider's. */
 export const MAX_TAGS = 10;
+/** The spec's 6: what a computer takes of its own. */
+export const MAX_LABELS = MAX_TAGS - OWN_TAGS.length;
+/** A computer made for an owner also carries the owner and declaration labels (labels.ts ownerLabels). */
 export const OWNER_TAGS = 2;
-export const MAX_LABELS = MAX_TAGS - OWN_TAGS.length - OWNER_TAGS;
+export const MAX_OWNED_LABELS = MAX_LABELS - OWNER_TAGS;
 
 export const NAME_PATTERN = /^computer-[0-9a-f]{12}$/;
 

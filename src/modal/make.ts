@@ -6,6 +6,7 @@ import { abortedWords, type CreateHooks, type Creation, failedThen } from "../co
 import type { Adoption } from "../contract/adopt.js";
 import type { CheckedSpec, ComputerRef, CreateOptions, ReadBack } from "../contract/provider.js";
 import { fail, ok, type Result } from "../daemon/result.js";
+import { parseSnapshotImage } from "../contract/state.js";
 import { parseUser, userText } from "../contract/user.js";
 import { bounded } from "./calls.js";
 import { imageEntrypoint, imageLayer, modalCommands } from "./commands.js";
@@ -64,7 +65,10 @@ async function makeSandbox(sb: ModalSandboxes, c: Creation<ModalChecked>): Promi
   const made = await bounded(
     async () => {
       const sdk = await sb.sdk();
-      const image = sdk.images.fromRegistry(spec.image).dockerfileCommands(imageLayer(workdir, sb.o.daemonImage));
+      // A fork starts from its snapshot's image (by its id), with the same layer on top.
+      const fork = parseSnapshotImage(spec.image);
+      const base = fork ? await sdk.images.fromId(fork.id) : sdk.images.fromRegistry(spec.image);
+      const image = base.dockerfileCommands(imageLayer(workdir, sb.o.daemonImage));
       return sdk.sandboxes.create(c.checked.app!, image, params);
     },
     // A create given up on still ends what lands later.

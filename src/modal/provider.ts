@@ -1,7 +1,8 @@
 // ModalProvider: the ComputerProvider interface on Modal's VM sandboxes, through the ModalSdk
 // slice. create is the one flow with Modal's hooks (make.ts); the commands, the upload, the
 // bridge, the tags and the drift check live in their own files, Modal's calls in sandboxes.ts;
-// this one wires them into create, connect, attach, list, network and release.
+// this one wires them into create, connect, attach, list, network and release; its filesystem
+// snapshots are snapshots.ts's.
 import type { CallOptions } from "../daemon/client.js";
 import type {
   AttachBy,
@@ -17,7 +18,10 @@ import type {
   ReadBack,
   ReleaseHow,
   CheckedSpec,
+  SnapshotHooks,
+  CheckOptions,
 } from "../contract/provider.js";
+import { modalSnapshots } from "./snapshots.js";
 import { DEFAULT_IMAGE as MODAL_DEFAULT_IMAGE } from "./constants.js";
 import { checkedSpec } from "../contract/checked.js";
 import { createWith } from "../contract/create.js";
@@ -52,6 +56,8 @@ export const CAPABILITIES: Capabilities = {
   mount: [],
   vendorAgentPorts: [],
   isolation: "vm",
+  // Modal has no pause (terminate is a sandbox's only end); its filesystem snapshots are forks' images.
+  snapshot: true,
   defaults: { image: MODAL_DEFAULT_IMAGE, workdir: HOME, user: DEFAULT_USER },
 };
 
@@ -59,10 +65,12 @@ export class ModalProvider implements ComputerProvider {
   readonly id = "modal";
   readonly version: string;
   readonly #sb: ModalSandboxes;
+  readonly snapshots: SnapshotHooks;
 
   constructor(options: ModalProviderOptions) {
     this.#sb = new ModalSandboxes(options, packageVersion);
     this.version = this.#sb.version;
+    this.snapshots = modalSnapshots(this.#sb);
   }
 
   capabilities(): Capabilities {
@@ -72,8 +80,8 @@ export class ModalProvider implements ComputerProvider {
     return capabilities;
   }
 
-  check(spec: ComputerSpec): Result<CheckedSpec> {
-    return checkedSpec(spec, checkSpec(spec, this.capabilities()));
+  check(spec: ComputerSpec, options: CheckOptions = {}): Result<CheckedSpec> {
+    return checkedSpec(spec, checkSpec(spec, this.capabilities(), options.owned === true));
   }
 
   /** Adoption's lookups: the running sandboxes of a declaration (Modal reads back no creation time), and delete. */
@@ -87,7 +95,8 @@ export class ModalProvider implements ComputerProvider {
 
   /** The one create flow with Modal's hooks; a sandbox an interrupted create of the same owner and spec left is adopted when whole, else terminated. */
   create(spec: ComputerSpec, options: CreateOptions = {}): Promise<Result<ComputerRef>> {
-    return createWith(modalHooks(this.#sb, { check: (s) => this.check(s), adoption: () => this.#adoption() }, options), spec, options);
+    const owned = options.owner !== undefined;
+    return createWith(modalHooks(this.#sb, { check: (s) => this.check(s, { owned }), adoption: () => this.#adoption() }, options), spec, options);
   }
 
   async read(by: AttachBy, options: CallOptions = {}): Promise<Result<ReadBack>> {

@@ -17,10 +17,11 @@ export type ModalProcess = Pick<ContainerProcess<Uint8Array>, "stdin" | "stdout"
 
 type ExecParams = NonNullable<Parameters<Sandbox["exec"]>[1]>;
 
-/** A sandbox: its id, tags, exec, poll and terminate. */
+/** A sandbox: its id, tags, exec, poll, terminate, and its filesystem snapshot (an image by its id). */
 export interface ModalSandbox extends Pick<Sandbox, "sandboxId" | "getTags" | "poll"> {
   exec(command: string[], params: ExecParams & { mode: "binary" }): Promise<ModalProcess>;
   terminate(): Promise<void>;
+  snapshotFilesystem(params?: Parameters<Sandbox["snapshotFilesystem"]>[0]): Promise<Pick<Image, "imageId">>;
 }
 
 export type SandboxCreateParams = NonNullable<Parameters<SandboxService["create"]>[2]>;
@@ -28,7 +29,12 @@ export type SandboxListParams = NonNullable<Parameters<SandboxService["list"]>[0
 
 export interface ModalSdk {
   apps: { fromName(name: string, params?: Parameters<AppService["fromName"]>[1]): Promise<ModalApp> };
-  images: { fromRegistry(tag: Parameters<ImageService["fromRegistry"]>[0]): ModalImage };
+  images: {
+    fromRegistry(tag: Parameters<ImageService["fromRegistry"]>[0]): ModalImage;
+    /** An image by its id (a filesystem snapshot's); NotFoundError when Modal has none. */
+    fromId(imageId: string): Promise<ModalImage>;
+    delete(imageId: string): Promise<void>;
+  };
   sandboxes: {
     create(app: ModalApp, image: ModalImage, params: SandboxCreateParams): Promise<ModalSandbox>;
     fromId(sandboxId: string): Promise<ModalSandbox>;

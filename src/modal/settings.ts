@@ -3,12 +3,12 @@
 import path from "node:path";
 import { z } from "zod";
 import { packageRoot } from "../package.js";
-import { secretSetting, testSetting } from "../contract/setting-marks.js";
+import { keySetting, secretSetting, testSetting } from "../contract/setting-marks.js";
 
 /** Modal's settings (a stack's agentrun:modal, the CLI's --set): its create's options a host can name. */
 export const MODAL_SETTINGS = z.strictObject({
-  tokenId: secretSetting(z.string().min(1).optional()),
-  tokenSecret: secretSetting(z.string().min(1).optional()),
+  tokenId: keySetting("MODAL_TOKEN_ID", secretSetting(z.string().min(1).optional())),
+  tokenSecret: keySetting("MODAL_TOKEN_SECRET", secretSetting(z.string().min(1).optional())),
   app: z.string().min(1).optional(),
   environment: z.string().min(1).optional(),
   serverUrl: z.string().optional(),

@@ -1,22 +1,11 @@
 // The daemon's upload: one root exec of the upload script, the daemon streamed into its stdin in
 // the SDK's 256 KiB chunks, then closed; the sha256 the script prints must be the provider's.
-import { fail, ok, type Result } from "../daemon/result.js";
+import { fail, type Result } from "../daemon/result.js";
 import { bounded, codeOf, wordsOf } from "./calls.js";
 import { UPLOAD_CHUNK } from "./constants.js";
-import { printedSha256 } from "../kits/daemon-upload/scripts.js";
+import { uploadVerdict, type UploadOptions } from "../kits/daemon-upload/scripts.js";
 import type { ModalSandbox } from "./sdk.js";
 import { boundedBy } from "../daemon/bound.js";
-
-export interface UploadOptions {
-  argv: string[];
-  bytes: Uint8Array;
-  sha256: string;
-  /** The whole upload's bound. */
-  uploadMs: number;
-  /** The exec's own bound within it. */
-  callMs: number;
-  signal?: AbortSignal | undefined;
-}
 
 /** All of a stream's bytes (stdout, stderr), up to a cap; the rest is read and dropped. */
 export async function readAll(stream: ReadableStream<Uint8Array>, cap = 64 * 1024): Promise<Uint8Array> {
@@ -78,11 +67,5 @@ export async function upload(sandbox: ModalSandbox, options: UploadOptions): Pro
     return fail("timeout", `${what} did not finish within ${options.uploadMs / 1000} s`);
   }
   const last = outcome.err.trim().split("\n").pop() ?? "";
-  const got = printedSha256(outcome.out);
-  if (got !== undefined && got !== options.sha256) {
-    return fail("refused", `${what} read back sha256 ${got}, not the provider's ${options.sha256}: the daemon that arrived is not the one sent`);
-  }
-  if (outcome.code !== 0) return fail("failed", `${what} exited ${outcome.code}${last ? `: ${wordsOf(last)}` : ""}`);
-  if (got === undefined) return fail("failed", `${what} printed no sha256 line, so the daemon is not known to be the provider's`);
-  return ok();
+  return uploadVerdict(what, options.sha256, { stdout: outcome.out, code: outcome.code, last: last ? wordsOf(last) : "" });
 }

@@ -2,9 +2,18 @@
 // activity activities), a launch of the app's launcher activity that clears its task (so the app
 // named is in front, not what its task last held), a force-stop, and uiautomator's dump as the
 // protocol's ui tree.
+import { realpath } from "node:fs/promises";
+import { sep } from "node:path";
 import { CallError } from "../daemon/client.js";
-import { MAX_UI_NODES, type UiNode } from "../daemon/protocol.js";
+import { type Group, MAX_UI_NODES, type UiNode } from "../daemon/protocol.js";
+import { AdbError } from "./adb.js";
+import { PHONE_GROUPS } from "./input.js";
 import type { PhoneLink } from "./link.js";
+
+/** A phone's groups: apps.install only when the provider has a folder to install from. */
+export function phoneGroups(installs: boolean): Group[] {
+  return [...PHONE_GROUPS, ...(installs ? (["apps.install"] as const) : [])];
+}
 
 /** A package name: dot-separated Java identifiers; nothing else reaches the phone's shell. */
 const PACKAGE = /^[A-Za-z][\w]*(\.[A-Za-z][\w]*)+$/;
@@ -47,6 +56,31 @@ export async function launchApp(link: PhoneLink, id: string, signal?: AbortSigna
     );
   }
   return {};
+}
+
+/**
+ * apps.install of an APK in the installFrom folder on this host (the phone harness takes no
+ * files: adb streams it), canonical so no link leads out of the folder; the id is the package
+ * the install added (null when it replaced one already there).
+ */
+export async function installApp(link: PhoneLink, from: string, path: string, signal?: AbortSignal): Promise<{ id: string | null }> {
+  const [apk, root] = await Promise.all([realpath(path).catch(() => undefined), realpath(from).catch(() => from)]);
+  if (!apk || !apk.startsWith(root + sep) || !apk.endsWith(".apk"))
+    throw new CallError(
+      "invalid",
+      `${JSON.stringify(path.slice(0, 200))} is not an APK in the folder this provider installs from (installFrom)`,
+      "apps.install",
+    );
+  const before = new Set((await listApps(link, signal)).apps.map((a) => a.id));
+  const said = await link.install(apk, signal).catch((error: unknown) => {
+    if (error instanceof AdbError && error.kind !== "aborted" && /Failure \[/.test(error.message))
+      throw new CallError("invalid", `the phone did not install ${JSON.stringify(path)}: ${/Failure \[.*\]/.exec(error.message)![0]}`, "apps.install");
+    throw error;
+  });
+  if (!/^Success$/m.test(said))
+    throw new CallError("invalid", `the phone did not install ${JSON.stringify(path)}: adb said ${JSON.stringify(said.trim().slice(0, 200))}`, "apps.install");
+  const added = (await listApps(link, signal)).apps.map((a) => a.id).filter((id) => !before.has(id));
+  return { id: added.length === 1 ? added[0]! : null };
 }
 
 export async function terminateApp(link: PhoneLink, id: string, signal?: AbortSignal): Promise<Record<string, never>> {

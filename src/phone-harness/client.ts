@@ -4,7 +4,7 @@
 import { CallError, type CallOptions, type ComputerClient } from "../daemon/client.js";
 import { type Hello, METHODS, type Method, type ParamsOf, type ResultOf } from "../daemon/protocol.js";
 import { AdbError } from "./adb.js";
-import { launchApp, listApps, terminateApp, uiTree } from "./apps.js";
+import { installApp, launchApp, listApps, terminateApp, uiTree } from "./apps.js";
 import { runActions } from "./input.js";
 import type { PhoneLink } from "./link.js";
 import { PhoneScreen } from "./screen.js";
@@ -13,7 +13,7 @@ const NO_SHELL = "a phone has no shell in the computer protocol (exec, files, pr
 /** The methods a phone refuses, each in its words. */
 const REFUSED: Record<string, string> = {
   "deadline.extend": "a phone-harness phone lives the timeout_seconds it was made with: its deadline cannot be extended",
-  "apps.install": "the phone harness takes no files, so a phone-harness phone cannot install an app",
+  "apps.install": "the phone harness takes no files: a phone-harness phone installs an app only from the provider's installFrom folder, and none was given",
 };
 
 type Handler = (params: never, signal: AbortSignal | undefined) => Promise<unknown> | unknown;
@@ -29,6 +29,8 @@ export class PhoneClient implements ComputerClient {
     private readonly link: PhoneLink,
     readonly hello: Hello,
     scale: number,
+    /** The folder whose APKs apps.install takes (the provider's installFrom); without it, apps.install is refused. */
+    installFrom?: string,
   ) {
     this.screen = new PhoneScreen(link, scale);
     this.handlers = {
@@ -42,6 +44,9 @@ export class PhoneClient implements ComputerClient {
       "apps.launch": (p: ParamsOf<"apps.launch">, s) => launchApp(link, p.id, s),
       "apps.terminate": (p: ParamsOf<"apps.terminate">, s) => terminateApp(link, p.id, s),
       "apps.ui_tree": (_: unknown, s) => uiTree(link, s),
+      ...(installFrom !== undefined
+        ? { "apps.install": (p: ParamsOf<"apps.install">, s: AbortSignal | undefined) => installApp(link, installFrom, p.path, s) }
+        : {}),
     };
   }
 

@@ -29,6 +29,8 @@ export interface PhoneLink {
   /** A shell command's output (shell:), or a binary one's (exec:, nothing translated). */
   shell(command: string, signal?: AbortSignal): Promise<string>;
   exec(command: string, signal?: AbortSignal): Promise<Buffer>;
+  /** adb install -r of an APK on this host (adb streams it to the phone); adb's words. Rejects with AdbError. */
+  install(apk: string, signal?: AbortSignal): Promise<string>;
   /** host:disconnect of the endpoint; never throws. */
   close(): Promise<void>;
 }
@@ -53,6 +55,8 @@ export async function linkPhone(adb: AdbTransport, endpoint: string, code: strin
     id,
     shell: async (command, s) => (await unlockedOnly(`shell:${command}`, s)).toString(),
     exec: (command, s) => unlockedOnly(`exec:${command}`, s),
+    // The CLI, since only it streams an APK; -t names this link's transport on the same server.
+    install: async (apk, s) => (await adb.run(["-t", id, "install", "-r", apk], { signal: s })).toString(),
     close,
   };
   const unlocked = await bound(`shell:unlock ${code}`, signal).catch(async (error: unknown) => {

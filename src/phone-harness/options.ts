@@ -3,6 +3,7 @@
 import { keyUrl } from "../contract/base-url.js";
 import { OptionError } from "../daemon/result.js";
 import { packageVersion } from "../package.js";
+import { isAbsolute } from "node:path";
 import { adbCli, type AdbTransport } from "./adb.js";
 import { type Ledger, memoryLedger } from "./ledger.js";
 
@@ -22,6 +23,11 @@ export interface PhoneHarnessOptions {
   adb?: string | AdbTransport;
   /** Where each phone's labels, image and deadline are kept (default in memory). */
   ledger?: Ledger;
+  /**
+   * A folder on this host whose APKs apps.install may put on a phone: the phone harness takes no
+   * files, so adb carries the APK from here. Without it, apps.install is refused and not declared.
+   */
+  installFrom?: string;
   /** Each request's own bound (default 30 s). */
   requestMs?: number;
   /** How long a phone may take to be ready (default 240 s). */
@@ -40,6 +46,7 @@ export interface Settled {
   baseUrl: string;
   adb: AdbTransport;
   ledger: Ledger;
+  installFrom?: string;
   requestMs: number;
   readyMs: number;
   maxLifetimeMs: number;
@@ -78,6 +85,9 @@ export function settle(options: PhoneHarnessOptions): Settled {
   if (typeof adb === "string" ? adb.trim() === "" : typeof adb?.run !== "function" || typeof adb.server !== "function") {
     throw new OptionError("adb", `${named}adb`, " is the adb CLI's path, or a transport { run, server }");
   }
+  const { installFrom } = options;
+  if (installFrom !== undefined && (typeof installFrom !== "string" || !isAbsolute(installFrom)))
+    throw new OptionError("installFrom", `${named}installFrom`, " is an absolute folder on this host (the APKs apps.install may put on a phone)");
   const maxLifetimeMs = positive(options.maxLifetimeMs, "maxLifetimeMs", MAX_LIFETIME_MS);
   if (maxLifetimeMs > MAX_LIFETIME_MS) throw new OptionError("maxLifetimeMs", `${named}maxLifetimeMs`, ` is at most ${MAX_LIFETIME_MS} (30 min)`);
   const version = packageVersion();
@@ -86,6 +96,7 @@ export function settle(options: PhoneHarnessOptions): Settled {
     baseUrl,
     adb: typeof adb === "string" ? adbCli(adb) : adb,
     ledger: options.ledger ?? memoryLedger(),
+    ...(installFrom !== undefined ? { installFrom } : {}),
     requestMs: positive(options.requestMs, "requestMs", REQUEST_MS),
     readyMs: positive(options.readyMs, "readyMs", READY_MS),
     maxLifetimeMs,

@@ -7,7 +7,7 @@ import { fail, ok, type Result } from "../daemon/result.js";
 import type { Hello } from "../daemon/protocol.js";
 import { PhoneHarnessApi, type Session } from "./api.js";
 import { PhoneClient } from "./client.js";
-import { PHONE_GROUPS } from "./input.js";
+import { phoneGroups } from "./apps.js";
 import type { LedgerEntry } from "./ledger.js";
 import { linkPhone } from "./link.js";
 import type { Settled } from "./options.js";
@@ -102,8 +102,14 @@ export class Phones {
         const density = Number(/(\d+)\s*$/.exec((await phone.shell("wm density", signal)).trim())?.[1]);
         const size = /(\d+)x(\d+)/.exec(await phone.shell("wm size", signal));
         if (!size || !density) throw new AdbError("refused", "the phone did not say its screen's size and density");
-        const hello: Hello = { version: this.o.helloVersion, os: "android", kind: "android", arch: "unknown", groups: [...PHONE_GROUPS] };
-        return ok(new PhoneClient(phone, hello, density / 160));
+        const hello: Hello = {
+          version: this.o.helloVersion,
+          os: "android",
+          kind: "android",
+          arch: "unknown",
+          groups: phoneGroups(this.o.installFrom !== undefined),
+        };
+        return ok(new PhoneClient(phone, hello, density / 160, this.o.installFrom));
       } catch (error) {
         await phone.close();
         throw error;

@@ -5,6 +5,7 @@ import { attachedIf } from "../contract/attach.js";
 import { checkedSpec } from "../contract/checked.js";
 import { createWith } from "../contract/create.js";
 import { PHONE_IMAGE } from "./constants.js";
+import { runtimeRefusal } from "../contract/runtime.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import type {
   AttachBy,
@@ -24,18 +25,18 @@ import type {
 import { daemonLiveView, type LiveView } from "../contract/watch.js";
 import { fail, ok, type Refusal, type Result } from "../daemon/result.js";
 import type { CallOptions } from "../daemon/client.js";
-import { PHONE_GROUPS } from "./input.js";
+import { phoneGroups } from "./apps.js";
 import type { LedgerEntry } from "./ledger.js";
 import { phoneHooks } from "./make.js";
 import { MAX_LIFETIME_MS, type PhoneHarnessOptions, settle } from "./options.js";
 import { Phones, PROVIDER_ID, SHELL_USER } from "./phones.js";
 
-export function capabilitiesOf(maxLifetimeMs: number): Capabilities {
+export function capabilitiesOf(maxLifetimeMs: number, installs = false): Capabilities {
   return {
     kind: "android",
     os: "android",
     daemon: "none",
-    groups: [...PHONE_GROUPS],
+    groups: phoneGroups(installs),
     lifetime: "vendor",
     maxLifetimeMs,
     network: ["open"],
@@ -63,7 +64,7 @@ export class PhoneHarnessProvider implements ComputerProvider {
   }
 
   capabilities(): Capabilities {
-    return capabilitiesOf(this.#phones.o.maxLifetimeMs);
+    return capabilitiesOf(this.#phones.o.maxLifetimeMs, this.#phones.o.installFrom !== undefined);
   }
 
   check(spec: ComputerSpec): Result<CheckedSpec> {
@@ -81,6 +82,8 @@ export class PhoneHarnessProvider implements ComputerProvider {
       refusals.push({ field: "mount", message: `a phone-harness phone takes no mount (not ${shownKind(spec.mount)}): the phone harness takes no files` });
     for (const field of NOT_TAKEN)
       if (spec[field] !== undefined) refusals.push({ field, message: `a phone-harness phone takes no ${field}: the phone harness fixes it` });
+    const runtime = runtimeRefusal(spec.runtime, ["runc"], "phone-harness");
+    if (runtime) refusals.push(runtime);
     return checkedSpec(spec, refusals);
   }
 

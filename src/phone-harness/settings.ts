@@ -3,7 +3,7 @@
 // server's port, and the ledger's file, which a host whose processes come and go (the plugin
 // is started per command) must name, so a phone made by one is found by the next.
 import { z } from "zod";
-import { secretSetting } from "../contract/setting-marks.js";
+import { keySetting, secretSetting } from "../contract/setting-marks.js";
 import type { HostEnvironment } from "../contract/provider.js";
 import { OptionError } from "../daemon/result.js";
 import { adbCli } from "./adb.js";
@@ -12,7 +12,7 @@ import type { PhoneHarnessOptions } from "./options.js";
 
 /** The phone harness's settings as a host takes them from its user (a stack's agentrun:phone-harness, the CLI's --set). */
 export const PHONE_HARNESS_SETTINGS = z.strictObject({
-  apiKey: secretSetting(z.string().min(1).optional()),
+  apiKey: keySetting("PHONE_HARNESS_API_KEY", secretSetting(z.string().min(1).optional())),
   baseUrl: z.string().optional(),
   ledger: z.string().optional(),
   adb: z.string().optional(),

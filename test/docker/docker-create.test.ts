@@ -230,6 +230,14 @@ describe("a Docker computer, made here", () => {
     expect(out).toMatch(/\s128\s/); // /work holds half of 256 MiB
   });
 
+  it("takes the spec's create form, { image: { image } }, and reads back the image it names", async () => {
+    const labels = testLabel();
+    const result = await provider().create({ image: { image: IMAGE }, lifetimeMs: 600_000, network: "none", labels });
+    if (result.ok) made.track(result.value.name);
+    expect(result.ok ? result.value.spec?.image : result.error.message).toBe(IMAGE);
+    expect(withLabel(labels)).toHaveLength(1);
+  });
+
   it("finds by labels only one computer: none is not_found, two are invalid", async () => {
     const docker_ = provider();
     const labels = testLabel();

@@ -1,5 +1,6 @@
 // The volume option on the newer engine (dockerd v28.5.2, built from Go modules by
-// scripts/toolchain/build-dockerd.sh; skipped in words when it is not built): a provider whose
+// scripts/toolchain/build-dockerd.sh, which npm test's set-up runs; skipped in words when it is
+// not built, and failed under CI, where a skip would prove nothing): a provider whose
 // files are on a named volume, as one in a container of the Docker it drives has them. Here the
 // provider runs on the host, and the volume's root is its mountpoint as docker volume inspect
 // gives it, which is what a container that mounts the volume sees. The daemon and the run folder
@@ -24,6 +25,13 @@ const text = (b64: string) => Buffer.from(b64, "base64").toString("utf8");
 /** docker inspect's Mounts (in no fixed order) by destination: type, volume, destination, read-write. */
 const mountsOf = (inspected: { Mounts: Array<Record<string, unknown>> }) =>
   inspected.Mounts.map((m) => [m.Type, m.Name, m.Destination, m.RW]).sort((a, b) => String(a[2]).localeCompare(String(b[2])));
+
+// CI runs npm test, whose set-up builds the engine: there a missing engine is a failure, never a skip.
+describe.runIf(!built && process.env.CI)("the newer engine under CI", () => {
+  it("is built by npm test's set-up (bash scripts/setup.sh --tests)", () => {
+    expect.fail(`the volume option's tests would skip: ${"skipped" in newer ? newer.skipped : ""}`);
+  });
+});
 
 describe.skipIf(!built)(built ? "the volume option on the newer engine (Docker Engine 28)" : `skipped: ${"skipped" in newer ? newer.skipped : ""}`, () => {
   const volumeName = `agentrun-volume-${createHash("sha256").update(String(process.pid)).digest("hex").slice(0, 8)}`;

@@ -115,10 +115,11 @@ describe("E2B against the Docker-backed fake", () => {
     const p = provider();
     const ref = orThrow(await p.create(spec));
     try {
-      await fake.pause(ref.id);
+      const conn = { apiKey: KEY, domain: "e2b.app", apiUrl: "https://api.e2b.app", debug: false } as const;
+      expect(await fake.pause(ref.id, conn)).toBe(true);
       expect(await p.connect(ref)).toMatchObject({ ok: false, error: { code: "unsupported" } });
-      expect((await fake.getInfo(ref.id, { apiKey: KEY, domain: "e2b.app", apiUrl: "https://api.e2b.app", debug: false } as never)).state).toBe("paused");
-      expect(orThrow(await p.list({ "agentrun.test": "e2b-fake" }))[0]!.state).toBe("stopped");
+      expect((await fake.getInfo(ref.id, conn)).state).toBe("paused");
+      expect(orThrow(await p.list({ "agentrun.test": "e2b-fake" }))[0]!.state).toBe("paused");
     } finally {
       orThrow(await p.release(ref, "delete"));
     }

@@ -9,7 +9,7 @@
 // reachable by the test-only seam; the list names an address in it, and no traffic is sent.
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CreateStep } from "../../src/docker/pause.js";
+import type { CreateStep, Step } from "../../src/docker/pause.js";
 import type { DockerProvider } from "../../src/docker/provider.js";
 import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
 import type { ComputerSpec } from "../../src/contract/provider.js";
@@ -44,7 +44,7 @@ afterAll(() => {
   docker("network", "rm", net);
 });
 
-const testProvider = (pause?: (step: CreateStep, signal?: AbortSignal) => Promise<void>) =>
+const testProvider = (pause?: (step: Step, signal?: AbortSignal) => Promise<void>) =>
   provider({ egress: { hostAddresses: ["203.0.113.7"], testNetwork: { name: net, range: subnet }, testOnly: true }, ...(pause ? { pause } : {}) });
 
 const owner = () => `/stack/folder\0urn:pulumi:test::egress-adopt::agentrun:index:Computer::c-${randomBytes(4).toString("hex")}`;

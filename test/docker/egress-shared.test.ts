@@ -31,6 +31,7 @@ let egressOptions: NonNullable<Parameters<typeof provider>[0]>["egress"];
 let proxy = "";
 let user = "";
 const computers: ComputerRef[] = [];
+const keys = [`Bearer key-one-${id}`, `Bearer key-two-${id}`];
 
 const egressParts = () => ({
   containers: docker(
@@ -71,7 +72,23 @@ beforeAll(async () => {
   });
   docker("network", "create", "--internal", "--label", `agentrun.test=${id}`, net);
   const subnet = docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Subnet}}{{end}}", net);
-  docker("run", "-d", "--name", upstream, "--network", net, "-v", `${kit}:/opt/egresskit:ro`, IMAGE, "/opt/egresskit", "serve");
+  docker(
+    "run",
+    "-d",
+    "--name",
+    upstream,
+    "--network",
+    net,
+    "--network-alias",
+    "up.egress.test",
+    "-e",
+    `EGRESSKIT_KEYS=${keys.join(",")}`,
+    "-v",
+    `${kit}:/opt/egresskit:ro`,
+    IMAGE,
+    "/opt/egresskit",
+    "serve",
+  );
   upIP = docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", upstream);
   egressOptions = { hostAddresses: ["203.0.113.7"], hint: "ask the test", testNetwork: { name: net, range: subnet }, testOnly: true };
   p = provider({ egress: egressOptions });
@@ -148,6 +165,31 @@ describe("a shared egress proxy", () => {
     expect(await p.network(computers[1]!)).toEqual({ ok: true, value: { allow: ["pypi.org"] } });
     expect((await p.proxies.update(proxy, { allow: [`${upIP}/32`] })).ok).toBe(true);
     expect(await get(computers[1]!, `http://${upIP}/a`)).toBe("200 hello from upstream /a");
+  }, 300_000);
+
+  it("takes rules and a key as an update, the key in the proxy's environment alone, and a rotated key at the computers' next request", async () => {
+    const started = computers.map((c) => docker("inspect", "-f", "{{.State.StartedAt}}", c.id));
+    const change = (key: string) => ({
+      allow: [`${upIP}/32`, "up.egress.test"],
+      rules: [{ host: "up.egress.test", methods: ["GET"], paths: ["/v1/items"] }],
+      credentials: [{ host: "up.egress.test", header: "Authorization", value: key }],
+    });
+    expect(await p.proxies.update(proxy, change(keys[0]!))).toMatchObject({ ok: true, value: { rules: ["up.egress.test GET /v1/items"] } });
+    expect(await get(computers[0]!, "http://up.egress.test/v1/items")).toBe("200 hello from upstream /v1/items key=1");
+    expect(await get(computers[1]!, "http://up.egress.test/v2")).toBe(
+      "403 403 GET /v2 is not allowed for up.egress.test on this box's network list: ask the test\n",
+    );
+    const inspected = docker("inspect", "-f", "{{json .Args}} {{json .Config.Labels}}", `${proxy}-egress`);
+    expect(inspected).not.toContain("key-one");
+    expect(docker("inspect", "-f", "{{json .Config.Env}}", `${proxy}-egress`)).toContain("key-one");
+    expect(await p.proxies.read(proxy)).toMatchObject({
+      ok: true,
+      value: { drift: [], ref: { rules: ["up.egress.test GET /v1/items"] }, credentials: change(keys[0]!).credentials },
+    });
+    expect((await p.proxies.update(proxy, change(keys[1]!))).ok).toBe(true);
+    expect(await get(computers[0]!, "http://up.egress.test/v1/items")).toBe("200 hello from upstream /v1/items key=2");
+    expect(computers.map((c) => docker("inspect", "-f", "{{.State.StartedAt}}", c.id))).toEqual(started);
+    expect((await p.proxies.update(proxy, { allow: [`${upIP}/32`] })).ok).toBe(true);
   }, 300_000);
 
   it("refuses a computer of another user, or one that would outlive it, making nothing", async () => {

@@ -74,7 +74,10 @@ describe("the phone harness provider's refusals", () => {
       });
       await expect(client.request("files.read", { path: "/x" })).rejects.toMatchObject({ kind: "unsupported" });
       await expect(client.request("deadline.extend", { at: "x" })).rejects.toMatchObject({ message: expect.stringMatching(/deadline cannot be extended/) });
-      await expect(client.request("apps.install", { path: "/x.apk" })).rejects.toMatchObject({ message: expect.stringMatching(/cannot install an app/) });
+      await expect(client.request("apps.install", { path: "/x.apk" })).rejects.toMatchObject({
+        kind: "unsupported",
+        message: expect.stringMatching(/installs an app only from the provider's installFrom folder, and none was given/),
+      });
       for (const [action, words] of [
         [{ type: "pinch", point: [10, 10], scale: 2 }, /one finger .* cannot pinch/],
         [{ type: "hold", keys: ["a"], ms: 10 }, /cannot hold keys/],

@@ -22,6 +22,10 @@ const MAIN_JOB = [
   "base image",
   "TypeScript build",
   "computers' image (the provider's default)",
+  // runsc registered with the engine, so a computer may declare runtime gvisor.
+  "gVisor (runsc, for runtime gvisor)",
+  // The Python side: PyPI's pulumi in a venv, and this tree's SDK installed for it.
+  "Python venv and SDK (pulumi_agentrun)",
 ];
 // Steps run side by side end in any order: the set of steps is the contract, not their order.
 const sorted = (names: string[]) => [...names].sort();
@@ -57,9 +61,16 @@ describe("the set-up's lines under npm run up", () => {
         "BusyBox (for the Modal entrypoint's tests)",
         "pip's wheel (for ComputerApp's requirements test)",
         "adb (for the phone harness's tests)",
+        "aapt (for the phone's fixture app)",
+        "zipalign (for the phone's fixture app)",
+        "apksigner (for the phone's fixture app)",
+        "framework-res.apk (for the phone's fixture app)",
+        "the phone's fixture app (dist/phone-fixture)",
         "sshd (for the remote Docker engine's tests)",
         "registry (for the default image's pull tests)",
         "browser image (Chromium, for the browser fakes)",
+        "gen-python-sdk (Pulumi's Python code generator)",
+        "Docker Engine 28 (for the volume option's tests)",
       ]),
     );
     const wrong = await execa("bash", ["scripts/setup.sh", "--everything"], { cwd: ROOT, reject: false });

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { execa } from "execa";
 import { afterAll, expect, it } from "vitest";
 import { DECLARATION_LABEL, OWNER_LABEL } from "../../src/contract/labels.js";
-import { MAX_LABELS, MAX_TAGS } from "../../src/modal/constants.js";
+import { MAX_LABELS, MAX_OWNED_LABELS, MAX_TAGS } from "../../src/modal/constants.js";
 import { create } from "../../src/modal/create.js";
 import { orThrow } from "../../src/daemon/result.js";
 import { ModalWireServer, newToken } from "../support/modal-wire/server.js";
@@ -37,15 +37,23 @@ adoptionStory("Modal", {
   readsCreated: false,
 });
 
-it("a create for an owner with the most labels a spec takes fits Modal's 10 tags, the claims among them", async () => {
-  const labels = Object.fromEntries(Array.from({ length: MAX_LABELS }, (_, n) => [`agentrun.test.l${n}`, "v"]));
-  const ref = orThrow(
-    await provider.create({ image: toolchain().baseImage, lifetimeMs: 600_000, network: "none", labels }, { owner: "/work/stack\0urn:most-labels" }),
-  );
-  try {
-    const tags = await containerLabels(ref.id, "modal.tag.");
-    expect({ count: Object.keys(tags).length, claimed: OWNER_LABEL in tags && DECLARATION_LABEL in tags }).toEqual({ count: MAX_TAGS, claimed: true });
-  } finally {
-    expect(await provider.release(ref, "delete")).toEqual({ ok: true, value: undefined });
-  }
-}, 120_000);
+const labelsOf = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`agentrun.test.l${i}`, "v"]));
+
+it.each([
+  ["the spec's 6 labels", labelsOf(MAX_LABELS), undefined, false],
+  ["an owner's 4 labels, the claims beside them", labelsOf(MAX_OWNED_LABELS), "/work/stack\0urn:most-labels", true],
+])(
+  "a create with %s fills Modal's 10 tags",
+  async (_what, labels, owner, claimed) => {
+    expect(Object.keys(labels)).toHaveLength(owner === undefined ? 6 : 4);
+    const spec = { image: toolchain().baseImage, lifetimeMs: 600_000, network: "none" as const, labels };
+    const ref = orThrow(await provider.create(spec, owner === undefined ? {} : { owner }));
+    try {
+      const tags = await containerLabels(ref.id, "modal.tag.");
+      expect({ count: Object.keys(tags).length, claimed: OWNER_LABEL in tags && DECLARATION_LABEL in tags }).toEqual({ count: MAX_TAGS, claimed });
+    } finally {
+      expect(await provider.release(ref, "delete")).toEqual({ ok: true, value: undefined });
+    }
+  },
+  120_000,
+);

@@ -98,7 +98,7 @@ describe.skipIf(!asked)(asked ? "the test cluster" : `skipped: ${why}`, () => {
     expect(readFileSync(`${kube.state}.last-logs/kubelet.log`, "utf8")).toContain("SyncLoop");
     expect(existsSync(`${ROOT}/dist/kubeconfig`)).toBe(false);
     const links = (await run("ip", ["-o", "link", "show"])).stdout;
-    expect(links).not.toMatch(/agentrun-kbr0|agentrun-kube0/);
+    expect(links).not.toMatch(/agentrun-kbr\d|agentrun-kube0/);
     expect(readFileSync("/proc/self/mountinfo", "utf8")).not.toContain(kube.state);
     const chains = (await run("iptables-save")).stdout;
     expect(chains).not.toMatch(/agentrun-kube|KUBE-FIREWALL|KUBE-KUBELET-CANARY/);

@@ -164,4 +164,33 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a shared egress proxy on the test clu
     proxy = "";
     expect(await pods()).toEqual([]);
   }, 300_000);
+
+  it("reads, updates and releases by its id the ConfigMap it made alone, never one of the same name made since", async () => {
+    const m = await proxies.make({ allow: ["blocked.example"], lifetimeMs: 600_000 });
+    if (!m.ok) throw new Error(m.error.message);
+    const { name, id } = m.value;
+    const path = `/api/v1/namespaces/${ns}/configmaps/${name}`;
+    const first = await must<{ metadata: { uid: string } }>(cluster.admin, path);
+    expect(id).toBe(`${name}/${first?.metadata.uid}`);
+    // Deleted by hand and made again under its name, as another stack's proxy would be.
+    await must(cluster.admin, path, { method: "DELETE" });
+    const again = await must<{ metadata: { uid: string } }>(cluster.admin, `/api/v1/namespaces/${ns}/configmaps`, {
+      method: "POST",
+      body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { "agentrun.computer/egress-proxy": "1" } }, data: { allow: "other.example\n" } },
+    });
+    try {
+      const read = await proxies.read(id!);
+      expect(!read.ok && read.error).toMatchObject({
+        code: "not_found",
+        message: `the egress proxy ${id} is gone (no ConfigMap ${name} of uid ${first?.metadata.uid} in ${ns})`,
+      });
+      const updated = await proxies.update(id!, { allow: ["x.example"] });
+      expect(!updated.ok && updated.error.code).toBe("not_found");
+      expect((await proxies.release(id!)).ok).toBe(true);
+      const kept = await must<{ metadata: { uid: string }; data: Record<string, string> }>(cluster.admin, path);
+      expect(kept).toMatchObject({ metadata: { uid: again?.metadata.uid }, data: { allow: "other.example\n" } });
+    } finally {
+      await must(cluster.admin, path, { method: "DELETE", gone: true });
+    }
+  }, 60_000);
 });

@@ -1,6 +1,8 @@
-// A fleet of ten Pods through the real Pulumi engine on the test cluster, as a story: up; one Pod
-// deleted and one relabelled by hand; `preview --refresh --expect-no-changes` exits 7 naming both;
-// up heals them; destroy leaves no Pod carrying the run's label. Skipped in words unless
+// A fleet of ten Pods through the real Pulumi engine on the test cluster, as a story: up, spread
+// by the scheduler over both nodes; one Pod
+// deleted, one relabelled by hand (its agentrun.computer label too) and one's deadline shortened;
+// `preview --refresh --expect-no-changes` exits 7 naming all three; up heals them (the relabelled
+// Pod deleted by the uid its stack recorded); destroy leaves no Pod carrying the run's label. Skipped in words unless
 // AGENTRUN_KUBE_TESTS=1 (npm run test:kube); starts the cluster when it is not running and leaves
 // it running (kube:down is the cluster test's).
 import { randomBytes } from "node:crypto";
@@ -50,28 +52,35 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a fleet on the test cluster" : `skipp
     await s?.dispose();
   }, 600_000);
 
-  it("ups ten Pods, shows one deleted and one relabelled by hand, heals both, and destroys every one", async () => {
+  it("ups ten Pods over both nodes, shows one deleted, one relabelled and one's deadline shortened by hand, heals them, and destroys every one", async () => {
     await s.stack.up({ color: "never" });
     const made = await pods();
     expect(made).toHaveLength(10);
-    const [gone, relabelled] = [made[0]!.metadata.name, made[1]!.metadata.name];
+    expect(new Set(made.map((p) => p.spec?.nodeName))).toEqual(new Set(["agentrun-node", "agentrun-node2"]));
+    const [gone, relabelled, shortened] = [made[0]!.metadata.name, made[1]!.metadata.name, made[2]!.metadata.name];
     const deleted = await api.call(`${PODS}/${gone}`, "deleting", { method: "DELETE", ms: 10_000 });
     expect(deleted.ok).toBe(true);
     const patched = await api.call(`${PODS}/${relabelled}`, "relabelling", {
       method: "PATCH",
-      body: { metadata: { labels: { team: "by-hand" } } },
+      body: { metadata: { labels: { team: "by-hand", "agentrun.computer": "0" } } },
       ms: 10_000,
     });
     expect(patched.ok).toBe(true);
+    const deadline = await api.call(`${PODS}/${shortened}`, "shortening", { method: "PATCH", body: { spec: { activeDeadlineSeconds: 600 } }, ms: 10_000 });
+    expect(deadline.ok).toBe(true);
     const preview = await s.cli("preview", "--refresh", "--expect-no-changes", "--diff");
     expect(preview.exitCode).toBe(7);
     const said = preview.stdout + preview.stderr;
     expect(said).toContain(gone);
     expect(said).toContain(relabelled);
+    expect(said).toMatch(/its activeDeadlineSeconds is 600, not the \d+ create wrote/);
     await s.stack.up({ color: "never", refresh: true });
     const healed = await pods();
     expect(healed).toHaveLength(10);
     expect(healed.every((p) => p.metadata.labels?.team === undefined)).toBe(true);
+    expect(healed.map((p) => p.metadata.name)).not.toContain(shortened);
+    const stray = await api.call(`${PODS}/${relabelled}`, "reading", { ms: 10_000 });
+    expect(!stray.ok && stray.error.code).toBe("not_found");
     expect((await s.cli("preview", "--refresh", "--expect-no-changes")).exitCode).toBe(0);
     await s.stack.destroy({ color: "never" });
     expect(await pods()).toHaveLength(0);

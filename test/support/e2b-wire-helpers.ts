@@ -1,6 +1,6 @@
 // What the E2B wire tests share: a loopback server of E2B's API and envd per test (its sandboxes
-// carrying a run label only that test's do, removed by it with the run's network after the test,
-// pass or fail), and the provider on the real e2b SDK pointed at it with the server's key.
+// and snapshots carrying a run label only that test's do, removed by it with the run's network
+// after the test, pass or fail), and the provider on the real e2b SDK pointed at it with the server's key.
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeAll, expect } from "vitest";
 import type { E2BOptions } from "../../src/e2b/create.js";
@@ -28,10 +28,10 @@ export function wires(): () => Promise<Wire> {
     await standinBinary();
   }, 120_000);
   afterEach(async () => {
-    const left = (await Promise.all(made.map((s) => s.fake.containers()))).flat();
+    const left = (await Promise.all(made.map(async (s) => [...(await s.fake.containers()), ...(await s.fake.snapshots.images())]))).flat();
     await Promise.all(made.map(async (s) => (await s.stop(), await s.fake.remove())));
     made.length = 0;
-    expect(left, "sandboxes left after the test").toEqual([]);
+    expect(left, "sandboxes and snapshots left after the test").toEqual([]);
   }, 60_000);
   return async () => {
     const apiKey = newApiKey();

@@ -12,42 +12,14 @@ import type { Duplex } from "node:stream";
 import { promisify } from "node:util";
 import WebSocket from "ws";
 import { ensureImage } from "../../src/docker/image.js";
+import { BLANK, CDP_PORT, chromiumFlags } from "../../src/kits/browser/chromium.js";
+import { browserRecipe } from "../../src/kits/browser/recipe.js";
+import { upgradeHead } from "../../src/kits/browser/upgrade.js";
 
 const run = promisify(execFile);
 
-/** Chromium's port inside the container, and the relay's, which is the one published. */
-const CDP_PORT = 9222;
+/** The relay's port, the one published; Chromium's own is the kit's CDP_PORT. */
 const RELAY_PORT = 9223;
-
-/** The flags that work on this closed machine: no GPU, no QUIC, no background traffic, a fresh profile. */
-export const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--disable-dev-shm-usage",
-  "--user-data-dir=/tmp/profile",
-  `--remote-debugging-port=${CDP_PORT}`,
-  // Every page load goes to a closed port: a fake's browser never reaches past this machine.
-  "--proxy-server=127.0.0.1:9",
-];
-
-/** The browser image's recipe on the set-up's Debian base (no registry): Chromium, socat, one font, a user 1000. */
-export function browserRecipe(base: string): string {
-  return [
-    `FROM ${base}`,
-    "RUN apt-get update \\",
-    " && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium socat fonts-dejavu-core \\",
-    " && rm -rf /var/lib/apt/lists/* \\",
-    " && useradd -u 1000 -m -d /home/browser -s /usr/sbin/nologin browser",
-    "USER 1000:1000",
-    "",
-  ].join("\n");
-}
 
 /** The set-up's base image (dist/toolchain.json), read where the fakes are built from. */
 export function setupBase(): string {
@@ -85,7 +57,9 @@ async function docker(args: string[], timeout = 60_000): Promise<string> {
 
 /** A hardened Chromium container, up once its CDP answers; removed when it does not come up in time. */
 export async function startChromium(name: string, image: string, labels: Record<string, string>, timeoutMs = 60_000): Promise<Chromium> {
-  const command = `socat TCP-LISTEN:${RELAY_PORT},fork,reuseaddr TCP:127.0.0.1:${CDP_PORT} & exec chromium ${CHROMIUM_FLAGS.join(" ")} about:blank`;
+  const command = `socat TCP-LISTEN:${RELAY_PORT},fork,reuseaddr TCP:127.0.0.1:${CDP_PORT} & exec chromium ${chromiumFlags("none", "/tmp/profile")
+    .map((flag) => `'${flag}'`)
+    .join(" ")} ${BLANK}`;
   await docker([
     "run",
     "-d",
@@ -157,15 +131,10 @@ export async function removeLabelled(label: string): Promise<void> {
  */
 export function relay(request: IncomingMessage, socket: Duplex, head: Buffer, browser: Chromium): void {
   const upstream = net.connect(browser.port, "127.0.0.1");
-  const lines = [`GET ${browser.browserPath} HTTP/1.1`, `Host: 127.0.0.1:${browser.port}`, "Connection: Upgrade", "Upgrade: websocket"];
-  for (const name of ["sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "sec-websocket-protocol"]) {
-    const value = request.headers[name];
-    if (typeof value === "string") lines.push(`${name}: ${value}`);
-  }
   upstream.setNoDelay(true);
   if (socket instanceof net.Socket) socket.setNoDelay(true);
   upstream.on("connect", () => {
-    upstream.write(`${lines.join("\r\n")}\r\n\r\n`);
+    upstream.write(upgradeHead(request, browser.browserPath, `127.0.0.1:${browser.port}`));
     if (head.length > 0) upstream.write(head);
     upstream.pipe(socket);
     socket.pipe(upstream);

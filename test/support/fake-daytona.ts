@@ -1,76 +1,27 @@
 // A fake Daytona for the tests: a real HTTP server on the loopback speaking the endpoints the
-// provider calls (create, get, stop, delete, list by labels, network settings, the toolbox URL,
-// and the toolbox's upload, execute and session calls with the split log over a WebSocket),
+// provider calls (create, get, stop, start, labels, delete, list by labels, network settings, the
+// toolbox URL, snapshots: fake-daytona-snapshots.ts; and the toolbox's upload, execute and session
+// calls with the split log over a WebSocket: fake-daytona-toolbox.ts),
 // whose sandboxes are real Docker containers: root with every capability, on an internal Docker
 // network of the fake's own (block-all: nothing leaves), and a stand-in toolbox agent as the first
 // process, listening on 2280 on the loopback and on the container's address. Toolbox commands
 // run in the container as root through docker exec, as Daytona's toolbox runs them as its user.
 // Everything it makes carries the label agentrun.test.daytona-fake=<run>, and close() removes it.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { promisify } from "node:util";
-import { WebSocketServer, type WebSocket } from "ws";
+import { WebSocketServer } from "ws";
+import { FakeSnapshots } from "./fake-daytona-snapshots.js";
+import { type Cmd, json, readBody, toolboxRoutes } from "./fake-daytona-toolbox.js";
+import { everyCapability } from "./capabilities.js";
 
 const run = promisify(execFile);
 export const FAKE_LABEL = "agentrun.test.daytona-fake";
 const STANDIN_IN = "/daytona-toolbox/standin";
-
-// Every capability, by bit; the ones this host's bounding set lacks are dropped from --cap-add ALL
-// (runc cannot give what the engine does not hold: on this machine, SYS_RESOURCE).
-const CAPS = [
-  "CHOWN",
-  "DAC_OVERRIDE",
-  "DAC_READ_SEARCH",
-  "FOWNER",
-  "FSETID",
-  "KILL",
-  "SETGID",
-  "SETUID",
-  "SETPCAP",
-  "LINUX_IMMUTABLE",
-  "NET_BIND_SERVICE",
-  "NET_BROADCAST",
-  "NET_ADMIN",
-  "NET_RAW",
-  "IPC_LOCK",
-  "IPC_OWNER",
-  "SYS_MODULE",
-  "SYS_RAWIO",
-  "SYS_CHROOT",
-  "SYS_PTRACE",
-  "SYS_PACCT",
-  "SYS_ADMIN",
-  "SYS_BOOT",
-  "SYS_NICE",
-  "SYS_RESOURCE",
-  "SYS_TIME",
-  "SYS_TTY_CONFIG",
-  "MKNOD",
-  "LEASE",
-  "AUDIT_WRITE",
-  "AUDIT_CONTROL",
-  "SETFCAP",
-  "MAC_OVERRIDE",
-  "MAC_ADMIN",
-  "SYSLOG",
-  "WAKE_ALARM",
-  "BLOCK_SUSPEND",
-  "AUDIT_READ",
-  "PERFMON",
-  "BPF",
-  "CHECKPOINT_RESTORE",
-];
-
-function capsLacking(): string[] {
-  const bnd = /^CapBnd:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
-  if (!bnd) return [];
-  const set = BigInt(`0x${bnd}`);
-  return CAPS.filter((_, bit) => (set & (1n << BigInt(bit))) === 0n);
-}
+const READY = "/run/daytona-toolbox.log.ready";
 
 export interface FakeOptions {
   /** The Docker image "default" (and every snapshot named in snapshots) runs. */
@@ -82,17 +33,6 @@ export interface FakeOptions {
   snapshots?: Record<string, string>;
   /** The name Daytona reports for a sandbox made with no snapshot. */
   defaultSnapshot?: string;
-}
-
-interface Cmd {
-  id: string;
-  proc: ChildProcess;
-  log: Buffer[];
-  lines: { stdout: Buffer; stderr: Buffer };
-  ended: boolean;
-  exitCode: number | null;
-  listeners: Set<WebSocket>;
-  pidFile: string;
 }
 
 export interface FakeSandbox {
@@ -123,6 +63,7 @@ export interface Fake extends EventEmitter {
   apiUrl: string;
   run: string;
   sandboxes: Map<string, FakeSandbox>;
+  snapshots: FakeSnapshots;
   /** The next change to block-all lands as block-all with a list (drift), once. */
   networkSkewOnce?: boolean;
   /** Network changes are refused, as Daytona refuses them on its lower tiers. */
@@ -140,22 +81,12 @@ export interface Fake extends EventEmitter {
   close(): Promise<void>;
 }
 
-const json = (res: http.ServerResponse, status: number, body?: unknown) => {
-  res.writeHead(status, { "Content-Type": "application/json" });
-  res.end(body === undefined ? "" : JSON.stringify(body));
-};
-
-async function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const part of req) parts.push(part as Buffer);
-  return Buffer.concat(parts);
-}
-
 export async function startFake(options: FakeOptions): Promise<Fake> {
   const runId = randomBytes(6).toString("hex");
   const network = `fake-daytona-${runId}`;
   await run("docker", ["network", "create", "--internal", "--label", `${FAKE_LABEL}=${runId}`, network]);
   const sandboxes = new Map<string, FakeSandbox>();
+  const snapshots = new FakeSnapshots(FAKE_LABEL, runId);
   const emitter = new EventEmitter();
   const wss = new WebSocketServer({ noServer: true });
   let base = "";
@@ -210,7 +141,12 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     if (s.state === "stopped" || s.desiredState === "destroyed") return;
     s.desiredState = "stopped";
     s.state = "stopping";
-    void run("docker", ["stop", "--time", "2", s.container])
+    // A stop ends every process, the sessions' with them; the ready mark goes so a start waits for the agent.
+    for (const cmds of s.sessions.values()) for (const c of cmds.values()) c.proc.kill("SIGKILL");
+    s.sessions.clear();
+    void run("docker", ["exec", s.container, "rm", "-f", READY])
+      .catch(() => undefined)
+      .then(() => run("docker", ["stop", "--time", "2", s.container]))
       .catch(() => undefined)
       .then(() => {
         if (s.desiredState !== "stopped") return;
@@ -223,7 +159,7 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     const name = typeof body.name === "string" && body.name ? body.name : `sandbox-${randomBytes(4).toString("hex")}`;
     if (find(name)) return json(res, 409, { message: `a sandbox named ${name} exists` });
     const snapshot = typeof body.snapshot === "string" ? body.snapshot : undefined;
-    const image = snapshot === undefined ? options.image : options.snapshots?.[snapshot];
+    const image = snapshot === undefined ? options.image : (options.snapshots?.[snapshot] ?? snapshots.imageOf(snapshot));
     if (!image) return json(res, 400, { message: `snapshot ${snapshot} not found` });
     // An open sandbox (a computer made before the loopback block) still sits on the fake's
     // internal network: its read-back is what differs, never a route out.
@@ -256,7 +192,7 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     json(res, 200, view(s));
     // Daytona answers first and starts the sandbox after. A runner that is not privileged gives
     // Docker's default capabilities: no CAP_SYS_ADMIN, so no network namespace for init.
-    const caps = fake.unprivilegedNext ? [] : ["--cap-add", "ALL", ...capsLacking().flatMap((c) => ["--cap-drop", c])];
+    const caps = fake.unprivilegedNext ? [] : everyCapability();
     fake.unprivilegedNext = false;
     const running = run("docker", [
       "run",
@@ -285,26 +221,7 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     );
     try {
       await running;
-      // Started once the agent listens.
-      for (let i = 0; i < 100; i += 1) {
-        const ready = await run("docker", ["exec", s.container, "test", "-e", "/run/daytona-toolbox.log.ready"]).then(
-          () => true,
-          () => false,
-        );
-        if (ready) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      if (s.desiredState === "started") s.state = "started";
-      // The agent's exit ends the sandbox.
-      void run("docker", ["wait", s.container]).then(
-        () => {
-          if (s.desiredState === "started") {
-            s.state = "error";
-            s.errorReason = "the toolbox exited";
-          }
-        },
-        () => undefined,
-      );
+      await boot(s);
     } catch (error) {
       if (s.desiredState !== "started") return; // deleted or stopped while it started
       s.state = "error";
@@ -312,125 +229,41 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     }
   };
 
-  const dockerExec = (s: FakeSandbox, argv: string[], stdin?: Buffer) =>
-    new Promise<{ code: number; stdout: Buffer; stderr: Buffer }>((resolve) => {
-      const child = spawn("docker", ["exec", "-i", s.container, ...argv]);
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout.on("data", (d: Buffer) => out.push(d));
-      child.stderr.on("data", (d: Buffer) => err.push(d));
-      child.on("close", (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(out), stderr: Buffer.concat(err) }));
-      child.stdin.on("error", () => undefined);
-      child.stdin.end(stdin ?? Buffer.alloc(0));
-    });
-
-  const sendLog = (cmd: Cmd, bytes: Buffer) => {
-    cmd.log.push(bytes);
-    for (const ws of cmd.listeners) sendCut(ws, bytes);
+  /** Started once the agent listens; the agent's exit then ends the sandbox. */
+  const boot = async (s: FakeSandbox) => {
+    for (let i = 0; i < 100; i += 1) {
+      const ready = await run("docker", ["exec", s.container, "test", "-e", READY]).then(
+        () => true,
+        () => false,
+      );
+      if (ready) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (s.desiredState === "started") s.state = "started";
+    void run("docker", ["wait", s.container]).then(
+      () => {
+        if (s.desiredState === "started") {
+          s.state = "error";
+          s.errorReason = "the toolbox exited";
+        }
+      },
+      () => undefined,
+    );
   };
-  // Each message is cut at a random byte, so a prefix may come split across two.
-  const sendCut = (ws: WebSocket, bytes: Buffer) => {
-    if (bytes.length < 2) return ws.send(bytes);
-    const at = 1 + Math.floor(Math.random() * (bytes.length - 1));
-    ws.send(bytes.subarray(0, at));
-    ws.send(bytes.subarray(at));
-  };
-  const onOutput = (cmd: Cmd, stream: "stdout" | "stderr", data: Buffer) => {
-    let buf = Buffer.concat([cmd.lines[stream], data]);
-    const prefix = Buffer.alloc(3, stream === "stdout" ? 1 : 2);
-    const out: Buffer[] = [];
-    for (let nl = buf.indexOf(10); nl !== -1; nl = buf.indexOf(10)) {
-      out.push(prefix, buf.subarray(0, nl + 1));
-      buf = buf.subarray(nl + 1);
-    }
-    cmd.lines[stream] = buf;
-    if (out.length) sendLog(cmd, Buffer.concat(out));
-  };
-
-  const toolbox = async (s: FakeSandbox, rest: string, url: URL, req: http.IncomingMessage, res: http.ServerResponse) => {
-    const method = req.method ?? "GET";
-    if (s.state !== "started") return json(res, 502, { message: `the sandbox is ${s.state}` });
-    if (method === "POST" && rest === "/files/upload-v2") {
-      const target = url.searchParams.get("path") ?? "";
-      const form = await new Response(await readBody(req), { headers: { "Content-Type": req.headers["content-type"] ?? "" } }).formData();
-      const file = form.get("file");
-      if (!(file instanceof Blob)) return json(res, 400, { message: "no file field" });
-      emitter.emit("upload", s.id);
-      await fake.onUpload?.(s);
-      const wrote = await dockerExec(s, ["sh", "-c", 'cat > "$1"', "sh", target], Buffer.from(await file.arrayBuffer()));
-      return wrote.code === 0 ? json(res, 200, {}) : json(res, 500, { message: wrote.stderr.toString() });
-    }
-    if (method === "POST" && rest === "/process/execute") {
-      const body = JSON.parse((await readBody(req)).toString() || "{}") as { command?: string };
-      // The command is piped to the shell, as the toolbox does.
-      const ran = await dockerExec(s, ["sh"], Buffer.from(`${body.command ?? ""}\n`));
-      return json(res, 200, { exitCode: ran.code, result: Buffer.concat([ran.stdout, ran.stderr]).toString() });
-    }
-    if (method === "POST" && rest === "/process/session") {
-      const body = JSON.parse((await readBody(req)).toString() || "{}") as { sessionId?: string };
-      if (!body.sessionId) return json(res, 400, { message: "sessionId is required" });
-      if (s.sessions.has(body.sessionId)) return json(res, 409, { message: "the session exists" });
-      s.sessions.set(body.sessionId, new Map());
-      return json(res, 201, {});
-    }
-    const sessionMatch = /^\/process\/session\/([^/]+)(\/.*)?$/.exec(rest);
-    if (!sessionMatch) return json(res, 404, { message: `no toolbox route ${method} ${rest}` });
-    const sessionId = decodeURIComponent(sessionMatch[1]!);
-    const session = s.sessions.get(sessionId);
-    if (!session) return json(res, 404, { message: `no session ${sessionId}` });
-    const sub = sessionMatch[2] ?? "";
-    if (method === "DELETE" && sub === "") {
-      for (const cmd of session.values()) {
-        await dockerExec(s, ["sh", "-c", `kill -9 $(cat ${cmd.pidFile}) 2>/dev/null; rm -f ${cmd.pidFile}`]);
-        cmd.proc.kill("SIGKILL");
-      }
-      s.sessions.delete(sessionId);
-      return json(res, 204);
-    }
-    if (method === "POST" && sub === "/exec") {
-      const body = JSON.parse((await readBody(req)).toString() || "{}") as { command?: string; runAsync?: boolean };
-      const cmdId = randomUUID();
-      const pidFile = `/tmp/.daytona-fake-${cmdId}`;
-      // The pid the session records is the command's own: sh execs into it.
-      const proc = spawn("docker", ["exec", "-i", s.container, "sh", "-c", `echo $$ > ${pidFile}; exec sh -c "$1"`, "sh", body.command ?? ""]);
-      const cmd: Cmd = {
-        id: cmdId,
-        proc,
-        log: [],
-        lines: { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) },
-        ended: false,
-        exitCode: null,
-        listeners: new Set(),
-        pidFile,
-      };
-      proc.stdout!.on("data", (d: Buffer) => onOutput(cmd, "stdout", d));
-      proc.stderr!.on("data", (d: Buffer) => onOutput(cmd, "stderr", d));
-      proc.stdin!.on("error", () => undefined);
-      proc.on("close", (code) => {
-        cmd.ended = true;
-        cmd.exitCode = code;
-        for (const stream of ["stdout", "stderr"] as const) if (cmd.lines[stream].length) onOutput(cmd, stream, Buffer.from("\n"));
-        for (const ws of cmd.listeners) ws.close();
+  // Daytona's start: the container again, its disk as the stop left it and no process of before.
+  const start = (s: FakeSandbox) => {
+    s.desiredState = "started";
+    s.state = "starting";
+    s.running = run("docker", ["start", s.container])
+      .then(() => boot(s))
+      .catch((error: Error) => {
+        if (s.desiredState !== "started") return;
+        s.state = "error";
+        s.errorReason = error.message.split("\n")[0] ?? "docker start failed";
       });
-      session.set(cmdId, cmd);
-      return json(res, 200, { cmdId });
-    }
-    const cmdMatch = /^\/command\/([^/]+)\/(input|logs)$/.exec(sub);
-    const cmd = cmdMatch ? session.get(decodeURIComponent(cmdMatch[1]!)) : undefined;
-    if (!cmdMatch || !cmd) return json(res, 404, { message: `no command at ${sub}` });
-    if (method === "POST" && cmdMatch[2] === "input") {
-      const body = JSON.parse((await readBody(req)).toString() || "{}") as { data?: string };
-      const data = body.data ?? "";
-      if (cmd.ended) return json(res, 400, { message: "the command has ended" });
-      cmd.proc.stdin!.write(data.endsWith("\n") ? data : `${data}\n`);
-      return json(res, 200, {});
-    }
-    if (method === "GET" && cmdMatch[2] === "logs") {
-      res.writeHead(200, { "Content-Type": "text/plain" });
-      return res.end(Buffer.concat(cmd.log));
-    }
-    return json(res, 404, { message: `no toolbox route ${method} ${rest}` });
   };
+
+  const { toolbox, sendCut } = toolboxRoutes({ emit: (id) => emitter.emit("upload", id), onUpload: (s) => fake.onUpload?.(s) });
 
   const server = http.createServer((req, res) => {
     void (async () => {
@@ -453,6 +286,20 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
         const items = all.slice(from, from + limit).map(view);
         return json(res, 200, { items, nextCursor: from + limit < all.length ? String(from + limit) : null });
       }
+      if (p === "/api/snapshots" && method === "GET") {
+        const limit = Number(url.searchParams.get("limit") ?? 10);
+        const page = Number(url.searchParams.get("page") ?? 1);
+        const all = [...snapshots.all.values()];
+        const items = all.slice((page - 1) * limit, page * limit).map((x) => snapshots.view(x));
+        return json(res, 200, { items, total: all.length, page, totalPages: Math.max(1, Math.ceil(all.length / limit)) });
+      }
+      const snap = /^\/api\/snapshots\/([^/]+)$/.exec(p);
+      if (snap) {
+        const found = snapshots.find(decodeURIComponent(snap[1]!));
+        if (method === "GET") return found ? json(res, 200, snapshots.view(found)) : json(res, 404, { message: "snapshot not found" });
+        const byId = snapshots.all.get(decodeURIComponent(snap[1]!));
+        if (method === "DELETE") return byId ? (snapshots.delete(byId), json(res, 200, {})) : json(res, 404, { message: "snapshot not found" });
+      }
       const one = /^\/api\/sandbox\/([^/]+)(\/[a-z-]+)?$/.exec(p);
       const s = one ? find(decodeURIComponent(one[1]!)) : undefined;
       if (!one) return json(res, 404, { message: `no route ${method} ${p}` });
@@ -461,6 +308,22 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
       if (method === "GET" && sub === "") return json(res, 200, view(s));
       if (method === "DELETE" && sub === "") return (destroy(s), json(res, 200, view(s)));
       if (method === "POST" && sub === "/stop") return (stop(s), json(res, 200, {}));
+      if (method === "POST" && sub === "/start") {
+        if (s.state !== "stopped") return json(res, 400, { message: `a sandbox that is ${s.state} cannot be started` });
+        return (start(s), json(res, 200, view(s)));
+      }
+      if (method === "PUT" && sub === "/labels") {
+        const body = JSON.parse((await readBody(req)).toString() || "{}") as { labels?: Record<string, string> };
+        if (typeof body.labels !== "object" || body.labels === null) return json(res, 400, { message: "labels is an object" });
+        s.labels = body.labels;
+        return json(res, 200, { labels: s.labels });
+      }
+      if (method === "POST" && sub === "/snapshot") {
+        const body = JSON.parse((await readBody(req)).toString() || "{}") as { name?: unknown };
+        if (s.state !== "started" && s.state !== "stopped") return json(res, 400, { message: `a sandbox that is ${s.state} cannot be snapshotted` });
+        const refused = snapshots.take(s.container, s.id, String(body.name ?? ""));
+        return refused ? json(res, refused.includes("exists") ? 409 : 400, { message: refused }) : json(res, 200, view(s));
+      }
       if (method === "GET" && sub === "/toolbox-proxy-url") return json(res, 200, { url: `${base}/toolbox` });
       if (method === "POST" && sub === "/network-settings") {
         const body = JSON.parse((await readBody(req)).toString() || "{}") as { networkBlockAll?: boolean };
@@ -522,6 +385,7 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
     apiUrl: `${base}/api`,
     run: runId,
     sandboxes,
+    snapshots,
     killAgent: async (id: string) => {
       const s = sandboxes.get(id);
       if (s) await run("docker", ["kill", "--signal", "KILL", s.container]).catch(() => undefined);
@@ -534,6 +398,7 @@ export async function startFake(options: FakeOptions): Promise<Fake> {
       server.closeAllConnections();
       const left = await containers();
       if (left.length) await run("docker", ["rm", "--force", "--volumes", ...left]).catch(() => undefined);
+      await snapshots.removeAll();
       await run("docker", ["network", "rm", network]).catch(() => undefined);
     },
   });

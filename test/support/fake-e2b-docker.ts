@@ -25,9 +25,12 @@ import type {
   E2BSandboxClass,
   E2BSandboxInfo,
   E2BSandboxOpts,
+  E2BSnapshotInfo,
+  E2BPages,
 } from "../../src/e2b/sdk.js";
 import { packageRoot } from "../../src/package.js";
 import { everyCapability } from "./fake-modal-docker.js";
+import { FakeSnapshots, UNSET } from "./fake-e2b-snapshots.js";
 
 export const FAKE_LABEL = "agentrun.test.e2b-fake";
 const META = "e2b.meta.";
@@ -102,6 +105,8 @@ export class E2BDockerFake implements E2BSandboxClass {
   readonly run: string;
   readonly options: FakeOptions;
   readonly network: string;
+  /** Its snapshots: committed images of the run's. */
+  readonly snapshots: FakeSnapshots;
   readonly #commands = new Map<number, Running>();
   #nextPid = 1000;
   /** E2B answers a create this much after the sandbox runs (a create the provider gives up on). */
@@ -114,6 +119,7 @@ export class E2BDockerFake implements E2BSandboxClass {
     this.options = options;
     this.run = options.run;
     this.network = `fake-e2b-${options.run}`;
+    this.snapshots = new FakeSnapshots((args) => this.docker(args), FAKE_LABEL, options.run);
   }
 
   async docker(args: string[], input?: string | Buffer): Promise<{ exitCode: number; stdout: string; stderr: string }> {
@@ -134,9 +140,13 @@ export class E2BDockerFake implements E2BSandboxClass {
     writeFileSync(path.join(this.#dir(), `${id}.end`), String(at));
   }
 
-  /** The connection options every call must carry: the key, and the provider's own domain, API URL and debug. */
-  #auth(opts: Opts | undefined): void {
-    if (!opts?.apiKey || (this.options.apiKey !== undefined && opts.apiKey !== this.options.apiKey))
+  /**
+   * The connection options every call must carry: the key, and the provider's own domain, API URL
+   * and debug. asked: false for what sends no request (the SDK's list makes its paginator), where a
+   * wrong key shows only at the first page.
+   */
+  #auth(opts: Opts | undefined, asked = true): void {
+    if (!opts?.apiKey || (asked && this.options.apiKey !== undefined && opts.apiKey !== this.options.apiKey))
       throw new SdkError("AuthenticationError", "Unauthorized, please check your credentials.");
     if (opts.debug !== false)
       throw new SdkError("InvalidArgumentError", "the fake takes debug: false, given explicitly (with debug on, the SDK fakes a create and skips a kill)");
@@ -173,7 +183,7 @@ export class E2BDockerFake implements E2BSandboxClass {
       name: template,
       metadata: Object.fromEntries(
         Object.entries(labels)
-          .filter(([k]) => k.startsWith(META))
+          .filter(([k, v]) => k.startsWith(META) && v !== UNSET)
           .map(([k, v]) => [k.slice(META.length), v]),
       ),
       startedAt: new Date(Number(labels["e2b.started"])),
@@ -190,7 +200,7 @@ export class E2BDockerFake implements E2BSandboxClass {
 
   async create(template: string, opts: E2BSandboxOpts): Promise<E2BSandbox> {
     this.#auth(opts);
-    const image = (this.options.templates ?? {})[template] ?? (template === "base" ? baseImage() : undefined);
+    const image = (this.options.templates ?? {})[template] ?? (template === "base" ? baseImage() : await this.snapshots.image(template));
     if (!image) throw new SdkError("NotFoundError", `template '${template}' not found`);
     const standin = this.options.standin ?? path.join(packageRoot(), "dist", "test", "standin-linux-amd64");
     if (!existsSync(standin)) throw new Error(`the fake's stand-in envd is not built at ${standin} (test/support/standin.ts)`);
@@ -236,7 +246,8 @@ export class E2BDockerFake implements E2BSandboxClass {
       STANDIN_IN,
       image,
       "agent",
-      "/run/envd.log",
+      // Its own log: a sandbox made from a snapshot holds its parent's.
+      `/run/envd-${id}.log`,
     ];
     const ran = await this.docker(args);
     if (ran.exitCode !== 0) {
@@ -245,7 +256,7 @@ export class E2BDockerFake implements E2BSandboxClass {
     }
     // E2B answers once envd listens.
     for (let i = 0; i < 100; i += 1) {
-      if ((await this.docker(["exec", id, "test", "-e", "/run/envd.log.ready"])).exitCode === 0) break;
+      if ((await this.docker(["exec", id, "test", "-e", `/run/envd-${id}.log.ready`])).exitCode === 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     if (this.createDelayMs) await new Promise((r) => setTimeout(r, this.createDelayMs));
@@ -262,7 +273,7 @@ export class E2BDockerFake implements E2BSandboxClass {
   }
 
   list(opts: E2BListOpts): E2BPaginator {
-    this.#auth({ ...opts, signal: undefined } as Opts);
+    this.#auth({ ...opts, signal: undefined } as Opts, false);
     const fake = this;
     const limit = opts.limit ?? 100;
     let offset = 0;
@@ -315,10 +326,36 @@ export class E2BDockerFake implements E2BSandboxClass {
     this.#setEnd(sandboxId, Date.now() + timeoutMs);
   }
 
-  /** Pauses a sandbox as E2B's pause does (not in the provider's slice). */
-  async pause(sandboxId: string): Promise<void> {
-    await this.#inspect(sandboxId);
-    await this.docker(["pause", sandboxId]);
+  /** Pauses a sandbox as E2B's pause does, memory kept (the engine's freeze); false when it was paused already. */
+  async pause(sandboxId: string, opts: E2BApiOpts): Promise<boolean> {
+    this.#auth(opts);
+    if ((await this.#inspect(sandboxId)).State.Paused) return false;
+    const paused = await this.docker(["pause", sandboxId]);
+    if (paused.exitCode !== 0) throw new Error(`pausing ${sandboxId} failed: ${paused.stderr.trim()}`);
+    return true;
+  }
+
+  async createSnapshot(sandboxId: string, opts: E2BApiOpts & { name?: string }): Promise<E2BSnapshotInfo> {
+    this.#auth(opts);
+    const c = await this.#inspect(sandboxId);
+    return this.snapshots.take(sandboxId, c.Config.Labels ?? {}, META, opts.name);
+  }
+
+  listSnapshots(opts: E2BApiOpts & { sandboxId?: string; name?: string; limit?: number }): E2BPages<E2BSnapshotInfo> {
+    this.#auth({ ...opts, signal: undefined } as Opts);
+    const pages = this.snapshots.list({ sandboxId: opts.sandboxId, name: opts.name }, opts.limit ?? 100);
+    const fake = this;
+    return {
+      get hasNext() {
+        return pages.hasNext;
+      },
+      nextItems: (page?: E2BApiOpts) => (fake.#auth(page as Opts), pages.nextItems()),
+    };
+  }
+
+  async deleteSnapshot(snapshotId: string, opts: E2BApiOpts): Promise<boolean> {
+    this.#auth(opts);
+    return this.snapshots.remove(snapshotId);
   }
 
   /** Kills the stand-in envd, the sandbox's first process: the sandbox ends. */
@@ -420,12 +457,13 @@ export class E2BDockerFake implements E2BSandboxClass {
     return { sandboxId: id, commands, files };
   }
 
-  /** Every container and the network this run made, removed by its run label, and its state files; returns the containers' names. */
+  /** Every container, snapshot and the network this run made, removed by its run label, and its state files; returns the containers' names. */
   async remove(): Promise<string[]> {
     for (const { child } of this.#commands.values()) child.kill("SIGKILL");
     const listed = await this.docker(["ps", "--all", "--format", "{{.Names}}", "--filter", `label=${FAKE_LABEL}=${this.run}`]);
     const names = listed.stdout.split("\n").filter(Boolean);
     if (names.length) await this.docker(["rm", "--force", ...names]);
+    await this.snapshots.removeAll();
     await this.docker(["network", "rm", this.network]);
     rmSync(this.#dir(), { recursive: true, force: true });
     return names;
@@ -438,9 +476,13 @@ export class E2BDockerFake implements E2BSandboxClass {
   }
 }
 
-/** The fake for a Pulumi plugin told to use it (agentrun:e2b testSdk): its run label from AGENTRUN_E2B_FAKE_RUN. */
+/**
+ * The fake for a Pulumi plugin told to use it (agentrun:e2b testSdk): its run label from
+ * AGENTRUN_E2B_FAKE_RUN, and the one key it takes from AGENTRUN_E2B_FAKE_KEY (unset: any key).
+ */
 export function createSdk(): E2BSandboxClass {
   const run = process.env.AGENTRUN_E2B_FAKE_RUN;
   if (!run) throw new Error("the E2B fake needs AGENTRUN_E2B_FAKE_RUN: the run label its sandboxes carry");
-  return new E2BDockerFake({ run });
+  const apiKey = process.env.AGENTRUN_E2B_FAKE_KEY;
+  return new E2BDockerFake({ run, ...(apiKey ? { apiKey } : {}) });
 }

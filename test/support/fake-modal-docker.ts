@@ -1,7 +1,9 @@
 // A fake of the ModalSdk slice whose sandboxes are real Docker containers: each runs as root
 // with every capability and no seccomp profile (a Modal VM's root), its command the container's
 // main process; exec is docker exec with stdin and stdout streamed in binary; tags are labels;
-// poll, wait and terminate read and end the container; list filters by app and tags; and the
+// poll, wait and terminate read and end the container; list filters by app and tags; a filesystem
+// snapshot is the container's files as an image of the run (images.fromId and delete read and
+// remove it); and the
 // SDK's errors (NotFoundError, InvalidError, ConflictError) are thrown as the SDK throws them.
 // Every container carries the fake's own run label, so a test removes exactly what it made.
 // The wire server (modal-wire/server.ts) serves these sandboxes to the real SDK; the slice itself
@@ -13,76 +15,21 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable, Transform, Writable } from "node:stream";
 import { execa } from "execa";
+import { everyCapability } from "./capabilities.js";
+// The E2B fake takes it from here.
+export { everyCapability };
 import type { ModalApp, ModalImage, ModalProcess, ModalSandbox, ModalSdk, SandboxCreateParams, SandboxListParams } from "../../src/modal/sdk.js";
 
 /** The label every container of a fake carries: its run's id. */
 export const FAKE_LABEL = "agentrun.test.modal-fake";
+/** A filesystem snapshot's image: its repository, and the label with its run (images built on it inherit it). */
+const SNAPSHOT_REPO = "agentrun-modal-fake-snapshot";
+const SNAPSHOT_LABEL = `${FAKE_LABEL}.snapshot`;
 const APP_LABEL = "modal.app";
 const END_LABEL = "modal.ends";
 const TAG_PREFIX = "modal.tag.";
 const MAX_ARGV = 1 << 16;
 const DOCKER_MS = 60_000;
-
-// Capability numbers to Docker's names (linux/capability.h), for the ones a nested engine lacks.
-const CAP_NAMES = [
-  "CHOWN",
-  "DAC_OVERRIDE",
-  "DAC_READ_SEARCH",
-  "FOWNER",
-  "FSETID",
-  "KILL",
-  "SETGID",
-  "SETUID",
-  "SETPCAP",
-  "LINUX_IMMUTABLE",
-  "NET_BIND_SERVICE",
-  "NET_BROADCAST",
-  "NET_ADMIN",
-  "NET_RAW",
-  "IPC_LOCK",
-  "IPC_OWNER",
-  "SYS_MODULE",
-  "SYS_RAWIO",
-  "SYS_CHROOT",
-  "SYS_PTRACE",
-  "SYS_PACCT",
-  "SYS_ADMIN",
-  "SYS_BOOT",
-  "SYS_NICE",
-  "SYS_RESOURCE",
-  "SYS_TIME",
-  "SYS_TTY_CONFIG",
-  "MKNOD",
-  "LEASE",
-  "AUDIT_WRITE",
-  "AUDIT_CONTROL",
-  "SETFCAP",
-  "MAC_OVERRIDE",
-  "MAC_ADMIN",
-  "SYSLOG",
-  "WAKE_ALARM",
-  "BLOCK_SUSPEND",
-  "AUDIT_READ",
-  "PERFMON",
-  "BPF",
-  "CHECKPOINT_RESTORE",
-];
-
-/**
- * Every capability this machine can hand a container: ALL, less those its own bounding set lacks
- * (an engine that runs in a container cannot give what it does not hold).
- */
-export function everyCapability(): string[] {
-  let bounding = (1n << BigInt(CAP_NAMES.length)) - 1n;
-  try {
-    const line = /^CapBnd:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"));
-    if (line) bounding = BigInt(`0x${line[1]}`);
-  } catch {
-    // Not Linux: ask for ALL.
-  }
-  const lacking = CAP_NAMES.filter((_, bit) => (bounding & (1n << BigInt(bit))) === 0n);
-  return ["--cap-add", "ALL", ...lacking.flatMap((name) => ["--cap-drop", name])];
-}
 
 class SdkError extends Error {
   constructor(name: string, message: string) {
@@ -230,6 +177,21 @@ class FakeSandbox implements ModalSandbox {
     await this.fake.docker(["kill", "--signal", "KILL", this.sandboxId]);
   }
 
+  /** Modal's filesystem snapshot: the container's files alone (docker export and import), as an image of this run. */
+  async snapshotFilesystem(): Promise<ModalImage> {
+    const state = await this.#inspect();
+    if (!state.State.Running) throw ConflictError(`Sandbox ${this.sandboxId} has already finished`);
+    const id = randomBytes(12).toString("hex");
+    const tag = `${SNAPSHOT_REPO}:${id}`;
+    const script = `"$0" export "$1" | "$0" import --change "LABEL $2" - "$3"`;
+    const ran = await execa("sh", ["-c", script, this.fake.dockerPath, this.sandboxId, `${SNAPSHOT_LABEL}=${this.fake.run}`, tag], {
+      reject: false,
+      timeout: DOCKER_MS,
+    });
+    if (ran.exitCode !== 0) throw new Error(`Sandbox snapshot failed: ${String(ran.stderr).trim()}`);
+    return new FakeImage(tag, [], `im-${id}`);
+  }
+
   async wait(): Promise<number> {
     for (;;) {
       const code = await this.poll();
@@ -297,8 +259,11 @@ class FakeImage implements ModalImage {
   constructor(
     readonly tag: string,
     readonly layers: string[] = [],
+    /** A snapshot's own id; a registry image's is its layers' hash. */
+    readonly id?: string,
   ) {}
   get imageId(): string {
+    if (this.id) return this.id;
     return `im-${createHash("sha256")
       .update([this.tag, ...this.layers].join("\n"))
       .digest("hex")
@@ -336,6 +301,18 @@ export class ModalDockerFake implements ModalSdk {
 
   images = {
     fromRegistry: (tag: string): ModalImage => new FakeImage(tag),
+    /** A snapshot of this run by its id, read from Docker (so another process's fake reads it too). */
+    fromId: async (imageId: string): Promise<ModalImage> => {
+      const tag = `${SNAPSHOT_REPO}:${imageId.slice(3)}`;
+      const read = await this.docker(["image", "inspect", "--format", `{{index .Config.Labels "${SNAPSHOT_LABEL}"}}`, tag]);
+      if (!/^im-[0-9a-f]{24}$/.test(imageId) || read.exitCode !== 0 || read.stdout.trim() !== this.run)
+        throw NotFoundError(`Could not find image with ID ${imageId}`);
+      return new FakeImage(tag, [], imageId);
+    },
+    delete: async (imageId: string): Promise<void> => {
+      const image = await this.images.fromId(imageId);
+      await this.docker(["image", "rm", "--force", (image as FakeImage).tag]);
+    },
   };
 
   /** The image's layers built on its tag (docker build, cached by the layers' hash). */
@@ -445,11 +422,16 @@ export class ModalDockerFake implements ModalSdk {
     writeFileSync(this.#tagsFile(sandboxId), JSON.stringify(tags));
   }
 
-  /** Every container this fake's run made, removed by its run label, and its tags' files; returns their names. */
+  /** Every container this fake's run made, removed by its run label, its snapshots' images, and its tags' files; returns the containers' names. */
   async remove(): Promise<string[]> {
     const listed = await this.docker(["ps", "--all", "--format", "{{.Names}}", "--filter", `label=${FAKE_LABEL}=${this.run}`]);
     const names = listed.stdout.split("\n").filter(Boolean);
     if (names.length) await this.docker(["rm", "--force", ...names]);
+    // The snapshots' images, those built on them first.
+    const images = await this.docker(["image", "ls", "--format", "{{.Repository}}:{{.Tag}} {{.ID}}", "--filter", `label=${SNAPSHOT_LABEL}=${this.run}`]);
+    const rows = images.stdout.split("\n").filter(Boolean);
+    const ids = [...rows.filter((r) => !r.startsWith(SNAPSHOT_REPO)), ...rows.filter((r) => r.startsWith(SNAPSHOT_REPO))].map((r) => r.split(" ")[1]!);
+    for (const id of new Set(ids)) await this.docker(["image", "rm", "--force", id]);
     rmSync(path.join(tmpdir(), `agentrun-modal-fake-${this.run}`), { recursive: true, force: true });
     return names;
   }

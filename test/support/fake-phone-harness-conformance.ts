@@ -1,11 +1,13 @@
 // The conformance module of the phone harness provider on the fake service, whose phones are
 // simulated Android devices behind a real adb server of the run's own (test only):
 // npm run conformance -- --provider ./dist/test/support/fake-phone-harness-conformance.js --kind phone
-// The adb server is killed and the fake's phones ended when the process exits.
+// The adb server is killed and the fake's phones ended when the process exits. The fixture app is
+// the set-up's (scripts/build-phone-fixture.sh), installed from its folder.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { adbCli } from "../../src/phone-harness/adb.js";
 import { CONCURRENCY } from "../../src/conformance/run-state.js";
 import { CONFORMANCE_MAX_LIFETIME_MS } from "../../src/phone-harness/conformance/module.js";
@@ -30,12 +32,15 @@ process.on("exit", () => {
     // already gone
   }
 });
+/** dist/phone-fixture/agentrun-fixture.apk, beside this module's dist/test/. */
+const FIXTURE = fileURLToPath(new URL("../../phone-fixture/agentrun-fixture.apk", import.meta.url));
 const ledger = fileLedger(join(mkdtempSync(join(tmpdir(), "phone-conformance-")), "ledger.json"));
 const options = (): PhoneHarnessOptions => ({
   apiKey: fake.key,
   baseUrl: fake.url,
   adb: adbCli("adb", { port: adb.port, env: adb.env }),
   ledger,
+  installFrom: dirname(FIXTURE),
   maxLifetimeMs: CONFORMANCE_MAX_LIFETIME_MS,
 });
 
@@ -45,6 +50,10 @@ export function createProvider(): PhoneHarnessProvider {
 
 export function createDriftedProvider(): PhoneHarnessProvider {
   return driftedProvider(options());
+}
+
+export function conformanceFixture(): string {
+  return FIXTURE;
 }
 
 export function conformanceImage(): string {

@@ -38,6 +38,8 @@ export interface FakePhoneHarnessFaults {
   bootFails?: boolean;
   /** New phones take taps and change nothing. */
   deadTaps?: boolean;
+  /** The fixture app, once installed, logs no touch (a test of the words an unlogged tap gets). */
+  mutedFixture?: boolean;
   /** The next this many GET /sessions/<id> are held a second before they answer. */
   slowReads?: number;
   /** Every new POST answers 503 phones_busy. */
@@ -116,6 +118,7 @@ export async function startFakePhoneHarness(): Promise<FakePhoneHarness> {
           if (bootFails) return void (session.status = "failed");
           h.phone = await startPhone({ code: h.code });
           h.phone.model.deadTaps = fake.faults.deadTaps === true;
+          h.phone.model.mutedFixture = fake.faults.mutedFixture === true;
           if (held.has(session.id)) session.status = "ready";
           else void h.phone.close();
         }, fake.timing.bootMs),

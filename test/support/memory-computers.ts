@@ -3,8 +3,10 @@
 // connection's client answers hello, ping, files.mkdir and the exec.run lines the conformance cases
 // send from recorded outputs (a status with no capability, /proc/net/dev with lo alone, a probe
 // line), and every fault a test needs is one option or field (a release that fails by name, one a
-// test aborts). JANITOR_VENDOR is a vendor whose computers the janitor ends, as Docker's are.
+// test aborts). With pause or snapshot it keeps state (memory-state.ts): files, a counting process,
+// pause and resume, snapshots and forks, and the breaks of each promise. JANITOR_VENDOR is a vendor whose computers the janitor ends, as Docker's are.
 // Nothing here reaches a network.
+import { type Runtime, runtimeRefusal } from "../../src/contract/runtime.js";
 import { CallError, type CallOptions, type ComputerClient } from "../../src/daemon/client.js";
 import { checkLifetime } from "../../src/contract/lifetime.js";
 import type { Hello } from "../../src/daemon/protocol.js";
@@ -19,9 +21,14 @@ import type {
   Connection,
   NetworkPolicy,
   NetworkReadBack,
+  PauseHooks,
   ReleaseHow,
+  SnapshotHooks,
 } from "../../src/contract/provider.js";
+import type { PauseKeeps } from "../../src/contract/state.js";
+import type { RunFolder } from "../../src/conformance/case.js";
 import { fail, ok, type Result } from "../../src/daemon/result.js";
+import { type Files, memoryRunFolder, MemoryState, MemoryStateHooks, type StateBreak } from "./memory-state.js";
 
 export const STATUS_UNPRIVILEGED = [
   "Name:\tcat",
@@ -66,6 +73,8 @@ interface Computer {
   deadline: Date | undefined;
   state: "running" | "stopped";
   network: NetworkReadBack;
+  /** Its files, processes and pause (memory-state.ts). */
+  held: MemoryState;
 }
 
 export interface MemoryOptions {
@@ -94,6 +103,20 @@ export interface MemoryOptions {
   maxLifetimeMs?: number;
   /** The releases it takes (default delete alone). */
   release?: ReleaseHow[];
+  /** What its pause keeps; absent, it has no pause. */
+  pause?: PauseKeeps;
+  /** It takes snapshots. */
+  snapshot?: boolean;
+  /** It takes a run folder (mount bind), from runFolder(). */
+  mount?: boolean;
+  /** The state promises it breaks. */
+  breaks?: StateBreak[];
+  /** The networks it declares (default none alone); a change is refused all the same. */
+  networks?: Capabilities["network"];
+  /** The runtimes besides runc it offers, with what each holds. */
+  runtimes?: Capabilities["runtimes"];
+  /** What every connect answers instead of a connection (a daemon that does not answer in time). */
+  connectFailure?: { code: "timeout" | "unreachable"; message: string };
 }
 
 /** A vendor whose computers the janitor ends at their deadline, as Docker's: 30 days at most, stop or delete. */
@@ -104,6 +127,7 @@ class MemoryClient implements ComputerClient {
     private readonly hello: Hello,
     private readonly exec: (argv: string[]) => ExecAnswer | undefined,
     readonly sent: Array<{ method: string; params: unknown }>,
+    private readonly held: MemoryState | undefined,
   ) {}
 
   call(method: string, params: unknown, options?: CallOptions): Promise<never> {
@@ -122,7 +146,7 @@ class MemoryClient implements ComputerClient {
         return {};
       case "exec.run": {
         const argv = (params as { argv: string[] }).argv;
-        const answer = this.exec(argv) ?? recorded(argv);
+        const answer = this.exec(argv) ?? this.held?.exec(argv) ?? recorded(argv);
         return {
           exitCode: answer.exitCode ?? 0,
           signal: null,
@@ -132,8 +156,11 @@ class MemoryClient implements ComputerClient {
           truncated: false,
         };
       }
-      default:
+      default: {
+        const answer = this.held?.answer(method, params as Record<string, unknown>);
+        if (answer !== undefined) return answer;
         throw new CallError("unsupported", `${method} is not a method of this daemon`, method, -32601);
+      }
     }
   }
 
@@ -162,12 +189,32 @@ export class MemoryComputers implements ComputerProvider {
   readonly failing = new Map<string, string>();
   /** Called before each release: a test aborts here. */
   onRelease: (name: string) => void = () => {};
+  readonly pause?: PauseHooks;
+  readonly snapshots?: SnapshotHooks;
+  readonly state: MemoryStateHooks;
+  /** The host's run folders by path. */
+  readonly folders = new Map<string, Files>();
+  readonly #breaks: ReadonlySet<StateBreak>;
   #next = 1;
 
   constructor(readonly options: MemoryOptions = {}) {
     this.id = options.id ?? "memory";
     this.version = options.version ?? "1.0.0";
     this.store = options.store ?? new Map();
+    this.#breaks = new Set(options.breaks ?? []);
+    this.state = new MemoryStateHooks(this.id, options.pause, this.#breaks, (ref) => this.store.get(ref.name)?.held);
+    const pause = this.state.pauseHooks();
+    if (pause) this.pause = pause;
+    if (options.snapshot) this.snapshots = this.state.snapshotHooks();
+  }
+
+  /** A run folder of this vendor's host, for a run's mountFor. */
+  runFolder(): RunFolder {
+    return memoryRunFolder(this.folders, `/memory/run-folder-${this.#next++}`);
+  }
+
+  #held(): MemoryState {
+    return new MemoryState(this.#breaks, this.folders);
   }
 
   capabilities(): Capabilities {
@@ -178,17 +225,21 @@ export class MemoryComputers implements ComputerProvider {
       groups: this.options.groups ?? ["exec", "files", "processes"],
       lifetime: this.options.lifetime ?? "vendor",
       maxLifetimeMs: this.options.maxLifetimeMs ?? 86_400_000,
-      network: ["none"],
+      network: this.options.networks ?? ["none"],
       release: this.options.release ?? ["delete"],
     };
     if (this.options.vendorAgentPorts) caps.vendorAgentPorts = this.options.vendorAgentPorts;
+    if (this.options.pause) caps.pause = this.options.pause;
+    if (this.options.snapshot) caps.snapshot = true;
+    if (this.options.mount) caps.mount = ["bind"];
+    if (this.options.runtimes) caps.runtimes = this.options.runtimes;
     return caps;
   }
 
   /** A computer with labels, as if made earlier; a null deadline is a missing deadline label. */
   add(labels: Record<string, string>, deadline: Date | null = new Date(Date.now() + 600_000), state: Computer["state"] = "running"): string {
     const name = `computer-${String(this.#next++).padStart(12, "0")}`;
-    this.store.set(name, { ref: { id: name, name, provider: this.id }, labels, deadline: deadline ?? undefined, state, network: "none" });
+    this.store.set(name, { ref: { id: name, name, provider: this.id }, labels, deadline: deadline ?? undefined, state, network: "none", held: this.#held() });
     return name;
   }
 
@@ -202,16 +253,30 @@ export class MemoryComputers implements ComputerProvider {
     const lifetime = checkLifetime(spec.lifetimeMs, this.capabilities());
     if (lifetime) return fail("invalid", lifetime.message, { field: lifetime.field });
     if (spec.network !== "none") return fail("invalid", "this vendor makes computers with network none only", { field: "network" });
+    const runtime = runtimeRefusal(spec.runtime, ["runc", ...(Object.keys(this.options.runtimes ?? {}) as Runtime[])], "memory");
+    if (runtime) return fail("invalid", runtime.message, { field: runtime.field });
+    if (spec.mount && !(this.options.mount && spec.mount.kind === "bind"))
+      return fail("invalid", `this vendor takes no mount of kind ${spec.mount.kind}`, { field: "mount" });
     return ok({ spec });
   }
 
   async create(spec: ComputerSpec, options: CallOptions = {}): Promise<Result<ComputerRef>> {
     const checked = this.check(spec);
     if (!checked.ok) return checked;
+    const forked = this.state.filesOf(spec.image);
+    if (!forked.ok) return forked;
     if (this.options.createMs) await new Promise((resolve) => setTimeout(resolve, this.options.createMs));
     const name = `computer-${String(this.#next++).padStart(12, "0")}-${this.version}`;
-    const ref: ComputerRef = { id: name, name, provider: this.id, spec: { image: spec.image, user: "1000:1000", network: spec.network } };
-    this.store.set(name, { ref, labels: { ...spec.labels }, deadline: new Date(Date.now() + spec.lifetimeMs), state: "running", network: spec.network });
+    const ref: ComputerRef = {
+      id: name,
+      name,
+      provider: this.id,
+      spec: { image: spec.image, user: "1000:1000", network: spec.network, ...(spec.runtime ? { runtime: spec.runtime } : {}) },
+    };
+    const held = this.#held();
+    if (forked.value) held.files = forked.value;
+    if (spec.mount?.kind === "bind") held.mount = spec.mount.path;
+    this.store.set(name, { ref, labels: { ...spec.labels }, deadline: new Date(Date.now() + spec.lifetimeMs), state: "running", network: spec.network, held });
     if (this.#drifted()) {
       this.store.delete(name);
       return fail("refused", `${name}'s daemon reports ${this.#hello().version}, not ${this.version}; it was deleted`);
@@ -245,8 +310,12 @@ export class MemoryComputers implements ComputerProvider {
     return ok(
       [...this.store.values()]
         .filter((c) => Object.entries(labels ?? {}).every(([k, v]) => c.labels[k] === v))
-        .map((c) => ({ ref: c.ref, labels: c.labels, deadline: c.deadline, state: c.state, network: c.network })),
+        .map((c) => ({ ref: c.ref, labels: c.labels, deadline: c.deadline, state: this.#stateOf(c), network: c.network })),
     );
+  }
+
+  #stateOf(c: Computer): ComputerInfo["state"] {
+    return c.held.paused && !this.#breaks.has("pause-reads-running") ? "paused" : c.state;
   }
 
   async network(ref: ComputerRef, policy?: NetworkPolicy): Promise<Result<NetworkReadBack>> {
@@ -259,9 +328,10 @@ export class MemoryComputers implements ComputerProvider {
 
   async connect(ref: ComputerRef): Promise<Result<Connection>> {
     if (!this.store.has(ref.name)) return fail("not_found", `no computer ${ref.name}`);
+    if (this.options.connectFailure) return fail(this.options.connectFailure.code, this.options.connectFailure.message);
     if (this.#drifted()) return fail("refused", `${ref.name}'s daemon reports ${this.#hello().version}, not ${this.version}`);
     const hello = this.#hello();
-    const client = new MemoryClient(hello, this.options.exec ?? (() => undefined), this.sent);
+    const client = new MemoryClient(hello, this.options.exec ?? (() => undefined), this.sent, this.store.get(ref.name)?.held);
     return ok({ client, hello, close: async () => {} });
   }
 

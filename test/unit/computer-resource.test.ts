@@ -4,7 +4,8 @@
 // read runs against a provider whose read answers what each test hands it.
 import { describe, expect, it } from "vitest";
 import { PROVIDER_IDS } from "../../src/providers.js";
-import { computer, defaultsOf } from "../../provider/resources/computer.js";
+import { computer } from "../../provider/resources/computer.js";
+import { defaultsOf } from "../../provider/resources/computer-read-back.js";
 import type { Context } from "../../provider/resource.js";
 import { UNKNOWN, isSecret, secret, type Props } from "../../provider/secrets.js";
 import type { Capabilities, ComputerProvider, ReadBack } from "../../src/contract/provider.js";
@@ -98,7 +99,11 @@ describe("Computer check", () => {
       { property: "kind", reason: 'kind must be "linux", "desktop", "browser" or "phone"' },
     ]);
     expect(await failuresOf({ ...good, mount: { kind: "bind" } })).toEqual([
-      { property: "mount", reason: "mount must be a Mount's mount output ({ kind, path })" },
+      { property: "mount", reason: 'mount must be a Mount\'s mount output ({ kind: "bind", path })' },
+    ]);
+    // A Mount makes bind folders alone: an archil mount has no path to give.
+    expect(await failuresOf({ ...good, mount: { kind: "archil", path: "/var/tmp/x" } })).toEqual([
+      { property: "mount", reason: 'mount must be a Mount\'s mount output ({ kind: "bind", path })' },
     ]);
   });
 

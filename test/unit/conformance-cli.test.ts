@@ -49,6 +49,15 @@ describe("the conformance CLI", () => {
     expect(only.stderr).toMatch(/--only names nonesuch, neither a group nor a case/);
   });
 
+  it("exits 2 for a runtime that is none, and for one the provider declares nothing for, before anything is made", async () => {
+    const unknown = await cli("--provider", "./memory-module.ts", "--runtime", "kata");
+    expect(unknown.code).toBe(EXIT.usage);
+    expect(unknown.stderr).toContain('--runtime takes runc or gvisor, not "kata"');
+    const undeclared = await cli("--provider", "./memory-module.ts", "--runtime", "gvisor");
+    expect(undeclared.code).toBe(EXIT.usage);
+    expect(undeclared.stderr).toContain("--runtime gvisor: the provider's linux computers do not run under runtime gvisor");
+  });
+
   it("exits 2 for a module by path that is neither a conformance module nor a provider file", async () => {
     const run = await cli("--provider", "./not-a-provider.mjs");
     expect(run.code).toBe(EXIT.usage);
@@ -81,6 +90,18 @@ describe("the conformance CLI", () => {
     expect(report).toMatchObject({ provider: "memory", image: "memory-image", core: "partial", only: ["health", "provider.create"] });
     expect(report.results.map((r) => r.id)).toEqual(["health.hello", "health.ping", "health.unknown-method", "health.kind-consistent", "provider.create"]);
     expect(run.stderr).toBe("");
+  });
+
+  it("takes the spec's case ids in --only, and the ids earlier reports printed as their aliases", async () => {
+    for (const only of ["provider.stop,provider.janitor", "provider.release-stop,lifetime.janitor"]) {
+      const run = await cli("--provider", "./memory-module.ts", "--only", only, "--json");
+      expect(run.code, only).toBe(EXIT.partial);
+      const report = ConformanceReport.parse(JSON.parse(run.stdout));
+      expect(report.results.map((r) => [r.id, r.group, r.status])).toEqual([
+        ["provider.stop", "provider", "pass"],
+        ["provider.janitor", "provider", "skip"],
+      ]);
+    }
   });
 });
 
@@ -117,6 +138,7 @@ describe("kinds", () => {
       "touch.pinch",
       "apps.launch-terminate",
       "apps.ui-tree-shape",
+      "apps.install-launch",
     ]);
     expect(() => kindCases("none")).toThrow(/no computer/);
   });
@@ -127,7 +149,7 @@ describe("kinds", () => {
     const passing = conformanceCases.map((c) => ({ id: c.id, level: c.level, group: c.group, status: "pass" as const }));
     expect(kindVerdict("linux", caps, passing, clean)).toEqual({ kind: "linux", verdict: "pass", reasons: [] });
     const noFiles = passing.filter(
-      (r) => r.group !== "files" && r.id !== "process.log" && r.id !== "mount.run-folder-bind" && r.id !== "mount.run-folder-archil",
+      (r) => r.group !== "files" && r.group !== "state" && r.id !== "process.log" && r.id !== "mount.run-folder-bind" && r.id !== "mount.run-folder-archil",
     );
     expect(kindVerdict("linux", caps, noFiles, clean).reasons).toEqual(["no case of the required group files passed"]);
     const skippedCore = passing.map((r) => (r.id === "drift.drifted-daemon" ? { ...r, status: "skip" as const } : r));
@@ -146,6 +168,18 @@ describe("the suite's helpers", () => {
       .filter((l) => !l.startsWith("CapAmb"))
       .join("\n");
     expect(privilegeProblems(missing)).toEqual(["CapAmb is not reported"]);
+    // gVisor's /proc reports neither CapAmb nor NoNewPrivs: the kernel's answer through setpriv stands in.
+    const gvisor = missing
+      .split("\n")
+      .filter((l) => !l.startsWith("NoNewPrivs"))
+      .join("\n");
+    expect(privilegeProblems(gvisor)).toEqual(["CapAmb is not reported", "NoNewPrivs is not reported"]);
+    const dump = (nnp: string, ambient: string) => `uid: 1000\nno_new_privs: ${nnp}\nInheritable capabilities: [none]\nAmbient capabilities: ${ambient}\n`;
+    expect(privilegeProblems(gvisor, dump("1", "[unsupported]"))).toEqual([]);
+    expect(privilegeProblems(gvisor, dump("1", "[none]"))).toEqual([]);
+    expect(privilegeProblems(gvisor, dump("0", "net_raw"))).toEqual(["the ambient capabilities are net_raw, not none", "NoNewPrivs is 0, not 1"]);
+    // What /proc does report is never overruled by the dump.
+    expect(privilegeProblems(held, dump("1", "[none]"))).toEqual(["CapEff is 00000000a80425fb, not 0000000000000000", "NoNewPrivs is 0, not 1"]);
     expect(CAPABILITY_SETS).toHaveLength(5);
   });
 

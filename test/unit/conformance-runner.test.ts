@@ -87,6 +87,39 @@ describe("runConformance on the in-memory vendor", () => {
     expect(provider.store.size).toBe(0);
   });
 
+  it("fails the drift case when the drifted provider's connect fails for another reason than the drift (a daemon that answers late)", async () => {
+    const { provider } = vendor();
+    const slow = new MemoryComputers({
+      store: provider.store,
+      version: "1.0.0-drifted",
+      daemonVersion: "1.0.0",
+      checksDaemon: false,
+      connectFailure: { code: "timeout", message: "hello did not answer within 30 s" },
+    });
+    const report = await run(provider, { drifted: slow, only: ["drift.drifted-daemon"] });
+    expect(result(report, "drift.drifted-daemon")).toMatchObject({ level: "core", status: "fail" });
+    expect(result(report, "drift.drifted-daemon")?.reason).toMatch(
+      /^connect to computer-\S+, whose daemon is not 1\.0\.0-drifted, was refused as timeout \(hello did not answer within 30 s\), not refused$/,
+    );
+    expect(provider.store.size).toBe(0);
+  });
+
+  it("says provider.network-undeclared is not applicable, never a pass, for a provider that declares every network", async () => {
+    const { provider, drifted } = vendor({ networks: ["none", "open", "allow"] });
+    const report = await run(provider, { drifted, only: ["provider.network-undeclared"] });
+    expect(result(report, "provider.network-undeclared")).toEqual({
+      id: "provider.network-undeclared",
+      level: "optional",
+      group: "provider",
+      status: "skip",
+      reason: "not applicable: the provider declares every network (none, open, allow), so there is no network it must refuse",
+      undeclared: ["network:undeclared"],
+    });
+    const narrow = vendor();
+    const held = await run(narrow.provider, { drifted: narrow.drifted, only: ["provider.network-undeclared"] });
+    expect(result(held, "provider.network-undeclared")).toMatchObject({ level: "core", status: "pass" });
+  });
+
   it("skips the drift cases without a drifted provider, and then Core does not pass", async () => {
     const { provider } = vendor();
     const report = await run(provider);
@@ -243,6 +276,33 @@ describe("--kind on the in-memory vendor", () => {
   it("refuses --kind with --only", async () => {
     const { provider } = vendor();
     await expect(run(provider, { kind: "linux", only: ["health"] })).rejects.toThrow(/never given with --only/);
+  });
+});
+
+describe("--runtime on the in-memory vendor", () => {
+  it("runs every computer under the runtime, held to the network kinds the provider declares for it, and says the runtime", async () => {
+    const { provider, drifted } = vendor({ networks: ["none", "open"], runtimes: { gvisor: { network: ["none"] } } });
+    const specs: unknown[] = [];
+    const create = provider.create.bind(provider);
+    provider.create = async (spec, options) => {
+      specs.push(spec.runtime);
+      return create(spec, options);
+    };
+    const report = await run(provider, { drifted, runtime: "gvisor" });
+    expect(report.core).toBe("pass");
+    expect(report.runtime).toBe("gvisor");
+    expect(specs.length).toBeGreaterThan(0);
+    expect(new Set(specs)).toEqual(new Set(["gvisor"]));
+    expect(result(report, "provider.network-switch")).toMatchObject({ status: "skip", reason: "the provider does not declare network open" });
+    expect(formatReport(report).split("\n")[0]).toContain("linux, daemon pid1, runtime gvisor");
+  });
+
+  it("refuses a runtime the provider declares nothing for, before anything is made", async () => {
+    const { provider, drifted } = vendor({ networks: ["none", "open"] });
+    await expect(run(provider, { drifted, runtime: "gvisor" })).rejects.toThrow(
+      "--runtime gvisor: the provider's linux computers do not run under runtime gvisor (its capabilities name no such runtime)",
+    );
+    expect(provider.store.size).toBe(0);
   });
 });
 

@@ -1,7 +1,7 @@
 // The vendor-neutral create: the hooks in the one order, every part undone on a failure or an
 // abort, nothing made for a refused spec, and an owner's whole leftover adopted.
 import { describe, expect, it } from "vitest";
-import { createWith, type CreateHooks, failedThen } from "../../src/contract/create.js";
+import { createWith, type CreateHooks, failedThen, namedImage } from "../../src/contract/create.js";
 import type { CheckedSpec, ComputerRef, ComputerSpec, ReadBack } from "../../src/contract/provider.js";
 import { fail, ok, type Result } from "../../src/daemon/result.js";
 import { DECLARATION_LABEL, OWNER_LABEL, ownerLabels, withOwnerLabel } from "../../src/contract/labels.js";
@@ -41,6 +41,17 @@ describe("createWith", () => {
     const made = await createWith(hooks, spec);
     expect(made).toEqual({ ok: true, value: { id: "id-1", name: "computer-000000000001", provider: "test" } });
     expect(log).toEqual(["prepare", 'make computer-000000000001 {"run":"r1"}', "ready", "connect", "verify", "close"]);
+  });
+
+  it("takes the image in the spec's object form, { image: { image } }, as the name it holds; another object is check's to refuse", async () => {
+    const seen: unknown[] = [];
+    const { hooks } = vendor();
+    const check = hooks.check;
+    hooks.check = (s) => (seen.push(s.image), check(s));
+    expect((await createWith(hooks, { ...spec, image: { image: "img" } })).ok).toBe(true);
+    const odd = { ...spec, image: { image: "img", tag: "x" } } as never;
+    expect(namedImage(odd)).toBe(odd);
+    expect(seen).toEqual(["img"]);
   });
 
   it("makes nothing for a refused spec: no hook past check runs", async () => {

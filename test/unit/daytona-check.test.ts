@@ -72,12 +72,18 @@ describe("DaytonaProvider.check", () => {
     expect(() => create({ apiKey: KEY, daemonPath: "x", apiUrl: "http://example.com/api" })).toThrow(/neither https nor http to this machine's loopback/);
     expect(() => create({ apiKey: KEY, daemonPath: "x", daemonUser: "0:0" })).toThrow(/root/);
     expect(() => create({ apiKey: KEY, daemonPath: "x", autoStopMinutes: -1 })).toThrow(/whole number/);
+    // Each is refused (a create that takes it fails here), and its words hold no key.
     for (const bad of [{ apiUrl: "http://example.com/api" }, { daemonUser: "0" }, { arch: "x86" }]) {
-      try {
-        create({ apiKey: KEY, daemonPath: "x", ...(bad as object) });
-      } catch (error) {
-        expect((error as Error).message).not.toContain(KEY);
-      }
+      const refusal = (() => {
+        try {
+          create({ apiKey: KEY, daemonPath: "x", ...(bad as object) });
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return undefined;
+      })();
+      expect(refusal, JSON.stringify(bad)).toMatch(/\w/);
+      expect(refusal).not.toContain(KEY);
     }
   });
 

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { expect as expectAnswer } from "../../src/daytona/api.js";
 import { networkOf, stateOf } from "../../src/daytona/readback.js";
-import { ExecuteResponse, Sandbox, SandboxPage, SessionExecResponse } from "../../src/daytona/schemas.js";
+import { ExecuteResponse, Sandbox, SandboxPage, SessionExecResponse, SnapshotDto } from "../../src/daytona/schemas.js";
 import { sandboxDrift } from "../../src/daytona/drift.js";
 
 const recorded = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/daytona/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
@@ -16,6 +16,21 @@ describe("Daytona's recorded JSON", () => {
     expect(sandbox.labels["agentrun.computer"]).toBe("1");
     expect(networkOf(sandbox)).toBe("none");
     expect(stateOf(sandbox)).toBe("running");
+  });
+
+  it("a stopped sandbox reads paused only with the pause's label (archived too), else stopped; a snapshot's state parses", () => {
+    const sandbox = Sandbox.parse(recorded("sandbox.json"));
+    const paused = { ...sandbox, labels: { ...sandbox.labels, "agentrun.computer.paused": "2026-12-05T03:00:00.000Z" } };
+    expect(stateOf({ ...sandbox, state: "stopped" })).toBe("stopped");
+    expect(stateOf({ ...paused, state: "stopped" })).toBe("paused");
+    expect(stateOf({ ...paused, state: "archived" })).toBe("paused");
+    // Started by hand after a pause: running, whatever the label says.
+    expect(stateOf({ ...paused, state: "started" })).toBe("running");
+    expect(SnapshotDto.parse({ id: "s1", name: "n", state: "active", size: 0.5, createdAt: "2026-12-05T03:00:00Z", imageName: "x" })).toMatchObject({
+      state: "active",
+      size: 0.5,
+    });
+    expect(SnapshotDto.safeParse({ id: "s1", name: "n", size: 0.5 }).success).toBe(false);
   });
 
   it("a page, an execute answer and a session command parse", () => {

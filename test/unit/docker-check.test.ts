@@ -80,7 +80,7 @@ describe("DockerProvider.check", () => {
       /an allowlist is \{ allow: \[\.\.\.\] \} and nothing else/,
     ],
     ["another network", { ...good, network: "host" }, "network", /network is none, open or an allowlist/],
-    ["a phone", { ...good, kind: "android" }, "kind", /Docker makes linux and desktop computers, not android/],
+    ["a phone", { ...good, kind: "android" }, "kind", /Docker makes linux, desktop and browser computers, not android/],
     ["a field Docker does not support", { ...good, gpu: true }, "gpu", /gpu is not a field Docker supports/],
     ["a user by name", { ...good, user: "agent" }, "user", /a name is refused: the computer's image may not have it/],
     ["cpus of zero", { ...good, cpus: 0 }, "cpus", /cpus is a number of CPUs/],

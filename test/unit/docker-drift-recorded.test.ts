@@ -139,7 +139,7 @@ describe("drift on computers made here", () => {
     ],
     ["IPC shared", (i) => (i.HostConfig.IpcMode = "shareable"), 'HostConfig.IpcMode is "shareable", not "private"'],
     ["the host's cgroup namespace", (i) => (i.HostConfig.CgroupnsMode = "host"), 'HostConfig.CgroupnsMode is "host", not "private"'],
-    ["another runtime", (i) => (i.HostConfig.Runtime = "runsc"), 'HostConfig.Runtime is "runsc", not "runc"'],
+    ["another runtime", (i) => (i.HostConfig.Runtime = "runsc"), 'runtime: HostConfig.Runtime is "runsc", not "runc" (runc)'],
     [
       "a masked path unmasked",
       (i) => (i.HostConfig.MaskedPaths = (i.HostConfig.MaskedPaths as string[]).filter((p) => p !== "/proc/kcore")),

@@ -1,7 +1,9 @@
 // The E2B provider with no call: check's refusals, the options' rules (the key never echoed, an
 // ambient E2B_SANDBOX_URL refused, publicStream refused whatever its value), the connection options
 // against the real SDK's ConnectionConfig with every ambient variable set, the read-back's drift,
-// the conformance module's names, and the plugin's test-only setting.
+// the conformance module's names, the plugin's test-only setting, and state: a paused sandbox
+// reads paused, a fork's template is its snapshot's id, another provider's snapshot is refused, and
+// what a snapshot's read gives back is held in its name (E2B's snapshot carries no metadata).
 import { ConnectionConfig, SandboxError } from "e2b";
 import { afterEach, describe, expect, it } from "vitest";
 import { settingsFrom } from "../../provider/config.js";
@@ -10,8 +12,10 @@ import { codeOf } from "../../src/e2b/calls.js";
 import { connectionOf } from "../../src/e2b/client.js";
 import { create } from "../../src/e2b/create.js";
 import { settle } from "../../src/e2b/options.js";
-import { infoDrift, networkOf, ownKeysOf } from "../../src/e2b/readback.js";
+import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
+import { infoDrift, networkOf, ownKeysOf, stateOf, vendorTemplate } from "../../src/e2b/readback.js";
 import type { E2BSandboxInfo } from "../../src/e2b/sdk.js";
+import { snapshotName, snapshotOf } from "../../src/e2b/state.js";
 
 const KEY = "e2b_0123456789abcdef0123456789abcdef";
 const provider = () => create({ apiKey: KEY });
@@ -281,5 +285,50 @@ describe("E2BProvider.connect of a ref whose id is not its computer", () => {
       const connected = await p.connect({ id: "isb1", name: "computer-0123456789ab", provider: "e2b" });
       expect(connected).toMatchObject({ ok: false, error: { code: "not_found", detail: { kind: "not-the-computer", id: "isb1" } } });
     }
+  });
+});
+
+describe("E2B's state", () => {
+  it("reads a paused sandbox as paused, a running one as running", () => {
+    expect(stateOf(info({ state: "paused" }))).toBe("paused");
+    expect(stateOf(info())).toBe("running");
+  });
+
+  it("makes a fork from its snapshot's id, and reads the template back with or without the snapshot's tag", () => {
+    expect(vendorTemplate("snapshot://e2b/team/prepared:default")).toBe("team/prepared:default");
+    expect(vendorTemplate("base")).toBe("base");
+    expect(infoDrift(info({ templateId: "snapabc", name: undefined }), { template: "snapshot://e2b/snapabc:default", metadata: {} })).toEqual([]);
+    expect(
+      infoDrift(info({ templateId: "snapabc", name: "team/prepared:default" }), { template: "snapshot://e2b/team/prepared:default", metadata: {} }),
+    ).toEqual([]);
+    expect(infoDrift(info({ templateId: "snapabc", name: undefined }), { template: "snapshot://e2b/snapother:default", metadata: {} }).join()).toMatch(
+      /the template reads "snapabc", not "snapother:default"/,
+    );
+  });
+
+  it("refuses another provider's snapshot at check, naming the image; its own passes", () => {
+    const spec = { lifetimeMs: 600_000, network: "none" as const, kind: "linux" as const };
+    const refused = provider().check({ ...spec, image: "snapshot://modal/im-123" });
+    expect(refused).toMatchObject({ ok: false });
+    expect(JSON.stringify(refused)).toMatch(/image snapshot:\/\/modal\/im-123 is a snapshot taken on modal, which a computer on e2b cannot start from/);
+    expect(refused.ok ? [] : refused.error.refusals?.map((r) => r.field)).toEqual(["image"]);
+    expect(provider().check({ ...spec, image: "snapshot://e2b/team/prepared:default" })).toMatchObject({ ok: true });
+  });
+
+  it("holds the computer, the owner's hash and the time taken in the snapshot's name, and reads them back", () => {
+    const at = Date.parse("2026-12-05T03:00:00.123Z");
+    const name = snapshotName("computer-0123456789ab", "stack/urn", at, 0xbeef);
+    expect(name).toBe(`agentrun-0123456789ab-${ownerLabel("stack/urn")[OWNER_LABEL]}-${at.toString(36)}-beef`);
+    expect(snapshotOf({ snapshotId: `team/${name}:default`, names: [`team/${name}:default`] })).toMatchObject({
+      image: `snapshot://e2b/team/${name}:default`,
+      computer: "computer-0123456789ab",
+      takenAt: "2026-12-05T03:00:00.123Z",
+      labels: { "agentrun.snapshot": "1", [OWNER_LABEL]: ownerLabel("stack/urn")[OWNER_LABEL] },
+    });
+    expect(snapshotOf({ snapshotId: `team/${snapshotName("computer-0123456789ab", undefined, at)}:default`, names: [] })?.labels).toEqual({
+      "agentrun.snapshot": "1",
+    });
+    // A snapshot another took is none of this provider's.
+    expect(snapshotOf({ snapshotId: "abc123:default", names: ["team/mine:default"] })).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 // The fault tests' seam is a test-only setting: refused in words unless the plugin's test flag is
-// on, never offered to a stack's user, and it holds a create at exactly the step it names.
+// on, never offered to a stack's user, and it holds a create, a pause or a take at exactly the step it names,
+// until the test removes its file.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +30,22 @@ describe("agentrun:docker.testPause", () => {
       await expect(readFile(join(dir, "pid"), "utf8")).rejects.toThrow(/ENOENT/);
       void pause("after-run");
       await expect.poll(() => readFile(join(dir, "pid"), "utf8").catch(() => "")).toBe(`${process.pid}\n`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("lets a held step go on once its file is removed (something done under it first)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "agentrun-pause-"));
+    try {
+      let done = false;
+      const held = pauseAt("pausing", join(dir, "pid"))("pausing").then(() => (done = true));
+      await expect.poll(() => readFile(join(dir, "pid"), "utf8").catch(() => "")).toBe(`${process.pid}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(done).toBe(false);
+      await rm(join(dir, "pid"));
+      await held;
+      expect(done).toBe(true);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -50,6 +50,21 @@ describe("a fleet's drift summary, as found at the start of an up", () => {
     ).toEqual({ count: 0, computers: [], gone: [] });
     expect(summarize("f", 3, found([]))).toEqual({ count: 0, computers: [], gone: [] });
   });
+  test("a child whose state is not the template's is counted (its pause or resume is the Computer's update); one as declared is not", () => {
+    const f = found([
+      [0, { state: "paused", drift: [] }],
+      [1, { state: "running", drift: [] }],
+    ]);
+    expect(summarize("f", 2, f, "running")).toEqual({ count: 1, computers: ["f-0"], gone: [] });
+    expect(summarize("f", 2, f, "paused")).toEqual({ count: 1, computers: ["f-1"], gone: [] });
+  });
+  test("while the template's state is unknown (a preview), no child is counted for its state alone", () => {
+    const f = found([
+      [0, { state: "paused", drift: [] }],
+      [1, { state: "running", drift: [] }],
+    ]);
+    expect(summarize("f", 2, f, undefined)).toEqual({ count: 0, computers: [], gone: [] });
+  });
   test("a read that failed is a note in words, not a drifted child", () => {
     const f = found([
       [0, { failed: "the engine did not answer" }],

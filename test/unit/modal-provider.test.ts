@@ -52,6 +52,7 @@ function localSandbox(id: string, state: { code: number | null; terminated: numb
         wait: () => exited,
       } as unknown as ModalProcess;
     },
+    snapshotFilesystem: never,
   };
 }
 
@@ -59,7 +60,7 @@ function sdkWith(sandboxes: Partial<ModalSdk["sandboxes"]>): ModalSdk {
   const image = { imageId: "im-1", dockerfileCommands: () => image };
   return {
     apps: { fromName: async () => ({ appId: "ap-1" }) },
-    images: { fromRegistry: () => image },
+    images: { fromRegistry: () => image, fromId: never, delete: never },
     sandboxes: { create: never, fromId: never, list: async function* () {}, ...sandboxes },
   };
 }
@@ -109,11 +110,11 @@ describe("check", () => {
     ["cpus under 0.25", { cpus: 0.2 }, /^cpus: cpus is a number of CPUs from 0.25/],
     ["memory under 128 MiB", { memoryMb: 64 }, /^memoryMb: memoryMb is a whole number of MiB from 128/],
     ["a desktop", { kind: "desktop" }, /^kind: Modal makes linux computers, not desktop/],
-    // 10 tags: 4 the provider's, 2 kept for the owner and declaration labels of a resource's create.
+    // 10 tags: 4 the provider's, so the spec's 6 are a computer's own.
     [
-      "five labels",
-      { labels: Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`l${n}`, "v"])) },
-      /^labels: a Modal computer takes at most 4 labels of its own \(a sandbox keeps 10 tags: 4 are the provider's, and 2 tie it to the resource it is made for\); this spec has 5$/,
+      "seven labels",
+      { labels: Object.fromEntries([1, 2, 3, 4, 5, 6, 7].map((n) => [`l${n}`, "v"])) },
+      /^labels: a Modal computer takes at most 6 labels of its own \(Modal keeps at most 10 tags a sandbox, and 4 are the provider's\); this spec has 7$/,
     ],
     [
       "the owner label",
@@ -125,6 +126,22 @@ describe("check", () => {
     const found = refusals({ ...spec, ...extra });
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(words);
+  });
+
+  it("takes the spec's 6 labels; for a resource, whose owner and declaration labels take 2 of Modal's 10 tags, 4", async () => {
+    const labels = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${i}`, "v"]));
+    expect(refusals({ ...spec, labels: labels(6) })).toEqual([]);
+    expect(checkSpec({ ...spec, labels: labels(4) } as never, CAPABILITIES, true)).toEqual([]);
+    const owned = checkSpec({ ...spec, labels: labels(5) } as never, CAPABILITIES, true).map((r) => `${r.field}: ${r.message}`);
+    expect(owned).toEqual([
+      "labels: a Modal computer made for a resource takes at most 4 labels of its own (Modal keeps at most 10 tags a sandbox: 4 are the provider's, and 2 tie it to the resource it is made for); this spec has 5",
+    ]);
+    // The provider's check takes who the computer is for; a create for an owner refuses 5 before any Modal call.
+    const provider = new ModalProvider({ sdk: sdkWith({}), app: "app", daemonPath });
+    expect(provider.check({ ...spec, labels: labels(6) }).ok).toBe(true);
+    expect(provider.check({ ...spec, labels: labels(5) }, { owned: true })).toMatchObject({ ok: false, error: { field: "labels" } });
+    const made = await provider.create({ ...spec, labels: labels(5) }, { owner: "/work/stack\0urn:five" });
+    expect(made).toMatchObject({ ok: false, error: { code: "invalid", message: expect.stringContaining("made for a resource takes at most 4 labels") } });
   });
 
   it("takes a plain spec, and refuses every field at once", () => {

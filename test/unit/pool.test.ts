@@ -121,6 +121,12 @@ describe("a WarmPool's rules", () => {
     expect(reasons).toHaveLength(3);
     expect(reasons[0]).toMatch(/template.labels has agentrun.run, which a claim gives/);
   });
+  test("a template declaring paused is refused: a pool's computers are running, ready to claim", () => {
+    expect(poolTemplateProblems({ network: "none", state: "paused" })).toEqual([
+      { property: "template", reason: expect.stringMatching(/^template.state paused is refused: a warm pool keeps its computers running/) },
+    ]);
+    expect(poolTemplateProblems({ network: "none", state: "running" })).toEqual([]);
+  });
   test("a template with network none and the caller's own labels is taken", () =>
     expect(poolTemplateProblems({ network: "none", labels: { team: "a" } })).toEqual([]));
 });

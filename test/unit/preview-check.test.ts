@@ -11,7 +11,7 @@ import { computer } from "../../provider/resources/computer.js";
 import { egressProxy } from "../../provider/resources/egress-proxy.js";
 import { mount } from "../../provider/resources/mount.js";
 import { UNKNOWN, type Props } from "../../provider/secrets.js";
-import { knownRefusals } from "../../src/contract/checked.js";
+import { checkKnown, knownRefusals } from "../../src/contract/checked.js";
 import { fail, ok } from "../../src/daemon/result.js";
 import { testContext } from "../support/context.js";
 
@@ -47,6 +47,57 @@ describe("a Computer's check with an input unknown (a preview's)", () => {
     expect(await failuresOf({ labels: UNKNOWN, image: UNKNOWN, lifetimeMs: UNKNOWN, mount: UNKNOWN })).toEqual([]);
     expect(await failuresOf({ ...fleetShape, network: undefined, egress: UNKNOWN })).toEqual([]);
     expect(await failuresOf({ ...fleetShape, mount: { kind: "bind", path: UNKNOWN } })).toEqual([]);
+  });
+
+  it("holds allow and network to each other only when both are known", async () => {
+    // An allowlist another resource gives: there at up.
+    expect(await failuresOf({ ...fleetShape, network: "allow", allow: UNKNOWN })).toEqual([]);
+    // The same while another field is refused: one rule whatever else fails.
+    expect(await failuresOf({ ...fleetShape, network: "allow", allow: UNKNOWN, cpus: -1 })).toEqual([
+      { property: "cpus", reason: "cpus must be a number of CPUs above 0, such as 0.5 or 2" },
+    ]);
+    expect(await failuresOf({ ...fleetShape, network: UNKNOWN, allow: ["pypi.org"] })).toEqual([]);
+    expect(await failuresOf({ ...fleetShape, network: "allow" })).toContainEqual({
+      property: "allow",
+      reason: expect.stringMatching(/^network "allow" needs allow/),
+    });
+  });
+});
+
+describe("a Modal Computer's labels at preview", () => {
+  // A resource's computer carries its owner and declaration labels: 2 of Modal's 10 tags, beside the provider's 4.
+  const modal = testContext({ modal: { tokenId: "ak-preview", tokenSecret: "as-preview", app: "agentrun-preview" } });
+  const labels = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${i}`, "v"]));
+  const failuresOn = async (n: number) =>
+    (await computer.check(modal, {}, { provider: "modal", image: "debian:bookworm-slim", lifetimeMs: 600_000, network: "none", labels: labels(n) })).failures ??
+    [];
+
+  it("takes 4 labels and refuses 5 in words that name Modal's limit", async () => {
+    expect(await failuresOn(4)).toEqual([]);
+    expect(await failuresOn(5)).toEqual([
+      {
+        property: "labels",
+        reason:
+          "a Modal computer made for a resource takes at most 4 labels of its own (Modal keeps at most 10 tags a sandbox: 4 are the provider's, and 2 tie it to the resource it is made for); this spec has 5",
+      },
+    ]);
+  });
+});
+
+describe("a Computer's runtime at preview", () => {
+  const modal = testContext({ modal: { tokenId: "ak-preview", tokenSecret: "as-preview", app: "agentrun-preview" } });
+
+  it("refuses gvisor where the provider cannot run it, naming the field, and a runtime that is neither", async () => {
+    const onModal =
+      (await computer.check(modal, {}, { provider: "modal", image: "debian:bookworm-slim", lifetimeMs: 600_000, runtime: "gvisor" })).failures ?? [];
+    expect(onModal).toEqual([{ property: "runtime", reason: expect.stringMatching(/gvisor/) }]);
+    expect(await failuresOf({ ...fleetShape, runtime: "kata" })).toEqual([{ property: "runtime", reason: expect.stringMatching(/"runc" or "gvisor"/) }]);
+    expect(await failuresOf({ ...fleetShape, runtime: "runc" })).toEqual([]);
+  });
+
+  it("holds gvisor on Docker to a network and a kind init can keep under it", async () => {
+    const failures = await failuresOf({ ...fleetShape, runtime: "gvisor", network: "open" });
+    expect(failures.map((f) => f.property)).toContain("network");
   });
 });
 
@@ -96,6 +147,23 @@ describe("the other resources' checks with an input unknown", () => {
 
   it("a Mount takes retainOnDelete unknown", async () => {
     expect((await mount.check(ctx, {}, { path: join(base, "runs/r5"), retainOnDelete: UNKNOWN })).failures).toBeUndefined();
+  });
+});
+
+describe("checkKnown", () => {
+  it("hands the check the known fields alone and drops the refusals of the unknown ones", () => {
+    const seen: unknown[] = [];
+    const check = (spec: { image: string; lifetimeMs: number }) => {
+      seen.push(spec);
+      return fail("invalid", "x", {
+        refusals: [
+          { field: "image", message: "image is required" },
+          { field: "lifetimeMs", message: "lifetimeMs is required" },
+        ],
+      });
+    };
+    expect(checkKnown(check, { lifetimeMs: 5 }, new Set(["image"]))).toEqual([{ field: "lifetimeMs", message: "lifetimeMs is required" }]);
+    expect(seen).toEqual([{ lifetimeMs: 5 }]);
   });
 });
 

@@ -213,7 +213,7 @@ func TestParseArgsListFile(t *testing.T) {
 	list := filepath.Join(dir, "allow")
 	write(t, list, "pypi.org\n")
 	base := []string{"--socket", "/e.sock", "--deadline", "2030-01-02T03:04:05Z"}
-	o, err := ParseArgs(append(base, "--allow-file", list))
+	o, err := ParseArgs(append(base, "--allow-file", list), "")
 	if err != nil || o.ListFile != list || strings.Join(o.List.Entries(), " ") != "pypi.org" || string(o.listRaw) != "pypi.org\n" {
 		t.Fatalf("%+v %v", o, err)
 	}
@@ -227,7 +227,7 @@ func TestParseArgsListFile(t *testing.T) {
 		"a refusal":  {append(append([]string{}, base...), "--allow-file", writeTo(t, dir, "bad", "10.0.0.0/8\n")), "--allow-file: \"10.0.0.0/8\" is over"},
 		"empty file": {append(append([]string{}, base...), "--allow-file", writeTo(t, dir, "empty", "\n")), "ask for none"},
 	} {
-		if _, err := ParseArgs(tc.args); err == nil || !strings.Contains(err.Error(), tc.words) {
+		if _, err := ParseArgs(tc.args, ""); err == nil || !strings.Contains(err.Error(), tc.words) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

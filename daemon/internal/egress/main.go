@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,16 +20,22 @@ import (
 )
 
 // Usage is the subcommand's line in computerd's usage.
-const Usage = "computerd egress --socket <path> --deadline <time> (--allow <entry>... | --allow-file <path>) [--host-address <ip>]... [--hint <words>]"
+const Usage = "computerd egress --socket <path> --deadline <time> (--allow <entry>... | --allow-file <path>) [--rule <host> <methods> <path>...]... [--host-address <ip>]... [--hint <words>]"
+
+// CredentialsEnv names the variable the proxy reads its credentials from (a JSON array of
+// {host, header, value}): never the argv, which docker inspect and the read-back show.
+const CredentialsEnv = "AGENTRUN_EGRESS_CREDENTIALS"
 
 // Options are the proxy's argv, checked.
 type Options struct {
-	Socket    string
-	Deadline  time.Time
-	List      allow.List
-	HostAddrs []netip.Addr
-	Hint      string
-	Reachable netip.Prefix
+	Socket      string
+	Deadline    time.Time
+	List        allow.List
+	HostAddrs   []netip.Addr
+	Hint        string
+	Reachable   netip.Prefix
+	Rules       []allow.Rule
+	Credentials []allow.Credential
 	// ListFile is where the list is read, and read again while the proxy runs (listfile.go);
 	// listRaw its bytes as first read.
 	ListFile string
@@ -40,11 +47,12 @@ type many []string
 func (m *many) String() string     { return strings.Join(*m, ",") }
 func (m *many) Set(s string) error { *m = append(*m, s); return nil }
 
-// ParseArgs reads the argv and refuses, all together, what it cannot hold.
-func ParseArgs(args []string) (Options, error) {
+// ParseArgs reads the argv and refuses, all together, what it cannot hold; credentials is
+// CredentialsEnv's value ("" for none).
+func ParseArgs(args []string, credentials string) (Options, error) {
 	fs := flag.NewFlagSet("computerd egress", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var entries, hosts many
+	var entries, hosts, rules many
 	socket := fs.String("socket", "", "")
 	dl := fs.String("deadline", "", "")
 	hint := fs.String("hint", "", "")
@@ -52,6 +60,7 @@ func ParseArgs(args []string) (Options, error) {
 	listFile := fs.String("allow-file", "", "")
 	fs.Var(&entries, "allow", "")
 	fs.Var(&hosts, "host-address", "")
+	fs.Var(&rules, "rule", "")
 	if err := fs.Parse(args); err != nil {
 		return Options{}, fmt.Errorf("%v; usage: %s", err, Usage)
 	}
@@ -91,6 +100,27 @@ func ParseArgs(args []string) (Options, error) {
 		}
 		o.List = list
 	}
+	if (len(rules) > 0 || credentials != "") && o.ListFile != "" {
+		problems = append(problems, "rules and credentials are held with a list given by --allow, not --allow-file")
+	}
+	if len(rules) > allow.MaxRules {
+		problems = append(problems, fmt.Sprintf("--rule: %d rules, more than %d", len(rules), allow.MaxRules))
+	}
+	for _, r := range rules {
+		rule, err := allow.ParseRule(r, o.List)
+		if err != nil {
+			problems = append(problems, "--rule: "+err.Error())
+		}
+		o.Rules = append(o.Rules, rule)
+	}
+	if credentials != "" {
+		if err := json.Unmarshal([]byte(credentials), &o.Credentials); err != nil {
+			problems = append(problems, CredentialsEnv+" is not a JSON array of {host, header, value}")
+		}
+		for _, w := range allow.CheckCredentials(o.Credentials, o.List) {
+			problems = append(problems, CredentialsEnv+": "+w)
+		}
+	}
 	for _, h := range hosts {
 		a, err := netip.ParseAddr(h)
 		if err != nil || a.Zone() != "" {
@@ -112,7 +142,7 @@ func ParseArgs(args []string) (Options, error) {
 // Main runs the proxy to its deadline or SIGTERM and returns its exit code: 0 then, 1 when it
 // refuses to start (the reason on stderr).
 func Main(args []string, stdout, stderr io.Writer) int {
-	o, err := ParseArgs(args)
+	o, err := ParseArgs(args, os.Getenv(CredentialsEnv))
 	if err != nil {
 		fmt.Fprintln(stderr, "computerd egress:", err)
 		return 1
@@ -127,14 +157,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer os.Remove(o.Socket)
-	p := proxy.New(proxy.Config{List: o.List, HostAddrs: o.HostAddrs, Hint: o.Hint, Deadline: o.Deadline, Reachable: o.Reachable, Log: stdout})
+	p := proxy.New(proxy.Config{List: o.List, HostAddrs: o.HostAddrs, Hint: o.Hint, Deadline: o.Deadline, Reachable: o.Reachable, Log: stdout, Rules: o.Rules, Credentials: o.Credentials})
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	go func() {
 		<-stop
 		p.Close()
 	}()
-	fmt.Fprintf(stdout, "computerd egress: ready on %s until %s (%d entries)\n", o.Socket, o.Deadline.UTC().Format(time.RFC3339), len(o.List.Entries()))
+	fmt.Fprintf(stdout, "computerd egress: ready on %s until %s (%d entries, %d rules, %d credentials)\n", o.Socket, o.Deadline.UTC().Format(time.RFC3339), len(o.List.Entries()), len(o.Rules), len(o.Credentials))
 	if o.ListFile != "" {
 		io.WriteString(stdout, heldLine(o.ListFile, o.List))
 		tick := time.NewTicker(reloadEvery)

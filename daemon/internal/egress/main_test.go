@@ -16,7 +16,7 @@ import (
 func iso(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func TestParseArgsRefusesEverythingTogether(t *testing.T) {
-	_, err := ParseArgs([]string{"--socket", "rel.sock", "--deadline", "soon", "--allow", "10.0.0.0/8", "--allow", "pypi.org:443", "--host-address", "nope", "--hint", "bad\x07", "--reachable-for-tests", "8.8.8.0/24"})
+	_, err := ParseArgs([]string{"--socket", "rel.sock", "--deadline", "soon", "--allow", "10.0.0.0/8", "--allow", "pypi.org:443", "--host-address", "nope", "--hint", "bad\x07", "--reachable-for-tests", "8.8.8.0/24"}, "")
 	if err == nil {
 		t.Fatal("taken")
 	}
@@ -25,16 +25,16 @@ func TestParseArgsRefusesEverythingTogether(t *testing.T) {
 			t.Errorf("missing %q in %v", words, err)
 		}
 	}
-	if _, err := ParseArgs([]string{"--socket", "/x.sock", "--deadline", iso(time.Now()), "--bogus"}); err == nil || !strings.Contains(err.Error(), "usage: computerd egress") {
+	if _, err := ParseArgs([]string{"--socket", "/x.sock", "--deadline", iso(time.Now()), "--bogus"}, ""); err == nil || !strings.Contains(err.Error(), "usage: computerd egress") {
 		t.Errorf("an unknown flag: %v", err)
 	}
-	if _, err := ParseArgs([]string{"--socket", "/x.sock", "--deadline", iso(time.Now())}); err == nil || !strings.Contains(err.Error(), "ask for none") {
+	if _, err := ParseArgs([]string{"--socket", "/x.sock", "--deadline", iso(time.Now())}, ""); err == nil || !strings.Contains(err.Error(), "ask for none") {
 		t.Errorf("an empty list: %v", err)
 	}
 }
 
 func TestParseArgs(t *testing.T) {
-	o, err := ParseArgs([]string{"--socket", "/e/egress.sock", "--deadline", "2030-01-02T03:04:05Z", "--allow", "pypi.org", "--allow", "*.pythonhosted.org", "--allow", "10.213.0.0/24", "--host-address", "203.0.113.7", "--host-address", "::ffff:198.51.100.1", "--hint", "ask", "--reachable-for-tests", "10.213.0.0/24"})
+	o, err := ParseArgs([]string{"--socket", "/e/egress.sock", "--deadline", "2030-01-02T03:04:05Z", "--allow", "pypi.org", "--allow", "*.pythonhosted.org", "--allow", "10.213.0.0/24", "--host-address", "203.0.113.7", "--host-address", "::ffff:198.51.100.1", "--hint", "ask", "--reachable-for-tests", "10.213.0.0/24"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +122,30 @@ func TestMainRefusesToStart(t *testing.T) {
 		var out, errs lockedBuffer
 		if code := Main(tc.args, &out, &errs); code != 1 || !strings.Contains(errs.String(), tc.words) || out.String() != "" {
 			t.Errorf("%s: exit %d, %q", name, code, errs.String())
+		}
+	}
+}
+
+// Rules come from the argv and credentials from the environment, each checked against the list;
+// a refused credential is named by its place, never its value.
+func TestParseArgsRulesAndCredentials(t *testing.T) {
+	base := []string{"--socket", "/e/egress.sock", "--deadline", "2030-01-02T03:04:05Z", "--allow", "api.example.com", "--rule", "api.example.com GET /v1/items"}
+	o, err := ParseArgs(base, `[{"host":"api.example.com","header":"X-Api-Key","value":"k-123"}]`)
+	if err != nil || len(o.Rules) != 1 || len(o.Credentials) != 1 || o.Credentials[0].Value != "k-123" {
+		t.Fatalf("%+v %v", o, err)
+	}
+	for _, tc := range []struct {
+		args  []string
+		creds string
+		words string
+	}{
+		{append(base, "--rule", "other.example.com GET /"), "", `--rule: rule "other.example.com GET /": host "other.example.com" is not a name`},
+		{base, `[{"host":"api.example.com","header":"Host","value":"k-secret"}]`, "AGENTRUN_EGRESS_CREDENTIALS: credential 0: header \"Host\" is one the proxy sets"},
+		{base, `{"host"`, "AGENTRUN_EGRESS_CREDENTIALS is not a JSON array"},
+	} {
+		_, err := ParseArgs(tc.args, tc.creds)
+		if err == nil || !strings.Contains(err.Error(), tc.words) || strings.Contains(err.Error(), "k-secret") {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.words)
 		}
 	}
 }

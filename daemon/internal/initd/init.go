@@ -39,11 +39,14 @@ type Options struct {
 	Egress string
 	// Stdio serves one client over init's own stdin and stdout (a container attached), beside the socket.
 	Stdio bool
+	// Browser: the computer is a browser (its provider starts Chromium through the daemon), and
+	// hello says kind browser; the methods are a linux computer's.
+	Browser bool
 }
 
-const initUsage = "usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>] [--stdio]"
+const initUsage = "usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>] [--stdio] [--kind browser]"
 
-// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>] [--stdio]`.
+// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>] [--stdio] [--kind browser]`.
 func ParseArgs(args []string) (Options, error) {
 	fs := flag.NewFlagSet("computerd init", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -53,6 +56,7 @@ func ParseArgs(args []string) (Options, error) {
 	own := fs.Bool("own-network", false, "")
 	egress := fs.String("egress", "", "")
 	stdio := fs.Bool("stdio", false, "")
+	kind := fs.String("kind", "", "")
 	if err := fs.Parse(args); err != nil {
 		return Options{}, fmt.Errorf("%v; %s", err, initUsage)
 	}
@@ -80,6 +84,13 @@ func ParseArgs(args []string) (Options, error) {
 		return Options{}, fmt.Errorf("--egress %q is not an absolute path: give the egress proxy's socket, such as /opt/agentrun/egress/egress.sock", *egress)
 	}
 	o.Egress = *egress
+	switch *kind {
+	case "":
+	case "browser":
+		o.Browser = true
+	default:
+		return Options{}, fmt.Errorf("--kind %q: init takes --kind browser alone (a desktop is said by its display); %s", *kind, initUsage)
+	}
 	return o, nil
 }
 
@@ -144,6 +155,7 @@ func run(o Options) error {
 	// The display DISPLAY names at start, reached when first asked for (an X server started
 	// later through process.start is found then).
 	d := methods.New(clock, x11.NewDisplay(os.Getenv("DISPLAY"), x11.AuthPath(os.Getenv("XAUTHORITY"), os.Getenv("HOME"))))
+	d.Browser = o.Browser
 	// An allowlisted computer starts beside its proxy: until the proxy answers, init serves no
 	// client, so nothing of the agent's runs before its one way out is there.
 	if o.Egress != "" && !waitForProxy(o.Egress, stop, clock.Fired()) {

@@ -27,7 +27,7 @@ type HelloResult struct {
 	Frames  int      `json:"frames,omitempty"`
 }
 
-// hello declares kind desktop with screen and input only while the display answers with XTEST,
+// hello declares kind browser for a browser's init; else kind desktop with screen and input only while the display answers with XTEST,
 // read again on every call, so a display started after init (or gone since) shows.
 func (d *Daemon) hello(ctx context.Context, p HelloParams) (HelloResult, error) {
 	if p.Frames != nil && *p.Frames < 1 {
@@ -37,7 +37,10 @@ func (d *Daemon) hello(ctx context.Context, p HelloParams) (HelloResult, error) 
 	if p.Frames != nil && rpc.AcceptFrames(ctx) {
 		r.Frames = rpc.FrameVersion
 	}
-	if ok, _ := d.Display.Answers(); ok {
+	if d.Browser {
+		// A browser's methods are a linux computer's; its CDP is the provider's, never hello's.
+		r.Kind = "browser"
+	} else if ok, _ := d.Display.Answers(); ok {
 		r.Kind = "desktop"
 		r.Groups = append(r.Groups, "screen")
 		r.Groups = append(r.Groups, input.Declared...)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"agentrun.dev/computerd/internal/rpctest"
 	"agentrun.dev/computerd/internal/version"
 )
 
@@ -61,5 +62,16 @@ func TestDeadlineExtendWithoutInitIsUnsupported(t *testing.T) {
 	c := connect(t)
 	if e := c.Fails(t, "deadline.extend", map[string]any{"at": "2099-01-01T00:00:00Z"}); e.Data.Kind != "unsupported" {
 		t.Fatalf("deadline.extend: %+v", e)
+	}
+}
+
+func TestHelloOfABrowsersInitSaysKindBrowserWithTheDaemonsGroups(t *testing.T) {
+	d := New(nil, nil)
+	d.Browser = true
+	c := rpctest.Connect(t, d)
+	var h HelloResult
+	c.Must(t, "hello", nil, &h)
+	if h.Kind != "browser" || strings.Join(h.Groups, ",") != "exec,files,processes" {
+		t.Fatalf("hello: %+v", h)
 	}
 }

@@ -24,6 +24,8 @@ type Daemon struct {
 	Display  *x11.Display
 	Screen   *screen.Screen
 	Input    *input.Input
+	// Browser: init was started as a browser's (--kind browser), so hello says kind browser.
+	Browser bool
 }
 
 // New makes a daemon; clock is nil outside init, display nil for none.

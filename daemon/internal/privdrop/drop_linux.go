@@ -132,8 +132,16 @@ func errnoName(err error) string {
 	return "error"
 }
 
+// lastCap is the highest capability the kernel knows. gVisor's /proc has no cap_last_cap, so
+// there it is found as the kernel reports it: the first number PR_CAPBSET_READ refuses as EINVAL.
 func lastCap() (int, error) {
 	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	if errors.Is(err, os.ErrNotExist) {
+		return lastCapBy(func(c int) syscall.Errno {
+			_, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prCapbsetRead, uintptr(c), 0)
+			return e
+		})
+	}
 	if err != nil {
 		return 0, &Refusal{fmt.Sprintf("reading /proc/sys/kernel/cap_last_cap: %v", err)}
 	}
@@ -142,6 +150,64 @@ func lastCap() (int, error) {
 		return 0, &Refusal{fmt.Sprintf("/proc/sys/kernel/cap_last_cap holds %q", b)}
 	}
 	return n, nil
+}
+
+// maxCap bounds the search: a capability set is 64 bits.
+const maxCap = 63
+
+// lastCapBy asks read about each capability from 0 up: the one before the first EINVAL is the last.
+func lastCapBy(read func(int) syscall.Errno) (int, error) {
+	for c := 0; c <= maxCap+1; c++ {
+		switch e := read(c); e {
+		case 0:
+		case syscall.EINVAL:
+			if c == 0 {
+				return 0, &Refusal{"no cap_last_cap in /proc, and the kernel knows no capability (PR_CAPBSET_READ refuses 0)"}
+			}
+			return c - 1, nil
+		default:
+			return 0, &Refusal{fmt.Sprintf("no cap_last_cap in /proc, and reading capability %d in the bounding set failed: %v", c, e)}
+		}
+	}
+	return 0, &Refusal{fmt.Sprintf("no cap_last_cap in /proc, and the kernel reports capabilities past %d", maxCap)}
+}
+
+const (
+	prGetNoNewPrivs   = 39
+	prCapAmbientIsSet = 1
+)
+
+// fillUnreported reads what gVisor's status leaves out (NoNewPrivs, CapAmb) from the kernel on
+// this thread: Drop set both on every thread with one call that either reached all or failed.
+func fillUnreported(st *Status) error {
+	if !st.Reported("NoNewPrivs") {
+		r, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prGetNoNewPrivs, 0, 0)
+		if e != 0 {
+			return &Refusal{fmt.Sprintf("the status has no NoNewPrivs, and PR_GET_NO_NEW_PRIVS failed: %v", e)}
+		}
+		st.Fill("NoNewPrivs", uint64(r))
+	}
+	if !st.Reported("CapAmb") {
+		last, err := lastCap()
+		if err != nil {
+			return err
+		}
+		var amb uint64
+		for c := 0; c <= last; c++ {
+			r, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientIsSet, uintptr(c), 0, 0, 0)
+			if e == syscall.EINVAL && c == 0 {
+				break // a kernel with no ambient set (gVisor's, Linux before 4.3): it holds nothing
+			}
+			if e != 0 {
+				return &Refusal{fmt.Sprintf("the status has no CapAmb, and PR_CAP_AMBIENT_IS_SET %s failed: %v", CapName(c), e)}
+			}
+			if r == 1 {
+				amb |= 1 << uint(c)
+			}
+		}
+		st.Fill("CapAmb", amb)
+	}
+	return nil
 }
 
 // ReadBack checks every thread's status: no capability in any set, NoNewPrivs 1, and the ids.
@@ -162,6 +228,9 @@ func ReadBack(uid, gid int) error {
 		}
 		if err != nil {
 			return &Refusal{fmt.Sprintf("the read-back of %s: %v", p, err)}
+		}
+		if err := fillUnreported(&st); err != nil {
+			return err
 		}
 		if short := st.Check(uid, gid); len(short) > 0 {
 			return &Refusal{fmt.Sprintf("the read-back of %s falls short: %s", p, strings.Join(short, "; "))}

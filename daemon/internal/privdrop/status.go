@@ -25,13 +25,17 @@ type Status struct {
 	seen                    map[string]bool
 }
 
-var required = []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Uid", "Gid"}
+var required = []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "Uid", "Gid"}
+
+// unreported are fields gVisor's /proc leaves out: Check counts one missing as falling short
+// until the reader fills it from the kernel itself (Reported, Fill).
+var unreported = []string{"CapAmb", "NoNewPrivs"}
 
 // ParseStatus reads a status file; a field the read-back needs that is missing is an error, and
 // so is a failed read, carried whole: a task that ends after its status is opened fails the read
 // with ESRCH (see TaskEnded), which must not pass for a status with no fields.
 func ParseStatus(r io.Reader) (Status, error) {
-	s := Status{Seccomp: -1, SeccompFilters: -1, seen: map[string]bool{}}
+	s := Status{NoNewPrivs: -1, Seccomp: -1, SeccompFilters: -1, seen: map[string]bool{}}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
@@ -97,6 +101,22 @@ func ParseStatus(r io.Reader) (Status, error) {
 	return s, nil
 }
 
+// Reported tells whether the status file held the field.
+func (s Status) Reported(field string) bool { return s.seen[field] }
+
+// Fill sets a field the status file left out, as the kernel reported it another way.
+func (s *Status) Fill(field string, value uint64) {
+	switch field {
+	case "CapAmb":
+		s.CapAmb = value
+	case "NoNewPrivs":
+		s.NoNewPrivs = int(value)
+	default:
+		return
+	}
+	s.seen[field] = true
+}
+
 // TaskEnded tells whether err, from opening or reading a task's status, means the task ended
 // while it was read: its files are gone, or the read of one already open finds no process.
 func TaskEnded(err error) bool {
@@ -107,6 +127,11 @@ func TaskEnded(err error) bool {
 // and, when uid is not -1, of being uid:gid with no supplementary group.
 func (s Status) Check(uid, gid int) []string {
 	var short []string
+	for _, f := range unreported {
+		if !s.seen[f] {
+			short = append(short, f+" is not reported")
+		}
+	}
 	for _, f := range []struct {
 		name string
 		v    uint64

@@ -41,8 +41,22 @@ func TestStatusReadBackNamesEveryShortfall(t *testing.T) {
 		t.Errorf("the uid check: %v", short)
 	}
 	// A field not reported fails the read-back rather than passing it.
-	if _, err := ParseStatus(strings.NewReader(strings.Replace(dropped, "CapAmb:\t0000000000000000\n", "", 1))); err == nil {
-		t.Fatal("a status without CapAmb was read back as fine")
+	if _, err := ParseStatus(strings.NewReader(strings.Replace(dropped, "CapInh:\t0000000000000000\n", "", 1))); err == nil {
+		t.Fatal("a status without CapInh was read back as fine")
+	}
+	// gVisor's status has no CapAmb nor NoNewPrivs: short until they are filled from the kernel.
+	gvisor := strings.NewReplacer("CapAmb:\t0000000000000000\n", "", "NoNewPrivs:\t1\n", "").Replace(dropped)
+	st, err = ParseStatus(strings.NewReader(gvisor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if short := strings.Join(st.Check(1000, 1000), "; "); !strings.Contains(short, "CapAmb is not reported") || !strings.Contains(short, "NoNewPrivs is not reported") {
+		t.Fatalf("gVisor's status before the fill: %q", short)
+	}
+	st.Fill("CapAmb", 0)
+	st.Fill("NoNewPrivs", 0)
+	if short := strings.Join(st.Check(1000, 1000), "; "); short != "NoNewPrivs is 0" {
+		t.Fatalf("gVisor's status filled with NoNewPrivs 0: %q", short)
 	}
 }
 

@@ -9,12 +9,22 @@ const (
 	prSetChildSubreaper = 36
 )
 
-// ChildSubreaper makes the process the reaper of every orphan under it.
+// ChildSubreaper makes the process the reaper of every orphan under it. gVisor's kernel (2022-12)
+// has no subreapers and refuses with EINVAL; a process that is its pid namespace's init (pid 1,
+// as init is in every container) is already the reaper of every orphan there.
 func ChildSubreaper() error {
-	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
+	return subreaperOr(syscall.Getpid(), func() syscall.Errno {
+		_, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
 		return e
+	})
+}
+
+func subreaperOr(pid int, set func() syscall.Errno) error {
+	e := set()
+	if e == 0 || (e == syscall.EINVAL && pid == 1) {
+		return nil
 	}
-	return nil
+	return e
 }
 
 // NotDumpable keeps the computer's own programs, which run as the same user, out of this

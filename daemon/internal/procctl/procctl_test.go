@@ -3,6 +3,7 @@ package procctl
 import (
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 )
 
@@ -45,5 +46,20 @@ func TestNotDumpableHoldsForTheProcessAndNotItsPrograms(t *testing.T) {
 		if d, err := Dumpable(); err != nil || !d {
 			t.Fatalf("the test process itself: dumpable %v %v", d, err)
 		}
+	}
+}
+
+// gVisor refuses PR_SET_CHILD_SUBREAPER: pid 1 reaps every orphan of its namespace all the same,
+// any other process is refused.
+func TestSubreaperRefusedIsFineForPidOneAlone(t *testing.T) {
+	refuse := func() syscall.Errno { return syscall.EINVAL }
+	if err := subreaperOr(1, refuse); err != nil {
+		t.Fatalf("pid 1 refused a subreaper: %v", err)
+	}
+	if err := subreaperOr(42, refuse); err != syscall.EINVAL {
+		t.Fatalf("pid 42 refused a subreaper: %v, not EINVAL", err)
+	}
+	if err := subreaperOr(1, func() syscall.Errno { return syscall.EPERM }); err != syscall.EPERM {
+		t.Fatalf("pid 1 with EPERM: %v", err)
 	}
 }

@@ -11,15 +11,18 @@ export const driftCases = [
     check(t.drifted.version !== t.provider.version, `the drifted provider holds its daemon to ${t.drifted.version}, the daemon's own version`);
     const made = await t.attempt(t.spec(), t.drifted);
     if (made.ok) {
+      // Made: connect must refuse it for the drift (refused), not fail for another reason (a timeout, a daemon not reached).
       const connected = await t.drifted.connect(made.value, { signal: t.signal });
       if (connected.ok) {
         const said = connected.value.hello.version;
         await connected.value.close();
         check(false, `a computer whose daemon reports ${said}, not ${t.drifted.version}, was made and handed a connection`);
       }
+      mustFail(connected, ["refused"], `connect to ${made.value.name}, whose daemon is not ${t.drifted.version},`);
       return;
     }
-    // Refused at create: and deleted, so nothing of the case is left.
+    // Refused at create, for the drift: and deleted, so nothing of the case is left.
+    mustFail(made, ["refused"], `create by a provider that expects daemon ${t.drifted.version}`);
     const left = await until(
       async () => await t.provider.list(t.labels, { signal: t.signal }),
       (l) => l.ok && l.value.length === 0,

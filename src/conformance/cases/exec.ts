@@ -2,7 +2,7 @@
 // cwd and env, timeout and abort, truncation at 360 KiB, nothing a run starts outlives it, and a
 // user other than root with no capability in any set.
 import { MAX_OUTPUT_BYTES } from "../../daemon/protocol.js";
-import { callFails, check, idsOf, output, privilegeProblems, run, shown, until } from "../assert.js";
+import { callFails, check, idsOf, output, privilegeOf, run, shown, until } from "../assert.js";
 import { conformanceCase } from "../case.js";
 import { holding, marker } from "../markers.js";
 
@@ -117,11 +117,10 @@ export const execCases = [
   }),
 
   conformanceCase("exec.unprivileged", "core", EXEC, async (t) => {
-    const status = await output(t.client, ["cat", "/proc/self/status"], { signal: t.signal });
+    const { status, problems } = await privilegeOf(t.client, t.signal);
     const ids = idsOf(status);
     check(ids !== undefined, "/proc/self/status reports no Uid or Gid");
     check(ids.uid !== 0, "exec.run runs as root (uid 0) with no user asked for; a computer is never root unless its spec asks");
-    const problems = privilegeProblems(status);
     check(problems.length === 0, `a program of the computer holds privilege: ${problems.join("; ")}`);
   }),
 

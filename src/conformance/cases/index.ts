@@ -1,5 +1,6 @@
 // The suite's cases, in the report's group order.
 import type { ConformanceCase } from "../case.js";
+import { appsCases } from "./apps.js";
 import { browserCases as browserOwnCases } from "./browser.js";
 import { driftCases } from "./drift.js";
 import { execCases } from "./exec.js";
@@ -13,6 +14,7 @@ import { processCases } from "./process.js";
 import { providerCases } from "./provider.js";
 import { browserScreenCases, screenCases } from "./screen.js";
 import { settingsCases } from "./settings.js";
+import { stateCases } from "./state.js";
 
 /** Every case of the suite for a computer that runs computerd or answers its methods. */
 export const conformanceCases: readonly ConformanceCase[] = [
@@ -27,7 +29,9 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...screenCases,
   ...inputCases,
   ...settingsCases,
+  ...appsCases,
   ...lifetimeCases,
+  ...stateCases,
 ];
 
 /** A browser's own cases: the health cases, then browser.* and its live view, release last. */

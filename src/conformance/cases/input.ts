@@ -33,8 +33,8 @@ export const inputCases = [
   ),
 
   conformanceCase("input.type-text", "core", { groups: ["input.keys"] }, (t) =>
-    // A phone with no fixture app reads the text back from Settings' search field.
-    isPhone(t) && !t.fixture
+    // A phone reads the text back from Settings' search field: its fixture app logs touch alone.
+    isPhone(t)
       ? typeIntoSearch(t)
       : withFixture(t, async (fixture) => {
           const text = "Hello, agentrun! 123";
@@ -45,7 +45,7 @@ export const inputCases = [
   ),
 
   conformanceCase("input.key-table-refuses-unknown", "core", { groups: ["input.keys"] }, (t) =>
-    isPhone(t) && !t.fixture
+    isPhone(t)
       ? refusedKeyTypesNothing(t)
       : onTheDisplay(t, async () => {
           const fixture = t.fixture ? await startFixture(t, t.fixture) : undefined;

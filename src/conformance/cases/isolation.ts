@@ -1,7 +1,7 @@
 // isolation: what a program in the computer can reach and hold: no network with network none,
 // not the vendor's agent nor the outside (through computerd probe), and no capability for any user.
 import { parseProbeLine } from "../../contract/probe.js";
-import { check, idsOf, must, output, privilegeProblems, shown } from "../assert.js";
+import { check, idsOf, must, output, privilegeOf, shown } from "../assert.js";
 import { conformanceCase, type CaseContext } from "../case.js";
 import { DAEMON_IN_COMPUTER } from "../../contract/daemon-path.js";
 
@@ -44,10 +44,9 @@ async function privileges(t: CaseContext, user: string, uid: number, gid: number
   const attached = must(await t.provider.attach({ id: ref.id }, { signal: t.signal }), `attach of ${ref.name}`);
   check(attached.spec?.user === `${uid}:${gid}`, `a computer asked for user ${user} reads back as ${shown(attached.spec?.user)}, not ${uid}:${gid}`);
   const connection = await t.connect(ref);
-  const status = await output(connection.client, ["cat", "/proc/self/status"], { signal: t.signal });
+  const { status, problems } = await privilegeOf(connection.client, t.signal);
   const ids = idsOf(status);
   check(ids?.uid === uid && ids.gid === gid, `a program runs as ${shown(ids)}, not uid ${uid} gid ${gid}`);
-  const problems = privilegeProblems(status);
   check(problems.length === 0, `a program of a computer asked for user ${user} holds privilege: ${problems.join("; ")}`);
 }
 

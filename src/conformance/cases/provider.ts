@@ -110,7 +110,7 @@ export const providerCases = [
   conformanceCase(
     "provider.network-undeclared",
     "core",
-    {},
+    { undeclaredNetwork: true },
     async (t) => {
       const wider: NetworkPolicy[] = [];
       if (!t.capabilities.network.includes("open")) wider.push("open");
@@ -129,7 +129,7 @@ export const providerCases = [
     { shared: true },
   ),
 
-  conformanceCase("provider.release-stop", "core", {}, async (t) => {
+  conformanceCase("provider.stop", "core", {}, async (t) => {
     const ref = await t.create();
     const stopped = await t.provider.release(ref, "stop", { signal: t.signal });
     const state = async () => (await listed(t)).find((c) => c.ref.name === ref.name)?.state;

@@ -17,16 +17,16 @@ const SETTLE_MS = 5_000;
 export const isPhone = (t: CaseContext) => t.hello.kind === "android" || t.hello.kind === "ios";
 
 type Box = UiNode["bounds"];
-const flat = (node: UiNode): UiNode[] => [node, ...node.children.flatMap(flat)];
+export const flat = (node: UiNode): UiNode[] => [node, ...node.children.flatMap(flat)];
 const centre = (b: Box): [number, number] => [Math.round(b.x + b.width / 2), Math.round(b.y + b.height / 2)];
 const inside = (a: Box, b: Box) => a.x >= b.x && a.y >= b.y && a.x + a.width <= b.x + b.width && a.y + a.height <= b.y + b.height;
 const says = (n: UiNode, words: string) => n.text === words || n.label === words;
 
-async function tree(t: CaseContext) {
+export async function tree(t: CaseContext) {
   return call("apps.ui_tree", t.client.call("apps.ui_tree", {}, { signal: t.signal }));
 }
 
-async function foreground(t: CaseContext): Promise<string | null | undefined> {
+export async function foreground(t: CaseContext): Promise<string | null | undefined> {
   return (await call("apps.list", t.client.call("apps.list", {}, { signal: t.signal }))).foreground;
 }
 

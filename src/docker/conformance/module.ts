@@ -13,6 +13,7 @@ import type { MountKind } from "../../contract/mount.js";
 import { hostEnvironment } from "../../contract/host.js";
 import type { HostEnvironment } from "../../contract/provider.js";
 import { processUser } from "../../contract/user.js";
+import { BROWSER_IMAGE } from "../../kits/browser/labels.js";
 import { packagedFixture, type RunFolder, type RunShape, settingKindOf } from "../../kits/conformance/module.js";
 
 /** Every name this module reads. */
@@ -66,6 +67,8 @@ const serverArch = () => (asked ??= dockerArch());
 
 /** A run of --kind desktop: the provider's computers are desktops. */
 const isDesktop = (run: RunShape) => run.kind !== undefined && settingKindOf(run.kind) === "desktop";
+/** A run of --kind browser: the provider's computers are browsers. */
+const isBrowser = (run: RunShape) => run.kind !== undefined && settingKindOf(run.kind) === "browser";
 
 /**
  * The provider's options from the settings, on the engine the docker CLI would use in host's
@@ -75,7 +78,7 @@ const isDesktop = (run: RunShape) => run.kind !== undefined && settingKindOf(run
 async function options(settings: DockerSettings, run: RunShape, host: HostEnvironment): Promise<DockerProviderOptions> {
   const { image: _ignored, ...rest } = settings;
   const made = optionsFromSettings({ ...rest, daemonPath: rest.daemonPath ?? path.join(packageRoot(), "dist", `computerd-linux-${await serverArch()}`) }, host);
-  return isDesktop(run) ? { ...made, desktop: {} } : made;
+  return isDesktop(run) ? { ...made, desktop: {} } : isBrowser(run) ? { ...made, browser: {} } : made;
 }
 
 export async function createProvider(
@@ -118,10 +121,11 @@ export async function mountFor(kind: MountKind, settings: DockerSettings = setti
 
 /**
  * The set-up's base image (dist/toolchain.json): on this host already, with sh and coreutils. A
- * desktop's is the provider's own (Xvfb on that base), which the CLI makes ready.
+ * desktop's is the provider's own (Xvfb on that base), which the CLI makes ready; a browser's is
+ * "chromium", which the provider makes ready at create.
  */
 export function conformanceImage(run: RunShape = {}): string | undefined {
-  return isDesktop(run) ? undefined : toolchainBase();
+  return isBrowser(run) ? BROWSER_IMAGE : isDesktop(run) ? undefined : toolchainBase();
 }
 
 /** A desktop run's input fixture when the CLI is given none: the package's own, for Docker's architecture. */

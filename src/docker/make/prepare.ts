@@ -9,6 +9,8 @@ import { hostRefusals } from "../check.js";
 import type { DockerContext } from "../context.js";
 import { DaemonCacheError } from "../daemon-cache.js";
 import type { Host } from "../host.js";
+import { failure } from "../containers.js";
+import { snapshotIdOf, snapshotMissing } from "../snapshot-image.js";
 import type { DaemonAt } from "../volume.js";
 
 /** The checked spec with what Docker said of it: every later phase takes this. */
@@ -20,6 +22,8 @@ export interface Prepared extends CheckedSpec {
   kind: MachineKind;
   /** An allowlist's: the Docker host's addresses and the proxy's image, ready. */
   egress?: { hostAddresses: string[]; image: string };
+  /** A browser's: the engine image its "chromium" is, ready. */
+  browserImage?: string;
 }
 
 /** The host read and held to the checked spec, the egress image and addresses, the daemon's copy. */
@@ -32,6 +36,19 @@ export async function prepare(context: DockerContext, checked: CheckedSpec, opti
     return fail("refused", `${refusals.map((r) => r.message).join("; ")}. Nothing was made`, { field: refusals[0]!.field ?? "host" });
   }
   const prepared: Prepared = { ...checked, host: host.value, daemon: undefined, kind: checked.spec.kind ?? context.kind };
+  // A fork: its snapshot on this engine, before anything is made.
+  const snapshot = snapshotIdOf(checked.spec.image);
+  if (snapshot !== undefined) {
+    const there = await context.engine.call("GET", `/images/sha256:${snapshot}/json`, { signal: options.signal, timeoutMs: 30_000 });
+    if (there.status === 404) return fail("not_found", snapshotMissing(checked.spec.image), { field: "image" });
+    if (!there.ok) return failure(context.engine, `reading the snapshot ${checked.spec.image}`, there);
+  }
+  // A browser: its image made ready (built once, by its recipe's hash) before anything is made.
+  if (prepared.kind === "browser") {
+    const image = await context.browserImage(options.signal);
+    if (!image.ok) return fail(image.error.code, `the browser's image: ${image.error.message}. Nothing was made`, { field: "image" });
+    prepared.browserImage = image.value;
+  }
   // An allowlist: the host's addresses and the proxy's image first, so a refusal makes nothing.
   if (checked.allow !== undefined) {
     const addresses = hostAddresses(context.egress);

@@ -10,6 +10,7 @@ import { type DockerContext, displayOf } from "../context.js";
 import { create as createContainer, failure, remove, removeLate, start } from "../containers.js";
 import { IMAGE_SETTING } from "../constants.js";
 import { createRequest } from "../create-request.js";
+import { snapshotIdOf, snapshotMissing } from "../snapshot-image.js";
 import type { EgressPlan } from "../egress-request.js";
 import { type Plan, planOf } from "../plan.js";
 import { nameUser } from "../user-name.js";
@@ -49,6 +50,7 @@ export async function run(context: DockerContext, creation: Creation<Prepared>):
     labels: creation.labels,
     volume: context.volume,
     ...(checked.kind === "desktop" ? { display: displayOf(context) } : {}),
+    ...(checked.browserImage !== undefined ? { browserImage: checked.browserImage } : {}),
   });
   // A remote engine's run folder is on its host, which this machine cannot stat: Docker's bind says.
   if (plan.mount && !context.remote) {
@@ -116,6 +118,8 @@ async function makeAndStart(
 function notMade(context: DockerContext, creation: Creation<Prepared>, made: Reply<{ Id: string }>): Result<Made> {
   const { name } = creation;
   if (made.aborted) return fail("aborted", `create was aborted while the container was made; ${name} was removed`);
+  if (made.status === 404 && /No such image/i.test(made.message) && snapshotIdOf(creation.spec.image))
+    return fail("not_found", snapshotMissing(creation.spec.image), { field: "image" });
   if (made.status === 404 && /No such image/i.test(made.message)) {
     return fail(
       "not_found",

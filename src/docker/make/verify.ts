@@ -16,6 +16,10 @@ import { drift } from "../drift.js";
 import { inspectEgress } from "../egress.js";
 import { proxyReadBack } from "../egress-readback.js";
 import { homeDrift } from "../home.js";
+import { restoreHome } from "../snapshot-home.js";
+import { snapshotIdOf } from "../snapshot-image.js";
+import { gvisorKernelDrift } from "../runtime.js";
+import { browserMismatches, startDockerBrowser } from "../browser.js";
 import type { Inspected } from "../readback.js";
 import type { Prepared } from "./prepare.js";
 import { lifetimeEnded, type Made } from "./run.js";
@@ -113,12 +117,23 @@ export async function verify(context: DockerContext, creation: Creation<Prepared
   const { name, signal, checked } = creation;
   let hello = opened.connection.hello;
   await context.pause?.("hello", signal);
+  // A fork: its snapshot's home put back into its own, before its display starts and /work is read back.
+  if (snapshotIdOf(creation.spec.image) !== undefined) {
+    const restored = await restoreHome(opened.connection.client, { signal });
+    if (!restored.ok)
+      return fail(restored.error.code, `${name}'s home could not be put back from ${creation.spec.image}: ${restored.error.message}; ${name} was deleted`);
+  }
   if (checked.kind === "desktop") {
     const shown = await display(context, creation, opened);
     if (!shown.ok) return shown;
     hello = shown.value;
   }
+  if (checked.kind === "browser") {
+    const started = await startDockerBrowser(opened.connection.client, creation.spec.network, signal);
+    if (!started.ok) return fail(started.error.code, `${name}'s browser: ${started.error.message}; ${name} was deleted`);
+  }
   const home = await homeDrift(opened.connection.client, signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
+  const kernel = await gvisorKernelDrift(opened.connection.client, creation.spec.runtime, checked.host.kernel, signal);
   if (signal?.aborted) return fail("aborted", `create was aborted while reading the computer; ${name} was deleted`);
   const proxy = proxyOf(context, creation, made, opened);
   if (!proxy.ok) return proxy;
@@ -126,8 +141,11 @@ export async function verify(context: DockerContext, creation: Creation<Prepared
   const mismatches = drift(creation.spec, opened.inspected, hello, {
     ...expectedOf(context, checked.host, { uid: plan.uid, gid: plan.gid, deadline: creation.deadline, daemon: checked.daemon, kind: checked.kind }),
     ...(proxy.value ? { proxy: proxy.value } : {}),
+    ...(checked.browserImage !== undefined ? { image: checked.browserImage } : {}),
   });
   if (home) mismatches.push(home);
+  if (checked.kind === "browser") mismatches.push(...(await browserMismatches(opened.connection.client, creation.spec.network, signal)));
+  if (kernel) mismatches.push(kernel);
   if (mismatches.length > 0) return fail("refused", `${name} is not what was declared, so it was deleted: ${mismatches.join("; ")}`);
   return ok(refOf(opened.inspected, hello, proxy.value, context.volume));
 }

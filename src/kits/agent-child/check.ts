@@ -7,6 +7,7 @@
 import { ownerLabelRefusal, isOwnerLabel } from "../../contract/labels.js";
 import { checkLifetime } from "../../contract/lifetime.js";
 import { checkMount } from "../../contract/mount.js";
+import { runtimeRefusal } from "../../contract/runtime.js";
 import type { Capabilities, ComputerSpec } from "../../contract/provider.js";
 import type { Refusal } from "../../daemon/result.js";
 import { normalUser } from "../../contract/user.js";
@@ -44,7 +45,10 @@ export function checkChildSpec(spec: ComputerSpec, capabilities: Capabilities, w
       out.push({ field: key, message: `user is refused: ${words.vendor} computer's daemon runs as the provider's daemonUser, which a spec cannot name` });
     else if (key === "workdir") out.push({ field: key, message: `workdir is refused: ${words.vendor} computer's daemon works in /work` });
     else if (key === "mount") out.push(...checkMount(spec.mount, []));
-    else if (!FIELDS.has(key)) out.push({ field: key, message: `${key} is not a field ${words.name} supports (it takes ${[...FIELDS].join(", ")})` });
+    else if (key === "runtime") {
+      const runtime = runtimeRefusal(spec.runtime, ["runc"], words.name);
+      if (runtime) out.push(runtime);
+    } else if (!FIELDS.has(key)) out.push({ field: key, message: `${key} is not a field ${words.name} supports (it takes ${[...FIELDS].join(", ")})` });
   }
   if (typeof spec.image !== "string" || spec.image.length === 0 || spec.image.includes("\0")) out.push({ field: "image", message: words.image });
   const lifetime = checkLifetime(spec.lifetimeMs, capabilities);

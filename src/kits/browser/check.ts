@@ -3,6 +3,7 @@
 // browser session does not have (a size, a user, a workdir, a mount, a shared proxy). No vendor call.
 import { checkLifetime } from "../../contract/lifetime.js";
 import { labelRefusals } from "../../contract/labels.js";
+import { runtimeRefusal } from "../../contract/runtime.js";
 import type { ComputerSpec } from "../../contract/provider.js";
 import type { Refusal } from "../../daemon/result.js";
 import type { BrowserVendor } from "./vendor.js";
@@ -10,7 +11,7 @@ import { BROWSER_IMAGE, COMPUTER_LABEL, CREATE_LABEL } from "./labels.js";
 
 const NOT_A_BROWSER = ["cpus", "memoryMb", "pids", "user", "workdir", "mount", "egress"] as const;
 
-const KNOWN = new Set(["image", "lifetimeMs", "network", "labels", "kind", ...NOT_A_BROWSER]);
+const KNOWN = new Set(["image", "lifetimeMs", "network", "labels", "kind", "runtime", ...NOT_A_BROWSER]);
 
 export function checkBrowserSpec(spec: ComputerSpec, vendor: Pick<BrowserVendor, "name" | "minLifetimeMs" | "labelProblem" | "capabilities">): Refusal[] {
   const refusals: Refusal[] = [];
@@ -37,6 +38,8 @@ export function checkBrowserSpec(spec: ComputerSpec, vendor: Pick<BrowserVendor,
     if (!KNOWN.has(field)) refusals.push({ field, message: `${field} is not a field of a computer's spec` });
   }
   if (spec.labels !== undefined) refusals.push(...browserLabelRefusals(spec.labels, vendor));
+  const runtime = runtimeRefusal(spec.runtime, ["runc"], vendor.name);
+  if (runtime) refusals.push(runtime);
   return refusals;
 }
 

@@ -34,7 +34,7 @@ import { checkBrowserSpec } from "./check.js";
 import { BrowserClient } from "./client.js";
 import { BROWSER_IMAGE, COMPUTER_LABEL, CREATE_LABEL, isOurs, matchesAll, NAME_LABEL, shownLabels } from "./labels.js";
 import { cdpLiveView } from "./screencast.js";
-import { UrlStore } from "./url-store.js";
+import { secretUrl, UrlStore } from "./url-store.js";
 import { type Browser, type BrowserVendor, outcomeUnknown } from "./vendor.js";
 
 /** The bound of the search a create with an unknown outcome makes for what its label made. */
@@ -302,12 +302,4 @@ export class BrowserProvider implements ComputerProvider {
     const more = read.value.more;
     return ok({ detail: `${this.#vendor.name} answers; ${n}${more ? " or more" : ""} browser${n === 1 && !more ? "" : "s"} of this provider running` });
   }
-}
-
-/** A URL that stays out of JSON and inspection: only .url reads it. */
-function secretUrl(url: string): { url: string } {
-  const holder = {} as { url: string };
-  Object.defineProperty(holder, "url", { value: url, enumerable: false });
-  Object.defineProperty(holder, "toJSON", { value: () => ({ url: "<secret>" }), enumerable: false });
-  return holder;
 }

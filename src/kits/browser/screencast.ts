@@ -122,13 +122,17 @@ async function openView(
   const connected = await provider.connect(ref, signal ? { signal } : {});
   if (!connected.ok) return fail(connected.error.code, redactWords(connected.error.message));
   const url = connected.value.cdp?.url;
-  // The connection's client is the vendor's reads alone: only its CDP URL is used.
-  await connected.value.close();
-  if (!url) return fail("unsupported", `${ref.name} has no CDP target, so it has no live view`);
+  if (!url) {
+    await connected.value.close();
+    return fail("unsupported", `${ref.name} has no CDP target, so it has no live view`);
+  }
+  // Only the CDP URL is used; the connection is held while the watch lives, as a URL served through it lives as long.
   let cdp: Cdp;
   try {
-    cdp = await openCdp(url, { timeoutMs: SCREENCAST_CALL_MS, maxMessageBytes: MAX_MESSAGE_BYTES, ...(signal ? { signal } : {}) });
+    const opened = await openCdp(url, { timeoutMs: SCREENCAST_CALL_MS, maxMessageBytes: MAX_MESSAGE_BYTES, ...(signal ? { signal } : {}) });
+    cdp = { ...opened, close: () => (opened.close(), void connected.value.close()) };
   } catch (error) {
+    await connected.value.close();
     return unopened(ref.name, error, signal);
   }
   try {

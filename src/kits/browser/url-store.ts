@@ -22,3 +22,11 @@ export class UrlStore {
     return {};
   }
 }
+
+/** A URL that stays out of JSON and inspection: only .url reads it. */
+export function secretUrl(url: string): { url: string } {
+  const holder = {} as { url: string };
+  Object.defineProperty(holder, "url", { value: url, enumerable: false });
+  Object.defineProperty(holder, "toJSON", { value: () => ({ url: "<secret>" }), enumerable: false });
+  return holder;
+}

@@ -4,11 +4,13 @@
 import path from "node:path";
 import { SETTING_KIND_NAMES, SETTING_KINDS, type SettingKind } from "../../contract/kinds.js";
 import type { MountSpec } from "../../contract/mount.js";
+import type { Runtime } from "../../contract/runtime.js";
 import { packageRoot } from "../../package.js";
 
-/** The run as a conformance module may shape its provider by it: the kind asked for (--kind). */
+/** The run as a conformance module may shape its provider by it: the kind asked for (--kind) and the runtime (--runtime). */
 export interface RunShape {
   kind?: string;
+  runtime?: Runtime;
 }
 
 /** The setting kind a name stands for, or undefined for a name that is neither (a machine kind stands for its setting kind: linux is a sandbox). */

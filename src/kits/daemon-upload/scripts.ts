@@ -2,6 +2,7 @@
 // sent: the start script's wait for the daemon, the upload that writes it in place only when its
 // sha256 is right, the line that upload prints, and each connection's bridge.
 import { DAEMON_IN_COMPUTER } from "../../contract/daemon-path.js";
+import { fail, ok, type Result } from "../../daemon/result.js";
 
 /** The part file the daemon's upload writes, then renames to DAEMON_IN_COMPUTER. */
 export const DAEMON_PART = "/opt/agentrun/.computerd.part";
@@ -50,6 +51,27 @@ export function uploadArgv(sha256: string): string[] {
 /** The sha256 line the upload prints, or undefined. */
 export function printedSha256(stdout: string): string | undefined {
   return /^sha256 ([0-9a-f]{64})$/m.exec(stdout)?.[1];
+}
+
+export interface UploadOptions {
+  argv: string[];
+  bytes: Uint8Array;
+  sha256: string;
+  /** The whole upload's bound. */
+  uploadMs: number;
+  /** The exec's own bound within it. */
+  callMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** An upload that ran to its end: the daemon in place only when the sha256 it printed is the provider's and it exited 0. */
+export function uploadVerdict(what: string, sha256: string, ran: { stdout: string; code: number | null | undefined; last: string }): Result<undefined> {
+  const got = printedSha256(ran.stdout);
+  if (got !== undefined && got !== sha256)
+    return fail("refused", `${what} read back sha256 ${got}, not the provider's ${sha256}: the daemon that arrived is not the one sent`);
+  if (ran.code !== 0) return fail("failed", `${what} exited ${ran.code ?? "with no code"}${ran.last ? `: ${ran.last}` : ""}`);
+  if (got === undefined) return fail("failed", `${what} printed no sha256 line, so the daemon is not known to be the provider's`);
+  return ok();
 }
 
 /** Each connection's exec: the bridge to init's socket. */

@@ -58,5 +58,5 @@ export function conformanceImage(): string | undefined {
 }
 
 export const conformanceNotes: string[] = [
-  "Kubernetes: a computer is a Pod; release is delete alone (a Pod has no stopped state), so provider.release-stop is skipped",
+  "Kubernetes: a computer is a Pod; release is delete alone (a Pod has no stopped state), so provider.stop holds it to refusing a stop, and provider.janitor is skipped",
 ];

@@ -1,5 +1,6 @@
 // E2B at the wire: a loopback HTTP server of E2B's REST API as the real `e2b` SDK calls it (create,
-// get, list by metadata, set timeout, connect, kill; shapes, statuses and {code, message} error
+// get, list by metadata, set timeout, connect (resuming a paused one), kill, pause, and snapshots'
+// take, list and delete; shapes, statuses and {code, message} error
 // bodies from E2B's OpenAPI, spec/openapi.yml, and the SDK's own generated paths), and a second
 // listener for envd inside every sandbox as E2B's sandbox proxy serves it (envd.ts). Its sandboxes
 // are the Docker-backed fake's root containers (fake-e2b-docker.ts), which the REST calls drive. The
@@ -60,6 +61,10 @@ const ROUTES: [string, RegExp][] = [
   ["DELETE /sandboxes/{sandboxID}", /^DELETE \/sandboxes\/([^/]+)$/],
   ["POST /sandboxes/{sandboxID}/timeout", /^POST \/sandboxes\/([^/]+)\/timeout$/],
   ["POST /v2/sandboxes/{sandboxID}/connect", /^POST \/v2\/sandboxes\/([^/]+)\/connect$/],
+  ["POST /sandboxes/{sandboxID}/pause", /^POST \/sandboxes\/([^/]+)\/pause$/],
+  ["POST /sandboxes/{sandboxID}/snapshots", /^POST \/sandboxes\/([^/]+)\/snapshots$/],
+  ["GET /snapshots", /^GET \/snapshots$/],
+  ["DELETE /templates/{templateID}", /^DELETE \/templates\/([^/]+)$/],
 ];
 
 export class E2BWireServer {
@@ -216,14 +221,10 @@ export class E2BWireServer {
           [...new URLSearchParams(query.get("metadata") ?? "")].map(([k, v]) => [decodeURIComponent(k), decodeURIComponent(v)]),
         );
         const states = (query.get("state") ?? "running,paused").split(",");
-        const limit = Math.min(Number(query.get("limit") ?? MAX_LIMIT), MAX_LIMIT);
-        if (!Number.isInteger(limit) || limit < 1) throw new ApiError(400, `limit ${query.get("limit")} is not from 1 to ${MAX_LIMIT}`);
-        const from = query.get("nextToken") ? Number(Buffer.from(query.get("nextToken")!, "base64url").toString("utf8")) : 0;
         const pages = this.fake.list({ ...FAKE_CONN, query: { metadata, state: states as ("running" | "paused")[] }, limit: Number.MAX_SAFE_INTEGER });
         const all = (await pages.nextItems(FAKE_CONN)).sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime());
-        const page = all.slice(from, from + limit);
-        const more = from + limit < all.length;
-        return [200, page.map((info) => this.#listed(info)), more ? { "x-next-token": Buffer.from(String(from + limit)).toString("base64url") } : {}];
+        const [page, headers] = this.#page(all, query);
+        return [200, page.map((info) => this.#listed(info)), headers];
       }
       case "GET /sandboxes/{sandboxID}":
         return [200, this.#detail(await this.fake.getInfo(id, FAKE_CONN).catch(missing))];
@@ -239,8 +240,37 @@ export class E2BWireServer {
         await this.fake.connect(id, { ...FAKE_CONN, timeoutMs: Number(body.timeout ?? 300) * 1000 });
         return [before.state === "paused" ? 201 : 200, this.#sandbox(before)];
       }
+      case "POST /sandboxes/{sandboxID}/pause":
+        // A pause that keeps the disk alone would need a reboot on resume: the engine's freeze keeps memory only.
+        if (body.memory === false) throw new ApiError(400, "the wire's pause keeps memory: memory false is not served");
+        if (!(await this.fake.pause(id, FAKE_CONN).catch(missing))) throw new ApiError(409, `sandbox "${id}" is already paused`);
+        return [204];
+      case "POST /sandboxes/{sandboxID}/snapshots": {
+        const name = typeof body.name === "string" ? body.name : undefined;
+        const taken = await this.fake.createSnapshot(id, { ...FAKE_CONN, ...(name ? { name } : {}) }).catch(missing);
+        return [201, { snapshotID: taken.snapshotId, names: taken.names }];
+      }
+      case "GET /snapshots": {
+        const all = await this.fake
+          .listSnapshots({ ...FAKE_CONN, sandboxId: query.get("sandboxID") ?? undefined, name: query.get("name") ?? undefined, limit: Number.MAX_SAFE_INTEGER })
+          .nextItems(FAKE_CONN);
+        const [page, headers] = this.#page(all, query);
+        return [200, page.map((x) => ({ snapshotID: x.snapshotId, names: x.names })), headers];
+      }
+      case "DELETE /templates/{templateID}":
+        if (!(await this.fake.deleteSnapshot(id, FAKE_CONN))) throw new ApiError(404, `template '${id}' not found`);
+        return [204];
     }
     throw new ApiError(404, `${call} is not served`);
+  }
+
+  /** One page of a listing by its limit and nextToken, and the next token's header when more follow. */
+  #page<T>(all: T[], query: URLSearchParams): [T[], Record<string, string>] {
+    const limit = Math.min(Number(query.get("limit") ?? MAX_LIMIT), MAX_LIMIT);
+    if (!Number.isInteger(limit) || limit < 1) throw new ApiError(400, `limit ${query.get("limit")} is not from 1 to ${MAX_LIMIT}`);
+    const from = query.get("nextToken") ? Number(Buffer.from(query.get("nextToken")!, "base64url").toString("utf8")) : 0;
+    const more = from + limit < all.length;
+    return [all.slice(from, from + limit), more ? { "x-next-token": Buffer.from(String(from + limit)).toString("base64url") } : {}];
   }
 
   /** Sandbox: what create and connect answer. */

@@ -52,6 +52,9 @@ message ImageGetOrCreateRequest {
   string builder_version = 9;
 }
 message ImageGetOrCreateResponse { string image_id = 1; GenericResult result = 2; }
+message ImageFromIdRequest { string image_id = 1; }
+message ImageFromIdResponse { string image_id = 1; }
+message ImageDeleteRequest { string image_id = 1; }
 
 message Resources {
   uint32 memory_mb = 2;
@@ -151,6 +154,14 @@ message TaskExecStdinWriteRequest {
 message TaskExecStdinWriteResponse {}
 
 
+message TaskSnapshotFilesystemRequest {
+  string task_id = 1;
+  string snapshot_id = 2;
+  optional int64 ttl_seconds = 3;
+  string container_id = 5;
+}
+message TaskSnapshotFilesystemResponse { string image_id = 1; }
+
 message TaskExecWaitRequest { string task_id = 1; string exec_id = 2; }
 message TaskExecWaitResponse { oneof exit_status { int32 code = 1; int32 signal = 2; } }
 `;
@@ -168,6 +179,8 @@ export const RPCS = {
     AppGetOrCreate: ["AppGetOrCreateRequest", "AppGetOrCreateResponse"],
     EnvironmentGetOrCreate: ["EnvironmentGetOrCreateRequest", "EnvironmentGetOrCreateResponse"],
     ImageGetOrCreate: ["ImageGetOrCreateRequest", "ImageGetOrCreateResponse"],
+    ImageFromId: ["ImageFromIdRequest", "ImageFromIdResponse"],
+    ImageDelete: ["ImageDeleteRequest", "Empty"],
     SandboxCreateV2: ["SandboxCreateV2Request", "SandboxCreateV2Response"],
     SandboxGetCommandRouterAccess: ["SandboxGetCommandRouterAccessRequest", "SandboxGetCommandRouterAccessResponse"],
     SandboxGetTaskIdV2: ["SandboxGetTaskIdRequest", "SandboxGetTaskIdResponse"],
@@ -181,6 +194,7 @@ export const RPCS = {
     TaskExecStdioRead: ["TaskExecStdioReadRequest", "TaskExecStdioReadResponse", "stream"],
     TaskExecStdinWrite: ["TaskExecStdinWriteRequest", "TaskExecStdinWriteResponse"],
     TaskExecWait: ["TaskExecWaitRequest", "TaskExecWaitResponse"],
+    TaskSnapshotFilesystem: ["TaskSnapshotFilesystemRequest", "TaskSnapshotFilesystemResponse"],
   },
 } as const satisfies Record<string, Record<string, readonly [string, string] | readonly [string, string, "stream"]>>;
 

@@ -4,7 +4,7 @@
 // sandboxes are the Docker-backed fake's root containers. A token is checked on every call (a
 // wrong one is refused UNAUTHENTICATED, as Modal refuses it), the command router takes the JWT the
 // control plane handed out, and every call is logged by method so the served set is exactly what
-// the path sends. Faults are queued per method: an error answered, an answer lost after the work
+// the path sends (a filesystem snapshot's among it: TaskSnapshotFilesystem, ImageFromId, ImageDelete). Faults are queued per method: an error answered, an answer lost after the work
 // was done, an exec's stdout cut mid-stream.
 import * as grpc from "@grpc/grpc-js";
 import { randomBytes } from "node:crypto";
@@ -254,6 +254,17 @@ export class ModalWireServer {
         this.#images.set(built.imageId, built);
         return { imageId: built.imageId, result: { status: STATUS.success } };
       },
+      ImageFromId: async (r) => {
+        const id = String(r.imageId);
+        const image = this.#images.get(id) ?? (await this.fake.images.fromId(id));
+        this.#images.set(id, image);
+        return { imageId: id };
+      },
+      ImageDelete: async (r) => {
+        await this.fake.images.delete(String(r.imageId));
+        this.#images.delete(String(r.imageId));
+        return {};
+      },
       SandboxCreateV2: async (r) => {
         const d = (r.definition ?? {}) as Record<string, unknown> & { resources?: Record<string, number>; networkAccess?: { networkAccessType?: number } };
         const image = this.#images.get(String(d.imageId));
@@ -348,6 +359,12 @@ export class ModalWireServer {
         const wrote = await this.#exec(r.execId).write(Number(r.offset), Buffer.from(r.data as Uint8Array), r.eof === true);
         if (wrote === "gap") throw new RpcError(grpc.status.OUT_OF_RANGE, `stdin offset ${String(r.offset)} is past the bytes written`);
         return {};
+      },
+      TaskSnapshotFilesystem: async (r) => {
+        const sandbox = await this.#sandbox(sandboxOfTask(String(r.taskId)));
+        const image = (await sandbox.snapshotFilesystem()) as ModalImage;
+        this.#images.set(image.imageId, image);
+        return { imageId: image.imageId };
       },
       TaskExecWait: async (r) => {
         const exec = this.#exec(r.execId);

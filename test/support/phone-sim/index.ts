@@ -35,7 +35,8 @@ export async function startPhone({ code }: { code: string }): Promise<SimPhone> 
         return finish(stream, "unlocked\n");
       }
       if (!unlocked) return finish(stream, "locked\n");
-      const { out, ms } = shell.run(line);
+      const { out, ms, takes } = shell.run(line);
+      if (takes) return readInput(stream, takes.bytes, (input) => finish(stream, takes.then(input).out));
       if (!ms) return finish(stream, out);
       let open = true;
       stream.onClose = () => (open = false);
@@ -73,6 +74,20 @@ export async function startPhone({ code }: { code: string }): Promise<SimPhone> 
       drop();
       return new Promise((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/** A command's stdin, until it has the bytes it reads. */
+function readInput(stream: Stream, bytes: number, done: (input: Buffer) => void): void {
+  const parts: Buffer[] = [];
+  let held = 0;
+  stream.onInput = (data) => {
+    parts.push(data);
+    held += data.length;
+    if (held >= bytes) {
+      stream.onInput = undefined;
+      done(Buffer.concat(parts).subarray(0, bytes));
+    }
   };
 }
 

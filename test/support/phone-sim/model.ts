@@ -10,6 +10,8 @@ export const SETTINGS = "com.android.settings";
 export const SEARCH = "com.android.settings.intelligence";
 export const CLOCK = "com.google.android.deskclock";
 export const PACKAGES = [LAUNCHER, SETTINGS, SEARCH, CLOCK, "com.android.systemui", "android"];
+/** The fixture app's package: the one installed app whose code the phone stands in for (it runs no dex). */
+export const FIXTURE_APP = "ai.agentrun.fixture";
 /** Each app's launcher activity, as `cmd package resolve-activity` names it. */
 export const ACTIVITIES: Record<string, string> = {
   [LAUNCHER]: `${LAUNCHER}/.uioverride.QuickstepLauncher`,
@@ -52,14 +54,26 @@ export const ICONS = [
 export type SettingsScreen = { page: "list" } | { page: "row"; row: number } | { page: "search" };
 export type Touch = { kind: "tap" | "long_press"; x: number; y: number } | { kind: "swipe"; from: [number, number]; to: [number, number] };
 
+/** An app installed from an APK: its package and launcher activity, as its manifest names them. */
+export interface InstalledApp {
+  pkg: string;
+  activity: string;
+  label: string;
+}
+
 export class PhoneModel {
   front: string = LAUNCHER;
+  readonly installed = new Map<string, InstalledApp>();
+  /** The fixture app's log of its run in front (one JSON line an event, ready first), as it writes it to its files directory. */
+  fixtureLog: string[] = [];
   recents = false;
   settings: SettingsScreen[] = [];
   scroll = 0;
   query = "";
   /** A fault: taps reach the phone and change nothing (a test of the words a missed tap gets). */
   deadTaps = false;
+  /** A fault: the fixture app logs no touch. */
+  mutedFixture = false;
   /** Every touch, key and text the phone took, in order: what a test reads back. */
   readonly log: string[] = [];
 
@@ -73,12 +87,29 @@ export class PhoneModel {
   }
 
   get frontActivity(): string {
-    return this.frontPackage === SEARCH ? SEARCH_ACTIVITY : ACTIVITIES[this.front]!;
+    return this.frontPackage === SEARCH ? SEARCH_ACTIVITY : this.activityOf(this.front)!;
+  }
+
+  /** Every package on the phone: the system's, then those installed. */
+  packages(): string[] {
+    return [...PACKAGES, ...this.installed.keys()];
+  }
+
+  /** A package's launcher activity (package/class), if it has one. */
+  activityOf(pkg: string): string | undefined {
+    const app = this.installed.get(pkg);
+    return app ? `${pkg}/${app.activity}` : ACTIVITIES[pkg];
+  }
+
+  install(app: InstalledApp): void {
+    this.forceStop(app.pkg);
+    this.installed.set(app.pkg, app);
   }
 
   /** `am start`: the app in front; a cleared task starts at its first screen, else it keeps what it held. */
   launch(pkg: string, clearTask: boolean): void {
     this.recents = false;
+    if (pkg === FIXTURE_APP && (clearTask || this.front !== pkg)) this.fixtureLog = [JSON.stringify({ event: "ready", width: WIDTH, height: HEIGHT })];
     this.front = pkg;
     if (pkg === SETTINGS && (clearTask || this.settings.length === 0)) {
       this.settings = [{ page: "list" }];
@@ -117,6 +148,7 @@ export class PhoneModel {
   }
 
   touch(t: Touch): void {
+    if (this.front === FIXTURE_APP && !this.recents && !this.mutedFixture) this.fixtureTouch(t);
     if (t.kind === "swipe") {
       this.log.push(`swipe ${t.from.join(",")} ${t.to.join(",")}`);
       if (this.screen?.page === "list") this.scroll = Math.max(0, Math.min(MAX_SCROLL, this.scroll + (t.from[1] - t.to[1])));
@@ -124,6 +156,21 @@ export class PhoneModel {
     }
     this.log.push(`${t.kind} ${t.x},${t.y}`);
     if (t.kind === "tap" && !this.deadTaps) this.tap(t.x, t.y);
+  }
+
+  /** The fixture app logs each finger's down, moves and up with its point (adb's input has one finger, 0). */
+  private fixtureTouch(t: Touch): void {
+    const at = (phase: string, point: [number, number]) => this.fixtureLog.push(JSON.stringify({ event: "touch", finger: 0, phase, point }));
+    const [from, to]: [[number, number], [number, number]] =
+      t.kind === "swipe"
+        ? [t.from, t.to]
+        : [
+            [t.x, t.y],
+            [t.x, t.y],
+          ];
+    at("down", from);
+    if (t.kind === "swipe") at("move", to);
+    at("up", to);
   }
 
   private tap(x: number, y: number): void {

@@ -1,7 +1,11 @@
 // The simulated phone's shell: one command line in, its output out, in Android's words and
 // formats (screencap's raw header, uiautomator's XML, am start -W's lines, dumpsys's records).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { encodePng } from "../../../src/phone-harness/png.js";
-import { ACTIVITIES, DENSITY, HEIGHT, PACKAGES, PhoneModel, WIDTH } from "./model.js";
+import { DENSITY, HEIGHT, type InstalledApp, PhoneModel, WIDTH } from "./model.js";
 import { render } from "./render.js";
 import { uiXml } from "./ui-xml.js";
 import { viewTree } from "./view.js";
@@ -52,6 +56,8 @@ export interface ShellAnswer {
   out: Buffer | string;
   /** How long the command takes on the phone before it answers (input swipe's duration). */
   ms?: number;
+  /** A command that reads its stdin first (a streamed install's APK): that many bytes, then its answer. */
+  takes?: { bytes: number; then(input: Buffer): ShellAnswer };
 }
 
 export class PhoneShell {
@@ -74,13 +80,15 @@ export class PhoneShell {
         return {
           out:
             args[0] === "list" && args[1] === "packages"
-              ? PACKAGES.filter((p) => p.includes(args[2] ?? ""))
+              ? this.model
+                  .packages()
+                  .filter((p) => p.includes(args[2] ?? ""))
                   .map((p) => `package:${p}\n`)
                   .join("")
               : "Unknown command\n",
         };
       case "cmd":
-        return { out: this.cmd(args) };
+        return this.cmd(args);
       case "dumpsys":
         return { out: args.join(" ") === "activity activities" ? this.activities() : "" };
       case "am":
@@ -150,10 +158,33 @@ export class PhoneShell {
     return `UI hierchary dumped to: ${path}\n`;
   }
 
-  private cmd(args: string[]): string {
+  private cmd(args: string[]): ShellAnswer {
+    if (args[0] === "package" && args[1] === "install") return this.install(args.slice(2));
+    return { out: this.resolve(args) };
+  }
+
+  /** `cmd package install -S <size>` (adb install's streamed install): the APK on stdin, read by its manifest. */
+  private install(args: string[]): ShellAnswer {
+    const size = Number(args[args.indexOf("-S") + 1]);
+    if (args.indexOf("-S") < 0 || !Number.isInteger(size) || size <= 0) return { out: "Error: APK content must be streamed with -S <size>\n" };
+    return {
+      out: "",
+      takes: {
+        bytes: size,
+        then: (apk) => {
+          const app = readApk(apk);
+          if (typeof app === "string") return { out: `Failure [INSTALL_PARSE_FAILED_NOT_APK: ${app}]\n` };
+          this.model.install(app);
+          return { out: "Success\n" };
+        },
+      },
+    };
+  }
+
+  private resolve(args: string[]): string {
     const pkg = args.at(-1) ?? "";
     if (args[0] !== "package" || args[1] !== "resolve-activity") return "Unknown command\n";
-    const activity = ACTIVITIES[pkg];
+    const activity = this.model.activityOf(pkg);
     if (!activity) return "No activity found\n";
     return args.includes("--brief") ? `priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\n${activity}\n` : `${activity}\n`;
   }
@@ -181,10 +212,29 @@ export class PhoneShell {
     const component = args[args.indexOf("-n") + 1] ?? "";
     const pkg = component.split("/")[0]!;
     const starting = `Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] cmp=${component} }\n`;
-    if (args.indexOf("-n") < 0 || ACTIVITIES[pkg] !== component) return `${starting}Error type 3\nError: Activity class {${component}} does not exist.\n`;
+    if (args.indexOf("-n") < 0 || this.model.activityOf(pkg) !== component)
+      return `${starting}Error type 3\nError: Activity class {${component}} does not exist.\n`;
     const cold = this.model.front !== pkg;
     this.model.launch(pkg, args.includes("--activity-clear-task"));
     if (!args.includes("-W")) return starting;
     return `${starting}Status: ok\nLaunchState: ${cold ? "COLD" : "HOT"}\nActivity: ${component}\nTotalTime: 212\nWaitTime: 215\nComplete\n`;
+  }
+}
+
+/** What the phone's package manager reads of an APK (its package, launcher activity and label), by Debian's aapt; else why it is not one. */
+function readApk(apk: Buffer): InstalledApp | string {
+  const dir = mkdtempSync(join(tmpdir(), "phone-sim-apk-"));
+  try {
+    writeFileSync(join(dir, "base.apk"), apk);
+    const badging = execFileSync("aapt", ["dump", "badging", join(dir, "base.apk")], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 10_000 });
+    const pkg = /^package: name='([^']+)'/m.exec(badging)?.[1];
+    const activity = /^launchable-activity: name='([^']+)'/m.exec(badging)?.[1];
+    if (!pkg || !activity) return "the APK has no package or no launcher activity";
+    const label = /^application-label:'([^']*)'/m.exec(badging)?.[1] ?? pkg;
+    return { pkg, activity: activity.startsWith(`${pkg}.`) ? activity.slice(pkg.length) : activity, label };
+  } catch (error) {
+    return `Failed to parse the APK: ${(error as { stderr?: string }).stderr?.trim().split("\n")[0] ?? (error as Error).message}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

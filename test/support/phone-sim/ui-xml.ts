@@ -2,7 +2,7 @@
 // Android's attributes in Android's order and bounds as "[left,top][right,bottom]".
 import type { View } from "./view.js";
 
-const escape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const escape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/\n/g, "&#10;");
 
 function node(v: View, index: number): string {
   const [l, t, r, b] = v.bounds;

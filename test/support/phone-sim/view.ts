@@ -1,6 +1,21 @@
 // What the simulated phone shows: one tree of views computed from the model, which both the
 // screencap (pixels) and uiautomator (XML) read, so a screenshot and a ui tree always agree.
-import { CLOCK, HEIGHT, ICONS, LAUNCHER, LIST_TOP, PhoneModel, ROW_HEIGHT, ROWS, SEARCH, SEARCH_FIELD, SETTINGS, STATUS_BAR, WIDTH } from "./model.js";
+import {
+  CLOCK,
+  FIXTURE_APP,
+  HEIGHT,
+  ICONS,
+  LAUNCHER,
+  LIST_TOP,
+  PhoneModel,
+  ROW_HEIGHT,
+  ROWS,
+  SEARCH,
+  SEARCH_FIELD,
+  SETTINGS,
+  STATUS_BAR,
+  WIDTH,
+} from "./model.js";
 
 export interface View {
   cls: string;
@@ -36,10 +51,27 @@ export function viewTree(m: PhoneModel): View {
 function screenViews(m: PhoneModel): View[] {
   const s = m.screen;
   if (m.front === LAUNCHER) return launcher();
+  if (m.front === FIXTURE_APP) return fixture(m);
+  const app = m.installed.get(m.front);
+  if (app) return [view("android.widget.TextView", app.pkg, [24, LIST_TOP, WIDTH - 24, LIST_TOP + ROW_HEIGHT], 0x3c4043ff, { text: app.label })];
   if (m.front === CLOCK) return [view("android.widget.TextView", CLOCK, [120, 300, 420, 420], 0x3c4043ff, { text: "12:00", id: `${CLOCK}:id/digital_clock` })];
   if (s?.page === "search") return search(m);
   if (s?.page === "row") return page(s.row);
   return list(m);
+}
+
+/** The fixture app's one screen: its button, and its log's lines in a text view below it. */
+function fixture(m: PhoneModel): View[] {
+  const button = view("android.widget.Button", FIXTURE_APP, [24, LIST_TOP, WIDTH - 24, LIST_TOP + ROW_HEIGHT], 0x1a73e8ff, {
+    text: "agentrun fixture",
+    id: `${FIXTURE_APP}:id/button`,
+    clickable: true,
+  });
+  const log = view("android.widget.TextView", FIXTURE_APP, [24, LIST_TOP + ROW_HEIGHT, WIDTH - 24, HEIGHT], 0xffffffff, {
+    text: m.fixtureLog.join("\n"),
+    id: `${FIXTURE_APP}:id/log`,
+  });
+  return [button, log];
 }
 
 function launcher(): View[] {

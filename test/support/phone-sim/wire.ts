@@ -104,7 +104,8 @@ export function serveDevice(socket: Socket, device: DeviceConnection): void {
       send({ command: A_AUTH, arg0: AUTH_TOKEN, arg1: 0, data: randomBytes(20) });
     } else if (p.command === A_AUTH && (p.arg0 === AUTH_SIGNATURE || p.arg0 === AUTH_RSAPUBLICKEY)) {
       online = true;
-      send({ command: A_CNXN, arg0: A_VERSION, arg1: MAX_PAYLOAD, data: Buffer.from(device.banner + "\0") });
+      // No NUL after it, as adbd sends it: a NUL would end the last feature's name (cmd), and adb would drop it.
+      send({ command: A_CNXN, arg0: A_VERSION, arg1: MAX_PAYLOAD, data: Buffer.from(device.banner) });
     } else if (!online) {
       socket.destroy();
     } else if (p.command === A_OPEN) {

@@ -29,6 +29,10 @@ type Config struct {
 	// Reachable is the test-only seam: one test network's range, reached as if public.
 	Reachable netip.Prefix
 	Log       io.Writer // one JSON line per target
+	// Rules judge plain HTTP to the hosts they name; Credentials are headers set on requests to
+	// theirs. A host either names is never tunnelled (rules.go).
+	Rules       []allow.Rule
+	Credentials []allow.Credential
 
 	// Seams for tests: the ports a host is reached on (allow.Ports unless set), the bounds,
 	// and the lookup and the dial.

@@ -32,6 +32,7 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 	var ok bool
 	if connect {
 		host, port, ok = SplitHostPort(h.Target, 0)
+		path = h.Target // what a rule refusal names
 	} else {
 		host, port, path, ok = AbsoluteTarget(h.Target)
 	}
@@ -52,7 +53,7 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 	case !connect && !framed(h):
 		d.class = Malformed
 	default:
-		d = p.cfg.check(p.ctx, p.List(), host, port)
+		d = p.cfg.check(p.ctx, p.List(), host, port, &request{method: h.Method, path: path, connect: connect})
 	}
 	if d.class != "" {
 		p.refuseHTTP(c, d)
@@ -74,7 +75,7 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 		splice(c, br, up)
 		return
 	}
-	if _, err := io.WriteString(up, originHead(h, host, port, path)); err != nil {
+	if _, err := io.WriteString(up, originHead(h, host, port, path, p.cfg.credentialsFor(d.host))); err != nil {
 		return
 	}
 	go copyBody(up, br, h)
@@ -136,8 +137,9 @@ func framed(h Head) bool {
 }
 
 // originHead is the head sent on: origin-form, the hop-by-hop headers and those Connection
-// names dropped, a Host when the client sent none, and Connection: close.
-func originHead(h Head, host string, port uint16, path string) string {
+// names dropped, a Host when the client sent none, the credentials set (any header the client
+// sent of their names dropped), and Connection: close.
+func originHead(h Head, host string, port uint16, path string, set []Header) string {
 	drop := map[string]bool{}
 	for _, n := range hopByHop {
 		drop[strings.ToLower(n)] = true
@@ -148,6 +150,9 @@ func originHead(h Head, host string, port uint16, path string) string {
 		}
 	}
 	drop["transfer-encoding"] = false // the body is copied as framed
+	for _, x := range set {
+		drop[strings.ToLower(x.Name)] = true
+	}
 	var b strings.Builder
 	b.WriteString(h.Method + " " + path + " HTTP/1.1\r\n")
 	if len(h.Values("Host")) == 0 {
@@ -161,6 +166,9 @@ func originHead(h Head, host string, port uint16, path string) string {
 		if !drop[strings.ToLower(x.Name)] {
 			b.WriteString(x.Name + ": " + x.Value + "\r\n")
 		}
+	}
+	for _, x := range set {
+		b.WriteString(x.Name + ": " + x.Value + "\r\n")
 	}
 	b.WriteString("Connection: close\r\n\r\n")
 	return b.String()

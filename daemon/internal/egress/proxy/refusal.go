@@ -38,6 +38,8 @@ func (p *Proxy) refusal(d decision) (int, string) {
 		return 403, fmt.Sprintf("the request to %s asks for an HTTP upgrade, which this box's egress proxy does not carry: %s", host, hint)
 	case NoAnswer:
 		return 502, fmt.Sprintf("%s is on this box's network list but did not resolve to any address: the list is right; check the name, and the resolver this box's host uses", host)
+	case Rule:
+		return 403, p.ruleWords(d)
 	case Unreached:
 		return 502, fmt.Sprintf("%s could not be reached on port %d: no address it resolved to answered", host, d.port)
 	}

@@ -34,6 +34,7 @@ type decision struct {
 	at     netip.Addr // the address the class is about, for the log
 	listed bool
 	named  bool // the target is a name, not an address
+	req    *request
 }
 
 // classOf is an address's class for this proxy: the host's own first, then the test seam,
@@ -50,10 +51,10 @@ func (c *Config) classOf(a netip.Addr) addr.Class {
 }
 
 // check decides one target against the list the proxy holds now. Every refusal here comes before any socket opens: a name off the
-// list before any lookup; an address by its class and the list's CIDRs of its own family; a
+// list, or a request its rules refuse, before any lookup; an address by its class and the list's CIDRs of its own family; a
 // listed name's answers each by its class, so that a name that answers one refused address is
 // refused whole.
-func (c *Config) check(ctx context.Context, list allow.List, host string, port uint16) decision {
+func (c *Config) check(ctx context.Context, list allow.List, host string, port uint16, q *request) decision {
 	d := decision{host: host, port: port}
 	if !slices.Contains(c.Ports, port) {
 		d.class = WrongPort
@@ -78,6 +79,10 @@ func (c *Config) check(ctx context.Context, list allow.List, host string, port u
 	d.host, d.named = h.Name, true
 	if !v.Listed {
 		d.class = OffList
+		return d
+	}
+	if !c.ruled(h.Name, q) {
+		d.class, d.req = Rule, q
 		return d
 	}
 	lctx, cancel := context.WithTimeout(ctx, LookupBound)

@@ -3,6 +3,7 @@
 //
 //	egresskit serve              HTTP on :80 and TLS on :443, one "accepted" line per connection
 //	egresskit get <url>          a GET through the proxy variables; prints the status and body
+//	egresskit req <method> <url> [authorization]  the same with another method (and header)
 //	egresskit direct <host:port> a dial that ignores the proxy variables
 //	egresskit socket <path|host:port> <request>  the request written to a Unix socket or a TCP
 //	                             port; prints the answer
@@ -35,7 +36,9 @@ func main() {
 	case "serve":
 		serve()
 	case "get":
-		get(os.Args[2])
+		get("GET", os.Args[2])
+	case "req":
+		get(os.Args[2], os.Args[3])
 	case "direct":
 		c, err := net.DialTimeout("tcp", os.Args[2], 3*time.Second)
 		if err != nil {
@@ -96,8 +99,20 @@ func (l counted) Accept() (net.Conn, error) {
 }
 
 func serve() {
+	// EGRESSKIT_KEYS: the Authorization values it knows, comma-separated; a request that sends
+	// one is answered with its place (key=1), never the value, so the computer never reads it.
+	keys := strings.Split(os.Getenv("EGRESSKIT_KEYS"), ",")
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "hello from upstream %s", r.URL.Path)
+		if a := r.Header.Values("Authorization"); len(a) > 0 {
+			which := "unknown"
+			for i, k := range keys {
+				if len(a) == 1 && k != "" && a[0] == k {
+					which = fmt.Sprint(i + 1)
+				}
+			}
+			fmt.Fprintf(w, " key=%s", which)
+		}
 	})
 	l80, err := net.Listen("tcp", ":80")
 	if err != nil {
@@ -116,10 +131,18 @@ func serve() {
 	http.Serve(counted{l80}, h)
 }
 
-func get(url string) {
+func get(method, url string) {
 	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
 	c := &http.Client{Transport: tr, Timeout: 15 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	r, err := c.Get(url)
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	if len(os.Args) > 4 {
+		req.Header.Set("Authorization", os.Args[4])
+	}
+	r, err := c.Do(req)
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)

@@ -1,0 +1,102 @@
+// A browser's CDP served to the caller through the daemon's own connection: a WebSocket URL on
+// this machine's loopback, with a secret in its path made for this connection alone and never
+// stored, served for as long as the connection lives. Each WebSocket a driver opens is one socat
+// in the computer (process.start, its stdin a pipe) joined to Chromium's port on the computer's
+// own loopback; the upgrade goes on to Chromium with its browser target's path, then bytes flow
+// both ways untouched (process.write one way, process.read the other). Nothing is published on
+// the host and nothing listens past this machine's loopback.
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import type { ComputerClient } from "../../daemon/client.js";
+import { MAX_CHUNK_BYTES, MAX_READ_WAIT_MS } from "../../daemon/protocol.js";
+import { CDP_PORT, cdpPath } from "./chromium.js";
+import { upgradeHead } from "./upgrade.js";
+import { secretUrl } from "./url-store.js";
+
+/** The served URL and its end. */
+export interface CdpServed {
+  /** ws://127.0.0.1:<port>/devtools/browser/<secret>: a secret, never logged. */
+  url: string;
+  /** Stops listening and ends every WebSocket it carries. */
+  close(): Promise<void>;
+}
+
+const PREFIX = "/devtools/browser/";
+
+/** Serves the browser's CDP on this machine's loopback through client, until close(). */
+export async function serveCdp(client: ComputerClient): Promise<CdpServed> {
+  const secret = randomBytes(24).toString("hex");
+  const want = Buffer.from(`${PREFIX}${secret}`);
+  const open = new Set<() => void>();
+  const server = http.createServer((_request, response) => {
+    // Only the WebSocket: /json and the rest are Chromium's HTTP, which a driver given a ws:// URL does not need.
+    response.writeHead(404).end();
+  });
+  server.on("upgrade", (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const got = Buffer.from(request.url ?? "");
+    if (got.length !== want.length || !timingSafeEqual(got, want)) {
+      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    void pipeThrough(client, request, socket, head, open);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const end of open) end();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return Object.assign(secretUrl(`ws://127.0.0.1:${port}${PREFIX}${secret}`), { close });
+}
+
+/** One WebSocket piped to Chromium through a socat the daemon runs; either side's end ends both. */
+async function pipeThrough(client: ComputerClient, request: http.IncomingMessage, socket: Duplex, head: Buffer, open: Set<() => void>): Promise<void> {
+  let id: string | undefined;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    open.delete(end);
+    socket.destroy();
+    if (id !== undefined) void client.call("process.signal", { id, signal: "KILL" }).catch(() => undefined);
+  };
+  open.add(end);
+  socket.on("error", end);
+  socket.on("close", end);
+  try {
+    const path = await cdpPath(client);
+    if (!path) {
+      socket.end("HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n");
+      return end();
+    }
+    ({ id } = await client.call("process.start", { argv: ["socat", "STDIO", `TCP:127.0.0.1:${CDP_PORT}`], stdin: true }));
+    if (ended) return end();
+    // In order: each write waits for the one before.
+    let writing = write(client, id, Buffer.concat([Buffer.from(upgradeHead(request, path, `127.0.0.1:${CDP_PORT}`)), head]));
+    socket.on("data", (data: Buffer) => {
+      const at = id!;
+      writing = writing.then(() => write(client, at, data)).catch(() => end());
+    });
+    let offset = 0;
+    while (!ended) {
+      const read = await client.call("process.read", { id, stream: "stdout", offset, maxBytes: MAX_CHUNK_BYTES, waitMs: MAX_READ_WAIT_MS });
+      offset = read.nextOffset;
+      if (read.data.length > 0) socket.write(Buffer.from(read.data, "base64"));
+      if (read.exited && read.data.length === 0) break;
+    }
+  } catch {
+    // The connection, the process or the socket ended: the WebSocket ends with it.
+  }
+  end();
+}
+
+function write(client: ComputerClient, id: string, data: Buffer): Promise<unknown> {
+  return client.call("process.write", { id, data: data.toString("base64") });
+}

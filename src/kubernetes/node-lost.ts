@@ -1,0 +1,50 @@
+// A computer whose node is lost (its kubelet stopped, its machine gone) has ended, whatever its Pod
+// still says: the Pod reads Running until the node controller and eviction act, minutes later. The
+// node's Lease in kube-node-lease, which a live kubelet renews every few seconds, tells it within
+// the lease's duration (40 s by default); the Node's Ready condition and the Node gone tell it too.
+// Credentials that may read neither leave the Pod's own word.
+import { ok, type Result } from "../daemon/result.js";
+import type { KubeApi } from "./api.js";
+
+export interface NodeRead {
+  /** undefined: no Node of that name. */
+  node?: { status?: { conditions?: Array<{ type?: string; status?: string; reason?: string }> } };
+  /** undefined: no lease, or none the credentials may read. */
+  lease?: { spec?: { renewTime?: string; leaseDurationSeconds?: number } };
+}
+
+/** Why the node is lost, in words naming it; undefined while it lives. */
+export function nodeLoss(name: string, read: NodeRead, now: number): string | undefined {
+  if (!read.node) return `its node ${name} is gone (the API server has no Node ${name})`;
+  const renewed = Date.parse(read.lease?.spec?.renewTime ?? "");
+  const holds = read.lease?.spec?.leaseDurationSeconds ?? 40;
+  if (!Number.isNaN(renewed) && now - renewed > holds * 1000)
+    return `its node ${name} is lost: its kubelet last renewed its lease ${Math.round((now - renewed) / 1000)} s ago (a live one renews it within ${holds} s)`;
+  const ready = read.node.status?.conditions?.find((c) => c.type === "Ready");
+  if (ready && ready.status !== "True")
+    return `its node ${name} is lost: it is not Ready (${ready.status ?? "no status"}${ready.reason ? `, ${ready.reason}` : ""})`;
+  return undefined;
+}
+
+/** The Node and its lease as the API server answers; a read refused (403) is left out, any other failure is the caller's. */
+async function readNode(api: KubeApi, name: string, options: { ms: number; signal?: AbortSignal | undefined }): Promise<Result<NodeRead | "unknown">> {
+  const [node, lease] = await Promise.all([
+    api.call<NonNullable<NodeRead["node"]>>(`/api/v1/nodes/${encodeURIComponent(name)}`, `reading the Node ${name}`, options),
+    api.call<NonNullable<NodeRead["lease"]>>(
+      `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${encodeURIComponent(name)}`,
+      `reading the Node ${name}'s lease`,
+      options,
+    ),
+  ]);
+  if (!node.ok && node.error.code === "refused") return ok("unknown");
+  if (!node.ok && node.error.code !== "not_found") return node;
+  if (!lease.ok && lease.error.code !== "refused" && lease.error.code !== "not_found") return lease;
+  return ok({ ...(node.ok ? { node: node.value } : {}), ...(lease.ok ? { lease: lease.value } : {}) });
+}
+
+/** Why the node is lost, read from the API server; undefined while it lives, or when the credentials may not read it. */
+export async function lostNode(api: KubeApi, name: string, options: { ms: number; signal?: AbortSignal | undefined }): Promise<Result<string | undefined>> {
+  const read = await readNode(api, name, options);
+  if (!read.ok) return read;
+  return ok(read.value === "unknown" ? undefined : nodeLoss(name, read.value, Date.now()));
+}

@@ -1,0 +1,133 @@
+// A Docker browser on the real engine, one computer for every case: Chromium started through its
+// daemon with network none, driven over the CDP URL its connection serves on this machine's
+// loopback (through ws, a WebSocket client this project did not write: no CDP client package is
+// installed here), a page navigated, an input filled, evaluated and shot; the URL refused with a
+// changed secret and once its connection is closed; a page beyond the computer not reached; and
+// the browser killed, then started again by hand with another proxy, read back as drift by field.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import type { ComputerRef } from "../../src/contract/provider.js";
+import { cleanup, provider, spec } from "../support/docker-helpers.js";
+
+const made = cleanup("all");
+const docker = provider();
+let browser: ComputerRef;
+
+beforeAll(async () => {
+  const created = await docker.create(spec({ kind: "browser", image: "chromium", network: "none" }));
+  if (created.ok) made.track(created.value.name);
+  if (!created.ok) throw new Error(`${created.error.code}: ${created.error.message}`);
+  browser = created.value;
+}, 600_000);
+
+afterAll(() => docker.close());
+
+/** One CDP connection over ws: calls by id, flattened sessions. */
+async function cdp(url: string) {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  await new Promise<void>((resolve, reject) => (ws.once("open", () => resolve()), ws.once("error", reject)));
+  let next = 0;
+  const waiting = new Map<number, (m: { result?: Record<string, unknown>; error?: { message: string } }) => void>();
+  ws.on("message", (data) => {
+    const m = JSON.parse(String(data)) as { id?: number; result?: Record<string, unknown>; error?: { message: string } };
+    if (m.id !== undefined) waiting.get(m.id)?.(m);
+  });
+  const send = (method: string, params: Record<string, unknown> = {}, sessionId?: string) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const id = ++next;
+      waiting.set(id, (m) => (m.error ? reject(new Error(m.error.message)) : resolve(m.result ?? {})));
+      ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+    });
+  return { send, close: () => ws.close() };
+}
+
+/** The HTTP status an upgrade to url gets, or the error's code when nothing answers. */
+function upgradeRefusal(url: string): Promise<string> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url);
+    ws.on("unexpected-response", (_req, res) => (resolve(String(res.statusCode)), ws.terminate()));
+    ws.on("open", () => (resolve("open"), ws.close()));
+    ws.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+describe("a Docker browser", () => {
+  it("is driven over the URL its connection serves: navigate, fill, evaluate, screenshot", async () => {
+    expect(browser.spec?.kind).toBe("browser");
+    expect(browser.spec?.image).toBe("chromium");
+    const connection = await docker.connect(browser);
+    if (!connection.ok) throw new Error(connection.error.message);
+    const url = connection.value.cdp!.url;
+    expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/[0-9a-f]{48}$/);
+    expect(JSON.stringify(connection.value)).not.toContain(url);
+    const c = await cdp(url);
+    try {
+      expect(String((await c.send("Browser.getVersion")).product)).toMatch(/^(Headless)?Chrome\//);
+      const html = "<title>form</title><input id=q><p id=p>42</p>";
+      const { targetId } = (await c.send("Target.createTarget", { url: `data:text/html,${encodeURIComponent(html)}` })) as { targetId: string };
+      const { sessionId } = (await c.send("Target.attachToTarget", { targetId, flatten: true })) as { sessionId: string };
+      const value = async (expression: string) =>
+        ((await c.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)) as { result: { value: unknown } }).result.value;
+      for (let i = 0; i < 100 && (await value("document.readyState")) !== "complete"; i++) await new Promise((r) => setTimeout(r, 50));
+      await value("document.getElementById('q').focus()");
+      await c.send("Input.insertText", { text: "agentrun" }, sessionId);
+      expect(await value("document.title + ':' + document.getElementById('q').value + ':' + document.getElementById('p').textContent")).toBe(
+        "form:agentrun:42",
+      );
+      const shot = (await c.send("Page.captureScreenshot", { format: "png" }, sessionId)) as { data: string };
+      expect(Buffer.from(shot.data, "base64").subarray(1, 4).toString()).toBe("PNG");
+      // network none: a page past the computer is not reached (its proxy is a closed port).
+      const navigated = (await c.send("Page.navigate", { url: "http://10.255.255.1/" }, sessionId)) as { errorText?: string };
+      expect(navigated.errorText).toMatch(/ERR_PROXY_CONNECTION_FAILED|ERR_TUNNEL_CONNECTION_FAILED/);
+    } finally {
+      c.close();
+    }
+    const changed = url.replace(/[0-9a-f]$/, (d) => (d === "0" ? "1" : "0"));
+    expect(await upgradeRefusal(changed)).toBe("403");
+    await connection.value.close();
+    expect(await upgradeRefusal(url)).toBe("ECONNREFUSED");
+  }, 120_000);
+
+  it("reads back a browser killed, then one started by hand with another proxy, as drift by field", async () => {
+    const clean = await docker.read({ id: browser.id });
+    if (!clean.ok) throw new Error(clean.error.message);
+    expect(clean.value.drift).toEqual([]);
+    const connection = await docker.connect(browser);
+    if (!connection.ok) throw new Error(connection.error.message);
+    const { client } = connection.value;
+    const procs = await client.call("process.list", {});
+    for (const p of procs.processes.filter((p) => p.running && p.argv[0] === "chromium")) await client.call("process.signal", { id: p.id, signal: "KILL" });
+    const killed = /^the browser has ended: Chromium was killed \(SIGKILL/;
+    let ended: string[] = [];
+    for (let i = 0; i < 50 && !ended.some((d) => killed.test(d)); i++) {
+      const read = await docker.read({ id: browser.id });
+      if (read.ok) ended = read.value.drift;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ended).toContainEqual(expect.stringMatching(killed));
+    // Started again by hand, through the proxy of someone else's choosing.
+    await client.call("process.start", {
+      argv: [
+        "chromium",
+        "--headless",
+        "--no-sandbox",
+        "--user-data-dir=/work/.other",
+        "--remote-debugging-port=9222",
+        "--proxy-server=10.1.2.3:8080",
+        "about:blank",
+      ],
+    });
+    let drift: string[] = [];
+    for (let i = 0; i < 100 && !drift.some((d) => d.includes("--proxy-server")); i++) {
+      const read = await docker.read({ id: browser.id });
+      if (read.ok) drift = read.value.drift;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await connection.value.close();
+    expect(drift).toContainEqual('browser --proxy-server: "10.1.2.3:8080", declared "127.0.0.1:9"');
+    expect(drift).toContainEqual('browser --proxy-bypass-list: not given, declared "<-loopback>"');
+    expect(drift).toContainEqual('browser --user-data-dir: "/work/.other", declared "/work/.chromium"');
+    const attached = await docker.attach({ id: browser.id });
+    expect(attached.ok).toBe(false);
+  }, 120_000);
+});

@@ -1,0 +1,118 @@
+// Docker's state, the parts no engine is needed for: a paused container read back as paused, a
+// snapshot's image name both ways, a fork's refusals, a take's refusals, and the config a snapshot
+// is written with (nothing of the computer's own config in it).
+import { describe, expect, it } from "vitest";
+import { stateOf, specOf, type Inspected } from "../../src/docker/readback.js";
+import { pausedRefusal } from "../../src/docker/run-state.js";
+import { engineImageOf, forkRefusal, imageReadBack, snapshotConfig, snapshotIdOf, takeRefusals } from "../../src/docker/snapshot-image.js";
+import { takeProblem } from "../../src/docker/snapshots.js";
+import { CAPABILITIES, DESKTOP_CAPABILITIES } from "../../src/docker/context.js";
+
+const ID = "a".repeat(64);
+const container = (over: Partial<Inspected> = {}): Inspected => ({
+  Id: "c".repeat(64),
+  Name: "/computer-0123456789ab",
+  Config: { Labels: { "agentrun.computer": "1" } },
+  Mounts: [],
+  ...over,
+});
+
+describe("a paused computer (Docker)", () => {
+  it("reads back paused from inspect (Running stays true while paused) and from the list", () => {
+    expect(stateOf(container({ State: { Running: true, Paused: true, Status: "paused" } }))).toBe("paused");
+    expect(stateOf(container({ State: { Running: true, Paused: false } }))).toBe("running");
+    expect(stateOf(container({ State: { Running: false } }))).toBe("stopped");
+  });
+
+  it("refuses a connection in words that say it is paused and how to resume", () => {
+    const refused = pausedRefusal("computer-0123456789ab");
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.error.code).toBe("refused");
+      expect(refused.error.message).toBe(
+        "computer-0123456789ab is paused: its processes are frozen where they stood and its daemon cannot answer; resume it first (declare state running, or call the provider's pause.resume)",
+      );
+    }
+  });
+
+  it("declares a pause that keeps memory, and snapshots, for linux and desktop", () => {
+    for (const c of [CAPABILITIES, DESKTOP_CAPABILITIES]) expect([c.pause, c.snapshot]).toEqual(["memory", true]);
+  });
+});
+
+describe("a snapshot's image (Docker)", () => {
+  it("names the engine's image id, and a fork's container reads back as the snapshot", () => {
+    expect(snapshotIdOf(`snapshot://docker/${ID}`)).toBe(ID);
+    expect(snapshotIdOf(`snapshot://modal/${ID}`)).toBeUndefined();
+    expect(snapshotIdOf("snapshot://docker/abc")).toBeUndefined();
+    expect(engineImageOf(`snapshot://docker/${ID}`)).toBe(`sha256:${ID}`);
+    expect(engineImageOf("debian:12")).toBe("debian:12");
+    expect(imageReadBack(`sha256:${ID}`, { "agentrun.snapshot": "1" })).toBe(`snapshot://docker/${ID}`);
+    // An image named by its id that is no snapshot stays as it was named.
+    expect(imageReadBack(`sha256:${ID}`, {})).toBe(`sha256:${ID}`);
+    const fork = container({ Config: { Image: `sha256:${ID}`, Labels: { "agentrun.computer": "1", "agentrun.snapshot": "1" } } });
+    expect(specOf(fork).image).toBe(`snapshot://docker/${ID}`);
+  });
+
+  it("refuses a fork of another provider's snapshot, and a Docker one that names no image id, naming the field", () => {
+    expect(forkRefusal("debian:12")).toBeUndefined();
+    expect(forkRefusal(`snapshot://docker/${ID}`)).toBeUndefined();
+    expect(forkRefusal("snapshot://modal/im-1")).toEqual({
+      field: "image",
+      message:
+        "image snapshot://modal/im-1 is a snapshot taken on modal, which a computer on docker cannot start from: fork it on modal, or take a snapshot on docker",
+    });
+    expect(forkRefusal("snapshot://docker/im-1")?.message).toMatch(/is no Docker snapshot's: one is snapshot:\/\/docker\/<64 hex digits>/);
+  });
+
+  it("refuses a take's labels in the provider's or the snapshot's namespace, the owner's keys, and a note that is not a string", () => {
+    expect(takeRefusals({ team: "a" }, "ready")).toEqual([]);
+    expect(takeRefusals({ "agentrun.snapshot.note": "x" }, undefined).map((r) => r.message)).toEqual([
+      "the label agentrun.snapshot.note is the snapshot's own (agentrun.snapshot); choose another key",
+    ]);
+    expect(takeRefusals({ "agentrun.computer.deadline": "x" }, undefined)[0]?.field).toBe("labels");
+    expect(takeRefusals({ "agentrun.owner": "x" }, undefined)[0]?.message).toMatch(/is the provider's own/);
+    expect(takeRefusals(undefined, 3)).toEqual([{ field: "note", message: "note is a string with no NUL" }]);
+  });
+
+  it("refuses a container that is not a computer, and one whose run folder its files would hold", () => {
+    expect(takeProblem(container({ Config: { Labels: {} } }), false)?.message).toBe(
+      "computer-0123456789ab is not a computer (it has no agentrun.computer=1 label), so no snapshot of it was taken",
+    );
+    expect(takeProblem(container(), true)?.message).toMatch(/run folder \/workspace is not a mount, so a snapshot would capture it; nothing was made/);
+    expect(takeProblem(container(), false)).toBeUndefined();
+    expect(takeProblem(container({ Mounts: [{ Type: "bind", Source: "/srv/run", Destination: "/workspace", RW: true }] }), true)).toBeUndefined();
+  });
+
+  it("is written from the image the computer started from: its labels, and nothing of the container's config", () => {
+    const source = {
+      Config: { Env: ["PATH=/bin"], Cmd: ["sh"], Labels: { recipe: "r", "agentrun.snapshot": "1", "agentrun.snapshot.note": "the parent's" } },
+      Architecture: "amd64",
+      Os: "linux",
+      RootFS: { Layers: ["sha256:l1"] },
+    };
+    const labels = { "agentrun.snapshot": "1", "agentrun.snapshot.computer": "computer-0123456789ab", team: "a" };
+    const written = snapshotConfig(source, ["sha256:l1", "sha256:l2"], {
+      created: "2026-12-05T00:00:00.000Z",
+      computer: "computer-0123456789ab",
+      labels,
+      note: "n",
+    });
+    const config = JSON.parse(written.bytes.toString()) as Record<string, unknown>;
+    expect(Object.keys(config).sort()).toEqual(["architecture", "config", "created", "history", "os", "rootfs"]);
+    // The parent's snapshot labels give way to this one's.
+    expect(config.config).toEqual({ Env: ["PATH=/bin"], Cmd: ["sh"], Labels: { recipe: "r", ...labels } });
+    expect(config.rootfs).toEqual({ type: "layers", diff_ids: ["sha256:l1", "sha256:l2"] });
+    expect(config.history).toEqual([
+      { created: "2026-12-05T00:00:00.000Z", created_by: "a layer of the image computer-0123456789ab started from" },
+      { created: "2026-12-05T00:00:00.000Z", created_by: "agentrun snapshot of computer-0123456789ab", comment: "n" },
+    ]);
+    expect(written.id).toMatch(/^[0-9a-f]{64}$/);
+    // A commit that changed nothing adds no layer: the snapshot's entry is an empty one.
+    const same = JSON.parse(snapshotConfig(source, ["sha256:l1"], { created: "t", computer: "c", labels }).bytes.toString()) as { history: unknown[] };
+    expect(same.history).toEqual([
+      { created: "t", created_by: "a layer of the image c started from" },
+      { created: "t", created_by: "agentrun snapshot of c", empty_layer: true },
+    ]);
+  });
+});
