@@ -9,7 +9,16 @@ cd "$ROOT"
 need_root
 kube_lock
 
-[ -d "$KUBE_STATE" ] || { rm -f dist/kubeconfig dist/kube.json "$KUBE_STATE.lock"; exit 0; }
+strays() { # kill what kube_strays finds, TERM then KILL
+  local pids
+  pids="$(kube_strays)"
+  [ -n "$pids" ] || return 0
+  say "stopping the cluster's programs that had no pid file: $(echo $pids)"
+  kill $pids 2>/dev/null || true
+  sleep 3
+  kill -9 $(kube_strays) 2>/dev/null || true
+}
+[ -d "$KUBE_STATE" ] || { strays; rm -f dist/kubeconfig dist/kube.json "$KUBE_STATE.lock"; exit 0; }
 say "stopping the cluster ($KUBE_STATE)"
 
 # Pods first, while the kubelet runs, so each one's network is torn down by its CNI plugins.
@@ -30,6 +39,7 @@ stop() { # <process>: TERM, then KILL after 15 s
   kill -9 "$pid" 2>/dev/null || true
 }
 for p in $(echo "$KUBE_PROCESSES" | tr ' ' '\n' | tac); do stop "$p"; done
+strays
 
 # What outlives each node's containerd: its shims (found by the socket only that containerd has)
 # and every process in the Pods' cgroups.

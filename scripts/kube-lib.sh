@@ -59,10 +59,22 @@ kube_api() {
     "$@" "https://127.0.0.1:$KUBE_API_PORT$path"
 }
 
-# One kube-up or kube-down at a time on the machine (several work trees share the cluster).
+# One kube-up or kube-down at a time on the machine (several work trees share the cluster);
+# KUBE_LOCKED=1 says the caller holds it (kube-up removing a cluster that did not come up whole).
 kube_lock() {
+  [ "${KUBE_LOCKED:-}" = 1 ] && return 0
   exec 8>"$KUBE_STATE.lock"
   flock 8
+}
+
+# The cluster's programs that run without a pid file of theirs (one left from an earlier cluster
+# whose state folder is gone): found by the state folder in their command line.
+kube_strays() {
+  local pid name
+  for pid in $(pgrep -f -- "$KUBE_STATE/" || true); do
+    name="$(basename "$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | head -n1)")"
+    case " etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet " in *" $name "*) echo "$pid" ;; esac
+  done
 }
 
 need_root() {

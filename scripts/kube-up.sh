@@ -347,10 +347,30 @@ base_image_ref() {
   echo "docker.io/library/${BASE_IMAGE%%:*}@$digest"
 }
 
-# The proof the cluster runs Pods: one on each node, from the computers' image by digest, never pulled.
+# The control plane serves: a new namespace gets its service account (the controller manager's
+# work) and a Pod there is placed on a node (the scheduler's). Processes that run are not enough: a
+# controller manager or scheduler left from an earlier cluster runs on, refused by this one's API
+# server, and every Pod then waits unplaced. The Pod is never run (the pause image, never pulled).
+serves() {
+  local ns="agentrun-kube-probe-$$-$RANDOM" ok=1 t0=$SECONDS
+  kubectl create namespace "$ns" >/dev/null 2>&1 || return 1
+  until kubectl -n "$ns" get serviceaccount default >/dev/null 2>&1; do
+    [ $((SECONDS - t0)) -lt 30 ] || { ok=0; break; }
+    sleep 0.3
+  done
+  if [ "$ok" = 1 ]; then
+    kubectl -n "$ns" run probe --image "$PAUSE_IMAGE" --image-pull-policy Never --restart Never >/dev/null 2>&1 \
+      && kubectl -n "$ns" wait --for=condition=PodScheduled pod/probe --timeout=30s >/dev/null 2>&1 || ok=0
+  fi
+  kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
+  [ "$ok" = 1 ]
+}
+
+# The proof the cluster runs Pods: one on each node, placed there by the scheduler, from the
+# computers' image by digest, never pulled.
 smoke_pods() {
   local n name names=""
-  wait_for "the default service account was not made" 60 kube-controller-manager kubectl get serviceaccount default
+  wait_for "the control plane did not serve (a new namespace's service account, a Pod placed)" 90 kube-controller-manager serves
   for n in $KUBE_NODES; do
     node_vars "$n"
     name="agentrun-kube-smoke-$NODE"
@@ -362,7 +382,8 @@ kind: Pod
 metadata:
   name: $name
 spec:
-  nodeName: $NODE
+  nodeSelector:
+    kubernetes.io/hostname: $NODE
   restartPolicy: Never
   automountServiceAccountToken: false
   enableServiceLinks: false
@@ -401,7 +422,7 @@ step --into BINS "the cluster's programs" bash scripts/toolchain/build-kube.sh
 eval "$BINS"
 PAUSE_IMAGE="agentrun.local/kube-pause:$(sha256sum "$PAUSE_BIN/pause" | cut -c1-12)"
 
-if all_running && ready_node; then
+if all_running && ready_node && serves; then
   for n in $KUBE_NODES; do node_vars "$n"; egress_image; done
   node_vars 1
   write_dist
@@ -411,12 +432,32 @@ if ! command -v runc >/dev/null; then
   say "installing runc (apt-get)"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq runc >/dev/null || die "apt-get install runc failed"
 fi
-mkdir -p "$KUBE_STATE/run" "$KUBE_STATE/log"
-pki
-for n in $KUBE_NODES; do node_vars "$n"; node_pki; node_link; done
-control_plane
-for n in $KUBE_NODES; do node_vars "$n"; containerd_up; images; egress_image; kubelet_up; done
-for n in $KUBE_NODES; do node_vars "$n"; wait_for "$NODE was not Ready" 180 "kubelet$NODE_SUFFIX" ready_node "$NODE"; done
-smoke_pods
+
+up() {
+  mkdir -p "$KUBE_STATE/run" "$KUBE_STATE/log"
+  pki
+  for n in $KUBE_NODES; do node_vars "$n"; node_pki; node_link; done
+  control_plane
+  for n in $KUBE_NODES; do node_vars "$n"; containerd_up; images; egress_image; kubelet_up; done
+  for n in $KUBE_NODES; do node_vars "$n"; wait_for "$NODE was not Ready" 180 "kubelet$NODE_SUFFIX" ready_node "$NODE"; done
+  smoke_pods
+}
+
+# Some of the cluster runs (a node stopped, a process killed): what is missing is started, and the
+# whole is proven as a cold start's is. When that fails, the cluster is removed and started from
+# nothing, once.
+if [ -d "$KUBE_STATE/run" ]; then
+  set +e
+  (set -e; up)
+  rc=$?
+  set -e
+  [ "$rc" = 0 ] || {
+    say "the cluster that was left did not come up whole; removing it and starting from nothing"
+    KUBE_LOCKED=1 bash scripts/kube-down.sh
+    up
+  }
+else
+  up
+fi
 write_dist
 say "the cluster is up in $((SECONDS - t_all)) s: KUBECONFIG=$ROOT/dist/kubeconfig (npm run kube:down stops it)"
