@@ -422,6 +422,14 @@ step --into BINS "the cluster's programs" bash scripts/toolchain/build-kube.sh
 eval "$BINS"
 PAUSE_IMAGE="agentrun.local/kube-pause:$(sha256sum "$PAUSE_BIN/pause" | cut -c1-12)"
 
+# The scripts a cluster was started by: one started by others (an older checkout's), or whose start
+# never ended, is removed and started again.
+made_by() { cat scripts/kube-up.sh scripts/kube-lib.sh | sha256sum | cut -c1-16; }
+
+if [ -d "$KUBE_STATE/run" ] && [ "$(cat "$KUBE_STATE/made-by" 2>/dev/null)" != "$(made_by)" ]; then
+  say "the cluster was started by other scripts than these (another checkout's), or its start did not end; removing it and starting from nothing"
+  KUBE_LOCKED=1 bash scripts/kube-down.sh
+fi
 if all_running && ready_node && serves; then
   for n in $KUBE_NODES; do node_vars "$n"; egress_image; done
   node_vars 1
@@ -441,6 +449,7 @@ up() {
   for n in $KUBE_NODES; do node_vars "$n"; containerd_up; images; egress_image; kubelet_up; done
   for n in $KUBE_NODES; do node_vars "$n"; wait_for "$NODE was not Ready" 180 "kubelet$NODE_SUFFIX" ready_node "$NODE"; done
   smoke_pods
+  made_by >"$KUBE_STATE/made-by"
 }
 
 # Some of the cluster runs (a node stopped, a process killed): what is missing is started, and the
