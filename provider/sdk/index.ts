@@ -145,6 +145,8 @@ export interface KubernetesSettings {
   readonly namespace?: string;
   /** The Pods' RuntimeClass (gVisor, Kata) where the cluster has one. Unset: none. */
   readonly runtimeClass?: string;
+  /** The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused. */
+  readonly gvisorRuntimeClass?: string;
   /** The image shown as the default for a Computer that names none, best pinned by digest. */
   readonly image?: string;
   /** The container's imagePullPolicy: `Always`, `IfNotPresent` (the default) or `Never` (an image already on the nodes). */
@@ -171,6 +173,8 @@ export interface KubernetesSettingsArgs {
   namespace?: pulumi.Input<string>;
   /** The Pods' RuntimeClass (gVisor, Kata) where the cluster has one. Unset: none. */
   runtimeClass?: pulumi.Input<string>;
+  /** The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused. */
+  gvisorRuntimeClass?: pulumi.Input<string>;
   /** The image shown as the default for a Computer that names none, best pinned by digest. */
   image?: pulumi.Input<string>;
   /** The container's imagePullPolicy: `Always`, `IfNotPresent` (the default) or `Never` (an image already on the nodes). */

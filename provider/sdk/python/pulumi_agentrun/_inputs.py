@@ -1699,6 +1699,10 @@ class KubernetesSettingsArgsDict(TypedDict):
     """
     An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network.
     """
+    gvisor_runtime_class: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused.
+    """
     image: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
     The image shown as the default for a Computer that names none, best pinned by digest.
@@ -1735,6 +1739,7 @@ class KubernetesSettingsArgs:
                  context: pulumi.Input[Optional[_builtins.str]] = None,
                  daemon_path: pulumi.Input[Optional[_builtins.str]] = None,
                  egress: pulumi.Input[Optional['KubernetesEgressSettingsArgs']] = None,
+                 gvisor_runtime_class: pulumi.Input[Optional[_builtins.str]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  image_pull_policy: pulumi.Input[Optional[_builtins.str]] = None,
                  in_cluster: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1749,6 +1754,7 @@ class KubernetesSettingsArgs:
         :param pulumi.Input[_builtins.str] context: A context of the kubeconfig other than its current one.
         :param pulumi.Input[_builtins.str] daemon_path: The computerd uploaded into each Pod. Unset: the one this package carries for the arch.
         :param pulumi.Input['KubernetesEgressSettingsArgs'] egress: An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network.
+        :param pulumi.Input[_builtins.str] gvisor_runtime_class: The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused.
         :param pulumi.Input[_builtins.str] image: The image shown as the default for a Computer that names none, best pinned by digest.
         :param pulumi.Input[_builtins.str] image_pull_policy: The container's imagePullPolicy: `Always`, `IfNotPresent` (the default) or `Never` (an image already on the nodes).
         :param pulumi.Input[_builtins.bool] in_cluster: `true` for a plugin that runs in a Pod: the Pod's own service account (its token, CA and namespace where Kubernetes mounts them, the API server's address from `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`) in place of a kubeconfig.
@@ -1765,6 +1771,8 @@ class KubernetesSettingsArgs:
             pulumi.set(__self__, "daemon_path", daemon_path)
         if egress is not None:
             pulumi.set(__self__, "egress", egress)
+        if gvisor_runtime_class is not None:
+            pulumi.set(__self__, "gvisor_runtime_class", gvisor_runtime_class)
         if image is not None:
             pulumi.set(__self__, "image", image)
         if image_pull_policy is not None:
@@ -1827,6 +1835,18 @@ class KubernetesSettingsArgs:
     @egress.setter
     def egress(self, value: pulumi.Input[Optional['KubernetesEgressSettingsArgs']]):
         pulumi.set(self, "egress", value)
+
+    @_builtins.property
+    @pulumi.getter(name="gvisorRuntimeClass")
+    def gvisor_runtime_class(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused.
+        """
+        return pulumi.get(self, "gvisor_runtime_class")
+
+    @gvisor_runtime_class.setter
+    def gvisor_runtime_class(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "gvisor_runtime_class", value)
 
     @_builtins.property
     @pulumi.getter

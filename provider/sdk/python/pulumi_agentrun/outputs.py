@@ -1451,6 +1451,7 @@ class KubernetesSettings(dict):
                  context: Optional[_builtins.str] = None,
                  daemon_path: Optional[_builtins.str] = None,
                  egress: Optional['outputs.KubernetesEgressSettings'] = None,
+                 gvisor_runtime_class: Optional[_builtins.str] = None,
                  image: Optional[_builtins.str] = None,
                  image_pull_policy: Optional[_builtins.str] = None,
                  in_cluster: Optional[_builtins.bool] = None,
@@ -1465,6 +1466,7 @@ class KubernetesSettings(dict):
         :param _builtins.str context: A context of the kubeconfig other than its current one.
         :param _builtins.str daemon_path: The computerd uploaded into each Pod. Unset: the one this package carries for the arch.
         :param 'KubernetesEgressSettings' egress: An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network.
+        :param _builtins.str gvisor_runtime_class: The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused.
         :param _builtins.str image: The image shown as the default for a Computer that names none, best pinned by digest.
         :param _builtins.str image_pull_policy: The container's imagePullPolicy: `Always`, `IfNotPresent` (the default) or `Never` (an image already on the nodes).
         :param _builtins.bool in_cluster: `true` for a plugin that runs in a Pod: the Pod's own service account (its token, CA and namespace where Kubernetes mounts them, the API server's address from `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`) in place of a kubeconfig.
@@ -1481,6 +1483,8 @@ class KubernetesSettings(dict):
             pulumi.set(__self__, "daemon_path", daemon_path)
         if egress is not None:
             pulumi.set(__self__, "egress", egress)
+        if gvisor_runtime_class is not None:
+            pulumi.set(__self__, "gvisor_runtime_class", gvisor_runtime_class)
         if image is not None:
             pulumi.set(__self__, "image", image)
         if image_pull_policy is not None:
@@ -1527,6 +1531,14 @@ class KubernetesSettings(dict):
         An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network.
         """
         return pulumi.get(self, "egress")
+
+    @_builtins.property
+    @pulumi.getter(name="gvisorRuntimeClass")
+    def gvisor_runtime_class(self) -> Optional[_builtins.str]:
+        """
+        The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused.
+        """
+        return pulumi.get(self, "gvisor_runtime_class")
 
     @_builtins.property
     @pulumi.getter
