@@ -7,7 +7,6 @@ import type { ComputerSpec, RuntimeHolds } from "../contract/provider.js";
 import type { ComputerClient } from "../daemon/client.js";
 import { ok, type Refusal, type Result } from "../daemon/result.js";
 import type { KubeApi } from "./api.js";
-import type { Settled } from "./options.js";
 
 /**
  * What a gVisor Pod holds: network none alone. A Pod's network under runsc is its handler's
@@ -18,7 +17,10 @@ import type { Settled } from "./options.js";
 export const GVISOR_HOLDS: RuntimeHolds = { network: ["none"] };
 
 /** The RuntimeClass a Pod of the runtime must have: gvisor's, else the provider's for every Pod. */
-export function runtimeClassOf(runtime: Runtime | undefined, o: Pick<Settled, "runtimeClass" | "gvisorRuntimeClass">): string | undefined {
+export function runtimeClassOf(
+  runtime: Runtime | undefined,
+  o: { runtimeClass: string | undefined; gvisorRuntimeClass: string | undefined },
+): string | undefined {
   return runtime === "gvisor" ? o.gvisorRuntimeClass : o.runtimeClass;
 }
 
