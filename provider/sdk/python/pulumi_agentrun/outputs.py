@@ -562,7 +562,7 @@ class BrowserbaseSettings(dict):
         Settings for browsers on Browserbase (`provider: browserbase`, `kind: browser`): each computer is a session made with keepAlive. Its CDP URL is a secret held in the plugin's memory alone, never in state: get it at the time of use with `agentrun cdp <name>`.
 
         :param _builtins.str api_key: The Browserbase API key. Required for a Browserbase browser; a secret, never in a message, label or log.
-        :param _builtins.str api_url: Browserbase's API. Unset: https://api.browserbase.com.
+        :param _builtins.str api_url: Browserbase's API. Unset: https://api.browserbase.com. https, or http to this machine's loopback alone: the key goes there.
         :param _builtins.str project_id: The Browserbase project the sessions are made in. Required for a Browserbase browser.
         """
         if api_key is not None:
@@ -584,7 +584,7 @@ class BrowserbaseSettings(dict):
     @pulumi.getter(name="apiUrl")
     def api_url(self) -> Optional[_builtins.str]:
         """
-        Browserbase's API. Unset: https://api.browserbase.com.
+        Browserbase's API. Unset: https://api.browserbase.com. https, or http to this machine's loopback alone: the key goes there.
         """
         return pulumi.get(self, "api_url")
 
@@ -1345,7 +1345,7 @@ class KernelSettings(dict):
         Settings for browsers on Kernel (`provider: kernel`, `kind: browser`): each computer is a Kernel browser, its lifetime an idle timeout. Its CDP URL is a secret held in memory alone, never in state: get it at the time of use with `agentrun cdp <name>`.
 
         :param _builtins.str api_key: The Kernel API key. Required for a Kernel browser; a secret, never in a message, label or log.
-        :param _builtins.str api_url: Kernel's API. Unset: https://api.onkernel.com.
+        :param _builtins.str api_url: Kernel's API. Unset: https://api.onkernel.com. https, or http to this machine's loopback alone: the key goes there.
         """
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
@@ -1364,7 +1364,7 @@ class KernelSettings(dict):
     @pulumi.getter(name="apiUrl")
     def api_url(self) -> Optional[_builtins.str]:
         """
-        Kernel's API. Unset: https://api.onkernel.com.
+        Kernel's API. Unset: https://api.onkernel.com. https, or http to this machine's loopback alone: the key goes there.
         """
         return pulumi.get(self, "api_url")
 
@@ -1742,7 +1742,7 @@ class ModalSettings(dict):
         :param _builtins.str daemon_image: A registry image holding this version's daemon at /computerd, pinned by digest; then nothing is uploaded.
         :param _builtins.str daemon_path: The computerd for linux/amd64 uploaded into each sandbox. Unset: the one this package carries.
         :param _builtins.str environment: The Modal environment of the app. Unset: the token's default.
-        :param _builtins.str server_url: Where the token goes. Unset: https://api.modal.com:443.
+        :param _builtins.str server_url: Where the token goes. Unset: https://api.modal.com:443. https, or http to this machine's loopback alone; an address, no path.
         :param _builtins.str test_sdk: Tests only: a module whose createSdk() makes a fake Modal client. Refused unless the plugin runs with AGENTRUN_COMPUTER_TEST=1.
         :param _builtins.str token_id: The Modal token's id (a secret: set it with --secret).
         :param _builtins.str token_secret: The Modal token's secret (a secret: set it with --secret).
@@ -1803,7 +1803,7 @@ class ModalSettings(dict):
     @pulumi.getter(name="serverUrl")
     def server_url(self) -> Optional[_builtins.str]:
         """
-        Where the token goes. Unset: https://api.modal.com:443.
+        Where the token goes. Unset: https://api.modal.com:443. https, or http to this machine's loopback alone; an address, no path.
         """
         return pulumi.get(self, "server_url")
 
@@ -1891,7 +1891,7 @@ class PhoneHarnessSettings(dict):
         :param _builtins.str adb: The adb CLI (Android platform tools). Unset: adb on PATH.
         :param _builtins.int adb_port: The adb server's port on the loopback. Unset: 5037, adb's own.
         :param _builtins.str api_key: The phone harness API key. Required for a phone; a secret, never in a message, label or log.
-        :param _builtins.str base_url: The phone harness's API. Unset: https://api.phone-harness.com/v1.
+        :param _builtins.str base_url: The phone harness's API. Unset: https://api.phone-harness.com/v1. https, or http to this machine's loopback alone: the key goes there.
         :param _builtins.str ledger: The file that keeps each phone's labels, image and deadline (the phone harness keeps none), written atomically. Required: refresh and destroy find the phones an earlier run made through it.
         """
         if adb is not None:
@@ -1933,7 +1933,7 @@ class PhoneHarnessSettings(dict):
     @pulumi.getter(name="baseUrl")
     def base_url(self) -> Optional[_builtins.str]:
         """
-        The phone harness's API. Unset: https://api.phone-harness.com/v1.
+        The phone harness's API. Unset: https://api.phone-harness.com/v1. https, or http to this machine's loopback alone: the key goes there.
         """
         return pulumi.get(self, "base_url")
 
