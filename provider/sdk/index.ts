@@ -103,7 +103,7 @@ export interface BrowserbaseSettings {
   readonly apiKey?: string;
   /** The Browserbase project the sessions are made in. Required for a Browserbase browser. */
   readonly projectId?: string;
-  /** Browserbase's API. Unset: https://api.browserbase.com. */
+  /** Browserbase's API. Unset: https://api.browserbase.com. https, or http to this machine's loopback alone: the key goes there. */
   readonly apiUrl?: string;
 }
 
@@ -113,7 +113,7 @@ export interface BrowserbaseSettingsArgs {
   apiKey?: pulumi.Input<string>;
   /** The Browserbase project the sessions are made in. Required for a Browserbase browser. */
   projectId?: pulumi.Input<string>;
-  /** Browserbase's API. Unset: https://api.browserbase.com. */
+  /** Browserbase's API. Unset: https://api.browserbase.com. https, or http to this machine's loopback alone: the key goes there. */
   apiUrl?: pulumi.Input<string>;
 }
 
@@ -121,7 +121,7 @@ export interface BrowserbaseSettingsArgs {
 export interface KernelSettings {
   /** The Kernel API key. Required for a Kernel browser; a secret, never in a message, label or log. */
   readonly apiKey?: string;
-  /** Kernel's API. Unset: https://api.onkernel.com. */
+  /** Kernel's API. Unset: https://api.onkernel.com. https, or http to this machine's loopback alone: the key goes there. */
   readonly apiUrl?: string;
 }
 
@@ -129,7 +129,7 @@ export interface KernelSettings {
 export interface KernelSettingsArgs {
   /** The Kernel API key. Required for a Kernel browser; a secret, never in a message, label or log. */
   apiKey?: pulumi.Input<string>;
-  /** Kernel's API. Unset: https://api.onkernel.com. */
+  /** Kernel's API. Unset: https://api.onkernel.com. https, or http to this machine's loopback alone: the key goes there. */
   apiUrl?: pulumi.Input<string>;
 }
 
@@ -145,6 +145,8 @@ export interface KubernetesSettings {
   readonly namespace?: string;
   /** The Pods' RuntimeClass (gVisor, Kata) where the cluster has one. Unset: none. */
   readonly runtimeClass?: string;
+  /** The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused. */
+  readonly gvisorRuntimeClass?: string;
   /** The image shown as the default for a Computer that names none, best pinned by digest. */
   readonly image?: string;
   /** The container's imagePullPolicy: `Always`, `IfNotPresent` (the default) or `Never` (an image already on the nodes). */
@@ -171,6 +173,8 @@ export interface KubernetesSettingsArgs {
   namespace?: pulumi.Input<string>;
   /** The Pods' RuntimeClass (gVisor, Kata) where the cluster has one. Unset: none. */
   runtimeClass?: pulumi.Input<string>;
+  /** The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused. */
+  gvisorRuntimeClass?: pulumi.Input<string>;
   /** The image shown as the default for a Computer that names none, best pinned by digest. */
   image?: pulumi.Input<string>;
   /** The container's imagePullPolicy: `Always`, `IfNotPresent` (the default) or `Never` (an image already on the nodes). */
@@ -319,7 +323,7 @@ export interface ModalSettings {
   readonly app?: string;
   /** The Modal environment of the app. Unset: the token's default. */
   readonly environment?: string;
-  /** Where the token goes. Unset: https://api.modal.com:443. */
+  /** Where the token goes. Unset: https://api.modal.com:443. https, or http to this machine's loopback alone; an address, no path. */
   readonly serverUrl?: string;
   /** The computerd for linux/amd64 uploaded into each sandbox. Unset: the one this package carries. */
   readonly daemonPath?: string;
@@ -341,7 +345,7 @@ export interface ModalSettingsArgs {
   app?: pulumi.Input<string>;
   /** The Modal environment of the app. Unset: the token's default. */
   environment?: pulumi.Input<string>;
-  /** Where the token goes. Unset: https://api.modal.com:443. */
+  /** Where the token goes. Unset: https://api.modal.com:443. https, or http to this machine's loopback alone; an address, no path. */
   serverUrl?: pulumi.Input<string>;
   /** The computerd for linux/amd64 uploaded into each sandbox. Unset: the one this package carries. */
   daemonPath?: pulumi.Input<string>;
@@ -793,7 +797,7 @@ export interface AppWindowFoundArgs {
 export interface PhoneHarnessSettings {
   /** The phone harness API key. Required for a phone; a secret, never in a message, label or log. */
   readonly apiKey?: string;
-  /** The phone harness's API. Unset: https://api.phone-harness.com/v1. */
+  /** The phone harness's API. Unset: https://api.phone-harness.com/v1. https, or http to this machine's loopback alone: the key goes there. */
   readonly baseUrl?: string;
   /** The file that keeps each phone's labels, image and deadline (the phone harness keeps none), written atomically. Required: refresh and destroy find the phones an earlier run made through it. */
   readonly ledger?: string;
@@ -807,7 +811,7 @@ export interface PhoneHarnessSettings {
 export interface PhoneHarnessSettingsArgs {
   /** The phone harness API key. Required for a phone; a secret, never in a message, label or log. */
   apiKey?: pulumi.Input<string>;
-  /** The phone harness's API. Unset: https://api.phone-harness.com/v1. */
+  /** The phone harness's API. Unset: https://api.phone-harness.com/v1. https, or http to this machine's loopback alone: the key goes there. */
   baseUrl?: pulumi.Input<string>;
   /** The file that keeps each phone's labels, image and deadline (the phone harness keeps none), written atomically. Required: refresh and destroy find the phones an earlier run made through it. */
   ledger?: pulumi.Input<string>;

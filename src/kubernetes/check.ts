@@ -2,12 +2,13 @@
 import { labelRefusals } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import { checkMount } from "../contract/mount.js";
-import { runtimeRefusal } from "../contract/runtime.js";
+import { RUNTIMES, runtimeRefusal } from "../contract/runtime.js";
 import type { Capabilities, ComputerSpec } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
 import { isRootOrRootGroup, parseUser } from "../contract/user.js";
 import { checkAllowlist } from "../egress/list.js";
 import { COMPUTER_LABEL, PROXY_PATTERN } from "./constants.js";
+import { gvisorRefusals } from "./runtime.js";
 
 const FIELDS = new Set(["image", "lifetimeMs", "network", "labels", "mount", "cpus", "memoryMb", "pids", "user", "workdir", "kind", "egress", "runtime"]);
 /** The least memory a computer is given: init, the daemon and a shell. */
@@ -90,7 +91,8 @@ export function checkSpec(spec: ComputerSpec, capabilities: Capabilities, testRa
   }
   if (spec.workdir !== undefined && (typeof spec.workdir !== "string" || !spec.workdir.startsWith("/") || /[\s\0]/.test(spec.workdir)))
     out.push({ field: "workdir", message: "workdir is an absolute path with no NUL or space" });
-  const runtime = runtimeRefusal(spec.runtime, ["runc"], "Kubernetes");
+  const runtime = runtimeRefusal(spec.runtime, RUNTIMES, "Kubernetes");
   if (runtime) out.push(runtime);
+  out.push(...gvisorRefusals(spec, capabilities.runtimes?.gvisor !== undefined));
   return out;
 }

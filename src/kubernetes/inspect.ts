@@ -19,6 +19,7 @@ import { heldOf, joinedNetwork, type JoinedRead, type KubeEgressProxies } from "
 import type { RecordedSpec } from "./pod.js";
 import type { KubePods } from "./pods.js";
 import { computerState, type Pod, podDrift, recordedNetwork, recordedSpec, sidecarOf, specOf } from "./readback.js";
+import { gvisorKernel, runtimeClassOf } from "./runtime.js";
 
 /** open's probe dials the computer's own loopback alone: it reads the interfaces and sends nothing out. */
 const OPEN_PROBE_TARGETS = ["127.0.0.1:9"];
@@ -95,7 +96,9 @@ export async function inspectPod(
   const spec = specOf(pod, recorded);
   let state = computerState(pod);
   const sidecar = sidecarOf(pod);
-  const drift = podDrift(pod, { runtimeClass: sb.o.runtimeClass, pullPolicy: sb.o.pullPolicy });
+  const drift = podDrift(pod, { runtimeClass: runtimeClassOf(recorded?.runtime, sb.o), pullPolicy: sb.o.pullPolicy });
+  const gvisor = sb.o.gvisorRuntimeClass !== undefined && pod.spec?.runtimeClassName === sb.o.gvisorRuntimeClass;
+  if (gvisor) spec.runtime = "gvisor";
   // A Pod on a lost node reads Running for minutes after its computer ended with the node.
   const node = pod.spec?.nodeName;
   if (state === "running" && node) {
@@ -136,6 +139,12 @@ export async function inspectPod(
       const connection = opened.value;
       hello = connection.hello;
       drift.push(...helloDrift(hello, sb.want()));
+      if (gvisor && node) {
+        const kernel = await gvisorKernel(sb.api, connection.client, node, { ms: sb.o.t.callMs, signal: options.signal });
+        if (!kernel.ok) return kernel;
+        if (kernel.value.drift) drift.push(kernel.value.drift);
+        if (kernel.value.note) notes.push(kernel.value.note);
+      }
       const probe = await probeNetwork(sb, connection.client, network, recorded, options.signal);
       if (!options.connection) await connection.close();
       if (options.signal?.aborted) return fail("aborted", `reading ${name} was aborted`);

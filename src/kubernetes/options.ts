@@ -23,6 +23,8 @@ export interface KubernetesProviderOptions {
   namespace?: string;
   /** The Pods' RuntimeClass (gVisor, Kata) where the cluster has one; none by default. */
   runtimeClass?: string;
+  /** The RuntimeClass, backed by gVisor's runsc, of a computer whose spec asks runtime gvisor; unset, runtime gvisor is refused. */
+  gvisorRuntimeClass?: string;
   /** The image a spec that names none is shown as the default (best pinned by digest). */
   image?: string;
   /** The container's imagePullPolicy (default IfNotPresent; Never for an image already on the nodes). */
@@ -59,6 +61,7 @@ export interface Settled {
   creds: Credentials;
   namespace: string;
   runtimeClass: string | undefined;
+  gvisorRuntimeClass: string | undefined;
   image: string | undefined;
   pullPolicy: "Always" | "IfNotPresent" | "Never";
   arch: "amd64" | "arm64";
@@ -101,8 +104,11 @@ export function settle(options: KubernetesProviderOptions): Settled {
   const namespace = options.namespace ?? creds.namespace ?? DEFAULT_NAMESPACE;
   if (typeof namespace !== "string" || !DNS_LABEL.test(namespace))
     throw new OptionError("namespace", "the Kubernetes provider's namespace", " is a namespace's name: lowercase letters, digits and -, up to 63");
-  if (options.runtimeClass !== undefined && (typeof options.runtimeClass !== "string" || !DNS_SUBDOMAIN.test(options.runtimeClass)))
-    throw new OptionError("runtimeClass", "the Kubernetes provider's runtimeClass", " is a RuntimeClass's name: lowercase letters, digits, - and .");
+  for (const key of ["runtimeClass", "gvisorRuntimeClass"] as const) {
+    const rc = options[key];
+    if (rc !== undefined && (typeof rc !== "string" || !DNS_SUBDOMAIN.test(rc)))
+      throw new OptionError(key, `the Kubernetes provider's ${key}`, " is a RuntimeClass's name: lowercase letters, digits, - and .");
+  }
   if (options.image !== undefined && (typeof options.image !== "string" || !/^[^\s\0]+$/.test(options.image)))
     throw new OptionError("image", "the Kubernetes provider's image", " is an image reference with no space or NUL");
   const pullPolicy = options.imagePullPolicy ?? "IfNotPresent";
@@ -143,6 +149,7 @@ export function settle(options: KubernetesProviderOptions): Settled {
     creds,
     namespace,
     runtimeClass: options.runtimeClass,
+    gvisorRuntimeClass: options.gvisorRuntimeClass,
     image: options.image,
     pullPolicy,
     arch,

@@ -14,6 +14,7 @@ import { computerEgressMount, egressVolume, initNetworkArgs, listVolume, type Si
 import { encodeLabels, labelsAnnotation } from "./labels.js";
 import type { Settled } from "./options.js";
 import { agentrunVolume, openCommand, openMounts, setupContainer, userSecurity } from "./unprivileged.js";
+import { runtimeClassOf } from "./runtime.js";
 
 /** What create records of the spec (the annotation), which read-back holds the Pod to. */
 export interface RecordedSpec {
@@ -29,6 +30,8 @@ export interface RecordedSpec {
   memoryMb?: number;
   /** The activeDeadlineSeconds create wrote (a person may shorten it); absent on a Pod made before it was recorded. */
   deadlineSeconds?: number;
+  /** gvisor when the spec asked it; absent for runc. */
+  runtime?: "gvisor";
 }
 
 export interface PodPlan {
@@ -65,6 +68,7 @@ export function computerPod(c: Creation<CheckedSpec & { egressImage?: string; ho
     ...(spec.cpus === undefined ? {} : { cpus: spec.cpus }),
     ...(spec.memoryMb === undefined ? {} : { memoryMb: spec.memoryMb }),
     deadlineSeconds: activeDeadlineSeconds(spec.lifetimeMs),
+    ...(spec.runtime === "gvisor" ? { runtime: "gvisor" as const } : {}),
   };
   const sidecar: SidecarPlan | undefined =
     allow === undefined
@@ -89,7 +93,7 @@ export function computerPod(c: Creation<CheckedSpec & { egressImage?: string; ho
     recorded,
     labels: c.labels,
     arch: o.arch,
-    runtimeClass: o.runtimeClass,
+    runtimeClass: runtimeClassOf(spec.runtime, o),
     pullPolicy: o.pullPolicy,
     waitSeconds: (o.t.uploadMs + o.t.callMs) / 1000,
     sidecar,

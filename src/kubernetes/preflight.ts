@@ -64,7 +64,7 @@ export class Preflight {
     return this.#api.call<T>(path, what, { ms: this.#o.t.callMs, signal });
   }
 
-  /** One GET of the namespace, the four access reviews side by side, one GET of the RuntimeClass when one is named. */
+  /** One GET of the namespace, the four access reviews side by side, one GET of each RuntimeClass named. */
   async #clusterChecks(signal: AbortSignal | undefined): Promise<Result<undefined>> {
     const ns = this.#o.namespace;
     const read = await this.#get(`/api/v1/namespaces/${encodeURIComponent(ns)}`, `reading the namespace ${ns}`, signal);
@@ -103,13 +103,12 @@ export class Preflight {
         { field: "namespace" },
       );
     }
-    const rc = this.#o.runtimeClass;
-    if (rc) {
+    for (const field of ["runtimeClass", "gvisorRuntimeClass"] as const) {
+      const rc = this.#o[field];
+      if (!rc) continue;
       const read = await this.#get(`/apis/node.k8s.io/v1/runtimeclasses/${encodeURIComponent(rc)}`, `reading the RuntimeClass ${rc}`, signal);
       if (!read.ok && read.error.code === "not_found")
-        return fail("invalid", `the cluster has no RuntimeClass ${rc}; give runtimeClass one it has (kubectl get runtimeclass), or none`, {
-          field: "runtimeClass",
-        });
+        return fail("invalid", `the cluster has no RuntimeClass ${rc}; give ${field} one it has (kubectl get runtimeclass), or none`, { field });
       if (!read.ok && read.error.code !== "refused") return read;
     }
     return ok();

@@ -37,10 +37,11 @@ import { kubePool } from "./pool.js";
 import type { KubernetesProviderOptions, Settled } from "./options.js";
 import { GROUPS, KubePods } from "./pods.js";
 import { computerState, deadlineOf, recordedNetwork, recordedSpec } from "./readback.js";
+import { GVISOR_HOLDS } from "./runtime.js";
 
 export type { KubernetesProviderOptions } from "./options.js";
 
-export function capabilitiesOf(o: Pick<Settled, "maxLifetimeMs" | "user" | "image" | "runtimeClass">): Capabilities {
+export function capabilitiesOf(o: Pick<Settled, "maxLifetimeMs" | "user" | "image" | "runtimeClass" | "gvisorRuntimeClass">): Capabilities {
   return {
     kind: "linux",
     os: "linux",
@@ -55,12 +56,19 @@ export function capabilitiesOf(o: Pick<Settled, "maxLifetimeMs" | "user" | "imag
     mount: [],
     vendorAgentPorts: [],
     isolation: o.runtimeClass ? `container (RuntimeClass ${o.runtimeClass})` : "container",
+    ...(o.gvisorRuntimeClass ? { runtimes: { gvisor: GVISOR_HOLDS } } : {}),
     defaults: { ...(o.image ? { image: o.image } : {}), workdir: HOME, user: o.user },
   };
 }
 
 /** The capabilities with the options unset. */
-export const CAPABILITIES: Capabilities = capabilitiesOf({ maxLifetimeMs: MAX_LIFETIME_MS, user: DEFAULT_USER, image: undefined, runtimeClass: undefined });
+export const CAPABILITIES: Capabilities = capabilitiesOf({
+  maxLifetimeMs: MAX_LIFETIME_MS,
+  user: DEFAULT_USER,
+  image: undefined,
+  runtimeClass: undefined,
+  gvisorRuntimeClass: undefined,
+});
 
 export class KubernetesProvider implements ComputerProvider {
   readonly id = "kubernetes";

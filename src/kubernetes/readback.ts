@@ -265,7 +265,8 @@ export function podDrift(pod: Pod, want: PodWant): string[] {
   if (s.automountServiceAccountToken !== false) out.push("it mounts a service account token");
   if (s.enableServiceLinks !== false) out.push("it has service links in its environment");
   for (const host of ["hostNetwork", "hostPID", "hostIPC"] as const) if (s[host] === true) out.push(`it shares the node's namespace (${host})`);
-  if ((s.runtimeClassName ?? undefined) !== want.runtimeClass) out.push(`its runtimeClassName is ${show(s.runtimeClassName)}, not ${show(want.runtimeClass)}`);
+  if ((s.runtimeClassName ?? undefined) !== want.runtimeClass)
+    out.push(`${recorded?.runtime === "gvisor" ? "runtime: " : ""}its runtimeClassName is ${show(s.runtimeClassName)}, not ${show(want.runtimeClass)}`);
   if (s.securityContext?.seccompProfile?.type !== "RuntimeDefault")
     out.push(`its seccomp profile is ${show(s.securityContext?.seccompProfile?.type)}, not "RuntimeDefault"`);
   const sc = c.securityContext ?? {};

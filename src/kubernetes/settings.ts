@@ -9,6 +9,7 @@ export const KUBERNETES_SETTINGS = z.strictObject({
   context: z.string().min(1).optional(),
   namespace: keySetting("KUBERNETES_NAMESPACE", z.string().min(1).optional()),
   runtimeClass: z.string().min(1).optional(),
+  gvisorRuntimeClass: z.string().min(1).optional(),
   image: z.string().min(1).optional(),
   imagePullPolicy: z.string().optional(),
   arch: z.string().optional(),

@@ -1,8 +1,9 @@
 // Bad settings refused by the real API server of the test cluster before anything is made, each in
 // words naming the setting and never a secret from it: a kubeconfig whose server does not answer or
 // does not take its credentials, a namespace that does not exist, a namespace a service account with
-// no rights may not write (its token from the TokenRequest API), a RuntimeClass the cluster lacks,
-// an image no node holds. After each, no Pod carries the test's label. Skipped in words unless
+// no rights may not write (its token from the TokenRequest API), a RuntimeClass the cluster lacks
+// (runtimeClass, gvisorRuntimeClass), an image no node holds. After each, no Pod carries the test's
+// label. Skipped in words unless
 // AGENTRUN_KUBE_TESTS=1; starts the cluster when it is not running and leaves it running.
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
@@ -100,6 +101,15 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "bad settings refused by the test clus
 
   it("refuses a RuntimeClass the cluster lacks, naming runtimeClass", async () => {
     await refused(await createWith({ runtimeClass: `agentrun-absent-${tag}` }), "invalid", "runtimeClass", /no RuntimeClass agentrun-absent-\w+/);
+  });
+
+  it("refuses a gvisorRuntimeClass the cluster lacks, naming it, for a runc computer too", async () => {
+    await refused(
+      await createWith({ gvisorRuntimeClass: `agentrun-absent-${tag}` }),
+      "invalid",
+      "gvisorRuntimeClass",
+      /no RuntimeClass agentrun-absent-\w+; give gvisorRuntimeClass one it has/,
+    );
   });
 
   it("refuses an image no node holds when nothing is pulled, naming image", async () => {

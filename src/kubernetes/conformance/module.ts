@@ -1,6 +1,6 @@
 // Kubernetes' conformance module: the cluster from COMPUTER_KUBERNETES_KUBECONFIG (a kubeconfig's
 // path), else the one npm run kube:up started for this work tree (dist/kube.json names its
-// kubeconfig and the base image by digest, imported into the node's store: imagePullPolicy Never).
+// kubeconfig and the base image by digest, imported into the nodes' stores: imagePullPolicy Never).
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { packageRoot } from "../../package.js";
@@ -13,6 +13,7 @@ export const ENV = [
   "COMPUTER_KUBERNETES_NAMESPACE",
   "COMPUTER_KUBERNETES_IMAGE",
   "COMPUTER_KUBERNETES_RUNTIME_CLASS",
+  "COMPUTER_KUBERNETES_GVISOR_RUNTIME_CLASS",
 ] as const;
 
 interface KubeJson {
@@ -38,6 +39,7 @@ export function optionsFromEnv(env: Record<string, string | undefined>): Kuberne
     kubeconfig: readFileSync(file, "utf8"),
     ...(env.COMPUTER_KUBERNETES_NAMESPACE ? { namespace: env.COMPUTER_KUBERNETES_NAMESPACE } : {}),
     ...(env.COMPUTER_KUBERNETES_RUNTIME_CLASS ? { runtimeClass: env.COMPUTER_KUBERNETES_RUNTIME_CLASS } : {}),
+    ...(env.COMPUTER_KUBERNETES_GVISOR_RUNTIME_CLASS ? { gvisorRuntimeClass: env.COMPUTER_KUBERNETES_GVISOR_RUNTIME_CLASS } : {}),
     // The test cluster has no registry: its image is on the node already.
     ...(env.COMPUTER_KUBERNETES_KUBECONFIG ? {} : { imagePullPolicy: "Never" as const }),
   };

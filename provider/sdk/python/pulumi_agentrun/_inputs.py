@@ -541,7 +541,7 @@ class BrowserbaseSettingsArgsDict(TypedDict):
     """
     api_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Browserbase's API. Unset: https://api.browserbase.com.
+    Browserbase's API. Unset: https://api.browserbase.com. https, or http to this machine's loopback alone: the key goes there.
     """
     project_id: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -558,7 +558,7 @@ class BrowserbaseSettingsArgs:
         Settings for browsers on Browserbase (`provider: browserbase`, `kind: browser`): each computer is a session made with keepAlive. Its CDP URL is a secret held in the plugin's memory alone, never in state: get it at the time of use with `agentrun cdp <name>`.
 
         :param pulumi.Input[_builtins.str] api_key: The Browserbase API key. Required for a Browserbase browser; a secret, never in a message, label or log.
-        :param pulumi.Input[_builtins.str] api_url: Browserbase's API. Unset: https://api.browserbase.com.
+        :param pulumi.Input[_builtins.str] api_url: Browserbase's API. Unset: https://api.browserbase.com. https, or http to this machine's loopback alone: the key goes there.
         :param pulumi.Input[_builtins.str] project_id: The Browserbase project the sessions are made in. Required for a Browserbase browser.
         """
         if api_key is not None:
@@ -584,7 +584,7 @@ class BrowserbaseSettingsArgs:
     @pulumi.getter(name="apiUrl")
     def api_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Browserbase's API. Unset: https://api.browserbase.com.
+        Browserbase's API. Unset: https://api.browserbase.com. https, or http to this machine's loopback alone: the key goes there.
         """
         return pulumi.get(self, "api_url")
 
@@ -1521,7 +1521,7 @@ class KernelSettingsArgsDict(TypedDict):
     """
     api_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Kernel's API. Unset: https://api.onkernel.com.
+    Kernel's API. Unset: https://api.onkernel.com. https, or http to this machine's loopback alone: the key goes there.
     """
 
 @pulumi.input_type
@@ -1533,7 +1533,7 @@ class KernelSettingsArgs:
         Settings for browsers on Kernel (`provider: kernel`, `kind: browser`): each computer is a Kernel browser, its lifetime an idle timeout. Its CDP URL is a secret held in memory alone, never in state: get it at the time of use with `agentrun cdp <name>`.
 
         :param pulumi.Input[_builtins.str] api_key: The Kernel API key. Required for a Kernel browser; a secret, never in a message, label or log.
-        :param pulumi.Input[_builtins.str] api_url: Kernel's API. Unset: https://api.onkernel.com.
+        :param pulumi.Input[_builtins.str] api_url: Kernel's API. Unset: https://api.onkernel.com. https, or http to this machine's loopback alone: the key goes there.
         """
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
@@ -1556,7 +1556,7 @@ class KernelSettingsArgs:
     @pulumi.getter(name="apiUrl")
     def api_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Kernel's API. Unset: https://api.onkernel.com.
+        Kernel's API. Unset: https://api.onkernel.com. https, or http to this machine's loopback alone: the key goes there.
         """
         return pulumi.get(self, "api_url")
 
@@ -1699,6 +1699,10 @@ class KubernetesSettingsArgsDict(TypedDict):
     """
     An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network.
     """
+    gvisor_runtime_class: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused.
+    """
     image: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
     The image shown as the default for a Computer that names none, best pinned by digest.
@@ -1735,6 +1739,7 @@ class KubernetesSettingsArgs:
                  context: pulumi.Input[Optional[_builtins.str]] = None,
                  daemon_path: pulumi.Input[Optional[_builtins.str]] = None,
                  egress: pulumi.Input[Optional['KubernetesEgressSettingsArgs']] = None,
+                 gvisor_runtime_class: pulumi.Input[Optional[_builtins.str]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  image_pull_policy: pulumi.Input[Optional[_builtins.str]] = None,
                  in_cluster: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1749,6 +1754,7 @@ class KubernetesSettingsArgs:
         :param pulumi.Input[_builtins.str] context: A context of the kubeconfig other than its current one.
         :param pulumi.Input[_builtins.str] daemon_path: The computerd uploaded into each Pod. Unset: the one this package carries for the arch.
         :param pulumi.Input['KubernetesEgressSettingsArgs'] egress: An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network.
+        :param pulumi.Input[_builtins.str] gvisor_runtime_class: The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused.
         :param pulumi.Input[_builtins.str] image: The image shown as the default for a Computer that names none, best pinned by digest.
         :param pulumi.Input[_builtins.str] image_pull_policy: The container's imagePullPolicy: `Always`, `IfNotPresent` (the default) or `Never` (an image already on the nodes).
         :param pulumi.Input[_builtins.bool] in_cluster: `true` for a plugin that runs in a Pod: the Pod's own service account (its token, CA and namespace where Kubernetes mounts them, the API server's address from `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`) in place of a kubeconfig.
@@ -1765,6 +1771,8 @@ class KubernetesSettingsArgs:
             pulumi.set(__self__, "daemon_path", daemon_path)
         if egress is not None:
             pulumi.set(__self__, "egress", egress)
+        if gvisor_runtime_class is not None:
+            pulumi.set(__self__, "gvisor_runtime_class", gvisor_runtime_class)
         if image is not None:
             pulumi.set(__self__, "image", image)
         if image_pull_policy is not None:
@@ -1827,6 +1835,18 @@ class KubernetesSettingsArgs:
     @egress.setter
     def egress(self, value: pulumi.Input[Optional['KubernetesEgressSettingsArgs']]):
         pulumi.set(self, "egress", value)
+
+    @_builtins.property
+    @pulumi.getter(name="gvisorRuntimeClass")
+    def gvisor_runtime_class(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused.
+        """
+        return pulumi.get(self, "gvisor_runtime_class")
+
+    @gvisor_runtime_class.setter
+    def gvisor_runtime_class(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "gvisor_runtime_class", value)
 
     @_builtins.property
     @pulumi.getter
@@ -1935,7 +1955,7 @@ class ModalSettingsArgsDict(TypedDict):
     """
     server_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Where the token goes. Unset: https://api.modal.com:443.
+    Where the token goes. Unset: https://api.modal.com:443. https, or http to this machine's loopback alone; an address, no path.
     """
     test_sdk: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -1973,7 +1993,7 @@ class ModalSettingsArgs:
         :param pulumi.Input[_builtins.str] daemon_image: A registry image holding this version's daemon at /computerd, pinned by digest; then nothing is uploaded.
         :param pulumi.Input[_builtins.str] daemon_path: The computerd for linux/amd64 uploaded into each sandbox. Unset: the one this package carries.
         :param pulumi.Input[_builtins.str] environment: The Modal environment of the app. Unset: the token's default.
-        :param pulumi.Input[_builtins.str] server_url: Where the token goes. Unset: https://api.modal.com:443.
+        :param pulumi.Input[_builtins.str] server_url: Where the token goes. Unset: https://api.modal.com:443. https, or http to this machine's loopback alone; an address, no path.
         :param pulumi.Input[_builtins.str] test_sdk: Tests only: a module whose createSdk() makes a fake Modal client. Refused unless the plugin runs with AGENTRUN_COMPUTER_TEST=1.
         :param pulumi.Input[_builtins.str] token_id: The Modal token's id (a secret: set it with --secret).
         :param pulumi.Input[_builtins.str] token_secret: The Modal token's secret (a secret: set it with --secret).
@@ -2050,7 +2070,7 @@ class ModalSettingsArgs:
     @pulumi.getter(name="serverUrl")
     def server_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Where the token goes. Unset: https://api.modal.com:443.
+        Where the token goes. Unset: https://api.modal.com:443. https, or http to this machine's loopback alone; an address, no path.
         """
         return pulumi.get(self, "server_url")
 
@@ -2177,7 +2197,7 @@ class PhoneHarnessSettingsArgsDict(TypedDict):
     """
     base_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    The phone harness's API. Unset: https://api.phone-harness.com/v1.
+    The phone harness's API. Unset: https://api.phone-harness.com/v1. https, or http to this machine's loopback alone: the key goes there.
     """
     ledger: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -2198,7 +2218,7 @@ class PhoneHarnessSettingsArgs:
         :param pulumi.Input[_builtins.str] adb: The adb CLI (Android platform tools). Unset: adb on PATH.
         :param pulumi.Input[_builtins.int] adb_port: The adb server's port on the loopback. Unset: 5037, adb's own.
         :param pulumi.Input[_builtins.str] api_key: The phone harness API key. Required for a phone; a secret, never in a message, label or log.
-        :param pulumi.Input[_builtins.str] base_url: The phone harness's API. Unset: https://api.phone-harness.com/v1.
+        :param pulumi.Input[_builtins.str] base_url: The phone harness's API. Unset: https://api.phone-harness.com/v1. https, or http to this machine's loopback alone: the key goes there.
         :param pulumi.Input[_builtins.str] ledger: The file that keeps each phone's labels, image and deadline (the phone harness keeps none), written atomically. Required: refresh and destroy find the phones an earlier run made through it.
         """
         if adb is not None:
@@ -2252,7 +2272,7 @@ class PhoneHarnessSettingsArgs:
     @pulumi.getter(name="baseUrl")
     def base_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The phone harness's API. Unset: https://api.phone-harness.com/v1.
+        The phone harness's API. Unset: https://api.phone-harness.com/v1. https, or http to this machine's loopback alone: the key goes there.
         """
         return pulumi.get(self, "base_url")
 

@@ -562,7 +562,7 @@ class BrowserbaseSettings(dict):
         Settings for browsers on Browserbase (`provider: browserbase`, `kind: browser`): each computer is a session made with keepAlive. Its CDP URL is a secret held in the plugin's memory alone, never in state: get it at the time of use with `agentrun cdp <name>`.
 
         :param _builtins.str api_key: The Browserbase API key. Required for a Browserbase browser; a secret, never in a message, label or log.
-        :param _builtins.str api_url: Browserbase's API. Unset: https://api.browserbase.com.
+        :param _builtins.str api_url: Browserbase's API. Unset: https://api.browserbase.com. https, or http to this machine's loopback alone: the key goes there.
         :param _builtins.str project_id: The Browserbase project the sessions are made in. Required for a Browserbase browser.
         """
         if api_key is not None:
@@ -584,7 +584,7 @@ class BrowserbaseSettings(dict):
     @pulumi.getter(name="apiUrl")
     def api_url(self) -> Optional[_builtins.str]:
         """
-        Browserbase's API. Unset: https://api.browserbase.com.
+        Browserbase's API. Unset: https://api.browserbase.com. https, or http to this machine's loopback alone: the key goes there.
         """
         return pulumi.get(self, "api_url")
 
@@ -1345,7 +1345,7 @@ class KernelSettings(dict):
         Settings for browsers on Kernel (`provider: kernel`, `kind: browser`): each computer is a Kernel browser, its lifetime an idle timeout. Its CDP URL is a secret held in memory alone, never in state: get it at the time of use with `agentrun cdp <name>`.
 
         :param _builtins.str api_key: The Kernel API key. Required for a Kernel browser; a secret, never in a message, label or log.
-        :param _builtins.str api_url: Kernel's API. Unset: https://api.onkernel.com.
+        :param _builtins.str api_url: Kernel's API. Unset: https://api.onkernel.com. https, or http to this machine's loopback alone: the key goes there.
         """
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
@@ -1364,7 +1364,7 @@ class KernelSettings(dict):
     @pulumi.getter(name="apiUrl")
     def api_url(self) -> Optional[_builtins.str]:
         """
-        Kernel's API. Unset: https://api.onkernel.com.
+        Kernel's API. Unset: https://api.onkernel.com. https, or http to this machine's loopback alone: the key goes there.
         """
         return pulumi.get(self, "api_url")
 
@@ -1451,6 +1451,7 @@ class KubernetesSettings(dict):
                  context: Optional[_builtins.str] = None,
                  daemon_path: Optional[_builtins.str] = None,
                  egress: Optional['outputs.KubernetesEgressSettings'] = None,
+                 gvisor_runtime_class: Optional[_builtins.str] = None,
                  image: Optional[_builtins.str] = None,
                  image_pull_policy: Optional[_builtins.str] = None,
                  in_cluster: Optional[_builtins.bool] = None,
@@ -1465,6 +1466,7 @@ class KubernetesSettings(dict):
         :param _builtins.str context: A context of the kubeconfig other than its current one.
         :param _builtins.str daemon_path: The computerd uploaded into each Pod. Unset: the one this package carries for the arch.
         :param 'KubernetesEgressSettings' egress: An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network.
+        :param _builtins.str gvisor_runtime_class: The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused.
         :param _builtins.str image: The image shown as the default for a Computer that names none, best pinned by digest.
         :param _builtins.str image_pull_policy: The container's imagePullPolicy: `Always`, `IfNotPresent` (the default) or `Never` (an image already on the nodes).
         :param _builtins.bool in_cluster: `true` for a plugin that runs in a Pod: the Pod's own service account (its token, CA and namespace where Kubernetes mounts them, the API server's address from `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`) in place of a kubeconfig.
@@ -1481,6 +1483,8 @@ class KubernetesSettings(dict):
             pulumi.set(__self__, "daemon_path", daemon_path)
         if egress is not None:
             pulumi.set(__self__, "egress", egress)
+        if gvisor_runtime_class is not None:
+            pulumi.set(__self__, "gvisor_runtime_class", gvisor_runtime_class)
         if image is not None:
             pulumi.set(__self__, "image", image)
         if image_pull_policy is not None:
@@ -1527,6 +1531,14 @@ class KubernetesSettings(dict):
         An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network.
         """
         return pulumi.get(self, "egress")
+
+    @_builtins.property
+    @pulumi.getter(name="gvisorRuntimeClass")
+    def gvisor_runtime_class(self) -> Optional[_builtins.str]:
+        """
+        The RuntimeClass, backed by gVisor's `runsc`, that a Computer with `runtime: gvisor` runs under (the test cluster's is `gvisor`). Unset: `runtime: gvisor` is refused.
+        """
+        return pulumi.get(self, "gvisor_runtime_class")
 
     @_builtins.property
     @pulumi.getter
@@ -1730,7 +1742,7 @@ class ModalSettings(dict):
         :param _builtins.str daemon_image: A registry image holding this version's daemon at /computerd, pinned by digest; then nothing is uploaded.
         :param _builtins.str daemon_path: The computerd for linux/amd64 uploaded into each sandbox. Unset: the one this package carries.
         :param _builtins.str environment: The Modal environment of the app. Unset: the token's default.
-        :param _builtins.str server_url: Where the token goes. Unset: https://api.modal.com:443.
+        :param _builtins.str server_url: Where the token goes. Unset: https://api.modal.com:443. https, or http to this machine's loopback alone; an address, no path.
         :param _builtins.str test_sdk: Tests only: a module whose createSdk() makes a fake Modal client. Refused unless the plugin runs with AGENTRUN_COMPUTER_TEST=1.
         :param _builtins.str token_id: The Modal token's id (a secret: set it with --secret).
         :param _builtins.str token_secret: The Modal token's secret (a secret: set it with --secret).
@@ -1791,7 +1803,7 @@ class ModalSettings(dict):
     @pulumi.getter(name="serverUrl")
     def server_url(self) -> Optional[_builtins.str]:
         """
-        Where the token goes. Unset: https://api.modal.com:443.
+        Where the token goes. Unset: https://api.modal.com:443. https, or http to this machine's loopback alone; an address, no path.
         """
         return pulumi.get(self, "server_url")
 
@@ -1879,7 +1891,7 @@ class PhoneHarnessSettings(dict):
         :param _builtins.str adb: The adb CLI (Android platform tools). Unset: adb on PATH.
         :param _builtins.int adb_port: The adb server's port on the loopback. Unset: 5037, adb's own.
         :param _builtins.str api_key: The phone harness API key. Required for a phone; a secret, never in a message, label or log.
-        :param _builtins.str base_url: The phone harness's API. Unset: https://api.phone-harness.com/v1.
+        :param _builtins.str base_url: The phone harness's API. Unset: https://api.phone-harness.com/v1. https, or http to this machine's loopback alone: the key goes there.
         :param _builtins.str ledger: The file that keeps each phone's labels, image and deadline (the phone harness keeps none), written atomically. Required: refresh and destroy find the phones an earlier run made through it.
         """
         if adb is not None:
@@ -1921,7 +1933,7 @@ class PhoneHarnessSettings(dict):
     @pulumi.getter(name="baseUrl")
     def base_url(self) -> Optional[_builtins.str]:
         """
-        The phone harness's API. Unset: https://api.phone-harness.com/v1.
+        The phone harness's API. Unset: https://api.phone-harness.com/v1. https, or http to this machine's loopback alone: the key goes there.
         """
         return pulumi.get(self, "base_url")
 
