@@ -10,6 +10,7 @@ import { podDrift, type Pod } from "../../src/kubernetes/readback.js";
 import { gvisorKernel, runtimeClassOf } from "../../src/kubernetes/runtime.js";
 import type { KubeApi } from "../../src/kubernetes/api.js";
 import type { ComputerClient } from "../../src/daemon/client.js";
+import type { NetworkPolicy } from "../../src/contract/provider.js";
 import { fail, ok } from "../../src/daemon/result.js";
 
 const kubeconfig = stringify({
@@ -41,7 +42,7 @@ describe("runtime gvisor on Kubernetes", () => {
     const provider = create({ kubeconfig, gvisorRuntimeClass: "gvisor" });
     expect(provider.capabilities().runtimes).toEqual({ gvisor: { network: ["none"] } });
     expect(provider.check({ ...spec, network: "none" }).ok).toBe(true);
-    for (const network of ["open", { allow: ["example.com"] }] as const) {
+    for (const network of ["open", { allow: ["example.com"] }] satisfies NetworkPolicy[]) {
       const checked = provider.check({ ...spec, network });
       expect(!checked.ok && checked.error.refusals?.map((r) => r.field)).toEqual(["network"]);
       expect(!checked.ok && checked.error.message).toMatch(/under runtime gvisor is refused: a gVisor Pod's network is its runsc's configuration/);
