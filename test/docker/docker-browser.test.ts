@@ -1,9 +1,10 @@
 // A Docker browser on the real engine, one computer for every case: Chromium started through its
 // daemon with network none, driven over the CDP URL its connection serves on this machine's
-// loopback (through ws, a WebSocket client this project did not write: no CDP client package is
-// installed here), a page navigated, an input filled, evaluated and shot; the URL refused with a
+// loopback by chrome-remote-interface (a CDP client from npm, pinned, that this project did not
+// write), a page navigated, an input filled, evaluated and shot; the URL refused with a
 // changed secret and once its connection is closed; a page beyond the computer not reached; and
 // the browser killed, then started again by hand with another proxy, read back as drift by field.
+import CDP from "chrome-remote-interface";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { ComputerRef } from "../../src/contract/provider.js";
@@ -21,25 +22,6 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(() => docker.close());
-
-/** One CDP connection over ws: calls by id, flattened sessions. */
-async function cdp(url: string) {
-  const ws = new WebSocket(url, { perMessageDeflate: false });
-  await new Promise<void>((resolve, reject) => (ws.once("open", () => resolve()), ws.once("error", reject)));
-  let next = 0;
-  const waiting = new Map<number, (m: { result?: Record<string, unknown>; error?: { message: string } }) => void>();
-  ws.on("message", (data) => {
-    const m = JSON.parse(String(data)) as { id?: number; result?: Record<string, unknown>; error?: { message: string } };
-    if (m.id !== undefined) waiting.get(m.id)?.(m);
-  });
-  const send = (method: string, params: Record<string, unknown> = {}, sessionId?: string) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      const id = ++next;
-      waiting.set(id, (m) => (m.error ? reject(new Error(m.error.message)) : resolve(m.result ?? {})));
-      ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
-    });
-  return { send, close: () => ws.close() };
-}
 
 /** The HTTP status an upgrade to url gets, or the error's code when nothing answers. */
 function upgradeRefusal(url: string): Promise<string> {
@@ -60,27 +42,28 @@ describe("a Docker browser", () => {
     const url = connection.value.cdp!.url;
     expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/[0-9a-f]{48}$/);
     expect(JSON.stringify(connection.value)).not.toContain(url);
-    const c = await cdp(url);
+    // The URL is the browser's target itself; local: the client's own protocol, as the URL's
+    // server answers the upgrade alone (no /json endpoints).
+    const c = await CDP({ target: url, local: true });
     try {
-      expect(String((await c.send("Browser.getVersion")).product)).toMatch(/^(Headless)?Chrome\//);
+      expect((await c.send("Browser.getVersion")).product).toMatch(/^(Headless)?Chrome\//);
       const html = "<title>form</title><input id=q><p id=p>42</p>";
-      const { targetId } = (await c.send("Target.createTarget", { url: `data:text/html,${encodeURIComponent(html)}` })) as { targetId: string };
-      const { sessionId } = (await c.send("Target.attachToTarget", { targetId, flatten: true })) as { sessionId: string };
-      const value = async (expression: string) =>
-        ((await c.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)) as { result: { value: unknown } }).result.value;
+      const { targetId } = await c.send("Target.createTarget", { url: `data:text/html,${encodeURIComponent(html)}` });
+      const { sessionId } = await c.send("Target.attachToTarget", { targetId, flatten: true });
+      const value = async (expression: string) => (await c.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)).result.value;
       for (let i = 0; i < 100 && (await value("document.readyState")) !== "complete"; i++) await new Promise((r) => setTimeout(r, 50));
       await value("document.getElementById('q').focus()");
       await c.send("Input.insertText", { text: "agentrun" }, sessionId);
       expect(await value("document.title + ':' + document.getElementById('q').value + ':' + document.getElementById('p').textContent")).toBe(
         "form:agentrun:42",
       );
-      const shot = (await c.send("Page.captureScreenshot", { format: "png" }, sessionId)) as { data: string };
+      const shot = await c.send("Page.captureScreenshot", { format: "png" }, sessionId);
       expect(Buffer.from(shot.data, "base64").subarray(1, 4).toString()).toBe("PNG");
       // network none: a page past the computer is not reached (its proxy is a closed port).
-      const navigated = (await c.send("Page.navigate", { url: "http://10.255.255.1/" }, sessionId)) as { errorText?: string };
+      const navigated = await c.send("Page.navigate", { url: "http://10.255.255.1/" }, sessionId);
       expect(navigated.errorText).toMatch(/ERR_PROXY_CONNECTION_FAILED|ERR_TUNNEL_CONNECTION_FAILED/);
     } finally {
-      c.close();
+      await c.close();
     }
     const changed = url.replace(/[0-9a-f]$/, (d) => (d === "0" ? "1" : "0"));
     expect(await upgradeRefusal(changed)).toBe("403");
