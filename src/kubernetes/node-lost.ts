@@ -3,7 +3,8 @@
 // node's Lease in kube-node-lease, which a live kubelet renews every few seconds, tells it within
 // the lease's duration (40 s by default); the Node's Ready condition and the Node gone tell it too.
 // Credentials that may read neither leave the Pod's own word.
-import { ok, type Result } from "../daemon/result.js";
+import { untilAborted } from "../daemon/bound.js";
+import { fail, ok, type Result } from "../daemon/result.js";
 import type { KubeApi } from "./api.js";
 
 export interface NodeRead {
@@ -47,4 +48,38 @@ export async function lostNode(api: KubeApi, name: string, options: { ms: number
   const read = await readNode(api, name, options);
   if (!read.ok) return read;
   return ok(read.value === "unknown" ? undefined : nodeLoss(name, read.value, Date.now()));
+}
+
+/** How long a node's read serves every Pod on it: a refresh reads many Pods on few nodes, and a lease is renewed every 10 s. */
+export const NODE_READ_MS = 2_000;
+
+/**
+ * A node's loss read once and shared by the reads of its Pods for NODE_READ_MS (a failed read is
+ * not kept); each caller's abort ends its own wait, never the shared read.
+ */
+export class NodeLosses {
+  readonly #reads = new Map<string, { at: number; read: Promise<Result<string | undefined>> }>();
+  readonly #api: KubeApi;
+  readonly #ms: number;
+  readonly #now: () => number;
+
+  constructor(api: KubeApi, ms: number, now: () => number = Date.now) {
+    this.#api = api;
+    this.#ms = ms;
+    this.#now = now;
+  }
+
+  lost(node: string, signal?: AbortSignal): Promise<Result<string | undefined>> {
+    const held = this.#reads.get(node);
+    let read = held && this.#now() - held.at < NODE_READ_MS ? held.read : undefined;
+    if (!read) {
+      const mine = lostNode(this.#api, node, { ms: this.#ms });
+      this.#reads.set(node, { at: this.#now(), read: mine });
+      void mine.then((r) => {
+        if (!r.ok && this.#reads.get(node)?.read === mine) this.#reads.delete(node);
+      });
+      read = mine;
+    }
+    return untilAborted(read, signal, () => fail("aborted", `reading the Node ${node} was aborted`));
+  }
 }

@@ -21,7 +21,7 @@ import type { Connection } from "../contract/provider.js";
 import { settle, type KubernetesProviderOptions, type Settled } from "./options.js";
 import { selectorOf } from "./labels.js";
 import { nodeAddresses, type NodeAddresses } from "./node-addresses.js";
-import { lostNode } from "./node-lost.js";
+import { NodeLosses } from "./node-lost.js";
 import { Preflight } from "./preflight.js";
 import { computerState, type Pod, type PodProblem, sidecarProblem, stateOf, waitingProblem } from "./readback.js";
 import { SETUP_CONTAINER } from "./unprivileged.js";
@@ -51,6 +51,7 @@ export class KubePods {
   readonly #daemon: DaemonFile;
   /** What the API server can refuse before anything is made (preflight.ts). */
   readonly preflight: Preflight;
+  readonly #nodes: NodeLosses;
 
   constructor(options: KubernetesProviderOptions, packageVersion: () => string) {
     this.o = settle(options);
@@ -58,6 +59,7 @@ export class KubePods {
     this.version = options.version ?? packageVersion();
     this.#daemon = new DaemonFile(this.o.daemonPath);
     this.preflight = new Preflight(this.api, this.o);
+    this.#nodes = new NodeLosses(this.api, this.o.t.callMs);
   }
 
   /** The cluster's checks of the image and the credentials, the daemon's bytes, and an allowlist's proxy image and the nodes' addresses. */
@@ -143,7 +145,7 @@ export class KubePods {
 
   /** Why the Pod's node is lost, in words naming it (node-lost.ts); undefined while it lives or cannot be read. */
   lostNode(node: string, signal?: AbortSignal): Promise<Result<string | undefined>> {
-    return lostNode(this.api, node, { ms: this.o.t.callMs, signal });
+    return this.#nodes.lost(node, signal);
   }
 
   /** What an allowlist's proxy refuses as the nodes' own: the Node list's and egress.hostAddresses (node-addresses.ts). */

@@ -1,6 +1,9 @@
-// A computer's node lost: the words nodeLoss gives from the Node and its lease as read.
+// A computer's node lost: the words nodeLoss gives from the Node and its lease as read, and the
+// read shared by the Pods on one node (NodeLosses).
 import { describe, expect, it } from "vitest";
-import { nodeLoss } from "../../src/kubernetes/node-lost.js";
+import type { KubeApi } from "../../src/kubernetes/api.js";
+import { fail, ok } from "../../src/daemon/result.js";
+import { NODE_READ_MS, NodeLosses, nodeLoss } from "../../src/kubernetes/node-lost.js";
 
 const NOW = Date.parse("2026-12-05T06:00:00Z");
 const ready = (status: string, reason?: string) => ({ status: { conditions: [{ type: "Ready", status, ...(reason ? { reason } : {}) }] } });
@@ -24,5 +27,51 @@ describe("nodeLoss", () => {
       "its node n2 is lost: it is not Ready (Unknown, NodeStatusUnknown)",
     );
     expect(nodeLoss("n3", {}, NOW)).toBe("its node n3 is gone (the API server has no Node n3)");
+  });
+});
+
+describe("NodeLosses", () => {
+  /** An API server whose Node reads answer as `answer` says, counting the calls by path. */
+  function server(answer: () => "ready" | "failing" | "slow") {
+    const calls: string[] = [];
+    const api = {
+      call: async (path: string) => {
+        calls.push(path);
+        const now = answer();
+        if (now === "failing") return fail("unreachable", "the API server did not answer");
+        if (now === "slow") await new Promise((r) => setTimeout(r, 50));
+        return ok(path.includes("/leases/") ? { spec: { renewTime: new Date().toISOString(), leaseDurationSeconds: 40 } } : ready("True"));
+      },
+    } as unknown as KubeApi;
+    return { api, calls };
+  }
+
+  it("reads a node once for every Pod on it within NODE_READ_MS, and again after", async () => {
+    let now = 0;
+    const { api, calls } = server(() => "ready");
+    const nodes = new NodeLosses(api, 1000, () => now);
+    expect(await Promise.all([nodes.lost("n1"), nodes.lost("n1"), nodes.lost("n2")])).toEqual([ok(undefined), ok(undefined), ok(undefined)]);
+    expect(calls).toHaveLength(4); // n1's Node and lease, n2's
+    now = NODE_READ_MS - 1;
+    await nodes.lost("n1");
+    expect(calls).toHaveLength(4);
+    now = NODE_READ_MS;
+    await nodes.lost("n1");
+    expect(calls).toHaveLength(6);
+  });
+
+  it("keeps no failed read, and a caller's abort ends its own wait, not the others'", async () => {
+    let answer: "ready" | "failing" | "slow" = "failing";
+    const { api, calls } = server(() => answer);
+    const nodes = new NodeLosses(api, 1000, () => 0);
+    expect((await nodes.lost("n1")).ok).toBe(false);
+    answer = "slow";
+    const stop = new AbortController();
+    const mine = nodes.lost("n1", stop.signal);
+    const theirs = nodes.lost("n1");
+    stop.abort();
+    expect(await mine).toEqual(fail("aborted", "reading the Node n1 was aborted"));
+    expect(await theirs).toEqual(ok(undefined));
+    expect(calls).toHaveLength(4);
   });
 });
