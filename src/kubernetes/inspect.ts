@@ -101,12 +101,14 @@ export async function inspectPod(
   if (gvisor) spec.runtime = "gvisor";
   // A Pod on a lost node reads Running for minutes after its computer ended with the node.
   const node = pod.spec?.nodeName;
+  let nodeKernel: string | undefined;
   if (state === "running" && node) {
-    const lost = await sb.lostNode(node, options.signal);
-    if (!lost.ok) return lost;
-    if (lost.value) {
+    const read = await sb.nodeState(node, options.signal);
+    if (!read.ok) return read;
+    nodeKernel = read.value.kernel;
+    if (read.value.lost) {
       state = "stopped";
-      drift.push(`${name} ended: ${lost.value}`);
+      drift.push(`${name} ended: ${read.value.lost}`);
     }
   }
   const labels = decodeLabels(pod.metadata.labels ?? {}, recordedLabels(pod.metadata.annotations));
@@ -140,10 +142,9 @@ export async function inspectPod(
       hello = connection.hello;
       drift.push(...helloDrift(hello, sb.want()));
       if (gvisor && node) {
-        const kernel = await gvisorKernel(sb.api, connection.client, node, { ms: sb.o.t.callMs, signal: options.signal });
-        if (!kernel.ok) return kernel;
-        if (kernel.value.drift) drift.push(kernel.value.drift);
-        if (kernel.value.note) notes.push(kernel.value.note);
+        const kernel = await gvisorKernel(connection.client, node, nodeKernel, options.signal);
+        if (kernel.drift) drift.push(kernel.drift);
+        if (kernel.note) notes.push(kernel.note);
       }
       const probe = await probeNetwork(sb, connection.client, network, recorded, options.signal);
       if (!options.connection) await connection.close();

@@ -9,7 +9,7 @@ import type { KubeApi } from "./api.js";
 
 export interface NodeRead {
   /** undefined: no Node of that name. */
-  node?: { status?: { conditions?: Array<{ type?: string; status?: string; reason?: string }> } };
+  node?: { status?: { conditions?: Array<{ type?: string; status?: string; reason?: string }>; nodeInfo?: { kernelVersion?: string } } };
   /** undefined: no lease, or none the credentials may read. */
   lease?: { spec?: { renewTime?: string; leaseDurationSeconds?: number } };
 }
@@ -43,22 +43,31 @@ async function readNode(api: KubeApi, name: string, options: { ms: number; signa
   return ok({ ...(node.ok ? { node: node.value } : {}), ...(lease.ok ? { lease: lease.value } : {}) });
 }
 
-/** Why the node is lost, read from the API server; undefined while it lives, or when the credentials may not read it. */
-export async function lostNode(api: KubeApi, name: string, options: { ms: number; signal?: AbortSignal | undefined }): Promise<Result<string | undefined>> {
+/** What a Pod's read takes of its node; each undefined when the credentials may not read the Node. */
+export interface NodeState {
+  /** Why the node is lost, in words naming it; undefined while it lives. */
+  lost: string | undefined;
+  /** The node's kernel release, as its kubelet reports it (a gVisor computer's must differ). */
+  kernel: string | undefined;
+}
+
+/** The node's state read from the API server. */
+export async function nodeState(api: KubeApi, name: string, options: { ms: number; signal?: AbortSignal | undefined }): Promise<Result<NodeState>> {
   const read = await readNode(api, name, options);
   if (!read.ok) return read;
-  return ok(read.value === "unknown" ? undefined : nodeLoss(name, read.value, Date.now()));
+  if (read.value === "unknown") return ok({ lost: undefined, kernel: undefined });
+  return ok({ lost: nodeLoss(name, read.value, Date.now()), kernel: read.value.node?.status?.nodeInfo?.kernelVersion });
 }
 
 /** How long a node's read serves every Pod on it: a refresh reads many Pods on few nodes, and a lease is renewed every 10 s. */
 export const NODE_READ_MS = 2_000;
 
 /**
- * A node's loss read once and shared by the reads of its Pods for NODE_READ_MS (a failed read is
+ * A node's state read once and shared by the reads of its Pods for NODE_READ_MS (a failed read is
  * not kept); each caller's abort ends its own wait, never the shared read.
  */
-export class NodeLosses {
-  readonly #reads = new Map<string, { at: number; read: Promise<Result<string | undefined>> }>();
+export class NodeStates {
+  readonly #reads = new Map<string, { at: number; read: Promise<Result<NodeState>> }>();
   readonly #api: KubeApi;
   readonly #ms: number;
   readonly #now: () => number;
@@ -69,11 +78,11 @@ export class NodeLosses {
     this.#now = now;
   }
 
-  lost(node: string, signal?: AbortSignal): Promise<Result<string | undefined>> {
+  read(node: string, signal?: AbortSignal): Promise<Result<NodeState>> {
     const held = this.#reads.get(node);
     let read = held && this.#now() - held.at < NODE_READ_MS ? held.read : undefined;
     if (!read) {
-      const mine = lostNode(this.#api, node, { ms: this.#ms });
+      const mine = nodeState(this.#api, node, { ms: this.#ms });
       this.#reads.set(node, { at: this.#now(), read: mine });
       void mine.then((r) => {
         if (!r.ok && this.#reads.get(node)?.read === mine) this.#reads.delete(node);

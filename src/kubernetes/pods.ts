@@ -21,7 +21,7 @@ import type { Connection } from "../contract/provider.js";
 import { settle, type KubernetesProviderOptions, type Settled } from "./options.js";
 import { selectorOf } from "./labels.js";
 import { nodeAddresses, type NodeAddresses } from "./node-addresses.js";
-import { NodeLosses } from "./node-lost.js";
+import { type NodeState, NodeStates } from "./node-lost.js";
 import { Preflight } from "./preflight.js";
 import { computerState, type Pod, type PodProblem, sidecarProblem, stateOf, waitingProblem } from "./readback.js";
 import { SETUP_CONTAINER } from "./unprivileged.js";
@@ -51,7 +51,7 @@ export class KubePods {
   readonly #daemon: DaemonFile;
   /** What the API server can refuse before anything is made (preflight.ts). */
   readonly preflight: Preflight;
-  readonly #nodes: NodeLosses;
+  readonly #nodes: NodeStates;
 
   constructor(options: KubernetesProviderOptions, packageVersion: () => string) {
     this.o = settle(options);
@@ -59,7 +59,7 @@ export class KubePods {
     this.version = options.version ?? packageVersion();
     this.#daemon = new DaemonFile(this.o.daemonPath);
     this.preflight = new Preflight(this.api, this.o);
-    this.#nodes = new NodeLosses(this.api, this.o.t.callMs);
+    this.#nodes = new NodeStates(this.api, this.o.t.callMs);
   }
 
   /** The cluster's checks of the image and the credentials, the daemon's bytes, and an allowlist's proxy image and the nodes' addresses. */
@@ -143,9 +143,9 @@ export class KubePods {
     return daemon.ok ? ok(egressImageTag(daemon.value.sha256)) : daemon;
   }
 
-  /** Why the Pod's node is lost, in words naming it (node-lost.ts); undefined while it lives or cannot be read. */
-  lostNode(node: string, signal?: AbortSignal): Promise<Result<string | undefined>> {
-    return this.#nodes.lost(node, signal);
+  /** A Pod's node as its read takes it: whether it is lost, and its kernel (node-lost.ts). */
+  nodeState(node: string, signal?: AbortSignal): Promise<Result<NodeState>> {
+    return this.#nodes.read(node, signal);
   }
 
   /** What an allowlist's proxy refuses as the nodes' own: the Node list's and egress.hostAddresses (node-addresses.ts). */
@@ -208,8 +208,8 @@ export class KubePods {
     // No kubelet ends a Pod on a lost node: it is deleted at once, as the API allows for a node that is gone.
     const node = asked.ok ? asked.value?.spec?.nodeName : undefined;
     if (node && asked.ok && asked.value?.metadata?.deletionTimestamp) {
-      const lost = await this.lostNode(node, signal);
-      if (lost.ok && lost.value) {
+      const read = await this.nodeState(node, signal);
+      if (read.ok && read.value.lost) {
         const forced = await remove(`deleting the Pod ${name} on its lost node ${node}`, 0);
         if (!forced.ok && forced.error.code !== "not_found" && forced.error.code !== "exists") return forced;
       }

@@ -5,14 +5,13 @@
 import { kernelDrift, readKernel, type Runtime } from "../contract/runtime.js";
 import type { ComputerSpec, RuntimeHolds } from "../contract/provider.js";
 import type { ComputerClient } from "../daemon/client.js";
-import { ok, type Refusal, type Result } from "../daemon/result.js";
-import type { KubeApi } from "./api.js";
+import type { Refusal } from "../daemon/result.js";
 
 /**
  * What a gVisor Pod holds: network none alone. A Pod's network under runsc is its handler's
- * configuration (the test cluster's runs --network=none: this machine is a container, and runsc's
- * own network stack refuses to start in it), which the API server does not show, so open and an
- * allowlist are not offered until a cluster's can be read.
+ * configuration (runsc run with --network=none, as it must be on a host that is itself a
+ * container, gives it none), which the API server does not show, so open and an allowlist are not
+ * offered until a cluster's can be read.
  */
 export const GVISOR_HOLDS: RuntimeHolds = { network: ["none"] };
 
@@ -45,31 +44,20 @@ export function gvisorRefusals(spec: Pick<ComputerSpec, "runtime" | "network">, 
   return [];
 }
 
-/** The node's kernel release, as its kubelet reports it; undefined when the credentials may not read the Node. */
-async function nodeKernel(api: KubeApi, node: string, options: { ms: number; signal?: AbortSignal | undefined }): Promise<Result<string | undefined>> {
-  const read = await api.call<{ status?: { nodeInfo?: { kernelVersion?: string } } }>(
-    `/api/v1/nodes/${encodeURIComponent(node)}`,
-    `reading the Node ${node}`,
-    options,
-  );
-  if (!read.ok) return read.error.code === "refused" || read.error.code === "not_found" ? ok(undefined) : read;
-  return ok(read.value?.status?.nodeInfo?.kernelVersion);
-}
-
 /**
- * A gvisor computer's kernel read from inside against its node's: its programs must not run on
- * the node's kernel. A drift, a note when the node's kernel cannot be read, or neither.
+ * A gvisor computer's kernel read from inside against its node's (as the Pod's read took it from
+ * the Node): its programs must not run on the node's kernel. A drift, a note when the node's
+ * kernel is not known, or neither.
  */
 export async function gvisorKernel(
-  api: KubeApi,
   client: ComputerClient,
   node: string,
-  options: { ms: number; signal?: AbortSignal | undefined },
-): Promise<Result<{ drift?: string; note?: string }>> {
-  const [host, kernel] = await Promise.all([nodeKernel(api, node, options), readKernel(client, options.signal)]);
-  if (!host.ok) return host;
-  if (host.value === undefined && typeof kernel !== "string")
-    return ok({ note: `runtime: the computer's kernel is ${kernel.release}; the Node ${node}'s could not be read, so it was not compared` });
-  const drift = kernelDrift("gvisor", kernel, host.value);
-  return ok(drift === undefined ? {} : { drift });
+  nodeKernel: string | undefined,
+  signal?: AbortSignal,
+): Promise<{ drift?: string; note?: string }> {
+  const kernel = await readKernel(client, signal);
+  if (nodeKernel === undefined && typeof kernel !== "string")
+    return { note: `runtime: the computer's kernel is ${kernel.release}; the Node ${node}'s could not be read, so it was not compared` };
+  const drift = kernelDrift("gvisor", kernel, nodeKernel);
+  return drift === undefined ? {} : { drift };
 }

@@ -1,9 +1,9 @@
 // A computer's node lost: the words nodeLoss gives from the Node and its lease as read, and the
-// read shared by the Pods on one node (NodeLosses).
+// read (its loss and its kernel) shared by the Pods on one node (NodeStates).
 import { describe, expect, it } from "vitest";
 import type { KubeApi } from "../../src/kubernetes/api.js";
 import { fail, ok } from "../../src/daemon/result.js";
-import { NODE_READ_MS, NodeLosses, nodeLoss } from "../../src/kubernetes/node-lost.js";
+import { NODE_READ_MS, NodeStates, nodeLoss } from "../../src/kubernetes/node-lost.js";
 
 const NOW = Date.parse("2026-12-05T06:00:00Z");
 const ready = (status: string, reason?: string) => ({ status: { conditions: [{ type: "Ready", status, ...(reason ? { reason } : {}) }] } });
@@ -30,9 +30,9 @@ describe("nodeLoss", () => {
   });
 });
 
-describe("NodeLosses", () => {
+describe("NodeStates", () => {
   /** An API server whose Node reads answer as `answer` says, counting the calls by path. */
-  function server(answer: () => "ready" | "failing" | "slow") {
+  function server(answer: () => "ready" | "failing" | "slow" | "forbidden") {
     const calls: string[] = [];
     const api = {
       call: async (path: string) => {
@@ -40,7 +40,12 @@ describe("NodeLosses", () => {
         const now = answer();
         if (now === "failing") return fail("unreachable", "the API server did not answer");
         if (now === "slow") await new Promise((r) => setTimeout(r, 50));
-        return ok(path.includes("/leases/") ? { spec: { renewTime: new Date().toISOString(), leaseDurationSeconds: 40 } } : ready("True"));
+        if (now === "forbidden") return fail("refused", "forbidden");
+        return ok(
+          path.includes("/leases/")
+            ? { spec: { renewTime: new Date().toISOString(), leaseDurationSeconds: 40 } }
+            : { status: { ...ready("True").status, nodeInfo: { kernelVersion: "6.18.0" } } },
+        );
       },
     } as unknown as KubeApi;
     return { api, calls };
@@ -49,29 +54,35 @@ describe("NodeLosses", () => {
   it("reads a node once for every Pod on it within NODE_READ_MS, and again after", async () => {
     let now = 0;
     const { api, calls } = server(() => "ready");
-    const nodes = new NodeLosses(api, 1000, () => now);
-    expect(await Promise.all([nodes.lost("n1"), nodes.lost("n1"), nodes.lost("n2")])).toEqual([ok(undefined), ok(undefined), ok(undefined)]);
+    const nodes = new NodeStates(api, 1000, () => now);
+    const live = ok({ lost: undefined, kernel: "6.18.0" });
+    expect(await Promise.all([nodes.read("n1"), nodes.read("n1"), nodes.read("n2")])).toEqual([live, live, live]);
     expect(calls).toHaveLength(4); // n1's Node and lease, n2's
     now = NODE_READ_MS - 1;
-    await nodes.lost("n1");
+    await nodes.read("n1");
     expect(calls).toHaveLength(4);
     now = NODE_READ_MS;
-    await nodes.lost("n1");
+    await nodes.read("n1");
     expect(calls).toHaveLength(6);
   });
 
   it("keeps no failed read, and a caller's abort ends its own wait, not the others'", async () => {
-    let answer: "ready" | "failing" | "slow" = "failing";
+    let answer: "ready" | "failing" | "slow" | "forbidden" = "failing";
     const { api, calls } = server(() => answer);
-    const nodes = new NodeLosses(api, 1000, () => 0);
-    expect((await nodes.lost("n1")).ok).toBe(false);
+    const nodes = new NodeStates(api, 1000, () => 0);
+    expect((await nodes.read("n1")).ok).toBe(false);
     answer = "slow";
     const stop = new AbortController();
-    const mine = nodes.lost("n1", stop.signal);
-    const theirs = nodes.lost("n1");
+    const mine = nodes.read("n1", stop.signal);
+    const theirs = nodes.read("n1");
     stop.abort();
     expect(await mine).toEqual(fail("aborted", "reading the Node n1 was aborted"));
-    expect(await theirs).toEqual(ok(undefined));
+    expect(await theirs).toEqual(ok({ lost: undefined, kernel: "6.18.0" }));
     expect(calls).toHaveLength(4);
+  });
+
+  it("knows neither loss nor kernel of a Node the credentials may not read", async () => {
+    const { api } = server(() => "forbidden");
+    expect(await new NodeStates(api, 1000, () => 0).read("n1")).toEqual(ok({ lost: undefined, kernel: undefined }));
   });
 });
