@@ -278,7 +278,7 @@ describe("the network read from inside (inspect)", () => {
       want: () => ({ version: "1.0.0", arch: "amd64", kind: "linux", groups: ["exec", "files", "processes"], user: "2510:2510", sha256: "" }),
       egressImage: async () => ({ ok: true, value: IMAGE }),
       nodeAddresses: async () => ({ ok: true, value: { addresses: ["203.0.113.7"], ...(note ? { note } : {}) } }),
-      lostNode: async () => ({ ok: true, value: undefined }),
+      nodeState: async () => ({ ok: true, value: { lost: undefined, kernel: undefined } }),
     } as unknown as KubePods;
   }
 
