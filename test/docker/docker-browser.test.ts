@@ -52,7 +52,11 @@ describe("a Docker browser", () => {
       const { sessionId } = await c.send("Target.attachToTarget", { targetId, flatten: true });
       const value = async (expression: string) => (await c.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)).result.value;
       for (let i = 0; i < 100 && (await value("document.readyState")) !== "complete"; i++) await new Promise((r) => setTimeout(r, 50));
-      await value("document.getElementById('q').focus()");
+      // A target made in the background is not the focused page, so typed text may go nowhere:
+      // the page is told to act as focused, and the input holds focus before anything is typed.
+      await c.send("Emulation.setFocusEmulationEnabled", { enabled: true }, sessionId);
+      for (let i = 0; i < 100 && (await value("document.getElementById('q').focus(), document.activeElement.id")) !== "q"; i++)
+        await new Promise((r) => setTimeout(r, 50));
       await c.send("Input.insertText", { text: "agentrun" }, sessionId);
       expect(await value("document.title + ':' + document.getElementById('q').value + ':' + document.getElementById('p').textContent")).toBe(
         "form:agentrun:42",
