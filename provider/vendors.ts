@@ -7,7 +7,7 @@ import { secretValues } from "../src/registry/settings.js";
 import type { ComputerProvider } from "../src/contract/provider.js";
 import type { Result, ResultError } from "../src/daemon/result.js";
 import type { Settings } from "./config.js";
-import { settingsRefused } from "./words.js";
+import { connectionRefused, settingsRefused } from "./words.js";
 
 export type Vendors = (id: string) => Promise<Result<ComputerProvider>>;
 
@@ -20,6 +20,24 @@ export function withoutSecrets(error: ResultError, settings: Settings): ResultEr
     message: hide(error.message),
     ...(error.refusals ? { refusals: error.refusals.map((r) => ({ ...r, message: hide(r.message) })) } : {}),
   };
+}
+
+/**
+ * A vendor that takes keys is asked its one account-level read before the plugin's first use of
+ * it, so a wrong, expired or unreachable key fails the preview at once, naming the settings to
+ * look at, and never a create half-way. Docker takes no key, and its engine answers the first call.
+ */
+async function keysTested(id: string, provider: ComputerProvider, settings: Settings): Promise<Result<ComputerProvider>> {
+  const [{ entryOf, isProviderId, providerModule }, { keySettings, testProvider }] = await Promise.all([
+    import("../src/providers.js"),
+    import("../src/registry/connection.js"),
+  ]);
+  if (!isProviderId(id) || entryOf(id).offer.keys.length === 0 || !provider.testConnection) return { ok: true, value: provider };
+  const tested = await testProvider(id, provider);
+  if (tested.ok) return { ok: true, value: provider };
+  await provider.close?.();
+  const urls = (await providerModule(id)).KEY_URLS;
+  return { ok: false, error: withoutSecrets(connectionRefused(id, tested.error, { keys: Object.values(keySettings(id)), urls }), settings) };
 }
 
 /** The providers made so far, and their end: each one's close (Docker: its engine's connections and ssh login). */
@@ -41,7 +59,8 @@ export function vendors(settings: Settings): OpenVendors {
           made.ok || made.error.field === "provider"
             ? made
             : { ok: false as const, error: withoutSecrets(settingsRefused(id, made.error, byId[id] ?? {}), settings) },
-        );
+        )
+        .then((made) => (made.ok ? keysTested(id, made.value, settings) : made));
       made.set(id, p);
     }
     return p;

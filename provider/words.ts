@@ -79,6 +79,30 @@ export function settingsRefused(provider: string, error: ResultError, given: Rea
   return { ...error, message: `the stack's agentrun:${provider} settings were refused: ${setting}${detail.problem}. ${lines}` };
 }
 
+/**
+ * A vendor's connection test failed before the plugin first used it: the answer's class (its
+ * code, kept), the vendor's words, and the settings to look at: its keys when the key was
+ * refused, where it is sent when it was not reached, else both.
+ */
+export function connectionRefused(provider: string, error: ResultError, look: { keys: readonly string[]; urls: readonly string[] }): ResultError {
+  const names = (fields: readonly string[]) => fields.map((f) => `agentrun:${provider}.${f}`).join(", ");
+  const secrets = look.keys.filter((f) => secretSettings().includes(`${provider}.${f}`));
+  const shown = secrets.length > 0 ? secrets : look.keys;
+  const setKey = secrets.length === 0 ? "" : ` (\`${configSet(provider, secrets[0]!, `<${secrets[0]!}>`, true)}\`)`;
+  const keys = `check its ${shown.length === 1 ? "key" : "keys"}, ${names(shown)}${setKey}`;
+  const urls =
+    look.urls.length > 0
+      ? `check where it is sent, ${names(look.urls)} (unset: the vendor's own address), and this machine's network`
+      : "check this machine's network";
+  const next = error.code === "unauthorized" ? keys : error.code === "unreachable" ? urls : `${keys}; ${urls}`;
+  return {
+    ...error,
+    message: `${provider} did not pass its connection test (${error.code}), so nothing was made or read: ${error.message.replace(/\.+$/, "")}. ${capital(next)}`,
+  };
+}
+
+const capital = (words: string) => words.charAt(0).toUpperCase() + words.slice(1);
+
 /** Settings keys the plugin does not take, each with the line that removes it, and the keys it takes. */
 export function unknownSettings(keys: string[], takes: Record<string, readonly string[]>): string {
   const lines = keys.map((key) => `\`pulumi config rm --path agentrun:${key}\``).join(", ");

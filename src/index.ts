@@ -1,6 +1,7 @@
-// The library's public surface. Vendor providers are reached through the registry
-// (providers.ts), which loads each lazily, so no vendor SDK is loaded here; the Docker provider,
-// which drives the docker CLI and needs no SDK, is exported as the spec's examples import it.
+// The library's public surface. Every registered provider's class is exported as the spec's
+// examples import it (new ModalProvider({...})); a vendor's SDK is loaded only when a provider
+// of it makes its first call (modal, e2b), so importing this loads none. The registry
+// (providers.ts) builds any of them by id.
 export * from "./daemon/protocol.js";
 export * from "./daemon/frames.js";
 export * from "./daemon/client.js";
@@ -44,3 +45,10 @@ export { BROWSER_IMAGE } from "./kits/browser/labels.js";
 export { PHONE_IMAGE } from "./phone-harness/constants.js";
 export * from "./providers.js";
 export { DockerProvider, type DockerProviderOptions, type EgressOptions, ensureImage, type ImageSource } from "./docker/index.js";
+export { ModalProvider, type ModalProviderOptions } from "./modal/index.js";
+export { DaytonaProvider, type DaytonaProviderOptions } from "./daytona/index.js";
+export { E2BProvider, type E2BProviderOptions } from "./e2b/index.js";
+export { BrowserbaseProvider, type BrowserbaseProviderOptions } from "./browserbase/index.js";
+export { KernelProvider, type KernelProviderOptions } from "./kernel/index.js";
+export { PhoneHarnessProvider, type PhoneHarnessOptions } from "./phone-harness/index.js";
+export { KubernetesProvider, type KubernetesProviderOptions } from "./kubernetes/index.js";

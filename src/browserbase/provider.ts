@@ -17,6 +17,8 @@ export class BrowserbaseProvider extends BrowserProvider {
     super(new BrowserbaseVendor(api, options.projectId, CAPABILITIES), {
       ...(options.version !== undefined ? { version: options.version } : {}),
       ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+      // A host's own client goes where it goes; else the API's address.
+      ...(options.api ? {} : { target: options.apiUrl ?? DEFAULT_API_URL }),
     });
   }
 }

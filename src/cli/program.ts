@@ -8,6 +8,7 @@ import { cdpCommand } from "./cdp.js";
 import { conformanceCommand } from "./conformance.js";
 import { type Context, processContext } from "./context.js";
 import { cpCommand } from "./cp.js";
+import { doctorCommand } from "./doctor.js";
 import { CliError, EXIT } from "./errors.js";
 import { execCommand } from "./exec.js";
 import { lsCommand } from "./ls.js";
@@ -33,6 +34,7 @@ export function program(context: Context): Command {
   cpCommand(root, context);
   cdpCommand(root, context);
   sweepCommand(root, context);
+  doctorCommand(root, context);
   conformanceCommand(root);
   for (const sub of root.commands) sub.exitOverride().showHelpAfterError(`(see \`agentrun ${sub.name()} --help\`)`);
   return root;

@@ -320,6 +320,8 @@ export interface ComputerProvider {
   readonly pool?: PoolHooks;
   /** One account-level read that makes nothing: Settings' test of a provider's keys. */
   testConnection?(options?: CallOptions): Promise<Result<{ detail: string }>>;
+  /** Where its calls go, in words (the engine, the cluster, the vendor's address): never a key. */
+  target?(): string;
   /**
    * Ends what the provider keeps open between calls (Docker: its engine's kept connections, and an
    * ssh engine's shared login, which would otherwise outlive the process); a later call opens them again.

@@ -300,6 +300,10 @@ export class DaytonaProvider implements ComputerProvider {
     return read.error.code === "not_found" ? ok(true) : read;
   }
 
+  target(): string {
+    return this.#sb.o.apiUrl;
+  }
+
   /** One listing: Daytona answers the key. */
   async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
     const all = await this.#sb.listAll(options.signal);

@@ -401,6 +401,10 @@ export class DockerProvider implements ComputerProvider {
     return ok({ detail: `Docker answers; ${found.value.length} computer${found.value.length === 1 ? "" : "s"} of this provider` });
   }
 
+  target(): string {
+    return `the engine at ${this.engine.address.address} (${this.engine.address.from})`;
+  }
+
   /** The engine's kept connections closed, and an ssh engine's shared login ended. */
   close(): Promise<void> {
     return this.engine.close();

@@ -272,6 +272,10 @@ export class E2BProvider implements ComputerProvider {
     return all.ok ? ok(!all.value.some((x) => x.sandboxId === id)) : all;
   }
 
+  target(): string {
+    return this.#sb.o.apiUrl;
+  }
+
   /** One listing page: E2B answers the key; a further page reads "or more". */
   async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
     const page = await this.#sb.firstPage(options.signal);

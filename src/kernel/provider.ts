@@ -17,6 +17,8 @@ export class KernelProvider extends BrowserProvider {
     super(new KernelVendor(request, CAPABILITIES), {
       ...(options.version !== undefined ? { version: options.version } : {}),
       ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+      // A host's own client goes where it goes; else the API's address.
+      ...(options.request ? {} : { target: options.apiUrl ?? DEFAULT_API_URL }),
     });
   }
 }

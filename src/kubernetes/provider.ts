@@ -197,6 +197,10 @@ export class KubernetesProvider implements ComputerProvider {
     return earlier.ok ? ok() : earlier;
   }
 
+  target(): string {
+    return `the API server at ${this.#sb.api.server}, namespace ${this.#sb.o.namespace}`;
+  }
+
   /** One read that makes nothing: the server answers the credentials and they may write Pods in the namespace. */
   async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
     const checked = await this.#sb.preflight.check(undefined, options.signal);

@@ -36,8 +36,10 @@ export function create(options: ModalOptions): ModalProvider {
   if (testSdk !== undefined) {
     if (typeof testSdk !== "string" || !path.isAbsolute(testSdk))
       throw new TypeError("the Modal provider's testSdk is the absolute path of a module that exports createSdk()");
-    const load = async () => ((await import(pathToFileURL(testSdk).href)) as { createSdk(): ModalSdk }).createSdk();
-    return new ModalProvider({ ...provider, sdk: load });
+    // The fake is handed the token as Modal's client would be, to refuse a wrong one as Modal does.
+    type TestSdk = { createSdk(credentials: { tokenId?: string; tokenSecret?: string }): ModalSdk };
+    const load = async () => ((await import(pathToFileURL(testSdk).href)) as TestSdk).createSdk({ tokenId, tokenSecret });
+    return new ModalProvider({ ...provider, sdk: load, target: `a fake of Modal (${testSdk})` });
   }
   const client = modalClient({
     tokenId: tokenId ?? "",
@@ -45,7 +47,7 @@ export function create(options: ModalOptions): ModalProvider {
     ...(rest.environment ? { environment: rest.environment } : {}),
     serverUrl: server,
   });
-  return new ModalProvider({ ...provider, sdk: client });
+  return new ModalProvider({ ...provider, sdk: client, target: server });
 }
 
 /** The drifted provider of the conformance suite: hello's version is held to another. */

@@ -12,6 +12,8 @@ export interface ModalProviderOptions {
   sdk: ModalSdk | (() => Promise<ModalSdk>);
   /** The app every sandbox is made in and listed from. */
   app: string;
+  /** Where the client sends its calls, in words (create's Modal server); a host's own client goes where it goes. */
+  target?: string;
   environment?: string;
   /** The daemon to upload: computerd for linux/amd64 (default this package's dist/computerd-linux-amd64). */
   daemonPath?: string;
@@ -30,6 +32,7 @@ export interface ModalProviderOptions {
 
 export interface Settled {
   app: string;
+  target: string;
   environment: string | undefined;
   daemonPath: string | undefined;
   daemonImage: string | undefined;
@@ -100,6 +103,7 @@ export function settle(options: ModalProviderOptions): Settled {
   const user = parseUser(options.user ?? DEFAULT_USER);
   return {
     app: options.app,
+    target: options.target ?? "the host's own Modal client",
     environment: options.environment,
     daemonPath: options.daemonPath,
     daemonImage: options.daemonImage,

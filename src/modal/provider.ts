@@ -194,6 +194,10 @@ export class ModalProvider implements ComputerProvider {
     return ok();
   }
 
+  target(): string {
+    return this.#sb.o.target;
+  }
+
   /** One read of the app, making nothing: Settings' test of the token. */
   async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
     const { app, environment, t } = this.#sb.o;

@@ -193,6 +193,10 @@ export class PhoneHarnessProvider implements ComputerProvider {
     return ok();
   }
 
+  target(): string {
+    return this.#phones.o.baseUrl;
+  }
+
   /** list(): one GET /sessions joined to the ledger; rents nothing and reaches no phone. */
   async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
     const all = await this.#phones.list(options.signal);

@@ -5,7 +5,7 @@
 // The plugin's and the command's checks of keys call this too. No answer carries a key.
 import type { z } from "zod";
 import { isSecretSetting, keySettingName } from "../contract/setting-marks.js";
-import type { HostEnvironment } from "../contract/provider.js";
+import type { ComputerProvider, HostEnvironment } from "../contract/provider.js";
 import { redactWords } from "../daemon/redact.js";
 import { fail, type Result } from "../daemon/result.js";
 import { entryOf, isProviderId, PROVIDER_IDS, providerFromSettings } from "../providers.js";
@@ -67,7 +67,19 @@ async function tested(providerId: string, keys: Readonly<Record<string, string>>
   for (const [name, value] of Object.entries(keys)) settings[fields[name]!] = value;
   const made = await providerFromSettings(providerId, settings, options.host);
   if (!made.ok) return made;
-  const provider = made.value;
+  return testProvider(providerId, made.value, options);
+}
+
+/**
+ * A provider's one account-level read, bounded (TEST_CONNECTION_MS): { detail }, or its failure
+ * in words; a throw is a failure, and past the bound the vendor was not reached in time. Its
+ * words may quote what the vendor refused: a caller that holds keys takes them out.
+ */
+export async function testProvider(
+  providerId: string,
+  provider: ComputerProvider,
+  options: Pick<TestConnectionOptions, "signal" | "timeoutMs"> = {},
+): Promise<Result<{ detail: string }>> {
   if (!provider.testConnection) return fail("unsupported", `${providerId} has no connection test`);
   const ms = options.timeoutMs ?? TEST_CONNECTION_MS;
   const bound = AbortSignal.timeout(ms);

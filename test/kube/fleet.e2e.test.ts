@@ -6,6 +6,7 @@
 // AGENTRUN_KUBE_TESTS=1 (npm run test:kube); starts the cluster when it is not running and leaves
 // it running (kube:down is the cluster test's).
 import { randomBytes } from "node:crypto";
+import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeApi } from "../../src/kubernetes/api.js";
 import { encodeLabel } from "../../src/kubernetes/labels.js";
@@ -13,6 +14,7 @@ import type { Pod } from "../../src/kubernetes/readback.js";
 import { RUN_LABEL } from "../../src/contract/labels.js";
 import { KUBE_ASKED, KUBE_SKIPPED, testCluster } from "../support/kube.js";
 import { testStack, type TestStack } from "../support/stack.js";
+import { previewRefusesWrongKey } from "../support/wrong-key.js";
 
 const PODS = "/api/v1/namespaces/default/pods";
 
@@ -51,6 +53,16 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a fleet on the test cluster" : `skipp
   afterAll(async () => {
     await s?.dispose();
   }, 600_000);
+
+  it("with a kubeconfig whose credential the API server refuses, fails the preview before any Pod is made, naming the setting", async () => {
+    // The client certificate traded for a token the API server never issued.
+    const wrong = (current: unknown, planted: string) => {
+      const config = parse(String(current)) as { users: Array<{ user: Record<string, unknown> }> };
+      for (const u of config.users) u.user = { token: planted };
+      return stringify(config);
+    };
+    await previewRefusesWrongKey(s, { vendor: "kubernetes", field: "kubeconfig", made: async () => (await pods()).length, wrong });
+  }, 300_000);
 
   it("ups ten Pods over both nodes, shows one deleted, one relabelled and one's deadline shortened by hand, heals them, and destroys every one", async () => {
     await s.stack.up({ color: "never" });

@@ -4,6 +4,7 @@
 // refresh and up makes it again; destroy releases it.
 import { describe, expect, test } from "vitest";
 import { useBrowserbaseStack } from "../support/browser-helpers.js";
+import { previewRefusesWrongKey } from "../support/wrong-key.js";
 
 const KEYS = { apiKey: `bb_e2e_${process.pid}_0123456789`, projectId: `proj-e2e-${process.pid}` };
 
@@ -14,6 +15,10 @@ describe("a Browserbase browser through the real engine, against the fake", () =
     { b: { type: "agentrun:index:Computer", properties: { provider: "browserbase", kind: "browser", lifetimeMs: 600_000, labels: { team: "agents" } } } },
     { id: "${b.id}", vendorId: "${b.vendorId}", network: "${b.network}", image: "${b.image}", kind: "${b.kind}" },
   );
+
+  test("a wrong key fails the preview before anything is made, naming the setting, the key in no output", async () => {
+    await previewRefusesWrongKey(held.s, { vendor: "browserbase", field: "apiKey", made: () => held.fake.live().length });
+  }, 300_000);
 
   test("up makes a session; a second preview finds no change; no state holds the CDP URL or a key", async () => {
     const up = await held.s.stack.up({ color: "never" });

@@ -3,6 +3,7 @@
 // hand (preview --refresh exits 7), up makes it again, destroy leaves nothing.
 import { describe, expect, test } from "vitest";
 import { useDaytonaStack } from "../support/daytona-helpers.js";
+import { previewRefusesWrongKey } from "../support/wrong-key.js";
 
 const KEY = `fake-key-e2e-${process.pid}`;
 
@@ -15,6 +16,10 @@ describe("a Daytona computer through the real engine, against the fake", () => {
     },
     { id: "${d.id}", name: "${d.name}", network: "${d.network}" },
   );
+
+  test("a wrong key fails the preview before anything is made, naming the setting, the key in no output", async () => {
+    await previewRefusesWrongKey(held.s, { vendor: "daytona", field: "apiKey", made: () => held.fake.sandboxes.size });
+  }, 300_000);
 
   test("up makes it; a second preview finds no change", async () => {
     const up = await held.s.stack.up({ color: "never" });

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { E2BDockerFake } from "../support/fake-e2b-docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
+import { previewRefusesWrongKey } from "../support/wrong-key.js";
 import { standinBinary } from "../support/standin.js";
 import { ROOT } from "../support/toolchain.js";
 
@@ -15,6 +16,7 @@ const KEY = `e2b_${randomBytes(12).toString("hex")}`;
 // The plugin inherits these from this process through the engine.
 process.env.AGENTRUN_COMPUTER_TEST = "1";
 process.env.AGENTRUN_E2B_FAKE_RUN = run;
+process.env.AGENTRUN_E2B_FAKE_KEY = KEY;
 const fake = new E2BDockerFake({ run, apiKey: KEY });
 const opts = { apiKey: KEY, domain: "e2b.app", apiUrl: "https://api.e2b.app", debug: false as const };
 
@@ -40,6 +42,10 @@ describe("an E2B computer through the real engine, on the Docker-backed fake", (
       const left = await fake.remove();
       expect(left).toEqual([]);
     }
+  }, 300_000);
+
+  test("a wrong key fails the preview before anything is made, naming the setting, the key in no output", async () => {
+    await previewRefusesWrongKey(s, { vendor: "e2b", field: "apiKey", made: async () => (await fake.containers()).length });
   }, 300_000);
 
   test("up makes it; a second preview finds no change", async () => {

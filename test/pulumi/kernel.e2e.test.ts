@@ -3,6 +3,7 @@
 // the browser deleted at Kernel is gone on refresh; destroy deletes it.
 import { describe, expect, test } from "vitest";
 import { useKernelStack } from "../support/browser-helpers.js";
+import { previewRefusesWrongKey } from "../support/wrong-key.js";
 
 const KEYS = { apiKey: `kernel_e2e_${process.pid}_0123456789` };
 
@@ -13,6 +14,10 @@ describe("a Kernel browser through the real engine, against the fake", () => {
     { k: { type: "agentrun:index:Computer", properties: { provider: "kernel", kind: "browser", lifetimeMs: 600_000, labels: { team: "agents" } } } },
     { vendorId: "${k.vendorId}", network: "${k.network}", image: "${k.image}" },
   );
+
+  test("a wrong key fails the preview before anything is made, naming the setting, the key in no output", async () => {
+    await previewRefusesWrongKey(held.s, { vendor: "kernel", field: "apiKey", made: () => held.fake.live().length });
+  }, 300_000);
 
   test("up makes a browser; a second preview finds no change; the stored state holds no key", async () => {
     const up = await held.s.stack.up({ color: "never" });

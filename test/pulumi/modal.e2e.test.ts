@@ -9,6 +9,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ModalDockerFake } from "../support/fake-modal-docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
+import { previewRefusesWrongKey } from "../support/wrong-key.js";
 import { ROOT, toolchain } from "../support/toolchain.js";
 
 const run = `e2e-${randomBytes(6).toString("hex")}`;
@@ -16,6 +17,7 @@ const tokenSecret = `as-${randomBytes(12).toString("hex")}`;
 // The plugin inherits these from this process through the engine.
 process.env.AGENTRUN_COMPUTER_TEST = "1";
 process.env.AGENTRUN_MODAL_FAKE_RUN = run;
+process.env.AGENTRUN_MODAL_FAKE_TOKEN_SECRET = tokenSecret;
 const fake = new ModalDockerFake({ run });
 const computer = {
   type: "agentrun:index:Computer",
@@ -39,6 +41,10 @@ describe("two Modal computers through the real engine, on the Docker-backed fake
     } finally {
       await fake.remove();
     }
+  }, 300_000);
+
+  test("a wrong key fails the preview before anything is made, naming the setting, the key in no output", async () => {
+    await previewRefusesWrongKey(s, { vendor: "modal", field: "tokenSecret", made: async () => (await fake.running()).length });
   }, 300_000);
 
   test("up makes both, and a preview after it has no change", async () => {

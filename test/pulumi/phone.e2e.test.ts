@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startFakePhoneHarness, type FakePhoneHarness } from "../support/fake-phone-harness.js";
 import { adbServer, type AdbServer } from "../support/phone-adb.js";
 import { testStack, type TestStack } from "../support/stack.js";
+import { previewRefusesWrongKey } from "../support/wrong-key.js";
 
 describe("a phone through the real engine, on the phone harness's fake", () => {
   let s: TestStack;
@@ -40,6 +41,10 @@ describe("a phone through the real engine, on the phone harness's fake", () => {
       await adb?.stop();
       await fake?.close();
     }
+  }, 300_000);
+
+  test("a wrong key fails the preview before anything is made, naming the setting, the key in no output", async () => {
+    await previewRefusesWrongKey(s, { vendor: "phone-harness", field: "apiKey", made: () => fake.running().length });
   }, 300_000);
 
   test("up makes the phone and reads it back; a second preview finds no change", async () => {

@@ -53,6 +53,18 @@ export interface FakeOptions {
   corruptUpload?: boolean;
   /** Sandbox ids in the V2 shape (sb- and a 26-letter ULID), as SandboxCreateV2 answers; else V1's (sb- and 22). */
   v2Ids?: boolean;
+  /** The token secret Modal takes, and the one the client was given: another is refused as Modal's server refuses it (UNAUTHENTICATED). */
+  tokenCheck?: { takes: string; given: string | undefined };
+}
+
+/** A gRPC status as nice-grpc's ClientError carries it (the SDK passes UNAUTHENTICATED on so). */
+class ClientError extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.name = "ClientError";
+    this.code = code;
+  }
 }
 
 const ULID_LETTERS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -291,8 +303,15 @@ export class ModalDockerFake implements ModalSdk {
     return { exitCode: ran.exitCode ?? 1, stdout: String(ran.stdout), stderr: String(ran.stderr) };
   }
 
+  /** Every call is refused when the client's token is not the one Modal takes. */
+  #authorize(): void {
+    const token = this.options.tokenCheck;
+    if (token && token.given !== token.takes) throw new ClientError(16, "/modal.client.ModalClient/AppGetOrCreate UNAUTHENTICATED: Invalid token");
+  }
+
   apps = {
     fromName: async (name: string, params?: { createIfMissing?: boolean; environment?: string }): Promise<ModalApp> => {
+      this.#authorize();
       if (!/^[\w.-]{1,64}$/.test(name)) throw InvalidError(`Invalid app name ${name}`);
       void params;
       return { appId: `ap-${createHash("sha256").update(name).digest("hex").slice(0, 22)}` };
@@ -385,8 +404,8 @@ export class ModalDockerFake implements ModalSdk {
       }
       return new FakeSandbox(id, this);
     },
-    fromId: async (sandboxId: string): Promise<ModalSandbox> => new FakeSandbox(sandboxId, this),
-    list: (params: SandboxListParams): AsyncIterable<ModalSandbox> => this.#list(params),
+    fromId: async (sandboxId: string): Promise<ModalSandbox> => (this.#authorize(), new FakeSandbox(sandboxId, this)),
+    list: (params: SandboxListParams): AsyncIterable<ModalSandbox> => (this.#authorize(), this.#list(params)),
   };
 
   async *#list(params: SandboxListParams): AsyncGenerator<ModalSandbox> {
@@ -443,9 +462,14 @@ export class ModalDockerFake implements ModalSdk {
   }
 }
 
-/** The fake for a Pulumi plugin told to use it (agentrun:modal testSdk): its run label from AGENTRUN_MODAL_FAKE_RUN. */
-export function createSdk(): ModalSdk {
+/**
+ * The fake for a Pulumi plugin told to use it (agentrun:modal testSdk): its run label from
+ * AGENTRUN_MODAL_FAKE_RUN, and the one token secret it takes from AGENTRUN_MODAL_FAKE_TOKEN_SECRET
+ * (unset: any), held to the one the provider was given.
+ */
+export function createSdk(credentials: { tokenSecret?: string } = {}): ModalSdk {
   const run = process.env.AGENTRUN_MODAL_FAKE_RUN;
   if (!run) throw new Error("the Modal fake needs AGENTRUN_MODAL_FAKE_RUN: the run label its sandboxes carry");
-  return new ModalDockerFake({ run });
+  const takes = process.env.AGENTRUN_MODAL_FAKE_TOKEN_SECRET;
+  return new ModalDockerFake({ run, ...(takes ? { tokenCheck: { takes, given: credentials.tokenSecret } } : {}) });
 }

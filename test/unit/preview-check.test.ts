@@ -18,6 +18,15 @@ import { testContext } from "../support/context.js";
 // The plugin taken for one on the Docker host (no container sign under an empty folder), so an allowlist needs no host addresses given.
 const base = mkdtempSync(join(tmpdir(), "agentrun-preview-check-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
+// Modal's settings with its Docker-backed fake for an SDK: the plugin's connection test before
+// the first check reads the app (the fake answers it without Docker), as Modal would answer it.
+process.env.AGENTRUN_MODAL_FAKE_RUN = "preview-check";
+const MODAL = {
+  tokenId: "ak-preview",
+  tokenSecret: "as-preview",
+  app: "agentrun-preview",
+  testSdk: join(import.meta.dirname, "../support/fake-modal-docker.ts"),
+};
 const ctx = testContext({ docker: { user: "1000:1000", testHostRoot: base } });
 const image = "agentrun-base:x";
 // A fleet example's computer at preview: its labels are its claim's, not known yet.
@@ -66,7 +75,7 @@ describe("a Computer's check with an input unknown (a preview's)", () => {
 
 describe("a Modal Computer's labels at preview", () => {
   // A resource's computer carries its owner and declaration labels: 2 of Modal's 10 tags, beside the provider's 4.
-  const modal = testContext({ modal: { tokenId: "ak-preview", tokenSecret: "as-preview", app: "agentrun-preview" } });
+  const modal = testContext({ modal: MODAL });
   const labels = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${i}`, "v"]));
   const failuresOn = async (n: number) =>
     (await computer.check(modal, {}, { provider: "modal", image: "debian:bookworm-slim", lifetimeMs: 600_000, network: "none", labels: labels(n) })).failures ??
@@ -85,7 +94,7 @@ describe("a Modal Computer's labels at preview", () => {
 });
 
 describe("a Computer's runtime at preview", () => {
-  const modal = testContext({ modal: { tokenId: "ak-preview", tokenSecret: "as-preview", app: "agentrun-preview" } });
+  const modal = testContext({ modal: MODAL });
 
   it("refuses gvisor where the provider cannot run it, naming the field, and a runtime that is neither", async () => {
     const onModal =

@@ -49,12 +49,15 @@ export interface BrowserProviderOptions {
   version?: string;
   /** First pause of release's read-back (default 250 ms). */
   pollMs?: number;
+  /** Where the vendor's calls go, in words (its API's address). */
+  target?: string;
 }
 
 export class BrowserProvider implements ComputerProvider {
   readonly id: string;
   readonly version: string;
   readonly #vendor: BrowserVendor;
+  readonly #target: string;
   readonly #urls = new UrlStore();
   readonly #pollMs: number;
 
@@ -63,6 +66,11 @@ export class BrowserProvider implements ComputerProvider {
     this.id = vendor.id;
     this.version = options.version ?? packageVersion();
     this.#pollMs = options.pollMs ?? 250;
+    this.#target = options.target ?? `the ${vendor.name} API`;
+  }
+
+  target(): string {
+    return this.#target;
   }
 
   capabilities(): Capabilities {
