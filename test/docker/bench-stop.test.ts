@@ -1,6 +1,7 @@
 // A bench stopped half-way removes what it made: fleet-100 (its bare anchors, then its fleet
-// through the real engine) is sent SIGTERM once its fleet's first computers stand, and nothing
-// with its names or its label is left; exec-roundtrip (one computer made by the library in the
+// through the real engine) is sent SIGTERM while its anchors are being made (issue 53: a timeout's
+// SIGTERM there left 100 of them running), and again once its fleet's first computers stand, and
+// nothing with its names or its label is left; exec-roundtrip (one computer made by the library in the
 // bench's own process, bench/computer.mjs) is sent SIGTERM as the engine makes its container, with
 // the create still under way, and its computer is released all the same.
 import { spawn } from "node:child_process";
@@ -13,6 +14,38 @@ const ps = async (...filters: string[]) =>
   (await execa("docker", ["ps", "--all", "--format", "{{.Names}}", ...filters.flatMap((f) => ["--filter", f])])).stdout.split("\n").filter(Boolean);
 
 describe("a bench stopped half-way", () => {
+  it("removes its anchor containers when SIGTERM comes as they are being made", async () => {
+    // Its anchors are named agentrun-bench-bare-<its tag>-<n>: the tag is read from the first one
+    // made, among names not there before it started (another bench's anchors).
+    const prefixOf = (name: string) => name.match(/^(agentrun-bench-bare-fleet-[0-9a-f]{8}-)/)?.[1];
+    const before = new Set((await ps("name=agentrun-bench-bare-fleet-")).map(prefixOf));
+    const bench = spawn(process.execPath, [join(ROOT, "bench/fleet-100.mjs"), "10"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let said = "";
+    bench.stdout.on("data", (d) => (said += d));
+    bench.stderr.on("data", (d) => (said += d));
+    const ended = new Promise<number | null>((resolve) => bench.once("exit", (code) => resolve(code)));
+    let prefix: string | undefined;
+    try {
+      for (const until = Date.now() + 40_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+        const bare = await ps("name=agentrun-bench-bare-fleet-");
+        prefix ??= bare.map(prefixOf).find((p) => p && !before.has(p));
+        if (prefix && bare.filter((n) => n.startsWith(prefix!)).length >= 3) break;
+        if (bench.exitCode !== null) throw new Error(`the bench ended before its anchors stood:\n${said.slice(-2000)}`);
+      }
+      expect(prefix).toBeDefined();
+      bench.kill("SIGTERM");
+      expect(await ended).toBe(143);
+      expect(said).toContain("SIGTERM: removing what the bench made");
+      expect(await ps(`name=${prefix}`)).toEqual([]);
+    } finally {
+      if (bench.exitCode === null) bench.kill("SIGKILL");
+      if (prefix) {
+        const left = await ps(`name=${prefix}`);
+        if (left.length) await execa("docker", ["rm", "-f", ...left], { reject: false });
+      }
+    }
+  }, 60_000);
+
   it("removes its anchors and its fleet on SIGTERM, and exits as the signal would", async () => {
     const bench = spawn(process.execPath, [join(ROOT, "bench/fleet-100.mjs"), "4"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let said = "";
