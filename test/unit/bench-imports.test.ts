@@ -2,7 +2,7 @@
 // there: a move in src/ that breaks a bench fails here at once, not on the day someone measures.
 // A shared bench module's imports are followed too, and a gap in one is said under each bench that
 // loads it (screen-shot.mjs and input-click.mjs failed through screen-desktop.mjs's import of a
-// moved dist/src/files.js).
+// moved dist/src/files.js). And every bench reaches bench/stop.mjs, so a stop removes its work.
 // The benches are read, not run (each makes computers at its top level): their static imports and
 // their import() calls are followed through the few path forms they build (join, resolve, dirname,
 // fileURLToPath, new URL, import.meta), and a form this cannot follow fails in words.
@@ -180,6 +180,16 @@ async function gapsOf(file: string, benches = BENCH, seen = new Set([file])): Pr
   return gaps;
 }
 
+/** A bench module and every bench module it loads, at any depth. */
+function loadedBy(file: string, benches = BENCH, seen = new Set([file])): Set<string> {
+  for (const shared of sharedOf(file, benches))
+    if (!seen.has(shared)) {
+      seen.add(shared);
+      loadedBy(shared, benches, seen);
+    }
+  return seen;
+}
+
 describe("the benches' imports", () => {
   it.each(BENCHES)("%s's resolve, each name taken exported", async (bench) => {
     expect(await gapsOf(join(BENCH, bench))).toEqual([]);
@@ -224,5 +234,17 @@ describe("the benches' imports", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+// Modules that make nothing, so have nothing to remove: stop.mjs itself, and proc-memory.mjs (reads /proc).
+const MAKE_NOTHING = ["stop.mjs", "proc-memory.mjs"];
+
+describe("a bench stopped half-way", () => {
+  it.each(BENCHES.filter((b) => !MAKE_NOTHING.includes(b)))("%s registers what it makes with bench/stop.mjs", (bench) => {
+    const loaded = [...loadedBy(join(BENCH, bench))].map((f) => basename(f)).filter((f) => f !== bench);
+    expect(loaded, `${bench} loads ${loaded.join(", ") || "no bench module"}, not stop.mjs: a SIGINT or SIGTERM would leave what it made`).toContain(
+      "stop.mjs",
+    );
   });
 });
