@@ -1,7 +1,8 @@
 // gVisor's cost on Docker: create-to-ready (create, which ends with hello and the drift check),
 // one exec.run of `true`, a 100 MiB writeFile into /work and a CPU-bound program (sha256 of
 // 64 MiB of zeros), each under runtime gvisor beside the same under runc, in the same run and
-// alternating, one computer of each at a time. Every computer is released by its name.
+// alternating, one computer of each at a time. Every computer is released by its name, when
+// stopped half-way (SIGINT, SIGTERM) too.
 //
 //   node bench/gvisor.mjs [rounds] [execs]   (default 5 and 50; needs dist/ from npm run build and runsc registered)
 import { resolve, dirname } from "node:path";
@@ -12,10 +13,13 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const load = (p) => import(resolve(root, p));
 const { DockerProvider } = await load("dist/src/docker/provider.js");
 const { writeFile } = await load("dist/src/daemon/files.js");
+const { releaseOnStop } = await load("bench/stop.mjs");
 const toolchain = JSON.parse(readFileSync(resolve(root, "dist/toolchain.json"), "utf8"));
 const rounds = Number(process.argv[2] ?? 5);
 const execs = Number(process.argv[3] ?? 50);
 const provider = new DockerProvider({ daemonPath: toolchain.daemon.amd64 });
+// A stop releases the computer of the round under way (its create awaited first), then closes the engine.
+const cleanup = releaseOnStop(provider, () => provider.close());
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const times = { runc: { create: [], exec: [], write: [], cpu: [] }, gvisor: { create: [], exec: [], write: [], cpu: [] } };
 const big = new Uint8Array(100 * 1024 * 1024).fill(7);
@@ -56,8 +60,11 @@ async function round(runtime) {
   }
 }
 
-for (let i = 0; i < rounds; i++) for (const runtime of i % 2 ? ["gvisor", "runc"] : ["runc", "gvisor"]) await round(runtime);
-await provider.close();
+try {
+  for (let i = 0; i < rounds; i++) for (const runtime of i % 2 ? ["gvisor", "runc"] : ["runc", "gvisor"]) await round(runtime);
+} finally {
+  await cleanup();
+}
 console.log(`| what (median of ${rounds} computers each; exec.run of ${execs} per computer) | runc | gvisor | gvisor / runc |`);
 console.log("| --- | --- | --- | --- |");
 for (const [key, words] of [

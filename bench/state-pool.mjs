@@ -3,7 +3,7 @@
 // of its first exec.run, the pool refilled between claims (untimed), the two pools' claims
 // alternating. No PoolWatch: each claim connects after its take. Goal: the forks' p50 within 1.2×
 // the plain pool's. Every computer is removed by its pool's label and the snapshot by its name,
-// pass or fail.
+// pass or fail, and when stopped half-way (SIGINT, SIGTERM) too, once the step then under way is done.
 //
 //   node bench/state-pool.mjs [claims] [size]   (defaults 30 4; after `npm run build`)
 import { execFileSync } from "node:child_process";
@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { join } from "node:path";
 import { makeComputer, toolchain } from "./computer.mjs";
+import { onStop } from "./stop.mjs";
 
 const ROOT = join(import.meta.dirname, "..");
 const { claim, fillPool, POOL_LABEL } = await import(join(ROOT, "dist", "src", "fleet", "pool.js"));
@@ -27,30 +28,52 @@ const { docker } = parent;
 const pools = [];
 const releases = [];
 let snapshot;
+// The take, fill or claim under way: a stop awaits it, and once stopping the flow starts no more.
+let stopping = false;
+let making = Promise.resolve();
+const step = (promise) => {
+  if (stopping) throw new Error("the bench is stopping: nothing more is made");
+  return (making = promise);
+};
+// Registered after the parent's (makeComputer): a stop removes the pools and the snapshot, then the parent.
+const cleanup = onStop(async () => {
+  stopping = true;
+  await making.catch(() => undefined);
+  await Promise.allSettled(releases);
+  for (const pool of pools) {
+    const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${POOL_LABEL}=${pool.id}`], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean);
+    const ids = left.map((id) => execFileSync("docker", ["inspect", "--format", "{{.Id}}", id], { encoding: "utf8" }).trim());
+    if (left.length) execFileSync("docker", ["rm", "--force", "--volumes", ...left], { stdio: "ignore" });
+    for (const id of ids) execFileSync("docker", ["volume", "rm", "--force", `agentrun-claim-${id}`], { stdio: "ignore" });
+  }
+  if (snapshot) await docker.snapshots.remove(snapshot.image).catch(() => {});
+});
 try {
   if (!docker.snapshots) throw new Error("this build's Docker provider has no snapshot hooks");
   const ran = await parent.client.call("exec.run", { argv: ["sh", "-c", "mkdir -p /tmp/task && head -c 1048576 /dev/urandom > /tmp/task/data"] });
   if (ran.exitCode !== 0) throw new Error("preparing the parent failed");
-  const taken = await docker.snapshots.take(parent.ref, { labels: { "agentrun.bench": run } });
+  // Kept as it is answered, so a stop that awaited the take removes its image.
+  const taken = await step(docker.snapshots.take(parent.ref, { labels: { "agentrun.bench": run } }).then((t) => ((snapshot = t.ok ? t.value : undefined), t)));
   if (!taken.ok) throw new Error(`take: ${taken.error.message}`);
-  snapshot = taken.value;
   const forks = { provider: docker, id: `pool-${randomBytes(8).toString("hex")}`, spec: { ...base, image: snapshot.image }, timed: [] };
   const plain = { provider: docker, id: `pool-${randomBytes(8).toString("hex")}`, spec: { ...base, image: toolchain.baseImage }, timed: [] };
   pools.push(forks, plain);
   for (const pool of pools) {
-    const filled = await fillPool(pool, pool.spec, size);
+    const filled = await step(fillPool(pool, pool.spec, size));
     if (!filled.ok) throw new Error(`fill ${pool.id}: ${filled.error.message}`);
   }
   for (let i = 0; i < claims; i += 1) {
     for (const pool of i % 2 === 0 ? [forks, plain] : [plain, forks]) {
       const t0 = performance.now();
-      const c = await claim(pool, { run, epoch: 1 });
+      const c = await step(claim(pool, { run, epoch: 1 }));
       if (!c.ok) throw new Error(`claim from ${pool.id}: ${c.error.message}`);
       const done = await c.value.client.call("exec.run", { argv: ["true"] });
       pool.timed.push(performance.now() - t0);
       if (done.exitCode !== 0) throw new Error(`exec.run true exited ${done.exitCode}`);
       releases.push(c.value.close().then(() => docker.release(c.value.ref, "delete")));
-      const filled = await fillPool(pool, pool.spec, size);
+      const filled = await step(fillPool(pool, pool.spec, size));
       if (!filled.ok) throw new Error(`refill ${pool.id}: ${filled.error.message}`);
     }
   }
@@ -62,15 +85,6 @@ try {
     `ratio of p50s ${ratio.toFixed(2)}× (goal ≤ 1.2×: ${ratio <= 1.2 ? "met" : "not met"}); load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`,
   );
 } finally {
-  await Promise.allSettled(releases);
-  for (const pool of pools) {
-    const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${POOL_LABEL}=${pool.id}`], { encoding: "utf8" })
-      .split("\n")
-      .filter(Boolean);
-    const ids = left.map((id) => execFileSync("docker", ["inspect", "--format", "{{.Id}}", id], { encoding: "utf8" }).trim());
-    if (left.length) execFileSync("docker", ["rm", "--force", "--volumes", ...left], { stdio: "ignore" });
-    for (const id of ids) execFileSync("docker", ["volume", "rm", "--force", `agentrun-claim-${id}`], { stdio: "ignore" });
-  }
-  if (snapshot) await docker.snapshots.remove(snapshot.image).catch(() => {});
+  await cleanup();
   await parent.remove();
 }

@@ -5,13 +5,15 @@
 //   creates of the base image the same way (goal ≤ 1.0×), and a fork's first read of a snapshot
 //   file beside the same read in its parent.
 // The 100 MiB go to /tmp, in the container's own layer, which both a commit and a snapshot take.
-// Every computer is released by its id and every image removed by its name, pass or fail.
+// Every computer is released by its id and every image removed by its name, pass or fail, and
+// when stopped half-way (SIGINT, SIGTERM) too.
 //
 //   node bench/state-snapshot.mjs [rounds] [forks]   (defaults 3 10; after `npm run build`)
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { makeComputer, toolchain } from "./computer.mjs";
+import { onStop, releaseOnStop } from "./stop.mjs";
 
 const rounds = Number(process.argv[2] ?? 3);
 const forks = Number(process.argv[3] ?? 10);
@@ -25,6 +27,34 @@ const computer = await makeComputer({ memoryMb: 256 });
 const { docker, ref, client } = computer;
 const images = [];
 const made = [];
+// Registered after the parent's (makeComputer) and before the forks', so a stop releases the forks,
+// then removes the images they were made from, then the parent. A take under way is awaited (its
+// image listed as it is answered), and once stopping the flow takes no more.
+let stopping = false;
+let taking = Promise.resolve();
+const take = (...args) => {
+  if (stopping) throw new Error("the bench is stopping: no snapshot is taken");
+  return (taking = docker.snapshots.take(...args).then((taken) => {
+    if (taken.ok) images.push(taken.value.image);
+    return taken;
+  }));
+};
+const removeImages = onStop(async () => {
+  stopping = true;
+  await taking.catch(() => undefined);
+  for (const image of new Set(images)) {
+    // A removal refused (a computer still on it) is said: the image is left.
+    const removed = await docker.snapshots.remove(image).catch((error) => ({ ok: false, error }));
+    if (!removed.ok) console.error(`the snapshot ${image} is left: ${removed.error.message}`);
+  }
+  // Already removed by its round, unless a round failed between its commit and its removal.
+  try {
+    execFileSync("docker", ["image", "rm", "--force", tag], { stdio: "ignore" });
+  } catch {
+    // Gone already.
+  }
+});
+const releaseForks = releaseOnStop(docker);
 const run = async (c, argv) => {
   const ran = await c.call("exec.run", { argv, timeoutMs: 120_000 });
   if (ran.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${ran.exitCode}: ${Buffer.from(ran.stderr, "base64")}`);
@@ -66,11 +96,10 @@ try {
       }
       const t0 = performance.now();
       if (step === "take") {
-        const taken = await docker.snapshots.take(ref, { labels: { "agentrun.bench": tag } });
+        const taken = await take(ref, { labels: { "agentrun.bench": tag } });
         if (!taken.ok) throw new Error(`take: ${taken.error.message}`);
         takes.push(performance.now() - t0);
         snapshot = taken.value;
-        images.push(snapshot.image);
       } else {
         sh("commit", ref.id, tag);
         commits.push(performance.now() - t0);
@@ -108,12 +137,7 @@ try {
   console.log(`load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`);
 } finally {
   await Promise.allSettled(made.map((m) => docker.release(m, "delete")));
-  for (const image of new Set(images)) await docker.snapshots?.remove(image).catch(() => {});
-  // Already removed by its round, unless a round failed between its commit and its removal.
-  try {
-    execFileSync("docker", ["image", "rm", "--force", tag], { stdio: "ignore" });
-  } catch {
-    // Gone already.
-  }
+  await releaseForks();
+  await removeImages();
   await computer.remove();
 }

@@ -122,12 +122,17 @@ export function releaseOnStop(provider, then) {
       .finally(() => releasing.delete(going));
     return going;
   };
+  // The bench's own flow may start a release while this runs (its batch's creates answered): wait
+  // until none is in flight, before and after these releases, so nothing is left being removed.
+  const settled = async () => {
+    while (pending.size + releasing.size > 0) await Promise.allSettled([...pending, ...releasing]);
+  };
   return onStop(async () => {
     stopping = true;
-    await Promise.allSettled([...pending]);
-    await Promise.allSettled([...releasing]);
+    await settled();
     for (const ref of live.values()) await release.call(provider, ref, "delete").catch(() => undefined);
     live.clear();
+    await settled();
     await then?.();
   });
 }

@@ -1,5 +1,8 @@
 // Every bench's imports still resolve, and every name it takes from a module is still exported
 // there: a move in src/ that breaks a bench fails here at once, not on the day someone measures.
+// A shared bench module's imports are followed too, and a gap in one is said under each bench that
+// loads it (screen-shot.mjs and input-click.mjs failed through screen-desktop.mjs's import of a
+// moved dist/src/files.js). And every bench reaches bench/stop.mjs, so a stop removes its work.
 // The benches are read, not run (each makes computers at its top level): their static imports and
 // their import() calls are followed through the few path forms they build (join, resolve, dirname,
 // fileURLToPath, new URL, import.meta), and a form this cannot follow fails in words.
@@ -29,8 +32,17 @@ function namesOf(binding: ts.BindingName | ts.NamedImportBindings | undefined): 
   return [];
 }
 
+type Imports = { taken: Taken[]; problems: string[]; scope: Map<string, Value> };
+const read = new Map<string, Imports>();
+
+/** A module's imports, read once: the shared bench modules are walked under every bench that loads them. */
+function importsOf(file: string): Imports {
+  if (!read.has(file)) read.set(file, importsRead(file));
+  return read.get(file)!;
+}
+
 /** What one bench imports, with every path form it builds evaluated; a form not followed is a problem. */
-function importsOf(file: string): { taken: Taken[]; problems: string[]; scope: Map<string, Value> } {
+function importsRead(file: string): Imports {
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
   const here = pathToFileURL(file);
   const scope = new Map<string, Value>();
@@ -141,20 +153,60 @@ function exportsOfBench(file: string): Set<string> {
   return names;
 }
 
-/** What is missing of one import: its file, or names its module does not export. */
-async function missing({ target, names }: Taken): Promise<string[]> {
+/** What is missing of one import: its file, or names its module does not export. A bench module (under benches) is read, not run. */
+async function missing({ target, names }: Taken, benches = BENCH): Promise<string[]> {
   const file = target.startsWith("/");
   if (file && !existsSync(target)) return [`${target} is not there${target.includes("/dist/") ? " (npm run build makes dist/)" : ""}`];
-  const exported = file && target.startsWith(BENCH) ? exportsOfBench(target) : new Set(Object.keys(await import(file ? pathToFileURL(target).href : target)));
+  const exported = file && target.startsWith(benches) ? exportsOfBench(target) : new Set(Object.keys(await import(file ? pathToFileURL(target).href : target)));
   return names.filter((n) => !exported.has(n)).map((n) => `${target} exports no ${n}`);
+}
+
+/** The bench modules (under benches) one bench module loads. */
+const sharedOf = (file: string, benches: string) =>
+  importsOf(file)
+    .taken.map((t) => t.target)
+    .filter((t) => t.startsWith(benches) && t.endsWith(".mjs") && existsSync(t));
+
+/** What is missing of a bench's imports and of every bench module under it, each gap said through the module that has it. */
+async function gapsOf(file: string, benches = BENCH, seen = new Set([file])): Promise<string[]> {
+  const { taken, problems } = importsOf(file);
+  const gaps = [...problems];
+  for (const t of taken) gaps.push(...(await missing(t, benches)));
+  for (const shared of sharedOf(file, benches)) {
+    if (seen.has(shared)) continue;
+    seen.add(shared);
+    gaps.push(...(await gapsOf(shared, benches, seen)).map((gap) => `through ${basename(shared)}: ${gap}`));
+  }
+  return gaps;
+}
+
+/** A bench module and every bench module it loads, at any depth. */
+function loadedBy(file: string, benches = BENCH, seen = new Set([file])): Set<string> {
+  for (const shared of sharedOf(file, benches))
+    if (!seen.has(shared)) {
+      seen.add(shared);
+      loadedBy(shared, benches, seen);
+    }
+  return seen;
 }
 
 describe("the benches' imports", () => {
   it.each(BENCHES)("%s's resolve, each name taken exported", async (bench) => {
-    const { taken, problems } = importsOf(join(BENCH, bench));
-    const gaps = [...problems];
-    for (const t of taken) gaps.push(...(await missing(t)));
-    expect(gaps).toEqual([]);
+    expect(await gapsOf(join(BENCH, bench))).toEqual([]);
+  });
+
+  it("name the bench whose shared module's import moved", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentrun-bench-imports-"));
+    try {
+      writeFileSync(
+        join(dir, "screen.mjs"),
+        'import { join } from "node:path";\nawait import(join(import.meta.dirname, "files.js"));\nexport const shot = 1;\n',
+      );
+      writeFileSync(join(dir, "shot.mjs"), 'import { shot } from "./screen.mjs";\n');
+      expect(await gapsOf(join(dir, "shot.mjs"), dir)).toEqual([`through screen.mjs: ${join(dir, "files.js")} is not there`]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("say a file moved, a name no longer exported and a path they cannot follow", async () => {
@@ -174,7 +226,7 @@ describe("the benches' imports", () => {
       );
       const { taken, problems } = importsOf(file);
       expect(problems).toEqual([`moved.mjs:6: an import whose path this test cannot follow: import(where)`]);
-      const gaps = (await Promise.all(taken.map(missing))).flat();
+      const gaps = (await Promise.all(taken.map((t) => missing(t)))).flat();
       expect(gaps).toEqual([
         `node:fs/promises exports no notAFunction`,
         `${join(dir, "..", "dist", "src", "files.js")} is not there (npm run build makes dist/)`,
@@ -182,5 +234,17 @@ describe("the benches' imports", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+// Modules that make nothing, so have nothing to remove: stop.mjs itself, and proc-memory.mjs (reads /proc).
+const MAKE_NOTHING = ["stop.mjs", "proc-memory.mjs"];
+
+describe("a bench stopped half-way", () => {
+  it.each(BENCHES.filter((b) => !MAKE_NOTHING.includes(b)))("%s registers what it makes with bench/stop.mjs", (bench) => {
+    const loaded = [...loadedBy(join(BENCH, bench))].map((f) => basename(f)).filter((f) => f !== bench);
+    expect(loaded, `${bench} loads ${loaded.join(", ") || "no bench module"}, not stop.mjs: a SIGINT or SIGTERM would leave what it made`).toContain(
+      "stop.mjs",
+    );
   });
 });
