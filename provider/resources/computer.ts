@@ -199,7 +199,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
       reason: `the computer's user ${String(inputs.user)} is not its EgressProxy's ${proxyUser}: a computer joins a proxy of its own user, so declare the same user on both`,
     });
   }
-  const unwritable = unwritableFolder(inputs.mount, inputs.user, secretKeys.has("mount"));
+  const unwritable = unwritableFolder(given.mount, inputs.user, secretKeys.has("mount"));
   if (unwritable) failures.push({ property: "mount", reason: unwritable });
   if (failures.length) return { failures };
   return { inputs: wrapDerived(inputs, secretKeys) };
