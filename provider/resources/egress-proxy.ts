@@ -13,7 +13,7 @@
 import { z } from "zod";
 import { sameAllowlist } from "../../src/egress/list.js";
 import { credentialsChangedHosts, EGRESS_CREDENTIAL, EGRESS_RULE, ruleArg, ruleOf, rulesChangedHosts, type EgressRule } from "../../src/egress/rules.js";
-import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../../src/egress/proxies.js";
+import type { EgressProxies, ProxyCheckInput, ProxyReadBack, ProxyRef, ProxySpec } from "../../src/egress/proxies.js";
 import type { ComputerProvider } from "../../src/contract/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
@@ -143,7 +143,7 @@ async function check(ctx: Context, olds: Props, news: Props) {
     // Each field was of its shape as given, or is the provider's own default user.
     if (!parsed.success) throw new Error(`the ${TYPE} inputs check filled in are not of their shapes (${parsed.error.message}): a fault of the plugin's`);
     const proxies = provider.proxies;
-    for (const r of checkKnown((known: ProxySpec) => proxies.check(known), parsed.data, left)) {
+    for (const r of checkKnown((known: ProxyCheckInput) => proxies.check(known), parsed.data, left)) {
       // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
       const field = r.field.split(/[.[]/)[0] ?? "";
       const property = isField(INPUTS, field) ? field : "";
