@@ -4,6 +4,7 @@
 // plugin process (one per provider and operation), so a Computer's check finds here that the folder
 // its mount names is one the stack makes before the computer, and waits for it. A literal path
 // no Mount of the stack names is checked as it is: a folder that is not there is refused.
+import type { MountSpec } from "../src/contract/mount.js";
 import { parseUser, userText, type User } from "../src/contract/user.js";
 import { UNKNOWN } from "./secrets.js";
 
@@ -27,11 +28,12 @@ export function madeByStack(path: string): StackFolder | undefined {
 /**
  * Why a computer of this user could not write the bind folder a Mount of the stack makes for
  * another (0700, its user's alone), which its create would find only after the folder and the
- * claim were made; undefined when it could, or when no Mount of the stack makes it.
+ * claim were made; undefined when it could, or when no Mount of the stack makes it. mount: as
+ * check parsed it (none when refused or not known yet).
  */
-export function unwritableFolder(mount: unknown, user: unknown, secretPath: boolean): string | undefined {
-  const { kind, path } = (mount ?? {}) as { kind?: unknown; path?: unknown };
-  if (kind !== "bind" || typeof path !== "string" || path === UNKNOWN) return undefined;
+export function unwritableFolder(mount: MountSpec | undefined, user: unknown, secretPath: boolean): string | undefined {
+  if (mount?.kind !== "bind" || mount.path === UNKNOWN) return undefined;
+  const path = mount.path;
   const owner = madeByStack(path)?.owner;
   const computer = typeof user === "string" ? parseUser(user) : undefined;
   if (!owner || !computer?.ok || computer.value.uid === owner.uid) return undefined;

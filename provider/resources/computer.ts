@@ -7,7 +7,7 @@
 // an update that reads it back once the proxy is made again. delete: release "delete" by the vendor id.
 import { z } from "zod";
 import { screenOf } from "../../src/contract/screen.js";
-import type { ComputerProvider, ComputerRef, ComputerSpec, NetworkPolicy, ReadBack, SpecDefaults } from "../../src/contract/provider.js";
+import type { CheckInput, ComputerProvider, ComputerRef, ComputerSpec, NetworkPolicy, ReadBack, SpecDefaults } from "../../src/contract/provider.js";
 import type { Hello } from "../../src/daemon/protocol.js";
 import { canonical } from "../../src/contract/canonical.js";
 import { stoppedWords } from "../../src/contract/lifetime.js";
@@ -113,8 +113,8 @@ const networkOf = (inputs: Known, network: Inputs["network"]): NetworkPolicy =>
 type Known = z.infer<typeof Given>;
 
 /** The spec of what is known: a field left out of the inputs is left out of the spec (check's, a preview's). */
-function knownSpecOf(inputs: Known): Partial<ComputerSpec> {
-  const spec: Partial<ComputerSpec> = {
+function knownSpecOf(inputs: Known): CheckInput {
+  const spec: CheckInput = {
     image: inputs.image,
     lifetimeMs: inputs.lifetimeMs,
     network: inputs.network === undefined ? undefined : networkOf(inputs, inputs.network),
@@ -199,7 +199,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
       reason: `the computer's user ${String(inputs.user)} is not its EgressProxy's ${proxyUser}: a computer joins a proxy of its own user, so declare the same user on both`,
     });
   }
-  const unwritable = unwritableFolder(inputs.mount, inputs.user, secretKeys.has("mount"));
+  const unwritable = unwritableFolder(given.mount, inputs.user, secretKeys.has("mount"));
   if (unwritable) failures.push({ property: "mount", reason: unwritable });
   if (failures.length) return { failures };
   return { inputs: wrapDerived(inputs, secretKeys) };
@@ -242,7 +242,7 @@ async function providerRefusals(ctx: Context, provider: ComputerProvider, inputs
   const mountMadeFirst = spec.mount?.kind === "bind" && madeByStack(spec.mount.path) !== undefined;
   const failures: Array<{ property: string; reason: string }> = [];
   // A resource's computer is made for its owner (create passes it), so the check counts its labels.
-  for (const r of checkKnown((known: ComputerSpec) => provider.check(known, { mountMadeFirst, owned: true }), spec, unknown)) {
+  for (const r of checkKnown((known: CheckInput) => provider.check(known, { mountMadeFirst, owned: true }), spec, unknown)) {
     // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
     const field = r.field.split(".")[0] ?? "";
     let property = isField(INPUTS, field) ? field : "";

@@ -12,8 +12,8 @@
 // the computers behind a proxy whose list changes see the same `egress` and are not shown as made again.
 import { z } from "zod";
 import { sameAllowlist } from "../../src/egress/list.js";
-import { credentialsChangedHosts, EGRESS_CREDENTIAL, EGRESS_RULE, ruleArg, ruleOf, rulesChangedHosts } from "../../src/egress/rules.js";
-import type { EgressProxies, ProxyReadBack, ProxyRef, ProxySpec } from "../../src/egress/proxies.js";
+import { credentialsChangedHosts, EGRESS_CREDENTIAL, EGRESS_RULE, ruleArg, ruleOf, rulesChangedHosts, type EgressRule } from "../../src/egress/rules.js";
+import type { EgressProxies, ProxyCheckInput, ProxyReadBack, ProxyRef, ProxySpec } from "../../src/egress/proxies.js";
 import type { ComputerProvider } from "../../src/contract/provider.js";
 import { DEFAULT_PROVIDER } from "../../src/providers.js";
 import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
@@ -90,7 +90,7 @@ const specOf = (inputs: Pick<Inputs, "allow" | "lifetimeMs" | "user" | "hint" | 
 });
 
 /** Rules in their argv form, as a proxy holds them and its read-back compares them. */
-const ruleArgs = (rules: unknown): string[] => (Array.isArray(rules) ? (rules as Inputs["rules"] & object).map(ruleArg) : []);
+const ruleArgs = (rules: readonly EgressRule[] | undefined): string[] => (rules ?? []).map(ruleArg);
 
 /** Every refusal together, each naming its field, with no vendor call. */
 async function check(ctx: Context, olds: Props, news: Props) {
@@ -143,7 +143,7 @@ async function check(ctx: Context, olds: Props, news: Props) {
     // Each field was of its shape as given, or is the provider's own default user.
     if (!parsed.success) throw new Error(`the ${TYPE} inputs check filled in are not of their shapes (${parsed.error.message}): a fault of the plugin's`);
     const proxies = provider.proxies;
-    for (const r of checkKnown((known: ProxySpec) => proxies.check(known), parsed.data, left)) {
+    for (const r of checkKnown((known: ProxyCheckInput) => proxies.check(known), parsed.data, left)) {
       // A refusal of no input (the host, the provider's settings) is the resource's as a whole.
       const field = r.field.split(/[.[]/)[0] ?? "";
       const property = isField(INPUTS, field) ? field : "";
@@ -239,8 +239,8 @@ async function read(ctx: Context, id: string, { old, secretKeys }: State) {
     lifetimeMs: typeof old.lifetimeMs === "number" ? old.lifetimeMs : Math.max(1000, Math.ceil((Date.parse(o.ref.deadline) - Date.now()) / 1000) * 1000),
     user: typeof old.user === "string" ? old.user : o.ref.user,
     ...(hint === undefined ? {} : { hint }),
-    ...(Array.isArray(old.rules) ? { rules: old.rules as Inputs["rules"] } : {}),
-    ...(Array.isArray(old.credentials) ? { credentials: old.credentials as Inputs["credentials"] } : {}),
+    ...(old.rules === undefined ? {} : { rules: old.rules }),
+    ...(old.credentials === undefined ? {} : { credentials: old.credentials }),
   };
   // Stopped is drift, named `state` by the diff, and said first; a proxy re-run by hand with
   // another list reads back as made, but not as declared.
@@ -274,13 +274,16 @@ async function read(ctx: Context, id: string, { old, secretKeys }: State) {
 
 async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Promise<FieldDiff> {
   const replaces: string[] = replacedBy(o, n);
+  // The new rules as check passed them; at a preview they may hold an unknown anywhere (a rule's
+  // methods from another resource's output), which is a change of rules, known at up.
+  const newRules = Given.shape.rules.safeParse(n.rules);
   if (typeof n.name === "string" && n.name !== o.name) replaces.push("name");
   // Past its deadline the volume's time is spent: a new proxy (and so new computers).
   if (typeof o.deadline === "string" && Date.parse(o.deadline) <= Date.now()) replaces.push("deadline");
   const updates = [
     ...(n.allow === UNKNOWN || !sameAllowlist(o.allow, n.allow) ? ["allow"] : []),
     ...(n.hint !== undefined && o.hint !== n.hint ? ["hint"] : []),
-    ...(n.rules === UNKNOWN || rulesChangedHosts(ruleArgs(o.rules), ruleArgs(n.rules)).length > 0 ? ["rules"] : []),
+    ...(!newRules.success || rulesChangedHosts(ruleArgs(o.rules), ruleArgs(newRules.data)).length > 0 ? ["rules"] : []),
     ...(n.credentials === UNKNOWN || JSON.stringify(o.credentials ?? []) !== JSON.stringify(n.credentials ?? []) ? ["credentials"] : []),
     ...(o.state === "stopped" ? ["state"] : []),
   ];

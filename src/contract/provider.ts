@@ -51,6 +51,12 @@ export interface ComputerSpec {
 }
 
 /**
+ * What check takes: a spec as a caller gives it, any field of it possibly missing (a preview's
+ * check leaves out each field not known yet). check refuses each field a create needs and lacks.
+ */
+export type CheckInput = Partial<ComputerSpec>;
+
+/**
  * A spec as check passed it, with what check parsed from it, so no later step parses the same
  * input again (checkedSpec builds it).
  */
@@ -288,7 +294,7 @@ export interface ComputerProvider {
   readonly proxies?: EgressProxies;
   capabilities(): Capabilities;
   /** Every refusal of a spec in words, with no vendor call; else the spec with what check parsed, which every later step takes. */
-  check(spec: ComputerSpec, options?: CheckOptions): Result<CheckedSpec>;
+  check(spec: CheckInput, options?: CheckOptions): Result<CheckedSpec>;
   /** Reads the host once (Docker: docker info), after which check also refuses what the host cannot give (cpus past its CPUs). */
   host?(options?: CallOptions): Promise<Result<unknown>>;
   create(spec: CreateSpec, options?: CreateOptions): Promise<Result<ComputerRef>>;

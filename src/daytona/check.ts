@@ -1,7 +1,7 @@
 // check(spec) for Daytona: the child daemon's shared check (src/kits/agent-child/check.ts) in Daytona's
 // words. A snapshot gives the sandbox its size.
 import { checkChildSpec, type ChildCheckWords } from "../kits/agent-child/check.js";
-import type { Capabilities, ComputerSpec } from "../contract/provider.js";
+import type { Capabilities, CheckInput } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
 import { forkProblem } from "../contract/state.js";
 import { COMPUTER_LABEL } from "./constants.js";
@@ -21,7 +21,7 @@ const WORDS: ChildCheckWords = {
 };
 
 /** The shared check, and a fork's image held to Daytona: another provider's snapshot is refused (a Daytona one is the sandbox's snapshot). */
-export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refusal[] {
+export function checkSpec(spec: CheckInput, capabilities: Capabilities): Refusal[] {
   const out = checkChildSpec(spec, capabilities, WORDS);
   const fork = typeof spec?.image === "string" ? forkProblem(spec.image, "daytona") : undefined;
   if (fork && !fork.ok) out.push({ field: "image", message: fork.error.message });

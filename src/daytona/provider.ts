@@ -20,6 +20,7 @@ import type {
   ReadBack,
   ReleaseHow,
   CheckedSpec,
+  CheckInput,
 } from "../contract/provider.js";
 import { checkedSpec } from "../contract/checked.js";
 import { createWith } from "../contract/create.js";
@@ -88,7 +89,7 @@ export class DaytonaProvider implements ComputerProvider {
     return capabilitiesOf(this.#sb.o);
   }
 
-  check(spec: ComputerSpec): Result<CheckedSpec> {
+  check(spec: CheckInput): Result<CheckedSpec> {
     return checkedSpec(spec, checkSpec(spec, this.capabilities()));
   }
 

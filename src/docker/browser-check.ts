@@ -2,13 +2,13 @@
 // provider's own, Debian's Chromium), enough memory and pids for Chromium, a user other than
 // root, and nothing a browser does not have (a run folder, a workdir, gVisor, which this
 // provider has not run Chromium under).
-import type { ComputerSpec } from "../contract/provider.js";
+import type { CheckInput } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
 import { BROWSER_IMAGE } from "../kits/browser/labels.js";
 import { BROWSER_MIN_MEMORY_MB, BROWSER_MIN_PIDS } from "./constants.js";
 
 /** Each field a browser refuses, in words naming it. */
-export function browserRefusals(spec: ComputerSpec): Refusal[] {
+export function browserRefusals(spec: CheckInput): Refusal[] {
   const out: Refusal[] = [];
   if (spec.image !== BROWSER_IMAGE)
     out.push({

@@ -4,7 +4,7 @@ import { labelRefusals } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import { checkAllowlist } from "../egress/list.js";
 import { checkMount } from "../contract/mount.js";
-import type { Capabilities, ComputerSpec } from "../contract/provider.js";
+import type { Capabilities, CheckInput, ComputerSpec } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
 import { userProblem } from "../contract/user.js";
 import { remapProblem } from "./bind.js";
@@ -39,7 +39,7 @@ function hasNul(value: string): boolean {
 }
 
 /** Every refusal: the spec's own, then (once the host has been read) the host's. */
-export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] {
+export function checkSpec(spec: CheckInput, context: CheckContext): Refusal[] {
   if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
   const own = specRefusals(spec, context);
   // A field refused for its own value is not refused again for what the host cannot give it.
@@ -48,7 +48,7 @@ export function checkSpec(spec: ComputerSpec, context: CheckContext): Refusal[] 
 }
 
 /** The spec's fields: known, and each within what Docker takes. */
-function specRefusals(spec: ComputerSpec, context: CheckContext): Refusal[] {
+function specRefusals(spec: CheckInput, context: CheckContext): Refusal[] {
   const out: Refusal[] = [];
   const fields = spec as unknown as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
@@ -90,7 +90,7 @@ function specRefusals(spec: ComputerSpec, context: CheckContext): Refusal[] {
 }
 
 /** The network and the shared proxy a computer joins. */
-function networkRefusals(spec: ComputerSpec, context: CheckContext): Refusal[] {
+function networkRefusals(spec: CheckInput, context: CheckContext): Refusal[] {
   const out: Refusal[] = [];
   if (spec.network === undefined) out.push({ field: "network", message: "network is required: none, open or { allow: [...] }" });
   else if (typeof spec.network === "object" && spec.network !== null && "allow" in spec.network) {
@@ -140,7 +140,7 @@ function mountRefusals(mount: NonNullable<ComputerSpec["mount"]>, context: Check
 }
 
 /** cpus, memoryMb and pids within what Docker takes. */
-function sizeRefusals(spec: ComputerSpec): Refusal[] {
+function sizeRefusals(spec: CheckInput): Refusal[] {
   const out: Refusal[] = [];
   if (
     spec.cpus !== undefined &&
@@ -162,7 +162,7 @@ function sizeRefusals(spec: ComputerSpec): Refusal[] {
  * that remaps user ids, the volume option on an engine older than 26. No parse of the spec's
  * fields: a checked spec's shape is known.
  */
-export function hostRefusals(spec: ComputerSpec, host: Host, volumeRoot: string | undefined): Refusal[] {
+export function hostRefusals(spec: CheckInput, host: Host, volumeRoot: string | undefined): Refusal[] {
   const out: Refusal[] = [];
   for (const lack of host.lacks) out.push({ field: "host", message: lack });
   out.push(...gvisorHostRefusals(spec, host.runtimes));

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { CallOptions } from "../daemon/client.js";
 import { checkAllowlist, hintProblem } from "../egress/list.js";
-import type { EgressProxies, ProxyMakeOptions, ProxyNetwork, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
+import type { EgressProxies, ProxyCheckInput, ProxyMakeOptions, ProxyNetwork, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
 import { labelRefusals, withOwnerLabel } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import { fail, ok, refuse, type Refusal, type Result } from "../daemon/result.js";
@@ -75,7 +75,7 @@ export class DockerEgressProxies implements EgressProxies {
     this.#deps = deps;
   }
 
-  #refusals(spec: ProxySpec): Refusal[] {
+  #refusals(spec: ProxyCheckInput): Refusal[] {
     const out: Refusal[] = [];
     if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a proxy's spec is an object with allow and lifetimeMs" }];
     const known = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels", "rules", "credentials"]);
@@ -108,7 +108,7 @@ export class DockerEgressProxies implements EgressProxies {
     return `proxy-${seed === undefined ? randomBytes(6).toString("hex") : createHash("sha256").update(seed).digest("hex").slice(0, 12)}`;
   }
 
-  check(spec: ProxySpec): Result<undefined> {
+  check(spec: ProxyCheckInput): Result<undefined> {
     return refuse(this.#refusals(spec));
   }
 

@@ -13,6 +13,7 @@ import type {
   AttachBy,
   Capabilities,
   CheckedSpec,
+  CheckInput,
   CheckOptions,
   ComputerInfo,
   ComputerProvider,
@@ -193,7 +194,7 @@ export class DockerProvider implements ComputerProvider {
   }
 
   /** Every refusal together, with no Docker call (the host's too, once it has been read); else the checked spec. */
-  check(spec: ComputerSpec, options: CheckOptions = {}): Result<CheckedSpec> {
+  check(spec: CheckInput, options: CheckOptions = {}): Result<CheckedSpec> {
     const { volume, egress } = this.#settled;
     const refusals = checkSpec(spec, {
       capabilities: this.capabilities(),

@@ -1,7 +1,7 @@
 // gVisor on Docker: a computer with runtime gvisor is a container of the engine's runtime
 // "runsc", registered by the engine's daemon.json ("runtimes") or dockerd --add-runtime. What
 // docker info says of it, what check refuses under it, and its name in HostConfig.Runtime.
-import type { ComputerSpec } from "../contract/provider.js";
+import type { CheckInput } from "../contract/provider.js";
 import type { ComputerClient } from "../daemon/client.js";
 import { kernelDrift, readKernel, type Runtime } from "../contract/runtime.js";
 import type { Refusal } from "../daemon/result.js";
@@ -38,7 +38,7 @@ export const ADD_RUNSC =
  * What gVisor cannot give a computer here, known from the spec alone: measured on runsc
  * 2022-12 (docs/vendors/docker.md has the table).
  */
-export function gvisorSpecRefusals(spec: ComputerSpec): Refusal[] {
+export function gvisorSpecRefusals(spec: CheckInput): Refusal[] {
   if (spec.runtime !== "gvisor") return [];
   const out: Refusal[] = [];
   if (spec.kind === "desktop")
@@ -57,7 +57,7 @@ export function gvisorSpecRefusals(spec: ComputerSpec): Refusal[] {
 }
 
 /** What this engine's runsc cannot give a computer: its registration, and the network its arguments leave. */
-export function gvisorHostRefusals(spec: ComputerSpec, runtimes: Record<string, string[]> | undefined): Refusal[] {
+export function gvisorHostRefusals(spec: CheckInput, runtimes: Record<string, string[]> | undefined): Refusal[] {
   if (spec.runtime !== "gvisor") return [];
   const args = runtimes?.[GVISOR_RUNTIME];
   if (args === undefined)

@@ -1,7 +1,7 @@
 // check(spec) for E2B: the child daemon's shared check (src/kits/agent-child/check.ts) in E2B's words. A
 // template gives the sandbox its size; a desktop is kind desktop on a template with Xvfb.
 import { checkChildSpec } from "../kits/agent-child/check.js";
-import type { Capabilities, ComputerSpec } from "../contract/provider.js";
+import type { Capabilities, CheckInput } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
 import { forkProblem } from "../contract/state.js";
 import { COMPUTER_KEY, PROVIDER_ID } from "./constants.js";
@@ -9,7 +9,7 @@ import { COMPUTER_KEY, PROVIDER_ID } from "./constants.js";
 export const NETWORK_GAP =
   "an E2B computer's network is none alone for now: its daemon's programs run in a network of their own, and open and allowlists wait for a proxy out of it (known gap; a computer that needs pip, npm or git from the internet cannot be made on E2B yet)";
 
-export function checkSpec(spec: ComputerSpec, capabilities: Capabilities): Refusal[] {
+export function checkSpec(spec: CheckInput, capabilities: Capabilities): Refusal[] {
   const out = checkChildSpec(spec, capabilities, {
     vendor: "an E2B",
     name: "E2B",

@@ -25,6 +25,7 @@ import type {
   PauseHooks,
   ReleaseHow,
   CheckedSpec,
+  CheckInput,
   SnapshotHooks,
 } from "../contract/provider.js";
 import { checkedSpec } from "../contract/checked.js";
@@ -98,7 +99,7 @@ export class E2BProvider implements ComputerProvider {
     return capabilitiesOf(this.#sb.o);
   }
 
-  check(spec: ComputerSpec): Result<CheckedSpec> {
+  check(spec: CheckInput): Result<CheckedSpec> {
     return checkedSpec(spec, checkSpec(spec, this.capabilities()));
   }
 

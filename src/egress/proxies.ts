@@ -27,6 +27,9 @@ export interface ProxySpec {
   credentials?: EgressCredential[];
 }
 
+/** What a proxy's check takes: a spec as a caller gives it, any field possibly missing (a preview's), each one a make needs refused when it lacks it. */
+export type ProxyCheckInput = Partial<ProxySpec>;
+
 export interface ProxyMakeOptions extends CallOptions {
   /** Who it is made for: only the owner label's hash of it is written (ownerLabel). */
   owner?: string;
@@ -77,7 +80,7 @@ export interface EgressProxies {
    */
   freshName(seed?: string): string;
   /** Every refusal of a spec together, in words, with no vendor call. */
-  check(spec: ProxySpec): Result<undefined>;
+  check(spec: ProxyCheckInput): Result<undefined>;
   /**
    * The volume, then the proxy, then its ready line; a failure leaves nothing. Made for an owner
    * (a resource), its parts carry the owner label, so a create cut short is known as its own.

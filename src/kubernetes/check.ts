@@ -3,7 +3,7 @@ import { labelRefusals } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import { checkMount } from "../contract/mount.js";
 import { RUNTIMES, runtimeRefusal } from "../contract/runtime.js";
-import type { Capabilities, ComputerSpec } from "../contract/provider.js";
+import type { Capabilities, CheckInput } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
 import { isRootOrRootGroup, parseUser } from "../contract/user.js";
 import { checkAllowlist } from "../egress/list.js";
@@ -52,7 +52,7 @@ function networkRefusals(network: unknown, egress: unknown, testRange: string | 
   return [...out, { field: "network", message: "network is none, open or { allow: [host names, *.suffixes and CIDRs] }" }];
 }
 
-export function checkSpec(spec: ComputerSpec, capabilities: Capabilities, testRange?: string): Refusal[] {
+export function checkSpec(spec: CheckInput, capabilities: Capabilities, testRange?: string): Refusal[] {
   if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
   const out: Refusal[] = [];
   for (const key of Object.keys(spec)) {

@@ -11,6 +11,7 @@ import type {
   AttachBy,
   Capabilities,
   CheckedSpec,
+  CheckInput,
   ComputerInfo,
   ComputerProvider,
   ComputerRef,
@@ -90,7 +91,7 @@ export class KubernetesProvider implements ComputerProvider {
     return capabilitiesOf(this.#sb.o);
   }
 
-  check(spec: ComputerSpec): Result<CheckedSpec> {
+  check(spec: CheckInput): Result<CheckedSpec> {
     return checkedSpec(spec, checkSpec(spec, this.capabilities(), this.#sb.o.egress.testRange));
   }
 

@@ -17,7 +17,7 @@ import { parseUser, userText } from "../contract/user.js";
 import type { CallOptions } from "../daemon/client.js";
 import { listDigest } from "../egress/list-digest.js";
 import { checkAllowlist, hintProblem, sameAllowlist } from "../egress/list.js";
-import type { EgressProxies, ProxyMakeOptions, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
+import type { EgressProxies, ProxyCheckInput, ProxyMakeOptions, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
 import { userProblem } from "./check.js";
 import { COMPUTER_LABEL, DIGEST_ANNOTATION, FIELD_MANAGER, idOf, PROXY_LABEL, PROXY_PATTERN, proxyOfId, TOLD_ANNOTATION } from "./constants.js";
 import { EGRESS_CONTAINER, LIST_FILE, LIST_KEY, LIST_VOLUME } from "./egress.js";
@@ -201,7 +201,7 @@ export class KubeEgressProxies implements EgressProxies {
     return this.#sb.o.egress.testRange ? { testNetwork: this.#sb.o.egress.testRange } : {};
   }
 
-  #refusals(spec: ProxySpec): Refusal[] {
+  #refusals(spec: ProxyCheckInput): Refusal[] {
     if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a proxy's spec is an object with allow and lifetimeMs" }];
     const out: Refusal[] = [];
     for (const key of Object.keys(spec)) {
@@ -241,7 +241,7 @@ export class KubeEgressProxies implements EgressProxies {
     return `proxy-${seed === undefined ? randomBytes(6).toString("hex") : createHash("sha256").update(seed).digest("hex").slice(0, 12)}`;
   }
 
-  check(spec: ProxySpec): Result<undefined> {
+  check(spec: ProxyCheckInput): Result<undefined> {
     return refuse(this.#refusals(spec));
   }
 

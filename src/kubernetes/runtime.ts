@@ -3,7 +3,7 @@
 // it, what check refuses, the class a Pod must have, and its kernel read from inside against the
 // node's.
 import { kernelDrift, readKernel, type Runtime } from "../contract/runtime.js";
-import type { ComputerSpec, RuntimeHolds } from "../contract/provider.js";
+import type { CheckInput, RuntimeHolds } from "../contract/provider.js";
 import type { ComputerClient } from "../daemon/client.js";
 import type { Refusal } from "../daemon/result.js";
 
@@ -24,7 +24,7 @@ export function runtimeClassOf(
 }
 
 /** The refusals of a spec's runtime gvisor: no RuntimeClass for it (offered false), or a network its Pods do not hold. */
-export function gvisorRefusals(spec: Pick<ComputerSpec, "runtime" | "network">, offered: boolean): Refusal[] {
+export function gvisorRefusals(spec: Pick<CheckInput, "runtime" | "network">, offered: boolean): Refusal[] {
   if (spec.runtime !== "gvisor") return [];
   if (!offered)
     return [

@@ -3,7 +3,7 @@ import { labelRefusals } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import { checkMount } from "../contract/mount.js";
 import { runtimeRefusal } from "../contract/runtime.js";
-import type { Capabilities, ComputerSpec } from "../contract/provider.js";
+import type { Capabilities, CheckInput } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
 import { isRootOrRootGroup, parseUser } from "../contract/user.js";
 import { forkProblem } from "../contract/state.js";
@@ -39,7 +39,7 @@ function labelCountProblem(count: number, owned: boolean): string | undefined {
 }
 
 /** Every refusal of the spec; owned: it is made for an owner (CheckOptions.owned), whose two labels take two of Modal's tags. */
-export function checkSpec(spec: ComputerSpec, capabilities: Capabilities, owned = false): Refusal[] {
+export function checkSpec(spec: CheckInput, capabilities: Capabilities, owned = false): Refusal[] {
   if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
   const out: Refusal[] = [];
   const fields = spec as unknown as Record<string, unknown>;

@@ -18,6 +18,7 @@ import type {
   ReadBack,
   ReleaseHow,
   CheckedSpec,
+  CheckInput,
   SnapshotHooks,
   CheckOptions,
 } from "../contract/provider.js";
@@ -80,7 +81,7 @@ export class ModalProvider implements ComputerProvider {
     return capabilities;
   }
 
-  check(spec: ComputerSpec, options: CheckOptions = {}): Result<CheckedSpec> {
+  check(spec: CheckInput, options: CheckOptions = {}): Result<CheckedSpec> {
     return checkedSpec(spec, checkSpec(spec, this.capabilities(), options.owned === true));
   }
 

@@ -11,6 +11,7 @@ import type {
   AttachBy,
   Capabilities,
   CheckedSpec,
+  CheckInput,
   ComputerInfo,
   ComputerProvider,
   ComputerRef,
@@ -67,7 +68,7 @@ export class PhoneHarnessProvider implements ComputerProvider {
     return capabilitiesOf(this.#phones.o.maxLifetimeMs, this.#phones.o.installFrom !== undefined);
   }
 
-  check(spec: ComputerSpec): Result<CheckedSpec> {
+  check(spec: CheckInput): Result<CheckedSpec> {
     if (typeof spec !== "object" || spec === null) return fail("invalid", "a spec is an object: { image, lifetimeMs, network }");
     const refusals: Refusal[] = [];
     const lifetime = checkLifetime(spec.lifetimeMs, this.capabilities());

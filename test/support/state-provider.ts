@@ -4,6 +4,7 @@
 import type { Capabilities, ComputerProvider, ComputerRef, ComputerState, ReadBack } from "../../src/contract/provider.js";
 import { snapshotImage, type Snapshot, type SnapshotOptions } from "../../src/contract/state.js";
 import { fail, ok } from "../../src/daemon/result.js";
+import { checkedSpec } from "../../src/contract/checked.js";
 import type { Context } from "../../provider/resource.js";
 
 export interface StateWorld {
@@ -38,7 +39,7 @@ export function stateWorld(id = "held", { pause = true, snapshots = true } = {})
     id,
     version: "0.0.0",
     capabilities: () => ({ ...CAPABILITIES, ...(pause ? { pause: "memory" as const } : {}), ...(snapshots ? { snapshot: true } : {}) }),
-    check: (spec) => ok({ spec }),
+    check: (spec) => checkedSpec(spec, []),
     create: async (spec, options) => {
       const image = typeof spec.image === "string" ? spec.image : spec.image.image;
       world.calls.push(`create ${image}`);

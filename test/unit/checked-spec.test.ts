@@ -1,4 +1,4 @@
-// check's result: every refusal together, else the spec with the user and allowlist parsed once.
+// check's result: every refusal together (a field a create needs and lacks among them), else the spec with the user and allowlist parsed once.
 import { describe, expect, it } from "vitest";
 import { checkedSpec } from "../../src/contract/checked.js";
 
@@ -32,5 +32,21 @@ describe("checkedSpec", () => {
         ],
       },
     });
+  });
+
+  it("refuses a spec still lacking a field a create needs when its vendor's check let it through, naming each, never passing it on as whole", () => {
+    expect(checkedSpec({ network: "none" }, [])).toEqual({
+      ok: false,
+      error: {
+        code: "invalid",
+        message: "image is required: the image a computer starts from; lifetimeMs is required: how long the computer lives, in milliseconds",
+        field: "image",
+        refusals: [
+          { field: "image", message: "image is required: the image a computer starts from" },
+          { field: "lifetimeMs", message: "lifetimeMs is required: how long the computer lives, in milliseconds" },
+        ],
+      },
+    });
+    expect(checkedSpec({ image: "img", lifetimeMs: 1 }, [])).toMatchObject({ ok: false, error: { field: "network" } });
   });
 });

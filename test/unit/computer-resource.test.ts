@@ -10,6 +10,7 @@ import type { Context } from "../../provider/resource.js";
 import { UNKNOWN, isSecret, secret, type Props } from "../../provider/secrets.js";
 import type { Capabilities, ComputerProvider, ReadBack } from "../../src/contract/provider.js";
 import { ResultFailure, fail, ok, type Result } from "../../src/daemon/result.js";
+import { checkedSpec } from "../../src/contract/checked.js";
 import { testContext } from "../support/context.js";
 
 const ctx = testContext({ docker: { user: "1234:1234" } });
@@ -34,7 +35,7 @@ function readingProvider(answer: () => Result<ReadBack>, capabilities: Partial<C
       release: ["delete"],
       ...capabilities,
     }),
-    check: (spec) => ok({ spec }),
+    check: (spec) => checkedSpec(spec, []),
     read: async () => answer(),
     create: refused,
     attach: refused,

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { egressProxy } from "../../provider/resources/egress-proxy.js";
 import type { Context } from "../../provider/resource.js";
-import { isSecret } from "../../provider/secrets.js";
+import { isSecret, UNKNOWN } from "../../provider/secrets.js";
 import type { ProxyReadBack } from "../../src/egress/proxies.js";
 import type { ComputerProvider } from "../../src/contract/provider.js";
 import { ok } from "../../src/daemon/result.js";
@@ -70,6 +70,11 @@ describe("EgressProxy rules and credentials at diff and read", () => {
     const rotated = await egressProxy.diff(ctx, "p", olds, { ...olds, credentials: [{ ...credentials[0]!, value: "Bearer k-0002" }] });
     expect(rotated).toMatchObject({ changes: true, replaces: [], diffs: ["credentials"] });
     expect((await egressProxy.diff(ctx, "p", olds, olds)).changes).toBe(false);
+  });
+
+  it("makes rules holding an unknown at a preview (a rule's methods from another output) a change of rules, not a crash", async () => {
+    const previewed = await egressProxy.diff(ctx, "p", olds, { ...olds, rules: [{ host: "api.example.com", methods: UNKNOWN }] });
+    expect(previewed).toMatchObject({ changes: true, replaces: [], diffs: ["rules"] });
   });
 
   const reading = (answer: ProxyReadBack): Context => {

@@ -162,7 +162,7 @@ describe("the other resources' checks with an input unknown", () => {
 describe("checkKnown", () => {
   it("hands the check the known fields alone and drops the refusals of the unknown ones", () => {
     const seen: unknown[] = [];
-    const check = (spec: { image: string; lifetimeMs: number }) => {
+    const check = (spec: Partial<{ image: string; lifetimeMs: number }>) => {
       seen.push(spec);
       return fail("invalid", "x", {
         refusals: [

@@ -8,7 +8,7 @@ import { ownerLabelRefusal, isOwnerLabel } from "../../contract/labels.js";
 import { checkLifetime } from "../../contract/lifetime.js";
 import { checkMount } from "../../contract/mount.js";
 import { runtimeRefusal } from "../../contract/runtime.js";
-import type { Capabilities, ComputerSpec } from "../../contract/provider.js";
+import type { Capabilities, CheckInput } from "../../contract/provider.js";
 import type { Refusal } from "../../daemon/result.js";
 import { normalUser } from "../../contract/user.js";
 
@@ -32,7 +32,7 @@ export interface ChildCheckWords {
   ownLabel: string;
 }
 
-export function checkChildSpec(spec: ComputerSpec, capabilities: Capabilities, words: ChildCheckWords): Refusal[] {
+export function checkChildSpec(spec: CheckInput, capabilities: Capabilities, words: ChildCheckWords): Refusal[] {
   if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
   const own = capabilities.defaults ?? {};
   const out: Refusal[] = [];

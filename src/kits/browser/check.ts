@@ -4,7 +4,7 @@
 import { checkLifetime } from "../../contract/lifetime.js";
 import { labelRefusals } from "../../contract/labels.js";
 import { runtimeRefusal } from "../../contract/runtime.js";
-import type { ComputerSpec } from "../../contract/provider.js";
+import type { CheckInput } from "../../contract/provider.js";
 import type { Refusal } from "../../daemon/result.js";
 import type { BrowserVendor } from "./vendor.js";
 import { BROWSER_IMAGE, COMPUTER_LABEL, CREATE_LABEL } from "./labels.js";
@@ -13,7 +13,7 @@ const NOT_A_BROWSER = ["cpus", "memoryMb", "pids", "user", "workdir", "mount", "
 
 const KNOWN = new Set(["image", "lifetimeMs", "network", "labels", "kind", "runtime", ...NOT_A_BROWSER]);
 
-export function checkBrowserSpec(spec: ComputerSpec, vendor: Pick<BrowserVendor, "name" | "minLifetimeMs" | "labelProblem" | "capabilities">): Refusal[] {
+export function checkBrowserSpec(spec: CheckInput, vendor: Pick<BrowserVendor, "name" | "minLifetimeMs" | "labelProblem" | "capabilities">): Refusal[] {
   const refusals: Refusal[] = [];
   if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object: { image, lifetimeMs, network, labels? }" }];
   if (spec.image !== BROWSER_IMAGE) {
@@ -24,7 +24,7 @@ export function checkBrowserSpec(spec: ComputerSpec, vendor: Pick<BrowserVendor,
   }
   const lifetime = checkLifetime(spec.lifetimeMs, vendor.capabilities());
   if (lifetime) refusals.push(lifetime);
-  else if (spec.lifetimeMs < vendor.minLifetimeMs) {
+  else if (typeof spec.lifetimeMs === "number" && spec.lifetimeMs < vendor.minLifetimeMs) {
     refusals.push({ field: "lifetimeMs", message: `lifetimeMs is below ${vendor.name}'s floor of ${vendor.minLifetimeMs} ms: ask for at least that` });
   }
   if (spec.network !== "open") {

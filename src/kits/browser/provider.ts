@@ -16,6 +16,7 @@ import type {
   AttachBy,
   Capabilities,
   CheckedSpec,
+  CheckInput,
   ComputerInfo,
   ComputerProvider,
   ComputerRef,
@@ -77,7 +78,7 @@ export class BrowserProvider implements ComputerProvider {
     return this.#vendor.capabilities();
   }
 
-  check(spec: ComputerSpec): Result<CheckedSpec> {
+  check(spec: CheckInput): Result<CheckedSpec> {
     return checkedSpec(spec, checkBrowserSpec(spec, this.#vendor));
   }
 
