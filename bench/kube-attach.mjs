@@ -31,7 +31,7 @@ const NAMESPACE = "agentrun-bench-attach";
 const kube = JSON.parse(readFileSync(new URL("../dist/kube.json", import.meta.url), "utf8"));
 const kubeconfig = readFileSync(kube.kubeconfig, "utf8");
 const version = readFileSync(new URL("../dist/computerd.version", import.meta.url), "utf8").trim();
-const pods = new KubePods({ kubeconfig, namespace: NAMESPACE, imagePullPolicy: "Never", image: kube.image }, () => version);
+const pods = new KubePods({ kubeconfig, namespace: NAMESPACE, image: kube.image }, () => version);
 const api = pods.api;
 const kubectl = (input, ...args) =>
   execFileSync(kube.kubectl, ["--kubeconfig", kube.kubeconfig, "-n", NAMESPACE, ...args], { encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"] });
@@ -81,7 +81,6 @@ function computerPod(name) {
     recorded: { image: kube.image, user: "2510:2510", workdir: "/work" },
     labels: { "agentrun.bench": "kube-attach" },
     arch: "amd64",
-    pullPolicy: "Never",
     waitSeconds: 60,
   });
   const c = m.spec.containers[0];
@@ -103,7 +102,6 @@ function catPod(name) {
         {
           name: "cat",
           image: kube.image,
-          imagePullPolicy: "Never",
           command: ["cat"],
           stdin: true,
           stdinOnce: true,

@@ -21,7 +21,7 @@ const network = process.argv[4] ?? "none";
 if (network !== "none" && network !== "open") throw new Error(`the network is none or open, not ${network}`);
 const NAMESPACE = "agentrun-bench-kube";
 const kube = JSON.parse(readFileSync(new URL("../dist/kube.json", import.meta.url), "utf8"));
-const provider = create({ kubeconfig: readFileSync(kube.kubeconfig, "utf8"), imagePullPolicy: "Never", namespace: NAMESPACE });
+const provider = create({ kubeconfig: readFileSync(kube.kubeconfig, "utf8"), namespace: NAMESPACE });
 const kubectl = (input, ...args) =>
   execFileSync(kube.kubectl, ["--kubeconfig", kube.kubeconfig, ...args], { encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"] });
 const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
@@ -62,7 +62,6 @@ try {
       recorded: { image: kube.image, user: "2510:2510", workdir: "/work", network },
       labels: { "agentrun.bench": "kube-create" },
       arch: "amd64",
-      pullPolicy: "Never",
       waitSeconds: 1,
     });
     // The anchor's container sleeps; an open Pod keeps its setup container, which ends at once.

@@ -71,7 +71,6 @@ const config = (key, value, secret) =>
     },
   );
 config("kubeconfig", await readFile(kube.kubeconfig, "utf8"), true);
-config("imagePullPolicy", "Never", false);
 config("namespace", NAMESPACE, false);
 
 manifests = await mkdtemp(join(tmpdir(), "agentrun-bench-kube-fleet-pods-"));
@@ -88,7 +87,7 @@ async function anchor(round) {
         recorded: { image: kube.image, user: "2510:2510", workdir: "/work" },
         labels: { "agentrun.bench": anchorLabel },
         arch: "amd64",
-        pullPolicy: "Never",
+        pullPolicy: "IfNotPresent",
         waitSeconds: 1,
       });
       manifest.spec.containers[0].command = ["sleep", "1800"];

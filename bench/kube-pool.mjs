@@ -17,7 +17,7 @@ const creates = Number(process.argv[3] ?? 3);
 const NAMESPACE = "agentrun-bench-pool";
 const kube = JSON.parse(readFileSync(new URL("../dist/kube.json", import.meta.url), "utf8"));
 const kubectl = (...args) => execFileSync(kube.kubectl, ["--kubeconfig", kube.kubeconfig, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-const provider = create({ kubeconfig: readFileSync(kube.kubeconfig, "utf8"), imagePullPolicy: "Never", namespace: NAMESPACE });
+const provider = create({ kubeconfig: readFileSync(kube.kubeconfig, "utf8"), namespace: NAMESPACE });
 const pool = { provider, id: `pool-${randomBytes(8).toString("hex")}` };
 const run = `bench-pool-${randomBytes(4).toString("hex")}`;
 const spec = { image: kube.image, lifetimeMs: 900_000, network: "none", cpus: 0.1, memoryMb: 128 };

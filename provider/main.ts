@@ -3,7 +3,9 @@
 // the gRPC server and its messages alone (a plugin started just for its schema needs no more);
 // the provider (and the library behind it) is loaded at the first call that needs it. The stack's
 // agentrun config is read then, from PULUMI_CONFIG (the one place the plugin reads the environment,
-// with its test flag AGENTRUN_COMPUTER_TEST beside it); a plugin started just for its schema has none.
+// with its test flag AGENTRUN_COMPUTER_TEST beside it, and, only with that flag on,
+// AGENTRUN_COMPUTER_TEST_KEYS_UNCHECKED: a test that previews a vendor's example with stand-in keys,
+// where no vendor is reached, asks no connection test); a plugin started just for its schema has none.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { useStartCache } from "./start-cache.js";
@@ -27,8 +29,10 @@ await serve({
       import("./engine-log.js"),
       import("./plugin.js"),
     ]);
-    const settings = settingsFrom(process.env.PULUMI_CONFIG, { test: process.env.AGENTRUN_COMPUTER_TEST === "1" });
-    return makeProvider({ version, schema, settings, log: engineLog(engineAddress(args)) });
+    const test = process.env.AGENTRUN_COMPUTER_TEST === "1";
+    const settings = settingsFrom(process.env.PULUMI_CONFIG, { test });
+    const checkKeys = !(test && process.env.AGENTRUN_COMPUTER_TEST_KEYS_UNCHECKED === "1");
+    return makeProvider({ version, schema, settings, checkKeys, log: engineLog(engineAddress(args)) });
   },
 });
 endStartCache();

@@ -41,10 +41,12 @@ export function makeProvider(opts: {
   settings: { ok: true; value: Settings } | { ok: false; message: string };
   /** Lines to the engine against a URN (progress on a resource's line); absent, none are said. */
   log?: EngineLog;
+  /** A keyed vendor's connection test before its first use (default true; off for tests alone). */
+  checkKeys?: boolean;
 }): ServedProvider {
   const settings = opts.settings.ok ? opts.settings.value : {};
   const cancel = new AbortController();
-  const opened = vendors(settings);
+  const opened = vendors(settings, { checkKeys: opts.checkKeys ?? true });
   const ctx: Context = { settings, vendor: opened, signal: cancel.signal };
   // A step's context: its URN, what it says goes on its resource's line, and the step ends once its
   // lines reached the engine (within a bound): the engine drops a line that comes after its operation ended.

@@ -76,6 +76,8 @@ for n in $KUBE_NODES; do
   ip link delete "$NODE_BRIDGE" 2>/dev/null || true
 done
 ip link delete "$KUBE_LINK" 2>/dev/null || true
+# The Docker engine's trust of the registry's CA.
+rm -rf "$KUBE_REGISTRY_DOCKER_CERTS"
 
 # iptables: the chains made after kube-up looked (kubelet's KUBE-*, the CNI plugins' CNI-*),
 # every rule that jumps to them, then the chains themselves.

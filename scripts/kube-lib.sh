@@ -20,6 +20,12 @@ KUBE_API_PORT=6443
 KUBE_ETCD_PORT=32379
 KUBE_ETCD_PEER_PORT=32380
 KUBE_CONTAINERD_SOCK="$KUBE_STATE/containerd/containerd.sock"
+# The image registry every node pulls the computers' image from (Debian's docker-registry), over
+# TLS with a certificate of the cluster's CA, on an address of the nodes' link. The Docker engine
+# pushes to it, trusting that CA through its certs.d folder.
+KUBE_REGISTRY_IP=10.209.255.100
+KUBE_REGISTRY="$KUBE_REGISTRY_IP:5000"
+KUBE_REGISTRY_DOCKER_CERTS="/etc/docker/certs.d/$KUBE_REGISTRY"
 # The nodes, by number: the first is the names above; each other one has its own name, address (on
 # the same link), Pods' bridge and range, folder (its containerd, kubelet, CNI and Pods' logs) and
 # cgroup root, all on this machine, joined to the one API server. The Pods' ranges are routed
@@ -43,7 +49,7 @@ node_vars 1
 KUBE_SYSCTLS="vm.overcommit_memory kernel.panic kernel.panic_on_oops"
 
 # The programs kube-up starts, in order; kube-down stops them in reverse.
-KUBE_PROCESSES="etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet containerd-2 kubelet-2"
+KUBE_PROCESSES="etcd kube-apiserver kube-controller-manager kube-scheduler registry containerd kubelet containerd-2 kubelet-2"
 
 kube_pid() { # <process>: its pid when it runs, else nothing (a process killed but not yet reaped does not run)
   local pid

@@ -125,13 +125,53 @@ node_pki() { # a node's own: its kubelet's client certificate (system:node:<name
   kubeconfig "$KUBE_STATE/kubelet$NODE_SUFFIX.kubeconfig" "kubelet-client$NODE_SUFFIX" "system:node:$NODE"
 }
 
-node_link() { # the link every node's address is on
+link_address() { # <address>: on the link every node's address is on
   if ! ip link show "$KUBE_LINK" >/dev/null 2>&1; then
     # A bridge with no ports: this kernel has no dummy links.
     ip link add "$KUBE_LINK" type bridge
     ip link set "$KUBE_LINK" up
   fi
-  case "$(ip -o addr show dev "$KUBE_LINK")" in *" $NODE_IP/"*) ;; *) ip addr add "$NODE_IP/32" dev "$KUBE_LINK" ;; esac
+  case "$(ip -o addr show dev "$KUBE_LINK")" in *" $1/"*) ;; *) ip addr add "$1/32" dev "$KUBE_LINK" ;; esac
+}
+node_link() { link_address "$NODE_IP"; }
+
+# The registry: its certificate from the cluster's CA, its store under the state folder; the
+# Docker engine told to trust the CA for it alone.
+registry_up() {
+  command -v docker-registry >/dev/null || die "docker-registry is not installed; run npm run setup -- --tests (it installs Debian's docker-registry)"
+  link_address "$KUBE_REGISTRY_IP"
+  [ -f "$PKI/registry.crt" ] || cert registry "/CN=agentrun-kube-registry" serverAuth "IP:$KUBE_REGISTRY_IP"
+  mkdir -p "$KUBE_STATE/registry" "$KUBE_REGISTRY_DOCKER_CERTS"
+  install -m 0644 "$PKI/ca.crt" "$KUBE_REGISTRY_DOCKER_CERTS/ca.crt"
+  cat >"$KUBE_STATE/registry/config.yml" <<EOF
+version: 0.1
+log: { level: warn }
+storage:
+  filesystem: { rootdirectory: $KUBE_STATE/registry/store }
+  delete: { enabled: true }
+http:
+  addr: $KUBE_REGISTRY
+  tls: { certificate: $PKI/registry.crt, key: $PKI/registry.key }
+EOF
+  start registry docker-registry serve "$KUBE_STATE/registry/config.yml"
+  wait_for "the registry did not answer" 30 registry curl -sf --max-time 2 --cacert "$PKI/ca.crt" "https://$KUBE_REGISTRY/v2/"
+}
+
+# The digest the registry holds for <repository>:<tag>, or nothing.
+registry_digest() {
+  curl -sfI --max-time 5 --cacert "$PKI/ca.crt" \
+    -H "Accept: application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json" \
+    "https://$KUBE_REGISTRY/v2/$1/manifests/$2" | tr -d '\r' | awk -F': ' 'tolower($1) == "docker-content-digest" { print $2 }'
+}
+
+# The computers' image, pushed from the Docker engine once; every node pulls it from there.
+push_base_image() {
+  local repo="${BASE_IMAGE%%:*}" tag="${BASE_IMAGE#*:}"
+  [ -n "$(registry_digest "$repo" "$tag")" ] && return 0
+  say "pushing $BASE_IMAGE to the cluster's registry ($KUBE_REGISTRY)"
+  docker tag "$BASE_IMAGE" "$KUBE_REGISTRY/$BASE_IMAGE"
+  docker push -q "$KUBE_REGISTRY/$BASE_IMAGE" >/dev/null || die "docker push to $KUBE_REGISTRY failed"
+  docker rmi "$KUBE_REGISTRY/$BASE_IMAGE" >/dev/null
 }
 
 control_plane() {
@@ -197,6 +237,8 @@ disabled_plugins = ["io.containerd.nri.v1.nri"]
 
 [plugins."io.containerd.cri.v1.images"]
   snapshotter = "overlayfs"
+  [plugins."io.containerd.cri.v1.images".registry]
+    config_path = "$c/certs.d"
   [plugins."io.containerd.cri.v1.images".pinned_images]
     sandbox = "$PAUSE_IMAGE"
 EOF
@@ -213,6 +255,14 @@ EOF
     { "type": "portmap", "capabilities": { "portMappings": true } }
   ]
 }
+EOF
+  # The cluster's registry, trusted by the cluster's CA alone.
+  mkdir -p "$c/certs.d/$KUBE_REGISTRY"
+  cat >"$c/certs.d/$KUBE_REGISTRY/hosts.toml" <<EOF
+server = "https://$KUBE_REGISTRY"
+[host."https://$KUBE_REGISTRY"]
+  capabilities = ["pull", "resolve"]
+  ca = "$PKI/ca.crt"
 EOF
   PATH="$CONTAINERD_BIN:$PATH" start "containerd$NODE_SUFFIX" "$CONTAINERD_BIN/containerd" --config "$c/config.toml"
   wait_for "$NODE's containerd did not answer" 60 "containerd$NODE_SUFFIX" ctr version
@@ -244,13 +294,6 @@ images() {
     import "$PAUSE_IMAGE" "$PAUSE_IMAGE"
     docker rmi "$PAUSE_IMAGE" >/dev/null
   fi
-  import "docker.io/library/$BASE_IMAGE" "$BASE_IMAGE"
-  # Pods name the image by digest, and the CRI finds an image only by a name containerd holds.
-  local ref
-  ref="$(base_image_ref)"
-  ctr images ls -q "name==$ref" | grep -q . && return 0
-  ctr images tag "docker.io/library/$BASE_IMAGE" "$ref" >/dev/null
-  ctr images label "$ref" io.cri-containerd.pinned=pinned >/dev/null
 }
 
 # The egress proxy's image: this work tree's computerd alone, made an image by import as the Docker
@@ -339,12 +382,12 @@ EOF
 
 kubectl() { "$KUBE_BIN/kubectl" --kubeconfig "$KUBE_STATE/admin.kubeconfig" "$@"; }
 
-# The image the computers run, by its digest in the node's store.
+# The image the computers run, by its digest in the cluster's registry.
 base_image_ref() {
   local digest
-  digest="$(ctr images ls "name==docker.io/library/$BASE_IMAGE" | awk 'NR == 2 { print $3 }')"
-  [ -n "$digest" ] || die "the node's store has no $BASE_IMAGE; run npm run kube:down and npm run kube:up"
-  echo "docker.io/library/${BASE_IMAGE%%:*}@$digest"
+  digest="$(registry_digest "${BASE_IMAGE%%:*}" "${BASE_IMAGE#*:}")"
+  [ -n "$digest" ] || die "the cluster's registry has no $BASE_IMAGE; run npm run kube:down and npm run kube:up"
+  echo "$KUBE_REGISTRY/${BASE_IMAGE%%:*}@$digest"
 }
 
 # The control plane serves: a new namespace gets its service account (the controller manager's
@@ -367,7 +410,7 @@ serves() {
 }
 
 # The proof the cluster runs Pods: one on each node, placed there by the scheduler, from the
-# computers' image by digest, never pulled.
+# computers' image by digest, pulled from the cluster's registry.
 smoke_pods() {
   local n name names=""
   wait_for "the control plane did not serve (a new namespace's service account, a Pod placed)" 90 kube-controller-manager serves
@@ -391,7 +434,6 @@ spec:
   containers:
   - name: smoke
     image: $(base_image_ref)
-    imagePullPolicy: Never
     command: ["sleep", "600"]
 EOF
   done
@@ -446,6 +488,8 @@ up() {
   pki
   for n in $KUBE_NODES; do node_vars "$n"; node_pki; node_link; done
   control_plane
+  registry_up
+  push_base_image
   for n in $KUBE_NODES; do node_vars "$n"; containerd_up; images; egress_image; kubelet_up; done
   for n in $KUBE_NODES; do node_vars "$n"; wait_for "$NODE was not Ready" 180 "kubelet$NODE_SUFFIX" ready_node "$NODE"; done
   smoke_pods

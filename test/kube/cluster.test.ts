@@ -1,5 +1,5 @@
 // The single-node cluster of scripts/kube-up.sh, as a story: kube:up (building what is not cached),
-// a Pod of the computers' image made through the API server by digest with imagePullPolicy Never,
+// a Pod of the computers' image made through the API server by digest, pulled from the cluster's registry,
 // read back running, deleted until the API server says it is gone; a second kube:up is a no-op;
 // kube:down leaves no process, link, mount, iptables chain or state folder behind, and keeps the
 // kubelet's log. Skipped in words unless AGENTRUN_KUBE_TESTS=1 (npm run test:kube): a cold build
@@ -72,7 +72,7 @@ describe.skipIf(!asked)(asked ? "the test cluster" : `skipped: ${why}`, () => {
         automountServiceAccountToken: false,
         enableServiceLinks: false,
         terminationGracePeriodSeconds: 0,
-        containers: [{ name: "main", image: kube.image, imagePullPolicy: "Never", command: ["sleep", "600"] }],
+        containers: [{ name: "main", image: kube.image, command: ["sleep", "600"] }],
       },
     };
     expect((await api(kube, "POST", pods, pod)).status).toBe(201);

@@ -78,10 +78,10 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "an EgressProxy on the test cluster, t
       }
     }
     const egress = { hint: HINT, testNetwork: { range: POD_RANGE }, testOnly: true };
-    library = create({ kubeconfig: cluster.text, namespace: ns, imagePullPolicy: "Never", egress });
+    library = create({ kubeconfig: cluster.text, namespace: ns, egress });
     s = await testStack("kube-egress-proxy", program(["blocked.example"]), outputs);
     await s.stack.setConfig("agentrun:kubernetes", {
-      value: JSON.stringify({ kubeconfig: cluster.text, namespace: ns, imagePullPolicy: "Never", egress }),
+      value: JSON.stringify({ kubeconfig: cluster.text, namespace: ns, egress }),
       secret: true,
     });
   }, 3_600_000);

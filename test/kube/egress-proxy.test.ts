@@ -54,7 +54,6 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a shared egress proxy on the test clu
     provider = create({
       kubeconfig: cluster.text,
       namespace: ns,
-      imagePullPolicy: "Never",
       egress: { hint: HINT, testNetwork: { range: POD_RANGE }, testOnly: true },
     });
     proxies = provider.proxies;

@@ -48,7 +48,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a fleet on the test cluster" : `skipp
       },
       { names: "${agents.names}" },
     );
-    await s.stack.setConfig("agentrun:kubernetes", { value: JSON.stringify({ kubeconfig: text, imagePullPolicy: "Never" }), secret: true });
+    await s.stack.setConfig("agentrun:kubernetes", { value: JSON.stringify({ kubeconfig: text }), secret: true });
   }, 3_600_000);
   afterAll(async () => {
     await s?.dispose();

@@ -19,7 +19,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a computer's Pod changed by hand" : `
 
   beforeAll(async () => {
     cluster = await testCluster();
-    provider = create({ kubeconfig: cluster.text, imagePullPolicy: "Never" });
+    provider = create({ kubeconfig: cluster.text });
   }, 3_600_000);
   afterAll(async () => {
     if (made) await must(cluster.admin, `${PODS}/${made.name}`, { method: "DELETE", gone: true });

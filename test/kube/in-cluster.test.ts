@@ -21,7 +21,7 @@ import { writeFileSync } from "node:fs";
 const { create } = await import(${JSON.stringify(`${ROOT}/dist/src/kubernetes/index.js`)});
 const said = {};
 try {
-  const provider = create({ inCluster: true, imagePullPolicy: "Never" });
+  const provider = create({ inCluster: true });
   const made = await provider.create({ image: ${JSON.stringify(image)}, lifetimeMs: 300000, network: "none", labels: { "in-cluster-test": ${JSON.stringify(tag)} } });
   said.create = made.ok ? made.value.name : made.error;
   if (made.ok) {
@@ -86,7 +86,6 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "in-cluster credentials in a Pod of th
             {
               name: "node",
               image: cluster.image,
-              imagePullPolicy: "Never",
               command: ["/usr/local/bin/node", "--input-type=module", "-e", script(cluster.image, tag)],
               env: [
                 { name: "KUBERNETES_SERVICE_HOST", value: "127.0.0.1" },

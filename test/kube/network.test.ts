@@ -78,7 +78,6 @@ describe.skipIf(!asked)(asked ? "a Kubernetes computer's network, from inside" :
     admin = new KubeApi(parseKubeconfig(readFileSync(kube.kubeconfig, "utf8")));
     provider = create({
       kubeconfig: readFileSync(kube.kubeconfig, "utf8"),
-      imagePullPolicy: "Never",
       egress: { hint: HINT, testNetwork: { range: POD_RANGE }, testOnly: true },
     });
   }, 3_600_000);

@@ -45,7 +45,6 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "the nodes' own addresses, refused by 
     await must(cluster.admin, "/api/v1/namespaces", { method: "POST", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } } });
     provider = create({
       kubeconfig: cluster.text,
-      imagePullPolicy: "Never",
       namespace,
       egress: { hint: HINT, testNetwork: { range: `${node}/32` }, testOnly: true },
     });
@@ -93,7 +92,6 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "the nodes' own addresses, refused by 
     const kubeconfig = await namespaceToken(cluster, namespace, "agentrun-no-nodes");
     const limited = create({
       kubeconfig,
-      imagePullPolicy: "Never",
       namespace,
       egress: { hint: HINT, testNetwork: { range: `${node}/32` }, testOnly: true, hostAddresses: [node] },
     });

@@ -30,7 +30,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a node lost under computers" : `skipp
     cluster = await testCluster();
     state = (JSON.parse(readFileSync(`${ROOT}/dist/kube.json`, "utf8")) as { state: string }).state;
     await must(cluster.admin, "/api/v1/namespaces", { method: "POST", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } } });
-    provider = create({ kubeconfig: cluster.text, imagePullPolicy: "Never", namespace });
+    provider = create({ kubeconfig: cluster.text, namespace });
   }, 3_600_000);
 
   afterAll(async () => {

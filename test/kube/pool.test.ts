@@ -22,7 +22,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a warm pool of three Pods" : `skipped
 
   beforeAll(async () => {
     cluster = await testCluster();
-    provider = create({ kubeconfig: cluster.text, imagePullPolicy: "Never" });
+    provider = create({ kubeconfig: cluster.text });
     const filled = await fillPool({ provider, id }, { image: cluster.image, lifetimeMs: 900_000, network: "none", cpus: 0.1, memoryMb: 128 }, 3);
     expect(filled.ok ? filled.value : filled.error).toHaveLength(3);
   }, 600_000);

@@ -21,7 +21,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a namespace that enforces the restric
       method: "POST",
       body: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels: { "pod-security.kubernetes.io/enforce": "restricted" } } },
     });
-    provider = create({ kubeconfig: cluster.text, imagePullPolicy: "Never", namespace });
+    provider = create({ kubeconfig: cluster.text, namespace });
   }, 3_600_000);
   afterAll(async () => {
     if (cluster) await must(cluster.admin, `/api/v1/namespaces/${namespace}`, { method: "DELETE", gone: true });

@@ -21,7 +21,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a WarmPool on the test cluster" : `sk
 
   beforeAll(async () => {
     const kube = await testCluster();
-    provider = create({ kubeconfig: kube.text, imagePullPolicy: "Never" });
+    provider = create({ kubeconfig: kube.text });
     s = await testStack(
       "kube-pool",
       {
@@ -32,7 +32,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a WarmPool on the test cluster" : `sk
       },
       { poolId: "${pool.poolId}", ready: "${pool.ready}" },
     );
-    await s.stack.setConfig("agentrun:kubernetes", { value: JSON.stringify({ kubeconfig: kube.text, imagePullPolicy: "Never" }), secret: true });
+    await s.stack.setConfig("agentrun:kubernetes", { value: JSON.stringify({ kubeconfig: kube.text }), secret: true });
   }, 3_600_000);
   afterAll(async () => {
     await claimed?.close().catch(() => {});

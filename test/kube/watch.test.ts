@@ -35,7 +35,6 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "the API server's watch" : `skipped: $
             {
               name: "c",
               image: cluster.image,
-              imagePullPolicy: "Never",
               command: ["sleep", "600"],
               securityContext: { runAsUser: 2510, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
             },

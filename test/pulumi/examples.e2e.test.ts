@@ -64,7 +64,9 @@ describe("the YAML examples and the root stack", async () => {
         if (dir !== ".")
           await cp(`${ROOT}/${dir}`, join(work, "project"), { recursive: true, dereference: true, filter: (from) => !from.endsWith("/.pulumi") });
         await writeFile(join(work, "project/Pulumi.yaml"), stringify(doc));
-        const env = pulumiEnv(work, join(work, "home"));
+        // The vendors' examples preview with stand-in keys, which no vendor is asked about here (these
+        // machines reach none): the plugin's connection test is off, a seam under its test flag.
+        const env = { ...pulumiEnv(work, join(work, "home")), AGENTRUN_COMPUTER_TEST: "1", AGENTRUN_COMPUTER_TEST_KEYS_UNCHECKED: "1" };
         const pulumi = (...args: string[]) =>
           execa(`${tools.pulumiBin}/pulumi`, [...args, "--non-interactive"], { cwd: join(work, "project"), env, reject: false });
         expect((await pulumi("stack", "init", "example")).exitCode).toBe(0);

@@ -53,6 +53,14 @@ describe("the plugin tests a vendor's keys before its first use", () => {
     await open.close();
   });
 
+  test("with the test seam's checkKeys off, the provider is made and nothing is asked", async () => {
+    asked.length = 0;
+    const open = vendors({ daytona: { apiKey: "dtn_stand_in_0123456789", apiUrl } }, { checkKeys: false });
+    expect((await open("daytona")).ok).toBe(true);
+    expect(asked).toEqual([]);
+    await open.close();
+  });
+
   test("Docker takes no key and is asked nothing before its first call", async () => {
     const open = vendors({ docker: { engine: "unix:///nonexistent/docker.sock" } });
     const made = await open("docker");

@@ -1,6 +1,6 @@
 // Kubernetes' conformance module: the cluster from COMPUTER_KUBERNETES_KUBECONFIG (a kubeconfig's
 // path), else the one npm run kube:up started for this work tree (dist/kube.json names its
-// kubeconfig and the base image by digest, imported into the nodes' stores: imagePullPolicy Never).
+// kubeconfig and the base image by digest in the cluster's registry, which every node pulls from).
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { packageRoot } from "../../package.js";
@@ -40,8 +40,6 @@ export function optionsFromEnv(env: Record<string, string | undefined>): Kuberne
     ...(env.COMPUTER_KUBERNETES_NAMESPACE ? { namespace: env.COMPUTER_KUBERNETES_NAMESPACE } : {}),
     ...(env.COMPUTER_KUBERNETES_RUNTIME_CLASS ? { runtimeClass: env.COMPUTER_KUBERNETES_RUNTIME_CLASS } : {}),
     ...(env.COMPUTER_KUBERNETES_GVISOR_RUNTIME_CLASS ? { gvisorRuntimeClass: env.COMPUTER_KUBERNETES_GVISOR_RUNTIME_CLASS } : {}),
-    // The test cluster has no registry: its image is on the node already.
-    ...(env.COMPUTER_KUBERNETES_KUBECONFIG ? {} : { imagePullPolicy: "Never" as const }),
   };
 }
 
