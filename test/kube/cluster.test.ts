@@ -59,7 +59,7 @@ describe.skipIf(!asked)(asked ? "the test cluster" : `skipped: ${why}`, () => {
     await kubeDown();
   }, 300_000);
 
-  it("runs a Pod of the computers' image by digest, never pulled, and deletes it", async () => {
+  it("runs a Pod of the computers' image by its digest in the cluster's registry, pulled from there, and deletes it", async () => {
     const name = "agentrun-kube-test";
     const pods = "/api/v1/namespaces/default/pods";
     expect(kube.image).toMatch(/@sha256:[0-9a-f]{64}$/);
@@ -82,6 +82,7 @@ describe.skipIf(!asked)(asked ? "the test cluster" : `skipped: ${why}`, () => {
     });
     expect(running.spec?.containers[0]?.image).toBe(kube.image);
     expect(running.status?.containerStatuses?.[0]?.imageID).toContain(kube.image.split("@")[1]);
+    expect(kube.image).toMatch(/^10\.209\.255\.100:5000\/agentrun-base@sha256:[0-9a-f]{64}$/);
     expect((await api(kube, "DELETE", `${pods}/${name}`)).status).toBe(200);
     await until("the Pod was not gone", 60, async () => ((await api(kube, "GET", `${pods}/${name}`)).status === 404 ? true : undefined));
   }, 300_000);
@@ -103,5 +104,7 @@ describe.skipIf(!asked)(asked ? "the test cluster" : `skipped: ${why}`, () => {
     const chains = (await run("iptables-save")).stdout;
     expect(chains).not.toMatch(/agentrun-kube|KUBE-FIREWALL|KUBE-KUBELET-CANARY/);
     expect((await run("pgrep", ["-f", kube.state]).catch(() => ({ stdout: "" }))).stdout).toBe("");
+    // The registry's process and the Docker engine's trust of its CA.
+    expect(existsSync(`/etc/docker/certs.d/${kube.image.split("/")[0]}`)).toBe(false);
   }, 300_000);
 });
