@@ -75,7 +75,8 @@ export function makeProvider(opts: {
       return (await handler(urn)).check({ ...ctx, urn }, olds ?? {}, news ?? {});
     },
     // A library refusal a stack's user meets is said in their terms (words.ts).
-    diff: async (id, urn, olds: Props, news: Props) => inStackWords(settings, async () => (await handler(urn)).diff(ctx, id, olds ?? {}, news ?? {})),
+    diff: async (id, urn, olds: Props, news: Props) =>
+      inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).diff(c, id, olds ?? {}, news ?? {}))),
     create: async (urn, inputs: Props) => inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).create(c, inputs ?? {}))),
     read: async (id: string, urn: string, props?: Props, inputs?: Props) =>
       inStackWords(settings, async () => at(urn, async (c) => (await handler(urn)).read(c, id, props ?? {}, inputs))),

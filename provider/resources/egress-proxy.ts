@@ -12,6 +12,7 @@
 // the computers behind a proxy whose list changes see the same `egress` and are not shown as made again.
 import { z } from "zod";
 import { sameAllowlist } from "../../src/egress/list.js";
+import { rulesChange } from "../../src/egress/rules-change.js";
 import { credentialsChangedHosts, EGRESS_CREDENTIAL, EGRESS_RULE, ruleArg, ruleOf, rulesChangedHosts, type EgressRule } from "../../src/egress/rules.js";
 import type { EgressProxies, ProxyCheckInput, ProxyReadBack, ProxyRef, ProxySpec } from "../../src/egress/proxies.js";
 import type { ComputerProvider } from "../../src/contract/provider.js";
@@ -272,7 +273,7 @@ async function read(ctx: Context, id: string, { old, secretKeys }: State) {
   return { id, props: wrapDerived(outs, secretsOf(secretKeys), DERIVED), inputs: wrapDerived(inputs, secretsOf(secretKeys)) };
 }
 
-async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Promise<FieldDiff> {
+async function diff(ctx: Context, _id: string, { old: o }: State, n: Props): Promise<FieldDiff> {
   const replaces: string[] = replacedBy(o, n);
   // The new rules as check passed them; at a preview they may hold an unknown anywhere (a rule's
   // methods from another resource's output), which is a change of rules, known at up.
@@ -297,6 +298,10 @@ async function diff(_ctx: Context, _id: string, { old: o }: State, n: Props): Pr
     ...Object.fromEntries(replaces.map((k) => [k, "update-replace" as const])),
   };
   const diffs = [...replaces, ...updates];
+  // What a change of rules opens and closes, host by host, among the preview's diagnostics (one
+  // message, so the hosts keep their order).
+  const opened = newRules.success && updates.includes("rules") ? rulesChange(o.rules, newRules.data) : [];
+  if (opened.length > 0) ctx.tell?.(opened.join("\n"));
   return { changes: diffs.length > 0, replaces, deleteBeforeReplace: false, detailedDiff: changed, diffs };
 }
 

@@ -72,6 +72,19 @@ describe("EgressProxy rules and credentials at diff and read", () => {
     expect((await egressProxy.diff(ctx, "p", olds, olds)).changes).toBe(false);
   });
 
+  it("tells, among the preview's lines, what a change of rules opens and closes, host by host", async () => {
+    const told: string[] = [];
+    const next = [
+      { host: "api.example.com", methods: ["GET", "POST"], paths: ["/v1/"] },
+      { host: "pypi.org", methods: ["GET"], paths: ["/simple/"] },
+    ];
+    await egressProxy.diff({ ...ctx, tell: (line) => told.push(line) }, "p", olds, { ...olds, rules: next });
+    expect(told).toEqual(["rules for api.example.com: opens GET /v1/, POST /v1/\nrules for pypi.org: closes every method and path but GET /simple/"]);
+    told.length = 0;
+    await egressProxy.diff({ ...ctx, tell: (line) => told.push(line) }, "p", olds, olds);
+    expect(told).toEqual([]);
+  });
+
   it("makes rules holding an unknown at a preview (a rule's methods from another output) a change of rules, not a crash", async () => {
     const previewed = await egressProxy.diff(ctx, "p", olds, { ...olds, rules: [{ host: "api.example.com", methods: UNKNOWN }] });
     expect(previewed).toMatchObject({ changes: true, replaces: [], diffs: ["rules"] });
