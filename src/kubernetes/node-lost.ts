@@ -63,11 +63,36 @@ export async function nodeState(api: KubeApi, name: string, options: { ms: numbe
 export const NODE_READ_MS = 2_000;
 
 /**
+ * The nodes lost now, read from the Nodes and their leases in two listings: the names a new Pod
+ * must not be placed on (the scheduler places Pods on a lost node until the node controller taints
+ * it, up to a minute later, and they never start). Credentials that may not list Nodes see none.
+ */
+export async function lostNodes(api: KubeApi, options: { ms: number; signal?: AbortSignal | undefined }): Promise<Result<string[]>> {
+  type Listed<T> = { items?: Array<T & { metadata?: { name?: string } }> };
+  const [nodes, leases] = await Promise.all([
+    api.call<Listed<NonNullable<NodeRead["node"]>>>("/api/v1/nodes", "listing the Nodes", options),
+    api.call<Listed<NonNullable<NodeRead["lease"]>>>("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", "listing the Nodes' leases", options),
+  ]);
+  if (!nodes.ok) return nodes.error.code === "refused" ? ok([]) : nodes;
+  if (!leases.ok && leases.error.code !== "refused") return leases;
+  const leaseOf = new Map((leases.ok ? (leases.value.items ?? []) : []).map((l) => [l.metadata?.name, l]));
+  const now = Date.now();
+  return ok(
+    (nodes.value.items ?? []).flatMap((node) => {
+      const name = node.metadata?.name;
+      return name !== undefined && nodeLoss(name, { node, lease: leaseOf.get(name) }, now) !== undefined ? [name] : [];
+    }),
+  );
+}
+
+/**
  * A node's state read once and shared by the reads of its Pods for NODE_READ_MS (a failed read is
- * not kept); each caller's abort ends its own wait, never the shared read.
+ * not kept); each caller's abort ends its own wait, never the shared read. The nodes lost now,
+ * shared the same way by a fleet's creates.
  */
 export class NodeStates {
   readonly #reads = new Map<string, { at: number; read: Promise<Result<NodeState>> }>();
+  #lost: { at: number; read: Promise<Result<string[]>> } | undefined;
   readonly #api: KubeApi;
   readonly #ms: number;
   readonly #now: () => number;
@@ -90,5 +115,16 @@ export class NodeStates {
       read = mine;
     }
     return untilAborted(read, signal, () => fail("aborted", `reading the Node ${node} was aborted`));
+  }
+
+  lost(signal?: AbortSignal): Promise<Result<string[]>> {
+    if (!this.#lost || this.#now() - this.#lost.at >= NODE_READ_MS) {
+      const mine = lostNodes(this.#api, { ms: this.#ms });
+      this.#lost = { at: this.#now(), read: mine };
+      void mine.then((r) => {
+        if (!r.ok && this.#lost?.read === mine) this.#lost = undefined;
+      });
+    }
+    return untilAborted(this.#lost.read, signal, () => fail("aborted", "listing the Nodes was aborted"));
   }
 }

@@ -48,6 +48,8 @@ export interface PodPlan {
   waitSeconds: number;
   /** An allowlist's proxy beside the computer. */
   sidecar?: SidecarPlan | undefined;
+  /** Nodes the Pod must not be placed on (lost now). */
+  avoidNodes?: string[] | undefined;
 }
 
 /**
@@ -55,7 +57,11 @@ export interface PodPlan {
  * proxy's { allow: [] }), the provider's settings, and an allowlist's proxy beside it with the
  * image and the nodes' addresses prepare read.
  */
-export function computerPod(c: Creation<CheckedSpec & { egressImage?: string; hostAddresses?: string[] }>, o: Settled, user: User): Record<string, unknown> {
+export function computerPod(
+  c: Creation<CheckedSpec & { egressImage?: string; hostAddresses?: string[]; avoidNodes?: string[] }>,
+  o: Settled,
+  user: User,
+): Record<string, unknown> {
   const { spec, checked, deadline } = c;
   const allow = checked.allow;
   const proxy = spec.egress;
@@ -97,6 +103,7 @@ export function computerPod(c: Creation<CheckedSpec & { egressImage?: string; ho
     pullPolicy: o.pullPolicy,
     waitSeconds: (o.t.uploadMs + o.t.callMs) / 1000,
     sidecar,
+    avoidNodes: c.checked.avoidNodes,
   });
 }
 
@@ -135,6 +142,17 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
       hostPID: false,
       hostIPC: false,
       nodeSelector: { "kubernetes.io/os": "linux", "kubernetes.io/arch": plan.arch },
+      ...(plan.avoidNodes?.length
+        ? {
+            affinity: {
+              nodeAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: {
+                  nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "NotIn", values: plan.avoidNodes }] }],
+                },
+              },
+            },
+          }
+        : {}),
       ...(plan.runtimeClass ? { runtimeClassName: plan.runtimeClass } : {}),
       securityContext: { seccompProfile: { type: "RuntimeDefault" } },
       ...(open

@@ -36,6 +36,8 @@ export interface PodInputs {
   daemon: Daemon;
   egressImage?: string;
   hostAddresses?: string[];
+  /** The nodes lost now, which the Pod is kept off. */
+  avoidNodes?: string[];
 }
 
 /** The Pod made: its name, and its uid, by which its delete touches no Pod of the same name made since. */
@@ -68,11 +70,14 @@ export class KubePods {
     if (!cluster.ok) return fail(cluster.error.code, `${cluster.error.message}; nothing was made`, cluster.error.field ? { field: cluster.error.field } : {});
     const daemon = await this.daemonBytes();
     if (!daemon.ok) return daemon;
-    if (!allow) return ok({ daemon: daemon.value });
+    // Best effort: a listing that fails leaves the scheduler its own choice, as before.
+    const lost = await this.#nodes.lost(signal);
+    const avoid = lost.ok && lost.value.length > 0 ? { avoidNodes: lost.value } : {};
+    if (!allow) return ok({ daemon: daemon.value, ...avoid });
     const egressImage = await this.egressImage();
     if (!egressImage.ok) return egressImage;
     const nodes = await this.nodeAddresses(signal);
-    return nodes.ok ? ok({ daemon: daemon.value, egressImage: egressImage.value, hostAddresses: nodes.value.addresses }) : nodes;
+    return nodes.ok ? ok({ daemon: daemon.value, egressImage: egressImage.value, hostAddresses: nodes.value.addresses, ...avoid }) : nodes;
   }
 
   /** Makes the Pod of the manifest, with the owner's labels in the request; its delete, waited for, goes on the undo stack at once. */

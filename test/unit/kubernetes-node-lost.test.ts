@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { KubeApi } from "../../src/kubernetes/api.js";
 import { fail, ok } from "../../src/daemon/result.js";
-import { NODE_READ_MS, NodeStates, nodeLoss } from "../../src/kubernetes/node-lost.js";
+import { lostNodes, NODE_READ_MS, NodeStates, nodeLoss } from "../../src/kubernetes/node-lost.js";
 
 const NOW = Date.parse("2026-12-05T06:00:00Z");
 const ready = (status: string, reason?: string) => ({ status: { conditions: [{ type: "Ready", status, ...(reason ? { reason } : {}) }] } });
@@ -84,5 +84,39 @@ describe("NodeStates", () => {
   it("knows neither loss nor kernel of a Node the credentials may not read", async () => {
     const { api } = server(() => "forbidden");
     expect(await new NodeStates(api, 1000, () => 0).read("n1")).toEqual(ok({ lost: undefined, kernel: undefined }));
+  });
+});
+
+describe("lostNodes", () => {
+  /** An API server listing the Nodes and their leases as given (a listing refused when null). */
+  const listing = (nodes: Array<{ name: string; node: object }> | null, leases: Array<{ name: string; lease: object }> | null) =>
+    ({
+      call: async (path: string) => {
+        if (path === "/api/v1/nodes")
+          return nodes === null ? fail("refused", "forbidden") : ok({ items: nodes.map((n) => ({ metadata: { name: n.name }, ...n.node })) });
+        return leases === null ? fail("refused", "forbidden") : ok({ items: leases.map((l) => ({ metadata: { name: l.name }, ...l.lease })) });
+      },
+    }) as unknown as KubeApi;
+  const renewed = (ago: number) => ({ spec: { renewTime: new Date(Date.now() - ago * 1000).toISOString(), leaseDurationSeconds: 40 } });
+
+  it("names the nodes whose lease went unrenewed or which are not Ready, and not the live ones", async () => {
+    const api = listing(
+      [
+        { name: "n1", node: ready("True") },
+        { name: "n2", node: ready("True") },
+        { name: "n3", node: ready("Unknown", "NodeStatusUnknown") },
+      ],
+      [
+        { name: "n1", lease: renewed(5) },
+        { name: "n2", lease: renewed(50) },
+        { name: "n3", lease: renewed(5) },
+      ],
+    );
+    expect(await lostNodes(api, { ms: 1_000 })).toEqual(ok(["n2", "n3"]));
+  });
+
+  it("sees none where the credentials may not list the Nodes, and reads Ready alone where they may not list leases", async () => {
+    expect(await lostNodes(listing(null, []), { ms: 1_000 })).toEqual(ok([]));
+    expect(await lostNodes(listing([{ name: "n1", node: ready("False") }], null), { ms: 1_000 })).toEqual(ok(["n1"]));
   });
 });

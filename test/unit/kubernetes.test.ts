@@ -152,6 +152,18 @@ describe("the Pod", () => {
     expect(spec.runtimeClassName).toBeUndefined();
     expect((podManifest({ ...plan, runtimeClass: "gvisor" }) as { spec: { runtimeClassName: string } }).spec.runtimeClassName).toBe("gvisor");
   });
+
+  it("is kept off the nodes lost now by a required node affinity, and has none when no node is lost", () => {
+    expect(spec.affinity).toBeUndefined();
+    expect((podManifest({ ...plan, avoidNodes: [] }) as { spec: Record<string, unknown> }).spec.affinity).toBeUndefined();
+    expect((podManifest({ ...plan, avoidNodes: ["node2"] }) as { spec: Record<string, unknown> }).spec.affinity).toEqual({
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "NotIn", values: ["node2"] }] }],
+        },
+      },
+    });
+  });
 });
 
 /** The manifest as the API server gives it back, running on a node. */
