@@ -1,0 +1,137 @@
+// agentrun ui: the fleet as one local page (this machine's loopback alone, a secret in the URL it
+// prints), current on its own, with live desktop screens and each computer's page. It runs until
+// ^C or SIGTERM, then ends with nothing left: the page's connections, the screens' connections
+// and watches, the fleet's reads (the program's end closes the providers).
+import { spawn } from "node:child_process";
+import type { Command } from "commander";
+import { InvalidArgumentError } from "commander";
+import { listComputers } from "../../fleet/listing.js";
+import { secretValues } from "../../registry/settings.js";
+import { everyOwn } from "../computer.js";
+import type { Context } from "../context.js";
+import { collect, pairs, providerOf, type ProviderFlags, withProviderOptions } from "../settings.js";
+import { agentrunConfig } from "../stack-config.js";
+import { bounded } from "../bounds.js";
+import { api, EventStreams } from "./api.js";
+import { Screens } from "./screens.js";
+import { newSecret } from "./secret.js";
+import { serve } from "./server.js";
+import { FleetWatch } from "./watch.js";
+
+interface UiFlags extends ProviderFlags {
+  label?: string[];
+  port: number;
+  every: number;
+  open?: boolean;
+  control?: boolean;
+}
+
+/** How long the stop waits for a read or a connection in flight before it lets go anyway. */
+const STOP_BOUND_MS = 5_000;
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n > 65_535) throw new InvalidArgumentError("give a port from 0 (any free one) to 65535");
+  return n;
+}
+
+function every(value: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n >= 1) || n > 3_600) throw new InvalidArgumentError("give seconds, from 1 to an hour (3600)");
+  return n;
+}
+
+/** Every secret the provider's settings hold (a vendor's key): none of them is ever served. */
+async function secretsOf(flags: UiFlags, signal: AbortSignal): Promise<string[]> {
+  const id = flags.provider ?? "docker";
+  const stack = flags.stack
+    ? await agentrunConfig({ stack: flags.stack, cwd: process.cwd(), ...(flags.backend ? { backend: flags.backend } : {}) }, bounded(signal))
+    : {};
+  const given = pairs(flags.set, "--set", "ui");
+  const settings = { ...((stack[id] as Record<string, unknown> | undefined) ?? {}), ...given };
+  return secretValues({ [id]: settings });
+}
+
+/** Words with each secret taken out. */
+export function hider(secrets: readonly string[]): (text: string) => string {
+  const shown = secrets.filter((s) => s.length >= 4);
+  return (text) => shown.reduce((out, secret) => out.split(secret).join("<secret>"), text);
+}
+
+/** Runs until the signal aborts or SIGTERM comes. */
+function stopped(signal: AbortSignal): Promise<string> {
+  return new Promise((resolve) => {
+    const onTerm = () => done("SIGTERM");
+    const done = (why: string) => {
+      process.off("SIGTERM", onTerm);
+      resolve(why);
+    };
+    process.once("SIGTERM", onTerm);
+    if (signal.aborted) done("SIGINT");
+    signal.addEventListener("abort", () => done("SIGINT"), { once: true });
+  });
+}
+
+export function uiCommand(program: Command, context: Context): Command {
+  const command = program
+    .command("ui")
+    .description("serve a page that watches the fleet (this machine's loopback alone; the URL it prints holds the page's secret)")
+    .option("--label <k=v>", "only computers with this label (repeatable)", collect)
+    .option("--port <n>", "the port (0: any free one)", port, 0)
+    .option("--every <seconds>", "read the fleet again this often", every, 5)
+    .option("--open", "open the page in this machine's browser (xdg-open)")
+    .option("--control", "let the page click on a desktop's screen (off by default)")
+    .addHelpText("after", "\nExample:\n  agentrun ui --stack dev --open   # prints http://127.0.0.1:<port>/?secret=<32 hex>; ^C stops it");
+  withProviderOptions(command);
+  return command.action(async (flags: UiFlags) => {
+    const labels = pairs(flags.label, "--label", "ui");
+    const provider = await providerOf(flags, "ui", context.signal);
+    const hide = hider(await secretsOf(flags, context.signal));
+    // The reads and the screens end with the command, whichever way it ends.
+    const running = new AbortController();
+    const signal = running.signal;
+    const everyMs = flags.every * 1000;
+    const fleet = new FleetWatch(
+      provider,
+      (s) => listComputers(provider, Object.keys(labels).length > 0 ? labels : (everyOwn(provider) ?? {}), { signal: s }),
+      everyMs,
+      signal,
+    );
+    const streams = new EventStreams(hide);
+    const screens = new Screens(
+      provider,
+      (name) => {
+        const found = fleet.find(name);
+        return found?.tile.screen ? found.listing.info.ref : undefined;
+      },
+      (event) => streams.broadcast("screen", event),
+      signal,
+    );
+    fleet.on((state) => streams.broadcast("fleet", { provider: provider.id, everyMs, control: flags.control === true, ...state }));
+    const served = await serve({
+      port: flags.port,
+      secret: newSecret(),
+      api: api({ provider, fleet, screens, streams, control: flags.control === true, everyMs, signal, hide }),
+      onError: (error) => process.stderr.write(`agentrun ui: a request failed: ${hide(error instanceof Error ? error.message : String(error))}\n`),
+    });
+    process.stdout.write(`agentrun ui: ${served.url}\n`);
+    process.stdout.write(
+      `agentrun ui: serving ${provider.id}'s computers on 127.0.0.1:${served.port} alone, read every ${flags.every} s; input ${flags.control ? "on" : "off"}; ^C or SIGTERM stops it\n`,
+    );
+    void fleet.start();
+    if (flags.open) {
+      const opener = spawn("xdg-open", [served.url], { stdio: "ignore", detached: true });
+      opener.on("error", (error) => process.stderr.write(`agentrun ui: the browser could not be opened (xdg-open: ${error.message}); open the URL above\n`));
+      opener.on("exit", (code) => {
+        if (code) process.stderr.write(`agentrun ui: xdg-open exited ${code}; open the URL above\n`);
+      });
+      opener.unref();
+    }
+    const why = await stopped(context.signal);
+    running.abort();
+    const bound = new Promise((resolve) => setTimeout(resolve, STOP_BOUND_MS).unref());
+    streams.closeAll();
+    await Promise.race([Promise.all([served.close(), screens.close(), fleet.stop()]), bound]);
+    process.stdout.write(`agentrun ui: stopped (${why})\n`);
+  });
+}

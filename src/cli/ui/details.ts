@@ -1,0 +1,124 @@
+// A computer's page: its spec as declared (what its labels and the vendor's record of it say) and
+// as read back from the computer (the drift check's read), field by field side by side, its drift
+// in words, and its processes (the daemon's process.list).
+import { EPOCH_LABEL, RUN_LABEL } from "../../contract/labels.js";
+import type { ComputerInfo, ComputerProvider, ReadBack } from "../../contract/provider.js";
+import { boundedBy } from "../../daemon/bound.js";
+import type { ProcessInfo } from "../../daemon/protocol.js";
+import type { Tile } from "./fleet.js";
+
+/** process.list pages read at most (each holds up to 768 KiB). */
+const MAX_PAGES = 4;
+/** The read back and the process list, each. */
+const READ_MS = 30_000;
+
+export interface SpecRow {
+  field: string;
+  declared: string;
+  readBack: string;
+  /** The two differ (a field one side does not say is no difference). */
+  differs: boolean;
+}
+
+export interface Details {
+  tile: Tile;
+  spec: SpecRow[];
+  /** Why the computer could not be read back, or null. */
+  readError: string | null;
+  processes: Array<Pick<ProcessInfo, "id" | "pid" | "argv" | "running" | "exitCode" | "signal" | "startedAt" | "endedAt">>;
+  /** Why the processes could not be listed (a stopped computer's daemon answers nothing), or null. */
+  processError: string | null;
+  /** Whether the page may send input (agentrun ui --control). */
+  control: boolean;
+}
+
+const words = (value: unknown): string => (value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value));
+
+/** The rows, declared beside read back: each field either side says. */
+export function specRows(info: ComputerInfo, kind: string, read: ReadBack | undefined): SpecRow[] {
+  const spec = read?.ref.spec;
+  const declared: Record<string, unknown> = {
+    kind,
+    state: "running",
+    deadline: info.deadline?.toISOString(),
+    network: info.network,
+    mount: info.mount,
+    run: info.labels[RUN_LABEL],
+    epoch: info.labels[EPOCH_LABEL],
+  };
+  const readBack: Record<string, unknown> = {
+    kind: read?.hello?.kind ?? spec?.kind,
+    state: read?.state,
+    deadline: spec?.deadline,
+    network: spec?.network,
+    mount: spec?.mount,
+    run: read?.labels[RUN_LABEL],
+    epoch: read?.labels[EPOCH_LABEL],
+    image: spec?.image,
+    user: spec?.user,
+    cpus: spec?.cpus,
+    memoryMb: spec?.memoryMb,
+    pids: spec?.pids,
+    workdir: spec?.workdir,
+    runtime: spec?.runtime,
+    egress: spec?.egress,
+    daemon: read?.hello ? `computerd ${read.hello.version} (${read.hello.groups.join(", ")})` : undefined,
+  };
+  const fields = [...new Set([...Object.keys(declared), ...Object.keys(readBack)])];
+  return fields
+    .map((field) => {
+      const d = words(declared[field]);
+      const r = words(readBack[field]);
+      // Deadlines as times: the label's and the read-back's spelling may differ.
+      const same = field === "deadline" && d && r ? Date.parse(d) === Date.parse(r) : d === r;
+      return { field, declared: d, readBack: r, differs: d !== "" && r !== "" && !same };
+    })
+    .filter((row) => row.declared !== "" || row.readBack !== "");
+}
+
+/** The page's data: one read back, and the processes when the computer answers. */
+export async function detailsOf(provider: ComputerProvider, info: ComputerInfo, tile: Tile, control: boolean, signal: AbortSignal): Promise<Details> {
+  let read: ReadBack | undefined;
+  let readError: string | null = null;
+  if (provider.read) {
+    const got = await provider.read({ id: info.ref.id }, { signal: boundedBy(READ_MS, signal).signal });
+    if (got.ok) read = got.value;
+    else readError = `could not be read back (${got.error.code}): ${got.error.message}`;
+  } else readError = `${provider.id} cannot read a computer back`;
+  const out: Details = { tile, spec: specRows(info, tile.kind, read), readError, processes: [], processError: null, control };
+  if (tile.state !== "running") {
+    out.processError = `${tile.name} is ${tile.state}: its daemon lists no processes`;
+    return out;
+  }
+  const bound = boundedBy(READ_MS, signal).signal;
+  const connected = await provider.connect(info.ref, { signal: bound });
+  if (!connected.ok) {
+    out.processError = `its daemon could not be reached (${connected.error.code}): ${connected.error.message}`;
+    return out;
+  }
+  try {
+    let from: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const listed = await connected.value.client.call("process.list", from ? { from } : {}, { signal: bound });
+      out.processes.push(
+        ...listed.processes.map(({ id, pid, argv, running, exitCode, signal, startedAt, endedAt }) => ({
+          id,
+          pid,
+          argv,
+          running,
+          exitCode,
+          signal,
+          startedAt,
+          endedAt,
+        })),
+      );
+      if (!listed.truncated || !listed.next) break;
+      from = listed.next;
+    }
+  } catch (error) {
+    out.processError = `process.list failed: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    await connected.value.close().catch(() => undefined);
+  }
+  return out;
+}

@@ -1,0 +1,202 @@
+// agentrun ui's pure parts, each alone: the tiles (drift and end marked, grouped by run), the
+// secret a request must carry, and the server over a stand-in fleet: every request without the
+// secret refused with one word, input refused without --control, and no planted secret in any
+// body it serves.
+import { afterEach, describe, expect, it } from "vitest";
+import { RUN_LABEL } from "../../src/contract/labels.js";
+import type { ComputerInfo, ComputerProvider, ReadBack } from "../../src/contract/provider.js";
+import type { Listing } from "../../src/fleet/listing.js";
+import { ok } from "../../src/daemon/result.js";
+import { api, EventStreams } from "../../src/cli/ui/api.js";
+import { hider } from "../../src/cli/ui/command.js";
+import { specRows } from "../../src/cli/ui/details.js";
+import { groupTiles, marks, tileOf } from "../../src/cli/ui/fleet.js";
+import { Screens } from "../../src/cli/ui/screens.js";
+import { admit, cookieName, newSecret } from "../../src/cli/ui/secret.js";
+import { serve, type Served } from "../../src/cli/ui/server.js";
+import { FleetWatch } from "../../src/cli/ui/watch.js";
+
+const provider = { id: "docker", capabilities: () => ({ kind: "linux" }) } as unknown as ComputerProvider;
+const deadline = new Date(Date.now() + 3_600_000);
+
+function listing(name: string, extra: Partial<Listing> & { labels?: Record<string, string> } = {}): Listing {
+  const info: ComputerInfo = {
+    ref: { id: `${name}-id`, name, provider: "docker" },
+    labels: { "agentrun.computer": "1", ...(extra.labels ?? {}) },
+    deadline,
+    state: extra.state ?? "running",
+    network: "none",
+  };
+  return { info, kind: "linux", state: "running", drift: [], readBack: true, overdue: false, ...extra };
+}
+
+describe("a tile", () => {
+  it.each([
+    ["ok", listing("a"), { drift: "ok", drifted: false, ended: false }],
+    [
+      "stopped by hand",
+      listing("b", { state: "stopped", drift: ["stopped before its deadline x (by hand, or its programs ended)"] }),
+      { drift: "stopped", drifted: true, ended: true },
+    ],
+    ["two mismatches", listing("c", { drift: ["memory 1", "cpus 2"] }), { drift: "2 mismatches", drifted: true, ended: false }],
+    ["not read back", listing("d", { drift: ["could not be read (failed): x"], readBack: false }), { drift: "unknown", drifted: true, ended: false }],
+    ["past its deadline", listing("e", { overdue: true }), { drift: "ok", drifted: false, ended: true }],
+  ])("%s: its drift in ls's word, marked as it stands out", (_, l, want) => {
+    const tile = tileOf(provider, l);
+    expect(tile).toMatchObject(want);
+    expect(tile.driftWords).toEqual(l.drift);
+    expect(marks(tile)).toEqual([...(want.drifted ? ["drifted"] : []), ...(want.ended ? ["ended"] : [])]);
+  });
+
+  it("shows the run's and the caller's labels, not the provider's own, the owner's hashes or an image's", () => {
+    const tile = tileOf(
+      provider,
+      listing("a", { labels: { [RUN_LABEL]: "r1", "agentrun.computer.kind": "desktop", "agentrun.owner": "h", "agentrun.base.recipe": "r", team: "x" } }),
+    );
+    expect(tile.shownLabels).toEqual({ [RUN_LABEL]: "r1", team: "x" });
+  });
+
+  it("has a screen when it is a running desktop alone", () => {
+    expect(tileOf(provider, listing("a", { kind: "desktop" })).screen).toBe(true);
+    expect(tileOf(provider, listing("a", { kind: "desktop", state: "stopped" })).screen).toBe(false);
+    expect(tileOf(provider, listing("a")).screen).toBe(false);
+  });
+});
+
+describe("the groups", () => {
+  it("are the runs in order, then no run; each group's tiles by name", () => {
+    const tiles = [
+      listing("z", { labels: { [RUN_LABEL]: "r2" } }),
+      listing("y"),
+      listing("b", { labels: { [RUN_LABEL]: "r1" } }),
+      listing("a", { labels: { [RUN_LABEL]: "r2" } }),
+    ].map((l) => tileOf(provider, l));
+    expect(groupTiles(tiles).map((g) => [g.title, g.tiles.map((t) => t.name)])).toEqual([
+      ["r1", ["b"]],
+      ["r2", ["a", "z"]],
+      ["no run", ["y"]],
+    ]);
+    expect(groupTiles([])).toEqual([]);
+  });
+});
+
+describe("the spec side by side", () => {
+  it("marks a field that differs, and not one a side does not say", () => {
+    const l = listing("a");
+    const read = {
+      ref: { ...l.info.ref, spec: { image: "i", user: "1000:1000", network: "none", deadline: deadline.toISOString() } },
+      state: "stopped",
+      labels: {},
+      drift: [],
+    } as ReadBack;
+    const rows = specRows(l.info, "linux", read);
+    expect(rows.find((r) => r.field === "state")).toEqual({ field: "state", declared: "running", readBack: "stopped", differs: true });
+    expect(rows.find((r) => r.field === "deadline")?.differs).toBe(false);
+    expect(rows.find((r) => r.field === "image")).toEqual({ field: "image", declared: "", readBack: "i", differs: false });
+  });
+});
+
+describe("the secret", () => {
+  const secret = "0123456789abcdef0123456789abcdef";
+  const host = { host: "127.0.0.1:4000" };
+  it.each([
+    ["no secret", "/api/fleet", host, { ok: false, why: "secret" }],
+    ["a wrong one", `/?secret=${"f".repeat(32)}`, host, { ok: false, why: "secret" }],
+    ["a short one", "/?secret=0123", host, { ok: false, why: "secret" }],
+    ["the URL's", `/?secret=${secret}`, host, { ok: true, by: "query" }],
+    ["the cookie", "/api/fleet", { ...host, cookie: `other=1; ${cookieName(4000)}=${secret}` }, { ok: true, by: "cookie" }],
+    ["another port's cookie", "/api/fleet", { ...host, cookie: `${cookieName(4001)}=${secret}` }, { ok: false, why: "secret" }],
+    ["the header", "/api/fleet", { ...host, "x-agentrun-ui-secret": secret }, { ok: true, by: "header" }],
+    ["another host (a rebinding)", `/?secret=${secret}`, { host: "evil.example:4000" }, { ok: false, why: "host" }],
+    ["localhost", `/?secret=${secret}`, { host: "localhost:4000" }, { ok: true, by: "query" }],
+  ])("%s", (_, url, headers, want) => expect(admit({ url, headers }, secret, 4000)).toEqual(want));
+
+  it("is 32 hex digits, new each time", () => {
+    expect(newSecret()).toMatch(/^[0-9a-f]{32}$/);
+    expect(newSecret()).not.toBe(newSecret());
+  });
+});
+
+describe("the server over a stand-in fleet", () => {
+  const planted = `planted-${newSecret()}`;
+  let served: Served | undefined;
+  const stops: Array<() => Promise<unknown> | void> = [];
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+    await served?.close();
+  });
+
+  async function start(control: boolean) {
+    const controller = new AbortController();
+    const read = { ref: { id: "a-id", name: "a", provider: "docker" }, state: "running", labels: {}, drift: [] } as ReadBack;
+    const fake = {
+      ...provider,
+      read: async () => ok(read),
+      connect: async () => ({ ok: false, error: { code: "unreachable", message: `no daemon (key ${planted})` } }),
+    } as unknown as ComputerProvider;
+    const fleet = new FleetWatch(fake, async () => ok([listing("a", { drift: [`a mismatch quoting ${planted}`] })]), 60_000, controller.signal);
+    const hide = hider([planted]);
+    const streams = new EventStreams(hide);
+    const screens = new Screens(
+      fake,
+      () => undefined,
+      (e) => streams.broadcast("screen", e),
+      controller.signal,
+    );
+    await fleet.start();
+    const secret = newSecret();
+    served = await serve({ port: 0, secret, api: api({ provider: fake, fleet, screens, streams, control, everyMs: 60_000, signal: controller.signal, hide }) });
+    stops.push(
+      () => controller.abort(),
+      () => streams.closeAll(),
+      () => screens.close(),
+      () => fleet.stop(),
+    );
+    const base = `http://127.0.0.1:${served.port}`;
+    return { secret, base, headers: { "x-agentrun-ui-secret": secret } };
+  }
+
+  it("refuses every path without the secret: 403 and one word", async () => {
+    const { base } = await start(false);
+    for (const path of ["/", "/ui.js", "/ui.css", "/api/fleet", "/api/events", "/api/computers/a", "/api/screens/a", "/nothing"]) {
+      const res = await fetch(`${base}${path}`);
+      expect([path, res.status, await res.text()]).toEqual([path, 403, "forbidden"]);
+    }
+  });
+
+  it("serves the page for the URL's secret with a cookie its own requests carry, then the API for that cookie", async () => {
+    const { base, secret } = await start(false);
+    const page = await fetch(`${base}/?secret=${secret}`);
+    expect(page.status).toBe(200);
+    const cookie = page.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/HttpOnly; SameSite=Strict; Path=\//);
+    expect(await page.text()).not.toContain(secret);
+    const fleet = await fetch(`${base}/api/fleet`, { headers: { cookie: cookie.split(";")[0]! } });
+    expect(fleet.status).toBe(200);
+    const body = (await fleet.json()) as { groups: Array<{ tiles: Array<{ name: string }> }> };
+    expect(body.groups[0]!.tiles.map((t) => t.name)).toEqual(["a"]);
+  });
+
+  it("refuses input without --control, before it reads the click", async () => {
+    const { base, headers } = await start(false);
+    const res = await fetch(`${base}/api/computers/a/click`, { method: "POST", headers, body: JSON.stringify({ x: 1, y: 1 }) });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^input is off/);
+  });
+
+  it("carries no planted secret in any body it serves, the event stream's included", async () => {
+    const { base, headers, secret } = await start(true);
+    const bodies: string[] = [];
+    for (const path of ["/ui.js", "/ui.css", "/api/fleet", "/api/computers/a", "/api/screens/a"])
+      bodies.push(await (await fetch(`${base}${path}`, { headers })).text());
+    bodies.push(await (await fetch(`${base}/?secret=${secret}`)).text());
+    const click = await fetch(`${base}/api/computers/a/click`, { method: "POST", headers, body: JSON.stringify({ x: 1, y: 1 }) });
+    bodies.push(await click.text());
+    const events = await fetch(`${base}/api/events`, { headers });
+    const reader = events.body!.getReader();
+    bodies.push(Buffer.from((await reader.read()).value!).toString());
+    await reader.cancel();
+    expect(bodies.join("\n")).toContain("a mismatch quoting <secret>");
+    expect(bodies.filter((b) => b.includes(planted))).toEqual([]);
+  });
+});
