@@ -1,5 +1,6 @@
-// A stack's `agentrun:` config, read through the Pulumi CLI as `npm run up` keeps it: the local
-// backend in the project's .pulumi/ folder, and the local passphrase unless the caller set one.
+// A stack's `agentrun:` config and its Computers as declared (their inputs in its state), read
+// through the Pulumi CLI as `npm run up` keeps it: the local backend in the project's .pulumi/
+// folder, and the local passphrase unless the caller set one.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -21,15 +22,15 @@ export interface StackSource {
   backend?: string;
 }
 
-/** Every `agentrun:<key>` of the stack, objects as objects (`pulumi config set --path agentrun:docker.image x`). */
-export async function agentrunConfig(source: StackSource, signal: AbortSignal): Promise<Record<string, unknown>> {
+/** The Pulumi CLI run on the stack's project with its backend; its stdout, or a usage refusal naming the stack. */
+async function pulumi(source: StackSource, args: string[], signal: AbortSignal): Promise<string> {
   const backend = source.backend ?? `file://${path.resolve(source.cwd, ".pulumi")}`;
   // A passphrase file only stands in when PULUMI_CONFIG_PASSPHRASE is unset: the CLI prefers that one.
   const dir = mkdtempSync(path.join(tmpdir(), "agentrun-cli-"));
   const passphraseFile = path.join(dir, "passphrase");
   writeFileSync(passphraseFile, LOCAL_PASSPHRASE, { mode: 0o600 });
   try {
-    const run = await execa(pulumiBinary(), ["config", "--json", "--show-secrets", "--stack", source.stack], {
+    const run = await execa(pulumiBinary(), [...args, "--stack", source.stack], {
       cwd: source.cwd,
       env: {
         PULUMI_BACKEND_URL: backend,
@@ -52,14 +53,49 @@ export async function agentrunConfig(source: StackSource, signal: AbortSignal): 
           "(`npm run up` makes the project's stack; `pulumi stack ls` lists the stacks there)",
       );
     }
-    const config = JSON.parse(String(run.stdout)) as Record<string, { value?: unknown; objectValue?: unknown }>;
-    const ours: Record<string, unknown> = {};
-    for (const [key, entry] of Object.entries(config)) {
-      if (!key.startsWith("agentrun:")) continue;
-      ours[key.slice("agentrun:".length)] = entry.objectValue ?? entry.value;
-    }
-    return ours;
+    return String(run.stdout);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Every `agentrun:<key>` of the stack, objects as objects (`pulumi config set --path agentrun:docker.image x`). */
+export async function agentrunConfig(source: StackSource, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const config = JSON.parse(await pulumi(source, ["config", "--json", "--show-secrets"], signal)) as Record<string, { value?: unknown; objectValue?: unknown }>;
+  const ours: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(config)) {
+    if (!key.startsWith("agentrun:")) continue;
+    ours[key.slice("agentrun:".length)] = entry.objectValue ?? entry.value;
+  }
+  return ours;
+}
+
+/** The Computer resource's type token (schema/schema.json's). */
+export const COMPUTER_TYPE = "agentrun:index:Computer";
+/** The key Pulumi's state marks a secret value with; its value stays encrypted here (no --show-secrets). */
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+
+/** A value of the state with every secret in it as the word "[secret]". */
+function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (typeof value !== "object" || value === null) return value;
+  if (SECRET_SIG in value) return "[secret]";
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutSecrets(v)]));
+}
+
+/** Each Computer of a `pulumi stack export`, by the name its outputs give: its inputs as declared, its secrets left out. */
+export function computersOfExport(exported: unknown): Map<string, Record<string, unknown>> {
+  const resources = (exported as { deployment?: { resources?: unknown[] } })?.deployment?.resources ?? [];
+  const out = new Map<string, Record<string, unknown>>();
+  for (const resource of resources) {
+    const r = resource as { type?: string; inputs?: Record<string, unknown>; outputs?: { name?: unknown } };
+    if (r.type !== COMPUTER_TYPE || typeof r.outputs?.name !== "string") continue;
+    out.set(r.outputs.name, withoutSecrets(r.inputs ?? {}) as Record<string, unknown>);
+  }
+  return out;
+}
+
+/** The stack's Computers as declared (their inputs in its state), by name; secrets stay encrypted and are shown as "[secret]". */
+export async function stackComputers(source: StackSource, signal: AbortSignal): Promise<Map<string, Record<string, unknown>>> {
+  return computersOfExport(JSON.parse(await pulumi(source, ["stack", "export"], signal)));
 }

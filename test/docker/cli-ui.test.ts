@@ -8,8 +8,9 @@
 // is refused; the server binds the loopback alone and leaves nothing after SIGTERM. Screenshots
 // are kept in dist/test-artifacts/cli-ui/ (docs/ui.png is copied from there by hand).
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import CDP from "chrome-remote-interface";
 import { execa, type ResultPromise } from "execa";
@@ -47,10 +48,10 @@ interface Ui {
 }
 const uis: Ui[] = [];
 
-/** `agentrun ui` started on a free port; its URL once it printed it. */
-async function startUi(...flags: string[]): Promise<Ui> {
+/** `agentrun ui` started on a free port (in cwd, default the checkout); its URL once it printed it. */
+async function startUi(flags: string[] = [], cwd = toolchain.root): Promise<Ui> {
   const child = execa("node", [BIN, "ui", "--port", "0", "--every", String(EVERY), ...labelFlags(fleet.label), ...flags], {
-    cwd: toolchain.root,
+    cwd,
     reject: false,
     stdin: "ignore",
   });
@@ -333,7 +334,7 @@ describe("agentrun ui in a browser", () => {
   });
 
   it("with --control sends a click on the desktop's screen to the desktop", async () => {
-    const ui = await startUi("--control");
+    const ui = await startUi(["--control"]);
     await open(ui.url);
     await value(`location.hash = "#/c/${names.desktop}"`);
     await until<number[] | null>("the desktop's full screen", tilePixel(names.desktop, 50, 50, "#full"), (p) => p !== null && p[0]! > 200, 15_000);
@@ -353,6 +354,60 @@ describe("agentrun ui in a browser", () => {
     const [x, y] = downs[0]!.point as [number, number];
     expect(Math.abs(x - 30) <= 1 && Math.abs(y - 40) <= 1).toBe(true);
     await screenshot("desktop-control.png");
+  });
+
+  it("with --stack shows a computer's Computer as the stack's state declares it, beside the read back", async () => {
+    // A project whose stack's state declares the linux computer with one CPU (it has the default two).
+    const project = mkdtempSync(path.join(tmpdir(), "agentrun-ui-stack-"));
+    try {
+      writeFileSync(path.join(project, "Pulumi.yaml"), "name: ui-test\nruntime: yaml\n");
+      const env = {
+        ...process.env,
+        PULUMI_BACKEND_URL: `file://${project}/.pulumi`,
+        PULUMI_CONFIG_PASSPHRASE: "agentrun-local",
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+      };
+      mkdirSync(path.join(project, ".pulumi"));
+      const pulumi = (...args: string[]) =>
+        execFileSync(path.join(toolchain.pulumiBin, "pulumi"), args, { cwd: project, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      pulumi("stack", "init", "ui");
+      const exported = JSON.parse(pulumi("stack", "export", "--stack", "ui"));
+      const stack = "urn:pulumi:ui::ui-test::pulumi:pulumi:Stack::ui-test-ui";
+      const providerUrn = "urn:pulumi:ui::ui-test::pulumi:providers:agentrun::default";
+      exported.deployment.resources = [
+        { urn: stack, custom: false, type: "pulumi:pulumi:Stack" },
+        { urn: providerUrn, custom: true, id: "p", type: "pulumi:providers:agentrun", inputs: {}, outputs: {} },
+        {
+          urn: "urn:pulumi:ui::ui-test::agentrun:index:Computer::linux",
+          custom: true,
+          id: names.linux,
+          type: "agentrun:index:Computer",
+          inputs: { network: "none", cpus: 1, lifetimeMs: 600_000, labels: { [RUN_LABEL]: "ui-run" } },
+          outputs: { name: names.linux },
+          parent: stack,
+          provider: `${providerUrn}::p`,
+        },
+      ];
+      writeFileSync(path.join(project, "state.json"), JSON.stringify(exported));
+      pulumi("stack", "import", "--stack", "ui", "--file", path.join(project, "state.json"));
+      const ui = await startUi(["--stack", "ui", "--backend", `file://${project}/.pulumi`], project);
+      await open(`${ui.url}#/c/${names.linux}`);
+      await until<string>(
+        "the stack's declaration",
+        `document.querySelector("#computer p.note") && document.querySelector("#computer p.note").textContent`,
+        (t) => String(t).startsWith("declared:"),
+      );
+      expect(await value<string>(`document.querySelector("#computer p.note").textContent`)).toBe("declared: its Computer's inputs in the stack ui's state");
+      const rows = await value<Array<[string, string[]]>>(
+        `Array.from(document.querySelectorAll("#computer table:first-of-type tr")).map((tr) => [tr.className, Array.from(tr.children).map((c) => c.textContent)])`,
+      );
+      expect(rows).toContainEqual(["differs", ["cpus", "1", "2"]]);
+      expect(rows).toContainEqual(["", ["lifetimeMs", "600000", ""]]);
+      expect(rows).toContainEqual(["", ["run", "ui-run", "ui-run"]]);
+      await screenshot("computer-stack.png");
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it("stops on SIGTERM: the process exits 0 and nothing listens on its port", async () => {

@@ -10,6 +10,7 @@ import { ok } from "../../src/daemon/result.js";
 import { api, EventStreams } from "../../src/cli/ui/api.js";
 import { hider } from "../../src/cli/ui/command.js";
 import { specRows } from "../../src/cli/ui/details.js";
+import { computersOfExport } from "../../src/cli/stack-config.js";
 import { groupTiles, marks, tileOf } from "../../src/cli/ui/fleet.js";
 import { Screens } from "../../src/cli/ui/screens.js";
 import { admit, cookieName, newSecret } from "../../src/cli/ui/secret.js";
@@ -93,6 +94,51 @@ describe("the spec side by side", () => {
     expect(rows.find((r) => r.field === "state")).toEqual({ field: "state", declared: "running", readBack: "stopped", differs: true });
     expect(rows.find((r) => r.field === "deadline")?.differs).toBe(false);
     expect(rows.find((r) => r.field === "image")).toEqual({ field: "image", declared: "", readBack: "i", differs: false });
+  });
+});
+
+describe("the spec declared by a stack", () => {
+  const exported = {
+    deployment: {
+      resources: [
+        { type: "pulumi:pulumi:Stack", inputs: {}, outputs: {} },
+        {
+          type: "agentrun:index:Computer",
+          inputs: {
+            image: "base",
+            network: "allow",
+            allow: ["pypi.org"],
+            cpus: 1,
+            labels: { [RUN_LABEL]: "r1", token: { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v1:abc" } },
+          },
+          outputs: { name: "computer-0123456789ab" },
+        },
+        { type: "agentrun:index:Computer", inputs: { image: "x" }, outputs: {} },
+      ],
+    },
+  };
+
+  it("is each Computer's inputs by its name, a secret as the word [secret], its ciphertext nowhere", () => {
+    const computers = computersOfExport(exported);
+    expect([...computers.keys()]).toEqual(["computer-0123456789ab"]);
+    expect(computers.get("computer-0123456789ab")!.labels).toEqual({ [RUN_LABEL]: "r1", token: "[secret]" });
+    expect(JSON.stringify([...computers])).not.toContain("v1:abc");
+  });
+
+  it("stands beside the read back: the allowlist as one network, a field the stack leaves to the default no difference", () => {
+    const l = listing("computer-0123456789ab");
+    const read = {
+      ref: { ...l.info.ref, spec: { image: "base", user: "1000:1000", network: { allow: ["pypi.org"] }, cpus: 2, memoryMb: 4096 } },
+      state: "running",
+      labels: { [RUN_LABEL]: "r1" },
+      drift: [],
+    } as ReadBack;
+    const rows = specRows(l.info, "linux", read, computersOfExport(exported).get("computer-0123456789ab"));
+    const row = (field: string) => rows.find((r) => r.field === field);
+    expect(row("network")).toMatchObject({ declared: '{"allow":["pypi.org"]}', differs: false });
+    expect(row("cpus")).toEqual({ field: "cpus", declared: "1", readBack: "2", differs: true });
+    expect(row("memoryMb")).toMatchObject({ declared: "", differs: false });
+    expect(row("run")).toMatchObject({ declared: "r1", readBack: "r1", differs: false });
   });
 });
 

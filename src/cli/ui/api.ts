@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { ComputerProvider } from "../../contract/provider.js";
 import { BUTTONS } from "../../daemon/protocol.js";
-import { detailsOf } from "./details.js";
+import { type Declared, detailsOf } from "./details.js";
 import type { Screens } from "./screens.js";
 import type { FleetWatch } from "./watch.js";
 
@@ -77,6 +77,8 @@ export interface ApiParts {
   signal: AbortSignal;
   /** Words with every configured secret taken out. */
   hide(text: string): string;
+  /** With --stack: the named computer's Computer as the stack's state declares it. */
+  declared?(name: string): Promise<Declared>;
 }
 
 async function bodyOf(request: IncomingMessage): Promise<unknown> {
@@ -122,7 +124,8 @@ export function api(parts: ApiParts): (request: IncomingMessage, response: Serve
     } else if (method === "GET" && computer && !computer[2]) {
       const found = fleet.find(decodeURIComponent(computer[1]!));
       if (!found) return (json(response, 404, { error: "no such computer in the fleet's last read" }), true);
-      json(response, 200, await detailsOf(provider, found.listing.info, found.tile, control, parts.signal));
+      const name = found.tile.name;
+      json(response, 200, await detailsOf(provider, found.listing.info, found.tile, control, parts.signal, await parts.declared?.(name)));
     } else if (method === "POST" && computer && computer[2]) {
       // Refused before the body is read: without --control no input reaches any computer.
       if (!control) return (json(response, 403, { error: "input is off: start agentrun ui with --control to click and type" }), true);
@@ -134,6 +137,8 @@ export function api(parts: ApiParts): (request: IncomingMessage, response: Serve
       ]);
       if (!sent.ok) json(response, sent.error.code === "not_found" ? 404 : 502, { error: `${sent.error.code}: ${sent.error.message}` });
       else json(response, 200, sent.value);
+      // A person acted: the fleet is read again at once, not at the next pace.
+      void fleet.refresh();
     } else return false;
     return true;
   };

@@ -172,6 +172,7 @@ const JS = `"use strict";
       parts.push(el("p", { class: "note" + (d.control ? " on" : ""), id: "input-note", text: d.control ? "input is on: a click on the screen clicks the desktop" : "input is off (start agentrun ui with --control to click on the screen)" }));
     }
     parts.push(el("h3", { text: "spec: declared and read back" }));
+    parts.push(el("p", { class: "note", text: d.declaredFrom }));
     if (d.readError) parts.push(el("p", { class: "note", text: d.readError }));
     parts.push(table(["field", "declared", "read back"], d.spec.map(function (r) { return [r.field, r.declared, r.readBack]; }), function (i) { return d.spec[i].differs ? "differs" : ""; }));
     parts.push(el("h3", { text: "processes" }));

@@ -10,7 +10,8 @@ import { secretValues } from "../../registry/settings.js";
 import { everyOwn } from "../computer.js";
 import type { Context } from "../context.js";
 import { collect, pairs, providerOf, type ProviderFlags, withProviderOptions } from "../settings.js";
-import { agentrunConfig } from "../stack-config.js";
+import { agentrunConfig, stackComputers } from "../stack-config.js";
+import type { Declared } from "./details.js";
 import { bounded } from "../bounds.js";
 import { api, EventStreams } from "./api.js";
 import { Screens } from "./screens.js";
@@ -50,6 +51,28 @@ async function secretsOf(flags: UiFlags, signal: AbortSignal): Promise<string[]>
   const given = pairs(flags.set, "--set", "ui");
   const settings = { ...((stack[id] as Record<string, unknown> | undefined) ?? {}), ...given };
   return secretValues({ [id]: settings });
+}
+
+/**
+ * With --stack, each computer's Computer as the stack's state declares it: the state read at most
+ * once a pace (a Pulumi CLI run), when a computer's page asks, never by the fleet's watch.
+ */
+function stackDeclared(flags: UiFlags, everyMs: number, signal: AbortSignal): ((name: string) => Promise<Declared>) | undefined {
+  const stack = flags.stack;
+  if (!stack) return undefined;
+  let read: { at: number; computers: Promise<Map<string, Record<string, unknown>>> } | undefined;
+  return async (name) => {
+    if (!read || Date.now() - read.at > everyMs) {
+      const source = { stack, cwd: process.cwd(), ...(flags.backend ? { backend: flags.backend } : {}) };
+      read = { at: Date.now(), computers: stackComputers(source, bounded(signal)) };
+    }
+    try {
+      return { stack, inputs: (await read.computers).get(name) };
+    } catch (error) {
+      read = undefined;
+      return { stack, error: error instanceof Error ? error.message.split("\n")[0]! : String(error) };
+    }
+  };
 }
 
 /** Words with each secret taken out. */
@@ -111,7 +134,7 @@ export function uiCommand(program: Command, context: Context): Command {
     const served = await serve({
       port: flags.port,
       secret: newSecret(),
-      api: api({ provider, fleet, screens, streams, control: flags.control === true, everyMs, signal, hide }),
+      api: api({ provider, fleet, screens, streams, control: flags.control === true, everyMs, signal, hide, declared: stackDeclared(flags, everyMs, signal) }),
       onError: (error) => process.stderr.write(`agentrun ui: a request failed: ${hide(error instanceof Error ? error.message : String(error))}\n`),
     });
     process.stdout.write(`agentrun ui: ${served.url}\n`);

@@ -1,6 +1,7 @@
-// A computer's page: its spec as declared (what its labels and the vendor's record of it say) and
-// as read back from the computer (the drift check's read), field by field side by side, its drift
-// in words, and its processes (the daemon's process.list).
+// A computer's page: its spec as declared (its Computer's inputs in the stack's state with
+// --stack, else what its labels and the vendor's record of it say) and as read back from the
+// computer (the drift check's read), field by field side by side, its drift in words, and its
+// processes (the daemon's process.list).
 import { EPOCH_LABEL, RUN_LABEL } from "../../contract/labels.js";
 import type { ComputerInfo, ComputerProvider, ReadBack } from "../../contract/provider.js";
 import { boundedBy } from "../../daemon/bound.js";
@@ -22,6 +23,8 @@ export interface SpecRow {
 
 export interface Details {
   tile: Tile;
+  /** Where the declared side comes from, in words. */
+  declaredFrom: string;
   spec: SpecRow[];
   /** Why the computer could not be read back, or null. */
   readError: string | null;
@@ -34,10 +37,25 @@ export interface Details {
 
 const words = (value: unknown): string => (value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value));
 
-/** The rows, declared beside read back: each field either side says. */
-export function specRows(info: ComputerInfo, kind: string, read: ReadBack | undefined): SpecRow[] {
+/** A Computer's inputs as the fields a read-back names (network and allow as one network). */
+function fromInputs(inputs: Record<string, unknown>): Record<string, unknown> {
+  const { network, allow, labels, provider: _provider, ...rest } = inputs;
+  return {
+    ...rest,
+    state: inputs.state ?? "running",
+    network: network === "allow" ? { allow: allow ?? [] } : network,
+    run: (labels as Record<string, unknown> | undefined)?.[RUN_LABEL],
+    epoch: (labels as Record<string, unknown> | undefined)?.[EPOCH_LABEL],
+  };
+}
+
+/**
+ * The rows, declared beside read back: each field either side says. declared is the Computer's
+ * inputs in the stack's state when there is one; else what the labels and the vendor's record say.
+ */
+export function specRows(info: ComputerInfo, kind: string, read: ReadBack | undefined, stackInputs?: Record<string, unknown>): SpecRow[] {
   const spec = read?.ref.spec;
-  const declared: Record<string, unknown> = {
+  const recorded: Record<string, unknown> = {
     kind,
     state: "running",
     deadline: info.deadline?.toISOString(),
@@ -46,6 +64,7 @@ export function specRows(info: ComputerInfo, kind: string, read: ReadBack | unde
     run: info.labels[RUN_LABEL],
     epoch: info.labels[EPOCH_LABEL],
   };
+  const declared = stackInputs ? { ...recorded, ...fromInputs(stackInputs) } : recorded;
   const readBack: Record<string, unknown> = {
     kind: read?.hello?.kind ?? spec?.kind,
     state: read?.state,
@@ -76,8 +95,25 @@ export function specRows(info: ComputerInfo, kind: string, read: ReadBack | unde
     .filter((row) => row.declared !== "" || row.readBack !== "");
 }
 
+/** Where the declared side comes from: the stack's Computer, or the computer's own record. */
+export type Declared = { stack: string; inputs: Record<string, unknown> | undefined } | { stack: string; error: string } | undefined;
+
+function declaredWords(declared: Declared, name: string): string {
+  if (!declared) return "declared: its labels and the vendor's record of it (give --stack for the stack's declaration)";
+  if ("error" in declared) return `declared: its labels and the vendor's record of it (the stack ${declared.stack} could not be read: ${declared.error})`;
+  if (!declared.inputs) return `declared: its labels and the vendor's record of it (no Computer of the stack ${declared.stack} is ${name})`;
+  return `declared: its Computer's inputs in the stack ${declared.stack}'s state`;
+}
+
 /** The page's data: one read back, and the processes when the computer answers. */
-export async function detailsOf(provider: ComputerProvider, info: ComputerInfo, tile: Tile, control: boolean, signal: AbortSignal): Promise<Details> {
+export async function detailsOf(
+  provider: ComputerProvider,
+  info: ComputerInfo,
+  tile: Tile,
+  control: boolean,
+  signal: AbortSignal,
+  declared?: Declared,
+): Promise<Details> {
   let read: ReadBack | undefined;
   let readError: string | null = null;
   if (provider.read) {
@@ -85,7 +121,16 @@ export async function detailsOf(provider: ComputerProvider, info: ComputerInfo, 
     if (got.ok) read = got.value;
     else readError = `could not be read back (${got.error.code}): ${got.error.message}`;
   } else readError = `${provider.id} cannot read a computer back`;
-  const out: Details = { tile, spec: specRows(info, tile.kind, read), readError, processes: [], processError: null, control };
+  const inputs = declared && "inputs" in declared ? declared.inputs : undefined;
+  const out: Details = {
+    tile,
+    declaredFrom: declaredWords(declared, tile.name),
+    spec: specRows(info, tile.kind, read, inputs),
+    readError,
+    processes: [],
+    processError: null,
+    control,
+  };
   if (tile.state !== "running") {
     out.processError = `${tile.name} is ${tile.state}: its daemon lists no processes`;
     return out;
