@@ -1,7 +1,8 @@
 // agentrun ui on the real Docker engine, driven in a real browser: Debian's Chromium, headless
 // (the set-up's browser image, on this machine's network so it reaches the page's loopback),
-// over chrome-remote-interface. Three computers (two linux, one desktop) show as three tiles by
-// run; the desktop's tile shows its screen and its pixels change when the test draws on it; a
+// over chrome-remote-interface. Six computers (three linux, two desktops, one browser) show as six
+// tiles by run; a desktop's tile shows its screen and its pixels change when the test draws on it,
+// and the browser's tile its screencast; a
 // computer's page lists the process the test started; one stopped by hand shows as drifted
 // within the pace in ls's words; input is refused without --control and reaches the desktop with
 // it; no body the page gets carries the page's secret or a CDP URL; a request without the secret
@@ -31,7 +32,7 @@ const EVERY = 2;
 const fleet = computers();
 const made = cleanup("all");
 const desktops = provider({ desktop: {} });
-const names = { desktop: "", linux: "", stopped: "" };
+const names = { desktop: "", linux: "", browser: "", stopped: "", desktop2: "", linux3: "" };
 let desktopConnection: Connection;
 let chromium = "";
 let browser: CDP.Client;
@@ -142,13 +143,21 @@ let fixtureLog: () => Promise<Array<Record<string, unknown>>>;
 beforeAll(async () => {
   const image = await desktops.image();
   if (!image.ok) throw new Error(image.error.message);
-  const desktop = async () => {
-    const created = await desktops.create(spec({ image: image.value, labels: { ...fleet.label, [RUN_LABEL]: "ui-run" } }));
+  const desktop = async (labels: Record<string, string> = {}) => {
+    const created = await desktops.create(spec({ image: image.value, labels: { ...fleet.label, ...labels } }));
     if (created.ok) made.track(created.value.name);
     if (!created.ok) throw new Error(`${created.error.code}: ${created.error.message}`);
     return created.value.name;
   };
-  [names.desktop, names.linux, names.stopped] = await Promise.all([desktop(), fleet.make({ labels: { [RUN_LABEL]: "ui-run" } }), fleet.make()]);
+  const run = { [RUN_LABEL]: "ui-run" };
+  [names.desktop, names.linux, names.browser, names.stopped, names.desktop2, names.linux3] = await Promise.all([
+    desktop(run),
+    fleet.make({ labels: run }),
+    fleet.make({ labels: run, kind: "browser", image: "chromium" }),
+    fleet.make(),
+    desktop(),
+    fleet.make(),
+  ]);
   const connected = await desktops.connect({ id: names.desktop, name: names.desktop, provider: "docker" });
   if (!connected.ok) throw new Error(connected.error.message);
   desktopConnection = connected.value;
@@ -227,14 +236,15 @@ afterAll(async () => {
 describe("agentrun ui in a browser", () => {
   it("shows one tile per computer, grouped by run and no run last", async () => {
     const groups = await until<Array<[string, string[]]>>(
-      "three tiles",
+      "six tiles",
       `Array.from(document.querySelectorAll("section.group")).map((g) => [g.getAttribute("data-run"), Array.from(g.querySelectorAll(".tile")).map((t) => t.getAttribute("data-name"))])`,
-      (g) => g.flatMap(([, t]) => t).length === 3,
+      (g) => g.flatMap(([, t]) => t).length === 6,
     );
     expect(groups).toEqual([
-      ["ui-run", [names.desktop, names.linux].sort()],
-      ["no run", [names.stopped]],
+      ["ui-run", [names.desktop, names.linux, names.browser].sort()],
+      ["no run", [names.stopped, names.desktop2, names.linux3].sort()],
     ]);
+    for (const name of Object.values(names)) expect(await value<string>(`document.querySelector('.tile[data-name="${name}"] .drift').textContent`)).toBe("ok");
     const text = await value<string>(`document.querySelector('.tile[data-name="${names.linux}"]').textContent`);
     expect(text).toMatch(/providerdocker.*kindlinux.*staterunning.*deadlineends in \d+m \d\ds.*driftok/);
     expect(await value<string>(`document.querySelector('.tile[data-name="${names.desktop}"]').className`)).toBe("tile");
@@ -245,7 +255,14 @@ describe("agentrun ui in a browser", () => {
     fixtureLog = await startFixture(desktopConnection.client);
     // The fixture paints red at (50, 50): the tile shows it within the low rate's pace (2 s) and a read.
     await until<number[]>("red on the desktop's tile", tilePixel(names.desktop, 50, 50), (p) => p[0]! > 200 && p[1]! < 50 && p[2]! < 50, 10_000);
+    // The other desktop, on which nothing was drawn, stays black.
+    expect(await value(tilePixel(names.desktop2, 50, 50))).toEqual([0, 0, 0]);
     await screenshot("fleet.png");
+  });
+
+  it("shows the browser's tile with its screencast (its blank page, white)", async () => {
+    const pixel = await until<number[] | null>("the browser tile's first frame", tilePixel(names.browser, 20, 20), (p) => p !== null, 20_000);
+    expect(pixel!.every((c) => c > 240)).toBe(true);
   });
 
   it("opens a computer's page: its spec declared and read back side by side, and the process the test started", async () => {
@@ -285,7 +302,7 @@ describe("agentrun ui in a browser", () => {
     const tile = `document.querySelector('.tile[data-name="${names.stopped}"]')`;
     await until<string>("the stopped tile marked", `${tile}.className`, (c) => c === "tile drifted ended", 30_000);
     // Within the pace and one read of the fleet (each read connects to every daemon).
-    expect(Date.now() - stoppedAt).toBeLessThan(EVERY * 1000 + 15_000);
+    expect(Date.now() - stoppedAt).toBeLessThan(EVERY * 1000 + 20_000);
     const shown = await value<string[]>(`Array.from(${tile}.querySelectorAll(".drift-words li")).map((li) => li.textContent)`);
     const rows = JSON.parse(String((await agentrun(["ls", "--json", ...labelFlags(fleet.label)])).stdout)) as Array<{
       name: string;

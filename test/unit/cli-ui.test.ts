@@ -57,8 +57,9 @@ describe("a tile", () => {
     expect(tile.shownLabels).toEqual({ [RUN_LABEL]: "r1", team: "x" });
   });
 
-  it("has a screen when it is a running desktop alone", () => {
+  it("has a screen when it is a running desktop or browser alone", () => {
     expect(tileOf(provider, listing("a", { kind: "desktop" })).screen).toBe(true);
+    expect(tileOf(provider, listing("a", { kind: "browser" })).screen).toBe(true);
     expect(tileOf(provider, listing("a", { kind: "desktop", state: "stopped" })).screen).toBe(false);
     expect(tileOf(provider, listing("a")).screen).toBe(false);
   });
@@ -244,5 +245,88 @@ describe("the server over a stand-in fleet", () => {
     await reader.cancel();
     expect(bodies.join("\n")).toContain("a mismatch quoting <secret>");
     expect(bodies.filter((b) => b.includes(planted))).toEqual([]);
+  });
+});
+
+describe("the screens", () => {
+  /** A provider whose connections and watches are counted: each shot a tiny PNG, each watch one frame at once. */
+  function counted() {
+    const seen = { connects: [] as string[], closes: [] as string[], watches: [] as string[], watchCloses: [] as string[] };
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+    const fake = {
+      id: "docker",
+      connect: async (ref: { name: string }) => {
+        seen.connects.push(ref.name);
+        return ok({
+          hello: {},
+          client: {
+            call: async (method: string) =>
+              method === "screen.shot" ? { data: png.toString("base64"), eof: true, width: 1280, height: 800, scale: 1 } : { done: 1 },
+          },
+          close: async () => void seen.closes.push(ref.name),
+        });
+      },
+      watch: async (ref: { name: string }, handlers: { frame(f: unknown, ack: () => void): void }) => {
+        seen.watches.push(ref.name);
+        handlers.frame(
+          { seq: 1, format: "jpeg", bytes: Buffer.from([0xff, 0xd8]), width: 1280, height: 800, frameWidth: 1280, frameHeight: 800 },
+          () => undefined,
+        );
+        return ok({ input: async () => ok({ done: 1 }), close: async () => void seen.watchCloses.push(ref.name) });
+      },
+    } as unknown as ComputerProvider;
+    const kinds: Record<string, "desktop" | "browser"> = { d1: "desktop", d2: "desktop", b1: "browser" };
+    const events: string[] = [];
+    const controller = new AbortController();
+    const screens = new Screens(
+      fake,
+      (name) => (kinds[name] ? { ref: { id: name, name, provider: "docker" }, kind: kinds[name]! } : undefined),
+      (e) => events.push(e.name),
+      controller.signal,
+    );
+    return { screens, seen, events };
+  }
+  const settled = () => new Promise((r) => setTimeout(r, 20));
+
+  it("reads nothing while no tile is in view", async () => {
+    const { screens, seen, events } = counted();
+    screens.view("page", { visible: [], opened: null });
+    await settled();
+    expect([seen.connects, seen.watches, events]).toEqual([[], [], []]);
+    await screens.close();
+  });
+
+  it("shoots a desktop tile in view, and no other", async () => {
+    const { screens, seen, events } = counted();
+    screens.view("page", { visible: ["d1"], opened: null });
+    await settled();
+    expect([seen.connects, seen.watches, events]).toEqual([["d1"], [], ["d1"]]);
+    expect(screens.latest("d1")).toMatchObject({ type: "image/png", width: 1280, height: 800 });
+    expect(screens.latest("d2")).toBeUndefined();
+    await screens.close();
+  });
+
+  it("watches a browser tile in view at the low pace, then at the full pace once opened", async () => {
+    const { screens, seen } = counted();
+    screens.view("page", { visible: ["b1"], opened: null });
+    await settled();
+    expect(seen.watches).toEqual(["b1"]);
+    screens.view("page", { visible: [], opened: "b1" });
+    await settled();
+    expect([seen.watches, seen.watchCloses]).toEqual([["b1", "b1"], ["b1"]]);
+    expect(screens.latest("b1")).toMatchObject({ type: "image/jpeg" });
+    await screens.close();
+  });
+
+  it("lets every connection and watch go when the page goes, and keeps no frame", async () => {
+    const { screens, seen } = counted();
+    screens.view("page", { visible: ["d1", "b1"], opened: "d2" });
+    await settled();
+    expect([seen.connects.sort(), seen.watches.sort()]).toEqual([["d1"], ["b1", "d2"]]);
+    screens.drop("page");
+    await settled();
+    expect([seen.closes, seen.watchCloses.sort()]).toEqual([["d1"], ["b1", "d2"]]);
+    expect([screens.latest("d1"), screens.latest("b1"), screens.latest("d2")]).toEqual([undefined, undefined, undefined]);
+    await screens.close();
   });
 });

@@ -129,6 +129,9 @@ export function api(parts: ApiParts): (request: IncomingMessage, response: Serve
     } else if (method === "POST" && computer && computer[2]) {
       // Refused before the body is read: without --control no input reaches any computer.
       if (!control) return (json(response, 403, { error: "input is off: start agentrun ui with --control to click and type" }), true);
+      const target = fleet.find(decodeURIComponent(computer[1]!));
+      if (target && target.tile.kind !== "desktop")
+        return (json(response, 400, { error: `${target.tile.name} is a ${target.tile.kind}: a click here goes to a desktop alone` }), true);
       const click = ClickBody.safeParse(await bodyOf(request).catch(() => undefined));
       if (!click.success) return (json(response, 400, { error: "a click is { x, y, button? } in the screen's pixels" }), true);
       const { x, y, button } = click.data;

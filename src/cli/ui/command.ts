@@ -125,12 +125,17 @@ export function uiCommand(program: Command, context: Context): Command {
       provider,
       (name) => {
         const found = fleet.find(name);
-        return found?.tile.screen ? found.listing.info.ref : undefined;
+        // The ref as read back: its spec says the kind, which a provider's live view goes by.
+        if (!found?.tile.screen) return undefined;
+        return { ref: found.listing.ref ?? found.listing.info.ref, kind: found.tile.kind === "browser" ? "browser" : "desktop" };
       },
       (event) => streams.broadcast("screen", event),
       signal,
     );
-    fleet.on((state) => streams.broadcast("fleet", { provider: provider.id, everyMs, control: flags.control === true, ...state }));
+    fleet.on((state) => {
+      streams.broadcast("fleet", { provider: provider.id, everyMs, control: flags.control === true, ...state });
+      screens.settle();
+    });
     const served = await serve({
       port: flags.port,
       secret: newSecret(),

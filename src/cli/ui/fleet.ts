@@ -16,7 +16,7 @@ export interface Tile extends Listed {
   drifted: boolean;
   /** It is not running, or its deadline has passed (the janitor's sweep releases it). */
   ended: boolean;
-  /** A running desktop: it has a screen to show. */
+  /** A running desktop or browser: it has a screen to show. */
   screen: boolean;
 }
 
@@ -36,7 +36,7 @@ export function tileOf(provider: ComputerProvider, listing: Listing): Tile {
     shownLabels: Object.fromEntries(Object.entries(listed.labels).filter(([k]) => !HIDDEN_LABEL(k))),
     drifted: listed.drift !== "ok",
     ended: listed.state !== "running" || listing.overdue,
-    screen: listed.kind === "desktop" && listed.state === "running",
+    screen: (listed.kind === "desktop" || listed.kind === "browser") && listed.state === "running",
   };
 }
 

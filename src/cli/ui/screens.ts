@@ -1,7 +1,9 @@
 // Live screens: what each open page looks at, and only that. A desktop tile in view gets one
-// screen.shot every 2 s; the computer a page opened gets the daemon's screen watch (its frames as
-// fast as the page takes them), else shots 4 times a second. Nothing is read for a tile no page
-// shows, and every connection is let go once no page shows its computer.
+// screen.shot every 2 s, a browser tile one frame of its live view (CDP's screencast) every 2 s;
+// the computer a page opened gets the provider's live view (the daemon's screen watch, a
+// browser's screencast) as fast as the page takes it, a desktop without one shots 4 times a
+// second. Nothing is read for a tile no page shows, and every connection and watch is let go once
+// no page shows its computer.
 import { boundedBy } from "../../daemon/bound.js";
 import type { Action } from "../../daemon/protocol.js";
 import type { ComputerProvider, ComputerRef, Connection, ScreenWatch } from "../../contract/provider.js";
@@ -39,9 +41,18 @@ export interface View {
   opened: string | null;
 }
 
-interface Full {
+/** A computer with a screen, as the fleet's last read gave it. */
+export interface ScreenOf {
+  ref: ComputerRef;
+  kind: "desktop" | "browser";
+}
+
+/** A live view running for a computer: its frames this far apart at least. */
+interface Watching {
+  paceMs: number;
   stopped: boolean;
   watch?: ScreenWatch;
+  /** A desktop's shots, when it has no live view. */
   timer?: NodeJS.Timeout;
 }
 
@@ -51,7 +62,7 @@ export class Screens {
   private views = new Map<string, View>();
   private frames = new Map<string, Frame>();
   private connections = new Map<string, Promise<Result<Connection>>>();
-  private full = new Map<string, Full>();
+  private watching = new Map<string, Watching>();
   private shooting = new Set<string>();
   private lowTimer: NodeJS.Timeout | undefined;
   private seq = 0;
@@ -59,8 +70,8 @@ export class Screens {
 
   constructor(
     private readonly provider: ComputerProvider,
-    /** The computer's ref, when the last read listed it as a running desktop. */
-    private readonly screenOf: (name: string) => ComputerRef | undefined,
+    /** The computer's ref and kind, when the last read listed it as running with a screen. */
+    private readonly screenOf: (name: string) => ScreenOf | undefined,
     private readonly notify: (event: ScreenEvent) => void,
     private readonly signal: AbortSignal,
   ) {}
@@ -90,11 +101,18 @@ export class Screens {
     return { low, full };
   }
 
-  /** Starts what is wanted and not running, stops what runs and is not wanted. */
-  private settle(): void {
+  /**
+   * Starts what is wanted and not running, stops what runs and is not wanted (or not at its pace):
+   * on each change of a view, and of the fleet (a computer stopped, or come back).
+   */
+  settle(): void {
+    if (this.closed) return;
     const { low, full } = this.wanted();
-    for (const [name, entry] of this.full) if (!full.has(name)) this.stopFull(name, entry);
-    for (const name of full) if (!this.full.has(name) && this.screenOf(name)) this.startFull(name);
+    const paces = new Map<string, number>();
+    for (const name of full) if (this.screenOf(name)) paces.set(name, WATCH_PACE_MS);
+    for (const name of low) if (this.screenOf(name)?.kind === "browser") paces.set(name, LOW_RATE_MS);
+    for (const [name, entry] of this.watching) if (paces.get(name) !== entry.paceMs) this.stopWatch(name, entry);
+    for (const [name, paceMs] of paces) if (!this.watching.has(name)) this.startWatch(name, paceMs);
     if (low.size > 0 && !this.lowTimer) {
       this.lowTimer = setInterval(() => this.lowTick(), LOW_RATE_MS);
       this.lowTick();
@@ -107,8 +125,9 @@ export class Screens {
     for (const name of [...this.frames.keys()]) if (!low.has(name) && !full.has(name)) this.frames.delete(name);
   }
 
+  /** A desktop tile in view: one shot. */
   private lowTick(): void {
-    for (const name of this.wanted().low) if (this.screenOf(name)) void this.shoot(name);
+    for (const name of this.wanted().low) if (this.screenOf(name)?.kind === "desktop") void this.shoot(name);
   }
 
   private keep(name: string, frame: Omit<Frame, "seq">): void {
@@ -121,8 +140,8 @@ export class Screens {
   private connection(name: string): Promise<Result<Connection>> {
     const had = this.connections.get(name);
     if (had) return had;
-    const ref = this.screenOf(name);
-    const opened = ref ? this.provider.connect(ref, { signal: this.signal }) : Promise.resolve(fail("not_found", `${name} is not a running desktop`));
+    const ref = this.screenOf(name)?.ref;
+    const opened = ref ? this.provider.connect(ref, { signal: this.signal }) : Promise.resolve(fail("not_found", `${name} is not running with a screen`));
     this.connections.set(name, opened);
     void opened.then((c) => {
       if (!c.ok) this.connections.delete(name);
@@ -136,7 +155,7 @@ export class Screens {
     void had?.then((c) => (c.ok ? c.value.close().catch(() => undefined) : undefined));
   }
 
-  /** One shot of the computer's screen, kept and told; one at a time per computer. */
+  /** One shot of a desktop's screen, kept and told; one at a time per computer. */
   private async shoot(name: string): Promise<void> {
     if (this.shooting.has(name) || this.closed) return;
     this.shooting.add(name);
@@ -164,20 +183,20 @@ export class Screens {
     }
   }
 
-  /** The opened computer: its daemon's watch, else shots at the full rate. */
-  private startFull(name: string): void {
-    const entry: Full = { stopped: false };
-    this.full.set(name, entry);
+  /** The provider's live view at a pace (each frame acked paceMs after it came); a desktop without one gets shots. */
+  private startWatch(name: string, paceMs: number): void {
+    const entry: Watching = { paceMs, stopped: false };
+    this.watching.set(name, entry);
+    const screen = this.screenOf(name);
     const shots = () => {
-      if (entry.stopped) return;
+      if (entry.stopped || screen?.kind !== "desktop") return;
       entry.timer = setInterval(() => void this.shoot(name), FULL_RATE_SHOT_MS);
       void this.shoot(name);
     };
-    const ref = this.screenOf(name);
-    if (!this.provider.watch || !ref) return shots();
+    if (!this.provider.watch || !screen) return shots();
     void this.provider
       .watch(
-        ref,
+        screen.ref,
         {
           frame: (frame, ack) => {
             if (entry.stopped) return;
@@ -187,7 +206,7 @@ export class Screens {
               width: frame.width,
               height: frame.height,
             });
-            setTimeout(ack, WATCH_PACE_MS);
+            setTimeout(ack, paceMs);
           },
           ended: () => {
             entry.watch = undefined;
@@ -203,22 +222,23 @@ export class Screens {
       });
   }
 
-  private stopFull(name: string, entry: Full): void {
+  private stopWatch(name: string, entry: Watching): void {
     entry.stopped = true;
     clearInterval(entry.timer);
     void entry.watch?.close();
-    this.full.delete(name);
+    this.watching.delete(name);
   }
 
-  /** Input to a computer a page looks at: on its watch when it has one, else on its connection. */
+  /** Input to a desktop a page looks at: on its watch when it has one, else on its connection. */
   async input(name: string, actions: Action[]): Promise<Result<{ done: number }>> {
-    const watch = this.full.get(name)?.watch;
+    const screen = this.screenOf(name);
+    if (screen?.kind !== "desktop") return fail("not_found", `${name} is not a running desktop`);
+    const watch = this.watching.get(name)?.watch;
     if (watch) {
       const sent = await watch.input(actions);
       if (!sent.ok) return sent;
       return sent.value.failed ? fail("failed", sent.value.failed.message) : ok({ done: sent.value.done });
     }
-    if (!this.screenOf(name)) return fail("not_found", `${name} is not a running desktop`);
     const connected = await this.connection(name);
     if (!connected.ok) return connected;
     try {
@@ -233,7 +253,7 @@ export class Screens {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.lowTimer);
-    for (const [name, entry] of this.full) this.stopFull(name, entry);
+    for (const [name, entry] of this.watching) this.stopWatch(name, entry);
     const all = [...this.connections.values()];
     this.connections.clear();
     await Promise.all(all.map((c) => c.then((r) => (r.ok ? r.value.close().catch(() => undefined) : undefined))));
