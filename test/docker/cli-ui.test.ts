@@ -323,7 +323,7 @@ describe("agentrun ui in a browser", () => {
     await until<number[] | null>("the desktop's full screen", tilePixel(names.desktop, 50, 50, "#full"), (p) => p !== null && p[0]! > 200, 15_000);
     expect(await value<string>(`document.getElementById("input-note").textContent`)).toMatch(/^input is off/);
     const status = await value<number>(
-      `fetch("/api/computers/${names.desktop}/click", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ x: 30, y: 40 }) }).then((r) => r.status)`,
+      `fetch("/api/computers/${names.desktop}/input", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ type: "click", x: 30, y: 40 }) }).then((r) => r.status)`,
     );
     expect(status).toBe(403);
     expect((await fixtureLog()).filter((e) => e.event === "down")).toEqual([]);
@@ -350,7 +350,7 @@ describe("agentrun ui in a browser", () => {
     expect(leaks.map((l) => l.url)).toEqual([]);
   });
 
-  it("with --control sends a click on the desktop's screen to the desktop", async () => {
+  it("with --control sends a click on the desktop's screen, then keys typed on the page, to the desktop", async () => {
     const ui = await startUi(["--control"]);
     await open(ui.url);
     await value(`location.hash = "#/c/${names.desktop}"`);
@@ -370,6 +370,20 @@ describe("agentrun ui in a browser", () => {
     expect(downs).toHaveLength(1);
     const [x, y] = downs[0]!.point as [number, number];
     expect(Math.abs(x - 30) <= 1 && Math.abs(y - 40) <= 1).toBe(true);
+    // The click gave the screen the focus: keys typed on the page go to the desktop.
+    for (const text of ["H", "i", "!"]) {
+      await browser.send("Input.dispatchKeyEvent", { type: "keyDown", key: text, text });
+      await browser.send("Input.dispatchKeyEvent", { type: "keyUp", key: text });
+    }
+    let typed = "";
+    for (let i = 0; i < 50 && typed !== "Hi!"; i++) {
+      typed = (await fixtureLog())
+        .filter((e) => e.event === "text")
+        .map((e) => e.text)
+        .join("");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(typed).toBe("Hi!");
     await screenshot("desktop-control.png");
   });
 

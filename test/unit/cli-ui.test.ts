@@ -7,7 +7,7 @@ import { RUN_LABEL } from "../../src/contract/labels.js";
 import type { ComputerInfo, ComputerProvider, ReadBack } from "../../src/contract/provider.js";
 import type { Listing } from "../../src/fleet/listing.js";
 import { ok } from "../../src/daemon/result.js";
-import { api, EventStreams } from "../../src/cli/ui/api.js";
+import { actionsOf, api, EventStreams, type PageInput } from "../../src/cli/ui/api.js";
 import { hider } from "../../src/cli/ui/command.js";
 import { specRows } from "../../src/cli/ui/details.js";
 import { computersOfExport } from "../../src/cli/stack-config.js";
@@ -143,6 +143,22 @@ describe("the spec declared by a stack", () => {
   });
 });
 
+describe("a desktop's input from the page", () => {
+  it.each([
+    ["a click, rounded to the screen's pixels", { type: "click", x: 30.4, y: 39.6 } as PageInput, [{ type: "click", point: [30, 40] }]],
+    ["a right click", { type: "click", x: 1, y: 2, button: "right" } as PageInput, [{ type: "click", point: [1, 2], button: "right" }]],
+    ["text", { type: "text", text: "Hi" } as PageInput, [{ type: "type", text: "Hi" }]],
+    ["a named key", { type: "key", key: "enter" } as PageInput, [{ type: "key", keys: ["enter"] }]],
+    ["a key with modifiers", { type: "key", key: "c", modifiers: ["ctrl"] } as PageInput, [{ type: "key", keys: ["ctrl", "c"] }]],
+  ])("%s", (_, input, want) => expect(actionsOf(input)).toEqual(want));
+
+  it.each([
+    ["a key not in the table", { type: "key", key: "hyper" } as PageInput, "key"],
+    ["ctrl+alt+backspace, which would end the display", { type: "key", key: "backspace", modifiers: ["ctrl", "alt"] } as PageInput, "key"],
+    ["a modifier no desktop has", { type: "key", key: "a", modifiers: ["fn"] } as PageInput, "modifiers"],
+  ])("refuses %s in words", (_, input, field) => expect(actionsOf(input)).toMatchObject({ field }));
+});
+
 describe("the secret", () => {
   const secret = "0123456789abcdef0123456789abcdef";
   const host = { host: "127.0.0.1:4000" };
@@ -226,7 +242,7 @@ describe("the server over a stand-in fleet", () => {
 
   it("refuses input without --control, before it reads the click", async () => {
     const { base, headers } = await start(false);
-    const res = await fetch(`${base}/api/computers/a/click`, { method: "POST", headers, body: JSON.stringify({ x: 1, y: 1 }) });
+    const res = await fetch(`${base}/api/computers/a/input`, { method: "POST", headers, body: JSON.stringify({ type: "click", x: 1, y: 1 }) });
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: string }).error).toMatch(/^input is off/);
   });
@@ -237,7 +253,7 @@ describe("the server over a stand-in fleet", () => {
     for (const path of ["/ui.js", "/ui.css", "/api/fleet", "/api/computers/a", "/api/screens/a"])
       bodies.push(await (await fetch(`${base}${path}`, { headers })).text());
     bodies.push(await (await fetch(`${base}/?secret=${secret}`)).text());
-    const click = await fetch(`${base}/api/computers/a/click`, { method: "POST", headers, body: JSON.stringify({ x: 1, y: 1 }) });
+    const click = await fetch(`${base}/api/computers/a/input`, { method: "POST", headers, body: JSON.stringify({ type: "click", x: 1, y: 1 }) });
     bodies.push(await click.text());
     const events = await fetch(`${base}/api/events`, { headers });
     const reader = events.body!.getReader();

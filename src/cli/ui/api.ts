@@ -1,11 +1,13 @@
 // The page's API, under /api/: the fleet's state, its changes and the screens' frames as
-// Server-Sent Events, what the page looks at, a frame, a computer's page, a click (with --control
-// alone). Every JSON body goes out through hide(): no configured secret ever leaves.
+// Server-Sent Events, what the page looks at, a frame, a computer's page, a click or a key on a
+// desktop (with --control alone). Every JSON body goes out through hide(): no configured secret
+// ever leaves.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { ComputerProvider } from "../../contract/provider.js";
-import { BUTTONS } from "../../daemon/protocol.js";
+import { toAction, type ViewerEvent } from "../../daemon/actions.js";
+import { type Action, BUTTONS } from "../../daemon/protocol.js";
 import { type Declared, detailsOf } from "./details.js";
 import type { Screens } from "./screens.js";
 import type { FleetWatch } from "./watch.js";
@@ -20,7 +22,20 @@ const ViewBody = z.object({
   visible: z.array(z.string().max(200)).max(500),
   opened: z.string().max(200).nullable(),
 });
-const ClickBody = z.object({ x: z.number().min(0), y: z.number().min(0), button: z.enum(BUTTONS).optional() });
+/** What the page sends a desktop: a click at a point of the screen, a key (with its modifiers), or text. */
+const InputBody = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("click"), x: z.number().min(0), y: z.number().min(0), button: z.enum(BUTTONS).optional() }),
+  z.object({ type: z.literal("key"), key: z.string().min(1).max(32), modifiers: z.array(z.string().max(8)).max(4).optional() }),
+  z.object({ type: z.literal("text"), text: z.string().min(1).max(1_000) }),
+]);
+
+export type PageInput = z.infer<typeof InputBody>;
+
+/** An input's actions: a click as one, a key or text as the live view's viewer maps it (its refusals too). */
+export function actionsOf(input: PageInput): Action[] | { field: string; message: string } {
+  if (input.type === "click") return [{ type: "click", point: [Math.round(input.x), Math.round(input.y)], ...(input.button ? { button: input.button } : {}) }];
+  return toAction(input as ViewerEvent, "desktop");
+}
 
 /** The page's event streams: each one's response, by the client id its first event gave it. */
 export class EventStreams {
@@ -104,7 +119,7 @@ export function api(parts: ApiParts): (request: IncomingMessage, response: Serve
 
   return async (request, response, path) => {
     const method = request.method ?? "GET";
-    const computer = /^\/api\/computers\/([^/]+)(\/click)?$/.exec(path);
+    const computer = /^\/api\/computers\/([^/]+)(\/input)?$/.exec(path);
     const screen = /^\/api\/screens\/([^/]+)$/.exec(path);
     if (method === "GET" && path === "/api/fleet") json(response, 200, fleetBody());
     else if (method === "GET" && path === "/api/events") streams.open(response, [["fleet", fleetBody()]], (client) => screens.drop(client));
@@ -131,13 +146,18 @@ export function api(parts: ApiParts): (request: IncomingMessage, response: Serve
       if (!control) return (json(response, 403, { error: "input is off: start agentrun ui with --control to click and type" }), true);
       const target = fleet.find(decodeURIComponent(computer[1]!));
       if (target && target.tile.kind !== "desktop")
-        return (json(response, 400, { error: `${target.tile.name} is a ${target.tile.kind}: a click here goes to a desktop alone` }), true);
-      const click = ClickBody.safeParse(await bodyOf(request).catch(() => undefined));
-      if (!click.success) return (json(response, 400, { error: "a click is { x, y, button? } in the screen's pixels" }), true);
-      const { x, y, button } = click.data;
-      const sent = await screens.input(decodeURIComponent(computer[1]!), [
-        { type: "click", point: [Math.round(x), Math.round(y)], ...(button ? { button } : {}) },
-      ]);
+        return (json(response, 400, { error: `${target.tile.name} is a ${target.tile.kind}: input here goes to a desktop alone` }), true);
+      const input = InputBody.safeParse(await bodyOf(request).catch(() => undefined));
+      if (!input.success)
+        return (
+          json(response, 400, {
+            error: "an input is { type: click, x, y, button? } in the screen's pixels, { type: key, key, modifiers? } or { type: text, text }",
+          }),
+          true
+        );
+      const actions = actionsOf(input.data);
+      if (!Array.isArray(actions)) return (json(response, 400, { error: `${actions.field}: ${actions.message}` }), true);
+      const sent = await screens.input(decodeURIComponent(computer[1]!), actions);
       if (!sent.ok) json(response, sent.error.code === "not_found" ? 404 : 502, { error: `${sent.error.code}: ${sent.error.message}` });
       else json(response, 200, sent.value);
       // A person acted: the fleet is read again at once, not at the next pace.

@@ -164,12 +164,20 @@ const JS = `"use strict";
     var parts = [el("a", { class: "back", href: "#", text: "← the fleet" }), el("h2", { class: "name" + marks(t), text: t.name + " · " + t.kind + " · " + t.state + " · drift " + t.drift })];
     if (t.driftWords.length) parts.push(el("ul", { class: "drift-words" }, t.driftWords.map(function (w) { return el("li", { text: w }); })));
     if (t.screen) {
-      var img = el("img", { class: "full" + (d.control ? " control" : ""), id: "full", alt: "the screen of " + t.name });
+      var input = d.control && t.kind === "desktop";
+      var img = el("img", { class: "full" + (input ? " control" : ""), id: "full", alt: "the screen of " + t.name });
       var url = screenUrl(t.name);
       if (url) img.src = url;
-      if (d.control) img.addEventListener("click", function (e) { click(t.name, img, e); });
+      if (input) {
+        img.setAttribute("tabindex", "0");
+        img.addEventListener("click", function (e) { img.focus(); click(t.name, img, e); });
+        img.addEventListener("keydown", function (e) { key(t.name, e); });
+      }
       parts.push(img);
-      parts.push(el("p", { class: "note" + (d.control ? " on" : ""), id: "input-note", text: d.control ? "input is on: a click on the screen clicks the desktop" : "input is off (start agentrun ui with --control to click on the screen)" }));
+      var note = t.kind !== "desktop" ? "input is over CDP for a browser (agentrun cdp), not here" : d.control
+        ? "input is on: a click on the screen clicks the desktop; once clicked, keys go to it"
+        : "input is off (start agentrun ui with --control to click and type on the screen)";
+      parts.push(el("p", { class: "note" + (input ? " on" : ""), id: "input-note", text: note }));
     }
     parts.push(el("h3", { text: "spec: declared and read back" }));
     parts.push(el("p", { class: "note", text: d.declaredFrom }));
@@ -185,14 +193,37 @@ const JS = `"use strict";
     computerEl.replaceChildren.apply(computerEl, parts);
     if (keep && document.getElementById("full") && keep.src) document.getElementById("full").src = keep.src;
   }
+  // Inputs go one after another, in the order they were made.
+  var sending = Promise.resolve();
+  function send(name, input, said) {
+    sending = sending.then(function () {
+      return fetch("/api/computers/" + encodeURIComponent(name) + "/input", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(input) })
+        .then(function (res) { return res.json(); })
+        .then(function (b) { document.getElementById("input-note").textContent = b.error ? "refused: " + b.error : said; }, function () {});
+    });
+  }
   function click(name, img, e) {
     var f = state.frames[name];
     if (!f) return;
     var r = img.getBoundingClientRect();
     var x = (e.clientX - r.left) / r.width * f.width, y = (e.clientY - r.top) / r.height * f.height;
-    fetch("/api/computers/" + encodeURIComponent(name) + "/click", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ x: x, y: y }) })
-      .then(function (res) { return res.json(); })
-      .then(function (b) { document.getElementById("input-note").textContent = b.error ? "the click was refused: " + b.error : "clicked at " + Math.round(x) + ", " + Math.round(y); });
+    send(name, { type: "click", x: x, y: y }, "clicked at " + Math.round(x) + ", " + Math.round(y));
+  }
+  var NAMED = { Enter: "enter", Tab: "tab", Backspace: "backspace", Delete: "delete", Escape: "escape", Insert: "insert", ArrowUp: "up", ArrowDown: "down",
+    ArrowLeft: "left", ArrowRight: "right", Home: "home", End: "end", PageUp: "pageup", PageDown: "pagedown" };
+  function key(name, e) {
+    var modifiers = [];
+    if (e.ctrlKey) modifiers.push("ctrl");
+    if (e.altKey) modifiers.push("alt");
+    if (e.metaKey) modifiers.push("super");
+    var named = NAMED[e.key] || (/^F([1-9]|1[0-2])$/.test(e.key) ? e.key.toLowerCase() : null);
+    if (e.key.length === 1 && modifiers.length === 0) send(name, { type: "text", text: e.key }, "typed " + JSON.stringify(e.key));
+    else if (named || e.key.length === 1) {
+      if (e.shiftKey && named) modifiers.push("shift");
+      var k = named || (e.key === " " ? "space" : e.key.toLowerCase());
+      send(name, { type: "key", key: k, modifiers: modifiers }, "pressed " + modifiers.concat([k]).join("+"));
+    } else return;
+    e.preventDefault();
   }
   function loadDetails() {
     var name = state.opened;

@@ -103,7 +103,7 @@ export function uiCommand(program: Command, context: Context): Command {
     .option("--port <n>", "the port (0: any free one)", port, 0)
     .option("--every <seconds>", "read the fleet again this often", every, 5)
     .option("--open", "open the page in this machine's browser (xdg-open)")
-    .option("--control", "let the page click on a desktop's screen (off by default)")
+    .option("--control", "let the page click and type on a desktop's screen (off by default)")
     .addHelpText("after", "\nExample:\n  agentrun ui --stack dev --open   # prints http://127.0.0.1:<port>/?secret=<32 hex>; ^C stops it");
   withProviderOptions(command);
   return command.action(async (flags: UiFlags) => {
