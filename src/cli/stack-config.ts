@@ -1,4 +1,5 @@
-// A stack's `agentrun:` config and its Computers as declared (their inputs in its state), read
+// A stack's `agentrun:` config and its computers as its state declares them (each Computer's
+// inputs, with the ComputerCommands run and the ComputerApps installed in it), read
 // through the Pulumi CLI as `npm run up` keeps it: the local backend in the project's .pulumi/
 // folder, and the local passphrase unless the caller set one.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -70,8 +71,10 @@ export async function agentrunConfig(source: StackSource, signal: AbortSignal): 
   return ours;
 }
 
-/** The Computer resource's type token (schema/schema.json's). */
+/** The resource types whose state says what a computer is and what ran in it (schema/schema.json's tokens). */
 export const COMPUTER_TYPE = "agentrun:index:Computer";
+export const COMMAND_TYPE = "agentrun:index:ComputerCommand";
+export const APP_TYPE = "agentrun:index:ComputerApp";
 /** The key Pulumi's state marks a secret value with; its value stays encrypted here (no --show-secrets). */
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 
@@ -83,19 +86,38 @@ function withoutSecrets(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutSecrets(v)]));
 }
 
-/** Each Computer of a `pulumi stack export`, by the name its outputs give: its inputs as declared, its secrets left out. */
-export function computersOfExport(exported: unknown): Map<string, Record<string, unknown>> {
+/** One computer as a stack's state holds it: its Computer's inputs, and what the stack ran and installed in it. */
+export interface StackComputer {
+  /** Its Computer's inputs as declared; absent when the stack only runs in it (a computer made elsewhere). */
+  inputs?: Record<string, unknown>;
+  /** Its ComputerCommands' last runs, each by its resource name: the outputs as the state holds them. */
+  commands: Array<{ resource: string; outputs: Record<string, unknown> }>;
+  /** Its ComputerApps, each by its resource name. */
+  apps: Array<{ resource: string; outputs: Record<string, unknown> }>;
+}
+
+/** Each computer of a `pulumi stack export`, by its name: its Computer's inputs, commands and apps, every secret as "[secret]". */
+export function computersOfExport(exported: unknown): Map<string, StackComputer> {
   const resources = (exported as { deployment?: { resources?: unknown[] } })?.deployment?.resources ?? [];
-  const out = new Map<string, Record<string, unknown>>();
+  const out = new Map<string, StackComputer>();
+  const of = (name: string) => out.get(name) ?? (out.set(name, { commands: [], apps: [] }), out.get(name)!);
   for (const resource of resources) {
-    const r = resource as { type?: string; inputs?: Record<string, unknown>; outputs?: { name?: unknown } };
-    if (r.type !== COMPUTER_TYPE || typeof r.outputs?.name !== "string") continue;
-    out.set(r.outputs.name, withoutSecrets(r.inputs ?? {}) as Record<string, unknown>);
+    const r = resource as { urn?: string; type?: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> };
+    const outputs = withoutSecrets(r.outputs ?? {}) as Record<string, unknown>;
+    const named =
+      String(r.urn ?? "")
+        .split("::")
+        .at(-1) ?? "";
+    if (r.type === COMPUTER_TYPE && typeof outputs.name === "string") of(outputs.name).inputs = withoutSecrets(r.inputs ?? {}) as Record<string, unknown>;
+    const computer = outputs.computer ?? r.inputs?.computer;
+    if (typeof computer !== "string") continue;
+    if (r.type === COMMAND_TYPE) of(computer).commands.push({ resource: named, outputs });
+    if (r.type === APP_TYPE) of(computer).apps.push({ resource: named, outputs });
   }
   return out;
 }
 
-/** The stack's Computers as declared (their inputs in its state), by name; secrets stay encrypted and are shown as "[secret]". */
-export async function stackComputers(source: StackSource, signal: AbortSignal): Promise<Map<string, Record<string, unknown>>> {
+/** The stack's computers as its state declares them, by name; secrets stay encrypted and are shown as "[secret]". */
+export async function stackComputers(source: StackSource, signal: AbortSignal): Promise<Map<string, StackComputer>> {
   return computersOfExport(JSON.parse(await pulumi(source, ["stack", "export"], signal)));
 }

@@ -343,13 +343,6 @@ describe("agentrun ui in a browser", () => {
     expect(listening.map((l) => l.split(/\s+/)[3])).toEqual([`127.0.0.1:${ui.port}`]);
   });
 
-  it("sends no body that carries the page's secret or a CDP URL", () => {
-    expect(bodies.length).toBeGreaterThan(10);
-    const secret = uis[0]!.secret;
-    const leaks = bodies.filter(({ body }) => body.includes(secret) || /devtools\/browser|ws:\/\//.test(body));
-    expect(leaks.map((l) => l.url)).toEqual([]);
-  });
-
   it("with --control sends a click on the desktop's screen, then keys typed on the page, to the desktop", async () => {
     const ui = await startUi(["--control"]);
     await open(ui.url);
@@ -387,7 +380,7 @@ describe("agentrun ui in a browser", () => {
     await screenshot("desktop-control.png");
   });
 
-  it("with --stack shows a computer's Computer as the stack's state declares it, beside the read back", async () => {
+  it("with --stack shows a computer's Computer as the stack's state declares it, beside the read back, and the commands and apps the stack put in it", async () => {
     // A project whose stack's state declares the linux computer with one CPU (it has the default two).
     const project = mkdtempSync(path.join(tmpdir(), "agentrun-ui-stack-"));
     try {
@@ -418,6 +411,26 @@ describe("agentrun ui in a browser", () => {
           parent: stack,
           provider: `${providerUrn}::p`,
         },
+        {
+          urn: "urn:pulumi:ui::ui-test::agentrun:index:ComputerCommand::grade",
+          custom: true,
+          id: "grade",
+          type: "agentrun:index:ComputerCommand",
+          inputs: { computer: names.linux, command: "echo graded" },
+          outputs: { computer: names.linux, exitCode: 0, passed: true, timedOut: false, stdout: "graded\n", stderr: "" },
+          parent: stack,
+          provider: `${providerUrn}::p`,
+        },
+        {
+          urn: "urn:pulumi:ui::ui-test::agentrun:index:ComputerApp::notes",
+          custom: true,
+          id: "notes",
+          type: "agentrun:index:ComputerApp",
+          inputs: { computer: names.linux, name: "notes" },
+          outputs: { computer: names.linux, name: "notes", address: "http://127.0.0.1:8080", drift: [] },
+          parent: stack,
+          provider: `${providerUrn}::p`,
+        },
       ];
       writeFileSync(path.join(project, "state.json"), JSON.stringify(exported));
       pulumi("stack", "import", "--stack", "ui", "--file", path.join(project, "state.json"));
@@ -435,10 +448,28 @@ describe("agentrun ui in a browser", () => {
       expect(rows).toContainEqual(["differs", ["cpus", "1", "2"]]);
       expect(rows).toContainEqual(["", ["lifetimeMs", "600000", ""]]);
       expect(rows).toContainEqual(["", ["run", "ui-run", "ui-run"]]);
+      const tables = await value<string[][][]>(
+        `Array.from(document.querySelectorAll("#computer table")).map((t) => Array.from(t.querySelectorAll("tr")).map((tr) => Array.from(tr.children).map((c) => c.textContent)))`,
+      );
+      expect(tables).toContainEqual([
+        ["resource", "exit", "passed", "stdout (its tail)", "stderr (its tail)"],
+        ["grade", "0", "true", "graded\n", ""],
+      ]);
+      expect(tables).toContainEqual([
+        ["resource", "app", "address (inside the computer)", "drift"],
+        ["notes", "notes", "http://127.0.0.1:8080", "ok"],
+      ]);
       await screenshot("computer-stack.png");
     } finally {
       rmSync(project, { recursive: true, force: true });
     }
+  });
+
+  it("sends no body that carries the page's secret or a CDP URL", () => {
+    expect(bodies.length).toBeGreaterThan(10);
+    const secrets = uis.map((ui) => ui.secret);
+    const leaks = bodies.filter(({ body }) => secrets.some((secret) => body.includes(secret)) || /devtools\/browser|ws:\/\//.test(body));
+    expect(leaks.map((l) => l.url)).toEqual([]);
   });
 
   it("stops on SIGTERM: the process exits 0 and nothing listens on its port", async () => {

@@ -9,7 +9,7 @@ import type { Listing } from "../../src/fleet/listing.js";
 import { ok } from "../../src/daemon/result.js";
 import { actionsOf, api, EventStreams, type PageInput } from "../../src/cli/ui/api.js";
 import { hider } from "../../src/cli/ui/command.js";
-import { specRows } from "../../src/cli/ui/details.js";
+import { ranIn, specRows } from "../../src/cli/ui/details.js";
 import { computersOfExport } from "../../src/cli/stack-config.js";
 import { groupTiles, marks, tileOf } from "../../src/cli/ui/fleet.js";
 import { Screens } from "../../src/cli/ui/screens.js";
@@ -115,15 +115,50 @@ describe("the spec declared by a stack", () => {
           outputs: { name: "computer-0123456789ab" },
         },
         { type: "agentrun:index:Computer", inputs: { image: "x" }, outputs: {} },
+        {
+          urn: "urn:pulumi:dev::p::agentrun:index:ComputerCommand::grade",
+          type: "agentrun:index:ComputerCommand",
+          inputs: { computer: "computer-0123456789ab" },
+          outputs: { computer: "computer-0123456789ab", exitCode: 0, passed: true, timedOut: false, stdout: `${"x".repeat(5_000)}done`, stderr: "" },
+        },
+        {
+          urn: "urn:pulumi:dev::p::agentrun:index:ComputerCommand::login",
+          type: "agentrun:index:ComputerCommand",
+          inputs: { computer: "computer-0123456789ab" },
+          outputs: {
+            computer: "computer-0123456789ab",
+            exitCode: 1,
+            passed: false,
+            stdout: { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v1:out" },
+          },
+        },
+        {
+          urn: "urn:pulumi:dev::p::agentrun:index:ComputerApp::notes",
+          type: "agentrun:index:ComputerApp",
+          inputs: { computer: "computer-0123456789ab" },
+          outputs: { computer: "computer-0123456789ab", name: "notes", address: "http://127.0.0.1:8080", drift: [] },
+        },
       ],
     },
   };
 
-  it("is each Computer's inputs by its name, a secret as the word [secret], its ciphertext nowhere", () => {
+  it("is each Computer's inputs by its name, with its commands, a secret as the word [secret], its ciphertext nowhere", () => {
     const computers = computersOfExport(exported);
     expect([...computers.keys()]).toEqual(["computer-0123456789ab"]);
-    expect(computers.get("computer-0123456789ab")!.labels).toEqual({ [RUN_LABEL]: "r1", token: "[secret]" });
-    expect(JSON.stringify([...computers])).not.toContain("v1:abc");
+    expect(computers.get("computer-0123456789ab")!.commands.map((c) => c.resource)).toEqual(["grade", "login"]);
+    expect(computers.get("computer-0123456789ab")!.inputs!.labels).toEqual({ [RUN_LABEL]: "r1", token: "[secret]" });
+    expect(JSON.stringify([...computers])).not.toMatch(/v1:abc|v1:out/);
+  });
+
+  it("holds the commands the stack ran in it (their tails, a secret output as [secret]) and its apps' addresses", () => {
+    const { commands, apps } = ranIn(computersOfExport(exported).get("computer-0123456789ab"));
+    expect(commands.map((c) => [c.resource, c.exitCode, c.passed, c.stdout.length, c.stdout.slice(-4)])).toEqual([
+      ["grade", 0, true, 4_000, "done"],
+      ["login", 1, false, 8, "ret]"],
+    ]);
+    expect(commands[1]!.stdout).toBe("[secret]");
+    expect(apps).toEqual([{ resource: "notes", name: "notes", address: "http://127.0.0.1:8080", drift: [] }]);
+    expect(ranIn(undefined)).toEqual({ commands: [], apps: [] });
   });
 
   it("stands beside the read back: the allowlist as one network, a field the stack leaves to the default no difference", () => {
@@ -134,7 +169,7 @@ describe("the spec declared by a stack", () => {
       labels: { [RUN_LABEL]: "r1" },
       drift: [],
     } as ReadBack;
-    const rows = specRows(l.info, "linux", read, computersOfExport(exported).get("computer-0123456789ab"));
+    const rows = specRows(l.info, "linux", read, computersOfExport(exported).get("computer-0123456789ab")!.inputs);
     const row = (field: string) => rows.find((r) => r.field === field);
     expect(row("network")).toMatchObject({ declared: '{"allow":["pypi.org"]}', differs: false });
     expect(row("cpus")).toEqual({ field: "cpus", declared: "1", readBack: "2", differs: true });

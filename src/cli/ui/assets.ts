@@ -45,7 +45,7 @@ img.full { display: block; max-width: 100%; background: #000; }
 img.full.control { cursor: crosshair; }
 table { border-collapse: collapse; background: #fff; margin: 8px 0 16px; }
 th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: left; font-size: 13px; vertical-align: top; }
-td.mono, .mono { font-family: ui-monospace, monospace; font-size: 12px; }
+td.mono, .mono { font-family: ui-monospace, monospace; font-size: 12px; white-space: pre-wrap; max-width: 640px; }
 tr.differs td { background: #fffaeb; }
 .note { color: var(--muted); } .note.on { color: #b42318; }
 a.back { display: inline-block; margin-bottom: 8px; }
@@ -183,6 +183,16 @@ const JS = `"use strict";
     parts.push(el("p", { class: "note", text: d.declaredFrom }));
     if (d.readError) parts.push(el("p", { class: "note", text: d.readError }));
     parts.push(table(["field", "declared", "read back"], d.spec.map(function (r) { return [r.field, r.declared, r.readBack]; }), function (i) { return d.spec[i].differs ? "differs" : ""; }));
+    if (d.commands.length) {
+      parts.push(el("h3", { text: "commands the stack ran in it" }));
+      parts.push(table(["resource", "exit", "passed", "stdout (its tail)", "stderr (its tail)"], d.commands.map(function (c) {
+        return [c.resource, c.exitCode === null ? "" : String(c.exitCode) + (c.timedOut ? " (timed out)" : ""), c.passed === null ? "" : String(c.passed), c.stdout, c.stderr];
+      })));
+    }
+    if (d.apps.length) {
+      parts.push(el("h3", { text: "apps" }));
+      parts.push(table(["resource", "app", "address (inside the computer)", "drift"], d.apps.map(function (a) { return [a.resource, a.name, a.address, a.drift.join("; ") || "ok"]; })));
+    }
     parts.push(el("h3", { text: "processes" }));
     if (d.processError) parts.push(el("p", { class: "note", text: d.processError }));
     else parts.push(table(["id", "pid", "argv", "state", "started"], d.processes.map(function (p) {

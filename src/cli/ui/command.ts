@@ -10,7 +10,7 @@ import { secretValues } from "../../registry/settings.js";
 import { everyOwn } from "../computer.js";
 import type { Context } from "../context.js";
 import { collect, pairs, providerOf, type ProviderFlags, withProviderOptions } from "../settings.js";
-import { agentrunConfig, stackComputers } from "../stack-config.js";
+import { agentrunConfig, type StackComputer, stackComputers } from "../stack-config.js";
 import type { Declared } from "./details.js";
 import { bounded } from "../bounds.js";
 import { api, EventStreams } from "./api.js";
@@ -60,14 +60,14 @@ async function secretsOf(flags: UiFlags, signal: AbortSignal): Promise<string[]>
 function stackDeclared(flags: UiFlags, everyMs: number, signal: AbortSignal): ((name: string) => Promise<Declared>) | undefined {
   const stack = flags.stack;
   if (!stack) return undefined;
-  let read: { at: number; computers: Promise<Map<string, Record<string, unknown>>> } | undefined;
+  let read: { at: number; computers: Promise<Map<string, StackComputer>> } | undefined;
   return async (name) => {
     if (!read || Date.now() - read.at > everyMs) {
       const source = { stack, cwd: process.cwd(), ...(flags.backend ? { backend: flags.backend } : {}) };
       read = { at: Date.now(), computers: stackComputers(source, bounded(signal)) };
     }
     try {
-      return { stack, inputs: (await read.computers).get(name) };
+      return { stack, computer: (await read.computers).get(name) };
     } catch (error) {
       read = undefined;
       return { stack, error: error instanceof Error ? error.message.split("\n")[0]! : String(error) };

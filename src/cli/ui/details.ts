@@ -6,6 +6,7 @@ import { EPOCH_LABEL, RUN_LABEL } from "../../contract/labels.js";
 import type { ComputerInfo, ComputerProvider, ReadBack } from "../../contract/provider.js";
 import { boundedBy } from "../../daemon/bound.js";
 import type { ProcessInfo } from "../../daemon/protocol.js";
+import type { StackComputer } from "../stack-config.js";
 import type { Tile } from "./fleet.js";
 
 /** process.list pages read at most (each holds up to 768 KiB). */
@@ -33,6 +34,51 @@ export interface Details {
   processError: string | null;
   /** Whether the page may send input (agentrun ui --control). */
   control: boolean;
+  /** With --stack: the ComputerCommands the stack ran in it, each's last run (a secret output as "[secret]"). */
+  commands: CommandRun[];
+  /** With --stack: the ComputerApps the stack installed in it, and their addresses. */
+  apps: AppShown[];
+}
+
+export interface CommandRun {
+  resource: string;
+  exitCode: number | null;
+  passed: boolean | null;
+  timedOut: boolean | null;
+  /** The output's tail, as the state keeps it (its last 16 KiB), cut to its last MAX_TAIL characters. */
+  stdout: string;
+  stderr: string;
+}
+
+export interface AppShown {
+  resource: string;
+  name: string;
+  address: string;
+  drift: string[];
+}
+
+/** A command's output shown on the page: its last this many characters. */
+const MAX_TAIL = 4_000;
+const tail = (value: unknown) => (typeof value === "string" ? value.slice(-MAX_TAIL) : "");
+
+/** The stack's commands and apps of a computer, as the page shows them. */
+export function ranIn(computer: StackComputer | undefined): Pick<Details, "commands" | "apps"> {
+  return {
+    commands: (computer?.commands ?? []).map(({ resource, outputs: o }) => ({
+      resource,
+      exitCode: typeof o.exitCode === "number" ? o.exitCode : null,
+      passed: typeof o.passed === "boolean" ? o.passed : null,
+      timedOut: typeof o.timedOut === "boolean" ? o.timedOut : null,
+      stdout: tail(o.stdout),
+      stderr: tail(o.stderr),
+    })),
+    apps: (computer?.apps ?? []).map(({ resource, outputs: o }) => ({
+      resource,
+      name: typeof o.name === "string" ? o.name : resource,
+      address: typeof o.address === "string" ? o.address : "",
+      drift: Array.isArray(o.drift) ? o.drift.map(String) : [],
+    })),
+  };
 }
 
 const words = (value: unknown): string => (value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value));
@@ -96,12 +142,12 @@ export function specRows(info: ComputerInfo, kind: string, read: ReadBack | unde
 }
 
 /** Where the declared side comes from: the stack's Computer, or the computer's own record. */
-export type Declared = { stack: string; inputs: Record<string, unknown> | undefined } | { stack: string; error: string } | undefined;
+export type Declared = { stack: string; computer: StackComputer | undefined } | { stack: string; error: string } | undefined;
 
 function declaredWords(declared: Declared, name: string): string {
   if (!declared) return "declared: its labels and the vendor's record of it (give --stack for the stack's declaration)";
   if ("error" in declared) return `declared: its labels and the vendor's record of it (the stack ${declared.stack} could not be read: ${declared.error})`;
-  if (!declared.inputs) return `declared: its labels and the vendor's record of it (no Computer of the stack ${declared.stack} is ${name})`;
+  if (!declared.computer?.inputs) return `declared: its labels and the vendor's record of it (no Computer of the stack ${declared.stack} is ${name})`;
   return `declared: its Computer's inputs in the stack ${declared.stack}'s state`;
 }
 
@@ -121,7 +167,8 @@ export async function detailsOf(
     if (got.ok) read = got.value;
     else readError = `could not be read back (${got.error.code}): ${got.error.message}`;
   } else readError = `${provider.id} cannot read a computer back`;
-  const inputs = declared && "inputs" in declared ? declared.inputs : undefined;
+  const computer = declared && "computer" in declared ? declared.computer : undefined;
+  const inputs = computer?.inputs;
   const out: Details = {
     tile,
     declaredFrom: declaredWords(declared, tile.name),
@@ -130,6 +177,7 @@ export async function detailsOf(
     processes: [],
     processError: null,
     control,
+    ...ranIn(computer),
   };
   if (tile.state !== "running") {
     out.processError = `${tile.name} is ${tile.state}: its daemon lists no processes`;
