@@ -8,12 +8,11 @@ import type { ComputerInfo, ComputerProvider, ReadBack } from "../../src/contrac
 import type { Listing } from "../../src/fleet/listing.js";
 import { ok } from "../../src/daemon/result.js";
 import { actionsOf, api, EventStreams, type PageInput } from "../../src/cli/ui/api.js";
-import { hider } from "../../src/cli/ui/command.js";
 import { ranIn, specRows } from "../../src/cli/ui/details.js";
 import { computersOfExport } from "../../src/cli/stack-config.js";
 import { groupTiles, marks, tileOf } from "../../src/cli/ui/fleet.js";
 import { Screens } from "../../src/cli/ui/screens.js";
-import { admit, cookieName, newSecret } from "../../src/cli/ui/secret.js";
+import { admit, cookieName, hider, newSecret } from "../../src/cli/ui/secret.js";
 import { serve, type Served } from "../../src/cli/ui/server.js";
 import { FleetWatch } from "../../src/cli/ui/watch.js";
 
@@ -273,6 +272,19 @@ describe("the server over a stand-in fleet", () => {
     expect(fleet.status).toBe(200);
     const body = (await fleet.json()) as { groups: Array<{ tiles: Array<{ name: string }> }> };
     expect(body.groups[0]!.tiles.map((t) => t.name)).toEqual(["a"]);
+  });
+
+  it("takes a view only from a page whose event stream is open", async () => {
+    const { base, headers } = await start(false);
+    const view = (client: string) =>
+      fetch(`${base}/api/view`, { method: "POST", headers, body: JSON.stringify({ client, visible: ["a"], opened: null }) }).then((r) => r.status);
+    expect(await view("no-such-page")).toBe(404);
+    const events = await fetch(`${base}/api/events`, { headers });
+    const reader = events.body!.getReader();
+    const hello = Buffer.from((await reader.read()).value!).toString();
+    const client = /"client":"([0-9a-f]+)"/.exec(hello)![1]!;
+    expect(await view(client)).toBe(204);
+    await reader.cancel();
   });
 
   it("refuses input without --control, before it reads the click", async () => {

@@ -69,8 +69,9 @@ export class EventStreams {
     for (const stream of this.streams.values()) this.send(stream, event, data);
   }
 
-  get size(): number {
-    return this.streams.size;
+  /** Whether a client's stream is open: a view is taken for an open page alone. */
+  has(client: string): boolean {
+    return this.streams.has(client);
   }
 
   /** Every stream ended. */
@@ -126,6 +127,8 @@ export function api(parts: ApiParts): (request: IncomingMessage, response: Serve
     else if (method === "POST" && path === "/api/view") {
       const view = ViewBody.safeParse(await bodyOf(request).catch(() => undefined));
       if (!view.success) return (json(response, 400, { error: "a view is { client, visible: [names], opened: name or null }" }), true);
+      // A view of no open page would never be let go: it is refused.
+      if (!streams.has(view.data.client)) return (json(response, 404, { error: "no page with that client is open" }), true);
       screens.view(view.data.client, { visible: view.data.visible, opened: view.data.opened });
       response.writeHead(204).end();
     } else if (method === "POST" && path === "/api/refresh") {

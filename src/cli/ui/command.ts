@@ -9,13 +9,13 @@ import { listComputers } from "../../fleet/listing.js";
 import { secretValues } from "../../registry/settings.js";
 import { everyOwn } from "../computer.js";
 import type { Context } from "../context.js";
-import { collect, pairs, providerOf, type ProviderFlags, withProviderOptions } from "../settings.js";
-import { agentrunConfig, type StackComputer, stackComputers } from "../stack-config.js";
+import { chosenOf, collect, pairs, providerFrom, type ProviderFlags, withProviderOptions } from "../settings.js";
+import { type StackComputer, stackComputers } from "../stack-config.js";
 import type { Declared } from "./details.js";
 import { bounded } from "../bounds.js";
 import { api, EventStreams } from "./api.js";
 import { Screens } from "./screens.js";
-import { newSecret } from "./secret.js";
+import { hider, newSecret } from "./secret.js";
 import { serve } from "./server.js";
 import { FleetWatch } from "./watch.js";
 
@@ -42,17 +42,6 @@ function every(value: string): number {
   return n;
 }
 
-/** Every secret the provider's settings hold (a vendor's key): none of them is ever served. */
-async function secretsOf(flags: UiFlags, signal: AbortSignal): Promise<string[]> {
-  const id = flags.provider ?? "docker";
-  const stack = flags.stack
-    ? await agentrunConfig({ stack: flags.stack, cwd: process.cwd(), ...(flags.backend ? { backend: flags.backend } : {}) }, bounded(signal))
-    : {};
-  const given = pairs(flags.set, "--set", "ui");
-  const settings = { ...((stack[id] as Record<string, unknown> | undefined) ?? {}), ...given };
-  return secretValues({ [id]: settings });
-}
-
 /**
  * With --stack, each computer's Computer as the stack's state declares it: the state read at most
  * once a pace (a Pulumi CLI run), when a computer's page asks, never by the fleet's watch.
@@ -73,12 +62,6 @@ function stackDeclared(flags: UiFlags, everyMs: number, signal: AbortSignal): ((
       return { stack, error: error instanceof Error ? error.message.split("\n")[0]! : String(error) };
     }
   };
-}
-
-/** Words with each secret taken out. */
-export function hider(secrets: readonly string[]): (text: string) => string {
-  const shown = secrets.filter((s) => s.length >= 4);
-  return (text) => shown.reduce((out, secret) => out.split(secret).join("<secret>"), text);
 }
 
 /** Runs until the signal aborts or SIGTERM comes. */
@@ -108,8 +91,10 @@ export function uiCommand(program: Command, context: Context): Command {
   withProviderOptions(command);
   return command.action(async (flags: UiFlags) => {
     const labels = pairs(flags.label, "--label", "ui");
-    const provider = await providerOf(flags, "ui", context.signal);
-    const hide = hider(await secretsOf(flags, context.signal));
+    const chosen = await chosenOf(flags, "ui", context.signal);
+    const provider = await providerFrom(chosen, "ui");
+    // Every value its settings' schema marks secret (a vendor's key): none is ever served.
+    const hide = hider(secretValues({ [chosen.id]: chosen.settings }));
     // The reads and the screens end with the command, whichever way it ends.
     const running = new AbortController();
     const signal = running.signal;

@@ -1,6 +1,7 @@
 // The page's one secret: 32 hex digits in the URL the command prints, then a cookie the page
 // sends with each of its requests (or a header a script sends). A request without it, or for a
 // host other than this machine's loopback at the server's port (a DNS rebinding), is refused.
+// And the other secrets, the provider's: hider takes them out of every body served.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 
 /** A new secret: 16 random bytes in hex. */
@@ -56,4 +57,10 @@ export function admit(request: RequestSeen, secret: string, port: number): Admis
   const header = request.headers[SECRET_HEADER];
   if (same(typeof header === "string" ? header : undefined, secret)) return { ok: true, by: "header" };
   return { ok: false, why: "secret" };
+}
+
+/** Words with each configured secret (a vendor's key) replaced by "<secret>": every body the server sends goes through it. */
+export function hider(secrets: readonly string[]): (text: string) => string {
+  const shown = secrets.filter((s) => s.length >= 4);
+  return (text) => shown.reduce((out, secret) => out.split(secret).join("<secret>"), text);
 }
