@@ -380,7 +380,7 @@ describe("agentrun ui in a browser", () => {
     await screenshot("desktop-control.png");
   });
 
-  it("with --stack shows a computer's Computer as the stack's state declares it, beside the read back, and the commands and apps the stack put in it", async () => {
+  it("with --stack shows a computer's Computer as the stack's state declares it, beside the read back, a secret label as [secret], and the commands and apps the stack put in it", async () => {
     // A project whose stack's state declares the linux computer with one CPU (it has the default two).
     const project = mkdtempSync(path.join(tmpdir(), "agentrun-ui-stack-"));
     try {
@@ -395,6 +395,10 @@ describe("agentrun ui in a browser", () => {
       const pulumi = (...args: string[]) =>
         execFileSync(path.join(toolchain.pulumiBin, "pulumi"), args, { cwd: project, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
       pulumi("stack", "init", "ui");
+      // The run label declared secret: a ciphertext of the stack's own, made as a secret config value is.
+      pulumi("config", "set", "--secret", "--stack", "ui", "hush", JSON.stringify("ui-run"));
+      const ciphertext = /secure: (\S+)/.exec(readFileSync(path.join(project, "Pulumi.ui.yaml"), "utf8"))![1]!;
+      const secret = { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", ciphertext };
       const exported = JSON.parse(pulumi("stack", "export", "--stack", "ui"));
       const stack = "urn:pulumi:ui::ui-test::pulumi:pulumi:Stack::ui-test-ui";
       const providerUrn = "urn:pulumi:ui::ui-test::pulumi:providers:agentrun::default";
@@ -406,7 +410,7 @@ describe("agentrun ui in a browser", () => {
           custom: true,
           id: names.linux,
           type: "agentrun:index:Computer",
-          inputs: { network: "none", cpus: 1, lifetimeMs: 600_000, labels: { [RUN_LABEL]: "ui-run" } },
+          inputs: { network: "none", cpus: 1, lifetimeMs: 600_000, labels: { [RUN_LABEL]: secret } },
           outputs: { name: names.linux },
           parent: stack,
           provider: `${providerUrn}::p`,
@@ -435,7 +439,11 @@ describe("agentrun ui in a browser", () => {
       writeFileSync(path.join(project, "state.json"), JSON.stringify(exported));
       pulumi("stack", "import", "--stack", "ui", "--file", path.join(project, "state.json"));
       const ui = await startUi(["--stack", "ui", "--backend", `file://${project}/.pulumi`], project);
-      await open(`${ui.url}#/c/${names.linux}`);
+      await open(ui.url);
+      // The fleet view shows the label the stack declares secret as [secret], and groups the tile so.
+      const tile = `document.querySelector('section.group[data-run="[secret]"] .tile[data-name="${names.linux}"]')`;
+      await until<string>("the linux tile under [secret]", `${tile} && ${tile}.querySelector(".labels").textContent`, (t) => t === "agentrun.run=[secret]");
+      await value(`location.hash = "#/c/${names.linux}"`);
       await until<string>(
         "the stack's declaration",
         `document.querySelector("#computer p.note") && document.querySelector("#computer p.note").textContent`,
@@ -447,7 +455,7 @@ describe("agentrun ui in a browser", () => {
       );
       expect(rows).toContainEqual(["differs", ["cpus", "1", "2"]]);
       expect(rows).toContainEqual(["", ["lifetimeMs", "600000", ""]]);
-      expect(rows).toContainEqual(["", ["run", "ui-run", "ui-run"]]);
+      expect(rows).toContainEqual(["", ["run", "[secret]", "[secret]"]]);
       const tables = await value<string[][][]>(
         `Array.from(document.querySelectorAll("#computer table")).map((t) => Array.from(t.querySelectorAll("tr")).map((tr) => Array.from(tr.children).map((c) => c.textContent)))`,
       );

@@ -10,7 +10,7 @@ import { ok } from "../../src/daemon/result.js";
 import { actionsOf, api, EventStreams, type PageInput } from "../../src/cli/ui/api.js";
 import { ranIn, specRows } from "../../src/cli/ui/details.js";
 import { computersOfExport } from "../../src/cli/stack-config.js";
-import { groupTiles, marks, tileOf } from "../../src/cli/ui/fleet.js";
+import { groupTiles, marks, secretLabelsOf, tileOf } from "../../src/cli/ui/fleet.js";
 import { Screens } from "../../src/cli/ui/screens.js";
 import { admit, cookieName, hider, newSecret } from "../../src/cli/ui/secret.js";
 import { serve, type Served } from "../../src/cli/ui/server.js";
@@ -54,6 +54,14 @@ describe("a tile", () => {
       listing("a", { labels: { [RUN_LABEL]: "r1", "agentrun.computer.kind": "desktop", "agentrun.owner": "h", "agentrun.base.recipe": "r", team: "x" } }),
     );
     expect(tile.shownLabels).toEqual({ [RUN_LABEL]: "r1", team: "x" });
+  });
+
+  it("shows a label its stack declares secret as [secret], the run's too, and groups it so", () => {
+    const l = listing("a", { labels: { [RUN_LABEL]: "run-with-a-secret-name", team: "x", token: "t0ken" } });
+    const tile = tileOf(provider, l, secretLabelsOf({ labels: { [RUN_LABEL]: "[secret]", token: "[secret]", team: "x" } }));
+    expect([tile.run, tile.shownLabels]).toEqual(["[secret]", { [RUN_LABEL]: "[secret]", team: "x", token: "[secret]" }]);
+    expect(JSON.stringify(tile)).not.toMatch(/run-with-a-secret-name|t0ken/);
+    expect(groupTiles([tile]).map((g) => g.title)).toEqual(["[secret]"]);
   });
 
   it("has a screen when it is a running desktop or browser alone", () => {

@@ -15,6 +15,7 @@ import type { Declared } from "./details.js";
 import { bounded } from "../bounds.js";
 import { api, EventStreams } from "./api.js";
 import { Screens } from "./screens.js";
+import { secretLabelsOf } from "./fleet.js";
 import { hider, newSecret } from "./secret.js";
 import { serve } from "./server.js";
 import { FleetWatch } from "./watch.js";
@@ -42,25 +43,48 @@ function every(value: string): number {
   return n;
 }
 
+/** The stack's secret labels are read again no more often than this (a Pulumi CLI run each). */
+const SECRET_LABELS_MS = 60_000;
+
 /**
- * With --stack, each computer's Computer as the stack's state declares it: the state read at most
- * once a pace (a Pulumi CLI run), when a computer's page asks, never by the fleet's watch.
+ * With --stack, the stack's state (`pulumi stack export`), read when asked and no more often than
+ * the age asked for: a computer's page asks for one a pace old at most, the tiles (for the labels
+ * the stack declares secret) for one a minute old, read in the background.
  */
-function stackDeclared(flags: UiFlags, everyMs: number, signal: AbortSignal): ((name: string) => Promise<Declared>) | undefined {
-  const stack = flags.stack;
-  if (!stack) return undefined;
+function stackReader(flags: UiFlags, signal: AbortSignal) {
+  const stack = flags.stack!;
+  const source = { stack, cwd: process.cwd(), ...(flags.backend ? { backend: flags.backend } : {}) };
   let read: { at: number; computers: Promise<Map<string, StackComputer>> } | undefined;
-  return async (name) => {
-    if (!read || Date.now() - read.at > everyMs) {
-      const source = { stack, cwd: process.cwd(), ...(flags.backend ? { backend: flags.backend } : {}) };
-      read = { at: Date.now(), computers: stackComputers(source, bounded(signal)) };
+  let known: Map<string, StackComputer> | undefined;
+  const fresh = (maxAgeMs: number) => {
+    if (!read || Date.now() - read.at > maxAgeMs) {
+      const computers = stackComputers(source, bounded(signal));
+      read = { at: Date.now(), computers };
+      computers.then(
+        (c) => (known = c),
+        () => (read = read?.computers === computers ? undefined : read),
+      );
     }
-    try {
-      return { stack, computer: (await read.computers).get(name) };
-    } catch (error) {
-      read = undefined;
-      return { stack, error: error instanceof Error ? error.message.split("\n")[0]! : String(error) };
-    }
+    return read.computers;
+  };
+  return {
+    /** A computer as the stack declares it, for its page. */
+    async declared(name: string, maxAgeMs: number): Promise<Declared> {
+      try {
+        return { stack, computer: (await fresh(maxAgeMs)).get(name) };
+      } catch (error) {
+        return { stack, error: error instanceof Error ? error.message.split("\n")[0]! : String(error) };
+      }
+    },
+    /** The labels the stack declares secret on a computer, as last read (a read begun when that is old). */
+    secretLabels(name: string): Set<string> {
+      void fresh(SECRET_LABELS_MS).catch(() => undefined);
+      return secretLabelsOf(known?.get(name)?.inputs);
+    },
+    /** Waits for the first read, whatever it gives. */
+    async ready(): Promise<void> {
+      await fresh(SECRET_LABELS_MS).catch(() => undefined);
+    },
   };
 }
 
@@ -99,11 +123,15 @@ export function uiCommand(program: Command, context: Context): Command {
     const running = new AbortController();
     const signal = running.signal;
     const everyMs = flags.every * 1000;
+    const stack = flags.stack ? stackReader(flags, signal) : undefined;
+    // The tiles hide what the stack declares secret from the first render on.
+    await stack?.ready();
     const fleet = new FleetWatch(
       provider,
       (s) => listComputers(provider, Object.keys(labels).length > 0 ? labels : (everyOwn(provider) ?? {}), { signal: s }),
       everyMs,
       signal,
+      (name) => stack?.secretLabels(name) ?? new Set(),
     );
     const streams = new EventStreams(hide);
     const screens = new Screens(
@@ -124,7 +152,17 @@ export function uiCommand(program: Command, context: Context): Command {
     const served = await serve({
       port: flags.port,
       secret: newSecret(),
-      api: api({ provider, fleet, screens, streams, control: flags.control === true, everyMs, signal, hide, declared: stackDeclared(flags, everyMs, signal) }),
+      api: api({
+        provider,
+        fleet,
+        screens,
+        streams,
+        control: flags.control === true,
+        everyMs,
+        signal,
+        hide,
+        ...(stack ? { declared: (name: string) => stack.declared(name, everyMs) } : {}),
+      }),
       onError: (error) => process.stderr.write(`agentrun ui: a request failed: ${hide(error instanceof Error ? error.message : String(error))}\n`),
     });
     process.stdout.write(`agentrun ui: ${served.url}\n`);

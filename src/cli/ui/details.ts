@@ -7,7 +7,7 @@ import type { ComputerInfo, ComputerProvider, ReadBack } from "../../contract/pr
 import { boundedBy } from "../../daemon/bound.js";
 import type { ProcessInfo } from "../../daemon/protocol.js";
 import type { StackComputer } from "../stack-config.js";
-import type { Tile } from "./fleet.js";
+import { SECRET_WORD, secretLabelsOf, type Tile } from "./fleet.js";
 
 /** process.list pages read at most (each holds up to 768 KiB). */
 const MAX_PAGES = 4;
@@ -111,6 +111,16 @@ export function specRows(info: ComputerInfo, kind: string, read: ReadBack | unde
     epoch: info.labels[EPOCH_LABEL],
   };
   const declared = stackInputs ? { ...recorded, ...fromInputs(stackInputs) } : recorded;
+  // A label the stack declares secret is shown on neither side.
+  const secret = secretLabelsOf(stackInputs);
+  for (const [field, key] of [
+    ["run", RUN_LABEL],
+    ["epoch", EPOCH_LABEL],
+  ] as const)
+    if (secret.has(key)) {
+      if (recorded[field] !== undefined) declared[field] = SECRET_WORD;
+      if (read?.labels[key] !== undefined) read = { ...read, labels: { ...read.labels, [key]: SECRET_WORD } };
+    }
   const readBack: Record<string, unknown> = {
     kind: read?.hello?.kind ?? spec?.kind,
     state: read?.state,

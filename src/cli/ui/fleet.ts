@@ -9,7 +9,11 @@ import { type Listed, listedOf } from "../ls.js";
 const SHOWN_OWN_LABELS = new Set([RUN_LABEL, EPOCH_LABEL, POOL_LABEL]);
 const HIDDEN_LABEL = (key: string) => key.startsWith("agentrun.") && !SHOWN_OWN_LABELS.has(key);
 
-export interface Tile extends Listed {
+/** What a tile shows for a label's value its stack declares secret. */
+export const SECRET_WORD = "[secret]";
+
+/** A computer as its tile shows it: ls's row but its whole labels (the machinery's and any secret's). */
+export interface Tile extends Omit<Listed, "labels"> {
   /** The labels a person reads: the run's, the epoch's, the pool's and the caller's own. */
   shownLabels: Record<string, string>;
   /** Its drift is not "ok": stopped, mismatches, or unknown (it could not be read back). */
@@ -28,12 +32,22 @@ export interface Group {
   tiles: Tile[];
 }
 
-/** A listing as its tile. */
-export function tileOf(provider: ComputerProvider, listing: Listing): Tile {
-  const listed = listedOf(provider, listing);
+/** The label keys a stack's Computer declares secret (its inputs as the state holds them, each secret as SECRET_WORD). */
+export function secretLabelsOf(inputs: Record<string, unknown> | undefined): Set<string> {
+  const labels = inputs?.labels;
+  if (typeof labels !== "object" || labels === null) return new Set();
+  return new Set(Object.entries(labels).flatMap(([k, v]) => (v === SECRET_WORD ? [k] : [])));
+}
+
+/** A listing as its tile; the value of each label in secretLabels (a stack's secret) shown as SECRET_WORD, the run's and epoch's too. */
+export function tileOf(provider: ComputerProvider, listing: Listing, secretLabels: ReadonlySet<string> = new Set()): Tile {
+  const { labels, ...listed } = listedOf(provider, listing);
+  const shown = (key: string, value: string) => (secretLabels.has(key) ? SECRET_WORD : value);
   return {
     ...listed,
-    shownLabels: Object.fromEntries(Object.entries(listed.labels).filter(([k]) => !HIDDEN_LABEL(k))),
+    run: listed.run === null ? null : shown(RUN_LABEL, listed.run),
+    epoch: listed.epoch === null ? null : shown(EPOCH_LABEL, listed.epoch),
+    shownLabels: Object.fromEntries(Object.entries(labels).flatMap(([k, v]) => (HIDDEN_LABEL(k) ? [] : [[k, shown(k, v)]]))),
     drifted: listed.drift !== "ok",
     ended: listed.state !== "running" || listing.overdue,
     screen: (listed.kind === "desktop" || listed.kind === "browser") && listed.state === "running",
@@ -49,7 +63,7 @@ export function marks(tile: Pick<Tile, "drifted" | "ended">): string[] {
 export function groupTiles(tiles: readonly Tile[]): Group[] {
   const byRun = new Map<string | null, Tile[]>();
   for (const tile of tiles) {
-    const run = tile.labels[RUN_LABEL] ?? null;
+    const run = tile.run;
     byRun.set(run, [...(byRun.get(run) ?? []), tile]);
   }
   const runs = [...byRun.keys()].sort((a, b) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b)));

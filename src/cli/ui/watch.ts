@@ -32,6 +32,8 @@ export class FleetWatch {
     private readonly read: (signal: AbortSignal) => Promise<Result<Listing[]>>,
     private readonly everyMs: number,
     private readonly signal: AbortSignal,
+    /** The label keys whose values a computer's tile never shows (its stack declares them secret). */
+    private readonly secretLabels: (name: string) => ReadonlySet<string> = () => new Set(),
   ) {}
 
   /** The first read, then one every everyMs after the last ended. */
@@ -66,7 +68,7 @@ export class FleetWatch {
       this.publish({ ...this.state, at, error: `the computers at ${this.provider.id} could not be listed (${found.error.code}): ${found.error.message}` });
       return;
     }
-    const tiles = found.value.map((listing) => tileOf(this.provider, listing));
+    const tiles = found.value.map((listing) => tileOf(this.provider, listing, this.secretLabels(listing.info.ref.name)));
     this.listings = new Map(found.value.map((l) => [l.info.ref.name, l]));
     this.tiles = new Map(tiles.map((t) => [t.name, t]));
     this.publish({ groups: groupTiles(tiles), at, error: null });
