@@ -34,7 +34,8 @@ export function driftInAWord(state: string, mismatches: number): string {
   return counted ? `stopped, ${counted}` : "stopped";
 }
 
-function row(provider: ComputerProvider, { info, kind, state, drift, readBack }: Listing): Listed {
+/** One listed computer as ls shows it (agentrun ui's tiles too): the drift in a word and in words. */
+export function listedOf(provider: ComputerProvider, { info, kind, state, drift, readBack }: Listing): Listed {
   return {
     name: info.ref.name,
     id: info.ref.id,
@@ -63,7 +64,7 @@ export function lsCommand(program: Command, context: Context): Command {
     const provider = await providerOf(flags, "ls", signal);
     const found = await listComputers(provider, Object.keys(labels).length > 0 ? labels : (everyOwn(provider) ?? {}), { signal });
     if (!found.ok) throw failed(`the computers at ${provider.id} could not be listed`, found.error);
-    const rows = found.value.map((l) => row(provider, l));
+    const rows = found.value.map((l) => listedOf(provider, l));
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return;

@@ -15,6 +15,7 @@ import { lsCommand } from "./ls.js";
 import { closeProviders } from "./settings.js";
 import { shellCommand } from "./shell.js";
 import { sweepCommand } from "./sweep.js";
+import { uiCommand } from "./ui/command.js";
 
 /** The program with every subcommand; errors are thrown (exitOverride), never exits of its own. */
 export function program(context: Context): Command {
@@ -35,6 +36,7 @@ export function program(context: Context): Command {
   cdpCommand(root, context);
   sweepCommand(root, context);
   doctorCommand(root, context);
+  uiCommand(root, context);
   conformanceCommand(root);
   for (const sub of root.commands) sub.exitOverride().showHelpAfterError(`(see \`agentrun ${sub.name()} --help\`)`);
   return root;

@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import type { ComputerProvider } from "../contract/provider.js";
 import { hostEnvironment } from "../contract/host.js";
-import { DEFAULT_PROVIDER, PROVIDER_IDS, isProviderId, providerFromSettings } from "../providers.js";
+import { DEFAULT_PROVIDER, PROVIDER_IDS, type ProviderId, isProviderId, providerFromSettings } from "../providers.js";
 import { bounded } from "./bounds.js";
 import { CliError, EXIT, usageError } from "./errors.js";
 import { agentrunConfig } from "./stack-config.js";
@@ -56,8 +56,16 @@ export async function closeProviders(boundMs = 4_000): Promise<void> {
   await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, boundMs).unref())]);
 }
 
-/** The provider the flags name, built from the stack's settings with the --set ones on top. */
-export async function providerOf(flags: ProviderFlags, command: string, signal: AbortSignal): Promise<ComputerProvider> {
+/** The provider the flags name and its settings: the stack's, with the --set ones on top. */
+export interface Chosen {
+  id: ProviderId;
+  settings: Record<string, unknown>;
+  /** The --set pairs alone (a refusal of one of them is the command line's fault). */
+  given: Record<string, string>;
+}
+
+/** The provider's id and settings the flags choose (the stack's config read once). */
+export async function chosenOf(flags: ProviderFlags, command: string, signal: AbortSignal): Promise<Chosen> {
   const id = flags.provider ?? DEFAULT_PROVIDER;
   if (!isProviderId(id)) throw usageError(`there is no provider "${id.slice(0, 40)}": the registry holds ${PROVIDER_IDS.join(", ")}`, command);
   let settings: Record<string, unknown> = {};
@@ -73,7 +81,11 @@ export async function providerOf(flags: ProviderFlags, command: string, signal: 
     settings = { ...(stackSettings as Record<string, unknown> | undefined) };
   }
   const given = pairs(flags.set, "--set", command);
-  settings = { ...settings, ...given };
+  return { id, settings: { ...settings, ...given }, given };
+}
+
+/** The provider built from chosen settings; closed at the command's end (closeProviders). */
+export async function providerFrom({ id, settings, given }: Chosen, command: string): Promise<ComputerProvider> {
   const provider = await providerFromSettings(id, settings, hostEnvironment());
   if (!provider.ok && provider.error.field !== undefined && Object.hasOwn(given, provider.error.field.split(".")[0]!)) {
     // A --set key the provider does not take (or a value it refuses) is the command line's fault.
@@ -87,4 +99,9 @@ export async function providerOf(flags: ProviderFlags, command: string, signal: 
   }
   made.add(provider.value);
   return provider.value;
+}
+
+/** The provider the flags name, built from the stack's settings with the --set ones on top. */
+export async function providerOf(flags: ProviderFlags, command: string, signal: AbortSignal): Promise<ComputerProvider> {
+  return providerFrom(await chosenOf(flags, command, signal), command);
 }

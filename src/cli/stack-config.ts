@@ -1,5 +1,7 @@
-// A stack's `agentrun:` config, read through the Pulumi CLI as `npm run up` keeps it: the local
-// backend in the project's .pulumi/ folder, and the local passphrase unless the caller set one.
+// A stack's `agentrun:` config and its computers as its state declares them (each Computer's
+// inputs, with the ComputerCommands run and the ComputerApps installed in it), read
+// through the Pulumi CLI as `npm run up` keeps it: the local backend in the project's .pulumi/
+// folder, and the local passphrase unless the caller set one.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -21,15 +23,15 @@ export interface StackSource {
   backend?: string;
 }
 
-/** Every `agentrun:<key>` of the stack, objects as objects (`pulumi config set --path agentrun:docker.image x`). */
-export async function agentrunConfig(source: StackSource, signal: AbortSignal): Promise<Record<string, unknown>> {
+/** The Pulumi CLI run on the stack's project with its backend; its stdout, or a usage refusal naming the stack. */
+async function pulumi(source: StackSource, args: string[], signal: AbortSignal): Promise<string> {
   const backend = source.backend ?? `file://${path.resolve(source.cwd, ".pulumi")}`;
   // A passphrase file only stands in when PULUMI_CONFIG_PASSPHRASE is unset: the CLI prefers that one.
   const dir = mkdtempSync(path.join(tmpdir(), "agentrun-cli-"));
   const passphraseFile = path.join(dir, "passphrase");
   writeFileSync(passphraseFile, LOCAL_PASSPHRASE, { mode: 0o600 });
   try {
-    const run = await execa(pulumiBinary(), ["config", "--json", "--show-secrets", "--stack", source.stack], {
+    const run = await execa(pulumiBinary(), [...args, "--stack", source.stack], {
       cwd: source.cwd,
       env: {
         PULUMI_BACKEND_URL: backend,
@@ -52,14 +54,70 @@ export async function agentrunConfig(source: StackSource, signal: AbortSignal): 
           "(`npm run up` makes the project's stack; `pulumi stack ls` lists the stacks there)",
       );
     }
-    const config = JSON.parse(String(run.stdout)) as Record<string, { value?: unknown; objectValue?: unknown }>;
-    const ours: Record<string, unknown> = {};
-    for (const [key, entry] of Object.entries(config)) {
-      if (!key.startsWith("agentrun:")) continue;
-      ours[key.slice("agentrun:".length)] = entry.objectValue ?? entry.value;
-    }
-    return ours;
+    return String(run.stdout);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Every `agentrun:<key>` of the stack, objects as objects (`pulumi config set --path agentrun:docker.image x`). */
+export async function agentrunConfig(source: StackSource, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const config = JSON.parse(await pulumi(source, ["config", "--json", "--show-secrets"], signal)) as Record<string, { value?: unknown; objectValue?: unknown }>;
+  const ours: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(config)) {
+    if (!key.startsWith("agentrun:")) continue;
+    ours[key.slice("agentrun:".length)] = entry.objectValue ?? entry.value;
+  }
+  return ours;
+}
+
+/** The resource types whose state says what a computer is and what ran in it (schema/schema.json's tokens). */
+export const COMPUTER_TYPE = "agentrun:index:Computer";
+export const COMMAND_TYPE = "agentrun:index:ComputerCommand";
+export const APP_TYPE = "agentrun:index:ComputerApp";
+/** The key Pulumi's state marks a secret value with; its value stays encrypted here (no --show-secrets). */
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+
+/** A value of the state with every secret in it as the word "[secret]". */
+function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (typeof value !== "object" || value === null) return value;
+  if (SECRET_SIG in value) return "[secret]";
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutSecrets(v)]));
+}
+
+/** One computer as a stack's state holds it: its Computer's inputs, and what the stack ran and installed in it. */
+export interface StackComputer {
+  /** Its Computer's inputs as declared; absent when the stack only runs in it (a computer made elsewhere). */
+  inputs?: Record<string, unknown>;
+  /** Its ComputerCommands' last runs, each by its resource name: the outputs as the state holds them. */
+  commands: Array<{ resource: string; outputs: Record<string, unknown> }>;
+  /** Its ComputerApps, each by its resource name. */
+  apps: Array<{ resource: string; outputs: Record<string, unknown> }>;
+}
+
+/** Each computer of a `pulumi stack export`, by its name: its Computer's inputs, commands and apps, every secret as "[secret]". */
+export function computersOfExport(exported: unknown): Map<string, StackComputer> {
+  const resources = (exported as { deployment?: { resources?: unknown[] } })?.deployment?.resources ?? [];
+  const out = new Map<string, StackComputer>();
+  const of = (name: string) => out.get(name) ?? (out.set(name, { commands: [], apps: [] }), out.get(name)!);
+  for (const resource of resources) {
+    const r = resource as { urn?: string; type?: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> };
+    const outputs = withoutSecrets(r.outputs ?? {}) as Record<string, unknown>;
+    const named =
+      String(r.urn ?? "")
+        .split("::")
+        .at(-1) ?? "";
+    if (r.type === COMPUTER_TYPE && typeof outputs.name === "string") of(outputs.name).inputs = withoutSecrets(r.inputs ?? {}) as Record<string, unknown>;
+    const computer = outputs.computer ?? r.inputs?.computer;
+    if (typeof computer !== "string") continue;
+    if (r.type === COMMAND_TYPE) of(computer).commands.push({ resource: named, outputs });
+    if (r.type === APP_TYPE) of(computer).apps.push({ resource: named, outputs });
+  }
+  return out;
+}
+
+/** The stack's computers as its state declares them, by name; secrets stay encrypted and are shown as "[secret]". */
+export async function stackComputers(source: StackSource, signal: AbortSignal): Promise<Map<string, StackComputer>> {
+  return computersOfExport(JSON.parse(await pulumi(source, ["stack", "export"], signal)));
 }

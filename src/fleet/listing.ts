@@ -4,7 +4,7 @@ import { boundedBy } from "../daemon/bound.js";
 import { stoppedWords } from "../contract/lifetime.js";
 import type { CallOptions } from "../daemon/client.js";
 import { pastDeadline } from "./janitor.js";
-import type { ComputerInfo, ComputerProvider, ComputerState } from "../contract/provider.js";
+import type { ComputerInfo, ComputerProvider, ComputerRef, ComputerState } from "../contract/provider.js";
 import type { MachineKind } from "../daemon/protocol.js";
 import type { Result } from "../daemon/result.js";
 import { ok } from "../daemon/result.js";
@@ -24,6 +24,8 @@ export interface Listing {
   readBack: boolean;
   /** Its deadline has passed (or it has none that could be read): the janitor's sweep deletes it. */
   overdue: boolean;
+  /** Its ref as read back (with the spec and hello read), when it was read back. */
+  ref?: ComputerRef;
 }
 
 export interface ListingOptions extends CallOptions {
@@ -41,7 +43,8 @@ async function readOne(provider: ComputerProvider, info: ComputerInfo, now: Date
   if (!read.ok) return { ...base, kind: fallback, drift: [`could not be read (${read.error.code}): ${read.error.message}`], readBack: false };
   // A stopped computer is drift, as a refresh shows it (`state`), said first.
   const drift = read.value.state === "stopped" ? [stoppedWords(info.deadline, now), ...read.value.drift] : read.value.drift;
-  return { ...base, state: read.value.state, kind: read.value.hello?.kind ?? read.value.ref.spec?.kind ?? fallback, drift, readBack: true };
+  const kind = read.value.hello?.kind ?? read.value.ref.spec?.kind ?? fallback;
+  return { ...base, state: read.value.state, kind, drift, readBack: true, ref: read.value.ref };
 }
 
 /** The provider's computers carrying every one of labels (all when none), each read back, in list order. */
