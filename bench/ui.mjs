@@ -10,11 +10,9 @@ import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import { cpus, loadavg } from "node:os";
-import CDP from "chrome-remote-interface";
 import { DockerProvider } from "../dist/src/docker/index.js";
-import { browserImage } from "../dist/test/support/fake-chromium.js";
+import { hostChromium } from "../dist/test/support/fake-chromium.js";
 import { onStop } from "./stop.mjs";
 
 const count = Number(process.argv[2] ?? 50);
@@ -133,50 +131,7 @@ try {
   execFileSync("node", [BIN, "ls", ...labelFlag], { cwd: root, stdio: "ignore" });
   const ls = performance.now() - lsStart;
 
-  const port = await new Promise((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-  execFileSync(
-    "docker",
-    [
-      "run",
-      "-d",
-      "--name",
-      chromium,
-      "--label",
-      `agentrun.bench=${run}`,
-      "--network",
-      "host",
-      "--user",
-      "1000:1000",
-      "--cap-drop",
-      "ALL",
-      "--security-opt",
-      "no-new-privileges",
-      "--shm-size",
-      "256m",
-      "--entrypoint",
-      "chromium",
-      await browserImage(),
-      "--headless",
-      "--no-sandbox",
-      "--remote-debugging-address=127.0.0.1",
-      `--remote-debugging-port=${port}`,
-      "--user-data-dir=/tmp/profile",
-      "--window-size=1400,1000",
-      "about:blank",
-    ],
-    { stdio: "ignore" },
-  );
-  for (let i = 0; !browser; i++) {
-    browser = await CDP({ host: "127.0.0.1", port }).catch((error) => {
-      if (i > 100) throw error;
-      return sleep(200).then(() => undefined);
-    });
-  }
+  browser = await hostChromium(chromium, labels);
 
   // Cold: from the command's start to N tiles on the page (the server's first read included).
   const uiStart = performance.now();

@@ -9,11 +9,11 @@
 // is refused; the server binds the loopback alone and leaves nothing after SIGTERM. Screenshots
 // are kept in dist/test-artifacts/cli-ui/ (docs/ui.png is copied from there by hand).
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import CDP from "chrome-remote-interface";
+import type CDP from "chrome-remote-interface";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RUN_LABEL } from "../../src/contract/labels.js";
@@ -22,7 +22,7 @@ import { readFile, writeFile } from "../../src/daemon/files.js";
 import type { Connection } from "../../src/contract/provider.js";
 import { agentrun, BIN, computers, labelFlags } from "../support/cli-helpers.js";
 import { cleanup, provider, spec, toolchain } from "../support/docker-helpers.js";
-import { browserImage } from "../support/fake-chromium.js";
+import { hostChromium } from "../support/fake-chromium.js";
 
 const ARTIFACTS = path.join(toolchain.root, "dist", "test-artifacts", "cli-ui");
 const FIXTURE = path.join(toolchain.root, "dist", "computerd-fixture-linux-amd64");
@@ -69,15 +69,6 @@ async function startUi(flags: string[] = [], cwd = toolchain.root): Promise<Ui> 
   const ui = { process: child, url, port: Number(at.port), secret: at.searchParams.get("secret")! };
   uis.push(ui);
   return ui;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The value of an expression in the page. */
@@ -163,44 +154,8 @@ beforeAll(async () => {
   desktopConnection = connected.value;
 
   const ui = await startUi();
-  const port = await freePort();
-  chromium = `agentrun-ui-test-chromium-${port}`;
-  execFileSync("docker", [
-    "run",
-    "-d",
-    "--name",
-    chromium,
-    ...Object.entries(fleet.label).flatMap(([k, v]) => ["--label", `${k}=${v}`]),
-    "--network",
-    "host",
-    "--user",
-    "1000:1000",
-    "--cap-drop",
-    "ALL",
-    "--security-opt",
-    "no-new-privileges",
-    "--shm-size",
-    "256m",
-    "--entrypoint",
-    "chromium",
-    await browserImage(),
-    "--headless",
-    "--no-sandbox",
-    "--remote-debugging-address=127.0.0.1",
-    `--remote-debugging-port=${port}`,
-    "--user-data-dir=/tmp/profile",
-    "--window-size=1400,1000",
-    "about:blank",
-  ]);
-  for (let i = 0; ; i++) {
-    try {
-      browser = await CDP({ host: "127.0.0.1", port });
-      break;
-    } catch (error) {
-      if (i > 100) throw error;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  chromium = `agentrun-ui-test-chromium-${randomBytes(6).toString("hex")}`;
+  browser = await hostChromium(chromium, fleet.label);
   await browser.send("Network.enable", {});
   await browser.send("Page.enable");
   await browser.send("Emulation.setDeviceMetricsOverride", { width: 1400, height: 1000, deviceScaleFactor: 1, mobile: false });

@@ -5,6 +5,7 @@
 // Headless Chromium listens on its own loopback only, so socat in the container relays one port
 // to it. A CDP WebSocket is piped raw to the container (relay), so the fake adds no framing.
 import { execFile } from "node:child_process";
+import CDP from "chrome-remote-interface";
 import { readFileSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import net from "node:net";
@@ -194,5 +195,60 @@ export class Screencast {
 
   stop(): void {
     this.#ws.terminate();
+  }
+}
+
+/** A port no one listens on now, on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A headless Chromium on this machine's network, to look at a page this machine serves on its
+ * loopback (the agentrun ui's test and bench): the browser image, hardened as the fakes' are, its
+ * CDP on 127.0.0.1 alone at a free port; its CDP client once it answers. The caller removes the
+ * container by its name.
+ */
+export async function hostChromium(name: string, labels: Record<string, string>): Promise<CDP.Client> {
+  const port = await freePort();
+  await docker([
+    "run",
+    "-d",
+    "--name",
+    name,
+    ...Object.entries(labels).flatMap(([k, v]) => ["--label", `${k}=${v}`]),
+    "--network",
+    "host",
+    "--user",
+    "1000:1000",
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--shm-size",
+    "256m",
+    "--entrypoint",
+    "chromium",
+    await browserImage(),
+    "--headless",
+    "--no-sandbox",
+    "--remote-debugging-address=127.0.0.1",
+    `--remote-debugging-port=${port}`,
+    "--user-data-dir=/tmp/profile",
+    "--window-size=1400,1000",
+    "about:blank",
+  ]);
+  for (let i = 0; ; i++) {
+    try {
+      return await CDP({ host: "127.0.0.1", port });
+    } catch (error) {
+      if (i > 100) throw error;
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
 }
