@@ -3,6 +3,7 @@
 // shared by every resource. A resource knows a vendor only through here, and this file knows
 // none: each provider's module maps its own settings onto its options.
 import { hostEnvironment } from "../src/contract/host.js";
+import { withoutValues } from "../src/daemon/redact.js";
 import { secretValues } from "../src/registry/settings.js";
 import type { ComputerProvider } from "../src/contract/provider.js";
 import type { Result, ResultError } from "../src/daemon/result.js";
@@ -14,7 +15,7 @@ export type Vendors = (id: string) => Promise<Result<ComputerProvider>>;
 /** A refusal with the value of every setting its schema marks secret taken out of its words. */
 export function withoutSecrets(error: ResultError, settings: Settings): ResultError {
   const secrets = secretValues(settings as Record<string, unknown>);
-  const hide = (words: string) => secrets.reduce((text, value) => text.split(value).join("<secret>"), words);
+  const hide = (words: string) => withoutValues(words, secrets, "<secret>");
   return {
     ...error,
     message: hide(error.message),

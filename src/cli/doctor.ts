@@ -3,6 +3,7 @@
 // test passes: one line each, --json for CI. Exits 1 when any line fails; no key is ever printed.
 import type { Command } from "commander";
 import { hostEnvironment } from "../contract/host.js";
+import { withoutValues } from "../daemon/redact.js";
 import { DEFAULT_PROVIDER, isProviderId, PROVIDER_IDS, providerFromSettings } from "../providers.js";
 import { testProvider } from "../registry/connection.js";
 import { secretValues } from "../registry/settings.js";
@@ -81,7 +82,7 @@ export function doctorCommand(program: Command, context: Context): Command {
       const lines = await Promise.all(Object.entries(byId).map(([id, settings]) => line(id, settings, context.signal)));
       // A vendor may quote what it refused: no configured secret reaches the output.
       const secrets = secretValues(byId);
-      const hide = (words: string) => secrets.reduce((text, value) => text.split(value).join("<secret>"), words);
+      const hide = (words: string) => withoutValues(words, secrets, "<secret>");
       const shown = lines.map((l) => ({ ...l, detail: hide(l.detail), target: l.target === null ? null : hide(l.target) }));
       if (flags.json) process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
       else

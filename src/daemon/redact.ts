@@ -30,6 +30,11 @@ export function redactWords(words: string): string {
   return RULES.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), words);
 }
 
+/** The words with each of values (a configured key, a secret setting) replaced by marker wherever it stands. */
+export function withoutValues(words: string, values: readonly string[], marker: string): string {
+  return values.reduce((text, value) => (value === "" ? text : text.split(value).join(marker)), words);
+}
+
 /** A thrown value in words (its name when it has its own), with anything key-shaped taken out, on one line. */
 export function errorWords(error: unknown): string {
   const text = error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error);

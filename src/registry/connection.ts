@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import { isSecretSetting, keySettingName } from "../contract/setting-marks.js";
 import type { ComputerProvider, HostEnvironment } from "../contract/provider.js";
-import { redactWords } from "../daemon/redact.js";
+import { redactWords, withoutValues } from "../daemon/redact.js";
 import { fail, type Result } from "../daemon/result.js";
 import { entryOf, isProviderId, PROVIDER_IDS, providerFromSettings } from "../providers.js";
 
@@ -103,7 +103,7 @@ export async function testProvider(
 
 /** The answer with every key's value taken out of its words (a vendor may quote what it refused). */
 function withoutKeys(answer: Result<{ detail: string }>, values: string[]): Result<{ detail: string }> {
-  const scrub = (words: string) => values.reduce((w, v) => w.split(v).join("[key]"), words);
+  const scrub = (words: string) => withoutValues(words, values, "[key]");
   if (answer.ok) return { ok: true, value: { detail: scrub(answer.value.detail) } };
   const { code, message, field } = answer.error;
   return fail(code, scrub(message), field === undefined ? {} : { field });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactWords } from "../../src/daemon/redact.js";
+import { redactWords, withoutValues } from "../../src/daemon/redact.js";
 
 describe("redactWords", () => {
   it.each([
@@ -26,5 +26,12 @@ describe("redactWords", () => {
   it("leaves plain words as they are", () => {
     const words = "the sandbox did not finish within 120000 ms; it last read running (exit code 0)";
     expect(redactWords(words)).toBe(words);
+  });
+});
+
+describe("withoutValues", () => {
+  it("replaces each value wherever it stands, and leaves the words alone for an empty one", () => {
+    expect(withoutValues("key k-1 then k-1, and k-22", ["k-1", "k-22"], "<secret>")).toBe("key <secret> then <secret>, and <secret>");
+    expect(withoutValues("plain words", ["", "absent"], "[key]")).toBe("plain words");
   });
 });

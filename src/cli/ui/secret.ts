@@ -3,6 +3,7 @@
 // host other than this machine's loopback at the server's port (a DNS rebinding), is refused.
 // And the other secrets, the provider's: hider takes them out of every body served.
 import { randomBytes, timingSafeEqual } from "node:crypto";
+import { withoutValues } from "../../daemon/redact.js";
 
 /** A new secret: 16 random bytes in hex. */
 export function newSecret(): string {
@@ -62,5 +63,5 @@ export function admit(request: RequestSeen, secret: string, port: number): Admis
 /** Words with each configured secret (a vendor's key) replaced by "<secret>": every body the server sends goes through it. */
 export function hider(secrets: readonly string[]): (text: string) => string {
   const shown = secrets.filter((s) => s.length >= 4);
-  return (text) => shown.reduce((out, secret) => out.split(secret).join("<secret>"), text);
+  return (text) => withoutValues(text, shown, "<secret>");
 }
