@@ -7,7 +7,7 @@
 // a name off the list is refused before any lookup, so no traffic leaves the machine. Every part
 // made is removed by its exact name at the end.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { docker, egressParts } from "../support/docker.js";
+import { docker, egressParts, removeEgress } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";
 
@@ -48,10 +48,7 @@ describe("an EgressProxy shared by two computers, through the real engine", () =
     try {
       await s?.dispose();
     } finally {
-      if (proxy) {
-        await docker("rm", "--force", `${proxy}-egress`);
-        await docker("volume", "rm", "--force", `${proxy}-egress`);
-      }
+      if (proxy) await removeEgress(proxy);
     }
   }, 300_000);
 

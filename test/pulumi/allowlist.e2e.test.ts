@@ -4,7 +4,7 @@
 // volume with the egress label. The list names one host nothing here ever connects to, so no
 // traffic leaves the machine. Every container made is removed by its exact name at the end.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { docker, egressParts } from "../support/docker.js";
+import { docker, egressParts, removeEgress } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 import { toolchain } from "../support/toolchain.js";
 
@@ -31,10 +31,7 @@ describe("an allowlisted computer through the real engine", () => {
     try {
       await s?.dispose();
     } finally {
-      if (name) {
-        await docker("rm", "--force", `${name}-egress`);
-        await docker("volume", "rm", "--force", `${name}-egress`);
-      }
+      if (name) await removeEgress(name);
     }
   }, 300_000);
 

@@ -4,7 +4,7 @@
 // nothing here connects to. Every part made is removed by its exact name, pass or fail.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DockerProvider } from "../../src/docker/index.js";
-import { docker, egressParts } from "../support/docker.js";
+import { docker, egressParts, removeEgress } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 import { ROOT } from "../support/toolchain.js";
 
@@ -28,10 +28,7 @@ describe("pulumi import of an egress proxy this provider made", () => {
     try {
       await s?.dispose();
     } finally {
-      if (name) {
-        await docker("rm", "--force", `${name}-egress`);
-        await docker("volume", "rm", "--force", `${name}-egress`);
-      }
+      if (name) await removeEgress(name);
     }
   }, 300_000);
 

@@ -3,7 +3,7 @@
 // (and makes nothing); destroy removes the proxy's container and volume. The list names hosts nothing
 // here connects to. Every part made is removed by its exact name, pass or fail.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { docker } from "../support/docker.js";
+import { docker, removeEgress } from "../support/docker.js";
 import { testStack, type TestStack } from "../support/stack.js";
 
 const HOST_ADDRESSES = ["192.0.2.1"]; // the plugin runs in a container here, so it is told the Docker host's addresses
@@ -28,10 +28,7 @@ describe("an EgressProxy's rules through the real engine", () => {
     try {
       await s?.dispose();
     } finally {
-      if (name) {
-        await docker("rm", "--force", `${name}-egress`);
-        await docker("volume", "rm", "--force", `${name}-egress`);
-      }
+      if (name) await removeEgress(name);
     }
   }, 300_000);
 

@@ -30,3 +30,9 @@ export async function egressParts(key: string): Promise<{ containers: string; vo
   ]);
   return { containers: containers.stdout, volumes: volumes.stdout };
 }
+
+/** Removes a computer's or proxy's egress parts by their exact name (<name>-egress, container and volume); gone is fine. */
+export async function removeEgress(name: string): Promise<void> {
+  await docker("rm", "--force", `${name}-egress`);
+  await docker("volume", "rm", "--force", `${name}-egress`);
+}
