@@ -66,12 +66,14 @@ export class KubePods {
 
   /** The cluster's checks of the image and the credentials, the daemon's bytes, and an allowlist's proxy image and the nodes' addresses. */
   async prepare(image: string, allow: boolean, signal?: AbortSignal): Promise<Result<PodInputs>> {
+    // The lost nodes listed beside the checks, not after them: no create waits for it alone.
+    const listing = this.#nodes.lost(signal);
     const cluster = await this.preflight.check(image, signal);
     if (!cluster.ok) return fail(cluster.error.code, `${cluster.error.message}; nothing was made`, cluster.error.field ? { field: cluster.error.field } : {});
     const daemon = await this.daemonBytes();
     if (!daemon.ok) return daemon;
     // Best effort: a listing that fails leaves the scheduler its own choice, as before.
-    const lost = await this.#nodes.lost(signal);
+    const lost = await listing;
     const avoid = lost.ok && lost.value.length > 0 ? { avoidNodes: lost.value } : {};
     if (!allow) return ok({ daemon: daemon.value, ...avoid });
     const egressImage = await this.egressImage();
