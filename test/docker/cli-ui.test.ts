@@ -209,9 +209,15 @@ describe("agentrun ui in a browser", () => {
     expect(await until<number[] | null>(`the desktop tile's first frame`, tilePixel(names.desktop, 50, 50), (p) => p !== null)).toEqual([0, 0, 0]);
     fixtureLog = await startFixture(desktopConnection.client);
     // The fixture paints red at (50, 50): the tile shows it within the low rate's pace (2 s) and a read.
-    await until<number[]>("red on the desktop's tile", tilePixel(names.desktop, 50, 50), (p) => p[0]! > 200 && p[1]! < 50 && p[2]! < 50, 10_000);
+    // A tile's image reads null while its next frame loads, so each wait takes null as "not yet".
+    await until<number[] | null>(
+      "red on the desktop's tile",
+      tilePixel(names.desktop, 50, 50),
+      (p) => p !== null && p[0]! > 200 && p[1]! < 50 && p[2]! < 50,
+      10_000,
+    );
     // The other desktop, on which nothing was drawn, stays black.
-    expect(await value(tilePixel(names.desktop2, 50, 50))).toEqual([0, 0, 0]);
+    expect(await until<number[] | null>("the other desktop's frame", tilePixel(names.desktop2, 50, 50), (p) => p !== null)).toEqual([0, 0, 0]);
     await screenshot("fleet.png");
   });
 
