@@ -29,7 +29,7 @@ import { RUN_STATES } from "../../src/contract/state.js";
 import { callerLabels, declaredLabels, defaultsOf, inputsReadBack, withoutUndefined, type Declared } from "./computer-read-back.js";
 import { UNKNOWN, hasUnknown, isObject, unwrap, wrapDerived, type Props } from "../secrets.js";
 
-const TYPE = "agentrun:index:Computer";
+export const TYPE = "agentrun:index:Computer";
 // How long one step may wait on the vendor (an image built at create is the longest).
 const CREATE_MS = 15 * 60_000;
 const STEP_MS = 2 * 60_000;

@@ -5,9 +5,8 @@
 // rest do not move), and preview --refresh shows each drifted child by its name. The `drift` output
 // is what was found before this up healed them (fleet-drift.ts).
 import * as pulumi from "@pulumi/pulumi";
-import { Computer } from "../sdk/index.js";
 import { z } from "zod";
-import { GIVEN, INPUTS, TEMPLATE } from "./computer.js";
+import { GIVEN, INPUTS, TEMPLATE, TYPE as COMPUTER } from "./computer.js";
 import { fieldsOf, isField, strings } from "../inputs.js";
 import { isObject } from "../secrets.js";
 import type { Construct } from "../resource.js";
@@ -41,11 +40,17 @@ export function templateProblem(template: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether an Output carries the runtime's own promise (in its code, not in its public types). */
+function withPromise(output: object): output is { promise(withUnknowns: boolean): Promise<unknown> } {
+  return "promise" in output && typeof output.promise === "function";
+}
+
 /** The value behind an input, once known; preview's unknown comes back as pulumi's unknown. */
 async function valueOf(input: unknown): Promise<unknown> {
   if (!pulumi.Output.isInstance(input)) return input;
   // The runtime's own promise with unknowns kept (the provider server awaits outputs the same way).
-  return (input as unknown as { promise(withUnknowns: boolean): Promise<unknown> }).promise(true);
+  if (!withPromise(input)) throw new Error("this @pulumi/pulumi's Output has no promise(): the plugin's runtime is not the one it was built with");
+  return input.promise(true);
 }
 
 /** The template's declared state once known (absent is running); undefined while any of it is unknown. */
@@ -53,6 +58,17 @@ function stateOf(template: unknown): RunState | undefined {
   if (template === pulumi.unknown) return undefined;
   const state = isObject(template) ? template.state : undefined;
   return state === pulumi.unknown || pulumi.Output.isInstance(state) ? undefined : declaredState(state);
+}
+
+/**
+ * A fleet's child: a Computer registered with the template's fields as the stack gave them, for the
+ * Computer's own check to judge and refuse by field (the SDK's typed args would claim them checked).
+ */
+class FleetChild extends pulumi.CustomResource {
+  declare readonly name: pulumi.Output<string>;
+  constructor(name: string, args: pulumi.Inputs, options: pulumi.CustomResourceOptions) {
+    super(COMPUTER, name, { ...args, name: undefined }, options);
+  }
 }
 
 class FleetComponent extends pulumi.ComponentResource {
@@ -85,7 +101,7 @@ export const fleet: Construct = async (ctx, name, inputs, options) => {
 
   const component = new FleetComponent(name, options);
   // The children as found before this up heals them (read-only, so a preview does it too).
-  const urn = await (component.urn as unknown as { promise(): Promise<string> }).promise();
+  const urn = z.string().parse(await valueOf(component.urn));
   const vendorId = templateNow === pulumi.unknown ? undefined : isObject(templateNow) ? (templateNow.provider ?? DEFAULT_PROVIDER) : DEFAULT_PROVIDER;
   const vendor = typeof vendorId !== "string" ? undefined : await ctx.vendor(vendorId);
   const drift = await driftAtStart(
@@ -103,12 +119,12 @@ export const fleet: Construct = async (ctx, name, inputs, options) => {
   const labels = pulumi
     .all([field("labels"), inputs.labels ?? {}])
     .apply(([own, fleetLabels]) => ({ ...(isObject(own) ? own : {}), ...(isObject(fleetLabels) ? fleetLabels : {}) }));
-  const args: Record<string, pulumi.Input<unknown>> = {};
+  const args: pulumi.Inputs = {};
   for (const k of INPUTS) if (k !== "labels" && k !== "mount") args[k] = field(k);
   args.mount = inputs.mount !== undefined ? inputs.mount : field("mount");
   args.labels = labels;
 
-  const children = Array.from({ length: count }, (_, n) => new Computer(`${name}-${n}`, args as never, { parent: component }));
+  const children = Array.from({ length: count }, (_, n) => new FleetChild(`${name}-${n}`, args, { parent: component }));
   const names = pulumi.all(children.map((c) => c.name));
   const state = { size, names, drift };
   component.done(state);
