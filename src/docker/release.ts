@@ -13,7 +13,7 @@ import { failure, remove, stop } from "./containers.js";
 import { removeEgress, sweepEgress } from "./egress.js";
 import { readComputer } from "./read.js";
 import { PROXY_PATTERN } from "./egress-request.js";
-import { type Inspected, labelsOf, nameOf } from "./readback.js";
+import { hasEgress, type Inspected, labelsOf, nameOf } from "./readback.js";
 
 /** Stopped or removed by its container id; only a computer (the provider's label), whatever its name. */
 export async function releaseComputer(context: DockerContext, ref: ComputerRef, how: ReleaseHow, options: CallOptions = {}): Promise<Result<undefined>> {
@@ -43,8 +43,10 @@ export async function releaseComputer(context: DockerContext, ref: ComputerRef, 
     const record = await removeClaim(engine, id);
     if (!record.ok) return record;
   }
-  // After the computer: its proxy stopped, or the proxy and its volume removed, found by the egress label.
-  return removeEgress(engine, nameOf(found.value), how);
+  // After the computer: its proxy stopped, or the proxy and its volume removed, found by the egress
+  // label. A computer with no part of an allowlist had none made for it: two listings of the whole
+  // engine saved on each release, which a fleet's destroy makes once a computer.
+  return hasEgress(found.value) ? removeEgress(engine, nameOf(found.value), how) : ok();
 }
 
 /**

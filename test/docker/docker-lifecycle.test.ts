@@ -73,6 +73,22 @@ describe("create aborted at each step leaves nothing", () => {
   );
 });
 
+describe("release asks the engine what the computer had", () => {
+  it("a computer on network none is inspected and removed, and no listing looks for egress parts it never had", async () => {
+    const labels = testLabel();
+    const made_ = track(await provider().create(spec({ labels })));
+    const calls: string[] = [];
+    const docker_ = provider({ engine: new DockerEngine(undefined, (asked) => calls.push(`${asked.method} ${asked.path}`)) });
+    try {
+      expect(await docker_.release(made_, "delete")).toEqual({ ok: true, value: undefined });
+    } finally {
+      await docker_.close();
+    }
+    expect(calls).toEqual([`GET /containers/${made_.id}/json`, expect.stringMatching(/^DELETE \/containers\/[0-9a-f]{64}$/)]);
+    expect(withLabel(labels)).toEqual([]);
+  });
+});
+
 describe("lifetime and the janitor", () => {
   it("a computer of 10 s stops itself, list shows it stopped, and sweep deletes it", async () => {
     const docker_ = provider();
