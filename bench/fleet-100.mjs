@@ -16,7 +16,7 @@ import { randomBytes } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { promisify } from "node:util";
 import { kib, peakOf, pidsOf, pluginPeak } from "./proc-memory.mjs";
-import { benchStack, leftOnDocker, removeLeft, tools } from "./pulumi-stack.mjs";
+import { benchStack, fleetResources, leftOnDocker, removeLeft, tools } from "./pulumi-stack.mjs";
 import { onStop } from "./stop.mjs";
 
 const run = promisify(execFile);
@@ -43,27 +43,8 @@ const parallel = async (items, f) => {
   );
 };
 
-async function fleetProgram(generation) {
-  const resources = Object.fromEntries(
-    Array.from({ length: n }, (_, i) => [
-      `c${i}`,
-      {
-        type: "agentrun:index:Computer",
-        properties: {
-          image,
-          lifetimeMs: 3_600_000,
-          network: "none",
-          cpus: 0.25,
-          memoryMb: 128,
-          pids: 64,
-          // A change of the label on the first ten replaces them.
-          labels: { "agentrun.bench": tag, generation: i < REPLACED ? String(generation) : "1" },
-        },
-      },
-    ]),
-  );
-  await program("agentrun-bench-fleet100", resources);
-}
+// A change of the label on the first ten replaces them.
+const fleetProgram = (generation) => program("agentrun-bench-fleet100", fleetResources(n, { image, tag, generation, replaced: REPLACED }));
 
 // --- memory: the engine's and the plugin's, sampled while the steps run ---
 const enginePids = await pidsOf(async (_p, cmd) => /^(dockerd|\/usr\/sbin\/dockerd|containerd --config \/var\/run\/docker)/.test(cmd));

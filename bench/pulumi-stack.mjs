@@ -17,7 +17,7 @@ export const tools = JSON.parse(await readFile(join(root, "dist/toolchain.json")
  * in it. remove() removes the folder, once: on a stop (SIGINT, SIGTERM) too, after the bench's own
  * cleanup (registered later: its destroy needs the folder), which calls it last.
  */
-export async function benchStack(prefix, { skipPreview = false, maxBuffer = 64 << 20 } = {}) {
+export async function benchStack(prefix, { skipPreview = false, maxBuffer = 64 << 20, env: extra = {} } = {}) {
   const making = mkdtemp(join(tmpdir(), prefix));
   const remove = onStop(async () => {
     const made = await making.catch(() => undefined);
@@ -31,6 +31,7 @@ export async function benchStack(prefix, { skipPreview = false, maxBuffer = 64 <
     PULUMI_CONFIG_PASSPHRASE: "bench",
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    ...extra,
   };
   const flags = ["--stack", "bench", "--non-interactive", ...(skipPreview ? ["--skip-preview"] : [])];
   const pulumi = (...args) => run(`${tools.pulumiBin}/pulumi`, [...args, ...flags], { cwd: dir, env, maxBuffer });
@@ -46,6 +47,30 @@ export async function benchStack(prefix, { skipPreview = false, maxBuffer = 64 <
     await run(`${tools.pulumiBin}/pulumi`, ["stack", "init", "bench", "--non-interactive"], { cwd: dir, env });
   };
   return { dir, env, pulumi, program, init, remove };
+}
+
+/**
+ * A YAML program's resources: n small computers c0..c(n-1) on the image, labelled with the bench's
+ * tag; the first `replaced` carry the generation in a label, so a new generation replaces them.
+ */
+export function fleetResources(n, { image, tag, generation = 1, replaced = 0 }) {
+  return Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [
+      `c${i}`,
+      {
+        type: "agentrun:index:Computer",
+        properties: {
+          image,
+          lifetimeMs: 3_600_000,
+          network: "none",
+          cpus: 0.25,
+          memoryMb: 128,
+          pids: 64,
+          labels: { "agentrun.bench": tag, generation: i < replaced ? String(generation) : "1" },
+        },
+      },
+    ]),
+  );
 }
 
 /** The containers and volumes that carry the label: what a bench's stack left on Docker. */
