@@ -6,7 +6,10 @@
 // for one computer's `docker run -d`, `docker inspect` + `docker exec`, and `docker rm -f`: the
 // anchor a call count is read against. Its stack and bare containers are removed at the end, and
 // when stopped half-way (SIGINT, SIGTERM) too.
-// Usage: npm run build && node bench/scale.mjs [N] [--parallel P]   (after npm run setup)
+// With --skip-checkpoints the engine writes its state once at the end of each step, not after
+// every resource (Pulumi's experimental PULUMI_SKIP_CHECKPOINTS): the difference is what writing
+// the whole state file after each of N resources costs, which grows as N squared.
+// Usage: npm run build && node bench/scale.mjs [N] [--parallel P] [--skip-checkpoints]   (after npm run setup)
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpus, loadavg } from "node:os";
@@ -26,7 +29,10 @@ const ANCHORS = 3;
 const calls = await countingEngine();
 const { dir, pulumi, program, init, remove } = await benchStack("agentrun-bench-scale-", {
   maxBuffer: 256 << 20,
-  env: { DOCKER_HOST: calls.host },
+  env: {
+    DOCKER_HOST: calls.host,
+    ...(process.argv.includes("--skip-checkpoints") ? { PULUMI_EXPERIMENTAL: "true", PULUMI_SKIP_CHECKPOINTS: "true" } : {}),
+  },
 });
 const bare = Array.from({ length: ANCHORS }, (_, i) => `agentrun-bench-scale-bare-${tag}-${i}`);
 const docker = (...args) => run("docker", args, { env: { ...process.env, DOCKER_HOST: calls.host } });
