@@ -51,26 +51,21 @@ function requestReader(seen) {
           return;
         }
         if (/chunked/i.test(header("transfer-encoding") ?? "")) state = { at: "size" };
-        else state = { at: "body", left: Number(header("content-length") ?? 0) };
-      } else if (state.at === "body") {
+        else state = { at: "skip", left: Number(header("content-length") ?? 0), then: "head" };
+      } else if (state.at === "skip") {
+        // A body, or one chunk and its CRLF: passed over, then what follows it.
         const take = Math.min(state.left, buf.length);
         buf = buf.subarray(take);
         state.left -= take;
         if (state.left > 0) return;
-        state = { at: "head" };
+        state = { at: state.then };
       } else if (state.at === "size") {
         const end = buf.indexOf(CRLF);
         if (end < 0) return;
         const size = parseInt(buf.subarray(0, end).toString("latin1"), 16);
         buf = buf.subarray(end + 2);
         // The last chunk is followed by trailers and an empty line, read as a head with no request.
-        state = size === 0 ? { at: "trailer" } : { at: "chunk", left: size + 2 };
-      } else if (state.at === "chunk") {
-        const take = Math.min(state.left, buf.length);
-        buf = buf.subarray(take);
-        state.left -= take;
-        if (state.left > 0) return;
-        state = { at: "size" };
+        state = size === 0 ? { at: "trailer" } : { at: "skip", left: size + 2, then: "size" };
       } else if (state.at === "trailer") {
         const end = buf.indexOf(CRLF);
         if (end < 0) return;
