@@ -75,7 +75,10 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a node lost under a fleet, through th
     }
     const seconds = (Date.now() - lostAt) / 1000;
     console.log(`the first preview naming every computer on the lost node ended ${seconds.toFixed(1)} s after the node was lost`);
-    expect(seconds).toBeLessThan(60);
+    // Named from the node's lease, not after the Pods' eviction (five minutes on): the API still
+    // says each of them runs. The time it took is a figure (bench/README.md), not held here.
+    const stale = (await pods()).filter((p) => onLost.includes(p.metadata.name));
+    expect(stale.map((p) => `${p.metadata.name} ${p.status?.phase}`).sort()).toEqual(onLost.map((name) => `${name} Running`).sort());
 
     // An up that reads back first, as every example's project asks (options: refresh: always).
     const healed = await s.cli("up", "--refresh", "--yes");
