@@ -201,7 +201,8 @@ describe("the phone harness provider's faults", () => {
         { signal: cancel.signal },
       );
       expect(cancelled).toMatchObject({ done: 1, failed: { index: 1, kind: "aborted" } });
-      expect(Date.now() - started).toBeLessThan(2000);
+      // Ended by the cancel, not by the 5 s wait running out (a margin for a loaded machine).
+      expect(Date.now() - started).toBeLessThan(4000);
       setTimeout(() => stand.fake.phone(ref.id)!.drop(), 150);
       const dropped = await client.call("input.actions", {
         actions: [

@@ -82,7 +82,8 @@ describe("the phone harness provider", () => {
       const closedAt = Date.now();
       setTimeout(() => void connection.value.close(), 100);
       await expect(waiting).rejects.toMatchObject({ kind: "closed" });
-      expect(Date.now() - closedAt).toBeLessThan(2000);
+      // Ended by the close, not by the watch's 8 s wait running out (a margin for a loaded machine).
+      expect(Date.now() - closedAt).toBeLessThan(6000);
       // Another client's session: not this provider's, so no DELETE is sent for it.
       const released = await provider.release({ id: other.id, name: other.id, provider: "phone-harness" }, "delete");
       expect(released).toMatchObject({ ok: false, error: { code: "not_found" } });
