@@ -251,6 +251,12 @@ async function providerRefusals(ctx: Context, provider: ComputerProvider, inputs
     // A secret field's refusal is named, never shown: the words could quote it.
     failures.push({ property, reason: secretKeys.has(property) ? `${property} (a secret) is refused` : r.message });
   }
+  // An image the provider knows it could not have is refused now, not by a create half-way through an up.
+  if (spec.image !== undefined && provider.imageHeld && !failures.some((f) => f.property === "image")) {
+    const held = await provider.imageHeld(spec.image, { signal: bounded(ctx, HOST_MS) });
+    if (!held.ok && held.error.field === "image")
+      failures.push({ property: "image", reason: secretKeys.has("image") ? "image (a secret) is refused" : held.error.message });
+  }
   return failures;
 }
 

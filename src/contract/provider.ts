@@ -324,6 +324,12 @@ export interface ComputerProvider {
   readonly snapshots?: SnapshotHooks;
   /** A warm pool's hooks: absent where the vendor gives no atomic claim. */
   readonly pool?: PoolHooks;
+  /**
+   * Whether a computer could have the image: held where computers run, or by the registry they
+   * pull from. A refusal (field image) is what the provider knows is missing; what it cannot tell
+   * is ok, left to the create. Unset: left to the create.
+   */
+  imageHeld?(image: string, options?: CallOptions): Promise<Result<undefined>>;
   /** One account-level read that makes nothing: Settings' test of a provider's keys. */
   testConnection?(options?: CallOptions): Promise<Result<{ detail: string }>>;
   /** Where its calls go, in words (the engine, the cluster, the vendor's address): never a key. */

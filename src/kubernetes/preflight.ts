@@ -1,12 +1,13 @@
 // Before anything is made, what the API server can say in a few bounded reads, each refusal naming
 // its setting and never a value from the kubeconfig: its server answers and takes its credentials,
 // the namespace is there and they may make, exec into, delete and list Pods in it, the RuntimeClass
-// is the cluster's, and, where nothing is pulled (imagePullPolicy Never), some node holds the image.
+// is the cluster's, and some node holds the image or, where a node would pull it, its registry does.
 // A check the credentials may not read (403) is left to the create, which refuses the same in the
 // API server's words. What passed is kept: the cluster's checks once per provider, an image once.
 import { fail, ok, type Result } from "../daemon/result.js";
 import type { KubeApi } from "./api.js";
 import type { Settled } from "./options.js";
+import { imageAt, inRegistry } from "./registry.js";
 
 /** The kubelet lists at most this many of a node's images in its status (nodeStatusMaxImages' default): a longer store may hold one not listed. */
 const NODE_IMAGES_LISTED = 50;
@@ -54,7 +55,7 @@ export class Preflight {
       if (!cluster.ok) return cluster;
       this.#cluster = true;
     }
-    if (image === undefined || this.#o.pullPolicy !== "Never" || this.#images.has(image)) return ok();
+    if (image === undefined || this.#images.has(image)) return ok();
     const held = await this.#imageHeld(image, signal);
     if (held.ok) this.#images.add(image);
     return held;
@@ -114,7 +115,10 @@ export class Preflight {
     return ok();
   }
 
-  /** One list of the nodes: some node's store holds the image, or none could and none lists so many that one may be left out. */
+  /**
+   * One list of the nodes: some node's store holds the image, or none could and none lists so many
+   * that one may be left out; then, where a node would pull it, its registry is asked (registry.ts).
+   */
   async #imageHeld(image: string, signal: AbortSignal | undefined): Promise<Result<undefined>> {
     const nodes = await this.#get<NodeList>("/api/v1/nodes", "listing the nodes' images", signal);
     if (!nodes.ok) return nodes.error.code === "refused" ? ok() : nodes;
@@ -122,9 +126,18 @@ export class Preflight {
     const stores = (nodes.value?.items ?? []).map((n) => n.status?.images ?? []);
     if (stores.some((images) => images.some((i) => (i.names ?? []).some((n) => storeName(n) === want)))) return ok();
     if (stores.length === 0 || stores.some((images) => images.length >= NODE_IMAGES_LISTED)) return ok();
+    const shown = image.slice(0, 200);
+    if (this.#o.pullPolicy === "Never")
+      return fail(
+        "invalid",
+        `no node of the cluster holds the image ${shown}, and imagePullPolicy is Never, so nothing would pull it: load it onto the nodes, or give imagePullPolicy IfNotPresent and a registry the nodes pull from`,
+        { field: "image" },
+      );
+    const at = imageAt(image);
+    if ((await inRegistry(image, { ca: this.#o.creds.ca, ms: this.#o.t.callMs, signal })) !== "missing" || !at) return ok();
     return fail(
       "invalid",
-      `no node of the cluster holds the image ${image.slice(0, 200)}, and imagePullPolicy is Never, so nothing would pull it: load it onto the nodes, or give imagePullPolicy IfNotPresent and a registry the nodes pull from`,
+      `no node of the cluster holds the image ${shown}, and its registry ${at.host} has no ${at.repository}:${at.reference.slice(0, 80)} (it answered 404 for its manifest): push the image there, or name one a node or the registry holds`,
       { field: "image" },
     );
   }

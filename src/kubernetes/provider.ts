@@ -202,6 +202,11 @@ export class KubernetesProvider implements ComputerProvider {
     return `the API server at ${this.#sb.api.server}, namespace ${this.#sb.o.namespace}`;
   }
 
+  /** A node's store holds the image, or the registry a node would pull it from does (preflight.ts); asked at a preview. */
+  imageHeld(image: string, options: CallOptions = {}): Promise<Result<undefined>> {
+    return this.#sb.preflight.check(image, options.signal);
+  }
+
   /** One read that makes nothing: the server answers the credentials and they may write Pods in the namespace. */
   async testConnection(options: CallOptions = {}): Promise<Result<{ detail: string }>> {
     const checked = await this.#sb.preflight.check(undefined, options.signal);

@@ -2,8 +2,8 @@
 // words naming the setting and never a secret from it: a kubeconfig whose server does not answer or
 // does not take its credentials, a namespace that does not exist, a namespace a service account with
 // no rights may not write (its token from the TokenRequest API), a RuntimeClass the cluster lacks
-// (runtimeClass, gvisorRuntimeClass), an image no node holds. After each, no Pod carries the test's
-// label. Skipped in words unless
+// (runtimeClass, gvisorRuntimeClass), an image no node holds and none would pull (with nothing pulled,
+// or its registry without it). After each, no Pod carries the test's label. Skipped in words unless
 // AGENTRUN_KUBE_TESTS=1; starts the cluster when it is not running and leaves it running.
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
@@ -117,8 +117,25 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "bad settings refused by the test clus
     await refused(await createWith({}, absent), "invalid", "image", /no node of the cluster holds the image .*imagePullPolicy is Never/);
   });
 
-  it("passes the cluster's own settings: the admin's kubeconfig, default, the image on the node", async () => {
-    const pods = new KubePods({ kubeconfig: cluster.text, imagePullPolicy: "Never" }, () => "0.0.0");
+  it("refuses an image neither a node nor its registry holds when a node would pull it, naming image", async () => {
+    const registry = cluster.image.slice(0, cluster.image.indexOf("/"));
+    const absent = `${registry}/agentrun-absent-${tag}:1`;
+    await refused(
+      await createWith({ imagePullPolicy: "IfNotPresent" }, absent),
+      "invalid",
+      "image",
+      new RegExp(`no node of the cluster holds the image ${absent}, and its registry ${registry} has no agentrun-absent-${tag}:1 \\(it answered 404`),
+    );
+  });
+
+  it("leaves to the create an image whose registry says nothing it can read (Docker Hub, unreachable here)", async () => {
+    const pods = new KubePods({ kubeconfig: cluster.text, imagePullPolicy: "IfNotPresent" }, () => "0.0.0");
+    expect(await pods.preflight.check(`docker.io/library/agentrun-absent-${tag}:1`)).toEqual({ ok: true });
+  });
+
+  it("passes the cluster's own settings: the admin's kubeconfig, default, the image in the cluster's registry", async () => {
+    // The pull policy left as users leave it: a node that has not pulled the image yet pulls it from there.
+    const pods = new KubePods({ kubeconfig: cluster.text }, () => "0.0.0");
     expect(await pods.preflight.check(cluster.image)).toEqual({ ok: true });
   });
 });

@@ -1,7 +1,8 @@
 // The WarmPool with provider kubernetes through the real Pulumi engine on the test cluster: up
 // makes two ready Pods; a claim by the library takes one for a run; preview --refresh shows the
 // short pool (exit 7) and an up refills it with a new Pod (the claimed one never adopted back); destroy releases the ready Pods and leaves the claimed
-// one to its run, which releaseOlder then releases. Skipped in words unless AGENTRUN_KUBE_TESTS=1;
+// one to its run, which releaseOlder then releases; a template whose image nothing holds is refused at
+// preview. Skipped in words unless AGENTRUN_KUBE_TESTS=1;
 // starts the cluster when it is not running and leaves it running.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,8 +20,10 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a WarmPool on the test cluster" : `sk
   const run = `kube-e2e-pool-${randomBytes(4).toString("hex")}`;
   let claimed: Claimed | undefined;
 
+  let kube: Awaited<ReturnType<typeof testCluster>>;
+
   beforeAll(async () => {
-    const kube = await testCluster();
+    kube = await testCluster();
     provider = create({ kubeconfig: kube.text });
     s = await testStack(
       "kube-pool",
@@ -67,4 +70,15 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a WarmPool on the test cluster" : `sk
     const after = await provider.list({ [POOL_LABEL]: poolId });
     expect(after.ok && after.value).toEqual([]);
   }, 1_800_000);
+
+  it("refuses at preview a template whose image neither a node nor the cluster's registry holds, naming it", async () => {
+    const registry = kube.image.slice(0, kube.image.indexOf("/"));
+    const absent = `${registry}/agentrun-absent-${run}:1`;
+    const template = { provider: "kubernetes", image: absent, lifetimeMs: 1_800_000, network: "none", cpus: 0.1, memoryMb: 128 };
+    await s.program({ bad: { type: "agentrun:index:WarmPool", properties: { size: 1, template } } });
+    const preview = await s.cli("preview");
+    const said = preview.stdout + preview.stderr;
+    expect(preview.exitCode, said).not.toBe(0);
+    expect(said).toContain(`template.image: no node of the cluster holds the image ${absent}, and its registry ${registry} has no agentrun-absent-${run}:1`);
+  }, 600_000);
 });
