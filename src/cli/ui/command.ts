@@ -5,17 +5,16 @@
 import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { listComputers } from "../../fleet/listing.js";
 import { secretValues } from "../../registry/settings.js";
 import { everyOwn } from "../computer.js";
 import type { Context } from "../context.js";
 import { chosenOf, collect, pairs, providerFrom, type ProviderFlags, withProviderOptions } from "../settings.js";
-import { type StackComputer, stackComputers } from "../stack-config.js";
+import { type StackState, stackComputers } from "../stack-config.js";
 import type { Declared } from "./details.js";
 import { bounded } from "../bounds.js";
 import { api, EventStreams } from "./api.js";
 import { Screens } from "./screens.js";
-import { secretLabelsOf } from "./fleet.js";
+import { byResource, secretLabelsOf } from "./fleet.js";
 import { hider, newSecret } from "./secret.js";
 import { serve } from "./server.js";
 import { FleetWatch } from "./watch.js";
@@ -54,8 +53,8 @@ const SECRET_LABELS_MS = 60_000;
 function stackReader(flags: UiFlags, signal: AbortSignal) {
   const stack = flags.stack!;
   const source = { stack, cwd: process.cwd(), ...(flags.backend ? { backend: flags.backend } : {}) };
-  let read: { at: number; computers: Promise<Map<string, StackComputer>> } | undefined;
-  let known: Map<string, StackComputer> | undefined;
+  let read: { at: number; computers: Promise<StackState> } | undefined;
+  let known: StackState | undefined;
   const fresh = (maxAgeMs: number) => {
     if (!read || Date.now() - read.at > maxAgeMs) {
       const computers = stackComputers(source, bounded(signal));
@@ -71,7 +70,7 @@ function stackReader(flags: UiFlags, signal: AbortSignal) {
     /** A computer as the stack declares it, for its page. */
     async declared(name: string, maxAgeMs: number): Promise<Declared> {
       try {
-        return { stack, computer: (await fresh(maxAgeMs)).get(name) };
+        return { stack, computer: (await fresh(maxAgeMs)).computers.get(name) };
       } catch (error) {
         return { stack, error: error instanceof Error ? error.message.split("\n")[0]! : String(error) };
       }
@@ -79,8 +78,10 @@ function stackReader(flags: UiFlags, signal: AbortSignal) {
     /** The labels the stack declares secret on a computer, as last read (a read begun when that is old). */
     secretLabels(name: string): Set<string> {
       void fresh(SECRET_LABELS_MS).catch(() => undefined);
-      return secretLabelsOf(known?.get(name)?.inputs);
+      return secretLabelsOf(known?.computers.get(name)?.inputs);
     },
+    /** The tiles by the stack's resource that made each, as last read. */
+    grouping: byResource(stack, () => known),
     /** Waits for the first read, whatever it gives. */
     async ready(): Promise<void> {
       await fresh(SECRET_LABELS_MS).catch(() => undefined);
@@ -126,22 +127,17 @@ export function uiCommand(program: Command, context: Context): Command {
     const stack = flags.stack ? stackReader(flags, signal) : undefined;
     // The tiles hide what the stack declares secret from the first render on.
     await stack?.ready();
-    const fleet = new FleetWatch(
-      provider,
-      (s) => listComputers(provider, Object.keys(labels).length > 0 ? labels : (everyOwn(provider) ?? {}), { signal: s }),
+    const fleet = new FleetWatch(provider, {
+      labels: Object.keys(labels).length > 0 ? labels : (everyOwn(provider) ?? {}),
       everyMs,
       signal,
-      (name) => stack?.secretLabels(name) ?? new Set(),
-    );
+      secretLabels: (name) => stack?.secretLabels(name) ?? new Set(),
+      ...(stack ? { grouping: stack.grouping } : {}),
+    });
     const streams = new EventStreams(hide);
     const screens = new Screens(
       provider,
-      (name) => {
-        const found = fleet.find(name);
-        // The ref as read back: its spec says the kind, which a provider's live view goes by.
-        if (!found?.tile.screen) return undefined;
-        return { ref: found.listing.ref ?? found.listing.info.ref, kind: found.tile.kind === "browser" ? "browser" : "desktop" };
-      },
+      (name) => fleet.screenOf(name),
       (event) => streams.broadcast("screen", event),
       signal,
     );
