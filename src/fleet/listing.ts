@@ -1,5 +1,7 @@
 // A provider's computers with each one's drift read back, and whether it has outlived its
-// deadline (the janitor's rule): what `agentrun ls` shows and the plugin's listComputers gives.
+// deadline (the janitor's rule): what `agentrun ls` shows and the plugin's listComputers gives;
+// and its two halves, the list alone and the read-back, for agentrun ui, which reads back only
+// the computers whose listing changed.
 import { boundedBy } from "../daemon/bound.js";
 import { stoppedWords } from "../contract/lifetime.js";
 import type { CallOptions } from "../daemon/client.js";

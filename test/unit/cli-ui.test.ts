@@ -64,9 +64,10 @@ describe("a tile", () => {
     expect(groupTiles([tile]).map((g) => g.title)).toEqual(["[secret]"]);
   });
 
-  it("has a screen when it is a running desktop or browser alone", () => {
+  it("has a screen when it is a running desktop, browser or phone alone", () => {
     expect(tileOf(provider, listing("a", { kind: "desktop" })).screen).toBe(true);
     expect(tileOf(provider, listing("a", { kind: "browser" })).screen).toBe(true);
+    expect(tileOf(provider, listing("a", { kind: "android" })).screen).toBe(true);
     expect(tileOf(provider, listing("a", { kind: "desktop", state: "stopped" })).screen).toBe(false);
     expect(tileOf(provider, listing("a")).screen).toBe(false);
   });

@@ -1,7 +1,7 @@
 // The page: one HTML document, its style and its script, plain (no framework, nothing fetched
 // from elsewhere), served from these strings. The script reads the fleet's events, shows tiles
-// by run, tells the server which tiles are in view (IntersectionObserver), and opens a
-// computer's page at #/c/<name>.
+// by group (run, or stack resource), tells the server which tiles are in view
+// (IntersectionObserver), and opens a computer's page at #/c/<name>.
 
 export const PAGE = `<!doctype html>
 <html lang="en">

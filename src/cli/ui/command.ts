@@ -1,5 +1,5 @@
 // agentrun ui: the fleet as one local page (this machine's loopback alone, a secret in the URL it
-// prints), current on its own, with live desktop screens and each computer's page. It runs until
+// prints), current on its own, with live screens and each computer's page. It runs until
 // ^C or SIGTERM, then ends with nothing left: the page's connections, the screens' connections
 // and watches, the fleet's reads (the program's end closes the providers).
 import { spawn } from "node:child_process";
@@ -17,7 +17,7 @@ import { Screens } from "./screens.js";
 import { byResource, secretLabelsOf } from "./fleet.js";
 import { hider, newSecret } from "./secret.js";
 import { serve } from "./server.js";
-import { FleetWatch } from "./watch.js";
+import { FleetWatch, FULL_READ_PACES } from "./watch.js";
 
 interface UiFlags extends ProviderFlags {
   label?: string[];
@@ -109,7 +109,12 @@ export function uiCommand(program: Command, context: Context): Command {
     .description("serve a page that watches the fleet (this machine's loopback alone; the URL it prints holds the page's secret)")
     .option("--label <k=v>", "only computers with this label (repeatable)", collect)
     .option("--port <n>", "the port (0: any free one)", port, 0)
-    .option("--every <seconds>", "read the fleet again this often", every, 5)
+    .option(
+      "--every <seconds>",
+      `list the fleet again this often (a computer is read back when its listing changed, or every ${FULL_READ_PACES}th time)`,
+      every,
+      5,
+    )
     .option("--open", "open the page in this machine's browser (xdg-open)")
     .option("--control", "let the page click and type on a desktop's screen (off by default)")
     .addHelpText("after", "\nExample:\n  agentrun ui --stack dev --open   # prints http://127.0.0.1:<port>/?secret=<32 hex>; ^C stops it");
