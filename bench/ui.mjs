@@ -4,7 +4,9 @@
 // fleet's CPU while the page watches it at rest (the fleet view open, no tile opened) against the
 // same fleet unwatched (no page, no server), in windows that alternate, with the server's own CPU
 // beside. Anchors: `agentrun ls` of the same computers (the same read, as a table), and the
-// unwatched windows. Everything is removed by exact name, or by the run's label on a stop.
+// unwatched windows. The server reads each computer back in full once a minute (12 paces of
+// 5 s), so a window is 120 s by default: a window under a minute can leave those reads out.
+// Everything is removed by exact name, or by the run's label on a stop.
 // Run after `npm run build`: node bench/ui.mjs [N] [seconds a window] [rounds]
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -16,7 +18,7 @@ import { hostChromium } from "../dist/test/support/fake-chromium.js";
 import { onStop } from "./stop.mjs";
 
 const count = Number(process.argv[2] ?? 50);
-const windowS = Number(process.argv[3] ?? 60);
+const windowS = Number(process.argv[3] ?? 120);
 const rounds = Number(process.argv[4] ?? 2);
 const root = new URL("..", import.meta.url).pathname;
 const BIN = `${root}dist/src/cli/program.js`;

@@ -1,5 +1,6 @@
 // A stack's `agentrun:` config and its computers as its state declares them (each Computer's
-// inputs, with the ComputerCommands run and the ComputerApps installed in it), read
+// inputs, with the ComputerCommands run and the ComputerApps installed in it, and the Computer,
+// Fleet or WarmPool that made it), read
 // through the Pulumi CLI as `npm run up` keeps it: the local backend in the project's .pulumi/
 // folder, and the local passphrase unless the caller set one.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -75,6 +76,8 @@ export async function agentrunConfig(source: StackSource, signal: AbortSignal): 
 export const COMPUTER_TYPE = "agentrun:index:Computer";
 export const COMMAND_TYPE = "agentrun:index:ComputerCommand";
 export const APP_TYPE = "agentrun:index:ComputerApp";
+export const FLEET_TYPE = "agentrun:index:Fleet";
+export const POOL_TYPE = "agentrun:index:WarmPool";
 /** The key Pulumi's state marks a secret value with; its value stays encrypted here (no --show-secrets). */
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 
@@ -94,30 +97,55 @@ export interface StackComputer {
   commands: Array<{ resource: string; outputs: Record<string, unknown> }>;
   /** Its ComputerApps, each by its resource name. */
   apps: Array<{ resource: string; outputs: Record<string, unknown> }>;
+  /** The resource that made it, in words ("Computer linux", "Fleet workers", "WarmPool warm"); absent when the stack made none. */
+  madeBy?: string;
 }
 
-/** Each computer of a `pulumi stack export`, by its name: its Computer's inputs, commands and apps, every secret as "[secret]". */
-export function computersOfExport(exported: unknown): Map<string, StackComputer> {
-  const resources = (exported as { deployment?: { resources?: unknown[] } })?.deployment?.resources ?? [];
+/** A stack's computers by name, and its WarmPools' words by pool id (a claimed member carries the id as its agentrun.pool label). */
+export interface StackState {
+  computers: Map<string, StackComputer>;
+  pools: Map<string, string>;
+}
+
+/** Each computer of a `pulumi stack export`, by its name: its Computer's inputs, commands and apps, every secret as "[secret]", and what made it. */
+export function computersOfExport(exported: unknown): StackState {
+  const resources = ((exported as { deployment?: { resources?: unknown[] } })?.deployment?.resources ?? []) as Array<{
+    urn?: string;
+    type?: string;
+    parent?: string;
+    inputs?: Record<string, unknown>;
+    outputs?: Record<string, unknown>;
+  }>;
   const out = new Map<string, StackComputer>();
+  const pools = new Map<string, string>();
   const of = (name: string) => out.get(name) ?? (out.set(name, { commands: [], apps: [] }), out.get(name)!);
-  for (const resource of resources) {
-    const r = resource as { urn?: string; type?: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> };
+  const nameOf = (urn: string | undefined) =>
+    String(urn ?? "")
+      .split("::")
+      .at(-1) ?? "";
+  // A Fleet's Computers are its children: each is grouped as the Fleet's.
+  const fleets = new Set(resources.filter((r) => r.type === FLEET_TYPE).map((r) => r.urn));
+  for (const r of resources) {
     const outputs = withoutSecrets(r.outputs ?? {}) as Record<string, unknown>;
-    const named =
-      String(r.urn ?? "")
-        .split("::")
-        .at(-1) ?? "";
-    if (r.type === COMPUTER_TYPE && typeof outputs.name === "string") of(outputs.name).inputs = withoutSecrets(r.inputs ?? {}) as Record<string, unknown>;
+    const named = nameOf(r.urn);
+    if (r.type === COMPUTER_TYPE && typeof outputs.name === "string") {
+      const computer = of(outputs.name);
+      computer.inputs = withoutSecrets(r.inputs ?? {}) as Record<string, unknown>;
+      computer.madeBy = fleets.has(r.parent) ? `Fleet ${nameOf(r.parent)}` : `Computer ${named}`;
+    }
+    if (r.type === POOL_TYPE && typeof outputs.poolId === "string") {
+      pools.set(outputs.poolId, `WarmPool ${named}`);
+      for (const member of Array.isArray(outputs.members) ? outputs.members : []) if (typeof member === "string") of(member).madeBy ??= `WarmPool ${named}`;
+    }
     const computer = outputs.computer ?? r.inputs?.computer;
     if (typeof computer !== "string") continue;
     if (r.type === COMMAND_TYPE) of(computer).commands.push({ resource: named, outputs });
     if (r.type === APP_TYPE) of(computer).apps.push({ resource: named, outputs });
   }
-  return out;
+  return { computers: out, pools };
 }
 
-/** The stack's computers as its state declares them, by name; secrets stay encrypted and are shown as "[secret]". */
-export async function stackComputers(source: StackSource, signal: AbortSignal): Promise<Map<string, StackComputer>> {
+/** The stack's computers as its state declares them, by name, and its pools; secrets stay encrypted and are shown as "[secret]". */
+export async function stackComputers(source: StackSource, signal: AbortSignal): Promise<StackState> {
   return computersOfExport(JSON.parse(await pulumi(source, ["stack", "export"], signal)));
 }

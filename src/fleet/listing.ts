@@ -1,5 +1,7 @@
 // A provider's computers with each one's drift read back, and whether it has outlived its
-// deadline (the janitor's rule): what `agentrun ls` shows and the plugin's listComputers gives.
+// deadline (the janitor's rule): what `agentrun ls` shows and the plugin's listComputers gives;
+// and its two halves, the list alone and the read-back, for agentrun ui, which reads back only
+// the computers whose listing changed.
 import { boundedBy } from "../daemon/bound.js";
 import { stoppedWords } from "../contract/lifetime.js";
 import type { CallOptions } from "../daemon/client.js";
@@ -47,19 +49,35 @@ async function readOne(provider: ComputerProvider, info: ComputerInfo, now: Date
   return { ...base, state: read.value.state, kind, drift, readBack: true, ref: read.value.ref };
 }
 
-/** The provider's computers carrying every one of labels (all when none), each read back, in list order. */
-export async function listComputers(provider: ComputerProvider, labels: Record<string, string> = {}, options: ListingOptions = {}): Promise<Result<Listing[]>> {
-  const { signal } = options;
-  const now = options.now ?? new Date();
-  const found = await provider.list(Object.keys(labels).length > 0 ? labels : undefined, { signal: boundedBy(CALL_MS, signal).signal });
+/** An earlier read-back of a computer kept with what the list says of it now (its deadline held to now). */
+export function relisted(provider: ComputerProvider, earlier: Listing, info: ComputerInfo, now: Date): Listing {
+  return { ...earlier, info, overdue: pastDeadline(info, now, provider.capabilities()) };
+}
+
+/** The provider's computers carrying every one of labels (all when none), as list() gives them: no daemon reached. */
+export async function listInfos(provider: ComputerProvider, labels: Record<string, string> = {}, options: CallOptions = {}): Promise<Result<ComputerInfo[]>> {
+  const found = await provider.list(Object.keys(labels).length > 0 ? labels : undefined, { signal: boundedBy(CALL_MS, options.signal).signal });
   if (!found.ok) return found;
   // Held to the labels again: a computer without them is never reported, whatever list gave.
-  const infos = found.value.filter((info) => Object.entries(labels).every(([k, v]) => info.labels[k] === v));
+  return ok(found.value.filter((info) => Object.entries(labels).every(([k, v]) => info.labels[k] === v)));
+}
+
+/** Each listed computer read back, a few at once, in list order; those gone meanwhile left out. */
+export async function readEach(provider: ComputerProvider, infos: readonly ComputerInfo[], options: ListingOptions = {}): Promise<Listing[]> {
+  const now = options.now ?? new Date();
   const out: Array<Listing | undefined> = new Array(infos.length);
   let next = 0;
   const worker = async () => {
-    for (let i = next++; i < infos.length; i = next++) out[i] = await readOne(provider, infos[i]!, now, signal);
+    for (let i = next++; i < infos.length; i = next++) out[i] = await readOne(provider, infos[i]!, now, options.signal);
   };
   await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, infos.length) }, worker));
-  return ok(out.filter((l): l is Listing => l !== undefined));
+  return out.filter((l): l is Listing => l !== undefined);
+}
+
+/** The provider's computers carrying every one of labels (all when none), each read back, in list order. */
+export async function listComputers(provider: ComputerProvider, labels: Record<string, string> = {}, options: ListingOptions = {}): Promise<Result<Listing[]>> {
+  const now = options.now ?? new Date();
+  const found = await listInfos(provider, labels, options);
+  if (!found.ok) return found;
+  return ok(await readEach(provider, found.value, { ...options, now }));
 }

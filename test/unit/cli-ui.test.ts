@@ -2,19 +2,19 @@
 // secret a request must carry, and the server over a stand-in fleet: every request without the
 // secret refused with one word, input refused without --control, and no planted secret in any
 // body it serves.
-import { afterEach, describe, expect, it } from "vitest";
-import { RUN_LABEL } from "../../src/contract/labels.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { POOL_LABEL, RUN_LABEL } from "../../src/contract/labels.js";
 import type { ComputerInfo, ComputerProvider, ReadBack } from "../../src/contract/provider.js";
 import type { Listing } from "../../src/fleet/listing.js";
 import { ok } from "../../src/daemon/result.js";
 import { actionsOf, api, EventStreams, type PageInput } from "../../src/cli/ui/api.js";
 import { ranIn, specRows } from "../../src/cli/ui/details.js";
 import { computersOfExport } from "../../src/cli/stack-config.js";
-import { groupTiles, marks, secretLabelsOf, tileOf } from "../../src/cli/ui/fleet.js";
+import { byResource, groupTiles, marks, secretLabelsOf, tileOf } from "../../src/cli/ui/fleet.js";
 import { Screens } from "../../src/cli/ui/screens.js";
 import { admit, cookieName, hider, newSecret } from "../../src/cli/ui/secret.js";
 import { serve, type Served } from "../../src/cli/ui/server.js";
-import { FleetWatch } from "../../src/cli/ui/watch.js";
+import { FleetWatch, FULL_READ_PACES } from "../../src/cli/ui/watch.js";
 
 const provider = { id: "docker", capabilities: () => ({ kind: "linux" }) } as unknown as ComputerProvider;
 const deadline = new Date(Date.now() + 3_600_000);
@@ -64,9 +64,10 @@ describe("a tile", () => {
     expect(groupTiles([tile]).map((g) => g.title)).toEqual(["[secret]"]);
   });
 
-  it("has a screen when it is a running desktop or browser alone", () => {
+  it("has a screen when it is a running desktop, browser or phone alone", () => {
     expect(tileOf(provider, listing("a", { kind: "desktop" })).screen).toBe(true);
     expect(tileOf(provider, listing("a", { kind: "browser" })).screen).toBe(true);
+    expect(tileOf(provider, listing("a", { kind: "android" })).screen).toBe(true);
     expect(tileOf(provider, listing("a", { kind: "desktop", state: "stopped" })).screen).toBe(false);
     expect(tileOf(provider, listing("a")).screen).toBe(false);
   });
@@ -86,6 +87,117 @@ describe("the groups", () => {
       ["no run", ["y"]],
     ]);
     expect(groupTiles([])).toEqual([]);
+  });
+});
+
+describe("the groups by stack resource", () => {
+  it("are each Computer, each Fleet (its children's), each WarmPool (its members and claimed computers by pool label), then the rest", () => {
+    const urn = (type: string, name: string) => `urn:pulumi:dev::p::${type}::${name}`;
+    const fleetUrn = urn("agentrun:index:Fleet", "workers");
+    const { computers, pools } = computersOfExport({
+      deployment: {
+        resources: [
+          { urn: urn("agentrun:index:Computer", "solo"), type: "agentrun:index:Computer", inputs: {}, outputs: { name: "c-solo" } },
+          { urn: fleetUrn, type: "agentrun:index:Fleet", inputs: { size: 2 }, outputs: { size: 2, names: ["c-w0", "c-w1"] } },
+          ...[0, 1].map((n) => ({
+            urn: urn("agentrun:index:Fleet$agentrun:index:Computer", `workers-${n}`),
+            type: "agentrun:index:Computer",
+            parent: fleetUrn,
+            inputs: {},
+            outputs: { name: `c-w${n}` },
+          })),
+          { urn: urn("agentrun:index:WarmPool", "warm"), type: "agentrun:index:WarmPool", inputs: {}, outputs: { poolId: "pool-1", members: ["c-p0"] } },
+        ],
+      },
+    });
+    const tiles = [
+      listing("c-x", { labels: { [RUN_LABEL]: "r1" } }),
+      listing("c-w1"),
+      listing("c-p1", { labels: { [POOL_LABEL]: "pool-1" } }),
+      listing("c-solo"),
+      listing("c-p0", { labels: { [POOL_LABEL]: "pool-1" } }),
+      listing("c-w0"),
+    ].map((l) => tileOf(provider, l));
+    expect(
+      groupTiles(
+        tiles,
+        byResource("dev", () => ({ computers, pools })),
+      ).map((g) => [g.title, g.tiles.map((t) => t.name)]),
+    ).toEqual([
+      ["Computer solo", ["c-solo"]],
+      ["Fleet workers", ["c-w0", "c-w1"]],
+      ["WarmPool warm", ["c-p0", "c-p1"]],
+      ["not in the stack dev", ["c-x"]],
+    ]);
+    // Before the stack's state is read, every tile is in the rest.
+    expect(
+      groupTiles(
+        tiles,
+        byResource("dev", () => undefined),
+      ).map((g) => g.title),
+    ).toEqual(["not in the stack dev"]);
+  });
+});
+
+describe("the watch", () => {
+  afterEach(() => void vi.useRealTimers());
+
+  /** Two computers behind a stand-in provider that counts its lists and read-backs; the watch at a pace that never comes by itself. */
+  async function watched() {
+    const infos = [listing("a").info, listing("b").info];
+    const seen = { lists: 0, reads: [] as string[] };
+    const fake = {
+      ...provider,
+      list: async () => (seen.lists++, ok(infos.map((i) => ({ ...i })))),
+      read: async (by: { id: string }) => {
+        const info = infos.find((i) => i.ref.id === by.id)!;
+        seen.reads.push(info.ref.name);
+        return ok({ ref: info.ref, state: info.state, labels: info.labels, drift: [] } as ReadBack);
+      },
+    } as unknown as ComputerProvider;
+    const controller = new AbortController();
+    const fleet = new FleetWatch(fake, { labels: {}, everyMs: 60_000, signal: controller.signal });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    await fleet.start();
+    const drift = () => fleet.current().groups.flatMap((g) => g.tiles.map((t) => `${t.name} ${t.drift}`));
+    const took = () => seen.reads.splice(0).sort();
+    return { fleet, infos, seen, drift, took, stop: () => (controller.abort(), fleet.stop()) };
+  }
+
+  it("reads every computer back first, then lists alone while the list shows no change; one it shows changed is read back at the pace", async () => {
+    const w = await watched();
+    try {
+      expect([w.seen.lists, w.took()]).toEqual([1, ["a", "b"]]);
+      await w.fleet.refresh(false);
+      await w.fleet.refresh(false);
+      expect([w.seen.lists, w.took()]).toEqual([3, []]);
+      // Stopped by hand: the list says so, and that computer alone is read back.
+      w.infos[1]!.state = "stopped";
+      await w.fleet.refresh(false);
+      expect([w.took(), w.drift()]).toEqual([["b"], ["a ok", "b stopped"]]);
+      w.infos[0]!.labels = { ...w.infos[0]!.labels, team: "x" };
+      await w.fleet.refresh(false);
+      expect(w.took()).toEqual(["a"]);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it(`reads each computer back once its read-back is ${FULL_READ_PACES} paces old, and every one at once when a person acts`, async () => {
+    const w = await watched();
+    try {
+      w.took();
+      vi.setSystemTime(Date.now() + (FULL_READ_PACES - 1) * 60_000);
+      await w.fleet.refresh(false);
+      expect(w.took()).toEqual([]);
+      vi.setSystemTime(Date.now() + 60_000);
+      await w.fleet.refresh(false);
+      expect(w.took()).toEqual(["a", "b"]);
+      await w.fleet.refresh();
+      expect(w.took()).toEqual(["a", "b"]);
+    } finally {
+      await w.stop();
+    }
   });
 });
 
@@ -150,7 +262,7 @@ describe("the spec declared by a stack", () => {
   };
 
   it("is each Computer's inputs by its name, with its commands, a secret as the word [secret], its ciphertext nowhere", () => {
-    const computers = computersOfExport(exported);
+    const computers = computersOfExport(exported).computers;
     expect([...computers.keys()]).toEqual(["computer-0123456789ab"]);
     expect(computers.get("computer-0123456789ab")!.commands.map((c) => c.resource)).toEqual(["grade", "login"]);
     expect(computers.get("computer-0123456789ab")!.inputs!.labels).toEqual({ [RUN_LABEL]: "r1", token: "[secret]" });
@@ -158,7 +270,7 @@ describe("the spec declared by a stack", () => {
   });
 
   it("holds the commands the stack ran in it (their tails, a secret output as [secret]) and its apps' addresses", () => {
-    const { commands, apps } = ranIn(computersOfExport(exported).get("computer-0123456789ab"));
+    const { commands, apps } = ranIn(computersOfExport(exported).computers.get("computer-0123456789ab"));
     expect(commands.map((c) => [c.resource, c.exitCode, c.passed, c.stdout.length, c.stdout.slice(-4)])).toEqual([
       ["grade", 0, true, 4_000, "done"],
       ["login", 1, false, 8, "ret]"],
@@ -176,7 +288,7 @@ describe("the spec declared by a stack", () => {
       labels: { [RUN_LABEL]: "r1" },
       drift: [],
     } as ReadBack;
-    const rows = specRows(l.info, "linux", read, computersOfExport(exported).get("computer-0123456789ab")!.inputs);
+    const rows = specRows(l.info, "linux", read, computersOfExport(exported).computers.get("computer-0123456789ab")!.inputs);
     const row = (field: string) => rows.find((r) => r.field === field);
     expect(row("network")).toMatchObject({ declared: '{"allow":["pypi.org"]}', differs: false });
     expect(row("cpus")).toEqual({ field: "cpus", declared: "1", readBack: "2", differs: true });
@@ -233,13 +345,14 @@ describe("the server over a stand-in fleet", () => {
 
   async function start(control: boolean) {
     const controller = new AbortController();
-    const read = { ref: { id: "a-id", name: "a", provider: "docker" }, state: "running", labels: {}, drift: [] } as ReadBack;
+    const read = { ref: { id: "a-id", name: "a", provider: "docker" }, state: "running", labels: {}, drift: [`a mismatch quoting ${planted}`] } as ReadBack;
     const fake = {
       ...provider,
+      list: async () => ok([listing("a").info]),
       read: async () => ok(read),
       connect: async () => ({ ok: false, error: { code: "unreachable", message: `no daemon (key ${planted})` } }),
     } as unknown as ComputerProvider;
-    const fleet = new FleetWatch(fake, async () => ok([listing("a", { drift: [`a mismatch quoting ${planted}`] })]), 60_000, controller.signal);
+    const fleet = new FleetWatch(fake, { labels: {}, everyMs: 60_000, signal: controller.signal });
     const hide = hider([planted]);
     const streams = new EventStreams(hide);
     const screens = new Screens(

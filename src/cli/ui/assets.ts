@@ -1,7 +1,7 @@
 // The page: one HTML document, its style and its script, plain (no framework, nothing fetched
 // from elsewhere), served from these strings. The script reads the fleet's events, shows tiles
-// by run, tells the server which tiles are in view (IntersectionObserver), and opens a
-// computer's page at #/c/<name>.
+// by group (run, or stack resource), tells the server which tiles are in view
+// (IntersectionObserver), and opens a computer's page at #/c/<name>.
 
 export const PAGE = `<!doctype html>
 <html lang="en">
@@ -138,7 +138,7 @@ const JS = `"use strict";
     fleetEl.replaceChildren();
     if (count === 0 && f.at) fleetEl.appendChild(el("p", { class: "note", text: "no computers" }));
     f.groups.forEach(function (g) {
-      fleetEl.appendChild(el("section", { class: "group", "data-run": g.title }, [el("h2", { text: g.title }), el("div", { class: "tiles" }, g.tiles.map(tileEl))]));
+      fleetEl.appendChild(el("section", { class: "group", "data-group": g.title }, [el("h2", { text: g.title }), el("div", { class: "tiles" }, g.tiles.map(tileEl))]));
     });
     fleetEl.querySelectorAll(".tile").forEach(function (n) {
       var name = n.getAttribute("data-name");
@@ -174,7 +174,8 @@ const JS = `"use strict";
         img.addEventListener("keydown", function (e) { key(t.name, e); });
       }
       parts.push(img);
-      var note = t.kind !== "desktop" ? "input is over CDP for a browser (agentrun cdp), not here" : d.control
+      var note = t.kind === "browser" ? "input is over CDP for a browser (agentrun cdp), not here"
+        : t.kind !== "desktop" ? "input to a phone is not taken here (its screen is shown alone)" : d.control
         ? "input is on: a click on the screen clicks the desktop; once clicked, keys go to it"
         : "input is off (start agentrun ui with --control to click and type on the screen)";
       parts.push(el("p", { class: "note" + (input ? " on" : ""), id: "input-note", text: note }));

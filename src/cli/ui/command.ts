@@ -1,24 +1,23 @@
 // agentrun ui: the fleet as one local page (this machine's loopback alone, a secret in the URL it
-// prints), current on its own, with live desktop screens and each computer's page. It runs until
+// prints), current on its own, with live screens and each computer's page. It runs until
 // ^C or SIGTERM, then ends with nothing left: the page's connections, the screens' connections
 // and watches, the fleet's reads (the program's end closes the providers).
 import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { listComputers } from "../../fleet/listing.js";
 import { secretValues } from "../../registry/settings.js";
 import { everyOwn } from "../computer.js";
 import type { Context } from "../context.js";
 import { chosenOf, collect, pairs, providerFrom, type ProviderFlags, withProviderOptions } from "../settings.js";
-import { type StackComputer, stackComputers } from "../stack-config.js";
+import { type StackState, stackComputers } from "../stack-config.js";
 import type { Declared } from "./details.js";
 import { bounded } from "../bounds.js";
 import { api, EventStreams } from "./api.js";
 import { Screens } from "./screens.js";
-import { secretLabelsOf } from "./fleet.js";
+import { byResource, secretLabelsOf } from "./fleet.js";
 import { hider, newSecret } from "./secret.js";
 import { serve } from "./server.js";
-import { FleetWatch } from "./watch.js";
+import { FleetWatch, FULL_READ_PACES } from "./watch.js";
 
 interface UiFlags extends ProviderFlags {
   label?: string[];
@@ -54,8 +53,8 @@ const SECRET_LABELS_MS = 60_000;
 function stackReader(flags: UiFlags, signal: AbortSignal) {
   const stack = flags.stack!;
   const source = { stack, cwd: process.cwd(), ...(flags.backend ? { backend: flags.backend } : {}) };
-  let read: { at: number; computers: Promise<Map<string, StackComputer>> } | undefined;
-  let known: Map<string, StackComputer> | undefined;
+  let read: { at: number; computers: Promise<StackState> } | undefined;
+  let known: StackState | undefined;
   const fresh = (maxAgeMs: number) => {
     if (!read || Date.now() - read.at > maxAgeMs) {
       const computers = stackComputers(source, bounded(signal));
@@ -71,7 +70,7 @@ function stackReader(flags: UiFlags, signal: AbortSignal) {
     /** A computer as the stack declares it, for its page. */
     async declared(name: string, maxAgeMs: number): Promise<Declared> {
       try {
-        return { stack, computer: (await fresh(maxAgeMs)).get(name) };
+        return { stack, computer: (await fresh(maxAgeMs)).computers.get(name) };
       } catch (error) {
         return { stack, error: error instanceof Error ? error.message.split("\n")[0]! : String(error) };
       }
@@ -79,8 +78,10 @@ function stackReader(flags: UiFlags, signal: AbortSignal) {
     /** The labels the stack declares secret on a computer, as last read (a read begun when that is old). */
     secretLabels(name: string): Set<string> {
       void fresh(SECRET_LABELS_MS).catch(() => undefined);
-      return secretLabelsOf(known?.get(name)?.inputs);
+      return secretLabelsOf(known?.computers.get(name)?.inputs);
     },
+    /** The tiles by the stack's resource that made each, as last read. */
+    grouping: byResource(stack, () => known),
     /** Waits for the first read, whatever it gives. */
     async ready(): Promise<void> {
       await fresh(SECRET_LABELS_MS).catch(() => undefined);
@@ -108,7 +109,12 @@ export function uiCommand(program: Command, context: Context): Command {
     .description("serve a page that watches the fleet (this machine's loopback alone; the URL it prints holds the page's secret)")
     .option("--label <k=v>", "only computers with this label (repeatable)", collect)
     .option("--port <n>", "the port (0: any free one)", port, 0)
-    .option("--every <seconds>", "read the fleet again this often", every, 5)
+    .option(
+      "--every <seconds>",
+      `list the fleet again this often (a computer is read back when its listing changed, or every ${FULL_READ_PACES}th time)`,
+      every,
+      5,
+    )
     .option("--open", "open the page in this machine's browser (xdg-open)")
     .option("--control", "let the page click and type on a desktop's screen (off by default)")
     .addHelpText("after", "\nExample:\n  agentrun ui --stack dev --open   # prints http://127.0.0.1:<port>/?secret=<32 hex>; ^C stops it");
@@ -126,22 +132,17 @@ export function uiCommand(program: Command, context: Context): Command {
     const stack = flags.stack ? stackReader(flags, signal) : undefined;
     // The tiles hide what the stack declares secret from the first render on.
     await stack?.ready();
-    const fleet = new FleetWatch(
-      provider,
-      (s) => listComputers(provider, Object.keys(labels).length > 0 ? labels : (everyOwn(provider) ?? {}), { signal: s }),
+    const fleet = new FleetWatch(provider, {
+      labels: Object.keys(labels).length > 0 ? labels : (everyOwn(provider) ?? {}),
       everyMs,
       signal,
-      (name) => stack?.secretLabels(name) ?? new Set(),
-    );
+      secretLabels: (name) => stack?.secretLabels(name) ?? new Set(),
+      ...(stack ? { grouping: stack.grouping } : {}),
+    });
     const streams = new EventStreams(hide);
     const screens = new Screens(
       provider,
-      (name) => {
-        const found = fleet.find(name);
-        // The ref as read back: its spec says the kind, which a provider's live view goes by.
-        if (!found?.tile.screen) return undefined;
-        return { ref: found.listing.ref ?? found.listing.info.ref, kind: found.tile.kind === "browser" ? "browser" : "desktop" };
-      },
+      (name) => fleet.screenOf(name),
       (event) => streams.broadcast("screen", event),
       signal,
     );

@@ -1,9 +1,12 @@
 // The fleet view's tiles, from listComputers' listings: each computer in ls's words (its drift in
-// a word and in words), marked when it drifted or ended, grouped by its run label.
+// a word and in words), marked when it drifted or ended, grouped by its run label or (with a
+// stack) by the stack's resource that made it.
 import { EPOCH_LABEL, POOL_LABEL, RUN_LABEL } from "../../contract/labels.js";
 import type { ComputerProvider } from "../../contract/provider.js";
 import type { Listing } from "../../fleet/listing.js";
 import { type Listed, listedOf } from "../ls.js";
+import type { StackState } from "../stack-config.js";
+import { screenKindOf } from "./screens.js";
 
 /** The agentrun labels a person reads on a tile; the rest of agentrun.* (the provider's own, the owner's hashes, an image's) are the machinery's. */
 const SHOWN_OWN_LABELS = new Set([RUN_LABEL, EPOCH_LABEL, POOL_LABEL]);
@@ -20,16 +23,31 @@ export interface Tile extends Omit<Listed, "labels"> {
   drifted: boolean;
   /** It is not running, or its deadline has passed (the janitor's sweep releases it). */
   ended: boolean;
-  /** A running desktop or browser: it has a screen to show. */
+  /** A running desktop, browser or phone: it has a screen to show. */
   screen: boolean;
 }
 
 export interface Group {
-  /** The run label's value, or null for the computers that carry none. */
-  run: string | null;
-  /** What the page heads the group with: the run, or "no run". */
+  /** What the page heads the group with: the run, the stack's resource, or the rest's title. */
   title: string;
   tiles: Tile[];
+}
+
+/** How the tiles are grouped: each tile's group, or null for the rest (put last, titled rest). */
+export interface Grouping {
+  of(tile: Tile): string | null;
+  rest: string;
+}
+
+/** By the run label: the computers that carry none last, as "no run". */
+export const BY_RUN: Grouping = { of: (tile) => tile.run, rest: "no run" };
+
+/** By the stack's resource that made each computer (a pool's claimed member by its pool label) as its state last read says; the rest last. */
+export function byResource(stack: string, state: () => StackState | undefined): Grouping {
+  return {
+    of: (tile) => state()?.computers.get(tile.name)?.madeBy ?? state()?.pools.get(tile.shownLabels[POOL_LABEL] ?? "") ?? null,
+    rest: `not in the stack ${stack}`,
+  };
 }
 
 /** The label keys a stack's Computer declares secret (its inputs as the state holds them, each secret as SECRET_WORD). */
@@ -50,7 +68,7 @@ export function tileOf(provider: ComputerProvider, listing: Listing, secretLabel
     shownLabels: Object.fromEntries(Object.entries(labels).flatMap(([k, v]) => (HIDDEN_LABEL(k) ? [] : [[k, shown(k, v)]]))),
     drifted: listed.drift !== "ok",
     ended: listed.state !== "running" || listing.overdue,
-    screen: (listed.kind === "desktop" || listed.kind === "browser") && listed.state === "running",
+    screen: screenKindOf(listed.kind) !== undefined && listed.state === "running",
   };
 }
 
@@ -59,17 +77,16 @@ export function marks(tile: Pick<Tile, "drifted" | "ended">): string[] {
   return [...(tile.drifted ? ["drifted"] : []), ...(tile.ended ? ["ended"] : [])];
 }
 
-/** The tiles by run label, the runs in order and "no run" last; in each, the tiles by name. */
-export function groupTiles(tiles: readonly Tile[]): Group[] {
-  const byRun = new Map<string | null, Tile[]>();
+/** The tiles by their groups, in order and the rest last; in each, the tiles by name. */
+export function groupTiles(tiles: readonly Tile[], grouping: Grouping = BY_RUN): Group[] {
+  const byGroup = new Map<string | null, Tile[]>();
   for (const tile of tiles) {
-    const run = tile.run;
-    byRun.set(run, [...(byRun.get(run) ?? []), tile]);
+    const group = grouping.of(tile);
+    byGroup.set(group, [...(byGroup.get(group) ?? []), tile]);
   }
-  const runs = [...byRun.keys()].sort((a, b) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b)));
-  return runs.map((run) => ({
-    run,
-    title: run ?? "no run",
-    tiles: [...byRun.get(run)!].sort((a, b) => a.name.localeCompare(b.name)),
+  const groups = [...byGroup.keys()].sort((a, b) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b)));
+  return groups.map((group) => ({
+    title: group ?? grouping.rest,
+    tiles: [...byGroup.get(group)!].sort((a, b) => a.name.localeCompare(b.name)),
   }));
 }

@@ -1,9 +1,9 @@
-// Live screens: what each open page looks at, and only that. A desktop tile in view gets one
-// screen.shot every 2 s, a browser tile one frame of its live view (CDP's screencast) every 2 s;
-// the computer a page opened gets the provider's live view (the daemon's screen watch, a
-// browser's screencast) as fast as the page takes it, a desktop without one shots 4 times a
-// second. Nothing is read for a tile no page shows, and every connection and watch is let go once
-// no page shows its computer.
+// Live screens: what each open page looks at, and only that. A desktop or phone tile in view gets
+// one screen.shot every 2 s (a phone's through the harness's screencap), a browser tile one frame
+// of its live view (CDP's screencast) every 2 s; the computer a page opened gets the provider's
+// live view (the daemon's screen watch, the phone client's, a browser's screencast) as fast as the
+// page takes it, a desktop or phone without one shots 4 times a second. Nothing is read for a tile
+// no page shows, and every connection and watch is let go once no page shows its computer.
 import { boundedBy } from "../../daemon/bound.js";
 import type { Action } from "../../daemon/protocol.js";
 import type { ComputerProvider, ComputerRef, Connection, ScreenWatch } from "../../contract/provider.js";
@@ -41,10 +41,19 @@ export interface View {
   opened: string | null;
 }
 
+/** How a screen is read: a desktop's and a phone's by shots (a live view when opened), a browser's by its screencast. */
+export type ScreenKind = "desktop" | "browser" | "phone";
+
+/** A kind's screen, or undefined for a kind with none (linux). */
+export function screenKindOf(kind: string): ScreenKind | undefined {
+  if (kind === "desktop" || kind === "browser") return kind;
+  return kind === "android" || kind === "ios" ? "phone" : undefined;
+}
+
 /** A computer with a screen, as the fleet's last read gave it. */
 export interface ScreenOf {
   ref: ComputerRef;
-  kind: "desktop" | "browser";
+  kind: ScreenKind;
 }
 
 /** A live view running for a computer: its frames this far apart at least. */
@@ -125,9 +134,15 @@ export class Screens {
     for (const name of [...this.frames.keys()]) if (!low.has(name) && !full.has(name)) this.frames.delete(name);
   }
 
-  /** A desktop tile in view: one shot. */
+  /** A desktop or phone tile in view: one shot (a browser's screencast runs on its own). */
   private lowTick(): void {
-    for (const name of this.wanted().low) if (this.screenOf(name)?.kind === "desktop") void this.shoot(name);
+    for (const name of this.wanted().low) if (this.shotsFor(name)) void this.shoot(name);
+  }
+
+  /** Its screen is read by shots: a desktop's or a phone's. */
+  private shotsFor(name: string): boolean {
+    const kind = this.screenOf(name)?.kind;
+    return kind === "desktop" || kind === "phone";
   }
 
   private keep(name: string, frame: Omit<Frame, "seq">): void {
@@ -155,7 +170,7 @@ export class Screens {
     void had?.then((c) => (c.ok ? c.value.close().catch(() => undefined) : undefined));
   }
 
-  /** One shot of a desktop's screen, kept and told; one at a time per computer. */
+  /** One shot of a desktop's or phone's screen, kept and told; one at a time per computer. */
   private async shoot(name: string): Promise<void> {
     if (this.shooting.has(name) || this.closed) return;
     this.shooting.add(name);
@@ -183,13 +198,13 @@ export class Screens {
     }
   }
 
-  /** The provider's live view at a pace (each frame acked paceMs after it came); a desktop without one gets shots. */
+  /** The provider's live view at a pace (each frame acked paceMs after it came); a desktop or phone without one gets shots. */
   private startWatch(name: string, paceMs: number): void {
     const entry: Watching = { paceMs, stopped: false };
     this.watching.set(name, entry);
     const screen = this.screenOf(name);
     const shots = () => {
-      if (entry.stopped || screen?.kind !== "desktop") return;
+      if (entry.stopped || !this.shotsFor(name)) return;
       entry.timer = setInterval(() => void this.shoot(name), FULL_RATE_SHOT_MS);
       void this.shoot(name);
     };
