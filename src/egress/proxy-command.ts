@@ -1,17 +1,28 @@
-// The egress proxy as every vendor runs it: computerd egress, the static daemon alone in an image
-// tagged by its sha256, listening on a socket in a folder it shares with its computer (a Docker
-// volume, a Pod's emptyDir), its argv built here and read back by the same flags.
+// The egress proxy as every vendor runs it: computerd-egress (the proxy's own static binary, built
+// beside computerd from the same tree) alone in an image tagged by its sha256, listening on a
+// socket in a folder it shares with its computer (a Docker volume, a Pod's emptyDir), its argv
+// built here and read back by the same flags.
+import { basename, dirname, join } from "node:path";
 
 /** Where the proxy's folder is, in the proxy and (read-only) in the computer. */
 export const EGRESS_MOUNT = "/opt/agentrun/egress";
 /** The proxy's socket, which init --egress relays port 3128 to. */
 export const EGRESS_SOCKET = `${EGRESS_MOUNT}/egress.sock`;
 /** The proxy's binary inside its image (the image holds it alone). */
-export const EGRESS_ENTRYPOINT = "/computerd";
-/** The proxy image's repository: the tag is the daemon's sha256's first 16 hex digits. */
+export const EGRESS_ENTRYPOINT = "/computerd-egress";
+/** The proxy image's repository: the tag is the proxy binary's sha256's first 16 hex digits. */
 export const EGRESS_REPO = "agentrun-egress";
 
-/** The image's tag for a daemon of this sha256. */
+/**
+ * The proxy's binary for a daemon: beside it, its name with -egress after "computerd"
+ * (dist/computerd-linux-amd64 has dist/computerd-egress-linux-amd64), as build-daemon.sh makes both.
+ */
+export function proxyBinaryBeside(daemonPath: string): string {
+  const name = basename(daemonPath);
+  return join(dirname(daemonPath), name.startsWith("computerd") ? `computerd-egress${name.slice("computerd".length)}` : `${name}-egress`);
+}
+
+/** The image's tag for a proxy binary of this sha256. */
 export function egressImageTag(digest: string): string {
   return `${EGRESS_REPO}:${digest.slice(0, 16)}`;
 }

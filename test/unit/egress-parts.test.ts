@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { daemonDigest } from "../../src/docker/daemon-cache.js";
-import { daemonTar, egressImageTag } from "../../src/docker/egress-image.js";
+import { egressImageTag, proxyTar } from "../../src/docker/egress-image.js";
+import { proxyBinaryBeside } from "../../src/egress/proxy-command.js";
 import { proxyReadBack, type EgressExpected } from "../../src/docker/egress-readback.js";
 import { EGRESS_LABEL, egressArgs, egressProxyRequest, egressVolumeRequest, type EgressPlan } from "../../src/docker/egress-request.js";
 import { containerSign, hostAddresses } from "../../src/egress/host-addresses.js";
@@ -162,17 +163,23 @@ describe("a proxy read back", () => {
 });
 
 describe("the proxy's image", () => {
-  it("is a tar of computerd alone, 0755, owned by root", () => {
+  it("is a tar of computerd-egress alone, 0755, owned by root", () => {
     const dir = mkdtempSync(join(tmpdir(), "egress-tar-"));
     const bytes = Buffer.from("#!/bin/sh\necho proxy\n".repeat(50));
-    writeFileSync(join(dir, "a.tar"), daemonTar(bytes));
-    expect(execFileSync("tar", ["-tvf", join(dir, "a.tar")], { encoding: "utf8" })).toMatch(/^-rwxr-xr-x 0\/0 +1050 1970-01-01 00:00 computerd\n$/);
+    writeFileSync(join(dir, "a.tar"), proxyTar(bytes));
+    expect(execFileSync("tar", ["-tvf", join(dir, "a.tar")], { encoding: "utf8" })).toMatch(/^-rwxr-xr-x 0\/0 +1050 1970-01-01 00:00 computerd-egress\n$/);
     mkdirSync(join(dir, "x"));
     execFileSync("tar", ["-xf", join(dir, "a.tar"), "-C", join(dir, "x")]);
-    expect(execFileSync("cat", [join(dir, "x", "computerd")])).toEqual(bytes);
+    expect(execFileSync("cat", [join(dir, "x", "computerd-egress")])).toEqual(bytes);
   });
 
-  it("is tagged by the daemon's hash, hashed anew when the daemon's file changes", async () => {
+  it("holds the proxy built beside the daemon, named for it", () => {
+    expect(proxyBinaryBeside("/p/dist/computerd-linux-amd64")).toBe("/p/dist/computerd-egress-linux-amd64");
+    expect(proxyBinaryBeside("/p/computerd")).toBe("/p/computerd-egress");
+    expect(proxyBinaryBeside("/p/my-daemon")).toBe("/p/my-daemon-egress");
+  });
+
+  it("is tagged by the proxy's hash, hashed anew when its file changes", async () => {
     const daemon = join(mkdtempSync(join(tmpdir(), "egress-tag-")), "computerd");
     writeFileSync(daemon, "a");
     expect(egressImageTag(await daemonDigest(daemon))).toBe("agentrun-egress:ca978112ca1bbdca");

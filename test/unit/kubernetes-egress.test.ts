@@ -77,7 +77,7 @@ describe("the allowlisted Pod", () => {
 
   it("has the proxy as a second container, running computerd egress with the list, the deadline and the nodes' addresses", () => {
     expect(m.spec.containers.map((c) => c.name)).toEqual(["computer", EGRESS_CONTAINER]);
-    expect(proxy).toMatchObject({ image: IMAGE, imagePullPolicy: "Never", command: ["/computerd"] });
+    expect(proxy).toMatchObject({ image: IMAGE, imagePullPolicy: "Never", command: ["/computerd-egress"] });
     expect(proxy!.args).toEqual([
       "egress",
       "--socket",

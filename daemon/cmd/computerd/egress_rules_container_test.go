@@ -19,7 +19,7 @@ import (
 // same volume with a rotated key serves the running computer's next request with it.
 func TestEgressRulesAndCredentialsFromInsideAComputer(t *testing.T) {
 	img := baseImage(t)
-	bin := daemonBinary(t)
+	proxyBin := egressProxy(t)
 	kit := egresskit(t)
 	id := fmt.Sprintf("%d-%06d", os.Getpid(), rand.IntN(1e6))
 	net, vol, up, px := "computerd-rules-net-"+id, "computerd-rules-vol-"+id, "computerd-rules-up-"+id, "computerd-rules-px-"+id
@@ -43,8 +43,8 @@ func TestEgressRulesAndCredentialsFromInsideAComputer(t *testing.T) {
 		os.WriteFile(envFile, []byte(`AGENTRUN_EGRESS_CREDENTIALS=[{"host":"up.egress.test","header":"Authorization","value":"`+key+`"}]`+"\n"), 0o600)
 		docker(t, "run", "-d", "--name", px, "--network", net, "--user", "1000:1000", "--read-only", "--cap-drop", "ALL",
 			"--security-opt", "no-new-privileges", "--memory", "256m", "--pids-limit", "64", "--env-file", envFile,
-			"-v", vol+":/opt/agentrun/egress", "-v", bin+":/opt/agentrun/computerd:ro", img,
-			"/opt/agentrun/computerd", "egress", "--socket", "/opt/agentrun/egress/egress.sock", "--deadline", iso(2*time.Minute),
+			"-v", vol+":/opt/agentrun/egress", "-v", proxyBin+":/opt/agentrun/computerd-egress:ro", img,
+			"/opt/agentrun/computerd-egress", "egress", "--socket", "/opt/agentrun/egress/egress.sock", "--deadline", iso(2*time.Minute),
 			"--allow", "up.egress.test", "--allow", upIP+"/32", "--rule", "up.egress.test GET,HEAD /v1/items",
 			"--reachable-for-tests", subnet, "--hint", "ask the test")
 		waitLog(t, px, "(2 entries, 1 rules, 1 credentials)", 10*time.Second)
