@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/signal"
@@ -16,6 +17,7 @@ import (
 
 	"agentrun.dev/computerd/internal/deadline"
 	"agentrun.dev/computerd/internal/egress/relay"
+	"agentrun.dev/computerd/internal/egress/trust"
 	"agentrun.dev/computerd/internal/isolate"
 	"agentrun.dev/computerd/internal/launch"
 	"agentrun.dev/computerd/internal/methods"
@@ -162,6 +164,21 @@ func run(o Options) error {
 		l.Close()
 		os.Remove(SocketPath())
 		return nil
+	}
+	// A proxy that opens TLS for hosts with rules or credentials has written its CA by the time it
+	// answers: every program is pointed at a bundle that holds it.
+	if o.Egress != "" {
+		env, err := trust.Install(o.Egress, filepath.Dir(SocketPath()))
+		if err != nil {
+			l.Close()
+			os.Remove(SocketPath())
+			return fmt.Errorf("--egress: %w", err)
+		}
+		if env != nil {
+			vars := relay.Env(relay.Addr)
+			maps.Copy(vars, env)
+			launch.UseRelay(vars)
+		}
 	}
 
 	// The first exec.run's guard, started while the first client connects.
