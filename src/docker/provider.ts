@@ -47,8 +47,8 @@ import type { MachineKind } from "../daemon/protocol.js";
 import { IMAGE_SETTING, kindOfLabels } from "./constants.js";
 import { CAPABILITIES, capabilitiesOfKind, type DockerContext, helloGroupsOf, targetOf } from "./context.js";
 import { failure, inspect, listByLabels } from "./containers.js";
-import { daemonCopy, daemonDigest } from "./daemon-cache.js";
-import { egressImageTag, ensureEgressImage } from "./egress-image.js";
+import { daemonCopy } from "./daemon-cache.js";
+import { ensureEgressImage, proxyImageTag } from "./egress-image.js";
 import { proxyBinaryBeside } from "../egress/proxy-command.js";
 import { DockerEgressProxies } from "./egress-proxy.js";
 import { type Host, hostOf } from "./host.js";
@@ -134,10 +134,8 @@ export class DockerProvider implements ComputerProvider {
       image: (o) => this.#ensureEgressImage(o.signal),
       imageTag: async () => {
         const proxy = proxyBinaryBeside(settled.daemonPath);
-        const digest = await daemonDigest(proxy).catch(() => undefined);
-        return digest
-          ? ok(egressImageTag(digest))
-          : fail("failed", `the egress proxy at ${proxy} could not be read, so an egress proxy cannot be checked against it`);
+        const tag = await proxyImageTag(proxy).catch(() => undefined);
+        return tag ? ok(tag) : fail("failed", `the egress proxy at ${proxy} could not be read, so an egress proxy cannot be checked against it`);
       },
       addresses: () => hostAddresses(settled.egress),
       userDefault: settled.userText,

@@ -15,7 +15,8 @@ import (
 // SSL_CERT_FILE) reaches what the rule allows with the proxy's key and is refused the rest in
 // the issue's words, nothing of it reaching the upstream; the key is nowhere the computer can
 // read; its trust holds the proxy's CA (the one the proxy logged) and no other beside the image's
-// own roots; a host with no rules is still tunnelled, its own certificate reaching the client.
+// own roots, and a proxy made again is trusted with no restart; a host with no rules is still
+// tunnelled, its own certificate reaching the client.
 func TestEgressInterceptedHTTPSFromInsideAComputer(t *testing.T) {
 	st := newRulesStand(t, "tls", func(st *rulesStand) []string {
 		if st.upstreamCA == "" {
@@ -47,7 +48,7 @@ func TestEgressInterceptedHTTPSFromInsideAComputer(t *testing.T) {
 	}
 	t.Run("the computer's trust holds the proxy's CA and no other beside its image's roots", func(t *testing.T) {
 		env := sh(t, st.cl, `echo "$SSL_CERT_FILE|$REQUESTS_CA_BUNDLE|$NODE_EXTRA_CA_CERTS"`)
-		if env != "/run/agentrun/egress-trust.pem|/run/agentrun/egress-trust.pem|/opt/agentrun/egress/ca.pem\n" {
+		if env != "/run/agentrun/egress-trust.pem|/run/agentrun/egress-trust.pem|/run/agentrun/egress-trust.pem\n" {
 			t.Fatalf("the trust variables: %q", env)
 		}
 		bundle := sh(t, st.cl, "cat /run/agentrun/egress-trust.pem")
@@ -71,6 +72,17 @@ func TestEgressInterceptedHTTPSFromInsideAComputer(t *testing.T) {
 		}
 		if logs := waitLog(t, st.px, "ready", time.Second); strings.Contains(logs, "key-one-") || !strings.Contains(logs, `"class":"rule"`) {
 			t.Fatalf("the proxy's log holds the key, or no rule line: %s", logs)
+		}
+	})
+	t.Run("a proxy made again (a rotated key, a CA of its own) is trusted at the running computer's next request", func(t *testing.T) {
+		docker(t, "rm", "-f", st.px)
+		st.startProxy(st.keyTwo)
+		if got := st.kitRun("sget", "GET", "https://up.egress.test/v1/items"); got != "200 hello from upstream /v1/items key=2" {
+			t.Fatalf("%q", got)
+		}
+		ca := sh(t, st.cl, "cat /opt/agentrun/egress/ca.pem")
+		if bundle := sh(t, st.cl, "cat /run/agentrun/egress-trust.pem"); !strings.HasSuffix(bundle, ca) || strings.Count(bundle, "BEGIN CERTIFICATE") != strings.Count(sh(t, st.cl, "cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null || true"), "BEGIN CERTIFICATE")+1 {
+			t.Fatalf("the bundle does not hold the new CA alone beside the image's roots")
 		}
 	})
 	t.Run("a host with no rules is tunnelled, its own certificate reaching the client", func(t *testing.T) {
