@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -49,6 +51,9 @@ type Options struct {
 	CAFile string
 	// TestRoots is the test-only seam: the system's roots and a test upstream's CA (PEM).
 	TestRoots *x509.CertPool
+	// TestNames is the test-only seam beside Reachable: names answered with an address in its
+	// range, where a bench on this machine's loopback has no resolver that knows them.
+	TestNames map[string]netip.Addr
 }
 
 type many []string
@@ -68,6 +73,8 @@ func ParseArgs(args []string, credentials string) (Options, error) {
 	reach := fs.String("reachable-for-tests", "", "")
 	testRoot := fs.String("upstream-root-for-tests", "", "")
 	caFile := fs.String("ca-file", "", "")
+	var testNames many
+	fs.Var(&testNames, "resolve-for-tests", "")
 	listFile := fs.String("allow-file", "", "")
 	fs.Var(&entries, "allow", "")
 	fs.Var(&hosts, "host-address", "")
@@ -132,6 +139,18 @@ func ParseArgs(args []string, credentials string) (Options, error) {
 			problems = append(problems, CredentialsEnv+": "+w)
 		}
 	}
+	for _, n := range testNames {
+		name, at, _ := strings.Cut(n, "=")
+		a, err := netip.ParseAddr(at)
+		if err != nil || !o.Reachable.IsValid() || !o.Reachable.Contains(a) {
+			problems = append(problems, fmt.Sprintf("--resolve-for-tests %q is not <name>=<address> with the address in --reachable-for-tests", n))
+			continue
+		}
+		if o.TestNames == nil {
+			o.TestNames = map[string]netip.Addr{}
+		}
+		o.TestNames[strings.ToLower(name)] = a
+	}
 	if *caFile != "" && !filepath.IsAbs(*caFile) {
 		problems = append(problems, fmt.Sprintf("--ca-file %q is not an absolute path", *caFile))
 	}
@@ -173,6 +192,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cfg := proxy.Config{List: o.List, HostAddrs: o.HostAddrs, Hint: o.Hint, Deadline: o.Deadline, Reachable: o.Reachable, Log: stdout, Rules: o.Rules, Credentials: o.Credentials, UpstreamRoots: o.TestRoots}
+	if o.TestNames != nil {
+		cfg.Lookup = func(ctx context.Context, name string) ([]netip.Addr, error) {
+			if a, ok := o.TestNames[name]; ok {
+				return []netip.Addr{a}, nil
+			}
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", name)
+		}
+	}
 	// The CA's certificate is there before the socket is: a computer that reaches the proxy finds it.
 	if o.CAFile != "" {
 		if cfg.CA, err = publishCA(o.CAFile, o.Deadline); err != nil {

@@ -201,8 +201,12 @@ func TestMainPublishesItsCA(t *testing.T) {
 	if _, second := start(); bytes.Equal(first, second) {
 		t.Fatal("two starts made the same CA")
 	}
-	_, err := ParseArgs([]string{"--socket", "/e.sock", "--deadline", iso(time.Now()), "--allow", "a.example", "--ca-file", "ca.pem", "--upstream-root-for-tests", "not pem"}, "")
-	for _, words := range []string{`--ca-file "ca.pem" is not an absolute path`, "--upstream-root-for-tests is not a PEM certificate"} {
+	o, err := ParseArgs([]string{"--socket", "/e.sock", "--deadline", iso(time.Now()), "--allow", "a.example", "--reachable-for-tests", "127.0.2.0/24", "--resolve-for-tests", "A.example=127.0.2.1"}, "")
+	if err != nil || o.TestNames["a.example"].String() != "127.0.2.1" || len(o.TestNames) != 1 {
+		t.Fatalf("the names seam: %v %v", o.TestNames, err)
+	}
+	_, err = ParseArgs([]string{"--socket", "/e.sock", "--deadline", iso(time.Now()), "--allow", "a.example", "--ca-file", "ca.pem", "--upstream-root-for-tests", "not pem", "--resolve-for-tests", "a.example=10.0.0.1"}, "")
+	for _, words := range []string{`--ca-file "ca.pem" is not an absolute path`, "--upstream-root-for-tests is not a PEM certificate", `--resolve-for-tests "a.example=10.0.0.1" is not <name>=<address> with the address in --reachable-for-tests`} {
 		if err == nil || !strings.Contains(err.Error(), words) {
 			t.Errorf("missing %q in %v", words, err)
 		}
