@@ -296,9 +296,10 @@ images() {
   fi
 }
 
-# The egress proxy's image: this work tree's computerd-egress alone, made an image by import as the
-# Docker provider makes it, under the name the Kubernetes provider gives a sidecar by default
-# (agentrun-egress:<the proxy's sha256, 16 digits>). Each work tree's proxy is its own image.
+# The egress proxy's image: this work tree's computerd-egress alone, made an image by import, under
+# the name the Kubernetes provider gives a sidecar by default (agentrun-egress:<the proxy's sha256,
+# 16 digits>). No roots beside it, as the Docker provider's image has: a sidecar holds no rules or
+# credentials, so it opens no TLS. Each work tree's proxy is its own image.
 egress_image() {
   local daemon=dist/computerd-egress-linux-amd64 tag work
   [ -f "$daemon" ] || return 0
