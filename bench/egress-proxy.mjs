@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { proxyBinaryBeside } from "../dist/src/egress/proxy-command.js";
 import { onStop } from "./stop.mjs";
+import { sendZeros } from "./zeros.mjs";
 
 const args = process.argv.slice(2);
 const beforeAt = args.indexOf("--before");
@@ -31,19 +32,10 @@ const cleanup = onStop(() => {
 const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
 
 // The server: HTTP/1.1 on 127.0.2.1:80 and :443 (CONNECT carries any bytes), 100 MiB of zeros.
-const chunk = Buffer.alloc(1024 * 1024);
 const server = createServer((c) => {
   c.once("data", () => {
     c.write(`HTTP/1.1 200 OK\r\nContent-Length: ${SIZE}\r\nConnection: close\r\n\r\n`);
-    let left = SIZE / chunk.length;
-    const pump = () => {
-      while (left > 0) {
-        left -= 1;
-        if (!c.write(chunk)) return c.once("drain", pump);
-      }
-      c.end();
-    };
-    pump();
+    sendZeros(c, SIZE);
   });
   c.on("error", () => {});
 });

@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
 import { proxyBinaryBeside } from "../dist/src/egress/proxy-command.js";
 import { onStop } from "./stop.mjs";
+import { sendZeros } from "./zeros.mjs";
 
 const rounds = Number(process.argv[2] ?? 7);
 const smalls = Number(process.argv[3] ?? 200);
@@ -39,19 +40,10 @@ writeFileSync(join(dir, "san"), `subjectAltName=DNS:${HOST}\n`);
 ssl("x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "leaf.pem", "-days", "1", "-extfile", "san");
 const upstreamCA = readFileSync(join(dir, "ca.pem"), "utf8");
 
-const chunk = Buffer.alloc(1024 * 1024);
 const server = createServer({ key: readFileSync(join(dir, "leaf.key")), cert: readFileSync(join(dir, "leaf.pem")) }, (req, res) => {
   if (req.url !== "/big") return res.end("ok");
   res.writeHead(200, { "Content-Length": SIZE, Connection: "close" });
-  let left = SIZE / chunk.length;
-  const pump = () => {
-    while (left > 0) {
-      left -= 1;
-      if (!res.write(chunk)) return res.once("drain", pump);
-    }
-    res.end();
-  };
-  pump();
+  sendZeros(res, SIZE);
 });
 await new Promise((resolve) => server.listen(443, "127.0.2.1", resolve));
 
