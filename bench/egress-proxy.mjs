@@ -2,17 +2,20 @@
 // computerd egress (its Unix socket, absolute-form HTTP and CONNECT) beside the same download
 // straight from the server, interleaved round by round; each figure is the median of the
 // rounds' own ratios, so load that comes and goes weighs on both sides alike. With --before
-// <computerd>, a second proxy from that binary runs in the same rounds (before and after).
+// <binary>, a second proxy from that binary (computerd before the proxy had one of its own,
+// computerd-egress since) runs in the same rounds (before and after).
 // Goals (issues 11 and 32): through the proxy >= 0.8x the direct download; idle RSS <= 16 MiB.
 // Each proxy's folder goes at the end; when stopped half-way (SIGINT, SIGTERM), the proxies too.
 // Run after `npm run setup`, as a user that may bind port 80 of 127.0.2.1:
-//   node bench/egress-proxy.mjs [rounds] [--before <computerd binary>]
+//   node bench/egress-proxy.mjs [rounds] [--before <proxy binary>]
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { proxyBinaryBeside } from "../dist/src/egress/proxy-command.js";
 import { onStop } from "./stop.mjs";
+import { sendZeros } from "./zeros.mjs";
 
 const args = process.argv.slice(2);
 const beforeAt = args.indexOf("--before");
@@ -29,19 +32,10 @@ const cleanup = onStop(() => {
 const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
 
 // The server: HTTP/1.1 on 127.0.2.1:80 and :443 (CONNECT carries any bytes), 100 MiB of zeros.
-const chunk = Buffer.alloc(1024 * 1024);
 const server = createServer((c) => {
   c.once("data", () => {
     c.write(`HTTP/1.1 200 OK\r\nContent-Length: ${SIZE}\r\nConnection: close\r\n\r\n`);
-    let left = SIZE / chunk.length;
-    const pump = () => {
-      while (left > 0) {
-        left -= 1;
-        if (!c.write(chunk)) return c.once("drain", pump);
-      }
-      c.end();
-    };
-    pump();
+    sendZeros(c, SIZE);
   });
   c.on("error", () => {});
 });
@@ -49,7 +43,7 @@ await new Promise((resolve) => server.listen(80, "127.0.2.1", resolve));
 const tls = createServer((c) => server.emit("connection", c));
 await new Promise((resolve) => tls.listen(443, "127.0.2.1", resolve));
 
-/** A proxy from one computerd binary on a socket of its own, started and ready. */
+/** A proxy from one binary on a socket of its own, started and ready. */
 async function startProxy(binary) {
   const folder = mkdtempSync(join(tmpdir(), "egress-bench-"));
   folders.push(folder);
@@ -75,7 +69,7 @@ function download(open, request) {
   });
 }
 
-const proxies = [await startProxy(toolchain.daemon.amd64)];
+const proxies = [await startProxy(proxyBinaryBeside(toolchain.daemon.amd64))];
 if (before) proxies.unshift(await startProxy(before));
 const direct = [];
 for (let i = 0; i < rounds; i += 1) {

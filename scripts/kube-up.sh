@@ -296,19 +296,20 @@ images() {
   fi
 }
 
-# The egress proxy's image: this work tree's computerd alone, made an image by import as the Docker
-# provider makes it, under the name the Kubernetes provider gives a sidecar by default
-# (agentrun-egress:<the daemon's sha256, 16 digits>). Each work tree's daemon is its own image.
+# The egress proxy's image: this work tree's computerd-egress alone, made an image by import, under
+# the name the Kubernetes provider gives a sidecar by default (agentrun-egress:<the proxy's sha256,
+# 16 digits>). No roots beside it, as the Docker provider's image has: a sidecar holds no rules or
+# credentials, so it opens no TLS. Each work tree's proxy is its own image.
 egress_image() {
-  local daemon=dist/computerd-linux-amd64 tag work
+  local daemon=dist/computerd-egress-linux-amd64 tag work
   [ -f "$daemon" ] || return 0
   tag="agentrun-egress:$(sha256sum "$daemon" | cut -c1-16)"
   ctr images ls -q "name==docker.io/library/$tag" | grep -q . && return 0
   if ! docker image inspect "$tag" >/dev/null 2>&1; then
     work="$(mktemp -d /tmp/agentrun-kube-egress.XXXXXX)"
-    install -m 0755 "$daemon" "$work/computerd"
-    tar -C "$work" --owner=0 --group=0 -cf "$work/rootfs.tar" computerd
-    docker import -c 'ENTRYPOINT ["/computerd"]' "$work/rootfs.tar" "$tag" >/dev/null
+    install -m 0755 "$daemon" "$work/computerd-egress"
+    tar -C "$work" --owner=0 --group=0 -cf "$work/rootfs.tar" computerd-egress
+    docker import -c 'ENTRYPOINT ["/computerd-egress"]' "$work/rootfs.tar" "$tag" >/dev/null
     rm -rf "$work"
   fi
   import "docker.io/library/$tag" "$tag"

@@ -517,7 +517,7 @@ export interface EgressValueArgs {
   user: pulumi.Input<string>;
 }
 
-/** What an EgressProxy lets through to one of its listed names: the methods and path prefixes a plain HTTP request may use. A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`; a CONNECT or SOCKS5 tunnel to a host with rules is refused the same way, since its bytes cannot be judged. A host with no rules is forwarded and tunnelled as the list alone says. */
+/** What an EgressProxy lets through to one of its listed names: the methods and path prefixes a request may use, over plain HTTP or HTTPS (the proxy ends the computer's TLS to a host with rules with a certificate from a CA of its own, which the computer trusts, and verifies the host's own). A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`. A host with no rules is forwarded and tunnelled as the list alone says. Clients that pin a host's certificate fail on a host with rules. */
 export interface EgressRule {
   /** A name or *.suffix exactly as it stands on `allow`, in lower case; a CIDR has no rules. */
   readonly host: string;
@@ -527,7 +527,7 @@ export interface EgressRule {
   readonly paths?: string[];
 }
 
-/** What an EgressProxy lets through to one of its listed names: the methods and path prefixes a plain HTTP request may use. A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`; a CONNECT or SOCKS5 tunnel to a host with rules is refused the same way, since its bytes cannot be judged. A host with no rules is forwarded and tunnelled as the list alone says. */
+/** What an EgressProxy lets through to one of its listed names: the methods and path prefixes a request may use, over plain HTTP or HTTPS (the proxy ends the computer's TLS to a host with rules with a certificate from a CA of its own, which the computer trusts, and verifies the host's own). A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`. A host with no rules is forwarded and tunnelled as the list alone says. Clients that pin a host's certificate fail on a host with rules. */
 export interface EgressRuleArgs {
   /** A name or *.suffix exactly as it stands on `allow`, in lower case; a CIDR has no rules. */
   host: pulumi.Input<string>;
@@ -537,7 +537,7 @@ export interface EgressRuleArgs {
   paths?: pulumi.Input<pulumi.Input<string>[]>;
 }
 
-/** A header the proxy sets on every request to a listed name, replacing any the computer sent: the computer uses the key and never holds it. A host with a credential is never tunnelled (the proxy must read its requests). */
+/** A header the proxy sets on every request to a listed name, replacing any the computer sent, HTTPS too (the proxy ends TLS to that host, as for rules): the computer uses the key and never holds it. */
 export interface EgressCredential {
   /** A name or *.suffix exactly as it stands on `allow`, in lower case. */
   readonly host: string;
@@ -547,7 +547,7 @@ export interface EgressCredential {
   readonly value: string;
 }
 
-/** A header the proxy sets on every request to a listed name, replacing any the computer sent: the computer uses the key and never holds it. A host with a credential is never tunnelled (the proxy must read its requests). */
+/** A header the proxy sets on every request to a listed name, replacing any the computer sent, HTTPS too (the proxy ends TLS to that host, as for rules): the computer uses the key and never holds it. */
 export interface EgressCredentialArgs {
   /** A name or *.suffix exactly as it stands on `allow`, in lower case. */
   host: pulumi.Input<string>;

@@ -9,8 +9,8 @@ import { parseUser } from "../contract/user.js";
 import { DEADLINE_LABEL } from "./constants.js";
 import type { DockerContext } from "./context.js";
 import { inspectEgress } from "./egress.js";
-import { daemonDigest } from "./daemon-cache.js";
-import { egressImageTag } from "./egress-image.js";
+import { proxyImageTag } from "./egress-image.js";
+import { proxyBinaryBeside } from "../egress/proxy-command.js";
 import type { EgressExpected } from "./egress-readback.js";
 import { proxyReadBack as heldTo } from "./egress-readback.js";
 import { hasEgress, type Inspected, labelsOf, nameOf, sharedProxyOf } from "./readback.js";
@@ -55,9 +55,10 @@ export async function proxyReadBack(
   if (!found.ok) return found;
   const addresses = hostAddresses(context.egress);
   if (!addresses.ok) return ok({ other: `network allow, but its egress proxy cannot be held to the Docker host's addresses: ${addresses.error.message}` });
-  const digest = await daemonDigest(context.daemonPath).catch(() => undefined);
-  if (!digest) return fail("failed", `the daemon at ${context.daemonPath} could not be read, so ${name}'s egress proxy cannot be checked against it`);
-  return ok(heldTo(found.value, proxyExpected(context, name, { uid, gid, deadline, image: egressImageTag(digest), hostAddresses: addresses.value })));
+  const proxy = proxyBinaryBeside(context.daemonPath);
+  const image = await proxyImageTag(proxy).catch(() => undefined);
+  if (!image) return fail("failed", `the egress proxy at ${proxy} could not be read, so ${name}'s egress proxy cannot be checked against it`);
+  return ok(heldTo(found.value, proxyExpected(context, name, { uid, gid, deadline, image, hostAddresses: addresses.value })));
 }
 
 /**

@@ -1,8 +1,11 @@
-// The egress proxy's image: computerd alone, made with docker import from a tar that holds the
-// binary and nothing else, tagged by the binary's sha256. No registry and no build step: the
-// provider's own daemon is the proxy (computerd egress), so the image is a few MB and always
-// the same code as the computers it serves.
+// The egress proxy's image: computerd-egress and the roots it verifies an opened host's TLS
+// against (Node's own Mozilla roots, tls.rootCertificates, where Go's crypto/x509 reads a Linux
+// system's bundle), made with docker import from a tar that holds those two files and nothing
+// else, tagged by their sha256. No registry and no build step: the proxy is built beside the
+// provider's daemon (proxyBinaryBeside), so the image is a few MB and always the same tree as the
+// computers it serves.
 import { createHash } from "node:crypto";
+import { rootCertificates } from "node:tls";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,48 +19,67 @@ import { tarOf } from "./tar.js";
 
 const IMPORT_MS = 120_000;
 
-/** A ustar archive of one file, /computerd, mode 0755, owned by 0:0, dated at the epoch. */
-export function daemonTar(daemon: Uint8Array): Buffer {
-  return tarOf([{ path: EGRESS_ENTRYPOINT.slice(1), mode: 0o755, bytes: daemon }]);
+/** Where the image holds its roots: the first path Go's crypto/x509 reads on Linux. */
+export const ROOTS_PATH = "/etc/ssl/certs/ca-certificates.crt";
+const ROOTS = Buffer.from(rootCertificates.join("\n") + "\n");
+const sha256 = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
+
+/** A ustar archive of /computerd-egress (0755) and the roots (0644), owned by 0:0, dated at the epoch. */
+export function proxyTar(proxy: Uint8Array, roots: Uint8Array = ROOTS): Buffer {
+  return tarOf([
+    { path: EGRESS_ENTRYPOINT.slice(1), mode: 0o755, bytes: proxy },
+    { path: ROOTS_PATH.slice(1), mode: 0o644, bytes: roots },
+  ]);
+}
+
+/** The image's digest for a proxy binary of this sha256: that and the roots' together. */
+export const imageDigestOf = (proxyDigest: string): string => sha256(`${proxyDigest}\n${sha256(ROOTS)}`);
+
+/** The tag of the image for the proxy binary at proxyPath (throws when it cannot be read). */
+export async function proxyImageTag(proxyPath: string): Promise<string> {
+  return egressImageTag(imageDigestOf(await daemonDigest(proxyPath)));
 }
 
 const making = new Map<string, Promise<Result<string>>>();
 
 /**
- * The proxy's image for the daemon at daemonPath: there already (docker image inspect), or made
- * now by docker import. Creates at the same moment share one import.
+ * The proxy's image for the proxy binary at proxyPath: there already (docker image inspect), or
+ * made now by docker import. Creates at the same moment share one import.
  */
-export async function ensureEgressImage(cli: DockerCli, daemonPath: string, bound: CallBound = {}): Promise<Result<string>> {
+export async function ensureEgressImage(cli: DockerCli, proxyPath: string, bound: CallBound = {}): Promise<Result<string>> {
   let tag: string;
   try {
-    tag = egressImageTag(await daemonDigest(daemonPath));
+    tag = await proxyImageTag(proxyPath);
   } catch (error) {
-    return fail("invalid", `the daemon ${daemonPath} cannot be read for the egress proxy's image: ${(error as Error).message}`);
+    return fail("invalid", unreadable(proxyPath, error));
   }
   const there = await cli.run(["image", "inspect", "--format", "{{.Id}}", tag], { ...bound, timeoutMs: 30_000 });
   if (there.ok) return ok(tag);
   if (bound.signal?.aborted) return fail("aborted", "making the egress proxy's image was aborted");
   let flight = making.get(tag);
   if (!flight) {
-    flight = importImage(cli, daemonPath, tag).finally(() => making.delete(tag));
+    flight = importImage(cli, proxyPath, tag).finally(() => making.delete(tag));
     making.set(tag, flight);
   }
   return flight;
 }
 
-async function importImage(cli: DockerCli, daemonPath: string, tag: string): Promise<Result<string>> {
-  let daemon: Buffer;
+const unreadable = (proxyPath: string, error: unknown) =>
+  `the egress proxy ${proxyPath} (built beside computerd by scripts/build-daemon.sh) cannot be read for its image: ${(error as Error).message}`;
+
+async function importImage(cli: DockerCli, proxyPath: string, tag: string): Promise<Result<string>> {
+  let proxy: Buffer;
   try {
-    daemon = await readFile(daemonPath);
+    proxy = await readFile(proxyPath);
   } catch (error) {
-    return fail("invalid", `the daemon ${daemonPath} cannot be read for the egress proxy's image: ${(error as Error).message}`);
+    return fail("invalid", unreadable(proxyPath, error));
   }
-  if (egressImageTag(createHash("sha256").update(daemon).digest("hex")) !== tag)
-    return fail("failed", `the daemon ${daemonPath} changed while its egress proxy's image was made; run the step again`);
+  if (egressImageTag(imageDigestOf(sha256(proxy))) !== tag)
+    return fail("failed", `the egress proxy ${proxyPath} changed while its image was made; run the step again`);
   const dir = await mkdtemp(join(tmpdir(), "agentrun-egress-"));
   try {
-    const tar = join(dir, "computerd.tar");
-    await writeFile(tar, daemonTar(daemon));
+    const tar = join(dir, "computerd-egress.tar");
+    await writeFile(tar, proxyTar(proxy));
     const made = await cli.run(["import", "--change", `ENTRYPOINT ["${EGRESS_ENTRYPOINT}"]`, tar, tag], { timeoutMs: IMPORT_MS });
     if (!made.ok) {
       const f = failureOf(`docker import of the egress proxy's image ${tag}`, made, cli.path);

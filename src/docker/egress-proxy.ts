@@ -38,7 +38,7 @@ export interface ProxyDeps {
   userDefault: string;
   hint: string;
   readyMs: number;
-  testNetwork?: { name: string; range: string };
+  testNetwork?: { name: string; range: string; upstreamRoot?: string | undefined };
 }
 
 interface VolumeInfo {

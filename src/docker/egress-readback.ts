@@ -3,7 +3,8 @@
 // and refuses every one of the Docker host's addresses the provider requires now. Anything less
 // is { other: "network allow, but its egress proxy ... <why>" }: never reported as a policy.
 import { checkAllowlist } from "../egress/list.js";
-import { EGRESS_FLAGS, flagsOf } from "../egress/proxy-command.js";
+import { EGRESS_CA_FILE, EGRESS_FLAGS, flagsOf, opensTLS } from "../egress/proxy-command.js";
+import { credentialsOf } from "../egress/rules.js";
 import type { ProxyNetwork } from "../egress/proxies.js";
 import { DEADLINE_LABEL } from "./constants.js";
 import { EGRESS_BOUNDS, EGRESS_ENTRYPOINT, EGRESS_LABEL, EGRESS_MOUNT, EGRESS_SOCKET, egressName, PROXY_PATTERN } from "./egress-request.js";
@@ -21,7 +22,7 @@ export interface EgressExpected {
   image: string;
   /** The host's addresses the provider requires now: the proxy must refuse each (more is fine). */
   hostAddresses: readonly string[];
-  testNetwork?: { name: string; range: string };
+  testNetwork?: { name: string; range: string; upstreamRoot?: string | undefined };
 }
 
 // The inspect JSON's fields the read-back looks at; any other shape reads as other.
@@ -91,6 +92,16 @@ export function proxyReadBack(proxy: unknown, want: EgressExpected): ProxyNetwor
   const reach = flags.get("--reachable-for-tests");
   if (reach && !(want.testNetwork && same(reach, [want.testNetwork.range])))
     return other(`marks ${reach.join(", ")} reachable, a test-only setting this provider does not have`);
+  const root = flags.get("--upstream-root-for-tests");
+  if (root && !(want.testNetwork?.upstreamRoot && same(root, [want.testNetwork.upstreamRoot])))
+    return other("trusts an upstream root of its own, a test-only setting this provider does not have");
+  const caFile = flags.get("--ca-file");
+  if (caFile && !same(caFile, [EGRESS_CA_FILE])) return other(`writes its CA elsewhere than ${EGRESS_CA_FILE}`);
+  const opens = opensTLS({ rules: flags.get("--rule"), credentials: credentialsOf(obj(p.Config).Env) });
+  if (opens !== (caFile !== undefined))
+    return other(
+      opens ? "holds rules or credentials but opens no TLS for their hosts (made before it could)" : "opens TLS with no rules or credentials to judge it by",
+    );
   const refused = new Set(flags.get("--host-address") ?? []);
   const missing = want.hostAddresses.filter((a) => !refused.has(a));
   if (missing.length > 0) return other(`does not refuse the Docker host's addresses ${missing.join(", ")} (the host gained them after the proxy was made)`);

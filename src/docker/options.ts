@@ -86,9 +86,10 @@ export interface EgressOptions {
   readyMs?: number;
   /**
    * The test-only seam: the test's own Docker network, which the proxy joins instead of the
-   * default bridge, and its range, which it reaches as if public. Refused unless testOnly.
+   * default bridge, and its range, which it reaches as if public; upstreamRoot, a test upstream's
+   * CA (one PEM certificate) a proxy that opens TLS trusts beside the system's roots. Refused unless testOnly.
    */
-  testNetwork?: { name: string; range: string };
+  testNetwork?: { name: string; range: string; upstreamRoot?: string };
   testOnly?: boolean;
 }
 
@@ -205,6 +206,9 @@ function egressOf(egress: EgressOptions): EgressSettings {
     if (words) throw new OptionError("egress", "DockerProvider's egress option", `: ${words}`);
     if (typeof egress.testNetwork.name !== "string" || !egress.testNetwork.name)
       throw new OptionError("egress", "DockerProvider's egress option", ": testNetwork.name is the test's own Docker network");
+    const root = egress.testNetwork.upstreamRoot;
+    if (root !== undefined && !(typeof root === "string" && /^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/.test(root)))
+      throw new OptionError("egress", "DockerProvider's egress option", ": testNetwork.upstreamRoot is one PEM certificate, the test upstream's CA");
   }
   const readyMs = egress.readyMs ?? EGRESS_READY_MS;
   if (!(Number.isInteger(readyMs) && readyMs > 0))

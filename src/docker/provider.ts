@@ -47,8 +47,9 @@ import type { MachineKind } from "../daemon/protocol.js";
 import { IMAGE_SETTING, kindOfLabels } from "./constants.js";
 import { CAPABILITIES, capabilitiesOfKind, type DockerContext, helloGroupsOf, targetOf } from "./context.js";
 import { failure, inspect, listByLabels } from "./containers.js";
-import { daemonCopy, daemonDigest } from "./daemon-cache.js";
-import { egressImageTag, ensureEgressImage } from "./egress-image.js";
+import { daemonCopy } from "./daemon-cache.js";
+import { ensureEgressImage, proxyImageTag } from "./egress-image.js";
+import { proxyBinaryBeside } from "../egress/proxy-command.js";
 import { DockerEgressProxies } from "./egress-proxy.js";
 import { type Host, hostOf } from "./host.js";
 import type { EnsureOptions } from "./image.js";
@@ -132,10 +133,9 @@ export class DockerProvider implements ComputerProvider {
       host: (o) => this.#enforcingHost(o),
       image: (o) => this.#ensureEgressImage(o.signal),
       imageTag: async () => {
-        const digest = await daemonDigest(settled.daemonPath).catch(() => undefined);
-        return digest
-          ? ok(egressImageTag(digest))
-          : fail("failed", `the daemon at ${settled.daemonPath} could not be read, so an egress proxy cannot be checked against it`);
+        const proxy = proxyBinaryBeside(settled.daemonPath);
+        const tag = await proxyImageTag(proxy).catch(() => undefined);
+        return tag ? ok(tag) : fail("failed", `the egress proxy at ${proxy} could not be read, so an egress proxy cannot be checked against it`);
       },
       addresses: () => hostAddresses(settled.egress),
       userDefault: settled.userText,
@@ -162,7 +162,7 @@ export class DockerProvider implements ComputerProvider {
 
   /** The proxy's image, made once per provider (its tag is the daemon's hash); a failure is not kept. */
   #ensureEgressImage(signal?: AbortSignal): Promise<Result<string>> {
-    this.#egressImage ??= ensureEgressImage(this.cli, this.#settled.daemonPath, { signal }).then((r) => {
+    this.#egressImage ??= ensureEgressImage(this.cli, proxyBinaryBeside(this.#settled.daemonPath), { signal }).then((r) => {
       if (!r.ok) this.#egressImage = undefined;
       return r;
     });

@@ -21,7 +21,7 @@ export interface ProxySpec {
   hint?: string;
   /** The caller's labels, on the proxy and its volume (a run's among them). */
   labels?: Record<string, string>;
-  /** Methods and path prefixes per listed name: plain HTTP to it is judged by them, and it is never tunnelled. */
+  /** Methods and path prefixes per listed name: requests to it (HTTPS too, its TLS ended at the proxy) are judged by them; it is never tunnelled untouched. */
   rules?: EgressRule[];
   /** Headers the proxy sets on requests to a listed name, replacing the computer's; no computer ever holds them. */
   credentials?: EgressCredential[];

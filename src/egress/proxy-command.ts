@@ -1,17 +1,30 @@
-// The egress proxy as every vendor runs it: computerd egress, the static daemon alone in an image
-// tagged by its sha256, listening on a socket in a folder it shares with its computer (a Docker
-// volume, a Pod's emptyDir), its argv built here and read back by the same flags.
+// The egress proxy as every vendor runs it: computerd-egress (the proxy's own static binary, built
+// beside computerd from the same tree) alone in an image tagged by its sha256, listening on a
+// socket in a folder it shares with its computer (a Docker volume, a Pod's emptyDir), its argv
+// built here and read back by the same flags.
+import { basename, dirname, join } from "node:path";
 
 /** Where the proxy's folder is, in the proxy and (read-only) in the computer. */
 export const EGRESS_MOUNT = "/opt/agentrun/egress";
 /** The proxy's socket, which init --egress relays port 3128 to. */
 export const EGRESS_SOCKET = `${EGRESS_MOUNT}/egress.sock`;
-/** The proxy's binary inside its image (the image holds it alone). */
-export const EGRESS_ENTRYPOINT = "/computerd";
-/** The proxy image's repository: the tag is the daemon's sha256's first 16 hex digits. */
+/** Where a proxy that opens TLS writes its CA's certificate (--ca-file), which init reads into the computer's trust. */
+export const EGRESS_CA_FILE = `${EGRESS_MOUNT}/ca.pem`;
+/** The proxy's binary inside its image. */
+export const EGRESS_ENTRYPOINT = "/computerd-egress";
+/** The proxy image's repository: the tag is the proxy binary's sha256's first 16 hex digits. */
 export const EGRESS_REPO = "agentrun-egress";
 
-/** The image's tag for a daemon of this sha256. */
+/**
+ * The proxy's binary for a daemon: beside it, its name with -egress after "computerd"
+ * (dist/computerd-linux-amd64 has dist/computerd-egress-linux-amd64), as build-daemon.sh makes both.
+ */
+export function proxyBinaryBeside(daemonPath: string): string {
+  const name = basename(daemonPath);
+  return join(dirname(daemonPath), name.startsWith("computerd") ? `computerd-egress${name.slice("computerd".length)}` : `${name}-egress`);
+}
+
+/** The image's tag for a proxy binary of this sha256. */
 export function egressImageTag(digest: string): string {
   return `${EGRESS_REPO}:${digest.slice(0, 16)}`;
 }
@@ -27,11 +40,16 @@ export interface ProxyArgs {
   hostAddresses: readonly string[];
   /** The words every refusal adds (printable ASCII). */
   hint: string;
-  /** The test-only seam: a range the proxy reaches as if public (checkTestNetwork). */
-  testNetwork?: { range: string };
-  /** Rules in their argv form (ruleArg): plain HTTP to their hosts judged by method and path. */
+  /** The test-only seam: a range the proxy reaches as if public (checkTestNetwork), and a test upstream's CA (PEM) it trusts beside the system's roots. */
+  testNetwork?: { range: string; upstreamRoot?: string | undefined };
+  /** Rules in their argv form (ruleArg): requests to their hosts judged by method and path. */
   rules?: readonly string[] | undefined;
+  /** Credentials (set by the environment, never the argv): only whether there are any counts here. */
+  credentials?: readonly unknown[] | undefined;
 }
+
+/** Whether a proxy opens TLS: hosts with rules or credentials are judged request by request, HTTPS too. */
+export const opensTLS = (plan: Pick<ProxyArgs, "rules" | "credentials">): boolean => Boolean(plan.rules?.length || plan.credentials?.length);
 
 /** The proxy's argv after its entrypoint: the list, the deadline, the host's addresses and the hint. */
 export function egressArgs(plan: ProxyArgs): string[] {
@@ -47,11 +65,23 @@ export function egressArgs(plan: ProxyArgs): string[] {
     "--hint",
     plan.hint,
     ...(plan.testNetwork ? ["--reachable-for-tests", plan.testNetwork.range] : []),
+    ...(plan.testNetwork?.upstreamRoot ? ["--upstream-root-for-tests", plan.testNetwork.upstreamRoot] : []),
+    ...(opensTLS(plan) ? ["--ca-file", EGRESS_CA_FILE] : []),
   ];
 }
 
 /** Every flag egressArgs writes. */
-export const EGRESS_FLAGS: ReadonlySet<string> = new Set(["--socket", "--deadline", "--allow", "--rule", "--host-address", "--hint", "--reachable-for-tests"]);
+export const EGRESS_FLAGS: ReadonlySet<string> = new Set([
+  "--socket",
+  "--deadline",
+  "--allow",
+  "--rule",
+  "--host-address",
+  "--hint",
+  "--reachable-for-tests",
+  "--upstream-root-for-tests",
+  "--ca-file",
+]);
 
 /** The flags of the proxy's argv: each flag's values in order, or undefined when it is not egress's argv. */
 export function flagsOf(cmd: unknown): Map<string, string[]> | undefined {

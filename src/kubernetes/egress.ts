@@ -139,6 +139,8 @@ function problemOf(s: SidecarReadBack, want: SidecarWant): string | undefined {
   return undefined;
 }
 
+const TLS_FLAGS: ReadonlySet<string> = new Set(["--ca-file", "--upstream-root-for-tests"]);
+
 /** The sidecar's list as the computer reads it: { allow } only when it is as made, else words. */
 export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetwork {
   const other = (why: string) => ({ other: `network allow, but its egress proxy ${why}` });
@@ -146,7 +148,8 @@ export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetw
   if (problem) return other(problem);
   const flags = flagsOf(s.container?.args);
   if (!flags) return other("runs another command than computerd egress");
-  const unknown = [...flags.keys()].find((k) => !EGRESS_FLAGS.has(k) && !(want.proxy && k === "--allow-file"));
+  // A sidecar holds no rules or credentials, so it never opens TLS: the flags for that are never its own.
+  const unknown = [...flags.keys()].find((k) => (!EGRESS_FLAGS.has(k) || TLS_FLAGS.has(k)) && !(want.proxy && k === "--allow-file"));
   if (unknown) return other(`runs with ${unknown}, which the provider never gives`);
   if (!same(flags.get("--socket"), [EGRESS_SOCKET])) return other(`does not listen on ${EGRESS_SOCKET}`);
   if (!same(flags.get("--deadline"), [want.deadline])) return other("ends at another time than its computer");

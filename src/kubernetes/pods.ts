@@ -26,7 +26,7 @@ import { Preflight } from "./preflight.js";
 import { computerState, type Pod, type PodProblem, sidecarProblem, stateOf, waitingProblem } from "./readback.js";
 import { SETUP_CONTAINER } from "./unprivileged.js";
 import { uploadDaemon } from "./upload.js";
-import { egressImageTag } from "../egress/proxy-command.js";
+import { egressImageTag, proxyBinaryBeside } from "../egress/proxy-command.js";
 
 export type { Daemon };
 export const GROUPS = ["exec", "files", "processes"] as const;
@@ -51,6 +51,7 @@ export class KubePods {
   readonly api: KubeApi;
   readonly version: string;
   readonly #daemon: DaemonFile;
+  readonly #proxy: DaemonFile;
   /** What the API server can refuse before anything is made (preflight.ts). */
   readonly preflight: Preflight;
   readonly #nodes: NodeStates;
@@ -60,6 +61,7 @@ export class KubePods {
     this.api = new KubeApi(this.o.creds);
     this.version = options.version ?? packageVersion();
     this.#daemon = new DaemonFile(this.o.daemonPath);
+    this.#proxy = new DaemonFile(proxyBinaryBeside(this.o.daemonPath));
     this.preflight = new Preflight(this.api, this.o);
     this.#nodes = new NodeStates(this.api, this.o.t.callMs);
   }
@@ -143,11 +145,11 @@ export class KubePods {
     return this.#daemon.bytes();
   }
 
-  /** The proxy image the provider runs: the option's, else the one tagged by its daemon's sha256. */
+  /** The proxy image the provider runs: the option's, else the one tagged by the sha256 of the proxy built beside its daemon. */
   async egressImage(): Promise<Result<string>> {
     if (this.o.egress.image) return ok(this.o.egress.image);
-    const daemon = await this.daemonBytes();
-    return daemon.ok ? ok(egressImageTag(daemon.value.sha256)) : daemon;
+    const proxy = await this.#proxy.bytes();
+    return proxy.ok ? ok(egressImageTag(proxy.value.sha256)) : proxy;
   }
 
   /** A Pod's node as its read takes it: whether it is lost, and its kernel (node-lost.ts). */

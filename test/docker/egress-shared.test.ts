@@ -50,13 +50,16 @@ const egressParts = () => ({
 });
 
 /** egresskit inside a computer: what a GET through the proxy variables answers. */
-async function get(ref: ComputerRef, url: string): Promise<string> {
+const get = (ref: ComputerRef, url: string) => kitRun(ref, ["get", url]);
+
+/** egresskit inside a computer, run with args: what it prints. */
+async function kitRun(ref: ComputerRef, args: string[]): Promise<string> {
   const connected = await p.connect(ref);
   if (!connected.ok) throw new Error(connected.error.message);
   try {
     const client = connected.value.client;
     expect((await writeFile(client, "/work/egresskit", readFileSync(kit), { mode: 0o755 })).ok).toBe(true);
-    const r = (await client.call("exec.run", { argv: ["/work/egresskit", "get", url], timeoutMs: 30_000 })) as { stdout: string };
+    const r = (await client.call("exec.run", { argv: ["/work/egresskit", ...args], timeoutMs: 30_000 })) as { stdout: string };
     return Buffer.from(r.stdout, "base64").toString("utf8");
   } finally {
     await connected.value.close();
@@ -90,7 +93,18 @@ beforeAll(async () => {
     "serve",
   );
   upIP = docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", upstream);
-  egressOptions = { hostAddresses: ["203.0.113.7"], hint: "ask the test", testNetwork: { name: net, range: subnet }, testOnly: true };
+  // The upstream's TLS is from a CA of its own, printed before it serves: the proxy's test-only root.
+  let logs = "";
+  for (const started = Date.now(); !logs.includes("serving") && Date.now() - started < 20_000; await new Promise((r) => setTimeout(r, 100)))
+    logs = docker("logs", upstream);
+  const upstreamRoot = /-----BEGIN CERTIFICATE-----\n[^-]+-----END CERTIFICATE-----\n/.exec(logs)?.[0];
+  expect(upstreamRoot, logs).toBeDefined();
+  egressOptions = {
+    hostAddresses: ["203.0.113.7"],
+    hint: "ask the test",
+    testNetwork: { name: net, range: subnet, ...(upstreamRoot ? { upstreamRoot } : {}) },
+    testOnly: true,
+  };
   p = provider({ egress: egressOptions });
   user = p.capabilities().defaults!.user!;
 }, 120_000);
@@ -186,7 +200,20 @@ describe("a shared egress proxy", () => {
       ok: true,
       value: { drift: [], ref: { rules: ["up.egress.test GET /v1/items"] }, credentials: change(keys[0]!).credentials },
     });
+    // HTTPS to the ruled host is opened by the proxy: a computer that joins now trusts its CA, and
+    // a client verifying TLS is judged and keyed as plain HTTP is.
+    const joined = await p.create({ image: IMAGE, lifetimeMs: 600_000, network: { allow: [] }, egress: proxy, labels });
+    if (joined.ok) names.add(joined.value.name);
+    expect(joined.ok, JSON.stringify(joined)).toBe(true);
+    if (!joined.ok) return;
+    expect(await kitRun(joined.value, ["sget", "GET", "https://up.egress.test/v1/items/7"])).toBe("200 hello from upstream /v1/items/7 key=1");
+    expect(await kitRun(joined.value, ["sget", "POST", "https://up.egress.test/v1/items"])).toBe(
+      "403 403 POST /v1/items is not allowed for up.egress.test on this box's network list: ask the test\n",
+    );
+    expect(docker("inspect", "-f", "{{json .Args}}", `${proxy}-egress`)).toContain('"--ca-file","/opt/agentrun/egress/ca.pem"');
     expect((await p.proxies.update(proxy, change(keys[1]!))).ok).toBe(true);
+    expect(await kitRun(joined.value, ["sget", "GET", "https://up.egress.test/v1/items"])).toBe("200 hello from upstream /v1/items key=2");
+    expect((await p.release(joined.value, "delete")).ok).toBe(true);
     expect(await get(computers[0]!, "http://up.egress.test/v1/items")).toBe("200 hello from upstream /v1/items key=2");
     expect(computers.map((c) => docker("inspect", "-f", "{{.State.StartedAt}}", c.id))).toEqual(started);
     expect((await p.proxies.update(proxy, { allow: [`${upIP}/32`] })).ok).toBe(true);

@@ -69,6 +69,8 @@ describe("the packed package, installed into an empty folder", () => {
       "dist/computerd-linux-arm64",
       "dist/computerd-fixture-linux-amd64",
       "dist/computerd-fixture-linux-arm64",
+      "dist/computerd-egress-linux-amd64",
+      "dist/computerd-egress-linux-arm64",
     ])
       expect(paths).toContain(needed);
     const strays = paths.filter((p) => /^(test|bench|daemon|src|scripts|examples|dist\/test)\//.test(p) || p.endsWith(".map") || /^provider\/.*\.ts$/.test(p));

@@ -189,6 +189,12 @@ describe("DockerProvider's options", () => {
     expect(() => new DockerProvider({ daemonPath: "/x", egress: { testNetwork: { name: "n", range: "8.8.8.0/24" }, testOnly: true } })).toThrow(
       /not a private or loopback range/,
     );
+    const seam = { name: "n", range: "10.213.0.0/24" };
+    expect(() => new DockerProvider({ daemonPath: "/x", egress: { testNetwork: { ...seam, upstreamRoot: "not pem" }, testOnly: true } })).toThrow(
+      /testNetwork.upstreamRoot is one PEM certificate/,
+    );
+    const root = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+    expect(() => new DockerProvider({ daemonPath: "/x", egress: { testNetwork: { ...seam, upstreamRoot: root }, testOnly: true } })).not.toThrow();
     expect(() => new DockerProvider({ daemonPath: "/x", egress: { hint: "bad\n" } })).toThrow(/printable ASCII/);
   });
 

@@ -1,11 +1,13 @@
 // The egress parts as requests, their read-back, the daemon's tar and the host's addresses.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { rootCertificates } from "node:tls";
 import { describe, expect, it } from "vitest";
 import { daemonDigest } from "../../src/docker/daemon-cache.js";
-import { daemonTar, egressImageTag } from "../../src/docker/egress-image.js";
+import { egressImageTag, imageDigestOf, proxyImageTag, proxyTar, ROOTS_PATH } from "../../src/docker/egress-image.js";
+import { proxyBinaryBeside } from "../../src/egress/proxy-command.js";
 import { proxyReadBack, type EgressExpected } from "../../src/docker/egress-readback.js";
 import { EGRESS_LABEL, egressArgs, egressProxyRequest, egressVolumeRequest, type EgressPlan } from "../../src/docker/egress-request.js";
 import { containerSign, hostAddresses } from "../../src/egress/host-addresses.js";
@@ -29,7 +31,7 @@ function inspected(p: EgressPlan = plan) {
   return {
     Name: `/${r.name}`,
     State: { Running: true },
-    Config: { Image: r.body.Image, User: r.body.User, Labels: r.body.Labels, Entrypoint: r.body.Entrypoint, Cmd: r.body.Cmd },
+    Config: { Image: r.body.Image, User: r.body.User, Labels: r.body.Labels, Entrypoint: r.body.Entrypoint, Cmd: r.body.Cmd, Env: r.body.Env },
     HostConfig: {
       ...r.body.HostConfig,
       Ulimits: [{ Name: "nofile", Hard: 1024, Soft: 1024 }],
@@ -91,6 +93,38 @@ describe("the egress parts as requests", () => {
       "--hint",
       "ask the operator",
     ]);
+  });
+});
+
+describe("a proxy that opens TLS", () => {
+  const credentials = [{ host: "pypi.org", header: "Authorization", value: "Bearer k" }];
+  it("is given --ca-file when it holds rules or credentials, and the test root only with the test seam", () => {
+    const tail = ["--ca-file", "/opt/agentrun/egress/ca.pem"];
+    expect(egressArgs(plan).slice(-2)).not.toEqual(tail);
+    expect(egressArgs({ ...plan, rules: ["pypi.org GET /simple/"] }).slice(-2)).toEqual(tail);
+    expect(egressArgs({ ...plan, credentials }).slice(-2)).toEqual(tail);
+    const root = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+    const args = egressArgs({ ...plan, testNetwork: { range: "10.213.0.0/24", upstreamRoot: root } });
+    expect(args.slice(-2)).toEqual(["--upstream-root-for-tests", root]);
+  });
+
+  it("reads back as made, and as other when its TLS does not match its rules, its CA is elsewhere, or it trusts a root the provider has not", () => {
+    const opened = { ...plan, rules: ["pypi.org GET /simple/"], credentials };
+    expect(proxyReadBack(inspected(opened), want)).toHaveProperty("allow");
+    expect(proxyReadBack(inspected({ ...plan, credentials }), want)).toHaveProperty("allow");
+    const other = (p: ReturnType<typeof inspected>) => (proxyReadBack(p, want) as { other?: string }).other;
+    const old = inspected(opened);
+    old.Config.Cmd = old.Config.Cmd.slice(0, -2);
+    expect(other(old)).toMatch(/holds rules or credentials but opens no TLS for their hosts \(made before it could\)$/);
+    const bare = inspected(plan);
+    bare.Config.Cmd.push("--ca-file", "/opt/agentrun/egress/ca.pem");
+    expect(other(bare)).toMatch(/opens TLS with no rules or credentials to judge it by$/);
+    const elsewhere = inspected(opened);
+    elsewhere.Config.Cmd[elsewhere.Config.Cmd.length - 1] = "/tmp/ca.pem";
+    expect(other(elsewhere)).toMatch(/writes its CA elsewhere than \/opt\/agentrun\/egress\/ca.pem$/);
+    const rooted = inspected(opened);
+    rooted.Config.Cmd.push("--upstream-root-for-tests", "x");
+    expect(other(rooted)).toMatch(/trusts an upstream root of its own, a test-only setting this provider does not have$/);
   });
 });
 
@@ -162,22 +196,37 @@ describe("a proxy read back", () => {
 });
 
 describe("the proxy's image", () => {
-  it("is a tar of computerd alone, 0755, owned by root", () => {
+  it("is a tar of computerd-egress (0755) and the roots it verifies TLS against (0644, Node's own), owned by root", () => {
     const dir = mkdtempSync(join(tmpdir(), "egress-tar-"));
     const bytes = Buffer.from("#!/bin/sh\necho proxy\n".repeat(50));
-    writeFileSync(join(dir, "a.tar"), daemonTar(bytes));
-    expect(execFileSync("tar", ["-tvf", join(dir, "a.tar")], { encoding: "utf8" })).toMatch(/^-rwxr-xr-x 0\/0 +1050 1970-01-01 00:00 computerd\n$/);
+    writeFileSync(join(dir, "a.tar"), proxyTar(bytes));
+    expect(execFileSync("tar", ["-tvf", join(dir, "a.tar")], { encoding: "utf8" })).toMatch(
+      /^-rwxr-xr-x 0\/0 +1050 1970-01-01 00:00 computerd-egress\n-rw-r--r-- 0\/0 +\d+ 1970-01-01 00:00 etc\/ssl\/certs\/ca-certificates.crt\n$/,
+    );
     mkdirSync(join(dir, "x"));
     execFileSync("tar", ["-xf", join(dir, "a.tar"), "-C", join(dir, "x")]);
-    expect(execFileSync("cat", [join(dir, "x", "computerd")])).toEqual(bytes);
+    expect(execFileSync("cat", [join(dir, "x", "computerd-egress")])).toEqual(bytes);
+    const roots = readFileSync(join(dir, "x", ROOTS_PATH), "utf8");
+    expect(roots).toBe(rootCertificates.join("\n") + "\n");
+    expect(rootCertificates.length).toBeGreaterThan(100);
   });
 
-  it("is tagged by the daemon's hash, hashed anew when the daemon's file changes", async () => {
-    const daemon = join(mkdtempSync(join(tmpdir(), "egress-tag-")), "computerd");
-    writeFileSync(daemon, "a");
-    expect(egressImageTag(await daemonDigest(daemon))).toBe("agentrun-egress:ca978112ca1bbdca");
-    writeFileSync(daemon, "bb");
-    expect(egressImageTag(await daemonDigest(daemon))).toBe("agentrun-egress:3b64db95cb55c763");
+  it("holds the proxy built beside the daemon, named for it", () => {
+    expect(proxyBinaryBeside("/p/dist/computerd-linux-amd64")).toBe("/p/dist/computerd-egress-linux-amd64");
+    expect(proxyBinaryBeside("/p/computerd")).toBe("/p/computerd-egress");
+    expect(proxyBinaryBeside("/p/my-daemon")).toBe("/p/my-daemon-egress");
+  });
+
+  it("is tagged by the proxy's hash and the roots', hashed anew when the proxy's file changes", async () => {
+    const proxy = join(mkdtempSync(join(tmpdir(), "egress-tag-")), "computerd-egress");
+    writeFileSync(proxy, "a");
+    const first = await proxyImageTag(proxy);
+    expect(first).toBe(egressImageTag(imageDigestOf(await daemonDigest(proxy))));
+    expect(first).toMatch(/^agentrun-egress:[0-9a-f]{16}$/);
+    expect(first).not.toBe(egressImageTag(await daemonDigest(proxy)));
+    writeFileSync(proxy, "bb");
+    expect(await proxyImageTag(proxy)).not.toBe(first);
+    expect(egressImageTag("ca978112ca1bbdca0000")).toBe("agentrun-egress:ca978112ca1bbdca");
   });
 });
 

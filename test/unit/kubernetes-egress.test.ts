@@ -77,7 +77,7 @@ describe("the allowlisted Pod", () => {
 
   it("has the proxy as a second container, running computerd egress with the list, the deadline and the nodes' addresses", () => {
     expect(m.spec.containers.map((c) => c.name)).toEqual(["computer", EGRESS_CONTAINER]);
-    expect(proxy).toMatchObject({ image: IMAGE, imagePullPolicy: "Never", command: ["/computerd"] });
+    expect(proxy).toMatchObject({ image: IMAGE, imagePullPolicy: "Never", command: ["/computerd-egress"] });
     expect(proxy!.args).toEqual([
       "egress",
       "--socket",
@@ -153,6 +153,11 @@ describe("the sidecar read back", () => {
     ["another deadline", (p) => void (p.spec!.containers![1]!.args![4] = "2027-01-01T00:00:00.000Z"), /ends at another time than its computer/],
     ["a private range reached by a test seam", (p) => void p.spec!.containers![1]!.args!.push("--reachable-for-tests", "10.0.0.0/16"), /test-only/],
     ["a disk-backed socket folder", (p) => void (p.spec!.volumes![0]!.emptyDir = {}), /not the emptyDir in memory/],
+    [
+      "TLS opened by hand",
+      (p) => void p.spec!.containers![1]!.args!.push("--ca-file", "/opt/agentrun/egress/ca.pem"),
+      /runs with --ca-file, which the provider never gives/,
+    ],
   ];
   it.each(cases)("names %s", (_what, edit, words) => {
     const pod = running(allow);

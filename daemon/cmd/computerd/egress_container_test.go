@@ -13,14 +13,23 @@ import (
 
 // egresskit builds the test's own server and clients (testdata/egresskit), static.
 func egresskit(t *testing.T) string {
+	return staticBuild(t, "egresskit", "./testdata/egresskit")
+}
+
+// egressProxy builds the proxy's own binary (cmd/computerd-egress), static, as its image holds it.
+func egressProxy(t *testing.T) string {
+	return staticBuild(t, "computerd-egress", "../computerd-egress")
+}
+
+func staticBuild(t *testing.T, name, pkg string) string {
 	t.Helper()
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755)
-	bin := filepath.Join(dir, "egresskit")
-	cmd := exec.Command("go", "build", "-o", bin, "./testdata/egresskit")
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building egresskit: %v: %s", err, out)
+		t.Fatalf("building %s: %v: %s", name, err, out)
 	}
 	return bin
 }
@@ -54,7 +63,7 @@ func waitLog(t *testing.T, name, want string, d time.Duration) string {
 // hardened as the provider runs it. Every refused request leaves the upstream untouched.
 func TestEgressFromInsideAComputer(t *testing.T) {
 	img := baseImage(t)
-	bin := daemonBinary(t)
+	proxyBin := egressProxy(t)
 	kit := egresskit(t)
 	id := fmt.Sprintf("%d-%06d", os.Getpid(), rand.IntN(1e6))
 	net, vol, up, px := "computerd-egress-net-"+id, "computerd-egress-vol-"+id, "computerd-egress-up-"+id, "computerd-egress-px-"+id
@@ -75,8 +84,8 @@ func TestEgressFromInsideAComputer(t *testing.T) {
 		"--security-opt", "no-new-privileges", "--memory", "256m", "--memory-swap", "256m", "--pids-limit", "64", "--cpu-period", "100000", "--cpu-quota", "50000",
 		"--ulimit", "nofile=1024:1024", "--log-driver", "json-file", "--log-opt", "max-size=1m", "--log-opt", "max-file=2",
 		"--add-host", "reserved.egress.test:192.0.2.7", "--add-host", "private.egress.test:10.9.8.7",
-		"-v", vol+":/opt/agentrun/egress", "-v", bin+":/opt/agentrun/computerd:ro", img,
-		"/opt/agentrun/computerd", "egress", "--socket", "/opt/agentrun/egress/egress.sock", "--deadline", iso(2*time.Minute),
+		"-v", vol+":/opt/agentrun/egress", "-v", proxyBin+":/opt/agentrun/computerd-egress:ro", img,
+		"/opt/agentrun/computerd-egress", "egress", "--socket", "/opt/agentrun/egress/egress.sock", "--deadline", iso(2*time.Minute),
 		"--allow", upIP+"/32", "--allow", "up.egress.test",
 		"--allow", "reserved.egress.test", "--allow", "private.egress.test", "--allow", "nothing.egress.test", "--reachable-for-tests", subnet, "--hint", "ask the test")
 	waitLog(t, px, "computerd egress: ready on /opt/agentrun/egress/egress.sock", 10*time.Second)

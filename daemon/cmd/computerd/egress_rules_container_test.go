@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"agentrun.dev/computerd/internal/rpctest"
 )
 
 // Rules and a credential through a real proxy container, as the SSRF harness runs one (cut
@@ -18,49 +20,9 @@ import (
 // program inside the computer can read nor in the proxy's log; and a proxy made again on the
 // same volume with a rotated key serves the running computer's next request with it.
 func TestEgressRulesAndCredentialsFromInsideAComputer(t *testing.T) {
-	img := baseImage(t)
-	bin := daemonBinary(t)
-	kit := egresskit(t)
-	id := fmt.Sprintf("%d-%06d", os.Getpid(), rand.IntN(1e6))
-	net, vol, up, px := "computerd-rules-net-"+id, "computerd-rules-vol-"+id, "computerd-rules-up-"+id, "computerd-rules-px-"+id
-	t.Cleanup(func() {
-		exec.Command("docker", "rm", "-f", up, px).Run()
-		exec.Command("docker", "volume", "rm", "-f", vol).Run()
-		exec.Command("docker", "network", "rm", net).Run()
-	})
-	keyOne, keyTwo := "Bearer key-one-"+id, "Bearer key-two-"+id
-	docker(t, "network", "create", "--internal", net)
-	subnet := docker(t, "network", "inspect", "-f", "{{range .IPAM.Config}}{{.Subnet}}{{end}}", net)
-	docker(t, "run", "-d", "--name", up, "--network", net, "--network-alias", "up.egress.test", "-e", "EGRESSKIT_KEYS="+keyOne+","+keyTwo,
-		"-v", kit+":/opt/egresskit:ro", img, "/opt/egresskit", "serve")
-	waitLog(t, up, "serving", 10*time.Second)
-	upIP := docker(t, "inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", up)
-	docker(t, "volume", "create", "--driver", "local", "--opt", "type=tmpfs", "--opt", "device=tmpfs", "--opt", "o=size=1m,uid=1000,gid=1000,mode=0700", vol)
-
-	// The key reaches the proxy by an env file, as the provider's Engine API call sets it: never an argv.
-	startProxy := func(key string) {
-		envFile := filepath.Join(t.TempDir(), "env")
-		os.WriteFile(envFile, []byte(`AGENTRUN_EGRESS_CREDENTIALS=[{"host":"up.egress.test","header":"Authorization","value":"`+key+`"}]`+"\n"), 0o600)
-		docker(t, "run", "-d", "--name", px, "--network", net, "--user", "1000:1000", "--read-only", "--cap-drop", "ALL",
-			"--security-opt", "no-new-privileges", "--memory", "256m", "--pids-limit", "64", "--env-file", envFile,
-			"-v", vol+":/opt/agentrun/egress", "-v", bin+":/opt/agentrun/computerd:ro", img,
-			"/opt/agentrun/computerd", "egress", "--socket", "/opt/agentrun/egress/egress.sock", "--deadline", iso(2*time.Minute),
-			"--allow", "up.egress.test", "--allow", upIP+"/32", "--rule", "up.egress.test GET,HEAD /v1/items",
-			"--reachable-for-tests", subnet, "--hint", "ask the test")
-		waitLog(t, px, "(2 entries, 1 rules, 1 credentials)", 10*time.Second)
-	}
-	startProxy(keyOne)
-
-	c := run(t, []string{"--user", "1000:1000", "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--network", "none",
-		"--tmpfs", "/work:mode=0700,uid=1000,gid=1000", "--tmpfs", "/run/agentrun:mode=0700,uid=1000,gid=1000", "-e", "HOME=/work",
-		"-v", vol + ":/opt/agentrun/egress:ro", "-v", kit + ":/opt/egresskit:ro"},
-		"init", "--deadline", iso(2*time.Minute), "--egress", "/opt/agentrun/egress/egress.sock")
-	cl := c.connect(t)
-	kitRun := func(args ...string) string {
-		var r struct{ Stdout []byte }
-		cl.Must(t, "exec.run", map[string]any{"argv": append([]string{"/opt/egresskit"}, args...), "timeoutMs": 30000}, &r)
-		return string(r.Stdout)
-	}
+	st := newRulesStand(t, "rules")
+	up, px, upIP, keyTwo, kitRun, cl := st.up, st.px, st.upIP, st.keyTwo, st.kitRun, st.cl
+	startProxy := st.startProxy
 	accepted := func() int { return strings.Count(waitLog(t, up, "serving", time.Second), "accepted") }
 
 	t.Run("a request the rule allows arrives with the proxy's key, replacing the computer's own", func(t *testing.T) {
@@ -114,4 +76,74 @@ func TestEgressRulesAndCredentialsFromInsideAComputer(t *testing.T) {
 			t.Fatalf("%q", got)
 		}
 	})
+}
+
+// rulesStand is the SSRF harness's way for rules and credentials: the test's own internal
+// network, egresskit's upstream on it as up.egress.test (knowing two keys), a proxy container as
+// the provider hardens one, holding a rule for up.egress.test and a credential for it, and a
+// computer at --network none whose init relays to the proxy's socket.
+type rulesStand struct {
+	up, px, vol, upIP, subnet string
+	keyOne, keyTwo            string
+	// upstreamCA is the upstream's own CA (PEM), which its TLS certificate for up.egress.test is signed by.
+	upstreamCA string
+	startProxy func(key string)
+	cl         *rpctest.Client
+	kitRun     func(args ...string) string
+}
+
+// newRulesStand makes the stand; extra are flags the proxy is given beside the rule.
+func newRulesStand(t *testing.T, name string, extra ...func(st *rulesStand) []string) *rulesStand {
+	img := baseImage(t)
+	proxyBin := egressProxy(t)
+	kit := egresskit(t)
+	id := fmt.Sprintf("%d-%06d", os.Getpid(), rand.IntN(1e6))
+	net := "computerd-" + name + "-net-" + id
+	st := &rulesStand{up: "computerd-" + name + "-up-" + id, px: "computerd-" + name + "-px-" + id, vol: "computerd-" + name + "-vol-" + id}
+	t.Cleanup(func() {
+		exec.Command("docker", "rm", "-f", st.up, st.px).Run()
+		exec.Command("docker", "volume", "rm", "-f", st.vol).Run()
+		exec.Command("docker", "network", "rm", net).Run()
+	})
+	st.keyOne, st.keyTwo = "Bearer key-one-"+id, "Bearer key-two-"+id
+	docker(t, "network", "create", "--internal", net)
+	st.subnet = docker(t, "network", "inspect", "-f", "{{range .IPAM.Config}}{{.Subnet}}{{end}}", net)
+	docker(t, "run", "-d", "--name", st.up, "--network", net, "--network-alias", "up.egress.test", "-e", "EGRESSKIT_KEYS="+st.keyOne+","+st.keyTwo,
+		"-v", kit+":/opt/egresskit:ro", img, "/opt/egresskit", "serve")
+	logs := waitLog(t, st.up, "serving", 10*time.Second)
+	if i, j := strings.Index(logs, "-----BEGIN CERTIFICATE-----"), strings.Index(logs, "-----END CERTIFICATE-----"); i >= 0 && j > i {
+		st.upstreamCA = logs[i:j+len("-----END CERTIFICATE-----")] + "\n"
+	}
+	st.upIP = docker(t, "inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", st.up)
+	docker(t, "volume", "create", "--driver", "local", "--opt", "type=tmpfs", "--opt", "device=tmpfs", "--opt", "o=size=1m,uid=1000,gid=1000,mode=0700", st.vol)
+
+	// The key reaches the proxy by an env file, as the provider's Engine API call sets it: never an argv.
+	st.startProxy = func(key string) {
+		envFile := filepath.Join(t.TempDir(), "env")
+		os.WriteFile(envFile, []byte(`AGENTRUN_EGRESS_CREDENTIALS=[{"host":"up.egress.test","header":"Authorization","value":"`+key+`"}]`+"\n"), 0o600)
+		args := []string{"run", "-d", "--name", st.px, "--network", net, "--user", "1000:1000", "--read-only", "--cap-drop", "ALL",
+			"--security-opt", "no-new-privileges", "--memory", "256m", "--pids-limit", "64", "--env-file", envFile,
+			"-v", st.vol + ":/opt/agentrun/egress", "-v", proxyBin + ":/opt/agentrun/computerd-egress:ro", img,
+			"/opt/agentrun/computerd-egress", "egress", "--socket", "/opt/agentrun/egress/egress.sock", "--deadline", iso(2 * time.Minute),
+			"--allow", "up.egress.test", "--allow", st.upIP + "/32", "--rule", "up.egress.test GET,HEAD /v1/items",
+			"--reachable-for-tests", st.subnet, "--hint", "ask the test"}
+		for _, e := range extra {
+			args = append(args, e(st)...)
+		}
+		docker(t, args...)
+		waitLog(t, st.px, "(2 entries, 1 rules, 1 credentials)", 10*time.Second)
+	}
+	st.startProxy(st.keyOne)
+
+	c := run(t, []string{"--user", "1000:1000", "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--network", "none",
+		"--tmpfs", "/work:mode=0700,uid=1000,gid=1000", "--tmpfs", "/run/agentrun:mode=0700,uid=1000,gid=1000", "-e", "HOME=/work",
+		"-v", st.vol + ":/opt/agentrun/egress:ro", "-v", kit + ":/opt/egresskit:ro"},
+		"init", "--deadline", iso(2*time.Minute), "--egress", "/opt/agentrun/egress/egress.sock")
+	st.cl = c.connect(t)
+	st.kitRun = func(args ...string) string {
+		var r struct{ Stdout []byte }
+		st.cl.Must(t, "exec.run", map[string]any{"argv": append([]string{"/opt/egresskit"}, args...), "timeoutMs": 30000}, &r)
+		return string(r.Stdout)
+	}
+	return st
 }

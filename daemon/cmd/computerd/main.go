@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"agentrun.dev/computerd/internal/bridge"
-	"agentrun.dev/computerd/internal/egress"
 	"agentrun.dev/computerd/internal/guard"
 	"agentrun.dev/computerd/internal/initd"
 	"agentrun.dev/computerd/internal/probe"
@@ -19,7 +18,6 @@ const usage = `usage:
   computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>]
   computerd stdio
   ` + probe.Usage + `
-  ` + egress.Usage + `
   ` + windows.Usage + `
   computerd --version`
 
@@ -55,8 +53,6 @@ func dispatch(args []string) int {
 		return bridge.Run(initd.SocketPath(), os.Stdin, os.Stdout, os.Stderr)
 	case "probe":
 		return probe.Main(args[1:], os.Stdout, os.Stderr)
-	case "egress":
-		return egress.Main(args[1:], os.Stdout, os.Stderr)
 	case "window":
 		return windows.Main(args[1:], os.Stdout, os.Stderr)
 	case "guard":

@@ -1,11 +1,15 @@
 package egress
 
 import (
+	"context"
+	"crypto/sha256"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -15,12 +19,13 @@ import (
 	"time"
 
 	"agentrun.dev/computerd/internal/egress/allow"
+	"agentrun.dev/computerd/internal/egress/ca"
 	"agentrun.dev/computerd/internal/egress/proxy"
 	"agentrun.dev/computerd/internal/sockfile"
 )
 
 // Usage is the subcommand's line in computerd's usage.
-const Usage = "computerd egress --socket <path> --deadline <time> (--allow <entry>... | --allow-file <path>) [--rule <host> <methods> <path>...]... [--host-address <ip>]... [--hint <words>]"
+const Usage = "computerd egress --socket <path> --deadline <time> (--allow <entry>... | --allow-file <path>) [--rule <host> <methods> <path>...]... [--host-address <ip>]... [--hint <words>] [--ca-file <path>]"
 
 // CredentialsEnv names the variable the proxy reads its credentials from (a JSON array of
 // {host, header, value}): never the argv, which docker inspect and the read-back show.
@@ -40,6 +45,15 @@ type Options struct {
 	// listRaw its bytes as first read.
 	ListFile string
 	listRaw  []byte
+	// CAFile is where the proxy writes its own CA's certificate (PEM), made at its start: given, it
+	// opens the tunnels to hosts with rules or credentials (their TLS ends at the proxy), else it
+	// refuses them. The CA's key never leaves the proxy.
+	CAFile string
+	// TestRoots is the test-only seam: the system's roots and a test upstream's CA (PEM).
+	TestRoots *x509.CertPool
+	// TestNames is the test-only seam beside Reachable: names answered with an address in its
+	// range, where a bench on this machine's loopback has no resolver that knows them.
+	TestNames map[string]netip.Addr
 }
 
 type many []string
@@ -57,6 +71,10 @@ func ParseArgs(args []string, credentials string) (Options, error) {
 	dl := fs.String("deadline", "", "")
 	hint := fs.String("hint", "", "")
 	reach := fs.String("reachable-for-tests", "", "")
+	testRoot := fs.String("upstream-root-for-tests", "", "")
+	caFile := fs.String("ca-file", "", "")
+	var testNames many
+	fs.Var(&testNames, "resolve-for-tests", "")
 	listFile := fs.String("allow-file", "", "")
 	fs.Var(&entries, "allow", "")
 	fs.Var(&hosts, "host-address", "")
@@ -121,6 +139,28 @@ func ParseArgs(args []string, credentials string) (Options, error) {
 			problems = append(problems, CredentialsEnv+": "+w)
 		}
 	}
+	for _, n := range testNames {
+		name, at, _ := strings.Cut(n, "=")
+		a, err := netip.ParseAddr(at)
+		if err != nil || !o.Reachable.IsValid() || !o.Reachable.Contains(a) {
+			problems = append(problems, fmt.Sprintf("--resolve-for-tests %q is not <name>=<address> with the address in --reachable-for-tests", n))
+			continue
+		}
+		if o.TestNames == nil {
+			o.TestNames = map[string]netip.Addr{}
+		}
+		o.TestNames[strings.ToLower(name)] = a
+	}
+	if *caFile != "" && !filepath.IsAbs(*caFile) {
+		problems = append(problems, fmt.Sprintf("--ca-file %q is not an absolute path", *caFile))
+	}
+	o.CAFile = *caFile
+	if *testRoot != "" {
+		o.TestRoots = systemRoots()
+		if !o.TestRoots.AppendCertsFromPEM([]byte(*testRoot)) {
+			problems = append(problems, "--upstream-root-for-tests is not a PEM certificate")
+		}
+	}
 	for _, h := range hosts {
 		a, err := netip.ParseAddr(h)
 		if err != nil || a.Zone() != "" {
@@ -151,13 +191,29 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "computerd egress: its deadline %s has passed\n", o.Deadline.Format(time.RFC3339))
 		return 1
 	}
+	cfg := proxy.Config{List: o.List, HostAddrs: o.HostAddrs, Hint: o.Hint, Deadline: o.Deadline, Reachable: o.Reachable, Log: stdout, Rules: o.Rules, Credentials: o.Credentials, UpstreamRoots: o.TestRoots}
+	if o.TestNames != nil {
+		cfg.Lookup = func(ctx context.Context, name string) ([]netip.Addr, error) {
+			if a, ok := o.TestNames[name]; ok {
+				return []netip.Addr{a}, nil
+			}
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", name)
+		}
+	}
+	// The CA's certificate is there before the socket is: a computer that reaches the proxy finds it.
+	if o.CAFile != "" {
+		if cfg.CA, err = publishCA(o.CAFile, o.Deadline); err != nil {
+			fmt.Fprintln(stderr, "computerd egress:", err)
+			return 1
+		}
+	}
 	l, err := sockfile.Listen(o.Socket, "another proxy is listening on %s")
 	if err != nil {
 		fmt.Fprintln(stderr, "computerd egress:", err)
 		return 1
 	}
 	defer os.Remove(o.Socket)
-	p := proxy.New(proxy.Config{List: o.List, HostAddrs: o.HostAddrs, Hint: o.Hint, Deadline: o.Deadline, Reachable: o.Reachable, Log: stdout, Rules: o.Rules, Credentials: o.Credentials})
+	p := proxy.New(cfg)
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	go func() {
@@ -165,6 +221,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		p.Close()
 	}()
 	fmt.Fprintf(stdout, "computerd egress: ready on %s until %s (%d entries, %d rules, %d credentials)\n", o.Socket, o.Deadline.UTC().Format(time.RFC3339), len(o.List.Entries()), len(o.Rules), len(o.Credentials))
+	if cfg.CA != nil {
+		fmt.Fprintf(stdout, "computerd egress: its CA (sha256 %x) is at %s\n", sha256.Sum256(cfg.CA.Certificate().Raw), o.CAFile)
+	}
 	if o.ListFile != "" {
 		io.WriteString(stdout, heldLine(o.ListFile, o.List))
 		tick := time.NewTicker(reloadEvery)
@@ -175,4 +234,29 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	p.Serve(l)
 	return 0
+}
+
+// publishCA makes the proxy's CA and writes its certificate (never its key) to path, whole or
+// not at all: a computer reads it at its start.
+func publishCA(path string, deadline time.Time) (*ca.Authority, error) {
+	a, err := ca.New("agentrun egress proxy CA", deadline.Add(24*time.Hour))
+	if err != nil {
+		return nil, fmt.Errorf("making its CA: %w", err)
+	}
+	tmp := path + ".partial"
+	if err := os.WriteFile(tmp, a.PEM(), 0o644); err != nil {
+		return nil, fmt.Errorf("writing its CA's certificate: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, fmt.Errorf("writing its CA's certificate: %w", err)
+	}
+	return a, nil
+}
+
+// systemRoots are the system's roots, or none where the system has none to read.
+func systemRoots() *x509.CertPool {
+	if pool, err := x509.SystemCertPool(); err == nil {
+		return pool
+	}
+	return x509.NewCertPool()
 }

@@ -3,6 +3,9 @@ package egress
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/pem"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -146,6 +149,66 @@ func TestParseArgsRulesAndCredentials(t *testing.T) {
 		_, err := ParseArgs(tc.args, tc.creds)
 		if err == nil || !strings.Contains(err.Error(), tc.words) || strings.Contains(err.Error(), "k-secret") {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.words)
+		}
+	}
+}
+
+// With --ca-file the proxy makes its own CA at its start and writes its certificate there (never
+// its key), says where and which before it is ready, and lets a tunnel to a host with rules pass
+// its rules (to the lookup, which .invalid never passes: without a CA, the rules refuse it with a
+// 403); two starts make two CAs. Its flags are checked with the rest.
+func TestMainPublishesItsCA(t *testing.T) {
+	dir := t.TempDir()
+	caFile := filepath.Join(dir, "ca.pem")
+	start := func() (string, []byte) {
+		socket := filepath.Join(dir, "egress.sock")
+		var out, errs lockedBuffer
+		done := make(chan int)
+		go func() {
+			done <- Main([]string{"--socket", socket, "--deadline", iso(time.Now().Add(time.Second)), "--allow", "api.example.invalid", "--rule", "api.example.invalid GET /v1", "--ca-file", caFile}, &out, &errs)
+		}()
+		for start := time.Now(); !strings.Contains(out.String(), "ready"); time.Sleep(5 * time.Millisecond) {
+			if time.Since(start) > 5*time.Second {
+				t.Fatalf("no ready line: %q %q", out.String(), errs.String())
+			}
+		}
+		pemBytes, err := os.ReadFile(caFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		block, rest := pem.Decode(pemBytes)
+		if block == nil || block.Type != "CERTIFICATE" || len(rest) != 0 || bytes.Contains(pemBytes, []byte("PRIVATE")) {
+			t.Fatalf("the CA file holds %q", pemBytes)
+		}
+		sum := sha256.Sum256(block.Bytes)
+		if want := fmt.Sprintf("computerd egress: its CA (sha256 %x) is at %s\n", sum, caFile); !strings.Contains(out.String(), want) {
+			t.Fatalf("%q, want %q", out.String(), want)
+		}
+		c, err := net.Dial("unix", socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, "CONNECT api.example.invalid:443 HTTP/1.1\r\n\r\n")
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		c.Close()
+		<-done
+		return line, block.Bytes
+	}
+	line, first := start()
+	if line != "HTTP/1.1 502 Bad Gateway\r\n" {
+		t.Fatalf("a tunnel to a host with rules: %q", line)
+	}
+	if _, second := start(); bytes.Equal(first, second) {
+		t.Fatal("two starts made the same CA")
+	}
+	o, err := ParseArgs([]string{"--socket", "/e.sock", "--deadline", iso(time.Now()), "--allow", "a.example", "--reachable-for-tests", "127.0.2.0/24", "--resolve-for-tests", "A.example=127.0.2.1"}, "")
+	if err != nil || o.TestNames["a.example"].String() != "127.0.2.1" || len(o.TestNames) != 1 {
+		t.Fatalf("the names seam: %v %v", o.TestNames, err)
+	}
+	_, err = ParseArgs([]string{"--socket", "/e.sock", "--deadline", iso(time.Now()), "--allow", "a.example", "--ca-file", "ca.pem", "--upstream-root-for-tests", "not pem", "--resolve-for-tests", "a.example=10.0.0.1"}, "")
+	for _, words := range []string{`--ca-file "ca.pem" is not an absolute path`, "--upstream-root-for-tests is not a PEM certificate", `--resolve-for-tests "a.example=10.0.0.1" is not <name>=<address> with the address in --reachable-for-tests`} {
+		if err == nil || !strings.Contains(err.Error(), words) {
+			t.Errorf("missing %q in %v", words, err)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/signal"
@@ -16,6 +17,7 @@ import (
 
 	"agentrun.dev/computerd/internal/deadline"
 	"agentrun.dev/computerd/internal/egress/relay"
+	"agentrun.dev/computerd/internal/egress/trust"
 	"agentrun.dev/computerd/internal/isolate"
 	"agentrun.dev/computerd/internal/launch"
 	"agentrun.dev/computerd/internal/methods"
@@ -137,6 +139,7 @@ func run(o Options) error {
 	if err != nil {
 		return err
 	}
+	var store *trust.Store
 	if o.Egress != "" {
 		rl, err := net.Listen("tcp", relay.Addr)
 		if err != nil {
@@ -144,8 +147,9 @@ func run(o Options) error {
 			return fmt.Errorf("--egress: cannot listen on %s for the computer's programs, so none could reach the egress proxy: %w", relay.Addr, err)
 		}
 		defer rl.Close()
-		launch.UseRelay(relay.Env(relay.Addr))
-		go relay.Serve(rl, o.Egress)
+		store = trust.New(o.Egress, filepath.Dir(SocketPath()))
+		// A CA that changes (the proxy made again) is taken as the next connection passes.
+		go relay.Serve(rl, o.Egress, func() { store.Refresh() })
 	}
 	if err := procctl.ChildSubreaper(); err != nil {
 		return fmt.Errorf("becoming a child subreaper: %v", err)
@@ -162,6 +166,18 @@ func run(o Options) error {
 		l.Close()
 		os.Remove(SocketPath())
 		return nil
+	}
+	// A proxy that opens TLS for hosts with rules or credentials has written its CA by the time it
+	// answers: every program is pointed at the relay and at a bundle that holds the CA.
+	if store != nil {
+		if err := store.Refresh(); err != nil {
+			l.Close()
+			os.Remove(SocketPath())
+			return fmt.Errorf("--egress: %w", err)
+		}
+		vars := relay.Env(relay.Addr)
+		maps.Copy(vars, store.Env())
+		launch.UseRelay(vars)
 	}
 
 	// The first exec.run's guard, started while the first client connects.

@@ -7,8 +7,22 @@ import { conformanceCase } from "../case.js";
 import { holding, marker } from "../markers.js";
 
 const EXEC = { groups: ["exec" as const] };
-/** The names exec.run's environment may hold besides what env gives. */
-const BASE_ENV = ["PATH", "HOME", "USER", "LOGNAME", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "NO_PROXY", "no_proxy"];
+/** The names exec.run's environment may hold besides what env gives (an allowlisted computer's: the relay's and the egress trust bundle's). */
+const BASE_ENV = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "NO_PROXY",
+  "no_proxy",
+  "SSL_CERT_FILE",
+  "REQUESTS_CA_BUNDLE",
+  "NODE_EXTRA_CA_CERTS",
+];
 
 export const execCases = [
   conformanceCase("exec.argv", "core", EXEC, async (t) => {

@@ -2,12 +2,14 @@ package proxy
 
 import (
 	"context"
+	"crypto/x509"
 	"io"
 	"net"
 	"net/netip"
 	"time"
 
 	"agentrun.dev/computerd/internal/egress/allow"
+	"agentrun.dev/computerd/internal/egress/ca"
 )
 
 // Bounds of one proxy.
@@ -30,9 +32,13 @@ type Config struct {
 	Reachable netip.Prefix
 	Log       io.Writer // one JSON line per target
 	// Rules judge plain HTTP to the hosts they name; Credentials are headers set on requests to
-	// theirs. A host either names is never tunnelled (rules.go).
+	// theirs. A host either names is never tunnelled (rules.go): with a CA its tunnels are
+	// intercepted (intercept.go), without one refused.
 	Rules       []allow.Rule
 	Credentials []allow.Credential
+	CA          *ca.Authority
+	// UpstreamRoots verify an intercepted host's own certificate: nil is the system's roots.
+	UpstreamRoots *x509.CertPool
 
 	// Seams for tests: the ports a host is reached on (allow.Ports unless set), the bounds,
 	// and the lookup and the dial.

@@ -39,7 +39,7 @@ type upstream struct {
 	bodies   []string
 }
 
-func startUpstream(t *testing.T, ip netip.Addr) *upstream {
+func startUpstream(t testing.TB, ip netip.Addr) *upstream {
 	t.Helper()
 	l, err := net.Listen("tcp", netip.AddrPortFrom(ip, 0).String())
 	if err != nil {
@@ -142,7 +142,7 @@ var names = map[string][]netip.Addr{
 	"reserved.test":   {netip.MustParseAddr("192.0.2.7")},
 }
 
-func startProxy(t *testing.T, tweak func(*Config)) *harness {
+func startProxy(t testing.TB, tweak func(*Config)) *harness {
 	t.Helper()
 	h := &harness{up: startUpstream(t, serverIP)}
 	list, refusals := allow.Parse([]string{"allowed.test", "*.suffix.test", "rebind.test", "private.test", "metadata.test", "mapped.test", "host.test", "nothing.test", "reserved.test", "gone.test", "127.0.2.0/24"}, testRange)
@@ -180,7 +180,7 @@ func startProxy(t *testing.T, tweak func(*Config)) *harness {
 	return h
 }
 
-func (h *harness) dial(t *testing.T) net.Conn {
+func (h *harness) dial(t testing.TB) net.Conn {
 	t.Helper()
 	c, err := net.Dial("unix", h.socket)
 	if err != nil {

@@ -46,17 +46,19 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 	switch {
 	case !admitted:
 		d.class = Limit
-	case !sameHost(h, host, port):
-		d.class = HostClash
-	case !connect && (len(h.Values("Upgrade")) > 0 || h.hasToken("Connection", "upgrade")):
-		d.class = Upgrade
-	case !connect && !framed(h):
-		d.class = Malformed
 	default:
-		d = p.cfg.check(p.ctx, p.List(), host, port, &request{method: h.Method, path: path, connect: connect})
+		if d.class = headClass(h, host, port, connect); d.class == "" {
+			d = p.cfg.check(p.ctx, p.List(), host, port, &request{method: h.Method, path: path, connect: connect})
+		}
 	}
 	if d.class != "" {
 		p.refuseHTTP(c, d)
+		return
+	}
+	if connect && p.cfg.intercepted(d.host) {
+		if _, err := io.WriteString(c, established); err == nil {
+			p.intercept(c, br, d)
+		}
 		return
 	}
 	up, at, err := p.dial(d)
@@ -69,7 +71,7 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 	p.log(d.host, d.port, at, Allowed)
 	c.SetReadDeadline(time.Time{})
 	if connect {
-		if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		if _, err := io.WriteString(c, established); err != nil {
 			return
 		}
 		splice(c, br, up)
@@ -82,6 +84,23 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 	// The response goes back as sent: a redirect reaches the client and is never followed.
 	widen(c)
 	io.Copy(c, up)
+}
+
+// established answers a CONNECT the proxy carries.
+const established = "HTTP/1.1 200 Connection established\r\n\r\n"
+
+// headClass is the class a request's head alone is refused for, "" for none: a Host header
+// naming another target, and (but in a CONNECT) an upgrade or a body framed two ways.
+func headClass(h Head, host string, port uint16, connect bool) string {
+	switch {
+	case !sameHost(h, host, port):
+		return HostClash
+	case !connect && (len(h.Values("Upgrade")) > 0 || h.hasToken("Connection", "upgrade")):
+		return Upgrade
+	case !connect && !framed(h):
+		return Malformed
+	}
+	return ""
 }
 
 // refuseHTTP answers a refused target in words that say why, and logs it.

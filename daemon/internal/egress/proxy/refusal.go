@@ -42,6 +42,8 @@ func (p *Proxy) refusal(d decision) (int, string) {
 		return 403, p.ruleWords(d)
 	case Unreached:
 		return 502, fmt.Sprintf("%s could not be reached on port %d: no address it resolved to answered", host, d.port)
+	case Unverified:
+		return 502, fmt.Sprintf("%s did not prove it is %s (%s): this box's egress proxy reads this host's requests, verifies it against the system's roots as a client would, and sends it nothing unverified", host, host, printable(d.cause, 300))
 	}
 	if w, ok := classWords[d.class]; ok && d.listed {
 		if d.named {

@@ -33,13 +33,14 @@ func (c *Config) opened(host string) bool {
 }
 
 // ruled says whether a listed name's request passes its rules: a host with none passes; a
-// tunnel to an opened host never does; else one rule covering the host takes it.
+// tunnel to an opened host passes only to be intercepted, its requests judged inside it; else
+// one rule covering the host takes it.
 func (c *Config) ruled(host string, q *request) bool {
 	if !c.opened(host) {
 		return true
 	}
 	if q == nil || q.connect {
-		return false
+		return c.CA != nil
 	}
 	covered := false
 	for _, r := range c.Rules {

@@ -9,7 +9,7 @@ import (
 )
 
 // A host with rules is judged request by request on plain HTTP, before any lookup or dial; a
-// tunnel to it is refused, since its bytes cannot be judged; a host with none is as before.
+// tunnel to it is refused when the proxy holds no CA to open it with; a host with none is as before.
 func TestRulesJudgePlainHTTP(t *testing.T) {
 	h := startProxy(t, func(c *Config) {
 		r1, err := allow.ParseRule("allowed.test GET,HEAD /v1/items /docs/", c.List)

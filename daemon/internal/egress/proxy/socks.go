@@ -143,6 +143,11 @@ func (p *Proxy) serveSOCKS(c net.Conn, br *bufio.Reader, admitted bool) {
 		socksReply(c, socksCode(d.class))
 		return
 	}
+	if p.cfg.intercepted(d.host) {
+		socksReply(c, repOK)
+		p.intercept(c, br, d)
+		return
+	}
 	up, at, err := p.dial(d)
 	if err != nil {
 		p.log(d.host, d.port, at, Unreached)

@@ -35,6 +35,7 @@ type decision struct {
 	listed bool
 	named  bool // the target is a name, not an address
 	req    *request
+	cause  string // an upstream's TLS failure, in Go's words
 }
 
 // classOf is an address's class for this proxy: the host's own first, then the test seam,

@@ -32,9 +32,9 @@ func Answers(socket string) bool {
 	return true
 }
 
-// Serve carries each connection accepted on l to the socket, until l closes. A connection
-// the socket does not take is closed: nothing else is reached.
-func Serve(l net.Listener, socket string) {
+// Serve carries each connection accepted on l to the socket, until l closes, calling accepted
+// first for each. A connection the socket does not take is closed: nothing else is reached.
+func Serve(l net.Listener, socket string, accepted func()) {
 	for {
 		c, err := l.Accept()
 		if err != nil {
@@ -43,6 +43,7 @@ func Serve(l net.Listener, socket string) {
 			}
 			return
 		}
+		accepted()
 		go carry(c, socket)
 	}
 }

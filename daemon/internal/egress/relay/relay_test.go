@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -33,7 +34,8 @@ func TestRelayCarriesEachConnectionToTheSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	go Serve(l, socket)
+	var called atomic.Int32
+	go Serve(l, socket, func() { called.Add(1) })
 	for i := 0; i < 2; i++ {
 		c, err := net.Dial("tcp", l.Addr().String())
 		if err != nil {
@@ -48,8 +50,8 @@ func TestRelayCarriesEachConnectionToTheSocket(t *testing.T) {
 			t.Fatalf("echoed %q", b)
 		}
 	}
-	if len(accepted) != 2 {
-		t.Fatalf("%d connections on the socket", len(accepted))
+	if len(accepted) != 2 || called.Load() != 2 {
+		t.Fatalf("%d connections on the socket, accepted called %d times", len(accepted), called.Load())
 	}
 }
 
@@ -60,7 +62,7 @@ func TestWithNoProxyAConnectionIsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	go Serve(l, filepath.Join(t.TempDir(), "none.sock"))
+	go Serve(l, filepath.Join(t.TempDir(), "none.sock"), func() {})
 	c, err := net.Dial("tcp", l.Addr().String())
 	if err != nil {
 		t.Fatal(err)

@@ -1263,7 +1263,7 @@ class E2BSettingsArgs:
 
 class EgressCredentialArgsDict(TypedDict):
     """
-    A header the proxy sets on every request to a listed name, replacing any the computer sent: the computer uses the key and never holds it. A host with a credential is never tunnelled (the proxy must read its requests).
+    A header the proxy sets on every request to a listed name, replacing any the computer sent, HTTPS too (the proxy ends TLS to that host, as for rules): the computer uses the key and never holds it.
     """
     header: pulumi.Input[_builtins.str]
     """
@@ -1285,7 +1285,7 @@ class EgressCredentialArgs:
                  host: pulumi.Input[_builtins.str],
                  value: pulumi.Input[_builtins.str]):
         """
-        A header the proxy sets on every request to a listed name, replacing any the computer sent: the computer uses the key and never holds it. A host with a credential is never tunnelled (the proxy must read its requests).
+        A header the proxy sets on every request to a listed name, replacing any the computer sent, HTTPS too (the proxy ends TLS to that host, as for rules): the computer uses the key and never holds it.
 
         :param pulumi.Input[_builtins.str] header: The header's name, such as `Authorization` or `X-Api-Key`. Host, Content-Length, Transfer-Encoding and the hop-by-hop headers are refused.
         :param pulumi.Input[_builtins.str] host: A name or *.suffix exactly as it stands on `allow`, in lower case.
@@ -1334,7 +1334,7 @@ class EgressCredentialArgs:
 
 class EgressRuleArgsDict(TypedDict):
     """
-    What an EgressProxy lets through to one of its listed names: the methods and path prefixes a plain HTTP request may use. A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`; a CONNECT or SOCKS5 tunnel to a host with rules is refused the same way, since its bytes cannot be judged. A host with no rules is forwarded and tunnelled as the list alone says.
+    What an EgressProxy lets through to one of its listed names: the methods and path prefixes a request may use, over plain HTTP or HTTPS (the proxy ends the computer's TLS to a host with rules with a certificate from a CA of its own, which the computer trusts, and verifies the host's own). A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`. A host with no rules is forwarded and tunnelled as the list alone says. Clients that pin a host's certificate fail on a host with rules.
     """
     host: pulumi.Input[_builtins.str]
     """
@@ -1356,7 +1356,7 @@ class EgressRuleArgs:
                  methods: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  paths: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None):
         """
-        What an EgressProxy lets through to one of its listed names: the methods and path prefixes a plain HTTP request may use. A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`; a CONNECT or SOCKS5 tunnel to a host with rules is refused the same way, since its bytes cannot be judged. A host with no rules is forwarded and tunnelled as the list alone says.
+        What an EgressProxy lets through to one of its listed names: the methods and path prefixes a request may use, over plain HTTP or HTTPS (the proxy ends the computer's TLS to a host with rules with a certificate from a CA of its own, which the computer trusts, and verifies the host's own). A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`. A host with no rules is forwarded and tunnelled as the list alone says. Clients that pin a host's certificate fail on a host with rules.
 
         :param pulumi.Input[_builtins.str] host: A name or *.suffix exactly as it stands on `allow`, in lower case; a CIDR has no rules.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] methods: GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS. Default: any.

@@ -1027,14 +1027,14 @@ class E2BSettings(dict):
 @pulumi.output_type
 class EgressCredential(dict):
     """
-    A header the proxy sets on every request to a listed name, replacing any the computer sent: the computer uses the key and never holds it. A host with a credential is never tunnelled (the proxy must read its requests).
+    A header the proxy sets on every request to a listed name, replacing any the computer sent, HTTPS too (the proxy ends TLS to that host, as for rules): the computer uses the key and never holds it.
     """
     def __init__(__self__, *,
                  header: _builtins.str,
                  host: _builtins.str,
                  value: _builtins.str):
         """
-        A header the proxy sets on every request to a listed name, replacing any the computer sent: the computer uses the key and never holds it. A host with a credential is never tunnelled (the proxy must read its requests).
+        A header the proxy sets on every request to a listed name, replacing any the computer sent, HTTPS too (the proxy ends TLS to that host, as for rules): the computer uses the key and never holds it.
 
         :param _builtins.str header: The header's name, such as `Authorization` or `X-Api-Key`. Host, Content-Length, Transfer-Encoding and the hop-by-hop headers are refused.
         :param _builtins.str host: A name or *.suffix exactly as it stands on `allow`, in lower case.
@@ -1072,14 +1072,14 @@ class EgressCredential(dict):
 @pulumi.output_type
 class EgressRule(dict):
     """
-    What an EgressProxy lets through to one of its listed names: the methods and path prefixes a plain HTTP request may use. A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`; a CONNECT or SOCKS5 tunnel to a host with rules is refused the same way, since its bytes cannot be judged. A host with no rules is forwarded and tunnelled as the list alone says.
+    What an EgressProxy lets through to one of its listed names: the methods and path prefixes a request may use, over plain HTTP or HTTPS (the proxy ends the computer's TLS to a host with rules with a certificate from a CA of its own, which the computer trusts, and verifies the host's own). A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`. A host with no rules is forwarded and tunnelled as the list alone says. Clients that pin a host's certificate fail on a host with rules.
     """
     def __init__(__self__, *,
                  host: _builtins.str,
                  methods: Optional[Sequence[_builtins.str]] = None,
                  paths: Optional[Sequence[_builtins.str]] = None):
         """
-        What an EgressProxy lets through to one of its listed names: the methods and path prefixes a plain HTTP request may use. A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`; a CONNECT or SOCKS5 tunnel to a host with rules is refused the same way, since its bytes cannot be judged. A host with no rules is forwarded and tunnelled as the list alone says.
+        What an EgressProxy lets through to one of its listed names: the methods and path prefixes a request may use, over plain HTTP or HTTPS (the proxy ends the computer's TLS to a host with rules with a certificate from a CA of its own, which the computer trusts, and verifies the host's own). A request outside every rule for its host is answered `403 <method> <path> is not allowed for <host> on this box's network list: <hint>`. A host with no rules is forwarded and tunnelled as the list alone says. Clients that pin a host's certificate fail on a host with rules.
 
         :param _builtins.str host: A name or *.suffix exactly as it stands on `allow`, in lower case; a CIDR has no rules.
         :param Sequence[_builtins.str] methods: GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS. Default: any.

@@ -1,8 +1,11 @@
 // Command egresskit is the egress container test's own upstream server and clients, built
 // static and mounted into the containers the test makes (test data, not part of computerd):
 //
-//	egresskit serve              HTTP on :80 and TLS on :443, one "accepted" line per connection
+//	egresskit serve              HTTP on :80 and TLS on :443 (a certificate for up.egress.test from
+//	                             a CA of its own, printed first), one "accepted" line per connection
 //	egresskit get <url>          a GET through the proxy variables; prints the status and body
+//	egresskit sget <method> <url> [authorization]  the same verifying TLS against the system's
+//	                             roots (SSL_CERT_FILE), as a client would
 //	egresskit req <method> <url> [authorization]  the same with another method (and header)
 //	egresskit direct <host:port> a dial that ignores the proxy variables
 //	egresskit socket <path|host:port> <request>  the request written to a Unix socket or a TCP
@@ -18,6 +21,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"math/big"
@@ -38,6 +42,9 @@ func main() {
 	case "get":
 		get("GET", os.Args[2])
 	case "req":
+		get(os.Args[2], os.Args[3])
+	case "sget":
+		verified = true
 		get(os.Args[2], os.Args[3])
 	case "direct":
 		c, err := net.DialTimeout("tcp", os.Args[2], 3*time.Second)
@@ -122,17 +129,27 @@ func serve() {
 	if err != nil {
 		panic(err)
 	}
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "egresskit upstream CA"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	caDER, _ := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	ca, _ := x509.ParseCertificate(caDER)
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "upstream"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, _ := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "up.egress.test"}, DNSNames: []string{"up.egress.test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, _ := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
 	cfg := &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	pem.Encode(os.Stdout, &pem.Block{Type: "CERTIFICATE", Bytes: caDER})
 	fmt.Println("serving")
 	go http.Serve(tls.NewListener(counted{l443}, cfg), h)
 	http.Serve(counted{l80}, h)
 }
 
+// verified: sget's TLS is verified (the system's roots, which SSL_CERT_FILE names), get's is not.
+var verified bool
+
 func get(method, url string) {
-	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: &tls.Config{InsecureSkipVerify: !verified}}
 	c := &http.Client{Transport: tr, Timeout: 15 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
