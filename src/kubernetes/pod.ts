@@ -177,7 +177,7 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
           image: recorded.image,
           imagePullPolicy: plan.pullPolicy,
           ...LAST_WORDS,
-          command: open ? openCommand(plan.deadline) : entrypoint(plan.deadline, recorded.user, plan.waitSeconds, initNetworkArgs(network)),
+          command: open ? openCommand(plan.deadline) : entrypoint(plan.deadline, recorded.user, plan.waitSeconds, initNetworkArgs(network, recorded.runtime)),
           workingDir: recorded.workdir,
           env: [{ name: "HOME", value: HOME }],
           // open: the user from the start, holding nothing (unprivileged.ts). Else root for init alone:
