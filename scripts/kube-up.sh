@@ -231,6 +231,15 @@ disabled_plugins = ["io.containerd.nri.v1.nri"]
       [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
         BinaryName = "$(command -v runc)"
         SystemdCgroup = false
+    # gVisor (RuntimeClass gvisor): gVisor's own shim, which runs a Pod's containers in one
+    # sandbox (runc's shim with runsc as its binary cannot: docs/gvisor.md says why), its runsc
+    # flags in runsc.toml.
+    [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.$KUBE_GVISOR_HANDLER]
+      runtime_type = "io.containerd.runsc.v1"
+      runtime_path = "$GVISOR_BIN/containerd-shim-runsc-v1"
+      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.$KUBE_GVISOR_HANDLER.options]
+        TypeUrl = "io.containerd.runsc.v1.options"
+        ConfigPath = "$c/runsc.toml"
   [plugins."io.containerd.cri.v1.runtime".cni]
     bin_dirs = ["$CNI_BIN"]
     conf_dir = "$NODE_DIR/cni/net.d"
@@ -241,6 +250,14 @@ disabled_plugins = ["io.containerd.nri.v1.nri"]
     config_path = "$c/certs.d"
   [plugins."io.containerd.cri.v1.images".pinned_images]
     sandbox = "$PAUSE_IMAGE"
+EOF
+  # runsc's flags: the platform and network that run here (docs/gvisor.md).
+  cat >"$c/runsc.toml" <<EOF
+binary_name = "$(command -v runsc)"
+root = "$c/runsc"
+[runsc_config]
+  platform = "ptrace"
+  network = "none"
 EOF
   # The Pods' network: a bridge with masquerade out, addresses from the range host-local keeps.
   cat >"$NODE_DIR/cni/net.d/10-agentrun-kube.conflist" <<EOF
@@ -410,17 +427,29 @@ serves() {
   [ "$ok" = 1 ]
 }
 
-# The proof the cluster runs Pods: one on each node, placed there by the scheduler, from the
-# computers' image by digest, pulled from the cluster's registry.
+# The RuntimeClass of gVisor's Pods: the handler each node's containerd runs under runsc.
+runtime_class() {
+  kubectl apply -f - >/dev/null <<EOF
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: $KUBE_GVISOR_CLASS
+handler: $KUBE_GVISOR_HANDLER
+EOF
+}
+
+# The proof the cluster runs Pods: two on each node, one under runc and one under gVisor, placed
+# there by the scheduler, from the computers' image by digest, pulled from the cluster's registry.
 smoke_pods() {
-  local n name names=""
+  local n name names="" class
   wait_for "the control plane did not serve (a new namespace's service account, a Pod placed)" 90 kube-controller-manager serves
   for n in $KUBE_NODES; do
     node_vars "$n"
-    name="agentrun-kube-smoke-$NODE"
-    names="$names $name"
-    kubectl delete pod "$name" --ignore-not-found --wait >/dev/null
-    kubectl apply -f - >/dev/null <<EOF
+    for class in "" "$KUBE_GVISOR_CLASS"; do
+      name="agentrun-kube-smoke-$NODE${class:+-$class}"
+      names="$names $name"
+      kubectl delete pod "$name" --ignore-not-found --wait >/dev/null
+      kubectl apply -f - >/dev/null <<EOF
 apiVersion: v1
 kind: Pod
 metadata:
@@ -428,6 +457,7 @@ metadata:
 spec:
   nodeSelector:
     kubernetes.io/hostname: $NODE
+  ${class:+runtimeClassName: $class}
   restartPolicy: Never
   automountServiceAccountToken: false
   enableServiceLinks: false
@@ -437,6 +467,7 @@ spec:
     image: $(base_image_ref)
     command: ["sleep", "600"]
 EOF
+    done
   done
   for name in $names; do
     if ! kubectl wait --for=condition=Ready "pod/$name" --timeout=120s >/dev/null; then
@@ -456,7 +487,8 @@ write_dist() {
   install -m 600 "$KUBE_STATE/admin.kubeconfig" dist/kubeconfig
   node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({
     kubeconfig: process.argv[2], image: process.argv[3], pauseImage: process.argv[4], kubectl: process.argv[5], state: process.argv[6],
-  }, null, 2) + "\n")' dist/kube.json "$ROOT/dist/kubeconfig" "$(base_image_ref)" "$PAUSE_IMAGE" "$KUBE_BIN/kubectl" "$KUBE_STATE"
+    gvisorRuntimeClass: process.argv[7],
+  }, null, 2) + "\n")' dist/kube.json "$ROOT/dist/kubeconfig" "$(base_image_ref)" "$PAUSE_IMAGE" "$KUBE_BIN/kubectl" "$KUBE_STATE" "$KUBE_GVISOR_CLASS"
 }
 
 [ -f dist/toolchain.json ] || die "dist/toolchain.json is missing; run npm run setup first"
@@ -479,10 +511,11 @@ if all_running && ready_node && serves; then
   write_dist
   exit 0
 fi
-if ! command -v runc >/dev/null; then
-  say "installing runc (apt-get)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq runc >/dev/null || die "apt-get install runc failed"
-fi
+for p in runc runsc; do
+  command -v $p >/dev/null && continue
+  say "installing Debian's $p (apt-get)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $p >/dev/null || die "apt-get install $p failed"
+done
 
 up() {
   mkdir -p "$KUBE_STATE/run" "$KUBE_STATE/log"
@@ -493,6 +526,7 @@ up() {
   push_base_image
   for n in $KUBE_NODES; do node_vars "$n"; containerd_up; images; egress_image; kubelet_up; done
   for n in $KUBE_NODES; do node_vars "$n"; wait_for "$NODE was not Ready" 180 "kubelet$NODE_SUFFIX" ready_node "$NODE"; done
+  runtime_class
   smoke_pods
   made_by >"$KUBE_STATE/made-by"
 }

@@ -73,6 +73,9 @@ CONFORMANCE=(
   'docker-browser|2|^kind browser PASS|--kind browser on Docker|on a Docker browser|node dist/src/conformance/cli.js --provider docker --kind browser >"$REPORT" 2>&1'
   # Core with every computer under gVisor (the set-up's runsc, registered with --network=none, so its row declares network none alone).
   'gvisor|2|^core PASS |--runtime gvisor on Docker|on Docker under gVisor|node dist/src/conformance/cli.js --provider docker --runtime gvisor >"$REPORT" 2>&1'
+  # Core with every computer under gVisor on the test cluster (RuntimeClass gvisor: gVisor's shim over Debian's runsc, network
+  # none), after the kube row of wave 1 started it.
+  'kube-gvisor|2|^core PASS |--runtime gvisor on the test Kubernetes cluster|on Kubernetes under gVisor (the test cluster)|bash scripts/kube-up.sh >&2 && node dist/src/conformance/cli.js --provider kubernetes --runtime gvisor >"$REPORT" 2>&1'
   # The phone harness on its fake: simulated Android phones behind a real adb server of the run's own, killed when it exits.
   'phone|2|^kind phone PASS|--kind phone on the phone harness fake|on the phone harness fake|node dist/src/conformance/cli.js --provider ./dist/test/support/fake-phone-harness-conformance.js --kind phone >"$REPORT" 2>&1'
 )

@@ -42,9 +42,15 @@ export interface SidecarPlan extends Omit<ProxyArgs, "testNetwork"> {
   proxy?: string | undefined;
 }
 
-/** What init adds for a network: none and an allowlist are a network namespace of its own; an allowlist relays to the socket. */
-export function initNetworkArgs(network: NetworkPolicy): string[] {
+/**
+ * What init adds for a network: none and an allowlist are a network namespace of its own; an
+ * allowlist relays to the socket. Under gVisor (none alone) the sandbox's network is the
+ * handler's, where init cannot make a namespace (gVisor's netstack has no SIOCSIFFLAGS): init
+ * reads back that it holds lo alone, and refuses to start on a handler that gave it more.
+ */
+export function initNetworkArgs(network: NetworkPolicy, runtime: "gvisor" | undefined): string[] {
   if (network === "open") return [];
+  if (runtime === "gvisor") return ["--loopback-alone"];
   return typeof network === "object" ? ["--own-network", "--egress", EGRESS_SOCKET] : ["--own-network"];
 }
 

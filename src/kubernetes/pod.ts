@@ -110,9 +110,15 @@ export function computerPod(
 /** init ends the computer at its deadline; the kubelet ends the Pod a little later if init did not. */
 const activeDeadlineSeconds = (lifetimeMs: number) => Math.ceil(lifetimeMs / 1000) + DEADLINE_GRACE_S;
 
-/** CPUs as Kubernetes quantity: whole millicores. */
-export const cpuQuantity = (cpus: number) => `${Math.round(cpus * 1000)}m`;
-export const memoryQuantity = (mb: number) => `${mb}Mi`;
+/**
+ * CPUs and MiB as Kubernetes quantities, in the canonical form the API server writes back (whole
+ * cores without the m, 1024 MiB as 1Gi), so the read-back compares like with like.
+ */
+export const cpuQuantity = (cpus: number) => {
+  const m = Math.round(cpus * 1000);
+  return m % 1000 === 0 ? `${m / 1000}` : `${m}m`;
+};
+export const memoryQuantity = (mb: number) => (mb % 1_048_576 === 0 ? `${mb / 1_048_576}Ti` : mb % 1024 === 0 ? `${mb / 1024}Gi` : `${mb}Mi`);
 
 export function podManifest(plan: PodPlan): Record<string, unknown> {
   const { recorded } = plan;
@@ -177,7 +183,7 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
           image: recorded.image,
           imagePullPolicy: plan.pullPolicy,
           ...LAST_WORDS,
-          command: open ? openCommand(plan.deadline) : entrypoint(plan.deadline, recorded.user, plan.waitSeconds, initNetworkArgs(network)),
+          command: open ? openCommand(plan.deadline) : entrypoint(plan.deadline, recorded.user, plan.waitSeconds, initNetworkArgs(network, recorded.runtime)),
           workingDir: recorded.workdir,
           env: [{ name: "HOME", value: HOME }],
           // open: the user from the start, holding nothing (unprivileged.ts). Else root for init alone:

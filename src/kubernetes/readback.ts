@@ -312,7 +312,7 @@ export function networkPartsDrift(pod: Pod, network: NetworkPolicy): string[] {
   // open's command, init container and mounts are its own (openDrift).
   if (network === "open") return out;
   const flags = c?.command?.slice(ENTRYPOINT_FIXED);
-  const want = initNetworkArgs(network);
+  const want = initNetworkArgs(network, recordedSpec(pod)?.runtime);
   if (flags && show(flags) !== show(want)) out.push(`its init runs with the network flags ${show(flags)}, not ${show(want)}`);
   if ((pod.spec?.initContainers ?? []).length > 0) out.push("it has init containers the computer was not made with");
   const mounts = (c?.volumeMounts ?? []).map((m) => ({ name: m.name, mountPath: m.mountPath, readOnly: m.readOnly === true }));

@@ -23,6 +23,8 @@ export interface TestCluster {
   image: string;
   /** The kubectl built with the cluster. */
   kubectl: string;
+  /** The RuntimeClass whose Pods run under gVisor's runsc. */
+  gvisorRuntimeClass: string;
   /** The admin's API, to make and read what a test needs beside the provider. */
   admin: KubeApi;
 }
@@ -30,7 +32,7 @@ export interface TestCluster {
 /** kube:up, then the cluster as dist/kube.json names it. */
 export async function testCluster(): Promise<TestCluster> {
   await run("bash", [`${ROOT}/scripts/kube-up.sh`], { cwd: ROOT, maxBuffer: 64 << 20 });
-  const kube = JSON.parse(readFileSync(`${ROOT}/dist/kube.json`, "utf8")) as { kubeconfig: string; image: string; kubectl: string };
+  const kube = JSON.parse(readFileSync(`${ROOT}/dist/kube.json`, "utf8")) as Omit<TestCluster, "text" | "admin">;
   const text = readFileSync(kube.kubeconfig, "utf8");
   return { ...kube, text, admin: new KubeApi(parseKubeconfig(text)) };
 }

@@ -58,9 +58,13 @@ function running(network: PodPlan["recorded"]["network"]): Pod {
 
 describe("init's network flags", () => {
   it("are a namespace of its own for none, that and the relay for an allowlist, and nothing for open", () => {
-    expect(initNetworkArgs("none")).toEqual(["--own-network"]);
-    expect(initNetworkArgs({ allow: ["example.com"] })).toEqual(["--own-network", "--egress", EGRESS_SOCKET]);
-    expect(initNetworkArgs("open")).toEqual([]);
+    expect(initNetworkArgs("none", undefined)).toEqual(["--own-network"]);
+    expect(initNetworkArgs({ allow: ["example.com"] }, undefined)).toEqual(["--own-network", "--egress", EGRESS_SOCKET]);
+    expect(initNetworkArgs("open", undefined)).toEqual([]);
+  });
+
+  it("are the read-back of lo alone for none under gVisor, whose sandbox's network is its handler's", () => {
+    expect(initNetworkArgs("none", "gvisor")).toEqual(["--loopback-alone"]);
   });
 
   it("come after the entrypoint's three values, which no longer names --own-network itself", () => {

@@ -8,7 +8,7 @@ import { providerFor } from "../../src/providers.js";
 import { create } from "../../src/kubernetes/create.js";
 import { parseKubeconfig } from "../../src/kubernetes/kubeconfig.js";
 import { decodeLabels, encodeLabel, encodeLabels, isLabelKey, isLabelValue, labelsAnnotation, selectorOf } from "../../src/kubernetes/labels.js";
-import { podManifest, type PodPlan } from "../../src/kubernetes/pod.js";
+import { cpuQuantity, memoryQuantity, podManifest, type PodPlan } from "../../src/kubernetes/pod.js";
 import { computerState, labelDrift, podDrift, waitingProblem, type Pod } from "../../src/kubernetes/readback.js";
 import { exitOf, execUrl } from "../../src/kubernetes/exec.js";
 import { ownerLabels, runLabels } from "../../src/contract/labels.js";
@@ -131,6 +131,17 @@ describe("the Pod", () => {
     });
     expect(c).toMatchObject({ image: plan.recorded.image, imagePullPolicy: "Never" });
     expect(c.resources).toEqual({ requests: { cpu: "500m", memory: "256Mi" }, limits: { cpu: "500m", memory: "256Mi" } });
+  });
+
+  it("writes CPUs and memory in the canonical form the API server reads them back in (1024 MiB as 1Gi, two cores as 2)", () => {
+    expect([cpuQuantity(0.5), cpuQuantity(2), cpuQuantity(1.25)]).toEqual(["500m", "2", "1250m"]);
+    expect([memoryQuantity(256), memoryQuantity(1024), memoryQuantity(1536), memoryQuantity(2048), memoryQuantity(1_048_576)]).toEqual([
+      "256Mi",
+      "1Gi",
+      "1536Mi",
+      "2Gi",
+      "1Ti",
+    ]);
   });
 
   it("leaves the tail of a container's log as its terminated message when it ends in error, the sidecar's and an open Pod's setup's too", () => {

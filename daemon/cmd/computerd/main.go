@@ -15,7 +15,7 @@ import (
 )
 
 const usage = `usage:
-  computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>]
+  computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network | --loopback-alone]] [--egress <sock>]
   computerd stdio
   ` + probe.Usage + `
   ` + windows.Usage + `

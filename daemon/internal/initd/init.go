@@ -35,6 +35,10 @@ type Options struct {
 	// OwnNetwork puts init and its programs in a network namespace of their own, under the
 	// seccomp filter (package isolate).
 	OwnNetwork bool
+	// LoopbackAlone: the network is the runtime's, one init cannot make a namespace in (a gVisor
+	// sandbox run with none of its own); init makes nothing and reads back that lo alone is up
+	// or addressed, refusing to start otherwise.
+	LoopbackAlone bool
 	// Egress is the egress proxy's socket: init relays 127.0.0.1:3128 to it (package relay).
 	// With OwnNetwork the relay listens on the namespace's own loopback and the socket, a path
 	// on a volume shared with a proxy outside the namespace, is its one way out (Kubernetes).
@@ -46,9 +50,9 @@ type Options struct {
 	Browser bool
 }
 
-const initUsage = "usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>] [--stdio] [--kind browser]"
+const initUsage = "usage: computerd init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network | --loopback-alone]] [--egress <sock>] [--stdio] [--kind browser]"
 
-// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network]] [--egress <sock>] [--stdio] [--kind browser]`.
+// ParseArgs reads `init --deadline <time> [--max-deadline <time>] [--user uid:gid [--own-network | --loopback-alone]] [--egress <sock>] [--stdio] [--kind browser]`.
 func ParseArgs(args []string) (Options, error) {
 	fs := flag.NewFlagSet("computerd init", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -56,6 +60,7 @@ func ParseArgs(args []string) (Options, error) {
 	max := fs.String("max-deadline", "", "")
 	user := fs.String("user", "", "")
 	own := fs.Bool("own-network", false, "")
+	alone := fs.Bool("loopback-alone", false, "")
 	egress := fs.String("egress", "", "")
 	stdio := fs.Bool("stdio", false, "")
 	kind := fs.String("kind", "", "")
@@ -78,9 +83,12 @@ func ParseArgs(args []string) (Options, error) {
 			return Options{}, fmt.Errorf("--max-deadline %q is not an ISO time such as 2026-01-02T15:04:05Z", *max)
 		}
 	}
-	o.User, o.OwnNetwork, o.Stdio = *user, *own, *stdio
+	o.User, o.OwnNetwork, o.LoopbackAlone, o.Stdio = *user, *own, *alone, *stdio
 	if o.OwnNetwork && o.User == "" {
 		return Options{}, fmt.Errorf("--own-network needs --user <uid:gid>, the computer's programs' own uid (not 0); %s", initUsage)
+	}
+	if o.LoopbackAlone && (o.OwnNetwork || *egress != "") {
+		return Options{}, fmt.Errorf("--loopback-alone is a network of none, read back, so it takes neither --own-network nor --egress; %s", initUsage)
 	}
 	if *egress != "" && !filepath.IsAbs(*egress) {
 		return Options{}, fmt.Errorf("--egress %q is not an absolute path: give the egress proxy's socket, such as /opt/agentrun/egress/egress.sock", *egress)
@@ -118,6 +126,11 @@ func run(o Options) error {
 	}
 	if o.OwnNetwork {
 		if err := enterOwnNetwork(o.User); err != nil {
+			return err
+		}
+	}
+	if o.LoopbackAlone {
+		if err := loopbackAlone(); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package initd
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"agentrun.dev/computerd/internal/isolate"
 )
@@ -27,5 +28,25 @@ func enterOwnNetwork(user string) error {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, "computerd init: --own-network:", n)
+	return nil
+}
+
+// loopbackAlone is --loopback-alone's read-back: the network init started in (the runtime's,
+// such as a gVisor sandbox's with none of its own) holds lo alone up or addressed; anything else
+// and init refuses to start, so a runtime that gave the computer a network is never taken for none.
+func loopbackAlone() error {
+	ifs, err := isolate.Interfaces()
+	if err != nil {
+		return err
+	}
+	down, err := isolate.CheckLoopbackAlone(ifs)
+	if err != nil {
+		return fmt.Errorf("--loopback-alone: the network this computer was given is not none: %w", err)
+	}
+	said := "lo alone up or addressed"
+	if len(down) > 0 {
+		said += "; down with no address: " + strings.Join(down, ", ")
+	}
+	fmt.Fprintln(os.Stderr, "computerd init: --loopback-alone:", said)
 	return nil
 }

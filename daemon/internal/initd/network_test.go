@@ -30,7 +30,7 @@ func TestOwnNetworkFlags(t *testing.T) {
 		"without --user":          {[]string{"--deadline", dl, "--own-network"}, "--own-network needs --user <uid:gid>"},
 		"given a value":           {[]string{"--deadline", dl, "--user", "1:1", "--own-network", "yes"}, `unexpected argument "yes"`},
 		"an unknown flag":         {[]string{"--deadline", dl, "--own-netwrok"}, "flag provided but not defined: -own-netwrok"},
-		"usage names the flag":    {[]string{"--deadline", dl, "--bogus"}, "[--user uid:gid [--own-network]]"},
+		"usage names the flag":    {[]string{"--deadline", dl, "--bogus"}, "[--user uid:gid [--own-network | --loopback-alone]]"},
 	} {
 		if _, err := ParseArgs(tc.args); err == nil || !strings.Contains(err.Error(), tc.words) {
 			t.Errorf("%s: %v, want %q", name, err, tc.words)
@@ -63,5 +63,33 @@ func TestOwnNetworkRefusesUidZeroAndAHeldUid(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("a refused init left %v in its socket's directory", entries)
+	}
+}
+
+// --loopback-alone makes nothing and refuses a network that is not none: here, the test's own
+// (this machine's interfaces up), and a new namespace whose lo the kernel left down. Its flags
+// take neither --own-network nor --egress.
+func TestLoopbackAloneRefusesANetwork(t *testing.T) {
+	dl := iso(time.Now().Add(time.Hour))
+	if o, err := ParseArgs([]string{"--deadline", dl, "--loopback-alone"}); err != nil || !o.LoopbackAlone || o.OwnNetwork {
+		t.Fatalf("--loopback-alone: %+v %v", o, err)
+	}
+	for _, extra := range [][]string{{"--user", "1:1", "--own-network"}, {"--egress", "/opt/agentrun/egress/egress.sock"}} {
+		if _, err := ParseArgs(append([]string{"--deadline", dl, "--loopback-alone"}, extra...)); err == nil || !strings.Contains(err.Error(), "takes neither --own-network nor --egress") {
+			t.Errorf("--loopback-alone %v: %v", extra, err)
+		}
+	}
+	p := startInit(t, "", "--deadline", dl, "--loopback-alone")
+	if p.exit(t, 5*time.Second) != 1 || !strings.Contains(p.stderr.String(), "--loopback-alone: the network this computer was given is not none") {
+		t.Fatalf("in the test's network: %s", p.stderr)
+	}
+	if os.Getuid() != 0 {
+		t.Skip("a new network namespace needs root")
+	}
+	p = startInitBefore(t, "", func(p *initProc) {
+		p.cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+	}, "--deadline", dl, "--loopback-alone")
+	if p.exit(t, 5*time.Second) != 1 || !strings.Contains(p.stderr.String(), "lo is down") {
+		t.Fatalf("in a new namespace: %s", p.stderr)
 	}
 }

@@ -1,6 +1,7 @@
 // Kubernetes' conformance module: the cluster from COMPUTER_KUBERNETES_KUBECONFIG (a kubeconfig's
 // path), else the one npm run kube:up started for this work tree (dist/kube.json names its
-// kubeconfig and the base image by digest in the cluster's registry, which every node pulls from).
+// kubeconfig, the base image by digest in the cluster's registry, which every node pulls from, and
+// the RuntimeClass its gVisor Pods take).
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { packageRoot } from "../../package.js";
@@ -19,6 +20,7 @@ export const ENV = [
 interface KubeJson {
   kubeconfig: string;
   image: string;
+  gvisorRuntimeClass?: string;
 }
 
 /** dist/kube.json, which npm run kube:up writes; undefined when the cluster was not started here. */
@@ -31,6 +33,8 @@ export function testCluster(): KubeJson | undefined {
 export function optionsFromEnv(env: Record<string, string | undefined>): KubernetesOptions {
   const cluster = testCluster();
   const file = env.COMPUTER_KUBERNETES_KUBECONFIG || cluster?.kubeconfig;
+  // The test cluster's gVisor class, unless another cluster was named.
+  const gvisorRuntimeClass = env.COMPUTER_KUBERNETES_GVISOR_RUNTIME_CLASS || (env.COMPUTER_KUBERNETES_KUBECONFIG ? undefined : cluster?.gvisorRuntimeClass);
   if (!file)
     throw new TypeError(
       "Kubernetes' conformance run needs a cluster: run npm run kube:up (as root), or give COMPUTER_KUBERNETES_KUBECONFIG (a kubeconfig's path)",
@@ -39,7 +43,7 @@ export function optionsFromEnv(env: Record<string, string | undefined>): Kuberne
     kubeconfig: readFileSync(file, "utf8"),
     ...(env.COMPUTER_KUBERNETES_NAMESPACE ? { namespace: env.COMPUTER_KUBERNETES_NAMESPACE } : {}),
     ...(env.COMPUTER_KUBERNETES_RUNTIME_CLASS ? { runtimeClass: env.COMPUTER_KUBERNETES_RUNTIME_CLASS } : {}),
-    ...(env.COMPUTER_KUBERNETES_GVISOR_RUNTIME_CLASS ? { gvisorRuntimeClass: env.COMPUTER_KUBERNETES_GVISOR_RUNTIME_CLASS } : {}),
+    ...(gvisorRuntimeClass ? { gvisorRuntimeClass } : {}),
   };
 }
 
