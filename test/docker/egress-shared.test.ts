@@ -8,9 +8,7 @@
 // host never dialled.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerEngine, type Asked } from "../../src/docker/api.js";
 import type { DockerProvider } from "../../src/docker/index.js";
@@ -18,10 +16,10 @@ import { writeFile } from "../../src/daemon/files.js";
 import type { ComputerRef } from "../../src/contract/provider.js";
 import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
 import { docker, IMAGE, provider, testLabel } from "../support/docker-helpers.js";
+import { startUpstream, type Upstream } from "../support/egress-upstream.js";
 
 const id = randomBytes(4).toString("hex");
-const net = `agentrun-egress-shared-${id}`;
-const upstream = `agentrun-egress-shared-up-${id}`;
+let up: Upstream | undefined;
 const labels = testLabel();
 const names = new Set<string>();
 let kit = "";
@@ -64,33 +62,8 @@ async function get(ref: ComputerRef, url: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), "egresskit-"));
-  kit = join(dir, "egresskit");
-  execFileSync("go", ["build", "-o", kit, "./cmd/computerd/testdata/egresskit"], {
-    cwd: resolve(import.meta.dirname, "../../daemon"),
-    env: { ...process.env, CGO_ENABLED: "0" },
-  });
-  docker("network", "create", "--internal", "--label", `agentrun.test=${id}`, net);
-  const subnet = docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Subnet}}{{end}}", net);
-  docker(
-    "run",
-    "-d",
-    "--name",
-    upstream,
-    "--network",
-    net,
-    "--network-alias",
-    "up.egress.test",
-    "-e",
-    `EGRESSKIT_KEYS=${keys.join(",")}`,
-    "-v",
-    `${kit}:/opt/egresskit:ro`,
-    IMAGE,
-    "/opt/egresskit",
-    "serve",
-  );
-  upIP = docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", upstream);
-  egressOptions = { hostAddresses: ["203.0.113.7"], hint: "ask the test", testNetwork: { name: net, range: subnet }, testOnly: true };
+  up = startUpstream(`agentrun-egress-shared-${id}`, { alias: "up.egress.test", env: [`EGRESSKIT_KEYS=${keys.join(",")}`] });
+  ({ kit, ip: upIP, egress: egressOptions } = up);
   p = provider({ egress: egressOptions });
   user = p.capabilities().defaults!.user!;
 }, 120_000);
@@ -101,8 +74,7 @@ afterAll(() => {
     execFileSync("docker", ["rm", "--force", `${proxy}-egress`], { stdio: "ignore" });
     execFileSync("docker", ["volume", "rm", "--force", `${proxy}-egress`], { stdio: "ignore" });
   }
-  execFileSync("docker", ["rm", "--force", upstream], { stdio: "ignore" });
-  execFileSync("docker", ["network", "rm", net], { stdio: "ignore" });
+  up?.close();
 }, 60_000);
 
 describe("a shared egress proxy", () => {
