@@ -2,6 +2,7 @@
 // browser does not take; its flags by network; the read-back's drift sentences by field.
 import { describe, expect, it } from "vitest";
 import { create } from "../../src/docker/create.js";
+import type { NetworkPolicy } from "../../src/egress/network.js";
 import { browserFlags } from "../../src/docker/browser.js";
 import { browserDrift, mainProcess, procRecords } from "../../src/kits/browser/chromium.js";
 
@@ -10,8 +11,8 @@ const browser = { image: "chromium", lifetimeMs: 60_000, network: "none" as cons
 
 describe("a Docker browser's check", () => {
   it("takes chromium with network none, open or an allowlist", () => {
-    for (const network of ["none", "open", { allow: ["example.com", "*.example.org", "93.184.216.0/24"] }] as const)
-      expect(docker.check({ ...browser, network }).ok).toBe(true);
+    const networks: NetworkPolicy[] = ["none", "open", { allow: ["example.com", "*.example.org", "93.184.216.0/24"] }];
+    for (const network of networks) expect(docker.check({ ...browser, network }).ok).toBe(true);
   });
 
   it.each([
