@@ -8,7 +8,6 @@
 // when stopped half-way (SIGINT, SIGTERM) too, once the fill or create then in flight is done.
 //
 //   node bench/browser-pool.mjs [claims] [size] [colds]   (defaults 20 3 3; after `npm run build`)
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import os from "node:os";
@@ -17,7 +16,7 @@ const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
 const { claim, fillPool, PoolWatch, POOL_LABEL } = await import(join(ROOT, "dist", "src", "fleet", "pool.js"));
 const { openCdp } = await import(join(ROOT, "dist", "src", "conformance", "cdp.js"));
-const { daemonPath } = await import(join(ROOT, "bench", "computer.mjs"));
+const { daemonPath, removePool } = await import(join(ROOT, "bench", "computer.mjs"));
 const { onStop } = await import(join(ROOT, "bench", "stop.mjs"));
 
 const claims = Number(process.argv[2] ?? 20);
@@ -51,12 +50,7 @@ const cleanup = onStop(async () => {
   await making.catch(() => {});
   await watch?.close();
   await Promise.allSettled(releases);
-  const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${POOL_LABEL}=${pool.id}`], { encoding: "utf8" })
-    .split("\n")
-    .filter(Boolean);
-  const ids = left.map((id) => execFileSync("docker", ["inspect", "--format", "{{.Id}}", id], { encoding: "utf8" }).trim());
-  if (left.length) execFileSync("docker", ["rm", "--force", "--volumes", ...left], { stdio: "ignore" });
-  for (const id of ids) execFileSync("docker", ["volume", "rm", "--force", `agentrun-claim-${id}`], { stdio: "ignore" });
+  removePool(pool.id);
   await docker.engine.close();
 });
 try {

@@ -3,6 +3,7 @@
 // bridge's floor: bytes through Docker's attached stream, with no daemon and no JSON), and the
 // same through a unix socket in the computer reached as the provider reaches init's (the local
 // socket's floor). After `npm run build`.
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import net from "node:net";
@@ -13,6 +14,7 @@ const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
 const { DockerEngine } = await import(join(ROOT, "dist", "src", "docker", "api.js"));
 const { Frames } = await import(join(ROOT, "dist", "src", "docker", "frames.js"));
+const { POOL_LABEL } = await import(join(ROOT, "dist", "src", "fleet", "pool.js"));
 
 export const toolchain = JSON.parse(readFileSync(join(ROOT, "dist", "toolchain.json"), "utf8"));
 export const daemonPath = toolchain.daemon[process.arch === "arm64" ? "arm64" : "amd64"];
@@ -126,4 +128,14 @@ export async function rawLocal(computer, argv, { input, onStdout } = {}) {
   if (input !== undefined) socket.end(input);
   else socket.end();
   await ended;
+}
+
+/** A warm pool's computers removed by the pool's label, each claimed one's claim record with it. */
+export function removePool(poolId) {
+  const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${POOL_LABEL}=${poolId}`], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
+  const ids = left.map((id) => execFileSync("docker", ["inspect", "--format", "{{.Id}}", id], { encoding: "utf8" }).trim());
+  if (left.length) execFileSync("docker", ["rm", "--force", "--volumes", ...left], { stdio: "ignore" });
+  for (const id of ids) execFileSync("docker", ["volume", "rm", "--force", `agentrun-claim-${id}`], { stdio: "ignore" });
 }

@@ -11,14 +11,13 @@
 // stopped half-way (SIGINT, SIGTERM) too, once the fill or create then in flight is done.
 //
 //   node bench/pool-claim.mjs [claims] [size] [colds] [plain]   (defaults 100 10 5 20; plain: E's and C's claims; after `npm run build`)
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 
 const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
 const { claim, fillPool, poolReady, PoolWatch, POOL_LABEL } = await import(join(ROOT, "dist", "src", "fleet", "pool.js"));
-const { daemonPath, toolchain } = await import(join(ROOT, "bench", "computer.mjs"));
+const { daemonPath, removePool, toolchain } = await import(join(ROOT, "bench", "computer.mjs"));
 const { onStop } = await import(join(ROOT, "bench", "stop.mjs"));
 
 const claims = Number(process.argv[2] ?? 100);
@@ -58,12 +57,7 @@ const cleanup = onStop(async () => {
   await refill.catch(() => {});
   await making.catch(() => {});
   await Promise.allSettled(releases);
-  const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${POOL_LABEL}=${pool.id}`], { encoding: "utf8" })
-    .split("\n")
-    .filter(Boolean);
-  const ids = left.map((id) => execFileSync("docker", ["inspect", "--format", "{{.Id}}", id], { encoding: "utf8" }).trim());
-  if (left.length) execFileSync("docker", ["rm", "--force", "--volumes", ...left], { stdio: "ignore" });
-  for (const id of ids) execFileSync("docker", ["volume", "rm", "--force", `agentrun-claim-${id}`], { stdio: "ignore" });
+  removePool(pool.id);
   await docker.engine.close();
 });
 try {
