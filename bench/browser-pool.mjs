@@ -14,9 +14,9 @@ import os from "node:os";
 
 const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
-const { claim, fillPool, PoolWatch, POOL_LABEL } = await import(join(ROOT, "dist", "src", "fleet", "pool.js"));
+const { claim, fillPool, PoolWatch } = await import(join(ROOT, "dist", "src", "fleet", "pool.js"));
 const { openCdp } = await import(join(ROOT, "dist", "src", "conformance", "cdp.js"));
-const { daemonPath, removePool } = await import(join(ROOT, "bench", "computer.mjs"));
+const { coldFirst, daemonPath, removePool } = await import(join(ROOT, "bench", "computer.mjs"));
 const { onStop } = await import(join(ROOT, "bench", "stop.mjs"));
 
 const claims = Number(process.argv[2] ?? 20);
@@ -78,17 +78,16 @@ try {
   }
   await watch.close();
   const cold = [];
-  for (let i = 0; i < colds; i += 1) {
-    const t0 = performance.now();
-    const made = await (making = docker.create({ ...spec, labels: { [POOL_LABEL]: pool.id } }));
-    if (!made.ok) throw new Error(`cold create: ${made.error.message}`);
-    const connected = await docker.connect(made.value);
-    if (!connected.ok) throw new Error(`cold connect: ${connected.error.message}`);
-    await version(connected.value.cdp.url);
-    cold.push(performance.now() - t0);
-    await connected.value.close();
-    await docker.release(made.value, "delete");
-  }
+  for (let i = 0; i < colds; i += 1)
+    cold.push(
+      await coldFirst(
+        docker,
+        spec,
+        pool.id,
+        (c) => version(c.cdp.url),
+        (p) => (making = p),
+      ),
+    );
   console.log(line(`claim → first CDP answer (Browser.getVersion) through a PoolWatch, pool of ${size} refilled between claims`, claimed));
   console.log(line("  the floor: a second CDP connection and Browser.getVersion to the same claimed browser, no claim", floor));
   console.log(line("  cold create → first CDP answer, same spec, same run", cold));

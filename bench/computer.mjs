@@ -139,3 +139,23 @@ export function removePool(poolId) {
   if (left.length) execFileSync("docker", ["rm", "--force", "--volumes", ...left], { stdio: "ignore" });
   for (const id of ids) execFileSync("docker", ["volume", "rm", "--force", `agentrun-claim-${id}`], { stdio: "ignore" });
 }
+
+/**
+ * A cold create's time to its first call beside a pool's claims: create (with the pool's label, so
+ * removePool finds it after a stop), connect, then first(connection); released after. making is
+ * handed the create under way, so a stop can await it.
+ */
+export async function coldFirst(docker, spec, poolId, first, making = () => {}) {
+  const t0 = performance.now();
+  const creating = docker.create({ ...spec, labels: { [POOL_LABEL]: poolId } });
+  making(creating);
+  const made = await creating;
+  if (!made.ok) throw new Error(`cold create: ${made.error.message}`);
+  const connected = await docker.connect(made.value);
+  if (!connected.ok) throw new Error(`cold connect: ${connected.error.message}`);
+  await first(connected.value);
+  const ms = performance.now() - t0;
+  await connected.value.close();
+  await docker.release(made.value, "delete");
+  return ms;
+}
