@@ -2,7 +2,8 @@
 // a claim through a PoolWatch (its bridge held, so no connect) and a claim with none (over the
 // computer's own stdio) each hand out a browser at its blank page whose CDP answers at once,
 // driven by chrome-remote-interface (pinned, not ours); the pool is empty after. Everything is
-// removed at the end by the pool's label, which only this test's computers carry.
+// removed at the end by the pool's label, which only this test's computers carry, and each claim
+// record by its exact name.
 import { randomBytes } from "node:crypto";
 import CDP from "chrome-remote-interface";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -23,7 +24,10 @@ describe("a warm pool of browsers on Docker", () => {
   afterAll(async () => {
     for (const c of claimed) await c.close().catch(() => {});
     const left = withLabel({ [POOL_LABEL]: pool.id });
+    const ids = left.map((name) => docker("inspect", "--format", "{{.Id}}", name));
     if (left.length) docker("rm", "--force", "--volumes", ...left);
+    // Each claim's record by its exact name: left behind, another test's sweep would take it.
+    for (const id of ids) docker("volume", "rm", "--force", `agentrun-claim-${id}`);
     await docker_.close();
   }, 120_000);
 
