@@ -3,6 +3,7 @@
 // bridge's floor: bytes through Docker's attached stream, with no daemon and no JSON), and the
 // same through a unix socket in the computer reached as the provider reaches init's (the local
 // socket's floor). After `npm run build`.
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import net from "node:net";
@@ -13,6 +14,7 @@ const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
 const { DockerEngine } = await import(join(ROOT, "dist", "src", "docker", "api.js"));
 const { Frames } = await import(join(ROOT, "dist", "src", "docker", "frames.js"));
+const { POOL_LABEL } = await import(join(ROOT, "dist", "src", "fleet", "pool.js"));
 
 export const toolchain = JSON.parse(readFileSync(join(ROOT, "dist", "toolchain.json"), "utf8"));
 export const daemonPath = toolchain.daemon[process.arch === "arm64" ? "arm64" : "amd64"];
@@ -126,4 +128,34 @@ export async function rawLocal(computer, argv, { input, onStdout } = {}) {
   if (input !== undefined) socket.end(input);
   else socket.end();
   await ended;
+}
+
+/** A warm pool's computers removed by the pool's label, each claimed one's claim record with it. */
+export function removePool(poolId) {
+  const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${POOL_LABEL}=${poolId}`], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
+  const ids = left.map((id) => execFileSync("docker", ["inspect", "--format", "{{.Id}}", id], { encoding: "utf8" }).trim());
+  if (left.length) execFileSync("docker", ["rm", "--force", "--volumes", ...left], { stdio: "ignore" });
+  for (const id of ids) execFileSync("docker", ["volume", "rm", "--force", `agentrun-claim-${id}`], { stdio: "ignore" });
+}
+
+/**
+ * A cold create's time to its first call beside a pool's claims: create (with the pool's label, so
+ * removePool finds it after a stop), connect, then first(connection); released after. making is
+ * handed the create under way, so a stop can await it.
+ */
+export async function coldFirst(docker, spec, poolId, first, making = () => {}) {
+  const t0 = performance.now();
+  const creating = docker.create({ ...spec, labels: { [POOL_LABEL]: poolId } });
+  making(creating);
+  const made = await creating;
+  if (!made.ok) throw new Error(`cold create: ${made.error.message}`);
+  const connected = await docker.connect(made.value);
+  if (!connected.ok) throw new Error(`cold connect: ${connected.error.message}`);
+  await first(connected.value);
+  const ms = performance.now() - t0;
+  await connected.value.close();
+  await docker.release(made.value, "delete");
+  return ms;
 }

@@ -11,14 +11,13 @@
 // stopped half-way (SIGINT, SIGTERM) too, once the fill or create then in flight is done.
 //
 //   node bench/pool-claim.mjs [claims] [size] [colds] [plain]   (defaults 100 10 5 20; plain: E's and C's claims; after `npm run build`)
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 
 const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
-const { claim, fillPool, poolReady, PoolWatch, POOL_LABEL } = await import(join(ROOT, "dist", "src", "fleet", "pool.js"));
-const { daemonPath, toolchain } = await import(join(ROOT, "bench", "computer.mjs"));
+const { claim, fillPool, poolReady, PoolWatch } = await import(join(ROOT, "dist", "src", "fleet", "pool.js"));
+const { coldFirst, daemonPath, removePool, toolchain } = await import(join(ROOT, "bench", "computer.mjs"));
 const { onStop } = await import(join(ROOT, "bench", "stop.mjs"));
 
 const claims = Number(process.argv[2] ?? 100);
@@ -58,12 +57,7 @@ const cleanup = onStop(async () => {
   await refill.catch(() => {});
   await making.catch(() => {});
   await Promise.allSettled(releases);
-  const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${POOL_LABEL}=${pool.id}`], { encoding: "utf8" })
-    .split("\n")
-    .filter(Boolean);
-  const ids = left.map((id) => execFileSync("docker", ["inspect", "--format", "{{.Id}}", id], { encoding: "utf8" }).trim());
-  if (left.length) execFileSync("docker", ["rm", "--force", "--volumes", ...left], { stdio: "ignore" });
-  for (const id of ids) execFileSync("docker", ["volume", "rm", "--force", `agentrun-claim-${id}`], { stdio: "ignore" });
+  removePool(pool.id);
   await docker.engine.close();
 });
 try {
@@ -144,17 +138,16 @@ try {
   await refill;
 
   const created = [];
-  for (let i = 0; i < colds; i += 1) {
-    const t0 = performance.now();
-    const made = await (making = docker.create({ ...spec, labels: { [POOL_LABEL]: pool.id } }));
-    if (!made.ok) throw new Error(`cold create: ${made.error.message}`);
-    const connected = await docker.connect(made.value);
-    if (!connected.ok) throw new Error(`cold connect: ${connected.error.message}`);
-    await connected.value.client.call("exec.run", { argv: ["true"] });
-    created.push(performance.now() - t0);
-    await connected.value.close();
-    await docker.release(made.value, "delete");
-  }
+  for (let i = 0; i < colds; i += 1)
+    created.push(
+      await coldFirst(
+        docker,
+        spec,
+        pool.id,
+        (c) => c.client.call("exec.run", { argv: ["true"] }),
+        (p) => (making = p),
+      ),
+    );
   const line = (what, xs) =>
     `${what}: p50 ${ms(quantile(xs, 0.5))}, p99 ${ms(quantile(xs, 0.99))} (min ${ms(Math.min(...xs))}, max ${ms(Math.max(...xs))}, n ${xs.length})`;
   console.log(line(`A claim → first exec.run through a PoolWatch, pool of ${size} refilled between claims`, between));

@@ -6,15 +6,14 @@
 // pass or fail, and when stopped half-way (SIGINT, SIGTERM) too, once the step then under way is done.
 //
 //   node bench/state-pool.mjs [claims] [size]   (defaults 30 4; after `npm run build`)
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { join } from "node:path";
-import { makeComputer, toolchain } from "./computer.mjs";
+import { makeComputer, removePool, toolchain } from "./computer.mjs";
 import { onStop } from "./stop.mjs";
 
 const ROOT = join(import.meta.dirname, "..");
-const { claim, fillPool, POOL_LABEL } = await import(join(ROOT, "dist", "src", "fleet", "pool.js"));
+const { claim, fillPool } = await import(join(ROOT, "dist", "src", "fleet", "pool.js"));
 
 const claims = Number(process.argv[2] ?? 30);
 const size = Number(process.argv[3] ?? 4);
@@ -41,12 +40,7 @@ const cleanup = onStop(async () => {
   await making.catch(() => undefined);
   await Promise.allSettled(releases);
   for (const pool of pools) {
-    const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${POOL_LABEL}=${pool.id}`], { encoding: "utf8" })
-      .split("\n")
-      .filter(Boolean);
-    const ids = left.map((id) => execFileSync("docker", ["inspect", "--format", "{{.Id}}", id], { encoding: "utf8" }).trim());
-    if (left.length) execFileSync("docker", ["rm", "--force", "--volumes", ...left], { stdio: "ignore" });
-    for (const id of ids) execFileSync("docker", ["volume", "rm", "--force", `agentrun-claim-${id}`], { stdio: "ignore" });
+    removePool(pool.id);
   }
   if (snapshot) await docker.snapshots.remove(snapshot.image).catch(() => {});
 });

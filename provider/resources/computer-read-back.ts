@@ -29,12 +29,14 @@ export const withoutUndefined = (props: Props): Props => Object.fromEntries(Obje
  * The inputs a declaration that names none gets, filled in at check so what is read back
  * compares equal: network none (or the one network a provider offers, a browser's or a phone's open) and no
  * labels, and the provider's own kind, image (when it names one), sizes, workdir and user
- * (capabilities().defaults), which this resource never writes itself.
+ * (capabilities().defaults), which this resource never writes itself. A browser declared on a
+ * provider of another kind (Docker's browser) takes no workdir default: a browser has none.
  */
-export function defaultsOf(provider: ComputerProvider): Defaults {
+export function defaultsOf(provider: ComputerProvider, declaredKind?: unknown): Defaults {
   const { kind, network: offered = [], defaults = {} } = provider.capabilities();
   const network = offered.includes("none") || offered.length !== 1 ? "none" : (offered[0] ?? "none");
   const out: Defaults = { provider: provider.id, network, labels: {}, kind: inputKindOf(kind), ...defaults };
+  if (declaredKind === "browser") delete out.workdir;
   // A default the provider leaves undefined is no input.
   for (const [k, v] of Object.entries(out)) if (v === undefined) Reflect.deleteProperty(out, k);
   return out;
@@ -62,6 +64,7 @@ export function inputsReadBack(
 ): Props {
   if (!spec) return withoutUndefined({ ...declared });
   const network = spec.network;
+  const kind = inputKindOf(hello?.kind ?? spec.kind) ?? declared.kind;
   const read: Props = {
     provider: declared.provider,
     image: spec.image,
@@ -73,8 +76,9 @@ export function inputsReadBack(
     pids: spec.pids ?? declared.pids,
     // A computer with no user of its own (a browser) reads back none.
     user: spec.user || undefined,
-    workdir: spec.workdir ?? declared.workdir,
-    kind: inputKindOf(hello?.kind ?? spec.kind) ?? declared.kind,
+    // A browser declares no workdir (Docker's reads back its home, /work).
+    workdir: kind === "browser" ? undefined : (spec.workdir ?? declared.workdir),
+    kind,
     // runc is read back as no runtime: the declaration that names none is runc.
     runtime: spec.runtime === "gvisor" || declared.runtime !== undefined ? (spec.runtime ?? "runc") : undefined,
   };

@@ -179,7 +179,7 @@ async function check(ctx: Context, _olds: Props, news: Props) {
     if (v.ok) provider = v.value;
     else failures.push({ property: "provider", reason: v.error.message });
   }
-  const defaults: SpecDefaults & { provider: unknown } = provider ? defaultsOf(provider) : { provider: id };
+  const defaults: SpecDefaults & { provider: unknown } = provider ? defaultsOf(provider, known.kind) : { provider: id };
   // No image: the provider's default when it names one, else its own made ready at create
   // (on Docker, its recipe), read back then.
   const image = known.image ?? defaults.image;
@@ -383,7 +383,7 @@ async function read(ctx: Context, id: string, { old, secretKeys }: State, stored
   // An import has no outputs: what is there is what was declared (its labels, the caller's own),
   // and its lifetime is what is left of it, to the second.
   const was: Partial<z.infer<typeof STORED>> = old;
-  const declared: Declared = { ...defaultsOf(provider), ...was, lifetimeMs: was.lifetimeMs ?? remainingMs(o.ref.spec?.deadline) };
+  const declared: Declared = { ...defaultsOf(provider, was.kind), ...was, lifetimeMs: was.lifetimeMs ?? remainingMs(o.ref.spec?.deadline) };
   const labels = typeof old.labels === "object" && old.labels !== null ? declaredLabels(declared.labels, o.labels) : callerLabels(o.labels);
   const outs =
     o.drift.length > 0 ? outputsOf(declared, o, labels) : await withScreen(provider, outputsOf(declared, o, labels), o.ref, o.hello, bounded(ctx, STEP_MS));

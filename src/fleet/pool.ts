@@ -28,6 +28,8 @@ export interface Claimed {
   ref: ComputerRef;
   client: ComputerClient;
   hello: Hello;
+  /** A browser's CDP, served on this machine's loopback by this connection, at its blank page and answering. */
+  cdp?: Connection["cdp"];
   /** Closes the connection; the computer stays the run's until it is released. */
   close(): Promise<void>;
 }
@@ -60,7 +62,7 @@ export async function claim(pool: Pool, claimOf: { run: string; epoch: number } 
   // A bridge this process holds already: the claim is then a rename and a record, with no connect.
   const held = await watch?.handOver(ref.id);
   if (watch) void watch.look();
-  if (held) return ok({ ref, client: held.client, hello: held.hello, close: held.close });
+  if (held) return ok(claimedOf(ref, held));
   // Else the way only the claim may take, where the vendor has one (Docker: the computer's own
   // stdio); when it fails (a stdin someone else attached to first), the way any client connects.
   const own = taken.value.connect;
@@ -71,7 +73,12 @@ export async function claim(pool: Pool, claimOf: { run: string; epoch: number } 
     await pool.provider.release(ref, "delete");
     return fail(connected.error.code, `claimed ${ref.name} from pool ${pool.id}, but ${connected.error.message}; it was released`);
   }
-  return ok({ ref, client: connected.value.client, hello: connected.value.hello, close: connected.value.close });
+  return ok(claimedOf(ref, connected.value));
+}
+
+/** A claimed computer with its connection: the daemon's client, and a browser's CDP. */
+function claimedOf(ref: ComputerRef, connection: Connection): Claimed {
+  return { ref, client: connection.client, hello: connection.hello, ...(connection.cdp ? { cdp: connection.cdp } : {}), close: connection.close };
 }
 
 /** The pool's ready computers now. */

@@ -4,42 +4,26 @@
 // attach; release and a failed create leave nothing with the egress label. The upstream is the
 // test's own server (testdata/egresskit) on an --internal Docker network the test made, marked
 // reachable by the test-only seam; no public address is ever a target.
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeFile } from "../../src/daemon/files.js";
 import { cleanup, docker, IMAGE, provider, testLabel } from "../support/docker-helpers.js";
+import { startUpstream, type Upstream } from "../support/egress-upstream.js";
 
 const made = cleanup();
 const id = randomBytes(4).toString("hex");
-const net = `agentrun-egress-test-${id}`;
-const upstream = `agentrun-egress-up-${id}`;
+let up: Upstream;
 let kit = "";
 let upIP = "";
-let subnet = "";
 let gateway = "";
 
 beforeAll(() => {
-  const dir = mkdtempSync(join(tmpdir(), "egresskit-"));
-  kit = join(dir, "egresskit");
-  execFileSync("go", ["build", "-o", kit, "./cmd/computerd/testdata/egresskit"], {
-    cwd: resolve(import.meta.dirname, "../../daemon"),
-    env: { ...process.env, CGO_ENABLED: "0" },
-  });
-  docker("network", "create", "--internal", "--label", `agentrun.test=${id}`, net);
-  subnet = docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Subnet}}{{end}}", net);
-  gateway = docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Gateway}}{{end}}", net);
-  docker("run", "-d", "--name", upstream, "--network", net, "-v", `${kit}:/opt/egresskit:ro`, IMAGE, "/opt/egresskit", "serve");
-  upIP = docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", upstream);
+  up = startUpstream(`agentrun-egress-test-${id}`);
+  ({ kit, ip: upIP, gateway } = up);
 }, 120_000);
 
-afterAll(() => {
-  execFileSync("docker", ["rm", "--force", upstream], { stdio: "ignore" });
-  execFileSync("docker", ["network", "rm", net], { stdio: "ignore" });
-});
+afterAll(() => up?.close());
 
 const egressOf = (labels: Record<string, string>) => ({
   containers: docker(
@@ -59,8 +43,7 @@ const egressOf = (labels: Record<string, string>) => ({
     .filter(Boolean),
 });
 
-const testProvider = (extra: Record<string, unknown> = {}) =>
-  provider({ egress: { hostAddresses: ["203.0.113.7"], hint: "ask the test", testNetwork: { name: net, range: subnet }, testOnly: true, ...extra } });
+const testProvider = (extra: Record<string, unknown> = {}) => provider({ egress: { ...up.egress, ...extra } });
 
 describe("an allowlisted Docker computer", () => {
   it("reaches its list through its own proxy, and nothing else", async () => {

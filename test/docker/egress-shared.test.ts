@@ -8,9 +8,7 @@
 // host never dialled.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerEngine, type Asked } from "../../src/docker/api.js";
 import type { DockerProvider } from "../../src/docker/index.js";
@@ -18,10 +16,10 @@ import { writeFile } from "../../src/daemon/files.js";
 import type { ComputerRef } from "../../src/contract/provider.js";
 import { OWNER_LABEL, ownerLabel } from "../../src/contract/labels.js";
 import { docker, IMAGE, provider, testLabel } from "../support/docker-helpers.js";
+import { startUpstream, type Upstream } from "../support/egress-upstream.js";
 
 const id = randomBytes(4).toString("hex");
-const net = `agentrun-egress-shared-${id}`;
-const upstream = `agentrun-egress-shared-up-${id}`;
+let up: Upstream | undefined;
 const labels = testLabel();
 const names = new Set<string>();
 let kit = "";
@@ -67,44 +65,8 @@ async function kitRun(ref: ComputerRef, args: string[]): Promise<string> {
 }
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), "egresskit-"));
-  kit = join(dir, "egresskit");
-  execFileSync("go", ["build", "-o", kit, "./cmd/computerd/testdata/egresskit"], {
-    cwd: resolve(import.meta.dirname, "../../daemon"),
-    env: { ...process.env, CGO_ENABLED: "0" },
-  });
-  docker("network", "create", "--internal", "--label", `agentrun.test=${id}`, net);
-  const subnet = docker("network", "inspect", "-f", "{{range .IPAM.Config}}{{.Subnet}}{{end}}", net);
-  docker(
-    "run",
-    "-d",
-    "--name",
-    upstream,
-    "--network",
-    net,
-    "--network-alias",
-    "up.egress.test",
-    "-e",
-    `EGRESSKIT_KEYS=${keys.join(",")}`,
-    "-v",
-    `${kit}:/opt/egresskit:ro`,
-    IMAGE,
-    "/opt/egresskit",
-    "serve",
-  );
-  upIP = docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", upstream);
-  // The upstream's TLS is from a CA of its own, printed before it serves: the proxy's test-only root.
-  let logs = "";
-  for (const started = Date.now(); !logs.includes("serving") && Date.now() - started < 20_000; await new Promise((r) => setTimeout(r, 100)))
-    logs = docker("logs", upstream);
-  const upstreamRoot = /-----BEGIN CERTIFICATE-----\n[^-]+-----END CERTIFICATE-----\n/.exec(logs)?.[0];
-  expect(upstreamRoot, logs).toBeDefined();
-  egressOptions = {
-    hostAddresses: ["203.0.113.7"],
-    hint: "ask the test",
-    testNetwork: { name: net, range: subnet, ...(upstreamRoot ? { upstreamRoot } : {}) },
-    testOnly: true,
-  };
+  up = startUpstream(`agentrun-egress-shared-${id}`, { alias: "up.egress.test", env: [`EGRESSKIT_KEYS=${keys.join(",")}`] });
+  ({ kit, ip: upIP, egress: egressOptions } = up);
   p = provider({ egress: egressOptions });
   user = p.capabilities().defaults!.user!;
 }, 120_000);
@@ -115,8 +77,7 @@ afterAll(() => {
     execFileSync("docker", ["rm", "--force", `${proxy}-egress`], { stdio: "ignore" });
     execFileSync("docker", ["volume", "rm", "--force", `${proxy}-egress`], { stdio: "ignore" });
   }
-  execFileSync("docker", ["rm", "--force", upstream], { stdio: "ignore" });
-  execFileSync("docker", ["network", "rm", net], { stdio: "ignore" });
+  up?.close();
 }, 60_000);
 
 describe("a shared egress proxy", () => {

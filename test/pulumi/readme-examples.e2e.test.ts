@@ -69,6 +69,17 @@ followedAsWritten("desktop", "a desktop of 1280x800, as declared, stopped by han
 });
 
 followedAsWritten(
+  "docker-browsers",
+  "three browsers from a Fleet, a clean preview, one Chromium killed by hand shown as drift and made again by a plain up, then nothing left",
+  async ({ ran }) => {
+    expect(ran.stdout).toContain("the browser has ended: Chromium was killed (SIGKILL");
+    expect(ran.stdout).toMatch(/agentrun:index:Computer\s+browsers-0\s+replaced\b.*\[diff: ~drift\]/);
+    expect(ran.stdout).not.toMatch(/browsers-[12]\s+replaced/);
+    await expectGone(computersNamed(ran.stdout));
+  },
+);
+
+followedAsWritten(
   "ci-deadline",
   "the check passes within the deadline, fails naming the computer past it, and passes once the sweep deleted it",
   async ({ ran }) => {

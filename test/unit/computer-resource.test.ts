@@ -81,6 +81,23 @@ describe("Computer check", () => {
     expect(defaultsOf(provider)).not.toHaveProperty("user");
   });
 
+  it("gives a browser on Docker no workdir default: a browser has none, and the check would refuse it", async () => {
+    const r = await computer.check(ctx, {}, { image: "chromium", lifetimeMs: 600_000, kind: "browser" });
+    expect(r.failures).toBeUndefined();
+    expect(r.inputs).not.toHaveProperty("workdir");
+    expect(r.inputs).toMatchObject({ kind: "browser", image: "chromium" });
+  });
+
+  it.each([
+    ["memoryMb", { memoryMb: 256 }, "a browser needs memoryMb of at least 512"],
+    ["user", { user: "0:0" }, "a browser runs as a user of its own, never root"],
+    ["mount", { mount: { kind: "bind", path: "/var/tmp/x" } }, "a browser takes no run folder"],
+    ["allow", { network: "allow", allow: ["http://example.com"] }, '"http://example.com" is a URL'],
+  ])("refuses a browser's %s at preview, naming it", async (property, extra, words) => {
+    const failures = await failuresOf({ image: "chromium", lifetimeMs: 600_000, kind: "browser", ...extra });
+    expect(failures).toContainEqual({ property, reason: expect.stringContaining(words) });
+  });
+
   it("reports an unknown field and a lifetime past the cap together", async () => {
     const failures = await failuresOf({ ...good, colour: "blue", lifetimeMs: 30 * 86_400_000 + 1 });
     expect(failures.map((f) => f.property)).toEqual(["colour", "lifetimeMs"]);
@@ -264,6 +281,15 @@ describe("Computer read", () => {
       labels: { "agentrun.run": "r1" },
     });
     expect((r.props as Props).hello).toEqual({ version: "0.0.0", arch: "amd64", kind: "linux", groups: ["exec", "files", "processes"] });
+  });
+
+  it("reads a browser back with no workdir, though Docker reads back its home", async () => {
+    const browser = { ...declared, image: "chromium", kind: "browser" };
+    delete (browser as Partial<typeof browser>).workdir;
+    const hello = { version: "0.0.0", os: "linux" as const, kind: "browser" as const, arch: "amd64", groups: [] };
+    const r = await computer.read(contextOf(readingProvider(() => ok(readBack({ hello })))), "computer-0123456789ab", browser);
+    expect(r.inputs).not.toHaveProperty("workdir");
+    expect(r.inputs).toMatchObject({ kind: "browser" });
   });
 
   it("reads back in the shape declared: an image left to the provider stays left out of the inputs", async () => {

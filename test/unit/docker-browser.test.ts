@@ -2,15 +2,26 @@
 // browser does not take; its flags by network; the read-back's drift sentences by field.
 import { describe, expect, it } from "vitest";
 import { create } from "../../src/docker/create.js";
+import type { NetworkPolicy } from "../../src/egress/network.js";
 import { browserFlags } from "../../src/docker/browser.js";
 import { browserDrift, mainProcess, procRecords } from "../../src/kits/browser/chromium.js";
 
-const docker = create({ daemonPath: "/nonexistent/computerd", engine: "unix:///nonexistent.sock" });
+const docker = create({ daemonPath: "/nonexistent/computerd", engine: "unix:///nonexistent.sock", egress: { hostAddresses: ["203.0.113.7"] } });
 const browser = { image: "chromium", lifetimeMs: 60_000, network: "none" as const, kind: "browser" as const };
 
 describe("a Docker browser's check", () => {
-  it("takes chromium with network none or open", () => {
-    for (const network of ["none", "open"] as const) expect(docker.check({ ...browser, network }).ok).toBe(true);
+  it("takes chromium with network none, open or an allowlist", () => {
+    const networks: NetworkPolicy[] = ["none", "open", { allow: ["example.com", "*.example.org", "93.184.216.0/24"] }];
+    for (const network of networks) expect(docker.check({ ...browser, network }).ok).toBe(true);
+  });
+
+  it.each([
+    ["http://example.com", 'network.allow: "http://example.com" is a URL: list its host name alone'],
+    ["0.0.0.0/0", 'network.allow: "0.0.0.0/0" is over 0.0.0.0/8, a reserved range the proxy never reaches'],
+    ["*", 'network.allow: "*" has a * that is not a leading "*."'],
+  ])("refuses the allowlist entry %s the proxy refuses, naming network", (entry, words) => {
+    const checked = docker.check({ ...browser, network: { allow: [entry] } });
+    expect(checked).toMatchObject({ ok: false, error: { field: "network", message: expect.stringContaining(words) } });
   });
 
   it.each([

@@ -1,7 +1,7 @@
 // Chromium in a computer whose daemon runs (a browser on Docker, and on Kubernetes to come): its
 // flags for a network, its start through the daemon as the computer's user, and its read-back
 // from inside: the browser's own process found in /proc with the flags it runs with, and its CDP
-// asked for /json/version over the computer's loopback (socat, through the daemon). Nothing here
+// asked for /json/version over the computer's loopback (bash's /dev/tcp, through the daemon). Nothing here
 // knows a vendor; the provider names the profile's folder and the network.
 import { CallError, type ComputerClient } from "../../daemon/client.js";
 import { listProcesses, runText } from "../../daemon/processes.js";
@@ -111,19 +111,21 @@ export function procRecords(out: string): Array<{ pid: number; argv: string[] }>
     .filter((r) => r.argv.length > 0 && r.argv[0] !== "");
 }
 
-const JSON_VERSION = `GET /json/version HTTP/1.1\r\nHost: 127.0.0.1:${CDP_PORT}\r\nConnection: close\r\n\r\n`;
+/**
+ * /json/version's body over the computer's loopback, in bash: the body read by its
+ * Content-Length, so the answer is whole as soon as it is sent (Chromium keeps the connection
+ * open after it, so a reader that waits for the close waits for its own timeout on every call).
+ */
+const JSON_VERSION = `exec 3<>/dev/tcp/127.0.0.1/${CDP_PORT} || exit 1
+printf 'GET /json/version HTTP/1.1\\r\\nHost: 127.0.0.1:${CDP_PORT}\\r\\n\\r\\n' >&3
+n=0
+while IFS= read -r -t 3 line <&3; do line=\${line%$'\\r'}; [ -z "$line" ] && break; case "\${line,,}" in content-length:*) n=\${line#*:};; esac; done
+read -r -t 3 -N "$((n))" body <&3; printf '%s' "$body"`;
 
 /** The browser target's path from /json/version over the computer's loopback; undefined when CDP does not answer. */
 export async function cdpPath(client: ComputerClient, signal?: AbortSignal): Promise<string | undefined> {
-  const ran = runText(
-    await client.call(
-      "exec.run",
-      // shut-none: Chromium drops a request whose sender half-closed before the answer; it closes once it has answered.
-      { argv: ["socat", "-t", "3", "-", `TCP:127.0.0.1:${CDP_PORT},shut-none`], stdin: Buffer.from(JSON_VERSION).toString("base64"), timeoutMs: 5_000 },
-      signal ? { signal } : {},
-    ),
-  );
-  const body = ran.stdout.slice(ran.stdout.indexOf("\r\n\r\n") + 4);
+  const ran = runText(await client.call("exec.run", { argv: ["bash", "-c", JSON_VERSION], timeoutMs: 5_000 }, signal ? { signal } : {}));
+  const body = ran.stdout;
   try {
     const url = (JSON.parse(body) as { webSocketDebuggerUrl?: unknown }).webSocketDebuggerUrl;
     return typeof url === "string" ? new URL(url).pathname : undefined;

@@ -71,22 +71,28 @@ async function pipeThrough(client: ComputerClient, request: http.IncomingMessage
   socket.on("error", end);
   socket.on("close", end);
   try {
-    const path = await cdpPath(client);
-    if (!path) {
+    // The target's path and the socat at once: one round trip to the computer, not two (the
+    // socat is ended, by its id, whichever fails).
+    const [asked, started] = await Promise.allSettled([
+      cdpPath(client),
+      client.call("process.start", { argv: ["socat", "STDIO", `TCP:127.0.0.1:${CDP_PORT}`], stdin: true }),
+    ]);
+    if (started.status === "fulfilled") id = started.value.id;
+    const path = asked.status === "fulfilled" && started.status === "fulfilled" ? asked.value : undefined;
+    if (!path || id === undefined) {
       socket.end("HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n");
       return end();
     }
-    ({ id } = await client.call("process.start", { argv: ["socat", "STDIO", `TCP:127.0.0.1:${CDP_PORT}`], stdin: true }));
     if (ended) return end();
+    const at = id;
     // In order: each write waits for the one before.
-    let writing = write(client, id, Buffer.concat([Buffer.from(upgradeHead(request, path, `127.0.0.1:${CDP_PORT}`)), head]));
+    let writing = write(client, at, Buffer.concat([Buffer.from(upgradeHead(request, path, `127.0.0.1:${CDP_PORT}`)), head]));
     socket.on("data", (data: Buffer) => {
-      const at = id!;
       writing = writing.then(() => write(client, at, data)).catch(() => end());
     });
     let offset = 0;
     while (!ended) {
-      const read = await client.call("process.read", { id, stream: "stdout", offset, maxBytes: MAX_CHUNK_BYTES, waitMs: MAX_READ_WAIT_MS });
+      const read = await client.call("process.read", { id: at, stream: "stdout", offset, maxBytes: MAX_CHUNK_BYTES, waitMs: MAX_READ_WAIT_MS });
       offset = read.nextOffset;
       if (read.data.length > 0) socket.write(Buffer.from(read.data, "base64"));
       if (read.exited && read.data.length === 0) break;
