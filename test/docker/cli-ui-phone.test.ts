@@ -2,11 +2,13 @@
 // adb server): the fleet's watch lists a phone as a tile with a screen, and the screens read it
 // through the harness's screencap: nothing while its tile is out of view, one shot every 2 s while
 // it is in view, the provider's live view (the phone client's screen.watch) once it is opened,
-// and nothing again, every watch and connection let go, once no page shows it. No browser: the
+// and nothing again, every watch and connection let go, once no page shows it; a click on it is a
+// tap the phone gets, as typed text is. No browser: the
 // page's part (a tile's image from the frames) is the desktops' and is tested in cli-ui.test.ts.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputerProvider, ComputerRef } from "../../src/contract/provider.js";
+import { actionsOf } from "../../src/cli/ui/api.js";
 import { LOW_RATE_MS, Screens } from "../../src/cli/ui/screens.js";
 import { FleetWatch } from "../../src/cli/ui/watch.js";
 import { decodePng } from "../../src/conformance/images.js";
@@ -98,6 +100,17 @@ describe("agentrun ui's phone tile", () => {
     expect(shots.length).toBeGreaterThanOrEqual(1);
     expect(shots.length).toBeLessThanOrEqual(3);
     expect(watches.started).toEqual([]);
+  });
+
+  it("takes a click on its screen as a tap the phone gets, and text it types", async () => {
+    const taps = () => stand.fake.phone(phone!.id)!.model.log.filter((l) => l.startsWith("tap ") || l.startsWith("text "));
+    const before = taps().length;
+    const tapped = actionsOf({ type: "click", x: 30, y: 40 }, "android");
+    const typed = actionsOf({ type: "text", text: "hi" }, "android");
+    if (!Array.isArray(tapped) || !Array.isArray(typed)) throw new Error("the page's input was refused");
+    expect(await screens.input(phone!.name, tapped)).toEqual({ ok: true, value: { done: 1 } });
+    expect(await screens.input(phone!.name, typed)).toEqual({ ok: true, value: { done: 1 } });
+    expect(taps().slice(before)).toEqual(["tap 30,40", "text hi"]);
   });
 
   it("watches it at the full rate once opened (the provider's live view), and lets it all go once no page shows it", async () => {

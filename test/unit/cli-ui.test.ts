@@ -313,6 +313,14 @@ describe("a desktop's input from the page", () => {
   ])("refuses %s in words", (_, input, field) => expect(actionsOf(input)).toMatchObject({ field }));
 });
 
+describe("a phone's input from the page", () => {
+  it.each([
+    ["a click, as a tap at the screen's pixels", { type: "click", x: 30.4, y: 39.6 } as PageInput, [{ type: "tap", point: [30, 40] }]],
+    ["text", { type: "text", text: "Hi" } as PageInput, [{ type: "type", text: "Hi" }]],
+    ["a named key", { type: "key", key: "enter" } as PageInput, [{ type: "key", keys: ["enter"] }]],
+  ])("%s", (_, input, want) => expect(actionsOf(input, "android")).toEqual(want));
+});
+
 describe("the secret", () => {
   const secret = "0123456789abcdef0123456789abcdef";
   const host = { host: "127.0.0.1:4000" };

@@ -31,11 +31,17 @@ const InputBody = z.discriminatedUnion("type", [
 
 export type PageInput = z.infer<typeof InputBody>;
 
-/** An input's actions: a click as one, a key or text as the live view's viewer maps it (its refusals too). */
-export function actionsOf(input: PageInput): Action[] | { field: string; message: string } {
+/** Whose screen takes input from the page: a desktop's and a phone's (a browser's goes over CDP). */
+export type InputKind = "desktop" | "android" | "ios";
+
+/** An input's actions: a click as one on a desktop and a tap on a phone, a key or text as the live view's viewer maps it (its refusals too). */
+export function actionsOf(input: PageInput, kind: InputKind = "desktop"): Action[] | { field: string; message: string } {
+  if (input.type === "click" && kind !== "desktop") return toAction({ type: "tap", x: input.x, y: input.y }, kind);
   if (input.type === "click") return [{ type: "click", point: [Math.round(input.x), Math.round(input.y)], ...(input.button ? { button: input.button } : {}) }];
-  return toAction(input as ViewerEvent, "desktop");
+  return toAction(input as ViewerEvent, kind);
 }
+
+const inputKindOf = (kind: string): InputKind | undefined => (kind === "desktop" || kind === "android" || kind === "ios" ? kind : undefined);
 
 /** The page's event streams: each one's response, by the client id its first event gave it. */
 export class EventStreams {
@@ -148,8 +154,9 @@ export function api(parts: ApiParts): (request: IncomingMessage, response: Serve
       // Refused before the body is read: without --control no input reaches any computer.
       if (!control) return (json(response, 403, { error: "input is off: start agentrun ui with --control to click and type" }), true);
       const target = fleet.find(decodeURIComponent(computer[1]!));
-      if (target && target.tile.kind !== "desktop")
-        return (json(response, 400, { error: `${target.tile.name} is a ${target.tile.kind}: input here goes to a desktop alone` }), true);
+      const kind = target ? inputKindOf(target.tile.kind) : "desktop";
+      if (target && !kind)
+        return (json(response, 400, { error: `${target.tile.name} is a ${target.tile.kind}: input here goes to a desktop or a phone alone` }), true);
       const input = InputBody.safeParse(await bodyOf(request).catch(() => undefined));
       if (!input.success)
         return (
@@ -158,7 +165,7 @@ export function api(parts: ApiParts): (request: IncomingMessage, response: Serve
           }),
           true
         );
-      const actions = actionsOf(input.data);
+      const actions = actionsOf(input.data, kind);
       if (!Array.isArray(actions)) return (json(response, 400, { error: `${actions.field}: ${actions.message}` }), true);
       const sent = await screens.input(decodeURIComponent(computer[1]!), actions);
       if (!sent.ok) json(response, sent.error.code === "not_found" ? 404 : 502, { error: `${sent.error.code}: ${sent.error.message}` });

@@ -164,7 +164,8 @@ const JS = `"use strict";
     var parts = [el("a", { class: "back", href: "#", text: "← the fleet" }), el("h2", { class: "name" + marks(t), text: t.name + " · " + t.kind + " · " + t.state + " · drift " + t.drift })];
     if (t.driftWords.length) parts.push(el("ul", { class: "drift-words" }, t.driftWords.map(function (w) { return el("li", { text: w }); })));
     if (t.screen) {
-      var input = d.control && t.kind === "desktop";
+      var phone = t.kind === "android" || t.kind === "ios";
+      var input = d.control && (t.kind === "desktop" || phone);
       var img = el("img", { class: "full" + (input ? " control" : ""), id: "full", alt: "the screen of " + t.name });
       var url = screenUrl(t.name);
       if (url) img.src = url;
@@ -175,9 +176,9 @@ const JS = `"use strict";
       }
       parts.push(img);
       var note = t.kind === "browser" ? "input is over CDP for a browser (agentrun cdp), not here"
-        : t.kind !== "desktop" ? "input to a phone is not taken here (its screen is shown alone)" : d.control
-        ? "input is on: a click on the screen clicks the desktop; once clicked, keys go to it"
-        : "input is off (start agentrun ui with --control to click and type on the screen)";
+        : !d.control ? "input is off (start agentrun ui with --control to click and type on the screen)"
+        : phone ? "input is on: a click on the screen taps the phone; once clicked, keys and text go to it"
+        : "input is on: a click on the screen clicks the desktop; once clicked, keys go to it";
       parts.push(el("p", { class: "note" + (input ? " on" : ""), id: "input-note", text: note }));
     }
     parts.push(el("h3", { text: "spec: declared and read back" }));

@@ -244,10 +244,10 @@ export class Screens {
     this.watching.delete(name);
   }
 
-  /** Input to a desktop a page looks at: on its watch when it has one, else on its connection. */
+  /** Input to a desktop or a phone a page looks at: on its watch when it has one, else on its connection. */
   async input(name: string, actions: Action[]): Promise<Result<{ done: number }>> {
     const screen = this.screenOf(name);
-    if (screen?.kind !== "desktop") return fail("not_found", `${name} is not a running desktop`);
+    if (screen?.kind !== "desktop" && screen?.kind !== "phone") return fail("not_found", `${name} is not a running desktop or phone`);
     const watch = this.watching.get(name)?.watch;
     if (watch) {
       const sent = await watch.input(actions);
