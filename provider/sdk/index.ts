@@ -431,7 +431,7 @@ export interface ComputerTemplate {
   readonly user?: string;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   readonly workdir?: string;
-  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
   readonly kind?: ComputerKind;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   readonly egress?: EgressValue;
@@ -467,7 +467,7 @@ export interface ComputerTemplateArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -891,7 +891,7 @@ export interface ComputerArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -929,7 +929,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly user: pulumi.Output<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   declare readonly workdir: pulumi.Output<string>;
-  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a vendor's browser over CDP, on Browserbase or Kernel, with network `open` and image `chromium`, its defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
   declare readonly kind: pulumi.Output<string>;
   /** As read back: `runc` or `gvisor`. */
   declare readonly runtime: pulumi.Output<string | undefined>;
