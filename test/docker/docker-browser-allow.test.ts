@@ -39,6 +39,8 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
+  // The computer first: its egress volume cannot be removed while the computer mounts it.
+  if (browser) await p.release(browser, "delete");
   if (browser) await removeEgress(browser.name);
   await p?.close();
   host?.close();
