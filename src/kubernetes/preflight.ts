@@ -7,7 +7,7 @@
 import { fail, ok, type Result } from "../daemon/result.js";
 import type { KubeApi } from "./api.js";
 import type { Settled } from "./options.js";
-import { imageAt, inRegistry } from "./registry.js";
+import { DOCKER_HUB, imageAt, inRegistry } from "./registry.js";
 
 /** The kubelet lists at most this many of a node's images in its status (nodeStatusMaxImages' default): a longer store may hold one not listed. */
 const NODE_IMAGES_LISTED = 50;
@@ -26,15 +26,10 @@ interface NodeList {
 
 /** An image reference as the node's store names it: docker.io's defaults filled in, by digest when it has one, else by tag (latest when none). */
 export function storeName(ref: string): string {
-  const at = ref.indexOf("@");
-  const digest = at >= 0 ? ref.slice(at) : "";
-  let name = at >= 0 ? ref.slice(0, at) : ref;
-  const slash = name.indexOf("/");
-  const first = slash >= 0 ? name.slice(0, slash) : "";
-  if (slash < 0 || !(first.includes(".") || first.includes(":") || first === "localhost")) name = `docker.io/${name}`;
-  if (/^docker\.io\/[^/]+$/.test(name.replace(/[:@].*$/, ""))) name = name.replace(/^docker\.io\//, "docker.io/library/");
-  if (digest) return `${name.replace(/:[^/]*$/, "")}${digest}`;
-  return /:[^/]*$/.test(name) ? name : `${name}:latest`;
+  const at = imageAt(ref);
+  if (!at) return ref;
+  // A tag has no colon; a digest (sha256:…) has one.
+  return `${at.host === DOCKER_HUB ? "docker.io" : at.host}/${at.repository}${at.reference.includes(":") ? "@" : ":"}${at.reference}`;
 }
 
 export class Preflight {
@@ -134,7 +129,7 @@ export class Preflight {
         { field: "image" },
       );
     const at = imageAt(image);
-    if ((await inRegistry(image, { ca: this.#o.creds.ca, ms: this.#o.t.callMs, signal })) !== "missing" || !at) return ok();
+    if (!at || (await inRegistry(at, { ca: this.#o.creds.ca, ms: this.#o.t.callMs, signal })) !== "missing") return ok();
     return fail(
       "invalid",
       `no node of the cluster holds the image ${shown}, and its registry ${at.host} has no ${at.repository}:${at.reference.slice(0, 80)} (it answered 404 for its manifest): push the image there, or name one a node or the registry holds`,

@@ -15,7 +15,7 @@ export interface ImageAt {
 }
 
 /** Docker Hub by the name a registry client asks it: docker.io is not its API's host. */
-const DOCKER_HUB = "registry-1.docker.io";
+export const DOCKER_HUB = "registry-1.docker.io";
 
 /** An image reference as a registry address, as the container runtime reads it (docker.io's defaults filled in); undefined when it is no reference. */
 export function imageAt(ref: string): ImageAt | undefined {
@@ -50,11 +50,9 @@ const ACCEPT = [
 export type RegistryAnswer = "there" | "missing" | "unknown";
 
 export async function inRegistry(
-  image: string,
+  at: ImageAt,
   options: { ca?: string | Buffer | undefined; ms: number; signal?: AbortSignal | undefined },
 ): Promise<RegistryAnswer> {
-  const at = imageAt(image);
-  if (!at) return "unknown";
   const ca = [...tls.rootCertificates, ...(options.ca ? [options.ca.toString()] : [])];
   const url = new URL(`https://${at.host}/v2/${at.repository}/manifests/${encodeURIComponent(at.reference)}`);
   const { signal } = boundedBy(options.ms, options.signal);
