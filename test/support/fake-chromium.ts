@@ -56,12 +56,9 @@ async function docker(args: string[], timeout = 60_000): Promise<string> {
   return (await run("docker", args, { timeout })).stdout.trim();
 }
 
-/** A hardened Chromium container, up once its CDP answers; removed when it does not come up in time. */
-export async function startChromium(name: string, image: string, labels: Record<string, string>, timeoutMs = 60_000): Promise<Chromium> {
-  const command = `socat TCP-LISTEN:${RELAY_PORT},fork,reuseaddr TCP:127.0.0.1:${CDP_PORT} & exec chromium ${chromiumFlags("none", "/tmp/profile")
-    .map((flag) => `'${flag}'`)
-    .join(" ")} ${BLANK}`;
-  await docker([
+/** `docker run -d` of a Chromium as the fakes run it: named and labelled, its own user, no capability, no new privileges, room for its shared memory. */
+function hardenedRun(name: string, labels: Record<string, string>): string[] {
+  return [
     "run",
     "-d",
     "--name",
@@ -73,12 +70,22 @@ export async function startChromium(name: string, image: string, labels: Record<
     "ALL",
     "--security-opt",
     "no-new-privileges",
+    "--shm-size",
+    "256m",
+  ];
+}
+
+/** A hardened Chromium container, up once its CDP answers; removed when it does not come up in time. */
+export async function startChromium(name: string, image: string, labels: Record<string, string>, timeoutMs = 60_000): Promise<Chromium> {
+  const command = `socat TCP-LISTEN:${RELAY_PORT},fork,reuseaddr TCP:127.0.0.1:${CDP_PORT} & exec chromium ${chromiumFlags("none", "/tmp/profile")
+    .map((flag) => `'${flag}'`)
+    .join(" ")} ${BLANK}`;
+  await docker([
+    ...hardenedRun(name, labels),
     "--pids-limit",
     "512",
     "--memory",
     "1g",
-    "--shm-size",
-    "256m",
     "-p",
     `127.0.0.1::${RELAY_PORT}`,
     "--entrypoint",
@@ -217,21 +224,9 @@ function freePort(): Promise<number> {
 export async function hostChromium(name: string, labels: Record<string, string>): Promise<CDP.Client> {
   const port = await freePort();
   await docker([
-    "run",
-    "-d",
-    "--name",
-    name,
-    ...Object.entries(labels).flatMap(([k, v]) => ["--label", `${k}=${v}`]),
+    ...hardenedRun(name, labels),
     "--network",
     "host",
-    "--user",
-    "1000:1000",
-    "--cap-drop",
-    "ALL",
-    "--security-opt",
-    "no-new-privileges",
-    "--shm-size",
-    "256m",
     "--entrypoint",
     "chromium",
     await browserImage(),
