@@ -86,7 +86,7 @@ export const execCases = [
     const seen = await until(
       () => holding(t.client, mark, t.signal),
       (pids) => pids.length > 0,
-      10_000,
+      30_000,
       t.signal,
       200,
     );

@@ -141,7 +141,7 @@ export const processCases = [
     const seen = await until(
       () => holding(t.client, mark, t.signal),
       (pids) => pids.length > 0,
-      10_000,
+      30_000,
       t.signal,
       100,
     );
