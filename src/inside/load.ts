@@ -2,9 +2,11 @@
 // each batch one tar push. The daemon writes every file of a push beside its name and renames it
 // into place (a .computerd-push-* part), so a connection cut mid-batch leaves no half file and a
 // retry writes every file whole. Each batch is read back from inside: one exec.run over its paths
-// (Python's hashlib where the image has a python3, else stat and sha256sum), so what is there is
-// known by its bytes, not by what was sent; it runs while the next batch is pushed.
+// (`computerd sums`, the daemon's own binary, which every computer has: Go's sha256 on the CPU's
+// SHA instructions, as the computer's user), so what is there is known by its bytes, not by what
+// was sent; it runs while the next batch is pushed.
 import { createHash } from "node:crypto";
+import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { CallError, type CallOptions } from "../daemon/client.js";
 import { pushTar } from "../daemon/files.js";
 import { MAX_OUTPUT_BYTES } from "../daemon/protocol.js";
@@ -90,9 +92,8 @@ export interface LoadOptions extends CallOptions {
 
 /**
  * Loads the files into the home, batch by batch, and reads each batch back: every sha256 and mode
- * must be what was sent. A batch's read-back (the sha256 inside, the load's longest part where it
- * is sha256sum's) runs while the next batch is pushed, on the same connection; the first failure
- * in batch order is the result.
+ * must be what was sent. A batch's read-back (the sha256 inside) runs while the next batch is
+ * pushed, on the same connection; the first failure in batch order is the result.
  */
 export async function loadFiles(session: Session, files: readonly FileToLoad[], options: LoadOptions = {}): Promise<Result<Record<string, FileReadBack>>> {
   const batches = batchesOf(files);
@@ -205,35 +206,12 @@ export async function syncFiles(
   return ok({ ...there.value, ...loaded.value });
 }
 
-// The read-back in Python: the same lines, from one process whatever the count, its sha256
-// OpenSSL's (the CPU's SHA instructions: 3-4x coreutils' sha256sum here). -I: no PYTHON* variable
-// or user site changes what runs.
-const READ_BACK_PY = `import hashlib, os, stat, sys
-for p in sys.argv[1:]:
-    try:
-        s = os.lstat(p)
-        if not stat.S_ISREG(s.st_mode): raise OSError()
-        h = hashlib.sha256()
-        with open(p, "rb") as f:
-            for b in iter(lambda: f.read(1 << 20), b""): h.update(b)
-        print("%o %s" % (s.st_mode & 0o7777, h.hexdigest()))
-    except OSError:
-        print("-")`;
-
-// For each path (home-relative): "<mode> <sha256>" when it is a regular file (not a link), else
-// "-": by Python where the image has a python3 that runs it, else by stat and sha256sum.
-const READ_BACK = `cd "$HOME" || exit 3
-if command -v python3 >/dev/null 2>&1 && out=$(python3 -I -c '${READ_BACK_PY}' "$@" 2>/dev/null); then printf '%s\\n' "$out"; exit 0; fi
-for f do
-  if [ -f "$f" ] && [ ! -h "$f" ] && m=$(stat -c %a -- "$f") && h=$(sha256sum < "$f"); then echo "$m \${h%% *}"; else echo -; fi
-done`;
-
 /** Each path's sha256 and mode as read from inside, one exec.run per thousand paths; a path not there (or not a file) is left out. */
 export async function readBack(session: Session, paths: readonly string[], options: CallOptions = {}): Promise<Result<Record<string, FileReadBack>>> {
   const found: Record<string, FileReadBack> = {};
   for (let at = 0; at < paths.length; at += READ_BACK_PATHS) {
     const some = paths.slice(at, at + READ_BACK_PATHS);
-    const run = await runQuietly(session, ["sh", "-c", READ_BACK, "sh", ...some], READ_BACK_MS, "the read-back (sha256)", options);
+    const run = await runQuietly(session, [DAEMON_IN_COMPUTER, "sums", ...some], READ_BACK_MS, "the read-back (computerd sums)", options, session.home);
     if (!run.ok) return run;
     const lines = run.value.split("\n").filter((l) => l !== "");
     if (lines.length !== some.length) return fail("protocol", `${session.name}: the read-back printed ${lines.length} lines for ${some.length} paths`);
@@ -256,9 +234,16 @@ export async function removeFiles(session: Session, paths: readonly string[], op
 }
 
 /** An exec.run that must exit 0: its stdout, or a failure naming the computer, what ran and why. */
-export async function runQuietly(session: Session, argv: string[], timeoutMs: number, what: string, options: CallOptions): Promise<Result<string>> {
+export async function runQuietly(
+  session: Session,
+  argv: string[],
+  timeoutMs: number,
+  what: string,
+  options: CallOptions,
+  cwd?: string,
+): Promise<Result<string>> {
   try {
-    const run = await session.client.call("exec.run", { argv, timeoutMs, maxOutput: MAX_OUTPUT_BYTES }, options);
+    const run = await session.client.call("exec.run", { argv, timeoutMs, maxOutput: MAX_OUTPUT_BYTES, ...(cwd ? { cwd } : {}) }, options);
     const stderr = Buffer.from(run.stderr, "base64").toString("utf8").trim().split("\n").slice(-3).join("; ");
     if (run.timedOut) return fail("timeout", `${session.name}: ${what} did not finish within ${timeoutMs / 1000} s`);
     if (run.exitCode !== 0)

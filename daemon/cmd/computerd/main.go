@@ -10,6 +10,7 @@ import (
 	"agentrun.dev/computerd/internal/initd"
 	"agentrun.dev/computerd/internal/probe"
 	"agentrun.dev/computerd/internal/procctl"
+	"agentrun.dev/computerd/internal/sums"
 	"agentrun.dev/computerd/internal/version"
 	"agentrun.dev/computerd/internal/windows"
 )
@@ -19,6 +20,7 @@ const usage = `usage:
   computerd stdio
   ` + probe.Usage + `
   ` + windows.Usage + `
+  ` + sums.Usage + `
   computerd --version`
 
 func main() {
@@ -55,6 +57,8 @@ func dispatch(args []string) int {
 		return probe.Main(args[1:], os.Stdout, os.Stderr)
 	case "window":
 		return windows.Main(args[1:], os.Stdout, os.Stderr)
+	case "sums":
+		return sums.Main(args[1:], os.Stdout, os.Stderr)
 	case "guard":
 		// Started by the daemon itself, with its pipes on fds 3 and 4.
 		return guard.Main()
