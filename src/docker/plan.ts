@@ -56,7 +56,7 @@ export function planOf(
     labels?: Record<string, string>;
     display?: string;
     volume?: VolumeOption | undefined;
-    /** A browser's engine image, which its spec's "chromium" is. */
+    /** The engine image a spec's "chromium" is (a browser's, or a desktop's with Chromium beside its X server). */
     browserImage?: string;
   },
 ): Plan {
@@ -79,10 +79,9 @@ export function planOf(
   };
   plan.stdio = servesStdio(plan.labels);
   if (at.display !== undefined) plan.display = at.display;
-  if (at.browserImage !== undefined) {
-    plan.browser = true;
-    plan.image = at.browserImage;
-  }
+  if (at.browserImage !== undefined) plan.image = at.browserImage;
+  // A desktop's Chromium is an app on its display; a browser's is started and held by the provider.
+  if (at.browserImage !== undefined && at.display === undefined) plan.browser = true;
   if (spec.runtime === "gvisor") plan.runtime = "gvisor";
   if (spec.mount?.kind === "bind") plan.mount = { kind: "bind", path: spec.mount.path };
   if (at.volume !== undefined) plan.volume = at.volume;

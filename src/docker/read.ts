@@ -5,6 +5,7 @@ import type { CallOptions } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import type { AttachBy, ComputerSpec, ReadBack } from "../contract/provider.js";
 import { browserMismatches } from "./browser.js";
+import { BROWSER_IMAGE } from "../kits/browser/labels.js";
 import { fail, ok, type Result } from "../daemon/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
 import { openConnection } from "./connect.js";
@@ -110,8 +111,8 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   if (!digest) return fail("failed", `the daemon at ${context.daemonPath} could not be read, so ${name}'s daemon cannot be checked against it`);
   // A remote engine's computer holds the daemon in its own files (put by archive), bound from nowhere.
   const daemon = context.remote ? undefined : await expectedDaemon(context, inspected.value, digest);
-  // A browser's image is the provider's browser recipe's, made ready (there already, as the browser runs).
-  const browserImage = held.kind === "browser" ? await context.browserImage(options.signal) : undefined;
+  // A browser's image (a desktop's "chromium" too) is the provider's browser recipe's, made ready (there already, as it runs).
+  const browserImage = held.kind === "browser" || held.spec.image === BROWSER_IMAGE ? await context.browserImage(options.signal) : undefined;
   if (browserImage && !browserImage.ok) return browserImage;
   mismatches.push(
     ...drift(held.spec, inspected.value, hello, {

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { labelRefusals } from "../contract/labels.js";
 import type { Refusal } from "../daemon/result.js";
 import { forkProblem, parseSnapshotImage, SNAPSHOT_LABEL, snapshotImage } from "../contract/state.js";
-import { BROWSER_IMAGE } from "../kits/browser/labels.js";
+import { BROWSER_IMAGE, RECIPE_IMAGE_LABEL } from "../kits/browser/labels.js";
 import { COMPUTER_LABEL, kindOfLabels, RECIPE_LABEL, recipeHashTag } from "./constants.js";
 
 /** The computer a snapshot was taken of, by name. */
@@ -64,14 +64,16 @@ export function engineImageOf(image: string): string {
 
 /**
  * A container's Config.Image read back: a snapshot's id (the image's label says it is one) as the
- * snapshot's image; a browser's recipe image as "chromium" (the drift check holds it to the
- * browser's own recipe).
+ * snapshot's image; the browser recipe's image, a browser's or a desktop's, as "chromium" (the
+ * drift check holds it to the provider's own recipe).
  */
 export function imageReadBack(configImage: string, labels: Record<string, string>): string {
   const id = ENGINE_ID.exec(configImage)?.[1];
   if (id && labels[SNAPSHOT_LABEL] === "1") return snapshotImage("docker", id);
   const recipe = labels[RECIPE_LABEL];
-  if (kindOfLabels(labels) === "browser" && recipe !== undefined && configImage === recipeHashTag(recipe)) return BROWSER_IMAGE;
+  const kind = kindOfLabels(labels);
+  const chromium = (kind === "browser" || kind === "desktop") && labels[RECIPE_IMAGE_LABEL] === BROWSER_IMAGE;
+  if (chromium && recipe !== undefined && configImage === recipeHashTag(recipe)) return BROWSER_IMAGE;
   return configImage;
 }
 

@@ -69,6 +69,19 @@ followedAsWritten("desktop", "a desktop of 1280x800, as declared, stopped by han
 });
 
 followedAsWritten(
+  "desktop-browser",
+  "a desktop with Chromium on its display, the page's window found, Chromium killed by hand shown as drift and launched again by a plain up, then nothing left",
+  async ({ ran }) => {
+    expect(ran.stdout).toMatch(/"title"\s*:\s*"Welcome, agent - Chromium"/);
+    // Killed by hand: the app alone is planned, and the up launches it again; the desktop stays.
+    expect(ran.stdout).toMatch(/agentrun:index:ComputerApp\s+browser\s+update\s+\[diff: ~drift\]/);
+    expect(ran.stdout).toMatch(/agentrun:index:ComputerApp\s+browser\s+updated/);
+    expect(ran.stdout).not.toMatch(/agentrun:index:Computer\s+desktop\s+replaced/);
+    await expectGone(computersNamed(ran.stdout));
+  },
+);
+
+followedAsWritten(
   "docker-browsers",
   "three browsers from a Fleet, a clean preview, one Chromium killed by hand shown as drift and made again by a plain up, then nothing left",
   async ({ ran }) => {

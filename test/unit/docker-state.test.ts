@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { stateOf, specOf, type Inspected } from "../../src/docker/readback.js";
 import { pausedRefusal } from "../../src/docker/run-state.js";
 import { engineImageOf, forkRefusal, imageReadBack, snapshotConfig, snapshotIdOf, takeRefusals } from "../../src/docker/snapshot-image.js";
+import { browserRecipe } from "../../src/kits/browser/recipe.js";
 import { takeProblem } from "../../src/docker/snapshots.js";
 import { CAPABILITIES, DESKTOP_CAPABILITIES } from "../../src/docker/context.js";
 
@@ -52,6 +53,20 @@ describe("a snapshot's image (Docker)", () => {
     expect(imageReadBack(`sha256:${ID}`, {})).toBe(`sha256:${ID}`);
     const fork = container({ Config: { Image: `sha256:${ID}`, Labels: { "agentrun.computer": "1", "agentrun.snapshot": "1" } } });
     expect(specOf(fork).image).toBe(`snapshot://docker/${ID}`);
+  });
+
+  it("reads the browser recipe's image back as chromium on a browser and a desktop alone, by the label the recipe writes", () => {
+    const hash = "ab".repeat(32);
+    const tag = `agentrun-computer:${hash.slice(0, 12)}`;
+    const recipe = { "agentrun.computer.recipe": hash, "agentrun.computer.recipe.image": "chromium" };
+    expect(browserRecipe("agentrun-base:1")).toContain("LABEL agentrun.computer.recipe.image=chromium");
+    expect(imageReadBack(tag, { ...recipe, "agentrun.computer.kind": "browser" })).toBe("chromium");
+    expect(imageReadBack(tag, { ...recipe, "agentrun.computer.kind": "desktop" })).toBe("chromium");
+    // A linux computer named the tag; a desktop's own recipe (Xvfb alone) carries no such label.
+    expect(imageReadBack(tag, recipe)).toBe(tag);
+    expect(imageReadBack(tag, { "agentrun.computer.recipe": hash, "agentrun.computer.kind": "desktop" })).toBe(tag);
+    // Another image than the recipe's own, carrying the labels.
+    expect(imageReadBack("debian:12", { ...recipe, "agentrun.computer.kind": "desktop" })).toBe("debian:12");
   });
 
   it("refuses a fork of another provider's snapshot, and a Docker one that names no image id, naming the field", () => {

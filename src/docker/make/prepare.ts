@@ -3,6 +3,7 @@
 // addresses and proxy image, and the daemon's copy; a refusal here makes nothing.
 import type { MachineKind } from "../../daemon/protocol.js";
 import { hostAddresses } from "../../egress/host-addresses.js";
+import { BROWSER_IMAGE } from "../../kits/browser/labels.js";
 import type { CheckedSpec, CreateOptions } from "../../contract/provider.js";
 import { fail, ok, type Result } from "../../daemon/result.js";
 import { hostRefusals } from "../check.js";
@@ -22,7 +23,7 @@ export interface Prepared extends CheckedSpec {
   kind: MachineKind;
   /** An allowlist's: the Docker host's addresses and the proxy's image, ready. */
   egress?: { hostAddresses: string[]; image: string };
-  /** A browser's: the engine image its "chromium" is, ready. */
+  /** A browser's, or a desktop's that asks for "chromium": the engine image its "chromium" is, ready. */
   browserImage?: string;
 }
 
@@ -43,8 +44,8 @@ export async function prepare(context: DockerContext, checked: CheckedSpec, opti
     if (there.status === 404) return fail("not_found", snapshotMissing(checked.spec.image), { field: "image" });
     if (!there.ok) return failure(context.engine, `reading the snapshot ${checked.spec.image}`, there);
   }
-  // A browser: its image made ready (built once, by its recipe's hash) before anything is made.
-  if (prepared.kind === "browser") {
+  // A browser, or a desktop with Chromium: the image made ready (built once, by its recipe's hash) before anything is made.
+  if (prepared.kind === "browser" || (prepared.kind === "desktop" && checked.spec.image === BROWSER_IMAGE)) {
     const image = await context.browserImage(options.signal);
     if (!image.ok) return fail(image.error.code, `the browser's image: ${image.error.message}. Nothing was made`, { field: "image" });
     prepared.browserImage = image.value;

@@ -2,6 +2,11 @@
 // one label; an account holds sessions no provider made).
 /** The image a browser computer names: the vendor's own browser (the registry rows' default too). */
 export const BROWSER_IMAGE = "chromium";
+/**
+ * The browser recipe's image says it is the one a spec's "chromium" names (a recipe's image is
+ * otherwise known by its hash alone): so a desktop's image reads back as "chromium", not as its tag.
+ */
+export const RECIPE_IMAGE_LABEL = "agentrun.computer.recipe.image";
 
 /** Every browser a provider made carries it, = "1". */
 export const COMPUTER_LABEL = "agentrun.computer";
