@@ -46,7 +46,8 @@ read -r go_pass go_fail go_skip <"$out/go.counts"
 # | where, in the line that says it did not | where, in the summary | its command. Each must exit
 # 0 and print its verdict; its report is $REPORT (written by the command, or by the test file that
 # starts the vendor's fake) and anything else it says goes to its log. The runs of a wave go in
-# parallel, and wave 2 starts when wave 1 is done.
+# parallel, and each wave starts when the one before is done. The runs under gVisor (ptrace: every
+# system call a stop) go in a wave of their own, where a busy wave's load cannot starve them.
 export MODAL_RUN="ci-$(date +%s)-$$" E2B_RUN="ci-e2b-$(date +%s)-$$" BROWSERBASE_RUN="ci-bb-$(date +%s)-$$" KERNEL_RUN="ci-kernel-$(date +%s)-$$"
 CONFORMANCE=(
   'docker|1|^core PASS |on Docker|on Docker|node dist/src/conformance/cli.js --provider docker >"$REPORT" 2>&1'
@@ -72,18 +73,18 @@ CONFORMANCE=(
   # A browser on Docker itself: computerd as init, Debian's Chromium, CDP through the daemon's connection.
   'docker-browser|2|^kind browser PASS|--kind browser on Docker|on a Docker browser|node dist/src/conformance/cli.js --provider docker --kind browser >"$REPORT" 2>&1'
   # Core with every computer under gVisor (the set-up's runsc, registered with --network=none, so its row declares network none alone).
-  'gvisor|2|^core PASS |--runtime gvisor on Docker|on Docker under gVisor|node dist/src/conformance/cli.js --provider docker --runtime gvisor >"$REPORT" 2>&1'
+  'gvisor|3|^core PASS |--runtime gvisor on Docker|on Docker under gVisor|node dist/src/conformance/cli.js --provider docker --runtime gvisor >"$REPORT" 2>&1'
   # Core with every computer under gVisor on the test cluster (RuntimeClass gvisor: gVisor's shim over Debian's runsc, network
   # none), after the kube row of wave 1 started it.
-  'kube-gvisor|2|^core PASS |--runtime gvisor on the test Kubernetes cluster|on Kubernetes under gVisor (the test cluster)|bash scripts/kube-up.sh >&2 && node dist/src/conformance/cli.js --provider kubernetes --runtime gvisor >"$REPORT" 2>&1'
+  'kube-gvisor|3|^core PASS |--runtime gvisor on the test Kubernetes cluster|on Kubernetes under gVisor (the test cluster)|bash scripts/kube-up.sh >&2 && node dist/src/conformance/cli.js --provider kubernetes --runtime gvisor >"$REPORT" 2>&1'
   # The phone harness on its fake: simulated Android phones behind a real adb server of the run's own, killed when it exits.
   'phone|2|^kind phone PASS|--kind phone on the phone harness fake|on the phone harness fake|node dist/src/conformance/cli.js --provider ./dist/test/support/fake-phone-harness-conformance.js --kind phone >"$REPORT" 2>&1'
 )
 wave_ids() { for row in "${CONFORMANCE[@]}"; do IFS='|' read -r id wave _ <<<"$row"; [ "$wave" != "$1" ] || printf ' %s' "$id"; done; }
-say "conformance, beside each other:$(wave_ids 1); then:$(wave_ids 2)"
+say "conformance, beside each other:$(wave_ids 1); then:$(wave_ids 2); then:$(wave_ids 3)"
 declare -A conf_rc
 set +e
-for wave in 1 2; do
+for wave in 1 2 3; do
   declare -A pids=()
   for row in "${CONFORMANCE[@]}"; do
     IFS='|' read -r id row_wave _ _ _ command <<<"$row"
