@@ -6,7 +6,7 @@ import type { ComputerClient, Connection } from "../daemon/client.js";
 import { ok, type Result } from "../daemon/result.js";
 import type { ComputerSpec } from "../contract/provider.js";
 import { type BrowserNetwork, browserDrift, chromiumFlags, readBrowser, startBrowser } from "../kits/browser/chromium.js";
-import { serveCdp } from "../kits/browser/daemon-cdp.js";
+import { type CdpDial, serveCdp } from "../kits/browser/daemon-cdp.js";
 import { BROWSER_PROFILE } from "./constants.js";
 
 /** The network a browser's flags are made for, from the spec's (as asked, or as read back). */
@@ -33,8 +33,8 @@ export async function browserMismatches(client: ComputerClient, network: Compute
 }
 
 /** The connection with the browser's CDP served on this machine's loopback for as long as it lives. */
-export async function withCdp(connection: Connection): Promise<Result<Connection>> {
-  const served = await serveCdp(connection.client);
+export async function withCdp(connection: Connection, direct?: CdpDial): Promise<Result<Connection>> {
+  const served = await serveCdp(connection.client, direct);
   return ok({
     client: connection.client,
     hello: connection.hello,

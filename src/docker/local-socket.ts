@@ -72,7 +72,7 @@ interface Proved {
  * The socket open as a path to connect to, proved to be the computer's; "wait" when the computer's
  * /run/agentrun holds no socket yet (init has not listened); undefined when there is no way here.
  */
-async function provedSocket(inspected: Inspected): Promise<Proved | "wait" | undefined> {
+async function provedSocket(inspected: Inspected, name: string): Promise<Proved | "wait" | undefined> {
   const flags = PATH_FLAGS[process.arch];
   const pid = inspected.State?.Pid ?? 0;
   if (process.platform !== "linux" || flags === undefined || !inspected.State?.Running || !Number.isInteger(pid) || pid <= 0) return undefined;
@@ -84,7 +84,7 @@ async function provedSocket(inspected: Inspected): Promise<Proved | "wait" | und
     if (!inContainer(await fs.readFile(`${under}/cgroup`, "utf8"), inspected.Id)) return undefined;
     const device = tmpfsDevice(await fs.readFile(`${under}/mountinfo`, "utf8"), RUN_DIR);
     if (device === undefined) return undefined;
-    const opened = await fs.open(`${under}/root${RUN_DIR}/${SOCKET_NAME}`, flags | fs.constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
+    const opened = await fs.open(`${under}/root${RUN_DIR}/${name}`, flags | fs.constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") return "wait" as const;
       return undefined;
     });
@@ -124,6 +124,24 @@ async function connected(proved: Proved, signal: AbortSignal): Promise<net.Socke
 }
 
 /**
+ * A socket of the computer's /run/agentrun (by its name there) connected from this machine, proved
+ * the computer's as init's is; one not there yet, or not listening yet, is waited for up to 3 s.
+ * Undefined when this machine has no such way to it (a remote engine, a pid it cannot enter), or
+ * on the signal.
+ */
+export async function connectLocalSocket(engine: EngineAddress, inspected: Inspected, name: string, signal: AbortSignal): Promise<net.Socket | undefined> {
+  if (isRemote(engine) || signal.aborted) return undefined;
+  const until = Date.now() + SOCKET_WAIT_MS;
+  for (;;) {
+    const proved = await provedSocket(inspected, name);
+    const reached = typeof proved === "object" ? await connected(proved, signal) : proved;
+    if (typeof reached === "object") return reached;
+    if (reached === undefined || signal.aborted || Date.now() >= until) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
+}
+
+/**
  * A connection to the computer's init over its socket, said hello to (asking for frames) within
  * HELLO_TIMEOUT_MS and the caller's signal; undefined when this machine has no such way to it, so
  * the caller takes the bridge (openConnection). A daemon that is reached but does not answer is the
@@ -132,18 +150,8 @@ async function connected(proved: Proved, signal: AbortSignal): Promise<net.Socke
 export async function openLocalConnection(engine: EngineAddress, inspected: Inspected, signal?: AbortSignal): Promise<Result<Connection> | undefined> {
   if (isRemote(engine) || signal?.aborted) return undefined;
   const bounded = boundedBy(HELLO_TIMEOUT_MS, signal);
-  const until = Date.now() + SOCKET_WAIT_MS;
-  let socket: net.Socket | undefined;
-  for (;;) {
-    const proved = await provedSocket(inspected);
-    const reached = typeof proved === "object" ? await connected(proved, bounded.signal) : proved;
-    if (typeof reached === "object") {
-      socket = reached;
-      break;
-    }
-    if (reached === undefined || bounded.signal.aborted || Date.now() >= until) return undefined;
-    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-  }
+  const socket = await connectLocalSocket(engine, inspected, SOCKET_NAME, bounded.signal);
+  if (!socket) return undefined;
   const target = inspected.Name.replace(/^\//, "");
   const client = new DaemonClient(socket);
   const open = socket;

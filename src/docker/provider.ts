@@ -333,8 +333,8 @@ export class DockerProvider implements ComputerProvider {
     const opened = await openConnection(this.engine, container, { version: this.version, kind, groups: helloGroupsOf(kind) }, options.signal, way);
     if (!opened.ok || kind !== "browser") return opened;
     // A browser's CDP, served on this machine's loopback through this connection for as long as it lives.
-    const { withCdp } = await import("./browser.js");
-    return withCdp(opened.value);
+    const [{ withCdp }, { cdpSocket }] = await Promise.all([import("./browser.js"), import("./cdp-socket.js")]);
+    return withCdp(opened.value, cdpSocket(this.engine, container.id, opened.value.client));
   }
 
   /**

@@ -2,7 +2,8 @@
 // daemon with network none, driven over the CDP URL its connection serves on this machine's
 // loopback by chrome-remote-interface (a CDP client from npm, pinned, that this project did not
 // write), a page navigated, an input filled, evaluated and shot; the URL refused with a
-// changed secret and once its connection is closed; a page beyond the computer not reached; and
+// changed secret and once its connection is closed; its WebSockets carried by a relay socket of the
+// computer's, which ends with the connection; a page beyond the computer not reached; and
 // the browser killed, then started again by hand with another proxy, read back as drift by field.
 import CDP from "chrome-remote-interface";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,6 +74,29 @@ describe("a Docker browser", () => {
     expect(await upgradeRefusal(changed)).toBe("403");
     await connection.value.close();
     expect(await upgradeRefusal(url)).toBe("ECONNREFUSED");
+  }, 120_000);
+
+  it("carries a WebSocket over a relay socket in the computer (no daemon call a message), ended with its connection", async () => {
+    const connection = await docker.connect(browser);
+    if (!connection.ok) throw new Error(connection.error.message);
+    const watcher = await docker.connect(browser);
+    if (!watcher.ok) throw new Error(watcher.error.message);
+    const socats = async () => (await watcher.value.client.call("process.list", {})).processes.filter((p) => p.running && p.argv[0] === "socat");
+    try {
+      const c = await CDP({ target: connection.value.cdp!.url, local: true });
+      try {
+        for (let i = 0; i < 20; i++) expect((await c.send("Browser.getVersion")).product).toMatch(/^(Headless)?Chrome\//);
+        // One relay on a socket of /run/agentrun; no socat of the daemon's way (its stdin a pipe the daemon writes).
+        const running = await socats();
+        expect(running.map((p) => p.argv.slice(1, 2))).toEqual([[expect.stringMatching(/^UNIX-LISTEN:\/run\/agentrun\/cdp-[0-9a-f]{12}\.sock,fork,mode=600/)]]);
+      } finally {
+        await c.close();
+      }
+      await connection.value.close();
+      expect(await socats()).toEqual([]);
+    } finally {
+      await watcher.value.close();
+    }
   }, 120_000);
 
   it("reads back a browser killed, then one started by hand with another proxy, as drift by field", async () => {

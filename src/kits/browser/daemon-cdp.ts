@@ -3,8 +3,10 @@
 // stored, served for as long as the connection lives. Each WebSocket a driver opens is one socat
 // in the computer (process.start, its stdin a pipe) joined to Chromium's port on the computer's
 // own loopback; the upgrade goes on to Chromium with its browser target's path, then bytes flow
-// both ways untouched (process.write one way, process.read the other). Nothing is published on
-// the host and nothing listens past this machine's loopback.
+// both ways untouched (process.write one way, process.read the other). Where the vendor can reach
+// a socket in the computer from this machine (Docker's engine here: CdpDial), each WebSocket is a
+// stream of its own to a relay there instead, with no daemon call a message. Nothing is published
+// on the host and nothing listens past this machine's loopback.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -25,8 +27,21 @@ export interface CdpServed {
 
 const PREFIX = "/devtools/browser/";
 
-/** Serves the browser's CDP on this machine's loopback through client, until close(). */
-export async function serveCdp(client: ComputerClient): Promise<CdpServed> {
+/**
+ * A stream to Chromium's CDP port from this machine that carries no daemon call (a relay in the
+ * computer the vendor reaches by a socket); undefined when there is none, and the daemon carries it.
+ */
+export interface CdpDial {
+  dial(signal: AbortSignal): Promise<Duplex | undefined>;
+  /** The relay ended with the connection. */
+  close(): Promise<void>;
+}
+
+/** How long a dial may take before the WebSocket goes through the daemon instead. */
+const DIAL_MS = 5_000;
+
+/** Serves the browser's CDP on this machine's loopback through client (or the direct stream a dial gives), until close(). */
+export async function serveCdp(client: ComputerClient, direct?: CdpDial): Promise<CdpServed> {
   const secret = randomBytes(24).toString("hex");
   const want = Buffer.from(`${PREFIX}${secret}`);
   const open = new Set<() => void>();
@@ -40,20 +55,50 @@ export async function serveCdp(client: ComputerClient): Promise<CdpServed> {
       socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
       return;
     }
-    void pipeThrough(client, request, socket, head, open);
+    void (direct ? pipeDirect(client, direct, request, socket, head, open) : pipeThrough(client, request, socket, head, open));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const close = () =>
-    new Promise<void>((resolve) => {
+  const close = async () => {
+    await new Promise<void>((resolve) => {
       for (const end of open) end();
       server.close(() => resolve());
       server.closeAllConnections();
     });
+    await direct?.close();
+  };
   return Object.assign(secretUrl(`ws://127.0.0.1:${port}${PREFIX}${secret}`), { close });
+}
+
+/**
+ * One WebSocket piped to Chromium over the direct stream: the upgrade sent on with the browser
+ * target's path, then bytes both ways untouched; either side's end ends both. No stream (the relay
+ * is not there, or this machine cannot reach it) is the daemon's way instead.
+ */
+async function pipeDirect(client: ComputerClient, direct: CdpDial, request: http.IncomingMessage, socket: Duplex, head: Buffer, open: Set<() => void>): Promise<void> {
+  const [asked, stream] = await Promise.allSettled([cdpPath(client), direct.dial(AbortSignal.timeout(DIAL_MS))]);
+  const to = stream.status === "fulfilled" ? stream.value : undefined;
+  const path = asked.status === "fulfilled" ? asked.value : undefined;
+  if (!to || !path) {
+    to?.destroy();
+    return pipeThrough(client, request, socket, head, open);
+  }
+  const end = () => {
+    open.delete(end);
+    socket.destroy();
+    to.destroy();
+  };
+  open.add(end);
+  for (const side of [socket, to]) {
+    side.on("error", end);
+    side.on("close", end);
+  }
+  to.write(Buffer.concat([Buffer.from(upgradeHead(request, path, `127.0.0.1:${CDP_PORT}`)), head]));
+  socket.pipe(to);
+  to.pipe(socket);
 }
 
 /** One WebSocket piped to Chromium through a socat the daemon runs; either side's end ends both. */
