@@ -25,11 +25,11 @@ export function relayArgv(socket: string): string[] {
 /** The direct way to the browser of container id, over client's daemon for the relay's start and end. */
 export function cdpSocket(engine: DockerEngine, id: string, client: ComputerClient): CdpDial {
   const name = `cdp-${randomBytes(6).toString("hex")}.sock`;
-  let relay: Promise<{ process: string; inspected: Inspected } | undefined> | undefined;
+  let relay: Promise<{ relayId: string; inspected: Inspected } | undefined> | undefined;
   // Once a dial finds no way, every later WebSocket of the connection takes the daemon's at once.
   let noWay = isRemote(engine.address);
-  const end = (process: string) =>
-    client.call("process.signal", { id: process, signal: "KILL" }).then(
+  const end = (relayId: string) =>
+    client.call("process.signal", { id: relayId, signal: "KILL" }).then(
       () => undefined,
       () => undefined,
     );
@@ -39,7 +39,7 @@ export function cdpSocket(engine: DockerEngine, id: string, client: ComputerClie
       inspect(engine, id),
     ]);
     if (!started) return undefined;
-    if (inspected.ok) return { process: started.id, inspected: inspected.value };
+    if (inspected.ok) return { relayId: started.id, inspected: inspected.value };
     await end(started.id);
     return undefined;
   };
@@ -53,7 +53,7 @@ export function cdpSocket(engine: DockerEngine, id: string, client: ComputerClie
     },
     close: async () => {
       const at = await relay;
-      if (at) await end(at.process);
+      if (at) await end(at.relayId);
     },
   };
 }

@@ -78,7 +78,14 @@ export async function serveCdp(client: ComputerClient, direct?: CdpDial): Promis
  * target's path, then bytes both ways untouched; either side's end ends both. No stream (the relay
  * is not there, or this machine cannot reach it) is the daemon's way instead.
  */
-async function pipeDirect(client: ComputerClient, direct: CdpDial, request: http.IncomingMessage, socket: Duplex, head: Buffer, open: Set<() => void>): Promise<void> {
+async function pipeDirect(
+  client: ComputerClient,
+  direct: CdpDial,
+  request: http.IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  open: Set<() => void>,
+): Promise<void> {
   const [asked, stream] = await Promise.allSettled([cdpPath(client), direct.dial(AbortSignal.timeout(DIAL_MS))]);
   const to = stream.status === "fulfilled" ? stream.value : undefined;
   const path = asked.status === "fulfilled" ? asked.value : undefined;
