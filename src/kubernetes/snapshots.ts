@@ -88,7 +88,9 @@ export class KubeSnapshots implements SnapshotHooks {
       // What an interrupted take of this declaration pushed: adopted.
       const left = await tagged(at.host, SNAPSHOT_REPOSITORY, tag, this.#reach(signal));
       if (!left.ok) return left;
-      if (left.value) return this.read(kubeSnapshotImage(at.host, left.value), options);
+      // (A tag a registry kept past its manifest's delete names nothing: a take anew.)
+      const adopted = left.value ? await this.read(kubeSnapshotImage(at.host, left.value), options) : undefined;
+      if (adopted && (adopted.ok || adopted.error.code !== "not_found")) return adopted;
     }
     const connection = await this.#connect(ref, { signal });
     if (!connection.ok) return fail(connection.error.code, `reading ${computer}'s home for its snapshot: ${connection.error.message}; nothing was made`);
