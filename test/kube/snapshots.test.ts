@@ -189,6 +189,26 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "snapshots and forks on Kubernetes" : 
     expect(ofGone.ok ? "" : ofGone.error.message).toMatch(/is gone from the namespace default, so no snapshot of it was taken/);
   }, 300_000);
 
+  it("leaves nothing the owner's tag names when a take is cut off", async () => {
+    const owner = `urn:pulumi:test::${test}::agentrun:index:ComputerSnapshot::cut`;
+    const tags = async () => {
+      const reach = { ca: parseKubeconfig(cluster.text).ca, ms: 15_000 };
+      const listed = await registryCall("10.209.255.100:5000", "/v2/agentrun-snapshot/tags/list", reach);
+      return (JSON.parse(listed.ok ? listed.value.body.toString() : "{}") as { tags?: string[] | null }).tags ?? [];
+    };
+    const before = await tags();
+    for (const ms of [0, 100, 300, 600, 1000]) {
+      const taken = await provider.snapshots.take(parent, { owner: `${owner}-${ms}`, signal: AbortSignal.timeout(ms) });
+      if (taken.ok) {
+        // Done before the cut: whole, and removed here.
+        snapshots.push(taken.value.image);
+        expect((await provider.snapshots.read(taken.value.image)).ok).toBe(true);
+        expect((await provider.snapshots.remove(taken.value.image)).ok).toBe(true);
+      } else expect([taken.error.code, taken.error.message]).toEqual(["aborted", expect.stringMatching(/nothing was made|was deleted|aborted/) as string]);
+      expect(await tags()).toEqual(before);
+    }
+  }, 300_000);
+
   it("adopts an owner's earlier take of the same declaration, and remove leaves read not_found", async () => {
     const owner = `urn:pulumi:test::${test}::agentrun:index:ComputerSnapshot::s`;
     const first = await provider.snapshots.take(parent, { owner });
