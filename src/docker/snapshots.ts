@@ -21,9 +21,9 @@ import { baseOf, SNAPSHOT_HOLDS, SNAPSHOT_PART_LABEL, SNAPSHOT_REPOSITORY, snaps
 import {
   SNAPSHOT_COMPUTER_LABEL,
   SNAPSHOT_DECLARATION_LABEL,
-  SNAPSHOT_NOTE_LABEL,
   SNAPSHOT_OWNER_LABEL,
   snapshotConfig,
+  snapshotLabels,
   takeRefusals,
 } from "../kits/image/snapshot-config.js";
 import { tarOf } from "../kits/image/tar.js";
@@ -271,13 +271,7 @@ async function takeWith(
   ]);
   if (!part.ok || !part.value) return failure(engine, `reading ${computer}'s commit`, part);
   if (!source.ok || !source.value) return failure(engine, `reading the image ${computer} started from`, source);
-  const labels = {
-    ...options.labels,
-    [SNAPSHOT_LABEL]: "1",
-    [SNAPSHOT_COMPUTER_LABEL]: computer,
-    ...(options.note ? { [SNAPSHOT_NOTE_LABEL]: options.note } : {}),
-    ...(declared ? { [SNAPSHOT_OWNER_LABEL]: declared[OWNER_LABEL]!, [SNAPSHOT_DECLARATION_LABEL]: declared[DECLARATION_LABEL]! } : {}),
-  };
+  const labels = snapshotLabels(computer, options, declared);
   const committedLayers = part.value.RootFS?.Layers ?? [];
   const written = snapshotConfig(baseOf(source.value), committedLayers, {
     created: new Date().toISOString(),

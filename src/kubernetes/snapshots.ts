@@ -8,19 +8,12 @@
 // plugin was killed after the push is adopted by the next one. read is the manifest and config
 // read back; remove deletes the manifest by digest.
 import type { CallOptions } from "../daemon/client.js";
-import { DECLARATION_LABEL, OWNER_LABEL, ownerLabels } from "../contract/labels.js";
+import { DECLARATION_LABEL, ownerLabels } from "../contract/labels.js";
 import type { ComputerRef, Connection, SnapshotHooks } from "../contract/provider.js";
 import { SNAPSHOT_LABEL, type Snapshot, type SnapshotOptions } from "../contract/state.js";
 import { fail, ok, refuse, type Result } from "../daemon/result.js";
 import { homeLayer } from "../kits/image/snapshot-home.js";
-import {
-  SNAPSHOT_COMPUTER_LABEL,
-  SNAPSHOT_DECLARATION_LABEL,
-  SNAPSHOT_NOTE_LABEL,
-  SNAPSHOT_OWNER_LABEL,
-  snapshotConfig,
-  takeRefusals,
-} from "../kits/image/snapshot-config.js";
+import { SNAPSHOT_COMPUTER_LABEL, snapshotConfig, snapshotLabels, takeRefusals } from "../kits/image/snapshot-config.js";
 import { COMPUTER_LABEL, HOME, podOfId } from "./constants.js";
 import type { KubePods } from "./pods.js";
 import { computerState, type Pod, recordedSpec, runningImageOf } from "./readback.js";
@@ -101,13 +94,7 @@ export class KubeSnapshots implements SnapshotHooks {
     const source = image.value.config;
     const rootfs = source.rootfs as { diff_ids?: unknown } | undefined;
     const diffIds = Array.isArray(rootfs?.diff_ids) ? rootfs.diff_ids.map(String) : [];
-    const labels = {
-      ...options.labels,
-      [SNAPSHOT_LABEL]: "1",
-      [SNAPSHOT_COMPUTER_LABEL]: computer,
-      ...(options.note ? { [SNAPSHOT_NOTE_LABEL]: options.note } : {}),
-      ...(declared ? { [SNAPSHOT_OWNER_LABEL]: declared[OWNER_LABEL]!, [SNAPSHOT_DECLARATION_LABEL]: declared[DECLARATION_LABEL]! } : {}),
-    };
+    const labels = snapshotLabels(computer, options, declared);
     const config = snapshotConfig(
       {
         config: source.config as Record<string, unknown> | undefined,

@@ -48,6 +48,16 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "snapshots and forks on Kubernetes" : 
     if (!c.ok) throw new Error(c.error.message);
     return c.value.client;
   };
+  /** A Pod the test makes by hand (no computer), on a node when one is named; deleted at the end. */
+  const rawPod = async (name: string, container: { image: string; command: string[] }, nodeName?: string) => {
+    rawPods.push(name);
+    const spec = { restartPolicy: "Never", automountServiceAccountToken: false, containers: [{ name: "computer", ...container }] };
+    const metadata = { name, labels: { "agentrun-test": test } };
+    await must(cluster.admin, PODS, {
+      method: "POST",
+      body: { apiVersion: "v1", kind: "Pod", metadata, spec: { ...spec, ...(nodeName ? { nodeName } : {}) } },
+    });
+  };
   const podOf = async (ref: ComputerRef) => (await must<Pod>(cluster.admin, `${PODS}/${ref.name}`))!;
 
   beforeAll(async () => {
@@ -97,21 +107,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "snapshots and forks on Kubernetes" : 
     const ref = snapshotRefOf(snapshot.image)!;
     for (const node of nodes) {
       const name = `${test}-${node}`.replace(/[^a-z0-9-]/g, "-").slice(0, 60);
-      rawPods.push(name);
-      await must(cluster.admin, PODS, {
-        method: "POST",
-        body: {
-          apiVersion: "v1",
-          kind: "Pod",
-          metadata: { name },
-          spec: {
-            nodeName: node,
-            restartPolicy: "Never",
-            automountServiceAccountToken: false,
-            containers: [{ name: "c", image: ref, command: ["tar", "-tvf", "/.agentrun-home.tar"] }],
-          },
-        },
-      });
+      await rawPod(name, { image: ref, command: ["tar", "-tvf", "/.agentrun-home.tar"] }, node);
       const done = await until(`${name} ending on ${node}`, 180, async () => {
         const pod = (await must<Pod>(cluster.admin, `${PODS}/${name}`))!;
         return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed" ? pod : undefined;
@@ -162,20 +158,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "snapshots and forks on Kubernetes" : 
 
   it("refuses a take of a Pod that is not a computer, and of a computer gone, making nothing", async () => {
     const name = `computer-${randomBytes(6).toString("hex")}`;
-    rawPods.push(name);
-    await must(cluster.admin, PODS, {
-      method: "POST",
-      body: {
-        apiVersion: "v1",
-        kind: "Pod",
-        metadata: { name, labels: { "agentrun-test": test } },
-        spec: {
-          restartPolicy: "Never",
-          automountServiceAccountToken: false,
-          containers: [{ name: "computer", image: cluster.image, command: ["sleep", "600"] }],
-        },
-      },
-    });
+    await rawPod(name, { image: cluster.image, command: ["sleep", "600"] });
     const foreign = await provider.snapshots.take({ id: name, name, provider: "kubernetes" });
     expect(foreign.ok ? "taken" : foreign.error.code).toBe("refused");
     expect(foreign.ok ? "" : foreign.error.message).toBe(

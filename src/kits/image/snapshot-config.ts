@@ -4,7 +4,7 @@
 // (the caller's and the snapshot's own keys), so nothing of the computer's own config (its
 // labels, environment, deadline) reaches it. And the words a take's labels and note are held to.
 import { createHash } from "node:crypto";
-import { labelRefusals } from "../../contract/labels.js";
+import { DECLARATION_LABEL, labelRefusals, OWNER_LABEL } from "../../contract/labels.js";
 import { SNAPSHOT_LABEL } from "../../contract/state.js";
 import type { Refusal } from "../../daemon/result.js";
 
@@ -28,6 +28,24 @@ export function takeRefusals(labels: unknown, note: unknown, namespace: string):
         out.push({ field: "labels", message: `the label ${key} is the snapshot's own (${SNAPSHOT_LABEL}); choose another key` });
   if (note !== undefined && (typeof note !== "string" || note.includes("\0"))) out.push({ field: "note", message: "note is a string with no NUL" });
   return out;
+}
+
+/**
+ * The labels a snapshot carries: the caller's, the snapshot's own (it is one, the computer's name,
+ * the note), and for an owner its hashes under the snapshot's keys (declared: ownerLabels').
+ */
+export function snapshotLabels(
+  computer: string,
+  options: { labels?: Record<string, string> | undefined; note?: string | undefined },
+  declared: Record<string, string> | undefined,
+): Record<string, string> {
+  return {
+    ...options.labels,
+    [SNAPSHOT_LABEL]: "1",
+    [SNAPSHOT_COMPUTER_LABEL]: computer,
+    ...(options.note ? { [SNAPSHOT_NOTE_LABEL]: options.note } : {}),
+    ...(declared ? { [SNAPSHOT_OWNER_LABEL]: declared[OWNER_LABEL]!, [SNAPSHOT_DECLARATION_LABEL]: declared[DECLARATION_LABEL]! } : {}),
+  };
 }
 
 /** The image a snapshot starts from, as its config says it (an OCI image config's fields). */
