@@ -1,6 +1,7 @@
-// Whether an image's registry has it: one HEAD of its manifest by the distribution API, anonymous,
-// over TLS trusting the system's roots and the cluster's CA (a registry of the cluster's own is
-// signed by it). Only a registry's 404 says an image is missing; anything else (a registry that
+// An image's registry by the distribution API: one call, bounded and anonymous, over TLS trusting
+// the system's roots and the cluster's CA (a registry of the cluster's own is signed by it), which
+// a snapshot's calls are made with (snapshot-registry.ts); and whether the registry has an image,
+// one HEAD of its manifest. Only a registry's 404 says an image is missing; anything else (a registry that
 // asks for credentials, one not reachable from here, an answer of another kind) is not known here,
 // and the create's pull says it. No credential of the kubeconfig is ever sent to a registry.
 import type { IncomingHttpHeaders } from "node:http";
