@@ -6,7 +6,7 @@
 // before that leaves only blobs no manifest names, which the registry's garbage collection
 // removes. For an owner, the manifest is pushed under a tag of its declaration, so a take whose
 // plugin was killed after the push is adopted by the next one. read is the manifest and config
-// read back; remove deletes the manifest by digest.
+// read back; remove deletes the manifest by digest, refused while a computer runs from it.
 import type { CallOptions } from "../daemon/client.js";
 import { DECLARATION_LABEL, ownerLabels } from "../contract/labels.js";
 import type { ComputerRef, Connection, SnapshotHooks } from "../contract/provider.js";
@@ -176,6 +176,17 @@ export class KubeSnapshots implements SnapshotHooks {
     if (!at.ok) return at;
     const read = await this.read(image, options);
     if (!read.ok) return read.error.code === "not_found" ? ok() : read;
+    // A fork's Pod runs on once pulled, but one made again (a node lost, a replace) would pull it:
+    // never removed under a live computer, as on Docker.
+    const pods = await this.#sb.list({}, options.signal);
+    if (!pods.ok) return pods;
+    const users = pods.value.filter((p) => !p.metadata.deletionTimestamp && recordedSpec(p)?.image === image).map((p) => p.metadata.name);
+    if (users.length > 0)
+      return fail(
+        "refused",
+        `the snapshot ${image} is in use by the computer${users.length === 1 ? "" : "s"} ${users.join(", ")}, so it was not removed: release ${users.length === 1 ? "it" : "them"} first`,
+        { field: "image" },
+      );
     // A removal finishes whatever the caller's signal.
     return deleteManifest(at.value.host, at.value.repository, at.value.reference, this.#reach(undefined));
   }

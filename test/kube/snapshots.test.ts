@@ -150,10 +150,16 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "snapshots and forks on Kubernetes" : 
       expect(read.ok && read.value.drift).toEqual([]);
       expect(read.ok && read.value.ref.spec?.image).toBe(snapshot.image);
     }
+    // Not removed under its forks.
+    const removed = await provider.snapshots.remove(snapshot.image);
+    expect(removed.ok ? "removed" : removed.error.message).toMatch(
+      /^the snapshot \S+ is in use by the computers computer-\w+, computer-\w+, so it was not removed/,
+    );
     await forks[0]!.client.call("files.write", { path: "/work/task/fork-0.txt", data: b64("fork 0"), mode: 0o644 });
     const seen = (await forks[1]!.client.call("exec.run", { argv: ["test", "-e", "/work/task/fork-0.txt"] })) as { exitCode: number };
     expect(seen.exitCode).not.toBe(0);
     console.log(`forks landed on ${(await Promise.all(forks.map(async (f) => (await podOf(f.ref)).spec?.nodeName))).join(", ")}`);
+    for (const f of forks) expect((await provider.release(f.ref, "delete")).ok).toBe(true);
   }, 600_000);
 
   it("refuses a take of a Pod that is not a computer, and of a computer gone, making nothing", async () => {
