@@ -962,7 +962,7 @@ export class Computer extends pulumi.CustomResource {
 export interface ComputerSnapshotArgs {
   /** The computer to take it of: a Computer's `vendorId` output (which names the vendor's computer, even one renamed by hand). */
   computer: pulumi.Input<string>;
-  /** The computer's provider, by registry id; one whose capability row has `snapshot` (Docker: the engine's commit of the computer's container). Default: `docker`. */
+  /** The computer's provider, by registry id; one whose capability row has `snapshot` (Docker: the engine's commit of the computer's container; Kubernetes: an image by digest in the cluster's registry, holding the computer's home). Default: `docker`. */
   provider?: pulumi.Input<string>;
   /** A person's note, kept with the snapshot (in clear: never a secret). */
   note?: pulumi.Input<string>;

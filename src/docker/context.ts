@@ -16,7 +16,7 @@ import type { Host } from "./host.js";
 import type { RemoteEngine } from "./remote.js";
 import type { Pause, Settled } from "./options.js";
 import { type Inspected, nameOf, specOf } from "./readback.js";
-import type { TarFile } from "./tar.js";
+import type { TarFile } from "../kits/image/tar.js";
 import type { ImageEtcCache } from "./user-name.js";
 import type { DaemonAt, VolumeDaemon, VolumeOption } from "./volume.js";
 

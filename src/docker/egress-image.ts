@@ -15,7 +15,7 @@ import { EGRESS_ENTRYPOINT, egressImageTag } from "../egress/proxy-command.js";
 
 export { egressImageTag } from "../egress/proxy-command.js";
 import { daemonDigest } from "./daemon-cache.js";
-import { tarOf } from "./tar.js";
+import { tarOf } from "../kits/image/tar.js";
 
 const IMPORT_MS = 120_000;
 

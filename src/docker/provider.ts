@@ -62,7 +62,7 @@ import { dockerPause } from "./run-state.js";
 import { forkRefusal } from "./snapshot-image.js";
 import { ImageEtcCache } from "./user-name.js";
 import { daemonFile, elsewhereWords } from "./remote.js";
-import type { TarFile } from "./tar.js";
+import type { TarFile } from "../kits/image/tar.js";
 import { isRemote } from "./engine.js";
 import { stageDaemonTree, subpathOf, type VolumeDaemon } from "./volume.js";
 

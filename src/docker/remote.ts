@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Refusal } from "../daemon/result.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import type { EngineAddress } from "./engine.js";
-import type { TarFile } from "./tar.js";
+import type { TarFile } from "../kits/image/tar.js";
 
 /** A remote engine as check and create see it. */
 export interface RemoteEngine {

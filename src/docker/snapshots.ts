@@ -17,22 +17,18 @@ import { WORKSPACE } from "../contract/mount.js";
 import type { Refusal } from "../daemon/result.js";
 import { COMPUTER_LABEL, HOME, RUN_DIR } from "./constants.js";
 import { type Inspected, labelsOf, mountOf, nameOf } from "./readback.js";
+import { baseOf, SNAPSHOT_HOLDS, SNAPSHOT_PART_LABEL, SNAPSHOT_REPOSITORY, snapshotIdOf, type SourceImage } from "./snapshot-image.js";
 import {
   SNAPSHOT_COMPUTER_LABEL,
   SNAPSHOT_DECLARATION_LABEL,
-  SNAPSHOT_HOLDS,
-  SNAPSHOT_NOTE_LABEL,
   SNAPSHOT_OWNER_LABEL,
-  SNAPSHOT_PART_LABEL,
-  SNAPSHOT_REPOSITORY,
   snapshotConfig,
-  snapshotIdOf,
-  type SourceImage,
+  snapshotLabels,
   takeRefusals,
-} from "./snapshot-image.js";
-import { tarOf } from "./tar.js";
+} from "../kits/image/snapshot-config.js";
+import { tarOf } from "../kits/image/tar.js";
 import { adoptLeft, type Removed } from "../contract/snapshot-adopt.js";
-import { homeLayer } from "./snapshot-home.js";
+import { homeLayer } from "../kits/image/snapshot-home.js";
 
 const CALL_MS = 30_000;
 /** The tmpfs mount points a computer's container has in its own files (create-request.ts tmpfsOptions). */
@@ -191,7 +187,7 @@ async function take(
   ref: ComputerRef,
   options: SnapshotOptions = {},
 ): Promise<Result<Snapshot>> {
-  const refused = refuse(takeRefusals(options.labels, options.note));
+  const refused = refuse(takeRefusals(options.labels, options.note, COMPUTER_LABEL));
   if (!refused.ok) return refused;
   if (remote)
     return fail(
@@ -243,7 +239,7 @@ async function takeWith(
     );
   const connection = await connect(ref, { signal });
   if (!connection.ok) return fail(connection.error.code, `reading ${computer}'s home for its snapshot: ${connection.error.message}; nothing was made`);
-  const home = await homeLayer(connection.value.client, { signal }).finally(() => connection.value.close());
+  const home = await homeLayer(connection.value.client, HOME, { signal }).finally(() => connection.value.close());
   if (!home.ok) return fail(home.error.code, `reading ${computer}'s home (${HOME}) for its snapshot: ${home.error.message}; nothing was made`);
   // runc gives a tmpfs the mode of the directory it is mounted on, and the commit takes the mount
   // points runc made (0755): a fork's /run/agentrun would come up 0755, which init refuses. The
@@ -275,15 +271,9 @@ async function takeWith(
   ]);
   if (!part.ok || !part.value) return failure(engine, `reading ${computer}'s commit`, part);
   if (!source.ok || !source.value) return failure(engine, `reading the image ${computer} started from`, source);
-  const labels = {
-    ...options.labels,
-    [SNAPSHOT_LABEL]: "1",
-    [SNAPSHOT_COMPUTER_LABEL]: computer,
-    ...(options.note ? { [SNAPSHOT_NOTE_LABEL]: options.note } : {}),
-    ...(declared ? { [SNAPSHOT_OWNER_LABEL]: declared[OWNER_LABEL]!, [SNAPSHOT_DECLARATION_LABEL]: declared[DECLARATION_LABEL]! } : {}),
-  };
+  const labels = snapshotLabels(computer, options, declared);
   const committedLayers = part.value.RootFS?.Layers ?? [];
-  const written = snapshotConfig(source.value, committedLayers, {
+  const written = snapshotConfig(baseOf(source.value), committedLayers, {
     created: new Date().toISOString(),
     computer,
     labels,

@@ -13,7 +13,7 @@ import { ok, type Result } from "../daemon/result.js";
 import type { DockerEngine } from "./api.js";
 import { failure } from "./containers.js";
 import { HOME } from "./constants.js";
-import { firstFileOf, tarOf, type TarFile } from "./tar.js";
+import { firstFileOf, tarOf, type TarFile } from "../kits/image/tar.js";
 
 const CALL_MS = 30_000;
 const NAME = "agent";

@@ -1,4 +1,5 @@
 // check(spec) for Kubernetes: every refusal together, each naming its field, before any API call.
+import { forkRefusal } from "./snapshot-image.js";
 import { labelRefusals } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
 import { checkMount } from "../contract/mount.js";
@@ -61,6 +62,11 @@ export function checkSpec(spec: CheckInput, capabilities: Capabilities, testRang
   if (typeof spec.image !== "string" || spec.image.length === 0)
     out.push({ field: "image", message: "image is required: the image a Pod starts from, best pinned by digest" });
   else if (!IMAGE.test(spec.image)) out.push({ field: "image", message: "image is an image reference with no space or NUL" });
+  else {
+    // A fork's image: another provider's snapshot, or one of ours that names no image by digest, refused.
+    const fork = forkRefusal(spec.image);
+    if (fork) out.push(fork);
+  }
   const lifetime = checkLifetime(spec.lifetimeMs, capabilities);
   if (lifetime) out.push(lifetime);
   out.push(...networkRefusals(spec.network, spec.egress, testRange));

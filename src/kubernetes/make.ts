@@ -8,7 +8,10 @@ import { abortedWords, type CreateHooks, failedThen } from "../contract/create.j
 import type { CheckedSpec, ComputerRef, ComputerSpec, Connection, CreateOptions } from "../contract/provider.js";
 import { fail, ok, type Result } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
+import { restoreHome } from "../kits/image/snapshot-home.js";
+import { HOME } from "./constants.js";
 import { inspectPod } from "./inspect.js";
+import { snapshotRefOf } from "./snapshot-image.js";
 import { computerPod } from "./pod.js";
 import type { KubeMade, KubePods, PodInputs } from "./pods.js";
 import type { KubeEgressProxies } from "./proxies.js";
@@ -48,6 +51,11 @@ export function kubeHooks(
     verify: async (c, made, connection): Promise<Result<ComputerRef>> => {
       const pod = await sb.get(made.name, signal);
       if (!pod.ok) return pod;
+      // A fork: its snapshot's home put back into its own before it is read back.
+      if (snapshotRefOf(c.spec.image) !== undefined) {
+        const restored = await restoreHome(connection.client, HOME, { signal });
+        if (!restored.ok) return fail(restored.error.code, `${c.name}'s home could not be put back from ${c.spec.image}: ${restored.error.message}`);
+      }
       const read = await inspectPod(sb, pod.value, { connection, signal, proxies: provider.proxies });
       if (!read.ok) return read;
       return read.value.drift.length > 0

@@ -15,9 +15,11 @@ import { encodeLabels, labelsAnnotation } from "./labels.js";
 import type { Settled } from "./options.js";
 import { agentrunVolume, openCommand, openMounts, setupContainer, userSecurity } from "./unprivileged.js";
 import { runtimeClassOf } from "./runtime.js";
+import { podImageOf } from "./snapshot-image.js";
 
 /** What create records of the spec (the annotation), which read-back holds the Pod to. */
 export interface RecordedSpec {
+  /** As declared: a snapshot's image as snapshot://kubernetes/…, which the Pod runs by digest (podImageOf). */
   image: string;
   /** uid:gid. */
   user: string;
@@ -165,7 +167,7 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
         ? {
             initContainers: [
               setupContainer({
-                image: recorded.image,
+                image: podImageOf(recorded.image),
                 pullPolicy: plan.pullPolicy,
                 uid,
                 gid,
@@ -180,7 +182,7 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
       containers: [
         {
           name: CONTAINER,
-          image: recorded.image,
+          image: podImageOf(recorded.image),
           imagePullPolicy: plan.pullPolicy,
           ...LAST_WORDS,
           command: open ? openCommand(plan.deadline) : entrypoint(plan.deadline, recorded.user, plan.waitSeconds, initNetworkArgs(network, recorded.runtime)),

@@ -4,6 +4,7 @@
 // calls the provider's other verbs share: one Pod read, a list by labels, a delete waited for until
 // the API server answers 404, the wait until a container runs (or why it never will), the daemon's
 // upload through exec.
+import { podImageOf } from "./snapshot-image.js";
 import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import { createdAt, type Adoption, type Candidate } from "../contract/adopt.js";
 import type { AttachBy, ReadBack, SpecDefaults } from "../contract/provider.js";
@@ -70,7 +71,7 @@ export class KubePods {
   async prepare(image: string, allow: boolean, signal?: AbortSignal): Promise<Result<PodInputs>> {
     // The lost nodes listed beside the checks, not after them: no create waits for it alone.
     const listing = this.#nodes.lost(signal);
-    const cluster = await this.preflight.check(image, signal);
+    const cluster = await this.preflight.check(podImageOf(image), signal);
     if (!cluster.ok) return fail(cluster.error.code, `${cluster.error.message}; nothing was made`, cluster.error.field ? { field: cluster.error.field } : {});
     const daemon = await this.daemonBytes();
     if (!daemon.ok) return daemon;

@@ -20,6 +20,7 @@ import type {
   CreateOptions,
   NetworkPolicy,
   PoolHooks,
+  SnapshotHooks,
   NetworkReadBack,
   ReadBack,
   ReleaseHow,
@@ -39,6 +40,8 @@ import type { KubernetesProviderOptions, Settled } from "./options.js";
 import { GROUPS, KubePods } from "./pods.js";
 import { computerState, deadlineOf, recordedNetwork, recordedSpec } from "./readback.js";
 import { GVISOR_HOLDS } from "./runtime.js";
+import { KubeSnapshots } from "./snapshots.js";
+import { podImageOf } from "./snapshot-image.js";
 
 export type { KubernetesProviderOptions } from "./options.js";
 
@@ -55,6 +58,7 @@ export function capabilitiesOf(o: Pick<Settled, "maxLifetimeMs" | "user" | "imag
     release: ["delete"],
     user: ["uid"],
     mount: [],
+    snapshot: true,
     vendorAgentPorts: [],
     isolation: o.runtimeClass ? `container (RuntimeClass ${o.runtimeClass})` : "container",
     ...(o.gvisorRuntimeClass ? { runtimes: { gvisor: GVISOR_HOLDS } } : {}),
@@ -79,12 +83,15 @@ export class KubernetesProvider implements ComputerProvider {
   readonly proxies: KubeEgressProxies;
   /** A warm pool's hooks: a claim is one patch under the Pod's resourceVersion (pool.ts). */
   readonly pool: PoolHooks;
+  /** Snapshots: images in the cluster's registry, made by the distribution API (snapshots.ts). */
+  readonly snapshots: SnapshotHooks;
 
   constructor(options: KubernetesProviderOptions) {
     this.#sb = new KubePods(options, packageVersion);
     this.version = this.#sb.version;
     this.proxies = new KubeEgressProxies(this.#sb);
     this.pool = kubePool(this.#sb, this.id);
+    this.snapshots = new KubeSnapshots(this.#sb, (ref, options) => this.connect(ref, options));
   }
 
   capabilities(): Capabilities {
@@ -204,7 +211,7 @@ export class KubernetesProvider implements ComputerProvider {
 
   /** A node's store holds the image, or the registry a node would pull it from does (preflight.ts); asked at a preview. */
   imageHeld(image: string, options: CallOptions = {}): Promise<Result<undefined>> {
-    return this.#sb.preflight.check(image, options.signal);
+    return this.#sb.preflight.check(podImageOf(image), options.signal);
   }
 
   /** One read that makes nothing: the server answers the credentials and they may write Pods in the namespace. */

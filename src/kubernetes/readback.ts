@@ -1,6 +1,7 @@
 // A Pod read back: the slice of it the provider reads, its state, why a container that waits will
 // never run, the spec it records, and the drift check closed over all of it (spec, status,
 // container state, labels, node) against what create made.
+import { podImageOf } from "./snapshot-image.js";
 import type { ComputerState, NetworkPolicy, SpecReadBack } from "../contract/provider.js";
 import { ENTRYPOINT_FIXED } from "./commands.js";
 import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, INIT_CAPABILITIES, SPEC_ANNOTATION } from "./constants.js";
@@ -35,6 +36,8 @@ interface Container {
 interface ContainerStatus {
   name: string;
   image?: string;
+  /** The image the runtime pulled, by digest (host/repository@sha256:…). */
+  imageID?: string;
   state?: {
     running?: { startedAt?: string };
     waiting?: { reason?: string; message?: string };
@@ -89,6 +92,9 @@ export interface Pod {
 
 const container = (pod: Pod, name = CONTAINER) => pod.spec?.containers?.find((c) => c.name === name);
 const containerStatus = (pod: Pod, name = CONTAINER) => pod.status?.containerStatuses?.find((c) => c.name === name);
+
+/** The image the computer's container runs, by the digest its node pulled; undefined before it has. */
+export const runningImageOf = (pod: Pod): string | undefined => containerStatus(pod)?.imageID?.replace(/^docker-pullable:\/\//, "") || undefined;
 
 /** A container's state in words. */
 function containerState(pod: Pod, name: string): string {
@@ -225,7 +231,8 @@ export function specOf(pod: Pod, recorded: RecordedSpec | undefined): SpecReadBa
   const cpu = limits.cpu === undefined ? undefined : /^(\d+)m$/.test(limits.cpu) ? Number(limits.cpu.slice(0, -1)) / 1000 : Number(limits.cpu);
   const mem = limits.memory === undefined ? undefined : /^(\d+)Mi$/.test(limits.memory) ? Number(limits.memory.slice(0, -2)) : undefined;
   return {
-    image: c?.image ?? "",
+    // A fork's Pod runs its snapshot by digest: read back as the snapshot it was declared.
+    image: recorded && c?.image === podImageOf(recorded.image) ? recorded.image : (c?.image ?? ""),
     user: recorded?.user ?? "",
     network: recordedNetwork(recorded),
     workdir: recorded?.workdir ?? "",
@@ -257,7 +264,7 @@ export function podDrift(pod: Pod, want: PodWant): string[] {
   if (!deadlineOf(pod)) out.push(`${name}'s ${DEADLINE_ANNOTATION} annotation is missing or not the ISO time create writes`);
   const c = container(pod);
   if (!c) return [...out, `${name} has no container ${CONTAINER}`];
-  if (recorded && c.image !== recorded.image) out.push(`its image is ${show(c.image)}, not ${show(recorded.image)}`);
+  if (recorded && c.image !== podImageOf(recorded.image)) out.push(`its image is ${show(c.image)}, not ${show(podImageOf(recorded.image))}`);
   if (c.imagePullPolicy !== want.pullPolicy) out.push(`its imagePullPolicy is ${show(c.imagePullPolicy)}, not ${show(want.pullPolicy)}`);
   const s = pod.spec!;
   if (s.restartPolicy !== "Never") out.push(`its restartPolicy is ${show(s.restartPolicy)}, not "Never"`);
@@ -277,7 +284,12 @@ export function podDrift(pod: Pod, want: PodWant): string[] {
     const user = parseUser(recorded?.user ?? "");
     if (user.ok)
       out.push(
-        ...openDrift(pod, c, { image: recorded!.image, uid: user.value.uid, gid: user.value.gid, deadline: pod.metadata.annotations?.[DEADLINE_ANNOTATION] }),
+        ...openDrift(pod, c, {
+          image: podImageOf(recorded!.image),
+          uid: user.value.uid,
+          gid: user.value.gid,
+          deadline: pod.metadata.annotations?.[DEADLINE_ANNOTATION],
+        }),
       );
     else out.push(`its recorded user cannot be read (${user.error.message}), so its container cannot be held to run as it`);
   } else if (!same(sc.capabilities?.add, INIT_CAPABILITIES)) out.push(`its container adds ${show(sc.capabilities?.add)}, not ${show(INIT_CAPABILITIES)}`);

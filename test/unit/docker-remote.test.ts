@@ -10,7 +10,7 @@ import { planOf } from "../../src/docker/plan.js";
 import { DockerProvider } from "../../src/docker/provider.js";
 import { daemonFile } from "../../src/docker/remote.js";
 import { dialArgv, MUX_PERSIST_S } from "../../src/docker/ssh-dial.js";
-import { firstFileOf, tarOf } from "../../src/docker/tar.js";
+import { firstFileOf, tarOf } from "../../src/kits/image/tar.js";
 import { hostAddresses } from "../../src/egress/host-addresses.js";
 
 const ssh = (() => {

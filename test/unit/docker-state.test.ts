@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { stateOf, specOf, type Inspected } from "../../src/docker/readback.js";
 import { pausedRefusal } from "../../src/docker/run-state.js";
-import { engineImageOf, forkRefusal, imageReadBack, snapshotConfig, snapshotIdOf, takeRefusals } from "../../src/docker/snapshot-image.js";
+import { engineImageOf, forkRefusal, imageReadBack, snapshotIdOf } from "../../src/docker/snapshot-image.js";
 import { browserRecipe } from "../../src/kits/browser/recipe.js";
 import { takeProblem } from "../../src/docker/snapshots.js";
 import { CAPABILITIES, DESKTOP_CAPABILITIES } from "../../src/docker/context.js";
@@ -80,16 +80,6 @@ describe("a snapshot's image (Docker)", () => {
     expect(forkRefusal("snapshot://docker/im-1")?.message).toMatch(/is no Docker snapshot's: one is snapshot:\/\/docker\/<64 hex digits>/);
   });
 
-  it("refuses a take's labels in the provider's or the snapshot's namespace, the owner's keys, and a note that is not a string", () => {
-    expect(takeRefusals({ team: "a" }, "ready")).toEqual([]);
-    expect(takeRefusals({ "agentrun.snapshot.note": "x" }, undefined).map((r) => r.message)).toEqual([
-      "the label agentrun.snapshot.note is the snapshot's own (agentrun.snapshot); choose another key",
-    ]);
-    expect(takeRefusals({ "agentrun.computer.deadline": "x" }, undefined)[0]?.field).toBe("labels");
-    expect(takeRefusals({ "agentrun.owner": "x" }, undefined)[0]?.message).toMatch(/is the provider's own/);
-    expect(takeRefusals(undefined, 3)).toEqual([{ field: "note", message: "note is a string with no NUL" }]);
-  });
-
   it("refuses a container that is not a computer, and one whose run folder its files would hold", () => {
     expect(takeProblem(container({ Config: { Labels: {} } }), false)?.message).toBe(
       "computer-0123456789ab is not a computer (it has no agentrun.computer=1 label), so no snapshot of it was taken",
@@ -97,37 +87,5 @@ describe("a snapshot's image (Docker)", () => {
     expect(takeProblem(container(), true)?.message).toMatch(/run folder \/workspace is not a mount, so a snapshot would capture it; nothing was made/);
     expect(takeProblem(container(), false)).toBeUndefined();
     expect(takeProblem(container({ Mounts: [{ Type: "bind", Source: "/srv/run", Destination: "/workspace", RW: true }] }), true)).toBeUndefined();
-  });
-
-  it("is written from the image the computer started from: its labels, and nothing of the container's config", () => {
-    const source = {
-      Config: { Env: ["PATH=/bin"], Cmd: ["sh"], Labels: { recipe: "r", "agentrun.snapshot": "1", "agentrun.snapshot.note": "the parent's" } },
-      Architecture: "amd64",
-      Os: "linux",
-      RootFS: { Layers: ["sha256:l1"] },
-    };
-    const labels = { "agentrun.snapshot": "1", "agentrun.snapshot.computer": "computer-0123456789ab", team: "a" };
-    const written = snapshotConfig(source, ["sha256:l1", "sha256:l2"], {
-      created: "2026-12-05T00:00:00.000Z",
-      computer: "computer-0123456789ab",
-      labels,
-      note: "n",
-    });
-    const config = JSON.parse(written.bytes.toString()) as Record<string, unknown>;
-    expect(Object.keys(config).sort()).toEqual(["architecture", "config", "created", "history", "os", "rootfs"]);
-    // The parent's snapshot labels give way to this one's.
-    expect(config.config).toEqual({ Env: ["PATH=/bin"], Cmd: ["sh"], Labels: { recipe: "r", ...labels } });
-    expect(config.rootfs).toEqual({ type: "layers", diff_ids: ["sha256:l1", "sha256:l2"] });
-    expect(config.history).toEqual([
-      { created: "2026-12-05T00:00:00.000Z", created_by: "a layer of the image computer-0123456789ab started from" },
-      { created: "2026-12-05T00:00:00.000Z", created_by: "agentrun snapshot of computer-0123456789ab", comment: "n" },
-    ]);
-    expect(written.id).toMatch(/^[0-9a-f]{64}$/);
-    // A commit that changed nothing adds no layer: the snapshot's entry is an empty one.
-    const same = JSON.parse(snapshotConfig(source, ["sha256:l1"], { created: "t", computer: "c", labels }).bytes.toString()) as { history: unknown[] };
-    expect(same.history).toEqual([
-      { created: "t", created_by: "a layer of the image c started from" },
-      { created: "t", created_by: "agentrun snapshot of c", empty_layer: true },
-    ]);
   });
 });

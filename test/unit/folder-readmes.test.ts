@@ -11,7 +11,20 @@ const SRC = join(import.meta.dirname, "..", "..", "src");
 const MAPS: Array<[readme: string, folders: string[]]> = [
   [
     "README.md",
-    ["", "daemon", "contract", "kits/agent-child", "kits/browser", "egress", "fleet", "inside", "registry", "kits/daemon-upload", "kits/conformance"],
+    [
+      "",
+      "daemon",
+      "contract",
+      "kits/agent-child",
+      "kits/browser",
+      "egress",
+      "fleet",
+      "inside",
+      "registry",
+      "kits/daemon-upload",
+      "kits/conformance",
+      "kits/image",
+    ],
   ],
   // Each vendor's README maps its folder and its subfolders but conformance/.
   ...PROVIDER_IDS.map((id): [string, string[]] => [

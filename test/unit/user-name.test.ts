@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DockerEngine } from "../../src/docker/api.js";
-import { firstFileOf, tarOf } from "../../src/docker/tar.js";
+import { firstFileOf, tarOf } from "../../src/kits/image/tar.js";
 import { groupWith, ImageEtcCache, nameUser, passwdWith } from "../../src/docker/user-name.js";
 
 const PASSWD = "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";

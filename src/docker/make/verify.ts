@@ -16,7 +16,7 @@ import { drift } from "../drift.js";
 import { inspectEgress } from "../egress.js";
 import { proxyReadBack } from "../egress-readback.js";
 import { homeDrift } from "../home.js";
-import { restoreHome } from "../snapshot-home.js";
+import { restoreHome } from "../../kits/image/snapshot-home.js";
 import { snapshotIdOf } from "../snapshot-image.js";
 import { gvisorKernelDrift } from "../runtime.js";
 import { browserMismatches, startDockerBrowser } from "../browser.js";
@@ -119,7 +119,7 @@ export async function verify(context: DockerContext, creation: Creation<Prepared
   await context.pause?.("hello", signal);
   // A fork: its snapshot's home put back into its own, before its display starts and /work is read back.
   if (snapshotIdOf(creation.spec.image) !== undefined) {
-    const restored = await restoreHome(opened.connection.client, { signal });
+    const restored = await restoreHome(opened.connection.client, HOME, { signal });
     if (!restored.ok)
       return fail(restored.error.code, `${name}'s home could not be put back from ${creation.spec.image}: ${restored.error.message}; ${name} was deleted`);
   }

@@ -29,7 +29,7 @@ class ComputerSnapshotArgs:
         :param pulumi.Input[_builtins.str] computer: The computer to take it of: a Computer's `vendorId` output (which names the vendor's computer, even one renamed by hand).
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Labels the snapshot carries beside the owner's and `agentrun.snapshot` (in clear: never a secret).
         :param pulumi.Input[_builtins.str] note: A person's note, kept with the snapshot (in clear: never a secret).
-        :param pulumi.Input[_builtins.str] provider: The computer's provider, by registry id; one whose capability row has `snapshot` (Docker: the engine's commit of the computer's container). Default: `docker`.
+        :param pulumi.Input[_builtins.str] provider: The computer's provider, by registry id; one whose capability row has `snapshot` (Docker: the engine's commit of the computer's container; Kubernetes: an image by digest in the cluster's registry, holding the computer's home). Default: `docker`.
         """
         pulumi.set(__self__, "computer", computer)
         if labels is not None:
@@ -79,7 +79,7 @@ class ComputerSnapshotArgs:
     @pulumi.getter
     def provider(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The computer's provider, by registry id; one whose capability row has `snapshot` (Docker: the engine's commit of the computer's container). Default: `docker`.
+        The computer's provider, by registry id; one whose capability row has `snapshot` (Docker: the engine's commit of the computer's container; Kubernetes: an image by digest in the cluster's registry, holding the computer's home). Default: `docker`.
         """
         return pulumi.get(self, "provider")
 
@@ -107,7 +107,7 @@ class ComputerSnapshot(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] computer: The computer to take it of: a Computer's `vendorId` output (which names the vendor's computer, even one renamed by hand).
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Labels the snapshot carries beside the owner's and `agentrun.snapshot` (in clear: never a secret).
         :param pulumi.Input[_builtins.str] note: A person's note, kept with the snapshot (in clear: never a secret).
-        :param pulumi.Input[_builtins.str] provider: The computer's provider, by registry id; one whose capability row has `snapshot` (Docker: the engine's commit of the computer's container). Default: `docker`.
+        :param pulumi.Input[_builtins.str] provider: The computer's provider, by registry id; one whose capability row has `snapshot` (Docker: the engine's commit of the computer's container; Kubernetes: an image by digest in the cluster's registry, holding the computer's home). Default: `docker`.
         """
         ...
     @overload
