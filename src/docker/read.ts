@@ -7,6 +7,8 @@ import type { AttachBy, ComputerSpec, ReadBack } from "../contract/provider.js";
 import { browserMismatches } from "./browser.js";
 import { fail, ok, type Result } from "../daemon/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
+import { proxyEnforced, trustOf } from "./egress-enforced.js";
+import type { TrustState } from "../egress/enforced.js";
 import { openConnection } from "./connect.js";
 import { HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
 import { capabilitiesOfKind, type DockerContext, expectedOf, refOf } from "./context.js";
@@ -46,7 +48,8 @@ async function fromInside(
   hostKernel: string | undefined,
   options: CallOptions,
   browser: ComputerSpec["network"] | undefined,
-): Promise<Result<{ hello: Hello | undefined; mismatches: string[] }>> {
+  tls: boolean | undefined,
+): Promise<Result<{ hello: Hello | undefined; mismatches: string[]; trust?: TrustState }>> {
   const connection = await openConnection(
     context.engine,
     { id: inspected.Id, name: nameOf(inspected), inspected: Promise.resolve(ok(inspected)) },
@@ -61,8 +64,12 @@ async function fromInside(
   const kernel = await gvisorKernelDrift(connection.value.client, runtimeOfDocker(inspected.HostConfig?.Runtime), hostKernel, options.signal);
   // A browser: its flags for the network it reads back as, alive and answering CDP.
   const browsing = browser === undefined ? [] : await browserMismatches(connection.value.client, browser, options.signal);
+  // An allowlisted computer: whose CA its programs trust (a fact of the read-back, not drift: a
+  // proxy made again by an update is trusted once a program next connects).
+  const trust = tls === undefined ? undefined : await trustOf(connection.value.client, tls, options.signal);
   await connection.value.close();
-  return ok({ hello: connection.value.hello, mismatches: [home, kernel, ...browsing].filter((m) => m !== undefined) });
+  const mismatches = [home, kernel, ...browsing].filter((m) => m !== undefined);
+  return ok({ hello: connection.value.hello, mismatches, ...(trust ? { trust } : {}) });
 }
 
 /**
@@ -98,12 +105,19 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   const proxy = await heldProxyReadBack(context, inspected.value, options);
   if (!proxy.ok) return proxy;
   const held = readBackDrift(inspected.value, capabilitiesOfKind("linux"), proxy.value, context.egress.testNetwork?.range, context.volume);
+  // What the proxy enforces beyond its list, when it is as made: its rules, its credentials' hosts.
+  const enforcing =
+    proxy.value && typeof proxy.value === "object" && "allow" in proxy.value ? await proxyEnforced(context, inspected.value, options) : ok(undefined);
+  if (!enforcing.ok) return enforcing;
   const mismatches = [...held.mismatches];
   let hello: Hello | undefined;
+  let trust: TrustState | undefined;
   if (stateOf(inspected.value) === "running") {
-    const inside = await fromInside(context, inspected.value, host.value.kernel, options, held.kind === "browser" ? held.spec.network : undefined);
+    const browser = held.kind === "browser" ? held.spec.network : undefined;
+    const inside = await fromInside(context, inspected.value, host.value.kernel, options, browser, enforcing.value?.tls);
     if (!inside.ok) return inside;
     hello = inside.value.hello;
+    trust = inside.value.trust;
     mismatches.push(...inside.value.mismatches);
   }
   const digest = await daemonDigest(context.daemonPath).catch(() => undefined);
@@ -120,8 +134,10 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
       ...(browserImage ? { image: browserImage.value } : {}),
     }),
   );
+  const ref = refOf(inspected.value, hello, proxy.value, context.volume);
+  if (enforcing.value && ref.spec) ref.spec.enforced = { ...enforcing.value.enforced, ...(trust ? { trust } : {}) };
   return ok({
-    ref: refOf(inspected.value, hello, proxy.value, context.volume),
+    ref,
     state: stateOf(inspected.value),
     labels: labelsOf(inspected.value),
     ...(hello ? { hello } : {}),

@@ -172,8 +172,20 @@ describe("a shared egress proxy", () => {
       "403 403 POST /v1/items is not allowed for up.egress.test on this box's network list: ask the test\n",
     );
     expect(docker("inspect", "-f", "{{json .Args}}", `${proxy}-egress`)).toContain('"--ca-file","/opt/agentrun/egress/ca.pem"');
+    // The computer's read-back carries what its proxy enforces, the credential's host and never its
+    // key, and that the CA its programs trust is its proxy's.
+    const enforced = async () => {
+      const read = await p.read({ id: joined.value.name });
+      expect(JSON.stringify(read)).not.toContain("key-");
+      return read.ok ? read.value.ref.spec?.enforced : read.error.message;
+    };
+    const held = { rules: [{ host: "up.egress.test", methods: ["GET"], paths: ["/v1/items"] }], credentialHosts: ["up.egress.test"] };
+    expect(await enforced()).toEqual({ ...held, trust: "proxy" });
+    // A new key makes the proxy again with a CA of its own: the computer trusts another until a program next connects.
     expect((await p.proxies.update(proxy, change(keys[1]!))).ok).toBe(true);
+    expect(await enforced()).toEqual({ ...held, trust: "other" });
     expect(await kitRun(joined.value, ["sget", "GET", "https://up.egress.test/v1/items"])).toBe("200 hello from upstream /v1/items key=2");
+    expect(await enforced()).toEqual({ ...held, trust: "proxy" });
     expect((await p.release(joined.value, "delete")).ok).toBe(true);
     expect(await get(computers[0]!, "http://up.egress.test/v1/items")).toBe("200 hello from upstream /v1/items key=2");
     expect(computers.map((c) => docker("inspect", "-f", "{{.State.StartedAt}}", c.id))).toEqual(started);
@@ -204,6 +216,7 @@ describe("a shared egress proxy", () => {
     // The proxy's stop is its own drift, not its computers': each reads as declared, reaching nothing.
     const joined = await p.read({ id: computers[0]!.name });
     expect(joined).toMatchObject({ ok: true, value: { drift: [], ref: { spec: { network: { allow: [] }, egress: proxy } } } });
+    if (joined.ok) expect(joined.value.ref.spec?.enforced).toBeUndefined(); // a proxy not running enforces nothing
     expect((await p.proxies.update(proxy, { allow: [`${upIP}/32`] })).ok).toBe(true);
     expect(await p.proxies.read(proxy)).toMatchObject({ ok: true, value: { state: "running", drift: [] } });
     expect(await get(computers[0]!, `http://${upIP}/a`)).toBe("200 hello from upstream /a");

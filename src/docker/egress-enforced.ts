@@ -1,0 +1,55 @@
+// What an allowlisted computer's egress proxy enforces beyond its list, for the computer's
+// read-back: the rules and the credentials' hosts from the proxy container's argv and environment
+// (never a credential's value), and, read from inside, whether the bundle the computer's programs
+// trust holds that proxy's CA.
+import type { CallOptions, ComputerClient } from "../daemon/client.js";
+import { readFile } from "../daemon/files.js";
+import { ok, type Result } from "../daemon/result.js";
+import type { EgressEnforced, TrustState } from "../egress/enforced.js";
+import { EGRESS_CA_FILE, flagsOf } from "../egress/proxy-command.js";
+import { credentialsOf, type EgressRule, ruleOf } from "../egress/rules.js";
+import { RUN_DIR } from "./constants.js";
+import type { DockerContext } from "./context.js";
+import { inspectEgress } from "./egress.js";
+import { egressKey, type Inspected, nameOf } from "./readback.js";
+
+/** The bundle init keeps for the computer's programs (daemon/internal/egress/trust's Bundle). */
+export const TRUST_BUNDLE = `${RUN_DIR}/egress-trust.pem`;
+
+/** The rules and the credentials' hosts a proxy holds, from its container's argv and environment. */
+export function enforcedBy(proxy: Inspected): Omit<EgressEnforced, "trust"> {
+  const rules = (flagsOf(proxy.Config?.Cmd)?.get("--rule") ?? []).map(ruleOf).filter((r): r is EgressRule => r !== undefined);
+  const credentialHosts = [...new Set(credentialsOf(proxy.Config?.Env).map((c) => c.host))].sort();
+  return { rules, credentialHosts };
+}
+
+/** Whether the proxy a computer reaches through opens TLS (it was given --ca-file), so there is a CA to trust. */
+export function opensTLSFor(proxy: Inspected): boolean {
+  return flagsOf(proxy.Config?.Cmd)?.has("--ca-file") === true;
+}
+
+/** The proxy an allowlisted computer goes through (its own, or the shared one it joined), as enforced; undefined when none runs. */
+export async function proxyEnforced(
+  context: Pick<DockerContext, "engine">,
+  inspected: Inspected,
+  options: CallOptions = {},
+): Promise<Result<{ enforced: Omit<EgressEnforced, "trust">; tls: boolean } | undefined>> {
+  const found = await inspectEgress(context.engine, egressKey(inspected) ?? nameOf(inspected), options);
+  if (!found.ok) return found;
+  return ok(found.value?.State?.Running === true ? { enforced: enforcedBy(found.value), tls: opensTLSFor(found.value) } : undefined);
+}
+
+/**
+ * Whose CA the computer's bundle holds, read through its daemon: none when its proxy opens no TLS;
+ * undefined when the proxy's CA cannot be read from inside (said by its absence, never as drift).
+ */
+export async function trustOf(client: ComputerClient, tls: boolean, signal?: AbortSignal): Promise<TrustState | undefined> {
+  if (!tls) return "none";
+  const bound = signal ? { signal } : {};
+  const ca = await readFile(client, EGRESS_CA_FILE, bound);
+  if (!ca.ok) return undefined;
+  const bundle = await readFile(client, TRUST_BUNDLE, bound);
+  if (!bundle.ok) return bundle.error.code === "not_found" ? "other" : undefined;
+  const pem = Buffer.from(ca.value).toString("utf8").trim();
+  return pem !== "" && Buffer.from(bundle.value).toString("utf8").includes(pem) ? "proxy" : "other";
+}
