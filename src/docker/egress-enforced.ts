@@ -8,13 +8,10 @@ import { ok, type Result } from "../daemon/result.js";
 import type { EgressEnforced, TrustState } from "../egress/enforced.js";
 import { EGRESS_CA_FILE, flagsOf } from "../egress/proxy-command.js";
 import { credentialsOf, type EgressRule, ruleOf } from "../egress/rules.js";
-import { RUN_DIR } from "./constants.js";
 import type { DockerContext } from "./context.js";
 import { inspectEgress } from "./egress.js";
 import { egressKey, type Inspected, nameOf } from "./readback.js";
-
-/** The bundle init keeps for the computer's programs (daemon/internal/egress/trust's Bundle). */
-export const TRUST_BUNDLE = `${RUN_DIR}/egress-trust.pem`;
+import { TRUST_BUNDLE } from "./system-trust.js";
 
 /** The rules and the credentials' hosts a proxy holds, from its container's argv and environment. */
 export function enforcedBy(proxy: Inspected): Omit<EgressEnforced, "trust"> {
