@@ -18,26 +18,30 @@ const FIRST = [
   { host: "docs.example.com", methods: ["GET"], paths: ["/"] },
 ];
 
-describe("an EgressProxy's rules through the real engine", () => {
-  let s: TestStack;
-  let name = "";
-
+/** A stack of one proxy, made before a describe's tests and removed after them (its proxy by its exact name, pass or fail). */
+function stackOf(stackName: string, resources: Record<string, unknown>): { s?: TestStack; name: string } {
+  const held: { s?: TestStack; name: string } = { name: "" };
   beforeAll(async () => {
-    s = await testStack("egress-rules", proxy(FIRST), { name: "${proxy.name}" });
-    await s.stack.setConfig("agentrun:docker", { value: JSON.stringify({ egress: { hostAddresses: HOST_ADDRESSES } }) });
+    held.s = await testStack(stackName, resources, { name: "${proxy.name}" });
+    await held.s.stack.setConfig("agentrun:docker", { value: JSON.stringify({ egress: { hostAddresses: HOST_ADDRESSES } }) });
   }, 300_000);
-
   afterAll(async () => {
     try {
-      await s?.dispose();
+      await held.s?.dispose();
     } finally {
-      if (name) await removeEgress(name);
+      if (held.name) await removeEgress(held.name);
     }
   }, 300_000);
+  return held;
+}
+
+describe("an EgressProxy's rules through the real engine", () => {
+  const held = stackOf("egress-rules", proxy(FIRST));
 
   test("a preview of a change to the rules names what it opens and closes, host by host, and makes nothing", async () => {
+    const s = held.s!;
     const up = await s.cli("up", "--yes");
-    name = (await s.cli("stack", "output", "name")).stdout.trim();
+    const name = (held.name = (await s.cli("stack", "output", "name")).stdout.trim());
     expect(up.exitCode, up.stdout + up.stderr).toBe(0);
     await s.program(
       proxy([
@@ -62,33 +66,19 @@ describe("an EgressProxy's rules through the real engine", () => {
 });
 
 describe("an EgressProxy's rules and key changed by hand", () => {
-  let s: TestStack;
-  let name = "";
   const KEY = "Bearer declared-key-5e1d";
-  const declared = {
+  const held = stackOf("egress-rules-hand", {
     proxy: {
       type: "agentrun:index:EgressProxy",
       properties: { ...proxy(FIRST).proxy.properties, credentials: [{ host: "api.example.com", header: "Authorization", value: KEY }] },
     },
-  };
-
-  beforeAll(async () => {
-    s = await testStack("egress-rules-hand", declared, { name: "${proxy.name}" });
-    await s.stack.setConfig("agentrun:docker", { value: JSON.stringify({ egress: { hostAddresses: HOST_ADDRESSES } }) });
-  }, 300_000);
-
-  afterAll(async () => {
-    try {
-      await s?.dispose();
-    } finally {
-      if (name) await removeEgress(name);
-    }
-  }, 300_000);
+  });
 
   test("is drift naming each host whose rules or key differ, never a key, and an up with refresh heals it", async () => {
+    const s = held.s!;
     const up = await s.cli("up", "--yes");
     expect(up.exitCode, up.stdout + up.stderr).toBe(0);
-    name = (await s.cli("stack", "output", "name")).stdout.trim();
+    const name = (held.name = (await s.cli("stack", "output", "name")).stdout.trim());
     // By hand: POST opened on api.example.com, docs.example.com's rule kept, and another key.
     const byHand = await provider({ egress: { hostAddresses: HOST_ADDRESSES } }).proxies.update(name, {
       allow: ["api.example.com", "docs.example.com"],
