@@ -6,6 +6,7 @@ import type { CallOptions, ComputerClient } from "../daemon/client.js";
 import { readFile } from "../daemon/files.js";
 import { ok, type Result } from "../daemon/result.js";
 import type { EgressEnforced, TrustState } from "../egress/enforced.js";
+import type { NetworkReadBack } from "../egress/network.js";
 import { EGRESS_CA_FILE, flagsOf } from "../egress/proxy-command.js";
 import { credentialsOf, type EgressRule, ruleOf } from "../egress/rules.js";
 import type { DockerContext } from "./context.js";
@@ -25,15 +26,33 @@ export function opensTLSFor(proxy: Inspected): boolean {
   return flagsOf(proxy.Config?.Cmd)?.has("--ca-file") === true;
 }
 
-/** The proxy an allowlisted computer goes through (its own, or the shared one it joined), as enforced; undefined when none runs. */
-export async function proxyEnforced(
+/** What a computer's proxy holds, and whether it opens TLS (so there is a CA to trust). */
+export interface ProxyHeld {
+  enforced: Omit<EgressEnforced, "trust">;
+  tls: boolean;
+}
+
+/**
+ * What the proxy of an allowlisted computer (its own, or the shared one it joined) holds, when its
+ * network read back as the proxy's list ({ allow }: the proxy as made); undefined for any other
+ * network, or a proxy not running.
+ */
+export async function proxyHeld(
   context: Pick<DockerContext, "engine">,
   inspected: Inspected,
+  network: NetworkReadBack | undefined,
   options: CallOptions = {},
-): Promise<Result<{ enforced: Omit<EgressEnforced, "trust">; tls: boolean } | undefined>> {
+): Promise<Result<ProxyHeld | undefined>> {
+  if (!(network && typeof network === "object" && "allow" in network)) return ok(undefined);
   const found = await inspectEgress(context.engine, egressKey(inspected) ?? nameOf(inspected), options);
   if (!found.ok) return found;
   return ok(found.value?.State?.Running === true ? { enforced: enforcedBy(found.value), tls: opensTLSFor(found.value) } : undefined);
+}
+
+/** The read-back's enforced: what the proxy holds, and whose CA the computer trusts, read through its daemon. */
+export async function enforcedInside(held: ProxyHeld, client: ComputerClient, signal?: AbortSignal): Promise<EgressEnforced> {
+  const trust = await trustOf(client, held.tls, signal);
+  return { ...held.enforced, ...(trust ? { trust } : {}) };
 }
 
 /**

@@ -7,8 +7,8 @@ import type { AttachBy, ComputerSpec, ReadBack } from "../contract/provider.js";
 import { browserMismatches } from "./browser.js";
 import { fail, ok, type Result } from "../daemon/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
-import { proxyEnforced, trustOf } from "./egress-enforced.js";
-import type { TrustState } from "../egress/enforced.js";
+import { enforcedInside, type ProxyHeld, proxyHeld } from "./egress-enforced.js";
+import type { EgressEnforced } from "../egress/enforced.js";
 import { openConnection } from "./connect.js";
 import { HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
 import { capabilitiesOfKind, type DockerContext, expectedOf, refOf } from "./context.js";
@@ -48,8 +48,8 @@ async function fromInside(
   hostKernel: string | undefined,
   options: CallOptions,
   browser: ComputerSpec["network"] | undefined,
-  tls: boolean | undefined,
-): Promise<Result<{ hello: Hello | undefined; mismatches: string[]; trust?: TrustState }>> {
+  held: ProxyHeld | undefined,
+): Promise<Result<{ hello: Hello | undefined; mismatches: string[]; enforced?: EgressEnforced }>> {
   const connection = await openConnection(
     context.engine,
     { id: inspected.Id, name: nameOf(inspected), inspected: Promise.resolve(ok(inspected)) },
@@ -66,10 +66,10 @@ async function fromInside(
   const browsing = browser === undefined ? [] : await browserMismatches(connection.value.client, browser, options.signal);
   // An allowlisted computer: whose CA its programs trust (a fact of the read-back, not drift: a
   // proxy made again by an update is trusted once a program next connects).
-  const trust = tls === undefined ? undefined : await trustOf(connection.value.client, tls, options.signal);
+  const enforced = held && (await enforcedInside(held, connection.value.client, options.signal));
   await connection.value.close();
   const mismatches = [home, kernel, ...browsing].filter((m) => m !== undefined);
-  return ok({ hello: connection.value.hello, mismatches, ...(trust ? { trust } : {}) });
+  return ok({ hello: connection.value.hello, mismatches, ...(enforced ? { enforced } : {}) });
 }
 
 /**
@@ -106,18 +106,17 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   if (!proxy.ok) return proxy;
   const held = readBackDrift(inspected.value, capabilitiesOfKind("linux"), proxy.value, context.egress.testNetwork?.range, context.volume);
   // What the proxy enforces beyond its list, when it is as made: its rules, its credentials' hosts.
-  const enforcing =
-    proxy.value && typeof proxy.value === "object" && "allow" in proxy.value ? await proxyEnforced(context, inspected.value, options) : ok(undefined);
-  if (!enforcing.ok) return enforcing;
+  const holding = await proxyHeld(context, inspected.value, proxy.value, options);
+  if (!holding.ok) return holding;
   const mismatches = [...held.mismatches];
   let hello: Hello | undefined;
-  let trust: TrustState | undefined;
+  let enforced = holding.value?.enforced;
   if (stateOf(inspected.value) === "running") {
     const browser = held.kind === "browser" ? held.spec.network : undefined;
-    const inside = await fromInside(context, inspected.value, host.value.kernel, options, browser, enforcing.value?.tls);
+    const inside = await fromInside(context, inspected.value, host.value.kernel, options, browser, holding.value);
     if (!inside.ok) return inside;
     hello = inside.value.hello;
-    trust = inside.value.trust;
+    enforced = inside.value.enforced ?? enforced;
     mismatches.push(...inside.value.mismatches);
   }
   const digest = await daemonDigest(context.daemonPath).catch(() => undefined);
@@ -135,7 +134,7 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
     }),
   );
   const ref = refOf(inspected.value, hello, proxy.value, context.volume);
-  if (enforcing.value && ref.spec) ref.spec.enforced = { ...enforcing.value.enforced, ...(trust ? { trust } : {}) };
+  if (enforced && ref.spec) ref.spec.enforced = enforced;
   return ok({
     ref,
     state: stateOf(inspected.value),

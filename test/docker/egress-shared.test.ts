@@ -171,6 +171,9 @@ describe("a shared egress proxy", () => {
     if (joined.ok) names.add(joined.value.name);
     expect(joined.ok, JSON.stringify(joined)).toBe(true);
     if (!joined.ok) return;
+    // Its create's ref says what its proxy enforces, as every later read does (below).
+    const held = { rules: [{ host: "up.egress.test", methods: ["GET"], paths: ["/v1/items"] }], credentialHosts: ["up.egress.test"] };
+    expect(joined.value.spec?.enforced).toEqual({ ...held, trust: "proxy" });
     expect(await kitRun(joined.value, ["sget", "GET", "https://up.egress.test/v1/items/7"])).toBe("200 hello from upstream /v1/items/7 key=1");
     expect(await kitRun(joined.value, ["sget", "POST", "https://up.egress.test/v1/items"])).toBe(
       "403 403 POST /v1/items is not allowed for up.egress.test on this box's network list: ask the test\n",
@@ -183,7 +186,6 @@ describe("a shared egress proxy", () => {
       expect(JSON.stringify(read)).not.toContain("key-");
       return read.ok ? read.value.ref.spec?.enforced : read.error.message;
     };
-    const held = { rules: [{ host: "up.egress.test", methods: ["GET"], paths: ["/v1/items"] }], credentialHosts: ["up.egress.test"] };
     expect(await enforced()).toEqual({ ...held, trust: "proxy" });
     // A new key makes the proxy again with a CA of its own: the computer trusts another until a program next connects.
     expect((await p.proxies.update(proxy, change(keys[1]!))).ok).toBe(true);
