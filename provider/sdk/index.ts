@@ -289,6 +289,8 @@ export interface SpecReadBack {
   readonly deadline?: string;
   /** The run folder bound at /workspace, when one is: { kind, path }, or { other: words }. */
   readonly mount?: any;
+  /** An allowlisted computer's proxy, as made: { rules (the rules it holds, as declared on its EgressProxy), credentialHosts (the hosts it sets a credential on; never a value), trust } where trust, read from inside, is `proxy` (the computer's trust bundle holds its proxy's CA), `other` (another: the proxy was made again and no program has connected since, which makes the bundle again) or `none` (the proxy opens no TLS). */
+  readonly enforced?: any;
 }
 
 /** The computer's spec as the provider read it back from the computer itself. */
@@ -311,6 +313,8 @@ export interface SpecReadBackArgs {
   deadline?: pulumi.Input<string>;
   /** The run folder bound at /workspace, when one is: { kind, path }, or { other: words }. */
   mount?: any;
+  /** An allowlisted computer's proxy, as made: { rules (the rules it holds, as declared on its EgressProxy), credentialHosts (the hosts it sets a credential on; never a value), trust } where trust, read from inside, is `proxy` (the computer's trust bundle holds its proxy's CA), `other` (another: the proxy was made again and no program has connected since, which makes the bundle again) or `none` (the proxy opens no TLS). */
+  enforced?: any;
 }
 
 /** Settings for computers on Modal's VM sandboxes. The plugin builds its Modal client from tokenId and tokenSecret and from nothing else: MODAL_TOKEN_ID, MODAL_TOKEN_SECRET and ~/.modal.toml are never read. */

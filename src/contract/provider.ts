@@ -3,6 +3,7 @@ import type { CallOptions, Connection } from "../daemon/client.js";
 import type { MountKind, MountReadBack, MountSpec } from "./mount.js";
 import type { Group, Hello, MachineKind } from "../daemon/protocol.js";
 import type { NetworkKind, NetworkPolicy, NetworkReadBack } from "../egress/network.js";
+import type { EgressEnforced } from "../egress/enforced.js";
 import type { EgressProxies } from "../egress/proxies.js";
 import type { Result } from "../daemon/result.js";
 import type { ScreenWatch, WatchHandlers } from "../daemon/screen-watch.js";
@@ -102,6 +103,8 @@ export interface SpecReadBack {
   kind?: MachineKind;
   /** Read back where the provider offers more than runc. */
   runtime?: Runtime;
+  /** An allowlisted computer's proxy as made: the rules and credentials' hosts it holds (never a key), and whose CA the computer trusts. */
+  enforced?: EgressEnforced;
 }
 
 /** A computer at a vendor: enough to find it again. */

@@ -8,6 +8,8 @@ import { browserMismatches } from "./browser.js";
 import { BROWSER_IMAGE } from "../kits/browser/labels.js";
 import { fail, ok, type Result } from "../daemon/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
+import { enforcedInside, type ProxyHeld, proxyHeld } from "./egress-enforced.js";
+import type { EgressEnforced } from "../egress/enforced.js";
 import { openConnection } from "./connect.js";
 import { HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
 import { capabilitiesOfKind, type DockerContext, expectedOf, refOf } from "./context.js";
@@ -47,7 +49,8 @@ async function fromInside(
   hostKernel: string | undefined,
   options: CallOptions,
   browser: ComputerSpec["network"] | undefined,
-): Promise<Result<{ hello: Hello | undefined; mismatches: string[] }>> {
+  held: ProxyHeld | undefined,
+): Promise<Result<{ hello: Hello | undefined; mismatches: string[]; enforced?: EgressEnforced }>> {
   const connection = await openConnection(
     context.engine,
     { id: inspected.Id, name: nameOf(inspected), inspected: Promise.resolve(ok(inspected)) },
@@ -62,8 +65,12 @@ async function fromInside(
   const kernel = await gvisorKernelDrift(connection.value.client, runtimeOfDocker(inspected.HostConfig?.Runtime), hostKernel, options.signal);
   // A browser: its flags for the network it reads back as, alive and answering CDP.
   const browsing = browser === undefined ? [] : await browserMismatches(connection.value.client, browser, options.signal);
+  // An allowlisted computer: whose CA its programs trust (a fact of the read-back, not drift: a
+  // proxy made again by an update is trusted once a program next connects).
+  const enforced = held && (await enforcedInside(held, connection.value.client, options.signal));
   await connection.value.close();
-  return ok({ hello: connection.value.hello, mismatches: [home, kernel, ...browsing].filter((m) => m !== undefined) });
+  const mismatches = [home, kernel, ...browsing].filter((m) => m !== undefined);
+  return ok({ hello: connection.value.hello, mismatches, ...(enforced ? { enforced } : {}) });
 }
 
 /**
@@ -99,12 +106,18 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   const proxy = await heldProxyReadBack(context, inspected.value, options);
   if (!proxy.ok) return proxy;
   const held = readBackDrift(inspected.value, capabilitiesOfKind("linux"), proxy.value, context.egress.testNetwork?.range, context.volume);
+  // What the proxy enforces beyond its list, when it is as made: its rules, its credentials' hosts.
+  const holding = await proxyHeld(context, inspected.value, proxy.value, options);
+  if (!holding.ok) return holding;
   const mismatches = [...held.mismatches];
   let hello: Hello | undefined;
+  let enforced = holding.value?.enforced;
   if (stateOf(inspected.value) === "running") {
-    const inside = await fromInside(context, inspected.value, host.value.kernel, options, held.kind === "browser" ? held.spec.network : undefined);
+    const browser = held.kind === "browser" ? held.spec.network : undefined;
+    const inside = await fromInside(context, inspected.value, host.value.kernel, options, browser, holding.value);
     if (!inside.ok) return inside;
     hello = inside.value.hello;
+    enforced = inside.value.enforced ?? enforced;
     mismatches.push(...inside.value.mismatches);
   }
   const digest = await daemonDigest(context.daemonPath).catch(() => undefined);
@@ -121,8 +134,10 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
       ...(browserImage ? { image: browserImage.value } : {}),
     }),
   );
+  const ref = refOf(inspected.value, hello, proxy.value, context.volume);
+  if (enforced && ref.spec) ref.spec.enforced = enforced;
   return ok({
-    ref: refOf(inspected.value, hello, proxy.value, context.volume),
+    ref,
     state: stateOf(inspected.value),
     labels: labelsOf(inspected.value),
     ...(hello ? { hello } : {}),

@@ -55,6 +55,14 @@ export const DOCKER_SETTINGS = z.strictObject({
     z.string().min(1).optional(),
     "reads the container signs under a folder of the test's (a plugin in a container taken for one on the Docker host)",
   ),
+  /**
+   * Tests and the stand-in examples only: a Docker network of the caller's (its name and range),
+   * which every proxy joins instead of the default bridge and reaches as if public (egress's testNetwork).
+   */
+  testNetwork: testSetting(
+    z.strictObject({ name: z.string().min(1), range: z.string().min(1) }).optional(),
+    "lets every egress proxy reach a private Docker network of the caller's as if it were public (a stand-in API's)",
+  ),
 });
 export type DockerSettings = z.infer<typeof DOCKER_SETTINGS>;
 
@@ -82,13 +90,14 @@ function engineOf(setting: NonNullable<DockerSettings["engine"]>, host: HostEnvi
 
 /** The options; an engine that is refused (plain TCP, TLS files missing, a context not there) throws in words. */
 export function optionsFromSettings(settings: DockerSettings, host?: HostEnvironment): DockerProviderOptions {
-  const { image, engine, testPause, testHostRoot, ...rest } = settings;
+  const { image, engine, testPause, testHostRoot, testNetwork, ...rest } = settings;
+  const egress = { ...rest.egress, ...(testHostRoot ? { hostRoot: testHostRoot } : {}), ...(testNetwork ? { testNetwork, testOnly: true } : {}) };
   const options: DockerProviderOptions = {
     daemonPath: packagedDaemon(),
     ...rest,
     ...(image ? { image: { image } } : {}),
     ...(testPause ? { pause: pauseAt(testPause.at, testPause.file) } : {}),
-    ...(testHostRoot ? { egress: { ...rest.egress, hostRoot: testHostRoot } } : {}),
+    ...(testHostRoot || testNetwork ? { egress } : {}),
   };
   if (engine === undefined && !host) return options;
   const found = engine === undefined ? resolveEngine(host!) : engineOf(engine, host);

@@ -7,12 +7,13 @@
 // names its content, so what was read never goes stale. On a remote engine the daemon goes into the
 // same archive: each archive put is an extraction by the engine (Engine 20.10 re-executes itself
 // for it: 90-110 ms here under load for a 10-byte file, 130-180 ms for the daemon), so a create
-// makes one.
+// makes one. The same archive puts an allowlisted computer's system trust store (system-trust.ts).
 import type { CallOptions } from "../daemon/client.js";
 import { ok, type Result } from "../daemon/result.js";
 import type { DockerEngine } from "./api.js";
 import { failure } from "./containers.js";
 import { HOME } from "./constants.js";
+import { type ImageTrust, readImageTrust, trustFiles } from "./system-trust.js";
 import { firstFileOf, tarOf, type TarFile } from "../kits/image/tar.js";
 
 const CALL_MS = 30_000;
@@ -45,10 +46,11 @@ export function groupWith(group: string, gid: number): string | undefined {
   return withLine(group, `${nameFor(entries, gid)}:x:${gid}:`);
 }
 
-/** An image's /etc/passwd and /etc/group as text; undefined where the image has none. */
+/** An image's /etc/passwd and /etc/group as text, and its system trust bundle; undefined where the image has none. */
 export interface ImageEtc {
   passwd: string | undefined;
   group: string | undefined;
+  trust: ImageTrust | undefined;
 }
 
 /** The most images whose /etc is kept; past it the oldest read is dropped (and read again when asked). */
@@ -82,24 +84,30 @@ async function etcFile(engine: DockerEngine, id: string, file: string, options: 
 }
 
 async function readEtc(engine: DockerEngine, id: string, options: CallOptions): Promise<Result<ImageEtc>> {
-  // Both read at once: each is a round trip.
-  const [passwd, group] = await Promise.all([etcFile(engine, id, "passwd", options), etcFile(engine, id, "group", options)]);
+  // All read at once: each is a round trip.
+  const [passwd, group, trust] = await Promise.all([
+    etcFile(engine, id, "passwd", options),
+    etcFile(engine, id, "group", options),
+    readImageTrust(engine, id, options),
+  ]);
   if (!passwd.ok) return passwd;
   if (!group.ok) return group;
-  return ok({ passwd: passwd.value, group: group.value });
+  if (!trust.ok) return trust;
+  return ok({ passwd: passwd.value, group: group.value, trust: trust.value });
 }
 
 /**
  * Names the computer's user and group in its /etc/passwd and /etc/group before it starts; an
  * image with neither file is left as it is. The image's files come from etc, read once per image.
- * with: files to put in the same archive, by their paths below / (a remote engine's daemon).
+ * with: files to put in the same archive, by their paths below / (a remote engine's daemon);
+ * allowlisted: the computer goes through an egress proxy, so its system store is linked to init's bundle.
  */
 export async function nameUser(
   engine: DockerEngine,
   etc: ImageEtcCache,
   id: string,
   user: { uid: number; gid: number },
-  options: CallOptions & { with?: readonly TarFile[] } = {},
+  options: CallOptions & { with?: readonly TarFile[]; allowlisted?: boolean } = {},
 ): Promise<Result<undefined>> {
   // The container's own image id, not its tag: a tag may move to another image between calls.
   const container = await engine.call<{ Image?: string }>("GET", `/containers/${id}/json`, { signal: options.signal, timeoutMs: CALL_MS });
@@ -111,7 +119,7 @@ export async function nameUser(
   if (p !== undefined) files.push({ path: "etc/passwd", mode: 0o644, bytes: Buffer.from(p) });
   const g = read.value.group === undefined ? undefined : groupWith(read.value.group, user.gid);
   if (g !== undefined) files.push({ path: "etc/group", mode: 0o644, bytes: Buffer.from(g) });
-  files.push(...(options.with ?? []));
+  files.push(...trustFiles(read.value.trust, options.allowlisted === true), ...(options.with ?? []));
   if (files.length === 0) return ok();
   const put = await engine.call("PUT", `/containers/${id}/archive`, {
     query: { path: "/" },

@@ -8,7 +8,9 @@
 // host never dialled.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerEngine, type Asked } from "../../src/docker/api.js";
 import type { DockerProvider } from "../../src/docker/index.js";
@@ -28,6 +30,7 @@ let p: DockerProvider;
 let egressOptions: NonNullable<Parameters<typeof provider>[0]>["egress"];
 let proxy = "";
 let user = "";
+let rooted = "";
 const computers: ComputerRef[] = [];
 const keys = [`Bearer key-one-${id}`, `Bearer key-two-${id}`];
 
@@ -50,14 +53,14 @@ const egressParts = () => ({
 /** egresskit inside a computer: what a GET through the proxy variables answers. */
 const get = (ref: ComputerRef, url: string) => kitRun(ref, ["get", url]);
 
-/** egresskit inside a computer, run with args: what it prints. */
-async function kitRun(ref: ComputerRef, args: string[]): Promise<string> {
+/** egresskit inside a computer, run with args (after before: a program that starts it): what it prints. */
+async function kitRun(ref: ComputerRef, args: string[], before: string[] = []): Promise<string> {
   const connected = await p.connect(ref);
   if (!connected.ok) throw new Error(connected.error.message);
   try {
     const client = connected.value.client;
     expect((await writeFile(client, "/work/egresskit", readFileSync(kit), { mode: 0o755 })).ok).toBe(true);
-    const r = (await client.call("exec.run", { argv: ["/work/egresskit", ...args], timeoutMs: 30_000 })) as { stdout: string };
+    const r = (await client.call("exec.run", { argv: [...before, "/work/egresskit", ...args], timeoutMs: 30_000 })) as { stdout: string };
     return Buffer.from(r.stdout, "base64").toString("utf8");
   } finally {
     await connected.value.close();
@@ -77,6 +80,7 @@ afterAll(() => {
     execFileSync("docker", ["rm", "--force", `${proxy}-egress`], { stdio: "ignore" });
     execFileSync("docker", ["volume", "rm", "--force", `${proxy}-egress`], { stdio: "ignore" });
   }
+  if (rooted) execFileSync("docker", ["rmi", "--force", rooted], { stdio: "ignore" });
   up?.close();
 }, 60_000);
 
@@ -167,16 +171,71 @@ describe("a shared egress proxy", () => {
     if (joined.ok) names.add(joined.value.name);
     expect(joined.ok, JSON.stringify(joined)).toBe(true);
     if (!joined.ok) return;
+    // Its create's ref says what its proxy enforces, as every later read does (below).
+    const held = { rules: [{ host: "up.egress.test", methods: ["GET"], paths: ["/v1/items"] }], credentialHosts: ["up.egress.test"] };
+    expect(joined.value.spec?.enforced).toEqual({ ...held, trust: "proxy" });
     expect(await kitRun(joined.value, ["sget", "GET", "https://up.egress.test/v1/items/7"])).toBe("200 hello from upstream /v1/items/7 key=1");
     expect(await kitRun(joined.value, ["sget", "POST", "https://up.egress.test/v1/items"])).toBe(
       "403 403 POST /v1/items is not allowed for up.egress.test on this box's network list: ask the test\n",
     );
     expect(docker("inspect", "-f", "{{json .Args}}", `${proxy}-egress`)).toContain('"--ca-file","/opt/agentrun/egress/ca.pem"');
+    // The computer's read-back carries what its proxy enforces, the credential's host and never its
+    // key, and that the CA its programs trust is its proxy's.
+    const enforced = async () => {
+      const read = await p.read({ id: joined.value.name });
+      expect(JSON.stringify(read)).not.toContain("key-");
+      return read.ok ? read.value.ref.spec?.enforced : read.error.message;
+    };
+    expect(await enforced()).toEqual({ ...held, trust: "proxy" });
+    // A new key makes the proxy again with a CA of its own: the computer trusts another until a program next connects.
     expect((await p.proxies.update(proxy, change(keys[1]!))).ok).toBe(true);
+    expect(await enforced()).toEqual({ ...held, trust: "other" });
     expect(await kitRun(joined.value, ["sget", "GET", "https://up.egress.test/v1/items"])).toBe("200 hello from upstream /v1/items key=2");
+    expect(await enforced()).toEqual({ ...held, trust: "proxy" });
     expect((await p.release(joined.value, "delete")).ok).toBe(true);
     expect(await get(computers[0]!, "http://up.egress.test/v1/items")).toBe("200 hello from upstream /v1/items key=2");
     expect(computers.map((c) => docker("inspect", "-f", "{{.State.StartedAt}}", c.id))).toEqual(started);
+    expect((await p.proxies.update(proxy, { allow: [`${upIP}/32`] })).ok).toBe(true);
+  }, 300_000);
+
+  it("links an allowlisted computer's system store to its bundle: a program with no variables trusts the proxy's CA, and the store holds the image's roots and that CA alone", async () => {
+    // An image with a system bundle of its own (the base has none): one root, the upstream's.
+    const root = egressOptions!.testNetwork!.upstreamRoot!;
+    const context = mkdtempSync(join(tmpdir(), "agentrun-rooted-"));
+    writeFileSync(join(context, "roots.pem"), root);
+    writeFileSync(join(context, "Dockerfile"), `FROM ${IMAGE}\nCOPY roots.pem /etc/ssl/certs/ca-certificates.crt\n`);
+    rooted = `agentrun-test-rooted:${id}`;
+    docker("build", "-q", "-t", rooted, context);
+    rmSync(context, { recursive: true, force: true });
+    const rules = {
+      allow: [`${upIP}/32`, "up.egress.test"],
+      rules: [{ host: "up.egress.test", methods: ["GET"], paths: ["/v1/items"] }],
+      credentials: [{ host: "up.egress.test", header: "Authorization", value: keys[0]! }],
+    };
+    expect((await p.proxies.update(proxy, rules)).ok).toBe(true);
+    const made = await p.create({ image: rooted, lifetimeMs: 600_000, network: { allow: [] }, egress: proxy, labels });
+    if (made.ok) names.add(made.value.name);
+    expect(made.ok, JSON.stringify(made)).toBe(true);
+    if (!made.ok) return;
+    const store = docker("exec", made.value.name, "cat", "/etc/ssl/certs/ca-certificates.crt");
+    const ca = docker("exec", made.value.name, "cat", "/opt/agentrun/egress/ca.pem");
+    expect(docker("exec", made.value.name, "readlink", "/etc/ssl/certs/ca-certificates.crt")).toBe("/run/agentrun/egress-trust.pem");
+    expect(store.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g)).toEqual([root.trim(), ca.trim()]);
+    // Its environment cleared but for the proxy's address: the system store alone is what it trusts.
+    expect(await kitRun(made.value, ["sget", "GET", "https://up.egress.test/v1/items"], ["/usr/bin/env", "-i", "HTTPS_PROXY=http://127.0.0.1:3128"])).toBe(
+      "200 hello from upstream /v1/items key=1",
+    );
+    expect((await p.release(made.value, "delete")).ok).toBe(true);
+    // A computer with no allowlist from the same image keeps the image's own store.
+    const open = await p.create({ image: rooted, lifetimeMs: 600_000, network: "none", labels });
+    if (open.ok) names.add(open.value.name);
+    expect(open.ok, JSON.stringify(open)).toBe(true);
+    if (open.ok) {
+      expect(docker("exec", open.value.name, "sh", "-c", "test -L /etc/ssl/certs/ca-certificates.crt || cat /etc/ssl/certs/ca-certificates.crt")).toBe(
+        root.trim(),
+      );
+      expect((await p.release(open.value, "delete")).ok).toBe(true);
+    }
     expect((await p.proxies.update(proxy, { allow: [`${upIP}/32`] })).ok).toBe(true);
   }, 300_000);
 
@@ -204,6 +263,7 @@ describe("a shared egress proxy", () => {
     // The proxy's stop is its own drift, not its computers': each reads as declared, reaching nothing.
     const joined = await p.read({ id: computers[0]!.name });
     expect(joined).toMatchObject({ ok: true, value: { drift: [], ref: { spec: { network: { allow: [] }, egress: proxy } } } });
+    if (joined.ok) expect(joined.value.ref.spec?.enforced).toBeUndefined(); // a proxy not running enforces nothing
     expect((await p.proxies.update(proxy, { allow: [`${upIP}/32`] })).ok).toBe(true);
     expect(await p.proxies.read(proxy)).toMatchObject({ ok: true, value: { state: "running", drift: [] } });
     expect(await get(computers[0]!, `http://${upIP}/a`)).toBe("200 hello from upstream /a");

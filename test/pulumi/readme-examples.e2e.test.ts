@@ -4,7 +4,7 @@ import { rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { egressParts } from "../support/docker.js";
+import { docker, egressParts } from "../support/docker.js";
 import { computersNamed, expectGone, followedAsWritten } from "../support/readme.js";
 
 const RUN_FOLDER = "/var/tmp/agentrun/examples/runs/r1/work";
@@ -164,4 +164,29 @@ followedAsWritten(
     await expectGone(computersNamed(ran.stdout));
   },
   { after: () => rm(FLEET_FOLDER, { recursive: true, force: true }) },
+);
+
+followedAsWritten(
+  "api-key",
+  "the agent's read answered with the items (the proxy set the key), its write refused in the proxy's words and never arriving, a clean preview, nothing left",
+  async ({ ran }) => {
+    expect(ran.stdout).toMatch(/HTTP\/1\.0 200 OK\n+\{"items":\[/);
+    expect(ran.stdout).toContain(
+      "403 POST /v1/items is not allowed for api.example.test on this box's network list: ask the platform team to widen examples/api-key",
+    );
+    expect(ran.stdout).toContain("GET /v1/items: 200 OK, the key matched");
+    expect(ran.stdout).not.toMatch(/^POST /m);
+    expect(ran.stdout).toMatch(/^0$/m);
+    // Stopped by hand and healed by a plain up: the proxy's update alone, the agent made once.
+    expect(ran.stdout).toMatch(/agentrun:index:EgressProxy\s+api\s+updated\b.*\[diff: ~state\]/);
+    expect(ran.stdout.match(/agentrun:index:Computer\s+agent\s+created/g)).toHaveLength(1);
+    expect(ran.stdout).not.toMatch(/agentrun:index:Computer\s+agent\s+replaced/);
+    const proxy = /proxy\s*:\s*"(proxy-[0-9a-f]{12})"/.exec(ran.stdout)?.[1];
+    expect(proxy, ran.stdout).toBeDefined();
+    expect(await egressParts(proxy!)).toEqual({ containers: "", volumes: "" });
+    await expectGone(computersNamed(ran.stdout));
+    expect((await docker("network", "inspect", "agentrun-example-api")).exitCode).not.toBe(0);
+  },
+  // The stand-in API the README starts, removed by its name when a line before its own removal failed.
+  { after: async () => void (await docker("rm", "--force", "agentrun-example-api"), await docker("network", "rm", "agentrun-example-api")) },
 );

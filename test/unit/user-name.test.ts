@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DockerEngine } from "../../src/docker/api.js";
-import { firstFileOf, tarOf } from "../../src/kits/image/tar.js";
+import { IMAGE_ROOTS, SYSTEM_BUNDLES, TRUST_BUNDLE, trustFiles } from "../../src/docker/system-trust.js";
+import { firstEntryOf, firstFileOf, tarOf } from "../../src/kits/image/tar.js";
 import { groupWith, ImageEtcCache, nameUser, passwdWith } from "../../src/docker/user-name.js";
 
 const PASSWD = "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
@@ -104,13 +105,9 @@ describe("naming a computer's user, once per image", () => {
     for (const id of ["c1", "c2", "c3"]) expect(await nameUser(engine, etc, id, user)).toEqual({ ok: true, value: undefined });
     await engine.close();
     const calls = asked.filter((a) => a !== "GET /_ping").map((a) => a.replace(/^(\w+) \/v1\.41/, "$1 "));
-    // The two files of an image are read at once, so in either order.
-    expect(calls.filter((a) => a.startsWith("GET") && a.includes("/archive")).sort()).toEqual([
-      "GET /containers/c1/archive /etc/group",
-      "GET /containers/c1/archive /etc/passwd",
-      "GET /containers/c3/archive /etc/group",
-      "GET /containers/c3/archive /etc/passwd",
-    ]);
+    // The files of an image (its user's two, and where its trust bundle may be) are read at once, so in any order.
+    const read = (id: string) => ["/etc/group", "/etc/passwd", IMAGE_ROOTS, ...SYSTEM_BUNDLES].map((f) => `GET /containers/${id}/archive ${f}`);
+    expect(calls.filter((a) => a.startsWith("GET") && a.includes("/archive")).sort()).toEqual([...read("c1"), ...read("c3")].sort());
     expect(calls.filter((a) => a.startsWith("PUT"))).toEqual(["PUT /containers/c1/archive /", "PUT /containers/c2/archive /", "PUT /containers/c3/archive /"]);
   });
 
@@ -130,5 +127,27 @@ describe("naming a computer's user, once per image", () => {
       // A user the image names: the daemon alone.
       ["opt/agentrun/computerd 0000755"],
     ]);
+  });
+});
+
+describe("an allowlisted computer's system trust store, in the archive before its start", () => {
+  const roots = Buffer.from("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+
+  it("moves the image's bundle to IMAGE_ROOTS and links its place to init's bundle, as a link the engine reads back", () => {
+    const files = trustFiles({ path: "/etc/ssl/certs/ca-certificates.crt", roots, linked: false }, true);
+    expect(files.map((f) => [f.path, f.link ?? (f.dir ? "dir" : Buffer.from(f.bytes).toString())])).toEqual([
+      ["etc/agentrun", "dir"],
+      ["etc/agentrun/image-roots.pem", roots.toString()],
+      ["etc/ssl/certs/ca-certificates.crt", TRUST_BUNDLE],
+    ]);
+    expect(firstEntryOf(tarOf([files[2]!]))).toEqual({ link: TRUST_BUNDLE });
+    expect(firstEntryOf(tarOf([files[1]!]))).toEqual({ bytes: roots });
+  });
+
+  it("puts a snapshot's linked store back as the image's roots for a computer with no allowlist, and leaves a plain one alone", () => {
+    const linked = { path: "/etc/ssl/certs/ca-certificates.crt", roots, linked: true };
+    expect(trustFiles(linked, false)).toEqual([{ path: "etc/ssl/certs/ca-certificates.crt", mode: 0o644, bytes: roots }]);
+    expect(trustFiles({ ...linked, linked: false }, false)).toEqual([]);
+    expect(trustFiles(undefined, true)).toEqual([]);
   });
 });

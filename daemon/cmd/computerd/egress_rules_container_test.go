@@ -88,8 +88,10 @@ type rulesStand struct {
 	// upstreamCA is the upstream's own CA (PEM), which its TLS certificate for up.egress.test is signed by.
 	upstreamCA string
 	startProxy func(key string)
-	cl         *rpctest.Client
-	kitRun     func(args ...string) string
+	// computer is the computer's container name; kit, egresskit on this machine.
+	computer, kit string
+	cl            *rpctest.Client
+	kitRun        func(args ...string) string
 }
 
 // newRulesStand makes the stand; extra are flags the proxy is given beside the rule.
@@ -139,7 +141,7 @@ func newRulesStand(t *testing.T, name string, extra ...func(st *rulesStand) []st
 		"--tmpfs", "/work:mode=0700,uid=1000,gid=1000", "--tmpfs", "/run/agentrun:mode=0700,uid=1000,gid=1000", "-e", "HOME=/work",
 		"-v", st.vol + ":/opt/agentrun/egress:ro", "-v", kit + ":/opt/egresskit:ro"},
 		"init", "--deadline", iso(2*time.Minute), "--egress", "/opt/agentrun/egress/egress.sock")
-	st.cl = c.connect(t)
+	st.computer, st.kit, st.cl = c.name, kit, c.connect(t)
 	st.kitRun = func(args ...string) string {
 		var r struct{ Stdout []byte }
 		st.cl.Must(t, "exec.run", map[string]any{"argv": append([]string{"/opt/egresskit"}, args...), "timeoutMs": 30000}, &r)

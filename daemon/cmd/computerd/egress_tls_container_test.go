@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/pem"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +15,19 @@ import (
 // from inside the computer, a client verifying TLS against the system's roots (as init points
 // SSL_CERT_FILE) reaches what the rule allows with the proxy's key and is refused the rest in
 // the issue's words, nothing of it reaching the upstream; the key is nowhere the computer can
-// read; its trust holds the proxy's CA (the one the proxy logged) and no other beside the image's
+// read, nor in any of its processes' memory (scanned through /proc/<pid>/mem as its user, and from
+// the host as root); its trust holds the proxy's CA (the one the proxy logged) and no other beside the image's
 // own roots, and a proxy made again is trusted with no restart; a host with no rules is still
 // tunnelled, its own certificate reaching the client.
+// reverse is s backwards: a needle memscan takes, so the needle is in no memory but the scanner's.
+func reverse(s string) string {
+	b := []byte(s)
+	for a, z := 0, len(b)-1; a < z; a, z = a+1, z-1 {
+		b[a], b[z] = b[z], b[a]
+	}
+	return string(b)
+}
+
 func TestEgressInterceptedHTTPSFromInsideAComputer(t *testing.T) {
 	st := newRulesStand(t, "tls", func(st *rulesStand) []string {
 		if st.upstreamCA == "" {
@@ -73,6 +84,58 @@ func TestEgressInterceptedHTTPSFromInsideAComputer(t *testing.T) {
 		if logs := waitLog(t, st.px, "ready", time.Second); strings.Contains(logs, "key-one-") || !strings.Contains(logs, `"class":"rule"`) {
 			t.Fatalf("the proxy's log holds the key, or no rule line: %s", logs)
 		}
+	})
+	t.Run("the key is in no process's memory: none a program inside can read, nor any other", func(t *testing.T) {
+		// A program that made a keyed request and lives on, holding its answer, so a running
+		// client's memory is among those read.
+		var started struct{ ID string }
+		st.cl.Must(t, "process.start", map[string]any{"argv": []string{"sh", "-c", "a=$(/opt/egresskit sget GET https://up.egress.test/v1/items/9); sleep 60"}}, &started)
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(sh(t, st.cl, "cat /proc/[0-9]*/comm"), "sleep\n"); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the keyed client never reached its sleep")
+			}
+		}
+		// Reversed: the needles are in no memory but the scanner's own. The second, the trust
+		// bundle's path, is in every program's environment and in init's memory: found, it shows
+		// the scan read them.
+		needles := []string{reverse("key-one-"), reverse("/run/agentrun/egress-trust.pem")}
+		type scanned struct {
+			key, path       []string
+			procs, bytes    int
+			unreadable, raw string
+		}
+		parse := func(out string) scanned {
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			var sc scanned
+			if len(lines) != 3 {
+				t.Fatalf("memscan: %q", out)
+			}
+			sc.key = strings.Fields(strings.TrimPrefix(lines[0], "needle "+needles[0]+":"))
+			sc.path = strings.Fields(strings.TrimPrefix(lines[1], "needle "+needles[1]+":"))
+			if _, err := fmt.Sscanf(lines[2], "read %d processes, %d bytes;", &sc.procs, &sc.bytes); err != nil {
+				t.Fatalf("memscan: %q", out)
+			}
+			_, unreadable, _ := strings.Cut(lines[2], "unreadable:")
+			sc.unreadable = strings.TrimSpace(unreadable)
+			sc.raw = out
+			return sc
+		}
+		// As the computer's user: every program's memory is read, and init's (not dumpable) is refused.
+		inside := parse(st.kitRun(append([]string{"memscan"}, needles...)...))
+		if len(inside.key) > 0 || inside.procs < 2 || len(inside.path) != inside.procs || !strings.HasPrefix(inside.unreadable, "1 (open /proc/1/maps: permission denied)") {
+			t.Fatalf("as the computer's user: the key in %v, or the scan proves too little: %q", inside.key, inside.raw)
+		}
+		// From the host, as root: every process of the computer read, init's too.
+		pids := strings.Join(strings.Fields(docker(t, "top", st.computer, "-o", "pid"))[1:], ",") // after the PID header
+		out, err := exec.Command(st.kit, append([]string{"memscan", "--pids", pids}, needles...)...).Output()
+		if err != nil {
+			t.Fatalf("memscan from the host: %v", err)
+		}
+		all := parse(string(out))
+		if len(all.key) > 0 || all.unreadable != "" || all.procs < 3 || len(all.path) < 3 || all.bytes < 1<<20 {
+			t.Fatalf("from the host: the key in %v, or the scan proves too little: %q", all.key, all.raw)
+		}
+		t.Logf("inside: %s; from the host: %s", inside.raw, all.raw)
 	})
 	t.Run("a proxy made again (a rotated key, a CA of its own) is trusted at the running computer's next request", func(t *testing.T) {
 		docker(t, "rm", "-f", st.px)

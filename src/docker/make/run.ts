@@ -105,7 +105,7 @@ async function makeAndStart(
   undo.push({ what: `the container ${name}`, run: (s) => remove(context.engine, id, { signal: s }) });
   // A remote engine's computer gets the daemon in the archive that names its user: one put, one extraction.
   const daemon = plan.daemon === undefined ? [await context.daemonFile()] : [];
-  const named = await nameUser(context.engine, context.etc, id, plan, { signal, with: daemon });
+  const named = await nameUser(context.engine, context.etc, id, plan, { signal, with: daemon, allowlisted: plan.allow !== undefined });
   if (!named.ok) return { named };
   // Attached before the start, so nothing init says is missed.
   const words = plan.stdio ? await attachWords(context.engine, id, name, signal) : undefined;

@@ -11,6 +11,7 @@ import { proxyExpected } from "../computer-egress.js";
 import { openConnection } from "../connect.js";
 import { HOME } from "../constants.js";
 import { type DockerContext, displayOf, expectedOf, refOf } from "../context.js";
+import { enforcedInside, proxyHeld } from "../egress-enforced.js";
 import { inspect, lastWords } from "../containers.js";
 import { drift } from "../drift.js";
 import { inspectEgress } from "../egress.js";
@@ -147,5 +148,10 @@ export async function verify(context: DockerContext, creation: Creation<Prepared
   if (checked.kind === "browser") mismatches.push(...(await browserMismatches(opened.connection.client, creation.spec.network, signal)));
   if (kernel) mismatches.push(kernel);
   if (mismatches.length > 0) return fail("refused", `${name} is not what was declared, so it was deleted: ${mismatches.join("; ")}`);
-  return ok(refOf(opened.inspected, hello, proxy.value, context.volume));
+  // What its proxy enforces, as every later read-back says it.
+  const held = await proxyHeld(context, opened.inspected, proxy.value, { signal });
+  if (!held.ok) return fail(signal?.aborted ? "aborted" : "failed", `${held.error.message}; ${name} was deleted`);
+  const ref = refOf(opened.inspected, hello, proxy.value, context.volume);
+  if (held.value && ref.spec) ref.spec.enforced = await enforcedInside(held.value, opened.connection.client, signal);
+  return ok(ref);
 }

@@ -1,7 +1,7 @@
-// The few ustar archives the provider writes and reads through the Engine API: regular files and
-// directories owned by 0:0 and dated at the epoch (the egress image's daemon, a computer's
-// /etc/passwd, a snapshot's tmpfs mount points), and
-// the first file of an archive Docker hands back (GET /containers/{id}/archive).
+// The few ustar archives the provider writes and reads through the Engine API: regular files,
+// directories and symbolic links owned by 0:0 and dated at the epoch (the egress image's daemon, a
+// computer's /etc/passwd and system trust store, a snapshot's tmpfs mount points), and
+// the first entry of an archive Docker hands back (GET /containers/{id}/archive).
 
 export interface TarFile {
   /** Relative to where the archive is put: "computerd", "passwd". */
@@ -10,6 +10,8 @@ export interface TarFile {
   bytes: Uint8Array;
   /** A directory (bytes empty): its mode set where it is already there. */
   dir?: true;
+  /** A symbolic link to this path (bytes empty), replacing what is there. */
+  link?: string;
 }
 
 function header(file: TarFile): Buffer {
@@ -23,7 +25,8 @@ function header(file: TarFile): Buffer {
   put(octal(file.bytes.length, 12), 124);
   put(octal(0, 12), 136);
   put("        ", 148); // the checksum counts its own field as spaces
-  put(file.dir ? "5" : "0", 156);
+  put(file.dir ? "5" : file.link !== undefined ? "2" : "0", 156);
+  if (file.link !== undefined) put(file.link, 157);
   put("ustar\0", 257);
   put("00", 263);
   const sum = h.reduce((a, b) => a + b, 0);
@@ -39,10 +42,17 @@ export function tarOf(files: readonly TarFile[]): Buffer {
 
 /** The first entry's bytes when it is a regular file, else undefined. */
 export function firstFileOf(tar: Buffer): Buffer | undefined {
+  const entry = firstEntryOf(tar);
+  return entry && "bytes" in entry ? entry.bytes : undefined;
+}
+
+/** The first entry: a regular file's bytes, or a symbolic link's target; undefined for anything else. */
+export function firstEntryOf(tar: Buffer): { bytes: Buffer } | { link: string } | undefined {
   if (tar.length < 512) return undefined;
   const type = String.fromCharCode(tar[156]!);
+  if (type === "2") return { link: tar.subarray(157, 257).toString("utf8").replace(/\0.*$/s, "") };
   if (type !== "0" && type !== "\0") return undefined;
   const size = parseInt(tar.subarray(124, 136).toString("ascii").replace(/\0.*$/, "").trim(), 8);
   if (!Number.isFinite(size) || 512 + size > tar.length) return undefined;
-  return tar.subarray(512, 512 + size);
+  return { bytes: tar.subarray(512, 512 + size) };
 }

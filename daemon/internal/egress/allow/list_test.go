@@ -1,13 +1,11 @@
 package allow
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/netip"
-	"os"
 	"testing"
 
 	"agentrun.dev/computerd/internal/egress/addr"
+	"agentrun.dev/computerd/internal/vectortest"
 )
 
 func TestEntries(t *testing.T) {
@@ -188,20 +186,5 @@ func makeVectors(t *testing.T) vectors {
 }
 
 func TestVectorsAreTheGoVerdicts(t *testing.T) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(makeVectors(t)); err != nil {
-		t.Fatal(err)
-	}
-	if os.Getenv("UPDATE_VECTORS") == "1" {
-		if err := os.WriteFile(vectorPath, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	on, err := os.ReadFile(vectorPath)
-	if err != nil || !bytes.Equal(on, b.Bytes()) {
-		t.Fatalf("test/vectors/egress.json is not what the Go table and verdicts make (%v): run UPDATE_VECTORS=1 go test ./internal/egress/allow", err)
-	}
+	vectortest.Match(t, vectorPath, makeVectors(t), "what the Go table and verdicts make", "go test ./internal/egress/allow")
 }

@@ -1,11 +1,10 @@
 package allow
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/netip"
-	"os"
 	"testing"
+
+	"agentrun.dev/computerd/internal/vectortest"
 )
 
 // The rule verdicts the TypeScript check is held to: test/vectors/egress-rules.json, made from
@@ -80,20 +79,5 @@ func makeRulesVectors(t *testing.T) rulesVectors {
 }
 
 func TestRulesVectorsAreTheGoVerdicts(t *testing.T) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(makeRulesVectors(t)); err != nil {
-		t.Fatal(err)
-	}
-	if os.Getenv("UPDATE_VECTORS") == "1" {
-		if err := os.WriteFile(rulesVectorPath, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	on, err := os.ReadFile(rulesVectorPath)
-	if err != nil || !bytes.Equal(on, b.Bytes()) {
-		t.Fatalf("test/vectors/egress-rules.json is not what the Go parser makes (%v): run UPDATE_VECTORS=1 go test ./internal/egress/allow", err)
-	}
+	vectortest.Match(t, rulesVectorPath, makeRulesVectors(t), "what the Go parser makes", "go test ./internal/egress/allow")
 }

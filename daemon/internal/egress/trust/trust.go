@@ -21,9 +21,16 @@ const File = "ca.pem"
 // Bundle is the name of the bundle init keeps in its own folder.
 const Bundle = "egress-trust.pem"
 
+// ImageRoots is where the provider moves the image's own bundle before an allowlisted computer
+// starts, linking the system's path to this bundle instead (src/docker/system-trust.ts), so a
+// program that reads the system store alone trusts the proxy's CA too. Read first: the system's
+// path then leads back here.
+const ImageRoots = "/etc/agentrun/image-roots.pem"
+
 // systemBundles are where a Linux distribution keeps its roots as one PEM file (the paths Go's
-// crypto/x509 reads), the first found taken.
+// crypto/x509 reads), after ImageRoots, the first found taken.
 var systemBundles = []string{
+	ImageRoots,
 	"/etc/ssl/certs/ca-certificates.crt",
 	"/etc/pki/tls/certs/ca-bundle.crt",
 	"/etc/ssl/ca-bundle.pem",

@@ -2008,6 +2008,7 @@ class SpecReadBack(dict):
                  user: _builtins.str,
                  cpus: Optional[_builtins.float] = None,
                  deadline: Optional[_builtins.str] = None,
+                 enforced: Optional[Any] = None,
                  memory_mb: Optional[_builtins.float] = None,
                  mount: Optional[Any] = None,
                  pids: Optional[_builtins.float] = None,
@@ -2020,6 +2021,7 @@ class SpecReadBack(dict):
         :param _builtins.str user: Its user, as uid:gid.
         :param _builtins.float cpus: CPUs, as a quota.
         :param _builtins.str deadline: When the computer stops itself, an ISO time.
+        :param Any enforced: An allowlisted computer's proxy, as made: { rules (the rules it holds, as declared on its EgressProxy), credentialHosts (the hosts it sets a credential on; never a value), trust } where trust, read from inside, is `proxy` (the computer's trust bundle holds its proxy's CA), `other` (another: the proxy was made again and no program has connected since, which makes the bundle again) or `none` (the proxy opens no TLS).
         :param _builtins.float memory_mb: Memory in MiB (swap the same).
         :param Any mount: The run folder bound at /workspace, when one is: { kind, path }, or { other: words }.
         :param _builtins.float pids: The process limit.
@@ -2032,6 +2034,8 @@ class SpecReadBack(dict):
             pulumi.set(__self__, "cpus", cpus)
         if deadline is not None:
             pulumi.set(__self__, "deadline", deadline)
+        if enforced is not None:
+            pulumi.set(__self__, "enforced", enforced)
         if memory_mb is not None:
             pulumi.set(__self__, "memory_mb", memory_mb)
         if mount is not None:
@@ -2080,6 +2084,14 @@ class SpecReadBack(dict):
         When the computer stops itself, an ISO time.
         """
         return pulumi.get(self, "deadline")
+
+    @_builtins.property
+    @pulumi.getter
+    def enforced(self) -> Optional[Any]:
+        """
+        An allowlisted computer's proxy, as made: { rules (the rules it holds, as declared on its EgressProxy), credentialHosts (the hosts it sets a credential on; never a value), trust } where trust, read from inside, is `proxy` (the computer's trust bundle holds its proxy's CA), `other` (another: the proxy was made again and no program has connected since, which makes the bundle again) or `none` (the proxy opens no TLS).
+        """
+        return pulumi.get(self, "enforced")
 
     @_builtins.property
     @pulumi.getter(name="memoryMb")

@@ -12,6 +12,7 @@
 //	                             port; prints the answer
 //	egresskit socks <host:port> <target host> <target port>  a SOCKS5 CONNECT by name; prints
 //	                             the reply's code
+//	egresskit memscan <needle>...  the pids whose memory holds each needle (memscan.go)
 package main
 
 import (
@@ -64,6 +65,8 @@ func main() {
 		io.WriteString(c, strings.ReplaceAll(os.Args[3], `\r\n`, "\r\n"))
 		b, _ := io.ReadAll(c)
 		os.Stdout.Write(b)
+	case "memscan":
+		memscan(os.Args[2:])
 	case "socks":
 		socks(os.Args[2], os.Args[3], os.Args[4])
 	}
