@@ -4,11 +4,11 @@
 import type { CallOptions } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import type { AttachBy, ComputerSpec, ReadBack } from "../contract/provider.js";
-import { browserMismatches } from "./browser.js";
+import { browserMismatches } from "../kits/browser/computer.js";
 import { fail, ok, type Result } from "../daemon/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
 import { openConnection } from "./connect.js";
-import { HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
+import { BROWSER_PROFILE, HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
 import { capabilitiesOfKind, type DockerContext, expectedOf, refOf } from "./context.js";
 import { inspect, listByLabels } from "./containers.js";
 import { daemonCopyPath, daemonDigest } from "./daemon-cache.js";
@@ -60,7 +60,7 @@ async function fromInside(
   const home = await homeDrift(connection.value.client, options.signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
   const kernel = await gvisorKernelDrift(connection.value.client, runtimeOfDocker(inspected.HostConfig?.Runtime), hostKernel, options.signal);
   // A browser: its flags for the network it reads back as, alive and answering CDP.
-  const browsing = browser === undefined ? [] : await browserMismatches(connection.value.client, browser, options.signal);
+  const browsing = browser === undefined ? [] : await browserMismatches(connection.value.client, browser, BROWSER_PROFILE, options.signal);
   await connection.value.close();
   return ok({ hello: connection.value.hello, mismatches: [home, kernel, ...browsing].filter((m) => m !== undefined) });
 }
