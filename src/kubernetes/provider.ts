@@ -39,10 +39,28 @@ import type { KubernetesProviderOptions, Settled } from "./options.js";
 import { GROUPS, KubePods } from "./pods.js";
 import { computerState, deadlineOf, recordedNetwork, recordedSpec } from "./readback.js";
 import { GVISOR_HOLDS } from "./runtime.js";
+import { BROWSER_IMAGE } from "../kits/browser/labels.js";
+import { withCdp } from "../kits/browser/computer.js";
 
 export type { KubernetesProviderOptions } from "./options.js";
 
-export function capabilitiesOf(o: Pick<Settled, "maxLifetimeMs" | "user" | "image" | "runtimeClass" | "gvisorRuntimeClass">): Capabilities {
+export function capabilitiesOf(o: Pick<Settled, "maxLifetimeMs" | "user" | "image" | "runtimeClass" | "gvisorRuntimeClass" | "browserImage">): Capabilities {
+  const linux = linuxCapabilities(o);
+  if (o.browserImage === undefined) return linux;
+  // A browser: computerd its init with a linux computer's methods, Chromium as its user, its CDP
+  // the provider's group (connect serves it); none or open (an allowlist refused at check), no
+  // gVisor, no workdir.
+  const { runtimes: _runtimes, ...rest } = linux;
+  return {
+    ...rest,
+    kind: "browser",
+    groups: [...linux.groups, "cdp"],
+    network: ["none", "open"],
+    defaults: { image: BROWSER_IMAGE, user: o.user },
+  };
+}
+
+function linuxCapabilities(o: Pick<Settled, "maxLifetimeMs" | "user" | "image" | "runtimeClass" | "gvisorRuntimeClass">): Capabilities {
   return {
     kind: "linux",
     os: "linux",
@@ -69,6 +87,7 @@ export const CAPABILITIES: Capabilities = capabilitiesOf({
   image: undefined,
   runtimeClass: undefined,
   gvisorRuntimeClass: undefined,
+  browserImage: undefined,
 });
 
 export class KubernetesProvider implements ComputerProvider {
@@ -151,7 +170,8 @@ export class KubernetesProvider implements ComputerProvider {
       await connection.value.close();
       return fail("refused", `the daemon in ${found.value.metadata.name} is not the provider's: ${wrong.join("; ")}; make a new computer with this provider`);
     }
-    return connection;
+    // A browser's CDP, served on this machine's loopback through this connection for as long as it lives.
+    return this.#sb.o.browserImage === undefined ? connection : withCdp(connection.value);
   }
 
   async network(ref: ComputerRef, policy?: NetworkPolicy, options: CallOptions = {}): Promise<Result<NetworkReadBack>> {

@@ -11,6 +11,8 @@ import { parseUser } from "../contract/user.js";
 import { openDrift, SETUP_CONTAINER } from "./unprivileged.js";
 import { handChanges } from "./hand-changes.js";
 import { show } from "./shown.js";
+import { kindArgs } from "./browser.js";
+import { BROWSER_IMAGE } from "../kits/browser/labels.js";
 
 interface SecurityContext {
   runAsUser?: number;
@@ -224,12 +226,14 @@ export function specOf(pod: Pod, recorded: RecordedSpec | undefined): SpecReadBa
   const limits = c?.resources?.limits ?? {};
   const cpu = limits.cpu === undefined ? undefined : /^(\d+)m$/.test(limits.cpu) ? Number(limits.cpu.slice(0, -1)) / 1000 : Number(limits.cpu);
   const mem = limits.memory === undefined ? undefined : /^(\d+)Mi$/.test(limits.memory) ? Number(limits.memory.slice(0, -2)) : undefined;
+  // A browser's image is "chromium" while its container runs the image create gave it (podDrift says another); it has no workdir.
+  const browser = recorded?.kind === "browser";
   return {
-    image: c?.image ?? "",
+    image: browser && c?.image === recorded.image ? BROWSER_IMAGE : (c?.image ?? ""),
     user: recorded?.user ?? "",
     network: recordedNetwork(recorded),
-    workdir: recorded?.workdir ?? "",
-    kind: "linux",
+    ...(browser ? {} : { workdir: recorded?.workdir ?? "" }),
+    kind: browser ? "browser" : "linux",
     ...(cpu === undefined ? {} : { cpus: cpu }),
     ...(mem === undefined ? {} : { memoryMb: mem }),
     ...(pod.metadata.annotations?.[DEADLINE_ANNOTATION] ? { deadline: pod.metadata.annotations[DEADLINE_ANNOTATION] } : {}),
@@ -277,7 +281,13 @@ export function podDrift(pod: Pod, want: PodWant): string[] {
     const user = parseUser(recorded?.user ?? "");
     if (user.ok)
       out.push(
-        ...openDrift(pod, c, { image: recorded!.image, uid: user.value.uid, gid: user.value.gid, deadline: pod.metadata.annotations?.[DEADLINE_ANNOTATION] }),
+        ...openDrift(pod, c, {
+          image: recorded!.image,
+          uid: user.value.uid,
+          gid: user.value.gid,
+          deadline: pod.metadata.annotations?.[DEADLINE_ANNOTATION],
+          kind: recorded!.kind,
+        }),
       );
     else out.push(`its recorded user cannot be read (${user.error.message}), so its container cannot be held to run as it`);
   } else if (!same(sc.capabilities?.add, INIT_CAPABILITIES)) out.push(`its container adds ${show(sc.capabilities?.add)}, not ${show(INIT_CAPABILITIES)}`);
@@ -312,7 +322,8 @@ export function networkPartsDrift(pod: Pod, network: NetworkPolicy): string[] {
   // open's command, init container and mounts are its own (openDrift).
   if (network === "open") return out;
   const flags = c?.command?.slice(ENTRYPOINT_FIXED);
-  const want = initNetworkArgs(network, recordedSpec(pod)?.runtime);
+  const recorded = recordedSpec(pod);
+  const want = [...initNetworkArgs(network, recorded?.runtime), ...kindArgs(recorded?.kind)];
   if (flags && show(flags) !== show(want)) out.push(`its init runs with the network flags ${show(flags)}, not ${show(want)}`);
   if ((pod.spec?.initContainers ?? []).length > 0) out.push("it has init containers the computer was not made with");
   const mounts = (c?.volumeMounts ?? []).map((m) => ({ name: m.name, mountPath: m.mountPath, readOnly: m.readOnly === true }));
