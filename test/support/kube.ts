@@ -1,6 +1,7 @@
 // The test cluster as the test/kube files use it: started (npm run kube:up, a no-op when it
 // answers; never stopped here), its kubeconfig and image from dist/kube.json, its admin's API, and
-// a wait on what the API server reads back; a GET through a computer's egress proxy.
+// a wait on what the API server reads back; a GET through a computer's egress proxy; the browser's
+// image in the cluster's registry.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
@@ -35,6 +36,12 @@ export async function testCluster(): Promise<TestCluster> {
   const kube = JSON.parse(readFileSync(`${ROOT}/dist/kube.json`, "utf8")) as Omit<TestCluster, "text" | "admin">;
   const text = readFileSync(kube.kubeconfig, "utf8");
   return { ...kube, text, admin: new KubeApi(parseKubeconfig(text)) };
+}
+
+/** The browser recipe's image pushed to the cluster's registry (scripts/kube-browser-image.sh: built once, by its recipe's hash), by digest. */
+export async function browserImage(): Promise<string> {
+  await run("bash", [`${ROOT}/scripts/kube-browser-image.sh`], { cwd: ROOT, maxBuffer: 64 << 20 });
+  return (JSON.parse(readFileSync(`${ROOT}/dist/kube-browser.json`, "utf8")) as { image: string }).image;
 }
 
 /** One admin call that must succeed (or answer 404, when gone is allowed): its body. */
