@@ -159,7 +159,7 @@ export interface KubernetesSettings {
   readonly user?: string;
   /** An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network. */
   readonly egress?: KubernetesEgressSettings;
-  /** Browsers: with it every computer of this provider is kind `browser`, image `chromium`: headless Chromium in the Pod as the computer's user, network none or open, its CDP served through the daemon's connection on this machine's loopback. */
+  /** Browsers: with it every computer of this provider is kind `browser`, image `chromium`: headless Chromium in the Pod as the computer's user, network none, an allowlist through its egress proxy, or open, its CDP served through the daemon's connection on this machine's loopback. */
   readonly browser?: KubernetesBrowserSettings;
 }
 
@@ -189,7 +189,7 @@ export interface KubernetesSettingsArgs {
   user?: pulumi.Input<string>;
   /** An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network. */
   egress?: pulumi.Input<KubernetesEgressSettingsArgs>;
-  /** Browsers: with it every computer of this provider is kind `browser`, image `chromium`: headless Chromium in the Pod as the computer's user, network none or open, its CDP served through the daemon's connection on this machine's loopback. */
+  /** Browsers: with it every computer of this provider is kind `browser`, image `chromium`: headless Chromium in the Pod as the computer's user, network none, an allowlist through its egress proxy, or open, its CDP served through the daemon's connection on this machine's loopback. */
   browser?: pulumi.Input<KubernetesBrowserSettingsArgs>;
 }
 
@@ -447,7 +447,7 @@ export interface ComputerTemplate {
   readonly user?: string;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   readonly workdir?: string;
-  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network on Docker none, an allowlist through the egress proxy, or open, on Kubernetes none or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness. */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness. */
   readonly kind?: ComputerKind;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   readonly egress?: EgressValue;
@@ -483,7 +483,7 @@ export interface ComputerTemplateArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network on Docker none, an allowlist through the egress proxy, or open, on Kubernetes none or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness. */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness. */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -907,7 +907,7 @@ export interface ComputerArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network on Docker none, an allowlist through the egress proxy, or open, on Kubernetes none or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness. */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness. */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -945,7 +945,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly user: pulumi.Output<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   declare readonly workdir: pulumi.Output<string>;
-  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network on Docker none, an allowlist through the egress proxy, or open, on Kubernetes none or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness. */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness. */
   declare readonly kind: pulumi.Output<string>;
   /** As read back: `runc` or `gvisor`. */
   declare readonly runtime: pulumi.Output<string | undefined>;

@@ -1,8 +1,9 @@
 // A browser on Kubernetes: a Pod like any computer's whose image is the provider's browser option
 // (the browser recipe's image, src/kits/browser/recipe.ts, in a registry the nodes pull from), its
 // init told its kind, Chromium started through the daemon at create as the computer's user and
-// read back from inside on every read (src/kits/browser/computer.ts). What a browser takes is
-// checked here, before any API call.
+// read back from inside on every read (src/kits/browser/computer.ts); an allowlisted one sends
+// everything through its Pod's egress sidecar. What a browser takes is checked here, before any
+// API call.
 import type { CheckInput } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
 import { sizeRefusals } from "../kits/browser/computer.js";
@@ -24,12 +25,9 @@ export function browserRefusals(spec: CheckInput): Refusal[] {
       message: `a Kubernetes browser's image is ${BROWSER_IMAGE}: the image the provider's browser option names, Debian's Chromium (ask for image "${BROWSER_IMAGE}")`,
     });
   out.push(...sizeRefusals({ memoryMb: spec.memoryMb }));
-  if (typeof spec.network === "object" && spec.network !== null)
-    out.push({
-      field: "network",
-      message: "a Kubernetes browser's network is none or open: an allowlisted browser is Docker's alone for now (ask for network none or open)",
-    });
-  if (spec.egress !== undefined) out.push({ field: "egress", message: "a Kubernetes browser joins no egress proxy: leave egress out" });
+  // An allowlist is its own proxy beside it (init relays 127.0.0.1:3128 to it, as on Docker); a shared one is not offered.
+  if (spec.egress !== undefined)
+    out.push({ field: "egress", message: "a Kubernetes browser joins no shared egress proxy: leave egress out (its allowlist has a proxy of its own)" });
   if (spec.workdir !== undefined) out.push({ field: "workdir", message: "a browser has no workdir: leave it out" });
   if (spec.runtime !== undefined && spec.runtime !== "runc")
     out.push({ field: "runtime", message: "a Kubernetes browser runs under the Pod's runtime alone, not gVisor: leave runtime out" });

@@ -48,16 +48,9 @@ export function capabilitiesOf(o: Pick<Settled, "maxLifetimeMs" | "user" | "imag
   const linux = linuxCapabilities(o);
   if (o.browserImage === undefined) return linux;
   // A browser: computerd its init with a linux computer's methods, Chromium as its user, its CDP
-  // the provider's group (connect serves it); none or open (an allowlist refused at check), no
-  // gVisor, no workdir.
+  // the provider's group (connect serves it); no gVisor, no workdir.
   const { runtimes: _runtimes, ...rest } = linux;
-  return {
-    ...rest,
-    kind: "browser",
-    groups: [...linux.groups, "cdp"],
-    network: ["none", "open"],
-    defaults: { image: BROWSER_IMAGE, user: o.user },
-  };
+  return { ...rest, kind: "browser", groups: [...linux.groups, "cdp"], defaults: { image: BROWSER_IMAGE, user: o.user } };
 }
 
 function linuxCapabilities(o: Pick<Settled, "maxLifetimeMs" | "user" | "image" | "runtimeClass" | "gvisorRuntimeClass">): Capabilities {

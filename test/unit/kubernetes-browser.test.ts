@@ -1,5 +1,5 @@
 // A browser on Kubernetes with no cluster: the browser option held to its rules, the capabilities
-// it makes (kind browser, cdp, none or open), check's refusals naming each field, and the Pod's
+// it makes (kind browser, cdp, none, open or an allowlist), check's refusals naming each field, and the Pod's
 // manifest (init told --kind browser on both of its commands) read back as a browser, its command
 // changed by hand named as drift.
 import { describe, expect, it } from "vitest";
@@ -36,7 +36,7 @@ function running(network: "none" | "open"): Pod {
 describe("a Kubernetes browser's option and capabilities", () => {
   it("makes every computer a browser: cdp beside linux's groups, none or open, chromium by default, no gVisor", () => {
     const caps = browsers.capabilities();
-    expect(caps).toMatchObject({ kind: "browser", daemon: "pid1", network: ["none", "open"], defaults: { image: "chromium" } });
+    expect(caps).toMatchObject({ kind: "browser", daemon: "pid1", network: ["none", "open", "allow"], defaults: { image: "chromium" } });
     expect(caps.groups).toEqual(["exec", "files", "processes", "cdp"]);
     expect(caps.runtimes).toBeUndefined();
     expect(linux.capabilities().kind).toBe("linux");
@@ -48,9 +48,10 @@ describe("a Kubernetes browser's option and capabilities", () => {
 });
 
 describe("a Kubernetes browser's check", () => {
-  it("takes chromium with network none or open", () => {
+  it("takes chromium with network none, open or an allowlist", () => {
     expect(browsers.check(spec).ok).toBe(true);
     expect(browsers.check({ ...spec, network: "open", kind: "browser" }).ok).toBe(true);
+    expect(browsers.check({ ...spec, network: { allow: ["example.com"] } }).ok).toBe(true);
   });
 
   it.each([
@@ -60,7 +61,7 @@ describe("a Kubernetes browser's check", () => {
       "a Kubernetes browser's image is chromium: the image the provider's browser option names, Debian's Chromium (ask for image \"chromium\")",
     ],
     ["memoryMb", { memoryMb: 256 }, "a browser needs memoryMb of at least 512: Chromium does not start in less"],
-    ["network", { network: { allow: ["example.com"] } }, "a Kubernetes browser's network is none or open: an allowlisted browser is Docker's alone for now"],
+    ["egress", { network: { allow: [] }, egress: "proxy-0123456789ab" }, "a Kubernetes browser joins no shared egress proxy: leave egress out"],
     ["workdir", { workdir: "/work" }, "a browser has no workdir: leave it out"],
     ["runtime", { runtime: "gvisor" }, "a Kubernetes browser runs under the Pod's runtime alone, not gVisor: leave runtime out"],
     ["user", { user: "0:0" }, "never runs its programs as root"],
