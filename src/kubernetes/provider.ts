@@ -41,6 +41,8 @@ import { computerState, deadlineOf, recordedNetwork, recordedSpec } from "./read
 import { GVISOR_HOLDS } from "./runtime.js";
 import { BROWSER_IMAGE } from "../kits/browser/labels.js";
 import { withCdp } from "../kits/browser/computer.js";
+import { cdpLiveView } from "../kits/browser/screencast.js";
+import type { LiveView } from "../contract/watch.js";
 
 export type { KubernetesProviderOptions } from "./options.js";
 
@@ -91,12 +93,15 @@ export class KubernetesProvider implements ComputerProvider {
   readonly proxies: KubeEgressProxies;
   /** A warm pool's hooks: a claim is one patch under the Pod's resourceVersion (pool.ts). */
   readonly pool: PoolHooks;
+  /** A browser's live view: CDP's screencast of its page through its connection's CDP; a linux computer has none. */
+  readonly watch?: LiveView;
 
   constructor(options: KubernetesProviderOptions) {
     this.#sb = new KubePods(options, packageVersion);
     this.version = this.#sb.version;
     this.proxies = new KubeEgressProxies(this.#sb);
     this.pool = kubePool(this.#sb, this.id);
+    if (this.#sb.o.browserImage !== undefined) this.watch = cdpLiveView(this);
   }
 
   capabilities(): Capabilities {

@@ -42,6 +42,11 @@ describe("a Kubernetes browser's option and capabilities", () => {
     expect(linux.capabilities().kind).toBe("linux");
   });
 
+  it("watches a browser through CDP's screencast; a linux computer has no live view", () => {
+    expect(typeof browsers.watch).toBe("function");
+    expect(linux.watch).toBeUndefined();
+  });
+
   it("refuses a browser option without an image, naming browser", () => {
     expect(() => create({ kubeconfig: tokenKubeconfig, browser: { image: "" } })).toThrow(/browser option/);
   });
