@@ -9,31 +9,20 @@
 // of its own (agentrun-bench-kube-browser, made when missing and then deleted); every Pod is
 // deleted, pass or fail, and when stopped half-way (SIGINT, SIGTERM) too. The load is printed.
 // Run after `npm run build`: node bench/kube-browser.mjs [rounds] [none|open]
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { create } from "../dist/src/kubernetes/index.js";
 import { openCdp } from "../dist/src/conformance/cdp.js";
 import { browserFlags } from "../dist/src/kits/browser/computer.js";
-import { releaseOnStop } from "./stop.mjs";
+import { benchNamespace, kube, kubeconfigText, kubectl, uptime } from "./kube-namespace.mjs";
 
 const rounds = Number(process.argv[2] ?? 5);
 const network = process.argv[3] ?? "none";
 if (network !== "none" && network !== "open") throw new Error(`the network is none or open, not ${network}`);
 const NAMESPACE = "agentrun-bench-kube-browser";
-const kube = JSON.parse(readFileSync(new URL("../dist/kube.json", import.meta.url), "utf8"));
 const image = JSON.parse(readFileSync(new URL("../dist/kube-browser.json", import.meta.url), "utf8")).image;
-const provider = create({ kubeconfig: readFileSync(kube.kubeconfig, "utf8"), namespace: NAMESPACE, browser: { image } });
-const kubectl = (input, ...args) =>
-  execFileSync(kube.kubectl, ["--kubeconfig", kube.kubeconfig, ...args], { encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"] });
-const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
-const madeNamespace = kubectl(undefined, "get", "namespace", NAMESPACE, "--ignore-not-found", "-o", "name").trim() === "";
-if (madeNamespace) kubectl(undefined, "create", "namespace", NAMESPACE);
-/** The anchor's Pods not yet deleted. */
-const mine = [];
-const cleanup = releaseOnStop(provider, () => {
-  for (const name of mine) kubectl(undefined, "delete", "pod", name, "-n", NAMESPACE, "--ignore-not-found", "--wait=true");
-  if (madeNamespace) kubectl(undefined, "delete", "namespace", NAMESPACE, "--wait=true", "--timeout=120s");
-});
+const provider = create({ kubeconfig: kubeconfigText(), namespace: NAMESPACE, browser: { image } });
+const { mine, cleanup } = benchNamespace(NAMESPACE, provider);
 console.log(`network ${network}; load before: ${uptime()}`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const spec = { image: "chromium", lifetimeMs: 600_000, network };

@@ -8,23 +8,13 @@
 // AGENTRUN_KUBE_TESTS=1.
 import CDP from "chrome-remote-interface";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { create } from "../../src/kubernetes/create.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
 import type { ComputerRef } from "../../src/contract/provider.js";
+import { driftUntil, KILLED, killChromium, refusedChangedThenClosed, servedUrl } from "../support/browser-computer.js";
 import { browserImage, KUBE_ASKED, KUBE_SKIPPED, must, testCluster, type TestCluster } from "../support/kube.js";
 
 const PODS = "/api/v1/namespaces/default/pods";
-
-/** The HTTP status an upgrade to url gets, or the error's code when nothing answers. */
-function upgradeRefusal(url: string): Promise<string> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    ws.on("unexpected-response", (_req, res) => (resolve(String(res.statusCode)), ws.terminate()));
-    ws.on("open", () => (resolve("open"), ws.close()));
-    ws.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-  });
-}
 
 describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a browser on the test cluster" : `skipped: ${KUBE_SKIPPED}`, () => {
   const labels = { "agentrun.test/browser": `${process.pid}-${Date.now().toString(36)}` };
@@ -54,9 +44,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a browser on the test cluster" : `ski
     expect(browser!.spec).toMatchObject({ kind: "browser", image: "chromium", network: "none" });
     const connection = await provider.connect(browser!);
     if (!connection.ok) throw new Error(connection.error.message);
-    const url = connection.value.cdp!.url;
-    expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/[0-9a-f]{48}$/);
-    expect(JSON.stringify(connection.value)).not.toContain(url);
+    const url = servedUrl(connection.value);
     const c = await CDP({ target: url, local: true });
     try {
       expect((await c.send("Browser.getVersion")).product).toMatch(/^(Headless)?Chrome\//);
@@ -75,10 +63,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a browser on the test cluster" : `ski
     } finally {
       await c.close();
     }
-    const changed = url.replace(/[0-9a-f]$/, (d) => (d === "0" ? "1" : "0"));
-    expect(await upgradeRefusal(changed)).toBe("403");
-    await connection.value.close();
-    expect(await upgradeRefusal(url)).toBe("ECONNREFUSED");
+    await refusedChangedThenClosed(url, () => connection.value.close());
   }, 180_000);
 
   it("reads back clean, then Chromium killed by hand as drift in words", async () => {
@@ -88,18 +73,13 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a browser on the test cluster" : `ski
     expect(clean.value.hello?.kind).toBe("browser");
     const connection = await provider.connect(browser!);
     if (!connection.ok) throw new Error(connection.error.message);
-    const { client } = connection.value;
-    const procs = await client.call("process.list", {});
-    for (const p of procs.processes.filter((p) => p.running && p.argv[0] === "chromium")) await client.call("process.signal", { id: p.id, signal: "KILL" });
+    await killChromium(connection.value.client);
     await connection.value.close();
-    const killed = /^the browser has ended: Chromium was killed \(SIGKILL/;
-    let drift: string[] = [];
-    for (let i = 0; i < 50 && !drift.some((d) => killed.test(d)); i++) {
-      const read = await provider.read({ id: browser!.id });
-      if (read.ok) drift = read.value.drift;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(drift).toContainEqual(expect.stringMatching(killed));
+    const drift = await driftUntil(
+      () => provider.read({ id: browser!.id }),
+      (d) => KILLED.test(d),
+    );
+    expect(drift).toContainEqual(expect.stringMatching(KILLED));
     expect((await provider.attach({ id: browser!.id })).ok).toBe(false);
   }, 180_000);
 
