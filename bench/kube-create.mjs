@@ -10,30 +10,16 @@
 // deleted); every Pod is deleted, pass or fail, and when stopped half-way (SIGINT, SIGTERM) too,
 // a create then in flight awaited first. The load (uptime) is printed with the figures.
 // Run after `npm run build`: node bench/kube-create.mjs [rounds] [runs] [none|open]
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { create, podManifest } from "../dist/src/kubernetes/index.js";
-import { releaseOnStop } from "./stop.mjs";
+import { benchNamespace, kube, kubeconfigText, kubectl, uptime } from "./kube-namespace.mjs";
 
 const rounds = Number(process.argv[2] ?? 5);
 const runs = Number(process.argv[3] ?? 50);
 const network = process.argv[4] ?? "none";
 if (network !== "none" && network !== "open") throw new Error(`the network is none or open, not ${network}`);
 const NAMESPACE = "agentrun-bench-kube";
-const kube = JSON.parse(readFileSync(new URL("../dist/kube.json", import.meta.url), "utf8"));
-const provider = create({ kubeconfig: readFileSync(kube.kubeconfig, "utf8"), namespace: NAMESPACE });
-const kubectl = (input, ...args) =>
-  execFileSync(kube.kubectl, ["--kubeconfig", kube.kubeconfig, ...args], { encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"] });
-const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
-const madeNamespace = kubectl(undefined, "get", "namespace", NAMESPACE, "--ignore-not-found", "-o", "name").trim() === "";
-if (madeNamespace) kubectl(undefined, "create", "namespace", NAMESPACE);
-/** The anchor's Pods not yet deleted. */
-const mine = [];
-// The provider's computers, then the anchor's Pods, then the namespace this run made.
-const cleanup = releaseOnStop(provider, () => {
-  for (const name of mine) kubectl(undefined, "delete", "pod", name, "-n", NAMESPACE, "--ignore-not-found", "--wait=true");
-  if (madeNamespace) kubectl(undefined, "delete", "namespace", NAMESPACE, "--wait=true", "--timeout=120s");
-});
+const provider = create({ kubeconfig: kubeconfigText(), namespace: NAMESPACE });
+const { mine, cleanup } = benchNamespace(NAMESPACE, provider);
 console.log(`network ${network}; load before: ${uptime()}`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const spec = { image: kube.image, lifetimeMs: 600_000, network };

@@ -29,7 +29,7 @@ import { promisify } from "node:util";
 const ROOT = join(import.meta.dirname, "..");
 const { DockerProvider } = await import(join(ROOT, "dist", "src", "docker", "index.js"));
 const { DockerEngine } = await import(join(ROOT, "dist", "src", "docker", "api.js"));
-const { tarOf } = await import(join(ROOT, "dist", "src", "docker", "tar.js"));
+const { tarOf } = await import(join(ROOT, "dist", "src", "kits", "image", "tar.js"));
 const { daemonFile } = await import(join(ROOT, "dist", "src", "docker", "remote.js"));
 const { engineAt, tlsIn } = await import(join(ROOT, "dist", "src", "docker", "engine.js"));
 const { startRemoteEngine } = await import(join(ROOT, "dist", "test", "support", "remote-engine.js"));

@@ -77,6 +77,8 @@ CONFORMANCE=(
   # Core with every computer under gVisor on the test cluster (RuntimeClass gvisor: gVisor's shim over Debian's runsc, network
   # none), after the kube row of wave 1 started it.
   'kube-gvisor|3|^core PASS |--runtime gvisor on the test Kubernetes cluster|on Kubernetes under gVisor (the test cluster)|bash scripts/kube-up.sh >&2 && node dist/src/conformance/cli.js --provider kubernetes --runtime gvisor >"$REPORT" 2>&1'
+  # The browser kind on the test cluster: the browser recipe's image pushed to its registry first (built once, by its hash).
+  'kube-browser|2|^kind browser PASS|--kind browser on the test Kubernetes cluster|on a Kubernetes browser (the test cluster)|bash scripts/kube-up.sh >&2 && bash scripts/kube-browser-image.sh >&2 && node dist/src/conformance/cli.js --provider kubernetes --kind browser >"$REPORT" 2>&1'
   # The phone harness on its fake: simulated Android phones behind a real adb server of the run's own, killed when it exits.
   'phone|2|^kind phone PASS|--kind phone on the phone harness fake|on the phone harness fake|node dist/src/conformance/cli.js --provider ./dist/test/support/fake-phone-harness-conformance.js --kind phone >"$REPORT" 2>&1'
 )

@@ -159,6 +159,8 @@ export interface KubernetesSettings {
   readonly user?: string;
   /** An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network. */
   readonly egress?: KubernetesEgressSettings;
+  /** Browsers: with it every computer of this provider is kind `browser`, image `chromium`: headless Chromium in the Pod as the computer's user, network none, an allowlist through its egress proxy, or open, its CDP served through the daemon's connection on this machine's loopback. */
+  readonly browser?: KubernetesBrowserSettings;
 }
 
 /** Settings for computers as Pods on a Kubernetes cluster (`provider: kubernetes`): each computer is one Pod with no controller, its network none (init's own network namespace), open (the Pod's) or an allowlist (an egress proxy beside it in the Pod), talked to through the API server's exec subresource. */
@@ -187,6 +189,8 @@ export interface KubernetesSettingsArgs {
   user?: pulumi.Input<string>;
   /** An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network. */
   egress?: pulumi.Input<KubernetesEgressSettingsArgs>;
+  /** Browsers: with it every computer of this provider is kind `browser`, image `chromium`: headless Chromium in the Pod as the computer's user, network none, an allowlist through its egress proxy, or open, its CDP served through the daemon's connection on this machine's loopback. */
+  browser?: pulumi.Input<KubernetesBrowserSettingsArgs>;
 }
 
 /** What every allowlisted Pod's egress proxy is given beside its list. */
@@ -215,6 +219,18 @@ export interface KubernetesEgressSettingsArgs {
   testNetwork?: pulumi.Input<TestNetworkArgs>;
   /** Test-only: `true` to take `testNetwork`. Never set it for computers an agent uses. */
   testOnly?: pulumi.Input<boolean>;
+}
+
+/** A Kubernetes browser's image: the one browser recipe's (Debian's Chromium and socat on the base), pushed to a registry the nodes pull from. */
+export interface KubernetesBrowserSettings {
+  /** The browser recipe's image, best pinned by digest (the test cluster's: `bash scripts/kube-browser-image.sh` builds it once by the recipe's hash, pushes it and names it in `dist/kube-browser.json`). */
+  readonly image: string;
+}
+
+/** A Kubernetes browser's image: the one browser recipe's (Debian's Chromium and socat on the base), pushed to a registry the nodes pull from. */
+export interface KubernetesBrowserSettingsArgs {
+  /** The browser recipe's image, best pinned by digest (the test cluster's: `bash scripts/kube-browser-image.sh` builds it once by the recipe's hash, pushes it and names it in `dist/kube-browser.json`). */
+  image: pulumi.Input<string>;
 }
 
 /** A test network the egress proxy reaches as if public (test-only). */
@@ -435,7 +451,7 @@ export interface ComputerTemplate {
   readonly user?: string;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   readonly workdir?: string;
-  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness. */
   readonly kind?: ComputerKind;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   readonly egress?: EgressValue;
@@ -471,7 +487,7 @@ export interface ComputerTemplateArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness. */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -895,7 +911,7 @@ export interface ComputerArgs {
   user?: pulumi.Input<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   workdir?: pulumi.Input<string>;
-  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness. */
   kind?: pulumi.Input<ComputerKind>;
   /** A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not. */
   egress?: pulumi.Input<EgressValueArgs>;
@@ -933,7 +949,7 @@ export class Computer extends pulumi.CustomResource {
   declare readonly user: pulumi.Output<string>;
   /** The working directory. Default: /work, the user's home (on Docker a tmpfs of its own); Daytona and E2B take no other. */
   declare readonly workdir: pulumi.Output<string>;
-  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness. */
+  /** The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness. */
   declare readonly kind: pulumi.Output<string>;
   /** As read back: `runc` or `gvisor`. */
   declare readonly runtime: pulumi.Output<string | undefined>;

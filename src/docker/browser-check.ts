@@ -5,7 +5,7 @@
 import type { CheckInput } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
 import { BROWSER_IMAGE } from "../kits/browser/labels.js";
-import { BROWSER_MIN_MEMORY_MB, BROWSER_MIN_PIDS } from "./constants.js";
+import { sizeRefusals } from "../kits/browser/computer.js";
 
 /** Each field a browser refuses, in words naming it. */
 export function browserRefusals(spec: CheckInput): Refusal[] {
@@ -15,10 +15,7 @@ export function browserRefusals(spec: CheckInput): Refusal[] {
       field: "image",
       message: `a Docker browser's image is ${BROWSER_IMAGE}: Debian's Chromium, built by the provider (ask for image "${BROWSER_IMAGE}")`,
     });
-  if (typeof spec.memoryMb === "number" && spec.memoryMb < BROWSER_MIN_MEMORY_MB)
-    out.push({ field: "memoryMb", message: `a browser needs memoryMb of at least ${BROWSER_MIN_MEMORY_MB}: Chromium does not start in less` });
-  if (typeof spec.pids === "number" && spec.pids < BROWSER_MIN_PIDS)
-    out.push({ field: "pids", message: `a browser needs pids of at least ${BROWSER_MIN_PIDS}: Chromium runs a process per renderer` });
+  out.push(...sizeRefusals(spec));
   if (spec.user !== undefined && /^(root|0)(:|$)/.test(String(spec.user)))
     out.push({ field: "user", message: "a browser runs as a user of its own, never root: ask for a uid (uid or uid:gid)" });
   if (spec.mount !== undefined) out.push({ field: "mount", message: "a browser takes no run folder: leave mount out" });

@@ -14,9 +14,6 @@ export function kindOfLabels(labels: Record<string, string> | undefined): "linux
   return said === "desktop" || said === "browser" ? said : "linux";
 }
 
-/** A browser's least memory and pids: Chromium does not start in less. */
-export const BROWSER_MIN_MEMORY_MB = 512;
-export const BROWSER_MIN_PIDS = 128;
 /** A browser's profile: in its user's home (the /work tmpfs), made by Chromium at start. */
 export const BROWSER_PROFILE = "/work/.chromium";
 /** The label a recipe's image carries (the recipe's whole sha256): the image's, never drift. */

@@ -333,7 +333,7 @@ export class DockerProvider implements ComputerProvider {
     const opened = await openConnection(this.engine, container, { version: this.version, kind, groups: helloGroupsOf(kind) }, options.signal, way);
     if (!opened.ok || kind !== "browser") return opened;
     // A browser's CDP, served on this machine's loopback through this connection for as long as it lives.
-    const [{ withCdp }, { cdpSocket }] = await Promise.all([import("./browser.js"), import("./cdp-socket.js")]);
+    const [{ withCdp }, { cdpSocket }] = await Promise.all([import("../kits/browser/computer.js"), import("./cdp-socket.js")]);
     return withCdp(opened.value, cdpSocket(this.engine, container.id, opened.value.client));
   }
 

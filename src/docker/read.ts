@@ -4,14 +4,14 @@
 import type { CallOptions } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import type { AttachBy, ComputerSpec, ReadBack } from "../contract/provider.js";
-import { browserMismatches } from "./browser.js";
+import { browserMismatches } from "../kits/browser/computer.js";
 import { BROWSER_IMAGE } from "../kits/browser/labels.js";
 import { fail, ok, type Result } from "../daemon/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
 import { enforcedInside, type ProxyHeld, proxyHeld } from "./egress-enforced.js";
 import type { EgressEnforced } from "../egress/enforced.js";
 import { openConnection } from "./connect.js";
-import { HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
+import { BROWSER_PROFILE, HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
 import { capabilitiesOfKind, type DockerContext, expectedOf, refOf } from "./context.js";
 import { inspect, listByLabels } from "./containers.js";
 import { daemonCopyPath, daemonDigest } from "./daemon-cache.js";
@@ -64,7 +64,7 @@ async function fromInside(
   const home = await homeDrift(connection.value.client, options.signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
   const kernel = await gvisorKernelDrift(connection.value.client, runtimeOfDocker(inspected.HostConfig?.Runtime), hostKernel, options.signal);
   // A browser: its flags for the network it reads back as, alive and answering CDP.
-  const browsing = browser === undefined ? [] : await browserMismatches(connection.value.client, browser, options.signal);
+  const browsing = browser === undefined ? [] : await browserMismatches(connection.value.client, browser, BROWSER_PROFILE, options.signal);
   // An allowlisted computer: whose CA its programs trust (a fact of the read-back, not drift: a
   // proxy made again by an update is trusted once a program next connects).
   const enforced = held && (await enforcedInside(held, connection.value.client, options.signal));

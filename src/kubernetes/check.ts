@@ -8,6 +8,7 @@ import type { Capabilities, CheckInput } from "../contract/provider.js";
 import type { Refusal } from "../daemon/result.js";
 import { isRootOrRootGroup, parseUser } from "../contract/user.js";
 import { checkAllowlist } from "../egress/list.js";
+import { browserRefusals } from "./browser.js";
 import { COMPUTER_LABEL, PROXY_PATTERN } from "./constants.js";
 import { gvisorRefusals } from "./runtime.js";
 
@@ -53,8 +54,31 @@ function networkRefusals(network: unknown, egress: unknown, testRange: string | 
   return [...out, { field: "network", message: "network is none, open or { allow: [host names, *.suffixes and CIDRs] }" }];
 }
 
+/** The kind asked for against the provider's: a browser with the browser option, else linux. */
+function kindRefusals(kind: unknown, made: Capabilities["kind"]): Refusal[] {
+  if (kind === undefined || kind === made) return [];
+  if (made === "browser")
+    return [{ field: "kind", message: `this Kubernetes provider makes browsers (its browser option), not ${String(kind).slice(0, 40)}; ask for kind browser` }];
+  if (kind === "browser")
+    return [
+      {
+        field: "kind",
+        message:
+          "a Kubernetes browser needs the provider's browser option (the browser recipe's image in a registry the nodes pull from: scripts/kube-browser-image.mjs pushes it); this provider makes linux computers",
+      },
+    ];
+  return [{ field: "kind", message: `Kubernetes makes linux computers, not ${String(kind).slice(0, 40)}; ask for kind linux` }];
+}
+
 export function checkSpec(spec: CheckInput, capabilities: Capabilities, testRange?: string): Refusal[] {
   if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a spec is an object with image, lifetimeMs and network" }];
+  // A browser's own rules first; a field refused for them is not refused again by the rest.
+  const browser = capabilities.kind === "browser" ? browserRefusals(spec) : [];
+  const mine = new Set(browser.map((r) => r.field));
+  return [...browser, ...computerRefusals(spec, capabilities, testRange).filter((r) => !mine.has(r.field))];
+}
+
+function computerRefusals(spec: CheckInput, capabilities: Capabilities, testRange: string | undefined): Refusal[] {
   const out: Refusal[] = [];
   for (const key of Object.keys(spec)) {
     if (!FIELDS.has(key)) out.push({ field: key, message: `${key} is not a field the Kubernetes provider takes (it takes ${[...FIELDS].join(", ")})` });
@@ -70,8 +94,7 @@ export function checkSpec(spec: CheckInput, capabilities: Capabilities, testRang
   const lifetime = checkLifetime(spec.lifetimeMs, capabilities);
   if (lifetime) out.push(lifetime);
   out.push(...networkRefusals(spec.network, spec.egress, testRange));
-  if (spec.kind !== undefined && spec.kind !== "linux")
-    out.push({ field: "kind", message: `Kubernetes makes linux computers, not ${String(spec.kind)}; ask for kind linux` });
+  out.push(...kindRefusals(spec.kind, capabilities.kind));
   if (spec.labels !== undefined) {
     out.push(...labelRefusals(spec.labels, COMPUTER_LABEL));
     if (typeof spec.labels === "object" && spec.labels !== null) {

@@ -12,6 +12,8 @@ import { parseUser } from "../contract/user.js";
 import type { ComputerClient } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import { sameNetwork } from "../egress/list.js";
+import { browserMismatches } from "../kits/browser/computer.js";
+import { BROWSER_PROFILE } from "./browser.js";
 import { idOf, DEADLINE_ANNOTATION } from "./constants.js";
 import { podNetwork, type SidecarWant } from "./egress.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
@@ -147,6 +149,8 @@ export async function inspectPod(
         if (kernel.note) notes.push(kernel.note);
       }
       const probe = await probeNetwork(sb, connection.client, network, recorded, options.signal);
+      // A browser: Chromium alive with its network's flags, answering CDP.
+      const browsing = recorded?.kind === "browser" ? await browserMismatches(connection.client, network, BROWSER_PROFILE, options.signal) : [];
       if (!options.connection) await connection.close();
       if (options.signal?.aborted) return fail("aborted", `reading ${name} was aborted`);
       if (!probe.ok) {
@@ -157,6 +161,7 @@ export async function inspectPod(
         if (recorded && user !== recorded.user) drift.push(`its programs run as ${user}, not the computer's user ${recorded.user}`);
         notes.push(...probe.value.notes);
       }
+      drift.push(...browsing);
     }
   }
   const ref: ComputerRef = {

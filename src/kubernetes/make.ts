@@ -10,6 +10,8 @@ import { fail, ok, type Result } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import { restoreHome } from "../kits/image/snapshot-home.js";
 import { HOME } from "./constants.js";
+import { startComputerBrowser } from "../kits/browser/computer.js";
+import { BROWSER_PROFILE } from "./browser.js";
 import { inspectPod } from "./inspect.js";
 import { snapshotRefOf } from "./snapshot-image.js";
 import { computerPod } from "./pod.js";
@@ -28,7 +30,8 @@ export function kubeHooks(
   return {
     check: (spec) => provider.check(spec),
     prepare: async (checked) => {
-      const inputs = await sb.prepare(checked.spec.image, checked.allow !== undefined, signal);
+      // A browser's "chromium" is the browser option's image.
+      const inputs = await sb.prepare(sb.o.browserImage ?? checked.spec.image, checked.allow !== undefined, signal);
       return inputs.ok ? ok({ ...checked, ...inputs.value }) : inputs;
     },
     adoption: provider.adoption(),
@@ -49,6 +52,11 @@ export function kubeHooks(
     },
     connect: (_c, made) => sb.open(made.name, signal, true),
     verify: async (c, made, connection): Promise<Result<ComputerRef>> => {
+      // A browser: Chromium started through the daemon as the computer's user, its CDP answering, before the read-back holds it.
+      if (sb.o.browserImage !== undefined) {
+        const started = await startComputerBrowser(connection.client, c.spec.network, BROWSER_PROFILE, signal);
+        if (!started.ok) return fail(started.error.code, `${c.name}'s browser: ${started.error.message}`);
+      }
       const pod = await sb.get(made.name, signal);
       if (!pod.ok) return pod;
       // A fork: its snapshot's home put back into its own before it is read back.

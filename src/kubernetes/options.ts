@@ -42,6 +42,12 @@ export interface KubernetesProviderOptions {
   version?: string;
   timeouts?: Partial<KubernetesTimeouts>;
   egress?: KubernetesEgressOptions;
+  /**
+   * Browsers: every computer is kind browser, its image "chromium" this image (the browser
+   * recipe's, src/kits/browser/recipe.ts, pushed to a registry the nodes pull from;
+   * scripts/kube-browser-image.mjs does it for the test cluster), best pinned by digest.
+   */
+  browser?: { image: string };
 }
 
 /** An allowlist's proxy beside the computer in its Pod. */
@@ -71,6 +77,8 @@ export interface Settled {
   probeTargets: string[] | undefined;
   t: KubernetesTimeouts;
   egress: { hostAddresses: string[]; hint: string; image: string | undefined; testRange: string | undefined };
+  /** The browser option's image: set, every computer is a browser. */
+  browserImage: string | undefined;
 }
 
 /** A DNS label, as a namespace's and a RuntimeClass's names are. */
@@ -143,6 +151,9 @@ export function settle(options: KubernetesProviderOptions): Settled {
         ` is not a bound it takes (${Object.keys(TIMEOUTS).join(", ")}, each a whole number of ms)`,
       );
   }
+  const browser = options.browser;
+  if (browser !== undefined && (typeof browser !== "object" || browser === null || typeof browser.image !== "string" || !/^[^\s\0]+$/.test(browser.image)))
+    throw new OptionError("browser", "the Kubernetes provider's browser option", " is { image }: the browser recipe's image in a registry the nodes pull from");
   const user = parseUser(options.user ?? DEFAULT_USER);
   const egress = egressOf(options.egress ?? {});
   return {
@@ -159,6 +170,7 @@ export function settle(options: KubernetesProviderOptions): Settled {
     probeTargets: targets ? [...targets] : undefined,
     t: { ...TIMEOUTS, ...options.timeouts },
     egress,
+    browserImage: browser?.image,
   };
 }
 

@@ -16,6 +16,7 @@ import type { Settled } from "./options.js";
 import { agentrunVolume, openCommand, openMounts, setupContainer, userSecurity } from "./unprivileged.js";
 import { runtimeClassOf } from "./runtime.js";
 import { podImageOf } from "./snapshot-image.js";
+import { kindArgs } from "./browser.js";
 
 /** What create records of the spec (the annotation), which read-back holds the Pod to. */
 export interface RecordedSpec {
@@ -34,6 +35,8 @@ export interface RecordedSpec {
   deadlineSeconds?: number;
   /** gvisor when the spec asked it; absent for runc. */
   runtime?: "gvisor";
+  /** browser for a browser (its image the provider's browser option's); absent for linux. */
+  kind?: "browser";
 }
 
 export interface PodPlan {
@@ -68,7 +71,8 @@ export function computerPod(
   const allow = checked.allow;
   const proxy = spec.egress;
   const recorded: RecordedSpec = {
-    image: spec.image,
+    // A browser's "chromium" is the browser option's image.
+    image: o.browserImage ?? spec.image,
     user: userText(user),
     workdir: spec.workdir ?? HOME,
     network: proxy !== undefined ? { allow: [] } : allow ? { allow } : spec.network === "open" ? "open" : "none",
@@ -77,6 +81,7 @@ export function computerPod(
     ...(spec.memoryMb === undefined ? {} : { memoryMb: spec.memoryMb }),
     deadlineSeconds: activeDeadlineSeconds(spec.lifetimeMs),
     ...(spec.runtime === "gvisor" ? { runtime: "gvisor" as const } : {}),
+    ...(o.browserImage === undefined ? {} : { kind: "browser" as const }),
   };
   const sidecar: SidecarPlan | undefined =
     allow === undefined
@@ -185,7 +190,9 @@ export function podManifest(plan: PodPlan): Record<string, unknown> {
           image: podImageOf(recorded.image),
           imagePullPolicy: plan.pullPolicy,
           ...LAST_WORDS,
-          command: open ? openCommand(plan.deadline) : entrypoint(plan.deadline, recorded.user, plan.waitSeconds, initNetworkArgs(network, recorded.runtime)),
+          command: open
+            ? openCommand(plan.deadline, recorded.kind)
+            : entrypoint(plan.deadline, recorded.user, plan.waitSeconds, [...initNetworkArgs(network, recorded.runtime), ...kindArgs(recorded.kind)]),
           workingDir: recorded.workdir,
           env: [{ name: "HOME", value: HOME }],
           // open: the user from the start, holding nothing (unprivileged.ts). Else root for init alone:

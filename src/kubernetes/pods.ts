@@ -135,7 +135,14 @@ export class KubePods {
 
   /** What hello must say: the provider's daemon. */
   want() {
-    return { version: this.version, arch: this.o.arch, kind: "linux", groups: GROUPS, user: this.o.user, sha256: "" };
+    return {
+      version: this.version,
+      arch: this.o.arch,
+      kind: this.o.browserImage === undefined ? "linux" : "browser",
+      groups: GROUPS,
+      user: this.o.user,
+      sha256: "",
+    };
   }
 
   path(name?: string): string {
@@ -191,7 +198,10 @@ export class KubePods {
         return fail("not_found", `${pod.name} is a Pod made since the computer ${String(by.id)} was deleted`, notTheComputer(String(by.id)));
       return got;
     }
-    const found = await this.list(by?.labels ?? {}, signal);
+    // No label would match every computer in the namespace: one of them is no answer.
+    if (Object.keys(by?.labels ?? {}).length === 0)
+      return fail("invalid", "attach and read take { id } or { labels } with at least one label", { field: "by" });
+    const found = await this.list(by!.labels, signal);
     if (!found.ok) return found;
     if (found.value.length !== 1) return fail("not_found", `${found.value.length} computers carry those labels, not one`);
     return ok(found.value[0]!);

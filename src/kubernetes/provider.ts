@@ -42,10 +42,23 @@ import { computerState, deadlineOf, recordedNetwork, recordedSpec } from "./read
 import { GVISOR_HOLDS } from "./runtime.js";
 import { KubeSnapshots } from "./snapshots.js";
 import { podImageOf } from "./snapshot-image.js";
+import { BROWSER_IMAGE } from "../kits/browser/labels.js";
+import { withCdp } from "../kits/browser/computer.js";
+import { cdpLiveView } from "../kits/browser/screencast.js";
+import type { LiveView } from "../contract/watch.js";
 
 export type { KubernetesProviderOptions } from "./options.js";
 
-export function capabilitiesOf(o: Pick<Settled, "maxLifetimeMs" | "user" | "image" | "runtimeClass" | "gvisorRuntimeClass">): Capabilities {
+export function capabilitiesOf(o: Pick<Settled, "maxLifetimeMs" | "user" | "image" | "runtimeClass" | "gvisorRuntimeClass" | "browserImage">): Capabilities {
+  const linux = linuxCapabilities(o);
+  if (o.browserImage === undefined) return linux;
+  // A browser: computerd its init with a linux computer's methods, Chromium as its user, its CDP
+  // the provider's group (connect serves it); no gVisor, no workdir.
+  const { runtimes: _runtimes, ...rest } = linux;
+  return { ...rest, kind: "browser", groups: [...linux.groups, "cdp"], defaults: { image: BROWSER_IMAGE, user: o.user } };
+}
+
+function linuxCapabilities(o: Pick<Settled, "maxLifetimeMs" | "user" | "image" | "runtimeClass" | "gvisorRuntimeClass">): Capabilities {
   return {
     kind: "linux",
     os: "linux",
@@ -73,6 +86,7 @@ export const CAPABILITIES: Capabilities = capabilitiesOf({
   image: undefined,
   runtimeClass: undefined,
   gvisorRuntimeClass: undefined,
+  browserImage: undefined,
 });
 
 export class KubernetesProvider implements ComputerProvider {
@@ -85,6 +99,8 @@ export class KubernetesProvider implements ComputerProvider {
   readonly pool: PoolHooks;
   /** Snapshots: images in the cluster's registry, made by the distribution API (snapshots.ts). */
   readonly snapshots: SnapshotHooks;
+  /** A browser's live view: CDP's screencast of its page through its connection's CDP; a linux computer has none. */
+  readonly watch?: LiveView;
 
   constructor(options: KubernetesProviderOptions) {
     this.#sb = new KubePods(options, packageVersion);
@@ -92,6 +108,7 @@ export class KubernetesProvider implements ComputerProvider {
     this.proxies = new KubeEgressProxies(this.#sb);
     this.pool = kubePool(this.#sb, this.id);
     this.snapshots = new KubeSnapshots(this.#sb, (ref, options) => this.connect(ref, options));
+    if (this.#sb.o.browserImage !== undefined) this.watch = cdpLiveView(this);
   }
 
   capabilities(): Capabilities {
@@ -158,7 +175,8 @@ export class KubernetesProvider implements ComputerProvider {
       await connection.value.close();
       return fail("refused", `the daemon in ${found.value.metadata.name} is not the provider's: ${wrong.join("; ")}; make a new computer with this provider`);
     }
-    return connection;
+    // A browser's CDP, served on this machine's loopback through this connection for as long as it lives.
+    return this.#sb.o.browserImage === undefined ? connection : withCdp(connection.value);
   }
 
   async network(ref: ComputerRef, policy?: NetworkPolicy, options: CallOptions = {}): Promise<Result<NetworkReadBack>> {

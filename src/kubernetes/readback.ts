@@ -12,6 +12,8 @@ import { parseUser } from "../contract/user.js";
 import { openDrift, SETUP_CONTAINER } from "./unprivileged.js";
 import { handChanges } from "./hand-changes.js";
 import { show } from "./shown.js";
+import { kindArgs } from "./browser.js";
+import { BROWSER_IMAGE } from "../kits/browser/labels.js";
 
 interface SecurityContext {
   runAsUser?: number;
@@ -230,13 +232,16 @@ export function specOf(pod: Pod, recorded: RecordedSpec | undefined): SpecReadBa
   const limits = c?.resources?.limits ?? {};
   const cpu = limits.cpu === undefined ? undefined : /^(\d+)m$/.test(limits.cpu) ? Number(limits.cpu.slice(0, -1)) / 1000 : Number(limits.cpu);
   const mem = limits.memory === undefined ? undefined : /^(\d+)Mi$/.test(limits.memory) ? Number(limits.memory.slice(0, -2)) : undefined;
+  // A browser's image is "chromium" while its container runs the image create gave it (podDrift says another); it has no workdir.
+  const browser = recorded?.kind === "browser";
   return {
-    // A fork's Pod runs its snapshot by digest: read back as the snapshot it was declared.
-    image: recorded && c?.image === podImageOf(recorded.image) ? recorded.image : (c?.image ?? ""),
+    // A fork's Pod runs its snapshot by digest: read back as the snapshot it was declared; a
+    // browser's runs the image create gave it, read back as "chromium".
+    image: browser && c?.image === recorded.image ? BROWSER_IMAGE : recorded && c?.image === podImageOf(recorded.image) ? recorded.image : (c?.image ?? ""),
     user: recorded?.user ?? "",
     network: recordedNetwork(recorded),
-    workdir: recorded?.workdir ?? "",
-    kind: "linux",
+    ...(browser ? {} : { workdir: recorded?.workdir ?? "" }),
+    kind: browser ? "browser" : "linux",
     ...(cpu === undefined ? {} : { cpus: cpu }),
     ...(mem === undefined ? {} : { memoryMb: mem }),
     ...(pod.metadata.annotations?.[DEADLINE_ANNOTATION] ? { deadline: pod.metadata.annotations[DEADLINE_ANNOTATION] } : {}),
@@ -289,6 +294,7 @@ export function podDrift(pod: Pod, want: PodWant): string[] {
           uid: user.value.uid,
           gid: user.value.gid,
           deadline: pod.metadata.annotations?.[DEADLINE_ANNOTATION],
+          kind: recorded!.kind,
         }),
       );
     else out.push(`its recorded user cannot be read (${user.error.message}), so its container cannot be held to run as it`);
@@ -324,7 +330,8 @@ export function networkPartsDrift(pod: Pod, network: NetworkPolicy): string[] {
   // open's command, init container and mounts are its own (openDrift).
   if (network === "open") return out;
   const flags = c?.command?.slice(ENTRYPOINT_FIXED);
-  const want = initNetworkArgs(network, recordedSpec(pod)?.runtime);
+  const recorded = recordedSpec(pod);
+  const want = [...initNetworkArgs(network, recorded?.runtime), ...kindArgs(recorded?.kind)];
   if (flags && show(flags) !== show(want)) out.push(`its init runs with the network flags ${show(flags)}, not ${show(want)}`);
   if ((pod.spec?.initContainers ?? []).length > 0) out.push("it has init containers the computer was not made with");
   const mounts = (c?.volumeMounts ?? []).map((m) => ({ name: m.name, mountPath: m.mountPath, readOnly: m.readOnly === true }));

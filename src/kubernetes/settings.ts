@@ -29,6 +29,8 @@ export const KUBERNETES_SETTINGS = z.strictObject({
       testOnly: z.boolean().optional(),
     })
     .optional(),
+  /** Browsers: every computer is kind browser, its image "chromium" this one (the browser recipe's, in a registry the nodes pull from). */
+  browser: z.strictObject({ image: z.string().min(1) }).optional(),
 });
 
 export type KubernetesSettings = z.infer<typeof KUBERNETES_SETTINGS>;

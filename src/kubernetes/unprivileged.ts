@@ -10,6 +10,7 @@ import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { SETUP_SCRIPT } from "./commands.js";
 import { HOME, LAST_WORDS } from "./constants.js";
 import { show } from "./shown.js";
+import { kindArgs } from "./browser.js";
 
 /** The setup init container, and the emptyDir it fills. */
 export const SETUP_CONTAINER = "setup";
@@ -68,7 +69,7 @@ export function setupCommand(deadline: string, user: string, waitSeconds: number
 }
 
 /** The computer's command: init itself, already the user, in the Pod's network. */
-export const openCommand = (deadline: string) => [DAEMON_IN_COMPUTER, "init", "--deadline", deadline];
+export const openCommand = (deadline: string, kind: "browser" | undefined) => [DAEMON_IN_COMPUTER, "init", "--deadline", deadline, ...kindArgs(kind)];
 
 /** The computer's mounts: the daemon read-only, HOME and the socket's folder the user's. */
 export const openMounts = () => [
@@ -108,14 +109,15 @@ const mountsOf = (c: Container | undefined) =>
 export function openDrift(
   pod: { spec?: { initContainers?: Container[]; volumes?: Array<{ name?: string; emptyDir?: object }> } },
   computer: Container,
-  want: { image: string; uid: number; gid: number; deadline: string | undefined },
+  want: { image: string; uid: number; gid: number; deadline: string | undefined; kind: "browser" | undefined },
 ): string[] {
   const out: string[] = [];
   if (!holds(computer.securityContext, userSecurity(want.uid, want.gid)))
     out.push(
       `its container's securityContext is ${show(computer.securityContext)}: an open computer runs as its user ${want.uid}:${want.gid}, non-root, holding no capability, no privilege escalation, seccomp RuntimeDefault`,
     );
-  if (want.deadline && !same(computer.command, openCommand(want.deadline))) out.push(`its container runs ${show(computer.command)}, not init as its user`);
+  if (want.deadline && !same(computer.command, openCommand(want.deadline, want.kind)))
+    out.push(`its container runs ${show(computer.command)}, not init as its user`);
   if (!same(mountsOf(computer), openMounts())) out.push(`its container mounts ${show(mountsOf(computer))}, not ${show(openMounts())}`);
   const inits = pod.spec?.initContainers ?? [];
   const setup = inits.find((c) => c.name === SETUP_CONTAINER);

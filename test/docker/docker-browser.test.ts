@@ -7,8 +7,8 @@
 // the browser killed, then started again by hand with another proxy, read back as drift by field.
 import CDP from "chrome-remote-interface";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import type { ComputerRef } from "../../src/contract/provider.js";
+import { driftUntil, KILLED, killChromium, refusedChangedThenClosed, servedUrl } from "../support/browser-computer.js";
 import { cleanup, provider, spec } from "../support/docker-helpers.js";
 
 const made = cleanup("all");
@@ -24,25 +24,13 @@ beforeAll(async () => {
 
 afterAll(() => docker.close());
 
-/** The HTTP status an upgrade to url gets, or the error's code when nothing answers. */
-function upgradeRefusal(url: string): Promise<string> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    ws.on("unexpected-response", (_req, res) => (resolve(String(res.statusCode)), ws.terminate()));
-    ws.on("open", () => (resolve("open"), ws.close()));
-    ws.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-  });
-}
-
 describe("a Docker browser", () => {
   it("is driven over the URL its connection serves: navigate, fill, evaluate, screenshot", async () => {
     expect(browser.spec?.kind).toBe("browser");
     expect(browser.spec?.image).toBe("chromium");
     const connection = await docker.connect(browser);
     if (!connection.ok) throw new Error(connection.error.message);
-    const url = connection.value.cdp!.url;
-    expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/[0-9a-f]{48}$/);
-    expect(JSON.stringify(connection.value)).not.toContain(url);
+    const url = servedUrl(connection.value);
     // The URL is the browser's target itself; local: the client's own protocol, as the URL's
     // server answers the upgrade alone (no /json endpoints).
     const c = await CDP({ target: url, local: true });
@@ -70,10 +58,7 @@ describe("a Docker browser", () => {
     } finally {
       await c.close();
     }
-    const changed = url.replace(/[0-9a-f]$/, (d) => (d === "0" ? "1" : "0"));
-    expect(await upgradeRefusal(changed)).toBe("403");
-    await connection.value.close();
-    expect(await upgradeRefusal(url)).toBe("ECONNREFUSED");
+    await refusedChangedThenClosed(url, () => connection.value.close());
   }, 120_000);
 
   it("carries a WebSocket over a relay socket in the computer (no daemon call a message), ended with its connection", async () => {
@@ -106,16 +91,14 @@ describe("a Docker browser", () => {
     const connection = await docker.connect(browser);
     if (!connection.ok) throw new Error(connection.error.message);
     const { client } = connection.value;
-    const procs = await client.call("process.list", {});
-    for (const p of procs.processes.filter((p) => p.running && p.argv[0] === "chromium")) await client.call("process.signal", { id: p.id, signal: "KILL" });
-    const killed = /^the browser has ended: Chromium was killed \(SIGKILL/;
-    let ended: string[] = [];
-    for (let i = 0; i < 50 && !ended.some((d) => killed.test(d)); i++) {
-      const read = await docker.read({ id: browser.id });
-      if (read.ok) ended = read.value.drift;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(ended).toContainEqual(expect.stringMatching(killed));
+    await killChromium(client);
+    const ended = await driftUntil(
+      () => docker.read({ id: browser.id }),
+      (d) => KILLED.test(d),
+      50,
+      100,
+    );
+    expect(ended).toContainEqual(expect.stringMatching(KILLED));
     // Started again by hand, through the proxy of someone else's choosing.
     await client.call("process.start", {
       argv: [
@@ -128,12 +111,11 @@ describe("a Docker browser", () => {
         "about:blank",
       ],
     });
-    let drift: string[] = [];
-    for (let i = 0; i < 100 && !drift.some((d) => d.includes("--proxy-server")); i++) {
-      const read = await docker.read({ id: browser.id });
-      if (read.ok) drift = read.value.drift;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const drift = await driftUntil(
+      () => docker.read({ id: browser.id }),
+      (d) => d.includes("--proxy-server"),
+      100,
+    );
     await connection.value.close();
     expect(drift).toContainEqual('browser --proxy-server: "10.1.2.3:8080", declared "127.0.0.1:9"');
     expect(drift).toContainEqual('browser --proxy-bypass-list: not given, declared "<-loopback>"');

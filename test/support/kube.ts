@@ -1,8 +1,10 @@
 // The test cluster as the test/kube files use it: started (npm run kube:up, a no-op when it
 // answers; never stopped here), its kubeconfig and image from dist/kube.json, its admin's API, and
-// a wait on what the API server reads back; a GET through a computer's egress proxy.
+// a wait on what the API server reads back; a GET through a computer's egress proxy; the browser's
+// image in the cluster's registry; a test server the egress proxy forwards to.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
 import { promisify } from "node:util";
 import type { Connection } from "../../src/contract/provider.js";
 import { KubeApi } from "../../src/kubernetes/api.js";
@@ -35,6 +37,25 @@ export async function testCluster(): Promise<TestCluster> {
   const kube = JSON.parse(readFileSync(`${ROOT}/dist/kube.json`, "utf8")) as Omit<TestCluster, "text" | "admin">;
   const text = readFileSync(kube.kubeconfig, "utf8");
   return { ...kube, text, admin: new KubeApi(parseKubeconfig(text)) };
+}
+
+/** The Pods' range, which the test-only seam marks reachable, and the host's side of their bridge, where a test's server listens. */
+export const POD_RANGE = "10.209.0.0/24";
+export const GATEWAY = "10.209.0.1";
+
+/** server listening on every address at port 80, or 443 when another test holds 80 (the proxy forwards to those two alone): the port; 80 when neither was free, as before. */
+export async function listenForProxy(server: Server): Promise<number> {
+  for (const p of [80, 443]) {
+    const bound = await new Promise<boolean>((resolve) => server.once("error", () => resolve(false)).listen(p, "0.0.0.0", () => resolve(true)));
+    if (bound) return p;
+  }
+  return 80;
+}
+
+/** The browser recipe's image pushed to the cluster's registry (scripts/kube-browser-image.sh: built once, by its recipe's hash), by digest. */
+export async function browserImage(): Promise<string> {
+  await run("bash", [`${ROOT}/scripts/kube-browser-image.sh`], { cwd: ROOT, maxBuffer: 64 << 20 });
+  return (JSON.parse(readFileSync(`${ROOT}/dist/kube-browser.json`, "utf8")) as { image: string }).image;
 }
 
 /** One admin call that must succeed (or answer 404, when gone is allowed): its body. */

@@ -3,7 +3,10 @@
 import { describe, expect, it } from "vitest";
 import { create } from "../../src/docker/create.js";
 import type { NetworkPolicy } from "../../src/egress/network.js";
-import { browserFlags } from "../../src/docker/browser.js";
+import { browserFlags as flagsOf } from "../../src/kits/browser/computer.js";
+import { BROWSER_PROFILE } from "../../src/docker/constants.js";
+
+const browserFlags = (network: NetworkPolicy) => flagsOf(network, BROWSER_PROFILE);
 import { browserDrift, mainProcess, procRecords } from "../../src/kits/browser/chromium.js";
 
 const docker = create({ daemonPath: "/nonexistent/computerd", engine: "unix:///nonexistent.sock", egress: { hostAddresses: ["203.0.113.7"] } });

@@ -9,7 +9,7 @@ import type { ComputerRef, Connection, NetworkReadBack } from "../../contract/pr
 import { fail, ok, type Result } from "../../daemon/result.js";
 import { proxyExpected } from "../computer-egress.js";
 import { openConnection } from "../connect.js";
-import { HOME } from "../constants.js";
+import { BROWSER_PROFILE, HOME } from "../constants.js";
 import { type DockerContext, displayOf, expectedOf, refOf } from "../context.js";
 import { enforcedInside, proxyHeld } from "../egress-enforced.js";
 import { inspect, lastWords } from "../containers.js";
@@ -20,7 +20,7 @@ import { homeDrift } from "../home.js";
 import { restoreHome } from "../../kits/image/snapshot-home.js";
 import { snapshotIdOf } from "../snapshot-image.js";
 import { gvisorKernelDrift } from "../runtime.js";
-import { browserMismatches, startDockerBrowser } from "../browser.js";
+import { browserMismatches, startComputerBrowser } from "../../kits/browser/computer.js";
 import type { Inspected } from "../readback.js";
 import type { Prepared } from "./prepare.js";
 import { lifetimeEnded, type Made } from "./run.js";
@@ -130,7 +130,7 @@ export async function verify(context: DockerContext, creation: Creation<Prepared
     hello = shown.value;
   }
   if (checked.kind === "browser") {
-    const started = await startDockerBrowser(opened.connection.client, creation.spec.network, signal);
+    const started = await startComputerBrowser(opened.connection.client, creation.spec.network, BROWSER_PROFILE, signal);
     if (!started.ok) return fail(started.error.code, `${name}'s browser: ${started.error.message}; ${name} was deleted`);
   }
   const home = await homeDrift(opened.connection.client, signal).catch((error: Error) => `${HOME} could not be read from inside: ${error.message}`);
@@ -145,7 +145,7 @@ export async function verify(context: DockerContext, creation: Creation<Prepared
     ...(checked.browserImage !== undefined ? { image: checked.browserImage } : {}),
   });
   if (home) mismatches.push(home);
-  if (checked.kind === "browser") mismatches.push(...(await browserMismatches(opened.connection.client, creation.spec.network, signal)));
+  if (checked.kind === "browser") mismatches.push(...(await browserMismatches(opened.connection.client, creation.spec.network, BROWSER_PROFILE, signal)));
   if (kernel) mismatches.push(kernel);
   if (mismatches.length > 0) return fail("refused", `${name} is not what was declared, so it was deleted: ${mismatches.join("; ")}`);
   // What its proxy enforces, as every later read-back says it.

@@ -52,6 +52,8 @@ __all__ = [
     'EgressValueArgsDict',
     'KernelSettingsArgs',
     'KernelSettingsArgsDict',
+    'KubernetesBrowserSettingsArgs',
+    'KubernetesBrowserSettingsArgsDict',
     'KubernetesEgressSettingsArgs',
     'KubernetesEgressSettingsArgsDict',
     'KubernetesSettingsArgs',
@@ -627,7 +629,7 @@ class ComputerTemplateArgsDict(TypedDict):
     """
     kind: NotRequired[pulumi.Input[Optional['ComputerKind']]]
     """
-    The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness.
+    The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness.
     """
     labels: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
     """
@@ -700,7 +702,7 @@ class ComputerTemplateArgs:
         :param pulumi.Input[_builtins.float] cpus: CPUs, as a quota (a host with fewer still runs it). Default: 2 on Docker, Modal's own on Modal; refused on Daytona and E2B, whose snapshot or template gives the size.
         :param pulumi.Input['EgressValueArgs'] egress: A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not.
         :param pulumi.Input[_builtins.str] image: The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `desktop` (E2B Desktop's template), or `base` for kind `linux`; Daytona has none, so a Daytona computer declares one.
-        :param pulumi.Input['ComputerKind'] kind: The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness.
+        :param pulumi.Input['ComputerKind'] kind: The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Labels on the computer, a RunEpoch's `labels` among them. The provider's own namespace, agentrun.computer, is refused.
         :param pulumi.Input[_builtins.int] lifetime_ms: How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`.
         :param pulumi.Input[_builtins.int] memory_mb: Memory in MiB (on Docker swap the same, and /work holds at most half). Default: 4096 on Docker, Modal's own on Modal; refused on Daytona and E2B, whose snapshot or template gives the size.
@@ -798,7 +800,7 @@ class ComputerTemplateArgs:
     @pulumi.getter
     def kind(self) -> pulumi.Input[Optional['ComputerKind']]:
         """
-        The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness.
+        The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness.
         """
         return pulumi.get(self, "kind")
 
@@ -1565,6 +1567,39 @@ class KernelSettingsArgs:
         pulumi.set(self, "api_url", value)
 
 
+class KubernetesBrowserSettingsArgsDict(TypedDict):
+    """
+    A Kubernetes browser's image: the one browser recipe's (Debian's Chromium and socat on the base), pushed to a registry the nodes pull from.
+    """
+    image: pulumi.Input[_builtins.str]
+    """
+    The browser recipe's image, best pinned by digest (the test cluster's: `bash scripts/kube-browser-image.sh` builds it once by the recipe's hash, pushes it and names it in `dist/kube-browser.json`).
+    """
+
+@pulumi.input_type
+class KubernetesBrowserSettingsArgs:
+    def __init__(__self__, *,
+                 image: pulumi.Input[_builtins.str]):
+        """
+        A Kubernetes browser's image: the one browser recipe's (Debian's Chromium and socat on the base), pushed to a registry the nodes pull from.
+
+        :param pulumi.Input[_builtins.str] image: The browser recipe's image, best pinned by digest (the test cluster's: `bash scripts/kube-browser-image.sh` builds it once by the recipe's hash, pushes it and names it in `dist/kube-browser.json`).
+        """
+        pulumi.set(__self__, "image", image)
+
+    @_builtins.property
+    @pulumi.getter
+    def image(self) -> pulumi.Input[_builtins.str]:
+        """
+        The browser recipe's image, best pinned by digest (the test cluster's: `bash scripts/kube-browser-image.sh` builds it once by the recipe's hash, pushes it and names it in `dist/kube-browser.json`).
+        """
+        return pulumi.get(self, "image")
+
+    @image.setter
+    def image(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "image", value)
+
+
 class KubernetesEgressSettingsArgsDict(TypedDict):
     """
     What every allowlisted Pod's egress proxy is given beside its list.
@@ -1687,6 +1722,10 @@ class KubernetesSettingsArgsDict(TypedDict):
     """
     The nodes' architecture Pods are scheduled on, and the daemon uploaded for it: `amd64` (the default) or `arm64`.
     """
+    browser: NotRequired[pulumi.Input[Optional['KubernetesBrowserSettingsArgsDict']]]
+    """
+    Browsers: with it every computer of this provider is kind `browser`, image `chromium`: headless Chromium in the Pod as the computer's user, network none, an allowlist through its egress proxy, or open, its CDP served through the daemon's connection on this machine's loopback.
+    """
     context: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
     A context of the kubeconfig other than its current one.
@@ -1736,6 +1775,7 @@ class KubernetesSettingsArgsDict(TypedDict):
 class KubernetesSettingsArgs:
     def __init__(__self__, *,
                  arch: pulumi.Input[Optional[_builtins.str]] = None,
+                 browser: pulumi.Input[Optional['KubernetesBrowserSettingsArgs']] = None,
                  context: pulumi.Input[Optional[_builtins.str]] = None,
                  daemon_path: pulumi.Input[Optional[_builtins.str]] = None,
                  egress: pulumi.Input[Optional['KubernetesEgressSettingsArgs']] = None,
@@ -1751,6 +1791,7 @@ class KubernetesSettingsArgs:
         Settings for computers as Pods on a Kubernetes cluster (`provider: kubernetes`): each computer is one Pod with no controller, its network none (init's own network namespace), open (the Pod's) or an allowlist (an egress proxy beside it in the Pod), talked to through the API server's exec subresource.
 
         :param pulumi.Input[_builtins.str] arch: The nodes' architecture Pods are scheduled on, and the daemon uploaded for it: `amd64` (the default) or `arm64`.
+        :param pulumi.Input['KubernetesBrowserSettingsArgs'] browser: Browsers: with it every computer of this provider is kind `browser`, image `chromium`: headless Chromium in the Pod as the computer's user, network none, an allowlist through its egress proxy, or open, its CDP served through the daemon's connection on this machine's loopback.
         :param pulumi.Input[_builtins.str] context: A context of the kubeconfig other than its current one.
         :param pulumi.Input[_builtins.str] daemon_path: The computerd uploaded into each Pod. Unset: the one this package carries for the arch.
         :param pulumi.Input['KubernetesEgressSettingsArgs'] egress: An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network.
@@ -1765,6 +1806,8 @@ class KubernetesSettingsArgs:
         """
         if arch is not None:
             pulumi.set(__self__, "arch", arch)
+        if browser is not None:
+            pulumi.set(__self__, "browser", browser)
         if context is not None:
             pulumi.set(__self__, "context", context)
         if daemon_path is not None:
@@ -1799,6 +1842,18 @@ class KubernetesSettingsArgs:
     @arch.setter
     def arch(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "arch", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def browser(self) -> pulumi.Input[Optional['KubernetesBrowserSettingsArgs']]:
+        """
+        Browsers: with it every computer of this provider is kind `browser`, image `chromium`: headless Chromium in the Pod as the computer's user, network none, an allowlist through its egress proxy, or open, its CDP served through the daemon's connection on this machine's loopback.
+        """
+        return pulumi.get(self, "browser")
+
+    @browser.setter
+    def browser(self, value: pulumi.Input[Optional['KubernetesBrowserSettingsArgs']]):
+        pulumi.set(self, "browser", value)
 
     @_builtins.property
     @pulumi.getter

@@ -41,6 +41,7 @@ __all__ = [
     'FleetDrift',
     'Hello',
     'KernelSettings',
+    'KubernetesBrowserSettings',
     'KubernetesEgressSettings',
     'KubernetesSettings',
     'ListedComputer',
@@ -645,7 +646,7 @@ class ComputerTemplate(dict):
         :param _builtins.float cpus: CPUs, as a quota (a host with fewer still runs it). Default: 2 on Docker, Modal's own on Modal; refused on Daytona and E2B, whose snapshot or template gives the size.
         :param 'EgressValue' egress: A shared EgressProxy to join: its `egress` output. The computer's network is then `allow`, the proxy's list whatever it is now (no `allow` of its own), and its user must be the proxy's. A different proxy makes it again; a change of the proxy's list does not.
         :param _builtins.str image: The image the computer starts from: on Docker an image tag, on Modal a registry image, on Daytona a snapshot by id or name (`default` for Daytona's default snapshot), on E2B a template by id or alias. Default: on Docker the `agentrun:docker` image setting, else the provider's own recipe built here once (docs/vendors/docker.md); on Modal `debian:bookworm-slim`; on E2B `desktop` (E2B Desktop's template), or `base` for kind `linux`; Daytona has none, so a Daytona computer declares one.
-        :param 'ComputerKind' kind: The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness.
+        :param 'ComputerKind' kind: The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness.
         :param Mapping[str, _builtins.str] labels: Labels on the computer, a RunEpoch's `labels` among them. The provider's own namespace, agentrun.computer, is refused.
         :param _builtins.int lifetime_ms: How long the computer lives, in milliseconds, from just before it is started: then it stops itself (up to 30 days on Docker). A stopped computer is made again by the next `up`.
         :param _builtins.int memory_mb: Memory in MiB (on Docker swap the same, and /work holds at most half). Default: 4096 on Docker, Modal's own on Modal; refused on Daytona and E2B, whose snapshot or template gives the size.
@@ -727,7 +728,7 @@ class ComputerTemplate(dict):
     @pulumi.getter
     def kind(self) -> Optional['ComputerKind']:
         """
-        The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel, `phone` on phone-harness.
+        The machine kind: `linux`, `desktop` (an X display, its screen and input: on Docker and E2B, Xvfb started through the daemon as the computer's user; on Docker, image `chromium` puts Debian's Chromium beside it, for an app to launch on the display), `browser` (a Chromium driven over CDP: on Docker and Kubernetes, headless in the computer as its user, image `chromium`, its network none, an allowlist through the egress proxy, or open; on Browserbase and Kernel, the vendor's, with network `open` and image `chromium`, their defaults), or `phone` (an Android phone, `provider: phone-harness`). Default: the provider's own kind, `linux` on most; `desktop` on E2B (and on Docker with its `desktop` setting), `browser` on Browserbase and Kernel (and on Kubernetes with its `browser` setting), `phone` on phone-harness.
         """
         return pulumi.get(self, "kind")
 
@@ -1370,6 +1371,29 @@ class KernelSettings(dict):
 
 
 @pulumi.output_type
+class KubernetesBrowserSettings(dict):
+    """
+    A Kubernetes browser's image: the one browser recipe's (Debian's Chromium and socat on the base), pushed to a registry the nodes pull from.
+    """
+    def __init__(__self__, *,
+                 image: _builtins.str):
+        """
+        A Kubernetes browser's image: the one browser recipe's (Debian's Chromium and socat on the base), pushed to a registry the nodes pull from.
+
+        :param _builtins.str image: The browser recipe's image, best pinned by digest (the test cluster's: `bash scripts/kube-browser-image.sh` builds it once by the recipe's hash, pushes it and names it in `dist/kube-browser.json`).
+        """
+        pulumi.set(__self__, "image", image)
+
+    @_builtins.property
+    @pulumi.getter
+    def image(self) -> _builtins.str:
+        """
+        The browser recipe's image, best pinned by digest (the test cluster's: `bash scripts/kube-browser-image.sh` builds it once by the recipe's hash, pushes it and names it in `dist/kube-browser.json`).
+        """
+        return pulumi.get(self, "image")
+
+
+@pulumi.output_type
 class KubernetesEgressSettings(dict):
     """
     What every allowlisted Pod's egress proxy is given beside its list.
@@ -1448,6 +1472,7 @@ class KubernetesSettings(dict):
     """
     def __init__(__self__, *,
                  arch: Optional[_builtins.str] = None,
+                 browser: Optional['outputs.KubernetesBrowserSettings'] = None,
                  context: Optional[_builtins.str] = None,
                  daemon_path: Optional[_builtins.str] = None,
                  egress: Optional['outputs.KubernetesEgressSettings'] = None,
@@ -1463,6 +1488,7 @@ class KubernetesSettings(dict):
         Settings for computers as Pods on a Kubernetes cluster (`provider: kubernetes`): each computer is one Pod with no controller, its network none (init's own network namespace), open (the Pod's) or an allowlist (an egress proxy beside it in the Pod), talked to through the API server's exec subresource.
 
         :param _builtins.str arch: The nodes' architecture Pods are scheduled on, and the daemon uploaded for it: `amd64` (the default) or `arm64`.
+        :param 'KubernetesBrowserSettings' browser: Browsers: with it every computer of this provider is kind `browser`, image `chromium`: headless Chromium in the Pod as the computer's user, network none, an allowlist through its egress proxy, or open, its CDP served through the daemon's connection on this machine's loopback.
         :param _builtins.str context: A context of the kubeconfig other than its current one.
         :param _builtins.str daemon_path: The computerd uploaded into each Pod. Unset: the one this package carries for the arch.
         :param 'KubernetesEgressSettings' egress: An allowlisted computer's egress proxy: a second container in its Pod, the only one with the Pod's network.
@@ -1477,6 +1503,8 @@ class KubernetesSettings(dict):
         """
         if arch is not None:
             pulumi.set(__self__, "arch", arch)
+        if browser is not None:
+            pulumi.set(__self__, "browser", browser)
         if context is not None:
             pulumi.set(__self__, "context", context)
         if daemon_path is not None:
@@ -1507,6 +1535,14 @@ class KubernetesSettings(dict):
         The nodes' architecture Pods are scheduled on, and the daemon uploaded for it: `amd64` (the default) or `arm64`.
         """
         return pulumi.get(self, "arch")
+
+    @_builtins.property
+    @pulumi.getter
+    def browser(self) -> Optional['outputs.KubernetesBrowserSettings']:
+        """
+        Browsers: with it every computer of this provider is kind `browser`, image `chromium`: headless Chromium in the Pod as the computer's user, network none, an allowlist through its egress proxy, or open, its CDP served through the daemon's connection on this machine's loopback.
+        """
+        return pulumi.get(self, "browser")
 
     @_builtins.property
     @pulumi.getter

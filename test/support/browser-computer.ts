@@ -1,0 +1,57 @@
+// What the tests of a browser computer whose daemon runs (Docker's, Kubernetes') share: its served
+// CDP URL held to its form, refused with a changed secret and once its connection is closed, and Chromium killed by
+// hand through the daemon, read back until the drift says it ended.
+import { expect } from "vitest";
+import WebSocket from "ws";
+import type { ComputerClient } from "../../src/daemon/client.js";
+import type { Connection, ReadBack } from "../../src/contract/provider.js";
+import type { Result } from "../../src/daemon/result.js";
+
+/**
+ * The URL a connection serves, held to what it must be: a WebSocket on this machine's loopback
+ * with a 48-digit secret, which the connection's JSON does not hold.
+ */
+export function servedUrl(connection: Connection): string {
+  const url = connection.cdp!.url;
+  expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/[0-9a-f]{48}$/);
+  expect(JSON.stringify(connection)).not.toContain(url);
+  return url;
+}
+
+/** The HTTP status an upgrade to url gets, or the error's code when nothing answers. */
+function upgradeRefusal(url: string): Promise<string> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url);
+    ws.on("unexpected-response", (_req, res) => (resolve(String(res.statusCode)), ws.terminate()));
+    ws.on("open", () => (resolve("open"), ws.close()));
+    ws.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+/** The URL refused (403) with one digit of its secret changed, and, once close() ends its connection, answered by nothing. */
+export async function refusedChangedThenClosed(url: string, close: () => Promise<void>): Promise<void> {
+  const changed = url.replace(/[0-9a-f]$/, (d) => (d === "0" ? "1" : "0"));
+  expect(await upgradeRefusal(changed)).toBe("403");
+  await close();
+  expect(await upgradeRefusal(url)).toBe("ECONNREFUSED");
+}
+
+/** How a browser killed by hand reads back. */
+export const KILLED = /^the browser has ended: Chromium was killed \(SIGKILL/;
+
+/** Every Chromium the daemon started, killed by hand (SIGKILL). */
+export async function killChromium(client: ComputerClient): Promise<void> {
+  const procs = await client.call("process.list", {});
+  for (const p of procs.processes.filter((p) => p.running && p.argv[0] === "chromium")) await client.call("process.signal", { id: p.id, signal: "KILL" });
+}
+
+/** The drift read back, again until one sentence matches (up to tries reads, ms apart): the last read's. */
+export async function driftUntil(read: () => Promise<Result<ReadBack>>, match: (line: string) => boolean, tries = 50, ms = 200): Promise<string[]> {
+  let drift: string[] = [];
+  for (let i = 0; i < tries && !drift.some(match); i++) {
+    const got = await read();
+    if (got.ok) drift = got.value.drift;
+    await new Promise((r) => setTimeout(r, ms));
+  }
+  return drift;
+}
