@@ -132,11 +132,13 @@ export class KubeSnapshots implements SnapshotHooks {
     }
     // The one step that makes it: before it, nothing names what was uploaded.
     if (signal?.aborted) return fail("aborted", `the snapshot of ${computer} was aborted before its manifest was pushed; nothing was made`);
-    const pushed = await pushManifest(at.host, SNAPSHOT_REPOSITORY, tag ?? manifest.digest, manifest, this.#reach(signal));
+    // Not cut off by the caller's signal (one small request, bounded on its own): a push given up
+    // on here could still land at the registry after a delete of it, and leave a tag behind.
+    const pushed = await pushManifest(at.host, SNAPSHOT_REPOSITORY, tag ?? manifest.digest, manifest, this.#reach(undefined));
     const made = kubeSnapshotImage(at.host, manifest.digest);
     if (!pushed.ok) {
-      // A push cut off may have landed: deleted whatever the caller's signal.
-      if (pushed.error.code === "aborted" || pushed.error.code === "timeout") await this.remove(made);
+      // A push past its bound may have landed: deleted.
+      if (pushed.error.code === "timeout") await this.remove(made);
       return pushed;
     }
     if (signal?.aborted) {

@@ -180,10 +180,22 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "snapshots and forks on Kubernetes" : 
 
   it("leaves nothing the owner's tag names when a take is cut off", async () => {
     const owner = `urn:pulumi:test::${test}::agentrun:index:ComputerSnapshot::cut`;
+    const reach = { ca: parseKubeconfig(cluster.text).ca, ms: 15_000 };
+    // The tags that name a manifest: docker-registry may list a tag whose manifest was deleted
+    // (its link kept), which names nothing a pull or a take can reach.
     const tags = async () => {
-      const reach = { ca: parseKubeconfig(cluster.text).ca, ms: 15_000 };
       const listed = await registryCall("10.209.255.100:5000", "/v2/agentrun-snapshot/tags/list", reach);
-      return (JSON.parse(listed.ok ? listed.value.body.toString() : "{}") as { tags?: string[] | null }).tags ?? [];
+      const all = (JSON.parse(listed.ok ? listed.value.body.toString() : "{}") as { tags?: string[] | null }).tags ?? [];
+      const naming = await Promise.all(
+        all.map(async (tag) => {
+          const head = await registryCall("10.209.255.100:5000", `/v2/agentrun-snapshot/manifests/${tag}`, reach, {
+            method: "HEAD",
+            headers: { accept: "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json" },
+          });
+          return head.ok && head.value.status === 200 ? [tag] : [];
+        }),
+      );
+      return naming.flat();
     };
     const before = await tags();
     for (const ms of [0, 100, 300, 600, 1000]) {
