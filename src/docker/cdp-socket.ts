@@ -28,11 +28,14 @@ export function cdpSocket(engine: DockerEngine, id: string, client: ComputerClie
   let relay: Promise<{ relayId: string; inspected: Inspected } | undefined> | undefined;
   // Once a dial finds no way, every later WebSocket of the connection takes the daemon's at once.
   let noWay = isRemote(engine.address);
-  const end = (relayId: string) =>
-    client.call("process.signal", { id: relayId, signal: "KILL" }).then(
-      () => undefined,
-      () => undefined,
+  // Killed and waited for, so the relay is gone once the connection's close returns.
+  const end = async (relayId: string) => {
+    const killed = await client.call("process.signal", { id: relayId, signal: "KILL" }).then(
+      () => true,
+      () => false,
     );
+    if (killed) await client.call("process.wait", { id: relayId, timeoutMs: 5_000 }).catch(() => undefined);
+  };
   const start = async () => {
     const [started, inspected] = await Promise.all([
       client.call("process.start", { argv: relayArgv(`${RUN_DIR}/${name}`) }).catch(() => undefined),
