@@ -10,6 +10,7 @@ import { fail, ok, type Result } from "../daemon/result.js";
 import { heldProxyReadBack } from "./computer-egress.js";
 import { enforcedInside, type ProxyHeld, proxyHeld } from "./egress-enforced.js";
 import type { EgressEnforced } from "../egress/enforced.js";
+import { unprovenRules } from "../egress/proven.js";
 import { openConnection } from "./connect.js";
 import { BROWSER_PROFILE, HOME, ID_PATTERN, NAME_PATTERN } from "./constants.js";
 import { capabilitiesOfKind, type DockerContext, expectedOf, refOf } from "./context.js";
@@ -68,8 +69,10 @@ async function fromInside(
   // An allowlisted computer: whose CA its programs trust (a fact of the read-back, not drift: a
   // proxy made again by an update is trusted once a program next connects).
   const enforced = held && (await enforcedInside(held, connection.value.client, options.signal));
+  // And that the proxy on its path enforces those rules, proven from inside.
+  const unproven = held ? await unprovenRules(connection.value.client, held.enforced.rules, options.signal) : [];
   await connection.value.close();
-  const mismatches = [home, kernel, ...browsing].filter((m) => m !== undefined);
+  const mismatches = [home, kernel, ...browsing, ...unproven].filter((m) => m !== undefined);
   return ok({ hello: connection.value.hello, mismatches, ...(enforced ? { enforced } : {}) });
 }
 

@@ -12,6 +12,7 @@ import { openConnection } from "../connect.js";
 import { BROWSER_PROFILE, HOME } from "../constants.js";
 import { type DockerContext, displayOf, expectedOf, refOf } from "../context.js";
 import { enforcedInside, proxyHeld } from "../egress-enforced.js";
+import { unprovenRules } from "../../egress/proven.js";
 import { inspect, lastWords } from "../containers.js";
 import { drift } from "../drift.js";
 import { inspectEgress } from "../egress.js";
@@ -153,5 +154,9 @@ export async function verify(context: DockerContext, creation: Creation<Prepared
   if (!held.ok) return fail(signal?.aborted ? "aborted" : "failed", `${held.error.message}; ${name} was deleted`);
   const ref = refOf(opened.inspected, hello, proxy.value, context.volume);
   if (held.value && ref.spec) ref.spec.enforced = await enforcedInside(held.value, opened.connection.client, signal);
+  // Its rules proven from inside: a request each allows passes, one each refuses is refused.
+  const unproven = held.value ? await unprovenRules(opened.connection.client, held.value.enforced.rules, signal) : [];
+  if (signal?.aborted) return fail("aborted", `create was aborted while reading the computer; ${name} was deleted`);
+  if (unproven.length > 0) return fail("refused", `${name} is not what was declared, so it was deleted: ${unproven.join("; ")}`);
   return ok(ref);
 }

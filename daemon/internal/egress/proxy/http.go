@@ -43,16 +43,24 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 		return
 	}
 	d := decision{host: host, port: port}
+	q := &request{method: h.Method, path: path, connect: connect}
+	judging := judgeOnly(h)
 	switch {
 	case !admitted:
 		d.class = Limit
 	default:
-		if d.class = headClass(h, host, port, connect); d.class == "" {
-			d = p.cfg.check(p.ctx, p.List(), host, port, &request{method: h.Method, path: path, connect: connect})
+		if d.class = headClass(h, host, port, connect); d.class == "" && judging {
+			d = p.cfg.judge(p.List(), host, port, q)
+		} else if d.class == "" {
+			d = p.cfg.check(p.ctx, p.List(), host, port, q)
 		}
 	}
 	if d.class != "" {
 		p.refuseHTTP(c, d)
+		return
+	}
+	if judging {
+		p.answerJudged(c, d, q)
 		return
 	}
 	if connect && p.cfg.intercepted(d.host) {
@@ -112,7 +120,7 @@ func (p *Proxy) refuseHTTP(c net.Conn, d decision) {
 
 // reply writes a whole response whose body is "<status> <words>" and closes nothing.
 func reply(c net.Conn, status int, words string) {
-	reason := map[int]string{400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[status]
+	reason := map[int]string{200: "OK", 400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[status]
 	body := strconv.Itoa(status) + " " + words + "\n"
 	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=us-ascii\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", status, reason, len(body), body)
 }

@@ -71,6 +71,10 @@ func (p *Proxy) intercept(c net.Conn, br *bufio.Reader, d decision) {
 		p.refuseHTTP(tc, d)
 		return
 	}
+	if judgeOnly(h) {
+		p.answerJudged(tc, d, q)
+		return
+	}
 	raw, at, err := p.dial(d)
 	if err != nil {
 		d.class, d.at = Unreached, at

@@ -56,6 +56,31 @@ func (c *Config) classOf(a netip.Addr) addr.Class {
 // listed name's answers each by its class, so that a name that answers one refused address is
 // refused whole.
 func (c *Config) check(ctx context.Context, list allow.List, host string, port uint16, q *request) decision {
+	d := c.judge(list, host, port, q)
+	if d.class != "" || !d.named {
+		return d
+	}
+	lctx, cancel := context.WithTimeout(ctx, LookupBound)
+	defer cancel()
+	answers, err := c.Lookup(lctx, d.host)
+	if err != nil || len(answers) == 0 {
+		d.class = NoAnswer
+		return d
+	}
+	for _, a := range answers {
+		a = a.Unmap()
+		d.addrs = append(d.addrs, a)
+		if cl := c.classOf(a); cl != addr.Public && d.class == "" {
+			d.class, d.at = string(cl), a
+		}
+	}
+	return d
+}
+
+// judge is the check's part before any lookup: the port, the list, and a listed name's rules; a
+// listed name that passes them is left named, with no addresses, for the lookup. A judge-only
+// request (judge.go) is answered from this alone.
+func (c *Config) judge(list allow.List, host string, port uint16, q *request) decision {
 	d := decision{host: host, port: port}
 	if !slices.Contains(c.Ports, port) {
 		d.class = WrongPort
@@ -84,21 +109,6 @@ func (c *Config) check(ctx context.Context, list allow.List, host string, port u
 	}
 	if !c.ruled(h.Name, q) {
 		d.class, d.req = Rule, q
-		return d
-	}
-	lctx, cancel := context.WithTimeout(ctx, LookupBound)
-	defer cancel()
-	answers, err := c.Lookup(lctx, h.Name)
-	if err != nil || len(answers) == 0 {
-		d.class = NoAnswer
-		return d
-	}
-	for _, a := range answers {
-		a = a.Unmap()
-		d.addrs = append(d.addrs, a)
-		if cl := c.classOf(a); cl != addr.Public && d.class == "" {
-			d.class, d.at = string(cl), a
-		}
 	}
 	return d
 }

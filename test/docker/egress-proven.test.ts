@@ -1,0 +1,130 @@
+// A computer's own proof, from inside, that the proxy on its path enforces its rules: at create,
+// through a real shared proxy whose rule allows GET /v1/items and refuses POST, each proven by a
+// judge-only request that the proxy answers and never sends on (its log holds judged and rule
+// lines for the host, never an allowed one); then the rules on the computer's path changed by hand
+// (a proxy of other rules started on the same socket, the made one paused, so its container still
+// says the rules it was made with) read as drift naming host, method and path, and refuse a create,
+// deleting what it made. The upstream is the test's own on an --internal network of its own.
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DockerProvider } from "../../src/docker/index.js";
+import type { ComputerRef } from "../../src/contract/provider.js";
+import { docker, IMAGE, provider, testLabel } from "../support/docker-helpers.js";
+import { startUpstream, type Upstream } from "../support/egress-upstream.js";
+
+const id = randomBytes(4).toString("hex");
+const labels = testLabel();
+const names = new Set<string>();
+let up: Upstream | undefined;
+let p: DockerProvider;
+let proxy = "";
+let byHand = "";
+let computer: ComputerRef | undefined;
+
+const proxyLog = () => docker("logs", `${proxy}-egress`);
+const count = () => docker("ps", "--all", "-q", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`).split("\n").filter(Boolean).length;
+
+beforeAll(async () => {
+  up = startUpstream(`agentrun-egress-proven-${id}`, { alias: "up.egress.test" });
+  p = provider({ egress: up.egress });
+}, 120_000);
+
+afterAll(() => {
+  for (const name of names) execFileSync("docker", ["rm", "--force", "--volumes", name], { stdio: "ignore" });
+  if (byHand) execFileSync("docker", ["rm", "--force", byHand], { stdio: "ignore" });
+  if (proxy) {
+    execFileSync("docker", ["rm", "--force", `${proxy}-egress`], { stdio: "ignore" });
+    execFileSync("docker", ["volume", "rm", "--force", `${proxy}-egress`], { stdio: "ignore" });
+  }
+  up?.close();
+}, 60_000);
+
+describe("a computer's rules proven from inside", () => {
+  it("proves at create, without a request reaching the upstream, that its proxy allows GET /v1/items and refuses POST", async () => {
+    const made = await p.proxies.make(
+      {
+        allow: [`${up!.ip}/32`, "up.egress.test"],
+        rules: [{ host: "up.egress.test", methods: ["GET"], paths: ["/v1/items"] }],
+        lifetimeMs: 900_000,
+        labels,
+      },
+      { owner: "the test's resource" },
+    );
+    expect(made.ok, JSON.stringify(made)).toBe(true);
+    if (!made.ok) return;
+    proxy = made.value.name;
+    const created = await p.create({ image: IMAGE, lifetimeMs: 600_000, network: { allow: [] }, egress: proxy, labels });
+    if (created.ok) names.add(created.value.name);
+    expect(created.ok, JSON.stringify(created)).toBe(true);
+    if (!created.ok) return;
+    computer = created.value;
+    const lines = proxyLog()
+      .split("\n")
+      .filter((l) => l.includes('"host":"up.egress.test"'))
+      .map((l) => JSON.parse(l).class);
+    expect(lines).toEqual(["judged", "rule"]);
+    const read = await p.read({ id: computer.name });
+    expect(read).toMatchObject({ ok: true, value: { drift: [] } });
+    expect(
+      proxyLog()
+        .split("\n")
+        .filter((l) => l.includes('"host":"up.egress.test"')),
+    ).toHaveLength(4);
+  }, 300_000);
+
+  it("reads rules changed by hand on the computer's path as drift naming host, method and path, and refuses a create with them", async () => {
+    if (!computer) return;
+    const at = `${proxy}-egress`;
+    const [entrypoint, cmd, image, user] = ["{{json .Config.Entrypoint}}", "{{json .Config.Cmd}}", "{{.Config.Image}}", "{{.Config.User}}"].map((f) =>
+      docker("inspect", "-f", f, at),
+    );
+    const argv = (JSON.parse(cmd!) as string[]).map((a) => (a === "up.egress.test GET /v1/items" ? "up.egress.test GET,POST /v1/items" : a));
+    expect(argv).toContain("up.egress.test GET,POST /v1/items");
+    // The made proxy paused (its container still running, as it says, its rules as made), its
+    // socket freed, and a proxy of other rules listening on it by hand.
+    docker("pause", at);
+    docker("run", "--rm", "-v", `${at}:/x`, IMAGE, "rm", "-f", "/x/egress.sock");
+    byHand = `${at}-byhand-${id}`;
+    docker(
+      "run",
+      "-d",
+      "--name",
+      byHand,
+      "--network",
+      "none",
+      "--user",
+      user!,
+      "-v",
+      `${at}:/opt/agentrun/egress`,
+      "--entrypoint",
+      JSON.parse(entrypoint!)[0],
+      image!,
+      ...argv,
+    );
+    for (const started = Date.now(); Date.now() - started < 20_000;) {
+      if (docker("run", "--rm", "-v", `${at}:/x`, IMAGE, "sh", "-c", "test -S /x/egress.sock && echo yes") === "yes") break;
+      execFileSync("sleep", ["0.2"]);
+    }
+    const read = await p.read({ id: computer.name });
+    expect(read.ok, JSON.stringify(read)).toBe(true);
+    if (!read.ok) return;
+    expect(read.value.drift).toEqual([
+      expect.stringMatching(
+        /^from inside, POST \/v1\/items to up\.egress\.test should be refused, as no rule of its proxy allows it, but the proxy on its path answered "200 POST \/v1\/items would pass for up\.egress\.test/,
+      ),
+    ]);
+    const before = count();
+    const refused = await p.create({ image: IMAGE, lifetimeMs: 600_000, network: { allow: [] }, egress: proxy, labels });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: {
+        code: "refused",
+        message: expect.stringMatching(/is not what was declared, so it was deleted: from inside, POST \/v1\/items to up\.egress\.test should be refused/),
+      },
+    });
+    expect(count()).toBe(before);
+    docker("rm", "--force", byHand);
+    docker("unpause", at);
+  }, 300_000);
+});
