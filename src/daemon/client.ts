@@ -373,7 +373,10 @@ export function asFailure(error: unknown): { ok: false; error: ResultError } {
 export interface Connection {
   client: ComputerClient;
   hello: Hello;
-  /** A browser's CDP target: a secret, never logged. */
-  cdp?: { url: string };
+  /**
+   * A browser's CDP target: a secret, never logged. servedHere: this process serves it through the
+   * connection (a browser we run), so it answers only while the connection is open.
+   */
+  cdp?: { url: string; servedHere?: true };
   close(): Promise<void>;
 }

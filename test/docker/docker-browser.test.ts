@@ -9,6 +9,7 @@ import CDP from "chrome-remote-interface";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputerRef } from "../../src/contract/provider.js";
 import { driftUntil, KILLED, killChromium, refusedChangedThenClosed, servedUrl } from "../support/browser-computer.js";
+import { agentrun } from "../support/cli-helpers.js";
 import { cleanup, provider, spec } from "../support/docker-helpers.js";
 
 const made = cleanup("all");
@@ -82,6 +83,30 @@ describe("a Docker browser", () => {
     } finally {
       await watcher.value.close();
     }
+  }, 120_000);
+
+  it("agentrun cdp serves its URL until interrupted, then the URL answers no more", async () => {
+    const run = agentrun(["cdp", browser.name], { timeoutMs: 60_000 });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      run.stdout!.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes("\n")) resolve(out.trim());
+      });
+      void run.then((ended) => reject(new Error(`agentrun cdp ended first: ${ended.exitCode} ${ended.stderr}`)));
+    });
+    expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/[0-9a-f]{48}$/);
+    const c = await CDP({ target: url, local: true });
+    try {
+      expect((await c.send("Browser.getVersion")).product).toMatch(/^(Headless)?Chrome\//);
+    } finally {
+      await c.close();
+    }
+    await refusedChangedThenClosed(url, async () => {
+      run.kill("SIGINT");
+      const ended = await run;
+      expect([ended.exitCode, ended.stderr]).toEqual([0, expect.stringContaining("until interrupted (Ctrl-C)")]);
+    });
   }, 120_000);
 
   it("reads back a browser killed, then one started by hand with another proxy, as drift by field", async () => {

@@ -21,6 +21,8 @@ import { secretUrl } from "./url-store.js";
 export interface CdpServed {
   /** ws://127.0.0.1:<port>/devtools/browser/<secret>: a secret, never logged. */
   url: string;
+  /** Served by this process: it answers while the connection is open. */
+  servedHere: true;
   /** Stops listening and ends every WebSocket it carries. */
   close(): Promise<void>;
 }
@@ -70,7 +72,7 @@ export async function serveCdp(client: ComputerClient, direct?: CdpDial): Promis
     });
     await direct?.close();
   };
-  return Object.assign(secretUrl(`ws://127.0.0.1:${port}${PREFIX}${secret}`), { close });
+  return Object.assign(secretUrl(`ws://127.0.0.1:${port}${PREFIX}${secret}`), { servedHere: true as const, close });
 }
 
 /**
