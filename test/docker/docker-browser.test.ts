@@ -8,7 +8,7 @@
 import CDP from "chrome-remote-interface";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputerRef } from "../../src/contract/provider.js";
-import { driftUntil, KILLED, killChromium, refusedChangedThenClosed, servedUrl } from "../support/browser-computer.js";
+import { driftUntil, driveForm, KILLED, killChromium, refusedChangedThenClosed, servedUrl } from "../support/browser-computer.js";
 import { agentrun } from "../support/cli-helpers.js";
 import { cleanup, provider, spec } from "../support/docker-helpers.js";
 
@@ -32,33 +32,11 @@ describe("a Docker browser", () => {
     const connection = await docker.connect(browser);
     if (!connection.ok) throw new Error(connection.error.message);
     const url = servedUrl(connection.value);
-    // The URL is the browser's target itself; local: the client's own protocol, as the URL's
-    // server answers the upgrade alone (no /json endpoints).
-    const c = await CDP({ target: url, local: true });
-    try {
-      expect((await c.send("Browser.getVersion")).product).toMatch(/^(Headless)?Chrome\//);
-      const html = "<title>form</title><input id=q><p id=p>42</p>";
-      const { targetId } = await c.send("Target.createTarget", { url: `data:text/html,${encodeURIComponent(html)}` });
-      const { sessionId } = await c.send("Target.attachToTarget", { targetId, flatten: true });
-      const value = async (expression: string) => (await c.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)).result.value;
-      for (let i = 0; i < 100 && (await value("document.readyState")) !== "complete"; i++) await new Promise((r) => setTimeout(r, 50));
-      // A target made in the background is not the focused page, so typed text may go nowhere:
-      // the page is told to act as focused, and the input holds focus before anything is typed.
-      await c.send("Emulation.setFocusEmulationEnabled", { enabled: true }, sessionId);
-      for (let i = 0; i < 100 && (await value("document.getElementById('q').focus(), document.activeElement.id")) !== "q"; i++)
-        await new Promise((r) => setTimeout(r, 50));
-      await c.send("Input.insertText", { text: "agentrun" }, sessionId);
-      expect(await value("document.title + ':' + document.getElementById('q').value + ':' + document.getElementById('p').textContent")).toBe(
-        "form:agentrun:42",
-      );
-      const shot = await c.send("Page.captureScreenshot", { format: "png" }, sessionId);
-      expect(Buffer.from(shot.data, "base64").subarray(1, 4).toString()).toBe("PNG");
+    await driveForm(url, async (c, sessionId) => {
       // network none: a page past the computer is not reached (its proxy is a closed port).
       const navigated = await c.send("Page.navigate", { url: "http://10.255.255.1/" }, sessionId);
       expect(navigated.errorText).toMatch(/ERR_PROXY_CONNECTION_FAILED|ERR_TUNNEL_CONNECTION_FAILED/);
-    } finally {
-      await c.close();
-    }
+    });
     await refusedChangedThenClosed(url, () => connection.value.close());
   }, 120_000);
 

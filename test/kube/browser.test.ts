@@ -2,16 +2,15 @@
 // to the cluster's registry by scripts/kube-browser-image.sh): a Pod whose init is computerd,
 // Chromium started through it with network none, driven over the CDP URL its connection serves on
 // this machine's loopback by chrome-remote-interface (a CDP client from npm, pinned, that this
-// project did not write): a data: page navigated and its title read back; the URL refused with a
+// project did not write): a page navigated, an input filled, evaluated and shot; the URL refused with a
 // changed secret and once its connection is closed; Chromium killed by hand read back as drift in
 // words; check's refusals before anything is made; release leaves no Pod. Skipped in words unless
 // AGENTRUN_KUBE_TESTS=1.
-import CDP from "chrome-remote-interface";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "../../src/kubernetes/create.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
 import type { ComputerRef } from "../../src/contract/provider.js";
-import { driftUntil, KILLED, killChromium, refusedChangedThenClosed, servedUrl } from "../support/browser-computer.js";
+import { driftUntil, driveForm, KILLED, killChromium, refusedChangedThenClosed, servedUrl } from "../support/browser-computer.js";
 import { browserImage, KUBE_ASKED, KUBE_SKIPPED, must, testCluster, type TestCluster } from "../support/kube.js";
 
 const PODS = "/api/v1/namespaces/default/pods";
@@ -40,29 +39,12 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a browser on the test cluster" : `ski
     expect(provider.check({ ...spec, image: "debian" })).toMatchObject({ ok: false, error: { field: "image" } });
   });
 
-  it("is driven over the URL its connection serves: a data: page navigated, its title read back", async () => {
+  it("is driven over the URL its connection serves: navigate, fill, evaluate, screenshot", async () => {
     expect(browser!.spec).toMatchObject({ kind: "browser", image: "chromium", network: "none" });
     const connection = await provider.connect(browser!);
     if (!connection.ok) throw new Error(connection.error.message);
     const url = servedUrl(connection.value);
-    const c = await CDP({ target: url, local: true });
-    try {
-      expect((await c.send("Browser.getVersion")).product).toMatch(/^(Headless)?Chrome\//);
-      const { targetId } = await c.send("Target.createTarget", { url: "about:blank" });
-      const { sessionId } = await c.send("Target.attachToTarget", { targetId, flatten: true });
-      await c.send("Page.enable", undefined, sessionId);
-      const html = "<title>agentrun on kubernetes</title><p id=p>42</p>";
-      await c.send("Page.navigate", { url: `data:text/html,${encodeURIComponent(html)}` }, sessionId);
-      const value = async (expression: string) => (await c.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)).result.value;
-      let title = "";
-      for (let i = 0; i < 100 && title !== "agentrun on kubernetes:42"; i++) {
-        title = String(await value("document.title + ':' + (document.getElementById('p')?.textContent ?? '')"));
-        if (title !== "agentrun on kubernetes:42") await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(title).toBe("agentrun on kubernetes:42");
-    } finally {
-      await c.close();
-    }
+    await driveForm(url);
     await refusedChangedThenClosed(url, () => connection.value.close());
   }, 180_000);
 

@@ -1,6 +1,8 @@
 // What the tests of a browser computer whose daemon runs (Docker's, Kubernetes') share: its served
-// CDP URL held to its form, refused with a changed secret and once its connection is closed, and Chromium killed by
-// hand through the daemon, read back until the drift says it ended.
+// CDP URL held to its form and driven by chrome-remote-interface (a page navigated, an input filled,
+// evaluated and shot), refused with a changed secret and once its connection is closed, and
+// Chromium killed by hand through the daemon, read back until the drift says it ended.
+import CDP from "chrome-remote-interface";
 import { expect } from "vitest";
 import WebSocket from "ws";
 import type { ComputerClient } from "../../src/daemon/client.js";
@@ -54,4 +56,35 @@ export async function driftUntil(read: () => Promise<Result<ReadBack>>, match: (
     await new Promise((r) => setTimeout(r, ms));
   }
   return drift;
+}
+
+/**
+ * The browser driven over url by a CDP client this project did not write: a data: page with a
+ * form navigated to, its input filled, the page evaluated and shot (a PNG); then the session's
+ * target and its id for a caller's own steps, before the client is closed.
+ */
+export async function driveForm(url: string, then?: (c: CDP.Client, sessionId: string) => Promise<void>): Promise<void> {
+  // The URL is the browser's target itself; local: the client's own protocol, as the URL's server
+  // answers the upgrade alone (no /json endpoints).
+  const c = await CDP({ target: url, local: true });
+  try {
+    expect((await c.send("Browser.getVersion")).product).toMatch(/^(Headless)?Chrome\//);
+    const html = "<title>form</title><input id=q><p id=p>42</p>";
+    const { targetId } = await c.send("Target.createTarget", { url: `data:text/html,${encodeURIComponent(html)}` });
+    const { sessionId } = await c.send("Target.attachToTarget", { targetId, flatten: true });
+    const value = async (expression: string) => (await c.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)).result.value;
+    for (let i = 0; i < 100 && (await value("document.readyState")) !== "complete"; i++) await new Promise((r) => setTimeout(r, 50));
+    // A target made in the background is not the focused page, so typed text may go nowhere: the
+    // page is told to act as focused, and the input holds focus before anything is typed.
+    await c.send("Emulation.setFocusEmulationEnabled", { enabled: true }, sessionId);
+    for (let i = 0; i < 100 && (await value("document.getElementById('q').focus(), document.activeElement.id")) !== "q"; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    await c.send("Input.insertText", { text: "agentrun" }, sessionId);
+    expect(await value("document.title + ':' + document.getElementById('q').value + ':' + document.getElementById('p').textContent")).toBe("form:agentrun:42");
+    const shot = await c.send("Page.captureScreenshot", { format: "png" }, sessionId);
+    expect(Buffer.from(shot.data, "base64").subarray(1, 4).toString()).toBe("PNG");
+    await then?.(c, sessionId);
+  } finally {
+    await c.close();
+  }
 }
