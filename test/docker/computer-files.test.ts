@@ -166,7 +166,7 @@ describe("a sync's reads of its sources", () => {
 });
 
 describe("a batch's read-back beside the next push", () => {
-  test("the second batch's push begins before the first batch's sha256sum has answered", async () => {
+  test("the second batch's push begins before the first batch's read-back (computerd sums) has answered", async () => {
     const blobs = [randomBytes(40 * 2 ** 20), randomBytes(40 * 2 ** 20)];
     const load = blobs.map((b, i) =>
       fileToLoad(`Downloads/beside/f${i}.bin`, 0o644, b.length, async function* () {
