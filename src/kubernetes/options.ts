@@ -3,7 +3,7 @@
 import path from "node:path";
 import { MAX_PROBE_TARGETS } from "../contract/probe.js";
 import { formatAddress, parseAddress, unmap } from "../egress/address.js";
-import { checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
+import { checkAllowlist, checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
 import { OptionError } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import { packageRoot } from "../package.js";
@@ -52,8 +52,11 @@ export interface KubernetesEgressOptions {
   hint?: string;
   /** The proxy's image: computerd alone at /computerd (default agentrun-egress:<the daemon's sha256, 16 digits>). */
   image?: string;
-  /** The test-only seam: a range the proxy reaches as if public (the test's own servers). Refused unless testOnly. */
-  testNetwork?: { range: string };
+  /**
+   * The test-only seam: a range the proxy reaches as if public (the test's own servers), and names
+   * the proxy resolves to addresses in it (a Pod has no resolver the test controls). Refused unless testOnly.
+   */
+  testNetwork?: { range: string; names?: Record<string, string> };
   testOnly?: boolean;
 }
 
@@ -70,7 +73,7 @@ export interface Settled {
   maxLifetimeMs: number;
   probeTargets: string[] | undefined;
   t: KubernetesTimeouts;
-  egress: { hostAddresses: string[]; hint: string; image: string | undefined; testRange: string | undefined };
+  egress: { hostAddresses: string[]; hint: string; image: string | undefined; testRange: string | undefined; testNames?: string[] };
 }
 
 /** A DNS label, as a namespace's and a RuntimeClass's names are. */
@@ -180,5 +183,19 @@ function egressOf(egress: KubernetesEgressOptions): Settled["egress"] {
     const refused = checkTestNetwork(egress.testNetwork?.range, { testOnly: egress.testOnly === true });
     if (refused) throw bad(`: ${refused}`);
   }
-  return { hostAddresses: [...new Set(hostAddresses)].sort(), hint, image: egress.image, testRange: egress.testNetwork?.range };
+  const testNames = Object.entries(egress.testNetwork?.names ?? {}).map(([name, at]) => {
+    const range = egress.testNetwork?.range ?? "";
+    if (!/^[a-z0-9.-]+$/.test(name) || !checkAllowlist([name], { testNetwork: range }).ok || !checkAllowlist([`${at}/32`], { testNetwork: range }).ok)
+      throw bad(
+        `: testNetwork.names maps ${JSON.stringify(name)}, which is not a lower-case name, or to ${JSON.stringify(at)}, which is not an address in ${range}`,
+      );
+    return `${name}=${at}`;
+  });
+  return {
+    hostAddresses: [...new Set(hostAddresses)].sort(),
+    hint,
+    image: egress.image,
+    testRange: egress.testNetwork?.range,
+    ...(testNames.length > 0 ? { testNames } : {}),
+  };
 }

@@ -63,6 +63,8 @@ export function computerPod(
   c: Creation<CheckedSpec & { egressImage?: string; hostAddresses?: string[]; avoidNodes?: string[] }>,
   o: Settled,
   user: User,
+  /** A joined proxy's rules as its ConfigMap holds them (argv form). */
+  rules: readonly string[] = [],
 ): Record<string, unknown> {
   const { spec, checked, deadline } = c;
   const allow = checked.allow;
@@ -92,6 +94,8 @@ export function computerPod(
           hostAddresses: checked.hostAddresses!,
           hint: o.egress.hint,
           testRange: o.egress.testRange,
+          testNames: o.egress.testNames,
+          ...(rules.length > 0 ? { rules } : {}),
         };
   return podManifest({
     name: c.name,

@@ -5,7 +5,11 @@
 // computer still reaches only its own sidecar and the proxy's rules are the same code. An update
 // patches the ConfigMap; the running sidecars take the new list as the kubelet writes it (at once
 // for a Pod the update touches, else at the kubelet's next sync), which a read calls "not yet"
-// within the bound listSyncMs and drift past it. Release is refused while a computer mounts it.
+// within the bound listSyncMs and drift past it. Its rules (key rules, one a line in the proxy's
+// argv form) are each joining computer's sidecar's --rule, fixed at its start: a change of rules is
+// refused while a computer runs behind it, and a ConfigMap's rules changed by hand are drift on the
+// proxy (its read-back's rules) and on each computer (inspect.ts). Credentials are not built here
+// yet. Release is refused while a computer mounts it.
 // Its id is the ConfigMap's name and uid: read, update and release by it never touch a ConfigMap
 // of the same name made since.
 import { createHash, randomBytes } from "node:crypto";
@@ -17,10 +21,11 @@ import { parseUser, userText } from "../contract/user.js";
 import type { CallOptions } from "../daemon/client.js";
 import { listDigest } from "../egress/list-digest.js";
 import { checkAllowlist, hintProblem, sameAllowlist } from "../egress/list.js";
+import { checkRules, ruleArg, ruleOf, rulesChangedHosts } from "../egress/rules.js";
 import type { EgressProxies, ProxyCheckInput, ProxyMakeOptions, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
 import { userProblem } from "./check.js";
 import { COMPUTER_LABEL, DIGEST_ANNOTATION, FIELD_MANAGER, idOf, PROXY_LABEL, PROXY_PATTERN, proxyOfId, TOLD_ANNOTATION } from "./constants.js";
-import { EGRESS_CONTAINER, LIST_FILE, LIST_KEY, LIST_VOLUME } from "./egress.js";
+import { EGRESS_CONTAINER, LIST_FILE, LIST_KEY, LIST_VOLUME, RULES_KEY } from "./egress.js";
 import { decodeLabels, encodeLabels, labelsAnnotation, recordedLabels } from "./labels.js";
 import type { KubePods } from "./pods.js";
 import type { Pod } from "./readback.js";
@@ -43,6 +48,8 @@ export interface ProxyPlan {
   namespace: string;
   /** Normalized (checkAllowlist). */
   allow: string[];
+  /** In their argv form (ruleArg). */
+  rules: string[];
   user: string;
   deadline: string;
   hint: string;
@@ -62,7 +69,13 @@ export function proxyManifest(plan: ProxyPlan): Record<string, unknown> {
       labels: { [PROXY_LABEL]: "1", ...encodeLabels(plan.labels) },
       annotations: { [DIGEST_ANNOTATION]: listDigest(plan.allow), ...labelsAnnotation(plan.labels) },
     },
-    data: { [LIST_KEY]: listText(plan.allow), hint: plan.hint, user: plan.user, deadline: plan.deadline },
+    data: {
+      [LIST_KEY]: listText(plan.allow),
+      ...(plan.rules.length > 0 ? { [RULES_KEY]: listText(plan.rules) } : {}),
+      hint: plan.hint,
+      user: plan.user,
+      deadline: plan.deadline,
+    },
   };
 }
 
@@ -74,6 +87,10 @@ export interface ProxyHeld {
   entries: string[] | undefined;
   /** Why the list cannot be held, when it cannot. */
   refused?: string;
+  /** The rules as its ConfigMap holds them (argv form), each line as written. */
+  rules: string[];
+  /** Why the rules cannot be held (a sidecar would refuse them), when they cannot. */
+  rulesRefused?: string;
   user: string;
   deadline: string;
   hint: string;
@@ -106,6 +123,9 @@ export function heldOf(cm: ConfigMap, testRange: string | undefined): ProxyHeld 
   if (refused) drift.push(`the ConfigMap ${name}'s list cannot be held (${refused}), so every computer behind it forwards nothing`);
   else if (cm.metadata.annotations?.[DIGEST_ANNOTATION] !== listDigest(entries!))
     drift.push(`the ConfigMap ${name}'s list was changed by hand: it holds ${entries!.join(", ")}, not the list make or update wrote`);
+  const rules = linesOf(data[RULES_KEY] ?? "");
+  const rulesRefused = entries ? rulesProblem(rules, entries) : undefined;
+  if (rulesRefused) drift.push(`the ConfigMap ${name}'s rules cannot be held (${rulesRefused}), so no computer can join it`);
   const user = parseUser(data.user ?? "");
   if (!user.ok || userProblem(data.user) !== undefined)
     drift.push(`the ConfigMap ${name}'s user ${JSON.stringify(data.user ?? null)} is not a computer's uid:gid`);
@@ -124,6 +144,8 @@ export function heldOf(cm: ConfigMap, testRange: string | undefined): ProxyHeld 
     uid: cm.metadata.uid,
     entries,
     ...(refused ? { refused } : {}),
+    rules,
+    ...(rulesRefused ? { rulesRefused } : {}),
     user: user.ok ? userText(user.value) : "",
     deadline,
     hint: data.hint ?? "",
@@ -184,7 +206,16 @@ export function joinedNetwork(held: ProxyHeld, holds: SidecarHolds | undefined, 
 /** Whether a Pod mounts the proxy's ConfigMap. */
 const mounts = (pod: Pod, name: string) => (pod.spec?.volumes ?? []).some((v) => v.name === LIST_VOLUME && v.configMap?.name === name);
 
-const KNOWN = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels"]);
+const KNOWN = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels", "rules"]);
+
+/** Why rules in their argv form cannot be held with a list, in check's words, or undefined. */
+function rulesProblem(args: readonly string[], entries: readonly string[]): string | undefined {
+  const rules = args.map(ruleOf);
+  const bad = rules.findIndex((r) => r === undefined);
+  if (bad >= 0) return `line ${bad + 1} is not "<host> <methods|*> <path>..."`;
+  const refusals = checkRules(rules, undefined, entries);
+  return refusals.length > 0 ? refusals.map((r) => r.message).join("; ") : undefined;
+}
 
 export class KubeEgressProxies implements EgressProxies {
   readonly #sb: KubePods;
@@ -205,16 +236,17 @@ export class KubeEgressProxies implements EgressProxies {
     if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a proxy's spec is an object with allow and lifetimeMs" }];
     const out: Refusal[] = [];
     for (const key of Object.keys(spec)) {
-      if ((key === "rules" || key === "credentials") && spec[key] === undefined) continue;
-      if (key === "rules" || key === "credentials")
+      if (key === "credentials" && spec[key] === undefined) continue;
+      if (key === "credentials")
         out.push({
           field: key,
-          message: `${key} are not built on Kubernetes yet (its proxy rereads its list from a ConfigMap, which holds names alone): use the docker provider`,
+          message: `credentials are not built on Kubernetes yet (a key must reach each computer's sidecar alone, through a Secret): use the docker provider`,
         });
       else if (!KNOWN.has(key)) out.push({ field: key, message: `${key} is not a field of an egress proxy (it takes ${[...KNOWN].join(", ")})` });
     }
     const list = checkAllowlist(spec.allow, this.#range());
     if (!list.ok) for (const r of list.refusals) out.push({ field: "allow", message: `allow: ${r.message}` });
+    else out.push(...checkRules(spec.rules, undefined, list.entries));
     const lifetime = checkLifetime(spec.lifetimeMs, { maxLifetimeMs: this.#sb.o.maxLifetimeMs });
     if (lifetime) out.push(lifetime);
     if (spec.user !== undefined) {
@@ -283,6 +315,7 @@ export class KubeEgressProxies implements EgressProxies {
       name: spec.name ?? this.freshName(),
       namespace: this.#sb.o.namespace,
       allow: list.entries,
+      rules: (spec.rules ?? []).map(ruleArg),
       user: userText(user.value),
       deadline: new Date(Date.now() + spec.lifetimeMs).toISOString(),
       hint: spec.hint ?? this.#sb.o.egress.hint,
@@ -301,13 +334,14 @@ export class KubeEgressProxies implements EgressProxies {
     return ok(this.#refOf({ ...plan, uid: made.value.metadata.uid }));
   }
 
-  #refOf(p: Pick<ProxyPlan, "name" | "allow" | "user" | "deadline" | "hint" | "labels"> & { uid: string | undefined }): ProxyRef {
+  #refOf(p: Pick<ProxyPlan, "name" | "allow" | "rules" | "user" | "deadline" | "hint" | "labels"> & { uid: string | undefined }): ProxyRef {
     return {
       name: p.name,
       id: idOf(p.name, p.uid),
       user: p.user,
       deadline: p.deadline,
       allow: [...p.allow],
+      ...(p.rules.length > 0 ? { rules: [...p.rules] } : {}),
       hint: p.hint,
       hostAddresses: [...this.#sb.o.egress.hostAddresses],
       labels: { ...p.labels },
@@ -359,6 +393,19 @@ export class KubeEgressProxies implements EgressProxies {
       );
     const list = checkAllowlist(change.allow, this.#range());
     if (!list.ok) return fail("invalid", list.refusals[0]!.message, { field: "allow" });
+    // Each joined sidecar runs the rules it started with: new rules would reach new computers alone.
+    const rules = change.rules === undefined ? held.rules : change.rules.map(ruleArg);
+    const changed = rulesChangedHosts(held.rules, rules);
+    if (changed.length > 0) {
+      const joined = await this.joinedPods(name, signal);
+      if (!joined.ok) return joined;
+      if (joined.value.length > 0)
+        return fail(
+          "unsupported",
+          `the egress proxy ${name}'s rules for ${changed.join(", ")} are in the sidecars of ${joined.value.map((p) => p.metadata.name).join(", ")} from their start, so they cannot change while those run: release them first, or make a new EgressProxy; nothing was changed`,
+          { field: "rules" },
+        );
+    }
     const digest = listDigest(list.entries);
     if (signal?.aborted) return fail("aborted", `the update of ${name} was aborted before the API server was asked; nothing was changed`);
     const patched = await this.#sb.api.call(`${this.#path(name)}?fieldManager=${FIELD_MANAGER}`, `changing the ConfigMap ${name}'s list`, {
@@ -366,14 +413,14 @@ export class KubeEgressProxies implements EgressProxies {
       // Its uid in the patch: the API server refuses it for a ConfigMap of the same name made since the read.
       body: {
         metadata: { uid: held.uid, labels: { [PROXY_LABEL]: "1" }, annotations: { [DIGEST_ANNOTATION]: digest } },
-        data: { [LIST_KEY]: listText(list.entries), hint: held.hint },
+        data: { [LIST_KEY]: listText(list.entries), [RULES_KEY]: rules.length > 0 ? listText(rules) : null, hint: held.hint },
       },
       ms: this.#sb.o.t.callMs,
       signal,
     });
     if (!patched.ok) return patched;
     await this.#tell(name, digest, signal);
-    return ok(this.#refOf({ ...held, allow: list.entries }));
+    return ok(this.#refOf({ ...held, allow: list.entries, rules }));
   }
 
   /**
@@ -431,6 +478,7 @@ export class KubeEgressProxies implements EgressProxies {
     if (!cm.value) return refused(`the egress proxy ${name} is not there (no ConfigMap ${name} in ${this.#sb.o.namespace}): make it first`);
     const held = heldOf(cm.value, this.#sb.o.egress.testRange);
     if (!held.entries) return refused(`the egress proxy ${name}'s list cannot be held (${held.refused})`);
+    if (held.rulesRefused) return refused(`the egress proxy ${name}'s rules cannot be held (${held.rulesRefused})`);
     if (held.user !== computer.user)
       return refused(
         `the egress proxy ${name} belongs to ${held.user || "no user"}, not the computer's ${computer.user}: a computer joins a proxy of its own user`,

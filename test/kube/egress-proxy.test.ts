@@ -15,7 +15,7 @@ import type { ComputerRef, Connection } from "../../src/contract/provider.js";
 import { create } from "../../src/kubernetes/create.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
 import type { KubeEgressProxies } from "../../src/kubernetes/proxies.js";
-import { getThroughProxy, KUBE_ASKED, KUBE_SKIPPED, must, testCluster, type TestCluster, until } from "../support/kube.js";
+import { getThroughProxy, KUBE_ASKED, KUBE_SKIPPED, must, testCluster, type TestCluster, until, listenOnWebPort } from "../support/kube.js";
 
 const POD_RANGE = "10.209.0.0/24";
 const GATEWAY = "10.209.0.1";
@@ -43,14 +43,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a shared egress proxy on the test clu
     cluster = await testCluster();
     await must(cluster.admin, "/api/v1/namespaces", { method: "POST", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } } });
     server = createServer((_req, res) => res.end(ANSWER));
-    // Port 80, or 443 when another test holds 80: the proxy forwards to those two alone.
-    for (const p of [80, 443]) {
-      const bound = await new Promise<boolean>((resolve) => server.once("error", () => resolve(false)).listen(p, "0.0.0.0", () => resolve(true)));
-      if (bound) {
-        port = p;
-        break;
-      }
-    }
+    port = await listenOnWebPort(server);
     provider = create({
       kubeconfig: cluster.text,
       namespace: ns,

@@ -8,7 +8,8 @@ import { listDigest } from "../../src/egress/list-digest.js";
 import { DIGEST_ANNOTATION, PROXY_LABEL } from "../../src/kubernetes/constants.js";
 import { create } from "../../src/kubernetes/create.js";
 import { inspectPod } from "../../src/kubernetes/inspect.js";
-import { LIST_FILE, LIST_MOUNT, LIST_VOLUME, sidecarNetwork, type SidecarPlan, type SidecarWant } from "../../src/kubernetes/egress.js";
+import { EGRESS_CA_FILE } from "../../src/egress/proxy-command.js";
+import { LIST_FILE, LIST_MOUNT, LIST_VOLUME, sidecarNetwork, sidecarRules, type SidecarPlan, type SidecarWant } from "../../src/kubernetes/egress.js";
 import { podManifest, type PodPlan } from "../../src/kubernetes/pod.js";
 import type { KubePods } from "../../src/kubernetes/pods.js";
 import { type ConfigMap, heldOf, joinedNetwork, KubeEgressProxies, proxyManifest, sidecarHolds } from "../../src/kubernetes/proxies.js";
@@ -26,6 +27,7 @@ const made = (deadline = DEADLINE) =>
       name: NAME,
       namespace: "agents",
       allow: ["*.pythonhosted.org", "pypi.org"],
+      rules: [],
       user: "2510:2510",
       deadline,
       hint: "ask the platform team",
@@ -69,6 +71,27 @@ describe("the proxy's ConfigMap", () => {
     const cm = made();
     edit(cm);
     expect(heldOf(cm, undefined).drift.join("; ")).toMatch(words);
+  });
+
+  it("holds rules one a line in their argv form, read back as written; rules a sidecar would refuse are drift", () => {
+    const cm = structuredClone(
+      proxyManifest({
+        name: NAME,
+        namespace: "agents",
+        allow: ["pypi.org"],
+        rules: ["pypi.org GET /simple"],
+        user: "2510:2510",
+        deadline: DEADLINE,
+        hint: "h",
+        labels: {},
+      }),
+    ) as unknown as ConfigMap;
+    expect(cm.data?.rules).toBe("pypi.org GET /simple\n");
+    expect(heldOf(cm, undefined)).toMatchObject({ rules: ["pypi.org GET /simple"], drift: [] });
+    cm.data!.rules = "other.example GET /\n";
+    expect(heldOf(cm, undefined).drift.join("; ")).toMatch(/rules cannot be held \(rules\[0\]\.host: host "other\.example" is not a name/);
+    cm.data!.rules = "pypi.org\n";
+    expect(heldOf(cm, undefined).rulesRefused).toMatch(/line 1 is not/);
   });
 
   it("takes a list in another order, with spaces and blank lines, as the same list", () => {
@@ -182,6 +205,42 @@ describe("a joined computer's Pod", () => {
 
   it("reads back as the proxy's list (which inspect reads from the ConfigMap)", () => {
     expect(sidecarNetwork(sidecarOf(pod()), want)).toEqual({ allow: [] });
+  });
+
+  const ruled = () => {
+    const p = structuredClone(podManifest({ ...plan, sidecar: { ...sidecar, rules: ["pypi.org GET /simple"] } })) as unknown as Pod;
+    p.status = { phase: "Running", containerStatuses: p.spec!.containers!.map((c) => ({ name: c.name, state: { running: {} } })) };
+    return p;
+  };
+
+  it("runs its proxy's rules in the sidecar's argv, opening TLS with its CA beside the socket, and reads back as made", () => {
+    const p = ruled();
+    const args = (p.spec!.containers![1] as unknown as C).args;
+    expect(args.join(" ")).toContain("--rule pypi.org GET /simple");
+    expect(args.join(" ")).toContain(`--ca-file ${EGRESS_CA_FILE}`);
+    expect(sidecarRules(sidecarOf(p))).toEqual(["pypi.org GET /simple"]);
+    expect(sidecarNetwork(sidecarOf(p), want)).toEqual({ allow: [] });
+  });
+
+  it("names a sidecar with rules and no CA, a CA and no rules, or names resolved it was not given", () => {
+    const noCA = ruled();
+    const a = (noCA.spec!.containers![1] as unknown as C).args;
+    a.splice(a.indexOf("--ca-file"), 2);
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(noCA), want))).toMatch(/holds rules but opens no TLS/);
+    const noRules = ruled();
+    const b = (noRules.spec!.containers![1] as unknown as C).args;
+    b.splice(b.indexOf("--rule"), 2);
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(noRules), want))).toMatch(/opens TLS with no rules/);
+    const named = pod();
+    (named.spec!.containers![1] as unknown as C).args.push("--resolve-for-tests", "pypi.org=10.0.0.1");
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(named), want))).toMatch(/resolves names of its own/);
+  });
+
+  it("reads rules changed by hand in the ConfigMap since the computer started as drift naming the host", async () => {
+    const cm = made();
+    cm.data!.rules = "pypi.org GET /simple\n";
+    const read = await inspected(cm, `computerd egress: the list at ${LIST_FILE} holds 2 entries (fnv64a ac80d4410aa2cf22)`);
+    expect(read.ok && read.value.drift.join("; ")).toMatch(/ConfigMap holds other rules for pypi\.org than computer-0123456789ab's sidecar runs/);
   });
 
   /** inspect's read of a joined Pod whose computer does not run yet (no connection, no probe), against a proxies slice. */
@@ -299,6 +358,37 @@ describe("check, make, update and release", () => {
     // The hint is named as the spec names it, not as the provider's option (egress.hint).
     expect(!r.ok && r.error.refusals?.find((x) => x.field === "hint")?.message).toMatch(/^hint is printable ASCII alone/);
     expect(calls).toEqual([]);
+  });
+
+  it("refuses a rule for a host off the list and any credential, each field named and no key in the words, before any call", async () => {
+    const { proxies, calls } = memory();
+    const r = await proxies.make({
+      allow: ["pypi.org"],
+      lifetimeMs: 60_000,
+      rules: [{ host: "other.example", methods: ["FETCH"] }],
+      credentials: [{ host: "pypi.org", header: "X-Key", value: "k-never-shown" }],
+    });
+    expect(!r.ok && r.error.refusals?.map((x) => x.field).sort()).toEqual(["credentials", "rules[0].host", "rules[0].methods[0]"]);
+    expect(!r.ok && r.error.message).not.toContain("k-never-shown");
+    expect(calls).toEqual([]);
+  });
+
+  it("refuses a change of rules while a computer runs behind the proxy, naming rules; with none, patches the ConfigMap's rules", async () => {
+    const joined = { metadata: { name: "computer-0123456789ab" }, spec: { volumes: [{ name: LIST_VOLUME, configMap: { name: NAME } }] } } as Pod;
+    const busy = memory([joined]);
+    const rules = [{ host: "pypi.org", methods: ["GET"], paths: ["/simple"] }];
+    const refused = await busy.proxies.update(NAME, { allow: ["pypi.org"], rules });
+    expect(!refused.ok && refused.error).toMatchObject({
+      code: "unsupported",
+      field: "rules",
+      message: expect.stringMatching(/for pypi\.org .*computer-0123456789ab/),
+    });
+    expect(busy.calls.filter((c) => c.startsWith("PATCH"))).toEqual([]);
+    const free = memory();
+    const u = await free.proxies.update(NAME, { allow: ["pypi.org"], rules });
+    expect(u.ok && u.value.rules).toEqual(["pypi.org GET /simple"]);
+    const patch = free.bodies[free.calls.findIndex((c) => c.startsWith("PATCH"))] as { data: Record<string, unknown> };
+    expect(patch.data.rules).toBe("pypi.org GET /simple\n");
   });
 
   it("refuses release while a computer mounts it, naming the computer, and removes nothing", async () => {
