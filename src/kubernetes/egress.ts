@@ -7,7 +7,8 @@
 // the proxy's ConfigMap, mounted read-only: its list is the ConfigMap's, read again as it changes;
 // the proxy's rules, read from the ConfigMap at the computer's start, are its argv (--rule), and
 // with them it opens TLS for their hosts, writing its CA (--ca-file) beside its socket, in the
-// folder the computer mounts read-only, where init reads it into the computer's trust bundle.
+// folder the computer mounts read-only, where init reads it into the computer's trust bundle; a
+// proxy's credentials reach the sidecar alone, its variable a reference to the proxy's Secret.
 import type { NetworkPolicy, NetworkReadBack } from "../contract/provider.js";
 import { checkAllowlist } from "../egress/list.js";
 import type { ProxyNetwork } from "../egress/proxies.js";
@@ -15,6 +16,8 @@ import { userSecurity } from "./unprivileged.js";
 import { LAST_WORDS } from "./constants.js";
 import { EGRESS_CA_FILE, EGRESS_ENTRYPOINT, EGRESS_FLAGS, EGRESS_MOUNT, EGRESS_SOCKET, egressArgs, flagsOf, type ProxyArgs } from "../egress/proxy-command.js";
 import { show } from "./shown.js";
+import { CREDENTIALS_ENV } from "../egress/rules.js";
+import { credentialsEnvVar } from "./proxy-secret.js";
 
 /** The sidecar's container, and the emptyDir of its socket. */
 export const EGRESS_CONTAINER = "egress";
@@ -46,6 +49,8 @@ export interface SidecarPlan extends Omit<ProxyArgs, "testNetwork"> {
   testNames?: readonly string[] | undefined;
   /** A shared proxy joined: its ConfigMap's name, whose list the sidecar reads (allow is then unused). */
   proxy?: string | undefined;
+  /** The joined proxy has credentials: its Secret's key is the sidecar's variable. */
+  keyed?: boolean | undefined;
 }
 
 /**
@@ -74,7 +79,9 @@ export function sidecarContainer(plan: SidecarPlan): Record<string, unknown> {
       ...plan,
       ...(plan.proxy ? { allow: [], allowFile: LIST_FILE } : {}),
       ...(plan.testRange ? { testNetwork: { range: plan.testRange, names: plan.testNames } } : {}),
+      ...(plan.keyed ? { credentials: [plan.proxy] } : {}),
     }),
+    ...(plan.keyed && plan.proxy ? { env: [credentialsEnvVar(plan.proxy)] } : {}),
     securityContext: sidecarSecurity(plan.uid, plan.gid),
     resources: EGRESS_RESOURCES,
     volumeMounts: sidecarMounts(plan.proxy !== undefined),
@@ -101,6 +108,7 @@ export interface SidecarReadBack {
         imagePullPolicy?: string;
         command?: string[];
         args?: string[];
+        env?: unknown[];
         securityContext?: object;
         resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
         volumeMounts?: Array<{ name?: string; mountPath?: string; readOnly?: boolean }>;
@@ -115,7 +123,7 @@ export interface SidecarReadBack {
 }
 
 /** What the sidecar read back must hold: its plan but the list, the hint and the rules (read from its argv); hostAddresses are those it must refuse now (more is fine). */
-export type SidecarWant = Omit<SidecarPlan, "allow" | "hint" | "rules">;
+export type SidecarWant = Omit<SidecarPlan, "allow" | "hint" | "rules" | "keyed">;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -170,10 +178,14 @@ export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetw
   // rules are its proxy's (held to the ConfigMap by inspect.ts), with the CA they need.
   const unknown = [...flags.keys()].find((k) => (!EGRESS_FLAGS.has(k) || TLS_FLAGS.has(k)) && !(want.proxy && JOINED_FLAGS.has(k)));
   if (unknown) return other(`runs with ${unknown}, which the provider never gives`);
+  const env = s.container?.env ?? [];
+  const keyed = env.length > 0;
+  if (keyed && !(want.proxy && same(env, [credentialsEnvVar(want.proxy)])))
+    return other(`has variables the provider never gives (a joined one has ${CREDENTIALS_ENV} alone, from its proxy's Secret)`);
   const caFile = flags.get("--ca-file");
   if (caFile && !same(caFile, [EGRESS_CA_FILE])) return other(`writes its CA elsewhere than ${EGRESS_CA_FILE}`);
-  if (flags.has("--rule") !== (caFile !== undefined))
-    return other(flags.has("--rule") ? "holds rules but opens no TLS for their hosts" : "opens TLS with no rules to judge it by");
+  if ((flags.has("--rule") || keyed) !== (caFile !== undefined))
+    return other(caFile ? "opens TLS with no rules or credentials to judge it by" : "holds rules or credentials but opens no TLS for their hosts");
   if (!same(flags.get("--resolve-for-tests") ?? [], want.testNames ?? []))
     return other("resolves names of its own, a test-only setting this provider does not have");
   if (!same(flags.get("--socket"), [EGRESS_SOCKET])) return other(`does not listen on ${EGRESS_SOCKET}`);

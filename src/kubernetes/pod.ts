@@ -63,8 +63,8 @@ export function computerPod(
   c: Creation<CheckedSpec & { egressImage?: string; hostAddresses?: string[]; avoidNodes?: string[] }>,
   o: Settled,
   user: User,
-  /** A joined proxy's rules as its ConfigMap holds them (argv form). */
-  rules: readonly string[] = [],
+  /** A joined proxy's rules as its ConfigMap holds them (argv form), and whether it has credentials (a Secret). */
+  joined: { rules: readonly string[]; keyed: boolean } = { rules: [], keyed: false },
 ): Record<string, unknown> {
   const { spec, checked, deadline } = c;
   const allow = checked.allow;
@@ -95,7 +95,8 @@ export function computerPod(
           hint: o.egress.hint,
           testRange: o.egress.testRange,
           testNames: o.egress.testNames,
-          ...(rules.length > 0 ? { rules } : {}),
+          ...(joined.rules.length > 0 ? { rules: joined.rules } : {}),
+          ...(joined.keyed ? { keyed: true } : {}),
         };
   return podManifest({
     name: c.name,

@@ -8,8 +8,10 @@
 // within the bound listSyncMs and drift past it. Its rules (key rules, one a line in the proxy's
 // argv form) are each joining computer's sidecar's --rule, fixed at its start: a change of rules is
 // refused while a computer runs behind it, and a ConfigMap's rules changed by hand are drift on the
-// proxy (its read-back's rules) and on each computer (inspect.ts). Credentials are not built here
-// yet. Release is refused while a computer mounts it.
+// proxy (its read-back's rules) and on each computer (inspect.ts). Its credentials are a Secret
+// beside it (proxy-secret.ts), each joined sidecar's variable from its start, so a change of them
+// is refused while a computer runs behind it too, and a Secret changed by hand is drift naming the
+// host. Release is refused while a computer mounts it.
 // Its id is the ConfigMap's name and uid: read, update and release by it never touch a ConfigMap
 // of the same name made since.
 import { createHash, randomBytes } from "node:crypto";
@@ -21,7 +23,8 @@ import { parseUser, userText } from "../contract/user.js";
 import type { CallOptions } from "../daemon/client.js";
 import { listDigest } from "../egress/list-digest.js";
 import { checkAllowlist, hintProblem, sameAllowlist } from "../egress/list.js";
-import { checkRules, ruleArg, ruleOf, rulesChangedHosts } from "../egress/rules.js";
+import { checkRules, credentialsChangedHosts, type EgressCredential, ruleArg, ruleOf, rulesChangedHosts } from "../egress/rules.js";
+import { type ProxySecret, secretCredentials, secretManifest, secretName } from "./proxy-secret.js";
 import type { EgressProxies, ProxyCheckInput, ProxyMakeOptions, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
 import { userProblem } from "./check.js";
 import { COMPUTER_LABEL, DIGEST_ANNOTATION, FIELD_MANAGER, idOf, PROXY_LABEL, PROXY_PATTERN, proxyOfId, TOLD_ANNOTATION } from "./constants.js";
@@ -206,7 +209,7 @@ export function joinedNetwork(held: ProxyHeld, holds: SidecarHolds | undefined, 
 /** Whether a Pod mounts the proxy's ConfigMap. */
 const mounts = (pod: Pod, name: string) => (pod.spec?.volumes ?? []).some((v) => v.name === LIST_VOLUME && v.configMap?.name === name);
 
-const KNOWN = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels", "rules"]);
+const KNOWN = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels", "rules", "credentials"]);
 
 /** Why rules in their argv form cannot be held with a list, in check's words, or undefined. */
 function rulesProblem(args: readonly string[], entries: readonly string[]): string | undefined {
@@ -236,17 +239,11 @@ export class KubeEgressProxies implements EgressProxies {
     if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a proxy's spec is an object with allow and lifetimeMs" }];
     const out: Refusal[] = [];
     for (const key of Object.keys(spec)) {
-      if (key === "credentials" && spec[key] === undefined) continue;
-      if (key === "credentials")
-        out.push({
-          field: key,
-          message: `credentials are not built on Kubernetes yet (a key must reach each computer's sidecar alone, through a Secret): use the docker provider`,
-        });
-      else if (!KNOWN.has(key)) out.push({ field: key, message: `${key} is not a field of an egress proxy (it takes ${[...KNOWN].join(", ")})` });
+      if (!KNOWN.has(key)) out.push({ field: key, message: `${key} is not a field of an egress proxy (it takes ${[...KNOWN].join(", ")})` });
     }
     const list = checkAllowlist(spec.allow, this.#range());
     if (!list.ok) for (const r of list.refusals) out.push({ field: "allow", message: `allow: ${r.message}` });
-    else out.push(...checkRules(spec.rules, undefined, list.entries));
+    else out.push(...checkRules(spec.rules, spec.credentials, list.entries));
     const lifetime = checkLifetime(spec.lifetimeMs, { maxLifetimeMs: this.#sb.o.maxLifetimeMs });
     if (lifetime) out.push(lifetime);
     if (spec.user !== undefined) {
@@ -301,6 +298,35 @@ export class KubeEgressProxies implements EgressProxies {
     return read.error.code === "not_found" ? ok(undefined) : read;
   }
 
+  #secretPath(name?: string): string {
+    return `/api/v1/namespaces/${encodeURIComponent(this.#sb.o.namespace)}/secrets${name === undefined ? "" : `/${encodeURIComponent(secretName(name))}`}`;
+  }
+
+  /** The proxy's credentials as its Secret holds them: undefined when it has no Secret. */
+  async credentials(name: string, signal?: AbortSignal): Promise<Result<EgressCredential[] | undefined>> {
+    const read = await this.#sb.api.call<ProxySecret>(this.#secretPath(name), `reading the Secret ${secretName(name)}`, { ms: this.#sb.o.t.callMs, signal });
+    if (read.ok) return ok(secretCredentials(read.value));
+    return read.error.code === "not_found" ? ok(undefined) : read;
+  }
+
+  /** The proxy's Secret made with these credentials (none: deleted); a Secret already gone is fine. */
+  async #writeSecret(name: string, credentials: readonly EgressCredential[], labels: Record<string, string>, signal?: AbortSignal): Promise<Result<undefined>> {
+    const gone = await this.#sb.api.call(this.#secretPath(name), `deleting the Secret ${secretName(name)}`, {
+      method: "DELETE",
+      ms: this.#sb.o.t.callMs,
+      signal,
+    });
+    if (!gone.ok && gone.error.code !== "not_found") return gone;
+    if (credentials.length === 0) return ok();
+    const made = await this.#sb.api.call(`${this.#secretPath()}?fieldManager=${FIELD_MANAGER}`, `making the Secret ${secretName(name)}`, {
+      method: "POST",
+      body: secretManifest(name, this.#sb.o.namespace, credentials, labels),
+      ms: this.#sb.o.t.callMs,
+      signal,
+    });
+    return made.ok ? ok() : made;
+  }
+
   async make(spec: ProxySpec, options: ProxyMakeOptions = {}): Promise<Result<ProxyRef>> {
     const { signal } = options;
     const checked = this.check(spec);
@@ -331,7 +357,20 @@ export class KubeEgressProxies implements EgressProxies {
       const field = made.error.code === "exists" ? "name" : made.error.code === "refused" ? "namespace" : undefined;
       return fail(made.error.code, `${made.error.message}; nothing was made`, field ? { field } : {});
     }
-    return ok(this.#refOf({ ...plan, uid: made.value.metadata.uid }));
+    const uid = made.value.metadata.uid;
+    if (spec.credentials?.length) {
+      const keyed = await this.#writeSecret(plan.name, spec.credentials, plan.labels, signal);
+      if (!keyed.ok) {
+        // The ConfigMap made is removed (by its uid): a proxy is made whole or not at all.
+        await this.#sb.api.call(this.#path(plan.name), `deleting the ConfigMap ${plan.name}`, {
+          method: "DELETE",
+          body: { apiVersion: "v1", kind: "DeleteOptions", ...(uid ? { preconditions: { uid } } : {}) },
+          ms: this.#sb.o.t.callMs,
+        });
+        return fail(keyed.error.code, `${keyed.error.message}; the ConfigMap ${plan.name} made was deleted, so nothing was made`, { field: "credentials" });
+      }
+    }
+    return ok(this.#refOf({ ...plan, uid }));
   }
 
   #refOf(p: Pick<ProxyPlan, "name" | "allow" | "rules" | "user" | "deadline" | "hint" | "labels"> & { uid: string | undefined }): ProxyRef {
@@ -360,7 +399,15 @@ export class KubeEgressProxies implements EgressProxies {
     const stopped = Date.parse(held.deadline) <= Date.now();
     if (stopped) drift.push(`the egress proxy ${name} reached its deadline ${held.deadline}: its computers' sidecars forward nothing past theirs`);
     const network = held.entries ? { allow: held.entries } : { other: `network allow, but its egress proxy ${name}'s list cannot be held (${held.refused})` };
-    return ok({ ref: this.#refOf({ ...held, allow: held.entries ?? [] }), state: stopped ? "stopped" : "running", network, drift });
+    const credentials = await this.credentials(name, options.signal);
+    if (!credentials.ok) return credentials;
+    return ok({
+      ref: this.#refOf({ ...held, allow: held.entries ?? [] }),
+      state: stopped ? "stopped" : "running",
+      network,
+      drift,
+      ...(credentials.value ? { credentials: credentials.value } : {}),
+    });
   }
 
   /** The computers' Pods that mount the proxy's ConfigMap, in one list of the namespace's computers. */
@@ -393,17 +440,23 @@ export class KubeEgressProxies implements EgressProxies {
       );
     const list = checkAllowlist(change.allow, this.#range());
     if (!list.ok) return fail("invalid", list.refusals[0]!.message, { field: "allow" });
-    // Each joined sidecar runs the rules it started with: new rules would reach new computers alone.
+    // Each joined sidecar runs the rules and credentials it started with: new ones would reach new computers alone.
     const rules = change.rules === undefined ? held.rules : change.rules.map(ruleArg);
-    const changed = rulesChangedHosts(held.rules, rules);
-    if (changed.length > 0) {
+    const keys = await this.credentials(name, signal);
+    if (!keys.ok) return keys;
+    const rekeyed = change.credentials === undefined ? [] : credentialsChangedHosts(keys.value ?? [], change.credentials);
+    for (const [field, hosts] of [
+      ["rules", rulesChangedHosts(held.rules, rules)],
+      ["credentials", rekeyed],
+    ] as const) {
+      if (hosts.length === 0) continue;
       const joined = await this.joinedPods(name, signal);
       if (!joined.ok) return joined;
       if (joined.value.length > 0)
         return fail(
           "unsupported",
-          `the egress proxy ${name}'s rules for ${changed.join(", ")} are in the sidecars of ${joined.value.map((p) => p.metadata.name).join(", ")} from their start, so they cannot change while those run: release them first, or make a new EgressProxy; nothing was changed`,
-          { field: "rules" },
+          `the egress proxy ${name}'s ${field} for ${hosts.join(", ")} are in the sidecars of ${joined.value.map((p) => p.metadata.name).join(", ")} from their start, so they cannot change while those run: release them first, or make a new EgressProxy; nothing was changed`,
+          { field },
         );
     }
     const digest = listDigest(list.entries);
@@ -419,6 +472,10 @@ export class KubeEgressProxies implements EgressProxies {
       signal,
     });
     if (!patched.ok) return patched;
+    if (rekeyed.length > 0) {
+      const keyed = await this.#writeSecret(name, change.credentials ?? [], held.labels, signal);
+      if (!keyed.ok) return fail(keyed.error.code, `${keyed.error.message}; the list and rules were changed, the credentials not`, { field: "credentials" });
+    }
     await this.#tell(name, digest, signal);
     return ok(this.#refOf({ ...held, allow: list.entries, rules }));
   }
@@ -462,8 +519,10 @@ export class KubeEgressProxies implements EgressProxies {
       ms: this.#sb.o.t.callMs,
       signal: options.signal,
     });
-    // A precondition that fails (409) is a ConfigMap of the same name made since: ours is gone, and that one stays.
-    return gone.ok || gone.error.code === "not_found" || (uid !== undefined && gone.error.code === "exists") ? ok() : gone;
+    // A precondition that fails (409) is a ConfigMap of the same name made since: ours is gone, and that one (and its Secret) stays.
+    if (uid !== undefined && !gone.ok && gone.error.code === "exists") return ok();
+    if (!gone.ok && gone.error.code !== "not_found") return gone;
+    return this.#writeSecret(name, [], {}, options.signal);
   }
 
   /**
@@ -471,7 +530,11 @@ export class KubeEgressProxies implements EgressProxies {
    * list check takes, the computer's user, a deadline no earlier than the computer's, and when the
    * spec names a list, that list. Refused in words naming egress, with nothing made.
    */
-  async joinable(name: string, computer: { user: string; deadline: string; allow: string[] }, signal?: AbortSignal): Promise<Result<ProxyHeld>> {
+  async joinable(
+    name: string,
+    computer: { user: string; deadline: string; allow: string[] },
+    signal?: AbortSignal,
+  ): Promise<Result<ProxyHeld & { keyed: boolean }>> {
     const cm = await this.configMap(name, signal);
     if (!cm.ok) return cm;
     const refused = (why: string) => fail("refused", `${why}; nothing was made`, { field: "egress" });
@@ -487,7 +550,12 @@ export class KubeEgressProxies implements EgressProxies {
       return refused(`the egress proxy ${name} ends at ${held.deadline}, before the computer's deadline ${computer.deadline}: ask for a shorter lifetime`);
     if (computer.allow.length > 0 && !sameAllowlist(computer.allow, held.entries))
       return refused(`the egress proxy ${name} holds ${held.entries.join(", ")}, not the list asked for: ask for { allow: [] } to take the proxy's list`);
-    return ok(held);
+    const keys = await this.credentials(name, signal);
+    if (!keys.ok) return keys;
+    // A Secret the sidecar would refuse (emptied or edited by hand) is refused here, naming no value.
+    if (keys.value && (keys.value.length === 0 || checkRules(undefined, keys.value, held.entries).length > 0))
+      return refused(`the egress proxy ${name}'s Secret ${secretName(name)} holds no credentials its list takes: update the proxy's credentials`);
+    return ok({ ...held, keyed: keys.value !== undefined });
   }
 
   /** What a joined Pod's sidecar last logged of its list: its last 500 lines, else its whole log (at most 8 MiB). */

@@ -226,14 +226,26 @@ describe("a joined computer's Pod", () => {
     const noCA = ruled();
     const a = (noCA.spec!.containers![1] as unknown as C).args;
     a.splice(a.indexOf("--ca-file"), 2);
-    expect(JSON.stringify(sidecarNetwork(sidecarOf(noCA), want))).toMatch(/holds rules but opens no TLS/);
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(noCA), want))).toMatch(/holds rules or credentials but opens no TLS/);
     const noRules = ruled();
     const b = (noRules.spec!.containers![1] as unknown as C).args;
     b.splice(b.indexOf("--rule"), 2);
-    expect(JSON.stringify(sidecarNetwork(sidecarOf(noRules), want))).toMatch(/opens TLS with no rules/);
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(noRules), want))).toMatch(/opens TLS with no rules or credentials/);
     const named = pod();
     (named.spec!.containers![1] as unknown as C).args.push("--resolve-for-tests", "pypi.org=10.0.0.1");
     expect(JSON.stringify(sidecarNetwork(sidecarOf(named), want))).toMatch(/resolves names of its own/);
+  });
+
+  it("gives a keyed proxy's sidecar alone its Secret's key by reference, with the CA, and names a variable of any other kind", () => {
+    const p = structuredClone(podManifest({ ...plan, sidecar: { ...sidecar, keyed: true } })) as unknown as Pod;
+    p.status = { phase: "Running", containerStatuses: p.spec!.containers!.map((c) => ({ name: c.name, state: { running: {} } })) };
+    const [computer, proxy] = p.spec!.containers! as unknown as [C & { env?: unknown[] }, C & { env?: unknown[] }];
+    expect(proxy.env).toEqual([{ name: "AGENTRUN_EGRESS_CREDENTIALS", valueFrom: { secretKeyRef: { name: `${NAME}-credentials`, key: "credentials" } } }]);
+    expect(JSON.stringify(computer)).not.toMatch(/AGENTRUN_EGRESS_CREDENTIALS|secretKeyRef/);
+    expect(proxy.args.join(" ")).toContain(`--ca-file ${EGRESS_CA_FILE}`);
+    expect(sidecarNetwork(sidecarOf(p), want)).toEqual({ allow: [] });
+    proxy.env = [{ name: "AGENTRUN_EGRESS_CREDENTIALS", value: "[]" }];
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(p), want))).toMatch(/has variables the provider never gives/);
   });
 
   it("reads rules changed by hand in the ConfigMap since the computer started as drift naming the host", async () => {
@@ -321,7 +333,7 @@ describe("check, make, update and release", () => {
   });
 
   /** A KubePods slice whose API server is a map of paths; calls recorded. */
-  function memory(pods: Pod[] = []) {
+  function memory(pods: Pod[] = [], refused?: string) {
     const calls: string[] = [];
     const bodies: unknown[] = [];
     const store = new Map<string, unknown>([[`/api/v1/namespaces/agents/configmaps/${NAME}`, made(new Date(Date.now() + 3_600_000).toISOString())]]);
@@ -341,10 +353,11 @@ describe("check, make, update and release", () => {
           calls.push(`${o.method ?? "GET"} ${path}`);
           bodies.push(o.body);
           const key = path.split("?")[0]!;
+          if (`${o.method ?? "GET"} ${key}` === refused) return { ok: false, error: { code: "forbidden", message: "secrets is forbidden" } };
           if ((o.method ?? "GET") === "GET")
             return store.has(key) ? { ok: true, value: store.get(key) } : { ok: false, error: { code: "not_found", message: "gone" } };
           if (o.method === "DELETE") store.delete(key);
-          return { ok: true, value: {} };
+          return { ok: true, value: o.method === "POST" ? { metadata: { uid: "uid-1" } } : {} };
         },
       },
     } as unknown as KubePods;
@@ -360,17 +373,34 @@ describe("check, make, update and release", () => {
     expect(calls).toEqual([]);
   });
 
-  it("refuses a rule for a host off the list and any credential, each field named and no key in the words, before any call", async () => {
+  it("refuses a rule for a host off the list and a credential header the proxy sets, each field named and no key in the words, before any call", async () => {
     const { proxies, calls } = memory();
     const r = await proxies.make({
       allow: ["pypi.org"],
       lifetimeMs: 60_000,
       rules: [{ host: "other.example", methods: ["FETCH"] }],
-      credentials: [{ host: "pypi.org", header: "X-Key", value: "k-never-shown" }],
+      credentials: [{ host: "pypi.org", header: "Host", value: "k-never-shown" }],
     });
-    expect(!r.ok && r.error.refusals?.map((x) => x.field).sort()).toEqual(["credentials", "rules[0].host", "rules[0].methods[0]"]);
+    expect(!r.ok && r.error.refusals?.map((x) => x.field).sort()).toEqual(["credentials[0].header", "rules[0].host", "rules[0].methods[0]"]);
     expect(!r.ok && r.error.message).not.toContain("k-never-shown");
     expect(calls).toEqual([]);
+  });
+
+  it("makes credentials a Secret beside the ConfigMap, the key in neither the ConfigMap nor the ref; a Secret refused deletes the ConfigMap", async () => {
+    const { proxies, calls, bodies } = memory();
+    const credentials = [{ host: "pypi.org", header: "X-Key", value: "k-secret-1" }];
+    const m = await proxies.make({ allow: ["pypi.org"], lifetimeMs: 60_000, credentials });
+    expect(m.ok && JSON.stringify(m.value)).not.toContain("k-secret-1");
+    const posts = calls.flatMap((c, i) => (c.startsWith("POST") ? [{ path: c.split("?")[0], body: JSON.stringify(bodies[i]) }] : []));
+    expect(posts.map((p) => p.path)).toEqual(["POST /api/v1/namespaces/agents/configmaps", "POST /api/v1/namespaces/agents/secrets"]);
+    expect(posts[0]!.body).not.toContain("k-secret-1");
+    expect(posts[1]!.body).toContain("k-secret-1");
+    expect(posts[1]!.body).toContain(`"name":"${m.ok && m.value.name}-credentials"`);
+    // The API server refuses the Secret (credentials that may not write Secrets): the ConfigMap made is deleted.
+    const failing = memory([], "POST /api/v1/namespaces/agents/secrets");
+    const f = await failing.proxies.make({ allow: ["pypi.org"], lifetimeMs: 60_000, credentials });
+    expect(!f.ok && f.error).toMatchObject({ code: "forbidden", field: "credentials", message: expect.stringMatching(/was deleted, so nothing was made/) });
+    expect(failing.calls.filter((c) => c.startsWith("DELETE /api/v1/namespaces/agents/configmaps/"))).toHaveLength(1);
   });
 
   it("refuses a change of rules while a computer runs behind the proxy, naming rules; with none, patches the ConfigMap's rules", async () => {

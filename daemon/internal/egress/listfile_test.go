@@ -217,9 +217,9 @@ func TestParseArgsListFile(t *testing.T) {
 	if err != nil || o.ListFile != list || strings.Join(o.List.Entries(), " ") != "pypi.org" || string(o.listRaw) != "pypi.org\n" {
 		t.Fatalf("%+v %v", o, err)
 	}
-	// Rules beside a file are checked against its list as read at the start (a Kubernetes sidecar's, from its proxy's ConfigMap).
-	ruled, err := ParseArgs(append(append([]string{}, base...), "--allow-file", list, "--rule", "pypi.org GET /simple"), "")
-	if err != nil || len(ruled.Rules) != 1 || ruled.Rules[0].Host != "pypi.org" {
+	// Rules and credentials beside a file are checked against its list as read at the start (a Kubernetes sidecar's, from its proxy's ConfigMap).
+	ruled, err := ParseArgs(append(append([]string{}, base...), "--allow-file", list, "--rule", "pypi.org GET /simple"), `[{"host":"pypi.org","header":"X-Key","value":"k"}]`)
+	if err != nil || len(ruled.Rules) != 1 || ruled.Rules[0].Host != "pypi.org" || len(ruled.Credentials) != 1 {
 		t.Fatalf("rules beside a file: %+v %v", ruled, err)
 	}
 	for name, tc := range map[string]struct {

@@ -118,11 +118,8 @@ func ParseArgs(args []string, credentials string) (Options, error) {
 		}
 		o.List = list
 	}
-	// Rules with --allow-file are checked against the file's list at the start and held while it
-	// changes (a host the file drops is refused as off the list); credentials come with --allow alone.
-	if credentials != "" && o.ListFile != "" {
-		problems = append(problems, "credentials are held with a list given by --allow, not --allow-file")
-	}
+	// Rules and credentials with --allow-file are checked against the file's list at the start and
+	// held while it changes (a host the file drops is refused as off the list).
 	if len(rules) > allow.MaxRules {
 		problems = append(problems, fmt.Sprintf("--rule: %d rules, more than %d", len(rules), allow.MaxRules))
 	}
