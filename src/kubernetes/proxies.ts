@@ -380,7 +380,7 @@ export class KubeEgressProxies implements EgressProxies {
       user: p.user,
       deadline: p.deadline,
       allow: [...p.allow],
-      ...(p.rules.length > 0 ? { rules: [...p.rules] } : {}),
+      rules: [...p.rules],
       hint: p.hint,
       hostAddresses: [...this.#sb.o.egress.hostAddresses],
       labels: { ...p.labels },
@@ -406,7 +406,8 @@ export class KubeEgressProxies implements EgressProxies {
       state: stopped ? "stopped" : "running",
       network,
       drift,
-      ...(credentials.value ? { credentials: credentials.value } : {}),
+      // Always given, [] for no Secret: a Secret deleted by hand is drift too.
+      credentials: credentials.value ?? [],
     });
   }
 

@@ -403,6 +403,12 @@ describe("check, make, update and release", () => {
     expect(failing.calls.filter((c) => c.startsWith("DELETE /api/v1/namespaces/agents/configmaps/"))).toHaveLength(1);
   });
 
+  it("reads rules and credentials removed by hand as none, so the resource sees them gone", async () => {
+    const { proxies } = memory();
+    const read = await proxies.read(NAME);
+    expect(read.ok && read.value).toMatchObject({ ref: { rules: [] }, credentials: [] });
+  });
+
   it("refuses a change of rules while a computer runs behind the proxy, naming rules; with none, patches the ConfigMap's rules", async () => {
     const joined = { metadata: { name: "computer-0123456789ab" }, spec: { volumes: [{ name: LIST_VOLUME, configMap: { name: NAME } }] } } as Pod;
     const busy = memory([joined]);
