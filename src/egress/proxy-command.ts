@@ -52,6 +52,10 @@ export interface ProxyArgs {
   credentials?: readonly unknown[] | undefined;
 }
 
+/** Whether a test upstream's root is one PEM certificate, as --upstream-root-for-tests takes it. */
+export const isUpstreamRoot = (root: unknown): boolean =>
+  typeof root === "string" && /^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/.test(root);
+
 /** Whether a proxy opens TLS: hosts with rules or credentials are judged request by request, HTTPS too. */
 export const opensTLS = (plan: Pick<ProxyArgs, "rules" | "credentials">): boolean => Boolean(plan.rules?.length || plan.credentials?.length);
 

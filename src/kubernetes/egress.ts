@@ -47,6 +47,8 @@ export interface SidecarPlan extends Omit<ProxyArgs, "testNetwork"> {
   /** The test-only seam's range (checkTestNetwork), and the names the proxy resolves into it ("name=address"). */
   testRange?: string | undefined;
   testNames?: readonly string[] | undefined;
+  /** The test-only seam's upstream root (PEM), trusted beside the system's roots by a sidecar that opens TLS. */
+  testRoot?: string | undefined;
   /** A shared proxy joined: its ConfigMap's name, whose list the sidecar reads (allow is then unused). */
   proxy?: string | undefined;
   /** The joined proxy has credentials: its Secret's key is the sidecar's variable. */
@@ -78,7 +80,7 @@ export function sidecarContainer(plan: SidecarPlan): Record<string, unknown> {
     args: egressArgs({
       ...plan,
       ...(plan.proxy ? { allow: [], allowFile: LIST_FILE } : {}),
-      ...(plan.testRange ? { testNetwork: { range: plan.testRange, names: plan.testNames } } : {}),
+      ...(plan.testRange ? { testNetwork: { range: plan.testRange, names: plan.testNames, upstreamRoot: plan.testRoot } } : {}),
       ...(plan.keyed ? { credentials: [plan.proxy] } : {}),
     }),
     ...(plan.keyed && plan.proxy ? { env: [credentialsEnvVar(plan.proxy)] } : {}),
@@ -161,8 +163,8 @@ function problemOf(s: SidecarReadBack, want: SidecarWant): string | undefined {
 
 /** Flags a computer's own sidecar never has: it holds no rules, so it opens no TLS. */
 const TLS_FLAGS: ReadonlySet<string> = new Set(["--rule", "--ca-file", "--upstream-root-for-tests"]);
-/** Flags only a joined computer's sidecar has: its list's file, and its proxy's rules with the CA they need. */
-const JOINED_FLAGS: ReadonlySet<string> = new Set(["--allow-file", "--rule", "--ca-file"]);
+/** Flags only a joined computer's sidecar has: its list's file, and its proxy's rules with the CA they need (and a test upstream's root). */
+const JOINED_FLAGS: ReadonlySet<string> = new Set(["--allow-file", "--rule", "--ca-file", "--upstream-root-for-tests"]);
 
 /** The rules a sidecar runs (their argv form), from its Pod as read back. */
 export const sidecarRules = (s: SidecarReadBack): string[] => flagsOf(s.container?.args)?.get("--rule") ?? [];
@@ -186,6 +188,9 @@ export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetw
   if (caFile && !same(caFile, [EGRESS_CA_FILE])) return other(`writes its CA elsewhere than ${EGRESS_CA_FILE}`);
   if ((flags.has("--rule") || keyed) !== (caFile !== undefined))
     return other(caFile ? "opens TLS with no rules or credentials to judge it by" : "holds rules or credentials but opens no TLS for their hosts");
+  const root = flags.get("--upstream-root-for-tests");
+  if (root && !(caFile && want.testRoot && same(root, [want.testRoot])))
+    return other("trusts an upstream root of its own, a test-only setting this provider does not have");
   if (!same(flags.get("--resolve-for-tests") ?? [], want.testNames ?? []))
     return other("resolves names of its own, a test-only setting this provider does not have");
   if (!same(flags.get("--socket"), [EGRESS_SOCKET])) return other(`does not listen on ${EGRESS_SOCKET}`);

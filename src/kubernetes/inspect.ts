@@ -49,6 +49,7 @@ async function sidecarWant(
     hostAddresses: nodes.value.addresses,
     testRange: sb.o.egress.testRange,
     testNames: sb.o.egress.testNames,
+    testRoot: sb.o.egress.testRoot,
   };
   return ok({ want, note: nodes.value.note });
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import { MAX_PROBE_TARGETS } from "../contract/probe.js";
 import { formatAddress, parseAddress, unmap } from "../egress/address.js";
 import { checkAllowlist, checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
+import { isUpstreamRoot } from "../egress/proxy-command.js";
 import { OptionError } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import { packageRoot } from "../package.js";
@@ -56,7 +57,7 @@ export interface KubernetesEgressOptions {
    * The test-only seam: a range the proxy reaches as if public (the test's own servers), and names
    * the proxy resolves to addresses in it (a Pod has no resolver the test controls). Refused unless testOnly.
    */
-  testNetwork?: { range: string; names?: Record<string, string> };
+  testNetwork?: { range: string; names?: Record<string, string>; upstreamRoot?: string };
   testOnly?: boolean;
 }
 
@@ -73,7 +74,7 @@ export interface Settled {
   maxLifetimeMs: number;
   probeTargets: string[] | undefined;
   t: KubernetesTimeouts;
-  egress: { hostAddresses: string[]; hint: string; image: string | undefined; testRange: string | undefined; testNames?: string[] };
+  egress: { hostAddresses: string[]; hint: string; image: string | undefined; testRange: string | undefined; testNames?: string[]; testRoot?: string };
 }
 
 /** A DNS label, as a namespace's and a RuntimeClass's names are. */
@@ -182,6 +183,8 @@ function egressOf(egress: KubernetesEgressOptions): Settled["egress"] {
   if (egress.testNetwork !== undefined) {
     const refused = checkTestNetwork(egress.testNetwork?.range, { testOnly: egress.testOnly === true });
     if (refused) throw bad(`: ${refused}`);
+    if (egress.testNetwork.upstreamRoot !== undefined && !isUpstreamRoot(egress.testNetwork.upstreamRoot))
+      throw bad(": testNetwork.upstreamRoot is one PEM certificate, the test upstream's CA");
   }
   const testNames = Object.entries(egress.testNetwork?.names ?? {}).map(([name, at]) => {
     const range = egress.testNetwork?.range ?? "";
@@ -197,5 +200,6 @@ function egressOf(egress: KubernetesEgressOptions): Settled["egress"] {
     image: egress.image,
     testRange: egress.testNetwork?.range,
     ...(testNames.length > 0 ? { testNames } : {}),
+    ...(egress.testNetwork?.upstreamRoot ? { testRoot: egress.testNetwork.upstreamRoot } : {}),
   };
 }

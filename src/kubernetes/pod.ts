@@ -95,6 +95,7 @@ export function computerPod(
           hint: o.egress.hint,
           testRange: o.egress.testRange,
           testNames: o.egress.testNames,
+          testRoot: o.egress.testRoot,
           ...(joined.rules.length > 0 ? { rules: joined.rules } : {}),
           ...(joined.keyed ? { keyed: true } : {}),
         };

@@ -1,11 +1,16 @@
 // Rules on a shared egress proxy on the test cluster, as a story on one computer: the proxy made
 // with a rule (its ConfigMap's rules key), a computer joining it whose sidecar runs the rule and
 // opens TLS with a CA of its own, which init puts in the computer's trust bundle; GET allowed and
-// POST and another path refused in the proxy's words; a change of rules refused while it runs;
+// POST and another path refused in the proxy's words, over plain HTTP and over HTTPS the proxy
+// opens (the test's server on 443 with a certificate of the test's own CA, which the proxy trusts
+// by the test seam); a change of rules refused while it runs;
 // the ConfigMap's rules changed by hand read as drift naming the host, on the proxy and the
 // computer (test/support/kube-joined.ts sets the story up and removes it). Skipped in words
 // unless AGENTRUN_KUBE_TESTS=1.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { writeFile } from "../../src/daemon/files.js";
+import { egresskit } from "../support/egress-upstream.js";
 import { getThroughProxy, KUBE_ASKED, KUBE_SKIPPED, must } from "../support/kube.js";
 import { joinedStory } from "../support/kube-joined.js";
 
@@ -14,7 +19,14 @@ const HINT = "kube-rules test: ask the test";
 const RULE = { host: UP, methods: ["GET"], paths: ["/v1/items"] };
 
 describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "rules on a shared egress proxy on the test cluster" : `skipped: ${KUBE_SKIPPED}`, () => {
-  const s = joinedStory("krules", HINT, UP, (req) => `${req.method} ${req.url} answered`);
+  const s = joinedStory("krules", HINT, UP, (req) => `${req.method} ${req.url} answered`, true);
+  /** egresskit in the computer (the image has no TLS client): a request through the proxy, TLS verified against SSL_CERT_FILE; "<status> <body>". */
+  let kit: Buffer | undefined;
+  const sget = async (method: string, url: string) => {
+    kit ??= readFileSync(egresskit());
+    expect((await writeFile(s.conn!.client, "/work/egresskit", kit, { mode: 0o755 })).ok).toBe(true);
+    return s.exec(`/work/egresskit ${method === "GET" ? "sget" : "req"} ${method} ${url}`);
+  };
   const ask = (method: string, path: string) => getThroughProxy(s.conn!, UP, s.port, { method, path });
   const configMap = () => must<{ data: Record<string, string> }>(s.cluster.admin, `/api/v1/namespaces/${s.ns}/configmaps/${s.proxy}`);
 
@@ -67,6 +79,14 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "rules on a shared egress proxy on the
     expect(post).toContain(`POST /v1/items is not allowed for ${UP} on this box's network list: ${HINT}`);
     expect(post).not.toContain("answered");
     expect(await ask("GET", "/v2")).toContain(`GET /v2 is not allowed for ${UP}`);
+  }, 120_000);
+
+  it("judges HTTPS after the proxy opens it: GET allowed at the server, POST refused in the proxy's words, the computer trusting the proxy's CA", async () => {
+    expect(s.conn).toBeDefined();
+    expect(await sget("GET", `https://${UP}/v1/items/3`)).toBe("200 GET /v1/items/3 answered");
+    const post = await sget("POST", `https://${UP}/v1/items`);
+    expect(post).toMatch(/^403 /);
+    expect(post).toContain(`POST /v1/items is not allowed for ${UP} on this box's network list: ${HINT}`);
   }, 120_000);
 
   it("refuses a change of rules while the computer runs, naming rules, with nothing changed", async () => {

@@ -260,6 +260,12 @@ describe("check and options", () => {
     );
   });
 
+  it("takes a test upstream's root only as one PEM certificate", () => {
+    expect(() => create({ kubeconfig, egress: { testNetwork: { range: "10.209.0.0/24", upstreamRoot: "not pem" }, testOnly: true } })).toThrow(
+      /testNetwork\.upstreamRoot is one PEM certificate/,
+    );
+  });
+
   it("refuses a host address that is not an IP address, naming egress", () => {
     expect(() => create({ kubeconfig, egress: { hostAddresses: ["node-1.example"] } })).toThrow(/egress.*not an IP address/);
   });

@@ -222,6 +222,18 @@ describe("a joined computer's Pod", () => {
     expect(sidecarNetwork(sidecarOf(p), want)).toEqual({ allow: [] });
   });
 
+  it("takes a test upstream's root only as the provider's seam gives it, beside the CA", () => {
+    const root = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+    const RANGE = "10.209.0.0/24";
+    const p = structuredClone(
+      podManifest({ ...plan, sidecar: { ...sidecar, rules: ["pypi.org GET /simple"], testRange: RANGE, testRoot: root } }),
+    ) as unknown as Pod;
+    p.status = { phase: "Running", containerStatuses: p.spec!.containers!.map((c) => ({ name: c.name, state: { running: {} } })) };
+    expect((p.spec!.containers![1] as unknown as C).args).toContain("--upstream-root-for-tests");
+    expect(sidecarNetwork(sidecarOf(p), { ...want, testRange: RANGE, testRoot: root })).toEqual({ allow: [] });
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(p), { ...want, testRange: RANGE }))).toMatch(/trusts an upstream root of its own/);
+  });
+
   it("names a sidecar with rules and no CA, a CA and no rules, or names resolved it was not given", () => {
     const noCA = ruled();
     const a = (noCA.spec!.containers![1] as unknown as C).args;
