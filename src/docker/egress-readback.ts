@@ -95,6 +95,7 @@ export function proxyReadBack(proxy: unknown, want: EgressExpected): ProxyNetwor
   const root = flags.get("--upstream-root-for-tests");
   if (root && !(want.testNetwork?.upstreamRoot && same(root, [want.testNetwork.upstreamRoot])))
     return other("trusts an upstream root of its own, a test-only setting this provider does not have");
+  if (flags.has("--resolve-for-tests")) return other("resolves names of its own, a test-only setting this provider does not have");
   const caFile = flags.get("--ca-file");
   if (caFile && !same(caFile, [EGRESS_CA_FILE])) return other(`writes its CA elsewhere than ${EGRESS_CA_FILE}`);
   const opens = opensTLS({ rules: flags.get("--rule"), credentials: credentialsOf(obj(p.Config).Env) });

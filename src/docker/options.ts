@@ -5,6 +5,7 @@ import path from "node:path";
 import type { DesktopOptions } from "../daemon/desktop.js";
 import type { MachineKind } from "../daemon/protocol.js";
 import { checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
+import { isUpstreamRoot } from "../egress/proxy-command.js";
 import { isRootOrRootGroup, parseUser, processUser, type User, userText } from "../contract/user.js";
 import { OptionError } from "../daemon/result.js";
 import type { DockerCli } from "./cli.js";
@@ -207,7 +208,7 @@ function egressOf(egress: EgressOptions): EgressSettings {
     if (typeof egress.testNetwork.name !== "string" || !egress.testNetwork.name)
       throw new OptionError("egress", "DockerProvider's egress option", ": testNetwork.name is the test's own Docker network");
     const root = egress.testNetwork.upstreamRoot;
-    if (root !== undefined && !(typeof root === "string" && /^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/.test(root)))
+    if (root !== undefined && !isUpstreamRoot(root))
       throw new OptionError("egress", "DockerProvider's egress option", ": testNetwork.upstreamRoot is one PEM certificate, the test upstream's CA");
   }
   const readyMs = egress.readyMs ?? EGRESS_READY_MS;

@@ -40,13 +40,21 @@ export interface ProxyArgs {
   hostAddresses: readonly string[];
   /** The words every refusal adds (printable ASCII). */
   hint: string;
-  /** The test-only seam: a range the proxy reaches as if public (checkTestNetwork), and a test upstream's CA (PEM) it trusts beside the system's roots. */
-  testNetwork?: { range: string; upstreamRoot?: string | undefined };
+  /**
+   * The test-only seam: a range the proxy reaches as if public (checkTestNetwork), a test upstream's
+   * CA (PEM) it trusts beside the system's roots, and names it resolves to addresses in the range
+   * ("name=address", where no resolver the test controls answers: a Kubernetes Pod's).
+   */
+  testNetwork?: { range: string; upstreamRoot?: string | undefined; names?: readonly string[] | undefined };
   /** Rules in their argv form (ruleArg): requests to their hosts judged by method and path. */
   rules?: readonly string[] | undefined;
   /** Credentials (set by the environment, never the argv): only whether there are any counts here. */
   credentials?: readonly unknown[] | undefined;
 }
+
+/** Whether a test upstream's root is one PEM certificate, as --upstream-root-for-tests takes it. */
+export const isUpstreamRoot = (root: unknown): boolean =>
+  typeof root === "string" && /^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/.test(root);
 
 /** Whether a proxy opens TLS: hosts with rules or credentials are judged request by request, HTTPS too. */
 export const opensTLS = (plan: Pick<ProxyArgs, "rules" | "credentials">): boolean => Boolean(plan.rules?.length || plan.credentials?.length);
@@ -66,6 +74,7 @@ export function egressArgs(plan: ProxyArgs): string[] {
     plan.hint,
     ...(plan.testNetwork ? ["--reachable-for-tests", plan.testNetwork.range] : []),
     ...(plan.testNetwork?.upstreamRoot ? ["--upstream-root-for-tests", plan.testNetwork.upstreamRoot] : []),
+    ...(plan.testNetwork?.names ?? []).flatMap((n) => ["--resolve-for-tests", n]),
     ...(opensTLS(plan) ? ["--ca-file", EGRESS_CA_FILE] : []),
   ];
 }
@@ -80,6 +89,7 @@ export const EGRESS_FLAGS: ReadonlySet<string> = new Set([
   "--hint",
   "--reachable-for-tests",
   "--upstream-root-for-tests",
+  "--resolve-for-tests",
   "--ca-file",
 ]);
 

@@ -4,14 +4,20 @@
 // --own-network --egress relays 127.0.0.1:3128 of its own loopback. Read back from the Pod: the
 // sidecar there, running, hardened as made, its image the provider's and its argv the list.
 // A computer that joined a shared proxy (proxies.ts) runs the same sidecar with --allow-file on
-// the proxy's ConfigMap, mounted read-only: its list is the ConfigMap's, read again as it changes.
+// the proxy's ConfigMap, mounted read-only: its list is the ConfigMap's, read again as it changes;
+// the proxy's rules, read from the ConfigMap at the computer's start, are its argv (--rule), and
+// with them it opens TLS for their hosts, writing its CA (--ca-file) beside its socket, in the
+// folder the computer mounts read-only, where init reads it into the computer's trust bundle; a
+// proxy's credentials reach the sidecar alone, its variable a reference to the proxy's Secret.
 import type { NetworkPolicy, NetworkReadBack } from "../contract/provider.js";
 import { checkAllowlist } from "../egress/list.js";
 import type { ProxyNetwork } from "../egress/proxies.js";
 import { userSecurity } from "./unprivileged.js";
 import { LAST_WORDS } from "./constants.js";
-import { EGRESS_ENTRYPOINT, EGRESS_FLAGS, EGRESS_MOUNT, EGRESS_SOCKET, egressArgs, flagsOf, type ProxyArgs } from "../egress/proxy-command.js";
+import { EGRESS_CA_FILE, EGRESS_ENTRYPOINT, EGRESS_FLAGS, EGRESS_MOUNT, EGRESS_SOCKET, egressArgs, flagsOf, type ProxyArgs } from "../egress/proxy-command.js";
 import { show } from "./shown.js";
+import { CREDENTIALS_ENV } from "../egress/rules.js";
+import { credentialsEnvVar } from "./proxy-secret.js";
 
 /** The sidecar's container, and the emptyDir of its socket. */
 export const EGRESS_CONTAINER = "egress";
@@ -29,6 +35,8 @@ export const LIST_VOLUME = "egress-list";
 export const LIST_MOUNT = "/opt/agentrun/egress-list";
 export const LIST_KEY = "allow";
 export const LIST_FILE = `${LIST_MOUNT}/${LIST_KEY}`;
+/** The proxy's rules in its ConfigMap (argv form, one a line): read when a computer joins, never mounted. */
+export const RULES_KEY = "rules";
 
 /** The proxy's argv (the list, deadline, host addresses, hint) and what the Pod runs it as. */
 export interface SidecarPlan extends Omit<ProxyArgs, "testNetwork"> {
@@ -36,10 +44,15 @@ export interface SidecarPlan extends Omit<ProxyArgs, "testNetwork"> {
   pullPolicy: string;
   uid: number;
   gid: number;
-  /** The test-only seam's range (checkTestNetwork). */
+  /** The test-only seam's range (checkTestNetwork), and the names the proxy resolves into it ("name=address"). */
   testRange?: string | undefined;
+  testNames?: readonly string[] | undefined;
+  /** The test-only seam's upstream root (PEM), trusted beside the system's roots by a sidecar that opens TLS. */
+  testRoot?: string | undefined;
   /** A shared proxy joined: its ConfigMap's name, whose list the sidecar reads (allow is then unused). */
   proxy?: string | undefined;
+  /** The joined proxy has credentials: its Secret's key is the sidecar's variable. */
+  keyed?: boolean | undefined;
 }
 
 /**
@@ -67,8 +80,10 @@ export function sidecarContainer(plan: SidecarPlan): Record<string, unknown> {
     args: egressArgs({
       ...plan,
       ...(plan.proxy ? { allow: [], allowFile: LIST_FILE } : {}),
-      ...(plan.testRange ? { testNetwork: { range: plan.testRange } } : {}),
+      ...(plan.testRange ? { testNetwork: { range: plan.testRange, names: plan.testNames, upstreamRoot: plan.testRoot } } : {}),
+      ...(plan.keyed ? { credentials: [plan.proxy] } : {}),
     }),
+    ...(plan.keyed && plan.proxy ? { env: [credentialsEnvVar(plan.proxy)] } : {}),
     securityContext: sidecarSecurity(plan.uid, plan.gid),
     resources: EGRESS_RESOURCES,
     volumeMounts: sidecarMounts(plan.proxy !== undefined),
@@ -95,6 +110,7 @@ export interface SidecarReadBack {
         imagePullPolicy?: string;
         command?: string[];
         args?: string[];
+        env?: unknown[];
         securityContext?: object;
         resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
         volumeMounts?: Array<{ name?: string; mountPath?: string; readOnly?: boolean }>;
@@ -108,8 +124,8 @@ export interface SidecarReadBack {
   listVolume: { name?: string; configMap?: { name?: string; items?: Array<{ key?: string; path?: string }> } } | undefined;
 }
 
-/** What the sidecar read back must hold: its plan but the list and the hint (read from its argv); hostAddresses are those it must refuse now (more is fine). */
-export type SidecarWant = Omit<SidecarPlan, "allow" | "hint">;
+/** What the sidecar read back must hold: its plan but the list, the hint and the rules (read from its argv); hostAddresses are those it must refuse now (more is fine). */
+export type SidecarWant = Omit<SidecarPlan, "allow" | "hint" | "rules" | "keyed">;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -145,7 +161,13 @@ function problemOf(s: SidecarReadBack, want: SidecarWant): string | undefined {
   return undefined;
 }
 
-const TLS_FLAGS: ReadonlySet<string> = new Set(["--ca-file", "--upstream-root-for-tests"]);
+/** Flags a computer's own sidecar never has: it holds no rules, so it opens no TLS. */
+const TLS_FLAGS: ReadonlySet<string> = new Set(["--rule", "--ca-file", "--upstream-root-for-tests"]);
+/** Flags only a joined computer's sidecar has: its list's file, and its proxy's rules with the CA they need (and a test upstream's root). */
+const JOINED_FLAGS: ReadonlySet<string> = new Set(["--allow-file", "--rule", "--ca-file", "--upstream-root-for-tests"]);
+
+/** The rules a sidecar runs (their argv form), from its Pod as read back. */
+export const sidecarRules = (s: SidecarReadBack): string[] => flagsOf(s.container?.args)?.get("--rule") ?? [];
 
 /** The sidecar's list as the computer reads it: { allow } only when it is as made, else words. */
 export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetwork {
@@ -154,9 +176,23 @@ export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetw
   if (problem) return other(problem);
   const flags = flagsOf(s.container?.args);
   if (!flags) return other("runs another command than computerd egress");
-  // A sidecar holds no rules or credentials, so it never opens TLS: the flags for that are never its own.
-  const unknown = [...flags.keys()].find((k) => (!EGRESS_FLAGS.has(k) || TLS_FLAGS.has(k)) && !(want.proxy && k === "--allow-file"));
+  // A computer's own sidecar holds no rules or credentials, so it never opens TLS; a joined one's
+  // rules are its proxy's (held to the ConfigMap by inspect.ts), with the CA they need.
+  const unknown = [...flags.keys()].find((k) => (!EGRESS_FLAGS.has(k) || TLS_FLAGS.has(k)) && !(want.proxy && JOINED_FLAGS.has(k)));
   if (unknown) return other(`runs with ${unknown}, which the provider never gives`);
+  const env = s.container?.env ?? [];
+  const keyed = env.length > 0;
+  if (keyed && !(want.proxy && same(env, [credentialsEnvVar(want.proxy)])))
+    return other(`has variables the provider never gives (a joined one has ${CREDENTIALS_ENV} alone, from its proxy's Secret)`);
+  const caFile = flags.get("--ca-file");
+  if (caFile && !same(caFile, [EGRESS_CA_FILE])) return other(`writes its CA elsewhere than ${EGRESS_CA_FILE}`);
+  if ((flags.has("--rule") || keyed) !== (caFile !== undefined))
+    return other(caFile ? "opens TLS with no rules or credentials to judge it by" : "holds rules or credentials but opens no TLS for their hosts");
+  const root = flags.get("--upstream-root-for-tests");
+  if (root && !(caFile && want.testRoot && same(root, [want.testRoot])))
+    return other("trusts an upstream root of its own, a test-only setting this provider does not have");
+  if (!same(flags.get("--resolve-for-tests") ?? [], want.testNames ?? []))
+    return other("resolves names of its own, a test-only setting this provider does not have");
   if (!same(flags.get("--socket"), [EGRESS_SOCKET])) return other(`does not listen on ${EGRESS_SOCKET}`);
   if (!same(flags.get("--deadline"), [want.deadline])) return other("ends at another time than its computer");
   const reach = flags.get("--reachable-for-tests");

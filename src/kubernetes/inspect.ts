@@ -15,7 +15,8 @@ import { sameNetwork } from "../egress/list.js";
 import { browserMismatches } from "../kits/browser/computer.js";
 import { BROWSER_PROFILE } from "./browser.js";
 import { idOf, DEADLINE_ANNOTATION } from "./constants.js";
-import { podNetwork, type SidecarWant } from "./egress.js";
+import { podNetwork, sidecarRules, type SidecarWant } from "./egress.js";
+import { rulesChangedHosts } from "../egress/rules.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
 import { heldOf, joinedNetwork, type JoinedRead, type KubeEgressProxies } from "./proxies.js";
 import type { RecordedSpec } from "./pod.js";
@@ -49,6 +50,8 @@ async function sidecarWant(
     deadline,
     hostAddresses: nodes.value.addresses,
     testRange: sb.o.egress.testRange,
+    testNames: sb.o.egress.testNames,
+    testRoot: sb.o.egress.testRoot,
   };
   return ok({ want, note: nodes.value.note });
 }
@@ -84,7 +87,13 @@ async function joinedRead(sb: KubePods, proxies: KubeEgressProxies, pod: Pod, pr
   }
   const holds = await proxies.sidecarHolds(pod.metadata.name, signal);
   if (!holds.ok) return holds;
-  return ok(joinedNetwork(heldOf(cm.value, sb.o.egress.testRange), holds.value, Date.now(), sb.o.t.listSyncMs));
+  const held = heldOf(cm.value, sb.o.egress.testRange);
+  const read = joinedNetwork(held, holds.value, Date.now(), sb.o.t.listSyncMs);
+  // The sidecar's rules are its proxy's as its computer started: a ConfigMap's changed since (by hand) is drift, host by host.
+  const hosts = rulesChangedHosts(sidecarRules(sidecarOf(pod)), held.rules);
+  if (hosts.length === 0) return ok(read);
+  const words = `the egress proxy ${proxy}'s ConfigMap holds other rules for ${hosts.join(", ")} than ${pod.metadata.name}'s sidecar runs (a computer runs its proxy's rules as they were at its start)`;
+  return ok({ ...read, drift: read.drift ? `${read.drift}; ${words}` : words });
 }
 
 export async function inspectPod(

@@ -39,12 +39,14 @@ export function kubeHooks(
       const user = parseUser(c.spec.user ?? sb.o.user);
       if (!user.ok) return user;
       const proxy = c.spec.egress;
-      // A shared proxy joined: its ConfigMap read and held to the computer before anything is made.
+      // A shared proxy joined: its ConfigMap read and held to the computer before anything is made; its rules the sidecar's argv, its Secret the sidecar's.
+      let held = { rules: [] as string[], keyed: false };
       if (proxy !== undefined) {
         const joined = await provider.proxies.joinable(proxy, { user: userText(user.value), deadline: c.deadline, allow: c.checked.allow ?? [] }, signal);
         if (!joined.ok) return joined;
+        held = joined.value;
       }
-      return sb.make(c.name, computerPod(c, sb.o, user.value), c.undo, signal);
+      return sb.make(c.name, computerPod(c, sb.o, user.value, held), c.undo, signal);
     },
     ready: async (c, made) => {
       const ready = await sb.ready(made.name, c.checked.daemon!, { open: c.spec.network === "open", allow: c.checked.allow !== undefined }, signal);

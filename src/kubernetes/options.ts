@@ -3,7 +3,8 @@
 import path from "node:path";
 import { MAX_PROBE_TARGETS } from "../contract/probe.js";
 import { formatAddress, parseAddress, unmap } from "../egress/address.js";
-import { checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
+import { checkAllowlist, checkTestNetwork, DEFAULT_HINT, hintProblem } from "../egress/list.js";
+import { isUpstreamRoot } from "../egress/proxy-command.js";
 import { OptionError } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import { packageRoot } from "../package.js";
@@ -58,8 +59,11 @@ export interface KubernetesEgressOptions {
   hint?: string;
   /** The proxy's image: computerd alone at /computerd (default agentrun-egress:<the daemon's sha256, 16 digits>). */
   image?: string;
-  /** The test-only seam: a range the proxy reaches as if public (the test's own servers). Refused unless testOnly. */
-  testNetwork?: { range: string };
+  /**
+   * The test-only seam: a range the proxy reaches as if public (the test's own servers), and names
+   * the proxy resolves to addresses in it (a Pod has no resolver the test controls). Refused unless testOnly.
+   */
+  testNetwork?: { range: string; names?: Record<string, string>; upstreamRoot?: string };
   testOnly?: boolean;
 }
 
@@ -76,7 +80,7 @@ export interface Settled {
   maxLifetimeMs: number;
   probeTargets: string[] | undefined;
   t: KubernetesTimeouts;
-  egress: { hostAddresses: string[]; hint: string; image: string | undefined; testRange: string | undefined };
+  egress: { hostAddresses: string[]; hint: string; image: string | undefined; testRange: string | undefined; testNames?: string[]; testRoot?: string };
   /** The browser option's image: set, every computer is a browser. */
   browserImage: string | undefined;
 }
@@ -191,6 +195,23 @@ function egressOf(egress: KubernetesEgressOptions): Settled["egress"] {
   if (egress.testNetwork !== undefined) {
     const refused = checkTestNetwork(egress.testNetwork?.range, { testOnly: egress.testOnly === true });
     if (refused) throw bad(`: ${refused}`);
+    if (egress.testNetwork.upstreamRoot !== undefined && !isUpstreamRoot(egress.testNetwork.upstreamRoot))
+      throw bad(": testNetwork.upstreamRoot is one PEM certificate, the test upstream's CA");
   }
-  return { hostAddresses: [...new Set(hostAddresses)].sort(), hint, image: egress.image, testRange: egress.testNetwork?.range };
+  const testNames = Object.entries(egress.testNetwork?.names ?? {}).map(([name, at]) => {
+    const range = egress.testNetwork?.range ?? "";
+    if (!/^[a-z0-9.-]+$/.test(name) || !checkAllowlist([name], { testNetwork: range }).ok || !checkAllowlist([`${at}/32`], { testNetwork: range }).ok)
+      throw bad(
+        `: testNetwork.names maps ${JSON.stringify(name)}, which is not a lower-case name, or to ${JSON.stringify(at)}, which is not an address in ${range}`,
+      );
+    return `${name}=${at}`;
+  });
+  return {
+    hostAddresses: [...new Set(hostAddresses)].sort(),
+    hint,
+    image: egress.image,
+    testRange: egress.testNetwork?.range,
+    ...(testNames.length > 0 ? { testNames } : {}),
+    ...(egress.testNetwork?.upstreamRoot ? { testRoot: egress.testNetwork.upstreamRoot } : {}),
+  };
 }

@@ -5,7 +5,13 @@
 // computer still reaches only its own sidecar and the proxy's rules are the same code. An update
 // patches the ConfigMap; the running sidecars take the new list as the kubelet writes it (at once
 // for a Pod the update touches, else at the kubelet's next sync), which a read calls "not yet"
-// within the bound listSyncMs and drift past it. Release is refused while a computer mounts it.
+// within the bound listSyncMs and drift past it. Its rules (key rules, one a line in the proxy's
+// argv form) are each joining computer's sidecar's --rule, fixed at its start: a change of rules is
+// refused while a computer runs behind it, and a ConfigMap's rules changed by hand are drift on the
+// proxy (its read-back's rules) and on each computer (inspect.ts). Its credentials are a Secret
+// beside it (proxy-secret.ts), each joined sidecar's variable from its start, so a change of them
+// is refused while a computer runs behind it too, and a Secret changed by hand is drift naming the
+// host. Release is refused while a computer mounts it.
 // Its id is the ConfigMap's name and uid: read, update and release by it never touch a ConfigMap
 // of the same name made since.
 import { createHash, randomBytes } from "node:crypto";
@@ -17,10 +23,12 @@ import { parseUser, userText } from "../contract/user.js";
 import type { CallOptions } from "../daemon/client.js";
 import { listDigest } from "../egress/list-digest.js";
 import { checkAllowlist, hintProblem, sameAllowlist } from "../egress/list.js";
+import { checkRules, credentialsChangedHosts, type EgressCredential, ruleArg, ruleOf, rulesChangedHosts } from "../egress/rules.js";
+import { type ProxySecret, secretCredentials, secretManifest, secretName } from "./proxy-secret.js";
 import type { EgressProxies, ProxyCheckInput, ProxyMakeOptions, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
 import { userProblem } from "./check.js";
 import { COMPUTER_LABEL, DIGEST_ANNOTATION, FIELD_MANAGER, idOf, PROXY_LABEL, PROXY_PATTERN, proxyOfId, TOLD_ANNOTATION } from "./constants.js";
-import { EGRESS_CONTAINER, LIST_FILE, LIST_KEY, LIST_VOLUME } from "./egress.js";
+import { EGRESS_CONTAINER, LIST_FILE, LIST_KEY, LIST_VOLUME, RULES_KEY } from "./egress.js";
 import { decodeLabels, encodeLabels, labelsAnnotation, recordedLabels } from "./labels.js";
 import type { KubePods } from "./pods.js";
 import type { Pod } from "./readback.js";
@@ -43,6 +51,8 @@ export interface ProxyPlan {
   namespace: string;
   /** Normalized (checkAllowlist). */
   allow: string[];
+  /** In their argv form (ruleArg). */
+  rules: string[];
   user: string;
   deadline: string;
   hint: string;
@@ -62,7 +72,13 @@ export function proxyManifest(plan: ProxyPlan): Record<string, unknown> {
       labels: { [PROXY_LABEL]: "1", ...encodeLabels(plan.labels) },
       annotations: { [DIGEST_ANNOTATION]: listDigest(plan.allow), ...labelsAnnotation(plan.labels) },
     },
-    data: { [LIST_KEY]: listText(plan.allow), hint: plan.hint, user: plan.user, deadline: plan.deadline },
+    data: {
+      [LIST_KEY]: listText(plan.allow),
+      ...(plan.rules.length > 0 ? { [RULES_KEY]: listText(plan.rules) } : {}),
+      hint: plan.hint,
+      user: plan.user,
+      deadline: plan.deadline,
+    },
   };
 }
 
@@ -74,6 +90,10 @@ export interface ProxyHeld {
   entries: string[] | undefined;
   /** Why the list cannot be held, when it cannot. */
   refused?: string;
+  /** The rules as its ConfigMap holds them (argv form), each line as written. */
+  rules: string[];
+  /** Why the rules cannot be held (a sidecar would refuse them), when they cannot. */
+  rulesRefused?: string;
   user: string;
   deadline: string;
   hint: string;
@@ -106,6 +126,9 @@ export function heldOf(cm: ConfigMap, testRange: string | undefined): ProxyHeld 
   if (refused) drift.push(`the ConfigMap ${name}'s list cannot be held (${refused}), so every computer behind it forwards nothing`);
   else if (cm.metadata.annotations?.[DIGEST_ANNOTATION] !== listDigest(entries!))
     drift.push(`the ConfigMap ${name}'s list was changed by hand: it holds ${entries!.join(", ")}, not the list make or update wrote`);
+  const rules = linesOf(data[RULES_KEY] ?? "");
+  const rulesRefused = entries ? rulesProblem(rules, entries) : undefined;
+  if (rulesRefused) drift.push(`the ConfigMap ${name}'s rules cannot be held (${rulesRefused}), so no computer can join it`);
   const user = parseUser(data.user ?? "");
   if (!user.ok || userProblem(data.user) !== undefined)
     drift.push(`the ConfigMap ${name}'s user ${JSON.stringify(data.user ?? null)} is not a computer's uid:gid`);
@@ -124,6 +147,8 @@ export function heldOf(cm: ConfigMap, testRange: string | undefined): ProxyHeld 
     uid: cm.metadata.uid,
     entries,
     ...(refused ? { refused } : {}),
+    rules,
+    ...(rulesRefused ? { rulesRefused } : {}),
     user: user.ok ? userText(user.value) : "",
     deadline,
     hint: data.hint ?? "",
@@ -184,7 +209,16 @@ export function joinedNetwork(held: ProxyHeld, holds: SidecarHolds | undefined, 
 /** Whether a Pod mounts the proxy's ConfigMap. */
 const mounts = (pod: Pod, name: string) => (pod.spec?.volumes ?? []).some((v) => v.name === LIST_VOLUME && v.configMap?.name === name);
 
-const KNOWN = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels"]);
+const KNOWN = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels", "rules", "credentials"]);
+
+/** Why rules in their argv form cannot be held with a list, in check's words, or undefined. */
+function rulesProblem(args: readonly string[], entries: readonly string[]): string | undefined {
+  const rules = args.map(ruleOf);
+  const bad = rules.findIndex((r) => r === undefined);
+  if (bad >= 0) return `line ${bad + 1} is not "<host> <methods|*> <path>..."`;
+  const refusals = checkRules(rules, undefined, entries);
+  return refusals.length > 0 ? refusals.map((r) => r.message).join("; ") : undefined;
+}
 
 export class KubeEgressProxies implements EgressProxies {
   readonly #sb: KubePods;
@@ -205,16 +239,11 @@ export class KubeEgressProxies implements EgressProxies {
     if (typeof spec !== "object" || spec === null) return [{ field: "spec", message: "a proxy's spec is an object with allow and lifetimeMs" }];
     const out: Refusal[] = [];
     for (const key of Object.keys(spec)) {
-      if ((key === "rules" || key === "credentials") && spec[key] === undefined) continue;
-      if (key === "rules" || key === "credentials")
-        out.push({
-          field: key,
-          message: `${key} are not built on Kubernetes yet (its proxy rereads its list from a ConfigMap, which holds names alone): use the docker provider`,
-        });
-      else if (!KNOWN.has(key)) out.push({ field: key, message: `${key} is not a field of an egress proxy (it takes ${[...KNOWN].join(", ")})` });
+      if (!KNOWN.has(key)) out.push({ field: key, message: `${key} is not a field of an egress proxy (it takes ${[...KNOWN].join(", ")})` });
     }
     const list = checkAllowlist(spec.allow, this.#range());
     if (!list.ok) for (const r of list.refusals) out.push({ field: "allow", message: `allow: ${r.message}` });
+    else out.push(...checkRules(spec.rules, spec.credentials, list.entries));
     const lifetime = checkLifetime(spec.lifetimeMs, { maxLifetimeMs: this.#sb.o.maxLifetimeMs });
     if (lifetime) out.push(lifetime);
     if (spec.user !== undefined) {
@@ -269,6 +298,35 @@ export class KubeEgressProxies implements EgressProxies {
     return read.error.code === "not_found" ? ok(undefined) : read;
   }
 
+  #secretPath(name?: string): string {
+    return `/api/v1/namespaces/${encodeURIComponent(this.#sb.o.namespace)}/secrets${name === undefined ? "" : `/${encodeURIComponent(secretName(name))}`}`;
+  }
+
+  /** The proxy's credentials as its Secret holds them: undefined when it has no Secret. */
+  async credentials(name: string, signal?: AbortSignal): Promise<Result<EgressCredential[] | undefined>> {
+    const read = await this.#sb.api.call<ProxySecret>(this.#secretPath(name), `reading the Secret ${secretName(name)}`, { ms: this.#sb.o.t.callMs, signal });
+    if (read.ok) return ok(secretCredentials(read.value));
+    return read.error.code === "not_found" ? ok(undefined) : read;
+  }
+
+  /** The proxy's Secret made with these credentials (none: deleted); a Secret already gone is fine. */
+  async #writeSecret(name: string, credentials: readonly EgressCredential[], labels: Record<string, string>, signal?: AbortSignal): Promise<Result<undefined>> {
+    const gone = await this.#sb.api.call(this.#secretPath(name), `deleting the Secret ${secretName(name)}`, {
+      method: "DELETE",
+      ms: this.#sb.o.t.callMs,
+      signal,
+    });
+    if (!gone.ok && gone.error.code !== "not_found") return gone;
+    if (credentials.length === 0) return ok();
+    const made = await this.#sb.api.call(`${this.#secretPath()}?fieldManager=${FIELD_MANAGER}`, `making the Secret ${secretName(name)}`, {
+      method: "POST",
+      body: secretManifest(name, this.#sb.o.namespace, credentials, labels),
+      ms: this.#sb.o.t.callMs,
+      signal,
+    });
+    return made.ok ? ok() : made;
+  }
+
   async make(spec: ProxySpec, options: ProxyMakeOptions = {}): Promise<Result<ProxyRef>> {
     const { signal } = options;
     const checked = this.check(spec);
@@ -283,6 +341,7 @@ export class KubeEgressProxies implements EgressProxies {
       name: spec.name ?? this.freshName(),
       namespace: this.#sb.o.namespace,
       allow: list.entries,
+      rules: (spec.rules ?? []).map(ruleArg),
       user: userText(user.value),
       deadline: new Date(Date.now() + spec.lifetimeMs).toISOString(),
       hint: spec.hint ?? this.#sb.o.egress.hint,
@@ -298,16 +357,30 @@ export class KubeEgressProxies implements EgressProxies {
       const field = made.error.code === "exists" ? "name" : made.error.code === "refused" ? "namespace" : undefined;
       return fail(made.error.code, `${made.error.message}; nothing was made`, field ? { field } : {});
     }
-    return ok(this.#refOf({ ...plan, uid: made.value.metadata.uid }));
+    const uid = made.value.metadata.uid;
+    if (spec.credentials?.length) {
+      const keyed = await this.#writeSecret(plan.name, spec.credentials, plan.labels, signal);
+      if (!keyed.ok) {
+        // The ConfigMap made is removed (by its uid): a proxy is made whole or not at all.
+        await this.#sb.api.call(this.#path(plan.name), `deleting the ConfigMap ${plan.name}`, {
+          method: "DELETE",
+          body: { apiVersion: "v1", kind: "DeleteOptions", ...(uid ? { preconditions: { uid } } : {}) },
+          ms: this.#sb.o.t.callMs,
+        });
+        return fail(keyed.error.code, `${keyed.error.message}; the ConfigMap ${plan.name} made was deleted, so nothing was made`, { field: "credentials" });
+      }
+    }
+    return ok(this.#refOf({ ...plan, uid }));
   }
 
-  #refOf(p: Pick<ProxyPlan, "name" | "allow" | "user" | "deadline" | "hint" | "labels"> & { uid: string | undefined }): ProxyRef {
+  #refOf(p: Pick<ProxyPlan, "name" | "allow" | "rules" | "user" | "deadline" | "hint" | "labels"> & { uid: string | undefined }): ProxyRef {
     return {
       name: p.name,
       id: idOf(p.name, p.uid),
       user: p.user,
       deadline: p.deadline,
       allow: [...p.allow],
+      rules: [...p.rules],
       hint: p.hint,
       hostAddresses: [...this.#sb.o.egress.hostAddresses],
       labels: { ...p.labels },
@@ -326,7 +399,16 @@ export class KubeEgressProxies implements EgressProxies {
     const stopped = Date.parse(held.deadline) <= Date.now();
     if (stopped) drift.push(`the egress proxy ${name} reached its deadline ${held.deadline}: its computers' sidecars forward nothing past theirs`);
     const network = held.entries ? { allow: held.entries } : { other: `network allow, but its egress proxy ${name}'s list cannot be held (${held.refused})` };
-    return ok({ ref: this.#refOf({ ...held, allow: held.entries ?? [] }), state: stopped ? "stopped" : "running", network, drift });
+    const credentials = await this.credentials(name, options.signal);
+    if (!credentials.ok) return credentials;
+    return ok({
+      ref: this.#refOf({ ...held, allow: held.entries ?? [] }),
+      state: stopped ? "stopped" : "running",
+      network,
+      drift,
+      // Always given, [] for no Secret: a Secret deleted by hand is drift too.
+      credentials: credentials.value ?? [],
+    });
   }
 
   /** The computers' Pods that mount the proxy's ConfigMap, in one list of the namespace's computers. */
@@ -359,6 +441,25 @@ export class KubeEgressProxies implements EgressProxies {
       );
     const list = checkAllowlist(change.allow, this.#range());
     if (!list.ok) return fail("invalid", list.refusals[0]!.message, { field: "allow" });
+    // Each joined sidecar runs the rules and credentials it started with: new ones would reach new computers alone.
+    const rules = change.rules === undefined ? held.rules : change.rules.map(ruleArg);
+    const keys = await this.credentials(name, signal);
+    if (!keys.ok) return keys;
+    const rekeyed = change.credentials === undefined ? [] : credentialsChangedHosts(keys.value ?? [], change.credentials);
+    for (const [field, hosts] of [
+      ["rules", rulesChangedHosts(held.rules, rules)],
+      ["credentials", rekeyed],
+    ] as const) {
+      if (hosts.length === 0) continue;
+      const joined = await this.joinedPods(name, signal);
+      if (!joined.ok) return joined;
+      if (joined.value.length > 0)
+        return fail(
+          "unsupported",
+          `the egress proxy ${name}'s ${field} for ${hosts.join(", ")} are in the sidecars of ${joined.value.map((p) => p.metadata.name).join(", ")} from their start, so they cannot change while those run: release them first, or make a new EgressProxy; nothing was changed`,
+          { field },
+        );
+    }
     const digest = listDigest(list.entries);
     if (signal?.aborted) return fail("aborted", `the update of ${name} was aborted before the API server was asked; nothing was changed`);
     const patched = await this.#sb.api.call(`${this.#path(name)}?fieldManager=${FIELD_MANAGER}`, `changing the ConfigMap ${name}'s list`, {
@@ -366,14 +467,18 @@ export class KubeEgressProxies implements EgressProxies {
       // Its uid in the patch: the API server refuses it for a ConfigMap of the same name made since the read.
       body: {
         metadata: { uid: held.uid, labels: { [PROXY_LABEL]: "1" }, annotations: { [DIGEST_ANNOTATION]: digest } },
-        data: { [LIST_KEY]: listText(list.entries), hint: held.hint },
+        data: { [LIST_KEY]: listText(list.entries), [RULES_KEY]: rules.length > 0 ? listText(rules) : null, hint: held.hint },
       },
       ms: this.#sb.o.t.callMs,
       signal,
     });
     if (!patched.ok) return patched;
+    if (rekeyed.length > 0) {
+      const keyed = await this.#writeSecret(name, change.credentials ?? [], held.labels, signal);
+      if (!keyed.ok) return fail(keyed.error.code, `${keyed.error.message}; the list and rules were changed, the credentials not`, { field: "credentials" });
+    }
     await this.#tell(name, digest, signal);
-    return ok(this.#refOf({ ...held, allow: list.entries }));
+    return ok(this.#refOf({ ...held, allow: list.entries, rules }));
   }
 
   /**
@@ -415,8 +520,10 @@ export class KubeEgressProxies implements EgressProxies {
       ms: this.#sb.o.t.callMs,
       signal: options.signal,
     });
-    // A precondition that fails (409) is a ConfigMap of the same name made since: ours is gone, and that one stays.
-    return gone.ok || gone.error.code === "not_found" || (uid !== undefined && gone.error.code === "exists") ? ok() : gone;
+    // A precondition that fails (409) is a ConfigMap of the same name made since: ours is gone, and that one (and its Secret) stays.
+    if (uid !== undefined && !gone.ok && gone.error.code === "exists") return ok();
+    if (!gone.ok && gone.error.code !== "not_found") return gone;
+    return this.#writeSecret(name, [], {}, options.signal);
   }
 
   /**
@@ -424,13 +531,18 @@ export class KubeEgressProxies implements EgressProxies {
    * list check takes, the computer's user, a deadline no earlier than the computer's, and when the
    * spec names a list, that list. Refused in words naming egress, with nothing made.
    */
-  async joinable(name: string, computer: { user: string; deadline: string; allow: string[] }, signal?: AbortSignal): Promise<Result<ProxyHeld>> {
+  async joinable(
+    name: string,
+    computer: { user: string; deadline: string; allow: string[] },
+    signal?: AbortSignal,
+  ): Promise<Result<ProxyHeld & { keyed: boolean }>> {
     const cm = await this.configMap(name, signal);
     if (!cm.ok) return cm;
     const refused = (why: string) => fail("refused", `${why}; nothing was made`, { field: "egress" });
     if (!cm.value) return refused(`the egress proxy ${name} is not there (no ConfigMap ${name} in ${this.#sb.o.namespace}): make it first`);
     const held = heldOf(cm.value, this.#sb.o.egress.testRange);
     if (!held.entries) return refused(`the egress proxy ${name}'s list cannot be held (${held.refused})`);
+    if (held.rulesRefused) return refused(`the egress proxy ${name}'s rules cannot be held (${held.rulesRefused})`);
     if (held.user !== computer.user)
       return refused(
         `the egress proxy ${name} belongs to ${held.user || "no user"}, not the computer's ${computer.user}: a computer joins a proxy of its own user`,
@@ -439,7 +551,12 @@ export class KubeEgressProxies implements EgressProxies {
       return refused(`the egress proxy ${name} ends at ${held.deadline}, before the computer's deadline ${computer.deadline}: ask for a shorter lifetime`);
     if (computer.allow.length > 0 && !sameAllowlist(computer.allow, held.entries))
       return refused(`the egress proxy ${name} holds ${held.entries.join(", ")}, not the list asked for: ask for { allow: [] } to take the proxy's list`);
-    return ok(held);
+    const keys = await this.credentials(name, signal);
+    if (!keys.ok) return keys;
+    // A Secret the sidecar would refuse (emptied or edited by hand) is refused here, naming no value.
+    if (keys.value && (keys.value.length === 0 || checkRules(undefined, keys.value, held.entries).length > 0))
+      return refused(`the egress proxy ${name}'s Secret ${secretName(name)} holds no credentials its list takes: update the proxy's credentials`);
+    return ok({ ...held, keyed: keys.value !== undefined });
   }
 
   /** What a joined Pod's sidecar last logged of its list: its last 500 lines, else its whole log (at most 8 MiB). */

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputerRef } from "../../src/contract/provider.js";
 import { create } from "../../src/kubernetes/create.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
-import { browserImage, GATEWAY, KUBE_ASKED, KUBE_SKIPPED, listenForProxy, must, POD_RANGE, testCluster, type TestCluster } from "../support/kube.js";
+import { browserImage, GATEWAY, KUBE_ASKED, KUBE_SKIPPED, listenOnWebPort, must, POD_RANGE, testCluster, type TestCluster } from "../support/kube.js";
 
 const HINT = "kube-browser test: ask the test";
 const ANSWER = "hello from the browser test's server";
@@ -29,7 +29,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "an allowlisted browser on the test cl
     cluster = await testCluster();
     await must(cluster.admin, "/api/v1/namespaces", { method: "POST", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } } });
     server = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(`<title>listed</title><p>${ANSWER}</p>`));
-    port = await listenForProxy(server);
+    port = await listenOnWebPort(server);
     provider = create({
       kubeconfig: cluster.text,
       namespace: ns,

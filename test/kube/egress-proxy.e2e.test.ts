@@ -14,11 +14,9 @@ import type { Connection } from "../../src/contract/provider.js";
 import { PROXY_LABEL } from "../../src/kubernetes/constants.js";
 import { create } from "../../src/kubernetes/create.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
-import { getThroughProxy, KUBE_ASKED, KUBE_SKIPPED, must, testCluster, type TestCluster, until } from "../support/kube.js";
+import { GATEWAY, getThroughProxy, KUBE_ASKED, KUBE_SKIPPED, listenOnWebPort, must, POD_RANGE, testCluster, type TestCluster, until } from "../support/kube.js";
 import { testStack, type TestStack } from "../support/stack.js";
 
-const POD_RANGE = "10.209.0.0/24";
-const GATEWAY = "10.209.0.1";
 const HINT = "kube-proxy e2e: ask the test";
 const ANSWER = "hello from the proxy e2e's server";
 
@@ -70,13 +68,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "an EgressProxy on the test cluster, t
     cluster = await testCluster();
     await must(cluster.admin, "/api/v1/namespaces", { method: "POST", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } } });
     server = createServer((_req, res) => res.end(ANSWER));
-    // Port 80, or 443 when another test holds 80: the proxy forwards to those two alone.
-    for (const p of [80, 443]) {
-      if (await new Promise<boolean>((resolve) => server.once("error", () => resolve(false)).listen(p, "0.0.0.0", () => resolve(true)))) {
-        port = p;
-        break;
-      }
-    }
+    port = await listenOnWebPort(server);
     const egress = { hint: HINT, testNetwork: { range: POD_RANGE }, testOnly: true };
     library = create({ kubeconfig: cluster.text, namespace: ns, egress });
     s = await testStack("kube-egress-proxy", program(["blocked.example"]), outputs);

@@ -15,7 +15,7 @@ import type { ComputerRef, Connection } from "../../src/contract/provider.js";
 import { create } from "../../src/kubernetes/create.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
 import type { KubeEgressProxies } from "../../src/kubernetes/proxies.js";
-import { getThroughProxy, GATEWAY, KUBE_ASKED, KUBE_SKIPPED, listenForProxy, must, POD_RANGE, testCluster, type TestCluster, until } from "../support/kube.js";
+import { getThroughProxy, GATEWAY, KUBE_ASKED, KUBE_SKIPPED, listenOnWebPort, must, POD_RANGE, testCluster, type TestCluster, until } from "../support/kube.js";
 
 const HINT = "kube-proxy test: ask the test";
 const ANSWER = "hello from the proxy test's server";
@@ -41,7 +41,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "a shared egress proxy on the test clu
     cluster = await testCluster();
     await must(cluster.admin, "/api/v1/namespaces", { method: "POST", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } } });
     server = createServer((_req, res) => res.end(ANSWER));
-    port = await listenForProxy(server);
+    port = await listenOnWebPort(server);
     provider = create({
       kubeconfig: cluster.text,
       namespace: ns,

@@ -24,13 +24,19 @@ export interface Upstream {
   close(): void;
 }
 
-/** egresskit serving on a new --internal network named from prefix, with a network alias and environment when asked. */
-export function startUpstream(prefix: string, options: { alias?: string; env?: string[] } = {}): Upstream {
+/** egresskit built (static) in a folder of its own: its path. */
+export function egresskit(): string {
   const kit = join(mkdtempSync(join(tmpdir(), "egresskit-")), "egresskit");
   execFileSync("go", ["build", "-o", kit, "./cmd/computerd/testdata/egresskit"], {
     cwd: resolve(import.meta.dirname, "../../daemon"),
     env: { ...process.env, CGO_ENABLED: "0" },
   });
+  return kit;
+}
+
+/** egresskit serving on a new --internal network named from prefix, with a network alias and environment when asked. */
+export function startUpstream(prefix: string, options: { alias?: string; env?: string[] } = {}): Upstream {
+  const kit = egresskit();
   const net = prefix;
   const name = `${prefix}-up`;
   docker("network", "create", "--internal", "--label", `agentrun.test=${prefix}`, net);

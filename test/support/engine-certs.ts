@@ -15,7 +15,7 @@ export interface EngineCerts {
 const openssl = (cwd: string, ...args: string[]) => execa("openssl", args, { cwd });
 
 /** A key and a certificate signed by the CA in caDir: cert.pem and key.pem in dir. */
-async function signed(caDir: string, dir: string, subject: string, extensions: string): Promise<void> {
+export async function signed(caDir: string, dir: string, subject: string, extensions: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   await openssl(dir, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "key.pem", "-out", "req.pem", "-subj", subject);
   await writeFile(path.join(dir, "ext.cnf"), extensions);

@@ -1,7 +1,7 @@
 // The test cluster as the test/kube files use it: started (npm run kube:up, a no-op when it
 // answers; never stopped here), its kubeconfig and image from dist/kube.json, its admin's API, and
-// a wait on what the API server reads back; a GET through a computer's egress proxy; the browser's
-// image in the cluster's registry; a test server the egress proxy forwards to.
+// a wait on what the API server reads back; a web port for the test's server; a request through a
+// computer's egress proxy; the browser's image in the cluster's registry.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
@@ -43,15 +43,6 @@ export async function testCluster(): Promise<TestCluster> {
 export const POD_RANGE = "10.209.0.0/24";
 export const GATEWAY = "10.209.0.1";
 
-/** server listening on every address at port 80, or 443 when another test holds 80 (the proxy forwards to those two alone): the port; 80 when neither was free, as before. */
-export async function listenForProxy(server: Server): Promise<number> {
-  for (const p of [80, 443]) {
-    const bound = await new Promise<boolean>((resolve) => server.once("error", () => resolve(false)).listen(p, "0.0.0.0", () => resolve(true)));
-    if (bound) return p;
-  }
-  return 80;
-}
-
 /** The browser recipe's image pushed to the cluster's registry (scripts/kube-browser-image.sh: built once, by its recipe's hash), by digest. */
 export async function browserImage(): Promise<string> {
   await run("bash", [`${ROOT}/scripts/kube-browser-image.sh`], { cwd: ROOT, maxBuffer: 64 << 20 });
@@ -81,13 +72,22 @@ export async function until<T>(what: string, seconds: number, probe: () => Promi
   }
 }
 
-/** bash's /dev/tcp in the computer: one GET of host:port through its proxy on 127.0.0.1:3128; the status line and body. */
-export async function getThroughProxy(c: Connection, host: string, port: number): Promise<string> {
-  const url = `http://${host}${port === 80 ? "" : `:${port}`}/`;
+/** Listens on port 80, or 443 when another test holds 80 (the proxy forwards to those two alone), on every address: the port taken. */
+export async function listenOnWebPort(server: Server): Promise<number> {
+  for (const p of [80, 443]) {
+    const bound = await new Promise<boolean>((resolve) => server.once("error", () => resolve(false)).listen(p, "0.0.0.0", () => resolve(true)));
+    if (bound) return p;
+  }
+  throw new Error("neither port 80 nor 443 is free for the test's server");
+}
+
+/** bash's /dev/tcp in the computer: one request (GET / unless asked) of host:port through its proxy on 127.0.0.1:3128; the status line and body. */
+export async function getThroughProxy(c: Connection, host: string, port: number, ask: { method?: string; path?: string } = {}): Promise<string> {
+  const url = `http://${host}${port === 80 ? "" : `:${port}`}${ask.path ?? "/"}`;
   const argv = [
     "bash",
     "-c",
-    `exec 3<>/dev/tcp/127.0.0.1/3128 || exit 7; printf 'GET ${url} HTTP/1.1\\r\\nHost: ${host}\\r\\nConnection: close\\r\\n\\r\\n' >&3; timeout 10 cat <&3`,
+    `exec 3<>/dev/tcp/127.0.0.1/3128 || exit 7; printf '${ask.method ?? "GET"} ${url} HTTP/1.1\\r\\nHost: ${host}\\r\\nContent-Length: 0\\r\\nConnection: close\\r\\n\\r\\n' >&3; timeout 10 cat <&3`,
   ];
   const r = (await c.client.call("exec.run", { argv, timeoutMs: 20_000 })) as { stdout: string };
   return Buffer.from(r.stdout, "base64").toString("utf8");

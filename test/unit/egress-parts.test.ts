@@ -166,6 +166,11 @@ describe("a proxy read back", () => {
     ["re-run by hand with a wider list", (p) => p.Config.Cmd.push("--allow", "evil.example"), /^network allow/],
     ["a list check refuses", (p) => p.Config.Cmd.push("--allow", "10.0.0.0/8"), /holds a list check refuses: "10.0.0.0\/8" is over 10.0.0.0\/8/],
     ["the test seam", (p) => p.Config.Cmd.push("--reachable-for-tests", "10.213.0.0/24"), /marks 10.213.0.0\/24 reachable, a test-only setting/],
+    [
+      "names resolved by the test seam",
+      (p) => p.Config.Cmd.push("--resolve-for-tests", "up.test=10.213.0.1"),
+      /resolves names of its own, a test-only setting/,
+    ],
     ["another command", (p) => (p.Config.Cmd[0] = "init"), /runs another command than computerd egress/],
     ["an unknown flag", (p) => p.Config.Cmd.push("--verbose", "1"), /runs with --verbose/],
     ["another socket", (p) => (p.Config.Cmd[2] = "/tmp/s.sock"), /does not listen on \/opt\/agentrun\/egress\/egress.sock/],

@@ -249,6 +249,23 @@ describe("check and options", () => {
     expect(seam.check({ image: "i", lifetimeMs: 1000, network: { allow: ["10.209.0.1/32"] } }).ok).toBe(true);
   });
 
+  it("takes names the test seam resolves only to addresses in its range", () => {
+    const seam = create({ kubeconfig, egress: { testNetwork: { range: "10.209.0.0/24", names: { "up.test": "10.209.0.1" } }, testOnly: true } });
+    expect(seam.check({ image: "i", lifetimeMs: 1000, network: { allow: ["up.test"] } }).ok).toBe(true);
+    expect(() => create({ kubeconfig, egress: { testNetwork: { range: "10.209.0.0/24", names: { "up.test": "10.0.0.1" } }, testOnly: true } })).toThrow(
+      /testNetwork\.names maps "up\.test".*"10\.0\.0\.1"/,
+    );
+    expect(() => create({ kubeconfig, egress: { testNetwork: { range: "10.209.0.0/24", names: { "Up Test": "10.209.0.1" } }, testOnly: true } })).toThrow(
+      /not a lower-case name/,
+    );
+  });
+
+  it("takes a test upstream's root only as one PEM certificate", () => {
+    expect(() => create({ kubeconfig, egress: { testNetwork: { range: "10.209.0.0/24", upstreamRoot: "not pem" }, testOnly: true } })).toThrow(
+      /testNetwork\.upstreamRoot is one PEM certificate/,
+    );
+  });
+
   it("refuses a host address that is not an IP address, naming egress", () => {
     expect(() => create({ kubeconfig, egress: { hostAddresses: ["node-1.example"] } })).toThrow(/egress.*not an IP address/);
   });

@@ -8,7 +8,8 @@ import { listDigest } from "../../src/egress/list-digest.js";
 import { DIGEST_ANNOTATION, PROXY_LABEL } from "../../src/kubernetes/constants.js";
 import { create } from "../../src/kubernetes/create.js";
 import { inspectPod } from "../../src/kubernetes/inspect.js";
-import { LIST_FILE, LIST_MOUNT, LIST_VOLUME, sidecarNetwork, type SidecarPlan, type SidecarWant } from "../../src/kubernetes/egress.js";
+import { EGRESS_CA_FILE } from "../../src/egress/proxy-command.js";
+import { LIST_FILE, LIST_MOUNT, LIST_VOLUME, sidecarNetwork, sidecarRules, type SidecarPlan, type SidecarWant } from "../../src/kubernetes/egress.js";
 import { podManifest, type PodPlan } from "../../src/kubernetes/pod.js";
 import type { KubePods } from "../../src/kubernetes/pods.js";
 import { type ConfigMap, heldOf, joinedNetwork, KubeEgressProxies, proxyManifest, sidecarHolds } from "../../src/kubernetes/proxies.js";
@@ -26,6 +27,7 @@ const made = (deadline = DEADLINE) =>
       name: NAME,
       namespace: "agents",
       allow: ["*.pythonhosted.org", "pypi.org"],
+      rules: [],
       user: "2510:2510",
       deadline,
       hint: "ask the platform team",
@@ -69,6 +71,27 @@ describe("the proxy's ConfigMap", () => {
     const cm = made();
     edit(cm);
     expect(heldOf(cm, undefined).drift.join("; ")).toMatch(words);
+  });
+
+  it("holds rules one a line in their argv form, read back as written; rules a sidecar would refuse are drift", () => {
+    const cm = structuredClone(
+      proxyManifest({
+        name: NAME,
+        namespace: "agents",
+        allow: ["pypi.org"],
+        rules: ["pypi.org GET /simple"],
+        user: "2510:2510",
+        deadline: DEADLINE,
+        hint: "h",
+        labels: {},
+      }),
+    ) as unknown as ConfigMap;
+    expect(cm.data?.rules).toBe("pypi.org GET /simple\n");
+    expect(heldOf(cm, undefined)).toMatchObject({ rules: ["pypi.org GET /simple"], drift: [] });
+    cm.data!.rules = "other.example GET /\n";
+    expect(heldOf(cm, undefined).drift.join("; ")).toMatch(/rules cannot be held \(rules\[0\]\.host: host "other\.example" is not a name/);
+    cm.data!.rules = "pypi.org\n";
+    expect(heldOf(cm, undefined).rulesRefused).toMatch(/line 1 is not/);
   });
 
   it("takes a list in another order, with spaces and blank lines, as the same list", () => {
@@ -184,6 +207,66 @@ describe("a joined computer's Pod", () => {
     expect(sidecarNetwork(sidecarOf(pod()), want)).toEqual({ allow: [] });
   });
 
+  const ruled = () => {
+    const p = structuredClone(podManifest({ ...plan, sidecar: { ...sidecar, rules: ["pypi.org GET /simple"] } })) as unknown as Pod;
+    p.status = { phase: "Running", containerStatuses: p.spec!.containers!.map((c) => ({ name: c.name, state: { running: {} } })) };
+    return p;
+  };
+
+  it("runs its proxy's rules in the sidecar's argv, opening TLS with its CA beside the socket, and reads back as made", () => {
+    const p = ruled();
+    const args = (p.spec!.containers![1] as unknown as C).args;
+    expect(args.join(" ")).toContain("--rule pypi.org GET /simple");
+    expect(args.join(" ")).toContain(`--ca-file ${EGRESS_CA_FILE}`);
+    expect(sidecarRules(sidecarOf(p))).toEqual(["pypi.org GET /simple"]);
+    expect(sidecarNetwork(sidecarOf(p), want)).toEqual({ allow: [] });
+  });
+
+  it("takes a test upstream's root only as the provider's seam gives it, beside the CA", () => {
+    const root = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+    const RANGE = "10.209.0.0/24";
+    const p = structuredClone(
+      podManifest({ ...plan, sidecar: { ...sidecar, rules: ["pypi.org GET /simple"], testRange: RANGE, testRoot: root } }),
+    ) as unknown as Pod;
+    p.status = { phase: "Running", containerStatuses: p.spec!.containers!.map((c) => ({ name: c.name, state: { running: {} } })) };
+    expect((p.spec!.containers![1] as unknown as C).args).toContain("--upstream-root-for-tests");
+    expect(sidecarNetwork(sidecarOf(p), { ...want, testRange: RANGE, testRoot: root })).toEqual({ allow: [] });
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(p), { ...want, testRange: RANGE }))).toMatch(/trusts an upstream root of its own/);
+  });
+
+  it("names a sidecar with rules and no CA, a CA and no rules, or names resolved it was not given", () => {
+    const noCA = ruled();
+    const a = (noCA.spec!.containers![1] as unknown as C).args;
+    a.splice(a.indexOf("--ca-file"), 2);
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(noCA), want))).toMatch(/holds rules or credentials but opens no TLS/);
+    const noRules = ruled();
+    const b = (noRules.spec!.containers![1] as unknown as C).args;
+    b.splice(b.indexOf("--rule"), 2);
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(noRules), want))).toMatch(/opens TLS with no rules or credentials/);
+    const named = pod();
+    (named.spec!.containers![1] as unknown as C).args.push("--resolve-for-tests", "pypi.org=10.0.0.1");
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(named), want))).toMatch(/resolves names of its own/);
+  });
+
+  it("gives a keyed proxy's sidecar alone its Secret's key by reference, with the CA, and names a variable of any other kind", () => {
+    const p = structuredClone(podManifest({ ...plan, sidecar: { ...sidecar, keyed: true } })) as unknown as Pod;
+    p.status = { phase: "Running", containerStatuses: p.spec!.containers!.map((c) => ({ name: c.name, state: { running: {} } })) };
+    const [computer, proxy] = p.spec!.containers! as unknown as [C & { env?: unknown[] }, C & { env?: unknown[] }];
+    expect(proxy.env).toEqual([{ name: "AGENTRUN_EGRESS_CREDENTIALS", valueFrom: { secretKeyRef: { name: `${NAME}-credentials`, key: "credentials" } } }]);
+    expect(JSON.stringify(computer)).not.toMatch(/AGENTRUN_EGRESS_CREDENTIALS|secretKeyRef/);
+    expect(proxy.args.join(" ")).toContain(`--ca-file ${EGRESS_CA_FILE}`);
+    expect(sidecarNetwork(sidecarOf(p), want)).toEqual({ allow: [] });
+    proxy.env = [{ name: "AGENTRUN_EGRESS_CREDENTIALS", value: "[]" }];
+    expect(JSON.stringify(sidecarNetwork(sidecarOf(p), want))).toMatch(/has variables the provider never gives/);
+  });
+
+  it("reads rules changed by hand in the ConfigMap since the computer started as drift naming the host", async () => {
+    const cm = made();
+    cm.data!.rules = "pypi.org GET /simple\n";
+    const read = await inspected(cm, `computerd egress: the list at ${LIST_FILE} holds 2 entries (fnv64a ac80d4410aa2cf22)`);
+    expect(read.ok && read.value.drift.join("; ")).toMatch(/ConfigMap holds other rules for pypi\.org than computer-0123456789ab's sidecar runs/);
+  });
+
   /** inspect's read of a joined Pod whose computer does not run yet (no connection, no probe), against a proxies slice. */
   const inspected = (configMap: ConfigMap | undefined, log: string) => {
     const p = pod();
@@ -262,7 +345,7 @@ describe("check, make, update and release", () => {
   });
 
   /** A KubePods slice whose API server is a map of paths; calls recorded. */
-  function memory(pods: Pod[] = []) {
+  function memory(pods: Pod[] = [], refused?: string) {
     const calls: string[] = [];
     const bodies: unknown[] = [];
     const store = new Map<string, unknown>([[`/api/v1/namespaces/agents/configmaps/${NAME}`, made(new Date(Date.now() + 3_600_000).toISOString())]]);
@@ -282,10 +365,11 @@ describe("check, make, update and release", () => {
           calls.push(`${o.method ?? "GET"} ${path}`);
           bodies.push(o.body);
           const key = path.split("?")[0]!;
+          if (`${o.method ?? "GET"} ${key}` === refused) return { ok: false, error: { code: "forbidden", message: "secrets is forbidden" } };
           if ((o.method ?? "GET") === "GET")
             return store.has(key) ? { ok: true, value: store.get(key) } : { ok: false, error: { code: "not_found", message: "gone" } };
           if (o.method === "DELETE") store.delete(key);
-          return { ok: true, value: {} };
+          return { ok: true, value: o.method === "POST" ? { metadata: { uid: "uid-1" } } : {} };
         },
       },
     } as unknown as KubePods;
@@ -299,6 +383,60 @@ describe("check, make, update and release", () => {
     // The hint is named as the spec names it, not as the provider's option (egress.hint).
     expect(!r.ok && r.error.refusals?.find((x) => x.field === "hint")?.message).toMatch(/^hint is printable ASCII alone/);
     expect(calls).toEqual([]);
+  });
+
+  it("refuses a rule for a host off the list and a credential header the proxy sets, each field named and no key in the words, before any call", async () => {
+    const { proxies, calls } = memory();
+    const r = await proxies.make({
+      allow: ["pypi.org"],
+      lifetimeMs: 60_000,
+      rules: [{ host: "other.example", methods: ["FETCH"] }],
+      credentials: [{ host: "pypi.org", header: "Host", value: "k-never-shown" }],
+    });
+    expect(!r.ok && r.error.refusals?.map((x) => x.field).sort()).toEqual(["credentials[0].header", "rules[0].host", "rules[0].methods[0]"]);
+    expect(!r.ok && r.error.message).not.toContain("k-never-shown");
+    expect(calls).toEqual([]);
+  });
+
+  it("makes credentials a Secret beside the ConfigMap, the key in neither the ConfigMap nor the ref; a Secret refused deletes the ConfigMap", async () => {
+    const { proxies, calls, bodies } = memory();
+    const credentials = [{ host: "pypi.org", header: "X-Key", value: "k-secret-1" }];
+    const m = await proxies.make({ allow: ["pypi.org"], lifetimeMs: 60_000, credentials });
+    expect(m.ok && JSON.stringify(m.value)).not.toContain("k-secret-1");
+    const posts = calls.flatMap((c, i) => (c.startsWith("POST") ? [{ path: c.split("?")[0], body: JSON.stringify(bodies[i]) }] : []));
+    expect(posts.map((p) => p.path)).toEqual(["POST /api/v1/namespaces/agents/configmaps", "POST /api/v1/namespaces/agents/secrets"]);
+    expect(posts[0]!.body).not.toContain("k-secret-1");
+    expect(posts[1]!.body).toContain("k-secret-1");
+    expect(posts[1]!.body).toContain(`"name":"${m.ok && m.value.name}-credentials"`);
+    // The API server refuses the Secret (credentials that may not write Secrets): the ConfigMap made is deleted.
+    const failing = memory([], "POST /api/v1/namespaces/agents/secrets");
+    const f = await failing.proxies.make({ allow: ["pypi.org"], lifetimeMs: 60_000, credentials });
+    expect(!f.ok && f.error).toMatchObject({ code: "forbidden", field: "credentials", message: expect.stringMatching(/was deleted, so nothing was made/) });
+    expect(failing.calls.filter((c) => c.startsWith("DELETE /api/v1/namespaces/agents/configmaps/"))).toHaveLength(1);
+  });
+
+  it("reads rules and credentials removed by hand as none, so the resource sees them gone", async () => {
+    const { proxies } = memory();
+    const read = await proxies.read(NAME);
+    expect(read.ok && read.value).toMatchObject({ ref: { rules: [] }, credentials: [] });
+  });
+
+  it("refuses a change of rules while a computer runs behind the proxy, naming rules; with none, patches the ConfigMap's rules", async () => {
+    const joined = { metadata: { name: "computer-0123456789ab" }, spec: { volumes: [{ name: LIST_VOLUME, configMap: { name: NAME } }] } } as Pod;
+    const busy = memory([joined]);
+    const rules = [{ host: "pypi.org", methods: ["GET"], paths: ["/simple"] }];
+    const refused = await busy.proxies.update(NAME, { allow: ["pypi.org"], rules });
+    expect(!refused.ok && refused.error).toMatchObject({
+      code: "unsupported",
+      field: "rules",
+      message: expect.stringMatching(/for pypi\.org .*computer-0123456789ab/),
+    });
+    expect(busy.calls.filter((c) => c.startsWith("PATCH"))).toEqual([]);
+    const free = memory();
+    const u = await free.proxies.update(NAME, { allow: ["pypi.org"], rules });
+    expect(u.ok && u.value.rules).toEqual(["pypi.org GET /simple"]);
+    const patch = free.bodies[free.calls.findIndex((c) => c.startsWith("PATCH"))] as { data: Record<string, unknown> };
+    expect(patch.data.rules).toBe("pypi.org GET /simple\n");
   });
 
   it("refuses release while a computer mounts it, naming the computer, and removes nothing", async () => {

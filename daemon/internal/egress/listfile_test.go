@@ -217,15 +217,21 @@ func TestParseArgsListFile(t *testing.T) {
 	if err != nil || o.ListFile != list || strings.Join(o.List.Entries(), " ") != "pypi.org" || string(o.listRaw) != "pypi.org\n" {
 		t.Fatalf("%+v %v", o, err)
 	}
+	// Rules and credentials beside a file are checked against its list as read at the start (a Kubernetes sidecar's, from its proxy's ConfigMap).
+	ruled, err := ParseArgs(append(append([]string{}, base...), "--allow-file", list, "--rule", "pypi.org GET /simple"), `[{"host":"pypi.org","header":"X-Key","value":"k"}]`)
+	if err != nil || len(ruled.Rules) != 1 || ruled.Rules[0].Host != "pypi.org" || len(ruled.Credentials) != 1 {
+		t.Fatalf("rules beside a file: %+v %v", ruled, err)
+	}
 	for name, tc := range map[string]struct {
 		args  []string
 		words string
 	}{
-		"both":       {append(append([]string{}, base...), "--allow-file", list, "--allow", "pypi.org"), "not both"},
-		"relative":   {append(append([]string{}, base...), "--allow-file", "allow"), "is not an absolute path"},
-		"missing":    {append(append([]string{}, base...), "--allow-file", filepath.Join(dir, "none")), "--allow-file: open"},
-		"a refusal":  {append(append([]string{}, base...), "--allow-file", writeTo(t, dir, "bad", "10.0.0.0/8\n")), "--allow-file: \"10.0.0.0/8\" is over"},
-		"empty file": {append(append([]string{}, base...), "--allow-file", writeTo(t, dir, "empty", "\n")), "ask for none"},
+		"a rule off the file's list": {append(append([]string{}, base...), "--allow-file", list, "--rule", "other.example GET /"), `host "other.example" is not a name`},
+		"both":                       {append(append([]string{}, base...), "--allow-file", list, "--allow", "pypi.org"), "not both"},
+		"relative":                   {append(append([]string{}, base...), "--allow-file", "allow"), "is not an absolute path"},
+		"missing":                    {append(append([]string{}, base...), "--allow-file", filepath.Join(dir, "none")), "--allow-file: open"},
+		"a refusal":                  {append(append([]string{}, base...), "--allow-file", writeTo(t, dir, "bad", "10.0.0.0/8\n")), "--allow-file: \"10.0.0.0/8\" is over"},
+		"empty file":                 {append(append([]string{}, base...), "--allow-file", writeTo(t, dir, "empty", "\n")), "ask for none"},
 	} {
 		if _, err := ParseArgs(tc.args, ""); err == nil || !strings.Contains(err.Error(), tc.words) {
 			t.Errorf("%s: %v", name, err)

@@ -118,9 +118,8 @@ func ParseArgs(args []string, credentials string) (Options, error) {
 		}
 		o.List = list
 	}
-	if (len(rules) > 0 || credentials != "") && o.ListFile != "" {
-		problems = append(problems, "rules and credentials are held with a list given by --allow, not --allow-file")
-	}
+	// Rules and credentials with --allow-file are checked against the file's list at the start and
+	// held while it changes (a host the file drops is refused as off the list).
 	if len(rules) > allow.MaxRules {
 		problems = append(problems, fmt.Sprintf("--rule: %d rules, more than %d", len(rules), allow.MaxRules))
 	}
