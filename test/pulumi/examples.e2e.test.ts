@@ -80,7 +80,9 @@ describe("the YAML examples and the root stack", async () => {
         // A vendor's example needs its key to pass check; preview makes nothing and calls no vendor.
         if (dir === "examples/daytona" || dir === "examples/e2b") config.push([`agentrun:${dir.slice("examples/".length)}.apiKey`, "preview-only", true]);
         // As its README says: the plugin runs in a container here, so the host's addresses are given.
-        if (dir === "examples/allowlist") config.push(["agentrun:docker.egress.hostAddresses[0]", "192.0.2.1", false]);
+        if (dir === "examples/allowlist" || dir === "examples/api-key") config.push(["agentrun:docker.egress.hostAddresses[0]", "192.0.2.1", false]);
+        // The stand-in API's key, as its README sets it.
+        if (dir === "examples/api-key") config.push(["apiKey", "preview-only", true]);
         if (dir === "examples/browser") for (const key of ["apiKey", "projectId"]) config.push([`agentrun:browserbase.${key}`, "preview-only", true]);
         if (dir === "examples/phone") {
           config.push(["agentrun:phone-harness.apiKey", "preview-only", true], ["agentrun:phone-harness.ledger", join(work, "phones.json"), false]);
