@@ -17,208 +17,25 @@
 import { createHash, randomBytes } from "node:crypto";
 import { labelRefusals, withOwnerLabel } from "../contract/labels.js";
 import { checkLifetime } from "../contract/lifetime.js";
-import type { NetworkReadBack } from "../contract/provider.js";
 import { fail, ok, refuse, type Refusal, type Result } from "../daemon/result.js";
 import { parseUser, userText } from "../contract/user.js";
 import type { CallOptions } from "../daemon/client.js";
 import { listDigest } from "../egress/list-digest.js";
 import { checkAllowlist, hintProblem, sameAllowlist } from "../egress/list.js";
-import { checkRules, credentialsChangedHosts, type EgressCredential, ruleArg, ruleOf, rulesChangedHosts } from "../egress/rules.js";
+import { checkRules, credentialsChangedHosts, type EgressCredential, ruleArg, rulesChangedHosts } from "../egress/rules.js";
 import { type ProxySecret, secretCredentials, secretManifest, secretName } from "./proxy-secret.js";
+import { type ConfigMap, heldOf, listText, proxyManifest, type ProxyHeld, type ProxyPlan, type SidecarHolds, sidecarHolds } from "./proxy-configmap.js";
 import type { EgressProxies, ProxyCheckInput, ProxyMakeOptions, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
 import { userProblem } from "./check.js";
 import { COMPUTER_LABEL, DIGEST_ANNOTATION, FIELD_MANAGER, idOf, PROXY_LABEL, PROXY_PATTERN, proxyOfId, TOLD_ANNOTATION } from "./constants.js";
-import { EGRESS_CONTAINER, LIST_FILE, LIST_KEY, LIST_VOLUME, RULES_KEY } from "./egress.js";
-import { decodeLabels, encodeLabels, labelsAnnotation, recordedLabels } from "./labels.js";
+import { EGRESS_CONTAINER, LIST_KEY, LIST_VOLUME, RULES_KEY } from "./egress.js";
 import type { KubePods } from "./pods.js";
 import type { Pod } from "./readback.js";
-
-/** The slice of a ConfigMap the proxy reads. */
-export interface ConfigMap {
-  metadata: {
-    name: string;
-    uid?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    creationTimestamp?: string;
-    managedFields?: Array<{ time?: string }>;
-  };
-  data?: Record<string, string>;
-}
-
-export interface ProxyPlan {
-  name: string;
-  namespace: string;
-  /** Normalized (checkAllowlist). */
-  allow: string[];
-  /** In their argv form (ruleArg). */
-  rules: string[];
-  user: string;
-  deadline: string;
-  hint: string;
-  labels: Record<string, string>;
-}
-
-/** The list as the ConfigMap holds it: one entry a line. */
-const listText = (entries: readonly string[]) => `${entries.join("\n")}\n`;
-
-export function proxyManifest(plan: ProxyPlan): Record<string, unknown> {
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: {
-      name: plan.name,
-      namespace: plan.namespace,
-      labels: { [PROXY_LABEL]: "1", ...encodeLabels(plan.labels) },
-      annotations: { [DIGEST_ANNOTATION]: listDigest(plan.allow), ...labelsAnnotation(plan.labels) },
-    },
-    data: {
-      [LIST_KEY]: listText(plan.allow),
-      ...(plan.rules.length > 0 ? { [RULES_KEY]: listText(plan.rules) } : {}),
-      hint: plan.hint,
-      user: plan.user,
-      deadline: plan.deadline,
-    },
-  };
-}
-
-/** A proxy's ConfigMap read back: what it holds, and each way it is not as make or update wrote it. */
-export interface ProxyHeld {
-  name: string;
-  uid: string | undefined;
-  /** The list as the sidecars read it (check's normal form), or undefined when check refuses it. */
-  entries: string[] | undefined;
-  /** Why the list cannot be held, when it cannot. */
-  refused?: string;
-  /** The rules as its ConfigMap holds them (argv form), each line as written. */
-  rules: string[];
-  /** Why the rules cannot be held (a sidecar would refuse them), when they cannot. */
-  rulesRefused?: string;
-  user: string;
-  deadline: string;
-  hint: string;
-  labels: Record<string, string>;
-  /** When it was last written (its managed fields' latest time), ms since the epoch. */
-  changedAt: number;
-  drift: string[];
-}
-
-/** The entries of a list file as computerd egress reads one: a line each, spaces and blank lines passed over. */
-const linesOf = (text: string) =>
-  text
-    .split("\n")
-    .map((l) => l.trim())
-    .filter(Boolean);
-
-export function heldOf(cm: ConfigMap, testRange: string | undefined): ProxyHeld {
-  const name = cm.metadata.name;
-  const data = cm.data ?? {};
-  const drift: string[] = [];
-  const text = data[LIST_KEY];
-  let entries: string[] | undefined;
-  let refused: string | undefined;
-  if (text === undefined) refused = `it has no ${LIST_KEY} key`;
-  else {
-    const list = checkAllowlist(linesOf(text), testRange ? { testNetwork: testRange } : {});
-    if (list.ok) entries = list.entries;
-    else refused = list.refusals.map((r) => r.message).join("; ");
-  }
-  if (refused) drift.push(`the ConfigMap ${name}'s list cannot be held (${refused}), so every computer behind it forwards nothing`);
-  else if (cm.metadata.annotations?.[DIGEST_ANNOTATION] !== listDigest(entries!))
-    drift.push(`the ConfigMap ${name}'s list was changed by hand: it holds ${entries!.join(", ")}, not the list make or update wrote`);
-  const rules = linesOf(data[RULES_KEY] ?? "");
-  const rulesRefused = entries ? rulesProblem(rules, entries) : undefined;
-  if (rulesRefused) drift.push(`the ConfigMap ${name}'s rules cannot be held (${rulesRefused}), so no computer can join it`);
-  const user = parseUser(data.user ?? "");
-  if (!user.ok || userProblem(data.user) !== undefined)
-    drift.push(`the ConfigMap ${name}'s user ${JSON.stringify(data.user ?? null)} is not a computer's uid:gid`);
-  const deadline = data.deadline ?? "";
-  if (Number.isNaN(Date.parse(deadline)) || new Date(Date.parse(deadline)).toISOString() !== deadline)
-    drift.push(`the ConfigMap ${name}'s deadline ${JSON.stringify(data.deadline ?? null)} is not the ISO time make writes`);
-  if (hintProblem(data.hint ?? "")) drift.push(`the ConfigMap ${name}'s hint is not one a proxy takes`);
-  if (cm.metadata.labels?.[PROXY_LABEL] !== "1") drift.push(`the ConfigMap ${name}'s label ${PROXY_LABEL} was removed or changed`);
-  const times = [cm.metadata.creationTimestamp, ...(cm.metadata.managedFields ?? []).map((f) => f.time)]
-    .map((t) => Date.parse(t ?? ""))
-    .filter((t) => !Number.isNaN(t));
-  const given = recordedLabels(cm.metadata.annotations) ?? {};
-  const labels = decodeLabels(Object.fromEntries(Object.entries(cm.metadata.labels ?? {}).filter(([k]) => k !== PROXY_LABEL)), given);
-  return {
-    name,
-    uid: cm.metadata.uid,
-    entries,
-    ...(refused ? { refused } : {}),
-    rules,
-    ...(rulesRefused ? { rulesRefused } : {}),
-    user: user.ok ? userText(user.value) : "",
-    deadline,
-    hint: data.hint ?? "",
-    labels,
-    changedAt: times.length > 0 ? Math.max(...times) : 0,
-    drift,
-  };
-}
-
-/** What a sidecar's log says it holds last: a list's digest, or why it holds none; undefined when it said neither. */
-export type SidecarHolds = { digest: string; count: number } | { failed: string };
-
-export function sidecarHolds(log: string): SidecarHolds | undefined {
-  // The proxy's own lines start so; a request's line is JSON, its host made printable, so none can pass for one.
-  const prefix = `computerd egress: the list at ${LIST_FILE} `;
-  const lines = log.split("\n").filter((l) => l.startsWith(prefix));
-  const last = lines[lines.length - 1]?.slice(prefix.length);
-  if (last === undefined) return undefined;
-  const held = /^holds (\d+) entries \(fnv64a ([0-9a-f]{16})\)$/.exec(last);
-  if (held) return { count: Number(held[1]), digest: held[2]! };
-  const failed = /^cannot be held \((.*)\), so the proxy forwards nothing until it can$/.exec(last);
-  return failed ? { failed: failed[1]! } : undefined;
-}
-
-/** A joined computer's network, from its proxy's ConfigMap and what its sidecar's log says it holds. */
-export interface JoinedRead {
-  network: NetworkReadBack;
-  drift?: string;
-  note?: string;
-}
-
-export function joinedNetwork(held: ProxyHeld, holds: SidecarHolds | undefined, now: number, boundMs: number): JoinedRead {
-  const other = (why: string) => ({ other: `network allow, but its egress proxy ${why}` });
-  const since = Math.max(0, Math.round((now - held.changedAt) / 1000));
-  const late = now - held.changedAt > boundMs;
-  const what = !holds
-    ? "has not said which list it holds"
-    : "failed" in holds
-      ? `holds nothing (its list cannot be held: ${holds.failed})`
-      : `holds the list fnv64a ${holds.digest}`;
-  if (!held.entries) {
-    const why = other(`${held.name}'s ConfigMap holds a list check refuses (${held.refused}), so it forwards nothing`);
-    return { network: why, drift: why.other.replace(/^network allow, but its /, "the ") };
-  }
-  const want = listDigest(held.entries);
-  if (holds && "digest" in holds && holds.digest === want) return { network: { allow: held.entries } };
-  if (!late)
-    return {
-      network: { allow: held.entries },
-      note: `its egress proxy ${what}, not yet ${held.name}'s list fnv64a ${want} (changed ${since} s ago; the kubelet writes it within ${Math.round(boundMs / 1000)} s)`,
-    };
-  const why = other(
-    `${what}, not ${held.name}'s list fnv64a ${want}, ${since} s after it changed (past the ${Math.round(boundMs / 1000)} s the kubelet takes)`,
-  );
-  return { network: why, drift: why.other.replace(/^network allow, but its /, "the ") };
-}
 
 /** Whether a Pod mounts the proxy's ConfigMap. */
 const mounts = (pod: Pod, name: string) => (pod.spec?.volumes ?? []).some((v) => v.name === LIST_VOLUME && v.configMap?.name === name);
 
 const KNOWN = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels", "rules", "credentials"]);
-
-/** Why rules in their argv form cannot be held with a list, in check's words, or undefined. */
-function rulesProblem(args: readonly string[], entries: readonly string[]): string | undefined {
-  const rules = args.map(ruleOf);
-  const bad = rules.findIndex((r) => r === undefined);
-  if (bad >= 0) return `line ${bad + 1} is not "<host> <methods|*> <path>..."`;
-  const refusals = checkRules(rules, undefined, entries);
-  return refusals.length > 0 ? refusals.map((r) => r.message).join("; ") : undefined;
-}
 
 export class KubeEgressProxies implements EgressProxies {
   readonly #sb: KubePods;

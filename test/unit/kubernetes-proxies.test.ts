@@ -12,7 +12,8 @@ import { EGRESS_CA_FILE } from "../../src/egress/proxy-command.js";
 import { LIST_FILE, LIST_MOUNT, LIST_VOLUME, sidecarNetwork, sidecarRules, type SidecarPlan, type SidecarWant } from "../../src/kubernetes/egress.js";
 import { podManifest, type PodPlan } from "../../src/kubernetes/pod.js";
 import type { KubePods } from "../../src/kubernetes/pods.js";
-import { type ConfigMap, heldOf, joinedNetwork, KubeEgressProxies, proxyManifest, sidecarHolds } from "../../src/kubernetes/proxies.js";
+import { type ConfigMap, heldOf, joinedNetwork, proxyManifest, sidecarHolds } from "../../src/kubernetes/proxy-configmap.js";
+import { KubeEgressProxies } from "../../src/kubernetes/proxies.js";
 import { sidecarOf, type Pod } from "../../src/kubernetes/readback.js";
 import { tokenKubeconfig } from "../support/kubeconfig.js";
 
