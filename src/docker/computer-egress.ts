@@ -13,7 +13,7 @@ import { proxyImageTag } from "./egress-image.js";
 import { proxyBinaryBeside } from "../egress/proxy-command.js";
 import type { EgressExpected } from "./egress-readback.js";
 import { proxyReadBack as heldTo } from "./egress-readback.js";
-import { hasEgress, type Inspected, labelsOf, nameOf, sharedProxyOf } from "./readback.js";
+import { egressKey, hasEgress, type Inspected, labelsOf, nameOf, sharedProxyOf } from "./readback.js";
 
 /** What a computer's own proxy must be: hardened and bounded as egress-readback.ts holds it, with these values. */
 export function proxyExpected(
@@ -65,18 +65,20 @@ export async function proxyReadBack(
  * The proxy as a computer's read holds it. A shared proxy stopped or removed by hand is its
  * EgressProxy's drift (that read names it), not each joined computer's: the computer, as
  * declared, reads as an allowlist that reaches nothing until the proxy is made again. Its own
- * side (network mode, networks, the proxy volume's mount) is still held by networkOf.
+ * side (network mode, networks, the proxy volume's mount) is still held by networkOf. The proxy is
+ * inspected once, and given back beside the network for what else the read takes from it.
  */
 export async function heldProxyReadBack(
   context: Pick<DockerContext, "engine" | "proxies" | "egress" | "daemonPath">,
   inspected: Inspected,
   options: CallOptions,
-): Promise<Result<NetworkReadBack | undefined>> {
-  const shared = hasEgress(inspected) ? sharedProxyOf(inspected) : undefined;
-  if (shared === undefined) return proxyReadBack(context, inspected, options);
-  const found = await inspectEgress(context.engine, shared, options);
+): Promise<Result<{ network: NetworkReadBack | undefined; proxy: Inspected | undefined }>> {
+  if (!hasEgress(inspected)) return ok({ network: undefined, proxy: undefined });
+  const found = await inspectEgress(context.engine, egressKey(inspected) ?? nameOf(inspected), options);
   if (!found.ok) return found;
-  const proxy = await proxyReadBack(context, inspected, options, { proxy: found.value });
-  if (proxy.ok && typeof proxy.value === "object" && "other" in proxy.value && found.value?.State?.Running !== true) return ok({ allow: [] });
-  return proxy;
+  const network = await proxyReadBack(context, inspected, options, { proxy: found.value });
+  if (!network.ok) return network;
+  const stopped = sharedProxyOf(inspected) !== undefined && found.value?.State?.Running !== true;
+  if (stopped && typeof network.value === "object" && "other" in network.value) return ok({ network: { allow: [] }, proxy: found.value });
+  return ok({ network: network.value, proxy: found.value });
 }

@@ -35,16 +35,17 @@ export interface ProxyHeld {
 /**
  * What the proxy of an allowlisted computer (its own, or the shared one it joined) holds, when its
  * network read back as the proxy's list ({ allow }: the proxy as made); undefined for any other
- * network, or a proxy not running.
+ * network, or a proxy not running. The proxy is inspected here unless the caller read it already.
  */
 export async function proxyHeld(
   context: Pick<DockerContext, "engine">,
   inspected: Inspected,
   network: NetworkReadBack | undefined,
   options: CallOptions = {},
+  read?: { proxy: Inspected | undefined },
 ): Promise<Result<ProxyHeld | undefined>> {
   if (!(network && typeof network === "object" && "allow" in network)) return ok(undefined);
-  const found = await inspectEgress(context.engine, egressKey(inspected) ?? nameOf(inspected), options);
+  const found = read ? ok(read.proxy) : await inspectEgress(context.engine, egressKey(inspected) ?? nameOf(inspected), options);
   if (!found.ok) return found;
   return ok(found.value?.State?.Running === true ? { enforced: enforcedBy(found.value), tls: opensTLSFor(found.value) } : undefined);
 }

@@ -106,11 +106,12 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   const inspected = await inspect(context.engine, target.value, options);
   if (!inspected.ok) return inspected;
   const name = nameOf(inspected.value);
-  const proxy = await heldProxyReadBack(context, inspected.value, options);
-  if (!proxy.ok) return proxy;
-  const held = readBackDrift(inspected.value, capabilitiesOfKind("linux"), proxy.value, context.egress.testNetwork?.range, context.volume);
+  const egress = await heldProxyReadBack(context, inspected.value, options);
+  if (!egress.ok) return egress;
+  const { network, proxy } = egress.value;
+  const held = readBackDrift(inspected.value, capabilitiesOfKind("linux"), network, context.egress.testNetwork?.range, context.volume);
   // What the proxy enforces beyond its list, when it is as made: its rules, its credentials' hosts.
-  const holding = await proxyHeld(context, inspected.value, proxy.value, options);
+  const holding = await proxyHeld(context, inspected.value, network, options, { proxy });
   if (!holding.ok) return holding;
   const mismatches = [...held.mismatches];
   let hello: Hello | undefined;
@@ -133,11 +134,11 @@ export async function readComputer(context: DockerContext, by: AttachBy, options
   mismatches.push(
     ...drift(held.spec, inspected.value, hello, {
       ...expectedOf(context, host.value, { uid: held.uid, gid: held.gid, deadline: held.deadline, daemon, kind: held.kind }),
-      ...(proxy.value ? { proxy: proxy.value } : {}),
+      ...(network ? { proxy: network } : {}),
       ...(browserImage ? { image: browserImage.value } : {}),
     }),
   );
-  const ref = refOf(inspected.value, hello, proxy.value, context.volume);
+  const ref = refOf(inspected.value, hello, network, context.volume);
   if (enforced && ref.spec) ref.spec.enforced = enforced;
   return ok({
     ref,

@@ -150,7 +150,9 @@ export async function verify(context: DockerContext, creation: Creation<Prepared
   if (kernel) mismatches.push(kernel);
   if (mismatches.length > 0) return fail("refused", `${name} is not what was declared, so it was deleted: ${mismatches.join("; ")}`);
   // What its proxy enforces, as every later read-back says it.
-  const held = await proxyHeld(context, opened.inspected, proxy.value, { signal });
+  // Its own proxy was inspected with the computer; a shared one it joined is read here.
+  const ownProxy = made.egressPlan && opened.proxyFound.ok ? { proxy: opened.proxyFound.value } : undefined;
+  const held = await proxyHeld(context, opened.inspected, proxy.value, { signal }, ownProxy);
   if (!held.ok) return fail(signal?.aborted ? "aborted" : "failed", `${held.error.message}; ${name} was deleted`);
   const ref = refOf(opened.inspected, hello, proxy.value, context.volume);
   if (held.value && ref.spec) ref.spec.enforced = await enforcedInside(held.value, opened.connection.client, signal);
