@@ -3,7 +3,7 @@
 // fork's Pod runs and how that is read back, and the manifest the snapshot is pushed with (the
 // base image's layers as they are, then the home's layer, in the base manifest's own family of
 // media types).
-import { createHash } from "node:crypto";
+import { digestOf } from "../kits/image/snapshot-config.js";
 import { forkProblem, parseSnapshotImage, snapshotImage } from "../contract/state.js";
 import type { Refusal } from "../daemon/result.js";
 import { imageAt } from "./registry.js";
@@ -77,9 +77,6 @@ export function platformOf(
 
 /** Whether a media type is an index (many platforms) rather than one image's manifest. */
 export const isIndex = (mediaType: string) => mediaType.includes("index") || mediaType.includes("manifest.list");
-
-/** A blob's digest. */
-export const digestOf = (bytes: Buffer) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 
 /**
  * The snapshot's manifest: the base's layers as they are, the home's layer (uncompressed: its

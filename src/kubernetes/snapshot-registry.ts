@@ -5,7 +5,8 @@
 // status other than the one asked for is a failure in words naming the registry and the call.
 import { fail, ok, type Result } from "../daemon/result.js";
 import { manifestPath, MANIFEST_TYPES, registryCall, type RegistryReach, type RegistryReply } from "./registry.js";
-import { digestOf, type ImageManifest, isIndex, platformOf } from "./snapshot-image.js";
+import { digestOf } from "../kits/image/snapshot-config.js";
+import { type ImageManifest, isIndex, platformOf } from "./snapshot-image.js";
 
 /** A registry's own error words (its errors[].code and message), else the status. */
 function said(reply: RegistryReply): string {

@@ -8,6 +8,9 @@ import { DECLARATION_LABEL, labelRefusals, OWNER_LABEL } from "../../contract/la
 import { SNAPSHOT_LABEL } from "../../contract/state.js";
 import type { Refusal } from "../../daemon/result.js";
 
+/** A blob's digest as an image's config and manifests name it (a layer's diff id, a config's, a manifest's). */
+export const digestOf = (bytes: Buffer) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+
 /** The computer a snapshot was taken of, by name. */
 export const SNAPSHOT_COMPUTER_LABEL = `${SNAPSHOT_LABEL}.computer`;
 /** A person's note, kept with it. */

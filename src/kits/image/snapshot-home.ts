@@ -3,10 +3,10 @@
 // a take reads it through the daemon as a tar, the snapshot's image holds that tar as one more
 // layer (a single file, HOME_ARCHIVE), and a fork puts it back into its own home once its daemon
 // answers.
-import { createHash } from "node:crypto";
 import type { CallOptions, ComputerClient } from "../../daemon/client.js";
 import { pullTar, pushTar, readFile } from "../../daemon/files.js";
 import { ok, type Result } from "../../daemon/result.js";
+import { digestOf } from "./snapshot-config.js";
 import { tarOf } from "./tar.js";
 
 /** Where a snapshot's image holds its computer's home, as a tar the fork's user may read. */
@@ -17,7 +17,7 @@ export async function homeLayer(client: ComputerClient, home: string, options: C
   const read = await pullTar(client, home, options);
   if (!read.ok) return read;
   const layer = tarOf([{ path: HOME_ARCHIVE.slice(1), mode: 0o444, bytes: read.value }]);
-  return ok({ layer, diffId: `sha256:${createHash("sha256").update(layer).digest("hex")}` });
+  return ok({ layer, diffId: digestOf(layer) });
 }
 
 /** A fork's home as its snapshot's was: the image's archive extracted into it by the daemon (as the computer's user). */
