@@ -145,7 +145,11 @@ export class KubeSnapshots implements SnapshotHooks {
       await this.remove(made);
       return fail("aborted", `the snapshot of ${computer} was aborted; what it pushed was deleted`);
     }
-    return this.read(made, options);
+    // Made: read back whatever the caller's signal since, so a cut here never leaves a snapshot
+    // the caller was told failed; one that cannot be read back is deleted.
+    const read = await this.read(made);
+    if (!read.ok) await this.remove(made);
+    return read;
   }
 
   async read(image: string, options: CallOptions = {}): Promise<Result<Snapshot>> {
