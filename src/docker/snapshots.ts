@@ -301,7 +301,11 @@ async function takeWith(
     await removeImage(engine, `sha256:${written.id}`, true);
     return fail("aborted", `the snapshot of ${computer} was aborted; what it made was removed`);
   }
-  return readById(engine, written.id, options);
+  // Made: read back whatever the caller's signal since (as Kubernetes' take), so a cut here never
+  // leaves an image the caller was told failed; one that cannot be read back is removed.
+  const read = await readById(engine, written.id, {});
+  if (!read.ok) await removeImage(engine, `sha256:${written.id}`, true);
+  return read;
 }
 
 /** The computers an image is in use by, by name, for words. */

@@ -215,4 +215,22 @@ describe("snapshots and forks (Docker)", () => {
     expect(again.ok && again.value.image).toBe(first.value.image);
     expect(imagesWith(`agentrun.snapshot.owner=${ownerHash}`)).toEqual([`sha256:${parseSnapshotImage(first.value.image)!.id}`]);
   }, 300_000);
+
+  it("a take cut off once its image is loaded, as it reads it back, gives the snapshot whole: never a failure that leaves an image", async () => {
+    const controller = new AbortController();
+    // The cut lands after the take's last look at the signal, while it reads the image back.
+    const late = provider({ pause: async (step) => void (step === "loaded" && setImmediate(() => controller.abort())) });
+    const labels = testLabel();
+    const base = await late.create(spec({ labels, ...SMALL }));
+    expect(base.ok ? "ok" : base.error.message).toBe("ok");
+    if (!base.ok) return;
+    made.track(base.value.name);
+    const who = owner();
+    const ownerHash = ownerLabels(who, {})["agentrun.owner"]!;
+    const result = await late.snapshots.take(base.value, { owner: who, signal: controller.signal });
+    for (const id of imagesWith(`agentrun.snapshot.owner=${ownerHash}`)) taken.track(id);
+    expect(controller.signal.aborted).toBe(true);
+    expect(result.ok ? "ok" : result.error.message).toBe("ok");
+    expect(imagesWith(`agentrun.snapshot.owner=${ownerHash}`)).toEqual([`sha256:${parseSnapshotImage(result.ok ? result.value.image : "")?.id}`]);
+  }, 300_000);
 });
