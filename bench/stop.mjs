@@ -1,4 +1,4 @@
-// A bench stopped half-way (Ctrl-C, a timeout's SIGTERM) removes what it made, as it does when it
+// A bench stopped half-way (Ctrl-C, a timeout's SIGTERM, its output's reader gone) removes what it made, as it does when it
 // ends: its programs (the Pulumi CLI and the plugin under it) are ended first, so nothing goes on
 // making, then every cleanup registered runs once, the last registered first, and it exits as the
 // signal would have ended it.
@@ -51,7 +51,11 @@ async function endChildren() {
 /** Every cleanup registered, in the order of registration, each made to run once. */
 const cleanups = [];
 
-async function stopped(signal, code) {
+let stopping;
+/** The stop, run once whatever comes after it (a signal, or a write to a reader gone while it runs). */
+const stopped = (signal, code) => (stopping ??= stop(signal, code));
+
+async function stop(signal, code) {
   console.error(`${signal}: removing what the bench made`);
   // From here the process ends with the signal's code once the cleanups are done: an error the
   // bench's own flow meets as its things go (a computer removed under a call) is said, not fatal.
@@ -79,6 +83,13 @@ export function onStop(cleanup = () => undefined) {
   if (cleanups.length === 0) {
     process.once("SIGINT", () => stopped("SIGINT", 130));
     process.once("SIGTERM", () => stopped("SIGTERM", 143));
+    // A reader of its output gone (`| head`): a stop too, where the write's error would end the
+    // bench at once, past its finally; its code is a shell's for a SIGPIPE.
+    for (const stream of [process.stdout, process.stderr])
+      stream.on("error", (error) => {
+        if (error.code !== "EPIPE") throw error;
+        void stopped("EPIPE", 141);
+      });
   }
   cleanups.push(once);
   return once;

@@ -4,7 +4,8 @@
 // nothing with its names or its label is left; exec-roundtrip (one computer made by the library in the
 // bench's own process, bench/computer.mjs) is sent SIGTERM as the engine makes its container, with
 // the create still under way, and its computer is released all the same; state-snapshot is sent
-// SIGTERM as its forks are made, and its forks, its snapshots and its parent are all removed.
+// SIGTERM as its forks are made, and its forks, its snapshots and its parent are all removed; and
+// once more with its output's reader gone mid-run (`| head -1`), which is a stop too.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -205,4 +206,36 @@ describe("a bench stopped half-way", () => {
       }
     }
   }, 60_000);
+
+  it("removes what it made when the reader of its output goes (`| head -1`), where the write's error ended it past its cleanup", async () => {
+    const bench = spawn(process.execPath, [join(ROOT, "bench/state-snapshot.mjs"), "1", "2"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let said = "";
+    bench.stderr.on("data", (d) => (said += d));
+    const ended = new Promise<number | null>((resolve) => bench.once("exit", (code) => resolve(code)));
+    const parentLabel = `label=agentrun.bench=bench-${bench.pid}`;
+    let parent: string | undefined;
+    try {
+      // Its first figures printed, the reader goes: the forks' figures are written to no one.
+      const first = await new Promise<string>((resolve) => bench.stdout.once("data", (d) => resolve(String(d))));
+      parent = (await ps(parentLabel))[0];
+      bench.stdout.destroy();
+      expect(first).toMatch(/snapshot/);
+      expect(parent).toBeDefined();
+      expect(await ended).toBe(141);
+      expect(said).toContain("EPIPE: removing what the bench made");
+      expect(await ps(parentLabel)).toEqual([]);
+      expect(await ps(`label=agentrun.snapshot.computer=${parent}`)).toEqual([]);
+      expect((await execa("docker", ["images", "--quiet", "--filter", `label=agentrun.snapshot.computer=${parent}`])).stdout).toBe("");
+    } finally {
+      if (bench.exitCode === null) bench.kill("SIGKILL");
+      const left = [...(await ps(parentLabel)), ...(parent ? await ps(`label=agentrun.snapshot.computer=${parent}`) : [])];
+      if (left.length) await execa("docker", ["rm", "-f", "-v", ...left], { reject: false });
+      if (parent) {
+        const images = (await execa("docker", ["images", "--quiet", "--filter", `label=agentrun.snapshot.computer=${parent}`])).stdout
+          .split("\n")
+          .filter(Boolean);
+        if (images.length) await execa("docker", ["rmi", "-f", ...images], { reject: false });
+      }
+    }
+  }, 120_000);
 });
