@@ -5,9 +5,9 @@
 // removed at the end by the pool's label, which only this test's computers carry, and each claim
 // record by its exact name.
 import { randomBytes } from "node:crypto";
-import CDP from "chrome-remote-interface";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { claim, fillPool, POOL_LABEL, poolReady, PoolWatch, type Claimed } from "../../src/fleet/pool.js";
+import { claimedPages } from "../support/browser-computer.js";
 import { docker, provider, spec, withLabel } from "../support/docker-helpers.js";
 
 describe("a warm pool of browsers on Docker", () => {
@@ -31,19 +31,6 @@ describe("a warm pool of browsers on Docker", () => {
     await docker_.close();
   }, 120_000);
 
-  /** The claimed browser's pages and version, over the CDP URL its claim handed out. */
-  async function pages(c: Claimed): Promise<{ product: string; urls: string[] }> {
-    expect(c.cdp?.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/[0-9a-f]{48}$/);
-    const cdp = await CDP({ target: c.cdp!.url, local: true });
-    try {
-      const { product } = await cdp.send("Browser.getVersion");
-      const { targetInfos } = await cdp.send("Target.getTargets");
-      return { product, urls: targetInfos.filter((t) => t.type === "page").map((t) => t.url) };
-    } finally {
-      await cdp.close();
-    }
-  }
-
   test("hands out a browser at its blank page, CDP answering, through a watch and without one", async () => {
     const watch = new PoolWatch(pool, { connections: 1, everyMs: 60_000 });
     try {
@@ -52,7 +39,7 @@ describe("a warm pool of browsers on Docker", () => {
       const viaWatch = await claim(watch, { run, epoch: 1 });
       if (!viaWatch.ok) throw new Error(viaWatch.error.message);
       claimed.push(viaWatch.value);
-      expect(await pages(viaWatch.value)).toEqual({ product: expect.stringMatching(/^(Headless)?Chrome\//), urls: ["about:blank"] });
+      expect(await claimedPages(viaWatch.value)).toEqual({ product: expect.stringMatching(/^(Headless)?Chrome\//), urls: ["about:blank"] });
     } finally {
       await watch.close();
     }
@@ -60,7 +47,7 @@ describe("a warm pool of browsers on Docker", () => {
     if (!plain.ok) throw new Error(plain.error.message);
     claimed.push(plain.value);
     expect(plain.value.ref.id).not.toBe(claimed[0]!.ref.id);
-    expect(await pages(plain.value)).toEqual({ product: expect.stringMatching(/^(Headless)?Chrome\//), urls: ["about:blank"] });
+    expect(await claimedPages(plain.value)).toEqual({ product: expect.stringMatching(/^(Headless)?Chrome\//), urls: ["about:blank"] });
     const ready = await poolReady(pool);
     expect(ready.ok && ready.value).toEqual([]);
   }, 120_000);

@@ -1,13 +1,15 @@
 // What the tests of a browser computer whose daemon runs (Docker's, Kubernetes') share: its served
 // CDP URL held to its form and driven by chrome-remote-interface (a page navigated, an input filled,
 // evaluated and shot), refused with a changed secret and once its connection is closed, and
-// Chromium killed by hand through the daemon, read back until the drift says it ended.
+// Chromium killed by hand through the daemon, read back until the drift says it ended; a browser
+// claimed from a warm pool, its version and pages over the CDP URL its claim handed out.
 import CDP from "chrome-remote-interface";
 import { expect } from "vitest";
 import WebSocket from "ws";
 import type { ComputerClient } from "../../src/daemon/client.js";
 import type { Connection, ReadBack } from "../../src/contract/provider.js";
 import type { Result } from "../../src/daemon/result.js";
+import type { Claimed } from "../../src/fleet/pool.js";
 
 /**
  * The URL a connection serves, held to what it must be: a WebSocket on this machine's loopback
@@ -86,5 +88,18 @@ export async function driveForm(url: string, then?: (c: CDP.Client, sessionId: s
     await then?.(c, sessionId);
   } finally {
     await c.close();
+  }
+}
+
+/** A claimed browser's version and pages, over the CDP URL its claim handed out. */
+export async function claimedPages(c: Claimed): Promise<{ product: string; urls: string[] }> {
+  expect(c.cdp?.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/[0-9a-f]{48}$/);
+  const cdp = await CDP({ target: c.cdp!.url, local: true });
+  try {
+    const { product } = await cdp.send("Browser.getVersion");
+    const { targetInfos } = await cdp.send("Target.getTargets");
+    return { product, urls: targetInfos.filter((t) => t.type === "page").map((t) => t.url) };
+  } finally {
+    await cdp.close();
   }
 }
