@@ -12,6 +12,7 @@ import CDP from "chrome-remote-interface";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputerRef } from "../../src/contract/provider.js";
 import type { DockerProvider } from "../../src/docker/index.js";
+import { cdpPage } from "../support/browser-computer.js";
 import { cleanup, provider, spec } from "../support/docker-helpers.js";
 import { removeEgress } from "../support/docker.js";
 import { startUpstream, type Upstream } from "../support/egress-upstream.js";
@@ -47,63 +48,13 @@ afterAll(async () => {
   up?.close();
 }, 60_000);
 
-/** A page on the browser with its network events kept: go to a URL, read its text, run script, wait for an event. */
-async function page(c: CDP.Client) {
-  const { targetId } = await c.send("Target.createTarget", { url: "about:blank" });
-  const { sessionId } = await c.send("Target.attachToTarget", { targetId, flatten: true });
-  const responses: Array<{ url: string; status: number; requestId: string }> = [];
-  const failed: Array<{ requestId: string; errorText: string }> = [];
-  const urls = new Map<string, string>();
-  c.on("Network.requestWillBeSent", (e, from) => from === sessionId && urls.set(e.requestId, e.request.url));
-  c.on(
-    "Network.responseReceived",
-    (e, from) => from === sessionId && responses.push({ url: e.response.url, status: e.response.status, requestId: e.requestId }),
-  );
-  let loads = 0;
-  c.on("Page.loadEventFired", (_e, from) => from === sessionId && (loads += 1));
-  c.on("Network.loadingFailed", (e, from) => from === sessionId && failed.push(e));
-  await c.send("Network.enable", {}, sessionId);
-  await c.send("Page.enable", undefined, sessionId);
-  const value = async (expression: string) =>
-    (await c.send("Runtime.evaluate", { expression, returnByValue: true, awaitPromise: true }, sessionId)).result.value as unknown;
-  const until = async <T>(what: string, get: () => T | undefined | Promise<T | undefined>): Promise<T> => {
-    for (let i = 0; i < 200; i++) {
-      const got = await get();
-      if (got !== undefined) return got;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`waited 10 s for ${what}`);
-  };
-  return {
-    value,
-    until,
-    /** Navigates and waits for the page to load: the text it shows. */
-    go: async (url: string) => {
-      const before = loads;
-      const navigated = await c.send("Page.navigate", { url }, sessionId);
-      if (navigated.errorText) return { error: navigated.errorText };
-      await until(`${url} loaded`, () => (loads > before ? true : undefined));
-      return { text: String(await value("document.body.innerText")) };
-    },
-    /** The answer CDP saw to url: its status and the body as CDP gives it. */
-    answer: (url: string) =>
-      until(`an answer to ${url}`, async () => {
-        const r = responses.find((x) => x.url === url);
-        if (!r) return undefined;
-        const { body } = await c.send("Network.getResponseBody", { requestId: r.requestId }, sessionId);
-        return { status: r.status, body };
-      }),
-    failure: (url: string) => until(`a failure of ${url}`, () => failed.find((f) => urls.get(f.requestId) === url)?.errorText),
-  };
-}
-
 describe("an allowlisted Docker browser", () => {
   it("loads a listed site; refuses an unlisted address, a name, a subresource, a WebSocket and the host's own address in the proxy's words", async () => {
     const connection = await p.connect(browser);
     if (!connection.ok) throw new Error(connection.error.message);
     const c = await CDP({ target: connection.value.cdp!.url, local: true });
     try {
-      const tab = await page(c);
+      const tab = await cdpPage(c);
       const listed = `http://${up.ip}/listed`;
       expect(await tab.go(listed)).toEqual({ text: "hello from upstream /listed" });
       expect(await tab.answer(listed)).toEqual({ status: 200, body: "hello from upstream /listed" });

@@ -2,7 +2,8 @@
 // sidecar (init's relay on 127.0.0.1:3128, as on Docker). The test's server is reached at the
 // host's side of the Pods' bridge, in the range the test-only seam marks reachable (as
 // egress-proxy.test.ts's): listed, its page loads; a name off the list is refused by the proxy,
-// its words (the hint) in the page and in CDP's network events; the browser reads back clean with
+// its words (the hint) in the page and in CDP's network events, as are a subresource and a
+// WebSocket of the listed page on a name off the list; the browser reads back clean with
 // its allowlist and proxy flags. Everything is made in a namespace of its own and removed by exact
 // name. Skipped in words unless AGENTRUN_KUBE_TESTS=1.
 import { randomBytes } from "node:crypto";
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComputerRef } from "../../src/contract/provider.js";
 import { create } from "../../src/kubernetes/create.js";
 import type { KubernetesProvider } from "../../src/kubernetes/provider.js";
+import { cdpPage } from "../support/browser-computer.js";
 import { browserImage, GATEWAY, KUBE_ASKED, KUBE_SKIPPED, listenOnWebPort, must, POD_RANGE, testCluster, type TestCluster } from "../support/kube.js";
 
 const HINT = "kube-browser test: ask the test";
@@ -47,7 +49,7 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "an allowlisted browser on the test cl
     if (server?.listening) await new Promise((resolve) => server.close(resolve));
   }, 300_000);
 
-  it("loads a listed page and shows the proxy's words for a name off the list, in the page and in CDP's network events", async () => {
+  it("loads a listed page and shows the proxy's words for a name off the list, a subresource and a WebSocket, in the page and in CDP's network events", async () => {
     const read = await provider.read({ id: browser!.id });
     expect(read.ok && read.value.drift).toEqual([]);
     expect(read.ok && read.value.ref.spec).toMatchObject({ kind: "browser", image: "chromium", network: { allow: [`${GATEWAY}/32`] } });
@@ -55,33 +57,26 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "an allowlisted browser on the test cl
     if (!connection.ok) throw new Error(connection.error.message);
     const c = await CDP({ target: connection.value.cdp!.url, local: true });
     try {
-      const { targetId } = await c.send("Target.createTarget", { url: "about:blank" });
-      const { sessionId } = await c.send("Target.attachToTarget", { targetId, flatten: true });
-      const statuses = new Map<string, number>();
-      c.on("Network.responseReceived", (e, from) => from === sessionId && statuses.set(e.response.url, e.response.status));
-      await c.send("Network.enable", {}, sessionId);
-      const text = async (url: string) => {
-        await c.send("Page.navigate", { url }, sessionId);
-        let got = "";
-        for (let i = 0; i < 200 && !statuses.has(url); i++) await new Promise((r) => setTimeout(r, 50));
-        for (let i = 0; i < 100; i++) {
-          const r = await c.send(
-            "Runtime.evaluate",
-            { expression: "document.readyState + ' ' + location.href + ' ' + document.body?.innerText", returnByValue: true },
-            sessionId,
-          );
-          got = String(r.result.value);
-          if (got.startsWith(`complete ${url} `)) break;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        return got;
-      };
+      const tab = await cdpPage(c);
       const listed = `http://${GATEWAY}${port === 80 ? "" : `:${port}`}/`;
-      expect(await text(listed)).toContain(ANSWER);
-      expect(statuses.get(listed)).toBe(200);
+      expect((await tab.go(listed)).text).toContain(ANSWER);
+      expect((await tab.answer(listed)).status).toBe(200);
       const unlisted = `http://unlisted.egress.test${port === 80 ? "" : `:${port}`}/`;
-      expect(await text(unlisted)).toContain(HINT);
-      expect(statuses.get(unlisted)).toBe(403);
+      expect((await tab.go(unlisted)).text).toContain(HINT);
+      const refused = await tab.answer(unlisted);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toContain("unlisted.egress.test");
+      // From the listed page: a subresource and a WebSocket on an unlisted host, each refused.
+      await tab.go(listed);
+      const image = `${unlisted}pixel.png`;
+      await tab.value(`(() => { const i = new Image(); i.src = ${JSON.stringify(image)}; document.body.append(i); })()`);
+      const sub = await tab.answer(image);
+      expect(sub.status).toBe(403);
+      expect(sub.body).toContain(HINT);
+      const socket = await tab.value(
+        `new Promise((resolve) => { const ws = new WebSocket(${JSON.stringify(unlisted.replace(/^http/, "ws"))}); ws.onopen = () => resolve("open"); ws.onclose = () => resolve("closed"); })`,
+      );
+      expect(socket).toBe("closed");
     } finally {
       await c.close();
       await connection.value.close();

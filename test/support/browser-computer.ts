@@ -2,7 +2,8 @@
 // CDP URL held to its form and driven by chrome-remote-interface (a page navigated, an input filled,
 // evaluated and shot), refused with a changed secret and once its connection is closed, and
 // Chromium killed by hand through the daemon, read back until the drift says it ended; a browser
-// claimed from a warm pool, its version and pages over the CDP URL its claim handed out.
+// claimed from a warm pool, its version and pages over the CDP URL its claim handed out; a page
+// with its network events kept, for the allowlist's refusals.
 import CDP from "chrome-remote-interface";
 import { expect } from "vitest";
 import WebSocket from "ws";
@@ -102,4 +103,54 @@ export async function claimedPages(c: Claimed): Promise<{ product: string; urls:
   } finally {
     await cdp.close();
   }
+}
+
+/** A page on the browser with its network events kept: go to a URL, read its text, run script, wait for an event. */
+export async function cdpPage(c: CDP.Client) {
+  const { targetId } = await c.send("Target.createTarget", { url: "about:blank" });
+  const { sessionId } = await c.send("Target.attachToTarget", { targetId, flatten: true });
+  const responses: Array<{ url: string; status: number; requestId: string }> = [];
+  const failed: Array<{ requestId: string; errorText: string }> = [];
+  const urls = new Map<string, string>();
+  c.on("Network.requestWillBeSent", (e, from) => from === sessionId && urls.set(e.requestId, e.request.url));
+  c.on(
+    "Network.responseReceived",
+    (e, from) => from === sessionId && responses.push({ url: e.response.url, status: e.response.status, requestId: e.requestId }),
+  );
+  let loads = 0;
+  c.on("Page.loadEventFired", (_e, from) => from === sessionId && (loads += 1));
+  c.on("Network.loadingFailed", (e, from) => from === sessionId && failed.push(e));
+  await c.send("Network.enable", {}, sessionId);
+  await c.send("Page.enable", undefined, sessionId);
+  const value = async (expression: string) =>
+    (await c.send("Runtime.evaluate", { expression, returnByValue: true, awaitPromise: true }, sessionId)).result.value as unknown;
+  const until = async <T>(what: string, get: () => T | undefined | Promise<T | undefined>): Promise<T> => {
+    for (let i = 0; i < 200; i++) {
+      const got = await get();
+      if (got !== undefined) return got;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`waited 10 s for ${what}`);
+  };
+  return {
+    value,
+    until,
+    /** Navigates and waits for the page to load: the text it shows. */
+    go: async (url: string) => {
+      const before = loads;
+      const navigated = await c.send("Page.navigate", { url }, sessionId);
+      if (navigated.errorText) return { error: navigated.errorText };
+      await until(`${url} loaded`, () => (loads > before ? true : undefined));
+      return { text: String(await value("document.body.innerText")) };
+    },
+    /** The answer CDP saw to url: its status and the body as CDP gives it. */
+    answer: (url: string) =>
+      until(`an answer to ${url}`, async () => {
+        const r = responses.find((x) => x.url === url);
+        if (!r) return undefined;
+        const { body } = await c.send("Network.getResponseBody", { requestId: r.requestId }, sessionId);
+        return { status: r.status, body };
+      }),
+    failure: (url: string) => until(`a failure of ${url}`, () => failed.find((f) => urls.get(f.requestId) === url)?.errorText),
+  };
 }
