@@ -46,7 +46,8 @@ export function kubeHooks(
         if (!joined.ok) return joined;
         held = joined.value;
       }
-      return sb.make(c.name, computerPod(c, sb.o, user.value, held), c.undo, signal);
+      const manifest = computerPod(c, sb.o, user.value, held);
+      return sb.make(c.name, manifest, c.undo, signal);
     },
     ready: async (c, made) => {
       const ready = await sb.ready(made.name, c.checked.daemon!, { open: c.spec.network === "open", allow: c.checked.allow !== undefined }, signal);
