@@ -1,8 +1,8 @@
 // The Pod client. First what the create flow asks of the cluster, in its order: the reads before
 // anything is made (prepare), the Pod made with its delete on the undo stack (make), waited for
-// until its computer runs with the daemon in it (ready), and the bridge (open). Then what its
-// verify, and every read, asks of it (inspect.ts): the node's state, what an allowlisted Pod's
-// sidecar must be, what hello must say. Beneath them the calls the provider's other verbs share:
+// until its computer runs with the daemon in it (ready), and the first bridge (openNew). Then what
+// its verify, and every read, asks of it (inspect.ts): the node's state, what an allowlisted Pod's
+// sidecar must be, what hello must say, the bridge (open). Beneath them the calls the provider's other verbs share:
 // one Pod read, a list by labels, a delete waited for until the API server answers 404, the wait
 // until a container runs (or why it never will), the daemon's upload through exec.
 import { podImageOf } from "./snapshot-image.js";
@@ -131,11 +131,11 @@ export class KubePods {
     return proxy.value.problem ? refusedStart(name, proxy.value.problem) : ok();
   }
 
-  /** The bridge to the Pod's daemon, hello said; create's first (retry) tries again while init comes up, until the Pod has ended. */
-  open(name: string, signal?: AbortSignal, retry = false): Promise<Result<Connection>> {
+  /** Create's first bridge to the Pod's daemon: it tries again while init comes up, until the Pod has ended. */
+  openNew(name: string, signal?: AbortSignal): Promise<Result<Connection>> {
+    const ended = async (s: AbortSignal | undefined) => endedWords(name, await this.get(name, s));
     const run = this.runner(name);
-    const until = retry ? { ended: async (s: AbortSignal | undefined) => endedWords(name, await this.get(name, s)) } : undefined;
-    return openBridge(run, { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal, retry: until });
+    return openBridge(run, { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal, retry: { ended } });
   }
 
   /** A Pod's node as its read takes it: whether it is lost, and its kernel (node-lost.ts). */
@@ -181,6 +181,12 @@ export class KubePods {
       user: this.o.user,
       sha256: "",
     };
+  }
+
+  /** The bridge to the Pod's daemon, hello said. */
+  open(name: string, signal?: AbortSignal): Promise<Result<Connection>> {
+    const run = this.runner(name);
+    return openBridge(run, { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal });
   }
 
   path(name?: string): string {
