@@ -11,7 +11,6 @@ import { browserMismatches } from "../kits/browser/computer.js";
 import { BROWSER_PROFILE } from "./browser.js";
 import { idOf } from "./constants.js";
 import { podNetwork } from "./egress.js";
-import { parseUser } from "../contract/user.js";
 import { joinedRead } from "./joined-read.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
 import { probeNetwork } from "./network-probe.js";
@@ -36,7 +35,6 @@ export async function inspectPod(
   const gvisor = sb.o.gvisorRuntimeClass !== undefined && pod.spec?.runtimeClassName === sb.o.gvisorRuntimeClass;
   if (gvisor) spec.runtime = "gvisor";
   const labels = decodeLabels(pod.metadata.labels ?? {}, recordedLabels(pod.metadata.annotations));
-  const user = parseUser(recorded?.user ?? "");
   // A Pod on a lost node reads Running for minutes after its computer ended with the node.
   const node = pod.spec?.nodeName;
   let nodeKernel: string | undefined;
@@ -51,7 +49,7 @@ export async function inspectPod(
   }
   const notes: string[] = [];
   if (typeof network === "object") {
-    const want = await sb.sidecarWant(pod, user.ok ? user.value : undefined, recorded, options.signal);
+    const want = await sb.sidecarWant(pod, recorded, options.signal);
     if (!want.ok) return want;
     if (want.value.note) notes.push(want.value.note);
     spec.network = podNetwork(network, sidecar, want.value.want);

@@ -27,7 +27,7 @@ import { type NodeState, NodeStates } from "./node-lost.js";
 import { Preflight } from "./preflight.js";
 import { computerState, endedWords, type Pod, type PodProblem, sidecarProblem, stateOf, waitingProblem } from "./readback.js";
 import type { RecordedSpec } from "./pod.js";
-import type { User } from "../contract/user.js";
+import { parseUser } from "../contract/user.js";
 import { SETUP_CONTAINER } from "./unprivileged.js";
 import { uploadDaemon } from "./upload.js";
 import { egressImageTag, proxyBinaryBeside } from "../egress/proxy-command.js";
@@ -146,12 +146,12 @@ export class KubePods {
   /** What an allowlisted Pod's sidecar must be, from what create recorded and the provider now (the nodes' addresses among it, and why they were not read). */
   async sidecarWant(
     pod: Pod,
-    user: User | undefined,
     recorded: RecordedSpec | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Result<{ want: SidecarWant | undefined; note?: string | undefined }>> {
+    const user = parseUser(recorded?.user ?? "");
     const deadline = pod.metadata.annotations?.[DEADLINE_ANNOTATION];
-    if (!user || !deadline) return ok({ want: undefined });
+    if (!user.ok || !deadline) return ok({ want: undefined });
     const image = await this.egressImage();
     if (!image.ok) return image;
     const nodes = await this.nodeAddresses(signal);
@@ -160,8 +160,8 @@ export class KubePods {
       ...(recorded?.egress === undefined ? {} : { proxy: recorded.egress }),
       image: image.value,
       pullPolicy: this.o.pullPolicy,
-      uid: user.uid,
-      gid: user.gid,
+      uid: user.value.uid,
+      gid: user.value.gid,
       deadline,
       hostAddresses: nodes.value.addresses,
       testRange: this.o.egress.testRange,
