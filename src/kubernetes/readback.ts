@@ -1,6 +1,6 @@
 // A Pod read back: the slice of it the provider reads, its state, why a container that waits will
-// never run, the spec it records, and the drift check closed over all of it (spec, status,
-// container state, labels, node) against what create made.
+// never run (and why its computer never will answer), the spec it records, and the drift check
+// closed over all of it (spec, status, container state, labels, node) against what create made.
 import { podImageOf } from "./snapshot-image.js";
 import type { ComputerState, NetworkPolicy, SpecReadBack } from "../contract/provider.js";
 import { ENTRYPOINT_FIXED } from "./commands.js";
