@@ -4,6 +4,7 @@
 // changed by hand reads as it now is.
 import { createHash } from "node:crypto";
 import { COMPUTER_LABEL, LABELS_ANNOTATION } from "./constants.js";
+import { show } from "./shown.js";
 
 const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -66,6 +67,21 @@ export function decodeLabels(podLabels: Record<string, string>, recorded: Record
     const [k, v] = known.get(`${key}\0${value}`) ?? [key, value];
     out[k] = v;
   }
+  return out;
+}
+
+/** A Pod's labels against those create wrote (the annotation's, encoded): each changed, removed or added by hand. */
+export function labelDrift(pod: { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } }): string[] {
+  const have = pod.metadata.labels ?? {};
+  const given = recordedLabels(pod.metadata.annotations);
+  if (!given) return [`its labels cannot be checked: the annotation that records them is missing or not a map of strings`];
+  const want: Record<string, string> = { [COMPUTER_LABEL]: "1", ...encodeLabels(given) };
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(want)) {
+    if (!(k in have)) out.push(`its label ${k} was removed`);
+    else if (have[k] !== v) out.push(`its label ${k} reads ${show(have[k])}, not ${show(v)}`);
+  }
+  for (const k of Object.keys(have)) if (!(k in want)) out.push(`its label ${k} was added`);
   return out;
 }
 

@@ -46,13 +46,14 @@ export function kubeHooks(
         if (!joined.ok) return joined;
         held = joined.value;
       }
-      return sb.make(c.name, computerPod(c, sb.o, user.value, held), c.undo, signal);
+      const manifest = computerPod(c, sb.o, user.value, held);
+      return sb.make(c.name, manifest, c.undo, signal);
     },
     ready: async (c, made) => {
       const ready = await sb.ready(made.name, c.checked.daemon!, { open: c.spec.network === "open", allow: c.checked.allow !== undefined }, signal);
       return ready.ok ? ok(made) : ready;
     },
-    connect: (_c, made) => sb.open(made.name, signal, true),
+    connect: (_c, made) => sb.openNew(made.name, signal),
     verify: async (c, made, connection): Promise<Result<ComputerRef>> => {
       // A browser: Chromium started through the daemon as the computer's user, its CDP answering, before the read-back holds it.
       if (sb.o.browserImage !== undefined) {

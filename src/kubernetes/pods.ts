@@ -1,9 +1,10 @@
 // The Pod client. First what the create flow asks of the cluster, in its order: the reads before
 // anything is made (prepare), the Pod made with its delete on the undo stack (make), waited for
-// until its computer runs with the daemon in it (ready), and the bridge (open). Beneath them the
-// calls the provider's other verbs share: one Pod read, a list by labels, a delete waited for until
-// the API server answers 404, the wait until a container runs (or why it never will), the daemon's
-// upload through exec.
+// until its computer runs with the daemon in it (ready), and the first bridge (openNew). Then what
+// its verify, and every read, asks of it (inspect.ts): the node's state, what an allowlisted Pod's
+// sidecar must be, what hello must say, the bridge (open). Beneath them the calls the provider's other verbs share:
+// one Pod read, a list by labels, a delete waited for until the API server answers 404, the wait
+// until a container runs (or why it never will), the daemon's upload through exec.
 import { podImageOf } from "./snapshot-image.js";
 import { DaemonFile, type Daemon } from "../contract/daemon-file.js";
 import { createdAt, type Adoption, type Candidate } from "../contract/adopt.js";
@@ -14,9 +15,9 @@ import { waitUntil } from "../contract/wait.js";
 import type { CallOptions } from "../daemon/client.js";
 import { KubeApi } from "./api.js";
 import { uploadArgv } from "./commands.js";
-import { idOf, CONTAINER, FIELD_MANAGER, NAME_PATTERN, POOL_ANNOTATION, POOL_CLAIMED, podOfId } from "./constants.js";
+import { idOf, CONTAINER, DEADLINE_ANNOTATION, FIELD_MANAGER, NAME_PATTERN, POOL_ANNOTATION, POOL_CLAIMED, podOfId } from "./constants.js";
 import { openBridge, type ExecRunner } from "./connect.js";
-import { EGRESS_CONTAINER } from "./egress.js";
+import { EGRESS_CONTAINER, type SidecarWant } from "./egress.js";
 import { openExec } from "./exec.js";
 import type { Connection } from "../contract/provider.js";
 import { settle, type KubernetesProviderOptions, type Settled } from "./options.js";
@@ -24,7 +25,9 @@ import { selectorOf } from "./labels.js";
 import { nodeAddresses, type NodeAddresses } from "./node-addresses.js";
 import { type NodeState, NodeStates } from "./node-lost.js";
 import { Preflight } from "./preflight.js";
-import { computerState, type Pod, type PodProblem, sidecarProblem, stateOf, waitingProblem } from "./readback.js";
+import { computerState, endedWords, type Pod, type PodProblem, sidecarProblem, stateOf, waitingProblem } from "./readback.js";
+import type { RecordedSpec } from "./pod.js";
+import { parseUser } from "../contract/user.js";
 import { SETUP_CONTAINER } from "./unprivileged.js";
 import { uploadDaemon } from "./upload.js";
 import { egressImageTag, proxyBinaryBeside } from "../egress/proxy-command.js";
@@ -98,7 +101,8 @@ export class KubePods {
       return fail(made.error.code, `${made.error.message}; nothing was made`, field);
     }
     const uid = made.value.metadata.uid;
-    undo.push({ what: `the Pod ${name}`, run: (s) => this.deleteAndWait(name, uid, s), ms: this.o.t.releaseMs + this.o.t.callMs });
+    const remove = (s: AbortSignal | undefined) => this.deleteAndWait(name, uid, s);
+    undo.push({ what: `the Pod ${name}`, run: remove, ms: this.o.t.releaseMs + this.o.t.callMs });
     return ok({ name, uid });
   }
 
@@ -127,10 +131,44 @@ export class KubePods {
     return proxy.value.problem ? refusedStart(name, proxy.value.problem) : ok();
   }
 
-  /** The bridge to the Pod's daemon, hello said; create's first (retry) tries again while init comes up, until the Pod has ended. */
-  open(name: string, signal?: AbortSignal, retry = false): Promise<Result<Connection>> {
-    const until = retry ? { ended: (s: AbortSignal | undefined) => this.ended(name, s) } : undefined;
-    return openBridge(this.runner(name), { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal, retry: until });
+  /** Create's first bridge to the Pod's daemon: it tries again while init comes up, until the Pod has ended. */
+  openNew(name: string, signal?: AbortSignal): Promise<Result<Connection>> {
+    const ended = async (s: AbortSignal | undefined) => endedWords(name, await this.get(name, s));
+    const run = this.runner(name);
+    return openBridge(run, { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal, retry: { ended } });
+  }
+
+  /** A Pod's node as its read takes it: whether it is lost, and its kernel (node-lost.ts). */
+  nodeState(node: string, signal?: AbortSignal): Promise<Result<NodeState>> {
+    return this.#nodes.read(node, signal);
+  }
+
+  /** What an allowlisted Pod's sidecar must be, from what create recorded and the provider now (the nodes' addresses among it, and why they were not read). */
+  async sidecarWant(
+    pod: Pod,
+    recorded: RecordedSpec | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Result<{ want: SidecarWant | undefined; note?: string | undefined }>> {
+    const user = parseUser(recorded?.user ?? "");
+    const deadline = pod.metadata.annotations?.[DEADLINE_ANNOTATION];
+    if (!user.ok || !deadline) return ok({ want: undefined });
+    const image = await this.egressImage();
+    if (!image.ok) return image;
+    const nodes = await this.nodeAddresses(signal);
+    if (!nodes.ok) return nodes;
+    const want: SidecarWant = {
+      ...(recorded?.egress === undefined ? {} : { proxy: recorded.egress }),
+      image: image.value,
+      pullPolicy: this.o.pullPolicy,
+      uid: user.value.uid,
+      gid: user.value.gid,
+      deadline,
+      hostAddresses: nodes.value.addresses,
+      testRange: this.o.egress.testRange,
+      testNames: this.o.egress.testNames,
+      testRoot: this.o.egress.testRoot,
+    };
+    return ok({ want, note: nodes.value.note });
   }
 
   /** What hello must say: the provider's daemon. */
@@ -143,6 +181,12 @@ export class KubePods {
       user: this.o.user,
       sha256: "",
     };
+  }
+
+  /** The bridge to the Pod's daemon, hello said. */
+  open(name: string, signal?: AbortSignal): Promise<Result<Connection>> {
+    const run = this.runner(name);
+    return openBridge(run, { target: name, helloMs: this.o.t.helloMs, callMs: this.o.t.callMs, signal });
   }
 
   path(name?: string): string {
@@ -158,11 +202,6 @@ export class KubePods {
     if (this.o.egress.image) return ok(this.o.egress.image);
     const proxy = await this.#proxy.bytes();
     return proxy.ok ? ok(egressImageTag(proxy.value.sha256)) : proxy;
-  }
-
-  /** A Pod's node as its read takes it: whether it is lost, and its kernel (node-lost.ts). */
-  nodeState(node: string, signal?: AbortSignal): Promise<Result<NodeState>> {
-    return this.#nodes.read(node, signal);
   }
 
   /** What an allowlist's proxy refuses as the nodes' own: the Node list's and egress.hostAddresses (node-addresses.ts). */
@@ -325,13 +364,6 @@ export class KubePods {
       signal,
       what: `the daemon's upload into ${name}`,
     });
-  }
-
-  /** Why the Pod's computer will never answer, in words (its state, its last words); undefined while it may, or the Pod cannot be read. */
-  private async ended(name: string, signal: AbortSignal | undefined): Promise<string | undefined> {
-    const pod = await this.get(name, signal);
-    if (!pod.ok) return pod.error.code === "not_found" ? `the Pod ${name} is gone` : undefined;
-    return waitingProblem(pod.value)?.message ?? (pod.value.metadata.deletionTimestamp ? stateOf(pod.value) : undefined);
   }
 
   /** Adoption's lookups: the Pods of a declaration with their creation times; read is the provider's, remove a delete waited for. */

@@ -1,14 +1,15 @@
 // A Pod read back: the slice of it the provider reads, its state, why a container that waits will
-// never run, the spec it records, and the drift check closed over all of it (spec, status,
-// container state, labels, node) against what create made.
+// never run (and why its computer never will answer), the spec it records, and the drift check
+// closed over all of it (spec, status, container state, labels, node) against what create made.
 import { podImageOf } from "./snapshot-image.js";
 import type { ComputerState, NetworkPolicy, SpecReadBack } from "../contract/provider.js";
 import { ENTRYPOINT_FIXED } from "./commands.js";
-import { COMPUTER_LABEL, CONTAINER, DEADLINE_ANNOTATION, INIT_CAPABILITIES, SPEC_ANNOTATION } from "./constants.js";
+import { CONTAINER, DEADLINE_ANNOTATION, INIT_CAPABILITIES, SPEC_ANNOTATION } from "./constants.js";
 import { computerEgressMount, EGRESS_CONTAINER, EGRESS_VOLUME, initNetworkArgs, LIST_VOLUME, type SidecarReadBack } from "./egress.js";
 import { cpuQuantity, memoryQuantity, type RecordedSpec } from "./pod.js";
-import { encodeLabels, recordedLabels } from "./labels.js";
+import { labelDrift } from "./labels.js";
 import { parseUser } from "../contract/user.js";
+import type { Result } from "../daemon/result.js";
 import { openDrift, SETUP_CONTAINER } from "./unprivileged.js";
 import { handChanges } from "./hand-changes.js";
 import { show } from "./shown.js";
@@ -125,6 +126,12 @@ export function sidecarOf(pod: Pod): SidecarReadBack {
 export function stateOf(pod: Pod): string {
   const unscheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False");
   return `${pod.metadata.deletionTimestamp ? "being deleted, " : ""}phase ${pod.status?.phase ?? "unknown"}${pod.status?.reason ? ` (${pod.status.reason})` : ""}, its container ${containerState(pod, CONTAINER)}${unscheduled ? `, not scheduled (${(unscheduled.message ?? unscheduled.reason ?? "no reason").slice(0, 300)})` : ""}`;
+}
+
+/** Why the Pod's computer will never answer, in words (its state, its last words), from its read; undefined while it may, or the Pod cannot be read. */
+export function endedWords(name: string, pod: Result<Pod>): string | undefined {
+  if (!pod.ok) return pod.error.code === "not_found" ? `the Pod ${name} is gone` : undefined;
+  return waitingProblem(pod.value)?.message ?? (pod.value.metadata.deletionTimestamp ? stateOf(pod.value) : undefined);
 }
 
 /** running only while the Pod runs, its container runs and no delete is under way. */
@@ -285,6 +292,7 @@ export function podDrift(pod: Pod, want: PodWant): string[] {
   if (sc.privileged === true) out.push("its container is privileged");
   if (!same(sc.capabilities?.drop, ["ALL"])) out.push(`its container drops ${show(sc.capabilities?.drop)}, not ["ALL"]`);
   const network = recordedNetwork(recorded);
+  const parts = networkPartsDrift(pod, network);
   if (network === "open") {
     const user = parseUser(recorded?.user ?? "");
     if (user.ok)
@@ -299,7 +307,7 @@ export function podDrift(pod: Pod, want: PodWant): string[] {
       );
     else out.push(`its recorded user cannot be read (${user.error.message}), so its container cannot be held to run as it`);
   } else if (!same(sc.capabilities?.add, INIT_CAPABILITIES)) out.push(`its container adds ${show(sc.capabilities?.add)}, not ${show(INIT_CAPABILITIES)}`);
-  out.push(...networkPartsDrift(pod, network));
+  out.push(...parts);
   if (recorded) {
     const limits = c.resources?.limits ?? {};
     const wantCpu = recorded.cpus === undefined ? undefined : cpuQuantity(recorded.cpus);
@@ -337,20 +345,5 @@ export function networkPartsDrift(pod: Pod, network: NetworkPolicy): string[] {
   const mounts = (c?.volumeMounts ?? []).map((m) => ({ name: m.name, mountPath: m.mountPath, readOnly: m.readOnly === true }));
   const wantMounts = allow ? [computerEgressMount()] : [];
   if (show(mounts) !== show(wantMounts)) out.push(`its container mounts ${show(mounts)}, not ${show(wantMounts)}`);
-  return out;
-}
-
-/** A Pod's labels against those create wrote (the annotation's, encoded): each changed, removed or added by hand. */
-export function labelDrift(pod: Pod): string[] {
-  const have = pod.metadata.labels ?? {};
-  const given = recordedLabels(pod.metadata.annotations);
-  if (!given) return [`its labels cannot be checked: the annotation that records them is missing or not a map of strings`];
-  const want: Record<string, string> = { [COMPUTER_LABEL]: "1", ...encodeLabels(given) };
-  const out: string[] = [];
-  for (const [k, v] of Object.entries(want)) {
-    if (!(k in have)) out.push(`its label ${k} was removed`);
-    else if (have[k] !== v) out.push(`its label ${k} reads ${show(have[k])}, not ${show(v)}`);
-  }
-  for (const k of Object.keys(have)) if (!(k in want)) out.push(`its label ${k} was added`);
   return out;
 }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { Connection, NetworkPolicy } from "../../src/contract/provider.js";
 import { inspectPod } from "../../src/kubernetes/inspect.js";
-import type { KubePods } from "../../src/kubernetes/pods.js";
+import { KubePods } from "../../src/kubernetes/pods.js";
 import { create } from "../../src/kubernetes/create.js";
 import { ENTRYPOINT_FIXED, KUBE_ENTRYPOINT } from "../../src/kubernetes/commands.js";
 import { EGRESS_CONTAINER, initNetworkArgs, podNetwork, sidecarNetwork, type SidecarPlan, type SidecarWant } from "../../src/kubernetes/egress.js";
@@ -305,6 +305,8 @@ describe("the network read from inside (inspect)", () => {
       egressImage: async () => ({ ok: true, value: IMAGE }),
       nodeAddresses: async () => ({ ok: true, value: { addresses: ["203.0.113.7"], ...(note ? { note } : {}) } }),
       nodeState: async () => ({ ok: true, value: { lost: undefined, kernel: undefined } }),
+      // The Pod client's own want, over the stand-in's image and addresses.
+      sidecarWant: KubePods.prototype.sidecarWant,
     } as unknown as KubePods;
   }
 

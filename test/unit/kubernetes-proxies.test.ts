@@ -11,7 +11,7 @@ import { inspectPod } from "../../src/kubernetes/inspect.js";
 import { EGRESS_CA_FILE } from "../../src/egress/proxy-command.js";
 import { LIST_FILE, LIST_MOUNT, LIST_VOLUME, sidecarNetwork, sidecarRules, type SidecarPlan, type SidecarWant } from "../../src/kubernetes/egress.js";
 import { podManifest, type PodPlan } from "../../src/kubernetes/pod.js";
-import type { KubePods } from "../../src/kubernetes/pods.js";
+import { KubePods } from "../../src/kubernetes/pods.js";
 import { type ConfigMap, heldOf, joinedNetwork, proxyManifest, sidecarHolds } from "../../src/kubernetes/proxy-configmap.js";
 import { KubeEgressProxies } from "../../src/kubernetes/proxies.js";
 import { sidecarOf, type Pod } from "../../src/kubernetes/readback.js";
@@ -288,6 +288,8 @@ describe("a joined computer's Pod", () => {
       },
       egressImage: async () => ({ ok: true, value: IMAGE }),
       nodeAddresses: async () => ({ ok: true, value: { addresses: ["203.0.113.7"] } }),
+      // The Pod client's own want, over the stand-in's image and addresses.
+      sidecarWant: KubePods.prototype.sidecarWant,
     } as unknown as KubePods;
     const proxies = {
       configMap: async () => ({ ok: true, value: configMap }),

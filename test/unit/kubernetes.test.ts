@@ -7,9 +7,9 @@ import { stringify } from "yaml";
 import { providerFor } from "../../src/providers.js";
 import { create } from "../../src/kubernetes/create.js";
 import { parseKubeconfig } from "../../src/kubernetes/kubeconfig.js";
-import { decodeLabels, encodeLabel, encodeLabels, isLabelKey, isLabelValue, labelsAnnotation, selectorOf } from "../../src/kubernetes/labels.js";
+import { decodeLabels, encodeLabel, labelDrift, encodeLabels, isLabelKey, isLabelValue, labelsAnnotation, selectorOf } from "../../src/kubernetes/labels.js";
 import { cpuQuantity, memoryQuantity, podManifest, type PodPlan } from "../../src/kubernetes/pod.js";
-import { computerState, labelDrift, podDrift, waitingProblem, type Pod } from "../../src/kubernetes/readback.js";
+import { computerState, podDrift, waitingProblem, type Pod } from "../../src/kubernetes/readback.js";
 import { exitOf, execUrl } from "../../src/kubernetes/exec.js";
 import { ownerLabels, runLabels } from "../../src/contract/labels.js";
 
