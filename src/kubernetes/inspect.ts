@@ -15,8 +15,7 @@ import { sameNetwork } from "../egress/list.js";
 import { browserMismatches } from "../kits/browser/computer.js";
 import { BROWSER_PROFILE } from "./browser.js";
 import { idOf, DEADLINE_ANNOTATION } from "./constants.js";
-import { podNetwork, sidecarRules, type SidecarWant } from "./egress.js";
-import { rulesChangedHosts } from "../egress/rules.js";
+import { podNetwork, type SidecarWant } from "./egress.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
 import { heldOf, joinedNetwork, type JoinedRead } from "./proxy-configmap.js";
 import type { KubeEgressProxies } from "./proxies.js";
@@ -76,8 +75,8 @@ async function probeNetwork(sb: KubePods, client: ComputerClient, network: Netwo
 }
 
 /**
- * A joined computer's list: its proxy's ConfigMap, and the digest its sidecar's log says it holds,
- * held to that list ("not yet" within listSyncMs of a change, drift past it).
+ * A joined computer's list: its proxy's ConfigMap, and the digests its sidecar's log says it holds,
+ * held to its list, rules and hint ("not yet" within listSyncMs of a change, drift past it).
  */
 async function joinedRead(sb: KubePods, proxies: KubeEgressProxies, pod: Pod, proxy: string, signal: AbortSignal | undefined): Promise<Result<JoinedRead>> {
   const cm = await proxies.configMap(proxy, signal);
@@ -89,12 +88,7 @@ async function joinedRead(sb: KubePods, proxies: KubeEgressProxies, pod: Pod, pr
   const holds = await proxies.sidecarHolds(pod.metadata.name, signal);
   if (!holds.ok) return holds;
   const held = heldOf(cm.value, sb.o.egress.testRange);
-  const read = joinedNetwork(held, holds.value, Date.now(), sb.o.t.listSyncMs);
-  // The sidecar's rules are its proxy's as its computer started: a ConfigMap's changed since (by hand) is drift, host by host.
-  const hosts = rulesChangedHosts(sidecarRules(sidecarOf(pod)), held.rules);
-  if (hosts.length === 0) return ok(read);
-  const words = `the egress proxy ${proxy}'s ConfigMap holds other rules for ${hosts.join(", ")} than ${pod.metadata.name}'s sidecar runs (a computer runs its proxy's rules as they were at its start)`;
-  return ok({ ...read, drift: read.drift ? `${read.drift}; ${words}` : words });
+  return ok(joinedNetwork(held, holds.value, Date.now(), sb.o.t.listSyncMs));
 }
 
 export async function inspectPod(
