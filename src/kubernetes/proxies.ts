@@ -1,17 +1,15 @@
 // A shared egress proxy on Kubernetes (src/egress/proxies.ts): a ConfigMap in the namespace, its
-// list one entry a line (key allow) beside its hint, user and deadline, labelled with the caller's
-// labels. It runs nowhere itself: each computer that joins it keeps its own egress sidecar (as an
-// allowlisted computer's own), run with --allow-file on the ConfigMap mounted read-only, so the
-// computer still reaches only its own sidecar and the proxy's rules are the same code. An update
-// patches the ConfigMap; the running sidecars take the new list as the kubelet writes it (at once
-// for a Pod the update touches, else at the kubelet's next sync), which a read calls "not yet"
-// within the bound listSyncMs and drift past it. Its rules (key rules, one a line in the proxy's
-// argv form) are each joining computer's sidecar's --rule, fixed at its start: a change of rules is
-// refused while a computer runs behind it, and a ConfigMap's rules changed by hand are drift on the
-// proxy (its read-back's rules) and on each computer (inspect.ts). Its credentials are a Secret
-// beside it (proxy-secret.ts), each joined sidecar's variable from its start, so a change of them
-// is refused while a computer runs behind it too, and a Secret changed by hand is drift naming the
-// host. Release is refused while a computer mounts it.
+// list one entry a line (key allow) beside its rules, hint, user and deadline, labelled with the
+// caller's labels, and its credentials a Secret beside it (proxy-secret.ts). It runs nowhere
+// itself: each computer that joins it keeps its own egress sidecar (as an allowlisted computer's
+// own), which reads the list, rules, hint and credentials from the ConfigMap and Secret projected
+// into it alone, so the computer still reaches only its own sidecar and the proxy's rules are the
+// same code. An update patches the ConfigMap (and changes the Secret in place); the running
+// sidecars take it as the kubelet writes it (at once for a Pod the update touches, else at the
+// kubelet's next sync), which a read calls "not yet" within the bound listSyncMs and drift past
+// it. A change of rules, hint or credentials waits, within that bound, until each running sidecar
+// says it holds it: no computer restarts. A ConfigMap or Secret changed by hand is drift naming
+// the host on the proxy. Release is refused while a computer mounts it.
 // Its id is the ConfigMap's name and uid: read, update and release by it never touch a ConfigMap
 // of the same name made since.
 import { createHash, randomBytes } from "node:crypto";
