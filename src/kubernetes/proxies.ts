@@ -139,19 +139,19 @@ export class KubeEgressProxies implements EgressProxies {
 
   /**
    * The proxy's Secret holding these credentials under a fresh version, given back (none: deleted,
-   * and a Secret already gone is fine). One there is changed in place, so a running sidecar never
-   * reads a moment with none.
+   * and a Secret already gone is fine, its version "none" as a sidecar says it). One there is
+   * changed in place, so a running sidecar never reads a moment with none.
    */
   async #writeSecret(name: string, credentials: readonly EgressCredential[], labels: Record<string, string>, signal?: AbortSignal): Promise<Result<string>> {
-    const version = freshVersion();
     if (credentials.length === 0) {
       const gone = await this.#sb.api.call(this.#secretPath(name), `deleting the Secret ${secretName(name)}`, {
         method: "DELETE",
         ms: this.#sb.o.t.callMs,
         signal,
       });
-      return gone.ok || gone.error.code === "not_found" ? ok(version) : gone;
+      return gone.ok || gone.error.code === "not_found" ? ok("none") : gone;
     }
+    const version = freshVersion();
     const changed = await this.#sb.api.call(`${this.#secretPath(name)}?fieldManager=${FIELD_MANAGER}`, `changing the Secret ${secretName(name)}`, {
       method: "PATCH",
       body: { data: secretData(credentials, version) },
@@ -338,7 +338,7 @@ export class KubeEgressProxies implements EgressProxies {
         signal,
         minMs: this.#sb.o.t.pollMs,
         maxMs: 1000,
-        what: `every computer behind ${name} to hold its new rules, hint and credentials`,
+        what: `the change to reach every computer behind it`,
         describe: (p) => `${p.join(", ")} not yet`,
       },
     );

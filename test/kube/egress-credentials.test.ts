@@ -6,9 +6,9 @@
 // its processes' environments, its files, its Pod's spec); the key rotated while it runs, the new
 // one arriving at the server once the update returns and the old never again, the same Pod never
 // restarted, neither key in the proxy's log; the Secret changed by hand read back as other
-// credentials for the host; release removing the Secret. The server answers which key arrived,
-// never a key (test/support/kube-joined.ts sets the story up and removes it). Skipped in words
-// unless AGENTRUN_KUBE_TESTS=1.
+// credentials for the host; every credential removed while it runs; release removing the Secret.
+// The server answers which key arrived, never a key (test/support/kube-joined.ts sets the story
+// up and removes it). Skipped in words unless AGENTRUN_KUBE_TESTS=1.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { credentialsChangedHosts } from "../../src/egress/rules.js";
@@ -113,6 +113,15 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "credentials on a shared egress proxy 
     const read = await s.provider.proxies.read(s.proxy);
     expect(read.ok && credentialsChangedHosts([CREDENTIAL], read.value.credentials ?? [])).toEqual([UP]);
   }, 60_000);
+
+  it("removes every credential under the running computer: the next request carries none, the Pod never restarted", async () => {
+    expect(joined).toBeDefined();
+    const u = await s.provider.proxies.update(s.proxy, { allow: [UP], rules: RULES, credentials: [] });
+    if (!u.ok) throw new Error(u.error.message);
+    expect(await must(s.cluster.admin, secretPath(), { gone: true })).toBeUndefined();
+    expect(await getThroughProxy(s.conn!, UP, s.port, { path: "/v1/items" })).toMatch(/^HTTP\/1\.1 200[\s\S]*GET \/v1\/items key=none$/);
+    expect(await s.podNow()).toEqual(joined);
+  }, 300_000);
 
   it("releases the computer, then the proxy with its Secret", async () => {
     expect(s.computer).toBeDefined();

@@ -499,7 +499,9 @@ describe("check, make, update and release", () => {
     const u = await busy.proxies.update(NAME, { allow: ["pypi.org"], hint: "other words" });
     expect(!u.ok && u.error).toMatchObject({
       code: "timeout",
-      message: expect.stringMatching(/^the egress proxy proxy-0123456789ab was changed, but every computer behind .* computer-0123456789ab not yet/),
+      message: expect.stringMatching(
+        /^the egress proxy proxy-0123456789ab was changed, but the change to reach every computer behind it did not come .* computer-0123456789ab not yet/,
+      ),
     });
     const patch = busy.bodies[busy.calls.findIndex((c) => c.startsWith("PATCH"))] as { data: Record<string, unknown> };
     expect(patch.data.hint).toBe("other words");
@@ -521,6 +523,11 @@ describe("check, make, update and release", () => {
     // Changed in place: never deleted, so a sidecar never reads a moment with none.
     expect(busy.calls.filter((c) => c.startsWith("DELETE"))).toEqual([]);
     expect(JSON.stringify(u)).not.toMatch(/k-new-2|k-old-1/);
+    // Every credential removed: the Secret deleted, and the sidecar's "version none" is the wait's end.
+    busy.store.set(LOG, said([], "ask the platform team", "none"));
+    const removed = await busy.proxies.update(NAME, { allow: ["pypi.org"], credentials: [] });
+    expect(removed.ok).toBe(true);
+    expect(busy.store.has(`${secrets}/${NAME}-credentials`)).toBe(false);
   });
 
   it("refuses release while a computer mounts it, naming the computer, and removes nothing", async () => {
