@@ -135,7 +135,7 @@ export interface SidecarReadBack {
   listVolume: { name?: string; projected?: { sources?: unknown[] } } | undefined;
 }
 
-/** What the sidecar read back must hold: its plan but the list, the hint and the rules (read from its argv); hostAddresses are those it must refuse now (more is fine). */
+/** What the sidecar read back must hold: its plan but the list, the hint and the rules (a joined one's are its ConfigMap's, which inspect.ts holds its log to); hostAddresses are those it must refuse now (more is fine). */
 export type SidecarWant = Omit<SidecarPlan, "allow" | "hint" | "rules">;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
