@@ -1114,9 +1114,9 @@ export interface EgressProxyArgs {
   user?: pulumi.Input<string>;
   /** The words every refusal adds (printable ASCII, at most 512): `403 <host> is not on this box's network list: <hint>`. Default: the `agentrun:docker` egress.hint setting. A change is an update. */
   hint?: pulumi.Input<string>;
-  /** Methods and path prefixes per listed name (at most 256 rules): plain HTTP to that name is judged request by request, and a tunnel to it is refused. A rule for a host not on `allow`, a method that is not one, or a path not starting with / is refused at preview, naming the field. A change is an update of the proxy alone. Docker only. */
+  /** Methods and path prefixes per listed name (at most 256 rules): plain HTTP to that name is judged request by request, and a tunnel to it is refused. A rule for a host not on `allow`, a method that is not one, or a path not starting with / is refused at preview, naming the field. A change is an update of the proxy alone; the computers keep running. Docker and Kubernetes. */
   rules?: pulumi.Input<pulumi.Input<EgressRuleArgs>[]>;
-  /** Headers the proxy sets per listed name (at most 64), so a key is used and never held by a computer: in the proxy's environment alone. A forbidden header, or a host not on `allow`, is refused at preview. Rotating a key is an update of the proxy alone; the computers keep running. A secret. Docker only. */
+  /** Headers the proxy sets per listed name (at most 64), so a key is used and never held by a computer: in the proxy alone (its environment on Docker; on Kubernetes a Secret mounted into each joined computer's sidecar alone). A forbidden header, or a host not on `allow`, is refused at preview. Rotating a key is an update of the proxy alone; the computers keep running. A secret. Docker and Kubernetes. */
   credentials?: pulumi.Input<pulumi.Input<EgressCredentialArgs>[]>;
 }
 

@@ -50,6 +50,12 @@ export interface ProxyArgs {
   rules?: readonly string[] | undefined;
   /** Credentials (set by the environment, never the argv): only whether there are any counts here. */
   credentials?: readonly unknown[] | undefined;
+  /**
+   * With allowFile: the files the rules, hint and credentials are read from instead, read again
+   * with the list (a shared proxy's ConfigMap and Secret on Kubernetes); the proxy then opens TLS
+   * for whatever rules or credentials they come to hold.
+   */
+  settingsFiles?: { rules: string; hint: string; credentials: string } | undefined;
 }
 
 /** Whether a test upstream's root is one PEM certificate, as --upstream-root-for-tests takes it. */
@@ -57,9 +63,10 @@ export const isUpstreamRoot = (root: unknown): boolean =>
   typeof root === "string" && /^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/.test(root);
 
 /** Whether a proxy opens TLS: hosts with rules or credentials are judged request by request, HTTPS too. */
-export const opensTLS = (plan: Pick<ProxyArgs, "rules" | "credentials">): boolean => Boolean(plan.rules?.length || plan.credentials?.length);
+export const opensTLS = (plan: Pick<ProxyArgs, "rules" | "credentials" | "settingsFiles">): boolean =>
+  Boolean(plan.rules?.length || plan.credentials?.length || plan.settingsFiles);
 
-/** The proxy's argv after its entrypoint: the list, the deadline, the host's addresses and the hint. */
+/** The proxy's argv after its entrypoint: the list, the deadline, the host's addresses and the hint (or the files of the list, rules, hint and credentials). */
 export function egressArgs(plan: ProxyArgs): string[] {
   return [
     "egress",
@@ -70,8 +77,9 @@ export function egressArgs(plan: ProxyArgs): string[] {
     ...(plan.allowFile ? ["--allow-file", plan.allowFile] : plan.allow.flatMap((a) => ["--allow", a])),
     ...(plan.rules ?? []).flatMap((r) => ["--rule", r]),
     ...plan.hostAddresses.flatMap((a) => ["--host-address", a]),
-    "--hint",
-    plan.hint,
+    ...(plan.settingsFiles
+      ? ["--rules-file", plan.settingsFiles.rules, "--hint-file", plan.settingsFiles.hint, "--credentials-file", plan.settingsFiles.credentials]
+      : ["--hint", plan.hint]),
     ...(plan.testNetwork ? ["--reachable-for-tests", plan.testNetwork.range] : []),
     ...(plan.testNetwork?.upstreamRoot ? ["--upstream-root-for-tests", plan.testNetwork.upstreamRoot] : []),
     ...(plan.testNetwork?.names ?? []).flatMap((n) => ["--resolve-for-tests", n]),
@@ -79,7 +87,7 @@ export function egressArgs(plan: ProxyArgs): string[] {
   ];
 }
 
-/** Every flag egressArgs writes. */
+/** Every flag egressArgs writes but those of the files (--allow-file and settingsFiles'), which a Kubernetes joined sidecar alone has. */
 export const EGRESS_FLAGS: ReadonlySet<string> = new Set([
   "--socket",
   "--deadline",

@@ -3,12 +3,13 @@
 // it shares with the computer only the folder of its socket (an emptyDir in memory), where init
 // --own-network --egress relays 127.0.0.1:3128 of its own loopback. Read back from the Pod: the
 // sidecar there, running, hardened as made, its image the provider's and its argv the list.
-// A computer that joined a shared proxy (proxies.ts) runs the same sidecar with --allow-file on
-// the proxy's ConfigMap, mounted read-only: its list is the ConfigMap's, read again as it changes;
-// the proxy's rules, read from the ConfigMap at the computer's start, are its argv (--rule), and
-// with them it opens TLS for their hosts, writing its CA (--ca-file) beside its socket, in the
-// folder the computer mounts read-only, where init reads it into the computer's trust bundle; a
-// proxy's credentials reach the sidecar alone, its variable a reference to the proxy's Secret.
+// A computer that joined a shared proxy (proxies.ts) runs the same sidecar with --allow-file,
+// --rules-file, --hint-file and --credentials-file on one read-only volume projecting the proxy's
+// ConfigMap (its list, rules and hint) and its Secret (its credentials, optional: a proxy may have
+// none yet), mounted in the sidecar alone: all four are read again as the kubelet rewrites them, so
+// a change of any reaches a running computer. It opens TLS for the hosts of whatever rules or
+// credentials it comes to hold, writing its CA (--ca-file) beside its socket, in the folder the
+// computer mounts read-only, where init reads it into the computer's trust bundle.
 import type { NetworkPolicy, NetworkReadBack } from "../contract/provider.js";
 import { checkAllowlist } from "../egress/list.js";
 import type { ProxyNetwork } from "../egress/proxies.js";
@@ -16,8 +17,7 @@ import { userSecurity } from "./unprivileged.js";
 import { LAST_WORDS } from "./constants.js";
 import { EGRESS_CA_FILE, EGRESS_ENTRYPOINT, EGRESS_FLAGS, EGRESS_MOUNT, EGRESS_SOCKET, egressArgs, flagsOf, type ProxyArgs } from "../egress/proxy-command.js";
 import { show } from "./shown.js";
-import { CREDENTIALS_ENV } from "../egress/rules.js";
-import { credentialsEnvVar } from "./proxy-secret.js";
+import { SECRET_KEY, secretName } from "./proxy-secret.js";
 
 /** The sidecar's container, and the emptyDir of its socket. */
 export const EGRESS_CONTAINER = "egress";
@@ -30,13 +30,16 @@ export const EGRESS_RESOURCES = {
 } as const;
 /** The socket's folder: memory, 1 MiB. */
 export const EGRESS_VOLUME_SIZE = "1Mi";
-/** A joined computer's list: the shared proxy's ConfigMap (its key allow alone), read-only in the sidecar. */
+/** A joined computer's list, rules, hint and credentials: the shared proxy's ConfigMap and Secret, read-only in the sidecar. */
 export const LIST_VOLUME = "egress-list";
 export const LIST_MOUNT = "/opt/agentrun/egress-list";
 export const LIST_KEY = "allow";
 export const LIST_FILE = `${LIST_MOUNT}/${LIST_KEY}`;
-/** The proxy's rules in its ConfigMap (argv form, one a line): read when a computer joins, never mounted. */
+/** The proxy's rules in its ConfigMap (argv form, one a line; "" for none: the key is always there, as the volume names it). */
 export const RULES_KEY = "rules";
+export const HINT_KEY = "hint";
+/** The files the sidecar reads beside its list. */
+export const SETTINGS_FILES = { rules: `${LIST_MOUNT}/${RULES_KEY}`, hint: `${LIST_MOUNT}/${HINT_KEY}`, credentials: `${LIST_MOUNT}/${SECRET_KEY}` } as const;
 
 /** The proxy's argv (the list, deadline, host addresses, hint) and what the Pod runs it as. */
 export interface SidecarPlan extends Omit<ProxyArgs, "testNetwork"> {
@@ -49,10 +52,8 @@ export interface SidecarPlan extends Omit<ProxyArgs, "testNetwork"> {
   testNames?: readonly string[] | undefined;
   /** The test-only seam's upstream root (PEM), trusted beside the system's roots by a sidecar that opens TLS. */
   testRoot?: string | undefined;
-  /** A shared proxy joined: its ConfigMap's name, whose list the sidecar reads (allow is then unused). */
+  /** A shared proxy joined: its ConfigMap's name, whose list, rules and hint the sidecar reads with its Secret's credentials (allow, rules and hint are then unused). */
   proxy?: string | undefined;
-  /** The joined proxy has credentials: its Secret's key is the sidecar's variable. */
-  keyed?: boolean | undefined;
 }
 
 /**
@@ -79,11 +80,9 @@ export function sidecarContainer(plan: SidecarPlan): Record<string, unknown> {
     command: [EGRESS_ENTRYPOINT],
     args: egressArgs({
       ...plan,
-      ...(plan.proxy ? { allow: [], allowFile: LIST_FILE } : {}),
+      ...(plan.proxy ? { allow: [], allowFile: LIST_FILE, rules: [], settingsFiles: SETTINGS_FILES } : {}),
       ...(plan.testRange ? { testNetwork: { range: plan.testRange, names: plan.testNames, upstreamRoot: plan.testRoot } } : {}),
-      ...(plan.keyed ? { credentials: [plan.proxy] } : {}),
     }),
-    ...(plan.keyed && plan.proxy ? { env: [credentialsEnvVar(plan.proxy)] } : {}),
     securityContext: sidecarSecurity(plan.uid, plan.gid),
     resources: EGRESS_RESOURCES,
     volumeMounts: sidecarMounts(plan.proxy !== undefined),
@@ -97,8 +96,20 @@ const sidecarMounts = (joined: boolean) => [
 ];
 
 export const egressVolume = () => ({ name: EGRESS_VOLUME, emptyDir: { medium: "Memory", sizeLimit: EGRESS_VOLUME_SIZE } });
-/** A joined computer's list: the proxy's ConfigMap, its list alone; a ConfigMap gone leaves the last list the kubelet wrote. */
-export const listVolume = (proxy: string) => ({ name: LIST_VOLUME, configMap: { name: proxy, items: [{ key: LIST_KEY, path: LIST_KEY }] } });
+/**
+ * A joined computer's list, rules, hint and credentials: the proxy's ConfigMap and Secret projected
+ * into one folder, written by the kubelet in one swap; a ConfigMap gone leaves the last files it
+ * wrote, a Secret not there (optional) no credentials file.
+ */
+export const listVolume = (proxy: string) => ({
+  name: LIST_VOLUME,
+  projected: {
+    sources: [
+      { configMap: { name: proxy, items: [LIST_KEY, RULES_KEY, HINT_KEY].map((key) => ({ key, path: key })) } },
+      { secret: { name: secretName(proxy), items: [{ key: SECRET_KEY, path: SECRET_KEY }], optional: true } },
+    ],
+  },
+});
 /** The computer's side: the socket's folder, read-only. */
 export const computerEgressMount = () => ({ name: EGRESS_VOLUME, mountPath: EGRESS_MOUNT, readOnly: true });
 
@@ -121,11 +132,11 @@ export interface SidecarReadBack {
   state: string;
   volume: { name?: string; emptyDir?: { medium?: string; sizeLimit?: string } } | undefined;
   /** A joined computer's list volume. */
-  listVolume: { name?: string; configMap?: { name?: string; items?: Array<{ key?: string; path?: string }> } } | undefined;
+  listVolume: { name?: string; projected?: { sources?: unknown[] } } | undefined;
 }
 
-/** What the sidecar read back must hold: its plan but the list, the hint and the rules (read from its argv); hostAddresses are those it must refuse now (more is fine). */
-export type SidecarWant = Omit<SidecarPlan, "allow" | "hint" | "rules" | "keyed">;
+/** What the sidecar read back must hold: its plan but the list, the hint and the rules (a joined one's are its ConfigMap's, which inspect.ts holds its log to); hostAddresses are those it must refuse now (more is fine). */
+export type SidecarWant = Omit<SidecarPlan, "allow" | "hint" | "rules">;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -151,11 +162,8 @@ function problemOf(s: SidecarReadBack, want: SidecarWant): string | undefined {
     return want.proxy
       ? `does not mount its socket's folder at ${EGRESS_MOUNT} and its list read-only at ${LIST_MOUNT}, and nothing else`
       : `does not mount its socket's folder alone at ${EGRESS_MOUNT}`;
-  if (want.proxy) {
-    const cm = s.listVolume?.configMap;
-    if (cm?.name !== want.proxy || !same(cm.items ?? null, listVolume(want.proxy).configMap.items))
-      return `does not read its list from the ConfigMap ${want.proxy}'s key ${LIST_KEY} (its list volume names ${show(cm?.name)})`;
-  }
+  if (want.proxy && !same(s.listVolume?.projected?.sources ?? null, listVolume(want.proxy).projected.sources))
+    return `does not read its list, rules and hint from the ConfigMap ${want.proxy} and its credentials from the Secret ${secretName(want.proxy)} alone (its list volume is ${show(s.listVolume?.projected?.sources ?? null)})`;
   if (!same(s.volume?.emptyDir ?? null, { medium: "Memory", sizeLimit: EGRESS_VOLUME_SIZE }))
     return `its socket's folder is not the emptyDir in memory of ${EGRESS_VOLUME_SIZE} it was made with`;
   return undefined;
@@ -163,11 +171,15 @@ function problemOf(s: SidecarReadBack, want: SidecarWant): string | undefined {
 
 /** Flags a computer's own sidecar never has: it holds no rules, so it opens no TLS. */
 const TLS_FLAGS: ReadonlySet<string> = new Set(["--rule", "--ca-file", "--upstream-root-for-tests"]);
-/** Flags only a joined computer's sidecar has: its list's file, and its proxy's rules with the CA they need (and a test upstream's root). */
-const JOINED_FLAGS: ReadonlySet<string> = new Set(["--allow-file", "--rule", "--ca-file", "--upstream-root-for-tests"]);
-
-/** The rules a sidecar runs (their argv form), from its Pod as read back. */
-export const sidecarRules = (s: SidecarReadBack): string[] => flagsOf(s.container?.args)?.get("--rule") ?? [];
+/** Flags only a joined computer's sidecar has: its files, and the CA its proxy's rules and credentials need (and a test upstream's root). */
+const JOINED_FLAGS: ReadonlySet<string> = new Set([
+  "--allow-file",
+  "--rules-file",
+  "--hint-file",
+  "--credentials-file",
+  "--ca-file",
+  "--upstream-root-for-tests",
+]);
 
 /** The sidecar's list as the computer reads it: { allow } only when it is as made, else words. */
 export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetwork {
@@ -176,18 +188,15 @@ export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetw
   if (problem) return other(problem);
   const flags = flagsOf(s.container?.args);
   if (!flags) return other("runs another command than computerd egress");
-  // A computer's own sidecar holds no rules or credentials, so it never opens TLS; a joined one's
-  // rules are its proxy's (held to the ConfigMap by inspect.ts), with the CA they need.
+  // A computer's own sidecar holds no rules or credentials, so it never opens TLS; a joined one
+  // reads its proxy's from its files (held to the ConfigMap by inspect.ts), with a CA for them.
   const unknown = [...flags.keys()].find((k) => (!EGRESS_FLAGS.has(k) || TLS_FLAGS.has(k)) && !(want.proxy && JOINED_FLAGS.has(k)));
   if (unknown) return other(`runs with ${unknown}, which the provider never gives`);
-  const env = s.container?.env ?? [];
-  const keyed = env.length > 0;
-  if (keyed && !(want.proxy && same(env, [credentialsEnvVar(want.proxy)])))
-    return other(`has variables the provider never gives (a joined one has ${CREDENTIALS_ENV} alone, from its proxy's Secret)`);
+  if ((s.container?.env ?? []).length > 0) return other("has variables the provider never gives");
   const caFile = flags.get("--ca-file");
   if (caFile && !same(caFile, [EGRESS_CA_FILE])) return other(`writes its CA elsewhere than ${EGRESS_CA_FILE}`);
-  if ((flags.has("--rule") || keyed) !== (caFile !== undefined))
-    return other(caFile ? "opens TLS with no rules or credentials to judge it by" : "holds rules or credentials but opens no TLS for their hosts");
+  if ((want.proxy !== undefined) !== (caFile !== undefined))
+    return other(caFile ? "opens TLS with no rules or credentials to judge it by" : "may hold rules or credentials but opens no TLS for their hosts");
   const root = flags.get("--upstream-root-for-tests");
   if (root && !(caFile && want.testRoot && same(root, [want.testRoot])))
     return other("trusts an upstream root of its own, a test-only setting this provider does not have");
@@ -204,7 +213,14 @@ export function sidecarNetwork(s: SidecarReadBack, want: SidecarWant): ProxyNetw
     return other(`does not refuse the nodes' addresses ${missing.join(", ")} (the nodes or egress.hostAddresses gained them after the proxy was made)`);
   // A joined computer's list is its ConfigMap's, which inspect.ts reads and holds the sidecar's log to.
   if (want.proxy)
-    return same(flags.get("--allow-file"), [LIST_FILE]) && !flags.has("--allow") ? { allow: [] } : other(`does not read its list from ${LIST_FILE} alone`);
+    return same(flags.get("--allow-file"), [LIST_FILE]) &&
+      same(flags.get("--rules-file"), [SETTINGS_FILES.rules]) &&
+      same(flags.get("--hint-file"), [SETTINGS_FILES.hint]) &&
+      same(flags.get("--credentials-file"), [SETTINGS_FILES.credentials]) &&
+      !flags.has("--allow") &&
+      !flags.has("--hint")
+      ? { allow: [] }
+      : other(`does not read its list, rules, hint and credentials from ${LIST_MOUNT} alone`);
   const list = checkAllowlist(flags.get("--allow") ?? [], want.testRange ? { testNetwork: want.testRange } : {});
   if (!list.ok) return other(`holds a list check refuses: ${list.refusals.map((r) => r.message).join("; ")}`);
   return { allow: list.entries };

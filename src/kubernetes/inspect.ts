@@ -57,7 +57,7 @@ export async function inspectPod(
     if (typeof spec.network === "object" && "other" in spec.network) drift.push(spec.network.other.replace(/^network allow, but its /, "the "));
     else if (recorded?.egress !== undefined) {
       const joined = options.proxies
-        ? await joinedRead(sb, options.proxies, pod, recorded.egress, sidecar, options.signal)
+        ? await joinedRead(sb, options.proxies, pod, recorded.egress, options.signal)
         : ok({ network: { other: `network allow, but its egress proxy ${recorded.egress} cannot be read here` } } as JoinedRead);
       if (!joined.ok) return joined;
       spec.network = joined.value.network;

@@ -39,15 +39,12 @@ export function kubeHooks(
       const user = parseUser(c.spec.user ?? sb.o.user);
       if (!user.ok) return user;
       const proxy = c.spec.egress;
-      // A shared proxy joined: its ConfigMap read and held to the computer before anything is made; its rules the sidecar's argv, its Secret the sidecar's.
-      let held = { rules: [] as string[], keyed: false };
+      // A shared proxy joined: its ConfigMap and Secret read and held to the computer before anything is made (the sidecar reads them as they change).
       if (proxy !== undefined) {
         const joined = await provider.proxies.joinable(proxy, { user: userText(user.value), deadline: c.deadline, allow: c.checked.allow ?? [] }, signal);
         if (!joined.ok) return joined;
-        held = joined.value;
       }
-      const manifest = computerPod(c, sb.o, user.value, held);
-      return sb.make(c.name, manifest, c.undo, signal);
+      return sb.make(c.name, computerPod(c, sb.o, user.value), c.undo, signal);
     },
     ready: async (c, made) => {
       const ready = await sb.ready(made.name, c.checked.daemon!, { open: c.spec.network === "open", allow: c.checked.allow !== undefined }, signal);

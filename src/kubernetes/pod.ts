@@ -66,8 +66,6 @@ export function computerPod(
   c: Creation<CheckedSpec & { egressImage?: string; hostAddresses?: string[]; avoidNodes?: string[] }>,
   o: Settled,
   user: User,
-  /** A joined proxy's rules as its ConfigMap holds them (argv form), and whether it has credentials (a Secret). */
-  joined: { rules: readonly string[]; keyed: boolean } = { rules: [], keyed: false },
 ): Record<string, unknown> {
   const { spec, checked, deadline } = c;
   const allow = checked.allow;
@@ -101,8 +99,6 @@ export function computerPod(
           testRange: o.egress.testRange,
           testNames: o.egress.testNames,
           testRoot: o.egress.testRoot,
-          ...(joined.rules.length > 0 ? { rules: joined.rules } : {}),
-          ...(joined.keyed ? { keyed: true } : {}),
         };
   return podManifest({
     name: c.name,

@@ -1,17 +1,15 @@
 // A shared egress proxy on Kubernetes (src/egress/proxies.ts): a ConfigMap in the namespace, its
-// list one entry a line (key allow) beside its hint, user and deadline, labelled with the caller's
-// labels. It runs nowhere itself: each computer that joins it keeps its own egress sidecar (as an
-// allowlisted computer's own), run with --allow-file on the ConfigMap mounted read-only, so the
-// computer still reaches only its own sidecar and the proxy's rules are the same code. An update
-// patches the ConfigMap; the running sidecars take the new list as the kubelet writes it (at once
-// for a Pod the update touches, else at the kubelet's next sync), which a read calls "not yet"
-// within the bound listSyncMs and drift past it. Its rules (key rules, one a line in the proxy's
-// argv form) are each joining computer's sidecar's --rule, fixed at its start: a change of rules is
-// refused while a computer runs behind it, and a ConfigMap's rules changed by hand are drift on the
-// proxy (its read-back's rules) and on each computer (inspect.ts). Its credentials are a Secret
-// beside it (proxy-secret.ts), each joined sidecar's variable from its start, so a change of them
-// is refused while a computer runs behind it too, and a Secret changed by hand is drift naming the
-// host. Release is refused while a computer mounts it.
+// list one entry a line (key allow) beside its rules, hint, user and deadline, labelled with the
+// caller's labels, and its credentials a Secret beside it (proxy-secret.ts). It runs nowhere
+// itself: each computer that joins it keeps its own egress sidecar (as an allowlisted computer's
+// own), which reads the list, rules, hint and credentials from the ConfigMap and Secret projected
+// into it alone, so the computer still reaches only its own sidecar and the proxy's rules are the
+// same code. An update patches the ConfigMap (and changes the Secret in place); the running
+// sidecars take it as the kubelet writes it (at once for a Pod the update touches, else at the
+// kubelet's next sync), which a read calls "not yet" within the bound listSyncMs and drift past
+// it. A change of rules, hint or credentials waits, within that bound, until each running sidecar
+// says it holds it: no computer restarts. A ConfigMap or Secret changed by hand is drift naming
+// the host on the proxy. Release is refused while a computer mounts it.
 // Its id is the ConfigMap's name and uid: read, update and release by it never touch a ConfigMap
 // of the same name made since.
 import { createHash, randomBytes } from "node:crypto";
@@ -23,17 +21,30 @@ import type { CallOptions } from "../daemon/client.js";
 import { listDigest } from "../egress/list-digest.js";
 import { checkAllowlist, hintProblem, sameAllowlist } from "../egress/list.js";
 import { checkRules, credentialsChangedHosts, type EgressCredential, ruleArg, rulesChangedHosts } from "../egress/rules.js";
-import { type ProxySecret, secretCredentials, secretManifest, secretName } from "./proxy-secret.js";
-import { type ConfigMap, heldOf, listText, proxyManifest, type ProxyHeld, type ProxyPlan, type SidecarHolds, sidecarHolds } from "./proxy-configmap.js";
+import { freshVersion, type ProxySecret, secretData, secretHeld, secretManifest, secretName } from "./proxy-secret.js";
+import {
+  type ConfigMap,
+  heldOf,
+  holdsAll,
+  listText,
+  proxyManifest,
+  type ProxyHeld,
+  type ProxyPlan,
+  rulesText,
+  type SidecarHolds,
+  sidecarHolds,
+} from "./proxy-configmap.js";
+import { waitUntil } from "../contract/wait.js";
 import type { EgressProxies, ProxyCheckInput, ProxyMakeOptions, ProxyReadBack, ProxyRef, ProxySpec } from "../egress/proxies.js";
 import { userProblem } from "./check.js";
 import { COMPUTER_LABEL, DIGEST_ANNOTATION, FIELD_MANAGER, idOf, PROXY_LABEL, PROXY_PATTERN, proxyOfId, TOLD_ANNOTATION } from "./constants.js";
-import { EGRESS_CONTAINER, LIST_KEY, LIST_VOLUME, RULES_KEY } from "./egress.js";
+import { EGRESS_CONTAINER, HINT_KEY, LIST_KEY, LIST_VOLUME, RULES_KEY } from "./egress.js";
 import type { KubePods } from "./pods.js";
 import type { Pod } from "./readback.js";
 
 /** Whether a Pod mounts the proxy's ConfigMap. */
-const mounts = (pod: Pod, name: string) => (pod.spec?.volumes ?? []).some((v) => v.name === LIST_VOLUME && v.configMap?.name === name);
+const mounts = (pod: Pod, name: string) =>
+  (pod.spec?.volumes ?? []).some((v) => v.name === LIST_VOLUME && (v.projected?.sources ?? []).some((src) => src.configMap?.name === name));
 
 const KNOWN = new Set(["name", "allow", "lifetimeMs", "user", "hint", "labels", "rules", "credentials"]);
 
@@ -122,26 +133,40 @@ export class KubeEgressProxies implements EgressProxies {
   /** The proxy's credentials as its Secret holds them: undefined when it has no Secret. */
   async credentials(name: string, signal?: AbortSignal): Promise<Result<EgressCredential[] | undefined>> {
     const read = await this.#sb.api.call<ProxySecret>(this.#secretPath(name), `reading the Secret ${secretName(name)}`, { ms: this.#sb.o.t.callMs, signal });
-    if (read.ok) return ok(secretCredentials(read.value));
+    if (read.ok) return ok(secretHeld(read.value).credentials);
     return read.error.code === "not_found" ? ok(undefined) : read;
   }
 
-  /** The proxy's Secret made with these credentials (none: deleted); a Secret already gone is fine. */
-  async #writeSecret(name: string, credentials: readonly EgressCredential[], labels: Record<string, string>, signal?: AbortSignal): Promise<Result<undefined>> {
-    const gone = await this.#sb.api.call(this.#secretPath(name), `deleting the Secret ${secretName(name)}`, {
-      method: "DELETE",
+  /**
+   * The proxy's Secret holding these credentials under a fresh version, given back (none: deleted,
+   * and a Secret already gone is fine, its version "none" as a sidecar says it). One there is
+   * changed in place, so a running sidecar never reads a moment with none.
+   */
+  async #writeSecret(name: string, credentials: readonly EgressCredential[], labels: Record<string, string>, signal?: AbortSignal): Promise<Result<string>> {
+    if (credentials.length === 0) {
+      const gone = await this.#sb.api.call(this.#secretPath(name), `deleting the Secret ${secretName(name)}`, {
+        method: "DELETE",
+        ms: this.#sb.o.t.callMs,
+        signal,
+      });
+      return gone.ok || gone.error.code === "not_found" ? ok("none") : gone;
+    }
+    const version = freshVersion();
+    const changed = await this.#sb.api.call(`${this.#secretPath(name)}?fieldManager=${FIELD_MANAGER}`, `changing the Secret ${secretName(name)}`, {
+      method: "PATCH",
+      body: { data: secretData(credentials, version) },
       ms: this.#sb.o.t.callMs,
       signal,
     });
-    if (!gone.ok && gone.error.code !== "not_found") return gone;
-    if (credentials.length === 0) return ok();
+    if (changed.ok) return ok(version);
+    if (changed.error.code !== "not_found") return changed;
     const made = await this.#sb.api.call(`${this.#secretPath()}?fieldManager=${FIELD_MANAGER}`, `making the Secret ${secretName(name)}`, {
       method: "POST",
-      body: secretManifest(name, this.#sb.o.namespace, credentials, labels),
+      body: secretManifest(name, this.#sb.o.namespace, credentials, labels, version),
       ms: this.#sb.o.t.callMs,
       signal,
     });
-    return made.ok ? ok() : made;
+    return made.ok ? ok(version) : made;
   }
 
   async make(spec: ProxySpec, options: ProxyMakeOptions = {}): Promise<Result<ProxyRef>> {
@@ -249,34 +274,15 @@ export class KubeEgressProxies implements EgressProxies {
       return fail("refused", `the ConfigMap ${name} is not as make leaves it (its user or deadline cannot be read): make a new proxy; nothing was changed`);
     if (Date.parse(held.deadline) <= Date.now())
       return fail("refused", `the egress proxy ${name} reached its deadline ${held.deadline}: make a new one; nothing was changed`);
-    // Each sidecar was started with the hint in its argv: a new hint would reach new computers alone.
-    if (change.hint !== undefined && change.hint !== held.hint)
-      return fail(
-        "unsupported",
-        `a Kubernetes egress proxy's hint is in each joined computer's sidecar from its start, so it cannot change while they run: make a new EgressProxy for other words; nothing was changed`,
-        { field: "hint" },
-      );
     const list = checkAllowlist(change.allow, this.#range());
     if (!list.ok) return fail("invalid", list.refusals[0]!.message, { field: "allow" });
-    // Each joined sidecar runs the rules and credentials it started with: new ones would reach new computers alone.
     const rules = change.rules === undefined ? held.rules : change.rules.map(ruleArg);
+    const hint = change.hint ?? held.hint;
     const keys = await this.credentials(name, signal);
     if (!keys.ok) return keys;
-    const rekeyed = change.credentials === undefined ? [] : credentialsChangedHosts(keys.value ?? [], change.credentials);
-    for (const [field, hosts] of [
-      ["rules", rulesChangedHosts(held.rules, rules)],
-      ["credentials", rekeyed],
-    ] as const) {
-      if (hosts.length === 0) continue;
-      const joined = await this.joinedPods(name, signal);
-      if (!joined.ok) return joined;
-      if (joined.value.length > 0)
-        return fail(
-          "unsupported",
-          `the egress proxy ${name}'s ${field} for ${hosts.join(", ")} are in the sidecars of ${joined.value.map((p) => p.metadata.name).join(", ")} from their start, so they cannot change while those run: release them first, or make a new EgressProxy; nothing was changed`,
-          { field },
-        );
-    }
+    const rekeyed = change.credentials !== undefined && credentialsChangedHosts(keys.value ?? [], change.credentials).length > 0;
+    // What each running sidecar reads from its files again: the update waits until each says it holds them.
+    const resettled = rekeyed || hint !== held.hint || rulesChangedHosts(held.rules, rules).length > 0;
     const digest = listDigest(list.entries);
     if (signal?.aborted) return fail("aborted", `the update of ${name} was aborted before the API server was asked; nothing was changed`);
     const patched = await this.#sb.api.call(`${this.#path(name)}?fieldManager=${FIELD_MANAGER}`, `changing the ConfigMap ${name}'s list`, {
@@ -284,18 +290,63 @@ export class KubeEgressProxies implements EgressProxies {
       // Its uid in the patch: the API server refuses it for a ConfigMap of the same name made since the read.
       body: {
         metadata: { uid: held.uid, labels: { [PROXY_LABEL]: "1" }, annotations: { [DIGEST_ANNOTATION]: digest } },
-        data: { [LIST_KEY]: listText(list.entries), [RULES_KEY]: rules.length > 0 ? listText(rules) : null, hint: held.hint },
+        data: { [LIST_KEY]: listText(list.entries), [RULES_KEY]: rulesText(rules), [HINT_KEY]: hint },
       },
       ms: this.#sb.o.t.callMs,
       signal,
     });
     if (!patched.ok) return patched;
-    if (rekeyed.length > 0) {
+    let version: string | undefined;
+    if (rekeyed) {
       const keyed = await this.#writeSecret(name, change.credentials ?? [], held.labels, signal);
       if (!keyed.ok) return fail(keyed.error.code, `${keyed.error.message}; the list and rules were changed, the credentials not`, { field: "credentials" });
+      version = keyed.value;
     }
     await this.#tell(name, digest, signal);
-    return ok(this.#refOf({ ...held, allow: list.entries, rules }));
+    const ref = this.#refOf({ ...held, allow: list.entries, rules, hint });
+    if (!resettled) return ok(ref);
+    const taken = await this.#taken(name, { allow: list.entries, rules, hint, ...(version === undefined ? {} : { version }) }, signal);
+    return taken.ok ? ok(ref) : taken;
+  }
+
+  /**
+   * Waits, within listSyncMs, until each running computer behind the proxy says (its sidecar's log)
+   * it holds the proxy's list, rules, hint and, given, credentials' version; else names those that
+   * did not, the proxy changed all the same.
+   */
+  async #taken(
+    name: string,
+    want: { allow: string[]; rules: string[]; hint: string; version?: string },
+    signal: AbortSignal | undefined,
+  ): Promise<Result<undefined>> {
+    const bound = this.#sb.o.t.listSyncMs;
+    const waited = await waitUntil(
+      async (s) => {
+        const pods = await this.joinedPods(name, s);
+        if (!pods.ok) throw new Error(pods.error.message);
+        const pending: string[] = [];
+        for (const pod of pods.value.filter((p) => p.status?.phase === "Running")) {
+          const holds = await this.sidecarHolds(pod.metadata.name, s);
+          if (!holds.ok) throw new Error(holds.error.message);
+          if (!holdsAll(holds.value, want)) pending.push(pod.metadata.name);
+        }
+        return pending;
+      },
+      (pending) => pending.length === 0,
+      {
+        boundMs: bound,
+        signal,
+        minMs: this.#sb.o.t.pollMs,
+        maxMs: 1000,
+        what: `the change to reach every computer behind it`,
+        describe: (p) => `${p.join(", ")} not yet`,
+      },
+    );
+    if (waited.ok) return ok();
+    return fail(
+      waited.error.code,
+      `the egress proxy ${name} was changed, but ${waited.error.message} (their sidecars read it as the kubelet writes it, within ${Math.round(bound / 1000)} s; read them again, or release them)`,
+    );
   }
 
   /**
@@ -340,7 +391,8 @@ export class KubeEgressProxies implements EgressProxies {
     // A precondition that fails (409) is a ConfigMap of the same name made since: ours is gone, and that one (and its Secret) stays.
     if (uid !== undefined && !gone.ok && gone.error.code === "exists") return ok();
     if (!gone.ok && gone.error.code !== "not_found") return gone;
-    return this.#writeSecret(name, [], {}, options.signal);
+    const removed = await this.#writeSecret(name, [], {}, options.signal);
+    return removed.ok ? ok() : removed;
   }
 
   /**
@@ -348,11 +400,7 @@ export class KubeEgressProxies implements EgressProxies {
    * list check takes, the computer's user, a deadline no earlier than the computer's, and when the
    * spec names a list, that list. Refused in words naming egress, with nothing made.
    */
-  async joinable(
-    name: string,
-    computer: { user: string; deadline: string; allow: string[] },
-    signal?: AbortSignal,
-  ): Promise<Result<ProxyHeld & { keyed: boolean }>> {
+  async joinable(name: string, computer: { user: string; deadline: string; allow: string[] }, signal?: AbortSignal): Promise<Result<ProxyHeld>> {
     const cm = await this.configMap(name, signal);
     if (!cm.ok) return cm;
     const refused = (why: string) => fail("refused", `${why}; nothing was made`, { field: "egress" });
@@ -360,6 +408,10 @@ export class KubeEgressProxies implements EgressProxies {
     const held = heldOf(cm.value, this.#sb.o.egress.testRange);
     if (!held.entries) return refused(`the egress proxy ${name}'s list cannot be held (${held.refused})`);
     if (held.rulesRefused) return refused(`the egress proxy ${name}'s rules cannot be held (${held.rulesRefused})`);
+    // The sidecar's volume names both keys: a ConfigMap without one would never mount.
+    const missing = [RULES_KEY, HINT_KEY].filter((k) => cm.value?.data?.[k] === undefined);
+    if (missing.length > 0)
+      return refused(`the egress proxy ${name}'s ConfigMap has no ${missing.join(" or ")} key, which its computers' sidecars read: update the proxy`);
     if (held.user !== computer.user)
       return refused(
         `the egress proxy ${name} belongs to ${held.user || "no user"}, not the computer's ${computer.user}: a computer joins a proxy of its own user`,
@@ -373,7 +425,7 @@ export class KubeEgressProxies implements EgressProxies {
     // A Secret the sidecar would refuse (emptied or edited by hand) is refused here, naming no value.
     if (keys.value && (keys.value.length === 0 || checkRules(undefined, keys.value, held.entries).length > 0))
       return refused(`the egress proxy ${name}'s Secret ${secretName(name)} holds no credentials its list takes: update the proxy's credentials`);
-    return ok({ ...held, keyed: keys.value !== undefined });
+    return ok(held);
   }
 
   /** What a joined Pod's sidecar last logged of its list: its last 500 lines, else its whole log (at most 8 MiB). */

@@ -9,7 +9,7 @@ import type { NetworkReadBack } from "../contract/provider.js";
 import { parseUser, userText } from "../contract/user.js";
 import { userProblem } from "./check.js";
 import { DIGEST_ANNOTATION, PROXY_LABEL } from "./constants.js";
-import { LIST_FILE, LIST_KEY, RULES_KEY } from "./egress.js";
+import { HINT_KEY, LIST_FILE, LIST_KEY, RULES_KEY } from "./egress.js";
 import { decodeLabels, encodeLabels, labelsAnnotation, recordedLabels } from "./labels.js";
 
 /** The slice of a ConfigMap the proxy reads. */
@@ -40,6 +40,8 @@ export interface ProxyPlan {
 
 /** The list as the ConfigMap holds it: one entry a line. */
 export const listText = (entries: readonly string[]) => `${entries.join("\n")}\n`;
+/** The rules as the ConfigMap holds them: one a line, "" for none (the key is there whatever it holds: each joined sidecar's volume names it). */
+export const rulesText = (rules: readonly string[]) => (rules.length > 0 ? listText(rules) : "");
 
 export function proxyManifest(plan: ProxyPlan): Record<string, unknown> {
   return {
@@ -53,8 +55,8 @@ export function proxyManifest(plan: ProxyPlan): Record<string, unknown> {
     },
     data: {
       [LIST_KEY]: listText(plan.allow),
-      ...(plan.rules.length > 0 ? { [RULES_KEY]: listText(plan.rules) } : {}),
-      hint: plan.hint,
+      [RULES_KEY]: rulesText(plan.rules),
+      [HINT_KEY]: plan.hint,
       user: plan.user,
       deadline: plan.deadline,
     },
@@ -137,19 +139,50 @@ export function heldOf(cm: ConfigMap, testRange: string | undefined): ProxyHeld 
   };
 }
 
-/** What a sidecar's log says it holds last: a list's digest, or why it holds none; undefined when it said neither. */
-export type SidecarHolds = { digest: string; count: number } | { failed: string };
+/** What a sidecar says it holds beside its list: its rules' and hint's digests, and its credentials' version ("none" for none). */
+export interface SettingsHeld {
+  rules: string;
+  hint: string;
+  credentials: number;
+  version: string;
+}
+
+/** What a sidecar's log says it holds last: a list's digest (and its settings, when it said them), or why it holds none; undefined when it said neither. */
+export type SidecarHolds = { digest: string; count: number; settings?: SettingsHeld } | { failed: string };
+
+/** The last of the proxy's own lines that start so; a request's line is JSON, its host made printable, so none can pass for one. */
+const lastLine = (log: string, prefix: string) =>
+  log
+    .split("\n")
+    .filter((l) => l.startsWith(prefix))
+    .at(-1)
+    ?.slice(prefix.length);
 
 export function sidecarHolds(log: string): SidecarHolds | undefined {
-  // The proxy's own lines start so; a request's line is JSON, its host made printable, so none can pass for one.
-  const prefix = `computerd egress: the list at ${LIST_FILE} `;
-  const lines = log.split("\n").filter((l) => l.startsWith(prefix));
-  const last = lines[lines.length - 1]?.slice(prefix.length);
+  const last = lastLine(log, `computerd egress: the list at ${LIST_FILE} `);
   if (last === undefined) return undefined;
   const held = /^holds (\d+) entries \(fnv64a ([0-9a-f]{16})\)$/.exec(last);
-  if (held) return { count: Number(held[1]), digest: held[2]! };
+  const settings = /^hold \d+ rules \(fnv64a ([0-9a-f]{16})\), the hint fnv64a ([0-9a-f]{16}) and (\d+) credentials \(version ([0-9a-z-]+)\)$/.exec(
+    lastLine(log, "computerd egress: its settings ") ?? "",
+  );
+  if (held)
+    return {
+      count: Number(held[1]),
+      digest: held[2]!,
+      ...(settings ? { settings: { rules: settings[1]!, hint: settings[2]!, credentials: Number(settings[3]), version: settings[4]! } } : {}),
+    };
   const failed = /^cannot be held \((.*)\), so the proxy forwards nothing until it can$/.exec(last);
   return failed ? { failed: failed[1]! } : undefined;
+}
+
+/** Whether a sidecar holds a proxy's list, rules and hint (and, given, its credentials' version: "none" for none). */
+export function holdsAll(
+  holds: SidecarHolds | undefined,
+  want: { allow: readonly string[]; rules: readonly string[]; hint: string; version?: string },
+): boolean {
+  if (!holds || !("digest" in holds) || holds.digest !== listDigest(want.allow) || !holds.settings) return false;
+  const s = holds.settings;
+  return s.rules === listDigest(want.rules) && s.hint === listDigest([want.hint]) && (want.version === undefined || s.version === want.version);
 }
 
 /** A joined computer's network, from its proxy's ConfigMap and what its sidecar's log says it holds. */
@@ -167,21 +200,19 @@ export function joinedNetwork(held: ProxyHeld, holds: SidecarHolds | undefined, 
     ? "has not said which list it holds"
     : "failed" in holds
       ? `holds nothing (its list cannot be held: ${holds.failed})`
-      : `holds the list fnv64a ${holds.digest}`;
+      : `holds the list fnv64a ${holds.digest}${holds.settings ? `, rules fnv64a ${holds.settings.rules} and hint fnv64a ${holds.settings.hint}` : " and has not said which rules and hint"}`;
   if (!held.entries) {
     const why = other(`${held.name}'s ConfigMap holds a list check refuses (${held.refused}), so it forwards nothing`);
     return { network: why, drift: why.other.replace(/^network allow, but its /, "the ") };
   }
-  const want = listDigest(held.entries);
-  if (holds && "digest" in holds && holds.digest === want) return { network: { allow: held.entries } };
+  if (holdsAll(holds, { allow: held.entries, rules: held.rules, hint: held.hint })) return { network: { allow: held.entries } };
+  const want = `${held.name}'s list fnv64a ${listDigest(held.entries)}, rules fnv64a ${listDigest(held.rules)} and hint fnv64a ${listDigest([held.hint])}`;
   if (!late)
     return {
       network: { allow: held.entries },
-      note: `its egress proxy ${what}, not yet ${held.name}'s list fnv64a ${want} (changed ${since} s ago; the kubelet writes it within ${Math.round(boundMs / 1000)} s)`,
+      note: `its egress proxy ${what}, not yet ${want} (changed ${since} s ago; the kubelet writes it within ${Math.round(boundMs / 1000)} s)`,
     };
-  const why = other(
-    `${what}, not ${held.name}'s list fnv64a ${want}, ${since} s after it changed (past the ${Math.round(boundMs / 1000)} s the kubelet takes)`,
-  );
+  const why = other(`${what}, not ${want}, ${since} s after it changed (past the ${Math.round(boundMs / 1000)} s the kubelet takes)`);
   return { network: why, drift: why.other.replace(/^network allow, but its /, "the ") };
 }
 

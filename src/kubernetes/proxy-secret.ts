@@ -1,9 +1,13 @@
 // A Kubernetes EgressProxy's credentials: a Secret beside its ConfigMap, <proxy>-credentials, its
-// one key the JSON computerd-egress reads from AGENTRUN_EGRESS_CREDENTIALS, given to each joined
-// computer's sidecar alone as that variable (a secretKeyRef, so the Pod spec holds its name, never
-// a key): never the computer's container, a ConfigMap, an argv, a label or a message. Read back
-// values and all, compared with the declaration and never shown.
-import { CREDENTIALS_ENV, credentialsEnv, credentialsOf, type EgressCredential } from "../egress/rules.js";
+// one key the file computerd-egress reads with --credentials-file ({ version, credentials }),
+// projected into each joined computer's sidecar alone beside its list (egress.ts): never the
+// computer's container, a ConfigMap, an argv, a variable, a label or a message. Each write names
+// the credentials by a fresh version, which the sidecar's log says it holds (never a value), so an
+// update knows when each sidecar holds the new ones. Read back values and all, compared with the
+// declaration and never shown.
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { EGRESS_CREDENTIAL, type EgressCredential } from "../egress/rules.js";
 import { encodeLabels } from "./labels.js";
 
 /** The Secret's one key. */
@@ -19,21 +23,36 @@ export interface ProxySecret {
   data?: Record<string, string>;
 }
 
-export function secretManifest(proxy: string, namespace: string, credentials: readonly EgressCredential[], labels: Record<string, string>) {
+/** The key's JSON, as the sidecar reads it. */
+const CREDENTIALS_FILE = z.object({ version: z.string(), credentials: z.array(EGRESS_CREDENTIAL) });
+
+/** A fresh version for a write of the credentials: 16 hex digits, no secret. */
+export const freshVersion = () => randomBytes(8).toString("hex");
+
+/** The Secret's data: the credentials under a version (base64, as a Secret's data is). */
+export function secretData(credentials: readonly EgressCredential[], version: string): Record<string, string> {
+  const file = { version, credentials: credentials.map(({ host, header, value }) => ({ host, header, value })) };
+  return { [SECRET_KEY]: Buffer.from(JSON.stringify(file)).toString("base64") };
+}
+
+export function secretManifest(proxy: string, namespace: string, credentials: readonly EgressCredential[], labels: Record<string, string>, version: string) {
   return {
     apiVersion: "v1",
     kind: "Secret",
     type: "Opaque",
     metadata: { name: secretName(proxy), namespace, labels: { [SECRET_LABEL]: proxy, ...encodeLabels(labels) } },
-    stringData: { [SECRET_KEY]: credentialsEnv(credentials) },
+    data: secretData(credentials, version),
   };
 }
 
-/** The sidecar's one variable: the proxy's Secret's key, by reference. */
-export const credentialsEnvVar = (proxy: string) => ({ name: CREDENTIALS_ENV, valueFrom: { secretKeyRef: { name: secretName(proxy), key: SECRET_KEY } } });
-
-/** The credentials a Secret holds (its data is base64), or [] when it holds none that parse. */
-export function secretCredentials(secret: ProxySecret | undefined): EgressCredential[] {
+/** What a Secret holds: its credentials ([] when none parse) and their version ("" when none). */
+export function secretHeld(secret: ProxySecret | undefined): { credentials: EgressCredential[]; version: string } {
   const b64 = secret?.data?.[SECRET_KEY];
-  return b64 === undefined ? [] : credentialsOf([`${CREDENTIALS_ENV}=${Buffer.from(b64, "base64").toString("utf8")}`]);
+  if (b64 === undefined) return { credentials: [], version: "" };
+  try {
+    const parsed = CREDENTIALS_FILE.safeParse(JSON.parse(Buffer.from(b64, "base64").toString("utf8")));
+    return parsed.success ? parsed.data : { credentials: [], version: "" };
+  } catch {
+    return { credentials: [], version: "" };
+  }
 }

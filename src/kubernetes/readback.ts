@@ -80,7 +80,7 @@ export interface Pod {
     volumes?: Array<{
       name?: string;
       emptyDir?: { medium?: string; sizeLimit?: string };
-      configMap?: { name?: string; items?: Array<{ key?: string; path?: string }> };
+      projected?: { sources?: Array<{ configMap?: { name?: string } }> };
     }>;
   };
   status?: {

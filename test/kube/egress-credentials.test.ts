@@ -1,12 +1,14 @@
 // Credentials on a shared egress proxy on the test cluster, as a story on one computer: the proxy
 // made with a rule and a key (the key in a Secret beside its ConfigMap, never the ConfigMap); a
-// computer joining it whose sidecar alone takes the Secret's key (a secretKeyRef: the Pod spec
-// holds its name, never the key); the test's server receiving the header the proxy sets, in place
-// of one the computer sent, while the key is nowhere the computer can read (its environment, its
-// processes' environments, its files, its Pod's spec); a change of key refused while it runs; the
-// Secret changed by hand read back as other credentials for the host; release removing the Secret.
-// The server answers whether the key arrived, never the key (test/support/kube-joined.ts sets the
-// story up and removes it). Skipped in words unless AGENTRUN_KUBE_TESTS=1.
+// computer joining it whose sidecar alone mounts the Secret (projected beside its list: the Pod
+// spec holds its name, never the key); the test's server receiving the header the proxy sets, in
+// place of one the computer sent, while the key is nowhere the computer can read (its environment,
+// its processes' environments, its files, its Pod's spec); the key rotated while it runs, the new
+// one arriving at the server once the update returns and the old never again, the same Pod never
+// restarted, neither key in the proxy's log; the Secret changed by hand read back as other
+// credentials for the host; every credential removed while it runs; release removing the Secret.
+// The server answers which key arrived, never a key (test/support/kube-joined.ts sets the story
+// up and removes it). Skipped in words unless AGENTRUN_KUBE_TESTS=1.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { credentialsChangedHosts } from "../../src/egress/rules.js";
@@ -15,13 +17,14 @@ import { joinedStory } from "../support/kube-joined.js";
 
 const UP = "up.kube-keys.test";
 const KEY = `k-${randomBytes(12).toString("hex")}`;
+const ROTATED = `k-${randomBytes(12).toString("hex")}`;
 const CREDENTIAL = { host: UP, header: "X-Api-Key", value: KEY };
 const RULES = [{ host: UP, methods: ["GET"] }];
 
 describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "credentials on a shared egress proxy on the test cluster" : `skipped: ${KUBE_SKIPPED}`, () => {
   const s = joinedStory("kkeys", "kube-keys test", UP, (req) => {
     const got = req.headers["x-api-key"];
-    return `${req.method} ${req.url} key=${got === KEY ? "the proxy's" : got === undefined ? "none" : "another"}`;
+    return `${req.method} ${req.url} key=${got === KEY ? "the proxy's" : got === ROTATED ? "the rotated" : got === undefined ? "none" : "another"}`;
   });
   const secretPath = () => `/api/v1/namespaces/${s.ns}/secrets/${s.proxy}-credentials`;
 
@@ -37,16 +40,26 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "credentials on a shared egress proxy 
     expect(read.ok && read.value.credentials).toEqual([CREDENTIAL]);
   }, 60_000);
 
-  it("joins a computer whose sidecar alone takes the key, by reference", async () => {
+  /** The joined Pod as made: its uid, and each container's restarts. */
+  let joined: Awaited<ReturnType<typeof s.podNow>> | undefined;
+
+  it("joins a computer whose sidecar alone mounts the Secret, by name", async () => {
     expect(s.proxy).not.toBe("");
     const pod = await s.join();
     expect(JSON.stringify(pod)).not.toContain(KEY);
     const containers = pod.spec?.containers ?? [];
-    expect(JSON.stringify(containers.find((x) => x.name === "computer"))).not.toMatch(/AGENTRUN_EGRESS_CREDENTIALS|secretKeyRef|credentials/);
-    expect((containers.find((x) => x.name === "egress") as { env?: unknown[] } | undefined)?.env).toEqual([
-      { name: "AGENTRUN_EGRESS_CREDENTIALS", valueFrom: { secretKeyRef: { name: `${s.proxy}-credentials`, key: "credentials" } } },
-    ]);
-    expect(JSON.stringify(pod.spec?.volumes)).not.toContain("secret");
+    const computer = containers.find((x) => x.name === "computer") as { env?: unknown[]; volumeMounts?: Array<{ name: string }> } | undefined;
+    const egress = containers.find((x) => x.name === "egress") as { env?: unknown[]; args?: string[]; volumeMounts?: Array<{ name: string }> } | undefined;
+    expect(JSON.stringify(computer?.env ?? [])).not.toMatch(/AGENTRUN_EGRESS_CREDENTIALS|secretKeyRef|credentials/);
+    expect(egress?.env).toBeUndefined();
+    expect(egress?.args?.join(" ")).toContain("--credentials-file /opt/agentrun/egress-list/credentials");
+    // The volume holding the Secret is the sidecar's alone.
+    const volume = (pod.spec?.volumes ?? []).find((v) => JSON.stringify(v).includes(`${s.proxy}-credentials`));
+    expect(volume?.name).toBe("egress-list");
+    expect((computer?.volumeMounts ?? []).map((m) => m.name)).not.toContain(volume?.name);
+    expect((egress?.volumeMounts ?? []).map((m) => m.name)).toContain(volume?.name);
+    joined = await s.podNow();
+    expect(joined.restarts).toEqual([0, 0]);
     const read = await s.provider.read({ id: s.computer!.id });
     expect(read.ok && read.value.drift).toEqual([]);
   }, 300_000);
@@ -67,20 +80,48 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "credentials on a shared egress proxy 
     expect(found.trim().split("\n")).toEqual(["0", "0", "end"]);
   }, 180_000);
 
-  it("refuses a change of key while the computer runs, naming credentials and never the key", async () => {
-    expect(s.computer).toBeDefined();
-    const u = await s.provider.proxies.update(s.proxy, { allow: [UP], rules: RULES, credentials: [{ ...CREDENTIAL, value: `${KEY}-2` }] });
-    expect(!u.ok && u.error).toMatchObject({ code: "unsupported", field: "credentials" });
-    expect(JSON.stringify(u)).not.toContain(KEY);
-  }, 60_000);
+  it("rotates the key under the running computer: the new one arrives once the update returns, the old never again, the Pod never restarted", async () => {
+    expect(joined).toBeDefined();
+    const u = await s.provider.proxies.update(s.proxy, { allow: [UP], rules: RULES, credentials: [{ ...CREDENTIAL, value: ROTATED }] });
+    if (!u.ok) throw new Error(u.error.message);
+    expect(JSON.stringify(u)).not.toMatch(new RegExp(`${KEY}|${ROTATED}`));
+    for (let i = 0; i < 3; i++)
+      expect(await getThroughProxy(s.conn!, UP, s.port, { path: `/v1/items/${i}` })).toMatch(
+        new RegExp(`^HTTP/1\\.1 200[\\s\\S]*GET /v1/items/${i} key=the rotated$`),
+      );
+    expect(await s.podNow()).toEqual(joined);
+    const read = await s.provider.read({ id: s.computer!.id });
+    expect(read.ok && read.value.drift).toEqual([]);
+    // Neither key in the computer's environment or files, nor in the proxy's log.
+    const half = ROTATED.slice(ROTATED.length / 2);
+    const found = await s.exec(
+      `h=${ROTATED.slice(0, ROTATED.length / 2)}; k="$h"'${half}'; env | grep -c "$k"; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c "$k"; grep -rlF "$k" / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev 2>/dev/null | head -5; echo end`,
+    );
+    expect(found.trim().split("\n")).toEqual(["0", "0", "end"]);
+    const log = await s.cluster.admin.call<string>(`/api/v1/namespaces/${s.ns}/pods/${s.computer!.name}/log?container=egress`, "reading the sidecar's log", {
+      ms: 30_000,
+      text: true,
+    });
+    expect(log.ok && log.value).toMatch(/its settings hold 1 rules .* and 1 credentials \(version [0-9a-f]{16}\)/);
+    expect(log.ok && log.value).not.toMatch(new RegExp(`${KEY}|${ROTATED}`));
+  }, 300_000);
 
   it("reads a Secret changed by hand back as other credentials for the host", async () => {
     expect(s.proxy).not.toBe("");
-    const other = Buffer.from(JSON.stringify([{ ...CREDENTIAL, value: "k-by-hand" }])).toString("base64");
+    const other = Buffer.from(JSON.stringify({ version: "by-hand", credentials: [{ ...CREDENTIAL, value: "k-by-hand" }] })).toString("base64");
     await must(s.cluster.admin, secretPath(), { method: "PATCH", body: { data: { credentials: other } } });
     const read = await s.provider.proxies.read(s.proxy);
     expect(read.ok && credentialsChangedHosts([CREDENTIAL], read.value.credentials ?? [])).toEqual([UP]);
   }, 60_000);
+
+  it("removes every credential under the running computer: the next request carries none, the Pod never restarted", async () => {
+    expect(joined).toBeDefined();
+    const u = await s.provider.proxies.update(s.proxy, { allow: [UP], rules: RULES, credentials: [] });
+    if (!u.ok) throw new Error(u.error.message);
+    expect(await must(s.cluster.admin, secretPath(), { gone: true })).toBeUndefined();
+    expect(await getThroughProxy(s.conn!, UP, s.port, { path: "/v1/items" })).toMatch(/^HTTP\/1\.1 200[\s\S]*GET \/v1\/items key=none$/);
+    expect(await s.podNow()).toEqual(joined);
+  }, 300_000);
 
   it("releases the computer, then the proxy with its Secret", async () => {
     expect(s.computer).toBeDefined();

@@ -32,6 +32,8 @@ export interface JoinedStory {
   exec(script: string): Promise<string>;
   /** A computer made behind the proxy and connected; its Pod as the API server has it. */
   join(): Promise<Pod>;
+  /** The joined computer's Pod now: its uid and each container's restarts, which a change of the proxy never touches. */
+  podNow(): Promise<{ uid: string | undefined; restarts: number[] }>;
 }
 
 /**
@@ -68,6 +70,10 @@ export function joinedStory(prefix: string, hint: string, upstream: string, answ
       if (!c.ok) throw new Error(c.error.message);
       story.conn = c.value;
       return (await must<Pod>(story.cluster.admin, `/api/v1/namespaces/${story.ns}/pods/${ref.value.name}`))!;
+    },
+    async podNow() {
+      const pod = await must<Pod>(story.cluster.admin, `/api/v1/namespaces/${story.ns}/pods/${story.computer!.name}`);
+      return { uid: pod?.metadata.uid, restarts: (pod?.status?.containerStatuses ?? []).map((c) => (c as { restartCount?: number }).restartCount ?? -1) };
     },
   } as unknown as JoinedStory;
 

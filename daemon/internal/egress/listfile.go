@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"net/netip"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"agentrun.dev/computerd/internal/egress/allow"
+	"agentrun.dev/computerd/internal/egress/proxy"
 )
 
 // MaxListFile bounds the file: 256 names of at most 253 bytes and 256 CIDRs fit with room.
@@ -69,32 +69,46 @@ func parseListFile(raw []byte, reachable netip.Prefix) (allow.List, error) {
 // listDigest names a list as held: FNV-1a (64 bits) of its entries, normalized, one a line. It
 // says which list the proxy holds to a reader who knows the list (no secret is in it); crypto's
 // sha256 would add 180 KB to the daemon.
-func listDigest(l allow.List) string {
-	h := fnv.New64a()
-	h.Write([]byte(strings.Join(l.Entries(), "\n")))
-	return fmt.Sprintf("%016x", h.Sum64())
-}
+func listDigest(l allow.List) string { return digestOf(strings.Join(l.Entries(), "\n")) }
 
 func heldLine(path string, l allow.List) string {
 	return fmt.Sprintf("computerd egress: the list at %s holds %d entries (fnv64a %s)\n", path, len(l.Entries()), listDigest(l))
 }
 
-// listHolder is what the reload changes: the proxy's list (proxy.Proxy).
-type listHolder interface{ SetList(allow.List) }
+// listHolder is what the reload changes: the proxy's list and settings (proxy.Proxy).
+type listHolder interface {
+	SetList(allow.List)
+	SetSettings(proxy.Settings)
+}
 
-// listReload is the file's reader while the proxy runs: what it last held and why it last failed.
+// listReload is the files' reader while the proxy runs: what it last held and why it last failed.
 type listReload struct {
 	path      string
+	settings  settingsFiles // none given: the argv's and the environment's, held from the start
 	reachable netip.Prefix
-	last      []byte // the bytes of the list held now; nil after a failure
+	last      []byte // the bytes of the list (and settings) held now; nil after a failure
 	failed    string // the last failure's words, said once
 	p         listHolder
 	log       io.Writer
 }
 
-// once reads the file: a new list is held and said; a failure holds the empty list and is said once.
-func (r *listReload) once() {
+// read reads the list and the settings files, checked together: their bytes and what they hold.
+func (r *listReload) read() ([]byte, allow.List, heldSettings, error) {
 	raw, list, err := readListFile(r.path, r.reachable)
+	if err != nil || !r.settings.given() {
+		return raw, list, heldSettings{}, err
+	}
+	more, s, err := r.settings.read(list)
+	if err != nil {
+		return nil, allow.List{}, heldSettings{}, err
+	}
+	return append(fmt.Appendf(nil, "%d:", len(raw)), append(raw, more...)...), list, s, nil
+}
+
+// once reads the files: a new list and settings are held and said; a failure holds the empty
+// list and is said once, in the list's line (what the list holds is what the proxy forwards).
+func (r *listReload) once() {
+	raw, list, s, err := r.read()
 	switch {
 	case err != nil:
 		if r.failed == err.Error() {
@@ -106,6 +120,10 @@ func (r *listReload) once() {
 	case r.failed == "" && bytes.Equal(raw, r.last):
 	default:
 		r.failed, r.last = "", raw
+		if r.settings.given() {
+			r.p.SetSettings(s.Settings)
+			io.WriteString(r.log, settingsLine(s))
+		}
 		r.p.SetList(list)
 		io.WriteString(r.log, heldLine(r.path, list))
 	}

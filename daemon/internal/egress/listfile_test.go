@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"agentrun.dev/computerd/internal/egress/allow"
+	"agentrun.dev/computerd/internal/egress/proxy"
 )
 
 func write(t *testing.T, path, text string) {
@@ -62,11 +63,17 @@ func TestReadListFileBounds(t *testing.T) {
 }
 
 type holder struct {
-	mu    sync.Mutex
-	lists []allow.List
+	mu       sync.Mutex
+	lists    []allow.List
+	settings []proxy.Settings
 }
 
 func (h *holder) SetList(l allow.List) { h.mu.Lock(); h.lists = append(h.lists, l); h.mu.Unlock() }
+func (h *holder) SetSettings(s proxy.Settings) {
+	h.mu.Lock()
+	h.settings = append(h.settings, s)
+	h.mu.Unlock()
+}
 func (h *holder) held() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()

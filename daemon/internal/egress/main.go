@@ -25,7 +25,7 @@ import (
 )
 
 // Usage is the subcommand's line in computerd's usage.
-const Usage = "computerd egress --socket <path> --deadline <time> (--allow <entry>... | --allow-file <path>) [--rule <host> <methods> <path>...]... [--host-address <ip>]... [--hint <words>] [--ca-file <path>]"
+const Usage = "computerd egress --socket <path> --deadline <time> (--allow <entry>... | --allow-file <path> [--rules-file <path>] [--hint-file <path>] [--credentials-file <path>]) [--rule <host> <methods> <path>...]... [--host-address <ip>]... [--hint <words>] [--ca-file <path>]"
 
 // CredentialsEnv names the variable the proxy reads its credentials from (a JSON array of
 // {host, header, value}): never the argv, which docker inspect and the read-back show.
@@ -45,6 +45,10 @@ type Options struct {
 	// listRaw its bytes as first read.
 	ListFile string
 	listRaw  []byte
+	// Settings are the files the rules, hint and credentials are read from with the list, and
+	// read again with it (settingsfile.go); held is what they held at the start.
+	Settings settingsFiles
+	held     heldSettings
 	// CAFile is where the proxy writes its own CA's certificate (PEM), made at its start: given, it
 	// opens the tunnels to hosts with rules or credentials (their TLS ends at the proxy), else it
 	// refuses them. The CA's key never leaves the proxy.
@@ -76,6 +80,10 @@ func ParseArgs(args []string, credentials string) (Options, error) {
 	var testNames many
 	fs.Var(&testNames, "resolve-for-tests", "")
 	listFile := fs.String("allow-file", "", "")
+	var files settingsFiles
+	fs.StringVar(&files.rules, "rules-file", "", "")
+	fs.StringVar(&files.hint, "hint-file", "", "")
+	fs.StringVar(&files.credentials, "credentials-file", "", "")
 	fs.Var(&entries, "allow", "")
 	fs.Var(&hosts, "host-address", "")
 	fs.Var(&rules, "rule", "")
@@ -100,17 +108,34 @@ func ParseArgs(args []string, credentials string) (Options, error) {
 			problems = append(problems, err.Error())
 		}
 	}
+	for _, f := range []struct{ flag, path string }{{"--rules-file", files.rules}, {"--hint-file", files.hint}, {"--credentials-file", files.credentials}} {
+		if f.path != "" && !filepath.IsAbs(f.path) {
+			problems = append(problems, fmt.Sprintf("%s %q is not an absolute path", f.flag, f.path))
+		}
+	}
+	switch {
+	case files.given() && *listFile == "":
+		problems = append(problems, "--rules-file, --hint-file and --credentials-file are read with --allow-file alone")
+	case files.rules != "" && len(rules) > 0:
+		problems = append(problems, "the rules are given by --rule or by --rules-file, not both")
+	case files.hint != "" && *hint != "":
+		problems = append(problems, "the hint is given by --hint or by --hint-file, not both")
+	case files.credentials != "" && credentials != "":
+		problems = append(problems, "the credentials are given by "+CredentialsEnv+" or by --credentials-file, not both")
+	}
 	switch {
 	case *listFile != "" && len(entries) > 0:
 		problems = append(problems, "the list is given by --allow or by --allow-file, not both")
 	case *listFile != "" && !filepath.IsAbs(*listFile):
 		problems = append(problems, fmt.Sprintf("--allow-file %q is not an absolute path", *listFile))
 	case *listFile != "":
-		raw, list, err := readListFile(*listFile, o.Reachable)
+		r := listReload{path: *listFile, settings: files, reachable: o.Reachable}
+		raw, list, held, err := r.read()
 		if err != nil {
 			problems = append(problems, "--allow-file: "+err.Error())
 		}
-		o.ListFile, o.listRaw, o.List = *listFile, raw, list
+		o.ListFile, o.listRaw, o.List, o.Settings, o.held = *listFile, raw, list, files, held
+		o.Rules, o.Credentials = held.Rules, held.Credentials
 	default:
 		list, refusals := allow.Parse(entries, o.Reachable)
 		for _, r := range refusals {
@@ -172,6 +197,9 @@ func ParseArgs(args []string, credentials string) (Options, error) {
 		problems = append(problems, fmt.Sprintf("--hint: %v (printable ASCII of at most %d bytes)", err, allow.MaxHint))
 	}
 	o.Hint = *hint
+	if files.hint != "" {
+		o.Hint = o.held.Hint
+	}
 	if len(problems) > 0 {
 		return Options{}, errors.New(strings.Join(problems, "; "))
 	}
@@ -224,12 +252,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "computerd egress: its CA (sha256 %x) is at %s\n", sha256.Sum256(cfg.CA.Certificate().Raw), o.CAFile)
 	}
 	if o.ListFile != "" {
+		if o.Settings.given() {
+			io.WriteString(stdout, settingsLine(o.held))
+		}
 		io.WriteString(stdout, heldLine(o.ListFile, o.List))
 		tick := time.NewTicker(reloadEvery)
 		defer tick.Stop()
 		watching := make(chan struct{})
 		defer close(watching)
-		go watchListFile(watching, tick.C, &listReload{path: o.ListFile, reachable: o.Reachable, last: o.listRaw, p: p, log: stdout})
+		go watchListFile(watching, tick.C, &listReload{path: o.ListFile, settings: o.Settings, reachable: o.Reachable, last: o.listRaw, p: p, log: stdout})
 	}
 	p.Serve(l)
 	return 0

@@ -50,9 +50,9 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 		d.class = Limit
 	default:
 		if d.class = headClass(h, host, port, connect); d.class == "" && judging {
-			d = p.cfg.judge(p.List(), host, port, q)
+			d = p.cfg().judge(p.List(), host, port, q)
 		} else if d.class == "" {
-			d = p.cfg.check(p.ctx, p.List(), host, port, q)
+			d = p.cfg().check(p.ctx, p.List(), host, port, q)
 		}
 	}
 	if d.class != "" {
@@ -63,7 +63,7 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 		p.answerJudged(c, d, q)
 		return
 	}
-	if connect && p.cfg.intercepted(d.host) {
+	if connect && p.cfg().intercepted(d.host) {
 		if _, err := io.WriteString(c, established); err == nil {
 			p.intercept(c, br, d)
 		}
@@ -85,7 +85,7 @@ func (p *Proxy) serveHTTP(c net.Conn, br *bufio.Reader, admitted bool) {
 		splice(c, br, up)
 		return
 	}
-	if _, err := io.WriteString(up, originHead(h, host, port, path, p.cfg.credentialsFor(d.host))); err != nil {
+	if _, err := io.WriteString(up, originHead(h, host, port, path, p.cfg().credentialsFor(d.host))); err != nil {
 		return
 	}
 	go copyBody(up, br, h)

@@ -41,7 +41,7 @@ func (p *Proxy) intercept(c net.Conn, br *bufio.Reader, d decision) {
 		MinVersion: tls.VersionTLS12,
 		NextProtos: []string{"http/1.1"},
 		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
-			return p.cfg.CA.Leaf(d.host)
+			return p.cfg().CA.Leaf(d.host)
 		},
 	})
 	if err := tc.Handshake(); err != nil {
@@ -63,7 +63,7 @@ func (p *Proxy) intercept(c net.Conn, br *bufio.Reader, d decision) {
 	case !strings.HasPrefix(h.Target, "/"):
 		d.class = Malformed
 	default:
-		if d.class = headClass(h, d.host, d.port, false); d.class == "" && !p.cfg.ruled(d.host, q) {
+		if d.class = headClass(h, d.host, d.port, false); d.class == "" && !p.cfg().ruled(d.host, q) {
 			d.class, d.req = Rule, q
 		}
 	}
@@ -82,7 +82,7 @@ func (p *Proxy) intercept(c net.Conn, br *bufio.Reader, d decision) {
 		return
 	}
 	defer p.drop(raw)
-	up := tls.Client(raw, &tls.Config{ServerName: d.host, RootCAs: p.cfg.UpstreamRoots, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}})
+	up := tls.Client(raw, &tls.Config{ServerName: d.host, RootCAs: p.cfg().UpstreamRoots, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}})
 	raw.SetDeadline(time.Now().Add(DialBound))
 	if err := up.Handshake(); err != nil {
 		d.class, d.at, d.cause = Unverified, at, err.Error()
@@ -92,7 +92,7 @@ func (p *Proxy) intercept(c net.Conn, br *bufio.Reader, d decision) {
 	raw.SetDeadline(time.Time{})
 	c.SetDeadline(time.Time{})
 	p.log(d.host, d.port, at, Allowed)
-	if _, err := io.WriteString(up, originHead(h, d.host, d.port, h.Target, p.cfg.credentialsFor(d.host))); err != nil {
+	if _, err := io.WriteString(up, originHead(h, d.host, d.port, h.Target, p.cfg().credentialsFor(d.host))); err != nil {
 		return
 	}
 	go copyBody(up, tbr, h)

@@ -16,7 +16,8 @@ import (
 
 // Proxy serves one listener under one Config.
 type Proxy struct {
-	cfg Config
+	// conf is Config at New, its rules, credentials and hint then SetSettings'.
+	conf atomic.Pointer[Config]
 	// list is the one each request is checked against: Config.List at New, then SetList's.
 	list   atomic.Pointer[allow.List]
 	ctx    context.Context
@@ -36,9 +37,29 @@ type Proxy struct {
 func New(c Config) *Proxy {
 	c.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Proxy{cfg: c, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+	p.conf.Store(&c)
 	p.SetList(c.List)
 	return p
+}
+
+// cfg is the Config every later request is judged under.
+func (p *Proxy) cfg() *Config { return p.conf.Load() }
+
+// Settings are what a proxy holds beside its list that may change while it runs.
+type Settings struct {
+	Rules       []allow.Rule
+	Credentials []allow.Credential
+	Hint        string // "" is allow.DefaultHint
+}
+
+// SetSettings replaces the rules, credentials and hint every later request is judged under, as
+// SetList the list: a request already judged keeps its verdict and the headers it was given.
+func (p *Proxy) SetSettings(s Settings) {
+	c := *p.cfg()
+	c.Rules, c.Credentials, c.Hint = s.Rules, s.Credentials, s.Hint
+	c.defaults()
+	p.conf.Store(&c)
 }
 
 // SetList replaces the list every later request is checked against; a request already
@@ -50,8 +71,8 @@ func (p *Proxy) List() allow.List { return *p.list.Load() }
 
 // Serve accepts until the deadline or Close; every connection it holds is closed by then.
 func (p *Proxy) Serve(l net.Listener) {
-	if !p.cfg.Deadline.IsZero() {
-		t := time.AfterFunc(time.Until(p.cfg.Deadline), p.Close)
+	if !p.cfg().Deadline.IsZero() {
+		t := time.AfterFunc(time.Until(p.cfg().Deadline), p.Close)
 		defer t.Stop()
 	}
 	p.mu.Lock()
@@ -112,7 +133,7 @@ func (p *Proxy) drop(c net.Conn) {
 func (p *Proxy) admit() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.open >= p.cfg.MaxOpen || p.total >= p.cfg.MaxTotal {
+	if p.open >= p.cfg().MaxOpen || p.total >= p.cfg().MaxTotal {
 		return false
 	}
 	p.open++
@@ -164,7 +185,7 @@ func (p *Proxy) log(host string, port uint16, a netip.Addr, class string) {
 	}
 	b, _ := json.Marshal(line)
 	p.logMu.Lock()
-	p.cfg.Log.Write(append(b, '\n'))
+	p.cfg().Log.Write(append(b, '\n'))
 	p.logMu.Unlock()
 }
 
@@ -174,7 +195,7 @@ func (p *Proxy) dial(d decision) (net.Conn, netip.Addr, error) {
 	var last error = errors.New("no address")
 	for _, a := range d.addrs {
 		ctx, cancel := context.WithTimeout(p.ctx, DialBound)
-		up, err := p.cfg.Dial(ctx, netip.AddrPortFrom(a, d.port))
+		up, err := p.cfg().Dial(ctx, netip.AddrPortFrom(a, d.port))
 		cancel()
 		if err != nil {
 			last = err

@@ -24,14 +24,14 @@ var classWords = map[string]string{
 
 // refusal is the HTTP status and the words a refused decision is answered with.
 func (p *Proxy) refusal(d decision) (int, string) {
-	host, hint := printable(d.host, maxHostInLog), p.cfg.Hint
+	host, hint := printable(d.host, maxHostInLog), p.cfg().Hint
 	switch d.class {
 	case Limit:
-		return 403, fmt.Sprintf("this box's egress proxy holds at most %d connections open and %d in all, and is at its bound: close a connection, or try again once one has closed", p.cfg.MaxOpen, p.cfg.MaxTotal)
+		return 403, fmt.Sprintf("this box's egress proxy holds at most %d connections open and %d in all, and is at its bound: close a connection, or try again once one has closed", p.cfg().MaxOpen, p.cfg().MaxTotal)
 	case Malformed:
 		return 400, fmt.Sprintf("the request to %s is not one this proxy reads: its host is neither a name nor an address, or its body is framed by more than one Content-Length or chunked alone", host)
 	case WrongPort:
-		return 403, fmt.Sprintf("%s is reached on ports %s alone, not on port %d: %s", host, portWords(p.cfg.Ports), d.port, hint)
+		return 403, fmt.Sprintf("%s is reached on ports %s alone, not on port %d: %s", host, portWords(p.cfg().Ports), d.port, hint)
 	case HostClash:
 		return 403, fmt.Sprintf("the request's Host header does not name %s:%d, the host and port it is sent to: %s", host, d.port, hint)
 	case Upgrade:

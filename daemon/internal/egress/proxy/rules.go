@@ -60,7 +60,7 @@ func (p *Proxy) ruleWords(d decision) string {
 	if d.req != nil {
 		method, path = d.req.method, d.req.path
 	}
-	return fmt.Sprintf("%s %s is not allowed for %s on this box's network list: %s", printable(method, 32), printable(path, 512), d.host, p.cfg.Hint)
+	return fmt.Sprintf("%s %s is not allowed for %s on this box's network list: %s", printable(method, 32), printable(path, 512), d.host, p.cfg().Hint)
 }
 
 // credentialsFor are the headers set on every request to a host, replacing the client's own.

@@ -107,3 +107,44 @@ func TestCredentialsSetOnTheirHost(t *testing.T) {
 		t.Fatalf("the log holds the credential: %s", logged)
 	}
 }
+
+// SetSettings while the proxy runs: the next request is judged by the new rules and hint and given
+// the new credential, the old one never again.
+func TestSetSettingsTakesEffectAtOnce(t *testing.T) {
+	h := startProxy(t, func(c *Config) {
+		r, err := allow.ParseRule("allowed.test GET /v1/items", c.List)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Rules = []allow.Rule{r}
+		c.Credentials = []allow.Credential{{Host: "allowed.test", Header: "Authorization", Value: "Bearer old-key"}}
+	})
+	p := h.up.port
+	post := fmt.Sprintf("POST http://allowed.test:%d/v1/items HTTP/1.1\r\nHost: allowed.test:%d\r\nContent-Length: 0\r\n\r\n", p, p)
+	if out := h.roundTrip(t, post); !strings.HasSuffix(out, "POST /v1/items is not allowed for allowed.test on this box's network list: ask the operator\n") {
+		t.Fatalf("before: %q", out)
+	}
+	r, err := allow.ParseRule("allowed.test GET,POST /v1/items", h.p.List())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.p.SetSettings(Settings{Rules: []allow.Rule{r}, Credentials: []allow.Credential{{Host: "allowed.test", Header: "Authorization", Value: "Bearer new-key"}}, Hint: "ask again"})
+	if out := h.roundTrip(t, post); !strings.HasPrefix(out, "HTTP/1.1 200") {
+		t.Fatalf("after: %q", out)
+	}
+	if got := h.up.lastHead(t).Values("Authorization"); len(got) != 1 || got[0] != "Bearer new-key" {
+		t.Fatalf("the upstream saw Authorization %q, want the new key alone", got)
+	}
+	del := fmt.Sprintf("DELETE http://allowed.test:%d/v1/items HTTP/1.1\r\nHost: allowed.test:%d\r\n\r\n", p, p)
+	if out := h.roundTrip(t, del); !strings.HasSuffix(out, "DELETE /v1/items is not allowed for allowed.test on this box's network list: ask again\n") {
+		t.Fatalf("the new hint: %q", out)
+	}
+	// No settings at all: the host is tunnelled again, judged by the list alone, with the default hint.
+	h.p.SetSettings(Settings{})
+	if out := h.roundTrip(t, del); !strings.HasPrefix(out, "HTTP/1.1 200") {
+		t.Fatalf("with no rules: %q", out)
+	}
+	if got := h.up.lastHead(t).Values("Authorization"); len(got) != 0 {
+		t.Fatalf("a credential removed was still set: %q", got)
+	}
+}

@@ -136,14 +136,14 @@ func (p *Proxy) serveSOCKS(c net.Conn, br *bufio.Reader, admitted bool) {
 	case q.Cmd != socksConnect: // BIND and UDP ASSOCIATE open a socket the list cannot hold
 		d.class = Command
 	default:
-		d = p.cfg.check(p.ctx, p.List(), q.Host, q.Port, nil)
+		d = p.cfg().check(p.ctx, p.List(), q.Host, q.Port, nil)
 	}
 	if d.class != "" {
 		p.log(d.host, d.port, d.at, d.class)
 		socksReply(c, socksCode(d.class))
 		return
 	}
-	if p.cfg.intercepted(d.host) {
+	if p.cfg().intercepted(d.host) {
 		socksReply(c, repOK)
 		p.intercept(c, br, d)
 		return

@@ -33,10 +33,10 @@ class EgressProxyArgs:
 
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] allow: The names (exact, or *.suffix of two labels or more) and CIDRs (host bits zero, no private range) its computers may reach, on ports 80 and 443; at most 256 of each. A URL, a port, an address with no prefix or a private range is refused in words. A change is an update: the proxy is made again on the same volume, its computers keep running, and their next connection meets the new list.
         :param pulumi.Input[_builtins.int] lifetime_ms: How long the proxy forwards, in milliseconds from its create (up to 30 days); then it stops. A computer that would outlive it is refused at create: give the proxy a longer lifetime than its computers. A change makes a new proxy, and new computers behind it.
-        :param pulumi.Input[Sequence[pulumi.Input['EgressCredentialArgs']]] credentials: Headers the proxy sets per listed name (at most 64), so a key is used and never held by a computer: in the proxy's environment alone. A forbidden header, or a host not on `allow`, is refused at preview. Rotating a key is an update of the proxy alone; the computers keep running. A secret. Docker only.
+        :param pulumi.Input[Sequence[pulumi.Input['EgressCredentialArgs']]] credentials: Headers the proxy sets per listed name (at most 64), so a key is used and never held by a computer: in the proxy alone (its environment on Docker; on Kubernetes a Secret mounted into each joined computer's sidecar alone). A forbidden header, or a host not on `allow`, is refused at preview. Rotating a key is an update of the proxy alone; the computers keep running. A secret. Docker and Kubernetes.
         :param pulumi.Input[_builtins.str] hint: The words every refusal adds (printable ASCII, at most 512): `403 <host> is not on this box's network list: <hint>`. Default: the `agentrun:docker` egress.hint setting. A change is an update.
         :param pulumi.Input[_builtins.str] provider: The vendor, by registry id: `docker` (the default; the only one with egress proxies today).
-        :param pulumi.Input[Sequence[pulumi.Input['EgressRuleArgs']]] rules: Methods and path prefixes per listed name (at most 256 rules): plain HTTP to that name is judged request by request, and a tunnel to it is refused. A rule for a host not on `allow`, a method that is not one, or a path not starting with / is refused at preview, naming the field. A change is an update of the proxy alone. Docker only.
+        :param pulumi.Input[Sequence[pulumi.Input['EgressRuleArgs']]] rules: Methods and path prefixes per listed name (at most 256 rules): plain HTTP to that name is judged request by request, and a tunnel to it is refused. A rule for a host not on `allow`, a method that is not one, or a path not starting with / is refused at preview, naming the field. A change is an update of the proxy alone; the computers keep running. Docker and Kubernetes.
         :param pulumi.Input[_builtins.str] user: The proxy's user, uid:gid in numbers, which owns its volume (tmpfs, 1 MiB, 0700): every computer joining it must run as this user. Default: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root. A change makes a new proxy.
         """
         pulumi.set(__self__, "allow", allow)
@@ -80,7 +80,7 @@ class EgressProxyArgs:
     @pulumi.getter
     def credentials(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['EgressCredentialArgs']]]]:
         """
-        Headers the proxy sets per listed name (at most 64), so a key is used and never held by a computer: in the proxy's environment alone. A forbidden header, or a host not on `allow`, is refused at preview. Rotating a key is an update of the proxy alone; the computers keep running. A secret. Docker only.
+        Headers the proxy sets per listed name (at most 64), so a key is used and never held by a computer: in the proxy alone (its environment on Docker; on Kubernetes a Secret mounted into each joined computer's sidecar alone). A forbidden header, or a host not on `allow`, is refused at preview. Rotating a key is an update of the proxy alone; the computers keep running. A secret. Docker and Kubernetes.
         """
         return pulumi.get(self, "credentials")
 
@@ -116,7 +116,7 @@ class EgressProxyArgs:
     @pulumi.getter
     def rules(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['EgressRuleArgs']]]]:
         """
-        Methods and path prefixes per listed name (at most 256 rules): plain HTTP to that name is judged request by request, and a tunnel to it is refused. A rule for a host not on `allow`, a method that is not one, or a path not starting with / is refused at preview, naming the field. A change is an update of the proxy alone. Docker only.
+        Methods and path prefixes per listed name (at most 256 rules): plain HTTP to that name is judged request by request, and a tunnel to it is refused. A rule for a host not on `allow`, a method that is not one, or a path not starting with / is refused at preview, naming the field. A change is an update of the proxy alone; the computers keep running. Docker and Kubernetes.
         """
         return pulumi.get(self, "rules")
 
@@ -157,11 +157,11 @@ class EgressProxy(pulumi.CustomResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] allow: The names (exact, or *.suffix of two labels or more) and CIDRs (host bits zero, no private range) its computers may reach, on ports 80 and 443; at most 256 of each. A URL, a port, an address with no prefix or a private range is refused in words. A change is an update: the proxy is made again on the same volume, its computers keep running, and their next connection meets the new list.
-        :param pulumi.Input[Sequence[pulumi.Input[Union['EgressCredentialArgs', 'EgressCredentialArgsDict']]]] credentials: Headers the proxy sets per listed name (at most 64), so a key is used and never held by a computer: in the proxy's environment alone. A forbidden header, or a host not on `allow`, is refused at preview. Rotating a key is an update of the proxy alone; the computers keep running. A secret. Docker only.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['EgressCredentialArgs', 'EgressCredentialArgsDict']]]] credentials: Headers the proxy sets per listed name (at most 64), so a key is used and never held by a computer: in the proxy alone (its environment on Docker; on Kubernetes a Secret mounted into each joined computer's sidecar alone). A forbidden header, or a host not on `allow`, is refused at preview. Rotating a key is an update of the proxy alone; the computers keep running. A secret. Docker and Kubernetes.
         :param pulumi.Input[_builtins.str] hint: The words every refusal adds (printable ASCII, at most 512): `403 <host> is not on this box's network list: <hint>`. Default: the `agentrun:docker` egress.hint setting. A change is an update.
         :param pulumi.Input[_builtins.int] lifetime_ms: How long the proxy forwards, in milliseconds from its create (up to 30 days); then it stops. A computer that would outlive it is refused at create: give the proxy a longer lifetime than its computers. A change makes a new proxy, and new computers behind it.
         :param pulumi.Input[_builtins.str] provider: The vendor, by registry id: `docker` (the default; the only one with egress proxies today).
-        :param pulumi.Input[Sequence[pulumi.Input[Union['EgressRuleArgs', 'EgressRuleArgsDict']]]] rules: Methods and path prefixes per listed name (at most 256 rules): plain HTTP to that name is judged request by request, and a tunnel to it is refused. A rule for a host not on `allow`, a method that is not one, or a path not starting with / is refused at preview, naming the field. A change is an update of the proxy alone. Docker only.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['EgressRuleArgs', 'EgressRuleArgsDict']]]] rules: Methods and path prefixes per listed name (at most 256 rules): plain HTTP to that name is judged request by request, and a tunnel to it is refused. A rule for a host not on `allow`, a method that is not one, or a path not starting with / is refused at preview, naming the field. A change is an update of the proxy alone; the computers keep running. Docker and Kubernetes.
         :param pulumi.Input[_builtins.str] user: The proxy's user, uid:gid in numbers, which owns its volume (tmpfs, 1 MiB, 0700): every computer joining it must run as this user. Default: the `agentrun:docker` user setting, else this process's uid:gid, or 1000:1000 when it is root. A change makes a new proxy.
         """
         ...
