@@ -2,7 +2,8 @@
 // (spec, status, container state, labels, node), an allowlist's sidecar held to what it must be,
 // then, while it runs, hello against the provider's daemon and the probe from inside: init's own
 // network (none, and an allowlist's, whose one way out is the relay) reads lo alone and reaches no
-// target; open reads the Pod's interfaces beside lo.
+// target; open reads the Pod's interfaces beside lo; an allowlist's sidecar's rules proven from
+// inside, and what it enforces read back (egress-enforced.ts).
 import { helloDrift } from "../kits/agent-child/drift.js";
 import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import { readNetworkNone } from "../contract/probe.js";
@@ -16,6 +17,8 @@ import { browserMismatches } from "../kits/browser/computer.js";
 import { BROWSER_PROFILE } from "./browser.js";
 import { idOf, DEADLINE_ANNOTATION } from "./constants.js";
 import { podNetwork, sidecarRules, type SidecarWant } from "./egress.js";
+import { enforcedFromInside, sidecarHeld } from "./egress-enforced.js";
+import type { ProxyHeld } from "../egress/enforced.js";
 import { rulesChangedHosts } from "../egress/rules.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
 import { heldOf, joinedNetwork, type JoinedRead } from "./proxy-configmap.js";
@@ -125,6 +128,7 @@ export async function inspectPod(
   }
   const labels = decodeLabels(pod.metadata.labels ?? {}, recordedLabels(pod.metadata.annotations));
   const notes: string[] = [];
+  let held: ProxyHeld | undefined;
   if (typeof network === "object") {
     const want = await sidecarWant(sb, pod, recorded, options.signal);
     if (!want.ok) return want;
@@ -142,6 +146,14 @@ export async function inspectPod(
       if (joined.value.note) notes.push(joined.value.note);
     } else if (!sameNetwork(spec.network, network))
       drift.push(`the egress proxy holds the list ${JSON.stringify(spec.network)}, not the declared ${JSON.stringify(network)}`);
+    // A sidecar as made: what it enforces beyond its list, proven from inside below while the computer runs.
+    if (typeof spec.network === "object" && "allow" in spec.network) {
+      const joined = recorded?.egress !== undefined && options.proxies ? { proxy: recorded.egress, proxies: options.proxies } : undefined;
+      const read = await sidecarHeld(sidecar, joined, options.signal);
+      if (!read.ok) return read;
+      held = read.value;
+      spec.enforced = held.enforced;
+    }
   }
   let hello: Hello | undefined;
   if (state === "running") {
@@ -161,6 +173,11 @@ export async function inspectPod(
       const probe = await probeNetwork(sb, connection.client, network, recorded, options.signal);
       // A browser: Chromium alive with its network's flags, answering CDP.
       const browsing = recorded?.kind === "browser" ? await browserMismatches(connection.client, network, BROWSER_PROFILE, options.signal) : [];
+      const inside = held && (await enforcedFromInside(held, connection.client, options.signal));
+      if (inside) {
+        spec.enforced = inside.enforced;
+        drift.push(...inside.drift);
+      }
       if (!options.connection) await connection.close();
       if (options.signal?.aborted) return fail("aborted", `reading ${name} was aborted`);
       if (!probe.ok) {
