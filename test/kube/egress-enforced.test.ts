@@ -15,7 +15,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseKubeconfig } from "../../src/kubernetes/kubeconfig.js";
 import type { Pod } from "../../src/kubernetes/readback.js";
+import { registryCall } from "../../src/kubernetes/registry.js";
 import { makeCa } from "../support/engine-certs.js";
 import { getThroughProxy, KUBE_ASKED, KUBE_SKIPPED, must, until } from "../support/kube.js";
 import { joinedStory } from "../support/kube-joined.js";
@@ -37,10 +39,10 @@ describe.skipIf(!KUBE_ASKED)(
       asked.push(`${req.method} ${req.url}`);
       return `${req.method} ${req.url} answered`;
     });
-    /** The image with a system bundle of its own (the base has none): one root, the test's; pushed by digest, and the repository's manifest to delete. */
+    /** The image with a system bundle of its own (the base has none): one root, the test's; pushed by digest, and its manifest to delete. */
     let rooted = "";
     let root = "";
-    let manifest = "";
+    let manifest: { host: string; path: string } | undefined;
     let pod: Pod | undefined;
 
     beforeAll(async () => {
@@ -58,7 +60,7 @@ describe.skipIf(!KUBE_ASKED)(
           const digest = /digest: (sha256:[a-f0-9]{64})/.exec(docker("push", tag))?.[1];
           if (!digest) throw new Error(`docker push ${tag} gave no digest`);
           rooted = `${registry}/agentrun-test-rooted-${id}@${digest}`;
-          manifest = `http://${registry}/v2/agentrun-test-rooted-${id}/manifests/${digest}`;
+          manifest = { host: registry, path: `/v2/agentrun-test-rooted-${id}/manifests/${digest}` };
         } finally {
           docker("rmi", tag);
         }
@@ -68,7 +70,10 @@ describe.skipIf(!KUBE_ASKED)(
     }, 600_000);
 
     afterAll(async () => {
-      if (manifest) await fetch(manifest, { method: "DELETE", signal: AbortSignal.timeout(30_000) }).catch(() => undefined);
+      // The pushed image's manifest deleted from the cluster's registry (HTTPS, the cluster's CA), by its digest.
+      if (!manifest) return;
+      const deleted = await registryCall(manifest.host, manifest.path, { ca: parseKubeconfig(s.cluster.text).ca, ms: 30_000 }, { method: "DELETE" });
+      expect(deleted.ok && deleted.value.status, `deleting ${manifest.path}`).toBe(202);
     }, 60_000);
 
     it("carries what the sidecar holds at create and on a read (the rule, the key's host and never the key, the proxy's CA trusted), proven from inside without a request reaching the server", async () => {
