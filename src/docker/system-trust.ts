@@ -1,30 +1,14 @@
-// An allowlisted computer's system trust store. init keeps a bundle of the image's roots and its
-// egress proxy's CA (daemon/internal/egress/trust) and runs as the computer's user, so it cannot
-// write /etc; before the computer starts, the provider moves the image's own bundle to
-// IMAGE_ROOTS (where init reads the roots first) and puts a link to init's bundle in its place,
-// so a program that reads the system store alone (its environment cleared) trusts the proxy's CA
-// too, and the CA of a proxy made again the moment init makes the bundle again. A computer with no
-// allowlist whose image is a snapshot of one that had it gets the image's bundle back in place.
+// An allowlisted computer's system trust store on Docker (src/egress/trust-store.ts says why): the
+// image's own bundle moved to IMAGE_ROOTS and a link to init's bundle put in its place, in the
+// archive before the computer starts, so a program that reads the system store alone trusts the
+// proxy's CA, and the CA of a proxy made again the moment init makes the bundle again. A computer
+// with no allowlist whose image is a snapshot of one that had it gets the image's bundle back.
 import type { CallOptions } from "../daemon/client.js";
 import { ok, type Result } from "../daemon/result.js";
 import type { DockerEngine } from "./api.js";
 import { failure } from "./containers.js";
-import { RUN_DIR } from "./constants.js";
 import { firstEntryOf, type TarFile } from "../kits/image/tar.js";
-
-/** The bundle init keeps for the computer's programs (trust.go's Bundle, in init's folder). */
-export const TRUST_BUNDLE = `${RUN_DIR}/egress-trust.pem`;
-/** Where the image's own bundle is moved (trust.go reads it before the system's paths). */
-export const IMAGE_ROOTS = "/etc/agentrun/image-roots.pem";
-/** Where a distribution keeps its roots as one PEM file, as trust.go's systemBundles lists them (test/vectors/trust-bundles.json), the first found taken. */
-export const SYSTEM_BUNDLES = [
-  "/etc/ssl/certs/ca-certificates.crt",
-  "/etc/pki/tls/certs/ca-bundle.crt",
-  "/etc/ssl/ca-bundle.pem",
-  "/etc/pki/tls/cacert.pem",
-  "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
-  "/etc/ssl/cert.pem",
-] as const;
+import { IMAGE_ROOTS, SYSTEM_BUNDLES, TRUST_BUNDLE } from "../egress/trust-store.js";
 
 const CALL_MS = 30_000;
 

@@ -1,7 +1,8 @@
 // A Pod read back whole, as create's last check and read() both take it: the Pod's own drift
 // (spec, status, container state, labels, node), an allowlist's sidecar held to what it must be
 // (egress.ts) and a joined proxy's list (joined-read.ts), then, while it runs, hello against the
-// provider's daemon and the probe from inside (network-probe.ts).
+// provider's daemon and the probe from inside (network-probe.ts); an allowlist's rules proven
+// from inside, and what its sidecar enforces read back (egress-enforced.ts).
 import { helloDrift } from "../kits/agent-child/drift.js";
 import type { ComputerRef, Connection, ReadBack } from "../contract/provider.js";
 import { fail, ok, type Result } from "../daemon/result.js";
@@ -12,6 +13,8 @@ import { BROWSER_PROFILE } from "./browser.js";
 import { idOf } from "./constants.js";
 import { podNetwork } from "./egress.js";
 import { joinedRead } from "./joined-read.js";
+import { enforcedFromInside, sidecarHeld } from "./egress-enforced.js";
+import type { ProxyHeld } from "../egress/enforced.js";
 import { decodeLabels, recordedLabels } from "./labels.js";
 import { probeNetwork } from "./network-probe.js";
 import type { JoinedRead } from "./proxy-configmap.js";
@@ -48,6 +51,8 @@ export async function inspectPod(
     }
   }
   const notes: string[] = [];
+  let held: ProxyHeld | undefined;
+  let joinedRules: string[] | undefined;
   if (typeof network === "object") {
     const want = await sb.sidecarWant(pod, recorded, options.signal);
     if (!want.ok) return want;
@@ -63,8 +68,18 @@ export async function inspectPod(
       spec.network = joined.value.network;
       if (joined.value.drift) drift.push(joined.value.drift);
       if (joined.value.note) notes.push(joined.value.note);
+      joinedRules = joined.value.rules;
     } else if (!sameNetwork(spec.network, network))
       drift.push(`the egress proxy holds the list ${JSON.stringify(spec.network)}, not the declared ${JSON.stringify(network)}`);
+    // A sidecar as made: what it enforces beyond its list, proven from inside below while the computer runs.
+    if (typeof spec.network === "object" && "allow" in spec.network) {
+      const joined =
+        recorded?.egress !== undefined && options.proxies ? { proxy: recorded.egress, proxies: options.proxies, rules: joinedRules ?? [] } : undefined;
+      const read = await sidecarHeld(sidecar, joined, options.signal);
+      if (!read.ok) return read;
+      held = read.value;
+      spec.enforced = held.enforced;
+    }
   }
   let hello: Hello | undefined;
   if (state === "running") {
@@ -85,6 +100,11 @@ export async function inspectPod(
       const probe = await probeNetwork(sb, connection.client, network, recorded, options.signal);
       // A browser: Chromium alive with its network's flags, answering CDP.
       const browsing = recorded?.kind === "browser" ? await browserMismatches(connection.client, network, BROWSER_PROFILE, options.signal) : [];
+      const inside = held && (await enforcedFromInside(held, connection.client, options.signal));
+      if (inside) {
+        spec.enforced = inside.enforced;
+        drift.push(...inside.drift);
+      }
       if (!options.connection) await connection.close();
       if (options.signal?.aborted) return fail("aborted", `reading ${name} was aborted`);
       if (!probe.ok) {

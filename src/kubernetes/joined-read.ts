@@ -26,5 +26,5 @@ export async function joinedRead(
   const holds = await proxies.sidecarHolds(pod.metadata.name, signal);
   if (!holds.ok) return holds;
   const held = heldOf(cm.value, sb.o.egress.testRange);
-  return ok(joinedNetwork(held, holds.value, Date.now(), sb.o.t.listSyncMs));
+  return ok({ ...joinedNetwork(held, holds.value, Date.now(), sb.o.t.listSyncMs), rules: held.rules });
 }

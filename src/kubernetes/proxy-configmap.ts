@@ -190,6 +190,8 @@ export interface JoinedRead {
   network: NetworkReadBack;
   drift?: string;
   note?: string;
+  /** The ConfigMap's rules (argv form), which a sidecar holding its digests runs. */
+  rules?: string[];
 }
 
 export function joinedNetwork(held: ProxyHeld, holds: SidecarHolds | undefined, now: number, boundMs: number): JoinedRead {

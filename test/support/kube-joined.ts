@@ -30,8 +30,8 @@ export interface JoinedStory {
   conn: Connection | undefined;
   /** A bash script run in the computer through its daemon: its stdout. */
   exec(script: string): Promise<string>;
-  /** A computer made behind the proxy and connected; its Pod as the API server has it. */
-  join(): Promise<Pod>;
+  /** A computer made behind the proxy (of the cluster's image, or the one given) and connected; its Pod as the API server has it. */
+  join(image?: string): Promise<Pod>;
   /** The joined computer's Pod now: its uid and each container's restarts, which a change of the proxy never touches. */
   podNow(): Promise<{ uid: string | undefined; restarts: number[] }>;
 }
@@ -55,9 +55,9 @@ export function joinedStory(prefix: string, hint: string, upstream: string, answ
       const r = (await story.conn!.client.call("exec.run", { argv: ["bash", "-c", script], timeoutMs: 60_000 })) as { stdout: string };
       return Buffer.from(r.stdout, "base64").toString("utf8");
     },
-    async join() {
+    async join(image?: string) {
       const ref = await story.provider.create({
-        image: story.cluster.image,
+        image: image ?? story.cluster.image,
         lifetimeMs: 600_000,
         network: { allow: [] },
         egress: story.proxy,

@@ -336,6 +336,7 @@ describe("a joined computer's Pod", () => {
     const proxies = {
       configMap: async () => ({ ok: true, value: configMap }),
       sidecarHolds: async () => ({ ok: true, value: sidecarHolds(log) }),
+      credentials: async () => ({ ok: true, value: undefined }),
     } as unknown as KubeEgressProxies;
     return inspectPod(sb, p, { proxies });
   };

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RUN_DIR } from "../../src/docker/constants.js";
-import { IMAGE_ROOTS, SYSTEM_BUNDLES, TRUST_BUNDLE } from "../../src/docker/system-trust.js";
+import { IMAGE_ROOTS, SYSTEM_BUNDLES, TRUST_BUNDLE } from "../../src/egress/trust-store.js";
 
 const vectors = JSON.parse(readFileSync(join(import.meta.dirname, "..", "vectors", "trust-bundles.json"), "utf8")) as {
   imageRoots: string;

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DockerEngine } from "../../src/docker/api.js";
-import { IMAGE_ROOTS, SYSTEM_BUNDLES, TRUST_BUNDLE, trustFiles } from "../../src/docker/system-trust.js";
+import { trustFiles } from "../../src/docker/system-trust.js";
+import { IMAGE_ROOTS, SYSTEM_BUNDLES, TRUST_BUNDLE } from "../../src/egress/trust-store.js";
 import { firstEntryOf, firstFileOf, tarOf } from "../../src/kits/image/tar.js";
 import { groupWith, ImageEtcCache, nameUser, passwdWith } from "../../src/docker/user-name.js";
 
