@@ -23,6 +23,15 @@ let byHand = "";
 let computer: ComputerRef | undefined;
 
 const proxyLog = () => docker("logs", `${proxy}-egress`);
+/** The proxy's log lines for the upstream's host, once it holds at least n (the engine's log is written behind the proxy). */
+async function hostLines(n: number): Promise<string[]> {
+  const lines = () =>
+    proxyLog()
+      .split("\n")
+      .filter((l) => l.includes('"host":"up.egress.test"'));
+  for (let i = 0; i < 100 && lines().length < n; i++) await new Promise((r) => setTimeout(r, 100));
+  return lines();
+}
 const count = () => docker("ps", "--all", "-q", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`).split("\n").filter(Boolean).length;
 
 beforeAll(async () => {
@@ -59,18 +68,10 @@ describe("a computer's rules proven from inside", () => {
     expect(created.ok, JSON.stringify(created)).toBe(true);
     if (!created.ok) return;
     computer = created.value;
-    const lines = proxyLog()
-      .split("\n")
-      .filter((l) => l.includes('"host":"up.egress.test"'))
-      .map((l) => JSON.parse(l).class);
-    expect(lines).toEqual(["judged", "rule"]);
+    expect((await hostLines(2)).map((l) => JSON.parse(l).class)).toEqual(["judged", "rule"]);
     const read = await p.read({ id: computer.name });
     expect(read).toMatchObject({ ok: true, value: { drift: [] } });
-    expect(
-      proxyLog()
-        .split("\n")
-        .filter((l) => l.includes('"host":"up.egress.test"')),
-    ).toHaveLength(4);
+    expect(await hostLines(4)).toHaveLength(4);
   }, 300_000);
 
   it("reads rules changed by hand on the computer's path as drift naming host, method and path, and refuses a create with them", async () => {
