@@ -3,15 +3,20 @@
 // computer joining it whose sidecar alone mounts the Secret (projected beside its list: the Pod
 // spec holds its name, never the key); the test's server receiving the header the proxy sets, in
 // place of one the computer sent, while the key is nowhere the computer can read (its environment,
-// its processes' environments, its files, its Pod's spec); the key rotated while it runs, the new
+// its processes' environments and memory, its files, its Pod's spec); the key rotated while it runs, the new
 // one arriving at the server once the update returns and the old never again, the same Pod never
 // restarted, neither key in the proxy's log; the Secret changed by hand read back as other
 // credentials for the host; every credential removed while it runs; release removing the Secret.
 // The server answers which key arrived, never a key (test/support/kube-joined.ts sets the story
 // up and removes it). Skipped in words unless AGENTRUN_KUBE_TESTS=1.
 import { randomBytes } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
 import { describe, expect, it } from "vitest";
+import { writeFile } from "../../src/daemon/files.js";
 import { credentialsChangedHosts } from "../../src/egress/rules.js";
+import { TRUST_BUNDLE } from "../../src/egress/trust-store.js";
+import { egresskit } from "../support/egress-upstream.js";
 import { getThroughProxy, KUBE_ASKED, KUBE_SKIPPED, must } from "../support/kube.js";
 import { joinedStory } from "../support/kube-joined.js";
 
@@ -78,6 +83,38 @@ describe.skipIf(!KUBE_ASKED)(KUBE_ASKED ? "credentials on a shared egress proxy 
       `h=${KEY.slice(0, KEY.length / 2)}; k="$h"'${half}'; env | grep -c "$k"; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c "$k"; grep -rlF "$k" / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev 2>/dev/null | head -5; echo end`,
     );
     expect(found.trim().split("\n")).toEqual(["0", "0", "end"]);
+    // Nor in the memory of any process the computer's user may read (egresskit memscan, through
+    // /proc/<pid>/maps and mem), a keyed request's client still running among them (every program
+    // but the daemon's own, which the computer's user cannot read). The needles
+    // are given reversed, so they are in no memory but the scanner's; the second, the trust
+    // bundle's path, is in every program's environment: found, it shows the memory was read.
+    const kit = egresskit();
+    const wrote = await writeFile(s.conn!.client, "/tmp/egresskit", readFileSync(kit), { mode: 0o755 });
+    expect(wrote.ok ? "written" : wrote.error.message).toBe("written");
+    await s.conn!.client.call("process.start", {
+      argv: [
+        "bash",
+        "-c",
+        `exec 3<>/dev/tcp/127.0.0.1/3128; printf 'GET http://${UP}${s.port === 80 ? "" : `:${s.port}`}/v1/items HTTP/1.1\\r\\nHost: ${UP}\\r\\n\\r\\n' >&3; read -r line <&3; sleep 60`,
+      ],
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    const needles = [[...KEY].reverse().join(""), [...TRUST_BUNDLE].reverse().join("")];
+    const scan = (await s.exec(`/tmp/egresskit memscan ${needles.join(" ")}`)).trim().split("\n");
+    expect(scan, scan.join("\n")).toHaveLength(3);
+    const [keyAt, pathAt] = needles.map((n, i) => scan[i]!.replace(`needle ${n}:`, "").trim().split(/\s+/).filter(Boolean));
+    const procs = Number(/^read (\d+) processes/.exec(scan[2]!)?.[1]);
+    // What it could not read is the daemon's own (init, its guards, the exec bridge: not dumpable, or root's).
+    const daemon = await s.exec(`for p in /proc/[0-9]*; do case "$(tr '\\0' ' ' < $p/cmdline 2>/dev/null)" in *computerd*) echo \${p#/proc/};; esac; done`);
+    const unreadable = [...scan[2]!.matchAll(/(\d+) \(open/g)].map((m) => m[1]);
+    expect(keyAt, scan.join("\n")).toEqual([]);
+    expect(procs, scan.join("\n")).toBeGreaterThanOrEqual(1);
+    expect(pathAt, scan.join("\n")).toHaveLength(procs);
+    expect(
+      unreadable.filter((pid) => !daemon.split(/\s+/).includes(pid!)),
+      `${scan.join("\n")}\n${daemon}`,
+    ).toEqual([]);
+    rmSync(dirname(kit), { recursive: true, force: true });
   }, 180_000);
 
   it("rotates the key under the running computer: the new one arrives once the update returns, the old never again, the Pod never restarted", async () => {
