@@ -8,6 +8,7 @@
 // where no vendor is reached, asks no connection test); a plugin started just for its schema has none.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { loadStart } from "./bundle-load.js";
 import { useStartCache } from "./start-cache.js";
 import { holdYoungGeneration } from "./young-generation.js";
 
@@ -16,24 +17,13 @@ const schema = readFileSync(new URL("schema/schema.json", root), "utf8");
 const { version } = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string };
 
 const args = process.argv.slice(2);
-// gRPC and the protos compile from the start cache, if the build made one; later modules as Node loads them.
+// gRPC, the protos and the provider's bundle compile from the start cache, if the build made one;
+// later modules as Node loads them. The bundle is loaded (not run) before the port, while the young
+// generation can still grow: V8 refuses cached code once a flag has changed, and the young
+// generation is held once the plugin has started.
 const endStartCache = useStartCache(fileURLToPath(new URL("start-cache.bin", import.meta.url)));
 const { serve } = await import("./server.js");
-await serve({
-  version,
-  schema,
-  args,
-  provider: async () => {
-    const [{ settingsFrom }, { engineAddress, engineLog }, { makeProvider }] = await Promise.all([
-      import("./config.js"),
-      import("./engine-log.js"),
-      import("./plugin.js"),
-    ]);
-    const test = process.env.AGENTRUN_COMPUTER_TEST === "1";
-    const settings = settingsFrom(process.env.PULUMI_CONFIG, { test });
-    const checkKeys = !(test && process.env.AGENTRUN_COMPUTER_TEST_KEYS_UNCHECKED === "1");
-    return makeProvider({ version, schema, settings, checkKeys, log: engineLog(engineAddress(args)) });
-  },
-});
+const start = await loadStart();
+await serve({ version, schema, args, provider: () => start.provider({ version, schema, args }) });
 endStartCache();
 holdYoungGeneration();

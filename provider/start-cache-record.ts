@@ -1,6 +1,14 @@
-// Run by the build (npm run build, npm run setup): records the start cache (start-cache.ts) of the
-// modules the plugin's server loads, beside the compiled plugin, for the Node that built it.
+// Run by the build (npm run build, npm run setup), after the bundle (bundle.ts): records the start
+// cache (start-cache.ts) of what the plugin's start loads (the server: gRPC's and the protos'
+// CommonJS modules) and of what a preview's first call loads (the bundle, run as far as start.ts's
+// warm), beside the compiled plugin, for the Node that built it.
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { loadStart } from "./bundle-load.js";
 import { recordStartCache } from "./start-cache.js";
 
-await recordStartCache(fileURLToPath(new URL("start-cache.bin", import.meta.url)), () => import("./server.js"));
+const schema = readFileSync(new URL("../../schema/schema.json", import.meta.url), "utf8");
+await recordStartCache(fileURLToPath(new URL("start-cache.bin", import.meta.url)), async () => {
+  await import("./server.js");
+  await (await loadStart()).warm({ version: "0.0.0", schema });
+});

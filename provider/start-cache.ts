@@ -1,16 +1,17 @@
 // V8's compiled code for the CommonJS modules the plugin loads before it prints its port (gRPC, the
-// Pulumi protos), kept beside the build: the engine starts the plugin on every preview and for each
-// operation, and compiling those 700 KB of JavaScript again each time was a fifth of its start. Node 20
-// has no compile cache of its own (module.enableCompileCache is Node 22), so the start compiles
-// these modules through vm.Script with the cached data; any other module loads as Node loads it.
-// An entry is found by the module's path inside node_modules (so the cache serves the package where
-// it is installed too) and used only for the very source it was made from (its hash), since V8
-// checks a source's length alone; a cache made by another Node is refused by V8 and then costs
-// nothing but its read.
+// Pulumi protos) and at its first call (the provider's bundle, bundle.ts), kept beside the build: the
+// engine starts the plugin on every preview and for each operation, and compiling those 700 KB of
+// JavaScript again each time was a fifth of its start. Node 20 has no compile cache of its own
+// (module.enableCompileCache is Node 22), so the plugin compiles these modules through vm.Script
+// with the cached data; any other module loads as Node loads it. An entry is found by the module's
+// path inside node_modules, else by its path from the cache's folder (the bundle beside it), so the
+// cache serves the package where it is installed too; it is used only for the very source it was
+// made from (its hash), since V8 checks a source's length alone; a cache made by another Node is
+// refused by V8 and then costs nothing but its read.
 import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import Module from "node:module";
-import { dirname, sep } from "node:path";
+import { dirname, relative, sep } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import vm from "node:vm";
 
@@ -27,7 +28,7 @@ const loader = Module as unknown as {
 };
 
 interface Entry {
-  /** The module's path inside node_modules (from its package's folder on). */
+  /** The module's path inside node_modules (from its package's folder on), else from the cache's folder. */
   module: string;
   /** sha256 of the source the code was compiled from. */
   source: string;
@@ -45,9 +46,9 @@ export interface StartCacheReport {
 
 const digest = (content: string) => createHash("sha256").update(content).digest("hex");
 const NODE_MODULES = `${sep}node_modules${sep}`;
-const moduleKey = (filename: string) => {
+const moduleKey = (filename: string, home: string) => {
   const at = filename.lastIndexOf(NODE_MODULES);
-  return at < 0 ? filename : filename.slice(at + NODE_MODULES.length);
+  return at < 0 ? relative(home, filename) : filename.slice(at + NODE_MODULES.length);
 };
 
 /** The module's function compiled from its source (and the cached code, when given), run as Node runs it. */
@@ -93,7 +94,7 @@ export function useStartCache(file: string): () => StartCacheReport {
   const restore = hooked(
     (original) =>
       function (this: NodeJS.Module, content, filename) {
-        const entry = entries.get(moduleKey(filename));
+        const entry = entries.get(moduleKey(filename, dirname(file)));
         if (!entry) return original.call(this, content, filename);
         if (entry.source !== digest(content)) {
           report.stale++;
@@ -129,7 +130,7 @@ export async function recordStartCache(file: string, load: () => Promise<unknown
     restore();
   }
   const entries: Entry[] = seen.map(({ filename, content, script }) => ({
-    module: moduleKey(filename),
+    module: moduleKey(filename, dirname(file)),
     source: digest(content),
     code: script.createCachedData(),
   }));
