@@ -18,12 +18,12 @@ const { version } = JSON.parse(readFileSync(new URL("package.json", root), "utf8
 
 const args = process.argv.slice(2);
 // gRPC, the protos and the provider's bundle compile from the start cache, if the build made one;
-// later modules as Node loads them. The bundle is loaded (not run) before the port, while the young
-// generation can still grow: V8 refuses cached code once a flag has changed, and the young
-// generation is held once the plugin has started.
+// later modules as Node loads them. The young generation is held once the server is loaded, before
+// the bundle (whose load would grow it): V8 refuses code cached under other flags, so the build
+// records the bundle's code under the hold too (start-cache-record.ts).
 const endStartCache = useStartCache(fileURLToPath(new URL("start-cache.bin", import.meta.url)));
 const { serve } = await import("./server.js");
+holdYoungGeneration();
 const start = await loadStart();
 await serve({ version, schema, args, provider: () => start.provider({ version, schema, args }) });
 endStartCache();
-holdYoungGeneration();

@@ -113,11 +113,14 @@ export function useStartCache(file: string): () => StartCacheReport {
 }
 
 /**
- * Runs `load` with every CommonJS module it compiles recorded, then writes their compiled code
- * (with what ran of it) to `file`, whole or not at all. Gives the number of modules written.
+ * Runs each of `steps` in turn with every CommonJS module it compiles recorded, then writes their
+ * compiled code (with what ran of it) to `file`, whole or not at all. A step's code is taken as it
+ * ends: V8 refuses code made under other flags, so a flag the plugin sets between two loads is set
+ * between the same two steps. Gives the number of modules written.
  */
-export async function recordStartCache(file: string, load: () => Promise<unknown>): Promise<number> {
-  const seen: Array<{ filename: string; content: string; script: vm.Script }> = [];
+export async function recordStartCache(file: string, ...steps: Array<() => Promise<unknown>>): Promise<number> {
+  let seen: Array<{ filename: string; content: string; script: vm.Script }> = [];
+  const entries: Entry[] = [];
   const restore = hooked(
     () =>
       function (this: NodeJS.Module, content, filename) {
@@ -125,15 +128,15 @@ export async function recordStartCache(file: string, load: () => Promise<unknown
       },
   );
   try {
-    await load();
+    for (const step of steps) {
+      await step();
+      for (const { filename, content, script } of seen)
+        entries.push({ module: moduleKey(filename, dirname(file)), source: digest(content), code: script.createCachedData() });
+      seen = [];
+    }
   } finally {
     restore();
   }
-  const entries: Entry[] = seen.map(({ filename, content, script }) => ({
-    module: moduleKey(filename, dirname(file)),
-    source: digest(content),
-    code: script.createCachedData(),
-  }));
   const partial = `${file}.${process.pid}`;
   writeFileSync(partial, serialize(entries));
   renameSync(partial, file);
