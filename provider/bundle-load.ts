@@ -1,4 +1,4 @@
-// The provider's side of the plugin (start.ts) as the entry and the start cache's record load it:
+// The provider's side of the plugin (start.ts) as the entry loads it at the first call that needs it:
 // the build's single file of it (bundle.ts) when there and fresh, else its modules one by one as
 // tsc compiled them.
 import { statSync } from "node:fs";

@@ -1,11 +1,15 @@
 // Run by the build (npm run build, npm run setup) after tsc: the provider the plugin makes at its
 // first call (start.ts, as tsc compiled it) and everything it imports of this package, with the few
 // packages a preview's first call needs, bundled by esbuild into one CommonJS file beside it
-// (bundle-load.ts loads it). One file read and compiled from the start cache, where its modules
-// were some three hundred ES modules resolved, read and linked one by one before the first Diff.
-// Every module in it stays as lazy as it was: esbuild runs a module imported by import() only when
-// that import runs. Every other package stays outside, loaded by Node when (if ever) a call needs
-// it: the Pulumi SDK (a construct's), the vendors' SDKs, the engine's protos.
+// (bundle-load.ts loads it): one file read and compiled, where its modules were some three hundred
+// ES modules resolved, read and linked one by one before the first Diff. Every module in it stays
+// as lazy as it was: esbuild runs a module imported by import() only when that import runs, and,
+// CommonJS, a package left outside is required where its import runs (an ES bundle hoists them all
+// to its top, the Pulumi SDK and TypeScript behind it at every start). Every other package stays
+// outside, loaded by Node when (if ever) a call needs it: the Pulumi SDK (a construct's), the
+// vendors' SDKs, execa, the engine's protos. The bundle is not in the start cache: with its code
+// from V8's cache, its dynamic import of execa (an image's pull or build) never settled, and a root
+// stack's up waited on it until cancelled.
 import { build, type Plugin } from "esbuild";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";

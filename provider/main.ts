@@ -17,13 +17,9 @@ const schema = readFileSync(new URL("schema/schema.json", root), "utf8");
 const { version } = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string };
 
 const args = process.argv.slice(2);
-// gRPC, the protos and the provider's bundle compile from the start cache, if the build made one;
-// later modules as Node loads them. The young generation is held once the server is loaded, before
-// the bundle (whose load would grow it): V8 refuses code cached under other flags, so the build
-// records the bundle's code under the hold too (start-cache-record.ts).
+// gRPC and the protos compile from the start cache, if the build made one; later modules as Node loads them.
 const endStartCache = useStartCache(fileURLToPath(new URL("start-cache.bin", import.meta.url)));
 const { serve } = await import("./server.js");
-holdYoungGeneration();
-const start = await loadStart();
-await serve({ version, schema, args, provider: () => start.provider({ version, schema, args }) });
+await serve({ version, schema, args, provider: async () => (await loadStart()).provider({ version, schema, args }) });
 endStartCache();
+holdYoungGeneration();

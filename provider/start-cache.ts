@@ -1,17 +1,16 @@
 // V8's compiled code for the CommonJS modules the plugin loads before it prints its port (gRPC, the
-// Pulumi protos) and at its first call (the provider's bundle, bundle.ts), kept beside the build: the
-// engine starts the plugin on every preview and for each operation, and compiling those 700 KB of
-// JavaScript again each time was a fifth of its start. Node 20 has no compile cache of its own
-// (module.enableCompileCache is Node 22), so the plugin compiles these modules through vm.Script
-// with the cached data; any other module loads as Node loads it. An entry is found by the module's
-// path inside node_modules, else by its path from the cache's folder (the bundle beside it), so the
-// cache serves the package where it is installed too; it is used only for the very source it was
-// made from (its hash), since V8 checks a source's length alone; a cache made by another Node is
-// refused by V8 and then costs nothing but its read.
+// Pulumi protos), kept beside the build: the engine starts the plugin on every preview and for each
+// operation, and compiling those 700 KB of JavaScript again each time was a fifth of its start. Node 20
+// has no compile cache of its own (module.enableCompileCache is Node 22), so the start compiles
+// these modules through vm.Script with the cached data; any other module loads as Node loads it.
+// An entry is found by the module's path inside node_modules (so the cache serves the package where
+// it is installed too) and used only for the very source it was made from (its hash), since V8
+// checks a source's length alone; a cache made by another Node is refused by V8 and then costs
+// nothing but its read.
 import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import Module from "node:module";
-import { dirname, relative, sep } from "node:path";
+import { dirname, sep } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import vm from "node:vm";
 
@@ -28,7 +27,7 @@ const loader = Module as unknown as {
 };
 
 interface Entry {
-  /** The module's path inside node_modules (from its package's folder on), else from the cache's folder. */
+  /** The module's path inside node_modules (from its package's folder on). */
   module: string;
   /** sha256 of the source the code was compiled from. */
   source: string;
@@ -46,9 +45,9 @@ export interface StartCacheReport {
 
 const digest = (content: string) => createHash("sha256").update(content).digest("hex");
 const NODE_MODULES = `${sep}node_modules${sep}`;
-const moduleKey = (filename: string, home: string) => {
+const moduleKey = (filename: string) => {
   const at = filename.lastIndexOf(NODE_MODULES);
-  return at < 0 ? relative(home, filename) : filename.slice(at + NODE_MODULES.length);
+  return at < 0 ? filename : filename.slice(at + NODE_MODULES.length);
 };
 
 /** The module's function compiled from its source (and the cached code, when given), run as Node runs it. */
@@ -94,7 +93,7 @@ export function useStartCache(file: string): () => StartCacheReport {
   const restore = hooked(
     (original) =>
       function (this: NodeJS.Module, content, filename) {
-        const entry = entries.get(moduleKey(filename, dirname(file)));
+        const entry = entries.get(moduleKey(filename));
         if (!entry) return original.call(this, content, filename);
         if (entry.source !== digest(content)) {
           report.stale++;
@@ -113,14 +112,11 @@ export function useStartCache(file: string): () => StartCacheReport {
 }
 
 /**
- * Runs each of `steps` in turn with every CommonJS module it compiles recorded, then writes their
- * compiled code (with what ran of it) to `file`, whole or not at all. A step's code is taken as it
- * ends: V8 refuses code made under other flags, so a flag the plugin sets between two loads is set
- * between the same two steps. Gives the number of modules written.
+ * Runs `load` with every CommonJS module it compiles recorded, then writes their compiled code
+ * (with what ran of it) to `file`, whole or not at all. Gives the number of modules written.
  */
-export async function recordStartCache(file: string, ...steps: Array<() => Promise<unknown>>): Promise<number> {
-  let seen: Array<{ filename: string; content: string; script: vm.Script }> = [];
-  const entries: Entry[] = [];
+export async function recordStartCache(file: string, load: () => Promise<unknown>): Promise<number> {
+  const seen: Array<{ filename: string; content: string; script: vm.Script }> = [];
   const restore = hooked(
     () =>
       function (this: NodeJS.Module, content, filename) {
@@ -128,15 +124,15 @@ export async function recordStartCache(file: string, ...steps: Array<() => Promi
       },
   );
   try {
-    for (const step of steps) {
-      await step();
-      for (const { filename, content, script } of seen)
-        entries.push({ module: moduleKey(filename, dirname(file)), source: digest(content), code: script.createCachedData() });
-      seen = [];
-    }
+    await load();
   } finally {
     restore();
   }
+  const entries: Entry[] = seen.map(({ filename, content, script }) => ({
+    module: moduleKey(filename),
+    source: digest(content),
+    code: script.createCachedData(),
+  }));
   const partial = `${file}.${process.pid}`;
   writeFileSync(partial, serialize(entries));
   renameSync(partial, file);

@@ -15,15 +15,3 @@ export async function provider(opts: { version: string; schema: string; args: st
   const checkKeys = !(test && process.env.AGENTRUN_COMPUTER_TEST_KEYS_UNCHECKED === "1");
   return makeProvider({ version: opts.version, schema: opts.schema, settings, checkKeys, log: engineLog(engineAddress(opts.args)) });
 }
-
-/**
- * A preview's first call made ready without running it: the provider and the module of its
- * commonest type, the Computer (the Docker provider behind it), run as far as loading them. The
- * start cache is recorded over this (start-cache-record.ts), so the code these modules compile as
- * they load is cached too and not compiled again at each preview.
- */
-export async function warm(opts: { version: string; schema: string }): Promise<void> {
-  await provider({ ...opts, args: [] });
-  const { resources } = await import("./plugin.js");
-  await resources["agentrun:index:Computer"]?.();
-}

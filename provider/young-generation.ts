@@ -5,8 +5,7 @@
 // refuse all code cached without it (Node's own and the start cache's), and the plugin starts on
 // every preview; so growth is turned off once the start's cached code is loaded: V8 reads the
 // factor each time it would grow the space, and a factor of 1 grows it by nothing. What Node loads
-// after this compiles without its cached code (four built-in modules in a first call), but for the
-// provider's bundle, whose code the build records under the hold (start-cache-record.ts).
+// after this compiles without its cached code (four built-in modules in a first call).
 import { setFlagsFromString } from "node:v8";
 
 export function holdYoungGeneration(): void {

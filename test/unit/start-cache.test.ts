@@ -1,7 +1,6 @@
 // The plugin's start cache (provider/start-cache.ts): modules compiled from V8's cached code only
-// when the code was made from the very source loaded, found by their path inside node_modules or
-// from the cache's folder, recorded step by step; a cache that is missing, unreadable or refused
-// never stops a module from loading.
+// when the code was made from the very source loaded, found by their path inside node_modules, and
+// a cache that is missing, unreadable or refused never stops a module from loading.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -78,40 +77,5 @@ describe("the start cache", () => {
     useStartCache(cache)();
     const a = await installed(B(98));
     expect(load(a).answer).toBe(99);
-  });
-
-  test("a module outside node_modules is found by its path from the cache's folder, wherever that folder is", async () => {
-    // The plugin's bundle beside its cache, the package moved whole: recorded in one folder, used in another.
-    const made = join(dir, "made");
-    const moved = join(dir, "moved");
-    for (const folder of [made, moved]) {
-      await mkdir(folder);
-      await writeFile(join(folder, "bundle.cjs"), B(7));
-    }
-    const bundle = (folder: string) => createRequire(join(folder, "bundle.cjs"))(join(folder, "bundle.cjs")) as { answer(): number };
-    expect(await recordStartCache(join(made, "start-cache.bin"), async () => bundle(made))).toBe(1);
-    writeFileSync(join(moved, "start-cache.bin"), readFileSync(join(made, "start-cache.bin")));
-    const end = useStartCache(join(moved, "start-cache.bin"));
-    expect(bundle(moved).answer()).toBe(7);
-    expect(end()).toEqual({ used: 1, refused: 0, stale: 0 });
-  });
-
-  test("steps are recorded in turn, each module of each step written", async () => {
-    const first = await installed();
-    const second = join(dir, "second.cjs");
-    await writeFile(second, B(5));
-    expect(
-      await recordStartCache(
-        cache,
-        async () => load(first),
-        async () => createRequire(second)(second),
-      ),
-    ).toBe(3);
-    const end = useStartCache(cache);
-    load(await installed());
-    const require = createRequire(second);
-    Reflect.deleteProperty(require.cache, second);
-    require(second);
-    expect(end()).toEqual({ used: 3, refused: 0, stale: 0 });
   });
 });
