@@ -8,6 +8,7 @@
 // where no vendor is reached, asks no connection test); a plugin started just for its schema has none.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { loadStart } from "./bundle-load.js";
 import { useStartCache } from "./start-cache.js";
 import { holdYoungGeneration } from "./young-generation.js";
 
@@ -19,21 +20,6 @@ const args = process.argv.slice(2);
 // gRPC and the protos compile from the start cache, if the build made one; later modules as Node loads them.
 const endStartCache = useStartCache(fileURLToPath(new URL("start-cache.bin", import.meta.url)));
 const { serve } = await import("./server.js");
-await serve({
-  version,
-  schema,
-  args,
-  provider: async () => {
-    const [{ settingsFrom }, { engineAddress, engineLog }, { makeProvider }] = await Promise.all([
-      import("./config.js"),
-      import("./engine-log.js"),
-      import("./plugin.js"),
-    ]);
-    const test = process.env.AGENTRUN_COMPUTER_TEST === "1";
-    const settings = settingsFrom(process.env.PULUMI_CONFIG, { test });
-    const checkKeys = !(test && process.env.AGENTRUN_COMPUTER_TEST_KEYS_UNCHECKED === "1");
-    return makeProvider({ version, schema, settings, checkKeys, log: engineLog(engineAddress(args)) });
-  },
-});
+await serve({ version, schema, args, provider: async () => (await loadStart()).provider({ version, schema, args }) });
 endStartCache();
 holdYoungGeneration();

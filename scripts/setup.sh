@@ -33,7 +33,8 @@ typescript() {
   [ -f dist/.tsc-stamp ] && [ -z "$newest" ] && [ tsconfig.json -ot dist/.tsc-stamp ] && return 10
   say "compiling the TypeScript (tsc)"
   rm -rf dist/src dist/provider
-  # package.json's build: tsc, the agentrun bin made executable, the plugin's start cache recorded.
+  # package.json's build: tsc, the agentrun bin made executable, the provider's bundle
+  # (provider/bundle.ts), the plugin's start cache recorded.
   npm run --silent build || die "the TypeScript build (npm run build) failed; fix the errors above"
   touch dist/.tsc-stamp
 }

@@ -62,6 +62,7 @@ describe("the packed package, installed into an empty folder", () => {
       "dist/src/conformance/cli.js",
       "dist/provider/main.js",
       "dist/provider/start-cache.bin",
+      "dist/provider/start.bundle.cjs",
       "dist/provider/sdk/index.js",
       "provider/bin/pulumi-resource-agentrun",
       "schema/schema.json",
