@@ -1,6 +1,7 @@
 // read: a computer found by name, id or labels and drift-checked, handed back whether or not it
 // drifted (the ref with the spec read back, its state, every mismatch); attach refuses a drifted
 // one, and a Pulumi refresh shows it field by field.
+import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import type { CallOptions } from "../daemon/client.js";
 import type { Hello } from "../daemon/protocol.js";
 import type { AttachBy, ComputerSpec, ReadBack } from "../contract/provider.js";
@@ -70,7 +71,7 @@ async function fromInside(
   // proxy made again by an update is trusted once a program next connects).
   const enforced = held && (await enforcedInside(held, connection.value.client, options.signal));
   // And that the proxy on its path enforces those rules, proven from inside.
-  const unproven = held ? await unprovenRules(connection.value.client, held.enforced.rules, options.signal) : [];
+  const unproven = held ? await unprovenRules(connection.value.client, held.enforced.rules, DAEMON_IN_COMPUTER, options.signal) : [];
   await connection.value.close();
   const mismatches = [home, kernel, ...browsing, ...unproven].filter((m) => m !== undefined);
   return ok({ hello: connection.value.hello, mismatches, ...(enforced ? { enforced } : {}) });

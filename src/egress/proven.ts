@@ -6,12 +6,12 @@
 // user's API. The rules proven are those the proxy's container holds (its argv): a shared proxy's
 // rules change by update under running computers, so only the proxy knows what they are now; what
 // the proof adds is that the proxy the computer's traffic reaches is the one that holds them.
+// The requests are sent by `computerd judge` (daemon/internal/judge), the daemon's own binary,
+// which every computer has whatever its image holds: per probe, the last line the proxy answers,
+// "unreached" when the relay refuses, "unanswered" when its 20 s pass.
 import type { ComputerClient } from "../daemon/client.js";
 import { runText } from "../daemon/processes.js";
 import { covers, type EgressRule, RULE_METHODS, ruleAllows } from "./rules.js";
-
-/** The header that makes a request judge-only: the proxy answers its verdict, never sending it. */
-export const JUDGE_HEADER = "Agentrun-Judge";
 
 /** One judge-only request, and whether the rules let it pass. */
 export interface JudgeProbe {
@@ -51,21 +51,6 @@ export function judgeProbes(rules: readonly EgressRule[]): JudgeProbe[] {
   return [...probes.values()];
 }
 
-// Per probe (host, method, path), one request through init's relay and the last line the proxy
-// answers (its body: "<status> <words>"), or "unreached" when the relay does not answer.
-const JUDGE_SCRIPT = `while [ $# -ge 3 ]; do
-  if exec 3<>/dev/tcp/127.0.0.1/3128; then
-    printf '%s http://%s%s HTTP/1.1\\r\\nHost: %s\\r\\n${JUDGE_HEADER}: rules\\r\\nConnection: close\\r\\n\\r\\n' "$2" "$1" "$3" "$1" >&3
-    last=
-    while IFS= read -r line <&3 || [ -n "$line" ]; do [ -n "$line" ] && last=$line; done
-    exec 3<&- 3>&-
-    printf '%s\\n' "$last"
-  else
-    echo unreached
-  fi
-  shift 3
-done`;
-
 /** What a verdict line must start with for a probe. */
 function expected(probe: JudgeProbe): string {
   return probe.passes
@@ -74,19 +59,20 @@ function expected(probe: JudgeProbe): string {
 }
 
 /**
- * The rules proven from inside, run as the computer's user through its daemon: each probe whose
+ * The rules proven from inside, run as the computer's user through its daemon (`computerd judge`,
+ * from daemonPath, where the computer holds computerd): each probe whose
  * verdict is not the rules' is a mismatch naming its host, method and path; none when every one
  * holds (or there are no rules).
  */
-export async function unprovenRules(client: ComputerClient, rules: readonly EgressRule[], signal?: AbortSignal): Promise<string[]> {
+export async function unprovenRules(client: ComputerClient, rules: readonly EgressRule[], daemonPath: string, signal?: AbortSignal): Promise<string[]> {
   const probes = judgeProbes(rules);
   if (probes.length === 0) return [];
-  const argv = ["bash", "-c", JUDGE_SCRIPT, "judge", ...probes.flatMap((p) => [p.host, p.method, p.path])];
+  const argv = [daemonPath, "judge", ...probes.flatMap((p) => [p.host, p.method, p.path])];
   let lines: string[];
   try {
     const ran = runText(await client.call("exec.run", { argv, timeoutMs: 30_000 }, signal ? { signal } : {}));
     if (ran.exitCode !== 0)
-      return [`its proxy's rules could not be proven from inside (bash with /dev/tcp ran and exited ${ran.exitCode}: ${ran.stderr.trim().slice(0, 200)})`];
+      return [`its proxy's rules could not be proven from inside (computerd judge exited ${ran.exitCode}: ${ran.stderr.trim().slice(0, 200)})`];
     lines = ran.stdout.split("\n");
   } catch (error) {
     return [`its proxy's rules could not be proven from inside: ${error instanceof Error ? error.message : String(error)}`];

@@ -4,6 +4,7 @@
 // reads, never a value), and, read from inside, whose CA the computer trusts; with its rules
 // proven from inside by judge-only requests (src/egress/proven.ts), each mismatch drift naming its
 // host. A computer's own sidecar holds no rules and no credentials.
+import { DAEMON_IN_COMPUTER } from "../contract/daemon-path.js";
 import type { ComputerClient } from "../daemon/client.js";
 import { ok, type Result } from "../daemon/result.js";
 import { type EgressEnforced, enforcedInside, type ProxyHeld, proxyHeldOf } from "../egress/enforced.js";
@@ -36,6 +37,6 @@ export async function enforcedFromInside(
   client: ComputerClient,
   signal: AbortSignal | undefined,
 ): Promise<{ enforced: EgressEnforced; drift: string[] }> {
-  const drift = await unprovenRules(client, held.enforced.rules, signal);
+  const drift = await unprovenRules(client, held.enforced.rules, DAEMON_IN_COMPUTER, signal);
   return { enforced: await enforcedInside(held, client, signal), drift };
 }

@@ -5,6 +5,8 @@
 // (a proxy of other rules started on the same socket, the made one paused, so its container still
 // says the rules it was made with) read as drift naming host, method and path, and refuse a create,
 // deleting what it made. The upstream is the test's own on an --internal network of its own.
+// Both on the base image and on one with no bash (the base image with bash removed, committed
+// under a name of this run's): the proof is the daemon's own `computerd judge`, not a shell's.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,40 +18,57 @@ import { startUpstream, type Upstream } from "../support/egress-upstream.js";
 const id = randomBytes(4).toString("hex");
 const labels = testLabel();
 const names = new Set<string>();
+const noBash = `agentrun-egress-proven-nobash:${id}`;
 let up: Upstream | undefined;
 let p: DockerProvider;
-let proxy = "";
-let byHand = "";
-let computer: ComputerRef | undefined;
+const proxies: string[] = [];
+const byHands: string[] = [];
 
-const proxyLog = () => docker("logs", `${proxy}-egress`);
-/** The proxy's log lines for the upstream's host, once it holds at least n (the engine's log is written behind the proxy). */
-async function hostLines(n: number): Promise<string[]> {
-  const lines = () =>
-    proxyLog()
-      .split("\n")
-      .filter((l) => l.includes('"host":"up.egress.test"'));
-  for (let i = 0; i < 100 && lines().length < n; i++) await new Promise((r) => setTimeout(r, 100));
-  return lines();
-}
 const count = () => docker("ps", "--all", "-q", "--filter", `label=agentrun.test=${labels["agentrun.test"]}`).split("\n").filter(Boolean).length;
 
 beforeAll(async () => {
   up = startUpstream(`agentrun-egress-proven-${id}`, { alias: "up.egress.test" });
   p = provider({ egress: up.egress });
+  const cut = `agentrun-egress-proven-nobash-${id}`;
+  try {
+    docker("run", "--name", cut, "--entrypoint", "rm", IMAGE, "-f", "/bin/bash", "/usr/bin/bash");
+    // Committed with the base image's own entrypoint, not the rm that cut bash.
+    const entrypoint = docker("image", "inspect", "-f", "{{json .Config.Entrypoint}}", IMAGE);
+    docker("commit", "--change", `ENTRYPOINT ${entrypoint === "null" ? "[]" : entrypoint}`, cut, noBash);
+  } finally {
+    execFileSync("docker", ["rm", "--force", cut], { stdio: "ignore" });
+  }
+  expect(() => docker("run", "--rm", "--entrypoint", "bash", noBash, "-c", "true")).toThrow(/"bash": executable file not found/);
+  expect(docker("run", "--rm", "--entrypoint", "sh", noBash, "-c", "echo sh")).toBe("sh");
 }, 120_000);
 
 afterAll(() => {
   for (const name of names) execFileSync("docker", ["rm", "--force", "--volumes", name], { stdio: "ignore" });
-  if (byHand) execFileSync("docker", ["rm", "--force", byHand], { stdio: "ignore" });
-  if (proxy) {
+  for (const byHand of byHands) execFileSync("docker", ["rm", "--force", byHand], { stdio: "ignore" });
+  for (const proxy of proxies) {
     execFileSync("docker", ["rm", "--force", `${proxy}-egress`], { stdio: "ignore" });
     execFileSync("docker", ["volume", "rm", "--force", `${proxy}-egress`], { stdio: "ignore" });
   }
+  execFileSync("docker", ["image", "rm", "--force", noBash], { stdio: "ignore" });
   up?.close();
 }, 60_000);
 
-describe("a computer's rules proven from inside", () => {
+describe.each([
+  ["the base image", () => IMAGE],
+  ["an image with no bash", () => noBash],
+])("a computer's rules proven from inside, on %s", (_, imageOf) => {
+  let proxy = "";
+  let computer: ComputerRef | undefined;
+  const proxyLog = () => docker("logs", `${proxy}-egress`);
+  /** The proxy's log lines for the upstream's host, once it holds at least n (the engine's log is written behind the proxy). */
+  async function hostLines(n: number): Promise<string[]> {
+    const lines = () =>
+      proxyLog()
+        .split("\n")
+        .filter((l) => l.includes('"host":"up.egress.test"'));
+    for (let i = 0; i < 100 && lines().length < n; i++) await new Promise((r) => setTimeout(r, 100));
+    return lines();
+  }
   it("proves at create, without a request reaching the upstream, that its proxy allows GET /v1/items and refuses POST", async () => {
     const made = await p.proxies.make(
       {
@@ -63,7 +82,8 @@ describe("a computer's rules proven from inside", () => {
     expect(made.ok, JSON.stringify(made)).toBe(true);
     if (!made.ok) return;
     proxy = made.value.name;
-    const created = await p.create({ image: IMAGE, lifetimeMs: 600_000, network: { allow: [] }, egress: proxy, labels });
+    proxies.push(proxy);
+    const created = await p.create({ image: imageOf(), lifetimeMs: 600_000, network: { allow: [] }, egress: proxy, labels });
     if (created.ok) names.add(created.value.name);
     expect(created.ok, JSON.stringify(created)).toBe(true);
     if (!created.ok) return;
@@ -86,7 +106,8 @@ describe("a computer's rules proven from inside", () => {
     // socket freed, and a proxy of other rules listening on it by hand.
     docker("pause", at);
     docker("run", "--rm", "-v", `${at}:/x`, IMAGE, "rm", "-f", "/x/egress.sock");
-    byHand = `${at}-byhand-${id}`;
+    const byHand = `${at}-byhand-${id}`;
+    byHands.push(byHand);
     docker(
       "run",
       "-d",
@@ -116,7 +137,7 @@ describe("a computer's rules proven from inside", () => {
       ),
     ]);
     const before = count();
-    const refused = await p.create({ image: IMAGE, lifetimeMs: 600_000, network: { allow: [] }, egress: proxy, labels });
+    const refused = await p.create({ image: imageOf(), lifetimeMs: 600_000, network: { allow: [] }, egress: proxy, labels });
     expect(refused).toMatchObject({
       ok: false,
       error: {

@@ -8,6 +8,7 @@ import (
 	"agentrun.dev/computerd/internal/bridge"
 	"agentrun.dev/computerd/internal/guard"
 	"agentrun.dev/computerd/internal/initd"
+	"agentrun.dev/computerd/internal/judge"
 	"agentrun.dev/computerd/internal/probe"
 	"agentrun.dev/computerd/internal/procctl"
 	"agentrun.dev/computerd/internal/sums"
@@ -21,6 +22,7 @@ const usage = `usage:
   ` + probe.Usage + `
   ` + windows.Usage + `
   ` + sums.Usage + `
+  ` + judge.Usage + `
   computerd --version`
 
 func main() {
@@ -59,6 +61,8 @@ func dispatch(args []string) int {
 		return windows.Main(args[1:], os.Stdout, os.Stderr)
 	case "sums":
 		return sums.Main(args[1:], os.Stdout, os.Stderr)
+	case "judge":
+		return judge.Main(args[1:], os.Stdout, os.Stderr)
 	case "guard":
 		// Started by the daemon itself, with its pipes on fds 3 and 4.
 		return guard.Main()

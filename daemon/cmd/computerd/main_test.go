@@ -54,7 +54,7 @@ func TestHelpListsProbeAndOwnNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatalf("computerd --help: %v", err)
 	}
-	for _, want := range []string{"computerd probe [--connect <host:port>[/udp]]...", "--diagnose", "[--user uid:gid [--own-network | --loopback-alone]]"} {
+	for _, want := range []string{"computerd probe [--connect <host:port>[/udp]]...", "--diagnose", "[--user uid:gid [--own-network | --loopback-alone]]", "computerd judge [--relay <host:port>]"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the usage %q does not name %q", out, want)
 		}

@@ -2,6 +2,7 @@
 // side by side), the desktop's display started, /work's mode read from inside, the proxy held to
 // what it must be, and the drift check; a computer that is not what was declared is refused (the
 // flow then deletes it).
+import { DAEMON_IN_COMPUTER } from "../../contract/daemon-path.js";
 import { startDisplay } from "../../daemon/desktop.js";
 import type { Hello } from "../../daemon/protocol.js";
 import type { Creation } from "../../contract/create.js";
@@ -158,7 +159,7 @@ export async function verify(context: DockerContext, creation: Creation<Prepared
   const ref = refOf(opened.inspected, hello, proxy.value, context.volume);
   if (held.value && ref.spec) ref.spec.enforced = await enforcedInside(held.value, opened.connection.client, signal);
   // Its rules proven from inside: a request each allows passes, one each refuses is refused.
-  const unproven = held.value ? await unprovenRules(opened.connection.client, held.value.enforced.rules, signal) : [];
+  const unproven = held.value ? await unprovenRules(opened.connection.client, held.value.enforced.rules, DAEMON_IN_COMPUTER, signal) : [];
   if (signal?.aborted) return fail("aborted", `create was aborted while reading the computer; ${name} was deleted`);
   if (unproven.length > 0) return fail("refused", `${name} is not what was declared, so it was deleted: ${unproven.join("; ")}`);
   return ok(ref);

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+
+	"agentrun.dev/computerd/internal/judge"
 )
 
 // A judge-only request is how the computer's own check proves, from inside, that the proxy on
@@ -13,8 +15,9 @@ import (
 // dialling it. A program inside gains nothing by it: it reaches no one, and learns only what
 // sending the request unmarked would tell it.
 
-// JudgeHeader marks a request, plain, CONNECT or inside an intercepted tunnel, as judge-only.
-const JudgeHeader = "Agentrun-Judge"
+// JudgeHeader marks a request, plain, CONNECT or inside an intercepted tunnel, as judge-only:
+// the header `computerd judge` sends.
+const JudgeHeader = judge.Header
 
 // Judged is the log class of a judge-only request its list and rules pass.
 const Judged = "judged"
