@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"os"
 	"strings"
 	"time"
 
@@ -31,17 +30,9 @@ const reloadEvery = time.Second
 // readListFile reads and checks the list at path: its bytes (for the next comparison) and the
 // list, or why it cannot be held, every refused entry named.
 func readListFile(path string, reachable netip.Prefix) ([]byte, allow.List, error) {
-	f, err := os.Open(path)
+	raw, err := readBounded(path)
 	if err != nil {
 		return nil, allow.List{}, err
-	}
-	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, MaxListFile+1))
-	if err != nil {
-		return nil, allow.List{}, err
-	}
-	if len(raw) > MaxListFile {
-		return nil, allow.List{}, fmt.Errorf("%s is larger than %d KiB", path, MaxListFile>>10)
 	}
 	list, err := parseListFile(raw, reachable)
 	return raw, list, err
@@ -49,13 +40,7 @@ func readListFile(path string, reachable netip.Prefix) ([]byte, allow.List, erro
 
 // parseListFile checks a file's bytes: one entry a line, spaces around it and blank lines passed over.
 func parseListFile(raw []byte, reachable netip.Prefix) (allow.List, error) {
-	var entries []string
-	for _, line := range strings.Split(string(raw), "\n") {
-		if e := strings.TrimSpace(line); e != "" {
-			entries = append(entries, e)
-		}
-	}
-	list, refusals := allow.Parse(entries, reachable)
+	list, refusals := allow.Parse(linesOf(raw), reachable)
 	if len(refusals) > 0 {
 		words := make([]string, len(refusals))
 		for i, r := range refusals {

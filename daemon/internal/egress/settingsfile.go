@@ -42,21 +42,30 @@ type heldSettings struct {
 	rulesDigest, hintDigest, version string
 }
 
-// readBounded reads a file of at most MaxListFile bytes; a missing file is nil with ok false.
-func readBounded(path string) (raw []byte, ok bool, err error) {
+// readBounded reads a file of at most MaxListFile bytes; os.Open's error as it is (a missing
+// file's among them), and what was read of a file too large beside its error.
+func readBounded(path string) ([]byte, error) {
 	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	defer f.Close()
-	raw, err = io.ReadAll(io.LimitReader(f, MaxListFile+1))
+	raw, err := io.ReadAll(io.LimitReader(f, MaxListFile+1))
 	if err == nil && len(raw) > MaxListFile {
 		err = fmt.Errorf("%s is larger than %d KiB", path, MaxListFile>>10)
 	}
-	return raw, true, err
+	return raw, err
+}
+
+// linesOf is a file's lines, spaces around each and blank lines passed over.
+func linesOf(raw []byte) []string {
+	var lines []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if l := strings.TrimSpace(line); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
 
 // read reads and checks the files against the list: their bytes (for the next comparison) and
@@ -78,13 +87,16 @@ func (f settingsFiles) read(l allow.List) ([]byte, heldSettings, error) {
 		if part.path == "" {
 			continue
 		}
-		raw, there, err := readBounded(part.path)
+		raw, err := readBounded(part.path)
+		there := !errors.Is(err, fs.ErrNotExist)
 		switch {
+		case !there:
+			if !part.optional {
+				problems = append(problems, fmt.Sprintf("%s is not there", part.path))
+			}
 		case err != nil:
 			problems = append(problems, err.Error())
-		case !there && !part.optional:
-			problems = append(problems, fmt.Sprintf("%s is not there", part.path))
-		case there:
+		default:
 			if err := part.parse(raw); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: %v", part.path, err))
 			}
@@ -106,12 +118,8 @@ func (f settingsFiles) read(l allow.List) ([]byte, heldSettings, error) {
 
 // parseRules reads one rule a line (the argv's form), blank lines passed over.
 func (s *heldSettings) parseRules(raw []byte, l allow.List) error {
-	var lines, problems []string
-	for _, line := range strings.Split(string(raw), "\n") {
-		if r := strings.TrimSpace(line); r != "" {
-			lines = append(lines, r)
-		}
-	}
+	var problems []string
+	lines := linesOf(raw)
 	if len(lines) > allow.MaxRules {
 		problems = append(problems, fmt.Sprintf("%d rules, more than %d", len(lines), allow.MaxRules))
 	}
