@@ -21,6 +21,7 @@ import { type EgressExpected, proxyReadBack } from "./egress-readback.js";
 import { EGRESS_LABEL, egressName, type EgressPlan, PROXY_PATTERN } from "./egress-request.js";
 import type { Host } from "./host.js";
 import type { Inspected } from "./readback.js";
+import { driftOfOther } from "../egress/network.js";
 
 const CALL_MS = 60_000;
 
@@ -255,7 +256,7 @@ export class DockerEgressProxies implements EgressProxies {
       labels: callerLabels(volume.value.Labels),
       rules: flags?.get("--rule") ?? [],
     };
-    const drift = typeof network === "object" && "other" in network ? [network.other.replace(/^network allow, but its /, "the ")] : [];
+    const drift = typeof network === "object" && "other" in network ? [driftOfOther(network.other)] : [];
     const credentials = credentialsOf(proxy.value?.Config?.Env);
     return ok({ ref, state: proxy.value?.State?.Running ? "running" : "stopped", network, drift, credentials });
   }

@@ -8,3 +8,7 @@ export type NetworkPolicy = "none" | "open" | { allow: string[] };
 export type NetworkReadBack = NetworkPolicy | { other: string };
 export const NETWORK_KINDS = ["none", "open", "allow"] as const;
 export type NetworkKind = (typeof NETWORK_KINDS)[number];
+
+const ALLOW_BUT_ITS = "network allow, but its ";
+/** An allowlist read back in other words ("network allow, but its egress proxy …") as a drift line says it ("the egress proxy …"). */
+export const driftOfOther = (other: string): string => (other.startsWith(ALLOW_BUT_ITS) ? `the ${other.slice(ALLOW_BUT_ITS.length)}` : other);

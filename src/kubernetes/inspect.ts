@@ -22,6 +22,7 @@ import type { KubeEgressProxies } from "./proxies.js";
 import type { KubePods } from "./pods.js";
 import { computerState, type Pod, podDrift, recordedNetwork, recordedSpec, sidecarOf, specOf } from "./readback.js";
 import { gvisorKernel, runtimeClassOf } from "./runtime.js";
+import { driftOfOther } from "../egress/network.js";
 
 export async function inspectPod(
   sb: KubePods,
@@ -59,7 +60,7 @@ export async function inspectPod(
     if (want.value.note) notes.push(want.value.note);
     spec.network = podNetwork(network, sidecar, want.value.want);
     if (recorded?.egress !== undefined) spec.egress = recorded.egress;
-    if (typeof spec.network === "object" && "other" in spec.network) drift.push(spec.network.other.replace(/^network allow, but its /, "the "));
+    if (typeof spec.network === "object" && "other" in spec.network) drift.push(driftOfOther(spec.network.other));
     else if (recorded?.egress !== undefined) {
       const joined = options.proxies
         ? await joinedRead(sb, options.proxies, pod, recorded.egress, options.signal)

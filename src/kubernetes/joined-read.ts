@@ -5,6 +5,7 @@ import { heldOf, joinedNetwork, type JoinedRead } from "./proxy-configmap.js";
 import type { KubeEgressProxies } from "./proxies.js";
 import type { KubePods } from "./pods.js";
 import type { Pod } from "./readback.js";
+import { driftOfOther } from "../egress/network.js";
 
 /**
  * A joined computer's list: its proxy's ConfigMap, and the digests its sidecar's log says it holds,
@@ -21,7 +22,7 @@ export async function joinedRead(
   if (!cm.ok) return cm;
   if (!cm.value) {
     const why = `network allow, but its egress proxy ${proxy} is gone (no ConfigMap ${proxy}): its sidecar holds the last list the kubelet wrote`;
-    return ok({ network: { other: why }, drift: why.replace(/^network allow, but its /, "the ") });
+    return ok({ network: { other: why }, drift: driftOfOther(why) });
   }
   const holds = await proxies.sidecarHolds(pod.metadata.name, signal);
   if (!holds.ok) return holds;

@@ -11,6 +11,7 @@ import { userProblem } from "./check.js";
 import { DIGEST_ANNOTATION, PROXY_LABEL } from "./constants.js";
 import { HINT_KEY, LIST_FILE, LIST_KEY, RULES_KEY } from "./egress.js";
 import { decodeLabels, encodeLabels, labelsAnnotation, recordedLabels } from "./labels.js";
+import { driftOfOther } from "../egress/network.js";
 
 /** The slice of a ConfigMap the proxy reads. */
 export interface ConfigMap {
@@ -205,7 +206,7 @@ export function joinedNetwork(held: ProxyHeld, holds: SidecarHolds | undefined, 
       : `holds the list fnv64a ${holds.digest}${holds.settings ? `, rules fnv64a ${holds.settings.rules} and hint fnv64a ${holds.settings.hint}` : " and has not said which rules and hint"}`;
   if (!held.entries) {
     const why = other(`${held.name}'s ConfigMap holds a list check refuses (${held.refused}), so it forwards nothing`);
-    return { network: why, drift: why.other.replace(/^network allow, but its /, "the ") };
+    return { network: why, drift: driftOfOther(why.other) };
   }
   if (holdsAll(holds, { allow: held.entries, rules: held.rules, hint: held.hint })) return { network: { allow: held.entries } };
   const want = `${held.name}'s list fnv64a ${listDigest(held.entries)}, rules fnv64a ${listDigest(held.rules)} and hint fnv64a ${listDigest([held.hint])}`;
@@ -215,7 +216,7 @@ export function joinedNetwork(held: ProxyHeld, holds: SidecarHolds | undefined, 
       note: `its egress proxy ${what}, not yet ${want} (changed ${since} s ago; the kubelet writes it within ${Math.round(boundMs / 1000)} s)`,
     };
   const why = other(`${what}, not ${want}, ${since} s after it changed (past the ${Math.round(boundMs / 1000)} s the kubelet takes)`);
-  return { network: why, drift: why.other.replace(/^network allow, but its /, "the ") };
+  return { network: why, drift: driftOfOther(why.other) };
 }
 
 /** Why rules in their argv form cannot be held with a list, in check's words, or undefined. */

@@ -11,6 +11,7 @@ import { makeEgress, makeEgressVolume, removeEgress } from "../egress.js";
 import type { EgressPlan } from "../egress-request.js";
 import type { Plan } from "../plan.js";
 import type { Prepared } from "./prepare.js";
+import { driftOfOther } from "../../egress/network.js";
 
 /** How long undoing a computer's egress parts may take (a list, then a removal of each). */
 const UNDO_EGRESS_MS = 120_000;
@@ -42,7 +43,7 @@ export async function joinable(context: Pick<DockerContext, "proxies">, plan: Pl
   if (!read.ok) return read;
   const network = read.value;
   if (typeof network === "object" && "other" in network) {
-    return fail("refused", `${network.other.replace(/^network allow, but its /, "the ")}; ${plan.name} was not made`, { field: "egress" });
+    return fail("refused", `${driftOfOther(network.other)}; ${plan.name} was not made`, { field: "egress" });
   }
   const asked = typeof spec.network === "object" && "allow" in spec.network ? spec.network.allow : [];
   if (asked.length > 0 && !sameNetwork(network, { allow: asked })) {
