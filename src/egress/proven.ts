@@ -3,7 +3,8 @@
 // through init's relay (127.0.0.1:3128, the path every program's traffic takes) marked judge-only
 // (the Agentrun-Judge header, daemon/internal/egress/proxy/judge.go). The proxy answers the verdict
 // it would give and sends nothing on, so a create or a `pulumi preview --refresh` never reads a
-// user's API. The rules proven are those the proxy's container holds (its argv): a shared proxy's
+// user's API. The rules proven are those the proxy holds (its argv on Docker; on Kubernetes its
+// ConfigMap's, which its log says it holds): a shared proxy's
 // rules change by update under running computers, so only the proxy knows what they are now; what
 // the proof adds is that the proxy the computer's traffic reaches is the one that holds them.
 // The requests are sent by `computerd judge` (daemon/internal/judge), the daemon's own binary,

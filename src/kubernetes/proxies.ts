@@ -324,13 +324,14 @@ export class KubeEgressProxies implements EgressProxies {
       async (s) => {
         const pods = await this.joinedPods(name, s);
         if (!pods.ok) throw new Error(pods.error.message);
-        const pending: string[] = [];
-        for (const pod of pods.value.filter((p) => p.status?.phase === "Running")) {
-          const holds = await this.sidecarHolds(pod.metadata.name, s);
+        // Each sidecar's log read at once: a fleet's rotation waits on one round of reads, not a queue of them.
+        const running = pods.value.filter((p) => p.status?.phase === "Running");
+        const read = await Promise.all(running.map((pod) => this.sidecarHolds(pod.metadata.name, s)));
+        return running.flatMap((pod, i) => {
+          const holds = read[i]!;
           if (!holds.ok) throw new Error(holds.error.message);
-          if (!holdsAll(holds.value, want)) pending.push(pod.metadata.name);
-        }
-        return pending;
+          return holdsAll(holds.value, want) ? [] : [pod.metadata.name];
+        });
       },
       (pending) => pending.length === 0,
       {
