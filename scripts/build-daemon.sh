@@ -10,9 +10,9 @@ set -euo pipefail
 out="$ROOT/dist"
 version="$(node -p 'require(process.argv[1]).version' "$ROOT/package.json")"
 stamp="$out/computerd.version"
-# Rebuilt when a daemon source is newer than the older of the two binaries (arm64, built first).
+# Rebuilt when a daemon source is newer than the older of the two binaries (amd64, built first).
 changed() {
-  [ -n "$(find "$ROOT/daemon" \( -name '*.go' -o -name go.mod -o -name go.sum \) -newer "$out/computerd-linux-arm64" -print -quit)" ]
+  [ -n "$(find "$ROOT/daemon" \( -name '*.go' -o -name go.mod -o -name go.sum \) -newer "$out/computerd-linux-amd64" -print -quit)" ]
 }
 if [ -f "$out/computerd-linux-amd64" ] && [ -f "$out/computerd-linux-arm64" ] \
    && [ -f "$out/computerd-fixture-linux-amd64" ] && [ -f "$out/computerd-fixture-linux-arm64" ] \
@@ -21,9 +21,7 @@ if [ -f "$out/computerd-linux-amd64" ] && [ -f "$out/computerd-linux-arm64" ] \
   exit 10
 fi
 mkdir -p "$out"
-# arm64 first: on an empty Go cache the Pulumi CLI's set-up compiles amd64's standard library
-# meanwhile (setup-pulumi.sh), which amd64's builds then find there rather than compile again.
-for arch in arm64 amd64; do
+for arch in amd64 arm64; do
   say "building computerd $version for linux/$arch"
   (cd "$ROOT/daemon" && CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath \
     -ldflags "-s -w -X agentrun.dev/computerd/internal/version.Version=$version" \

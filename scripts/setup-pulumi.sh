@@ -32,16 +32,6 @@ command -v go >/dev/null || die "Go is not installed; install Go 1.25 or later a
 rm -rf "$BIN.partial" && mkdir -p "$BIN.partial"
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 say "building the Pulumi CLI $PULUMI_VERSION and pulumi-language-yaml $YAML_VERSION from Go modules (several minutes the first time)"
-# Go's standard library first, while the modules the two builds need come from the proxy: Go
-# builds running at once each compile what none has cached yet, so on an empty cache the CLI, the
-# YAML host and computerd (amd64, beside this) would each compile all of it.
-(cd "$TOOLS/pulumi-cli" && go list -deps github.com/pulumi/pulumi/pkg/v3/cmd/pulumi >/dev/null) &
-cli_modules=$!
-(cd "$TOOLS/pulumi-yaml" && go list -deps github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml >/dev/null) &
-yaml_modules=$!
-go build -trimpath std || die "Go's standard library did not build; check the Go installation (go version)"
-wait "$cli_modules" || die "the Pulumi CLI's Go modules did not download; check that the Go module proxy answers (go env GOPROXY)"
-wait "$yaml_modules" || die "pulumi-language-yaml's Go modules did not download; check that the Go module proxy answers"
 # The two builds run side by side: each one's single-threaded link runs beside the other's compiles.
 (cd "$TOOLS/pulumi-cli" && go build -trimpath -o "$BIN.partial/pulumi" \
   -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$PULUMI_VERSION" \
