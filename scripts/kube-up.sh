@@ -313,22 +313,27 @@ images() {
   fi
 }
 
-# The egress proxy's image: this work tree's computerd-egress alone, made an image by import, under
-# the name the Kubernetes provider gives a sidecar by default (agentrun-egress:<the proxy's sha256,
-# 16 digits>). No roots beside it, as the Docker provider's image has: a sidecar holds no rules or
-# credentials, so it opens no TLS. Each work tree's proxy is its own image.
+# The egress proxy's image: this work tree's computerd-egress and the roots it verifies an opened
+# host's TLS against, made an image by import from the provider's own recipe
+# (src/kits/image/egress-proxy.ts, the Docker provider's image too), under the name the Kubernetes
+# provider gives a sidecar by default (agentrun-egress:<the recipe's sha256, 16 digits>). Each work
+# tree's proxy is its own image.
 egress_image() {
   local daemon=dist/computerd-egress-linux-amd64 tag work
   [ -f "$daemon" ] || return 0
-  tag="agentrun-egress:$(sha256sum "$daemon" | cut -c1-16)"
-  ctr images ls -q "name==docker.io/library/$tag" | grep -q . && return 0
-  if ! docker image inspect "$tag" >/dev/null 2>&1; then
-    work="$(mktemp -d /tmp/agentrun-kube-egress.XXXXXX)"
-    install -m 0755 "$daemon" "$work/computerd-egress"
-    tar -C "$work" --owner=0 --group=0 -cf "$work/rootfs.tar" computerd-egress
+  work="$(mktemp -d /tmp/agentrun-kube-egress.XXXXXX)"
+  tag="$(node --input-type=module -e '
+    const { createHash } = await import("node:crypto");
+    const { readFileSync, writeFileSync } = await import("node:fs");
+    const { proxyImageTagOf, proxyTar } = await import(process.argv[1] + "/dist/src/kits/image/egress-proxy.js");
+    const proxy = readFileSync(process.argv[2]);
+    writeFileSync(process.argv[3], proxyTar(proxy));
+    console.log(proxyImageTagOf(createHash("sha256").update(proxy).digest("hex")));' "$ROOT" "$daemon" "$work/rootfs.tar")" \
+    || { rm -rf "$work"; die "the egress proxy's image could not be written from $daemon (is dist/ built? npm run setup)"; }
+  if ! ctr images ls -q "name==docker.io/library/$tag" | grep -q . && ! docker image inspect "$tag" >/dev/null 2>&1; then
     docker import -c 'ENTRYPOINT ["/computerd-egress"]' "$work/rootfs.tar" "$tag" >/dev/null
-    rm -rf "$work"
   fi
+  rm -rf "$work"
   import "docker.io/library/$tag" "$tag"
 }
 

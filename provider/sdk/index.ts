@@ -199,7 +199,7 @@ export interface KubernetesEgressSettings {
   readonly hostAddresses?: string[];
   /** The words every refusal adds (printable ASCII, at most 512 bytes). */
   readonly hint?: string;
-  /** The proxy's image: computerd alone at /computerd, on the nodes or in a registry they pull from. Unset: agentrun-egress:<the first 16 hex digits of the daemon's sha256>, as npm run kube:up imports it. */
+  /** The proxy's image: computerd-egress at /computerd-egress and the roots it verifies an opened host's TLS against at /etc/ssl/certs/ca-certificates.crt, on the nodes or in a registry they pull from. Unset: agentrun-egress:<16 hex digits of the sha256 of the two>, the image the Docker provider makes of the same files, as npm run kube:up imports it. */
   readonly image?: string;
   /** Test-only: a private range (its `range`, a CIDR) every proxy reaches as if it were public, so a test reaches its own server on a test cluster. Refused unless `testOnly` is true. */
   readonly testNetwork?: TestNetwork;
@@ -213,7 +213,7 @@ export interface KubernetesEgressSettingsArgs {
   hostAddresses?: pulumi.Input<pulumi.Input<string>[]>;
   /** The words every refusal adds (printable ASCII, at most 512 bytes). */
   hint?: pulumi.Input<string>;
-  /** The proxy's image: computerd alone at /computerd, on the nodes or in a registry they pull from. Unset: agentrun-egress:<the first 16 hex digits of the daemon's sha256>, as npm run kube:up imports it. */
+  /** The proxy's image: computerd-egress at /computerd-egress and the roots it verifies an opened host's TLS against at /etc/ssl/certs/ca-certificates.crt, on the nodes or in a registry they pull from. Unset: agentrun-egress:<16 hex digits of the sha256 of the two>, the image the Docker provider makes of the same files, as npm run kube:up imports it. */
   image?: pulumi.Input<string>;
   /** Test-only: a private range (its `range`, a CIDR) every proxy reaches as if it were public, so a test reaches its own server on a test cluster. Refused unless `testOnly` is true. */
   testNetwork?: pulumi.Input<TestNetworkArgs>;

@@ -39,7 +39,7 @@ export interface EgressPlan {
   hint: string;
   /** The spec's labels (a run's among them), so releaseOlder and the sweep find the parts too. */
   labels: Record<string, string>;
-  /** The proxy's image: the daemon alone, tagged by its hash (egress-image.ts). */
+  /** The proxy's image: the proxy and its roots, tagged by their hash (egress-image.ts). */
   image: string;
   /** The test-only seam: the test's own Docker network and its range (checkTestNetwork). */
   testNetwork?: { name: string; range: string };

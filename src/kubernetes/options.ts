@@ -57,7 +57,7 @@ export interface KubernetesEgressOptions {
   hostAddresses?: string[];
   /** The words every refusal adds (printable ASCII). */
   hint?: string;
-  /** The proxy's image: computerd alone at /computerd (default agentrun-egress:<the daemon's sha256, 16 digits>). */
+  /** The proxy's image: computerd-egress and the roots it verifies TLS against (default: the recipe's, kits/image/egress-proxy.ts, as Docker's). */
   image?: string;
   /**
    * The test-only seam: a range the proxy reaches as if public (the test's own servers), and names

@@ -30,7 +30,8 @@ import type { RecordedSpec } from "./pod.js";
 import { parseUser } from "../contract/user.js";
 import { SETUP_CONTAINER } from "./unprivileged.js";
 import { uploadDaemon } from "./upload.js";
-import { egressImageTag, proxyBinaryBeside } from "../egress/proxy-command.js";
+import { proxyBinaryBeside } from "../egress/proxy-command.js";
+import { proxyImageTagOf } from "../kits/image/egress-proxy.js";
 
 export type { Daemon };
 export const GROUPS = ["exec", "files", "processes"] as const;
@@ -197,11 +198,11 @@ export class KubePods {
     return this.#daemon.bytes();
   }
 
-  /** The proxy image the provider runs: the option's, else the one tagged by the sha256 of the proxy built beside its daemon. */
+  /** The proxy image the provider runs: the option's, else the recipe's tag for the proxy built beside its daemon (with the roots, as Docker's). */
   async egressImage(): Promise<Result<string>> {
     if (this.o.egress.image) return ok(this.o.egress.image);
     const proxy = await this.#proxy.bytes();
-    return proxy.ok ? ok(egressImageTag(proxy.value.sha256)) : proxy;
+    return proxy.ok ? ok(proxyImageTagOf(proxy.value.sha256)) : proxy;
   }
 
   /** What an allowlist's proxy refuses as the nodes' own: the Node list's and egress.hostAddresses (node-addresses.ts). */

@@ -6,8 +6,11 @@ import { join } from "node:path";
 import { rootCertificates } from "node:tls";
 import { describe, expect, it } from "vitest";
 import { daemonDigest } from "../../src/docker/daemon-cache.js";
-import { egressImageTag, imageDigestOf, proxyImageTag, proxyTar, ROOTS_PATH } from "../../src/docker/egress-image.js";
-import { proxyBinaryBeside } from "../../src/egress/proxy-command.js";
+import { proxyImageTag } from "../../src/docker/egress-image.js";
+import { egressImageTag, proxyBinaryBeside } from "../../src/egress/proxy-command.js";
+import { imageDigestOf, proxyImageTagOf, proxyTar, ROOTS_PATH } from "../../src/kits/image/egress-proxy.js";
+import { KubePods } from "../../src/kubernetes/pods.js";
+import { tokenKubeconfig } from "../support/kubeconfig.js";
 import { proxyReadBack, type EgressExpected } from "../../src/docker/egress-readback.js";
 import { EGRESS_LABEL, egressArgs, egressProxyRequest, egressVolumeRequest, type EgressPlan } from "../../src/docker/egress-request.js";
 import { containerSign, hostAddresses } from "../../src/egress/host-addresses.js";
@@ -232,6 +235,18 @@ describe("the proxy's image", () => {
     writeFileSync(proxy, "bb");
     expect(await proxyImageTag(proxy)).not.toBe(first);
     expect(egressImageTag("ca978112ca1bbdca0000")).toBe("agentrun-egress:ca978112ca1bbdca");
+  });
+
+  it("is the same recipe for a Kubernetes sidecar, roots and all, unless egress.image names another", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "egress-kube-"));
+    writeFileSync(join(dir, "computerd"), "d");
+    writeFileSync(join(dir, "computerd-egress"), "proxy");
+    const pods = (egress = {}) => new KubePods({ kubeconfig: tokenKubeconfig, daemonPath: join(dir, "computerd"), egress }, () => "0.0.0");
+    const docker = await proxyImageTag(join(dir, "computerd-egress"));
+    expect(await pods().egressImage()).toEqual({ ok: true, value: docker });
+    expect(docker).toBe(proxyImageTagOf(await daemonDigest(join(dir, "computerd-egress"))));
+    expect(docker).not.toBe(egressImageTag(await daemonDigest(join(dir, "computerd-egress"))));
+    expect(await pods({ image: "registry.test/egress:1" }).egressImage()).toEqual({ ok: true, value: "registry.test/egress:1" });
   });
 });
 

@@ -1614,7 +1614,7 @@ class KubernetesEgressSettingsArgsDict(TypedDict):
     """
     image: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    The proxy's image: computerd alone at /computerd, on the nodes or in a registry they pull from. Unset: agentrun-egress:<the first 16 hex digits of the daemon's sha256>, as npm run kube:up imports it.
+    The proxy's image: computerd-egress at /computerd-egress and the roots it verifies an opened host's TLS against at /etc/ssl/certs/ca-certificates.crt, on the nodes or in a registry they pull from. Unset: agentrun-egress:<16 hex digits of the sha256 of the two>, the image the Docker provider makes of the same files, as npm run kube:up imports it.
     """
     test_network: NotRequired[pulumi.Input[Optional['TestNetworkArgsDict']]]
     """
@@ -1638,7 +1638,7 @@ class KubernetesEgressSettingsArgs:
 
         :param pulumi.Input[_builtins.str] hint: The words every refusal adds (printable ASCII, at most 512 bytes).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] host_addresses: The nodes' own public IP addresses, refused as this-host beside every private, loopback, link-local and metadata range (which the proxy always refuses).
-        :param pulumi.Input[_builtins.str] image: The proxy's image: computerd alone at /computerd, on the nodes or in a registry they pull from. Unset: agentrun-egress:<the first 16 hex digits of the daemon's sha256>, as npm run kube:up imports it.
+        :param pulumi.Input[_builtins.str] image: The proxy's image: computerd-egress at /computerd-egress and the roots it verifies an opened host's TLS against at /etc/ssl/certs/ca-certificates.crt, on the nodes or in a registry they pull from. Unset: agentrun-egress:<16 hex digits of the sha256 of the two>, the image the Docker provider makes of the same files, as npm run kube:up imports it.
         :param pulumi.Input['TestNetworkArgs'] test_network: Test-only: a private range (its `range`, a CIDR) every proxy reaches as if it were public, so a test reaches its own server on a test cluster. Refused unless `testOnly` is true.
         :param pulumi.Input[_builtins.bool] test_only: Test-only: `true` to take `testNetwork`. Never set it for computers an agent uses.
         """
@@ -1681,7 +1681,7 @@ class KubernetesEgressSettingsArgs:
     @pulumi.getter
     def image(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The proxy's image: computerd alone at /computerd, on the nodes or in a registry they pull from. Unset: agentrun-egress:<the first 16 hex digits of the daemon's sha256>, as npm run kube:up imports it.
+        The proxy's image: computerd-egress at /computerd-egress and the roots it verifies an opened host's TLS against at /etc/ssl/certs/ca-certificates.crt, on the nodes or in a registry they pull from. Unset: agentrun-egress:<16 hex digits of the sha256 of the two>, the image the Docker provider makes of the same files, as npm run kube:up imports it.
         """
         return pulumi.get(self, "image")
 

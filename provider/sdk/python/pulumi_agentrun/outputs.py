@@ -1409,7 +1409,7 @@ class KubernetesEgressSettings(dict):
 
         :param _builtins.str hint: The words every refusal adds (printable ASCII, at most 512 bytes).
         :param Sequence[_builtins.str] host_addresses: The nodes' own public IP addresses, refused as this-host beside every private, loopback, link-local and metadata range (which the proxy always refuses).
-        :param _builtins.str image: The proxy's image: computerd alone at /computerd, on the nodes or in a registry they pull from. Unset: agentrun-egress:<the first 16 hex digits of the daemon's sha256>, as npm run kube:up imports it.
+        :param _builtins.str image: The proxy's image: computerd-egress at /computerd-egress and the roots it verifies an opened host's TLS against at /etc/ssl/certs/ca-certificates.crt, on the nodes or in a registry they pull from. Unset: agentrun-egress:<16 hex digits of the sha256 of the two>, the image the Docker provider makes of the same files, as npm run kube:up imports it.
         :param 'TestNetwork' test_network: Test-only: a private range (its `range`, a CIDR) every proxy reaches as if it were public, so a test reaches its own server on a test cluster. Refused unless `testOnly` is true.
         :param _builtins.bool test_only: Test-only: `true` to take `testNetwork`. Never set it for computers an agent uses.
         """
@@ -1444,7 +1444,7 @@ class KubernetesEgressSettings(dict):
     @pulumi.getter
     def image(self) -> Optional[_builtins.str]:
         """
-        The proxy's image: computerd alone at /computerd, on the nodes or in a registry they pull from. Unset: agentrun-egress:<the first 16 hex digits of the daemon's sha256>, as npm run kube:up imports it.
+        The proxy's image: computerd-egress at /computerd-egress and the roots it verifies an opened host's TLS against at /etc/ssl/certs/ca-certificates.crt, on the nodes or in a registry they pull from. Unset: agentrun-egress:<16 hex digits of the sha256 of the two>, the image the Docker provider makes of the same files, as npm run kube:up imports it.
         """
         return pulumi.get(self, "image")
 
