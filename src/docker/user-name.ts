@@ -97,15 +97,18 @@ async function etcEntry(engine: DockerEngine, id: string, p: string, options: Ca
  * The image's /etc files, from the archive of /etc whole: one archive call, where a call for each
  * file was nine at once on the first create of an image in every up (each call is an extraction
  * by the engine, which Engine 20.10 makes by starting itself again). A path below a folder that is
- * a link (which the archive holds as the link and the engine follows) is read alone.
+ * a link (which the archive holds as the link and the engine follows) is read alone, and every
+ * path is when the whole could not be read.
  */
 async function readEtc(engine: DockerEngine, id: string, options: CallOptions): Promise<Result<ImageEtc>> {
   const got = await engine.raw("GET", `/containers/${id}/archive`, { query: { path: "/etc/." }, signal: options.signal, timeoutMs: CALL_MS });
   if (got.status === 404) return ok({ passwd: undefined, group: undefined, trust: undefined });
-  if (!got.ok) return failure(engine, `reading /etc of ${id}`, got);
-  const found = entriesAt(got.value!, [...new Set(ETC_PATHS.flatMap((p) => [...foldersAbove(p), p]))]);
+  // A reply cut off (an /etc past the engine client's 64 MiB bound, a connection lost): each path alone.
+  const cut = !got.ok && got.unreachable && !options.signal?.aborted;
+  if (!got.ok && !cut) return failure(engine, `reading /etc of ${id}`, got);
+  const found = got.ok ? entriesAt(got.value!, [...new Set(ETC_PATHS.flatMap((p) => [...foldersAbove(p), p]))]) : new Map<string, TarEntry>();
   const entries = new Map<string, TarEntry | undefined>(ETC_PATHS.map((p) => [p, found.get(p)]));
-  const alone = ETC_PATHS.filter((p) => foldersAbove(p).some((f) => found.has(f)));
+  const alone = ETC_PATHS.filter((p) => cut || foldersAbove(p).some((f) => found.has(f)));
   const read = await Promise.all(alone.map((p) => etcEntry(engine, id, p, options)));
   for (const [i, r] of read.entries()) {
     if (!r.ok) return r;

@@ -80,12 +80,12 @@ describe("naming a computer's user, once per image", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** An engine whose containers c1 and c2 are of image sha256:a and c3 of sha256:b, each with the same /etc. */
+  /** An engine whose containers c1 and c2 are of image sha256:a, c3 of sha256:b and c4 of sha256:c, each with the same /etc. */
   async function standIn(): Promise<{ engine: DockerEngine; asked: string[]; put: Buffer[] }> {
     const socket = path.join(dir, `engine-${servers.length}.sock`);
     const asked: string[] = [];
     const put: Buffer[] = [];
-    const images: Record<string, string> = { c1: "sha256:a", c2: "sha256:a", c3: "sha256:b" };
+    const images: Record<string, string> = { c1: "sha256:a", c2: "sha256:a", c3: "sha256:b", c4: "sha256:c" };
     const server = createServer((request, response) => {
       const url = new URL(request.url ?? "/", "http://engine");
       asked.push(`${request.method} ${url.pathname}${url.searchParams.get("path") ? ` ${url.searchParams.get("path")}` : ""}`);
@@ -108,6 +108,10 @@ describe("naming a computer's user, once per image", () => {
         { path: "./group", mode: 0o644, bytes: Buffer.from("root:x:0:\n") },
         ...(images[id!] === "sha256:b" ? [{ path: "./ssl", mode: 0o777, bytes: new Uint8Array(), link: "/usr/share/ssl" }] : []),
       ];
+      // Image sha256:c's /etc is cut off mid-reply (as a reply past the client's bound is): its files are then asked for one by one.
+      if (images[id!] === "sha256:c" && wanted === "/etc/.") return void response.socket?.destroy();
+      if (images[id!] === "sha256:c" && (wanted === "/etc/passwd" || wanted === "/etc/group"))
+        return void response.writeHead(200).end(tarOf([etc.find((e) => e.path === `./${path.basename(wanted)}`)!]));
       if (wanted !== "/etc/.") return void response.writeHead(404).end(JSON.stringify({ message: `no ${wanted}` }));
       response.writeHead(200, { "Content-Type": "application/x-tar" }).end(tarOf(etc));
     });
@@ -152,6 +156,16 @@ describe("naming a computer's user, once per image", () => {
       ["GET /containers/c1/archive /etc/.", "GET /containers/c3/archive /etc/.", ...underLink].sort(),
     );
     expect(calls.filter((a) => a.startsWith("PUT"))).toEqual(["PUT /containers/c1/archive /", "PUT /containers/c2/archive /", "PUT /containers/c3/archive /"]);
+  });
+
+  it("reads each file alone when the archive of /etc is cut off, and names the user all the same", async () => {
+    const { engine, asked, put } = await standIn();
+    expect(await nameUser(engine, new ImageEtcCache(), "c4", { uid: 1000, gid: 1000 })).toEqual({ ok: true, value: undefined });
+    await engine.close();
+    const reads = asked.filter((a) => a.startsWith("GET") && a.includes("/archive")).map((a) => a.replace(/^GET \/v1\.41\/containers\/c4\/archive /, ""));
+    expect(reads.sort()).toEqual(["/etc/.", "/etc/group", "/etc/passwd", IMAGE_ROOTS, ...SYSTEM_BUNDLES].sort());
+    expect(entries(put[0]!)).toEqual(["etc/passwd 0000644", "etc/group 0000644"]);
+    expect(entriesAt(put[0]!, ["etc/passwd"]).get("etc/passwd")).toEqual({ bytes: Buffer.from(`${PASSWD}agent:x:1000:1000:agent:/work:/bin/sh\n`) });
   });
 
   // Each archive put is an extraction by the engine, the longest call of a remote create.
