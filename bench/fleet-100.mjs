@@ -9,11 +9,16 @@
 // as its floor makes its N calls at once (the engine's own default here is 8), or at --parallel P:
 // a machine that cannot start N containers at once (300 here at load 50-90: hellos past 30 s)
 // still holds a fleet of N, P steps in flight, so the plugin's memory per computer shows apart
-// from its memory per step in flight.
-// Usage: node bench/fleet-100.mjs [N] [--parallel P]   (after npm run setup)
+// from its memory per step in flight. Last, the engine alone: an up and a destroy of N Mounts (a
+// folder each, in the bench's own folder: no Docker call), at the same --parallel, for what the
+// Pulumi engine's own steps (its state written after each) take of a step's time. With
+// --skip-checkpoints every stack runs with Pulumi's experimental PULUMI_SKIP_CHECKPOINTS (the state
+// written once at each step's end), so a step's share that is the state's writes shows.
+// Usage: node bench/fleet-100.mjs [N] [--parallel P] [--skip-checkpoints]   (after npm run setup)
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { kib, peakOf, pidsOf, pluginPeak } from "./proc-memory.mjs";
 import { benchStack, fleetResources, leftOnDocker, removeLeft, tools } from "./pulumi-stack.mjs";
@@ -26,7 +31,9 @@ const inFlight = flag > 0 ? Number(process.argv[flag + 1]) : n;
 const REPLACED = Math.min(10, n);
 const image = tools.baseImage;
 const tag = `fleet-${randomBytes(4).toString("hex")}`;
-const { dir, pulumi, program, init, remove } = await benchStack("agentrun-bench-fleet100-", { skipPreview: true, maxBuffer: 256 << 20 });
+const checkpoints = process.argv.includes("--skip-checkpoints") ? { PULUMI_EXPERIMENTAL: "true", PULUMI_SKIP_CHECKPOINTS: "true" } : {};
+const { dir, pulumi, program, init, remove } = await benchStack("agentrun-bench-fleet100-", { skipPreview: true, maxBuffer: 256 << 20, env: checkpoints });
+const alone = await benchStack("agentrun-bench-fleet100-alone-", { skipPreview: true, maxBuffer: 256 << 20, env: checkpoints });
 const atOnce = ["--parallel", String(inFlight)];
 const seconds = async (f) => {
   const t0 = process.hrtime.bigint();
@@ -99,7 +106,9 @@ const cleanup = onStop(async () => {
   await pulumi("destroy", "--yes").catch(() => undefined);
   await run("docker", ["rm", "-f", ...bare, ...spare]).catch(() => undefined);
   await removeLeft(`agentrun.bench=${tag}`);
+  await alone.pulumi("destroy", "--yes").catch(() => undefined);
   await remove();
+  await alone.remove();
 });
 try {
   const engineBefore = await engineRss();
@@ -126,6 +135,13 @@ try {
   const left = await fleetLeft();
   engine.stop();
   plugin.stop();
+  const mounts = Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [`m${i}`, { type: "agentrun:index:Mount", properties: { path: join(alone.dir, "mounts", String(i)) } }]),
+  );
+  await alone.program("agentrun-bench-fleet100-alone", mounts);
+  await alone.init();
+  const aloneUp = await seconds(() => alone.pulumi("up", "--yes", ...atOnce));
+  const aloneDestroy = await seconds(() => alone.pulumi("destroy", "--yes", ...atOnce));
 
   console.log(
     `machine: ${cpus().length} cores, ${inFlight} steps at once, load average ${loadavg()
@@ -133,6 +149,8 @@ try {
       .join(" ")} at the end`,
   );
   console.log(rows.join("\n"));
+  console.log(`the engine alone, ${n} Mounts (a folder each, no Docker call): up ${aloneUp.toFixed(1)} s, destroy ${aloneDestroy.toFixed(1)} s`);
+  if (checkpoints.PULUMI_SKIP_CHECKPOINTS) console.log("every stack ran with PULUMI_SKIP_CHECKPOINTS=true: the state written once at each step's end");
   console.log(`computers before destroy: ${beforeDestroy.containers} (declared ${n}: no duplicate)`);
   console.log(`leaks after destroy: ${left.containers} computers, ${left.volumes} volumes with the fleet's label (must be 0)`);
   console.log(

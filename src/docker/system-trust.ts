@@ -3,14 +3,8 @@
 // archive before the computer starts, so a program that reads the system store alone trusts the
 // proxy's CA, and the CA of a proxy made again the moment init makes the bundle again. A computer
 // with no allowlist whose image is a snapshot of one that had it gets the image's bundle back.
-import type { CallOptions } from "../daemon/client.js";
-import { ok, type Result } from "../daemon/result.js";
-import type { DockerEngine } from "./api.js";
-import { failure } from "./containers.js";
-import { firstEntryOf, type TarFile } from "../kits/image/tar.js";
+import type { TarEntry, TarFile } from "../kits/image/tar.js";
 import { IMAGE_ROOTS, SYSTEM_BUNDLES, TRUST_BUNDLE } from "../egress/trust-store.js";
-
-const CALL_MS = 30_000;
 
 /** An image's system bundle: where it is, its roots, and whether it is already the link to init's bundle (a snapshot's). */
 export interface ImageTrust {
@@ -19,26 +13,18 @@ export interface ImageTrust {
   linked: boolean;
 }
 
-/** One path of the container's, as its archive's first entry; undefined where there is none. */
-async function entryAt(engine: DockerEngine, id: string, path: string, options: CallOptions): Promise<Result<ReturnType<typeof firstEntryOf>>> {
-  const got = await engine.raw("GET", `/containers/${id}/archive`, { query: { path }, signal: options.signal, timeoutMs: CALL_MS });
-  if (got.status === 404) return ok(undefined);
-  if (!got.ok) return failure(engine, `reading ${path} of ${id}`, got);
-  return ok(firstEntryOf(got.value!));
-}
+/** Where an image's bundle may be, and a snapshot's moved roots, below /etc (create reads /etc whole: user-name.ts). */
+export const TRUST_PATHS = [IMAGE_ROOTS, ...SYSTEM_BUNDLES].map((p) => p.slice("/etc/".length));
 
-/** The image's system bundle, read from a container of it (every path at once: each is a round trip); undefined when it has none. */
-export async function readImageTrust(engine: DockerEngine, id: string, options: CallOptions): Promise<Result<ImageTrust | undefined>> {
-  const read = await Promise.all([IMAGE_ROOTS, ...SYSTEM_BUNDLES].map((p) => entryAt(engine, id, p, options)));
-  const failed = read.find((r) => !r.ok);
-  if (failed && !failed.ok) return failed;
-  const [moved, ...system] = read.map((r) => (r.ok ? r.value : undefined));
+/** The image's system bundle among its /etc's entries (by their paths below /etc); undefined when it has none. */
+export function imageTrustOf(entries: ReadonlyMap<string, TarEntry | undefined>): ImageTrust | undefined {
+  const [moved, ...system] = TRUST_PATHS.map((p) => entries.get(p));
   for (const [i, entry] of system.entries()) {
     const path = SYSTEM_BUNDLES[i]!;
-    if (entry && "bytes" in entry) return ok({ path, roots: entry.bytes, linked: false });
-    if (entry && "link" in entry && entry.link === TRUST_BUNDLE && moved && "bytes" in moved) return ok({ path, roots: moved.bytes, linked: true });
+    if (entry && "bytes" in entry) return { path, roots: entry.bytes, linked: false };
+    if (entry && "link" in entry && entry.link === TRUST_BUNDLE && moved && "bytes" in moved) return { path, roots: moved.bytes, linked: true };
   }
-  return ok(undefined);
+  return undefined;
 }
 
 /** What the archive before the start puts: the link and the moved roots for an allowlisted computer, the roots back in place for another. */

@@ -3,7 +3,7 @@
 // provider writes the image's /etc/passwd and /etc/group back with a line for the uid and one for
 // the gid, each named agent (its home /work), when the image names neither. No mount: the files
 // are the container's own, as the image's are. What an image's /etc holds is read once per image
-// id (each read is an archive call, tens of milliseconds on every create's path), and an image id
+// id (one archive call of /etc whole, tens of milliseconds on every create's path), and an image id
 // names its content, so what was read never goes stale. On a remote engine the daemon goes into the
 // same archive: each archive put is an extraction by the engine (Engine 20.10 re-executes itself
 // for it: 90-110 ms here under load for a 10-byte file, 130-180 ms for the daemon), so a create
@@ -13,8 +13,8 @@ import { ok, type Result } from "../daemon/result.js";
 import type { DockerEngine } from "./api.js";
 import { failure } from "./containers.js";
 import { HOME } from "./constants.js";
-import { type ImageTrust, readImageTrust, trustFiles } from "./system-trust.js";
-import { firstFileOf, tarOf, type TarFile } from "../kits/image/tar.js";
+import { type ImageTrust, imageTrustOf, TRUST_PATHS, trustFiles } from "./system-trust.js";
+import { entriesAt, firstEntryOf, tarOf, type TarEntry, type TarFile } from "../kits/image/tar.js";
 
 const CALL_MS = 30_000;
 const NAME = "agent";
@@ -75,25 +75,50 @@ export class ImageEtcCache {
   }
 }
 
-/** One of the container's /etc files as text; undefined when the image has none. */
-async function etcFile(engine: DockerEngine, id: string, file: string, options: CallOptions): Promise<Result<string | undefined>> {
-  const got = await engine.raw("GET", `/containers/${id}/archive`, { query: { path: `/etc/${file}` }, signal: options.signal, timeoutMs: CALL_MS });
+/** What create reads of an image's /etc, by path below it: its user's two files, and where its trust bundle may be. */
+const ETC_PATHS = ["passwd", "group", ...TRUST_PATHS];
+
+/** The folders above a path below /etc: "ssl/certs/ca.crt" has "ssl" and "ssl/certs". */
+const foldersAbove = (p: string) =>
+  p
+    .split("/")
+    .slice(0, -1)
+    .map((_, i, parts) => parts.slice(0, i + 1).join("/"));
+
+/** One path below /etc read alone, as the engine resolves it; undefined when the image has none. */
+async function etcEntry(engine: DockerEngine, id: string, p: string, options: CallOptions): Promise<Result<TarEntry | undefined>> {
+  const got = await engine.raw("GET", `/containers/${id}/archive`, { query: { path: `/etc/${p}` }, signal: options.signal, timeoutMs: CALL_MS });
   if (got.status === 404) return ok(undefined);
-  if (!got.ok) return failure(engine, `reading /etc/${file} of ${id}`, got);
-  return ok(firstFileOf(got.value!)?.toString("utf8"));
+  if (!got.ok) return failure(engine, `reading /etc/${p} of ${id}`, got);
+  return ok(firstEntryOf(got.value!));
 }
 
+/**
+ * The image's /etc files, from the archive of /etc whole: one archive call, where a call for each
+ * file was nine at once on the first create of an image in every up (each call is an extraction
+ * by the engine, which Engine 20.10 makes by starting itself again). A path below a folder that is
+ * a link (which the archive holds as the link and the engine follows) is read alone, and every
+ * path is when the whole could not be read.
+ */
 async function readEtc(engine: DockerEngine, id: string, options: CallOptions): Promise<Result<ImageEtc>> {
-  // All read at once: each is a round trip.
-  const [passwd, group, trust] = await Promise.all([
-    etcFile(engine, id, "passwd", options),
-    etcFile(engine, id, "group", options),
-    readImageTrust(engine, id, options),
-  ]);
-  if (!passwd.ok) return passwd;
-  if (!group.ok) return group;
-  if (!trust.ok) return trust;
-  return ok({ passwd: passwd.value, group: group.value, trust: trust.value });
+  const got = await engine.raw("GET", `/containers/${id}/archive`, { query: { path: "/etc/." }, signal: options.signal, timeoutMs: CALL_MS });
+  if (got.status === 404) return ok({ passwd: undefined, group: undefined, trust: undefined });
+  // A reply cut off (an /etc past the engine client's 64 MiB bound, a connection lost): each path alone.
+  const cut = !got.ok && got.unreachable && !options.signal?.aborted;
+  if (!got.ok && !cut) return failure(engine, `reading /etc of ${id}`, got);
+  const found = got.ok ? entriesAt(got.value!, [...new Set(ETC_PATHS.flatMap((p) => [...foldersAbove(p), p]))]) : new Map<string, TarEntry>();
+  const entries = new Map<string, TarEntry | undefined>(ETC_PATHS.map((p) => [p, found.get(p)]));
+  const alone = ETC_PATHS.filter((p) => cut || foldersAbove(p).some((f) => found.has(f)));
+  const read = await Promise.all(alone.map((p) => etcEntry(engine, id, p, options)));
+  for (const [i, r] of read.entries()) {
+    if (!r.ok) return r;
+    entries.set(alone[i]!, r.value);
+  }
+  const file = (p: string) => {
+    const entry = entries.get(p);
+    return entry && "bytes" in entry ? entry.bytes.toString("utf8") : undefined;
+  };
+  return ok({ passwd: file("passwd"), group: file("group"), trust: imageTrustOf(entries) });
 }
 
 /**

@@ -10,7 +10,7 @@ import { planOf } from "../../src/docker/plan.js";
 import { DockerProvider } from "../../src/docker/provider.js";
 import { daemonFile } from "../../src/docker/remote.js";
 import { dialArgv, MUX_PERSIST_S } from "../../src/docker/ssh-dial.js";
-import { firstFileOf, tarOf } from "../../src/kits/image/tar.js";
+import { firstEntryOf, tarOf } from "../../src/kits/image/tar.js";
 import { hostAddresses } from "../../src/egress/host-addresses.js";
 
 const ssh = (() => {
@@ -65,7 +65,7 @@ describe("the daemon on a remote engine", () => {
     const tar = tarOf([daemonFile(Buffer.from("binary"))]);
     expect(tar.subarray(0, 22).toString()).toBe("opt/agentrun/computerd");
     expect(tar.subarray(100, 107).toString()).toBe("0000755");
-    expect(firstFileOf(tar)?.toString()).toBe("binary");
+    expect(firstEntryOf(tar)).toEqual({ bytes: Buffer.from("binary") });
   });
 });
 

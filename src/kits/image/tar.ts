@@ -1,7 +1,7 @@
 // The few ustar archives the provider writes and reads through the Engine API: regular files,
 // directories and symbolic links owned by 0:0 and dated at the epoch (the egress image's daemon, a
 // computer's /etc/passwd and system trust store, a snapshot's tmpfs mount points), and
-// the first entry of an archive Docker hands back (GET /containers/{id}/archive).
+// the entries at given paths of an archive Docker hands back (GET /containers/{id}/archive).
 
 export interface TarFile {
   /** Relative to where the archive is put: "computerd", "passwd". */
@@ -40,19 +40,76 @@ export function tarOf(files: readonly TarFile[]): Buffer {
   return Buffer.concat([...parts, Buffer.alloc(1024)]);
 }
 
-/** The first entry's bytes when it is a regular file, else undefined. */
-export function firstFileOf(tar: Buffer): Buffer | undefined {
-  const entry = firstEntryOf(tar);
-  return entry && "bytes" in entry ? entry.bytes : undefined;
+/** An entry read back: a regular file's bytes, or a symbolic link's target. */
+export type TarEntry = { bytes: Buffer } | { link: string };
+
+const text = (b: Buffer) => b.toString("utf8").replace(/\0.*$/s, "");
+
+/** A pax header's records ("<length> <key>=<value>\n" each), by key. */
+function paxRecords(body: Buffer): Map<string, string> {
+  const records = new Map<string, string>();
+  for (let at = 0; at < body.length;) {
+    const space = body.indexOf(0x20, at);
+    const length = Number.parseInt(body.subarray(at, space).toString("ascii"), 10);
+    if (space < 0 || !Number.isInteger(length) || length <= 0) break;
+    const record = body.subarray(space + 1, at + length - 1).toString("utf8");
+    const eq = record.indexOf("=");
+    if (eq > 0) records.set(record.slice(0, eq), record.slice(eq + 1));
+    at += length;
+  }
+  return records;
 }
 
-/** The first entry: a regular file's bytes, or a symbolic link's target; undefined for anything else. */
-export function firstEntryOf(tar: Buffer): { bytes: Buffer } | { link: string } | undefined {
-  if (tar.length < 512) return undefined;
-  const type = String.fromCharCode(tar[156]!);
-  if (type === "2") return { link: tar.subarray(157, 257).toString("utf8").replace(/\0.*$/s, "") };
-  if (type !== "0" && type !== "\0") return undefined;
-  const size = parseInt(tar.subarray(124, 136).toString("ascii").replace(/\0.*$/, "").trim(), 8);
-  if (!Number.isFinite(size) || 512 + size > tar.length) return undefined;
-  return { bytes: tar.subarray(512, 512 + size) };
+/** Each entry of an archive in order, with its whole name (a pax header's path, GNU's L entry, ustar's prefix read) and a leading "./" dropped. */
+function* entriesOf(tar: Buffer): Generator<{ name: string; type: string; body: Buffer; link: string }> {
+  let longName: string | undefined;
+  let longLink: string | undefined;
+  for (let at = 0; at + 512 <= tar.length;) {
+    const h = tar.subarray(at, at + 512);
+    if (h.every((b) => b === 0)) return;
+    const size = Number.parseInt(text(h.subarray(124, 136)).trim() || "0", 8);
+    if (!Number.isInteger(size) || size < 0 || at + 512 + size > tar.length) return;
+    const body = tar.subarray(at + 512, at + 512 + size);
+    at += 512 + Math.ceil(size / 512) * 512;
+    const type = String.fromCharCode(h[156]!);
+    if (type === "x") {
+      const records = paxRecords(body);
+      longName = records.get("path") ?? longName;
+      longLink = records.get("linkpath") ?? longLink;
+    } else if (type === "L") longName = text(body);
+    else if (type === "K") longLink = text(body);
+    else if (type !== "g") {
+      const prefix = text(h.subarray(257, 263)).startsWith("ustar") ? text(h.subarray(345, 500)) : "";
+      const name = longName ?? (prefix ? `${prefix}/${text(h.subarray(0, 100))}` : text(h.subarray(0, 100)));
+      yield { name: name.replace(/^\.\//, ""), type, body, link: longLink ?? text(h.subarray(157, 257)) };
+      [longName, longLink] = [undefined, undefined];
+    }
+  }
+}
+
+/** A regular file's bytes or a link's target; undefined for any other kind. */
+const entryOf = (e: { type: string; body: Buffer; link: string }): TarEntry | undefined =>
+  e.type === "2" ? { link: e.link } : e.type === "0" || e.type === "\0" ? { bytes: e.body } : undefined;
+
+/** The first entry of an archive of one path (GET /containers/{id}/archive of a file): its bytes or its link's target. */
+export function firstEntryOf(tar: Buffer): TarEntry | undefined {
+  for (const e of entriesOf(tar)) return entryOf(e);
+  return undefined;
+}
+
+/**
+ * The entries at these paths of an archive Docker hands back (GET /containers/{id}/archive of a
+ * folder, its names "./passwd" or "etc/passwd" as it names them): a regular file's bytes or a
+ * link's target, by path; a path the archive does not hold, or holds as anything else, is not in
+ * the map. A long name is read whole, so no long name is taken for a short one.
+ */
+export function entriesAt(tar: Buffer, paths: readonly string[]): Map<string, TarEntry> {
+  const wanted = new Set(paths);
+  const found = new Map<string, TarEntry>();
+  for (const e of entriesOf(tar)) {
+    const entry = wanted.has(e.name) ? entryOf(e) : undefined;
+    if (entry) found.set(e.name, entry);
+    if (found.size === wanted.size) break;
+  }
+  return found;
 }
