@@ -38,7 +38,7 @@ const english: Plugin = {
 };
 
 /** src/load-module.ts as the bundle requires it, beside the bundle: the one place its import() runs. */
-export const LOADER = "load-module.cjs";
+const LOADER = "load-module.cjs";
 
 /** Every package but BUNDLED_PACKAGES left to Node, and the run-time loader too (LOADER). */
 const outside: Plugin = {
