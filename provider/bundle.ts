@@ -7,11 +7,13 @@
 // CommonJS, a package left outside is required where its import runs (an ES bundle hoists them all
 // to its top, the Pulumi SDK and TypeScript behind it at every start). Every other package stays
 // outside, loaded by Node when (if ever) a call needs it: the Pulumi SDK (a construct's), the
-// vendors' SDKs, execa, the engine's protos. The bundle is not in the start cache: with its code
-// from V8's cache, its dynamic import of execa (an image's pull or build) never settled, and a root
-// stack's up waited on it until cancelled.
+// vendors' SDKs, execa, the engine's protos. The bundle's code is served from the start cache
+// (start-cache.ts), where an import() fails on Node 20: so the bundle holds none, and a module
+// loaded at run time goes through src/load-module.ts, made a CommonJS file of its own beside the
+// bundle (LOADER), which Node compiles.
 import { build, type Plugin } from "esbuild";
-import { dirname } from "node:path";
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUNDLE } from "./bundle-load.js";
 
@@ -35,11 +37,15 @@ const english: Plugin = {
   },
 };
 
-/** Every package but BUNDLED_PACKAGES left to Node. */
+/** src/load-module.ts as the bundle requires it, beside the bundle: the one place its import() runs. */
+const LOADER = "load-module.cjs";
+
+/** Every package but BUNDLED_PACKAGES left to Node, and the run-time loader too (LOADER). */
 const outside: Plugin = {
   name: "outside",
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (a) => (BUNDLED_PACKAGES.includes(packageOf(a.path)) ? undefined : { external: true }));
+    b.onResolve({ filter: /[\\/]load-module\.js$/ }, () => ({ path: `./${LOADER}`, external: true }));
   },
 };
 
@@ -60,8 +66,24 @@ export async function bundleStart(outfile = fileURLToPath(new URL(BUNDLE, import
     // A quarter of the source less to read and hash at every start; names are kept for stacks.
     minifyWhitespace: true,
     metafile: true,
+    write: false,
     logLevel: "warning",
   });
+  // An import() esbuild left (of a package outside, or of a specifier known at run time alone)
+  // would fail once its code comes from the start cache: the build fails instead.
+  for (const f of made.outputFiles) {
+    const left = f.text.match(/(?<![\w$.])import\([^)]{0,60}/g);
+    if (left) throw new Error(`the provider's bundle holds ${left.join(", ")}: load that module through src/load-module.ts`);
+  }
+  await build({
+    entryPoints: [fileURLToPath(new URL("../src/load-module.js", import.meta.url))],
+    outfile: join(dirname(outfile), LOADER),
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    logLevel: "warning",
+  });
+  for (const f of made.outputFiles) writeFileSync(f.path, f.contents);
   return made.metafile;
 }
 

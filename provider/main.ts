@@ -17,9 +17,16 @@ const schema = readFileSync(new URL("schema/schema.json", root), "utf8");
 const { version } = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string };
 
 const args = process.argv.slice(2);
-// gRPC and the protos compile from the start cache, if the build made one; later modules as Node loads them.
+// gRPC, the protos and the provider's bundle compile from the start cache, if the build made one;
+// modules loaded after the bundle as Node loads them.
 const endStartCache = useStartCache(fileURLToPath(new URL("start-cache.bin", import.meta.url)));
 const { serve } = await import("./server.js");
-await serve({ version, schema, args, provider: async () => (await loadStart()).provider({ version, schema, args }) });
-endStartCache();
-holdYoungGeneration();
+// The young generation is held once the bundle is loaded: a flag set before would make V8 refuse
+// the bundle's cached code (recorded without it).
+const provider = async () => {
+  const start = await loadStart();
+  endStartCache();
+  holdYoungGeneration();
+  return start.provider({ version, schema, args });
+};
+await serve({ version, schema, args, provider });

@@ -1,16 +1,18 @@
-// V8's compiled code for the CommonJS modules the plugin loads before it prints its port (gRPC, the
-// Pulumi protos), kept beside the build: the engine starts the plugin on every preview and for each
-// operation, and compiling those 700 KB of JavaScript again each time was a fifth of its start. Node 20
-// has no compile cache of its own (module.enableCompileCache is Node 22), so the start compiles
-// these modules through vm.Script with the cached data; any other module loads as Node loads it.
-// An entry is found by the module's path inside node_modules (so the cache serves the package where
-// it is installed too) and used only for the very source it was made from (its hash), since V8
+// V8's compiled code for the CommonJS modules the plugin loads before its first answer (gRPC and the
+// Pulumi protos before its port, then the provider's bundle), kept beside the build: the engine
+// starts the plugin on every preview and for each operation, and compiling those 2.4 MB of
+// JavaScript again each time was a third of its first answer. Node 20 has no compile cache of its
+// own (module.enableCompileCache is Node 22), so the start compiles these modules through vm.Script
+// with the cached data; any other module loads as Node loads it. An entry is found by the module's
+// path inside node_modules, or inside the cache's own folder (so the cache serves the package where
+// it is installed too), and used only for the very source it was made from (its hash), since V8
 // checks a source's length alone; a cache made by another Node is refused by V8 and then costs
-// nothing but its read.
+// nothing but its read. Code from the cache cannot import(): Node 20 keeps no import callback with
+// it, so a cached module must hold none (the bundle's are checked by its build, provider/bundle.ts).
 import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import Module from "node:module";
-import { dirname, sep } from "node:path";
+import { dirname, relative, sep } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import vm from "node:vm";
 
@@ -27,7 +29,7 @@ const loader = Module as unknown as {
 };
 
 interface Entry {
-  /** The module's path inside node_modules (from its package's folder on). */
+  /** The module's path inside the cache's folder (from `./`), else inside node_modules (from its package's folder on). */
   module: string;
   /** sha256 of the source the code was compiled from. */
   source: string;
@@ -45,7 +47,10 @@ export interface StartCacheReport {
 
 const digest = (content: string) => createHash("sha256").update(content).digest("hex");
 const NODE_MODULES = `${sep}node_modules${sep}`;
-const moduleKey = (filename: string) => {
+/** A module's entry: its path inside `folder` (the cache's, the build's own modules), else inside node_modules, else its own. */
+const moduleKey = (folder: string, filename: string) => {
+  const inside = relative(folder, filename);
+  if (!inside.startsWith("..") && !inside.startsWith(sep) && !`${sep}${inside}`.includes(NODE_MODULES)) return `.${sep}${inside}`;
   const at = filename.lastIndexOf(NODE_MODULES);
   return at < 0 ? filename : filename.slice(at + NODE_MODULES.length);
 };
@@ -93,7 +98,7 @@ export function useStartCache(file: string): () => StartCacheReport {
   const restore = hooked(
     (original) =>
       function (this: NodeJS.Module, content, filename) {
-        const entry = entries.get(moduleKey(filename));
+        const entry = entries.get(moduleKey(dirname(file), filename));
         if (!entry) return original.call(this, content, filename);
         if (entry.source !== digest(content)) {
           report.stale++;
@@ -129,7 +134,7 @@ export async function recordStartCache(file: string, load: () => Promise<unknown
     restore();
   }
   const entries: Entry[] = seen.map(({ filename, content, script }) => ({
-    module: moduleKey(filename),
+    module: moduleKey(dirname(file), filename),
     source: digest(content),
     code: script.createCachedData(),
   }));

@@ -5,6 +5,7 @@
 // the caller's to say. execa is loaded at the first call: a read or a refresh never runs the CLI,
 // and execa is 130 modules, a third of what the provider would load.
 import type { ResultCode } from "../daemon/result.js";
+import { loadModule } from "../load-module.js";
 import { type EngineAddress, engineAt } from "./engine.js";
 
 /** A call not given its own bound. */
@@ -62,7 +63,7 @@ export class DockerCli {
   async run(args: readonly string[], bound: CallBound = {}): Promise<Outcome> {
     this.onCall?.(args);
     if (bound.signal?.aborted) return { ok: false, exitCode: undefined, stdout: "", stderr: "", aborted: true, timedOut: false, missing: false };
-    const { execa } = await import("execa");
+    const { execa } = await loadModule<typeof import("execa")>("execa");
     const running = execa(this.path, [...this.#engineArgs, ...args], {
       reject: false,
       timeout: bound.timeoutMs ?? DOCKER_CALL_MS,

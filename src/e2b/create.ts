@@ -2,6 +2,7 @@
 // drifted twin, apart from index.ts so the conformance modules build through them.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { loadModule } from "../load-module.js";
 import type { E2BProviderOptions } from "./options.js";
 import { E2BProvider } from "./provider.js";
 import type { E2BSandboxClass } from "./sdk.js";
@@ -19,7 +20,7 @@ export function create(options: E2BOptions): E2BProvider {
   if (testSdk === undefined) return new E2BProvider(rest);
   if (typeof testSdk !== "string" || !path.isAbsolute(testSdk))
     throw new TypeError("the E2B provider's testSdk is the absolute path of a module that exports createSdk()");
-  return new E2BProvider({ ...rest, sdk: async () => ((await import(pathToFileURL(testSdk).href)) as { createSdk(): E2BSandboxClass }).createSdk() });
+  return new E2BProvider({ ...rest, sdk: async () => (await loadModule<{ createSdk(): E2BSandboxClass }>(pathToFileURL(testSdk).href)).createSdk() });
 }
 
 /** The same provider holding its daemon to another version, so none of its computers is handed out. */

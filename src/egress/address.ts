@@ -153,28 +153,39 @@ export function formatPrefix(p: Prefix): string {
   return `${formatAddress(p.addr)}/${p.length}`;
 }
 
-const ROWS = ADDRESS_TABLE.map((row) => ({ ...row, range: parsePrefix(row.prefix)! }));
-const MAPPED = parsePrefix("::ffff:0.0.0.0/96")!;
-const NAT64 = [parsePrefix("64:ff9b::/96")!, parsePrefix("64:ff9b:1::/48")!];
-const SIX_TO_FOUR = parsePrefix("2002::/16")!;
+type Ranged = Row & { range: Prefix };
+let parsed: { rows: Ranged[]; mapped: Prefix; nat64: Prefix[]; sixToFour: Prefix } | undefined;
+/**
+ * The table's rows and the ranges a class reads, parsed at first use: that runs Node's IPv6
+ * pattern some fifty times (a tenth of a preview's first Check), which a check that classifies no
+ * address never needs.
+ */
+const ranges = () =>
+  (parsed ??= {
+    rows: ADDRESS_TABLE.map((row) => ({ ...row, range: parsePrefix(row.prefix)! })),
+    mapped: parsePrefix("::ffff:0.0.0.0/96")!,
+    nat64: [parsePrefix("64:ff9b::/96")!, parsePrefix("64:ff9b:1::/48")!],
+    sixToFour: parsePrefix("2002::/16")!,
+  });
 
 /** An IPv4-mapped address as its IPv4 address; any other as it is. */
 export function unmap(a: Address): Address {
-  return contains(MAPPED, a) ? { bits: 32, value: a.value & 0xffffffffn } : a;
+  return contains(ranges().mapped, a) ? { bits: 32, value: a.value & 0xffffffffn } : a;
 }
 
 /** The IPv4 address a NAT64 (its last 32 bits) or 6to4 (bits 16 to 47) address carries. */
 function embedded(a: Address): Address | undefined {
-  if (NAT64.some((p) => contains(p, a))) return { bits: 32, value: a.value & 0xffffffffn };
-  if (contains(SIX_TO_FOUR, a)) return { bits: 32, value: (a.value >> 80n) & 0xffffffffn };
+  const { nat64, sixToFour } = ranges();
+  if (nat64.some((p) => contains(p, a))) return { bits: 32, value: a.value & 0xffffffffn };
+  if (contains(sixToFour, a)) return { bits: 32, value: (a.value >> 80n) & 0xffffffffn };
   return undefined;
 }
 
 /** An address's class by the table: the longest row holding it; NAT64 and 6to4 take their embedded address's class when that is refused. */
 export function classify(address: Address): AddressClass {
   const a = unmap(address);
-  let best: (typeof ROWS)[number] | undefined;
-  for (const row of ROWS) {
+  let best: Ranged | undefined;
+  for (const row of ranges().rows) {
     if (contains(row.range, a) && (!best || row.range.length > best.range.length)) best = row;
   }
   if (!best) return "public";
@@ -189,9 +200,9 @@ export function classify(address: Address): AddressClass {
 /** The row a range shares an address with: the longest row holding it whole, else the first row inside it. */
 export function overlapOf(p: Prefix): Row | undefined {
   const q = masked(p);
-  let holder: (typeof ROWS)[number] | undefined;
-  let inside: (typeof ROWS)[number] | undefined;
-  for (const row of ROWS) {
+  let holder: Ranged | undefined;
+  let inside: Ranged | undefined;
+  for (const row of ranges().rows) {
     if (!overlaps(row.range, q)) continue;
     if (row.range.length <= q.length) {
       if (!holder || row.range.length > holder.range.length) holder = row;

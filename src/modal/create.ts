@@ -2,6 +2,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { OptionError } from "../daemon/result.js";
+import { loadModule } from "../load-module.js";
 import { modalClient, modalServer } from "./client.js";
 import { ModalProvider, type ModalProviderOptions } from "./provider.js";
 import type { ModalSdk } from "./sdk.js";
@@ -38,7 +39,7 @@ export function create(options: ModalOptions): ModalProvider {
       throw new TypeError("the Modal provider's testSdk is the absolute path of a module that exports createSdk()");
     // The fake is handed the token as Modal's client would be, to refuse a wrong one as Modal does.
     type TestSdk = { createSdk(credentials: { tokenId?: string; tokenSecret?: string }): ModalSdk };
-    const load = async () => ((await import(pathToFileURL(testSdk).href)) as TestSdk).createSdk({ tokenId, tokenSecret });
+    const load = async () => (await loadModule<TestSdk>(pathToFileURL(testSdk).href)).createSdk({ tokenId, tokenSecret });
     return new ModalProvider({ ...provider, sdk: load, target: `a fake of Modal (${testSdk})` });
   }
   const client = modalClient({

@@ -63,6 +63,7 @@ describe("the packed package, installed into an empty folder", () => {
       "dist/provider/main.js",
       "dist/provider/start-cache.bin",
       "dist/provider/start.bundle.cjs",
+      "dist/provider/load-module.cjs",
       "dist/provider/sdk/index.js",
       "provider/bin/pulumi-resource-agentrun",
       "schema/schema.json",

@@ -3,8 +3,11 @@
 // and Diff of a Computer as bench/plugin-first-call.mjs times it, with every module it loads on the
 // way written down (test/support/loaded-modules.mjs). A build that stopped bundling, or a bundle
 // that took in a package the first call does not need, or a lazy import made eager, fails here.
+// The bundle's code comes from the start cache (provider/start-cache.ts), where Node 20 runs no
+// import(): a module the bundle loads at run time (a vendor's test SDK here) still loads.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -15,6 +18,7 @@ import type * as ProviderGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
 import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb.js";
 import type * as StructProto from "google-protobuf/google/protobuf/struct_pb.js";
 import { afterEach, expect, test } from "vitest";
+import { E2BDockerFake } from "../support/fake-e2b-docker.js";
 
 const require = createRequire(import.meta.url);
 const grpc = require("@grpc/grpc-js") as typeof Grpc;
@@ -41,22 +45,29 @@ afterEach(() => {
 const unary = <Req, Res>(call: (req: Req, cb: (err: Grpc.ServiceError | null, res: Res) => void) => unknown, req: Req) =>
   new Promise<Res>((resolve, reject) => call(req, (err, res) => (err ? reject(err) : resolve(res))));
 
+/** The plugin as the engine starts it, with `env` beside this process's, configured: its client. */
+async function started(env: Record<string, string>) {
+  const child = spawn(PLUGIN, [], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
+  plugin = child;
+  const [port] = (await once(child.stdout, "data")) as [Buffer];
+  const client = new ResourceProviderClient(`127.0.0.1:${String(port).trim()}`, grpc.credentials.createInsecure());
+  await unary(client.configure.bind(client), new proto.ConfigureRequest().setAcceptsecrets(true).setAcceptresources(true));
+  return { child, client };
+}
+
+/** Check of a Computer declared with `news`. */
+const check = (client: ProviderGrpc.ResourceProviderClient, news: Record<string, StructProto.JavaScriptValue>) =>
+  unary<ProviderProto.CheckRequest, ProviderProto.CheckResponse>(
+    client.check.bind(client),
+    new proto.CheckRequest().setUrn(URN).setOlds(new Struct()).setNews(Struct.fromJavaScript(news)),
+  );
+
 test("the first Configure, Check and Diff of a Computer load the provider's bundle, no library module and no package they do not need", async () => {
   dir = mkdtempSync(join(tmpdir(), "agentrun-first-call-"));
   const record = join(dir, "modules");
-  plugin = spawn(PLUGIN, [], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, NODE_OPTIONS: `--import ${RECORDER}`, AGENTRUN_LOADED_MODULES: record },
-  });
-  const [port] = (await once(plugin.stdout!, "data")) as [Buffer];
-  const client = new ResourceProviderClient(`127.0.0.1:${String(port).trim()}`, grpc.credentials.createInsecure());
+  const { child, client } = await started({ NODE_OPTIONS: `--import ${RECORDER}`, AGENTRUN_LOADED_MODULES: record });
   try {
-    await unary(client.configure.bind(client), new proto.ConfigureRequest().setAcceptsecrets(true).setAcceptresources(true));
-    const news = Struct.fromJavaScript({ network: "none", lifetimeMs: 600000 });
-    const checked = await unary<ProviderProto.CheckRequest, ProviderProto.CheckResponse>(
-      client.check.bind(client),
-      new proto.CheckRequest().setUrn(URN).setOlds(new Struct()).setNews(news),
-    );
+    const checked = await check(client, { network: "none", lifetimeMs: 600000 });
     expect(checked.getFailuresList().map((f) => f.getReason())).toEqual([]);
     const diffed = await unary<ProviderProto.DiffRequest, ProviderProto.DiffResponse>(
       client.diff.bind(client),
@@ -66,8 +77,8 @@ test("the first Configure, Check and Diff of a Computer load the provider's bund
   } finally {
     client.close();
   }
-  const exited = once(plugin, "exit");
-  plugin.kill("SIGUSR2");
+  const exited = once(child, "exit");
+  child.kill("SIGUSR2");
   await exited;
   const lines = readFileSync(record, "utf8").trim().split("\n");
   const of = (kind: string) => lines.filter((l) => l.startsWith(`${kind} `)).map((l) => l.slice(kind.length + 1));
@@ -78,6 +89,10 @@ test("the first Configure, Check and Diff of a Computer load the provider's bund
   // The plugin's entry and server alone as ES modules: the library is in the bundle.
   expect(esm.sort()).toEqual(["main.js", "start-cache.js", "young-generation.js", "server.js", "bundle-load.js"].map((f) => `dist/provider/${f}`).sort());
   expect(cjs).toContain("dist/provider/start.bundle.cjs");
+  // The bundle's code and the server's come from the start cache, and V8 refused none of it.
+  expect(of("refused")).toEqual([]);
+  expect(of("cached").map((p) => p.slice(ROOT.length))).toContain("dist/provider/start.bundle.cjs");
+  expect(of("cached").length).toBeGreaterThan(60);
   // Packages the first call needs are in the bundle; the rest are not loaded: the Pulumi SDK
   // (a construct's, with TypeScript behind it), the vendors' SDKs, the CLI's.
   const packages = new Set(
@@ -92,4 +107,29 @@ test("the first Configure, Check and Diff of a Computer load the provider's bund
   );
   expect([...packages].filter((p) => !SERVER_PACKAGES.includes(p))).toEqual([]);
   expect(cjs.filter((p) => p.startsWith("node_modules/@pulumi/pulumi/") && !p.startsWith("node_modules/@pulumi/pulumi/proto/"))).toEqual([]);
+}, 60_000);
+
+test("a module the cached bundle loads at run time loads: an E2B computer's check loads the test SDK its setting names", async () => {
+  // The Docker-backed fake of E2B's SDK, loaded by its path (agentrun:e2b testSdk) as the check
+  // tests the key; it lists this run's sandboxes, of which there are none, and makes nothing.
+  const run = `first-${randomBytes(6).toString("hex")}`;
+  const key = `e2b_${randomBytes(12).toString("hex")}`;
+  const fake = new E2BDockerFake({ run, apiKey: key });
+  try {
+    const { client } = await started({
+      AGENTRUN_COMPUTER_TEST: "1",
+      AGENTRUN_E2B_FAKE_RUN: run,
+      AGENTRUN_E2B_FAKE_KEY: key,
+      PULUMI_CONFIG: JSON.stringify({ "agentrun:e2b": JSON.stringify({ apiKey: key, testSdk: join(ROOT, "dist/test/support/fake-e2b-docker.js") }) }),
+    });
+    try {
+      const checked = await check(client, { provider: "e2b", image: "base", kind: "linux", network: "none", lifetimeMs: 600000 });
+      expect(checked.getFailuresList().map((f) => f.getReason())).toEqual([]);
+      expect(checked.getInputs()?.toJavaScript()).toMatchObject({ provider: "e2b", image: "base" });
+    } finally {
+      client.close();
+    }
+  } finally {
+    expect(await fake.remove()).toEqual([]);
+  }
 }, 60_000);

@@ -12,7 +12,7 @@ const SRC = join(import.meta.dirname, "..", "..", "src");
 
 /** The floors from the ground up, each the folders and files of src/ that stand on it. */
 const FLOORS: ReadonlyArray<{ floor: string; places: readonly string[] }> = [
-  { floor: "the daemon's client, its protocol, the result and error types", places: ["daemon/", "package.ts"] },
+  { floor: "the daemon's client, its protocol, the result and error types", places: ["daemon/", "package.ts", "load-module.ts"] },
   { floor: "the network and its allowlists", places: ["egress/"] },
   { floor: "the contract every vendor keeps", places: ["contract/"] },
   { floor: "the kits several vendors build on", places: ["kits/"] },

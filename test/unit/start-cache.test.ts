@@ -1,6 +1,7 @@
 // The plugin's start cache (provider/start-cache.ts): modules compiled from V8's cached code only
-// when the code was made from the very source loaded, found by their path inside node_modules, and
-// a cache that is missing, unreadable or refused never stops a module from loading.
+// when the code was made from the very source loaded, found by their path inside node_modules or
+// the cache's own folder, and a cache that is missing, unreadable or refused never stops a module
+// from loading.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -71,6 +72,20 @@ describe("the start cache", () => {
       expect(end()).toEqual({ used: 0, refused: 0, stale: 0 });
       expect(loaded.answer).toBe(42);
     }
+  });
+
+  test("a module of the cache's own folder (the provider's bundle) is found by its path there, wherever that folder is", async () => {
+    const bundle = (folder: string) => join(dir, folder, "start.bundle.cjs");
+    await mkdir(join(dir, "built"));
+    await writeFile(bundle("built"), B(41));
+    const own = join(dir, "built", "start-cache.bin");
+    expect(await recordStartCache(own, async () => createRequire(bundle("built"))(bundle("built")))).toBe(1);
+    await mkdir(join(dir, "installed"));
+    await writeFile(bundle("installed"), B(41));
+    writeFileSync(own.replace("built", "installed"), readFileSync(own));
+    const end = useStartCache(own.replace("built", "installed"));
+    expect((createRequire(bundle("installed"))(bundle("installed")) as { answer(): number }).answer()).toBe(41);
+    expect(end()).toEqual({ used: 1, refused: 0, stale: 0 });
   });
 
   test("once ended, Node compiles every module again", async () => {

@@ -10,11 +10,14 @@ import { tarOf } from "./tar.js";
 
 /** Where the image holds its roots: the first path Go's crypto/x509 reads on Linux. */
 export const ROOTS_PATH = "/etc/ssl/certs/ca-certificates.crt";
-const ROOTS = Buffer.from(rootCertificates.join("\n") + "\n");
+// Made at first use: reading tls.rootCertificates parses Node's hundred and more roots, which a
+// preview's first Check, loading this module, does not need.
+let madeRoots: Buffer | undefined;
+const nodeRoots = () => (madeRoots ??= Buffer.from(rootCertificates.join("\n") + "\n"));
 const sha256 = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
 
 /** A ustar archive of /computerd-egress (0755) and the roots (0644), owned by 0:0, dated at the epoch. */
-export function proxyTar(proxy: Uint8Array, roots: Uint8Array = ROOTS): Buffer {
+export function proxyTar(proxy: Uint8Array, roots: Uint8Array = nodeRoots()): Buffer {
   return tarOf([
     { path: EGRESS_ENTRYPOINT.slice(1), mode: 0o755, bytes: proxy },
     { path: ROOTS_PATH.slice(1), mode: 0o644, bytes: roots },
@@ -22,7 +25,7 @@ export function proxyTar(proxy: Uint8Array, roots: Uint8Array = ROOTS): Buffer {
 }
 
 /** The image's digest for a proxy binary of this sha256: that and the roots' together. */
-export const imageDigestOf = (proxyDigest: string): string => sha256(`${proxyDigest}\n${sha256(ROOTS)}`);
+export const imageDigestOf = (proxyDigest: string): string => sha256(`${proxyDigest}\n${sha256(nodeRoots())}`);
 
 /** The image's tag for a proxy binary of this sha256 (hex). */
 export const proxyImageTagOf = (proxyDigest: string): string => egressImageTag(imageDigestOf(proxyDigest));
