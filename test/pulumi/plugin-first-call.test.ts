@@ -5,33 +5,22 @@
 // that took in a package the first call does not need, or a lazy import made eager, fails here.
 // The bundle's code comes from the start cache (provider/start-cache.ts), where Node 20 runs no
 // import(): a module the bundle loads at run time (a vendor's test SDK here) still loads.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type * as Grpc from "@grpc/grpc-js";
-import type * as ProviderGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
 import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb.js";
-import type * as StructProto from "google-protobuf/google/protobuf/struct_pb.js";
 import { afterEach, expect, test } from "vitest";
 import { E2BDockerFake } from "../support/fake-e2b-docker.js";
-
-const require = createRequire(import.meta.url);
-const grpc = require("@grpc/grpc-js") as typeof Grpc;
-const { ResourceProviderClient } = require("@pulumi/pulumi/proto/provider_grpc_pb.js") as typeof ProviderGrpc;
-const proto = require("@pulumi/pulumi/proto/provider_pb.js") as typeof ProviderProto;
-const { Struct } = require("google-protobuf/google/protobuf/struct_pb.js") as typeof StructProto;
+import { checkComputer as check, proto, startPlugin, unary, URN } from "../support/plugin-client.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const PLUGIN = join(ROOT, "provider/bin/pulumi-resource-agentrun");
 const RECORDER = join(ROOT, "test/support/loaded-modules.mjs");
 /** The packages the plugin's server loads (gRPC, the protos) before its port. */
 const SERVER_PACKAGES = ["@grpc/grpc-js", "@grpc/proto-loader", "@js-sdsl/ordered-map", "@pulumi/pulumi", "google-protobuf"];
-const URN = "urn:pulumi:first::first::agentrun:index:Computer::c";
 
 let plugin: ChildProcess | undefined;
 let dir: string | undefined;
@@ -42,25 +31,8 @@ afterEach(() => {
   dir = undefined;
 });
 
-const unary = <Req, Res>(call: (req: Req, cb: (err: Grpc.ServiceError | null, res: Res) => void) => unknown, req: Req) =>
-  new Promise<Res>((resolve, reject) => call(req, (err, res) => (err ? reject(err) : resolve(res))));
-
 /** The plugin as the engine starts it, with `env` beside this process's, configured: its client. */
-async function started(env: Record<string, string>) {
-  const child = spawn(PLUGIN, [], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
-  plugin = child;
-  const [port] = (await once(child.stdout, "data")) as [Buffer];
-  const client = new ResourceProviderClient(`127.0.0.1:${String(port).trim()}`, grpc.credentials.createInsecure());
-  await unary(client.configure.bind(client), new proto.ConfigureRequest().setAcceptsecrets(true).setAcceptresources(true));
-  return { child, client };
-}
-
-/** Check of a Computer declared with `news`. */
-const check = (client: ProviderGrpc.ResourceProviderClient, news: Record<string, StructProto.JavaScriptValue>) =>
-  unary<ProviderProto.CheckRequest, ProviderProto.CheckResponse>(
-    client.check.bind(client),
-    new proto.CheckRequest().setUrn(URN).setOlds(new Struct()).setNews(Struct.fromJavaScript(news)),
-  );
+const started = (env: Record<string, string>) => startPlugin(env, (child) => (plugin = child));
 
 test("the first Configure, Check and Diff of a Computer load the provider's bundle, no library module and no package they do not need", async () => {
   dir = mkdtempSync(join(tmpdir(), "agentrun-first-call-"));
